@@ -1,0 +1,167 @@
+/**
+ * The one adapter between protobuf-es service descriptors and grpc-js.
+ *
+ * protoc-gen-es v2 emits `GenService` descriptors; grpc-js wants a ServiceDefinition of
+ * paths and (de)serializers. This file builds that definition from `service.methods`
+ * (toBinary/fromBinary), registers typed handlers that return plain objects, converts
+ * whatever a handler throws through `toServiceError` (the only such boundary), and
+ * builds promise-returning typed clients. Unary and server-streaming methods only.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import { LadderError, toServiceError } from "./errors.js";
+import type { Logger } from "./logger.js";
+
+/** What a handler knows of its call. */
+export interface CallContext {
+  readonly metadata: grpc.Metadata;
+  /** The caller's deadline (ms since epoch), or Infinity. */
+  readonly deadlineMs: number;
+  /** Aborted when the caller cancels or the call ends. */
+  readonly signal: AbortSignal;
+  readonly peer: string;
+}
+
+type Method<S extends GenServiceMethods, K extends keyof S> = S[K];
+type In<M extends GenServiceMethods[string]> = MessageShape<M["input"]>;
+type Out<M extends GenServiceMethods[string]> = MessageInitShape<M["output"]>;
+
+/** Handlers of a service, typed from its descriptor. */
+export type ServiceImpl<S extends GenServiceMethods> = {
+  [K in keyof S]: Method<S, K>["methodKind"] extends "server_streaming"
+    ? (req: In<S[K]>, send: (msg: Out<S[K]>) => void, ctx: CallContext) => Promise<void>
+    : (req: In<S[K]>, ctx: CallContext) => Promise<Out<S[K]>>;
+};
+
+/** The grpc-js ServiceDefinition of a protobuf-es service descriptor. */
+export function serviceDefinition(service: DescService): grpc.ServiceDefinition {
+  const def: Record<string, grpc.MethodDefinition<Message, Message>> = {};
+  for (const m of service.methods) {
+    def[m.localName] = {
+      path: `/${service.typeName}/${m.name}`,
+      requestStream: m.methodKind === "client_streaming" || m.methodKind === "bidi_streaming",
+      responseStream: m.methodKind === "server_streaming" || m.methodKind === "bidi_streaming",
+      requestSerialize: (msg: Message) => Buffer.from(toBinary(m.input, msg as never)),
+      requestDeserialize: (buf: Buffer) => fromBinary(m.input, buf),
+      responseSerialize: (msg: Message) => Buffer.from(toBinary(m.output, msg as never)),
+      responseDeserialize: (buf: Buffer) => fromBinary(m.output, buf),
+    };
+  }
+  return def as grpc.ServiceDefinition;
+}
+
+/** Registers `impl` for `service` on `server`. */
+export function addService<S extends GenServiceMethods>(
+  server: grpc.Server,
+  service: GenService<S>,
+  impl: ServiceImpl<S>,
+  log: Logger,
+): void {
+  const handlers: grpc.UntypedServiceImplementation = {};
+  for (const m of service.methods) {
+    const fn = (impl as Record<string, (...args: never[]) => Promise<unknown>>)[m.localName];
+    if (!fn) throw new Error(`no handler for ${service.typeName}.${m.name}`);
+    handlers[m.localName] = m.methodKind === "server_streaming" ? streamHandler(m, fn, log) : unaryHandler(m, fn, log);
+  }
+  server.addService(serviceDefinition(service), handlers);
+}
+
+function unaryHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, log: Logger): grpc.handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    const ctx = contextOf(call);
+    (fn as (req: unknown, ctx: CallContext) => Promise<unknown>)(call.request, ctx).then(
+      (res) => callback(null, create(m.output, res as MessageInitShape<typeof m.output>)),
+      (err: unknown) => callback(reportError(log, m, err)),
+    );
+  };
+}
+
+function streamHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, log: Logger): grpc.handleServerStreamingCall<unknown, unknown> {
+  return (call) => {
+    const ctx = contextOf(call);
+    const send = (msg: unknown) => call.write(create(m.output, msg as MessageInitShape<typeof m.output>));
+    (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx).then(
+      () => call.end(),
+      (err: unknown) => call.destroy(reportError(log, m, err) as Error),
+    );
+  };
+}
+
+function reportError(log: Logger, m: DescMethod, err: unknown): grpc.ServiceError {
+  const e = LadderError.from(err);
+  if (e.code === grpc.status.INTERNAL) log.error({ err, method: m.name }, "handler failed");
+  else log.debug({ code: e.code, msg: e.message, method: m.name }, "request refused");
+  return toServiceError(e) as grpc.ServiceError;
+}
+
+function contextOf(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): CallContext {
+  const controller = new AbortController();
+  call.on("cancelled", () => controller.abort());
+  call.on("close", () => controller.abort());
+  const deadline = call.getDeadline();
+  const deadlineMs = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+  return { metadata: call.metadata, deadlineMs: Number.isFinite(deadlineMs) && deadlineMs > 0 ? deadlineMs : Infinity, signal: controller.signal, peer: call.getPeer() };
+}
+
+/** Binds `server` to host:port (port 0 = any free port) and returns the bound port. */
+export function listen(server: grpc.Server, address: string, credentials = grpc.ServerCredentials.createInsecure()): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port)));
+  });
+}
+
+/** Stops accepting calls, waits up to `graceMs` for calls in flight, then forces. */
+export function shutdown(server: grpc.Server, graceMs = 5000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Per-call options of a client. */
+export interface CallOptions {
+  /** Deadline from now, in ms. */
+  timeoutMs?: number;
+  metadata?: grpc.Metadata;
+}
+
+/** A promise-based client: one method per unary rpc. */
+export type ServiceClient<S extends GenServiceMethods> = {
+  [K in keyof S]: S[K]["methodKind"] extends "unary"
+    ? (req: MessageInitShape<S[K]["input"]>, options?: CallOptions) => Promise<MessageShape<S[K]["output"]>>
+    : (req: MessageInitShape<S[K]["input"]>, options?: CallOptions) => grpc.ClientReadableStream<MessageShape<S[K]["output"]>>;
+} & { close(): void; raw: grpc.Client };
+
+/** A typed client for `service` at `address` (host:port). */
+export function createClient<S extends GenServiceMethods>(
+  service: GenService<S>,
+  address: string,
+  credentials = grpc.credentials.createInsecure(),
+  options: grpc.ClientOptions = {},
+): ServiceClient<S> {
+  const Ctor = grpc.makeGenericClientConstructor(serviceDefinition(service), service.typeName);
+  const raw = new Ctor(address, credentials, options);
+  const client: Record<string, unknown> = { close: () => raw.close(), raw };
+  for (const m of service.methods) {
+    const call = (raw as unknown as Record<string, (...args: unknown[]) => unknown>)[m.localName]!.bind(raw);
+    client[m.localName] = m.methodKind === "unary"
+      ? (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) =>
+          new Promise((resolve, reject) => {
+            call(create(m.input, req), opts.metadata ?? new grpc.Metadata(), callOptions(opts), (err: Error | null, res: unknown) =>
+              err ? reject(err) : resolve(res));
+          })
+      : (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) => call(create(m.input, req), opts.metadata ?? new grpc.Metadata(), callOptions(opts));
+  }
+  return client as ServiceClient<S>;
+}
+
+function callOptions(opts: CallOptions): grpc.CallOptions {
+  return opts.timeoutMs ? { deadline: Date.now() + opts.timeoutMs } : {};
+}

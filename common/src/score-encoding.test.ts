@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_BOARD, makeBoardSpec, BoardSpecs } from "./board-spec.js";
+import { compareIds, compareMembers, decodeSortKey, encodeSortKey } from "./score-encoding.js";
+
+const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
+const t0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+
+describe("common > score encoding", () => {
+  it("ranks higher points first, then earlier time", () => {
+    expect(encodeSortKey(spec, 900, t0)).toBeLessThan(encodeSortKey(spec, 899, t0 - 3600_000));
+    expect(encodeSortKey(spec, 900, t0)).toBeLessThan(encodeSortKey(spec, 900, t0 + 60_000));
+    expect(encodeSortKey(spec, 900, t0)).toBe(encodeSortKey(spec, 900, t0 + 59_999));
+  });
+
+  it("round-trips points and time at the ends of the range exactly", () => {
+    const cases: Array<[number, number]> = [
+      [spec.maxPoints, spec.epochMs],
+      [spec.minPoints, spec.horizonMs - spec.resolutionMs],
+      [spec.maxPoints, spec.horizonMs - spec.resolutionMs],
+      [spec.minPoints, spec.epochMs],
+      [123_456_789, t0],
+    ];
+    for (const [points, at] of cases) {
+      const key = encodeSortKey(spec, points, at);
+      expect(key).toBeLessThanOrEqual(Number.MAX_SAFE_INTEGER);
+      expect(Number.isSafeInteger(key)).toBe(true);
+      expect(decodeSortKey(spec, key)).toEqual({ points, reachedAtMs: at - ((at - spec.epochMs) % spec.resolutionMs) });
+    }
+  });
+
+  it("keeps keys distinct and ordered next to the 2^53 limit", () => {
+    const top = encodeSortKey(spec, spec.minPoints, spec.horizonMs - spec.resolutionMs);
+    const below = encodeSortKey(spec, spec.minPoints, spec.horizonMs - 2 * spec.resolutionMs);
+    expect(top - below).toBe(1);
+    expect(top).toBe(2 ** 53 - 1);
+  });
+
+  it("breaks exact ties by player id in byte order, like Redis", () => {
+    expect(compareMembers({ playerId: "b", key: 5 }, { playerId: "a", key: 5 })).toBe(1);
+    expect(compareMembers({ playerId: "z", key: 4 }, { playerId: "a", key: 5 })).toBe(-1);
+    // UTF-16 order would put U+FF5E before U+1F600; UTF-8 byte order puts it first too, but
+    // "\uE000" (EE 80 80) sorts after "\u{10000}" in UTF-16 and before it in UTF-8 bytes (F0...).
+    expect(compareIds("\uE000", "\u{10000}")).toBe(-1);
+    expect("\uE000" < "\u{10000}").toBe(false);
+  });
+});
+
+describe("common > board specs", () => {
+  it("derives the time budget from the points range", () => {
+    expect(spec.timeUnits).toBe(2 ** 22);
+    const daily = makeBoardSpec({ prefix: "daily:", minPoints: 0, maxPoints: 2 ** 26 - 1, resolutionMs: 1, epochMs: 0 }).spec!;
+    expect(daily.timeUnits).toBe(2 ** 27);
+  });
+
+  it("reports every problem of a bad spec", () => {
+    const { problems } = makeBoardSpec({ prefix: "x", minPoints: 5, maxPoints: 1, resolutionMs: 0, epochMs: -1 });
+    expect(problems).toHaveLength(3);
+    expect(makeBoardSpec({ prefix: "y", minPoints: -(2 ** 52), maxPoints: 2 ** 52, resolutionMs: 1, epochMs: 0 }).problems[0]).toMatch(/no bits for time/);
+  });
+
+  it("picks the longest matching prefix", () => {
+    const daily = makeBoardSpec({ ...DEFAULT_BOARD, prefix: "daily:", resolutionMs: 1000 }).spec!;
+    const specs = new BoardSpecs([spec, daily]);
+    expect(specs.forBoard("daily:2026-11-30")).toBe(daily);
+    expect(specs.forBoard("global")).toBe(spec);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Score encoding: how a board's order is folded into one Redis sorted-set score.
+ *
+ * THE ORDER. On every board higher points rank first; among equal points the player
+ * who reached them earlier ranks first; among equal points reached in the same time
+ * unit, the smaller player id (UTF-8 byte order) ranks first. That is a strict total
+ * order: no two entries of a board compare equal, so top, rank and around agree.
+ *
+ * THE KEY. A member's Redis score is its "sort key", a non-negative integer where
+ * smaller is better:
+ *
+ *      key = (maxPoints - points) * 2^timeBits + floor((reachedAtMs - epochMs) / resolutionMs)
+ *            `------ pointsIdx -----'             `------------- timeIdx -------------------'
+ *
+ * Boards are read with ZRANGE/ZRANK (ascending), never ZREVRANGE: Redis orders members
+ * of equal score by memcmp of the member, ascending, which is exactly the player-id
+ * tie-break. (ZREVRANGE would reverse that to descending ids.)
+ *
+ * THE BUDGET. A double holds integers exactly up to 2^53, so
+ *      pointsBits = ceil(log2(maxPoints - minPoints + 1)),  timeBits = 53 - pointsBits,
+ * and the board covers 2^timeBits time units from its epoch. The time field is a power
+ * of two so that Lua can split a key with exact floating-point division. Each board's
+ * range, resolution and epoch are declared in configuration (board-spec.ts) and must
+ * never change for a board that holds data: its keys would decode wrongly. The default
+ * board takes points 0..2^31-1 at 1-minute resolution from 2026-01-01 (22 time bits,
+ * good until 2033-12-22); a daily board can take 1 ms resolution with 26 bits of points.
+ * Ingest rejects values and times outside the declared ranges, and INCREMENT saturates
+ * at the range's ends, so every stored key is inside the budget and the order is exact.
+ *
+ * THE COSTS. Update, ZRANK and ZCOUNT of "keys strictly below k" are O(log n). Counting
+ * the members of another shard that rank ahead of a position (k, id) is ZCOUNT plus a
+ * binary search, by rank, through the members whose key equals k exactly: O(log n) per
+ * probe and log2(m) probes for m members sharing that exact key. Because the key holds
+ * the time, m is 0 or 1 for nearly every query even when a million players have the
+ * same points; it grows only with players tied on points within one time unit.
+ */
+import type { BoardSpec } from "./board-spec.js";
+
+/** A decoded standing: points and the (resolution-rounded) time they were reached. */
+export interface Standing {
+  points: number;
+  reachedAtMs: number;
+}
+
+/** The sort key of `points` reached at `reachedAtMs`. Inputs must be inside the spec. */
+export function encodeSortKey(spec: BoardSpec, points: number, reachedAtMs: number): number {
+  const pointsIdx = spec.maxPoints - points;
+  const timeIdx = Math.floor((reachedAtMs - spec.epochMs) / spec.resolutionMs);
+  return pointsIdx * spec.timeUnits + timeIdx;
+}
+
+/** Splits a sort key back into points and reached-at time (rounded down to the resolution). */
+export function decodeSortKey(spec: BoardSpec, key: number): Standing {
+  const pointsIdx = Math.floor(key / spec.timeUnits);
+  const timeIdx = key - pointsIdx * spec.timeUnits;
+  return { points: spec.maxPoints - pointsIdx, reachedAtMs: spec.epochMs + timeIdx * spec.resolutionMs };
+}
+
+/** An entry as stored on a shard: the member and its sort key. */
+export interface KeyedMember {
+  playerId: string;
+  key: number;
+}
+
+/**
+ * Total order of a board: -1 if a ranks ahead of b, 1 if behind, 0 only for the same
+ * member. Player ids compare by UTF-8 bytes like Redis's memcmp.
+ */
+export function compareMembers(a: KeyedMember, b: KeyedMember): number {
+  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
+  return compareIds(a.playerId, b.playerId);
+}
+
+/** Byte-order comparison of two player ids, the tie-break Redis applies to equal scores. */
+export function compareIds(a: string, b: string): number {
+  if (a === b) return 0;
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}

@@ -1,0 +1,163 @@
+// Starts a real single-node Apache Kafka broker (KRaft, broker and controller in one JVM) as a child
+// process, from a directory of jars (see kafka-jars.ts), keeping all its state in `dataDir`:
+//
+//   dataDir/server.properties   written on every start (see kafka-config.ts)
+//   dataDir/logs/               log.dirs: formatted once, so a restart on the same dataDir keeps the data
+//   dataDir/server.log          the broker's own log (deploy/local/kafka/log4j2.xml)
+//
+// Without a `port`, a restart on the same dataDir comes back on the ports it had if they are still free.
+import { execFile } from "node:child_process";
+import { access, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { Logger } from "../../../common/src/logger.js";
+import { freePort, portIsFree } from "./free-port.js";
+import { type BrokerPorts, brokerProperties, clusterIdOf, randomClusterId, recordedPorts } from "./kafka-config.js";
+import { describeKafka } from "./kafka-ready.js";
+import { describeExit, type LineLevel, type ManagedProcess, spawnManaged } from "./managed-process.js";
+import { sleep, waitUntil } from "./wait-until.js";
+
+export interface KafkaBroker {
+  /** Bootstrap servers, e.g. ["127.0.0.1:9092"]. */
+  brokers: string[];
+  dataDir: string;
+  /** Clean shutdown: SIGTERM, SIGKILL if still running after 30 s; resolves once it has exited. */
+  stop(): Promise<void>;
+  /** SIGKILL (a crash, for fault tests); resolves once it has exited. */
+  kill(): Promise<void>;
+}
+
+export interface KafkaBrokerOptions {
+  /** Directory of the broker's jars, from ensureKafkaJars. */
+  libsDir: string;
+  dataDir: string;
+  /** Client port on 127.0.0.1; absent or 0 for the previous run's port if free, else any free port. */
+  port?: number;
+  log: Logger;
+  readyTimeoutMs?: number; // default 60 s
+  /** The java executable (Java 17+). */
+  java?: string;
+}
+
+const LOG4J_CONFIG = fileURLToPath(new URL("../kafka/log4j2.xml", import.meta.url));
+const JVM_FLAGS = ["-Xms256m", "-Xmx768m", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true"];
+const STOP_GRACE_MS = 30_000;
+const PORT_RELEASE_WAIT_MS = 15_000; // a previous broker on a fixed port may still be shutting down
+const run = promisify(execFile);
+
+export async function startKafkaBroker(opts: KafkaBrokerOptions): Promise<KafkaBroker> {
+  const { libsDir, dataDir, log, readyTimeoutMs = 60_000, java = "java" } = opts;
+  const logDir = join(dataDir, "logs");
+  const configPath = join(dataDir, "server.properties");
+  await mkdir(dataDir, { recursive: true });
+  const ports = await choosePorts(configPath, opts.port ?? 0);
+  await writeFile(configPath, brokerProperties({ ...ports, logDir }));
+  const jvm = [...JVM_FLAGS, `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`, `-Dkafka.logs.dir=${dataDir}`];
+  const classpath = ["-cp", join(libsDir, "*")];
+  const clusterId = await formatOnce({ java, jvm, classpath, configPath, logDir, log });
+
+  const started = Date.now();
+  const brokers = [`127.0.0.1:${ports.port}`];
+  log.info({ brokers, controllerPort: ports.controllerPort, dataDir }, "starting kafka broker");
+  const proc = spawnManaged({
+    command: java,
+    args: [...jvm, ...classpath, "kafka.Kafka", configPath],
+    cwd: dataDir,
+    log: log.child({ proc: "kafka" }),
+    levelOf: kafkaLineLevel,
+  });
+  await waitReady(proc, brokers, clusterId, dataDir, readyTimeoutMs);
+  log.info({ brokers, ms: Date.now() - started }, "kafka ready");
+
+  return {
+    brokers,
+    dataDir,
+    stop: async () => {
+      const s = await proc.stop(STOP_GRACE_MS);
+      log.info({ brokers, how: describeExit(s) }, "kafka stopped");
+    },
+    kill: async () => {
+      await proc.kill();
+      log.info({ brokers }, "kafka killed");
+    },
+  };
+}
+
+/** The client port asked for (waiting for it to be released), else the recorded one if free, else any. */
+async function choosePorts(configPath: string, port: number): Promise<BrokerPorts> {
+  const recorded = recordedPorts(await readFile(configPath, "utf8").catch(() => ""));
+  if (port !== 0) await waitForFreePort(port);
+  const reuse = async (p: number | undefined): Promise<number | undefined> =>
+    p !== undefined && p !== port && (await portIsFree(p)) ? p : undefined;
+  const clientPort = port !== 0 ? port : ((await reuse(recorded?.port)) ?? (await freePort()));
+  let controllerPort = (await reuse(recorded?.controllerPort)) ?? (await freePort());
+  while (controllerPort === clientPort) controllerPort = await freePort();
+  return { port: clientPort, controllerPort };
+}
+
+async function waitForFreePort(port: number): Promise<void> {
+  const deadline = Date.now() + PORT_RELEASE_WAIT_MS;
+  while (!(await portIsFree(port))) {
+    if (Date.now() > deadline) throw new Error(`port 127.0.0.1:${port} is in use (another broker running?)`);
+    await sleep(250);
+  }
+}
+
+interface FormatOptions {
+  java: string;
+  jvm: string[];
+  classpath: string[];
+  configPath: string;
+  logDir: string;
+  log: Logger;
+}
+
+/** Formats the log dir unless a previous run did; returns the cluster id either way. */
+async function formatOnce({ java, jvm, classpath, configPath, logDir, log }: FormatOptions): Promise<string> {
+  const metaPath = join(logDir, "meta.properties");
+  const existing = await readFile(metaPath, "utf8").then(clusterIdOf, () => undefined);
+  if (existing !== undefined) return existing;
+  const clusterId = randomClusterId();
+  const args = [...jvm, ...classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configPath];
+  try {
+    await run(java, args, { timeout: 60_000 });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`kafka StorageTool format failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`, { cause: err });
+  }
+  await access(metaPath);
+  log.info({ logDir, clusterId }, "kafka log dir formatted");
+  return clusterId;
+}
+
+/** Waits for the broker to answer as `clusterId`; on failure stops it and throws with its log's tail. */
+async function waitReady(proc: ManagedProcess, brokers: string[], clusterId: string, dataDir: string,
+  timeoutMs: number): Promise<void> {
+  try {
+    await waitUntil(() => describeKafka(brokers, clusterId), {
+      what: `kafka broker on ${brokers.join(",")}`,
+      timeoutMs,
+      giveUp: () => (proc.hasExited() ? "process ended before it was ready" : undefined),
+    });
+  } catch (err) {
+    await proc.stop(5000);
+    const s = await proc.exited;
+    const serverLog = await tailFile(join(dataDir, "server.log"), 40);
+    const message = `${(err as Error).message} (${describeExit(s)})`;
+    throw new Error(`${message}\n--- output ---\n${proc.output()}\n--- server.log ---\n${serverLog}`, { cause: err });
+  }
+}
+
+async function tailFile(path: string, lines: number): Promise<string> {
+  const text = await readFile(path, "utf8").catch(() => "");
+  return text.trimEnd().split("\n").slice(-lines).join("\n");
+}
+
+/**
+ * Broker stdout carries only log4j WARN and up (see log4j2.xml). Its WARNs on a healthy single node are
+ * routine (controller activation, closing clients at shutdown), so only ERROR/FATAL lines are raised.
+ */
+function kafkaLineLevel(line: string): LineLevel {
+  return /\] (ERROR|FATAL) /.test(line) ? "error" : "debug";
+}

@@ -1,0 +1,103 @@
+// Runs one long-lived child process (a Kafka broker, a redis-server) and controls how it ends.
+//
+// The child's stdout and stderr are split into lines, logged (debug unless the caller's `levelOf` says
+// otherwise) and the last few kept for error messages. The child is sent `parentExitSignal` when this
+// Node process exits normally, so it does not outlive its parent; a parent killed by a signal it does not
+// handle (SIGKILL, or SIGTERM without a handler) cannot do that, so services should handle SIGTERM/SIGINT.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Logger } from "../../../common/src/logger.js";
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all (e.g. ENOENT). */
+  error?: Error;
+}
+
+export type LineLevel = "debug" | "info" | "warn" | "error";
+
+export interface ManagedProcessOptions {
+  command: string;
+  args: string[];
+  cwd?: string;
+  log: Logger;
+  /** Level at which to log each output line; debug when absent. */
+  levelOf?: (line: string) => LineLevel;
+  /** Signal sent to the child when this process exits; SIGTERM lets it shut down cleanly. */
+  parentExitSignal?: NodeJS.Signals;
+  /** How many output lines to keep for `output()`. */
+  tailLines?: number;
+}
+
+export interface ManagedProcess {
+  readonly pid: number | undefined;
+  /** Resolves (never rejects) when the process has exited or failed to start. */
+  readonly exited: Promise<ExitStatus>;
+  hasExited(): boolean;
+  /** The last lines the process printed, oldest first. */
+  output(): string;
+  /** SIGTERM, then SIGKILL if it is still running after `graceMs`; resolves once it has exited. */
+  stop(graceMs: number): Promise<ExitStatus>;
+  /** SIGKILL; resolves once it has exited. */
+  kill(): Promise<ExitStatus>;
+}
+
+export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
+  const { command, args, cwd, log, levelOf = () => "debug", parentExitSignal = "SIGTERM", tailLines = 60 } = opts;
+  const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const tail: string[] = [];
+  let status: ExitStatus | undefined;
+
+  const onLine = (line: string): void => {
+    tail.push(line);
+    if (tail.length > tailLines) tail.shift();
+    log[levelOf(line)]({ line }, "output");
+  };
+  createInterface({ input: child.stdout }).on("line", onLine);
+  createInterface({ input: child.stderr }).on("line", onLine);
+
+  const onParentExit = (): void => {
+    child.kill(parentExitSignal);
+  };
+  process.on("exit", onParentExit);
+
+  const exited = new Promise<ExitStatus>((resolve) => {
+    const finish = (s: ExitStatus): void => {
+      if (status !== undefined) return;
+      status = s;
+      process.off("exit", onParentExit);
+      resolve(s);
+    };
+    child.once("error", (error) => finish({ code: null, signal: null, error }));
+    child.once("exit", (code, signal) => finish({ code, signal }));
+  });
+
+  const hasExited = (): boolean => status !== undefined;
+
+  async function stop(graceMs: number): Promise<ExitStatus> {
+    if (hasExited()) return exited;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => {
+      log.warn({ pid: child.pid, graceMs }, "process ignored SIGTERM; sending SIGKILL");
+      child.kill("SIGKILL");
+    }, graceMs);
+    const s = await exited;
+    clearTimeout(timer);
+    return s;
+  }
+
+  async function kill(): Promise<ExitStatus> {
+    if (!hasExited()) child.kill("SIGKILL");
+    return exited;
+  }
+
+  return { pid: child.pid, exited, hasExited, output: () => tail.join("\n"), stop, kill };
+}
+
+/** "exited with code 1", "killed by SIGKILL" or "failed to start: ..." for error messages. */
+export function describeExit(s: ExitStatus): string {
+  if (s.error !== undefined) return `failed to start: ${s.error.message}`;
+  if (s.signal !== null) return `killed by ${s.signal}`;
+  return `exited with code ${s.code}`;
+}
