@@ -42,6 +42,10 @@ export function brokerProperties({ port, controllerPort, logDir }: BrokerPropert
     "share.coordinator.state.topic.replication.factor": 1,
     "share.coordinator.state.topic.min.isr": 1,
     "group.initial.rebalance.delay.ms": 0,
+    // After a crash the controller refuses the broker's new registration until the old session times
+    // out: 9 s by default. Heartbeats stay inside one JVM here, so a shorter session is safe.
+    "broker.session.timeout.ms": 4000,
+    "broker.heartbeat.interval.ms": 1000,
   };
   const lines = Object.entries(props).map(([k, v]) => `${k}=${escapeValue(String(v))}`);
   return `# Written by deploy/local/src/kafka-broker.ts; rewritten on every start.\n${lines.join("\n")}\n`;

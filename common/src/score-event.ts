@@ -1,0 +1,17 @@
+/**
+ * The score log's record format: key = player id (UTF-8), value = a binary ScoreEvent.
+ */
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { ScoreEventSchema, type ScoreEvent } from "../../proto/gen/leaderboard/v1/events_pb.js";
+import type { UpdateFields } from "./validate.js";
+
+export type { ScoreEvent };
+
+export function encodeScoreEvent(fields: UpdateFields, ingestedAtMs: number): Buffer {
+  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, { ...fields, ingestedAtMs: BigInt(ingestedAtMs) })));
+}
+
+/** Decodes a record value; throws on bytes that are not a ScoreEvent. */
+export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
+  return fromBinary(ScoreEventSchema, value);
+}

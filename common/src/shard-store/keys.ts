@@ -1,0 +1,21 @@
+/**
+ * The key layout of a shard's Redis. Every key starts with the configured prefix, so
+ * tests (and several clusters) can share one Redis with disjoint namespaces.
+ *
+ *   <prefix>board:<board>   sorted set: member = player id, score = sort key
+ *   <prefix>offsets         hash: partition -> last applied offset of the score log
+ *   <prefix>heartbeat       string: the shard id, expires unless the shard node refreshes it
+ */
+export interface KeyLayout {
+  board(board: string): string;
+  readonly offsets: string;
+  readonly heartbeat: string;
+}
+
+export function keyLayout(prefix: string): KeyLayout {
+  return Object.freeze({
+    board: (board: string) => `${prefix}board:${board}`,
+    offsets: `${prefix}offsets`,
+    heartbeat: `${prefix}heartbeat`,
+  });
+}

@@ -1,0 +1,15 @@
+--[[
+  One player's sort key on a board.
+
+  Input:
+    KEYS[1]  board key
+    KEYS[2]  heartbeat key
+    ARGV[1]  expected shard id
+    ARGV[2]  player id
+  Output:
+    { status, key }   key is false (nil) when the player has no entry
+  Cost: O(1).
+]]
+local status = check_shard(KEYS[2], ARGV[1])
+if status ~= 0 then return { status } end
+return { 0, redis.call('ZSCORE', KEYS[1], ARGV[2]) }

@@ -1,0 +1,19 @@
+--[[
+  The first `count` entries of a board on this shard, best first.
+
+  Input:
+    KEYS[1]  board key
+    KEYS[2]  heartbeat key
+    ARGV[1]  expected shard id
+    ARGV[2]  count (>= 1)
+  Output:
+    { status, card, member1, key1, member2, key2, ... }   status: see read-header.lua
+  Cost: O(log n + count).
+]]
+local status = check_shard(KEYS[2], ARGV[1])
+if status ~= 0 then return { status } end
+local card = redis.call('ZCARD', KEYS[1])
+local out = { 0, card }
+local range = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1, 'WITHSCORES')
+for i = 1, #range do out[#out + 1] = range[i] end
+return out

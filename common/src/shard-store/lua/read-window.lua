@@ -1,0 +1,51 @@
+--[[
+  Where a position (key, player) falls on this shard, and the entries next to it.
+
+  "ahead" counts the members that rank strictly ahead of the position in the board's
+  order (sort key ascending, then member bytes ascending). Members with a smaller key
+  come from ZCOUNT; members with exactly the same key are ordered by member, so the
+  count among them comes from a binary search by rank in [lo, hi): O(log n) per probe,
+  log2(hi - lo) probes, and hi - lo is 0 or 1 unless players tie within one time unit.
+  The position need not be a member of this shard: that is how the router sums the
+  shards' counts into a global rank.
+
+  Input:
+    KEYS[1]  board key
+    KEYS[2]  heartbeat key
+    ARGV[1]  expected shard id
+    ARGV[2]  sort key of the position
+    ARGV[3]  player id of the position
+    ARGV[4]  radius r >= 0: also return the entries at ranks [ahead - r, ahead + r]
+  Output:
+    { status, ahead, card, start, member1, key1, ... }
+    start = the 0-based shard rank of member1 (entries follow in rank order)
+  Cost: O(log n * (1 + log2(ties))) + O(r).
+]]
+local status = check_shard(KEYS[2], ARGV[1])
+if status ~= 0 then return { status } end
+local key = KEYS[1]
+local score = ARGV[2]
+local player = ARGV[3]
+local radius = tonumber(ARGV[4])
+
+local lo = redis.call('ZCOUNT', key, '-inf', '(' .. score)
+local hi = redis.call('ZCOUNT', key, '-inf', score)
+-- invariant: members at ranks < lo are ahead; members at ranks >= hi are behind
+while lo < hi do
+  local mid = math.floor((lo + hi) / 2)
+  local member = redis.call('ZRANGE', key, mid, mid)[1]
+  if bytes_less(member, player) then lo = mid + 1 else hi = mid end
+end
+local ahead = lo
+local card = redis.call('ZCARD', key)
+local out = { 0, ahead, card }
+if radius > 0 then
+  local start = ahead - radius
+  if start < 0 then start = 0 end
+  out[4] = start
+  local range = redis.call('ZRANGE', key, start, ahead + radius, 'WITHSCORES')
+  for i = 1, #range do out[#out + 1] = range[i] end
+else
+  out[4] = ahead
+end
+return out

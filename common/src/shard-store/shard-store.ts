@@ -1,0 +1,114 @@
+/**
+ * ShardStore: everything that touches one shard's Redis, for both sides of it. The shard
+ * node writes through `apply` and `heartbeat`; the router reads through `top`, `window`
+ * and `entry`. Each call is one script round trip.
+ */
+import type { Redis } from "ioredis";
+import type { KeyedMember } from "../score-encoding.js";
+import { keyLayout, type KeyLayout } from "./keys.js";
+import { ApplyStatus, checkReadStatus, withScripts, type Reply, type ShardScripts } from "./scripts.js";
+
+/** A score event ready for the apply script: validated, time already quantized. */
+export interface PreparedEvent {
+  offset: bigint;
+  board: string;
+  playerId: string;
+  /** 1 SET, 2 INCREMENT, 3 BEST; 0 = an unusable record that only advances the offset. */
+  op: number;
+  value: number;
+  timeIdx: number;
+  maxPoints: number;
+  minPoints: number;
+  timeUnits: number;
+  ttlSeconds: number;
+}
+
+export interface ApplyResult {
+  /** False when the events did not follow the stored offset: rewind to lastOffset + 1. */
+  inSequence: boolean;
+  applied: number;
+  skipped: number;
+  /** The partition's last applied offset after the call (-1 if none ever). */
+  lastOffset: bigint;
+}
+
+export interface TopResult {
+  card: number;
+  members: KeyedMember[];
+}
+
+export interface WindowResult {
+  /** Members of this shard ranked strictly ahead of the position. */
+  ahead: number;
+  card: number;
+  /** 0-based shard rank of members[0]. */
+  start: number;
+  members: KeyedMember[];
+}
+
+export class ShardStore {
+  readonly keys: KeyLayout;
+  private readonly redis: Redis & ShardScripts;
+
+  constructor(readonly shardId: string, redis: Redis, keyPrefix: string) {
+    this.keys = keyLayout(keyPrefix);
+    this.redis = withScripts(redis);
+  }
+
+  /**
+   * Applies events of one partition, in offset order; already-applied ones are skipped.
+   * Stops at the first event that does not follow the stored offset (inSequence false).
+   */
+  async apply(partition: number, events: readonly PreparedEvent[]): Promise<ApplyResult> {
+    const keys = [this.keys.offsets, ...events.map((e) => this.keys.board(e.board))];
+    const args: Array<string | number> = [partition, events.length];
+    for (const e of events) {
+      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds);
+    }
+    const [status, applied, skipped, last] = await this.redis.ladderApply(keys.length, ...keys, ...args);
+    return { inSequence: status === ApplyStatus.OK, applied, skipped, lastOffset: BigInt(last) };
+  }
+
+  /** The last applied offset of every partition this Redis has seen. */
+  async appliedOffsets(): Promise<Map<number, bigint>> {
+    const raw = await this.redis.hgetall(this.keys.offsets);
+    return new Map(Object.entries(raw).map(([p, o]) => [Number(p), BigInt(o)]));
+  }
+
+  /** Announces the shard node alive for `ttlMs`. */
+  async heartbeat(ttlMs: number): Promise<void> {
+    await this.redis.set(this.keys.heartbeat, this.shardId, "PX", ttlMs);
+  }
+
+  /** Withdraws the heartbeat at once (clean shutdown): reads fail fast instead of going stale. */
+  async clearHeartbeat(): Promise<void> {
+    await this.redis.del(this.keys.heartbeat);
+  }
+
+  /** The shard's best `count` entries of a board, and its size. */
+  async top(board: string, count: number): Promise<TopResult> {
+    const reply = checkReadStatus(await this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.shardId, count), this.shardId);
+    return { card: Number(reply[1]), members: pairs(reply, 2) };
+  }
+
+  /** Where position (key, playerId) falls on this shard, with `radius` entries each side. */
+  async window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
+    const reply = checkReadStatus(
+      await this.redis.ladderWindow(this.keys.board(board), this.keys.heartbeat, this.shardId, String(key), playerId, radius),
+      this.shardId,
+    );
+    return { ahead: Number(reply[1]), card: Number(reply[2]), start: Number(reply[3]), members: pairs(reply, 4) };
+  }
+
+  /** A player's sort key on a board, or undefined when it has none. */
+  async entry(board: string, playerId: string): Promise<number | undefined> {
+    const reply = checkReadStatus(await this.redis.ladderEntry(this.keys.board(board), this.keys.heartbeat, this.shardId, playerId), this.shardId);
+    return reply[1] === undefined || reply[1] === null ? undefined : Number(reply[1]);
+  }
+}
+
+function pairs(reply: Reply, from: number): KeyedMember[] {
+  const out: KeyedMember[] = [];
+  for (let i = from; i + 1 < reply.length; i += 2) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]) });
+  return out;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+import { boardProblem, playerIdProblem, updateProblem, type UpdateFields } from "./validate.js";
+import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
+
+const boards = loadConfig({}).boards;
+const now = Date.UTC(2026, 10, 30);
+const ok: UpdateFields = { board: "global", playerId: "p1", op: Operation.SET, value: 10n, timestampMs: BigInt(now), eventId: "" };
+const problem = (patch: Partial<UpdateFields>) => updateProblem({ ...ok, ...patch }, boards, now, 60_000);
+
+describe("common > validate", () => {
+  it("accepts a well-formed update", () => {
+    expect(problem({})).toBeUndefined();
+    expect(problem({ op: Operation.INCREMENT, value: -5n })).toBeUndefined();
+    expect(problem({ playerId: "joueur-é-🎮" })).toBeUndefined();
+  });
+
+  it("names what is wrong with boards and player ids", () => {
+    expect(boardProblem("")).toMatch(/empty/);
+    expect(boardProblem("x".repeat(65))).toMatch(/longer/);
+    expect(boardProblem("a b")).toMatch(/only/);
+    expect(playerIdProblem("")).toMatch(/empty/);
+    expect(playerIdProblem("é".repeat(65))).toMatch(/128 bytes/);
+    expect(playerIdProblem("a\nb")).toMatch(/control/);
+    expect(playerIdProblem("a\ud800b")).toMatch(/UTF-8/);
+  });
+
+  it("rejects values, operations and times outside the board", () => {
+    expect(problem({ value: -1n })).toMatch(/outside the board's range/);
+    expect(problem({ value: 2n ** 31n })).toMatch(/outside the board's range/);
+    expect(problem({ op: Operation.INCREMENT, value: 2n ** 31n })).toMatch(/range width/);
+    expect(problem({ op: Operation.UNSPECIFIED })).toMatch(/not a valid operation/);
+    expect(problem({ op: 7 as Operation })).toMatch(/not a valid operation/);
+    expect(problem({ timestampMs: 1000n })).toMatch(/time range/);
+    expect(problem({ timestampMs: BigInt(now + 120_000) })).toMatch(/future/);
+    expect(problem({ eventId: "e".repeat(129) })).toMatch(/event_id/);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Validation of score updates: the rules ingest enforces before anything reaches the
+ * log, and shard nodes re-check on every record they read (a record that fails is
+ * skipped and reported, never applied). One function per rule; each returns the
+ * problem as text, or undefined when the value is fine.
+ */
+import type { BoardSpecs } from "./board-spec.js";
+import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
+
+export const MAX_BOARD_LENGTH = 64;
+export const MAX_PLAYER_ID_BYTES = 128;
+export const MAX_EVENT_ID_BYTES = 128;
+const BOARD_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+// C0 and C1 control characters, and lone surrogates (which UTF-8 cannot carry).
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function boardProblem(board: string): string | undefined {
+  if (board.length === 0) return "board is empty";
+  if (board.length > MAX_BOARD_LENGTH) return `board is longer than ${MAX_BOARD_LENGTH} characters`;
+  if (!BOARD_PATTERN.test(board)) return "board may contain only A-Z a-z 0-9 _ - . :";
+  return undefined;
+}
+
+export function playerIdProblem(playerId: string): string | undefined {
+  if (playerId.length === 0) return "player_id is empty";
+  if (Buffer.byteLength(playerId, "utf8") > MAX_PLAYER_ID_BYTES) return `player_id is longer than ${MAX_PLAYER_ID_BYTES} bytes`;
+  if (LONE_SURROGATE.test(playerId) || playerId.includes("\ufffd")) return "player_id is not valid UTF-8";
+  if (CONTROL.test(playerId)) return "player_id contains control characters";
+  return undefined;
+}
+
+/** An update as it is checked: the fields of ScoreUpdate / ScoreEvent. */
+export interface UpdateFields {
+  board: string;
+  playerId: string;
+  op: Operation;
+  value: bigint;
+  timestampMs: bigint;
+  eventId: string;
+}
+
+/**
+ * The first problem of an update, or undefined. `timestampMs` must already be resolved
+ * (0 replaced by now). `nowMs`/`maxSkewMs` bound timestamps from the future.
+ */
+export function updateProblem(u: UpdateFields, boards: BoardSpecs, nowMs: number, maxSkewMs: number): string | undefined {
+  const basic = boardProblem(u.board) ?? playerIdProblem(u.playerId);
+  if (basic) return basic;
+  if (Buffer.byteLength(u.eventId, "utf8") > MAX_EVENT_ID_BYTES) return `event_id is longer than ${MAX_EVENT_ID_BYTES} bytes`;
+  const spec = boards.forBoard(u.board);
+  const min = BigInt(spec.minPoints);
+  const max = BigInt(spec.maxPoints);
+  switch (u.op) {
+    case Operation.SET:
+    case Operation.BEST:
+      if (u.value < min || u.value > max) return `value ${u.value} is outside the board's range [${min}, ${max}]`;
+      break;
+    case Operation.INCREMENT: {
+      const width = max - min;
+      if (u.value < -width || u.value > width) return `increment ${u.value} is larger than the board's range width ${width}`;
+      break;
+    }
+    default:
+      return `op ${u.op} is not a valid operation (SET, INCREMENT or BEST)`;
+  }
+  if (u.timestampMs < BigInt(spec.epochMs) || u.timestampMs >= BigInt(spec.horizonMs))
+    return `timestamp_ms ${u.timestampMs} is outside the board's time range [${spec.epochMs}, ${spec.horizonMs})`;
+  if (u.timestampMs > BigInt(nowMs + maxSkewMs)) return `timestamp_ms ${u.timestampMs} is more than ${maxSkewMs} ms in the future`;
+  return undefined;
+}

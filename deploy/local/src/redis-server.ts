@@ -1,0 +1,125 @@
+// Starts a real redis-server (from PATH) as a child process on 127.0.0.1, its files in `dataDir`.
+// With `persist` it keeps an append-only file (fsync every second), so a restart on the same dataDir
+// gets its data back; without, it keeps nothing. It never snapshots (save "") and never evicts.
+// Its output is logged at debug (Redis marks routine notices as warnings) and quoted if it fails.
+import { mkdir } from "node:fs/promises";
+import { connect } from "node:net";
+import type { Logger } from "../../../common/src/logger.js";
+import { freePort, portIsFree } from "./free-port.js";
+import { describeExit, spawnManaged } from "./managed-process.js";
+import { waitUntil } from "./wait-until.js";
+
+export interface RedisServer {
+  /** e.g. "redis://127.0.0.1:40123" */
+  url: string;
+  port: number;
+  dataDir: string;
+  /** Clean shutdown (SIGTERM: flushes the AOF), SIGKILL if still running after 10 s. */
+  stop(): Promise<void>;
+  /** SIGKILL (a crash, for fault tests); resolves once it has exited. */
+  kill(): Promise<void>;
+}
+
+export interface RedisServerOptions {
+  dataDir: string;
+  /** Port on 127.0.0.1; absent or 0 for any free port. Never 6379 (the machine's own Redis). */
+  port?: number;
+  /** Append-only file with fsync every second when true; no persistence at all when false. */
+  persist: boolean;
+  log: Logger;
+  readyTimeoutMs?: number; // default 20 s (loading a large AOF takes a while)
+  /** The redis-server executable. */
+  command?: string;
+}
+
+const RESERVED_PORT = 6379;
+const STOP_GRACE_MS = 10_000;
+
+export async function startRedisServer(opts: RedisServerOptions): Promise<RedisServer> {
+  const { dataDir, persist, log, readyTimeoutMs = 20_000, command = "redis-server" } = opts;
+  const port = await choosePort(opts.port ?? 0);
+  await mkdir(dataDir, { recursive: true });
+  const started = Date.now();
+  const proc = spawnManaged({
+    command,
+    args: redisArgs({ port, dataDir, persist }),
+    cwd: dataDir,
+    log: log.child({ proc: "redis", port }),
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  try {
+    await waitUntil(() => ping(port), {
+      what: `redis-server on ${url}`,
+      timeoutMs: readyTimeoutMs,
+      initialDelayMs: 20,
+      giveUp: () => (proc.hasExited() ? "process ended before it was ready" : undefined),
+    });
+  } catch (err) {
+    const s = await proc.stop(2000);
+    throw new Error(`${(err as Error).message} (${describeExit(s)})\n${proc.output()}`, { cause: err });
+  }
+  log.info({ url, persist, ms: Date.now() - started }, "redis ready");
+
+  return {
+    url,
+    port,
+    dataDir,
+    stop: async () => {
+      const s = await proc.stop(STOP_GRACE_MS);
+      log.info({ url, how: describeExit(s) }, "redis stopped");
+    },
+    kill: async () => {
+      await proc.kill();
+      log.info({ url }, "redis killed");
+    },
+  };
+}
+
+export function redisArgs({ port, dataDir, persist }: { port: number; dataDir: string; persist: boolean }): string[] {
+  const aof = persist ? ["--appendonly", "yes", "--appendfsync", "everysec"] : ["--appendonly", "no"];
+  return [
+    "--port", String(port),
+    "--bind", "127.0.0.1",
+    "--dir", dataDir,
+    "--daemonize", "no",
+    "--save", "",
+    ...aof,
+    "--maxmemory-policy", "noeviction",
+  ];
+}
+
+async function choosePort(port: number): Promise<number> {
+  if (port === RESERVED_PORT) throw new Error(`port ${RESERVED_PORT} belongs to the machine's own Redis`);
+  if (port !== 0) {
+    if (!(await portIsFree(port))) throw new Error(`port 127.0.0.1:${port} is in use`);
+    return port;
+  }
+  for (;;) {
+    const p = await freePort();
+    if (p !== RESERVED_PORT) return p;
+  }
+}
+
+/**
+ * One PING over a raw socket; resolves when the answer is +PONG. A server still loading its AOF
+ * answers -LOADING, which counts as not ready.
+ */
+function ping(port: number, timeoutMs = 1000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    let reply = "";
+    const done = (err?: Error): void => {
+      socket.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    socket.setTimeout(timeoutMs, () => done(new Error("PING timed out")));
+    socket.once("error", done);
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString("utf8");
+      if (!reply.includes("\r\n")) return;
+      done(reply.startsWith("+PONG") ? undefined : new Error(`PING answered ${reply.trim()}`));
+    });
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Group commit onto the score log.
+ *
+ * Every SubmitScores call queues its records and waits. One flush at a time sends
+ * everything queued as a single produce request (kafkajs sendBatch: one record batch per
+ * partition), with the idempotent producer and acks=all; when it is acknowledged each
+ * waiting call learns the offsets of its own records. While a flush is in flight new
+ * calls accumulate, so under load each produce request carries many calls: the cost of
+ * a Kafka round trip is shared instead of paid per call, and log order is queue order,
+ * which keeps one player's updates in the order ingest acknowledged them.
+ *
+ * A call that is still queued when its deadline passes is removed and fails with
+ * UNAVAILABLE; nothing of it is written. A call whose flush has started waits for the
+ * flush: if the flush fails the call fails (UNAVAILABLE, retriable) and the caller
+ * retries with the same event ids.
+ */
+import type { Producer } from "kafkajs";
+import { unavailable } from "../../common/src/errors.js";
+import type { Logger } from "../../common/src/logger.js";
+
+export interface OutRecord {
+  partition: number;
+  key: string;
+  value: Buffer;
+}
+
+/** The last offset a call wrote in each partition it touched. */
+export type WrittenOffsets = Map<number, bigint>;
+
+interface Pending {
+  records: OutRecord[];
+  resolve(offsets: WrittenOffsets): void;
+  reject(err: unknown): void;
+  timer: NodeJS.Timeout;
+}
+
+export class GroupCommitProducer {
+  private queue: Pending[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly producer: Producer,
+    private readonly topic: string,
+    private readonly log: Logger,
+    /** Records per produce request at most (a single call is never split). */
+    private readonly maxRecordsPerFlush = 5000,
+  ) {}
+
+  /** Queues `records` and resolves once the log has acknowledged them. */
+  submit(records: OutRecord[], timeoutMs: number): Promise<WrittenOffsets> {
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { records, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
+      pending.timer = setTimeout(() => this.expire(pending, timeoutMs), timeoutMs);
+      this.queue.push(pending);
+      if (!this.flushing) void this.flushLoop();
+    });
+  }
+
+  private expire(pending: Pending, timeoutMs: number): void {
+    const i = this.queue.indexOf(pending);
+    if (i < 0) return; // already being sent: the flush settles it
+    this.queue.splice(i, 1);
+    pending.reject(unavailable(`the score log did not accept the batch within ${timeoutMs} ms`));
+  }
+
+  private async flushLoop(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) await this.flush(this.take());
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private take(): Pending[] {
+    let n = 0;
+    let records = 0;
+    while (n < this.queue.length && (n === 0 || records + this.queue[n]!.records.length <= this.maxRecordsPerFlush)) {
+      records += this.queue[n]!.records.length;
+      n++;
+    }
+    return this.queue.splice(0, n);
+  }
+
+  private async flush(calls: Pending[]): Promise<void> {
+    const messages = calls.flatMap((c) => c.records);
+    try {
+      const results = await this.producer.sendBatch({ topicMessages: [{ topic: this.topic, messages }], acks: -1 });
+      const base = new Map(results.map((r) => [r.partition, BigInt(r.baseOffset!)]));
+      const seen = new Map<number, bigint>();
+      for (const call of calls) {
+        const written: WrittenOffsets = new Map();
+        for (const r of call.records) {
+          const index = seen.get(r.partition) ?? 0n;
+          seen.set(r.partition, index + 1n);
+          written.set(r.partition, base.get(r.partition)! + index);
+        }
+        clearTimeout(call.timer);
+        call.resolve(written);
+      }
+    } catch (err) {
+      this.log.warn({ err, calls: calls.length, records: messages.length }, "produce failed");
+      for (const call of calls) {
+        clearTimeout(call.timer);
+        call.reject(unavailable(`the score log is unavailable: ${(err as Error).message}`, err));
+      }
+    }
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * IngestService handlers: validate the whole batch, then write it to the score log.
+ * The first invalid update rejects the batch (INVALID_ARGUMENT naming its index and the
+ * reason) before anything is queued, so a rejected batch writes nothing.
+ */
+import type { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
+import type { ScoreUpdate } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
+import type { Config } from "../../common/src/config.js";
+import type { ServiceImpl } from "../../common/src/grpc-adapter.js";
+import { invalidArgument } from "../../common/src/errors.js";
+import { slotOf } from "../../common/src/placement.js";
+import { encodeScoreEvent } from "../../common/src/score-event.js";
+import { updateProblem } from "../../common/src/validate.js";
+import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
+
+type Methods = typeof IngestService extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
+
+/** How long a batch may wait for the log when the caller set no deadline. */
+const DEFAULT_WRITE_TIMEOUT_MS = 10_000; // 10 s
+
+export function ingestService(config: Config, producer: GroupCommitProducer, clock: () => number = Date.now): ServiceImpl<Methods> {
+  return {
+    async submitScores(req, ctx) {
+      const n = req.updates.length;
+      if (n === 0) throw invalidArgument("updates is empty");
+      if (n > config.maxBatch) throw invalidArgument(`updates has ${n} entries, more than the limit of ${config.maxBatch}`);
+      const now = clock();
+      const records = req.updates.map((u, i) => toRecord(u, i, now, config));
+      const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
+      const written = await producer.submit(records, timeoutMs);
+      return {
+        offsets: [...written].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
+        accepted: n,
+      };
+    },
+  };
+}
+
+function toRecord(u: ScoreUpdate, index: number, now: number, config: Config): OutRecord {
+  const fields = { board: u.board, playerId: u.playerId, op: u.op, value: u.value, timestampMs: u.timestampMs === 0n ? BigInt(now) : u.timestampMs, eventId: u.eventId };
+  const problem = updateProblem(fields, config.boards, now, config.maxClockSkewMs);
+  if (problem) throw invalidArgument(`updates[${index}]: ${problem}`);
+  return { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now) };
+}

@@ -1,0 +1,34 @@
+/**
+ * Ingest: IngestService in front of the score log. Wiring only.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { loadConfig } from "../../common/src/config.js";
+import { addService, listen, shutdown } from "../../common/src/grpc-adapter.js";
+import { HealthRegistry, ServingStatus } from "../../common/src/health.js";
+import { createKafka, ensureScoreTopic } from "../../common/src/kafka.js";
+import { rootLogger } from "../../common/src/logger.js";
+import { onShutdown } from "../../common/src/shutdown.js";
+import { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
+import { GroupCommitProducer } from "./group-commit-producer.js";
+import { ingestService } from "./ingest-service.js";
+
+const config = loadConfig(process.env);
+const log = rootLogger({ level: config.logLevel, name: "ingest" });
+const kafka = createKafka(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
+await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
+const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+await producer.connect();
+const server = new grpc.Server();
+const commit = new GroupCommitProducer(producer, config.scoreTopic, log.child({ component: "producer" }));
+addService(server, IngestService, ingestService(config, commit), log.child({ component: "grpc" }));
+const health = new HealthRegistry();
+health.set(IngestService.typeName, ServingStatus.SERVING);
+health.register(server, log);
+const port = await listen(server, config.ingestListen);
+log.info({ address: config.ingestListen, port, topic: config.scoreTopic }, "ingest listening");
+
+onShutdown(log, async () => {
+  health.drain();
+  await shutdown(server); // lets calls in flight finish: their flushes complete first
+  await producer.disconnect();
+});

@@ -1,0 +1,52 @@
+/**
+ * LeaderboardService handlers: check the request, run the query, shape the answer.
+ * Bad arguments are INVALID_ARGUMENT before any shard is asked.
+ */
+import type { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import type { ServiceImpl } from "../../common/src/grpc-adapter.js";
+import { invalidArgument } from "../../common/src/errors.js";
+import { boardProblem, playerIdProblem } from "../../common/src/validate.js";
+import type { Queries, RankedEntry } from "./queries.js";
+
+export const MAX_LIMIT = 1000;
+export const MAX_DEPTH = 10_000;
+export const MAX_RADIUS = 100;
+const DEFAULT_LIMIT = 10;
+const DEFAULT_RADIUS = 5;
+
+type Methods = typeof LeaderboardService extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
+
+export function leaderboardService(queries: Queries): ServiceImpl<Methods> {
+  return {
+    async getTop(req, ctx) {
+      check("board", boardProblem(req.board));
+      const limit = req.limit === 0 ? DEFAULT_LIMIT : req.limit;
+      if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
+      if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page by rank with GetAround instead`);
+      const page = await queries.top(req.board, Number(req.offset), limit, ctx.deadlineMs);
+      return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
+    },
+    async getRank(req, ctx) {
+      check("board", boardProblem(req.board));
+      check("player_id", playerIdProblem(req.playerId));
+      const { entry, total } = await queries.rank(req.board, req.playerId, ctx.deadlineMs);
+      return { entry: toEntry(entry), total: BigInt(total) };
+    },
+    async getAround(req, ctx) {
+      check("board", boardProblem(req.board));
+      check("player_id", playerIdProblem(req.playerId));
+      const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
+      if (radius > MAX_RADIUS) throw invalidArgument(`radius ${radius} is above ${MAX_RADIUS}`);
+      const page = await queries.around(req.board, req.playerId, radius, ctx.deadlineMs);
+      return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
+    },
+  };
+}
+
+function check(field: string, problem: string | undefined): void {
+  if (problem) throw invalidArgument(`${field}: ${problem}`);
+}
+
+function toEntry(e: RankedEntry) {
+  return { playerId: e.playerId, score: BigInt(e.points), rank: BigInt(e.rank), reachedAtMs: BigInt(e.reachedAtMs) };
+}

@@ -1,0 +1,30 @@
+/**
+ * Router: LeaderboardService over all shards. Wiring only.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { loadConfig } from "../../common/src/config.js";
+import { addService, listen, shutdown } from "../../common/src/grpc-adapter.js";
+import { HealthRegistry, ServingStatus } from "../../common/src/health.js";
+import { rootLogger } from "../../common/src/logger.js";
+import { onShutdown } from "../../common/src/shutdown.js";
+import { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import { leaderboardService } from "./leaderboard-service.js";
+import { Queries } from "./queries.js";
+import { ShardPool } from "./shard-pool.js";
+
+const config = loadConfig(process.env);
+const log = rootLogger({ level: config.logLevel, name: "router" });
+const pool = new ShardPool(config.shards, config.numSlots, config.keyPrefix, config.shardTimeoutMs);
+const server = new grpc.Server();
+addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards)), log.child({ component: "grpc" }));
+const health = new HealthRegistry();
+health.set(LeaderboardService.typeName, ServingStatus.SERVING);
+health.register(server, log);
+const port = await listen(server, config.routerListen);
+log.info({ address: config.routerListen, port, shards: config.shards.length }, "router listening");
+
+onShutdown(log, async () => {
+  health.drain();
+  await shutdown(server);
+  await pool.close();
+});

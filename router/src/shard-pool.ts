@@ -1,0 +1,76 @@
+/**
+ * The router's view of the shards: a routing table (placement + one ShardStore per
+ * shard) built whole and swapped whole, and a fan-out that asks shards in parallel under
+ * a deadline. A shard that errors or misses the deadline fails the whole query with
+ * UNAVAILABLE: a rank summed without one shard would be silently wrong.
+ *
+ * Reads go straight from the router to each shard's Redis as read-only Lua scripts, not
+ * through a gRPC hop to the shard node: on this stack one gRPC unary call costs several
+ * times a Redis round trip (see loadtest/README.md, "hop cost"), and a rank query already
+ * needs two round trips to every shard. The shard node's liveness still gates reads
+ * through its heartbeat key, which every read script checks.
+ */
+import { Redis } from "ioredis";
+import type { ShardAddress } from "../../common/src/config.js";
+import { LadderError, unavailable, deadlineExceeded } from "../../common/src/errors.js";
+import { buildPlacement, shardOf, type Placement } from "../../common/src/placement.js";
+import { ShardStore } from "../../common/src/shard-store/shard-store.js";
+
+export interface RoutingTable {
+  readonly placement: Placement;
+  readonly stores: ReadonlyMap<string, ShardStore>;
+}
+
+export class ShardPool {
+  private table: RoutingTable;
+  private readonly connections: Redis[] = [];
+
+  constructor(shards: readonly ShardAddress[], numSlots: number, private readonly keyPrefix: string, private readonly timeoutMs: number) {
+    this.table = this.build(shards, numSlots);
+  }
+
+  private build(shards: readonly ShardAddress[], numSlots: number): RoutingTable {
+    const stores = new Map<string, ShardStore>();
+    for (const s of shards) {
+      // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
+      const redis = new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
+      redis.on("error", () => {}); // reported per query as UNAVAILABLE
+      this.connections.push(redis);
+      stores.set(s.id, new ShardStore(s.id, redis, this.keyPrefix));
+    }
+    return Object.freeze({ placement: buildPlacement(shards.map((s) => s.id), numSlots), stores });
+  }
+
+  /** The store of the shard that holds `playerId`. */
+  ownerOf(playerId: string): ShardStore {
+    return this.table.stores.get(shardOf(this.table.placement, playerId))!;
+  }
+
+  /** Runs `fn` on every shard at once; all must answer before the deadline. */
+  async fanOut<T>(fn: (store: ShardStore) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
+    const stores = [...this.table.stores.values()];
+    return Promise.all(stores.map((s) => this.call(s, fn, deadlineMs)));
+  }
+
+  /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline. */
+  async call<T>(store: ShardStore, fn: (store: ShardStore) => Promise<T>, deadlineMs = Infinity): Promise<T> {
+    const budget = Math.min(this.timeoutMs, deadlineMs - Date.now());
+    if (budget <= 0) throw deadlineExceeded("deadline passed before the shards were asked");
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`)), budget);
+    });
+    try {
+      return await Promise.race([fn(store), timeout]);
+    } catch (err) {
+      if (err instanceof LadderError) throw err;
+      throw unavailable(`${store.shardId}: ${(err as Error).message}`, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}

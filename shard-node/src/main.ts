@@ -1,0 +1,39 @@
+/**
+ * Shard node: applies the score log's partitions of its slots to its Redis.
+ * Wiring only: config, logger, Kafka, Redis, store, applier, heartbeat, signals.
+ */
+import { Redis } from "ioredis";
+import { loadConfig } from "../../common/src/config.js";
+import { ensureScoreTopic, createKafka } from "../../common/src/kafka.js";
+import { rootLogger } from "../../common/src/logger.js";
+import { buildPlacement } from "../../common/src/placement.js";
+import { onShutdown } from "../../common/src/shutdown.js";
+import { ShardStore } from "../../common/src/shard-store/shard-store.js";
+import { startApplier } from "./applier.js";
+import { startHeartbeat } from "./heartbeat.js";
+
+const config = loadConfig(process.env);
+if (!config.shardId) throw new Error("LADDER_SHARD_ID is required for a shard node");
+const shardId = config.shardId;
+const log = rootLogger({ level: config.logLevel, name: `shard-node:${shardId}` });
+const shard = config.shards.find((s) => s.id === shardId)!;
+const slots = buildPlacement(config.shards.map((s) => s.id), config.numSlots).slotsOf.get(shardId) ?? [];
+
+const redis = new Redis(shard.redisUrl, { lazyConnect: true });
+await redis.connect();
+const store = new ShardStore(shardId, redis, config.keyPrefix);
+const kafka = createKafka(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
+await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
+const applier = await startApplier({
+  kafka, topic: config.scoreTopic, shardId, slots, store, boards: config.boards, applyBatch: config.applyBatch,
+  log: log.child({ component: "applier" }),
+});
+const heartbeat = await startHeartbeat(store, config.heartbeatTtlMs, log.child({ component: "heartbeat" }));
+log.info({ shardId, redis: shard.redisUrl, slots }, "shard node ready");
+
+onShutdown(log, async () => {
+  await heartbeat.stop();
+  await applier.stop();
+  log.info({ stats: applier.stats }, "applier stopped");
+  await redis.quit();
+});
