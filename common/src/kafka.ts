@@ -50,8 +50,10 @@ export async function ensureScoreTopic(kafka: Kafka, topic: string, numSlots: nu
   try {
     const existing = await admin.listTopics();
     if (!existing.includes(topic)) {
-      await admin.createTopics({ topics: [scoreTopicSpec(topic, numSlots)], waitForLeaders: true });
-      return;
+      // false (not an error) when another process created it first
+      await admin.createTopics({ topics: [scoreTopicSpec(topic, numSlots)], waitForLeaders: true }).catch((err: Error) => {
+        if (!/already exists/i.test(String((err as { errors?: unknown[] }).errors?.map(String) ?? err.message))) throw err;
+      });
     }
     const meta = await admin.fetchTopicMetadata({ topics: [topic] });
     const partitions = meta.topics[0]!.partitions.length;

@@ -9,10 +9,12 @@
  * a Kafka round trip is shared instead of paid per call, and log order is queue order,
  * which keeps one player's updates in the order ingest acknowledged them.
  *
- * A call that is still queued when its deadline passes is removed and fails with
- * UNAVAILABLE; nothing of it is written. A call whose flush has started waits for the
- * flush: if the flush fails the call fails (UNAVAILABLE, retriable) and the caller
- * retries with the same event ids.
+ * A call whose deadline passes while still queued is removed and fails with UNAVAILABLE:
+ * nothing of it is written. A call whose deadline passes while its flush is in flight
+ * (the broker is unreachable and the idempotent producer keeps retrying) also fails with
+ * UNAVAILABLE, but its records may still land when the broker returns; so may those of a
+ * flush that failed. Either way the caller was not acknowledged and retries with the
+ * same event ids. An acknowledged call is always durable.
  */
 import type { Producer } from "kafkajs";
 import { unavailable } from "../../common/src/errors.js";
@@ -29,6 +31,8 @@ export type WrittenOffsets = Map<number, bigint>;
 
 interface Pending {
   records: OutRecord[];
+  /** Answered already (acknowledged, failed or timed out). */
+  settled: boolean;
   resolve(offsets: WrittenOffsets): void;
   reject(err: unknown): void;
   timer: NodeJS.Timeout;
@@ -49,7 +53,7 @@ export class GroupCommitProducer {
   /** Queues `records` and resolves once the log has acknowledged them. */
   submit(records: OutRecord[], timeoutMs: number): Promise<WrittenOffsets> {
     return new Promise((resolve, reject) => {
-      const pending: Pending = { records, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
+      const pending: Pending = { records, settled: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
       pending.timer = setTimeout(() => this.expire(pending, timeoutMs), timeoutMs);
       this.queue.push(pending);
       if (!this.flushing) void this.flushLoop();
@@ -58,9 +62,16 @@ export class GroupCommitProducer {
 
   private expire(pending: Pending, timeoutMs: number): void {
     const i = this.queue.indexOf(pending);
-    if (i < 0) return; // already being sent: the flush settles it
-    this.queue.splice(i, 1);
-    pending.reject(unavailable(`the score log did not accept the batch within ${timeoutMs} ms`));
+    if (i >= 0) this.queue.splice(i, 1);
+    const fate = i >= 0 ? "nothing was written" : "it may still be written: retry with the same event ids";
+    this.settle(pending, () => pending.reject(unavailable(`the score log did not acknowledge the batch within ${timeoutMs} ms; ${fate}`)));
+  }
+
+  private settle(pending: Pending, answer: () => void): void {
+    if (pending.settled) return;
+    pending.settled = true;
+    clearTimeout(pending.timer);
+    answer();
   }
 
   private async flushLoop(): Promise<void> {
@@ -95,15 +106,11 @@ export class GroupCommitProducer {
           seen.set(r.partition, index + 1n);
           written.set(r.partition, base.get(r.partition)! + index);
         }
-        clearTimeout(call.timer);
-        call.resolve(written);
+        this.settle(call, () => call.resolve(written));
       }
     } catch (err) {
       this.log.warn({ err, calls: calls.length, records: messages.length }, "produce failed");
-      for (const call of calls) {
-        clearTimeout(call.timer);
-        call.reject(unavailable(`the score log is unavailable: ${(err as Error).message}`, err));
-      }
+      for (const call of calls) this.settle(call, () => call.reject(unavailable(`the score log is unavailable: ${(err as Error).message}`, err)));
     }
   }
 }

@@ -2,6 +2,7 @@
  * Ingest: IngestService in front of the score log. Wiring only.
  */
 import * as grpc from "@grpc/grpc-js";
+import { Partitioners } from "kafkajs";
 import { loadConfig } from "../../common/src/config.js";
 import { addService, listen, shutdown } from "../../common/src/grpc-adapter.js";
 import { HealthRegistry, ServingStatus } from "../../common/src/health.js";
@@ -16,7 +17,15 @@ const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "ingest" });
 const kafka = createKafka(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
 await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
-const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+// Idempotent: retried produce requests are never written twice. Retries are unbounded, as
+// exactly-once needs; GroupCommitProducer bounds how long a caller waits.
+const producer = kafka.producer({
+  idempotent: true,
+  maxInFlightRequests: 1,
+  allowAutoTopicCreation: false,
+  createPartitioner: Partitioners.DefaultPartitioner, // unused: every record names its partition
+  retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 }, // ms
+});
 await producer.connect();
 const server = new grpc.Server();
 const commit = new GroupCommitProducer(producer, config.scoreTopic, log.child({ component: "producer" }));

@@ -25,6 +25,8 @@ export interface ApplierOptions {
   /** Records per script call. */
   applyBatch: number;
   log: Logger;
+  /** Called when the consumer has crashed for good (kafkajs will not restart it). */
+  onFatal(err: Error): void;
 }
 
 export interface ApplierStats {
@@ -51,6 +53,9 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
     maxWaitTimeInMs: 50, // fetch returns within 50 ms when idle: bounds apply latency
     maxBytesPerPartition: 4 * 1024 * 1024, // 4 MiB
     allowAutoTopicCreation: false,
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) opts.onFatal(payload.error);
   });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });

@@ -27,6 +27,10 @@ await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
 const applier = await startApplier({
   kafka, topic: config.scoreTopic, shardId, slots, store, boards: config.boards, applyBatch: config.applyBatch,
   log: log.child({ component: "applier" }),
+  onFatal: (err) => {
+    log.fatal({ err }, "applier crashed; exiting so the supervisor restarts the node");
+    process.exit(1);
+  },
 });
 const heartbeat = await startHeartbeat(store, config.heartbeatTtlMs, log.child({ component: "heartbeat" }));
 log.info({ shardId, redis: shard.redisUrl, slots }, "shard node ready");

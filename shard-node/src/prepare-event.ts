@@ -20,6 +20,14 @@ const noop = (offset: bigint, problem: string): Prepared => ({
 });
 
 export function prepareEvent(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
+  try {
+    return prepare(value, offset, boards);
+  } catch (err) {
+    return noop(offset, `record could not be prepared: ${(err as Error).message}`);
+  }
+}
+
+function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
   if (!value) return noop(offset, "record has no value");
   let e;
   try {
@@ -28,7 +36,7 @@ export function prepareEvent(value: Buffer | null, offset: bigint, boards: Board
     return noop(offset, `record is not a ScoreEvent: ${(err as Error).message}`);
   }
   // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
-  const problem = updateProblem(e, boards, Number.MAX_SAFE_INTEGER / 2, 0);
+  const problem = updateProblem(e, boards, Number.MAX_SAFE_INTEGER, 0);
   if (problem) return noop(offset, problem);
   const spec = boards.forBoard(e.board);
   return {

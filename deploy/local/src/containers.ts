@@ -13,7 +13,7 @@ import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer,
 import type { Logger } from "../../../common/src/logger.js";
 import type { KafkaBroker } from "./kafka-broker.js";
 import { randomClusterId } from "./kafka-config.js";
-import { describeKafka } from "./kafka-ready.js";
+import { describeKafka, warmKafka } from "./kafka-ready.js";
 import { redisArgs, type RedisServer } from "./redis-server.js";
 import { waitUntil } from "./wait-until.js";
 
@@ -64,6 +64,7 @@ export async function startKafkaContainer({ log, image = KAFKA_IMAGE, readyTimeo
   await container.copyContentToContainer([{ content: "", target: STARTER_READY }]);
   try {
     await waitUntil(() => describeKafka(brokers), { what: `kafka container on ${brokers[0]}`, timeoutMs: readyTimeoutMs });
+    await warmKafka(brokers);
   } catch (err) {
     await container.stop().catch(() => undefined);
     throw err;
@@ -92,6 +93,9 @@ function kafkaEnvironment(): Record<string, string> {
     KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: "10",
     KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: "1",
     KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: "1",
+    KAFKA_TRANSACTION_STATE_LOG_NUM_PARTITIONS: "4",
+    KAFKA_BROKER_SESSION_TIMEOUT_MS: "4000",
+    KAFKA_BROKER_HEARTBEAT_INTERVAL_MS: "1000",
     KAFKA_SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR: "1",
     KAFKA_SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR: "1",
     KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",

@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import type { Logger } from "../../../common/src/logger.js";
 import { freePort, portIsFree } from "./free-port.js";
 import { type BrokerPorts, brokerProperties, clusterIdOf, randomClusterId, recordedPorts } from "./kafka-config.js";
-import { describeKafka } from "./kafka-ready.js";
+import { describeKafka, warmKafka } from "./kafka-ready.js";
 import { describeExit, type LineLevel, type ManagedProcess, spawnManaged } from "./managed-process.js";
 import { sleep, waitUntil } from "./wait-until.js";
 
@@ -131,7 +131,10 @@ async function formatOnce({ java, jvm, classpath, configPath, logDir, log }: For
   return clusterId;
 }
 
-/** Waits for the broker to answer as `clusterId`; on failure stops it and throws with its log's tail. */
+/**
+ * Waits for the broker to answer as `clusterId`, then for its coordinators (see warmKafka); on failure
+ * stops it and throws with its output and the tail of its log.
+ */
 async function waitReady(proc: ManagedProcess, brokers: string[], clusterId: string, dataDir: string,
   timeoutMs: number): Promise<void> {
   try {
@@ -140,6 +143,7 @@ async function waitReady(proc: ManagedProcess, brokers: string[], clusterId: str
       timeoutMs,
       giveUp: () => (proc.hasExited() ? "process ended before it was ready" : undefined),
     });
+    await warmKafka(brokers);
   } catch (err) {
     await proc.stop(5000);
     const s = await proc.exited;

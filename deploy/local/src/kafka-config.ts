@@ -39,6 +39,7 @@ export function brokerProperties({ port, controllerPort, logDir }: BrokerPropert
     "offsets.topic.num.partitions": 10, // default 50; fewer make the first group join faster
     "transaction.state.log.replication.factor": 1,
     "transaction.state.log.min.isr": 1,
+    "transaction.state.log.num.partitions": 4, // default 50, created on the first transaction
     "share.coordinator.state.topic.replication.factor": 1,
     "share.coordinator.state.topic.min.isr": 1,
     "group.initial.rebalance.delay.ms": 0,

@@ -21,9 +21,13 @@ export interface ManagedProcessOptions {
   command: string;
   args: string[];
   cwd?: string;
+  /** The child's whole environment (as for child_process.spawn); this process's when absent. */
+  env?: Record<string, string | undefined>;
   log: Logger;
   /** Level at which to log each output line; debug when absent. */
   levelOf?: (line: string) => LineLevel;
+  /** Called with each output line (stdout and stderr) after it is logged, e.g. to spot a ready line. */
+  onLine?: (line: string) => void;
   /** Signal sent to the child when this process exits; SIGTERM lets it shut down cleanly. */
   parentExitSignal?: NodeJS.Signals;
   /** How many output lines to keep for `output()`. */
@@ -44,8 +48,9 @@ export interface ManagedProcess {
 }
 
 export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
-  const { command, args, cwd, log, levelOf = () => "debug", parentExitSignal = "SIGTERM", tailLines = 60 } = opts;
-  const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const { command, args, cwd, env, log, levelOf = () => "debug", onLine: watch, parentExitSignal = "SIGTERM",
+    tailLines = 60 } = opts;
+  const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const tail: string[] = [];
   let status: ExitStatus | undefined;
 
@@ -53,6 +58,7 @@ export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
     tail.push(line);
     if (tail.length > tailLines) tail.shift();
     log[levelOf(line)]({ line }, "output");
+    watch?.(line);
   };
   createInterface({ input: child.stdout }).on("line", onLine);
   createInterface({ input: child.stderr }).on("line", onLine);

@@ -1,0 +1,87 @@
+/**
+ * The CLI's commands, each a function of its parsed options and the two clients.
+ */
+import type { ServiceClient } from "../../common/src/grpc-adapter.js";
+import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
+import type { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
+import type { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import { entriesTable } from "./format.js";
+
+type Methods<S> = S extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
+export interface Clients {
+  ingest: ServiceClient<Methods<typeof IngestService>>;
+  router: ServiceClient<Methods<typeof LeaderboardService>>;
+}
+
+export type Options = Record<string, string | boolean | undefined>;
+
+const OPS: Record<string, Operation> = { set: Operation.SET, inc: Operation.INCREMENT, increment: Operation.INCREMENT, best: Operation.BEST };
+
+function need(opts: Options, name: string): string {
+  const v = opts[name];
+  if (typeof v !== "string" || v === "") throw new Error(`--${name} is required`);
+  return v;
+}
+
+export async function submit(c: Clients, o: Options): Promise<string> {
+  const op = OPS[String(o.op ?? "set").toLowerCase()];
+  if (op === undefined) throw new Error(`--op must be one of ${Object.keys(OPS).join(", ")}`);
+  const res = await c.ingest.submitScores({
+    updates: [{ board: need(o, "board"), playerId: need(o, "player"), op, value: BigInt(need(o, "value")), timestampMs: BigInt(String(o.ts ?? 0)), eventId: String(o["event-id"] ?? "") }],
+  });
+  return `accepted ${res.accepted} at ${res.offsets.map((p) => `partition ${p.partition} offset ${p.offset}`).join(", ")}`;
+}
+
+export async function top(c: Clients, o: Options): Promise<string> {
+  const res = await c.router.getTop({ board: need(o, "board"), limit: Number(o.limit ?? 10), offset: BigInt(String(o.offset ?? 0)) });
+  return `${entriesTable(res.entries)}\n(${res.total} players)`;
+}
+
+export async function rank(c: Clients, o: Options): Promise<string> {
+  const res = await c.router.getRank({ board: need(o, "board"), playerId: need(o, "player") });
+  return `${entriesTable(res.entry ? [res.entry] : [])}\n(${res.total} players)`;
+}
+
+export async function around(c: Clients, o: Options): Promise<string> {
+  const player = need(o, "player");
+  const res = await c.router.getAround({ board: need(o, "board"), playerId: player, radius: Number(o.radius ?? 5) });
+  return `${entriesTable(res.entries, player)}\n(${res.total} players)`;
+}
+
+/**
+ * Fills a board with `players` players (scores 0..9999, so plenty of ties broken by
+ * time), waits until the last write is visible, then shows the top and one neighbourhood.
+ */
+export async function demo(c: Clients, o: Options): Promise<string> {
+  const board = String(o.board ?? "demo");
+  const players = Number(o.players ?? 5000);
+  const batch = 500;
+  const now = Date.now();
+  for (let start = 0; start < players; start += batch) {
+    const updates = [];
+    for (let i = start; i < Math.min(players, start + batch); i++) {
+      updates.push({ board, playerId: `player-${String(i).padStart(6, "0")}`, op: Operation.BEST, value: BigInt(Math.floor(Math.random() * 10_000)), timestampMs: BigInt(now - Math.floor(Math.random() * 3_600_000)) });
+    }
+    await c.ingest.submitScores({ updates });
+  }
+  const last = `player-${String(players - 1).padStart(6, "0")}`;
+  await waitVisible(c, board, last);
+  const someone = `player-${String(Math.floor(Math.random() * players)).padStart(6, "0")}`;
+  return [
+    `submitted ${players} players to board "${board}"`, "", "top 10:", await top(c, { board, limit: "10" }), "",
+    `around ${someone}:`, await around(c, { board, player: someone, radius: "3" }),
+  ].join("\n");
+}
+
+async function waitVisible(c: Clients, board: string, playerId: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await c.router.getRank({ board, playerId });
+      return;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

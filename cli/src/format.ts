@@ -1,0 +1,18 @@
+/**
+ * Plain-text tables of board entries for the terminal.
+ */
+import type { Entry } from "../../proto/gen/leaderboard/v1/common_pb.js";
+
+export function entriesTable(entries: readonly Entry[], highlight?: string): string {
+  if (entries.length === 0) return "(no entries)";
+  const rows = entries.map((e) => [
+    e.playerId === highlight ? `> ${e.rank}` : `  ${e.rank}`,
+    e.playerId,
+    e.score.toString(),
+    new Date(Number(e.reachedAtMs)).toISOString(),
+  ]);
+  const header = ["  rank", "player", "score", "reached at"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
+  return [line(header), ...rows.map(line)].join("\n");
+}

@@ -1,0 +1,157 @@
+// Starts the cluster's own services as child processes: one shard node per Redis, then the router and
+// ingest, all from this checkout's TypeScript through tsx, configured only through LADDER_* variables
+// (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
+// and ingest's bound ports are read from those lines, so tests can ask for port 0.
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "../../../common/src/config.js";
+import { createKafka, ensureScoreTopic } from "../../../common/src/kafka.js";
+import type { Logger } from "../../../common/src/logger.js";
+import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const ENTRY = {
+  shard: "shard-node/src/main.ts",
+  router: "router/src/main.ts",
+  ingest: "ingest/src/main.ts",
+} as const;
+
+export interface ServicesOptions {
+  kafkaBrokers: readonly string[];
+  /** One shard per Redis URL: shard-0, shard-1, ... */
+  redisUrls: readonly string[];
+  /** Router and ingest listen addresses; port 0 picks a free port. */
+  routerListen: string;
+  ingestListen: string;
+  /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...). */
+  settings?: Readonly<Record<string, string>>;
+  /** The environment the children inherit (PATH and friends). */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  log: Logger;
+  readyTimeoutMs?: number;
+}
+
+export interface RunningServices {
+  readonly routerAddress: string;
+  readonly ingestAddress: string;
+  readonly shardIds: readonly string[];
+  /** The environment every service got (without the per-shard id). */
+  readonly env: Readonly<Record<string, string>>;
+  shardNode(id: string): ManagedProcess;
+  /** Starts shard node `id` again after it stopped or was killed. */
+  restartShardNode(id: string): Promise<void>;
+  router(): ManagedProcess;
+  restartRouter(): Promise<void>;
+  ingest(): ManagedProcess;
+  /** SIGTERM to every service (ingest first, shard nodes last), waiting for each to exit. */
+  stop(): Promise<void>;
+}
+
+export async function startServices(opts: ServicesOptions): Promise<RunningServices> {
+  const shardIds = opts.redisUrls.map((_, i) => `shard-${i}`);
+  const env: Record<string, string> = {
+    LADDER_KAFKA_BROKERS: opts.kafkaBrokers.join(","),
+    LADDER_SHARDS: opts.redisUrls.map((url, i) => `${shardIds[i]}=${url}`).join(","),
+    ...opts.settings,
+  };
+  const timeoutMs = opts.readyTimeoutMs ?? 60_000;
+  // Create the score topic once, before several services race to create it.
+  const config = loadConfig(env);
+  await ensureScoreTopic(createKafka(config.kafkaBrokers, "ladder-launcher", opts.log), config.scoreTopic, config.numSlots);
+  const spawn = (name: string, entry: string, extra: Record<string, string>, ready: string) =>
+    spawnService({ name, entry, env: { ...opts.baseEnv, ...env, ...extra }, ready, timeoutMs, log: opts.log.child({ service: name }) });
+
+  const shards = new Map<string, Started>();
+  const startShard = async (id: string) => {
+    shards.set(id, await spawn(id, ENTRY.shard, { LADDER_SHARD_ID: id }, "shard node ready"));
+  };
+  await Promise.all(shardIds.map(startShard));
+  const startRouter = (listen: string) => spawn("router", ENTRY.router, { LADDER_ROUTER_LISTEN: listen }, "router listening");
+  let router = await startRouter(opts.routerListen);
+  const ingest = await spawn("ingest", ENTRY.ingest, { LADDER_INGEST_LISTEN: opts.ingestListen }, "ingest listening");
+  const routerAddress = withPort(opts.routerListen, router.port!);
+
+  return {
+    routerAddress,
+    ingestAddress: withPort(opts.ingestListen, ingest.port!),
+    shardIds,
+    env,
+    shardNode: (id) => shards.get(id)!.process,
+    restartShardNode: (id) => startShard(id),
+    router: () => router.process,
+    async restartRouter() {
+      router = await startRouter(routerAddress);
+    },
+    ingest: () => ingest.process,
+    async stop() {
+      await ingest.process.stop(10_000);
+      await router.process.stop(10_000);
+      await Promise.all([...shards.values()].map((s) => s.process.stop(10_000)));
+    },
+  };
+}
+
+interface Started {
+  process: ManagedProcess;
+  /** The port from the ready line, for services that listen. */
+  port?: number;
+}
+
+interface SpawnOptions {
+  name: string;
+  entry: string;
+  env: Record<string, string | undefined>;
+  ready: string;
+  timeoutMs: number;
+  log: Logger;
+}
+
+function spawnService({ name, entry, env, ready, timeoutMs, log }: SpawnOptions): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const proc = spawnManaged({
+      command: process.execPath,
+      args: ["--import", "tsx", entry],
+      cwd: REPO,
+      env,
+      log,
+      levelOf,
+      onLine: (line) => {
+        if (settled) return;
+        const rec = parseJson(line);
+        if (rec?.msg !== ready) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ process: proc, port: typeof rec.port === "number" ? rec.port : undefined });
+      },
+    });
+    const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);
+    const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void proc.kill();
+      reject(new Error(`${name} ${why}\n${proc.output()}`));
+    };
+    void proc.exited.then((s) => fail(describeExit(s)));
+  });
+}
+
+/** pino levels: 40 warn, 50 error, 60 fatal. Plain lines (stack traces) are warnings. */
+function levelOf(line: string): LineLevel {
+  const level = parseJson(line)?.level;
+  if (typeof level !== "number") return "warn";
+  return level >= 50 ? "error" : level >= 40 ? "warn" : "debug";
+}
+
+function parseJson(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith("{")) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function withPort(listen: string, port: number): string {
+  return `${listen.slice(0, listen.lastIndexOf(":"))}:${port}`;
+}

@@ -1,0 +1,131 @@
+// The whole data path on real processes: gRPC ingest -> Kafka -> 3 shard nodes -> Redis -> router,
+// checked against a brute-force oracle of every acknowledged update, with many ties.
+import { status } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../common/src/config.js";
+import { Operation, type Entry, type PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
+import { startTestCluster, TEST_HEARTBEAT_TTL_MS, type TestCluster } from "./cluster-harness.js";
+import { Oracle, type OracleEntry, type OracleUpdate } from "./oracle.js";
+
+const BOARD = "season";
+const PLAYERS = 3000;
+const boards = loadConfig({}).boards;
+let cluster: TestCluster;
+const oracle = new Oracle((b) => boards.forBoard(b));
+const written: PartitionOffset[] = [];
+
+// Deterministic pseudo-random numbers, so a failure can be replayed.
+let seed = 20261130;
+const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+
+/** Updates with many ties: scores from a narrow range, times from a few one-minute units. */
+function randomUpdates(n: number, base: number): OracleUpdate[] {
+  const minutes = [0, 1, 2, 3].map((m) => base + m * 60_000);
+  return Array.from({ length: n }, () => {
+    const op = pick([Operation.SET, Operation.SET, Operation.INCREMENT, Operation.BEST]);
+    const value = op === Operation.INCREMENT ? Math.floor(rand() * 7) - 2 : Math.floor(rand() * 40);
+    return { board: BOARD, playerId: `p-${Math.floor(rand() * PLAYERS)}`, op, value, timestampMs: pick(minutes) + Math.floor(rand() * 60_000) };
+  });
+}
+
+async function submit(updates: OracleUpdate[]): Promise<void> {
+  for (let i = 0; i < updates.length; i += 500) {
+    const batch = updates.slice(i, i + 500);
+    const res = await cluster.ingest.submitScores({
+      updates: batch.map((u) => ({ ...u, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs) })),
+    });
+    expect(res.accepted).toBe(batch.length);
+    written.push(...res.offsets);
+    batch.forEach((u) => oracle.apply(u)); // acknowledged: now part of the truth
+  }
+}
+
+const plain = (e: Entry) => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+const grpcCode = (p: Promise<unknown>) => p.then(() => "ok", (e: { code: number }) => e.code);
+
+async function expectMatchesOracle(): Promise<void> {
+  const expected = oracle.sorted(BOARD);
+  const byId = new Map(expected.map((e) => [e.playerId, e]));
+  // every page of the board from the top
+  const seen: OracleEntry[] = [];
+  for (let offset = 0; offset < expected.length; offset += 250) {
+    const page = await cluster.router.getTop({ board: BOARD, offset: BigInt(offset), limit: 250 });
+    expect(Number(page.total)).toBe(expected.length);
+    seen.push(...page.entries.map(plain));
+  }
+  expect(seen).toEqual(expected);
+  // every player's rank
+  const ids = [...byId.keys()];
+  for (let i = 0; i < ids.length; i += 100) {
+    const answers = await Promise.all(ids.slice(i, i + 100).map((playerId) => cluster.router.getRank({ board: BOARD, playerId })));
+    for (const a of answers) {
+      expect(plain(a.entry!)).toEqual(byId.get(a.entry!.playerId));
+      expect(Number(a.total)).toBe(expected.length);
+    }
+  }
+  // windows around players, including both ends of the board
+  const sample = [expected[0]!, expected[1]!, expected.at(-1)!, expected.at(-2)!, ...expected.filter((_, i) => i % 23 === 0)];
+  for (const [i, centre] of sample.entries()) {
+    const radius = [1, 5, 17, 100][i % 4]!;
+    const res = await cluster.router.getAround({ board: BOARD, playerId: centre.playerId, radius });
+    const at = centre.rank - 1;
+    expect(res.entries.map(plain)).toEqual(expected.slice(Math.max(0, at - radius), at + radius + 1));
+  }
+}
+
+beforeAll(async () => {
+  cluster = await startTestCluster("e2e");
+}, 120_000);
+afterAll(() => cluster?.stop());
+
+describe("cluster > end to end", () => {
+  it("answers top, rank and around exactly like a brute-force oracle, ties included", async () => {
+    await submit(randomUpdates(9000, Date.now() - 3_600_000));
+    await cluster.waitApplied(written);
+    expect(oracle.sorted(BOARD).length).toBeGreaterThan(2500);
+    await expectMatchesOracle();
+  });
+
+  it("rejects a batch with one bad update with INVALID_ARGUMENT and writes nothing of it", async () => {
+    const good = { board: "bad-input", playerId: "ok", op: Operation.SET, value: 5n };
+    const cases: Array<[unknown[], RegExp]> = [
+      [[good, { ...good, playerId: "" }, good], /updates\[1\]: player_id is empty/],
+      [[good, good, { ...good, op: Operation.UNSPECIFIED }], /updates\[2\]: op 0 is not a valid operation/],
+      [[{ ...good, value: -1n }], /updates\[0\]: value -1 is outside/],
+      [[{ ...good, board: "no spaces" }], /updates\[0\]: board may contain only/],
+      [[{ ...good, timestampMs: BigInt(Date.now() + 86_400_000) }], /future/],
+      [[], /updates is empty/],
+      [Array.from({ length: 1001 }, () => good), /more than the limit of 1000/],
+    ];
+    for (const [updates, message] of cases) {
+      const err = await cluster.ingest.submitScores({ updates: updates as never }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringMatching(message) });
+    }
+    await cluster.waitApplied(written);
+    expect(await grpcCode(cluster.router.getTop({ board: "bad-input" }).then((r) => expect(r.entries).toEqual([])))).toBe("ok");
+  });
+
+  it("answers bad reads with INVALID_ARGUMENT and unknown players with NOT_FOUND", async () => {
+    expect(await grpcCode(cluster.router.getTop({ board: "", limit: 5 }))).toBe(status.INVALID_ARGUMENT);
+    expect(await grpcCode(cluster.router.getTop({ board: BOARD, limit: 1001 }))).toBe(status.INVALID_ARGUMENT);
+    expect(await grpcCode(cluster.router.getTop({ board: BOARD, offset: 9_999n, limit: 2 }))).toBe(status.INVALID_ARGUMENT);
+    expect(await grpcCode(cluster.router.getAround({ board: BOARD, playerId: "p-1", radius: 101 }))).toBe(status.INVALID_ARGUMENT);
+    expect(await grpcCode(cluster.router.getRank({ board: BOARD, playerId: "nobody" }))).toBe(status.NOT_FOUND);
+    expect(await grpcCode(cluster.router.getAround({ board: "no-such-board", playerId: "p-1" }))).toBe(status.NOT_FOUND);
+  });
+
+  it("gives UNAVAILABLE while a shard node is dead, then exact answers again, with nothing lost", async () => {
+    const victim = cluster.services.shardIds[1]!;
+    await cluster.services.shardNode(victim).kill();
+    await new Promise((r) => setTimeout(r, TEST_HEARTBEAT_TTL_MS + 200));
+    const someone = oracle.sorted(BOARD)[0]!.playerId;
+    expect(await grpcCode(cluster.router.getTop({ board: BOARD, limit: 10 }))).toBe(status.UNAVAILABLE);
+    expect(await grpcCode(cluster.router.getRank({ board: BOARD, playerId: someone }))).toBe(status.UNAVAILABLE);
+    // writes still go to the log while the shard is down
+    await submit(randomUpdates(1500, Date.now() - 600_000));
+    await cluster.services.restartShardNode(victim);
+    await cluster.waitApplied(written);
+    await expectMatchesOracle();
+  });
+});
