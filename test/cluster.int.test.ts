@@ -1,6 +1,9 @@
 // The whole data path on real processes: gRPC ingest -> Kafka -> 3 shard nodes -> Redis -> router,
 // checked against a brute-force oracle of every acknowledged update, with many ties.
+import * as grpc from "@grpc/grpc-js";
 import { status } from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../common/src/config.js";
 import { Operation, type Entry, type PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
@@ -127,5 +130,37 @@ describe("cluster > end to end", () => {
     await cluster.services.restartShardNode(victim);
     await cluster.waitApplied(written);
     await expectMatchesOracle();
+  });
+
+  it("serves an outside client built only from proto/", async () => {
+    const pkg = grpc.loadPackageDefinition(
+      loadSync(["leaderboard/v1/ingest.proto", "leaderboard/v1/leaderboard.proto"], {
+        includeDirs: [join(import.meta.dirname, "..", "proto")], keepCase: true, longs: String, enums: String, defaults: true,
+      }),
+    ) as unknown as { leaderboard: { v1: Record<string, grpc.ServiceClientConstructor> } };
+    const creds = grpc.credentials.createInsecure();
+    const ingest = new pkg.leaderboard.v1.IngestService!(cluster.services.ingestAddress, creds);
+    const router = new pkg.leaderboard.v1.LeaderboardService!(cluster.services.routerAddress, creds);
+    const call = <T>(client: grpc.Client, method: string, req: object) =>
+      new Promise<T>((resolve, reject) => (client as unknown as Record<string, Function>)[method]!(req, (e: Error | null, r: T) => (e ? reject(e) : resolve(r))));
+    const t = Date.now() - 120_000;
+    const res = await call<{ offsets: PartitionOffset[]; accepted: number }>(ingest, "SubmitScores", {
+      updates: [
+        { board: "outside", player_id: "ann", op: "OPERATION_SET", value: "300", timestamp_ms: String(t) },
+        { board: "outside", player_id: "bob", op: "OPERATION_SET", value: "300", timestamp_ms: String(t + 60_000) },
+        { board: "outside", player_id: "cat", op: "OPERATION_BEST", value: "500", timestamp_ms: "0" },
+        { board: "outside", player_id: "ann", op: "OPERATION_INCREMENT", value: "0", timestamp_ms: "0" },
+      ],
+    });
+    expect(res.accepted).toBe(4);
+    await cluster.waitApplied(res.offsets.map((o) => ({ partition: o.partition, offset: BigInt(o.offset) }) as PartitionOffset));
+    const top = await call<{ entries: Array<{ player_id: string; score: string; rank: string }>; total: string }>(router, "GetTop", { board: "outside", limit: 10 });
+    expect(top.entries.map((e) => [e.player_id, e.score, e.rank])).toEqual([["cat", "500", "1"], ["ann", "300", "2"], ["bob", "300", "3"]]);
+    const rank = await call<{ entry: { rank: string }; total: string }>(router, "GetRank", { board: "outside", player_id: "bob" });
+    expect([rank.entry.rank, rank.total]).toEqual(["3", "3"]);
+    const around = await call<{ entries: Array<{ player_id: string }> }>(router, "GetAround", { board: "outside", player_id: "ann", radius: 1 });
+    expect(around.entries.map((e) => e.player_id)).toEqual(["cat", "ann", "bob"]);
+    ingest.close();
+    router.close();
   });
 });

@@ -64,8 +64,7 @@ export async function demo(c: Clients, o: Options): Promise<string> {
     }
     await c.ingest.submitScores({ updates });
   }
-  const last = `player-${String(players - 1).padStart(6, "0")}`;
-  await waitVisible(c, board, last);
+  await waitVisible(c, board, players);
   const someone = `player-${String(Math.floor(Math.random() * players)).padStart(6, "0")}`;
   return [
     `submitted ${players} players to board "${board}"`, "", "top 10:", await top(c, { board, limit: "10" }), "",
@@ -73,15 +72,11 @@ export async function demo(c: Clients, o: Options): Promise<string> {
   ].join("\n");
 }
 
-async function waitVisible(c: Clients, board: string, playerId: string): Promise<void> {
+/** Waits (30 s at most) until the board holds `players` players: the shards apply asynchronously. */
+async function waitVisible(c: Clients, board: string, players: number): Promise<void> {
   const until = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await c.router.getRank({ board, playerId });
-      return;
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  while ((await c.router.getTop({ board, limit: 1 })).total < BigInt(players)) {
+    if (Date.now() > until) throw new Error(`the board did not reach ${players} players within 30 s`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

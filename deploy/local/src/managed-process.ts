@@ -47,6 +47,12 @@ export interface ManagedProcess {
   kill(): Promise<ExitStatus>;
 }
 
+// One "exit" listener for all children (a listener each would trip Node's leak warning at 11).
+const liveChildren = new Set<() => void>();
+process.on("exit", () => {
+  for (const killChild of liveChildren) killChild();
+});
+
 export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
   const { command, args, cwd, env, log, levelOf = () => "debug", onLine: watch, parentExitSignal = "SIGTERM",
     tailLines = 60 } = opts;
@@ -66,13 +72,13 @@ export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
   const onParentExit = (): void => {
     child.kill(parentExitSignal);
   };
-  process.on("exit", onParentExit);
+  liveChildren.add(onParentExit);
 
   const exited = new Promise<ExitStatus>((resolve) => {
     const finish = (s: ExitStatus): void => {
       if (status !== undefined) return;
       status = s;
-      process.off("exit", onParentExit);
+      liveChildren.delete(onParentExit);
       resolve(s);
     };
     child.once("error", (error) => finish({ code: null, signal: null, error }));

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs whatever ladder needs and this machine lacks, then returns: redis-server, a Java 17+ runtime
+# and Maven (Debian packages), the npm dependencies (npm ci, only when missing or out of date), and the
+# Kafka broker's jars (Maven Central, cached in ~/.cache/ladder). Safe to run again: it does nothing
+# that is already done. Used by the README's two commands and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+if ! java -version 2>&1 | grep -qE 'version "(1[7-9]|[2-9][0-9])'; then missing+=(openjdk-17-jre-headless); fi
+command -v mvn >/dev/null 2>&1 || missing+=(maven)
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+node --import tsx deploy/local/src/fetch-kafka.ts
