@@ -24,6 +24,16 @@ export interface TestCluster {
 }
 
 export const TEST_HEARTBEAT_TTL_MS = 1000;
+export const TEST_TOKENS = {
+  write: "test-write-token-0123456789",
+  admin: "test-admin-token-0123456789",
+  read: "test-read-token-01234567890",
+};
+const grants = [
+  { name: "test-game-server", token: TEST_TOKENS.write, roles: ["write"] },
+  { name: "test-admin", token: TEST_TOKENS.admin, roles: ["admin"] },
+  { name: "test-reader", token: TEST_TOKENS.read, roles: ["read"] },
+];
 
 export async function startTestCluster(label: string, settings: Record<string, string> = {}): Promise<TestCluster> {
   const ns = freshNamespace(label);
@@ -39,13 +49,14 @@ export async function startTestCluster(label: string, settings: Record<string, s
       LADDER_SLOTS: "12",
       LADDER_HEARTBEAT_TTL_MS: String(TEST_HEARTBEAT_TTL_MS),
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
+      LADDER_TOKENS: JSON.stringify(grants),
       ...settings,
     },
     baseEnv: process.env,
     log: rootLogger({ level: "warn", name: `test-${label}` }),
   });
-  const ingest = createClient(IngestService, services.ingestAddress);
-  const router = createClient(LeaderboardService, services.routerAddress);
+  const ingest = createClient(IngestService, services.ingestAddress, undefined, {}, TEST_TOKENS.write);
+  const router = createClient(LeaderboardService, services.routerAddress, undefined, {}, TEST_TOKENS.read);
   const redis = redisUrls.map((url) => new Redis(url));
   const offsetsKey = keyLayout(ns.keyPrefix).offsets;
 

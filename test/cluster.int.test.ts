@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../common/src/config.js";
 import { Operation, type Entry, type PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
-import { startTestCluster, TEST_HEARTBEAT_TTL_MS, type TestCluster } from "./cluster-harness.js";
+import { createClient } from "../common/src/grpc-adapter.js";
+import { IngestService } from "../proto/gen/leaderboard/v1/ingest_pb.js";
+import { startTestCluster, TEST_HEARTBEAT_TTL_MS, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { Oracle, type OracleEntry, type OracleUpdate } from "./oracle.js";
 
 const BOARD = "season";
@@ -109,6 +111,25 @@ describe("cluster > end to end", () => {
     expect(await grpcCode(cluster.router.getTop({ board: "bad-input" }).then((r) => expect(r.entries).toEqual([])))).toBe("ok");
   });
 
+  it("refuses writes without a write token, writing nothing", async () => {
+    const update = { board: "auth", playerId: "mallory", op: Operation.SET, value: 1_000_000n };
+    const attempts: Array<[string | undefined, number]> = [
+      [undefined, status.UNAUTHENTICATED],
+      ["not-a-token-at-all-xxxxxxxx", status.UNAUTHENTICATED],
+      [TEST_TOKENS.read, status.PERMISSION_DENIED],
+      [TEST_TOKENS.admin, status.PERMISSION_DENIED],
+    ];
+    for (const [token, code] of attempts) {
+      const client = createClient(IngestService, cluster.services.ingestAddress, undefined, {}, token);
+      expect(await grpcCode(client.submitScores({ updates: [update] }))).toBe(code);
+      client.close();
+    }
+    const ok = await cluster.ingest.submitScores({ updates: [{ ...update, playerId: "gs-player", value: 3n }] });
+    await cluster.waitApplied(ok.offsets);
+    const top = await cluster.router.getTop({ board: "auth" });
+    expect(top.entries.map((e) => e.playerId)).toEqual(["gs-player"]);
+  });
+
   it("answers bad reads with INVALID_ARGUMENT and unknown players with NOT_FOUND", async () => {
     expect(await grpcCode(cluster.router.getTop({ board: "", limit: 5 }))).toBe(status.INVALID_ARGUMENT);
     expect(await grpcCode(cluster.router.getTop({ board: BOARD, limit: 1001 }))).toBe(status.INVALID_ARGUMENT);
@@ -141,8 +162,10 @@ describe("cluster > end to end", () => {
     const creds = grpc.credentials.createInsecure();
     const ingest = new pkg.leaderboard.v1.IngestService!(cluster.services.ingestAddress, creds);
     const router = new pkg.leaderboard.v1.LeaderboardService!(cluster.services.routerAddress, creds);
+    const auth = new grpc.Metadata();
+    auth.set("authorization", `Bearer ${TEST_TOKENS.write}`);
     const call = <T>(client: grpc.Client, method: string, req: object) =>
-      new Promise<T>((resolve, reject) => (client as unknown as Record<string, Function>)[method]!(req, (e: Error | null, r: T) => (e ? reject(e) : resolve(r))));
+      new Promise<T>((resolve, reject) => (client as unknown as Record<string, Function>)[method]!(req, auth, (e: Error | null, r: T) => (e ? reject(e) : resolve(r))));
     const t = Date.now() - 120_000;
     const res = await call<{ offsets: PartitionOffset[]; accepted: number }>(ingest, "SubmitScores", {
       updates: [

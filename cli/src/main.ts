@@ -8,19 +8,25 @@
  *   npm run cli -- demo   [--board demo] [--players 5000]
  *
  * --router host:port and --ingest host:port override LADDER_ROUTER_LISTEN / LADDER_INGEST_LISTEN.
+ * --token (or LADDER_TOKEN) is the bearer token; by default the local cluster's admin token from
+ * .ladder/credentials.json (LADDER_DATA_DIR).
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../common/src/config.js";
 import { createClient } from "../../common/src/grpc-adapter.js";
 import { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
 import { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import { clientCredentials } from "../../common/src/tls.js";
+import { localAdminToken } from "../../deploy/local/src/credentials.js";
+import { loadLocalConfig } from "../../deploy/local/src/local-config.js";
 import * as commands from "./commands.js";
 
 const config = loadConfig(process.env);
+const local = loadLocalConfig(process.env, process.cwd());
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest"].map((n) => [n, { type: "string" as const }]),
+    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token"].map((n) => [n, { type: "string" as const }]),
   ),
 });
 const command = positionals[0] as keyof typeof commands | undefined;
@@ -28,9 +34,11 @@ if (!command || !(command in commands)) {
   console.error("usage: npm run cli -- <submit|top|rank|around|demo> [options]   (see cli/src/main.ts)");
   process.exit(2);
 }
+const token = values.token ?? config.clientToken ?? localAdminToken(local.dataDir);
+const credentials = clientCredentials(config);
 const clients = {
-  ingest: createClient(IngestService, values.ingest ?? config.ingestListen),
-  router: createClient(LeaderboardService, values.router ?? config.routerListen),
+  ingest: createClient(IngestService, values.ingest ?? config.ingestListen, credentials, {}, token),
+  router: createClient(LeaderboardService, values.router ?? config.routerListen, credentials, {}, token),
 };
 try {
   console.log(await commands[command](clients, values));

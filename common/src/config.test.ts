@@ -31,4 +31,12 @@ describe("common > config", () => {
     expect(c.boards.forBoard("daily:2026-11-30")).toMatchObject({ maxPoints: 1000, resolutionMs: 1, ttlSeconds: 172800 });
     expect(c.boards.forBoard("global").maxPoints).toBe(2 ** 31 - 1);
   });
+
+  it("reads tokens with roles and rejects weak or malformed ones", () => {
+    const c = loadConfig({ LADDER_TOKENS: JSON.stringify([{ name: "gs", token: "x".repeat(32), roles: ["write"] }]), LADDER_READS: "token" });
+    expect(c.tokens).toEqual([{ name: "gs", token: "x".repeat(32), roles: ["write"] }]);
+    expect(c.readsOpen).toBe(false);
+    expect(() => loadConfig({ LADDER_TOKENS: JSON.stringify([{ name: "gs", token: "short", roles: ["write"] }]) })).toThrow(/LADDER_TOKENS\[0\]/);
+    expect(() => loadConfig({ LADDER_TOKENS: JSON.stringify([{ name: "gs", token: "x".repeat(32), roles: ["root"] }]) })).toThrow(/roles/);
+  });
 });

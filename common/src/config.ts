@@ -19,7 +19,17 @@
  *   LADDER_HEARTBEAT_TTL_MS  a shard node not heard from this long is down   5000
  *   LADDER_APPLY_BATCH       events per apply-script call             500
  *   LADDER_LOG_LEVEL         pino level                               info
+ *   LADDER_TOKENS            JSON [{name, token, roles: [read|write|admin]}]   none: every write is refused
+ *   LADDER_READS             open | token                             open
+ *   LADDER_TOKEN             the token a client (CLI, loadtest) sends  (none)
+ *   LADDER_TLS_CERT_FILE     PEM certificate chain: serve TLS on every gRPC port   (plaintext)
+ *   LADDER_TLS_KEY_FILE      PEM private key of that certificate
+ *   LADDER_TLS_CA_FILE       PEM CA that clients (CLI, loadtest) trust   (system CAs)
+ *   LADDER_DEDUP_WINDOW_MS   how long an event id is remembered for deduplication   600000
+ *   LADDER_READY_LAG         a shard serves reads only within this many records of the log's end   1000
+ *   LADDER_CONSISTENCY_WAIT_MS  longest a read waits for its consistency token        5000
  */
+import { ROLES, type Role, type TokenGrant } from "./auth.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "./board-spec.js";
 
 export interface ShardAddress {
@@ -43,6 +53,14 @@ export interface Config {
   readonly heartbeatTtlMs: number;
   readonly applyBatch: number;
   readonly logLevel: string;
+  readonly tokens: readonly TokenGrant[];
+  readonly readsOpen: boolean;
+  readonly clientToken: string | undefined;
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  readonly tlsCaFile: string | undefined;
+  readonly dedupWindowMs: number;
+  readonly readyLag: number;
+  readonly consistencyWaitMs: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -76,7 +94,16 @@ export function loadConfig(env: Env): Config {
     heartbeatTtlMs: read.int("LADDER_HEARTBEAT_TTL_MS", 5000, 100, 600_000), // 5 s
     applyBatch: read.int("LADDER_APPLY_BATCH", 500, 1, 10_000),
     logLevel: read.string("LADDER_LOG_LEVEL", "info", /^(trace|debug|info|warn|error|fatal|silent)$/),
+    tokens: parseTokens(env.LADDER_TOKENS, problems),
+    readsOpen: read.string("LADDER_READS", "open", /^(open|token)$/) === "open",
+    clientToken: env.LADDER_TOKEN || undefined,
+    tls: env.LADDER_TLS_CERT_FILE || env.LADDER_TLS_KEY_FILE ? { certFile: env.LADDER_TLS_CERT_FILE ?? "", keyFile: env.LADDER_TLS_KEY_FILE ?? "" } : undefined,
+    tlsCaFile: env.LADDER_TLS_CA_FILE || undefined,
+    dedupWindowMs: read.int("LADDER_DEDUP_WINDOW_MS", 10 * 60_000, 0, 7 * 86_400_000), // 10 min
+    readyLag: read.int("LADDER_READY_LAG", 1000, 0, 1e9),
+    consistencyWaitMs: read.int("LADDER_CONSISTENCY_WAIT_MS", 5000, 0, 600_000), // 5 s
   };
+  if (config.tls && (!config.tls.certFile || !config.tls.keyFile)) problems.push("LADDER_TLS_CERT_FILE and LADDER_TLS_KEY_FILE go together");
   if (config.shardId !== undefined && !config.shards.some((s) => s.id === config.shardId))
     problems.push(`LADDER_SHARD_ID: "${config.shardId}" is not one of LADDER_SHARDS`);
   if (problems.length) throw new ConfigError(problems);
@@ -95,6 +122,29 @@ function parseShards(text: string, problems: string[]): ShardAddress[] {
   if (shards.length === 0) problems.push("LADDER_SHARDS: at least one shard is needed");
   if (new Set(shards.map((s) => s.id)).size !== shards.length) problems.push("LADDER_SHARDS: shard ids must be unique");
   return shards;
+}
+
+function parseTokens(text: string | undefined, problems: string[]): TokenGrant[] {
+  if (!text) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    problems.push(`LADDER_TOKENS: not JSON (${(err as Error).message})`);
+    return [];
+  }
+  if (!Array.isArray(parsed)) {
+    problems.push("LADDER_TOKENS: not a JSON array");
+    return [];
+  }
+  return parsed.flatMap((g: Partial<TokenGrant>, i) => {
+    const ok = typeof g?.name === "string" && typeof g.token === "string" && g.token.length >= 16 && Array.isArray(g.roles) && g.roles.length > 0 && g.roles.every((r) => ROLES.includes(r as Role));
+    if (!ok) {
+      problems.push(`LADDER_TOKENS[${i}]: needs name, a token of 16+ characters and roles from ${ROLES.join(", ")}`);
+      return [];
+    }
+    return [Object.freeze({ name: g.name!, token: g.token!, roles: Object.freeze([...g.roles!]) })];
+  });
 }
 
 function parseBoards(text: string | undefined, problems: string[]): BoardSpecs {

@@ -6,11 +6,16 @@
  * (toBinary/fromBinary), registers typed handlers that return plain objects, converts
  * whatever a handler throws through `toServiceError` (the only such boundary), and
  * builds promise-returning typed clients. Unary and server-streaming methods only.
+ *
+ * Request bytes that are not a valid message (bad wire format, invalid UTF-8 in a string
+ * field) answer INVALID_ARGUMENT, not grpc-js's INTERNAL: the server's deserializer hands
+ * the handler an Undecodable marker instead of throwing. A `guard` (authentication) runs
+ * before every handler, inside the same error boundary.
  */
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
-import { LadderError, toServiceError } from "./errors.js";
+import { LadderError, invalidArgument, toServiceError } from "./errors.js";
 import type { Logger } from "./logger.js";
 
 /** What a handler knows of its call. */
@@ -34,6 +39,14 @@ export type ServiceImpl<S extends GenServiceMethods> = {
     : (req: In<S[K]>, ctx: CallContext) => Promise<Out<S[K]>>;
 };
 
+/** What a server's deserializer returns for bytes that are not a valid request. */
+class Undecodable {
+  constructor(readonly reason: string) {}
+}
+
+/** Checks a call before its handler runs (e.g. authentication); throws to refuse it. */
+export type Guard = (method: DescMethod, ctx: CallContext) => void;
+
 /** The grpc-js ServiceDefinition of a protobuf-es service descriptor. */
 export function serviceDefinition(service: DescService): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<Message, Message>> = {};
@@ -43,7 +56,13 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
       requestStream: m.methodKind === "client_streaming" || m.methodKind === "bidi_streaming",
       responseStream: m.methodKind === "server_streaming" || m.methodKind === "bidi_streaming",
       requestSerialize: (msg: Message) => Buffer.from(toBinary(m.input, msg as never)),
-      requestDeserialize: (buf: Buffer) => fromBinary(m.input, buf),
+      requestDeserialize: (buf: Buffer) => {
+        try {
+          return fromBinary(m.input, buf);
+        } catch (err) {
+          return new Undecodable((err as Error).message) as unknown as Message;
+        }
+      },
       responseSerialize: (msg: Message) => Buffer.from(toBinary(m.output, msg as never)),
       responseDeserialize: (buf: Buffer) => fromBinary(m.output, buf),
     };
@@ -57,31 +76,44 @@ export function addService<S extends GenServiceMethods>(
   service: GenService<S>,
   impl: ServiceImpl<S>,
   log: Logger,
+  guard: Guard = () => {},
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const m of service.methods) {
     const fn = (impl as Record<string, (...args: never[]) => Promise<unknown>>)[m.localName];
     if (!fn) throw new Error(`no handler for ${service.typeName}.${m.name}`);
-    handlers[m.localName] = m.methodKind === "server_streaming" ? streamHandler(m, fn, log) : unaryHandler(m, fn, log);
+    const checked = (req: unknown, ctx: CallContext): void => {
+      guard(m, ctx);
+      if (req instanceof Undecodable) throw invalidArgument(`request is not a valid ${m.input.typeName}: ${req.reason}`);
+    };
+    handlers[m.localName] = m.methodKind === "server_streaming" ? streamHandler(m, fn, checked, log) : unaryHandler(m, fn, checked, log);
   }
   server.addService(serviceDefinition(service), handlers);
 }
 
-function unaryHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, log: Logger): grpc.handleUnaryCall<unknown, unknown> {
+type Check = (req: unknown, ctx: CallContext) => void;
+
+function unaryHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const ctx = contextOf(call);
-    (fn as (req: unknown, ctx: CallContext) => Promise<unknown>)(call.request, ctx).then(
+    Promise.resolve().then(() => {
+      check(call.request, ctx);
+      return (fn as (req: unknown, ctx: CallContext) => Promise<unknown>)(call.request, ctx);
+    }).then(
       (res) => callback(null, create(m.output, res as MessageInitShape<typeof m.output>)),
       (err: unknown) => callback(reportError(log, m, err)),
     );
   };
 }
 
-function streamHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, log: Logger): grpc.handleServerStreamingCall<unknown, unknown> {
+function streamHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
     const ctx = contextOf(call);
     const send = (msg: unknown) => call.write(create(m.output, msg as MessageInitShape<typeof m.output>));
-    (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx).then(
+    Promise.resolve().then(() => {
+      check(call.request, ctx);
+      return (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx);
+    }).then(
       () => call.end(),
       (err: unknown) => call.destroy(reportError(log, m, err) as Error),
     );
@@ -145,6 +177,8 @@ export function createClient<S extends GenServiceMethods>(
   address: string,
   credentials = grpc.credentials.createInsecure(),
   options: grpc.ClientOptions = {},
+  /** Bearer token sent with every call (see auth.ts). */
+  token?: string,
 ): ServiceClient<S> {
   const Ctor = grpc.makeGenericClientConstructor(serviceDefinition(service), service.typeName);
   const raw = new Ctor(address, credentials, options);
@@ -154,12 +188,18 @@ export function createClient<S extends GenServiceMethods>(
     client[m.localName] = m.methodKind === "unary"
       ? (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) =>
           new Promise((resolve, reject) => {
-            call(create(m.input, req), opts.metadata ?? new grpc.Metadata(), callOptions(opts), (err: Error | null, res: unknown) =>
+            call(create(m.input, req), metadataFor(opts, token), callOptions(opts), (err: Error | null, res: unknown) =>
               err ? reject(err) : resolve(res));
           })
-      : (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) => call(create(m.input, req), opts.metadata ?? new grpc.Metadata(), callOptions(opts));
+      : (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) => call(create(m.input, req), metadataFor(opts, token), callOptions(opts));
   }
   return client as ServiceClient<S>;
+}
+
+function metadataFor(opts: CallOptions, token: string | undefined): grpc.Metadata {
+  const metadata = opts.metadata ?? new grpc.Metadata();
+  if (token !== undefined && metadata.get("authorization").length === 0) metadata.set("authorization", `Bearer ${token}`);
+  return metadata;
 }
 
 function callOptions(opts: CallOptions): grpc.CallOptions {

@@ -4,7 +4,9 @@
 import * as grpc from "@grpc/grpc-js";
 import { Partitioners } from "kafkajs";
 import { loadConfig } from "../../common/src/config.js";
+import { Authenticator, requireRole } from "../../common/src/auth.js";
 import { addService, listen, shutdown } from "../../common/src/grpc-adapter.js";
+import { serverCredentials } from "../../common/src/tls.js";
 import { HealthRegistry, ServingStatus } from "../../common/src/health.js";
 import { createKafka, ensureScoreTopic } from "../../common/src/kafka.js";
 import { rootLogger } from "../../common/src/logger.js";
@@ -29,11 +31,13 @@ const producer = kafka.producer({
 await producer.connect();
 const server = new grpc.Server();
 const commit = new GroupCommitProducer(producer, config.scoreTopic, log.child({ component: "producer" }));
-addService(server, IngestService, ingestService(config, commit), log.child({ component: "grpc" }));
+const auth = new Authenticator(config.tokens, config.readsOpen);
+if (!config.tokens.some((t) => t.roles.includes("write"))) log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
+addService(server, IngestService, ingestService(config, commit), log.child({ component: "grpc" }), requireRole(auth, "write"));
 const health = new HealthRegistry();
 health.set(IngestService.typeName, ServingStatus.SERVING);
 health.register(server, log);
-const port = await listen(server, config.ingestListen);
+const port = await listen(server, config.ingestListen, serverCredentials(config));
 log.info({ address: config.ingestListen, port, topic: config.scoreTopic }, "ingest listening");
 
 onShutdown(log, async () => {

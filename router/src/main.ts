@@ -3,7 +3,9 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "../../common/src/config.js";
+import { Authenticator, requireRole } from "../../common/src/auth.js";
 import { addService, listen, shutdown } from "../../common/src/grpc-adapter.js";
+import { serverCredentials } from "../../common/src/tls.js";
 import { HealthRegistry, ServingStatus } from "../../common/src/health.js";
 import { rootLogger } from "../../common/src/logger.js";
 import { onShutdown } from "../../common/src/shutdown.js";
@@ -16,11 +18,12 @@ const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "router" });
 const pool = new ShardPool(config.shards, config.numSlots, config.keyPrefix, config.shardTimeoutMs);
 const server = new grpc.Server();
-addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards)), log.child({ component: "grpc" }));
+const auth = new Authenticator(config.tokens, config.readsOpen);
+addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards)), log.child({ component: "grpc" }), requireRole(auth, "read"));
 const health = new HealthRegistry();
 health.set(LeaderboardService.typeName, ServingStatus.SERVING);
 health.register(server, log);
-const port = await listen(server, config.routerListen);
+const port = await listen(server, config.routerListen, serverCredentials(config));
 log.info({ address: config.routerListen, port, shards: config.shards.length }, "router listening");
 
 onShutdown(log, async () => {

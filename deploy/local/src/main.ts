@@ -4,6 +4,7 @@
 // .ladder/ between runs: Redis keeps an append-only file, Kafka its log.
 import { loadConfig } from "../../../common/src/config.js";
 import { rootLogger } from "../../../common/src/logger.js";
+import { credentialsFile, localCredentials } from "./credentials.js";
 import { startInfra } from "./infra.js";
 import { loadLocalConfig } from "./local-config.js";
 import { startServices } from "./services.js";
@@ -46,7 +47,11 @@ try {
     redisUrls: infra.redis.map((r) => r.url),
     routerListen: cluster.routerListen,
     ingestListen: cluster.ingestListen,
-    settings: { LADDER_LOG_LEVEL: cluster.logLevel === "silent" ? "info" : cluster.logLevel },
+    settings: {
+      LADDER_LOG_LEVEL: cluster.logLevel === "silent" ? "info" : cluster.logLevel,
+      // tokens from the environment win; otherwise the local cluster's own
+      LADDER_TOKENS: JSON.stringify(cluster.tokens.length ? cluster.tokens : localCredentials(local.dataDir)),
+    },
     baseEnv: process.env,
     log,
   });
@@ -70,6 +75,7 @@ const rows: Array<[string, string]> = [
   ["kafka    (topic " + cluster.scoreTopic + ", " + cluster.numSlots + " partitions)", infra.kafka.brokers.join(",")],
   ...infra.redis.map((r, i): [string, string] => [`${s.shardIds[i]}  (shard node + redis)`, r.url]),
   ["data", local.dataDir],
+  ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : credentialsFile(local.dataDir)],
 ];
 const width = Math.max(...rows.map(([k]) => k.length));
 console.log(["", "ladder is running:", ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), "",
