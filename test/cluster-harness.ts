@@ -18,7 +18,7 @@ export interface TestCluster {
   services: RunningServices;
   ingest: ServiceClient<Methods<typeof IngestService>>;
   router: ServiceClient<Methods<typeof LeaderboardService>>;
-  /** Resolves once the shards have applied every offset given (polls their Redis). */
+  /** Resolves once the shards have applied every offset given and serve reads (polls their Redis). */
   waitApplied(offsets: Iterable<PartitionOffset>, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -58,7 +58,7 @@ export async function startTestCluster(label: string, settings: Record<string, s
   const ingest = createClient(IngestService, services.ingestAddress, undefined, {}, TEST_TOKENS.write);
   const router = createClient(LeaderboardService, services.routerAddress, undefined, {}, TEST_TOKENS.read);
   const redis = redisUrls.map((url) => new Redis(url));
-  const offsetsKey = keyLayout(ns.keyPrefix).offsets;
+  const { offsets: offsetsKey, heartbeat: heartbeatKey } = keyLayout(ns.keyPrefix);
 
   async function waitApplied(offsets: Iterable<PartitionOffset>, timeoutMs = 60_000): Promise<void> {
     const target = new Map<number, bigint>();
@@ -68,7 +68,8 @@ export async function startTestCluster(label: string, settings: Record<string, s
       const applied = new Map<number, bigint>();
       for (const r of redis) for (const [p, o] of Object.entries(await r.hgetall(offsetsKey))) applied.set(Number(p), BigInt(o));
       const behind = [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o);
-      if (behind.length === 0) return;
+      const serving = (await Promise.all(redis.map((r) => r.exists(heartbeatKey)))).every((n) => n === 1);
+      if (behind.length === 0 && serving) return;
       if (Date.now() > deadline) throw new Error(`offsets not applied within ${timeoutMs} ms: ${JSON.stringify(behind.map(([p, o]) => [p, String(o)]))}`);
       await new Promise((r) => setTimeout(r, 50));
     }

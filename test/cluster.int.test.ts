@@ -130,6 +130,16 @@ describe("cluster > end to end", () => {
     expect(top.entries.map((e) => e.playerId)).toEqual(["gs-player"]);
   });
 
+  it("reads its own writes with the consistency token", async () => {
+    for (let i = 1; i <= 20; i++) {
+      const res = await cluster.ingest.submitScores({ updates: [{ board: "ryw", playerId: `w${i % 3}`, op: Operation.INCREMENT, value: BigInt(i) }] });
+      const rank = await cluster.router.getRank({ board: "ryw", playerId: `w${i % 3}`, consistencyToken: res.consistencyToken });
+      const expected = Array.from({ length: i }, (_, k) => k + 1).filter((k) => k % 3 === i % 3).reduce((a, b) => a + b, 0);
+      expect(Number(rank.entry!.score)).toBe(expected);
+    }
+    expect(await grpcCode(cluster.router.getRank({ board: "ryw", playerId: "w1", consistencyToken: "not a token" }))).toBe(status.INVALID_ARGUMENT);
+  });
+
   it("answers bad reads with INVALID_ARGUMENT and unknown players with NOT_FOUND", async () => {
     expect(await grpcCode(cluster.router.getTop({ board: "", limit: 5 }))).toBe(status.INVALID_ARGUMENT);
     expect(await grpcCode(cluster.router.getTop({ board: BOARD, limit: 1001 }))).toBe(status.INVALID_ARGUMENT);

@@ -7,6 +7,7 @@ import type { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js"
 import type { ScoreUpdate } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
 import type { Config } from "../../common/src/config.js";
 import type { ServiceImpl } from "../../common/src/grpc-adapter.js";
+import { encodeToken } from "../../common/src/consistency-token.js";
 import { invalidArgument } from "../../common/src/errors.js";
 import { slotOf } from "../../common/src/placement.js";
 import { encodeScoreEvent } from "../../common/src/score-event.js";
@@ -31,6 +32,7 @@ export function ingestService(config: Config, producer: GroupCommitProducer, clo
       return {
         offsets: [...written].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
         accepted: n,
+        consistencyToken: encodeToken(written),
       };
     },
   };

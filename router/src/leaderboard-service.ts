@@ -16,19 +16,24 @@ const DEFAULT_RADIUS = 5;
 
 type Methods = typeof LeaderboardService extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
 
-export function leaderboardService(queries: Queries): ServiceImpl<Methods> {
+/** Waits for a request's consistency token (see wait-applied.ts). */
+export type TokenWaiter = (token: string, deadlineMs: number) => Promise<void>;
+
+export function leaderboardService(queries: Queries, waitFor: TokenWaiter): ServiceImpl<Methods> {
   return {
     async getTop(req, ctx) {
       check("board", boardProblem(req.board));
       const limit = req.limit === 0 ? DEFAULT_LIMIT : req.limit;
       if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page by rank with GetAround instead`);
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
       const page = await queries.top(req.board, Number(req.offset), limit, ctx.deadlineMs);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
       check("player_id", playerIdProblem(req.playerId));
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
       const { entry, total } = await queries.rank(req.board, req.playerId, ctx.deadlineMs);
       return { entry: toEntry(entry), total: BigInt(total) };
     },
@@ -37,6 +42,7 @@ export function leaderboardService(queries: Queries): ServiceImpl<Methods> {
       check("player_id", playerIdProblem(req.playerId));
       const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
       if (radius > MAX_RADIUS) throw invalidArgument(`radius ${radius} is above ${MAX_RADIUS}`);
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
       const page = await queries.around(req.board, req.playerId, radius, ctx.deadlineMs);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },

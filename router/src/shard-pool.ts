@@ -46,6 +46,11 @@ export class ShardPool {
     return this.table.stores.get(shardOf(this.table.placement, playerId))!;
   }
 
+  /** The store of the shard that owns slot (partition) `slot`. */
+  ownerOfSlot(slot: number): ShardStore {
+    return this.table.stores.get(this.table.placement.slotToShard[slot]!)!;
+  }
+
   /** Runs `fn` on every shard at once; all must answer before the deadline. */
   async fanOut<T>(fn: (store: ShardStore) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
     const stores = [...this.table.stores.values()];

@@ -27,24 +27,33 @@ export interface ApplierOptions {
   log: Logger;
   /** Called when the consumer has crashed for good (kafkajs will not restart it). */
   onFatal(err: Error): void;
+  /** Called when a partition had to be rewound: the shard is behind until it catches up. */
+  onRewind(partition: number): void;
+  /** Offsets already applied, as stored in Redis at start. */
+  known: Map<number, bigint>;
 }
 
 export interface ApplierStats {
   applied: number;
   skipped: number;
+  duplicates: number;
   invalid: number;
   rewinds: number;
 }
 
 export interface Applier {
   readonly stats: Readonly<ApplierStats>;
+  /** The last offset each partition is known to have applied (from the apply script's answers). */
+  readonly known: ReadonlyMap<number, bigint>;
+  /** Fetches `partition` again from `offset` (after Redis lost data). */
+  rewind(partition: number, offset: bigint): void;
   /** Stops fetching, lets the chunk in flight finish, commits offsets, disconnects. */
   stop(): Promise<void>;
 }
 
 export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   const { kafka, topic, shardId, slots, log } = opts;
-  const stats: ApplierStats = { applied: 0, skipped: 0, invalid: 0, rewinds: 0 };
+  const stats: ApplierStats = { applied: 0, skipped: 0, duplicates: 0, invalid: 0, rewinds: 0 };
   const consumer = kafka.consumer({
     groupId: `${topic}.shard.${shardId}`,
     partitionAssigners: [slotAssigner(slots)],
@@ -68,6 +77,11 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   log.info({ topic, slots: slots.length }, "applier running");
   return {
     stats,
+    known: opts.known,
+    rewind(partition, offset) {
+      stats.rewinds++;
+      consumer.seek({ topic, partition, offset: offset.toString() });
+    },
     async stop() {
       await consumer.stop();
       await consumer.disconnect();
@@ -89,10 +103,13 @@ async function applyBatch(payload: EachBatchPayload, consumer: Consumer, opts: A
     const result = await store.apply(batch.partition, prepared.map((p) => p.event));
     stats.applied += result.applied;
     stats.skipped += result.skipped;
+    stats.duplicates += result.duplicates;
+    opts.known.set(batch.partition, result.lastOffset);
     if (!result.inSequence) {
       const offset = (result.lastOffset + 1n).toString();
       stats.rewinds++;
       log.warn({ partition: batch.partition, offset, fetched: messages[0]!.offset }, "records missing from Redis: rewinding to replay them");
+      opts.onRewind(batch.partition);
       consumer.seek({ topic: batch.topic, partition: batch.partition, offset });
       return;
     }

@@ -10,7 +10,7 @@ import { buildPlacement } from "../../common/src/placement.js";
 import { onShutdown } from "../../common/src/shutdown.js";
 import { ShardStore } from "../../common/src/shard-store/shard-store.js";
 import { startApplier } from "./applier.js";
-import { startHeartbeat } from "./heartbeat.js";
+import { startReadiness, type Readiness } from "./readiness.js";
 
 const config = loadConfig(process.env);
 if (!config.shardId) throw new Error("LADDER_SHARD_ID is required for a shard node");
@@ -21,22 +21,31 @@ const slots = buildPlacement(config.shards.map((s) => s.id), config.numSlots).sl
 
 const redis = new Redis(shard.redisUrl, { lazyConnect: true });
 await redis.connect();
-const store = new ShardStore(shardId, redis, config.keyPrefix);
+const store = new ShardStore(shardId, redis, config.keyPrefix, config.dedupWindowMs);
 const kafka = createKafka(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
 await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
+const admin = kafka.admin();
+await admin.connect();
+let readiness: Readiness | undefined;
 const applier = await startApplier({
   kafka, topic: config.scoreTopic, shardId, slots, store, boards: config.boards, applyBatch: config.applyBatch,
+  known: await store.appliedOffsets(),
   log: log.child({ component: "applier" }),
+  onRewind: () => readiness?.fallBehind(),
   onFatal: (err) => {
     log.fatal({ err }, "applier crashed; exiting so the supervisor restarts the node");
     process.exit(1);
   },
 });
-const heartbeat = await startHeartbeat(store, config.heartbeatTtlMs, log.child({ component: "heartbeat" }));
+readiness = startReadiness({
+  store, admin, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs, maxLag: config.readyLag,
+  log: log.child({ component: "readiness" }),
+});
 log.info({ shardId, redis: shard.redisUrl, slots }, "shard node ready");
 
 onShutdown(log, async () => {
-  await heartbeat.stop();
+  await readiness!.stop();
+  await admin.disconnect();
   await applier.stop();
   log.info({ stats: applier.stats }, "applier stopped");
   await redis.quit();

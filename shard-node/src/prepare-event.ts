@@ -16,7 +16,7 @@ export interface Prepared {
 
 const noop = (offset: bigint, problem: string): Prepared => ({
   problem,
-  event: { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0 },
+  event: { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, eventId: "", ingestedAtMs: 0 },
 });
 
 export function prepareEvent(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
@@ -51,6 +51,8 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
       minPoints: spec.minPoints,
       timeUnits: spec.timeUnits,
       ttlSeconds: spec.ttlSeconds,
+      eventId: e.eventId,
+      ingestedAtMs: Number(e.ingestedAtMs),
     },
   };
 }

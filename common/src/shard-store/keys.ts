@@ -5,11 +5,13 @@
  *   <prefix>board:<board>   sorted set: member = player id, score = sort key
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard id, expires unless the shard node refreshes it
+ *   <prefix>dedup:<p>       sorted set: event ids applied from partition p within the dedup window
  */
 export interface KeyLayout {
   board(board: string): string;
   readonly offsets: string;
   readonly heartbeat: string;
+  dedup(partition: number): string;
 }
 
 export function keyLayout(prefix: string): KeyLayout {
@@ -17,5 +19,6 @@ export function keyLayout(prefix: string): KeyLayout {
     board: (board: string) => `${prefix}board:${board}`,
     offsets: `${prefix}offsets`,
     heartbeat: `${prefix}heartbeat`,
+    dedup: (partition: number) => `${prefix}dedup:${partition}`,
   });
 }

@@ -15,6 +15,13 @@ export enum ApplyStatus {
   GAP = -3,
 }
 
+/** Status codes of the heartbeat script. */
+export enum HeartbeatStatus {
+  OK = 0,
+  LAGGING = -4,
+  LOST = -5,
+}
+
 /** Status codes returned as the first element of the read scripts' replies. */
 export enum ReadStatus {
   OK = 0,
@@ -26,10 +33,11 @@ export type Reply = Array<string | number | null>;
 
 /** The scripts as commands on a connection. */
 export interface ShardScripts {
-  ladderApply(numKeys: number, ...args: Array<string | number>): Promise<[number, number, number, string]>;
+  ladderApply(numKeys: number, ...args: Array<string | number>): Promise<[number, number, number, string, number]>;
   ladderTop(board: string, heartbeat: string, shardId: string, count: number): Promise<Reply>;
   ladderWindow(board: string, heartbeat: string, shardId: string, key: string, playerId: string, radius: number): Promise<Reply>;
   ladderEntry(board: string, heartbeat: string, shardId: string, playerId: string): Promise<Reply>;
+  ladderHeartbeat(heartbeat: string, offsets: string, ...args: Array<string | number>): Promise<Reply>;
 }
 
 /** Defines the scripts on `redis` and returns it typed with them. */
@@ -38,6 +46,7 @@ export function withScripts(redis: Redis): Redis & ShardScripts {
   redis.defineCommand("ladderTop", { lua: readHeader + lua("read-top"), numberOfKeys: 2, readOnly: true });
   redis.defineCommand("ladderWindow", { lua: readHeader + lua("read-window"), numberOfKeys: 2, readOnly: true });
   redis.defineCommand("ladderEntry", { lua: readHeader + lua("read-entry"), numberOfKeys: 2, readOnly: true });
+  redis.defineCommand("ladderHeartbeat", { lua: lua("heartbeat"), numberOfKeys: 2 });
   return redis as Redis & ShardScripts;
 }
 

@@ -8,21 +8,23 @@ import { ShardStore, type PreparedEvent } from "./shard-store.js";
 
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
 const t0 = Date.UTC(2026, 10, 30, 12);
+const WINDOW_MS = 60_000;
 const redis = new Redis(inject("redisUrls")[0]!);
 let store: ShardStore;
 
 afterAll(() => redis.quit());
 beforeEach(async () => {
-  store = new ShardStore("shard-x", redis, freshNamespace("store").keyPrefix);
+  store = new ShardStore("shard-x", redis, freshNamespace("store").keyPrefix, WINDOW_MS);
   await store.heartbeat(60_000);
 });
 
 let nextOffset = 0n;
-function ev(playerId: string, op: number, value: number, at = t0, board = "b"): PreparedEvent {
+function ev(playerId: string, op: number, value: number, at = t0, board = "b", eventId = "", ingestedAtMs = at): PreparedEvent {
   return {
     offset: nextOffset++, board, playerId, op, value,
     timeIdx: Math.floor((at - spec.epochMs) / spec.resolutionMs),
     maxPoints: spec.maxPoints, minPoints: spec.minPoints, timeUnits: spec.timeUnits, ttlSeconds: 0,
+    eventId, ingestedAtMs,
   };
 }
 const standing = async (player: string) => {
@@ -59,6 +61,20 @@ describe("shard store > apply", () => {
     expect(again).toMatchObject({ inSequence: true, applied: 0, skipped: 2, lastOffset: 1n });
     expect((await standing("a"))!.points).toBe(12);
     expect(await store.appliedOffsets()).toEqual(new Map([[3, 1n]]));
+  });
+
+  it("applies a retried event id once within the window, again after it", async () => {
+    const r = await store.apply(4, [
+      ev("a", 2, 10, t0, "b", "e1", t0),
+      ev("a", 2, 10, t0, "b", "e1", t0 + 1000), // retry: skipped
+      ev("a", 2, 5, t0, "c", "e1", t0 + 1000), // same id, other board: applied
+      ev("z", 2, 5, t0, "b", "e1", t0 + 1000), // same id, other player: applied
+      ev("a", 2, 1, t0, "b", "", t0 + 1000), // no id: always applied
+      ev("a", 2, 1, t0, "b", "", t0 + 1000),
+      ev("a", 2, 10, t0, "b", "e1", t0 + WINDOW_MS + 1), // after the window: applied again
+    ]);
+    expect(r).toMatchObject({ inSequence: true, applied: 6, duplicates: 1, lastOffset: 6n });
+    expect((await standing("a"))!.points).toBe(22);
   });
 
   it("refuses a batch that skips offsets, applying nothing past the gap", async () => {

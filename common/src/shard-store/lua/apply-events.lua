@@ -12,6 +12,13 @@
   Records the shard node could not use (undecodable or invalid) come as op 0: they
   only advance the offset.
 
+  Event ids: a game server that retries sends the same event_id again. An event whose
+  (event id, board, player) was already applied within the dedup window is skipped
+  (counted as a duplicate) but advances the offset. The window is measured in ingest
+  time carried by the records themselves, never the wall clock, so a replay of the log
+  makes exactly the same decisions. Remembered ids live in a sorted set per partition
+  (score = ingest time), trimmed to the window after every call.
+
   Scores are sort keys (see common/src/score-encoding.ts):
     key = (maxPoints - points) * timeUnits + timeIdx, smaller is better.
   An update that leaves the points unchanged keeps the old time (the player reached
@@ -19,21 +26,35 @@
 
   Input:
     KEYS[1]        the offsets hash (partition -> last applied offset)
-    KEYS[1 + i]    the board key of event i, i = 1..n
+    KEYS[2]        this partition's dedup sorted set (member = event id, board key, player)
+    KEYS[2 + i]    the board key of event i, i = 1..n
     ARGV[1]        partition
     ARGV[2]        n, the number of events
-    ARGV[3 + (i-1)*9 .. 11 + (i-1)*9], for event i:
+    ARGV[3]        dedup window in ms (0 = no deduplication)
+    ARGV[4 + (i-1)*11 .. 14 + (i-1)*11], for event i:
                    offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST), value, timeIdx,
-                   maxPoints, minPoints, timeUnits, ttlSeconds -- 9 fields, see FIELDS
+                   maxPoints, minPoints, timeUnits, ttlSeconds, eventId, ingestedAtMs
+                   -- 11 fields, see FIELDS
 
   Output:
-    { status, applied, skipped, lastOffset }   lastOffset = the stored offset after the call
+    { status, applied, skipped, lastOffset, duplicates }   lastOffset = the stored offset after the call
     status  0 OK
            -3 GAP   an event's offset was beyond lastOffset + 1; it and the rest were not applied
 ]]
-local FIELDS = 9
+local FIELDS = 11
 local partition = ARGV[1]
 local n = tonumber(ARGV[2])
+local window = tonumber(ARGV[3])
+local dedup_key = KEYS[2]
+local duplicates = 0
+local newest_ingest = nil
+
+-- true when (event id, board, player) was applied at an ingest time within the window
+local function is_duplicate(event_id, board_key, player, ingested)
+  if window <= 0 or event_id == '' then return false end
+  local seen = redis.call('ZSCORE', dedup_key, event_id .. '\n' .. board_key .. '\n' .. player)
+  return seen ~= false and seen ~= nil and tonumber(seen) >= ingested - window
+end
 local stored = redis.call('HGET', KEYS[1], partition)
 local applied_upto = stored and tonumber(stored) or -1
 local applied, skipped = 0, 0
@@ -41,7 +62,7 @@ local last = applied_upto
 local status = 0
 
 for i = 1, n do
-  local base = 3 + (i - 1) * FIELDS
+  local base = 4 + (i - 1) * FIELDS
   local offset = tonumber(ARGV[base])
   if offset <= last then
     skipped = skipped + 1
@@ -50,8 +71,11 @@ for i = 1, n do
     break
   elseif tonumber(ARGV[base + 2]) == 0 then
     last = offset
+  elseif is_duplicate(ARGV[base + 9], KEYS[2 + i], ARGV[base + 1], tonumber(ARGV[base + 10])) then
+    duplicates = duplicates + 1
+    last = offset
   else
-    local key = KEYS[1 + i]
+    local key = KEYS[2 + i]
     local player = ARGV[base + 1]
     local op = tonumber(ARGV[base + 2])
     local value = tonumber(ARGV[base + 3])
@@ -84,12 +108,22 @@ for i = 1, n do
         redis.call('EXPIRE', key, ttl)
       end
     end
+    local event_id = ARGV[base + 9]
+    if window > 0 and event_id ~= '' then
+      local ingested = tonumber(ARGV[base + 10])
+      redis.call('ZADD', dedup_key, ingested, event_id .. '\n' .. key .. '\n' .. player)
+      if newest_ingest == nil or ingested > newest_ingest then newest_ingest = ingested end
+    end
     applied = applied + 1
     last = offset
   end
 end
 
+if newest_ingest ~= nil then
+  redis.call('ZREMRANGEBYSCORE', dedup_key, '-inf', '(' .. string.format('%d', newest_ingest - window))
+end
+
 if last > applied_upto then
   redis.call('HSET', KEYS[1], partition, string.format('%d', last))
 end
-return { status, applied, skipped, string.format('%d', last) }
+return { status, applied, skipped, string.format('%d', last), duplicates }

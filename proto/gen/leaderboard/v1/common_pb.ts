@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIk4KBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMqZgoJT3BlcmF0aW9uEhkKFU9QRVJBVElPTl9VTlNQRUNJRklFRBAAEhEKDU9QRVJBVElPTl9TRVQQARIXChNPUEVSQVRJT05fSU5DUkVNRU5UEAISEgoOT1BFUkFUSU9OX0JFU1QQA2IGcHJvdG8z");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIk4KBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMiRAoQQ29uc2lzdGVuY3lUb2tlbhIwCgdvZmZzZXRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0KmYKCU9wZXJhdGlvbhIZChVPUEVSQVRJT05fVU5TUEVDSUZJRUQQABIRCg1PUEVSQVRJT05fU0VUEAESFwoTT1BFUkFUSU9OX0lOQ1JFTUVOVBACEhIKDk9QRVJBVElPTl9CRVNUEANiBnByb3RvMw");
 
 /**
  * Entry is one player's standing on one board.
@@ -84,6 +84,29 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 1);
+
+/**
+ * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
+ * written, the offset of the last record. Clients treat its base64url encoding (the
+ * `consistency_token` fields) as opaque.
+ *
+ * @generated from message leaderboard.v1.ConsistencyToken
+ */
+export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
+  /**
+   * The positions in the score log that must be applied, at most one per partition.
+   *
+   * @generated from field: repeated leaderboard.v1.PartitionOffset offsets = 1;
+   */
+  offsets: PartitionOffset[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ConsistencyToken.
+ * Use `create(ConsistencyTokenSchema)` to create a new message.
+ */
+export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * Operation says how an update combines with the player's current score on a board.

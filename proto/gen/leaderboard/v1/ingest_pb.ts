@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/ingest.proto.
  */
 export const file_leaderboard_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIkMKE1N1Ym1pdFNjb3Jlc1JlcXVlc3QSLAoHdXBkYXRlcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNjb3JlVXBkYXRlIo0BCgtTY29yZVVwZGF0ZRINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSJQoCb3AYAyABKA4yGS5sZWFkZXJib2FyZC52MS5PcGVyYXRpb24SDQoFdmFsdWUYBCABKAMSFAoMdGltZXN0YW1wX21zGAUgASgDEhAKCGV2ZW50X2lkGAYgASgJIloKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0yagoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIkMKE1N1Ym1pdFNjb3Jlc1JlcXVlc3QSLAoHdXBkYXRlcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNjb3JlVXBkYXRlIo0BCgtTY29yZVVwZGF0ZRINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSJQoCb3AYAyABKA4yGS5sZWFkZXJib2FyZC52MS5PcGVyYXRpb24SDQoFdmFsdWUYBCABKAMSFAoMdGltZXN0YW1wX21zGAUgASgDEhAKCGV2ZW50X2lkGAYgASgJInUKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkyagoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
 
 /**
  * SubmitScoresRequest is one batch of score updates.
@@ -116,6 +116,14 @@ export type SubmitScoresResponse = Message<"leaderboard.v1.SubmitScoresResponse"
    * @generated from field: uint32 accepted = 2;
    */
   accepted: number;
+
+  /**
+   * The same offsets as an opaque token: pass it as `consistency_token` on a read to see
+   * this batch's effects (read your writes).
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
 };
 
 /**

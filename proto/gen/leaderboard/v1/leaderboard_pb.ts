@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/leaderboard.proto.
  */
 export const file_leaderboard_v1_leaderboard: GenFile = /*@__PURE__*/
-  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiPQoNR2V0VG9wUmVxdWVzdBINCgVib2FyZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKAQiRwoOR2V0VG9wUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEIjIKDkdldFJhbmtSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCSJGCg9HZXRSYW5rUmVzcG9uc2USJAoFZW50cnkYASABKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBCJEChBHZXRBcm91bmRSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIOCgZyYWRpdXMYAyABKA0iSgoRR2V0QXJvdW5kUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEMvsBChJMZWFkZXJib2FyZFNlcnZpY2USRwoGR2V0VG9wEh0ubGVhZGVyYm9hcmQudjEuR2V0VG9wUmVxdWVzdBoeLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlc3BvbnNlEkoKB0dldFJhbmsSHi5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLkdldFJhbmtSZXNwb25zZRJQCglHZXRBcm91bmQSIC5sZWFkZXJib2FyZC52MS5HZXRBcm91bmRSZXF1ZXN0GiEubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiWAoNR2V0VG9wUmVxdWVzdBINCgVib2FyZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKAQSGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkiRwoOR2V0VG9wUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEIk0KDkdldFJhbmtSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJGCg9HZXRSYW5rUmVzcG9uc2USJAoFZW50cnkYASABKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBCJfChBHZXRBcm91bmRSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIOCgZyYWRpdXMYAyABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkiSgoRR2V0QXJvdW5kUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEMvsBChJMZWFkZXJib2FyZFNlcnZpY2USRwoGR2V0VG9wEh0ubGVhZGVyYm9hcmQudjEuR2V0VG9wUmVxdWVzdBoeLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlc3BvbnNlEkoKB0dldFJhbmsSHi5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLkdldFJhbmtSZXNwb25zZRJQCglHZXRBcm91bmQSIC5sZWFkZXJib2FyZC52MS5HZXRBcm91bmRSZXF1ZXN0GiEubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
 
 /**
  * GetTopRequest asks for entries ranked offset+1 to offset+limit.
@@ -40,6 +40,15 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
    * @generated from field: uint64 offset = 3;
    */
   offset: bigint;
+
+  /**
+   * Optional: a token from SubmitScoresResponse. The read waits (bounded, 5 s by default)
+   * until the shards have applied those writes; UNAVAILABLE if they have not by then.
+   * INVALID_ARGUMENT if the token is malformed.
+   *
+   * @generated from field: string consistency_token = 4;
+   */
+  consistencyToken: string;
 };
 
 /**
@@ -97,6 +106,15 @@ export type GetRankRequest = Message<"leaderboard.v1.GetRankRequest"> & {
    * @generated from field: string player_id = 2;
    */
   playerId: string;
+
+  /**
+   * Optional: a token from SubmitScoresResponse. The read waits (bounded, 5 s by default)
+   * until the shards have applied those writes; UNAVAILABLE if they have not by then.
+   * INVALID_ARGUMENT if the token is malformed.
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
 };
 
 /**
@@ -160,6 +178,15 @@ export type GetAroundRequest = Message<"leaderboard.v1.GetAroundRequest"> & {
    * @generated from field: uint32 radius = 3;
    */
   radius: number;
+
+  /**
+   * Optional: a token from SubmitScoresResponse. The read waits (bounded, 5 s by default)
+   * until the shards have applied those writes; UNAVAILABLE if they have not by then.
+   * INVALID_ARGUMENT if the token is malformed.
+   *
+   * @generated from field: string consistency_token = 4;
+   */
+  consistencyToken: string;
 };
 
 /**

@@ -1,0 +1,43 @@
+/**
+ * Consistency tokens: "read your writes". Ingest answers a batch with the last offset it
+ * wrote per partition; encoded as base64url of a ConsistencyToken message, clients pass it
+ * back opaquely on reads, and the router waits until the shards owning those partitions
+ * have applied them. Tokens of several writes merge by taking the highest offset per
+ * partition.
+ */
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { ConsistencyTokenSchema } from "../../proto/gen/leaderboard/v1/common_pb.js";
+import { invalidArgument } from "./errors.js";
+
+/** Required offsets by partition. */
+export type RequiredOffsets = Map<number, bigint>;
+
+export function encodeToken(offsets: RequiredOffsets): string {
+  const list = [...offsets].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset }));
+  return Buffer.from(toBinary(ConsistencyTokenSchema, create(ConsistencyTokenSchema, { offsets: list }))).toString("base64url");
+}
+
+/** Decodes a token; "" means no requirement. INVALID_ARGUMENT for anything malformed. */
+export function decodeToken(token: string, numSlots: number): RequiredOffsets {
+  const required: RequiredOffsets = new Map();
+  if (token === "") return required;
+  let offsets;
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new Error("not base64url");
+    offsets = fromBinary(ConsistencyTokenSchema, Buffer.from(token, "base64url")).offsets;
+  } catch (err) {
+    throw invalidArgument(`consistency_token is malformed: ${(err as Error).message}`);
+  }
+  for (const { partition, offset } of offsets) {
+    if (partition >= numSlots || offset < 0n) throw invalidArgument(`consistency_token names partition ${partition} offset ${offset}, not in this cluster`);
+    if (offset > (required.get(partition) ?? -1n)) required.set(partition, offset);
+  }
+  return required;
+}
+
+/** The union of several tokens' requirements. */
+export function mergeTokens(tokens: readonly string[], numSlots: number): string {
+  const merged: RequiredOffsets = new Map();
+  for (const t of tokens) for (const [p, o] of decodeToken(t, numSlots)) if (o > (merged.get(p) ?? -1n)) merged.set(p, o);
+  return encodeToken(merged);
+}
