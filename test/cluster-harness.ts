@@ -35,11 +35,19 @@ const grants = [
   { name: "test-reader", token: TEST_TOKENS.read, roles: ["read"] },
 ];
 
-export async function startTestCluster(label: string, settings: Record<string, string> = {}): Promise<TestCluster> {
+export interface TestClusterOptions {
+  /** LADDER_* settings on top of the test defaults. */
+  settings?: Record<string, string>;
+  /** Infrastructure of the test's own (for tests that kill it); the shared one otherwise. */
+  kafkaBrokers?: string[];
+  redisUrls?: string[];
+}
+
+export async function startTestCluster(label: string, opts: TestClusterOptions = {}): Promise<TestCluster> {
   const ns = freshNamespace(label);
-  const redisUrls = inject("redisUrls");
+  const redisUrls = opts.redisUrls ?? inject("redisUrls");
   const services = await startServices({
-    kafkaBrokers: inject("kafkaBrokers"),
+    kafkaBrokers: opts.kafkaBrokers ?? inject("kafkaBrokers"),
     redisUrls,
     routerListen: "127.0.0.1:0",
     ingestListen: "127.0.0.1:0",
@@ -50,14 +58,16 @@ export async function startTestCluster(label: string, settings: Record<string, s
       LADDER_HEARTBEAT_TTL_MS: String(TEST_HEARTBEAT_TTL_MS),
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
       LADDER_TOKENS: JSON.stringify(grants),
-      ...settings,
+      ...opts.settings,
     },
     baseEnv: process.env,
-    log: rootLogger({ level: "warn", name: `test-${label}` }),
+    // services' own warnings are expected in fault tests; start failures carry their output anyway
+    log: rootLogger({ level: "fatal", name: `test-${label}` }),
   });
   const ingest = createClient(IngestService, services.ingestAddress, undefined, {}, TEST_TOKENS.write);
   const router = createClient(LeaderboardService, services.routerAddress, undefined, {}, TEST_TOKENS.read);
-  const redis = redisUrls.map((url) => new Redis(url));
+  const redis = redisUrls.map((url) => new Redis(url, { maxRetriesPerRequest: null }));
+  for (const r of redis) r.on("error", () => {}); // tests kill Redis on purpose
   const { offsets: offsetsKey, heartbeat: heartbeatKey } = keyLayout(ns.keyPrefix);
 
   async function waitApplied(offsets: Iterable<PartitionOffset>, timeoutMs = 60_000): Promise<void> {

@@ -19,7 +19,8 @@ const log = rootLogger({ level: config.logLevel, name: `shard-node:${shardId}` }
 const shard = config.shards.find((s) => s.id === shardId)!;
 const slots = buildPlacement(config.shards.map((s) => s.id), config.numSlots).slotsOf.get(shardId) ?? [];
 
-const redis = new Redis(shard.redisUrl, { lazyConnect: true });
+const redis = new Redis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null }); // wait out Redis restarts
+redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connection error"));
 await redis.connect();
 const store = new ShardStore(shardId, redis, config.keyPrefix, config.dedupWindowMs);
 const kafka = createKafka(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));

@@ -1,0 +1,154 @@
+// Fault injection against the real processes, each with a write load of +1 increments whose every
+// acknowledged event is known: afterwards the board must hold exactly the acknowledged events, 0 lost
+// and 0 applied twice. Each test prints its figures. These tests own the Redis servers (and, for the
+// broker test, the Kafka broker) they kill.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { status } from "@grpc/grpc-js";
+import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { silentLogger } from "../common/src/logger.js";
+import { freePort } from "../deploy/local/src/free-port.js";
+import { startKafkaBroker, type KafkaBroker } from "../deploy/local/src/kafka-broker.js";
+import { ensureKafkaJars } from "../deploy/local/src/kafka-jars.js";
+import { startRedisServer, type RedisServer } from "../deploy/local/src/redis-server.js";
+import { CACHE_DIR } from "../deploy/local/src/test-support.js";
+import { startTestCluster, type TestCluster } from "./cluster-harness.js";
+import { auditBoard, writeLoad } from "./write-load.js";
+
+const log = silentLogger();
+const cleanups: Array<() => Promise<unknown>> = [];
+let dataDir: string;
+
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!().catch(() => {});
+});
+afterAll(() => (dataDir ? rm(dataDir, { recursive: true, force: true }) : undefined));
+
+async function ownRedis(n: number): Promise<RedisServer[]> {
+  dataDir ??= await mkdtemp(join(tmpdir(), "ladder-faults-"));
+  const servers = await Promise.all(Array.from({ length: n }, async (_, i) =>
+    startRedisServer({ dataDir: join(dataDir, `redis-${Date.now()}-${i}`), persist: false, log })));
+  cleanups.push(() => Promise.all(servers.map((s) => s.stop())));
+  return servers;
+}
+
+async function cluster(label: string, opts: Parameters<typeof startTestCluster>[1] = {}): Promise<TestCluster> {
+  const c = await startTestCluster(label, opts);
+  cleanups.push(() => c.stop());
+  return c;
+}
+
+const report = (fault: string, figures: object) => console.log(`[fault] ${fault}: ${JSON.stringify(figures)}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("faults", () => {
+  it("kill -9 of a shard node during writes: restarted, it ends with every acknowledged event once", async () => {
+    const c = await cluster("kill-node");
+    const victim = c.services.shardIds[0]!;
+    const load = await writeLoad(c, {
+      board: "f1", batches: 60, batchSize: 200, players: 3000,
+      afterBatch: async (b) => {
+        if (b === 20) await c.services.shardNode(victim).kill();
+        if (b === 35) await c.services.restartShardNode(victim);
+      },
+    });
+    await c.waitApplied(load.offsets);
+    const audit = await auditBoard(c, "f1", load.expected);
+    report("kill -9 shard node", { written: load.acknowledged, acknowledged: load.acknowledged, ...audit });
+    expect(audit).toMatchObject({ lost: 0, doubled: 0, events: load.acknowledged });
+  });
+
+  it("kill -9 of a shard's Redis, restarted empty: refused while replaying, then exact", async () => {
+    const redis = await ownRedis(3);
+    const c = await cluster("kill-redis", { redisUrls: redis.map((r) => r.url) });
+    let outageReads = { unavailable: 0, ok: 0 };
+    const load = await writeLoad(c, {
+      board: "f2", batches: 50, batchSize: 200, players: 3000,
+      afterBatch: async (b) => {
+        if (b !== 25) return;
+        const victim = redis[1]!;
+        await victim.kill();
+        redis[1] = await startRedisServer({ dataDir: victim.dataDir, port: victim.port, persist: false, log }); // empty: data lost
+        cleanups.push(() => redis[1]!.stop());
+        for (let i = 0; i < 20; i++) {
+          const code = await c.router.getTop({ board: "f2", limit: 10 }).then(() => "ok", (e: { code: number }) => e.code);
+          if (code === status.UNAVAILABLE) outageReads.unavailable++;
+          else if (code === "ok") outageReads.ok++;
+          else throw new Error(`unexpected code ${code} during the outage`);
+          if (code === "ok") break;
+          await sleep(25);
+        }
+      },
+    });
+    await c.waitApplied(load.offsets);
+    const audit = await auditBoard(c, "f2", load.expected);
+    report("kill -9 redis, data lost, replayed from the log", { written: load.acknowledged, acknowledged: load.acknowledged, outageReads, ...audit });
+    expect(outageReads.unavailable).toBeGreaterThan(0);
+    expect(audit).toMatchObject({ lost: 0, doubled: 0, events: load.acknowledged });
+  });
+
+  it("Kafka broker stopped during writes: UNAVAILABLE, retried with the same event ids, nothing lost or doubled", async () => {
+    dataDir ??= await mkdtemp(join(tmpdir(), "ladder-faults-"));
+    const libsDir = await ensureKafkaJars({ cacheDir: CACHE_DIR, log });
+    const port = await freePort();
+    const brokerDir = join(dataDir, "kafka");
+    let broker: KafkaBroker = await startKafkaBroker({ libsDir, dataDir: brokerDir, port, log });
+    cleanups.push(() => broker.stop());
+    const c = await cluster("kill-kafka", { kafkaBrokers: broker.brokers });
+    // the writer keeps writing; meanwhile the broker is killed, kept down, and restarted
+    const loading = writeLoad(c, { board: "f3", batches: 80, batchSize: 100, players: 3000, attemptTimeoutMs: 2000, afterBatch: async () => void (await sleep(30)) });
+    await sleep(1500);
+    await broker.kill();
+    const t = Date.now();
+    const during = await c.ingest.submitScores({ updates: [{ board: "f3-down", playerId: "x", op: 2, value: 1n, eventId: "down-1" }] }, { timeoutMs: 2000 })
+      .then(() => "ok", (e: { code: number }) => e.code);
+    await sleep(3000);
+    broker = await startKafkaBroker({ libsDir, dataDir: brokerDir, port, log });
+    const downFor = Date.now() - t;
+    const load = await loading;
+    expect([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]).toContain(during);
+    expect(load.retries).toBeGreaterThan(0);
+    // a retry loop straddling the outage above exercises the dedup window when its first try landed
+    await c.waitApplied(load.offsets, 120_000);
+    const audit = await auditBoard(c, "f3", load.expected);
+    report("kafka broker killed and restarted", { written: load.acknowledged + load.retries * 100, acknowledged: load.acknowledged, retriedBatches: load.retries, downForMs: downFor, ...audit });
+    expect(audit).toMatchObject({ lost: 0, doubled: 0, events: load.acknowledged });
+  });
+
+  it("router restart under read load: only UNAVAILABLE while it is down, every answer exact", async () => {
+    const c = await cluster("restart-router");
+    const load = await writeLoad(c, { board: "f4", batches: 10, batchSize: 200, players: 1000 });
+    await c.waitApplied(load.offsets);
+    const expected = load.expected;
+    const counts = { ok: 0, unavailable: 0, wrong: 0 };
+    let stop = false;
+    const reader = (async () => {
+      let i = 0;
+      while (!stop) {
+        const player = `f-${(i++ * 7919) % 1000}`;
+        if (!expected.has(player)) continue;
+        try {
+          const r = await c.router.getRank({ board: "f4", playerId: player }, { timeoutMs: 2000 });
+          if (Number(r.entry!.score) === expected.get(player)) counts.ok++;
+          else counts.wrong++;
+        } catch (e) {
+          if ((e as { code: number }).code !== status.UNAVAILABLE && (e as { code: number }).code !== status.DEADLINE_EXCEEDED) throw e;
+          counts.unavailable++;
+          await sleep(20);
+        }
+      }
+    })();
+    await sleep(500);
+    await c.services.router().kill();
+    await sleep(300);
+    await c.services.restartRouter();
+    await sleep(1000);
+    stop = true;
+    await reader;
+    report("router kill -9 and restart under reads", counts);
+    expect(counts.wrong).toBe(0);
+    expect(counts.unavailable).toBeGreaterThan(0);
+    expect(counts.ok).toBeGreaterThan(100);
+  });
+});
