@@ -2,7 +2,7 @@
 // infrastructure, in a fresh namespace, with clients for both APIs and a wait for applied offsets.
 import { Redis } from "ioredis";
 import { inject } from "vitest";
-import { createClient, type ServiceClient } from "../common/src/grpc-adapter.js";
+import { createClient, type ClientOf } from "../common/src/grpc-adapter.js";
 import { rootLogger } from "../common/src/logger.js";
 import { keyLayout } from "../common/src/shard-store/keys.js";
 import { startServices, type RunningServices } from "../deploy/local/src/services.js";
@@ -11,13 +11,12 @@ import { LeaderboardService } from "../proto/gen/leaderboard/v1/leaderboard_pb.j
 import type { PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
 import { freshNamespace, type Namespace } from "./namespace.js";
 
-type Methods<S> = S extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
 
 export interface TestCluster {
   ns: Namespace;
   services: RunningServices;
-  ingest: ServiceClient<Methods<typeof IngestService>>;
-  router: ServiceClient<Methods<typeof LeaderboardService>>;
+  ingest: ClientOf<typeof IngestService>;
+  router: ClientOf<typeof LeaderboardService>;
   /** Resolves once the shards have applied every offset given and serve reads (polls their Redis). */
   waitApplied(offsets: Iterable<PartitionOffset>, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;

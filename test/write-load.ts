@@ -17,6 +17,8 @@ export interface WriteLoadResult {
 
 export interface WriteLoadOptions {
   board: string;
+  /** Distinguishes the event ids of several loads on one board. */
+  run?: string;
   batches: number;
   batchSize: number;
   players: number;
@@ -30,7 +32,7 @@ export async function writeLoad(cluster: TestCluster, o: WriteLoadOptions): Prom
   const result: WriteLoadResult = { acknowledged: 0, retries: 0, expected: new Map(), offsets: [] };
   for (let b = 0; b < o.batches; b++) {
     const updates = Array.from({ length: o.batchSize }, (_, i) => ({
-      board: o.board, playerId: `f-${(b * 7919 + i * 104729) % o.players}`, op: Operation.INCREMENT, value: 1n, eventId: `${o.board}-${b}-${i}`,
+      board: o.board, playerId: `f-${(b * 7919 + i * 104729) % o.players}`, op: Operation.INCREMENT, value: 1n, eventId: `${o.board}-${o.run ?? ""}-${b}-${i}`,
     }));
     for (;;) {
       try {
@@ -52,10 +54,10 @@ export async function writeLoad(cluster: TestCluster, o: WriteLoadOptions): Prom
 }
 
 /** Compares a board (of at most 10,000 players) with the expected increments: events lost and applied twice. */
-export async function auditBoard(cluster: TestCluster, board: string, expected: Map<string, number>) {
+export async function auditBoard(cluster: TestCluster, board: string, expected: Map<string, number>, view = "") {
   const actual = new Map<string, number>();
   for (let offset = 0; offset < 10_000; offset += 1000) {
-    const page = await cluster.router.getTop({ board, offset: BigInt(offset), limit: 1000 });
+    const page = await cluster.router.getTop({ board, offset: BigInt(offset), limit: 1000, view });
     for (const e of page.entries) actual.set(e.playerId, Number(e.score));
     if (page.entries.length < 1000) break;
   }

@@ -1,16 +1,17 @@
 /**
  * The CLI's commands, each a function of its parsed options and the two clients.
  */
-import type { ServiceClient } from "../../common/src/grpc-adapter.js";
+import type { ClientOf } from "../../common/src/grpc-adapter.js";
 import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
 import type { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
 import type { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import { Phase, type AdminService, type RebuildShardsResponse } from "../../proto/gen/leaderboard/v1/admin_pb.js";
 import { entriesTable } from "./format.js";
 
-type Methods<S> = S extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
 export interface Clients {
-  ingest: ServiceClient<Methods<typeof IngestService>>;
-  router: ServiceClient<Methods<typeof LeaderboardService>>;
+  ingest: ClientOf<typeof IngestService>;
+  router: ClientOf<typeof LeaderboardService>;
+  admin: ClientOf<typeof AdminService>;
 }
 
 export type Options = Record<string, string | boolean | undefined>;
@@ -33,18 +34,18 @@ export async function submit(c: Clients, o: Options): Promise<string> {
 }
 
 export async function top(c: Clients, o: Options): Promise<string> {
-  const res = await c.router.getTop({ board: need(o, "board"), limit: Number(o.limit ?? 10), offset: BigInt(String(o.offset ?? 0)) });
+  const res = await c.router.getTop({ board: need(o, "board"), limit: Number(o.limit ?? 10), offset: BigInt(String(o.offset ?? 0)), view: String(o.view ?? "") });
   return `${entriesTable(res.entries)}\n(${res.total} players)`;
 }
 
 export async function rank(c: Clients, o: Options): Promise<string> {
-  const res = await c.router.getRank({ board: need(o, "board"), playerId: need(o, "player") });
+  const res = await c.router.getRank({ board: need(o, "board"), playerId: need(o, "player"), view: String(o.view ?? "") });
   return `${entriesTable(res.entry ? [res.entry] : [])}\n(${res.total} players)`;
 }
 
 export async function around(c: Clients, o: Options): Promise<string> {
   const player = need(o, "player");
-  const res = await c.router.getAround({ board: need(o, "board"), playerId: player, radius: Number(o.radius ?? 5) });
+  const res = await c.router.getAround({ board: need(o, "board"), playerId: player, radius: Number(o.radius ?? 5), view: String(o.view ?? "") });
   return `${entriesTable(res.entries, player)}\n(${res.total} players)`;
 }
 
@@ -79,4 +80,23 @@ async function waitVisible(c: Clients, board: string, players: number): Promise<
     if (Date.now() > until) throw new Error(`the board did not reach ${players} players within 30 s`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Rebuilds shards from the log (all unless --shard a,b), printing each shard's progress;
+ * with --view NAME builds an audit view instead, as of --as-of-ts <unix ms> if given.
+ */
+export async function rebuild(c: Clients, o: Options): Promise<string> {
+  const stream = c.admin.rebuildShards({
+    shardIds: o.shard ? String(o.shard).split(",") : [],
+    auditView: String(o.view ?? ""),
+    asOfTimestampMs: BigInt(String(o["as-of-ts"] ?? 0)),
+  });
+  const done: string[] = [];
+  for await (const p of stream as AsyncIterable<RebuildShardsResponse>) {
+    const line = `${p.shardId}: ${p.phase === Phase.DONE ? "done" : "replaying"}  ${p.eventsReplayed} records  ${Math.round(p.eventsPerSecond)}/s  lag ${p.lag}  eta ${(Number(p.etaMs) / 1000).toFixed(1)} s`;
+    console.log(line);
+    if (p.phase === Phase.DONE) done.push(p.shardId);
+  }
+  return `rebuilt ${done.join(", ")}${o.view ? ` into audit view "${o.view}"` : ""}`;
 }

@@ -115,7 +115,7 @@ function streamHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>
       return (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx);
     }).then(
       () => call.end(),
-      (err: unknown) => call.destroy(reportError(log, m, err) as Error),
+      (err: unknown) => call.emit("error", reportError(log, m, err)), // grpc-js turns it into the status
     );
   };
 }
@@ -170,6 +170,12 @@ export type ServiceClient<S extends GenServiceMethods> = {
     ? (req: MessageInitShape<S[K]["input"]>, options?: CallOptions) => Promise<MessageShape<S[K]["output"]>>
     : (req: MessageInitShape<S[K]["input"]>, options?: CallOptions) => grpc.ClientReadableStream<MessageShape<S[K]["output"]>>;
 } & { close(): void; raw: grpc.Client };
+
+/** The client type of a generated service descriptor: ClientOf<typeof LeaderboardService>. */
+export type ClientOf<D> = D extends GenService<infer S> ? ServiceClient<S> : never;
+
+/** The handlers type of a generated service descriptor: ImplOf<typeof LeaderboardService>. */
+export type ImplOf<D> = D extends GenService<infer S> ? ServiceImpl<S> : never;
 
 /** A typed client for `service` at `address` (host:port). */
 export function createClient<S extends GenServiceMethods>(

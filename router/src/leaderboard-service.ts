@@ -3,7 +3,7 @@
  * Bad arguments are INVALID_ARGUMENT before any shard is asked.
  */
 import type { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
-import type { ServiceImpl } from "../../common/src/grpc-adapter.js";
+import type { ImplOf } from "../../common/src/grpc-adapter.js";
 import { invalidArgument } from "../../common/src/errors.js";
 import { boardProblem, playerIdProblem } from "../../common/src/validate.js";
 import type { Queries, RankedEntry } from "./queries.js";
@@ -14,12 +14,10 @@ export const MAX_RADIUS = 100;
 const DEFAULT_LIMIT = 10;
 const DEFAULT_RADIUS = 5;
 
-type Methods = typeof LeaderboardService extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
-
 /** Waits for a request's consistency token (see wait-applied.ts). */
 export type TokenWaiter = (token: string, deadlineMs: number) => Promise<void>;
 
-export function leaderboardService(queries: Queries, waitFor: TokenWaiter): ServiceImpl<Methods> {
+export function leaderboardService(queries: Queries, waitFor: TokenWaiter): ImplOf<typeof LeaderboardService> {
   return {
     async getTop(req, ctx) {
       check("board", boardProblem(req.board));
@@ -27,14 +25,14 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter): Serv
       if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page by rank with GetAround instead`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await queries.top(req.board, Number(req.offset), limit, ctx.deadlineMs);
+      const page = await queries.top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view));
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
       check("player_id", playerIdProblem(req.playerId));
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const { entry, total } = await queries.rank(req.board, req.playerId, ctx.deadlineMs);
+      const { entry, total } = await queries.rank(req.board, req.playerId, ctx.deadlineMs, view(req.view));
       return { entry: toEntry(entry), total: BigInt(total) };
     },
     async getAround(req, ctx) {
@@ -43,10 +41,16 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter): Serv
       const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
       if (radius > MAX_RADIUS) throw invalidArgument(`radius ${radius} is above ${MAX_RADIUS}`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await queries.around(req.board, req.playerId, radius, ctx.deadlineMs);
+      const page = await queries.around(req.board, req.playerId, radius, ctx.deadlineMs, view(req.view));
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
   };
+}
+
+/** A request's view name, checked like a board name ("" = the live boards). */
+function view(name: string): string {
+  if (name !== "") check("view", boardProblem(name)?.replace("board", "view"));
+  return name;
 }
 
 function check(field: string, problem: string | undefined): void {

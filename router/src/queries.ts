@@ -29,23 +29,23 @@ export interface Page {
 export class Queries {
   constructor(private readonly pool: ShardPool, private readonly boards: BoardSpecs) {}
 
-  async top(board: string, offset: number, limit: number, deadlineMs = Infinity): Promise<Page> {
-    const tops = await this.pool.fanOut((s) => s.top(board, offset + limit), deadlineMs);
+  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, view = ""): Promise<Page> {
+    const tops = await this.pool.fanOut(this.pool.scope(view), (s) => s.top(board, offset + limit), deadlineMs);
     const merged = mergeTop(tops.map((t) => t.members), offset + limit).slice(offset);
     return { entries: merged.map((m, i) => this.ranked(board, m, offset + i + 1)), total: sum(tops.map((t) => t.card)) };
   }
 
-  async rank(board: string, playerId: string, deadlineMs = Infinity): Promise<{ entry: RankedEntry; total: number }> {
-    const page = await this.around(board, playerId, 0, deadlineMs);
+  async rank(board: string, playerId: string, deadlineMs = Infinity, view = ""): Promise<{ entry: RankedEntry; total: number }> {
+    const page = await this.around(board, playerId, 0, deadlineMs, view);
     return { entry: page.entries[0]!, total: page.total };
   }
 
-  async around(board: string, playerId: string, radius: number, deadlineMs = Infinity): Promise<Page> {
-    const owner = this.pool.ownerOf(playerId);
-    const key = await this.pool.call(owner, (s) => s.entry(board, playerId), deadlineMs);
+  async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, view = ""): Promise<Page> {
+    const scope = this.pool.scope(view);
+    const key = await this.pool.call(scope.ownerOf(playerId), (s) => s.entry(board, playerId), deadlineMs);
     if (key === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"`);
     const pivot: KeyedMember = { playerId, key };
-    const windows = await this.pool.fanOut((s) => s.window(board, key, playerId, radius), deadlineMs);
+    const windows = await this.pool.fanOut(scope, (s) => s.window(board, key, playerId, radius), deadlineMs);
     const rank = 1 + sum(windows.map((w) => w.ahead));
     const { above, below } = splitAround(windows.map((w) => w.members), pivot, radius);
     const entries = [

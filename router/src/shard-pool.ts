@@ -14,36 +14,48 @@ import { Redis } from "ioredis";
 import type { ShardAddress } from "../../common/src/config.js";
 import { LadderError, unavailable, deadlineExceeded } from "../../common/src/errors.js";
 import { buildPlacement, shardOf, type Placement } from "../../common/src/placement.js";
+import { auditPrefix } from "../../common/src/shard-store/keys.js";
 import { ShardStore } from "../../common/src/shard-store/shard-store.js";
 
 export interface RoutingTable {
   readonly placement: Placement;
+  /** Each shard's Redis connection. */
+  readonly connections: ReadonlyMap<string, Redis>;
+  /** Stores of the live boards. */
   readonly stores: ReadonlyMap<string, ShardStore>;
+}
+
+/** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
+export interface Scope {
+  ownerOf(playerId: string): ShardStore;
+  readonly stores: readonly ShardStore[];
 }
 
 export class ShardPool {
   private table: RoutingTable;
-  private readonly connections: Redis[] = [];
 
   constructor(shards: readonly ShardAddress[], numSlots: number, private readonly keyPrefix: string, private readonly timeoutMs: number) {
     this.table = this.build(shards, numSlots);
   }
 
   private build(shards: readonly ShardAddress[], numSlots: number): RoutingTable {
+    const connections = new Map<string, Redis>();
     const stores = new Map<string, ShardStore>();
     for (const s of shards) {
       // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
       const redis = new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
       redis.on("error", () => {}); // reported per query as UNAVAILABLE
-      this.connections.push(redis);
+      connections.set(s.id, redis);
       stores.set(s.id, new ShardStore(s.id, redis, this.keyPrefix));
     }
-    return Object.freeze({ placement: buildPlacement(shards.map((s) => s.id), numSlots), stores });
+    return Object.freeze({ placement: buildPlacement(shards.map((s) => s.id), numSlots), connections, stores });
   }
 
-  /** The store of the shard that holds `playerId`. */
-  ownerOf(playerId: string): ShardStore {
-    return this.table.stores.get(shardOf(this.table.placement, playerId))!;
+  /** The live boards ("" view) or audit view `view`, over the current routing table. */
+  scope(view = ""): Scope {
+    const table = this.table;
+    const stores = view === "" ? table.stores : new Map([...table.connections].map(([id, redis]) => [id, new ShardStore(id, redis, auditPrefix(this.keyPrefix, view))]));
+    return { ownerOf: (playerId) => stores.get(shardOf(table.placement, playerId))!, stores: [...stores.values()] };
   }
 
   /** The store of the shard that owns slot (partition) `slot`. */
@@ -51,10 +63,9 @@ export class ShardPool {
     return this.table.stores.get(this.table.placement.slotToShard[slot]!)!;
   }
 
-  /** Runs `fn` on every shard at once; all must answer before the deadline. */
-  async fanOut<T>(fn: (store: ShardStore) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
-    const stores = [...this.table.stores.values()];
-    return Promise.all(stores.map((s) => this.call(s, fn, deadlineMs)));
+  /** Runs `fn` on every shard of `scope` at once; all must answer before the deadline. */
+  async fanOut<T>(scope: Scope, fn: (store: ShardStore) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
+    return Promise.all(scope.stores.map((s) => this.call(s, fn, deadlineMs)));
   }
 
   /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline. */
@@ -76,6 +87,6 @@ export class ShardPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+    await Promise.all([...this.table.connections.values()].map((c) => c.quit().catch(() => c.disconnect())));
   }
 }

@@ -6,6 +6,7 @@
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard id, expires unless the shard node refreshes it
  *   <prefix>dedup:<p>       sorted set: event ids applied from partition p within the dedup window
+ *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
  */
 export interface KeyLayout {
   board(board: string): string;
@@ -22,3 +23,6 @@ export function keyLayout(prefix: string): KeyLayout {
     dedup: (partition: number) => `${prefix}dedup:${partition}`,
   });
 }
+
+/** The key prefix of audit view `view` of the boards under `prefix`. */
+export const auditPrefix = (prefix: string, view: string) => `${prefix}audit:${view}:`;

@@ -19,7 +19,6 @@ export enum ApplyStatus {
 export enum HeartbeatStatus {
   OK = 0,
   LAGGING = -4,
-  LOST = -5,
 }
 
 /** Status codes returned as the first element of the read scripts' replies. */

@@ -43,7 +43,7 @@ export interface HeartbeatResult {
   status: HeartbeatStatus;
   /** Records behind the log's end, over all the node's partitions. */
   lag: number;
-  /** LOST: partitions whose stored offset fell below what was applied, with the stored offset. */
+  /** Partitions whose stored offset fell below what was applied (data lost), with the stored offset. */
   lost: Map<number, bigint>;
 }
 

@@ -3,14 +3,17 @@
 
   Reads are served only while the heartbeat key exists (see read-header.lua). The shard
   node calls this script every third of the heartbeat TTL with, for each of its
-  partitions, the offset it knows it has applied and the log's end. The key is set when
-    - no partition's stored offset is below what the node knows it applied: otherwise
-      Redis lost data (restarted empty, restored an old file, flushed) -> LOST, the key
-      is deleted at once and the node replays from the stored offsets; and
-    - if the node is still catching up (must_catch_up = 1), every partition is within
-      max_lag records of the log's end -> else LAGGING, and the key is deleted.
+  partitions, the offset it knows it has applied and the log's end.
+    - A partition whose stored offset is below what the node knows it applied has lost
+      data (Redis restarted empty, restored an old file, was flushed, or a rebuild was
+      swapped in a little behind): it is reported, the node rewinds it to the stored
+      offset, and the shard must catch up again, as below.
+    - While the node must catch up (must_catch_up = 1, after start or a rewind, or when
+      data was lost), the key is set only if every partition is within max_lag records
+      of the log's end; otherwise LAGGING and the key is deleted at once, so a Redis that
+      lost its data is never served while it refills.
   Once caught up the node passes must_catch_up = 0, so a burst of writes never makes a
-  healthy shard flap; it passes 1 again after LOST or a rewind.
+  healthy shard flap.
 
   Input:
     KEYS[1]  heartbeat key
@@ -23,8 +26,9 @@
              (the offset the next record will get)
   Output:
     { status, lag, lostPartition1, storedOffset1, ... }
-    status  0 OK (heartbeat set)   -4 LAGGING   -5 LOST (pairs of partition, stored offset follow)
+    status  0 OK (heartbeat set)   -4 LAGGING (heartbeat deleted)
     lag     records behind the log's end, summed over the partitions
+    then pairs of partition, stored offset for each partition that lost data
 ]]
 local must_catch_up = ARGV[3] == '1'
 local max_lag = tonumber(ARGV[4])
@@ -44,15 +48,12 @@ for i = 0, n - 1 do
   if behind > 0 then lag = lag + behind end
   if behind > max_lag then lagging = true end
 end
-if #lost > 0 then
+local out = { 0, lag }
+for i = 1, #lost do out[#out + 1] = lost[i] end
+if (must_catch_up or #lost > 0) and lagging then
   redis.call('DEL', KEYS[1])
-  local out = { -5, lag }
-  for i = 1, #lost do out[#out + 1] = lost[i] end
-  return out
+  out[1] = -4
+else
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 end
-if must_catch_up and lagging then
-  redis.call('DEL', KEYS[1])
-  return { -4, lag }
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return { 0, lag }
+return out

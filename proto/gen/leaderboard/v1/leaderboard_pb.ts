@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/leaderboard.proto.
  */
 export const file_leaderboard_v1_leaderboard: GenFile = /*@__PURE__*/
-  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiWAoNR2V0VG9wUmVxdWVzdBINCgVib2FyZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKAQSGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkiRwoOR2V0VG9wUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEIk0KDkdldFJhbmtSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJGCg9HZXRSYW5rUmVzcG9uc2USJAoFZW50cnkYASABKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBCJfChBHZXRBcm91bmRSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIOCgZyYWRpdXMYAyABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkiSgoRR2V0QXJvdW5kUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEMvsBChJMZWFkZXJib2FyZFNlcnZpY2USRwoGR2V0VG9wEh0ubGVhZGVyYm9hcmQudjEuR2V0VG9wUmVxdWVzdBoeLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlc3BvbnNlEkoKB0dldFJhbmsSHi5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLkdldFJhbmtSZXNwb25zZRJQCglHZXRBcm91bmQSIC5sZWFkZXJib2FyZC52MS5HZXRBcm91bmRSZXF1ZXN0GiEubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiZgoNR2V0VG9wUmVxdWVzdBINCgVib2FyZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKAQSGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkSDAoEdmlldxgFIAEoCSJHCg5HZXRUb3BSZXNwb25zZRImCgdlbnRyaWVzGAEgAygLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQiWwoOR2V0UmFua1JlcXVlc3QSDQoFYm9hcmQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJEgwKBHZpZXcYBCABKAkiRgoPR2V0UmFua1Jlc3BvbnNlEiQKBWVudHJ5GAEgASgLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQibQoQR2V0QXJvdW5kUmVxdWVzdBINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSDgoGcmFkaXVzGAMgASgNEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAQgASgJEgwKBHZpZXcYBSABKAkiSgoRR2V0QXJvdW5kUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEMvsBChJMZWFkZXJib2FyZFNlcnZpY2USRwoGR2V0VG9wEh0ubGVhZGVyYm9hcmQudjEuR2V0VG9wUmVxdWVzdBoeLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlc3BvbnNlEkoKB0dldFJhbmsSHi5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLkdldFJhbmtSZXNwb25zZRJQCglHZXRBcm91bmQSIC5sZWFkZXJib2FyZC52MS5HZXRBcm91bmRSZXF1ZXN0GiEubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
 
 /**
  * GetTopRequest asks for entries ranked offset+1 to offset+limit.
@@ -49,6 +49,14 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
    * @generated from field: string consistency_token = 4;
    */
   consistencyToken: string;
+
+  /**
+   * Optional: read the audit view of this name (built by AdminService.RebuildShards)
+   * instead of the live board.
+   *
+   * @generated from field: string view = 5;
+   */
+  view: string;
 };
 
 /**
@@ -115,6 +123,14 @@ export type GetRankRequest = Message<"leaderboard.v1.GetRankRequest"> & {
    * @generated from field: string consistency_token = 3;
    */
   consistencyToken: string;
+
+  /**
+   * Optional: read the audit view of this name (built by AdminService.RebuildShards)
+   * instead of the live board.
+   *
+   * @generated from field: string view = 4;
+   */
+  view: string;
 };
 
 /**
@@ -187,6 +203,14 @@ export type GetAroundRequest = Message<"leaderboard.v1.GetAroundRequest"> & {
    * @generated from field: string consistency_token = 4;
    */
   consistencyToken: string;
+
+  /**
+   * Optional: read the audit view of this name (built by AdminService.RebuildShards)
+   * instead of the live board.
+   *
+   * @generated from field: string view = 5;
+   */
+  view: string;
 };
 
 /**

@@ -3,10 +3,10 @@
  * with ingest's rules, quantize the time to the board's resolution. A record that fails
  * becomes a no-op (op 0) that only advances the partition's offset, and is reported.
  */
-import type { BoardSpecs } from "../../common/src/board-spec.js";
-import { decodeScoreEvent } from "../../common/src/score-event.js";
-import type { PreparedEvent } from "../../common/src/shard-store/shard-store.js";
-import { updateProblem } from "../../common/src/validate.js";
+import type { BoardSpecs } from "../board-spec.js";
+import { decodeScoreEvent } from "../score-event.js";
+import type { PreparedEvent } from "../shard-store/shard-store.js";
+import { updateProblem } from "../validate.js";
 
 export interface Prepared {
   event: PreparedEvent;
@@ -14,10 +14,12 @@ export interface Prepared {
   problem?: string;
 }
 
-const noop = (offset: bigint, problem: string): Prepared => ({
-  problem,
-  event: { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, eventId: "", ingestedAtMs: 0 },
-});
+/** A record that only advances its partition's offset. */
+export function noopEvent(offset: bigint): PreparedEvent {
+  return { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, eventId: "", ingestedAtMs: 0 };
+}
+
+const noop = (offset: bigint, problem: string): Prepared => ({ problem, event: noopEvent(offset) });
 
 export function prepareEvent(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
   try {

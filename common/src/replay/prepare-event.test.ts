@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../common/src/config.js";
-import { encodeScoreEvent } from "../../common/src/score-event.js";
-import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
+import { loadConfig } from "../config.js";
+import { encodeScoreEvent } from "../score-event.js";
+import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
 import { prepareEvent } from "./prepare-event.js";
 
 const boards = loadConfig({}).boards;
 const spec = boards.forBoard("g");
 const at = Date.UTC(2026, 10, 30, 12, 0, 30);
 
-describe("shard node > prepare event", () => {
+describe("replay > prepare event", () => {
   it("quantizes the time and carries the board's encoding", () => {
     const value = encodeScoreEvent({ board: "g", playerId: "a", op: Operation.BEST, value: 7n, timestampMs: BigInt(at), eventId: "" }, at);
     const { event, problem } = prepareEvent(value, 41n, boards);
