@@ -42,6 +42,7 @@ export interface RunningServices {
   router(): ManagedProcess;
   restartRouter(): Promise<void>;
   ingest(): ManagedProcess;
+  restartIngest(): Promise<void>;
   /** SIGTERM to every service (ingest first, shard nodes last), waiting for each to exit. */
   stop(): Promise<void>;
 }
@@ -67,12 +68,14 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
   await Promise.all(shardIds.map(startShard));
   const startRouter = (listen: string) => spawn("router", ENTRY.router, { LADDER_ROUTER_LISTEN: listen }, "router listening");
   let router = await startRouter(opts.routerListen);
-  const ingest = await spawn("ingest", ENTRY.ingest, { LADDER_INGEST_LISTEN: opts.ingestListen }, "ingest listening");
+  const startIngest = (listen: string) => spawn("ingest", ENTRY.ingest, { LADDER_INGEST_LISTEN: listen }, "ingest listening");
+  let ingest = await startIngest(opts.ingestListen);
   const routerAddress = withPort(opts.routerListen, router.port!);
+  const ingestAddress = withPort(opts.ingestListen, ingest.port!);
 
   return {
     routerAddress,
-    ingestAddress: withPort(opts.ingestListen, ingest.port!),
+    ingestAddress,
     shardIds,
     env,
     shardNode: (id) => shards.get(id)!.process,
@@ -82,6 +85,9 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       router = await startRouter(routerAddress);
     },
     ingest: () => ingest.process,
+    async restartIngest() {
+      ingest = await startIngest(ingestAddress);
+    },
     async stop() {
       await ingest.process.stop(10_000);
       await router.process.stop(10_000);
