@@ -6,7 +6,7 @@
 import type { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
 import type { ScoreUpdate } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
 import type { Config } from "../../common/src/config.js";
-import type { ServiceImpl } from "../../common/src/grpc-adapter.js";
+import type { ImplOf } from "../../common/src/grpc-adapter.js";
 import { encodeToken } from "../../common/src/consistency-token.js";
 import { invalidArgument } from "../../common/src/errors.js";
 import { slotOf } from "../../common/src/placement.js";
@@ -14,12 +14,10 @@ import { encodeScoreEvent } from "../../common/src/score-event.js";
 import { updateProblem } from "../../common/src/validate.js";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
 
-type Methods = typeof IngestService extends { method: infer M } ? { [K in keyof M]: M[K] } : never;
-
 /** How long a batch may wait for the log when the caller set no deadline. */
 const DEFAULT_WRITE_TIMEOUT_MS = 10_000; // 10 s
 
-export function ingestService(config: Config, producer: GroupCommitProducer, clock: () => number = Date.now): ServiceImpl<Methods> {
+export function ingestService(config: Config, producer: GroupCommitProducer, clock: () => number = Date.now): ImplOf<typeof IngestService> {
   return {
     async submitScores(req, ctx) {
       const n = req.updates.length;

@@ -12,8 +12,8 @@ import type { Consumer, EachBatchPayload, Kafka } from "kafkajs";
 import type { BoardSpecs } from "../../common/src/board-spec.js";
 import type { Logger } from "../../common/src/logger.js";
 import type { ShardStore } from "../../common/src/shard-store/shard-store.js";
-import { prepareEvent } from "./prepare-event.js";
-import { slotAssigner } from "./slot-assigner.js";
+import { prepareEvent } from "../../common/src/replay/prepare-event.js";
+import { slotAssigner } from "../../common/src/replay/slot-assigner.js";
 
 export interface ApplierOptions {
   kafka: Kafka;
@@ -45,8 +45,8 @@ export interface Applier {
   readonly stats: Readonly<ApplierStats>;
   /** The last offset each partition is known to have applied (from the apply script's answers). */
   readonly known: ReadonlyMap<number, bigint>;
-  /** Fetches `partition` again from `offset` (after Redis lost data). */
-  rewind(partition: number, offset: bigint): void;
+  /** Fetches `partition` again after `stored`, the offset Redis now holds (after Redis lost data). */
+  rewind(partition: number, stored: bigint): void;
   /** Stops fetching, lets the chunk in flight finish, commits offsets, disconnects. */
   stop(): Promise<void>;
 }
@@ -78,9 +78,10 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   return {
     stats,
     known: opts.known,
-    rewind(partition, offset) {
+    rewind(partition, stored) {
       stats.rewinds++;
-      consumer.seek({ topic, partition, offset: offset.toString() });
+      opts.known.set(partition, stored);
+      consumer.seek({ topic, partition, offset: (stored + 1n).toString() });
     },
     async stop() {
       await consumer.stop();

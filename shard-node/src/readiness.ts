@@ -50,9 +50,9 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     state.lag = res.lag;
     if (res.status === HeartbeatStatus.OK && !state.ready) log.info({ lag: res.lag }, "caught up with the log: serving reads");
     if (res.status === HeartbeatStatus.LAGGING) log.info({ lag: res.lag }, "catching up with the log; reads refused until then");
-    if (res.status === HeartbeatStatus.LOST) {
-      log.warn({ partitions: [...res.lost.keys()] }, "Redis holds less than was applied (data lost): replaying from the log");
-      for (const [partition, stored] of res.lost) applier.rewind(partition, stored + 1n);
+    if (res.lost.size > 0) {
+      log.warn({ partitions: [...res.lost.keys()], lag: res.lag }, "Redis holds less than was applied (data lost): replaying from the log");
+      for (const [partition, stored] of res.lost) applier.rewind(partition, stored);
     }
     state.ready = res.status === HeartbeatStatus.OK;
   };
