@@ -113,8 +113,8 @@ describe("rebuild", () => {
     expect(await code(admin.rebuildShards({ shardIds: ["nope"] }) as AsyncIterable<unknown>)).toBe(status.NOT_FOUND);
     expect(await code(admin.rebuildShards({ auditView: "bad view" }) as AsyncIterable<unknown>)).toBe(status.INVALID_ARGUMENT);
     expect(await code(admin.rebuildShards({ asOfTimestampMs: 5n }) as AsyncIterable<unknown>)).toBe(status.INVALID_ARGUMENT);
-    // a view that was never built has no heartbeat: UNAVAILABLE, not an empty board
+    // a view that was never built: NOT_FOUND, not an empty board
     const missing = await c.router.getTop({ board: "r", view: "no-such-view" }).then(() => "ok", (e: { code: number }) => e.code);
-    expect(missing).toBe(status.UNAVAILABLE);
+    expect(missing).toBe(status.NOT_FOUND);
   });
 });

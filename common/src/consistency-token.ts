@@ -23,8 +23,10 @@ export function decodeToken(token: string, numSlots: number): RequiredOffsets {
   if (token === "") return required;
   let offsets;
   try {
-    if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new Error("not base64url");
-    offsets = fromBinary(ConsistencyTokenSchema, Buffer.from(token, "base64url")).offsets;
+    const bytes = Buffer.from(token, "base64url");
+    if (!/^[A-Za-z0-9_-]+$/.test(token) || bytes.toString("base64url") !== token) throw new Error("not canonical base64url");
+    offsets = fromBinary(ConsistencyTokenSchema, bytes).offsets;
+    if (offsets.length === 0) throw new Error("names no offsets");
   } catch (err) {
     throw invalidArgument(`consistency_token is malformed: ${(err as Error).message}`);
   }

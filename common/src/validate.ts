@@ -25,7 +25,8 @@ export function boardProblem(board: string): string | undefined {
 export function playerIdProblem(playerId: string): string | undefined {
   if (playerId.length === 0) return "player_id is empty";
   if (Buffer.byteLength(playerId, "utf8") > MAX_PLAYER_ID_BYTES) return `player_id is longer than ${MAX_PLAYER_ID_BYTES} bytes`;
-  if (LONE_SURROGATE.test(playerId) || playerId.includes("\ufffd")) return "player_id is not valid UTF-8";
+  // Invalid UTF-8 on the wire fails decoding already; a JS caller can still pass lone surrogates.
+  if (LONE_SURROGATE.test(playerId)) return "player_id is not valid UTF-8";
   if (CONTROL.test(playerId)) return "player_id contains control characters";
   return undefined;
 }

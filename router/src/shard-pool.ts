@@ -54,7 +54,7 @@ export class ShardPool {
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
   scope(view = ""): Scope {
     const table = this.table;
-    const stores = view === "" ? table.stores : new Map([...table.connections].map(([id, redis]) => [id, new ShardStore(id, redis, auditPrefix(this.keyPrefix, view))]));
+    const stores = view === "" ? table.stores : new Map([...table.connections].map(([id, redis]) => [id, new ShardStore(id, redis, auditPrefix(this.keyPrefix, view), 0, view)]));
     return { ownerOf: (playerId) => stores.get(shardOf(table.placement, playerId))!, stores: [...stores.values()] };
   }
 

@@ -24,10 +24,15 @@ export async function waitApplied(pool: ShardPool, required: RequiredOffsets, ma
 async function waitShard(pool: ShardPool, store: ShardStore, needs: Array<[number, bigint]>, giveUpAt: number): Promise<void> {
   let delay = 2;
   for (;;) {
+    if (Date.now() >= giveUpAt) throw notApplied(store);
     const applied = await pool.call(store, (s) => s.appliedOffsetsOf(needs.map(([p]) => p)), giveUpAt);
     if (needs.every(([, offset], i) => applied[i]! >= offset)) return;
-    if (Date.now() + delay >= giveUpAt) throw unavailable(`${store.shardId} has not applied the writes of the consistency token yet`);
+    if (Date.now() + delay >= giveUpAt) throw notApplied(store);
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(25, delay * 2);
   }
+}
+
+function notApplied(store: ShardStore) {
+  return unavailable(`${store.shardId} has not applied the writes of the consistency token yet`);
 }

@@ -49,10 +49,14 @@ export function withScripts(redis: Redis): Redis & ShardScripts {
   return redis as Redis & ShardScripts;
 }
 
-/** Throws the error a read status stands for; returns the reply when it is OK. */
-export function checkReadStatus(reply: Reply, shardId: string): Reply {
+/**
+ * Throws the error a read status stands for; returns the reply when it is OK. For an audit
+ * view (`view` given) a missing heartbeat means the view was never built: NOT_FOUND.
+ */
+export function checkReadStatus(reply: Reply, shardId: string, view?: string): Reply {
   const status = Number(reply[0]);
   if (status === ReadStatus.OK) return reply;
+  if (status === ReadStatus.SHARD_DOWN && view) throw new LadderError(Code.NOT_FOUND, `no audit view "${view}" (never built, or still being built)`);
   if (status === ReadStatus.SHARD_DOWN) throw new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not running (no heartbeat)`, true);
   if (status === ReadStatus.WRONG_SHARD) throw new LadderError(Code.UNAVAILABLE, `${shardId}: the configured Redis belongs to another shard`, false);
   throw new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${status}`);

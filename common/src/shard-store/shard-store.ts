@@ -67,8 +67,9 @@ export class ShardStore {
 
   /**
    * @param dedupWindowMs how long applied event ids are remembered (writers only; 0 = never)
+   * @param view the audit view these keys hold, if any (changes how a missing heartbeat reads)
    */
-  constructor(readonly shardId: string, redis: Redis, keyPrefix: string, private readonly dedupWindowMs = 0) {
+  constructor(readonly shardId: string, redis: Redis, keyPrefix: string, private readonly dedupWindowMs = 0, private readonly view?: string) {
     this.keys = keyLayout(keyPrefix);
     this.redis = withScripts(redis);
   }
@@ -124,7 +125,7 @@ export class ShardStore {
 
   /** The shard's best `count` entries of a board, and its size. */
   async top(board: string, count: number): Promise<TopResult> {
-    const reply = checkReadStatus(await this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.shardId, count), this.shardId);
+    const reply = checkReadStatus(await this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.shardId, count), this.shardId, this.view);
     return { card: Number(reply[1]), members: pairs(reply, 2) };
   }
 
@@ -133,13 +134,14 @@ export class ShardStore {
     const reply = checkReadStatus(
       await this.redis.ladderWindow(this.keys.board(board), this.keys.heartbeat, this.shardId, String(key), playerId, radius),
       this.shardId,
+      this.view,
     );
     return { ahead: Number(reply[1]), card: Number(reply[2]), start: Number(reply[3]), members: pairs(reply, 4) };
   }
 
   /** A player's sort key on a board, or undefined when it has none. */
   async entry(board: string, playerId: string): Promise<number | undefined> {
-    const reply = checkReadStatus(await this.redis.ladderEntry(this.keys.board(board), this.keys.heartbeat, this.shardId, playerId), this.shardId);
+    const reply = checkReadStatus(await this.redis.ladderEntry(this.keys.board(board), this.keys.heartbeat, this.shardId, playerId), this.shardId, this.view);
     return reply[1] === undefined || reply[1] === null ? undefined : Number(reply[1]);
   }
 }
