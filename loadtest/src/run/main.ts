@@ -1,0 +1,48 @@
+/**
+ * `npm run loadtest -- [options]` (options: run/options.ts, or --help). Drives the cluster
+ * over gRPC, prints progress every second, and saves <out>/<name>.json and .html.
+ * Wiring only. Ctrl-C stops sending; the run still reports.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../../common/src/config.js";
+import { rootLogger } from "../../../common/src/logger.js";
+import { renderHtml } from "../report/html-report.js";
+import { clusterClients } from "./cluster-clients.js";
+import { runLoadtest } from "./loadtest.js";
+import { parseLoadtestOptions, USAGE } from "./options.js";
+import { summaryText } from "./summary-text.js";
+
+if (process.argv.includes("--help")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const config = loadConfig(process.env);
+const log = rootLogger({ level: config.logLevel, name: "loadtest" });
+let options;
+try {
+  options = parseLoadtestOptions(process.argv.slice(2), config);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+const clients = clusterClients(options);
+const stop = new AbortController();
+process.on("SIGINT", () => {
+  if (stop.signal.aborted) process.exit(130);
+  log.warn("stopping early: finishing the requests in flight, then reporting (Ctrl-C again to quit now)");
+  stop.abort();
+});
+
+log.info({ router: options.router, ingest: options.ingest, board: options.board, players: options.players, mix: options.mixText, pacing: options.pacing, durationMs: options.durationMs }, "loadtest starting");
+const result = await runLoadtest({ options, spec: config.boards.forBoard(options.board), clients, print: (line) => console.log(line), signal: stop.signal });
+clients.close();
+
+const outDir = resolve(options.outDir);
+mkdirSync(outDir, { recursive: true });
+const jsonPath = join(outDir, `${options.name}.json`);
+const htmlPath = join(outDir, `${options.name}.html`);
+writeFileSync(jsonPath, JSON.stringify(result, null, 2) + "\n");
+writeFileSync(htmlPath, renderHtml(result));
+console.log(summaryText(result));
+console.log(`results: ${jsonPath}\n         ${htmlPath}`);

@@ -1,0 +1,90 @@
+/**
+ * What each operation of the mix sends. Players come from the Zipf chooser; write values
+ * from the synthetic score distribution (an INCREMENT adds 1..100). Writes carry event ids
+ * (`<run>:<n>`) as a game server's would, and timestamp 0 (ingest stamps them). A write
+ * batch may carry a freshness probe on its last update (see freshness-probe.ts).
+ */
+import * as grpc from "@grpc/grpc-js";
+import { Operation as WireOp } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import type { Operation } from "../workload/op-mix.js";
+import { playerId, type PlayerChooser } from "../workload/player-ids.js";
+import type { Rng } from "../workload/rng.js";
+import type { ScoreSource } from "../workload/score-distribution.js";
+import type { ClusterClients } from "./cluster-clients.js";
+import type { FreshnessProbe } from "./freshness-probe.js";
+import type { LoadtestOptions, WriteOp } from "./options.js";
+
+const WIRE_OP: Record<WriteOp, WireOp> = { set: WireOp.SET, inc: WireOp.INCREMENT, best: WireOp.BEST };
+const MAX_INCREMENT = 100;
+
+/** One update of a SubmitScores request, as sent. */
+interface Update {
+  board: string;
+  playerId: string;
+  op: WireOp;
+  value: bigint;
+  timestampMs: bigint;
+  eventId: string;
+}
+
+export interface OperationDeps {
+  clients: ClusterClients;
+  options: Pick<LoadtestOptions, "board" | "batch" | "writeOp" | "topLimit" | "aroundRadius">;
+  rng: Rng;
+  players: PlayerChooser;
+  scores: ScoreSource;
+  probe: FreshnessProbe | undefined;
+  runId: string;
+  clock(): number;
+}
+
+/** Sends one request of `op`; resolves when answered, rejects with the gRPC error. */
+export type OperationRunner = (op: Operation) => Promise<unknown>;
+
+export function operationRunner(deps: OperationDeps): OperationRunner {
+  const { clients, options, rng, players, scores, probe, runId } = deps;
+  const { board } = options;
+  let seq = 0;
+  const nextPlayer = () => playerId(players.nextIndex(rng));
+  const writeValue = () => (options.writeOp === "inc" ? 1 + rng.nextInt(MAX_INCREMENT) : scores.points(rng));
+
+  async function write(): Promise<unknown> {
+    const updates: Update[] = [];
+    for (let i = 0; i < options.batch; i++) {
+      updates.push({ board, playerId: nextPlayer(), op: WIRE_OP[options.writeOp], value: BigInt(writeValue()), timestampMs: 0n, eventId: `${runId}:${seq++}` });
+    }
+    const last = updates[updates.length - 1]!;
+    const probed = probe?.claim(last.playerId) ?? false;
+    if (probed) Object.assign(last, { op: WireOp.SET, value: BigInt(scores.points(rng)) });
+    for (const u of probed ? updates.slice(0, -1) : updates) probe?.noteWrite(u.playerId, options.writeOp, Number(u.value));
+    try {
+      const res = await clients.ingest().submitScores({ updates }, clients.callOptions());
+      if (probed) probe!.start(last.playerId, Number(last.value), deps.clock());
+      return res;
+    } catch (err) {
+      if (probed) probe!.abandon(last.playerId);
+      throw err;
+    }
+  }
+
+  const runners: Record<Operation, () => Promise<unknown>> = {
+    write,
+    top: () => clients.router().getTop({ board, limit: options.topLimit, offset: 0n }, clients.callOptions()),
+    rank: () => clients.router().getRank({ board, playerId: nextPlayer() }, clients.callOptions()),
+    around: () => clients.router().getAround({ board, playerId: nextPlayer(), radius: options.aroundRadius }, clients.callOptions()),
+  };
+  return (op) => runners[op]();
+}
+
+/** A plain read of a player's score for the freshness probe: undefined when it has none. */
+export function scoreReader(clients: ClusterClients, board: string): (playerId: string) => Promise<number | undefined> {
+  return async (id) => {
+    try {
+      const res = await clients.router().getRank({ board, playerId: id }, clients.callOptions());
+      return res.entry ? Number(res.entry.score) : undefined;
+    } catch (err) {
+      if ((err as { code?: number }).code === grpc.status.NOT_FOUND) return undefined; // NOT_FOUND: not applied yet
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The Kafka path: ScoreEvent records (common/src/score-event.ts: key = player id, value =
+ * the binary event, partition = the player's slot) produced straight into the score topic
+ * in large batches, `parallel` produce requests in flight. The shard nodes then apply them
+ * like any other record: the log stays the truth, and a shard rebuilt from it has these
+ * players. Only ingest's gRPC front is bypassed, so every record is checked here with
+ * ingest's own rules (validate.ts) before it is produced.
+ *
+ * Records are SETs of the player's seeded score at its seeded time, with no event id
+ * (seeding never retries an update: no dedup bookkeeping on the shards).
+ */
+import type { Message, Producer } from "kafkajs";
+import type { BoardSpecs } from "../../../common/src/board-spec.js";
+import { encodeScoreEvent } from "../../../common/src/score-event.js";
+import { updateProblem } from "../../../common/src/validate.js";
+import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import { InFlightLimit } from "./in-flight-limit.js";
+import type { SeededPlayer } from "./population.js";
+
+export interface KafkaSeedDeps {
+  producer: Producer;
+  topic: string;
+  board: string;
+  boards: BoardSpecs;
+  batch: number;
+  parallel: number;
+  players: Iterable<SeededPlayer[]>;
+  onProgress(produced: number): void;
+}
+
+export interface KafkaSeedResult {
+  produced: number;
+  requests: number;
+  bytes: number;
+}
+
+export async function seedKafka(d: KafkaSeedDeps): Promise<KafkaSeedResult> {
+  const limit = new InFlightLimit(d.parallel);
+  const ingestedAtMs = Date.now();
+  let messages: Message[] = [];
+  let produced = 0;
+  let requests = 0;
+  let bytes = 0;
+  const flush = async () => {
+    const batch = messages;
+    messages = [];
+    requests++;
+    await limit.run(async () => {
+      await d.producer.sendBatch({ topicMessages: [{ topic: d.topic, messages: batch }], acks: -1 });
+      produced += batch.length;
+      d.onProgress(produced);
+    });
+  };
+  for (const chunk of d.players) {
+    for (const p of chunk) {
+      const fields = { board: d.board, playerId: p.playerId, op: Operation.SET, value: BigInt(p.points), timestampMs: BigInt(p.reachedAtMs), eventId: "" };
+      const problem = updateProblem(fields, d.boards, ingestedAtMs, 0);
+      if (problem) throw new Error(`seed record for ${p.playerId} is invalid: ${problem}`);
+      const value = encodeScoreEvent(fields, ingestedAtMs);
+      bytes += value.length + p.playerId.length;
+      messages.push({ key: p.playerId, value, partition: p.slot });
+      if (messages.length >= d.batch) await flush();
+    }
+  }
+  if (messages.length) await flush();
+  await limit.drain();
+  return { produced, requests, bytes };
+}

@@ -1,0 +1,73 @@
+/**
+ * `npm run seed -- --players N [--via kafka|redis] ...` (options: seed/options.ts, or --help).
+ * Loads a board with N synthetic players fast, shows progress, prints and saves the
+ * figures (<out>/<name>.json). Wiring only.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Redis } from "ioredis";
+import { loadConfig } from "../../../common/src/config.js";
+import { createKafka } from "../../../common/src/kafka.js";
+import { rootLogger } from "../../../common/src/logger.js";
+import { buildPlacement } from "../../../common/src/placement.js";
+import { isLoopbackHost } from "../cli-values.js";
+import { parseSeedOptions, USAGE } from "./options.js";
+import { memoryOf, runKafkaSeed, runRedisSeed, type SeedContext, type SeedResult } from "./seed-run.js";
+import { bytesPerMember } from "./shard-memory.js";
+import { seedSummary } from "./seed-summary.js";
+
+if (process.argv.includes("--help")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const config = loadConfig(process.env);
+const log = rootLogger({ level: config.logLevel, name: "seed" });
+let options;
+try {
+  options = parseSeedOptions(process.argv.slice(2), config);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+const remote = [...config.shards.map((s) => new URL(s.redisUrl).hostname), ...config.kafkaBrokers.map((b) => b.replace(/:\d+$/, ""))].filter((h) => !isLoopbackHost(h));
+if (remote.length) {
+  console.error(`the seeder only loads a cluster on this machine; not loopback: ${remote.join(", ")}`);
+  process.exit(2);
+}
+
+const say = (line: string) => console.log(line);
+const shards = config.shards.map((s) => ({ id: s.id, redis: new Redis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }) }));
+await Promise.all(shards.map((s) => s.redis.connect()));
+const ctx: SeedContext = { options, config, placement: buildPlacement(config.shards.map((s) => s.id), config.numSlots), shards, say };
+
+say(options.via === "kafka"
+  ? `seeding ${options.players.toLocaleString("en-US")} players on "${options.board}" via Kafka: ScoreEvent records straight into ${config.scoreTopic} (${config.numSlots} partitions).\n`
+    + "This bypasses ingest's gRPC (records are validated here with ingest's rules) but keeps the log as the truth: the shard nodes apply the records, and a shard rebuilt from the log has these players."
+  : `seeding ${options.players.toLocaleString("en-US")} players on "${options.board}" via Redis: ZADD straight into ${shards.length} shards' sorted sets.\n`
+    + "WARNING: this skips Kafka. Use it for read benchmarks only: these players are not in the log, so a shard rebuilt or replayed from the log loses them, and the board can't be rebuilt.");
+say(`scores: log-normal, median ${options.shape.medianPoints}, sigma ${options.shape.sigma}; reached between ${new Date(options.untilMs - options.shape.windowMs).toISOString()} and ${new Date(options.untilMs).toISOString()}; seed ${options.seed}`);
+
+const startedAt = new Date();
+let peakRss = process.memoryUsage().rss;
+const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 500);
+try {
+  const memoryBefore = await memoryOf(ctx);
+  const run = options.via === "kafka"
+    ? await runKafkaSeed(ctx, createKafka(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" })))
+    : await runRedisSeed(ctx);
+  const memoryAfter = await memoryOf(ctx);
+  const result: SeedResult = {
+    tool: "ladder-seed", startedAt: startedAt.toISOString(), options, ...run, memoryBefore, memoryAfter,
+    redisBytesPerMember: bytesPerMember(memoryBefore, memoryAfter), seederPeakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss) / 2 ** 20),
+  };
+  say(seedSummary(result));
+  const outDir = resolve(options.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, `${options.name}.json`);
+  writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
+  say(`saved ${file}`);
+  if (!run.complete && options.wait) process.exitCode = 1;
+} finally {
+  clearInterval(rssTimer);
+  await Promise.all(shards.map((s) => s.redis.quit()));
+}
