@@ -29,6 +29,7 @@
  *   LADDER_READY_LAG         a shard serves reads only within this many records of the log's end   1000
  *   LADDER_CONSISTENCY_WAIT_MS  longest a read waits for its consistency token        5000
  *   LADDER_REBUILD_DB        spare Redis database a rebuild fills before SWAPDB      1
+ *   LADDER_INGEST_MAX_QUEUED records ingest lets wait for the log before refusing   100000
  */
 import { ROLES, type Role, type TokenGrant } from "./auth.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "./board-spec.js";
@@ -63,6 +64,7 @@ export interface Config {
   readonly readyLag: number;
   readonly consistencyWaitMs: number;
   readonly rebuildDb: number;
+  readonly ingestMaxQueued: number;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -105,6 +107,7 @@ export function loadConfig(env: Env): Config {
     readyLag: read.int("LADDER_READY_LAG", 1000, 0, 1e9),
     consistencyWaitMs: read.int("LADDER_CONSISTENCY_WAIT_MS", 5000, 0, 600_000), // 5 s
     rebuildDb: read.int("LADDER_REBUILD_DB", 1, 1, 15),
+    ingestMaxQueued: read.int("LADDER_INGEST_MAX_QUEUED", 100_000, 1, 10_000_000),
   };
   if (config.tls && (!config.tls.certFile || !config.tls.keyFile)) problems.push("LADDER_TLS_CERT_FILE and LADDER_TLS_KEY_FILE go together");
   if (config.shardId !== undefined && !config.shards.some((s) => s.id === config.shardId))

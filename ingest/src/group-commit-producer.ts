@@ -15,9 +15,13 @@
  * UNAVAILABLE, but its records may still land when the broker returns; so may those of a
  * flush that failed. Either way the caller was not acknowledged and retries with the
  * same event ids. An acknowledged call is always durable.
+ *
+ * Back-pressure: when more than `maxQueuedRecords` records are waiting, new calls are
+ * refused at once with RESOURCE_EXHAUSTED (retriable, nothing written) instead of joining
+ * a queue they could only time out in.
  */
 import type { Producer } from "kafkajs";
-import { unavailable } from "../../common/src/errors.js";
+import { LadderError, Code, unavailable } from "../../common/src/errors.js";
 import type { Logger } from "../../common/src/logger.js";
 
 export interface OutRecord {
@@ -40,6 +44,7 @@ interface Pending {
 
 export class GroupCommitProducer {
   private queue: Pending[] = [];
+  private queuedRecords = 0;
   private flushing = false;
 
   constructor(
@@ -48,10 +53,16 @@ export class GroupCommitProducer {
     private readonly log: Logger,
     /** Records per produce request at most (a single call is never split). */
     private readonly maxRecordsPerFlush = 5000,
+    /** Records waiting at most before new calls are refused. */
+    private readonly maxQueuedRecords = 100_000,
   ) {}
 
   /** Queues `records` and resolves once the log has acknowledged them. */
   submit(records: OutRecord[], timeoutMs: number): Promise<WrittenOffsets> {
+    if (this.queuedRecords + records.length > this.maxQueuedRecords) {
+      return Promise.reject(new LadderError(Code.RESOURCE_EXHAUSTED, `ingest is saturated (${this.queuedRecords} records waiting for the log): retry later`, true));
+    }
+    this.queuedRecords += records.length;
     return new Promise((resolve, reject) => {
       const pending: Pending = { records, settled: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
       pending.timer = setTimeout(() => this.expire(pending, timeoutMs), timeoutMs);
@@ -62,7 +73,10 @@ export class GroupCommitProducer {
 
   private expire(pending: Pending, timeoutMs: number): void {
     const i = this.queue.indexOf(pending);
-    if (i >= 0) this.queue.splice(i, 1);
+    if (i >= 0) {
+      this.queue.splice(i, 1);
+      this.queuedRecords -= pending.records.length;
+    }
     const fate = i >= 0 ? "nothing was written" : "it may still be written: retry with the same event ids";
     this.settle(pending, () => pending.reject(unavailable(`the score log did not acknowledge the batch within ${timeoutMs} ms; ${fate}`)));
   }
@@ -90,6 +104,7 @@ export class GroupCommitProducer {
       records += this.queue[n]!.records.length;
       n++;
     }
+    this.queuedRecords -= records;
     return this.queue.splice(0, n);
   }
 

@@ -30,7 +30,7 @@ const producer = kafka.producer({
 });
 await producer.connect();
 const server = new grpc.Server();
-const commit = new GroupCommitProducer(producer, config.scoreTopic, log.child({ component: "producer" }));
+const commit = new GroupCommitProducer(producer, config.scoreTopic, log.child({ component: "producer" }), 5000, config.ingestMaxQueued);
 const auth = new Authenticator(config.tokens, config.readsOpen);
 if (!config.tokens.some((t) => t.roles.includes("write"))) log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
 addService(server, IngestService, ingestService(config, commit), log.child({ component: "grpc" }), requireRole(auth, "write"));

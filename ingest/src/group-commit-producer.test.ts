@@ -1,0 +1,98 @@
+// Unit tests of the queueing logic only: the producer below is a stand-in that answers sendBatch the way
+// kafkajs does (one result per partition with its base offset). Kafka itself is exercised by the
+// integration tests (test/*.int.test.ts), which run ingest against a real broker.
+import type { Producer, RecordMetadata } from "kafkajs";
+import { describe, expect, it } from "vitest";
+import { Code } from "../../common/src/errors.js";
+import { silentLogger } from "../../common/src/logger.js";
+import { GroupCommitProducer, type OutRecord } from "./group-commit-producer.js";
+
+type Send = { messages: OutRecord[]; release(): void; fail(err: Error): void };
+
+function standInProducer() {
+  const sends: Send[] = [];
+  const ends = new Map<number, bigint>();
+  const producer = {
+    sendBatch: ({ topicMessages }: { topicMessages: Array<{ messages: OutRecord[] }> }) =>
+      new Promise<RecordMetadata[]>((resolve, reject) => {
+        const messages = topicMessages[0]!.messages;
+        sends.push({
+          messages,
+          fail: reject,
+          release: () => {
+            const counts = new Map<number, number>();
+            for (const m of messages) counts.set(m.partition, (counts.get(m.partition) ?? 0) + 1);
+            resolve([...counts].map(([partition, n]) => {
+              const base = ends.get(partition) ?? 0n;
+              ends.set(partition, base + BigInt(n));
+              return { topicName: "t", partition, errorCode: 0, baseOffset: String(base) } as RecordMetadata;
+            }));
+          },
+        });
+      }),
+  };
+  return { producer: producer as unknown as Producer, sends };
+}
+
+const rec = (partition: number, key = "p"): OutRecord => ({ partition, key, value: Buffer.from("v") });
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe("ingest > group commit producer", () => {
+  it("sends calls that queue during a flush together, and tells each its own offsets", async () => {
+    const { producer, sends } = standInProducer();
+    const gc = new GroupCommitProducer(producer, "t", silentLogger());
+    const a = gc.submit([rec(0), rec(1)], 10_000);
+    await tick();
+    const b = gc.submit([rec(0), rec(0)], 10_000);
+    const c = gc.submit([rec(1)], 10_000);
+    expect(sends).toHaveLength(1); // b and c wait for a's flush
+    sends[0]!.release();
+    expect(await a).toEqual(new Map([[0, 0n], [1, 0n]]));
+    await tick();
+    expect(sends).toHaveLength(2);
+    expect(sends[1]!.messages).toHaveLength(3); // one produce request for b and c
+    sends[1]!.release();
+    expect(await b).toEqual(new Map([[0, 2n]]));
+    expect(await c).toEqual(new Map([[1, 1n]]));
+  });
+
+  it("fails every call of a failed flush with UNAVAILABLE", async () => {
+    const { producer, sends } = standInProducer();
+    const gc = new GroupCommitProducer(producer, "t", silentLogger());
+    const a = gc.submit([rec(0)], 10_000);
+    await tick();
+    sends[0]!.fail(new Error("broker gone"));
+    await expect(a).rejects.toMatchObject({ code: Code.UNAVAILABLE, retriable: true });
+  });
+
+  it("drops a call that times out in the queue, so nothing of it is sent", async () => {
+    const { producer, sends } = standInProducer();
+    const gc = new GroupCommitProducer(producer, "t", silentLogger());
+    const a = gc.submit([rec(0)], 10_000);
+    await tick();
+    const late = gc.submit([rec(5)], 5);
+    await expect(late).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: /nothing was written/ });
+    sends[0]!.release();
+    await a;
+    await tick();
+    expect(sends).toHaveLength(1);
+  });
+
+  it("refuses new calls with RESOURCE_EXHAUSTED when too many records wait", async () => {
+    const { producer, sends } = standInProducer();
+    const gc = new GroupCommitProducer(producer, "t", silentLogger(), 5000, 3);
+    const a = gc.submit([rec(0), rec(0)], 10_000);
+    await tick(); // a is in flight: its records no longer wait
+    const b = gc.submit([rec(0), rec(0), rec(0)], 10_000);
+    await expect(gc.submit([rec(1)], 10_000)).rejects.toMatchObject({ code: Code.RESOURCE_EXHAUSTED, retriable: true });
+    sends[0]!.release();
+    await a;
+    await tick();
+    sends[1]!.release();
+    await b;
+    const d = gc.submit([rec(1)], 10_000); // drained: accepted again
+    await tick();
+    sends[2]!.release();
+    expect(await d).toEqual(new Map([[1, 0n]]));
+  });
+});
