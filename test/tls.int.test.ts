@@ -1,0 +1,43 @@
+// TLS on every gRPC port when a certificate is configured: a client that trusts the CA gets answers, a
+// plaintext client gets none. The certificate is made for the test by openssl (self-signed, 127.0.0.1).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../common/src/grpc-adapter.js";
+import { IngestService } from "../proto/gen/leaderboard/v1/ingest_pb.js";
+import { LeaderboardService } from "../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import { Operation } from "../proto/gen/leaderboard/v1/common_pb.js";
+import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ladder-tls-"));
+const cert = join(dir, "cert.pem");
+const key = join(dir, "key.pem");
+let c: TestCluster;
+
+beforeAll(async () => {
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert], { stdio: "pipe" });
+  c = await startTestCluster("tls", { settings: { LADDER_TLS_CERT_FILE: cert, LADDER_TLS_KEY_FILE: key } });
+}, 120_000);
+afterAll(async () => {
+  await c?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("tls", () => {
+  it("serves clients that trust the certificate, and no plaintext client", async () => {
+    const tls = grpc.credentials.createSsl(readFileSync(cert));
+    const ingest = createClient(IngestService, c.services.ingestAddress, tls, {}, TEST_TOKENS.write);
+    const router = createClient(LeaderboardService, c.services.routerAddress, tls, {}, TEST_TOKENS.read);
+    const res = await ingest.submitScores({ updates: [{ board: "tls", playerId: "p", op: Operation.SET, value: 42n }] });
+    const rank = await router.getRank({ board: "tls", playerId: "p", consistencyToken: res.consistencyToken });
+    expect(Number(rank.entry!.score)).toBe(42);
+    const plain = createClient(LeaderboardService, c.services.routerAddress, grpc.credentials.createInsecure(), {}, TEST_TOKENS.read);
+    const code = await plain.getRank({ board: "tls", playerId: "p" }, { timeoutMs: 2000 }).then(() => "ok", (e: { code: number }) => e.code);
+    expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(code);
+    for (const client of [ingest, router, plain]) client.close();
+  });
+});
