@@ -9,6 +9,7 @@
 //   LADDER_REDIS_BASE_PORT   first Redis port; shard i gets base + i    7001
 //   KAFKA_HOME               an unpacked Kafka 4.x to use instead of fetching jars
 //   LADDER_LAUNCHER_LOG_LEVEL the launcher's own pino level              info
+//   LADDER_REDIS_PERSIST     shards' Redis keep an append-only file (1) or nothing (0: load tests)   1
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError, type Env } from "../../../common/src/config.js";
@@ -21,6 +22,7 @@ export interface LocalConfig {
   readonly redisBasePort: number;
   readonly kafkaHome: string | undefined;
   readonly logLevel: string;
+  readonly persistRedis: boolean;
 }
 
 export function loadLocalConfig(env: Env, cwd: string): LocalConfig {
@@ -39,6 +41,7 @@ export function loadLocalConfig(env: Env, cwd: string): LocalConfig {
     redisBasePort: int("LADDER_REDIS_BASE_PORT", 7001, 1, 65535),
     kafkaHome: env.KAFKA_HOME || undefined,
     logLevel: env.LADDER_LAUNCHER_LOG_LEVEL || "info",
+    persistRedis: env.LADDER_REDIS_PERSIST !== "0",
   };
   if (config.redisBasePort <= 6379 && config.redisBasePort + config.shards > 6379) problems.push("LADDER_REDIS_BASE_PORT: the Redis ports would include 6379");
   if (problems.length) throw new ConfigError(problems);

@@ -21,7 +21,7 @@ const infra = await startInfra({
   kafkaHome: local.kafkaHome,
   kafkaPort: local.kafkaPort,
   redisPorts: Array.from({ length: local.shards }, (_, i) => local.redisBasePort + i),
-  persistRedis: true,
+  persistRedis: local.persistRedis,
   preferContainers: false,
   log,
 });
