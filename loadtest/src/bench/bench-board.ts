@@ -1,0 +1,27 @@
+/**
+ * The board every benchmark uses: the default board spec (points 0..2^31-1, 1-minute
+ * time resolution), 64 slots like the local cluster, and the seeder's synthetic players
+ * (seed/population.ts: ids `p:` + 12 digits, log-normal points, reached-at times over the
+ * 30 days before today 00:00 UTC). Player i has the same score in Redis, in Kafka and in
+ * PostgreSQL, so every store holds the same board.
+ */
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec } from "../../../common/src/board-spec.js";
+import { population, type SeededPlayer } from "../seed/population.js";
+import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution.js";
+
+export const BENCH_BOARD = "bench";
+export const BENCH_KEY_PREFIX = "bench:";
+export const BENCH_SLOTS = 64;
+export const BENCH_SPEC: BoardSpec = makeBoardSpec(DEFAULT_BOARD).spec!;
+export const BENCH_SPECS = new BoardSpecs([BENCH_SPEC]);
+
+/** Today 00:00 UTC: where the seeded reached-at times end (fixed for a day: reproducible). */
+export function seedUntilMs(now = new Date()): number {
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+}
+
+/** Players first .. first+count-1 of the bench's population, in chunks. */
+export function benchPlayers(seed: number, first: number, count: number, untilMs = seedUntilMs()): Iterable<SeededPlayer[]> {
+  const scores = scoreSource(BENCH_SPEC, DEFAULT_SCORE_SHAPE, untilMs);
+  return population({ first, count, seed, numSlots: BENCH_SLOTS, scores });
+}

@@ -1,0 +1,46 @@
+/**
+ * What every benchmark gets from main.ts, and what it gives back. Benchmarks run one
+ * after another in one process; a later one may read an earlier one's figures (the
+ * PostgreSQL benchmark compares itself with the router's) and share its fixtures (the
+ * memory benchmark reads the seeded layouts of the read benchmark).
+ */
+import type { Logger } from "../../../common/src/logger.js";
+import type { KafkaBroker } from "../../../deploy/local/src/kafka-broker.js";
+import type { CleanupStack } from "./cleanup.js";
+import type { BenchName } from "./options.js";
+import type { BenchPlan } from "./plan.js";
+import type { SeededLayouts } from "./seeded-layouts.js";
+import type { Table } from "./table.js";
+
+export interface BenchContext {
+  plan: BenchPlan;
+  /** The run's temporary directory (servers' data), removed at the end. */
+  dataDir: string;
+  /** Ports handed out so far (see ports.ts). */
+  ports: Set<number>;
+  cleanup: CleanupStack;
+  /** Logger of the servers the bench starts: their errors only. */
+  log: Logger;
+  /** Prints a line of the run's narrative. */
+  say(line: string): void;
+  /** Outcomes of the benchmarks that ran before this one. */
+  earlier: Partial<Record<BenchName, BenchOutcome>>;
+  /** Seeded Redis boards by shard count (reads, memory). */
+  layouts: SeededLayouts;
+  /** The run's Kafka broker, started on first use (ingest, rebuild). */
+  kafka(): Promise<KafkaBroker>;
+}
+
+export interface BenchOutcome {
+  /** Every figure, for the JSON file. */
+  figures: Record<string, unknown>;
+  tables: Table[];
+  /** What the figures measure and how, for the Markdown summary (one paragraph each). */
+  notes: string[];
+}
+
+export interface Benchmark {
+  name: BenchName;
+  title: string;
+  run(ctx: BenchContext): Promise<BenchOutcome>;
+}

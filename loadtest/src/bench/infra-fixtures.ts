@@ -1,0 +1,87 @@
+/**
+ * The servers the bench starts for itself, on its own ports (ports.ts) and in its own
+ * temporary data directory, each registered for cleanup: fresh redis-servers (no
+ * persistence: nothing is written to disk, so disk speed stays out of the figures) and
+ * one single-node Kafka broker (deploy/local: KRaft, jars from Maven Central).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { Redis } from "ioredis";
+import type { Kafka } from "kafkajs";
+import { createKafka } from "../../../common/src/kafka.js";
+import { join } from "node:path";
+import type { Logger } from "../../../common/src/logger.js";
+import { brokerProperties } from "../../../deploy/local/src/kafka-config.js";
+import { startKafkaBroker, type KafkaBroker } from "../../../deploy/local/src/kafka-broker.js";
+import { ensureKafkaJars } from "../../../deploy/local/src/kafka-jars.js";
+import { loadLocalConfig } from "../../../deploy/local/src/local-config.js";
+import { startRedisServer, type RedisServer } from "../../../deploy/local/src/redis-server.js";
+import type { CleanupEntry, CleanupStack } from "./cleanup.js";
+import { benchPort } from "./ports.js";
+
+export interface FixtureDeps {
+  dataDir: string;
+  ports: Set<number>;
+  cleanup: CleanupStack;
+  log: Logger;
+}
+
+export interface RedisFleet {
+  servers: RedisServer[];
+  /** Stops them now (also done at the end of the run). */
+  stop(): Promise<void>;
+}
+
+/** `count` fresh, empty redis-servers. */
+export async function startRedisFleet(d: FixtureDeps, label: string, count: number): Promise<RedisFleet> {
+  const servers: RedisServer[] = [];
+  const entries: CleanupEntry[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = await startRedisServer({ dataDir: join(d.dataDir, `${label}-redis-${i}`), port: await benchPort(d.ports), persist: false, log: d.log });
+      servers.push(server);
+      entries.push(d.cleanup.push(`redis-server ${server.url} (${label})`, () => server.stop()));
+    }
+  } catch (err) {
+    await Promise.all(entries.map((e) => e.release()));
+    throw err;
+  }
+  return { servers, stop: async () => void (await Promise.all(entries.map((e) => e.release()))) };
+}
+
+/**
+ * A Kafka broker on two ports of the bench's choosing. The client port is passed; the
+ * controller port is written beforehand into the data dir's server.properties, which
+ * startKafkaBroker reuses when it is free (it would otherwise take any free port).
+ */
+export async function startBenchKafka(d: FixtureDeps): Promise<KafkaBroker> {
+  const local = loadLocalConfig(process.env, process.cwd()); // LADDER_CACHE_DIR, KAFKA_HOME like npm start
+  const libsDir = await ensureKafkaJars({ cacheDir: local.cacheDir, kafkaHome: local.kafkaHome, log: d.log });
+  const dataDir = join(d.dataDir, "kafka");
+  const port = await benchPort(d.ports);
+  const controllerPort = await benchPort(d.ports);
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(join(dataDir, "server.properties"), brokerProperties({ port, controllerPort, logDir: join(dataDir, "logs") }));
+  const broker = await startKafkaBroker({ libsDir, dataDir, port, log: d.log });
+  d.cleanup.push(`kafka broker ${broker.brokers.join(",")}`, () => broker.stop());
+  return broker;
+}
+
+/**
+ * A kafkajs client of the bench's own on `broker`. Its log is silenced: the broker's
+ * routine hiccups (a fresh topic's leader not yet known) are retried, and real failures
+ * reach the caller as errors.
+ */
+export function benchKafkaClient(d: Pick<FixtureDeps, "log">, broker: KafkaBroker, clientId: string): Kafka {
+  return createKafka(broker.brokers, clientId, d.log.child({ component: "kafka" }, { level: "fatal" }));
+}
+
+/**
+ * The bench's own connection to one of its redis-servers. Commands fail after 3 retries;
+ * connection errors are not logged (a server stopped by the clean-up while a benchmark
+ * still holds a connection to it is expected on Ctrl-C).
+ */
+export function benchRedis(url: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 3 });
+  redis.on("error", () => {});
+  return redis;
+}

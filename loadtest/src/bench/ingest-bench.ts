@@ -1,0 +1,155 @@
+/**
+ * Benchmark "ingest": score updates per second through the whole write path, against
+ * the two stores it is built on.
+ *
+ *   end to end  SubmitScores batches over gRPC → ingest (validation, group commit,
+ *               idempotent producer, acks=all) → Kafka → 3 shard nodes (apply script)
+ *               → Redis, in a closed loop. An update counts when it is visible in Redis:
+ *               the shards' applied offsets (moved atomically with the effects) are read
+ *               as the measured period starts and ends. After the load stops, the time
+ *               until every acknowledged update is applied is the drain.
+ *   raw Kafka / raw Redis  the same updates, batches and concurrency straight into each
+ *               store (raw-paths.ts), the services stopped.
+ */
+import { randomBytes } from "node:crypto";
+import type { Kafka } from "kafkajs";
+import { ensureScoreTopic } from "../../../common/src/kafka.js";
+import { buildPlacement } from "../../../common/src/placement.js";
+import { keyLayout } from "../../../common/src/shard-store/keys.js";
+import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import { clusterClients } from "../run/cluster-clients.js";
+import type { Offsets } from "../seed/apply-watch.js";
+import { appliedCounter } from "./apply-progress.js";
+import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS } from "./bench-board.js";
+import type { Benchmark, BenchContext } from "./context.js";
+import { pidCpu, redisCpu, selfCpu, sumProbes } from "./cpu-meter.js";
+import { ingestTable, type IngestFigures } from "./ingest-table.js";
+import { startIngestCluster, type IngestCluster } from "./ingest-cluster.js";
+import { benchKafkaClient, benchRedis } from "./infra-fixtures.js";
+import { measureClosedLoop } from "./measure.js";
+import { ingestLikeProducer, produceBatch, zaddBatch } from "./raw-paths.js";
+import { updateBatches } from "./update-stream.js";
+
+const DRAIN_TIMEOUT_MS = 300_000; // 5 min
+
+export const ingestBenchmark: Benchmark = {
+  name: "ingest",
+  title: "Ingest end to end vs raw Kafka and raw Redis",
+  async run(ctx) {
+    const p = ctx.plan.ingest;
+    ctx.say(`starting a ${p.shards}-shard cluster (Kafka, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest)`);
+    const cluster = await startIngestCluster(ctx, p.shards);
+    const kafka = benchKafkaClient(ctx, await ctx.kafka(), "ladder-bench");
+    try {
+      const endToEnd = await measureEndToEnd(ctx, cluster, kafka);
+      await cluster.stopServices();
+      const rawKafka = [];
+      for (const batch of p.rawKafkaBatches) {
+        ctx.say(`raw Kafka: kafkajs idempotent producer, acks=all, sendBatch of ${batch} records, one at a time`);
+        rawKafka.push(await measureRawKafka(ctx, kafka, batch));
+      }
+      ctx.say(`raw Redis: ZADD per update, one pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight`);
+      const rawRedis = await measureRawRedis(ctx, cluster);
+      const figures: IngestFigures = { plan: p, endToEnd, rawKafka, rawRedis };
+      return { figures: { ...figures }, tables: [ingestTable(figures)], notes: ingestNotes(ctx, figures) };
+    } finally {
+      await cluster.stop();
+    }
+  },
+};
+
+async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka: Kafka): Promise<IngestFigures["endToEnd"]> {
+  const p = ctx.plan.ingest;
+  const admin = kafka.admin();
+  await admin.connect();
+  const clients = clusterClients({ router: cluster.services.routerAddress, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 30_000, token: cluster.writeToken });
+  try {
+    const start = await logEnds(admin, cluster.topic);
+    const applied = appliedCounter(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, start);
+    const next = updateBatches(ctx.plan.seed, p.players, `bench-${randomBytes(4).toString("hex")}`);
+    const send = () => clients.ingest().submitScores({ updates: next(p.batch).map((u) => ({ board: BENCH_BOARD, playerId: u.playerId, op: Operation.SET, value: BigInt(u.points), timestampMs: 0n, eventId: u.eventId })) }, clients.callOptions());
+    const s = cluster.services;
+    const cpu = { ingest: pidCpu(s.ingest().pid!), shardNodes: sumProbes(s.shardIds.map((id) => pidCpu(s.shardNode(id).pid!))), redis: sumProbes(cluster.redis.map(redisCpu)), client: selfCpu };
+    ctx.say(`end to end: SubmitScores of ${p.batch} SETs, ${p.concurrency} in flight, ${p.warmupMs / 1000} s warm-up + ${p.durationMs / 1000} s`);
+    const firstSend = performance.now();
+    let appliedAtStart = 0;
+    const m = await measureClosedLoop({ plan: p, send, cpu, onMeasureStart: async () => void (appliedAtStart = await applied()) });
+    const appliedAtEnd = await applied();
+    const loadEnd = performance.now();
+    const produced = sumOffsets(await logEnds(admin, cluster.topic)) - sumOffsets(start);
+    ctx.say(`waiting for the shard nodes to apply all ${produced.toLocaleString("en-US")} acknowledged updates`);
+    const allApplied = await waitApplied(applied, produced);
+    const seconds = m.elapsedMs / 1000;
+    return {
+      call: m, batch: p.batch,
+      ackedPerSec: Math.round(((m.calls - m.errors) * p.batch) / seconds),
+      visiblePerSec: Math.round((appliedAtEnd - appliedAtStart) / seconds),
+      appliedInWindow: appliedAtEnd - appliedAtStart,
+      drainMs: Math.round(allApplied - loadEnd),
+      produced, overallPerSec: Math.round(produced / ((allApplied - firstSend) / 1000)),
+    };
+  } finally {
+    clients.close();
+    await admin.disconnect();
+  }
+}
+
+async function measureRawKafka(ctx: BenchContext, kafka: Kafka, batch: number): Promise<IngestFigures["rawKafka"][number]> {
+  const p = ctx.plan.ingest;
+  const topic = `bench.raw.${randomBytes(4).toString("hex")}`;
+  await ensureScoreTopic(kafka, topic, BENCH_SLOTS); // created like the score topic
+  const producer = await ingestLikeProducer(kafka);
+  try {
+    const next = updateBatches(ctx.plan.seed, p.players, `raw-${randomBytes(4).toString("hex")}`);
+    const m = await measureClosedLoop({ plan: { ...p.raw, concurrency: 1 }, send: () => produceBatch(producer, topic, next(batch)), cpu: { client: selfCpu } });
+    return { call: m, batch, perSec: Math.round(((m.calls - m.errors) * batch) / (m.elapsedMs / 1000)), topic };
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+async function measureRawRedis(ctx: BenchContext, cluster: IngestCluster): Promise<IngestFigures["rawRedis"]> {
+  const p = ctx.plan.ingest;
+  const ids = cluster.services.shardIds;
+  const connections = ids.map((_, i) => benchRedis(cluster.fleet.servers[i]!.url));
+  try {
+    const target = { placement: buildPlacement(ids, BENCH_SLOTS), redis: new Map(ids.map((id, i) => [id, connections[i]!])), key: keyLayout("bench-raw:").board(BENCH_BOARD) };
+    const next = updateBatches(ctx.plan.seed, p.players, "raw");
+    const m = await measureClosedLoop({ plan: p.raw, send: () => zaddBatch(target, next(p.batch)), cpu: { redis: sumProbes(connections.map(redisCpu)), client: selfCpu } });
+    return { call: m, batch: p.batch, perSec: Math.round(((m.calls - m.errors) * p.batch) / (m.elapsedMs / 1000)) };
+  } finally {
+    connections.forEach((c) => c.disconnect());
+  }
+}
+
+async function logEnds(admin: ReturnType<Kafka["admin"]>, topic: string): Promise<Offsets> {
+  return new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, BigInt(o.high)]));
+}
+
+function sumOffsets(o: Offsets): number {
+  let n = 0n;
+  for (const v of o.values()) n += v;
+  return Number(n);
+}
+
+/** Polls until `total` records are applied; returns when (performance.now()). */
+async function waitApplied(applied: () => Promise<number>, total: number): Promise<number> {
+  const deadline = performance.now() + DRAIN_TIMEOUT_MS;
+  for (;;) {
+    if ((await applied()) >= total) return performance.now();
+    if (performance.now() > deadline) throw new Error(`the shard nodes did not apply ${total} records within ${DRAIN_TIMEOUT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function ingestNotes(ctx: BenchContext, f: IngestFigures): string[] {
+  const p = ctx.plan.ingest;
+  return [
+    `End to end: a ${p.shards}-shard local cluster (one Kafka broker, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest: real processes). Closed loop of SubmitScores calls, ${p.batch} SET updates each (players uniform over ${p.players.toLocaleString("en-US")} ids, event ids set, time stamped by ingest), ${p.concurrency} calls in flight, ${p.warmupMs / 1000} s warm-up then ${p.durationMs / 1000} s measured.`,
+    "**visible in Redis** = records the shard nodes applied during the measured period (the shards' applied offsets, which the apply script moves in the same atomic call as the scores) / its length. **acknowledged** = updates of the calls ingest answered OK. "
+      + `After the load stopped, the last acknowledged update was visible ${f.endToEnd.drainMs} ms later; over the whole run, warm-up and drain included, ${f.endToEnd.overallPerSec.toLocaleString("en-US")} updates/s.`,
+    `Raw Kafka: the same kafkajs producer settings as ingest (idempotent, maxInFlightRequests 1, acks=all), the same ScoreEvent records, to a fresh topic created like the score topic, services stopped; one sendBatch at a time (kafkajs's idempotent producer breaks under concurrent sends, which is why ingest commits one group at a time), of ${p.rawKafkaBatches.join(" and of ")} records: the call's batch, and the most ingest's group commit puts in one produce request. `
+      + `Raw Redis: one ZADD per update on the placement's shard (the apply script's core effect, without its offset and dedup bookkeeping), one ioredis pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight; same servers, another key. Raw runs: ${p.raw.warmupMs / 1000} s warm-up, ${p.raw.durationMs / 1000} s measured.`,
+    "Kafka, Redis, the services and the bench process share 2 cores: `machine` is every CPU's busy time, whatever ran it.",
+  ];
+}

@@ -1,0 +1,59 @@
+/**
+ * A full local cluster for the ingest benchmark, on the run's Kafka broker and fresh
+ * redis-servers: shard nodes, router and ingest as real processes
+ * (deploy/local/src/services.ts), a fresh score topic, the bench's key prefix, and a
+ * write token of the bench's own (LADDER_TOKENS).
+ */
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { startServices, type RunningServices } from "../../../deploy/local/src/services.js";
+import { BENCH_KEY_PREFIX, BENCH_SLOTS } from "./bench-board.js";
+import type { BenchContext } from "./context.js";
+import { benchRedis, startRedisFleet, type RedisFleet } from "./infra-fixtures.js";
+import { benchPort } from "./ports.js";
+import { baseEnv } from "./service-process.js";
+
+export interface IngestCluster {
+  services: RunningServices;
+  fleet: RedisFleet;
+  /** The bench's own connection to each shard's Redis, in shard order. */
+  redis: Redis[];
+  topic: string;
+  writeToken: string;
+  /** Stops the services (Redis and Kafka stay). */
+  stopServices(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startIngestCluster(ctx: BenchContext, shards: number): Promise<IngestCluster> {
+  const broker = await ctx.kafka();
+  const fleet = await startRedisFleet(ctx, "ingest", shards);
+  const topic = `bench.scores.${randomBytes(4).toString("hex")}`;
+  const writeToken = randomBytes(24).toString("base64url");
+  const services = await startServices({
+    kafkaBrokers: broker.brokers,
+    redisUrls: fleet.servers.map((s) => s.url),
+    routerListen: `127.0.0.1:${await benchPort(ctx.ports)}`,
+    ingestListen: `127.0.0.1:${await benchPort(ctx.ports)}`,
+    settings: {
+      LADDER_SCORE_TOPIC: topic,
+      LADDER_KEY_PREFIX: BENCH_KEY_PREFIX,
+      LADDER_SLOTS: String(BENCH_SLOTS),
+      LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
+      LADDER_TOKENS: JSON.stringify([{ name: "bench-game-server", token: writeToken, roles: ["write"] }]),
+    },
+    baseEnv: baseEnv(),
+    log: ctx.log,
+  });
+  const servicesEntry = ctx.cleanup.push("cluster services (ingest benchmark)", () => services.stop());
+  const redis = fleet.servers.map((s) => benchRedis(s.url));
+  return {
+    services, fleet, redis, topic, writeToken,
+    stopServices: () => servicesEntry.release(),
+    async stop() {
+      await servicesEntry.release();
+      redis.forEach((r) => r.disconnect());
+      await fleet.stop();
+    },
+  };
+}

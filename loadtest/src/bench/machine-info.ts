@@ -1,0 +1,19 @@
+/** What the run ran on, for the report. */
+import { execFileSync } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { KAFKA_VERSION } from "../../../deploy/local/src/kafka-jars.js";
+import type { MachineInfo } from "./report.js";
+
+export function machineInfo(): MachineInfo {
+  let redisServer = "redis-server (version unknown)";
+  try {
+    const v = /v=(\S+)/.exec(execFileSync("redis-server", ["--version"], { encoding: "utf8" }))?.[1];
+    if (v) redisServer = `redis-server ${v}`;
+  } catch {
+    // reported as unknown
+  }
+  return {
+    cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version, platform: `${process.platform} ${process.arch}`, redisServer, kafka: KAFKA_VERSION,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * `npm run bench -- [--quick] [--out dir] [benchmark ...]` (options.ts): the benchmark
+ * suite. Starts and stops everything it measures on its own ports and in a temporary
+ * directory, runs the selected benchmarks one after another, prints a table per
+ * benchmark, and saves the JSON and the Markdown summary (report.ts). Wiring only.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { rootLogger } from "../../../common/src/logger.js";
+import type { KafkaBroker } from "../../../deploy/local/src/kafka-broker.js";
+import { CleanupStack } from "./cleanup.js";
+import type { Benchmark, BenchContext } from "./context.js";
+import { ingestBenchmark } from "./ingest-bench.js";
+import { startBenchKafka } from "./infra-fixtures.js";
+import { machineInfo } from "./machine-info.js";
+import { memoryBenchmark } from "./memory-bench.js";
+import { parseBenchOptions, USAGE, type BenchName } from "./options.js";
+import { benchPlan } from "./plan.js";
+import { postgresBenchmark } from "./postgres-bench.js";
+import { readsBenchmark } from "./reads-bench.js";
+import { rebuildBenchmark } from "./rebuild-bench.js";
+import { formatMinutes, writeReport, type BenchReport } from "./report.js";
+import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
+import { SeededLayouts } from "./seeded-layouts.js";
+
+const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark };
+const USES_LAYOUTS: readonly BenchName[] = ["reads", "memory"];
+
+if (process.argv.includes("--help")) {
+  console.log(USAGE);
+  process.exit(0);
+}
+let options;
+try {
+  options = parseBenchOptions(process.argv.slice(2));
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(2);
+}
+
+const say = (line: string) => console.log(line);
+const startedAt = new Date();
+const loadavgStart = loadAverages();
+const plan = benchPlan(options.quick);
+const dataDir = await mkdtemp(join(tmpdir(), "ladder-bench-"));
+const log = rootLogger({ level: "error", name: "bench" });
+const cleanup = new CleanupStack((name, err) => console.error(`clean-up of ${name} failed: ${(err as Error).message ?? err}`));
+cleanup.push(`data dir ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }));
+const ports = new Set<number>();
+let broker: Promise<KafkaBroker> | undefined;
+const ctx: BenchContext = {
+  plan, dataDir, ports, cleanup, log, say, earlier: {},
+  layouts: new SeededLayouts({ dataDir, ports, cleanup, log, seed: plan.seed }),
+  kafka: () => (broker ??= startBenchKafka({ dataDir, ports, cleanup, log })),
+};
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping everything the bench started`);
+    void cleanup.releaseAll().finally(() => process.exit(130));
+  });
+}
+
+say(`ladder bench${options.quick ? " (quick: smoke-test sizes)" : ""}: ${options.selected.join(", ")}; load average ${loadavgStart.join(" ")}; data in ${dataDir}`);
+const records: BenchRecord[] = [];
+try {
+  const lastLayoutUser = options.selected.filter((n) => USES_LAYOUTS.includes(n)).at(-1);
+  for (const name of options.selected) {
+    records.push(await runBenchmark(ctx, BENCHMARKS[name]));
+    if (name === lastLayoutUser) await ctx.layouts.stopAll();
+  }
+} finally {
+  await cleanup.releaseAll();
+}
+const finishedAt = new Date();
+const report: BenchReport = {
+  tool: "ladder-bench", format: 1, quick: options.quick, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(),
+  wallSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 100) / 10, selected: options.selected,
+  machine: machineInfo(), loadavgStart, loadavgEnd: loadAverages(), benchmarks: records,
+};
+const files = writeReport(report, options.outDir);
+say(`\nall done in ${formatMinutes(report.wallSeconds)}; load average ${report.loadavgEnd.join(" ")}\nsaved ${files.json}\nsaved ${files.markdown}`);
+if (records.some((r) => r.status === "failed")) process.exitCode = 1;

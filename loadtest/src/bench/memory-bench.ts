@@ -1,0 +1,51 @@
+/**
+ * Benchmark "memory": bytes per player of one board in Redis, at 1M and 10M players:
+ * (used_memory after seeding − used_memory of the same fresh, empty redis-server) /
+ * players, for the loadtest's ids (`p:` + 12 digits), once any incremental rehash of the
+ * set's hash table is finished (finish-rehash.ts), and as seeded. The readings are taken by the
+ * seeded layouts (seeded-layouts.ts) right after each seeding step, before any query
+ * touches the servers; when the read benchmark ran first, its one-shard layout already
+ * holds them (and those of the 2- and 4-shard layouts, shown too), otherwise this seeds
+ * a fresh server itself.
+ */
+import type { Benchmark } from "./context.js";
+import { count, size } from "./format.js";
+import type { MemoryReading } from "./seeded-layouts.js";
+import type { Table } from "./table.js";
+
+export const memoryBenchmark: Benchmark = {
+  name: "memory",
+  title: "Memory: bytes per player per board in Redis",
+  async run(ctx) {
+    for (const players of ctx.plan.sizes) {
+      if (ctx.layouts.reading(1, players)) continue;
+      const layout = await ctx.layouts.layout(1);
+      if (layout.seeded > players) throw new Error(`the one-shard layout already holds ${layout.seeded} players; cannot read memory at ${players}`);
+      ctx.say(`${size(players)} players into a fresh redis-server`);
+      await ctx.layouts.growTo(layout, players);
+    }
+    const readings = [...ctx.layouts.readings].sort((a, b) => a.players - b.players || a.shards - b.shards);
+    return {
+      figures: { readings },
+      tables: [memoryTable(readings)],
+      notes: [
+        "Bytes per player = (used_memory − used_memory of the same fresh, empty redis-server before any player) / players; one board, ids `p:` + 12 digits, the sort key as the score; with several shards, summed over their servers. "
+          + "**As seeded** is read right after the ZADDs. A sorted set's hash table grows by doubling and moves its buckets over incrementally, one step per operation on that set, keeping both tables until the move ends: right after seeding, some sizes (10M in one set) are caught in the middle, with the old table still allocated. "
+          + "**Steady** is read after the bench finished any such rehash with server-side lookups (a board under traffic does so within a few million operations): the figure to plan memory with. "
+          + "Both are read before any query (at the second size the first size's Lua scripts and heartbeat key add a few KB in all). used_memory_rss (what the processes hold from the OS, fragmentation included) is shown for reference.",
+      ],
+    };
+  },
+};
+
+export function memoryTable(readings: readonly MemoryReading[]): Table {
+  const mib = (b: number) => count(b / 2 ** 20);
+  return {
+    title: "Memory: one board in Redis",
+    columns: ["players", "redis-servers", "bytes per player (steady)", "bytes per player (as seeded)", "used_memory MiB (board, steady)", "used_memory_rss MiB"],
+    rows: readings.map((r) => [
+      size(r.players), r.shards === 1 ? "1 (fresh)" : String(r.shards), r.bytesPerPlayer.toFixed(1), r.asSeededBytesPerPlayer.toFixed(1),
+      mib(r.usedMemoryBytes - r.emptyUsedMemoryBytes), mib(r.usedMemoryRssBytes),
+    ]),
+  };
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { parseBenchOptions } from "./options.js";
+
+describe("bench > options", () => {
+  it("runs every benchmark in the fixed order by default", () => {
+    expect(parseBenchOptions([])).toEqual({ quick: false, selected: ["reads", "memory", "postgres", "ingest", "rebuild"], outDir: "loadtest/results" });
+  });
+
+  it("selects benchmarks by name, keeping the fixed order", () => {
+    expect(parseBenchOptions(["--quick", "rebuild", "reads"])).toMatchObject({ quick: true, selected: ["reads", "rebuild"] });
+  });
+
+  it("refuses an unknown name or flag", () => {
+    expect(() => parseBenchOptions(["redis"])).toThrow(/unknown benchmark "redis"/);
+    expect(() => parseBenchOptions(["--fast"])).toThrow();
+  });
+});

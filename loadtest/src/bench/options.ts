@@ -1,0 +1,33 @@
+/**
+ * The bench's command line: `npm run bench -- [--quick] [--out dir] [name ...]`, names
+ * from BENCH_NAMES selecting benchmarks (all when none is given), run in BENCH_NAMES order.
+ */
+import { parseArgs } from "node:util";
+
+export const BENCH_NAMES = ["reads", "memory", "postgres", "ingest", "rebuild"] as const;
+export type BenchName = (typeof BENCH_NAMES)[number];
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Selected benchmarks, in run order. */
+  selected: BenchName[];
+  outDir: string;
+}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--out dir] [benchmark ...]
+  benchmarks   ${BENCH_NAMES.join(", ")} (default: all, in that order)
+  --quick      small sizes and short runs: a smoke test of the suite, not figures to quote
+  --out dir    where bench-<date>.json and bench-latest.md go (default loadtest/results)`;
+
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: { quick: { type: "boolean", default: false }, out: { type: "string", default: "loadtest/results" } },
+  });
+  const unknown = positionals.filter((p) => !(BENCH_NAMES as readonly string[]).includes(p));
+  if (unknown.length) throw new Error(`unknown benchmark ${unknown.map((u) => `"${u}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}\n${USAGE}`);
+  const selected = positionals.length ? BENCH_NAMES.filter((n) => positionals.includes(n)) : [...BENCH_NAMES];
+  return { quick: values.quick === true, selected, outDir: values.out as string };
+}

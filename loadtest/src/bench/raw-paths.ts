@@ -1,0 +1,68 @@
+/**
+ * The two ceilings the ingest path is compared with, each fed the same updates:
+ *
+ *   raw Kafka   the same client library configured as ingest's producer (kafkajs,
+ *               idempotent, maxInFlightRequests 1, acks=all), the same records (key =
+ *               player id, value = the binary ScoreEvent, partition = slot), one
+ *               sendBatch per batch, straight to a topic like the score topic. One
+ *               sendBatch at a time, as ingest's group commit does: kafkajs's idempotent
+ *               producer assigns sequence numbers wrongly under concurrent sends (the
+ *               broker answers OUT_OF_ORDER_SEQUENCE_NUMBER; kafkajs issues #598, #1005).
+ *   raw Redis   one ZADD per update (what the apply script does per SET, without its
+ *               bookkeeping) on the shard that placement gives the player, one pipeline
+ *               per shard per batch, several batches in flight, from Node with ioredis.
+ */
+import type { Redis } from "ioredis";
+import { Partitioners, type Kafka, type Producer } from "kafkajs";
+import { shardOf, type Placement } from "../../../common/src/placement.js";
+import { encodeSortKey } from "../../../common/src/score-encoding.js";
+import { encodeScoreEvent } from "../../../common/src/score-event.js";
+import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import { BENCH_BOARD, BENCH_SPEC } from "./bench-board.js";
+import type { BenchUpdate } from "./update-stream.js";
+
+/** A producer set up as ingest/src/main.ts sets up its own. */
+export async function ingestLikeProducer(kafka: Kafka): Promise<Producer> {
+  const producer = kafka.producer({
+    idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 }, // ms
+  });
+  await producer.connect();
+  return producer;
+}
+
+/** Produces one batch as ingest would have encoded it (time stamped now, as ingest does for timestamp 0). */
+export async function produceBatch(producer: Producer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
+  const now = Date.now();
+  const messages = batch.map((u) => ({
+    key: u.playerId, partition: u.slot,
+    value: encodeScoreEvent({ board: BENCH_BOARD, playerId: u.playerId, op: Operation.SET, value: BigInt(u.points), timestampMs: BigInt(now), eventId: u.eventId }, now),
+  }));
+  await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
+}
+
+export interface RawRedisTarget {
+  placement: Placement;
+  /** Connection per shard id. */
+  redis: ReadonlyMap<string, Redis>;
+  key: string;
+}
+
+/** ZADDs one batch, one pipeline per shard, all shards at once. */
+export async function zaddBatch(t: RawRedisTarget, batch: readonly BenchUpdate[]): Promise<void> {
+  const now = Date.now();
+  const byShard = new Map<string, BenchUpdate[]>();
+  for (const u of batch) {
+    const shard = shardOf(t.placement, u.playerId);
+    const list = byShard.get(shard);
+    if (list) list.push(u);
+    else byShard.set(shard, [u]);
+  }
+  await Promise.all([...byShard].map(async ([shard, updates]) => {
+    const pipeline = t.redis.get(shard)!.pipeline();
+    for (const u of updates) pipeline.zadd(t.key, encodeSortKey(BENCH_SPEC, u.points, now), u.playerId);
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([err]) => err);
+    if (failed) throw failed[0];
+  }));
+}

@@ -1,0 +1,149 @@
+/**
+ * Benchmark "reads": the router against the floor.
+ *
+ * For each size (1M, 10M players) the bench's players are seeded into a layout of 1, 2
+ * and 4 shards (seeded-layouts.ts, the seeder's Redis path: no Kafka), the router runs
+ * as a real process over each layout, and every question (exact rank, top 10, around
+ * radius 5) is asked in a closed loop (32 in flight, after a warm-up) of the router and
+ * of the floor: the one-shard layout's single Redis asked with plain commands
+ * (read-questions.ts). Players asked about are drawn uniformly from the seeded ones, the
+ * same sequence for the router and the floor. Before timing, answers are compared.
+ *
+ * No shard node runs: reads are served only while a shard's heartbeat key exists, so the
+ * bench sets it itself (ShardStore.heartbeat, 1 h TTL).
+ */
+import { ShardStore } from "../../../common/src/shard-store/shard-store.js";
+import { clusterClients, type ClusterClients } from "../run/cluster-clients.js";
+import { playerId } from "../workload/player-ids.js";
+import { rngFor } from "../workload/rng.js";
+import { compareAnswers, type Agreement } from "./answers-agree.js";
+import { BENCH_BOARD, BENCH_KEY_PREFIX } from "./bench-board.js";
+import type { Benchmark, BenchContext } from "./context.js";
+import { pidCpu, redisCpu, selfCpu, sumProbes } from "./cpu-meter.js";
+import { size } from "./format.js";
+import { measureClosedLoop } from "./measure.js";
+import { asker, floorAnswers, QUESTIONS, routerAnswers, type Question, type ReadAnswers } from "./read-questions.js";
+import { readsTables, type ReadRow } from "./reads-table.js";
+import { startRouter, type RouterProcess } from "./router-process.js";
+import { BOARD_KEY, type Layout } from "./seeded-layouts.js";
+
+const HEARTBEAT_TTL_MS = 3600_000; // 1 h: longer than any run
+
+interface RouterUnderTest {
+  router: RouterProcess;
+  clients: ClusterClients;
+  answers: ReadAnswers;
+}
+
+/** One size of the run: the floor at that size, and who to ask about. */
+interface SizeRound {
+  players: number;
+  floor: ReadAnswers;
+  /** The players to ask `q` about, the same sequence for the floor and every router. */
+  pick(q: Question): () => string;
+  /** Players whose answers are compared before timing. */
+  sample: string[];
+}
+
+interface RunState {
+  rows: ReadRow[];
+  agreement: Array<Agreement & { players: number; shards: number }>;
+  /** A router per layout, started at its first size and kept for the next. */
+  routers: Map<number, RouterUnderTest>;
+}
+
+export const readsBenchmark: Benchmark = {
+  name: "reads",
+  title: "Reads: router vs the floor",
+  async run(ctx) {
+    const state: RunState = { rows: [], agreement: [], routers: new Map() };
+    ctx.say("seeding with the seeder's Redis path (seed/redis-seeder.ts): ZADD straight into each shard's sorted set. This skips Kafka: these boards are for reads only.");
+    ctx.say(`no shard node runs here: the bench sets each shard's heartbeat key itself (ShardStore.heartbeat, TTL ${HEARTBEAT_TTL_MS / 60_000} min) so the router serves reads.`);
+    try {
+      for (const [sizeIndex, players] of ctx.plan.sizes.entries()) {
+        const round = await floorRound(ctx, players, sizeIndex, state);
+        for (const shards of ctx.plan.shardCounts) await routerRound(ctx, round, shards, state);
+      }
+    } finally {
+      for (const r of state.routers.values()) {
+        r.clients.close();
+        await r.router.stop();
+      }
+    }
+    return {
+      figures: { rows: state.rows, agreement: state.agreement, seeding: ctx.layouts.steps, plan: ctx.plan.reads, heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran` },
+      tables: readsTables(state.rows),
+      notes: readsNotes(ctx, state.agreement),
+    };
+  },
+};
+
+/** Grows the one-Redis layout to `players` and times the floor's questions. */
+async function floorRound(ctx: BenchContext, players: number, sizeIndex: number, state: RunState): Promise<SizeRound> {
+  const layout = await ctx.layouts.layout(1);
+  await ctx.layouts.growTo(layout, players);
+  const redis = layout.redis[0]!;
+  const sample = playerPicker(ctx.plan.seed + 1, sizeIndex, players);
+  const round: SizeRound = {
+    players, floor: floorAnswers(redis, BOARD_KEY, ctx.plan.reads),
+    pick: (q) => playerPicker(ctx.plan.seed, sizeIndex * 10 + QUESTIONS.indexOf(q), players),
+    sample: Array.from({ length: ctx.plan.reads.checkedPlayers }, () => sample()),
+  };
+  for (const q of QUESTIONS) {
+    ctx.say(`${size(players)} players, floor (one Redis), ${q}`);
+    const m = await measureClosedLoop({ plan: ctx.plan.reads, send: asker(round.floor, q, round.pick(q)), cpu: { redis: redisCpu(redis), client: selfCpu } });
+    state.rows.push({ players, target: "floor", shards: 1, question: q, m });
+  }
+  return round;
+}
+
+/** Grows the layout of `shards` shards to the round's size, checks the router's answers against the floor's, and times them. */
+async function routerRound(ctx: BenchContext, round: SizeRound, shards: number, state: RunState): Promise<void> {
+  const { players } = round;
+  const layout = await ctx.layouts.layout(shards);
+  await ctx.layouts.growTo(layout, players);
+  await serveReads(layout);
+  const under = state.routers.get(shards) ?? (await routerUnderTest(ctx, layout));
+  state.routers.set(shards, under);
+  const agreed = await compareAnswers(under.answers, round.floor, round.sample);
+  state.agreement.push({ players, shards, ...agreed });
+  if (agreed.differences.length) ctx.say(`WARNING: router (${shards} shards) and floor disagree at ${size(players)}:\n  ${agreed.differences.slice(0, 5).join("\n  ")}`);
+  for (const q of QUESTIONS) {
+    ctx.say(`${size(players)} players, router over ${shards} shard(s), ${q}`);
+    const cpu = { router: pidCpu(under.router.pid), redis: sumProbes(layout.redis.map(redisCpu)), client: selfCpu };
+    const m = await measureClosedLoop({ plan: ctx.plan.reads, send: asker(under.answers, q, round.pick(q)), cpu });
+    state.rows.push({ players, target: "router", shards, question: q, m });
+  }
+}
+
+/** Uniform random seeded players, a reproducible sequence per stream. */
+function playerPicker(seed: number, stream: number, players: number): () => string {
+  const rng = rngFor(seed, stream);
+  return () => playerId(rng.nextInt(players));
+}
+
+/** Sets every shard's heartbeat key, as a running shard node would. */
+async function serveReads(layout: Layout): Promise<void> {
+  await Promise.all(layout.shardIds.map((id, i) => new ShardStore(id, layout.redis[i]!, BENCH_KEY_PREFIX).heartbeat(HEARTBEAT_TTL_MS)));
+}
+
+async function routerUnderTest(ctx: BenchContext, layout: Layout): Promise<RouterUnderTest> {
+  const router = await startRouter(ctx, layout.shardIds, layout.servers);
+  const clients = clusterClients({ router: router.address, ingest: router.address, connections: ctx.plan.reads.connections, timeoutMs: 30_000, token: undefined });
+  return { router, clients, answers: routerAnswers(clients, BENCH_BOARD, ctx.plan.reads) };
+}
+
+function readsNotes(ctx: BenchContext, agreement: ReadonlyArray<Agreement>): string[] {
+  const r = ctx.plan.reads;
+  const disagreements = agreement.reduce((a, x) => a + x.differences.length, 0);
+  return [
+    `Closed loop, ${r.concurrency} requests in flight from one client process, ${r.warmupMs / 1000} s warm-up then ${r.durationMs / 1000} s measured per row; ops/s = answered requests / elapsed; latency from send to answer (HdrHistogram). `
+      + `Rank and around ask about players drawn uniformly from the seeded ones (the same sequence for the router and the floor); top is GetTop limit ${r.topLimit}, around GetAround radius ${r.aroundRadius}.`,
+    "**router**: the real router process over N shards (one redis-server each), asked over gRPC (" + `${r.connections} connections` + "). **floor**: one redis-server holding every player in one sorted set with the same sort keys, asked directly from Node: ZRANK (rank), ZRANGE 0 9 WITHSCORES (top), ZRANK then ZRANGE r-5 r+5 WITHSCORES (around). The one-shard router reads that same redis-server.",
+    "Boards were seeded with the seeder's Redis path (ZADD straight into the shards' sorted sets), which skips Kafka. No shard node ran: the bench set each shard's heartbeat key itself (1 h TTL) so the router serves reads.",
+    `Answers were compared before timing: the top page and, for ${r.checkedPlayers} random players per size and layout, rank and around window: ${disagreements === 0 ? "the router and the floor agreed everywhere" : `**${disagreements} differences** (see the JSON)`}.`,
+    "cores: CPU seconds per second during the measured period, of the router process, of the Redis servers (their own INFO cpu, summed), of the bench process (client), and of the whole machine (every process, anyone's). "
+      + "Everything shares 2 cores. The floor's client (one Node process with ioredis) runs near a full core: the floor is as much that client's limit as Redis's. "
+      + "More shards cost more here, not less: every rank and around query asks every shard, and all shards share the same 2 cores; shards add capacity only on more machines.",
+  ];
+}

@@ -1,0 +1,149 @@
+/**
+ * Benchmark "rebuild": records per second replayed from the score log into a shard.
+ *
+ * A fresh topic (created like the score topic) is seeded with the bench's players through
+ * the seeder's Kafka path (seed/kafka-seeder.ts: one SET record per player). Then
+ * `rebuildShard` (common/src/replay/rebuilder.ts) replays it in `audit` mode into a view
+ * on fresh redis-servers, in this process, as the router's AdminService would run it:
+ * once into a single shard that owns all 64 partitions, once into 3 shards in parallel.
+ * The bench polls the view's applied offsets every 50 ms to time the replay itself; the
+ * call's own duration adds the consumer group's join, the rebuilder's once-a-second
+ * progress poll and its clean-up. The view's size is checked against the records.
+ */
+import { randomBytes } from "node:crypto";
+import { Partitioners, type Admin, type Kafka } from "kafkajs";
+import { loadConfig } from "../../../common/src/config.js";
+import { ensureScoreTopic } from "../../../common/src/kafka.js";
+import { buildPlacement } from "../../../common/src/placement.js";
+import { rebuildShard } from "../../../common/src/replay/rebuilder.js";
+import { auditPrefix, keyLayout } from "../../../common/src/shard-store/keys.js";
+import { seedKafka } from "../seed/kafka-seeder.js";
+import { progressBar } from "../seed/progress-bar.js";
+import { appliedCounter } from "./apply-progress.js";
+import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPECS, benchPlayers } from "./bench-board.js";
+import type { Benchmark, BenchContext } from "./context.js";
+import { count, size } from "./format.js";
+import { benchKafkaClient, benchRedis, startRedisFleet } from "./infra-fixtures.js";
+import type { Table } from "./table.js";
+
+const VIEW = "bench";
+const POLL_MS = 50;
+
+export interface SeedFigures {
+  records: number;
+  seconds: number;
+  perSec: number;
+  logBytes: number;
+}
+
+export interface RebuildRun {
+  shards: number;
+  records: number;
+  /** Call start → every record applied (bench's 50 ms poll). */
+  replaySeconds: number;
+  replayPerSec: number;
+  /** Call start → first record applied: the consumer group's join. */
+  firstRecordSeconds: number;
+  /** Call start → rebuildShard returned (for every shard). */
+  callSeconds: number;
+  /** Members of the rebuilt view's board, summed over the shards. */
+  viewPlayers: number;
+}
+
+export const rebuildBenchmark: Benchmark = {
+  name: "rebuild",
+  title: "Rebuild: replay from Kafka into a shard",
+  async run(ctx) {
+    const records = ctx.plan.rebuild.records;
+    const kafka = benchKafkaClient(ctx, await ctx.kafka(), "ladder-bench-rebuild");
+    const topic = `bench.rebuild.${randomBytes(4).toString("hex")}`;
+    await ensureScoreTopic(kafka, topic, BENCH_SLOTS);
+    ctx.say(`seeding ${size(records)} records into ${topic} with the seeder's Kafka path`);
+    const seeded = await seedTopic(ctx, kafka, topic, records);
+    const admin = kafka.admin();
+    await admin.connect();
+    const runs: RebuildRun[] = [];
+    try {
+      for (const shards of ctx.plan.rebuild.shards) {
+        ctx.say(`rebuilding ${size(records)} records into ${shards} shard(s) (audit view "${VIEW}")`);
+        runs.push(await rebuildInto(ctx, kafka, admin, topic, shards, records));
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    return { figures: { topic, seeded, runs }, tables: [rebuildTable(seeded, runs)], notes: rebuildNotes(seeded) };
+  },
+};
+
+async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records: number): Promise<SeedFigures> {
+  const producer = kafka.producer({ idempotent: false, maxInFlightRequests: 2, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  const bar = progressBar("produced", records);
+  const start = performance.now();
+  try {
+    const r = await seedKafka({ producer, topic, board: BENCH_BOARD, boards: BENCH_SPECS, batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n) });
+    bar.finish(r.produced);
+    const seconds = (performance.now() - start) / 1000;
+    return { records: r.produced, seconds: Math.round(seconds * 100) / 100, perSec: Math.round(r.produced / seconds), logBytes: r.bytes };
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, topic: string, shards: number, records: number): Promise<RebuildRun> {
+  const fleet = await startRedisFleet(ctx, `rebuild${shards}`, shards);
+  const redis = fleet.servers.map((s) => benchRedis(s.url));
+  const defaults = loadConfig({}); // the services' defaults: apply batch, dedup window
+  const ids = fleet.servers.map((_, i) => `shard-${i}`);
+  const placement = buildPlacement(ids, BENCH_SLOTS);
+  const viewKeys = keyLayout(auditPrefix(BENCH_KEY_PREFIX, VIEW));
+  const applied = appliedCounter(redis, viewKeys.offsets, new Map());
+  try {
+    const start = performance.now();
+    let firstAt: number | undefined;
+    let doneAt: number | undefined;
+    const poll = setInterval(() => void applied().then((n) => {
+      if (n > 0) firstAt ??= performance.now();
+      if (n >= records) doneAt ??= performance.now();
+    }, () => {}), POLL_MS);
+    await Promise.all(ids.map((id, i) => rebuildShard({
+      kafka, admin, topic, shardId: id, slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
+      boards: BENCH_SPECS, applyBatch: defaults.applyBatch, dedupWindowMs: defaults.dedupWindowMs,
+      mode: { kind: "audit", view: VIEW, asOfOffsets: new Map(), asOfTimestampMs: 0 }, onProgress: () => {}, log: ctx.log,
+    })));
+    const end = performance.now();
+    clearInterval(poll);
+    if ((await applied()) >= records) doneAt ??= end;
+    const viewPlayers = (await Promise.all(redis.map((r) => r.zcard(viewKeys.board(BENCH_BOARD))))).reduce((a, b) => a + b, 0);
+    const replaySeconds = ((doneAt ?? end) - start) / 1000;
+    return {
+      shards, records, replaySeconds: round2(replaySeconds), replayPerSec: Math.round(records / replaySeconds),
+      firstRecordSeconds: round2(((firstAt ?? end) - start) / 1000), callSeconds: round2((end - start) / 1000), viewPlayers,
+    };
+  } finally {
+    redis.forEach((r) => r.disconnect());
+    await fleet.stop();
+  }
+}
+
+function rebuildTable(seeded: SeedFigures, runs: readonly RebuildRun[]): Table {
+  return {
+    title: `Rebuild: ${size(seeded.records)} records replayed from Kafka (audit mode, one process)`,
+    columns: ["into", "records", "records/s", "replay s", "first record after s", "rebuildShard returned after s", "players in the view"],
+    rows: [
+      ...runs.map((r) => [`${r.shards} shard${r.shards > 1 ? "s" : ""}${r.shards > 1 ? " in parallel" : " (all 64 partitions)"}`, count(r.records), count(r.replayPerSec), r.replaySeconds.toFixed(2), r.firstRecordSeconds.toFixed(2), r.callSeconds.toFixed(2), count(r.viewPlayers)]),
+      ["(seeding the topic: seeder's Kafka path)", count(seeded.records), count(seeded.perSec), seeded.seconds.toFixed(2), "—", "—", "—"],
+    ],
+  };
+}
+
+function rebuildNotes(seeded: SeedFigures): string[] {
+  return [
+    `The topic was seeded with the seeder's Kafka path: one SET ScoreEvent per player (no event id), ${count(seeded.logBytes / seeded.records)} bytes of key and value per record, 20,000 records per produce request, 2 in flight, acks=all, not idempotent.`,
+    "Each rebuild runs `rebuildShard` in audit mode (a view next to the live keys; swap mode differs only in its target database and the final SWAPDB) into fresh redis-servers, one per shard, with the services' default apply batch (500 records per script call). "
+      + "records/s = records / replay s, where replay s runs from the call to the moment the bench saw every record applied in the view's offsets (polled every 50 ms). "
+      + "The call itself returns later: the rebuilder notices the end of the log on its own once-a-second poll, then leaves its consumer group.",
+  ];
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { formatMinutes, markdownSummary, type BenchReport } from "./report.js";
+
+const report: BenchReport = {
+  tool: "ladder-bench", format: 1, quick: true, startedAt: "2026-11-30T07:00:00.000Z", finishedAt: "2026-11-30T07:02:05.000Z", wallSeconds: 125,
+  selected: ["memory", "rebuild"],
+  machine: { cpus: 2, cpuModel: "Test CPU", memoryGiB: 24, node: "v20", platform: "linux x64", redisServer: "redis-server 7.0", kafka: "4.1.1" },
+  loadavgStart: [1.5, 1, 1], loadavgEnd: [2.5, 1, 1],
+  benchmarks: [
+    { name: "memory", title: "Memory", status: "ok", startedAt: "", seconds: 3, loadavgStart: [1, 1, 1], loadavgEnd: [2, 1, 1], figures: {}, notes: ["What it measures."], tables: [{ title: "t", columns: ["a"], rows: [["1"]] }] },
+    { name: "rebuild", title: "Rebuild", status: "failed", error: "Error: no broker\n  at x", startedAt: "", seconds: 9, loadavgStart: [1, 1, 1], loadavgEnd: [1, 1, 1] },
+  ],
+};
+
+describe("bench > report", () => {
+  it("writes a Markdown summary with the run's context, tables, notes and failures", () => {
+    const md = markdownSummary(report, "bench-quick-x.json");
+    expect(md).toContain("`npm run bench -- --quick`, 2026-11-30");
+    expect(md).toContain("not for quoting");
+    expect(md).toContain("2 min 5 s");
+    expect(md).toContain("| a |\n|---:|\n| 1 |");
+    expect(md).toContain("What it measures.");
+    expect(md).toContain("**Failed** after 9 s: `Error: no broker`");
+    expect(md).toContain("loadtest/results/bench-quick-x.json");
+  });
+
+  it("writes durations in minutes and seconds", () => {
+    expect(formatMinutes(59.6)).toBe("60 s");
+    expect(formatMinutes(754)).toBe("12 min 34 s");
+  });
+});

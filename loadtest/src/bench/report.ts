@@ -1,0 +1,74 @@
+/**
+ * The run's two files: every figure as JSON (`bench-<time>.json`), and a Markdown
+ * summary (`bench-latest.md`) to paste into the README: what ran where and when, then per
+ * benchmark its tables and what they measure. A `--quick` run writes `bench-quick-*`
+ * instead, so a smoke run never replaces the figures of a full one.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { BenchRecord } from "./run-benchmark.js";
+import { renderMarkdown } from "./table.js";
+
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+  redisServer: string;
+  kafka: string;
+}
+
+export interface BenchReport {
+  tool: "ladder-bench";
+  format: 1;
+  quick: boolean;
+  startedAt: string;
+  finishedAt: string;
+  wallSeconds: number;
+  selected: string[];
+  machine: MachineInfo;
+  loadavgStart: number[];
+  loadavgEnd: number[];
+  benchmarks: BenchRecord[];
+}
+
+export function markdownSummary(r: BenchReport, jsonName: string): string {
+  const m = r.machine;
+  const head = [
+    `## Benchmarks: \`npm run bench${r.quick ? " -- --quick" : ""}\`, ${r.startedAt.slice(0, 10)}`,
+    "",
+    ...(r.quick ? ["**Quick run (smoke test): small sizes and short runs; these figures are not for quoting.**", ""] : []),
+    `Measured in one run of ${formatMinutes(r.wallSeconds)} on one machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, ${m.redisServer}, Kafka ${m.kafka} (single broker, KRaft). `
+      + `Load average (1 min) ${r.loadavgStart[0]} at the start, ${r.loadavgEnd[0]} at the end. Kafka, Redis, PostgreSQL, the services and the bench client all share the ${m.cpus} cores, `
+      + "and the machine may have been running other work too: read the ratios next to the absolute figures. Every figure below was measured in this run; "
+      + `all of them, with more percentiles and CPU readings, are in \`loadtest/results/${jsonName}\`.`,
+  ];
+  const sections = r.benchmarks.map((b) => [
+    `### ${b.title}`,
+    "",
+    b.status === "failed" ? `**Failed** after ${b.seconds} s: \`${(b.error ?? "").split("\n")[0]}\`` : (b.tables ?? []).map(renderMarkdown).join("\n\n"),
+    "",
+    ...(b.notes ?? []).flatMap((n) => [n, ""]),
+    `_Ran ${b.seconds} s; load average ${b.loadavgStart[0]} → ${b.loadavgEnd[0]}._`,
+  ].join("\n"));
+  return [...head, "", ...sections.flatMap((s) => [s, ""])].join("\n");
+}
+
+/** Writes the JSON and the Markdown; returns their paths. */
+export function writeReport(r: BenchReport, outDir: string): { json: string; markdown: string } {
+  const dir = resolve(outDir);
+  mkdirSync(dir, { recursive: true });
+  const prefix = r.quick ? "bench-quick" : "bench";
+  const jsonName = `${prefix}-${r.startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`;
+  const json = join(dir, jsonName);
+  const markdown = join(dir, `${prefix}-latest.md`);
+  writeFileSync(json, JSON.stringify(r, null, 2) + "\n");
+  writeFileSync(markdown, markdownSummary(r, jsonName));
+  return { json, markdown };
+}
+
+export function formatMinutes(seconds: number): string {
+  const m = Math.floor(seconds / 60);
+  return m ? `${m} min ${Math.round(seconds % 60)} s` : `${Math.round(seconds)} s`;
+}

@@ -1,0 +1,31 @@
+/**
+ * The router (router/src/main.ts) as a real process over a set of shards' Redis, on a
+ * port of the bench's choosing, reads open. No Kafka runs while reads are measured:
+ * LADDER_KAFKA_BROKERS points at a closed port of the bench's (the router's admin client
+ * connects only for rebuilds).
+ */
+import type { RedisServer } from "../../../deploy/local/src/redis-server.js";
+import { BENCH_KEY_PREFIX, BENCH_SLOTS } from "./bench-board.js";
+import type { FixtureDeps } from "./infra-fixtures.js";
+import { benchPort } from "./ports.js";
+import { startService } from "./service-process.js";
+
+export interface RouterProcess {
+  address: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export async function startRouter(d: FixtureDeps, shardIds: readonly string[], servers: readonly RedisServer[]): Promise<RouterProcess> {
+  const address = `127.0.0.1:${await benchPort(d.ports)}`;
+  const settings = {
+    LADDER_SHARDS: shardIds.map((id, i) => `${id}=${servers[i]!.url}`).join(","),
+    LADDER_SLOTS: String(BENCH_SLOTS),
+    LADDER_KEY_PREFIX: BENCH_KEY_PREFIX,
+    LADDER_ROUTER_LISTEN: address,
+    LADDER_KAFKA_BROKERS: `127.0.0.1:${await benchPort(d.ports)}`,
+  };
+  const started = await startService({ name: "router", entry: "router/src/main.ts", settings, ready: "router listening", log: d.log });
+  const entry = d.cleanup.push(`router ${address}`, async () => void (await started.process.stop(10_000)));
+  return { address, pid: started.process.pid!, stop: () => entry.release() };
+}

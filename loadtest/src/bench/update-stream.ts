@@ -1,0 +1,30 @@
+/**
+ * The score updates of the ingest benchmark, the same for all three paths measured:
+ * SETs of players drawn uniformly from a space of `players` ids, points from the
+ * synthetic distribution, each with an event id as a game server would send
+ * (`<run>:<n>`). Deterministic for a seed.
+ */
+import { slotOf } from "../../../common/src/placement.js";
+import { playerId } from "../workload/player-ids.js";
+import { rngFor } from "../workload/rng.js";
+import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution.js";
+import { BENCH_SLOTS, BENCH_SPEC } from "./bench-board.js";
+
+export interface BenchUpdate {
+  playerId: string;
+  slot: number;
+  points: number;
+  eventId: string;
+}
+
+export type UpdateBatches = (size: number) => BenchUpdate[];
+
+export function updateBatches(seed: number, players: number, runId: string, nowMs = Date.now()): UpdateBatches {
+  const rng = rngFor(seed, 7);
+  const scores = scoreSource(BENCH_SPEC, DEFAULT_SCORE_SHAPE, nowMs);
+  let n = 0;
+  return (size) => Array.from({ length: size }, () => {
+    const id = playerId(rng.nextInt(players));
+    return { playerId: id, slot: slotOf(id, BENCH_SLOTS), points: scores.points(rng), eventId: `${runId}:${n++}` };
+  });
+}
