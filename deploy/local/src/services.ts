@@ -2,13 +2,11 @@
 // ingest, all from this checkout's TypeScript through tsx, configured only through LADDER_* variables
 // (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
 // and ingest's bound ports are read from those lines, so tests can ask for port 0.
-import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../../common/src/config.js";
 import { createKafka, ensureScoreTopic } from "../../../common/src/kafka.js";
 import type { Logger } from "../../../common/src/logger.js";
-import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
-
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+import type { ManagedProcess } from "./managed-process.js";
+import { spawnService, type Started } from "./spawn-service.js";
 const ENTRY = {
   shard: "shard-node/src/main.ts",
   router: "router/src/main.ts",
@@ -94,68 +92,6 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       await Promise.all([...shards.values()].map((s) => s.process.stop(10_000)));
     },
   };
-}
-
-interface Started {
-  process: ManagedProcess;
-  /** The port from the ready line, for services that listen. */
-  port?: number;
-}
-
-interface SpawnOptions {
-  name: string;
-  entry: string;
-  env: Record<string, string | undefined>;
-  ready: string;
-  timeoutMs: number;
-  log: Logger;
-}
-
-function spawnService({ name, entry, env, ready, timeoutMs, log }: SpawnOptions): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const proc = spawnManaged({
-      command: process.execPath,
-      args: ["--import", "tsx", entry],
-      cwd: REPO,
-      env,
-      log,
-      levelOf,
-      onLine: (line) => {
-        if (settled) return;
-        const rec = parseJson(line);
-        if (rec?.msg !== ready) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({ process: proc, port: typeof rec.port === "number" ? rec.port : undefined });
-      },
-    });
-    const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);
-    const fail = (why: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void proc.kill();
-      reject(new Error(`${name} ${why}\n${proc.output()}`));
-    };
-    void proc.exited.then((s) => fail(describeExit(s)));
-  });
-}
-
-/** pino levels: 40 warn, 50 error, 60 fatal. Plain lines (stack traces) are warnings. */
-function levelOf(line: string): LineLevel {
-  const level = parseJson(line)?.level;
-  if (typeof level !== "number") return "warn";
-  return level >= 50 ? "error" : level >= 40 ? "warn" : "debug";
-}
-
-function parseJson(line: string): Record<string, unknown> | undefined {
-  if (!line.startsWith("{")) return undefined;
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
 }
 
 function withPort(listen: string, port: number): string {
