@@ -7,6 +7,7 @@ import { createKafka, ensureScoreTopic } from "../../../common/src/kafka.js";
 import type { Logger } from "../../../common/src/logger.js";
 import type { ManagedProcess } from "./managed-process.js";
 import { spawnService, type Started } from "./spawn-service.js";
+
 const ENTRY = {
   shard: "shard-node/src/main.ts",
   router: "router/src/main.ts",
