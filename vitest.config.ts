@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["**/src/**/*.test.ts", "test/**/*.test.ts"],
+          include: ["**/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
       },

@@ -2,14 +2,14 @@
 // infrastructure, in a fresh namespace, with clients for both APIs and a wait for applied offsets.
 import { Redis } from "ioredis";
 import { inject } from "vitest";
-import { createClient, type ClientOf } from "../common/src/grpc-adapter.js";
-import { rootLogger } from "../common/src/logger.js";
-import { keyLayout } from "../common/src/shard-store/keys.js";
-import { startServices, type RunningServices } from "../deploy/local/src/services.js";
-import { IngestService } from "../proto/gen/leaderboard/v1/ingest_pb.js";
-import { LeaderboardService } from "../proto/gen/leaderboard/v1/leaderboard_pb.js";
-import type { PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
-import { freshNamespace, type Namespace } from "./namespace.js";
+import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { rootLogger } from "@ladder/common/logger";
+import { keyLayout } from "@ladder/store";
+import { startServices, type RunningServices } from "@ladder/deploy/services";
+import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { freshNamespace, type Namespace } from "@ladder/common/test-namespace";
 
 
 export interface TestCluster {

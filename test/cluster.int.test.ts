@@ -5,10 +5,10 @@ import { status } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../common/src/config.js";
-import { Operation, type Entry, type PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
-import { createClient } from "../common/src/grpc-adapter.js";
-import { IngestService } from "../proto/gen/leaderboard/v1/ingest_pb.js";
+import { loadConfig } from "@ladder/common/config";
+import { Operation, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { createClient } from "@ladder/common/grpc-adapter";
+import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { startTestCluster, TEST_HEARTBEAT_TTL_MS, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { Oracle, type OracleEntry, type OracleUpdate } from "./oracle.js";
 

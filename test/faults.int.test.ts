@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
-import { silentLogger } from "../common/src/logger.js";
-import { freePort } from "../deploy/local/src/free-port.js";
-import { startKafkaBroker, type KafkaBroker } from "../deploy/local/src/kafka-broker.js";
-import { ensureKafkaJars } from "../deploy/local/src/kafka-jars.js";
-import { startRedisServer, type RedisServer } from "../deploy/local/src/redis-server.js";
-import { CACHE_DIR } from "../deploy/local/src/test-support.js";
+import { silentLogger } from "@ladder/common/logger";
+import { freePort } from "@ladder/deploy/free-port";
+import { startKafkaBroker, type KafkaBroker } from "@ladder/deploy/kafka-broker";
+import { ensureKafkaJars } from "@ladder/deploy/kafka-jars";
+import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
+import { CACHE_DIR } from "@ladder/deploy/test-support";
 import { startTestCluster, type TestCluster } from "./cluster-harness.js";
 import { auditBoard, writeLoad } from "./write-load.js";
 

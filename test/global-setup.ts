@@ -5,8 +5,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { rootLogger } from "../common/src/logger.js";
-import { startInfra } from "../deploy/local/src/infra.js";
+import { rootLogger } from "@ladder/common/logger";
+import { startInfra } from "@ladder/deploy/infra";
 
 declare module "vitest" {
   export interface ProvidedContext {

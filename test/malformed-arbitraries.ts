@@ -17,10 +17,10 @@
  */
 import { create, toBinary, ScalarType, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import fc from "fast-check";
-import { RebuildShardsRequestSchema } from "../proto/gen/leaderboard/v1/admin_pb.js";
-import { ConsistencyTokenSchema, Operation } from "../proto/gen/leaderboard/v1/common_pb.js";
-import { ScoreUpdateSchema, SubmitScoresRequestSchema } from "../proto/gen/leaderboard/v1/ingest_pb.js";
-import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } from "../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import { RebuildShardsRequestSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { ConsistencyTokenSchema, Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { ScoreUpdateSchema, SubmitScoresRequestSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 
 export type Update = MessageInitShape<typeof ScoreUpdateSchema>;
 

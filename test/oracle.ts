@@ -1,8 +1,8 @@
 // A brute-force model of a board: every acknowledged update applied in acknowledgement order, the
 // whole board sorted on demand. The cluster's answers must equal it exactly.
-import type { BoardSpec } from "../common/src/board-spec.js";
-import { compareIds } from "../common/src/score-encoding.js";
-import { Operation } from "../proto/gen/leaderboard/v1/common_pb.js";
+import type { BoardSpec } from "@ladder/common/board-spec";
+import { compareIds } from "@ladder/common/score-encoding";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 
 export interface OracleUpdate {
   board: string;

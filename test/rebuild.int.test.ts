@@ -7,12 +7,12 @@ import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, type ClientOf } from "../common/src/grpc-adapter.js";
-import { silentLogger } from "../common/src/logger.js";
-import { keyLayout } from "../common/src/shard-store/keys.js";
-import { startRedisServer, type RedisServer } from "../deploy/local/src/redis-server.js";
-import { AdminService, Phase, type RebuildShardsResponse } from "../proto/gen/leaderboard/v1/admin_pb.js";
-import type { PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
+import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { silentLogger } from "@ladder/common/logger";
+import { keyLayout } from "@ladder/store";
+import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
+import { AdminService, Phase, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { auditBoard, writeLoad } from "./write-load.js";
 

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../common/src/grpc-adapter.js";
-import { IngestService } from "../proto/gen/leaderboard/v1/ingest_pb.js";
-import { LeaderboardService } from "../proto/gen/leaderboard/v1/leaderboard_pb.js";
-import { Operation } from "../proto/gen/leaderboard/v1/common_pb.js";
+import { createClient } from "@ladder/common/grpc-adapter";
+import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ladder-tls-"));

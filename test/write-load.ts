@@ -2,7 +2,7 @@
 // with the same ids on UNAVAILABLE or DEADLINE_EXCEEDED until acknowledged, as the API asks. Counts
 // what happened; the oracle takes a batch only once it is acknowledged.
 import { status } from "@grpc/grpc-js";
-import { Operation, type PartitionOffset } from "../proto/gen/leaderboard/v1/common_pb.js";
+import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { TestCluster } from "./cluster-harness.js";
 
 export interface WriteLoadResult {

@@ -1,11 +1,11 @@
 /**
  * The CLI's commands, each a function of its parsed options and the two clients.
  */
-import type { ClientOf } from "../../common/src/grpc-adapter.js";
-import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
-import type { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
-import type { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
-import { Phase, type AdminService, type RebuildShardsResponse } from "../../proto/gen/leaderboard/v1/admin_pb.js";
+import type { ClientOf } from "@ladder/common/grpc-adapter";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { Phase, type AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { entriesTable } from "./format.js";
 
 export interface Clients {

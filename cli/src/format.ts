@@ -1,7 +1,7 @@
 /**
  * Plain-text tables of board entries for the terminal.
  */
-import type { Entry } from "../../proto/gen/leaderboard/v1/common_pb.js";
+import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 
 export function entriesTable(entries: readonly Entry[], highlight?: string): string {
   if (entries.length === 0) return "(no entries)";

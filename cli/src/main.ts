@@ -11,26 +11,26 @@
  * top, rank and around take --view NAME to read an audit view.
  *
  * --router host:port and --ingest host:port override LADDER_ROUTER_LISTEN / LADDER_INGEST_LISTEN.
- * --token (or LADDER_TOKEN) is the bearer token; by default the local cluster's admin token from
- * .ladder/credentials.json (LADDER_DATA_DIR).
+ * The bearer token: --token, else LADDER_TOKEN, else the admin token of a credentials file
+ * (a JSON array of {name, token, roles}): --credentials FILE, else LADDER_CREDENTIALS_FILE, else the
+ * local cluster's own file, <LADDER_DATA_DIR or .ladder>/credentials.json. The CLI knows nothing else
+ * of the local cluster: pointed at a production cluster it needs only addresses and a token.
  */
 import { parseArgs } from "node:util";
-import { loadConfig } from "../../common/src/config.js";
-import { createClient } from "../../common/src/grpc-adapter.js";
-import { AdminService } from "../../proto/gen/leaderboard/v1/admin_pb.js";
-import { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
-import { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
-import { clientCredentials } from "../../common/src/tls.js";
-import { localAdminToken } from "../../deploy/local/src/credentials.js";
-import { loadLocalConfig } from "../../deploy/local/src/local-config.js";
+import { loadConfig } from "@ladder/common/config";
+import { createClient } from "@ladder/common/grpc-adapter";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { clientCredentials } from "@ladder/common/tls";
+import { tokenFromFile } from "@ladder/common/credentials-file";
 import * as commands from "./commands.js";
 
 const config = loadConfig(process.env);
-const local = loadLocalConfig(process.env, process.cwd());
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts"].map((n) => [n, { type: "string" as const }]),
+    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts", "credentials"].map((n) => [n, { type: "string" as const }]),
   ),
 });
 const command = positionals[0] as keyof typeof commands | undefined;
@@ -38,7 +38,7 @@ if (!command || !(command in commands)) {
   console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild> [options]   (see cli/src/main.ts)");
   process.exit(2);
 }
-const token = values.token ?? config.clientToken ?? localAdminToken(local.dataDir);
+const token = values.token ?? config.clientToken ?? tokenFromFile(values.credentials ?? config.clientCredentialsFile, "admin");
 const credentials = clientCredentials(config);
 const clients = {
   ingest: createClient(IngestService, values.ingest ?? config.ingestListen, credentials, {}, token),

@@ -22,6 +22,7 @@
  *   LADDER_TOKENS            JSON [{name, token, roles: [read|write|admin]}]   none: every write is refused
  *   LADDER_READS             open | token                             open
  *   LADDER_TOKEN             the token a client (CLI, loadtest) sends  (none)
+ *   LADDER_CREDENTIALS_FILE  a client's credentials file (JSON grants), used without a token   <LADDER_DATA_DIR or .ladder>/credentials.json
  *   LADDER_TLS_CERT_FILE     PEM certificate chain: serve TLS on every gRPC port   (plaintext)
  *   LADDER_TLS_KEY_FILE      PEM private key of that certificate
  *   LADDER_TLS_CA_FILE       PEM CA that clients (CLI, loadtest) trust   (system CAs)
@@ -32,6 +33,7 @@
  *   LADDER_INGEST_MAX_QUEUED records ingest lets wait for the log before refusing   100000
  */
 import { ROLES, type Role, type TokenGrant } from "./auth.js";
+import { localCredentialsPath } from "./credentials-file.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "./board-spec.js";
 
 export interface ShardAddress {
@@ -58,6 +60,7 @@ export interface Config {
   readonly tokens: readonly TokenGrant[];
   readonly readsOpen: boolean;
   readonly clientToken: string | undefined;
+  readonly clientCredentialsFile: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly tlsCaFile: string | undefined;
   readonly dedupWindowMs: number;
@@ -101,6 +104,7 @@ export function loadConfig(env: Env): Config {
     tokens: parseTokens(env.LADDER_TOKENS, problems),
     readsOpen: read.string("LADDER_READS", "open", /^(open|token)$/) === "open",
     clientToken: env.LADDER_TOKEN || undefined,
+    clientCredentialsFile: env.LADDER_CREDENTIALS_FILE || localCredentialsPath(env.LADDER_DATA_DIR || ".ladder"),
     tls: env.LADDER_TLS_CERT_FILE || env.LADDER_TLS_KEY_FILE ? { certFile: env.LADDER_TLS_CERT_FILE ?? "", keyFile: env.LADDER_TLS_KEY_FILE ?? "" } : undefined,
     tlsCaFile: env.LADDER_TLS_CA_FILE || undefined,
     dedupWindowMs: read.int("LADDER_DEDUP_WINDOW_MS", 10 * 60_000, 0, 7 * 86_400_000), // 10 min

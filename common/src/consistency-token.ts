@@ -6,7 +6,7 @@
  * partition.
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { ConsistencyTokenSchema } from "../../proto/gen/leaderboard/v1/common_pb.js";
+import { ConsistencyTokenSchema } from "@ladder/proto/leaderboard/v1/common_pb";
 import { invalidArgument } from "./errors.js";
 
 /** Required offsets by partition. */

@@ -4,7 +4,7 @@
  * streams the current status, then every change, until the caller hangs up.
  */
 import type * as grpc from "@grpc/grpc-js";
-import { Health, HealthCheckResponse_ServingStatus as Status } from "../../proto/gen/grpc/health/v1/health_pb.js";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "@ladder/proto/grpc/health/v1/health_pb";
 import { addService } from "./grpc-adapter.js";
 import { notFound } from "./errors.js";
 import type { Logger } from "./logger.js";

@@ -1,6 +1,6 @@
 import { ConfigResourceTypes } from "kafkajs";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { freshNamespace } from "../../test/namespace.js";
+import { freshNamespace } from "./test-namespace.js";
 import { createKafka, ensureScoreTopic } from "./kafka.js";
 import { silentLogger } from "./logger.js";
 

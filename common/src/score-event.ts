@@ -2,7 +2,7 @@
  * The score log's record format: key = player id (UTF-8), value = a binary ScoreEvent.
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { ScoreEventSchema, type ScoreEvent } from "../../proto/gen/leaderboard/v1/events_pb.js";
+import { ScoreEventSchema, type ScoreEvent } from "@ladder/proto/leaderboard/v1/events_pb";
 import type { UpdateFields } from "./validate.js";
 
 export type { ScoreEvent };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 import { boardProblem, playerIdProblem, updateProblem, type UpdateFields } from "./validate.js";
-import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 
 const boards = loadConfig({}).boards;
 const now = Date.UTC(2026, 10, 30);

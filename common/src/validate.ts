@@ -5,7 +5,7 @@
  * problem as text, or undefined when the value is fine.
  */
 import type { BoardSpecs } from "./board-spec.js";
-import { Operation } from "../../proto/gen/leaderboard/v1/common_pb.js";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 
 export const MAX_BOARD_LENGTH = 64;
 export const MAX_PLAYER_ID_BYTES = 128;

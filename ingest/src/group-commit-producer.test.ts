@@ -3,8 +3,8 @@
 // integration tests (test/*.int.test.ts), which run ingest against a real broker.
 import type { Producer, RecordMetadata } from "kafkajs";
 import { describe, expect, it } from "vitest";
-import { Code } from "../../common/src/errors.js";
-import { silentLogger } from "../../common/src/logger.js";
+import { Code } from "@ladder/common/errors";
+import { silentLogger } from "@ladder/common/logger";
 import { GroupCommitProducer, type OutRecord } from "./group-commit-producer.js";
 
 type Send = { messages: OutRecord[]; release(): void; fail(err: Error): void };

@@ -21,8 +21,8 @@
  * a queue they could only time out in.
  */
 import type { Producer } from "kafkajs";
-import { LadderError, Code, unavailable } from "../../common/src/errors.js";
-import type { Logger } from "../../common/src/logger.js";
+import { LadderError, Code, unavailable } from "@ladder/common/errors";
+import type { Logger } from "@ladder/common/logger";
 
 export interface OutRecord {
   partition: number;

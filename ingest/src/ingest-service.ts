@@ -3,15 +3,15 @@
  * The first invalid update rejects the batch (INVALID_ARGUMENT naming its index and the
  * reason) before anything is queued, so a rejected batch writes nothing.
  */
-import type { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
-import type { ScoreUpdate } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
-import type { Config } from "../../common/src/config.js";
-import type { ImplOf } from "../../common/src/grpc-adapter.js";
-import { encodeToken } from "../../common/src/consistency-token.js";
-import { invalidArgument } from "../../common/src/errors.js";
-import { slotOf } from "../../common/src/placement.js";
-import { encodeScoreEvent } from "../../common/src/score-event.js";
-import { updateProblem } from "../../common/src/validate.js";
+import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import type { ScoreUpdate } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import type { Config } from "@ladder/common/config";
+import type { ImplOf } from "@ladder/common/grpc-adapter";
+import { encodeToken } from "@ladder/common/consistency-token";
+import { invalidArgument } from "@ladder/common/errors";
+import { slotOf } from "@ladder/common/placement";
+import { encodeScoreEvent } from "@ladder/common/score-event";
+import { updateProblem } from "@ladder/common/validate";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
 
 /** How long a batch may wait for the log when the caller set no deadline. */

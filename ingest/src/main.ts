@@ -3,15 +3,15 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { Partitioners } from "kafkajs";
-import { loadConfig } from "../../common/src/config.js";
-import { Authenticator, requireRole } from "../../common/src/auth.js";
-import { addService, listen, shutdown } from "../../common/src/grpc-adapter.js";
-import { serverCredentials } from "../../common/src/tls.js";
-import { HealthRegistry, ServingStatus } from "../../common/src/health.js";
-import { createKafka, ensureScoreTopic } from "../../common/src/kafka.js";
-import { rootLogger } from "../../common/src/logger.js";
-import { onShutdown } from "../../common/src/shutdown.js";
-import { IngestService } from "../../proto/gen/leaderboard/v1/ingest_pb.js";
+import { loadConfig } from "@ladder/common/config";
+import { Authenticator, requireRole } from "@ladder/common/auth";
+import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
+import { serverCredentials } from "@ladder/common/tls";
+import { HealthRegistry, ServingStatus } from "@ladder/common/health";
+import { createKafka, ensureScoreTopic } from "@ladder/common/kafka";
+import { rootLogger } from "@ladder/common/logger";
+import { onShutdown } from "@ladder/common/shutdown";
+import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 

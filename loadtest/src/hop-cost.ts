@@ -8,11 +8,12 @@ import { fork } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { createClient, addService, listen } from "../../common/src/grpc-adapter.js";
-import { HealthRegistry } from "../../common/src/health.js";
-import { silentLogger } from "../../common/src/logger.js";
-import { ShardStore } from "../../common/src/shard-store/shard-store.js";
-import { Health } from "../../proto/gen/grpc/health/v1/health_pb.js";
+import { createClient, addService, listen } from "@ladder/common/grpc-adapter";
+import { HealthRegistry } from "@ladder/common/health";
+import { silentLogger } from "@ladder/common/logger";
+import { ShardReader } from "@ladder/store";
+import { ShardWriter } from "@ladder/store/writer";
+import { Health } from "@ladder/proto/grpc/health/v1/health_pb";
 
 const { values } = parseArgs({ options: { redis: { type: "string", default: "redis://127.0.0.1:7001" }, calls: { type: "string", default: "20000" }, serve: { type: "boolean", default: false } } });
 
@@ -28,9 +29,9 @@ if (values.serve) {
   const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)));
   const client = createClient(Health, `127.0.0.1:${port}`);
   const redis = new Redis(values.redis);
-  const store = new ShardStore("bench", redis, "bench-hop:");
-  await store.heartbeat(600_000);
-  const redisCall = () => store.entry("b", "p");
+  await new ShardWriter({ shardId: "bench", redis, keyPrefix: "bench-hop:", dedupWindowMs: 0 }).heartbeat(600_000);
+  const reader = new ShardReader("bench", redis, "bench-hop:");
+  const redisCall = () => reader.entry("b", "p");
   const grpcCall = () => client.check({ service: "" });
   const rows = [];
   for (const [name, fn] of [["redis script", redisCall], ["grpc unary", grpcCall]] as const) {

@@ -3,15 +3,15 @@
  * streaming each shard's progress. Rebuilds of several shards run in parallel.
  */
 import type { Admin, Kafka } from "kafkajs";
-import type { AdminService } from "../../proto/gen/leaderboard/v1/admin_pb.js";
-import { Phase } from "../../proto/gen/leaderboard/v1/admin_pb.js";
-import type { Config } from "../../common/src/config.js";
-import { invalidArgument, notFound } from "../../common/src/errors.js";
-import type { ImplOf } from "../../common/src/grpc-adapter.js";
-import type { Logger } from "../../common/src/logger.js";
-import { buildPlacement } from "../../common/src/placement.js";
-import { rebuildShard, type RebuildMode, type RebuildProgress } from "../../common/src/replay/rebuilder.js";
-import { boardProblem } from "../../common/src/validate.js";
+import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { Config } from "@ladder/common/config";
+import { invalidArgument, notFound } from "@ladder/common/errors";
+import type { ImplOf } from "@ladder/common/grpc-adapter";
+import type { Logger } from "@ladder/common/logger";
+import { buildPlacement } from "@ladder/common/placement";
+import { rebuildShard, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
+import { boardProblem } from "@ladder/common/validate";
 
 export interface AdminDeps {
   config: Config;

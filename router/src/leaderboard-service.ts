@@ -2,10 +2,10 @@
  * LeaderboardService handlers: check the request, run the query, shape the answer.
  * Bad arguments are INVALID_ARGUMENT before any shard is asked.
  */
-import type { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
-import type { ImplOf } from "../../common/src/grpc-adapter.js";
-import { invalidArgument } from "../../common/src/errors.js";
-import { boardProblem, playerIdProblem } from "../../common/src/validate.js";
+import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import type { ImplOf } from "@ladder/common/grpc-adapter";
+import { invalidArgument } from "@ladder/common/errors";
+import { boardProblem, playerIdProblem } from "@ladder/common/validate";
 import type { Queries, RankedEntry } from "./queries.js";
 
 export const MAX_LIMIT = 1000;

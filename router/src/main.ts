@@ -2,17 +2,17 @@
  * Router: LeaderboardService over all shards. Wiring only.
  */
 import * as grpc from "@grpc/grpc-js";
-import { loadConfig } from "../../common/src/config.js";
-import { Authenticator, requireRole } from "../../common/src/auth.js";
-import { addService, listen, shutdown } from "../../common/src/grpc-adapter.js";
-import { serverCredentials } from "../../common/src/tls.js";
-import { HealthRegistry, ServingStatus } from "../../common/src/health.js";
-import { rootLogger } from "../../common/src/logger.js";
-import { onShutdown } from "../../common/src/shutdown.js";
-import { LeaderboardService } from "../../proto/gen/leaderboard/v1/leaderboard_pb.js";
-import { decodeToken } from "../../common/src/consistency-token.js";
-import { createKafka } from "../../common/src/kafka.js";
-import { AdminService } from "../../proto/gen/leaderboard/v1/admin_pb.js";
+import { loadConfig } from "@ladder/common/config";
+import { Authenticator, requireRole } from "@ladder/common/auth";
+import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
+import { serverCredentials } from "@ladder/common/tls";
+import { HealthRegistry, ServingStatus } from "@ladder/common/health";
+import { rootLogger } from "@ladder/common/logger";
+import { onShutdown } from "@ladder/common/shutdown";
+import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { decodeToken } from "@ladder/common/consistency-token";
+import { createKafka } from "@ladder/common/kafka";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./admin-service.js";
 import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
 import { waitApplied } from "./wait-applied.js";

@@ -7,9 +7,9 @@
  *   rank(player)        owner's ZSCORE, then one fan-out of "count ahead": rank = 1 + sum
  *   around(player, r)   owner's ZSCORE, then one fan-out of "count ahead + r each side"
  */
-import type { BoardSpecs } from "../../common/src/board-spec.js";
-import { notFound } from "../../common/src/errors.js";
-import { decodeSortKey, type KeyedMember } from "../../common/src/score-encoding.js";
+import type { BoardSpecs } from "@ladder/common/board-spec";
+import { notFound } from "@ladder/common/errors";
+import { decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
 import type { ShardPool } from "./shard-pool.js";
 import { mergeTop, splitAround } from "./top-merge.js";
 

@@ -1,5 +1,5 @@
 /**
- * The router's view of the shards: a routing table (placement + one ShardStore per
+ * The router's view of the shards: a routing table (placement + one ShardReader per
  * shard) built whole and swapped whole, and a fan-out that asks shards in parallel under
  * a deadline. A shard that errors or misses the deadline fails the whole query with
  * UNAVAILABLE: a rank summed without one shard would be silently wrong.
@@ -11,24 +11,24 @@
  * through its heartbeat key, which every read script checks.
  */
 import { Redis } from "ioredis";
-import type { ShardAddress } from "../../common/src/config.js";
-import { LadderError, unavailable, deadlineExceeded } from "../../common/src/errors.js";
-import { buildPlacement, shardOf, type Placement } from "../../common/src/placement.js";
-import { auditPrefix } from "../../common/src/shard-store/keys.js";
-import { ShardStore } from "../../common/src/shard-store/shard-store.js";
+import type { ShardAddress } from "@ladder/common/config";
+import { LadderError, unavailable, deadlineExceeded } from "@ladder/common/errors";
+import { buildPlacement, shardOf, type Placement } from "@ladder/common/placement";
+import { auditPrefix } from "@ladder/store";
+import { ShardReader } from "@ladder/store";
 
 export interface RoutingTable {
   readonly placement: Placement;
   /** Each shard's Redis connection. */
   readonly connections: ReadonlyMap<string, Redis>;
   /** Stores of the live boards. */
-  readonly stores: ReadonlyMap<string, ShardStore>;
+  readonly stores: ReadonlyMap<string, ShardReader>;
 }
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
 export interface Scope {
-  ownerOf(playerId: string): ShardStore;
-  readonly stores: readonly ShardStore[];
+  ownerOf(playerId: string): ShardReader;
+  readonly stores: readonly ShardReader[];
 }
 
 export class ShardPool {
@@ -40,13 +40,13 @@ export class ShardPool {
 
   private build(shards: readonly ShardAddress[], numSlots: number): RoutingTable {
     const connections = new Map<string, Redis>();
-    const stores = new Map<string, ShardStore>();
+    const stores = new Map<string, ShardReader>();
     for (const s of shards) {
       // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
       const redis = new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
       redis.on("error", () => {}); // reported per query as UNAVAILABLE
       connections.set(s.id, redis);
-      stores.set(s.id, new ShardStore(s.id, redis, this.keyPrefix));
+      stores.set(s.id, new ShardReader(s.id, redis, this.keyPrefix));
     }
     return Object.freeze({ placement: buildPlacement(shards.map((s) => s.id), numSlots), connections, stores });
   }
@@ -54,22 +54,22 @@ export class ShardPool {
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
   scope(view = ""): Scope {
     const table = this.table;
-    const stores = view === "" ? table.stores : new Map([...table.connections].map(([id, redis]) => [id, new ShardStore(id, redis, auditPrefix(this.keyPrefix, view), 0, view)]));
+    const stores = view === "" ? table.stores : new Map([...table.connections].map(([id, redis]) => [id, new ShardReader(id, redis, auditPrefix(this.keyPrefix, view), view)]));
     return { ownerOf: (playerId) => stores.get(shardOf(table.placement, playerId))!, stores: [...stores.values()] };
   }
 
   /** The store of the shard that owns slot (partition) `slot`. */
-  ownerOfSlot(slot: number): ShardStore {
+  ownerOfSlot(slot: number): ShardReader {
     return this.table.stores.get(this.table.placement.slotToShard[slot]!)!;
   }
 
   /** Runs `fn` on every shard of `scope` at once; all must answer before the deadline. */
-  async fanOut<T>(scope: Scope, fn: (store: ShardStore) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
+  async fanOut<T>(scope: Scope, fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
     return Promise.all(scope.stores.map((s) => this.call(s, fn, deadlineMs)));
   }
 
   /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline. */
-  async call<T>(store: ShardStore, fn: (store: ShardStore) => Promise<T>, deadlineMs = Infinity): Promise<T> {
+  async call<T>(store: ShardReader, fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T> {
     const budget = Math.min(this.timeoutMs, deadlineMs - Date.now());
     if (budget <= 0) throw deadlineExceeded("deadline passed before the shards were asked");
     let timer: NodeJS.Timeout | undefined;

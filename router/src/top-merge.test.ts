@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareMembers, type KeyedMember } from "../../common/src/score-encoding.js";
+import { compareMembers, type KeyedMember } from "@ladder/common/score-encoding";
 import { mergeTop, splitAround } from "./top-merge.js";
 
 const m = (playerId: string, key: number): KeyedMember => ({ playerId, key });

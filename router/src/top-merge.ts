@@ -12,7 +12,7 @@
  * same order Redis keeps inside each shard, so the merge is exact and ties between
  * shards resolve exactly as they would on one Redis.
  */
-import { compareMembers, type KeyedMember } from "../../common/src/score-encoding.js";
+import { compareMembers, type KeyedMember } from "@ladder/common/score-encoding";
 
 /** The first `n` entries of the union of sorted lists, in order. */
 export function mergeTop(lists: ReadonlyArray<readonly KeyedMember[]>, n: number): KeyedMember[] {

@@ -5,14 +5,14 @@
  * to 25 ms); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the caller's
  * deadline, whichever is first.
  */
-import type { RequiredOffsets } from "../../common/src/consistency-token.js";
-import { unavailable } from "../../common/src/errors.js";
-import type { ShardStore } from "../../common/src/shard-store/shard-store.js";
+import type { RequiredOffsets } from "@ladder/common/consistency-token";
+import { unavailable } from "@ladder/common/errors";
+import type { ShardReader } from "@ladder/store";
 import type { ShardPool } from "./shard-pool.js";
 
 export async function waitApplied(pool: ShardPool, required: RequiredOffsets, maxWaitMs: number, deadlineMs: number): Promise<void> {
   if (required.size === 0) return;
-  const byShard = new Map<ShardStore, Array<[number, bigint]>>();
+  const byShard = new Map<ShardReader, Array<[number, bigint]>>();
   for (const [partition, offset] of required) {
     const store = pool.ownerOfSlot(partition);
     byShard.set(store, [...(byShard.get(store) ?? []), [partition, offset]]);
@@ -21,7 +21,7 @@ export async function waitApplied(pool: ShardPool, required: RequiredOffsets, ma
   await Promise.all([...byShard].map(([store, needs]) => waitShard(pool, store, needs, giveUpAt)));
 }
 
-async function waitShard(pool: ShardPool, store: ShardStore, needs: Array<[number, bigint]>, giveUpAt: number): Promise<void> {
+async function waitShard(pool: ShardPool, store: ShardReader, needs: Array<[number, bigint]>, giveUpAt: number): Promise<void> {
   let delay = 2;
   for (;;) {
     if (Date.now() >= giveUpAt) throw notApplied(store);
@@ -33,6 +33,6 @@ async function waitShard(pool: ShardPool, store: ShardStore, needs: Array<[numbe
   }
 }
 
-function notApplied(store: ShardStore) {
+function notApplied(store: ShardReader) {
   return unavailable(`${store.shardId} has not applied the writes of the consistency token yet`);
 }

@@ -3,12 +3,12 @@
  * Wiring only: config, logger, Kafka, Redis, store, applier, heartbeat, signals.
  */
 import { Redis } from "ioredis";
-import { loadConfig } from "../../common/src/config.js";
-import { ensureScoreTopic, createKafka } from "../../common/src/kafka.js";
-import { rootLogger } from "../../common/src/logger.js";
-import { buildPlacement } from "../../common/src/placement.js";
-import { onShutdown } from "../../common/src/shutdown.js";
-import { ShardStore } from "../../common/src/shard-store/shard-store.js";
+import { loadConfig } from "@ladder/common/config";
+import { ensureScoreTopic, createKafka } from "@ladder/common/kafka";
+import { rootLogger } from "@ladder/common/logger";
+import { buildPlacement } from "@ladder/common/placement";
+import { onShutdown } from "@ladder/common/shutdown";
+import { ShardWriter } from "@ladder/store/writer";
 import { startApplier } from "./applier.js";
 import { startReadiness, type Readiness } from "./readiness.js";
 
@@ -22,15 +22,15 @@ const slots = buildPlacement(config.shards.map((s) => s.id), config.numSlots).sl
 const redis = new Redis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null }); // wait out Redis restarts
 redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connection error"));
 await redis.connect();
-const store = new ShardStore(shardId, redis, config.keyPrefix, config.dedupWindowMs);
+const writer = new ShardWriter({ shardId, redis, keyPrefix: config.keyPrefix, dedupWindowMs: config.dedupWindowMs });
 const kafka = createKafka(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
 await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
 const admin = kafka.admin();
 await admin.connect();
 let readiness: Readiness | undefined;
 const applier = await startApplier({
-  kafka, topic: config.scoreTopic, shardId, slots, store, boards: config.boards, applyBatch: config.applyBatch,
-  known: await store.appliedOffsets(),
+  kafka, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch,
+  known: await writer.appliedOffsets(),
   log: log.child({ component: "applier" }),
   onRewind: () => readiness?.fallBehind(),
   onFatal: (err) => {
@@ -39,7 +39,7 @@ const applier = await startApplier({
   },
 });
 readiness = startReadiness({
-  store, admin, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs, maxLag: config.readyLag,
+  store: writer, admin, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs, maxLag: config.readyLag,
   log: log.child({ component: "readiness" }),
 });
 log.info({ shardId, redis: shard.redisUrl, slots }, "shard node ready");

@@ -11,13 +11,13 @@
  * A node that dies stops refreshing, and reads fail with UNAVAILABLE within one TTL.
  */
 import type { Admin } from "kafkajs";
-import type { Logger } from "../../common/src/logger.js";
-import { HeartbeatStatus } from "../../common/src/shard-store/scripts.js";
-import type { ShardStore } from "../../common/src/shard-store/shard-store.js";
+import type { Logger } from "@ladder/common/logger";
+import { HeartbeatStatus } from "@ladder/store/writer";
+import type { ShardWriter } from "@ladder/store/writer";
 import type { Applier } from "./applier.js";
 
 export interface ReadinessOptions {
-  store: ShardStore;
+  store: ShardWriter;
   admin: Admin;
   topic: string;
   slots: readonly number[];

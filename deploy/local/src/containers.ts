@@ -10,7 +10,7 @@
 // `dataDir` of the returned handles is the data path inside the container; the data dies with the
 // container (no restart on the same data here).
 import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from "testcontainers";
-import type { Logger } from "../../../common/src/logger.js";
+import type { Logger } from "@ladder/common/logger";
 import type { KafkaBroker } from "./kafka-broker.js";
 import { randomClusterId } from "./kafka-config.js";
 import { describeKafka, warmKafka } from "./kafka-ready.js";

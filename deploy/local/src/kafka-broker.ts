@@ -11,7 +11,7 @@ import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { Logger } from "../../../common/src/logger.js";
+import type { Logger } from "@ladder/common/logger";
 import { freePort, portIsFree } from "./free-port.js";
 import { type BrokerPorts, brokerProperties, clusterIdOf, randomClusterId, recordedPorts } from "./kafka-config.js";
 import { describeKafka, warmKafka } from "./kafka-ready.js";

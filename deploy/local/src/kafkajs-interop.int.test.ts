@@ -6,7 +6,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type Admin, CompressionTypes, ConfigResourceTypes, type Consumer, type Kafka, Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { silentLogger } from "../../../common/src/logger.js";
+import { silentLogger } from "@ladder/common/logger";
 import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
 import { consumeCount, kafkaClient, kafkaLibs, tempDir } from "./test-support.js";
 

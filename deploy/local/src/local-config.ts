@@ -12,7 +12,7 @@
 //   LADDER_REDIS_PERSIST     shards' Redis keep an append-only file (1) or nothing (0: load tests)   1
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { ConfigError, type Env } from "../../../common/src/config.js";
+import { ConfigError, type Env } from "@ladder/common/config";
 
 export interface LocalConfig {
   readonly shards: number;

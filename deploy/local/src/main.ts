@@ -2,9 +2,10 @@
 // broker (KRaft) and one redis-server per shard, then the shard nodes, router and ingest; prints what
 // runs where; on Ctrl-C (or SIGTERM) stops the services, then Redis and Kafka. Data stays under
 // .ladder/ between runs: Redis keeps an append-only file, Kafka its log.
-import { loadConfig } from "../../../common/src/config.js";
-import { rootLogger } from "../../../common/src/logger.js";
-import { credentialsFile, localCredentials } from "./credentials.js";
+import { loadConfig } from "@ladder/common/config";
+import { rootLogger } from "@ladder/common/logger";
+import { localCredentialsPath } from "@ladder/common/credentials-file";
+import { localCredentials } from "./credentials.js";
 import { startInfra } from "./infra.js";
 import { loadLocalConfig } from "./local-config.js";
 import { startServices } from "./services.js";
@@ -75,7 +76,7 @@ const rows: Array<[string, string]> = [
   ["kafka    (topic " + cluster.scoreTopic + ", " + cluster.numSlots + " partitions)", infra.kafka.brokers.join(",")],
   ...infra.redis.map((r, i): [string, string] => [`${s.shardIds[i]}  (shard node + redis)`, r.url]),
   ["data", local.dataDir],
-  ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : credentialsFile(local.dataDir)],
+  ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
 ];
 const width = Math.max(...rows.map(([k]) => k.length));
 console.log(["", "ladder is running:", ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), "",

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../../common/src/logger.js";
+import { silentLogger } from "@ladder/common/logger";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 import { tempDir } from "./test-support.js";
 import { waitUntil } from "./wait-until.js";

@@ -4,7 +4,7 @@
 // Its output is logged at debug (Redis marks routine notices as warnings) and quoted if it fails.
 import { mkdir } from "node:fs/promises";
 import { connect } from "node:net";
-import type { Logger } from "../../../common/src/logger.js";
+import type { Logger } from "@ladder/common/logger";
 import { freePort, portIsFree } from "./free-port.js";
 import { describeExit, spawnManaged } from "./managed-process.js";
 import { waitUntil } from "./wait-until.js";

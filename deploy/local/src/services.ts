@@ -2,9 +2,9 @@
 // ingest, all from this checkout's TypeScript through tsx, configured only through LADDER_* variables
 // (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
 // and ingest's bound ports are read from those lines, so tests can ask for port 0.
-import { loadConfig } from "../../../common/src/config.js";
-import { createKafka, ensureScoreTopic } from "../../../common/src/kafka.js";
-import type { Logger } from "../../../common/src/logger.js";
+import { loadConfig } from "@ladder/common/config";
+import { createKafka, ensureScoreTopic } from "@ladder/common/kafka";
+import type { Logger } from "@ladder/common/logger";
 import type { ManagedProcess } from "./managed-process.js";
 import { spawnService, type Started } from "./spawn-service.js";
 

@@ -3,7 +3,7 @@
 // services log at info or lower for this). A listening service's bound port is read from that line, so
 // callers can ask for port 0. Used by the local cluster launcher, the tests and the benchmarks.
 import { fileURLToPath } from "node:url";
-import type { Logger } from "../../../common/src/logger.js";
+import type { Logger } from "@ladder/common/logger";
 import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));

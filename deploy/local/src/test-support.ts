@@ -4,7 +4,7 @@ import { mkdtemp } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Consumer, Kafka, type KafkaMessage, logLevel } from "kafkajs";
-import { silentLogger } from "../../../common/src/logger.js";
+import { silentLogger } from "@ladder/common/logger";
 import { ensureKafkaJars } from "./kafka-jars.js";
 
 export const CACHE_DIR = join(homedir(), ".cache", "ladder");

@@ -4,8 +4,8 @@
  * PostgreSQL benchmark compares itself with the router's) and share its fixtures (the
  * memory benchmark reads the seeded layouts of the read benchmark).
  */
-import type { Logger } from "../../../common/src/logger.js";
-import type { KafkaBroker } from "../../../deploy/local/src/kafka-broker.js";
+import type { Logger } from "@ladder/common/logger";
+import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
 import type { CleanupStack } from "./cleanup.js";
 import type { BenchName } from "./options.js";
 import type { BenchPlan } from "./plan.js";

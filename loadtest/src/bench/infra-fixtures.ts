@@ -7,14 +7,14 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import type { Kafka } from "kafkajs";
-import { createKafka } from "../../../common/src/kafka.js";
+import { createKafka } from "@ladder/common/kafka";
 import { join } from "node:path";
-import type { Logger } from "../../../common/src/logger.js";
-import { brokerProperties } from "../../../deploy/local/src/kafka-config.js";
-import { startKafkaBroker, type KafkaBroker } from "../../../deploy/local/src/kafka-broker.js";
-import { ensureKafkaJars } from "../../../deploy/local/src/kafka-jars.js";
-import { loadLocalConfig } from "../../../deploy/local/src/local-config.js";
-import { startRedisServer, type RedisServer } from "../../../deploy/local/src/redis-server.js";
+import type { Logger } from "@ladder/common/logger";
+import { brokerProperties } from "@ladder/deploy/kafka-config";
+import { startKafkaBroker, type KafkaBroker } from "@ladder/deploy/kafka-broker";
+import { ensureKafkaJars } from "@ladder/deploy/kafka-jars";
+import { loadLocalConfig } from "@ladder/deploy/local-config";
+import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import type { CleanupEntry, CleanupStack } from "./cleanup.js";
 import { benchPort } from "./ports.js";
 

@@ -13,10 +13,10 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Kafka } from "kafkajs";
-import { ensureScoreTopic } from "../../../common/src/kafka.js";
-import { buildPlacement } from "../../../common/src/placement.js";
-import { keyLayout } from "../../../common/src/shard-store/keys.js";
-import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import { ensureScoreTopic } from "@ladder/common/kafka";
+import { buildPlacement } from "@ladder/common/placement";
+import { keyLayout } from "@ladder/store";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { clusterClients } from "../run/cluster-clients.js";
 import type { Offsets } from "../seed/apply-watch.js";
 import { appliedCounter } from "./apply-progress.js";

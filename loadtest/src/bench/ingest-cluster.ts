@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { startServices, type RunningServices } from "../../../deploy/local/src/services.js";
+import { startServices, type RunningServices } from "@ladder/deploy/services";
 import { BENCH_KEY_PREFIX, BENCH_SLOTS } from "./bench-board.js";
 import type { BenchContext } from "./context.js";
 import { benchRedis, startRedisFleet, type RedisFleet } from "./infra-fixtures.js";

@@ -1,7 +1,7 @@
 /** What the run ran on, for the report. */
 import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
-import { KAFKA_VERSION } from "../../../deploy/local/src/kafka-jars.js";
+import { KAFKA_VERSION } from "@ladder/deploy/kafka-jars";
 import type { MachineInfo } from "./report.js";
 
 export function machineInfo(): MachineInfo {

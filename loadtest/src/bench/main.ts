@@ -7,8 +7,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rootLogger } from "../../../common/src/logger.js";
-import type { KafkaBroker } from "../../../deploy/local/src/kafka-broker.js";
+import { rootLogger } from "@ladder/common/logger";
+import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
 import { CleanupStack } from "./cleanup.js";
 import type { Benchmark, BenchContext } from "./context.js";
 import { ingestBenchmark } from "./ingest-bench.js";

@@ -4,7 +4,7 @@
  * (32768-60999 here) contains 50051, so "any free port" is not enough: a port is taken
  * free from the OS and thrown back while it is one of those.
  */
-import { freePort } from "../../../deploy/local/src/free-port.js";
+import { freePort } from "@ladder/deploy/free-port";
 
 export const RESERVED_PORTS: ReadonlySet<number> = new Set([6379, 9092, 7001, 7002, 7003, 50051, 50052]);
 

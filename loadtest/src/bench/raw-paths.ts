@@ -14,10 +14,10 @@
  */
 import type { Redis } from "ioredis";
 import { Partitioners, type Kafka, type Producer } from "kafkajs";
-import { shardOf, type Placement } from "../../../common/src/placement.js";
-import { encodeSortKey } from "../../../common/src/score-encoding.js";
-import { encodeScoreEvent } from "../../../common/src/score-event.js";
-import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import { shardOf, type Placement } from "@ladder/common/placement";
+import { encodeSortKey } from "@ladder/common/score-encoding";
+import { encodeScoreEvent } from "@ladder/common/score-event";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { BENCH_BOARD, BENCH_SPEC } from "./bench-board.js";
 import type { BenchUpdate } from "./update-stream.js";
 

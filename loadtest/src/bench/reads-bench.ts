@@ -10,9 +10,9 @@
  * same sequence for the router and the floor. Before timing, answers are compared.
  *
  * No shard node runs: reads are served only while a shard's heartbeat key exists, so the
- * bench sets it itself (ShardStore.heartbeat, 1 h TTL).
+ * bench sets it itself (ShardWriter.heartbeat, 1 h TTL).
  */
-import { ShardStore } from "../../../common/src/shard-store/shard-store.js";
+import { ShardWriter } from "@ladder/store/writer";
 import { clusterClients, type ClusterClients } from "../run/cluster-clients.js";
 import { playerId } from "../workload/player-ids.js";
 import { rngFor } from "../workload/rng.js";
@@ -58,7 +58,7 @@ export const readsBenchmark: Benchmark = {
   async run(ctx) {
     const state: RunState = { rows: [], agreement: [], routers: new Map() };
     ctx.say("seeding with the seeder's Redis path (seed/redis-seeder.ts): ZADD straight into each shard's sorted set. This skips Kafka: these boards are for reads only.");
-    ctx.say(`no shard node runs here: the bench sets each shard's heartbeat key itself (ShardStore.heartbeat, TTL ${HEARTBEAT_TTL_MS / 60_000} min) so the router serves reads.`);
+    ctx.say(`no shard node runs here: the bench sets each shard's heartbeat key itself (ShardWriter.heartbeat, TTL ${HEARTBEAT_TTL_MS / 60_000} min) so the router serves reads.`);
     try {
       for (const [sizeIndex, players] of ctx.plan.sizes.entries()) {
         const round = await floorRound(ctx, players, sizeIndex, state);
@@ -124,7 +124,7 @@ function playerPicker(seed: number, stream: number, players: number): () => stri
 
 /** Sets every shard's heartbeat key, as a running shard node would. */
 async function serveReads(layout: Layout): Promise<void> {
-  await Promise.all(layout.shardIds.map((id, i) => new ShardStore(id, layout.redis[i]!, BENCH_KEY_PREFIX).heartbeat(HEARTBEAT_TTL_MS)));
+  await Promise.all(layout.shardIds.map((id, i) => new ShardWriter({ shardId: id, redis: layout.redis[i]!, keyPrefix: BENCH_KEY_PREFIX, dedupWindowMs: 0 }).heartbeat(HEARTBEAT_TTL_MS)));
 }
 
 async function routerUnderTest(ctx: BenchContext, layout: Layout): Promise<RouterUnderTest> {

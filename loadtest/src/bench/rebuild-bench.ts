@@ -12,11 +12,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { Partitioners, type Admin, type Kafka } from "kafkajs";
-import { loadConfig } from "../../../common/src/config.js";
-import { ensureScoreTopic } from "../../../common/src/kafka.js";
-import { buildPlacement } from "../../../common/src/placement.js";
-import { rebuildShard } from "../../../common/src/replay/rebuilder.js";
-import { auditPrefix, keyLayout } from "../../../common/src/shard-store/keys.js";
+import { loadConfig } from "@ladder/common/config";
+import { ensureScoreTopic } from "@ladder/common/kafka";
+import { buildPlacement } from "@ladder/common/placement";
+import { rebuildShard } from "@ladder/store/writer";
+import { auditPrefix, keyLayout } from "@ladder/store";
 import { seedKafka } from "../seed/kafka-seeder.js";
 import { progressBar } from "../seed/progress-bar.js";
 import { appliedCounter } from "./apply-progress.js";

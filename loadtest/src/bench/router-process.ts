@@ -4,7 +4,7 @@
  * LADDER_KAFKA_BROKERS points at a closed port of the bench's (the router's admin client
  * connects only for rebuilds).
  */
-import type { RedisServer } from "../../../deploy/local/src/redis-server.js";
+import type { RedisServer } from "@ladder/deploy/redis-server";
 import { BENCH_KEY_PREFIX, BENCH_SLOTS } from "./bench-board.js";
 import type { FixtureDeps } from "./infra-fixtures.js";
 import { benchPort } from "./ports.js";

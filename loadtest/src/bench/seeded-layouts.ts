@@ -10,12 +10,12 @@
  * server of the memory benchmark.
  */
 import type { Redis } from "ioredis";
-import { buildPlacement, type Placement } from "../../../common/src/placement.js";
-import { keyLayout } from "../../../common/src/shard-store/keys.js";
+import { buildPlacement, type Placement } from "@ladder/common/placement";
+import { keyLayout } from "@ladder/store";
 import { progressBar } from "../seed/progress-bar.js";
 import { seedRedis } from "../seed/redis-seeder.js";
 import { usedMemory } from "../seed/shard-memory.js";
-import type { RedisServer } from "../../../deploy/local/src/redis-server.js";
+import type { RedisServer } from "@ladder/deploy/redis-server";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPEC, benchPlayers } from "./bench-board.js";
 import { finishRehash } from "./finish-rehash.js";
 import { benchRedis, startRedisFleet, type FixtureDeps, type RedisFleet } from "./infra-fixtures.js";

@@ -4,8 +4,8 @@
  * the bench's own environment is dropped, so a shell set up for another cluster cannot
  * leak into the bench's), and resolves once it logged its ready line.
  */
-import type { Logger } from "../../../common/src/logger.js";
-import { spawnService, type Started } from "../../../deploy/local/src/spawn-service.js";
+import type { Logger } from "@ladder/common/logger";
+import { spawnService, type Started } from "@ladder/deploy/spawn-service";
 
 export interface ServiceSpec {
   name: string;

@@ -9,8 +9,8 @@
  * among equal points reached in the same minute) is not in it: such players share a
  * rank in SQL, rare with these scores.
  */
-import type { BoardSpec } from "../../../common/src/board-spec.js";
-import { encodeSortKey } from "../../../common/src/score-encoding.js";
+import type { BoardSpec } from "@ladder/common/board-spec";
+import { encodeSortKey } from "@ladder/common/score-encoding";
 
 export function sqlScore(spec: BoardSpec, points: number, reachedAtMs: number): number {
   return (spec.maxPoints - spec.minPoints + 1) * spec.timeUnits - 1 - encodeSortKey(spec, points, reachedAtMs);

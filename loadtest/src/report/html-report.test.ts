@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../../common/src/config.js";
+import { loadConfig } from "@ladder/common/config";
 import { LatencyRecorder } from "../run/latency-recorder.js";
 import { parseLoadtestOptions } from "../run/options.js";
 import { buildResult } from "../run/results.js";

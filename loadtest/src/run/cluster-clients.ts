@@ -5,9 +5,9 @@
  * deadline and, when a token was given, `authorization: Bearer <token>`.
  */
 import * as grpc from "@grpc/grpc-js";
-import { createClient, type CallOptions, type ServiceClient } from "../../../common/src/grpc-adapter.js";
-import { IngestService } from "../../../proto/gen/leaderboard/v1/ingest_pb.js";
-import { LeaderboardService } from "../../../proto/gen/leaderboard/v1/leaderboard_pb.js";
+import { createClient, type CallOptions, type ServiceClient } from "@ladder/common/grpc-adapter";
+import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 
 type IngestClient = ServiceClient<(typeof IngestService)["method"]>;
 type RouterClient = ServiceClient<(typeof LeaderboardService)["method"]>;

@@ -4,7 +4,7 @@
  * prints a progress line every second, and returns the result document.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BoardSpec } from "../../../common/src/board-spec.js";
+import type { BoardSpec } from "@ladder/common/board-spec";
 import { OPERATIONS, pickOperation } from "../workload/op-mix.js";
 import { activePlayers } from "../workload/player-ids.js";
 import { rngFor, type Rng } from "../workload/rng.js";

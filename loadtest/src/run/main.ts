@@ -5,8 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadConfig } from "../../../common/src/config.js";
-import { rootLogger } from "../../../common/src/logger.js";
+import { loadConfig } from "@ladder/common/config";
+import { rootLogger } from "@ladder/common/logger";
 import { renderHtml } from "../report/html-report.js";
 import { clusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";

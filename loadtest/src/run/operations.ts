@@ -5,7 +5,7 @@
  * batch may carry a freshness probe on its last update (see freshness-probe.ts).
  */
 import * as grpc from "@grpc/grpc-js";
-import { Operation as WireOp } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import { Operation as WireOp } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { Operation } from "../workload/op-mix.js";
 import { playerId, type PlayerChooser } from "../workload/player-ids.js";
 import type { Rng } from "../workload/rng.js";

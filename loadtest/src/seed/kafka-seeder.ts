@@ -10,10 +10,10 @@
  * (seeding never retries an update: no dedup bookkeeping on the shards).
  */
 import type { Message, Producer } from "kafkajs";
-import type { BoardSpecs } from "../../../common/src/board-spec.js";
-import { encodeScoreEvent } from "../../../common/src/score-event.js";
-import { updateProblem } from "../../../common/src/validate.js";
-import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import type { BoardSpecs } from "@ladder/common/board-spec";
+import { encodeScoreEvent } from "@ladder/common/score-event";
+import { updateProblem } from "@ladder/common/validate";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { InFlightLimit } from "./in-flight-limit.js";
 import type { SeededPlayer } from "./population.js";
 

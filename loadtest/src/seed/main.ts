@@ -6,10 +6,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
-import { loadConfig } from "../../../common/src/config.js";
-import { createKafka } from "../../../common/src/kafka.js";
-import { rootLogger } from "../../../common/src/logger.js";
-import { buildPlacement } from "../../../common/src/placement.js";
+import { loadConfig } from "@ladder/common/config";
+import { createKafka } from "@ladder/common/kafka";
+import { rootLogger } from "@ladder/common/logger";
+import { buildPlacement } from "@ladder/common/placement";
 import { isLoopbackHost } from "../cli-values.js";
 import { parseSeedOptions, USAGE } from "./options.js";
 import { memoryOf, runKafkaSeed, runRedisSeed, type SeedContext, type SeedResult } from "./seed-run.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../../common/src/config.js";
+import { loadConfig } from "@ladder/common/config";
 import { parseSeedOptions } from "./options.js";
 
 const config = loadConfig({});

@@ -9,9 +9,9 @@
  * applying hundreds of millions of records first would take hours.
  */
 import type { Redis } from "ioredis";
-import type { BoardSpec } from "../../../common/src/board-spec.js";
-import type { Placement } from "../../../common/src/placement.js";
-import { encodeSortKey } from "../../../common/src/score-encoding.js";
+import type { BoardSpec } from "@ladder/common/board-spec";
+import type { Placement } from "@ladder/common/placement";
+import { encodeSortKey } from "@ladder/common/score-encoding";
 import { InFlightLimit } from "./in-flight-limit.js";
 import type { SeededPlayer } from "./population.js";
 

@@ -4,10 +4,10 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Partitioners, type Kafka } from "kafkajs";
-import type { Config } from "../../../common/src/config.js";
-import { ensureScoreTopic } from "../../../common/src/kafka.js";
-import type { Placement } from "../../../common/src/placement.js";
-import { keyLayout } from "../../../common/src/shard-store/keys.js";
+import type { Config } from "@ladder/common/config";
+import { ensureScoreTopic } from "@ladder/common/kafka";
+import type { Placement } from "@ladder/common/placement";
+import { keyLayout } from "@ladder/store";
 import { scoreSource } from "../workload/score-distribution.js";
 import { readApplied, seededCount, watchApplied, type Offsets } from "./apply-watch.js";
 import { seedKafka } from "./kafka-seeder.js";

@@ -1,21 +1,25 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { freshNamespace } from "../../../test/namespace.js";
-import { makeBoardSpec, DEFAULT_BOARD } from "../board-spec.js";
-import { Code, LadderError } from "../errors.js";
-import { compareMembers, encodeSortKey, decodeSortKey, type KeyedMember } from "../score-encoding.js";
-import { ShardStore, type PreparedEvent } from "./shard-store.js";
+import { freshNamespace } from "@ladder/common/test-namespace";
+import { makeBoardSpec, DEFAULT_BOARD } from "@ladder/common/board-spec";
+import { Code, LadderError } from "@ladder/common/errors";
+import { compareMembers, encodeSortKey, decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
+import { ShardReader } from "./reader.js";
+import { ShardWriter, type PreparedEvent } from "./writer/shard-writer.js";
 
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
 const t0 = Date.UTC(2026, 10, 30, 12);
 const WINDOW_MS = 60_000;
 const redis = new Redis(inject("redisUrls")[0]!);
-let store: ShardStore;
+let writer: ShardWriter;
+let store: ShardReader;
 
 afterAll(() => redis.quit());
 beforeEach(async () => {
-  store = new ShardStore("shard-x", redis, freshNamespace("store").keyPrefix, WINDOW_MS);
-  await store.heartbeat(60_000);
+  const { keyPrefix } = freshNamespace("store");
+  writer = new ShardWriter({ shardId: "shard-x", redis, keyPrefix, dedupWindowMs: WINDOW_MS });
+  store = new ShardReader("shard-x", redis, keyPrefix);
+  await writer.heartbeat(60_000);
 });
 
 let nextOffset = 0n;
@@ -38,7 +42,7 @@ describe("shard store > apply", () => {
   });
 
   it("applies SET, INCREMENT and BEST, keeping the time of an unchanged score", async () => {
-    const r = await store.apply(0, [
+    const r = await writer.apply(0, [
       ev("a", 1, 100, t0), ev("a", 2, 50, t0 + 60_000), ev("a", 3, 120, t0 + 120_000), ev("a", 3, 150, t0 + 180_000),
       ev("b", 3, 10, t0), ev("b", 2, 0, t0 + 60_000), ev("b", 1, 10, t0 + 120_000),
     ]);
@@ -49,22 +53,22 @@ describe("shard store > apply", () => {
   });
 
   it("saturates INCREMENT at the board's range", async () => {
-    await store.apply(0, [ev("a", 1, spec.maxPoints - 1), ev("a", 2, 10), ev("z", 1, 5), ev("z", 2, -10)]);
+    await writer.apply(0, [ev("a", 1, spec.maxPoints - 1), ev("a", 2, 10), ev("z", 1, 5), ev("z", 2, -10)]);
     expect((await standing("a"))!.points).toBe(spec.maxPoints);
     expect((await standing("z"))!.points).toBe(0);
   });
 
   it("applies a redelivered batch once", async () => {
     const batch = [ev("a", 2, 5), ev("a", 2, 7)];
-    await store.apply(3, batch);
-    const again = await store.apply(3, batch);
+    await writer.apply(3, batch);
+    const again = await writer.apply(3, batch);
     expect(again).toMatchObject({ inSequence: true, applied: 0, skipped: 2, lastOffset: 1n });
     expect((await standing("a"))!.points).toBe(12);
-    expect(await store.appliedOffsets()).toEqual(new Map([[3, 1n]]));
+    expect(await writer.appliedOffsets()).toEqual(new Map([[3, 1n]]));
   });
 
   it("applies a retried event id once within the window, again after it", async () => {
-    const r = await store.apply(4, [
+    const r = await writer.apply(4, [
       ev("a", 2, 10, t0, "b", "e1", t0),
       ev("a", 2, 10, t0, "b", "e1", t0 + 1000), // retry: skipped
       ev("a", 2, 5, t0, "c", "e1", t0 + 1000), // same id, other board: applied
@@ -79,13 +83,13 @@ describe("shard store > apply", () => {
 
   it("refuses a batch that skips offsets, applying nothing past the gap", async () => {
     nextOffset = 5n;
-    const r = await store.apply(1, [ev("a", 1, 5)]);
+    const r = await writer.apply(1, [ev("a", 1, 5)]);
     expect(r).toMatchObject({ inSequence: false, applied: 0, lastOffset: -1n });
     expect(await standing("a")).toBeUndefined();
   });
 
   it("advances past unusable records (op 0) without touching a board", async () => {
-    const r = await store.apply(2, [ev("a", 1, 5), { ...ev("", 0, 0), board: "" }, ev("a", 2, 1)]);
+    const r = await writer.apply(2, [ev("a", 1, 5), { ...ev("", 0, 0), board: "" }, ev("a", 2, 1)]);
     expect(r).toMatchObject({ inSequence: true, applied: 2, lastOffset: 2n });
     expect((await standing("a"))!.points).toBe(6);
   });
@@ -104,7 +108,7 @@ describe("shard store > reads", () => {
       events.push(ev(id, 1, points, at));
       members.push({ playerId: id, key: encodeSortKey(spec, points, at) });
     }
-    await store.apply(0, events);
+    await writer.apply(0, events);
     members.sort(compareMembers);
     const probes: KeyedMember[] = [
       ...members.filter((_, i) => i % 37 === 0),
@@ -123,14 +127,14 @@ describe("shard store > reads", () => {
   });
 
   it("fails with UNAVAILABLE when the shard node's heartbeat is gone", async () => {
-    await store.clearHeartbeat();
+    await writer.clearHeartbeat();
     const err = await store.top("b", 10).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LadderError);
     expect(err).toMatchObject({ code: Code.UNAVAILABLE, retriable: true });
   });
 
   it("refuses to answer for another shard's Redis", async () => {
-    const other = new ShardStore("shard-y", redis, store.keys.heartbeat.replace(/heartbeat$/, ""));
+    const other = new ShardReader("shard-y", redis, store.keys.heartbeat.replace(/heartbeat$/, ""));
     await expect(other.entry("b", "a")).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: /another shard/ });
   });
 

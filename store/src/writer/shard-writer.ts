@@ -1,12 +1,11 @@
 /**
- * ShardStore: everything that touches one shard's Redis, for both sides of it. The shard
- * node writes through `apply` and `heartbeat`; the router reads through `top`, `window`
- * and `entry`. Each call is one script round trip.
+ * ShardWriter: the write side of one shard's Redis. The shard node applies the log through
+ * it and keeps the shard's heartbeat; rebuilds replay the log through it into a spare
+ * database or an audit view. Every call is one script round trip.
  */
 import type { Redis } from "ioredis";
-import type { KeyedMember } from "../score-encoding.js";
-import { keyLayout, type KeyLayout } from "./keys.js";
-import { ApplyStatus, HeartbeatStatus, checkReadStatus, withScripts, type Reply, type ShardScripts } from "./scripts.js";
+import { keyLayout, type KeyLayout } from "../keys.js";
+import { ApplyStatus, withWriteScripts, type HeartbeatStatus, type WriteScripts } from "../scripts.js";
 
 /** A score event ready for the apply script: validated, time already quantized. */
 export interface PreparedEvent {
@@ -47,31 +46,25 @@ export interface HeartbeatResult {
   lost: Map<number, bigint>;
 }
 
-export interface TopResult {
-  card: number;
-  members: KeyedMember[];
+export interface ShardWriterOptions {
+  shardId: string;
+  redis: Redis;
+  keyPrefix: string;
+  /** How long applied event ids are remembered (0 = never). */
+  dedupWindowMs: number;
 }
 
-export interface WindowResult {
-  /** Members of this shard ranked strictly ahead of the position. */
-  ahead: number;
-  card: number;
-  /** 0-based shard rank of members[0]. */
-  start: number;
-  members: KeyedMember[];
-}
-
-export class ShardStore {
+export class ShardWriter {
+  readonly shardId: string;
   readonly keys: KeyLayout;
-  private readonly redis: Redis & ShardScripts;
+  private readonly redis: Redis & WriteScripts;
+  private readonly dedupWindowMs: number;
 
-  /**
-   * @param dedupWindowMs how long applied event ids are remembered (writers only; 0 = never)
-   * @param view the audit view these keys hold, if any (changes how a missing heartbeat reads)
-   */
-  constructor(readonly shardId: string, redis: Redis, keyPrefix: string, private readonly dedupWindowMs = 0, private readonly view?: string) {
-    this.keys = keyLayout(keyPrefix);
-    this.redis = withScripts(redis);
+  constructor(o: ShardWriterOptions) {
+    this.shardId = o.shardId;
+    this.keys = keyLayout(o.keyPrefix);
+    this.redis = withWriteScripts(o.redis);
+    this.dedupWindowMs = o.dedupWindowMs;
   }
 
   /**
@@ -100,7 +93,7 @@ export class ShardStore {
     return raw.map((o) => (o === null ? -1n : BigInt(o)));
   }
 
-  /** Sets the heartbeat unconditionally (tests, tools): the shard serves reads for `ttlMs`. */
+  /** Sets the heartbeat unconditionally (audit views, tools): the keys serve reads for `ttlMs`. */
   async heartbeat(ttlMs: number): Promise<void> {
     await this.redis.set(this.keys.heartbeat, this.shardId, "PX", ttlMs);
   }
@@ -122,32 +115,4 @@ export class ShardStore {
   async clearHeartbeat(): Promise<void> {
     await this.redis.del(this.keys.heartbeat);
   }
-
-  /** The shard's best `count` entries of a board, and its size. */
-  async top(board: string, count: number): Promise<TopResult> {
-    const reply = checkReadStatus(await this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.shardId, count), this.shardId, this.view);
-    return { card: Number(reply[1]), members: pairs(reply, 2) };
-  }
-
-  /** Where position (key, playerId) falls on this shard, with `radius` entries each side. */
-  async window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
-    const reply = checkReadStatus(
-      await this.redis.ladderWindow(this.keys.board(board), this.keys.heartbeat, this.shardId, String(key), playerId, radius),
-      this.shardId,
-      this.view,
-    );
-    return { ahead: Number(reply[1]), card: Number(reply[2]), start: Number(reply[3]), members: pairs(reply, 4) };
-  }
-
-  /** A player's sort key on a board, or undefined when it has none. */
-  async entry(board: string, playerId: string): Promise<number | undefined> {
-    const reply = checkReadStatus(await this.redis.ladderEntry(this.keys.board(board), this.keys.heartbeat, this.shardId, playerId), this.shardId, this.view);
-    return reply[1] === undefined || reply[1] === null ? undefined : Number(reply[1]);
-  }
-}
-
-function pairs(reply: Reply, from: number): KeyedMember[] {
-  const out: KeyedMember[] = [];
-  for (let i = from; i + 1 < reply.length; i += 2) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]) });
-  return out;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../config.js";
-import { encodeScoreEvent } from "../score-event.js";
-import { Operation } from "../../../proto/gen/leaderboard/v1/common_pb.js";
+import { loadConfig } from "@ladder/common/config";
+import { encodeScoreEvent } from "@ladder/common/score-event";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { prepareEvent } from "./prepare-event.js";
 
 const boards = loadConfig({}).boards;

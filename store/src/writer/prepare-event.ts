@@ -3,10 +3,10 @@
  * with ingest's rules, quantize the time to the board's resolution. A record that fails
  * becomes a no-op (op 0) that only advances the partition's offset, and is reported.
  */
-import type { BoardSpecs } from "../board-spec.js";
-import { decodeScoreEvent } from "../score-event.js";
-import type { PreparedEvent } from "../shard-store/shard-store.js";
-import { updateProblem } from "../validate.js";
+import type { BoardSpecs } from "@ladder/common/board-spec";
+import { decodeScoreEvent } from "@ladder/common/score-event";
+import type { PreparedEvent } from "./shard-writer.js";
+import { updateProblem } from "@ladder/common/validate";
 
 export interface Prepared {
   event: PreparedEvent;

@@ -17,18 +17,20 @@
  *          before a given time); when complete the view gets a permanent heartbeat and is
  *          readable through the router with `view`.
  *
- * Replay reads with a consumer group of its own (deleted afterwards), assigned the shard's
- * slots. Progress (records replayed, rate, lag, ETA) is reported about once a second.
+ * Replay runs the shard node's own apply loop (apply-loop.ts) with a consumer group of its
+ * own (deleted afterwards), assigned the shard's slots, and fails if the apply script reports
+ * a gap (only another writer on the target could cause one). Progress (records replayed,
+ * rate, lag, ETA) is reported about once a second.
  */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import type { Admin, EachBatchPayload, Kafka } from "kafkajs";
-import type { BoardSpecs } from "../board-spec.js";
-import type { Logger } from "../logger.js";
-import { auditPrefix } from "../shard-store/keys.js";
-import { ShardStore } from "../shard-store/shard-store.js";
-import { noopEvent, prepareEvent } from "./prepare-event.js";
-import { slotAssigner } from "./slot-assigner.js";
+import type { Admin, Kafka } from "kafkajs";
+import type { BoardSpecs } from "@ladder/common/board-spec";
+import type { Logger } from "@ladder/common/logger";
+import { auditPrefix, keyLayout } from "../keys.js";
+import { startApplyLoop } from "./apply-loop.js";
+import { noopEvent } from "./prepare-event.js";
+import { ShardWriter } from "./shard-writer.js";
 
 export type RebuildMode =
   | { kind: "swap"; stagingDb: number; readyLag: number }
@@ -65,11 +67,11 @@ export async function rebuildShard(o: RebuildOptions): Promise<RebuildProgress> 
   const target = new Redis(o.redisUrl, { db: o.mode.kind === "swap" ? o.mode.stagingDb : 0, maxRetriesPerRequest: null });
   try {
     await unlinkPrefix(target, targetPrefix);
-    const store = new ShardStore(o.shardId, target, targetPrefix, o.dedupWindowMs);
+    const writer = new ShardWriter({ shardId: o.shardId, redis: target, keyPrefix: targetPrefix, dedupWindowMs: o.dedupWindowMs });
     const stopAt = await stopOffsets(o);
-    const progress = await replay(o, store, stopAt);
+    const progress = await replay(o, writer, stopAt);
     if (o.mode.kind === "swap") await swapIn(o, target, o.mode.stagingDb);
-    else await store.heartbeat(2 ** 31 - 1); // ~25 days, renewed by any later rebuild of the view
+    else await writer.heartbeat(2 ** 31 - 1); // ~25 days, renewed by any later rebuild of the view
     const done = { ...progress, done: true, lag: 0, etaMs: 0 };
     o.onProgress(done);
     o.log.info({ shardId: o.shardId, replayed: done.replayed, mode: o.mode.kind, audit }, "rebuild done");
@@ -90,57 +92,40 @@ async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
   return new Map((await o.admin.fetchTopicOffsets(o.topic)).map((p) => [p.partition, BigInt(p.high)]));
 }
 
-async function replay(o: RebuildOptions, store: ShardStore, stopAt: Map<number, bigint> | undefined): Promise<RebuildProgress> {
+async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined): Promise<RebuildProgress> {
   const groupId = `${o.topic}.rebuild.${o.shardId}.${randomUUID()}`;
-  const consumer = o.kafka.consumer({ groupId, partitionAssigners: [slotAssigner(o.slots)], maxWaitTimeInMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 });
   const cutoff = o.mode.kind === "audit" && o.mode.asOfTimestampMs > 0 ? o.mode.asOfTimestampMs : Infinity;
   let replayed = 0;
-  await consumer.connect();
+  let failure: Error | undefined;
+  const fail = (err: Error) => void (failure ??= err);
+  const loop = await startApplyLoop({
+    kafka: o.kafka, topic: o.topic, groupId, slots: o.slots, writer, boards: o.boards, chunk: o.applyBatch,
+    consumer: { maxWaitTimeInMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 },
+    stopAt: (partition) => stopAt?.get(partition),
+    filter: (event) => (event.ingestedAtMs >= cutoff ? noopEvent(event.offset) : event),
+    onApplied: (_partition, _result, records) => void (replayed += records),
+    onGap: (partition, result, fetchedFrom) =>
+      fail(new Error(`rebuild of ${o.shardId}: partition ${partition} holds offset ${result.lastOffset} in the target, but the replay fetched from ${fetchedFrom}: something else wrote to the rebuild's target`)),
+    onFatal: fail,
+  });
   try {
-    await consumer.subscribe({ topics: [o.topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: Math.min(4, Math.max(1, o.slots.length)),
-      eachBatch: async (payload) => {
-        const n = await applyBatch(payload, store, o, stopAt?.get(payload.batch.partition), cutoff);
-        replayed += n; // after the await: partitions run concurrently
-      },
-    });
-    return await watch(o, store, stopAt, () => replayed);
+    return await watch(o, writer, stopAt, () => replayed, () => failure);
   } finally {
-    await consumer.disconnect();
+    await loop.stop();
     await o.admin.deleteGroups([groupId]).catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
   }
 }
 
-async function applyBatch(payload: EachBatchPayload, store: ShardStore, o: RebuildOptions, stop: bigint | undefined, cutoff: number): Promise<number> {
-  const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
-  let count = 0;
-  for (let i = 0; i < batch.messages.length; i += o.applyBatch) {
-    if (!isRunning() || isStale()) break;
-    const messages = batch.messages.slice(i, i + o.applyBatch).filter((m) => stop === undefined || BigInt(m.offset) <= stop);
-    if (messages.length === 0) break;
-    const events = messages.map((m) => {
-      const { event } = prepareEvent(m.value, BigInt(m.offset), o.boards);
-      return event.ingestedAtMs >= cutoff ? noopEvent(event.offset) : event;
-    });
-    await store.apply(batch.partition, events);
-    count += events.length;
-    resolveOffset(messages[messages.length - 1]!.offset);
-    await heartbeat();
-  }
-  return count;
-}
-
 /** Reports progress each second until the replay reaches its target. */
-async function watch(o: RebuildOptions, store: ShardStore, stopAt: Map<number, bigint> | undefined, replayed: () => number): Promise<RebuildProgress> {
+async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, replayed: () => number, failure: () => Error | undefined): Promise<RebuildProgress> {
   let last = { at: Date.now(), replayed: 0 };
   let previousLag = Infinity;
   for (;;) {
     await new Promise((r) => setTimeout(r, 1000));
+    const failed = failure();
+    if (failed) throw failed;
     const targets = stopAt ?? new Map([...(await logEnds(o))].map(([p, end]) => [p, end - 1n]));
-    const applied = await store.appliedOffsetsOf(o.slots);
+    const applied = await writer.appliedOffsetsOf(o.slots);
     const lag = o.slots.reduce((sum, p, i) => sum + Math.max(0, Number((targets.get(p) ?? -1n) - applied[i]!)), 0);
     const now = Date.now();
     const perSecond = ((replayed() - last.replayed) * 1000) / Math.max(1, now - last.at);
@@ -158,7 +143,7 @@ async function watch(o: RebuildOptions, store: ShardStore, stopAt: Map<number, b
 async function swapIn(o: RebuildOptions, staging: Redis, stagingDb: number): Promise<void> {
   const live = new Redis(o.redisUrl, { db: 0, maxRetriesPerRequest: null });
   try {
-    const heartbeat = `${o.keyPrefix}heartbeat`;
+    const heartbeat = keyLayout(o.keyPrefix).heartbeat;
     const ttl = await live.pttl(heartbeat);
     if (ttl > 0) await staging.set(heartbeat, o.shardId, "PX", ttl);
     await live.swapdb(0, stagingDb);

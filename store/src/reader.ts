@@ -1,0 +1,68 @@
+/**
+ * ShardReader: the read side of one shard's Redis, what the router runs. Every call is one
+ * read-only script round trip that first checks the shard's heartbeat (read-header.lua): a
+ * shard whose node is not serving answers UNAVAILABLE, never a stale or partial board.
+ */
+import type { Redis } from "ioredis";
+import type { KeyedMember } from "@ladder/common/score-encoding";
+import { keyLayout, type KeyLayout } from "./keys.js";
+import { checkReadStatus, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
+
+export interface TopResult {
+  card: number;
+  members: KeyedMember[];
+}
+
+export interface WindowResult {
+  /** Members of this shard ranked strictly ahead of the position. */
+  ahead: number;
+  card: number;
+  /** 0-based shard rank of members[0]. */
+  start: number;
+  members: KeyedMember[];
+}
+
+export class ShardReader {
+  readonly keys: KeyLayout;
+  private readonly redis: Redis & ReadScripts;
+
+  /** @param view the audit view these keys hold, if any (a missing heartbeat then reads NOT_FOUND) */
+  constructor(readonly shardId: string, redis: Redis, keyPrefix: string, private readonly view?: string) {
+    this.keys = keyLayout(keyPrefix);
+    this.redis = withReadScripts(redis);
+  }
+
+  /** The shard's best `count` entries of a board, and its size. */
+  async top(board: string, count: number): Promise<TopResult> {
+    const reply = this.check(await this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.shardId, count));
+    return { card: Number(reply[1]), members: pairs(reply, 2) };
+  }
+
+  /** Where position (key, playerId) falls on this shard, with `radius` entries each side. */
+  async window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
+    const reply = this.check(await this.redis.ladderWindow(this.keys.board(board), this.keys.heartbeat, this.shardId, String(key), playerId, radius));
+    return { ahead: Number(reply[1]), card: Number(reply[2]), start: Number(reply[3]), members: pairs(reply, 4) };
+  }
+
+  /** A player's sort key on a board, or undefined when it has none. */
+  async entry(board: string, playerId: string): Promise<number | undefined> {
+    const reply = this.check(await this.redis.ladderEntry(this.keys.board(board), this.keys.heartbeat, this.shardId, playerId));
+    return reply[1] === undefined || reply[1] === null ? undefined : Number(reply[1]);
+  }
+
+  /** The last applied offset of each of `partitions` (-1 where none): read-your-writes waits. */
+  async appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
+    const raw = await this.redis.hmget(this.keys.offsets, ...partitions.map(String));
+    return raw.map((o) => (o === null ? -1n : BigInt(o)));
+  }
+
+  private check(reply: Reply): Reply {
+    return checkReadStatus(reply, this.shardId, this.view);
+  }
+}
+
+function pairs(reply: Reply, from: number): KeyedMember[] {
+  const out: KeyedMember[] = [];
+  for (let i = from; i + 1 < reply.length; i += 2) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]) });
+  return out;
+}

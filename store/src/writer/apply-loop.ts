@@ -1,0 +1,112 @@
+/**
+ * The one apply loop: consumes partitions of the score log and applies them to a shard's
+ * Redis through the apply script, in chunks of `chunk` records. The shard node's live
+ * applier and every rebuild (spare database, audit view) run this same loop; what differs
+ * between them is options:
+ *
+ *                      live applier                 rebuild
+ *   consumer group     <topic>.shard.<id>, kept     <topic>.rebuild.<id>.<uuid>, deleted after
+ *   Kafka commits      every 5 s (where to resume)  none (always replays from offset 0)
+ *   stop offsets       none                         audit views: per partition
+ *   record filter      none                         audit as-of-time: later records become no-ops
+ *   GAP from Redis     rewind to Redis's offset     the rebuild fails (its target was written to)
+ *
+ * Redis, not Kafka, holds the truth of what has been applied: each script call moves the
+ * partition's offset atomically with the effects, so a record fetched twice (a restart, a
+ * rebalance, Kafka commits that lag) is skipped by the script. Every partition of a fetch
+ * is applied at once: each waits on Redis, not on the CPU.
+ *
+ * Per chunk: slice → prepare (decode, validate, quantize; unusable records become no-ops
+ * that only advance the offset) → apply → resolve the offset → heartbeat the group → commit
+ * if due. A chunk whose records do not follow Redis's offset (GAP) ends the batch.
+ */
+import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from "kafkajs";
+import type { BoardSpecs } from "@ladder/common/board-spec";
+import type { ApplyResult, PreparedEvent, ShardWriter } from "./shard-writer.js";
+import { prepareEvent } from "./prepare-event.js";
+import { slotAssigner } from "./slot-assigner.js";
+
+export interface ApplyLoopOptions {
+  kafka: Kafka;
+  topic: string;
+  groupId: string;
+  slots: readonly number[];
+  writer: ShardWriter;
+  boards: BoardSpecs;
+  /** Records per script call. */
+  chunk: number;
+  /** Kafka consumer settings of this use (session timeout, fetch wait, fetch size). */
+  consumer: Pick<ConsumerConfig, "sessionTimeout" | "heartbeatInterval" | "maxWaitTimeInMs" | "maxBytesPerPartition">;
+  /** Commit the group's offsets every `ms` (the live applier), or never (undefined). */
+  commitEveryMs?: number;
+  /** The last offset to apply of a partition (undefined = no end). */
+  stopAt?(partition: number): bigint | undefined;
+  /** Replaces a prepared event before it is applied (e.g. a no-op past an as-of time). */
+  filter?(event: PreparedEvent): PreparedEvent;
+  /** A record that could not be applied (it advanced the offset as a no-op). */
+  onInvalid?(partition: number, offset: bigint, problem: string): void;
+  /** After each script call. */
+  onApplied?(partition: number, result: ApplyResult, records: number): void;
+  /** Redis's offset does not match the records fetched; the batch stops here. */
+  onGap(partition: number, result: ApplyResult, fetchedFrom: string, consumer: Consumer): void;
+  /** The consumer crashed and kafkajs will not restart it. */
+  onFatal?(err: Error): void;
+}
+
+export interface ApplyLoop {
+  readonly consumer: Consumer;
+  /** Stops fetching, lets the chunk in flight finish, commits (if committing), disconnects. */
+  stop(): Promise<void>;
+}
+
+export async function startApplyLoop(o: ApplyLoopOptions): Promise<ApplyLoop> {
+  const consumer = o.kafka.consumer({ groupId: o.groupId, partitionAssigners: [slotAssigner(o.slots)], allowAutoTopicCreation: false, ...o.consumer });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) o.onFatal?.(payload.error);
+  });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [o.topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: o.commitEveryMs !== undefined,
+      ...(o.commitEveryMs !== undefined ? { autoCommitInterval: o.commitEveryMs } : {}),
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: Math.max(1, o.slots.length),
+      eachBatch: (payload) => applyBatch(payload, consumer, o),
+    });
+  } catch (err) {
+    await consumer.disconnect();
+    throw err;
+  }
+  return {
+    consumer,
+    async stop() {
+      await consumer.stop();
+      await consumer.disconnect();
+    },
+  };
+}
+
+async function applyBatch(payload: EachBatchPayload, consumer: Consumer, o: ApplyLoopOptions): Promise<void> {
+  const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
+  const stop = o.stopAt?.(batch.partition);
+  for (let i = 0; i < batch.messages.length; i += o.chunk) {
+    if (!isRunning() || isStale()) return;
+    const messages = batch.messages.slice(i, i + o.chunk).filter((m) => stop === undefined || BigInt(m.offset) <= stop);
+    if (messages.length === 0) return;
+    const events = messages.map((m) => {
+      const { event, problem } = prepareEvent(m.value, BigInt(m.offset), o.boards);
+      if (problem) o.onInvalid?.(batch.partition, event.offset, problem);
+      return o.filter ? o.filter(event) : event;
+    });
+    const result = await o.writer.apply(batch.partition, events);
+    o.onApplied?.(batch.partition, result, events.length);
+    if (!result.inSequence) {
+      o.onGap(batch.partition, result, messages[0]!.offset, consumer);
+      return;
+    }
+    resolveOffset(messages[messages.length - 1]!.offset);
+    await heartbeat();
+    if (o.commitEveryMs !== undefined) await commitOffsetsIfNecessary();
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * @ladder/store/writer: the write side of a shard's Redis. Imported by the shard node (the
+ * live applier and its heartbeat) and by the router's AdminService (rebuilds).
+ *
+ * Why rebuilds run in the router process, not in the shard node: a rebuild is a job that
+ * needs only the log and the shard's Redis, and is asked for over the router's admin API;
+ * the shard node has no API of its own and keeps applying the live board while the rebuild
+ * fills a spare database, so the swap must not depend on the node being up (a broken shard
+ * node is one reason to rebuild). The shard node notices a swapped-in database through its
+ * heartbeat (heartbeat.lua compares what it applied with what Redis holds) and applies the
+ * newest records again. The cost of this choice: two writers touch one Redis during a
+ * rebuild, on disjoint databases until the atomic SWAPDB.
+ */
+export { ShardWriter, type ApplyResult, type HeartbeatResult, type PreparedEvent, type ShardWriterOptions } from "./shard-writer.js";
+export { startApplyLoop, type ApplyLoop, type ApplyLoopOptions } from "./apply-loop.js";
+export { rebuildShard, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
+export { noopEvent, prepareEvent, type Prepared } from "./prepare-event.js";
+export { slotAssigner } from "./slot-assigner.js";
+export { HeartbeatStatus } from "../scripts.js";
