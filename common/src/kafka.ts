@@ -2,7 +2,8 @@
  * The kafkajs client as every service builds it: kafkajs's own logging routed into pino,
  * bounded retries with backoff, and the score topic created with the cluster's settings.
  */
-import { Kafka, logLevel, type ITopicConfig, type LogEntry } from "kafkajs";
+import { Kafka, logLevel, Partitioners, type ITopicConfig, type LogEntry, type Producer } from "kafkajs";
+import { KAFKA_BACKOFF, kafkaRetry } from "./backoff.js";
 import type { Logger } from "./logger.js";
 
 export function createKafka(brokers: readonly string[], clientId: string, log: Logger): Kafka {
@@ -11,7 +12,7 @@ export function createKafka(brokers: readonly string[], clientId: string, log: L
     brokers: [...brokers],
     connectionTimeout: 3_000, // 3 s
     requestTimeout: 30_000, // 30 s
-    retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 8 }, // ms
+    retry: kafkaRetry(KAFKA_BACKOFF, 8),
     logLevel: logLevel.WARN,
     logCreator: () => (entry: LogEntry) => {
       const { message, ...extra } = entry.log;
@@ -20,6 +21,25 @@ export function createKafka(brokers: readonly string[], clientId: string, log: L
       else log.warn(child, message);
     },
   });
+}
+
+/**
+ * The score log's producer, as ingest runs it (and the benchmarks that compare with it):
+ * idempotent, so a retried produce request is never written twice; one request in flight
+ * (kafkajs's idempotent producer assigns sequence numbers wrongly under concurrent sends:
+ * kafkajs issues #598, #1005); unbounded retries, as exactly-once needs (the caller bounds how
+ * long it waits); every record names its partition (= slot), so the partitioner is unused.
+ */
+export async function createScoreProducer(kafka: Kafka): Promise<Producer> {
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: kafkaRetry(KAFKA_BACKOFF, Number.MAX_SAFE_INTEGER),
+  });
+  await producer.connect();
+  return producer;
 }
 
 /**

@@ -2,13 +2,12 @@
  * Ingest: IngestService in front of the score log. Wiring only.
  */
 import * as grpc from "@grpc/grpc-js";
-import { Partitioners } from "kafkajs";
 import { loadConfig } from "@ladder/common/config";
 import { Authenticator, requireRole } from "@ladder/common/auth";
 import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
 import { serverCredentials } from "@ladder/common/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/common/health";
-import { createKafka, ensureScoreTopic } from "@ladder/common/kafka";
+import { createKafka, createScoreProducer, ensureScoreTopic } from "@ladder/common/kafka";
 import { rootLogger } from "@ladder/common/logger";
 import { onShutdown } from "@ladder/common/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
@@ -19,16 +18,8 @@ const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "ingest" });
 const kafka = createKafka(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
 await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
-// Idempotent: retried produce requests are never written twice. Retries are unbounded, as
-// exactly-once needs; GroupCommitProducer bounds how long a caller waits.
-const producer = kafka.producer({
-  idempotent: true,
-  maxInFlightRequests: 1,
-  allowAutoTopicCreation: false,
-  createPartitioner: Partitioners.DefaultPartitioner, // unused: every record names its partition
-  retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 }, // ms
-});
-await producer.connect();
+// Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
+const producer = await createScoreProducer(kafka);
 const server = new grpc.Server();
 const commit = new GroupCommitProducer(producer, config.scoreTopic, log.child({ component: "producer" }), 5000, config.ingestMaxQueued);
 const auth = new Authenticator(config.tokens, config.readsOpen);

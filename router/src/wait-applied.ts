@@ -1,11 +1,12 @@
 /**
  * Read your writes: before a read that carries a consistency token, wait until every shard
  * owning one of the token's partitions has applied at least the token's offset there.
- * Polls the shards' applied offsets (one HMGET per shard per round, backing off from 2 ms
- * to 25 ms); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the caller's
+ * Polls the shards' applied offsets (one HMGET per shard per round, backing off with jitter
+ * from 2 ms to 25 ms, common/backoff.ts); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the caller's
  * deadline, whichever is first.
  */
 import type { RequiredOffsets } from "@ladder/common/consistency-token";
+import { POLL_BACKOFF, RetryExhausted, retryUntil } from "@ladder/common/backoff";
 import { unavailable } from "@ladder/common/errors";
 import type { ShardReader } from "@ladder/store";
 import type { ShardPool } from "./shard-pool.js";
@@ -22,14 +23,15 @@ export async function waitApplied(pool: ShardPool, required: RequiredOffsets, ma
 }
 
 async function waitShard(pool: ShardPool, store: ShardReader, needs: Array<[number, bigint]>, giveUpAt: number): Promise<void> {
-  let delay = 2;
-  for (;;) {
-    if (Date.now() >= giveUpAt) throw notApplied(store);
-    const applied = await pool.call(store, (s) => s.appliedOffsetsOf(needs.map(([p]) => p)), giveUpAt);
-    if (needs.every(([, offset], i) => applied[i]! >= offset)) return;
-    if (Date.now() + delay >= giveUpAt) throw notApplied(store);
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(25, delay * 2);
+  const partitions = needs.map(([p]) => p);
+  try {
+    await retryUntil(async () => {
+      const applied = await pool.call(store, (s) => s.appliedOffsetsOf(partitions), giveUpAt);
+      if (!needs.every(([, offset], i) => applied[i]! >= offset)) throw notApplied(store);
+    }, { ...POLL_BACKOFF, what: store.shardId, timeoutMs: giveUpAt - Date.now() });
+  } catch (err) {
+    if (err instanceof RetryExhausted) throw notApplied(store);
+    throw err;
   }
 }
 

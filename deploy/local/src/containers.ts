@@ -15,7 +15,7 @@ import type { KafkaBroker } from "./kafka-broker.js";
 import { randomClusterId } from "./kafka-config.js";
 import { describeKafka, warmKafka } from "./kafka-ready.js";
 import { redisArgs, type RedisServer } from "./redis-server.js";
-import { waitUntil } from "./wait-until.js";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 
 export const KAFKA_IMAGE = "apache/kafka:4.1.1";
 export const REDIS_IMAGE = "redis:7";
@@ -63,7 +63,7 @@ export async function startKafkaContainer({ log, image = KAFKA_IMAGE, readyTimeo
   ]);
   await container.copyContentToContainer([{ content: "", target: STARTER_READY }]);
   try {
-    await waitUntil(() => describeKafka(brokers), { what: `kafka container on ${brokers[0]}`, timeoutMs: readyTimeoutMs });
+    await retryUntil(() => describeKafka(brokers), { ...LAUNCH_BACKOFF, what: `kafka container on ${brokers[0]}`, timeoutMs: readyTimeoutMs });
     await warmKafka(brokers);
   } catch (err) {
     await container.stop().catch(() => undefined);

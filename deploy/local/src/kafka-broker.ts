@@ -16,7 +16,7 @@ import { freePort, portIsFree } from "./free-port.js";
 import { type BrokerPorts, brokerProperties, clusterIdOf, randomClusterId, recordedPorts } from "./kafka-config.js";
 import { describeKafka, warmKafka } from "./kafka-ready.js";
 import { describeExit, type LineLevel, type ManagedProcess, spawnManaged } from "./managed-process.js";
-import { sleep, waitUntil } from "./wait-until.js";
+import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/common/backoff";
 
 export interface KafkaBroker {
   /** Bootstrap servers, e.g. ["127.0.0.1:9092"]. */
@@ -138,7 +138,8 @@ async function formatOnce({ java, jvm, classpath, configPath, logDir, log }: For
 async function waitReady(proc: ManagedProcess, brokers: string[], clusterId: string, dataDir: string,
   timeoutMs: number): Promise<void> {
   try {
-    await waitUntil(() => describeKafka(brokers, clusterId), {
+    await retryUntil(() => describeKafka(brokers, clusterId), {
+      ...LAUNCH_BACKOFF,
       what: `kafka broker on ${brokers.join(",")}`,
       timeoutMs,
       giveUp: () => (proc.hasExited() ? "process ended before it was ready" : undefined),

@@ -4,6 +4,7 @@
 // of producer ids. Without it, a client's first JoinGroup or idempotent InitProducerId fails with
 // "The coordinator is loading" (retriable, but kafkajs logs it as an error and restarts the consumer).
 import { Kafka, logLevel } from "kafkajs";
+import { kafkaRetry, LAUNCH_BACKOFF } from "@ladder/common/backoff";
 
 export interface ClusterDescription {
   clusterId: string;
@@ -19,7 +20,7 @@ function quietClient(brokers: string[], retries: number): Kafka {
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1000,
     requestTimeout: 3000,
-    retry: { retries, initialRetryTime: 100, maxRetryTime: 1000 },
+    retry: kafkaRetry(LAUNCH_BACKOFF, retries),
   });
 }
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@ladder/common/logger";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 import { tempDir } from "./test-support.js";
-import { waitUntil } from "./wait-until.js";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 
 const log = silentLogger();
 const run = promisify(execFile);
@@ -110,7 +110,7 @@ describe("deploy > redis server", () => {
       { cwd: here("../../../") });
     const port = Number(stdout.trim());
     expect(port).toBeGreaterThan(0);
-    await waitUntil(() => expect(tcpConnect(port)).rejects.toThrow(/ECONNREFUSED/), { what: "orphan gone", timeoutMs: 5000 });
+    await retryUntil(() => expect(tcpConnect(port)).rejects.toThrow(/ECONNREFUSED/), { ...LAUNCH_BACKOFF, what: "orphan gone", timeoutMs: 5000 });
   });
 
   it("refuses port 6379, which belongs to the machine's own Redis", async () => {

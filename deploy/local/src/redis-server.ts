@@ -7,7 +7,7 @@ import { connect } from "node:net";
 import type { Logger } from "@ladder/common/logger";
 import { freePort, portIsFree } from "./free-port.js";
 import { describeExit, spawnManaged } from "./managed-process.js";
-import { waitUntil } from "./wait-until.js";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 
 export interface RedisServer {
   /** e.g. "redis://127.0.0.1:40123" */
@@ -48,10 +48,10 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
   });
   const url = `redis://127.0.0.1:${port}`;
   try {
-    await waitUntil(() => ping(port), {
+    await retryUntil(() => ping(port), {
       what: `redis-server on ${url}`,
       timeoutMs: readyTimeoutMs,
-      initialDelayMs: 20,
+      ...LAUNCH_BACKOFF, initialMs: 20,
       giveUp: () => (proc.hasExited() ? "process ended before it was ready" : undefined),
     });
   } catch (err) {

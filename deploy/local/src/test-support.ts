@@ -4,6 +4,7 @@ import { mkdtemp } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Consumer, Kafka, type KafkaMessage, logLevel } from "kafkajs";
+import { KAFKA_BACKOFF, kafkaRetry } from "@ladder/common/backoff";
 import { silentLogger } from "@ladder/common/logger";
 import { ensureKafkaJars } from "./kafka-jars.js";
 
@@ -18,7 +19,7 @@ export function tempDir(prefix: string): Promise<string> {
 }
 
 export function kafkaClient(brokers: string[]): Kafka {
-  return new Kafka({ clientId: "ladder-int-test", brokers, logLevel: logLevel.ERROR, retry: { retries: 8 } });
+  return new Kafka({ clientId: "ladder-int-test", brokers, logLevel: logLevel.ERROR, retry: kafkaRetry(KAFKA_BACKOFF, 8) });
 }
 
 export interface Received {

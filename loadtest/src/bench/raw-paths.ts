@@ -2,18 +2,18 @@
  * The two ceilings the ingest path is compared with, each fed the same updates:
  *
  *   raw Kafka   the same client library configured as ingest's producer (kafkajs,
- *               idempotent, maxInFlightRequests 1, acks=all), the same records (key =
- *               player id, value = the binary ScoreEvent, partition = slot), one
- *               sendBatch per batch, straight to a topic like the score topic. One
- *               sendBatch at a time, as ingest's group commit does: kafkajs's idempotent
- *               producer assigns sequence numbers wrongly under concurrent sends (the
- *               broker answers OUT_OF_ORDER_SEQUENCE_NUMBER; kafkajs issues #598, #1005).
+ *               idempotent, maxInFlightRequests 1, acks=all: common/kafka.ts's
+ *               createScoreProducer), the same records (key = player id, value = the
+ *               binary ScoreEvent, partition = slot), one sendBatch per batch, straight
+ *               to a topic like the score topic. One sendBatch at a time, as ingest's
+ *               group commit does.
  *   raw Redis   one ZADD per update (what the apply script does per SET, without its
  *               bookkeeping) on the shard that placement gives the player, one pipeline
  *               per shard per batch, several batches in flight, from Node with ioredis.
  */
 import type { Redis } from "ioredis";
-import { Partitioners, type Kafka, type Producer } from "kafkajs";
+import type { Kafka, Producer } from "kafkajs";
+import { createScoreProducer } from "@ladder/common/kafka";
 import { shardOf, type Placement } from "@ladder/common/placement";
 import { encodeSortKey } from "@ladder/common/score-encoding";
 import { encodeScoreEvent } from "@ladder/common/score-event";
@@ -21,15 +21,8 @@ import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { BENCH_BOARD, BENCH_SPEC } from "./bench-board.js";
 import type { BenchUpdate } from "./update-stream.js";
 
-/** A producer set up as ingest/src/main.ts sets up its own. */
-export async function ingestLikeProducer(kafka: Kafka): Promise<Producer> {
-  const producer = kafka.producer({
-    idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 100, maxRetryTime: 2_000 }, // ms
-  });
-  await producer.connect();
-  return producer;
-}
+/** A producer set up as ingest sets up its own (the same factory). */
+export const ingestLikeProducer = (kafka: Kafka): Promise<Producer> => createScoreProducer(kafka);
 
 /** Produces one batch as ingest would have encoded it (time stamped now, as ingest does for timestamp 0). */
 export async function produceBatch(producer: Producer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
