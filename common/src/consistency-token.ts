@@ -36,10 +36,3 @@ export function decodeToken(token: string, numSlots: number): RequiredOffsets {
   }
   return required;
 }
-
-/** The union of several tokens' requirements. */
-export function mergeTokens(tokens: readonly string[], numSlots: number): string {
-  const merged: RequiredOffsets = new Map();
-  for (const t of tokens) for (const [p, o] of decodeToken(t, numSlots)) if (o > (merged.get(p) ?? -1n)) merged.set(p, o);
-  return encodeToken(merged);
-}

@@ -8,24 +8,26 @@ import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
 export { status as Code };
 
 export class LadderError extends Error {
+  /** True when the same request may succeed later (the cause is transient). */
+  readonly retriable: boolean;
+
   constructor(
     /** gRPC status code. */
     readonly code: status,
     message: string,
-    /** True when the same request may succeed later (the cause is transient). */
-    readonly retriable = false,
-    options?: { cause?: unknown },
+    options: { retriable?: boolean; cause?: unknown } = {},
   ) {
-    super(message, options);
+    super(message, { cause: options.cause });
     this.name = "LadderError";
+    this.retriable = options.retriable ?? false;
   }
 
   /** Wraps anything thrown as a LadderError; unknown errors become INTERNAL. */
   static from(err: unknown): LadderError {
     if (err instanceof LadderError) return err;
-    if (isServiceError(err)) return new LadderError(err.code, err.details || err.message, RETRIABLE.has(err.code), { cause: err });
+    if (isServiceError(err)) return new LadderError(err.code, err.details || err.message, { retriable: RETRIABLE.has(err.code), cause: err });
     const message = err instanceof Error ? err.message : String(err);
-    return new LadderError(status.INTERNAL, message, false, { cause: err });
+    return new LadderError(status.INTERNAL, message, { cause: err });
   }
 }
 
@@ -33,8 +35,8 @@ const RETRIABLE = new Set([status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.
 
 export const invalidArgument = (message: string) => new LadderError(status.INVALID_ARGUMENT, message);
 export const notFound = (message: string) => new LadderError(status.NOT_FOUND, message);
-export const unavailable = (message: string, cause?: unknown) => new LadderError(status.UNAVAILABLE, message, true, { cause });
-export const deadlineExceeded = (message: string) => new LadderError(status.DEADLINE_EXCEEDED, message, true);
+export const unavailable = (message: string, cause?: unknown) => new LadderError(status.UNAVAILABLE, message, { retriable: true, cause });
+export const deadlineExceeded = (message: string) => new LadderError(status.DEADLINE_EXCEEDED, message, { retriable: true });
 
 function isServiceError(err: unknown): err is ServiceError {
   return err instanceof Error && typeof (err as Partial<ServiceError>).code === "number" && "metadata" in err;

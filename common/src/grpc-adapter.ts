@@ -15,6 +15,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import { bearer } from "./auth.js";
 import { LadderError, invalidArgument, toServiceError } from "./errors.js";
 import type { Logger } from "./logger.js";
 
@@ -226,8 +227,7 @@ export function createClient<S extends GenServiceMethods>(
 
 function metadataFor(opts: CallOptions, token: string | undefined): grpc.Metadata {
   const metadata = opts.metadata ?? new grpc.Metadata();
-  if (token !== undefined && metadata.get("authorization").length === 0) metadata.set("authorization", `Bearer ${token}`);
-  return metadata;
+  return token !== undefined && metadata.get("authorization").length === 0 ? bearer(metadata, token) : metadata;
 }
 
 function callOptions(opts: CallOptions): grpc.CallOptions {

@@ -26,10 +26,6 @@ export class HealthRegistry {
     for (const name of this.statuses.keys()) this.set(name, Status.NOT_SERVING);
   }
 
-  get(service: string): Status | undefined {
-    return this.statuses.get(service);
-  }
-
   register(server: grpc.Server, log: Logger): void {
     addService(server, Health, {
       check: async (req) => {

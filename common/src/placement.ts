@@ -20,8 +20,11 @@
  * points land next to, which is what lets a new shard be filled by replaying just
  * the partitions of the slots it takes.
  *
- * The ring is consulted only to build a table: `slotToShard[slot]` is plain data,
- * rebuilt whole and swapped when the shard list changes. Lookups are O(1) array reads.
+ * The ring is consulted only to build a table: `slotToShard[slot]` is plain data, built
+ * once from the configured shard list when a process starts, and frozen. Lookups are O(1)
+ * array reads. Today a process never changes its table: a different shard list means
+ * restarting every process with the new configuration (and moving the slots' data, which
+ * nothing does yet); online resharding will replace the table whole, never edit it.
  */
 import ConsistentHash from "consistent-hash";
 import { murmur3String } from "./murmur3.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
-import { boardProblem, playerIdProblem, updateProblem, type UpdateFields } from "./validate.js";
+import { boardProblem, playerIdProblem, updateProblem, viewProblem, type UpdateFields } from "./validate.js";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 
 const boards = loadConfig({}).boards;
@@ -9,6 +9,13 @@ const ok: UpdateFields = { board: "global", playerId: "p1", op: Operation.SET, v
 const problem = (patch: Partial<UpdateFields>) => updateProblem({ ...ok, ...patch }, boards, now, 60_000);
 
 describe("common > validate", () => {
+  it("names a view a view in its problems", () => {
+    expect(viewProblem("audit-nov")).toBeUndefined();
+    expect(viewProblem("")).toBe("view is empty");
+    expect(viewProblem("a b")).toBe("view may contain only A-Z a-z 0-9 _ - . :");
+    expect(boardProblem("a b")).toBe("board may contain only A-Z a-z 0-9 _ - . :");
+  });
+
   it("accepts a well-formed update", () => {
     expect(problem({})).toBeUndefined();
     expect(problem({ op: Operation.INCREMENT, value: -5n })).toBeUndefined();

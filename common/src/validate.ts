@@ -22,6 +22,11 @@ export function boardProblem(board: string): string | undefined {
   return undefined;
 }
 
+/** What is wrong with a view name (same rules as a board name), or undefined. */
+export function viewProblem(view: string): string | undefined {
+  return boardProblem(view)?.replace(/^board/, "view");
+}
+
 export function playerIdProblem(playerId: string): string | undefined {
   if (playerId.length === 0) return "player_id is empty";
   if (Buffer.byteLength(playerId, "utf8") > MAX_PLAYER_ID_BYTES) return `player_id is longer than ${MAX_PLAYER_ID_BYTES} bytes`;

@@ -40,7 +40,7 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
 describe("ingest > group commit producer", () => {
   it("sends calls that queue during a flush together, and tells each its own offsets", async () => {
     const { producer, sends } = standInProducer();
-    const gc = new GroupCommitProducer(producer, "t", silentLogger());
+    const gc = new GroupCommitProducer({ producer, topic: "t", log: silentLogger() });
     const a = gc.submit([rec(0), rec(1)], 10_000);
     await tick();
     const b = gc.submit([rec(0), rec(0)], 10_000);
@@ -58,7 +58,7 @@ describe("ingest > group commit producer", () => {
 
   it("fails every call of a failed flush with UNAVAILABLE", async () => {
     const { producer, sends } = standInProducer();
-    const gc = new GroupCommitProducer(producer, "t", silentLogger());
+    const gc = new GroupCommitProducer({ producer, topic: "t", log: silentLogger() });
     const a = gc.submit([rec(0)], 10_000);
     await tick();
     sends[0]!.fail(new Error("broker gone"));
@@ -67,7 +67,7 @@ describe("ingest > group commit producer", () => {
 
   it("drops a call that times out in the queue, so nothing of it is sent", async () => {
     const { producer, sends } = standInProducer();
-    const gc = new GroupCommitProducer(producer, "t", silentLogger());
+    const gc = new GroupCommitProducer({ producer, topic: "t", log: silentLogger() });
     const a = gc.submit([rec(0)], 10_000);
     await tick();
     const late = gc.submit([rec(5)], 5);
@@ -80,7 +80,7 @@ describe("ingest > group commit producer", () => {
 
   it("refuses new calls with RESOURCE_EXHAUSTED when too many records wait", async () => {
     const { producer, sends } = standInProducer();
-    const gc = new GroupCommitProducer(producer, "t", silentLogger(), 5000, 3);
+    const gc = new GroupCommitProducer({ producer, topic: "t", log: silentLogger(), maxQueuedRecords: 3 });
     const a = gc.submit([rec(0), rec(0)], 10_000);
     await tick(); // a is in flight: its records no longer wait
     const b = gc.submit([rec(0), rec(0), rec(0)], 10_000);

@@ -42,25 +42,39 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+export interface GroupCommitOptions {
+  producer: Producer;
+  topic: string;
+  log: Logger;
+  /** Records per produce request at most (a single call is never split); default 5,000. */
+  maxRecordsPerFlush?: number;
+  /** Records waiting at most before new calls are refused; default 100,000. */
+  maxQueuedRecords?: number;
+}
+
 export class GroupCommitProducer {
   private queue: Pending[] = [];
   private queuedRecords = 0;
   private flushing = false;
 
-  constructor(
-    private readonly producer: Producer,
-    private readonly topic: string,
-    private readonly log: Logger,
-    /** Records per produce request at most (a single call is never split). */
-    private readonly maxRecordsPerFlush = 5000,
-    /** Records waiting at most before new calls are refused. */
-    private readonly maxQueuedRecords = 100_000,
-  ) {}
+  private readonly producer: Producer;
+  private readonly topic: string;
+  private readonly log: Logger;
+  private readonly maxRecordsPerFlush: number;
+  private readonly maxQueuedRecords: number;
+
+  constructor(o: GroupCommitOptions) {
+    this.producer = o.producer;
+    this.topic = o.topic;
+    this.log = o.log;
+    this.maxRecordsPerFlush = o.maxRecordsPerFlush ?? 5000;
+    this.maxQueuedRecords = o.maxQueuedRecords ?? 100_000;
+  }
 
   /** Queues `records` and resolves once the log has acknowledged them. */
   submit(records: OutRecord[], timeoutMs: number): Promise<WrittenOffsets> {
     if (this.queuedRecords + records.length > this.maxQueuedRecords) {
-      return Promise.reject(new LadderError(Code.RESOURCE_EXHAUSTED, `ingest is saturated (${this.queuedRecords} records waiting for the log): retry later`, true));
+      return Promise.reject(new LadderError(Code.RESOURCE_EXHAUSTED, `ingest is saturated (${this.queuedRecords} records waiting for the log): retry later`, { retriable: true }));
     }
     this.queuedRecords += records.length;
     return new Promise((resolve, reject) => {

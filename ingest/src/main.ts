@@ -21,7 +21,7 @@ await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
 const producer = await createScoreProducer(kafka);
 const server = new grpc.Server();
-const commit = new GroupCommitProducer(producer, config.scoreTopic, log.child({ component: "producer" }), 5000, config.ingestMaxQueued);
+const commit = new GroupCommitProducer({ producer, topic: config.scoreTopic, log: log.child({ component: "producer" }), maxQueuedRecords: config.ingestMaxQueued });
 const auth = new Authenticator(config.tokens, config.readsOpen);
 if (!config.tokens.some((t) => t.roles.includes("write"))) log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
 addService(server, IngestService, ingestService(config, commit), log.child({ component: "grpc" }), requireRole(auth, "write"));

@@ -11,7 +11,7 @@ import type { ImplOf } from "@ladder/common/grpc-adapter";
 import type { Logger } from "@ladder/common/logger";
 import { buildPlacement } from "@ladder/common/placement";
 import { rebuildShard, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
-import { boardProblem } from "@ladder/common/validate";
+import { viewProblem } from "@ladder/common/validate";
 
 export interface AdminDeps {
   config: Config;
@@ -48,8 +48,8 @@ function modeOf(req: { auditView: string; asOfTimestampMs: bigint; asOfOffsets: 
     if (req.asOfTimestampMs !== 0n || req.asOfOffsets.length) throw invalidArgument("as_of_timestamp_ms and as_of_offsets need an audit_view");
     return { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag };
   }
-  const problem = boardProblem(req.auditView);
-  if (problem) throw invalidArgument(`audit_view: ${problem.replace("board", "view")}`);
+  const problem = viewProblem(req.auditView);
+  if (problem) throw invalidArgument(`audit_view: ${problem}`);
   if (req.asOfTimestampMs < 0n) throw invalidArgument("as_of_timestamp_ms must not be negative");
   for (const o of req.asOfOffsets) {
     if (o.partition >= config.numSlots || o.offset < -1n) throw invalidArgument(`as_of_offsets: partition ${o.partition} offset ${o.offset} is not in this cluster`);

@@ -5,7 +5,7 @@
 import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { ImplOf } from "@ladder/common/grpc-adapter";
 import { invalidArgument } from "@ladder/common/errors";
-import { boardProblem, playerIdProblem } from "@ladder/common/validate";
+import { boardProblem, playerIdProblem, viewProblem } from "@ladder/common/validate";
 import type { Queries, RankedEntry } from "./queries.js";
 
 export const MAX_LIMIT = 1000;
@@ -49,7 +49,7 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter): Impl
 
 /** A request's view name, checked like a board name ("" = the live boards). */
 function view(name: string): string {
-  if (name !== "") check("view", boardProblem(name)?.replace("board", "view"));
+  if (name !== "") check("view", viewProblem(name));
   return name;
 }
 

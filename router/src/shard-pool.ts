@@ -1,6 +1,7 @@
 /**
  * The router's view of the shards: a routing table (placement + one ShardReader per
- * shard) built whole and swapped whole, and a fan-out that asks shards in parallel under
+ * shard), built once at start and frozen (nothing replaces it while the router runs; see
+ * placement.ts), and a fan-out that asks shards in parallel under
  * a deadline. A shard that errors or misses the deadline fails the whole query with
  * UNAVAILABLE: a rank summed without one shard would be silently wrong.
  *
@@ -32,7 +33,7 @@ export interface Scope {
 }
 
 export class ShardPool {
-  private table: RoutingTable;
+  private readonly table: RoutingTable;
 
   constructor(shards: readonly ShardAddress[], numSlots: number, private readonly keyPrefix: string, private readonly timeoutMs: number) {
     this.table = this.build(shards, numSlots);

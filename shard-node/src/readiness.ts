@@ -28,10 +28,6 @@ export interface ReadinessOptions {
 }
 
 export interface Readiness {
-  /** True while the shard serves reads. */
-  readonly ready: boolean;
-  /** Records behind the log's end at the last check. */
-  readonly lag: number;
   /** Marks the shard behind: it must catch up before serving again. */
   fallBehind(): void;
   /** Stops the heartbeat and withdraws it, so reads fail fast rather than go stale. */
@@ -40,14 +36,13 @@ export interface Readiness {
 
 export function startReadiness(opts: ReadinessOptions): Readiness {
   const { store, admin, topic, slots, applier, ttlMs, maxLag, log } = opts;
-  const state = { ready: false, lag: 0, stopped: false };
+  const state = { ready: false };
   let running: Promise<void> = Promise.resolve();
 
   const tick = async () => {
     const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
     const partitions = slots.map((p) => ({ partition: p, known: applier.known.get(p) ?? -1n, logEnd: ends.get(p) ?? 0n }));
     const res = await store.conditionalHeartbeat({ ttlMs, mustCatchUp: !state.ready, maxLag, partitions });
-    state.lag = res.lag;
     if (res.status === HeartbeatStatus.OK && !state.ready) log.info({ lag: res.lag }, "caught up with the log: serving reads");
     if (res.status === HeartbeatStatus.LAGGING) log.info({ lag: res.lag }, "catching up with the log; reads refused until then");
     if (res.lost.size > 0) {
@@ -62,12 +57,6 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   running = running.then(tick).catch((err: unknown) => log.warn({ err }, "heartbeat failed"));
 
   return {
-    get ready() {
-      return state.ready;
-    },
-    get lag() {
-      return state.lag;
-    },
     fallBehind() {
       state.ready = false;
     },

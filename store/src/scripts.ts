@@ -81,7 +81,7 @@ export function checkReadStatus(reply: Reply, shardId: string, view?: string): R
   const status = Number(reply[0]);
   if (status === ReadStatus.OK) return reply;
   if (status === ReadStatus.SHARD_DOWN && view) throw new LadderError(Code.NOT_FOUND, `no audit view "${view}" (never built, or still being built)`);
-  if (status === ReadStatus.SHARD_DOWN) throw new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not running (no heartbeat)`, true);
-  if (status === ReadStatus.WRONG_SHARD) throw new LadderError(Code.UNAVAILABLE, `${shardId}: the configured Redis belongs to another shard`, false);
+  if (status === ReadStatus.SHARD_DOWN) throw new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not running (no heartbeat)`, { retriable: true });
+  if (status === ReadStatus.WRONG_SHARD) throw new LadderError(Code.UNAVAILABLE, `${shardId}: the configured Redis belongs to another shard`);
   throw new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${status}`);
 }
