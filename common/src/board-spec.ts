@@ -54,7 +54,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
   if (!Number.isSafeInteger(epochMs) || epochMs < 0) problems.push(`${where}: epochMs must be a non-negative integer`);
   if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 0) problems.push(`${where}: ttlSeconds must be a non-negative integer`);
   if (problems.length) return { problems };
-  const pointsBits = Math.ceil(Math.log2(maxPoints - minPoints + 1));
+  const pointsBits = bitLength(BigInt(maxPoints) - BigInt(minPoints)); // bits of the largest pointsIdx
   const timeBits = MAX_EXACT_BITS - pointsBits;
   if (timeBits < 1) return { problems: [`${where}: points range leaves no bits for time (53-bit budget)`] };
   const timeUnits = 2 ** timeBits;
@@ -63,6 +63,14 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     horizonMs: epochMs + timeUnits * resolutionMs,
   });
   return { spec, problems };
+}
+
+/**
+ * Bits needed to write `n` (>= 0) in binary: 0 for 0, 1 for 1, 2 for 2..3, 49 for 2^48.
+ * Integer arithmetic: Math.ceil(Math.log2(n + 1)) rounds 2^48 + 1 down to 48 bits.
+ */
+export function bitLength(n: bigint): number {
+  return n === 0n ? 0 : n.toString(2).length;
 }
 
 /** Board specs by prefix, longest match first. */

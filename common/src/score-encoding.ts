@@ -17,7 +17,8 @@
  * tie-break. (ZREVRANGE would reverse that to descending ids.)
  *
  * THE BUDGET. A double holds integers exactly up to 2^53, so
- *      pointsBits = ceil(log2(maxPoints - minPoints + 1)),  timeBits = 53 - pointsBits,
+ *      pointsBits = bit length of (maxPoints - minPoints),  timeBits = 53 - pointsBits,
+ * (computed on integers: a floating-point log2 rounds 2^49 + 1 down and loses a bit),
  * and the board covers 2^timeBits time units from its epoch. The time field is a power
  * of two so that Lua can split a key with exact floating-point division. Each board's
  * range, resolution and epoch are declared in configuration (board-spec.ts) and must
