@@ -12,13 +12,29 @@
  * ZUNIONSTORE of a player's period boards stays on one shard, and every update of one
  * player is ordered by one partition.
  *
- * Slots map to shards through a consistent-hash ring (the `consistent-hash` package):
- * each shard owns `VNODES` control points placed at murmur3("<shard>#<i>") mod RANGE,
- * and a slot belongs to the first control point at or after the ring position of
- * the slot's name (see ringName). Control points are derived from the shard id, not random, so every
- * process builds the same ring; adding a shard takes slots only from the shards its
- * points land next to, which is what lets a new shard be filled by replaying just
- * the partitions of the slots it takes.
+ * Slots map to shards through a consistent-hash ring (the `consistent-hash` package)
+ * with bounded loads. Each shard owns `VNODES` control points placed at
+ * murmur3("<shard>#<i>") mod RANGE; a slot's name (see ringName) has a ring position, and
+ * walking the ring from there gives the slot's preference list: every shard, in the order
+ * its first control point comes after the slot's position. A plain ring gives the slot to
+ * the first shard of that list. With only 64 slots that is badly uneven whatever VNODES is,
+ * because the slots' own positions are random: the plain ring gave 64 slots over 5 shards
+ * 5/13/16/13/17, over 8 shards 3 to 11 (and 18/22/24 over 3, which the 50M-player run saw).
+ * So each shard may hold at most its fair share: floor(S/N) slots, or floor(S/N) + 1 for
+ * the first S mod N shards to reach that many. Slots are walked in index order, and each
+ * goes to the first shard of its preference list that still has room. Every shard ends
+ * with floor(S/N) or ceil(S/N) slots: 64 slots over 2..8 shards give 32/32, 21-22, 16,
+ * 12-13, 10-11, 9-10, 8 (placement.test.ts checks every N up to 8, at 64 and 1,024 slots).
+ *
+ * Control points are derived from the shard id, not random, so every process builds the
+ * same ring and the same table. Adding a shard moves few slots, but not only to the new
+ * shard: the new shard takes the slots it now comes first for (up to its share), and
+ * because every share shrinks, a few slots that overflowed elsewhere settle differently.
+ * Measured from N to N+1 shards (N = 2..8), 64 slots: 24, 16, 16, 12, 14, 12, 10 slots move
+ * (at most 1.53/(N+1) of them, against the 1/(N+1) the new shard must take), 0 to 5 of
+ * them between old shards; 1,024 slots: at most 1.22/(N+1). Removing one shard of N+1
+ * moves at most 2.1/(N+1) of 64 slots. The test bounds both. A new shard is therefore
+ * filled mostly, not only, by replaying the partitions of the slots it takes.
  *
  * The ring is consulted only to build a table: `slotToShard[slot]` is plain data, built
  * once from the configured shard list when a process starts, and frozen. Lookups are O(1)
@@ -29,7 +45,11 @@
 import ConsistentHash from "consistent-hash";
 import { murmur3String } from "./murmur3.js";
 
-/** Control points per shard: enough that 64 slots spread within a few slots of even. */
+/**
+ * Control points per shard. They make the preference lists (and so which slots stay put
+ * when shards come and go) close to even; the bounded loads, not VNODES, make the shares
+ * even.
+ */
 export const VNODES = 160;
 /** Ring size; a prime well above VNODES times any plausible shard count. */
 const RING_RANGE = 1_000_003;
@@ -58,7 +78,16 @@ export function buildPlacement(shardIds: readonly string[], numSlots: number): P
   const sorted = [...shardIds].sort();
   const ring = new ConsistentHash({ range: RING_RANGE });
   for (const id of sorted) ring.add(id, VNODES, controlPoints(id));
-  const slotToShard = Array.from({ length: numSlots }, (_, slot) => ring.get(ringName(slot)) as string);
+  const floor = Math.floor(numSlots / sorted.length);
+  let bigSharesLeft = numSlots - floor * sorted.length; // shares of floor + 1 not yet taken
+  const owned = new Map<string, number>(sorted.map((id) => [id, 0]));
+  const slotToShard = Array.from({ length: numSlots }, (_, slot) => {
+    const room = (id: string) => owned.get(id)! < floor || (owned.get(id)! === floor && bigSharesLeft > 0);
+    const shard = preferenceList(ring, ringName(slot), sorted.length).find(room)!;
+    if (owned.get(shard) === floor) bigSharesLeft--;
+    owned.set(shard, owned.get(shard)! + 1);
+    return shard;
+  });
   const slotsOf = new Map<string, number[]>(sorted.map((id) => [id, []]));
   slotToShard.forEach((shard, slot) => slotsOf.get(shard)!.push(slot));
   return Object.freeze({ numSlots, shardIds: Object.freeze(sorted), slotToShard: Object.freeze(slotToShard), slotsOf });
@@ -72,6 +101,16 @@ export function buildPlacement(shardIds: readonly string[], numSlots: number): P
  */
 function ringName(slot: number): string {
   return String(murmur3String(`slot:${slot}`) % RING_RANGE);
+}
+
+/**
+ * Every shard, in ring order from `name`'s position: the package's get(name, count) (its
+ * type declaration in consistent-hash.d.ts has only get(name)).
+ */
+function preferenceList(ring: ConsistentHash, name: string, shards: number): string[] {
+  const list = (ring as unknown as { get(name: string, count: number): string[] | null }).get(name, shards);
+  if (!list || list.length !== shards) throw new Error(`placement: the ring listed ${list?.length ?? 0} of ${shards} shards`);
+  return list;
 }
 
 function controlPoints(shardId: string): number[] {
