@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
 
 describe("common > config", () => {
   it("starts the local cluster on embedded defaults", () => {
@@ -38,5 +38,67 @@ describe("common > config", () => {
     expect(c.readsOpen).toBe(false);
     expect(() => loadConfig({ LADDER_TOKENS: JSON.stringify([{ name: "gs", token: "short", roles: ["write"] }]) })).toThrow(/LADDER_TOKENS\[0\]/);
     expect(() => loadConfig({ LADDER_TOKENS: JSON.stringify([{ name: "gs", token: "x".repeat(32), roles: ["root"] }]) })).toThrow(/roles/);
+  });
+
+  it("keeps today's defaults", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      scoreTopic: "ladder.scores", numSlots: 64, keyPrefix: "lb:", shardId: undefined, maxBatch: 1000, maxClockSkewMs: 300_000,
+      shardTimeoutMs: 2000, heartbeatTtlMs: 5000, applyBatch: 500, logLevel: "info", tokens: [], readsOpen: true, clientToken: undefined,
+      clientCredentialsFile: ".ladder/credentials.json", tls: undefined, tlsCaFile: undefined, dedupWindowMs: 600_000, readyLag: 1000,
+      consistencyWaitMs: 5000, rebuildDb: 1, ingestMaxQueued: 100_000,
+    } satisfies Partial<Config>);
+    expect(c.shards[0]).toEqual({ id: "shard-0", redisUrl: "redis://127.0.0.1:7001" });
+  });
+
+  it("reads every kind of variable", () => {
+    const c = loadConfig({
+      LADDER_KAFKA_BROKERS: " k1:9092, k2:9092 ,", LADDER_SLOTS: "128", LADDER_SHARDS: "a=redis://h:1,b=rediss://h:2", LADDER_SHARD_ID: "b",
+      LADDER_KEY_PREFIX: "", LADDER_SHARD_TIMEOUT_MS: "250", LADDER_LOG_LEVEL: "debug", LADDER_TOKEN: "t", LADDER_DATA_DIR: "/d",
+      LADDER_TLS_CERT_FILE: "c.pem", LADDER_TLS_KEY_FILE: "k.pem", LADDER_SLOTS_UNKNOWN: "ignored",
+    });
+    expect(c).toMatchObject({ kafkaBrokers: ["k1:9092", "k2:9092"], numSlots: 128, shardId: "b", keyPrefix: "", shardTimeoutMs: 250, logLevel: "debug", clientToken: "t" });
+    expect(c.shards).toEqual([{ id: "a", redisUrl: "redis://h:1" }, { id: "b", redisUrl: "rediss://h:2" }]);
+    expect(c.clientCredentialsFile).toBe("/d/credentials.json");
+    expect(c.tls).toEqual({ certFile: "c.pem", keyFile: "k.pem" });
+    expect(Object.isFrozen(c.shards)).toBe(true);
+  });
+
+  it("takes an unset-looking empty integer or duration as its default", () => {
+    expect(loadConfig({ LADDER_SLOTS: "", LADDER_SHARD_TIMEOUT_MS: "" })).toMatchObject({ numSlots: 64, shardTimeoutMs: 2000 });
+  });
+
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as ConfigError).problems;
+    }
+    return expect.unreachable("no ConfigError");
+  };
+
+  it("rejects a bad integer with its bounds", () => {
+    expect(problemsOf({ LADDER_MAX_BATCH: "1.5" })).toEqual(['LADDER_MAX_BATCH: "1.5" must be an integer from 1 to 100000']);
+    expect(problemsOf({ LADDER_REBUILD_DB: "16" })).toEqual(['LADDER_REBUILD_DB: "16" must be an integer from 1 to 15']);
+    expect(problemsOf({ LADDER_SLOTS: "many" })).toEqual(['LADDER_SLOTS: "many" must be an integer from 1 to 10000']);
+  });
+
+  it("rejects a bad duration with its bounds", () => {
+    expect(problemsOf({ LADDER_HEARTBEAT_TTL_MS: "99" })).toEqual(['LADDER_HEARTBEAT_TTL_MS: "99" must be a duration in milliseconds, an integer from 100 to 600000 (10 min)']);
+    expect(problemsOf({ LADDER_SHARD_TIMEOUT_MS: "2s" })[0]).toMatch(/^LADDER_SHARD_TIMEOUT_MS: "2s" must be a duration in milliseconds/);
+  });
+
+  it("rejects strings, choices, lists and pairs that do not fit, each once, naming the variable", () => {
+    expect(problemsOf({ LADDER_SCORE_TOPIC: "a b" })).toEqual([`LADDER_SCORE_TOPIC: "a b" does not match /^[A-Za-z0-9._-]{1,200}$/`]);
+    expect(problemsOf({ LADDER_READS: "closed" })).toEqual(['LADDER_READS: "closed" must be one of open, token']);
+    expect(problemsOf({ LADDER_KAFKA_BROKERS: "" })).toEqual(["LADDER_KAFKA_BROKERS: empty list"]);
+    expect(problemsOf({ LADDER_SHARDS: "" })).toEqual(["LADDER_SHARDS: at least one shard is needed"]);
+    expect(problemsOf({ LADDER_SHARDS: "a=redis://h:1,a=redis://h:2" })).toEqual(["LADDER_SHARDS: shard ids must be unique"]);
+    expect(problemsOf({ LADDER_TLS_CERT_FILE: "c.pem" })).toEqual(["LADDER_TLS_KEY_FILE: needed with LADDER_TLS_CERT_FILE (the two go together)"]);
+    expect(problemsOf({ LADDER_TOKENS: "{}" })).toEqual(["LADDER_TOKENS: not a JSON array"]);
+    expect(problemsOf({ LADDER_BOARDS: JSON.stringify([{ prefix: "a", minPoints: 5, maxPoints: 1 }]) })).toEqual([
+      'LADDER_BOARDS: board spec "a": minPoints and maxPoints must be integers with minPoints <= maxPoints',
+    ]);
   });
 });

@@ -2,17 +2,13 @@
 // services' own settings (topic, slots, listen addresses...) are LADDER_* variables of
 // common/src/config.ts, which the launcher passes through.
 //
-//   LADDER_LOCAL_SHARDS      redis-server + shard node pairs to start   3
-//   LADDER_DATA_DIR          where Kafka and Redis keep their data      .ladder (git-ignored)
-//   LADDER_CACHE_DIR         where Kafka's jars are cached              ~/.cache/ladder
-//   LADDER_KAFKA_PORT        the broker's client port                   9092
-//   LADDER_REDIS_BASE_PORT   first Redis port; shard i gets base + i    7001
-//   KAFKA_HOME               an unpacked Kafka 4.x to use instead of fetching jars
-//   LADDER_LAUNCHER_LOG_LEVEL the launcher's own pino level              info
-//   LADDER_REDIS_PERSIST     shards' Redis keep an append-only file (1) or nothing (0: load tests)   1
+// The variables are the schema below (localEnv), built from the readers of
+// common/src/env-schema.ts like the services' schema; the README's launcher table is generated
+// from it (npm run config-table).
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { ConfigError, type Env } from "@ladder/common/config";
+import { LADDER_DATA_DIR, LOG_LEVELS, type Env } from "@ladder/common/config";
+import { envSchema, envVariables, flag, int, oneOf, optional, parseEnv, path, port } from "@ladder/common/env-schema";
 
 export interface LocalConfig {
   readonly shards: number;
@@ -25,25 +21,41 @@ export interface LocalConfig {
   readonly persistRedis: boolean;
 }
 
+/** Redis's default port, which the shards' Redis must not take (a system Redis may hold it). */
+const REDIS_DEFAULT_PORT = 6379;
+
+/** Every variable the launcher reads, in the order of LocalConfig. */
+export const localEnv = envVariables({
+  LADDER_LOCAL_SHARDS: int({ default: 3, min: 1, max: 64, description: "redis-server + shard node pairs to start" }),
+  LADDER_DATA_DIR,
+  LADDER_CACHE_DIR: path({ default: join(homedir(), ".cache", "ladder"), shown: "`~/.cache/ladder`", description: "where Kafka's jars are cached" }),
+  LADDER_KAFKA_PORT: port({ default: 9092, description: "the broker's client port" }),
+  LADDER_REDIS_BASE_PORT: port({ default: 7001, description: "first Redis port; shard i gets base + i (the range may not include 6379)" }),
+  KAFKA_HOME: optional({ unsetMeans: "— (fetch the jars)", description: "an unpacked Kafka 4.x to use instead of fetching jars" }),
+  LADDER_LAUNCHER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: "the launcher's own pino level" }),
+  LADDER_REDIS_PERSIST: flag({ default: true, description: "shards' Redis keep an append-only file (1) or nothing (0: load tests)" }),
+});
+
+const localSchema = (cwd: string) =>
+  envSchema(localEnv, {
+    check(v, problem) {
+      const last = v.LADDER_REDIS_BASE_PORT + v.LADDER_LOCAL_SHARDS - 1;
+      if (v.LADDER_REDIS_BASE_PORT <= REDIS_DEFAULT_PORT && last >= REDIS_DEFAULT_PORT) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would include ${REDIS_DEFAULT_PORT}`);
+      if (last > 65_535) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would go past 65535 (${v.LADDER_LOCAL_SHARDS} shards)`);
+    },
+    build: (v): LocalConfig => ({
+      shards: v.LADDER_LOCAL_SHARDS,
+      dataDir: resolve(cwd, v.LADDER_DATA_DIR),
+      cacheDir: v.LADDER_CACHE_DIR,
+      kafkaPort: v.LADDER_KAFKA_PORT,
+      redisBasePort: v.LADDER_REDIS_BASE_PORT,
+      kafkaHome: v.KAFKA_HOME,
+      logLevel: v.LADDER_LAUNCHER_LOG_LEVEL,
+      persistRedis: v.LADDER_REDIS_PERSIST,
+    }),
+  });
+
+/** Reads, validates and freezes the launcher's settings. Throws ConfigError listing every problem. */
 export function loadLocalConfig(env: Env, cwd: string): LocalConfig {
-  const problems: string[] = [];
-  const int = (name: string, fallback: number, min: number, max: number) => {
-    const raw = env[name];
-    const value = raw ? Number(raw) : fallback;
-    if (!Number.isInteger(value) || value < min || value > max) problems.push(`${name}: "${raw}" must be an integer from ${min} to ${max}`);
-    return value;
-  };
-  const config: LocalConfig = {
-    shards: int("LADDER_LOCAL_SHARDS", 3, 1, 64),
-    dataDir: resolve(cwd, env.LADDER_DATA_DIR || ".ladder"),
-    cacheDir: env.LADDER_CACHE_DIR || join(homedir(), ".cache", "ladder"),
-    kafkaPort: int("LADDER_KAFKA_PORT", 9092, 1, 65535),
-    redisBasePort: int("LADDER_REDIS_BASE_PORT", 7001, 1, 65535),
-    kafkaHome: env.KAFKA_HOME || undefined,
-    logLevel: env.LADDER_LAUNCHER_LOG_LEVEL || "info",
-    persistRedis: env.LADDER_REDIS_PERSIST !== "0",
-  };
-  if (config.redisBasePort <= 6379 && config.redisBasePort + config.shards > 6379) problems.push("LADDER_REDIS_BASE_PORT: the Redis ports would include 6379");
-  if (problems.length) throw new ConfigError(problems);
-  return Object.freeze(config);
+  return parseEnv(localSchema(cwd), env);
 }
