@@ -1,7 +1,9 @@
 // A brute-force model of a board: every acknowledged update applied in acknowledgement order, the
 // whole board sorted on demand. The cluster's answers must equal it exactly.
+//
+// The order is written here from its definition (README, "Scores, ties and order"), not imported from
+// the code under test: a bug in common/score-encoding's comparator must not be able to agree with itself.
 import type { BoardSpec } from "@ladder/common/board-spec";
-import { compareIds } from "@ladder/common/score-encoding";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 
 export interface OracleUpdate {
@@ -17,6 +19,42 @@ export interface OracleEntry {
   score: number;
   reachedAtMs: number;
   rank: number;
+}
+
+/** An entry as far as the order goes: what an answer carries, rank aside. */
+export interface Standing {
+  playerId: string;
+  score: number;
+  reachedAtMs: number;
+}
+
+/**
+ * The board's order: negative if `a` ranks ahead of `b`. Points descending, then the time they were
+ * reached ascending, then player id ascending by UTF-8 bytes.
+ */
+export function boardOrder(a: Standing, b: Standing): number {
+  if (a.score !== b.score) return a.score > b.score ? -1 : 1;
+  if (a.reachedAtMs !== b.reachedAtMs) return a.reachedAtMs < b.reachedAtMs ? -1 : 1;
+  return Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
+}
+
+/**
+ * What a page of consecutive entries (top, around) must satisfy even while the board changes under
+ * the read: ranks consecutive (from `firstRank` when given), 1 ≤ rank ≤ total, no player twice, and
+ * entries in the board's order. Returns the problems found, none if it holds.
+ */
+export function pageProblems(entries: ReadonlyArray<OracleEntry>, total: number, firstRank?: number): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  entries.forEach((e, i) => {
+    if (i === 0 && firstRank !== undefined && e.rank !== firstRank) problems.push(`first rank ${e.rank}, expected ${firstRank}`);
+    if (i > 0 && e.rank !== entries[i - 1]!.rank + 1) problems.push(`rank ${e.rank} follows rank ${entries[i - 1]!.rank}`);
+    if (e.rank < 1 || e.rank > total) problems.push(`rank ${e.rank} outside 1..${total}`);
+    if (seen.has(e.playerId)) problems.push(`${e.playerId} twice`);
+    seen.add(e.playerId);
+    if (i > 0 && boardOrder(entries[i - 1]!, e) >= 0) problems.push(`${entries[i - 1]!.playerId} listed ahead of ${e.playerId} out of order`);
+  });
+  return problems;
 }
 
 export class Oracle {
@@ -43,7 +81,12 @@ export class Oracle {
     const board = this.boards.get(boardName) ?? new Map();
     return [...board]
       .map(([playerId, s]) => ({ playerId, ...s, rank: 0 }))
-      .sort((a, b) => b.score - a.score || a.reachedAtMs - b.reachedAtMs || compareIds(a.playerId, b.playerId))
+      .sort(boardOrder)
       .map((e, i) => ({ ...e, rank: i + 1 }));
+  }
+
+  /** Each player's entry, rank included. */
+  byPlayer(boardName: string): Map<string, OracleEntry> {
+    return new Map(this.sorted(boardName).map((e) => [e.playerId, e]));
   }
 }

@@ -5,6 +5,18 @@ import { compareIds, compareMembers, decodeSortKey, encodeSortKey } from "./scor
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
 const t0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
+interface Standing { playerId: string; points: number; atMs: number }
+/**
+ * The board's order written from its definition, not from compareMembers: points descending, then the
+ * time reached ascending (times within one resolution unit tie), then player id by UTF-8 bytes.
+ */
+function definedOrder(a: Standing, b: Standing): number {
+  if (a.points !== b.points) return a.points > b.points ? -1 : 1;
+  const unit = (t: number) => Math.floor((t - spec.epochMs) / spec.resolutionMs);
+  if (unit(a.atMs) !== unit(b.atMs)) return unit(a.atMs) < unit(b.atMs) ? -1 : 1;
+  return Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
+}
+
 describe("common > score encoding", () => {
   it("ranks higher points first, then earlier time", () => {
     expect(encodeSortKey(spec, 900, t0)).toBeLessThan(encodeSortKey(spec, 899, t0 - 3600_000));
@@ -42,6 +54,24 @@ describe("common > score encoding", () => {
     // "\uE000" (EE 80 80) sorts after "\u{10000}" in UTF-16 and before it in UTF-8 bytes (F0...).
     expect(compareIds("\uE000", "\u{10000}")).toBe(-1);
     expect("\uE000" < "\u{10000}").toBe(false);
+  });
+
+  it("orders encoded members exactly as the board's definition does, at the range's edges too", () => {
+    let seed = 7;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const last = spec.horizonMs - spec.resolutionMs;
+    const points = [spec.minPoints, spec.minPoints + 1, 7, 8, spec.maxPoints - 1, spec.maxPoints];
+    const times = [spec.epochMs, spec.epochMs + 59_999, t0, t0 + 30_000, t0 + 60_000, last, last + spec.resolutionMs - 1];
+    const prefixes = ["a", "b", "é", "\uE000", "\u{10000}", "Z", "~"];
+    const entries: Standing[] = Array.from({ length: 400 }, (_, i) => ({ playerId: `${pick(prefixes)}${i % 7}-${i}`, points: pick(points), atMs: pick(times) }));
+    const keyed = entries.map((e) => ({ playerId: e.playerId, key: encodeSortKey(spec, e.points, e.atMs) }));
+    const disagree: string[] = [];
+    entries.forEach((a, i) => entries.forEach((b, j) => {
+      if (Math.sign(compareMembers(keyed[i]!, keyed[j]!)) !== Math.sign(definedOrder(a, b))) disagree.push(`${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+    }));
+    expect(disagree).toEqual([]);
+    expect([...keyed].sort(compareMembers).map((m) => m.playerId)).toEqual([...entries].sort(definedOrder).map((e) => e.playerId));
   });
 });
 
