@@ -6,17 +6,17 @@
  */
 import type { Logger } from "@ladder/common/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
-import type { CleanupStack } from "./cleanup.js";
+import type { CleanupStack } from "./infra/cleanup.js";
+import type { SeededLayouts } from "./infra/seeded-layouts.js";
 import type { BenchName } from "./options.js";
+import type { Table } from "./output/table.js";
 import type { BenchPlan } from "./plan.js";
-import type { SeededLayouts } from "./seeded-layouts.js";
-import type { Table } from "./table.js";
 
 export interface BenchContext {
   plan: BenchPlan;
   /** The run's temporary directory (servers' data), removed at the end. */
   dataDir: string;
-  /** Ports handed out so far (see ports.ts). */
+  /** Ports handed out so far (see infra/ports.ts). */
   ports: Set<number>;
   cleanup: CleanupStack;
   /** Logger of the servers the bench starts: their errors only. */

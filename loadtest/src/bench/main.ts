@@ -2,27 +2,27 @@
  * `npm run bench -- [--quick] [--out dir] [benchmark ...]` (options.ts): the benchmark
  * suite. Starts and stops everything it measures on its own ports and in a temporary
  * directory, runs the selected benchmarks one after another, prints a table per
- * benchmark, and saves the JSON and the Markdown summary (report.ts). Wiring only.
+ * benchmark, and saves the JSON and the Markdown summary (output/report.ts). Wiring only.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rootLogger } from "@ladder/common/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
-import { CleanupStack } from "./cleanup.js";
 import type { Benchmark, BenchContext } from "./context.js";
-import { ingestBenchmark } from "./ingest-bench.js";
-import { startBenchKafka } from "./infra-fixtures.js";
-import { machineInfo } from "./machine-info.js";
-import { memoryBenchmark } from "./memory-bench.js";
+import { CleanupStack } from "./infra/cleanup.js";
+import { startBenchKafka } from "./infra/infra-fixtures.js";
+import { machineInfo } from "./infra/machine-info.js";
+import { SeededLayouts } from "./infra/seeded-layouts.js";
 import { parseBenchOptions, USAGE, type BenchName } from "./options.js";
+import { formatMinutes, writeReport, type BenchReport } from "./output/report.js";
 import { benchPlan } from "./plan.js";
-import { postgresBenchmark } from "./postgres-bench.js";
-import { readsBenchmark } from "./reads-bench.js";
-import { rebuildBenchmark } from "./rebuild-bench.js";
-import { formatMinutes, writeReport, type BenchReport } from "./report.js";
+import { postgresBenchmark } from "./postgres/postgres-bench.js";
+import { readsBenchmark } from "./reads/reads-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
-import { SeededLayouts } from "./seeded-layouts.js";
+import { ingestBenchmark } from "./writes/ingest-bench.js";
+import { memoryBenchmark } from "./writes/memory-bench.js";
+import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 
 const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark };
 const USES_LAYOUTS: readonly BenchName[] = ["reads", "memory"];

@@ -27,7 +27,7 @@ export interface BenchPlan {
     batch: number;
     shards: number;
     players: number;
-    /** The raw Kafka and raw Redis runs (raw Kafka always has one request in flight: see raw-paths.ts). */
+    /** The raw Kafka and raw Redis runs (raw Kafka always has one request in flight: see writes/raw-paths.ts). */
     raw: ClosedLoopPlan;
     /** Records per sendBatch of the raw Kafka runs: the call's batch, and ingest's largest group commit. */
     rawKafkaBatches: number[];

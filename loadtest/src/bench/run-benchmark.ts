@@ -5,7 +5,7 @@
  */
 import { loadavg } from "node:os";
 import type { Benchmark, BenchContext, BenchOutcome } from "./context.js";
-import { renderText } from "./table.js";
+import { renderText } from "./output/table.js";
 
 export interface BenchRecord extends Partial<BenchOutcome> {
   name: string;

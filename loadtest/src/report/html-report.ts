@@ -4,8 +4,7 @@
  * freshness lag, and charts: throughput over time, latency over time per operation,
  * freshness lag over time, and the latency spectrum (HdrHistogram's percentile plot).
  */
-import type { LoadtestResult, PercentilePoint } from "../run/results.js";
-import type { OpSummary } from "../run/summary.js";
+import type { LoadtestResult, OpSummary, PercentilePoint } from "../model/loadtest-result.js";
 import { escapeXml as esc, lineChart, type Series, type Tick } from "./svg-chart.js";
 
 const OP_COLORS: Record<string, string> = { write: "#d62728", top: "#2ca02c", rank: "#1f77b4", around: "#ff7f0e", lag: "#9467bd" };

@@ -14,18 +14,8 @@
  * nothing within `timeoutMs` is counted as timed out, its lag unknown (it is NOT recorded
  * as timeoutMs: the histogram holds measured lags only).
  */
+import type { ProbeStats } from "../model/loadtest-result.js";
 import type { LagOptions, WriteOp } from "./options.js";
-
-export interface ProbeStats {
-  started: number;
-  seen: number;
-  timedOut: number;
-  superseded: number;
-  /** The probe's write failed: nothing to wait for. */
-  writeFailed: number;
-  polls: number;
-  pollErrors: number;
-}
 
 export interface ProbeDeps {
   /** The player's score as a read sees it, or undefined when it has none. */

@@ -14,21 +14,10 @@
  */
 import * as hdr from "hdr-histogram-js";
 import type { Histogram } from "hdr-histogram-js";
+import type { IntervalPoint } from "../model/loadtest-result.js";
 
 /** Codes that are answers, not failures. */
 export const EXPECTED_CODES: ReadonlySet<string> = new Set(["NOT_FOUND"]);
-
-/** One operation over one interval. Latencies in ms. */
-export interface IntervalPoint {
-  count: number;
-  /** Failures other than EXPECTED_CODES. */
-  errors: number;
-  notFound: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
 
 /** One interval of the run: `t` is its end, in seconds since the start. */
 export interface SeriesPoint<K extends string> {

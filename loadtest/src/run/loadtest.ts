@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BoardSpec } from "@ladder/common/board-spec";
+import type { LoadtestResult } from "../model/loadtest-result.js";
 import { OPERATIONS, pickOperation } from "../workload/op-mix.js";
 import { activePlayers } from "../workload/player-ids.js";
 import { rngFor, type Rng } from "../workload/rng.js";
@@ -18,7 +19,7 @@ import { operationRunner, scoreReader, type OperationRunner } from "./operations
 import type { LoadtestOptions } from "./options.js";
 import { startTicker } from "./progress-ticker.js";
 import { timetable } from "./rate-schedule.js";
-import { buildResult, type LoadtestResult } from "./results.js";
+import { buildResult } from "./results.js";
 
 export interface LoadtestDeps {
   options: LoadtestOptions;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { IntervalPoint } from "./latency-recorder.js";
+import type { IntervalPoint } from "../model/loadtest-result.js";
 import { formatMs, formatProgress } from "./progress-line.js";
 
 const point = (count: number, p99Ms: number, errors = 0, notFound = 0): IntervalPoint => ({ count, errors, notFound, p50Ms: p99Ms / 2, p90Ms: p99Ms, p99Ms, maxMs: p99Ms * 2 });

@@ -5,7 +5,8 @@
  *
  *   [  12s]  1,204 req/s | write 601/s p99 14.2ms | rank 361/s p99 5.1ms | lag p99 62ms (10) | errors 0 | in flight 4
  */
-import type { IntervalPoint, SeriesPoint } from "./latency-recorder.js";
+import type { IntervalPoint } from "../model/loadtest-result.js";
+import type { SeriesPoint } from "./latency-recorder.js";
 
 const int = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 

@@ -1,59 +1,18 @@
 /**
- * The result document of a run, saved as JSON (and rendered as HTML by
- * report/html-report.ts). Latencies in ms; `histograms` holds each operation's
- * HdrHistogram (values in µs) in the standard compressed base64 form, which HdrHistogram's
- * own tools and plotters read.
+ * Builds the result document of a run (model/loadtest-result.ts: saved as JSON, rendered
+ * as HTML by report/html-report.ts) from the run's recorders, options and probe counts.
  */
 import * as hdr from "hdr-histogram-js";
 import type { Histogram } from "hdr-histogram-js";
 import { cpus } from "node:os";
+import { RESULT_FORMAT, type LoadtestResult, type OperationResult, type PercentilePoint, type ProbeStats } from "../model/loadtest-result.js";
 import { OPERATIONS, type Operation } from "../workload/op-mix.js";
-import type { ProbeStats } from "./freshness-probe.js";
-import type { IntervalPoint, LatencyRecorder } from "./latency-recorder.js";
+import type { LatencyRecorder } from "./latency-recorder.js";
 import type { LoadtestOptions } from "./options.js";
-import { latencySummary, opSummary, percentileUs, type LatencySummary, type OpSummary } from "./summary.js";
-
-export const RESULT_FORMAT = 1;
+import { latencySummary, opSummary, percentileUs } from "./summary.js";
 
 /** Percentiles of the latency spectrum, as HdrHistogram plots them. */
 export const SPECTRUM = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100] as const;
-
-export interface PercentilePoint {
-  percentile: number;
-  ms: number;
-}
-
-export interface OperationResult extends OpSummary {
-  percentiles: PercentilePoint[];
-}
-
-export interface RunTotals {
-  calls: number;
-  callsPerSec: number;
-  /** Score updates acknowledged per second (write calls x batch, failed calls excluded). */
-  updatesPerSec: number;
-  errors: number;
-}
-
-export interface LoadtestResult {
-  tool: "ladder-loadtest";
-  format: typeof RESULT_FORMAT;
-  name: string;
-  startedAt: string;
-  /** Seconds at the start of the series left out of every total. */
-  warmupSec: number;
-  /** The measured period: from the end of the warm-up to the last answer. */
-  elapsedMs: number;
-  options: Record<string, unknown>;
-  environment: { node: string; platform: string; cpus: number; cpuModel: string };
-  pacing: { kind: "open" | "closed"; sent: number; unsent: number; peakInFlight?: number };
-  operations: Partial<Record<Operation, OperationResult>>;
-  totals: RunTotals;
-  lag: { probes: ProbeStats; latencyMs: LatencySummary; percentiles: PercentilePoint[] };
-  series: Array<{ t: number; ops: Record<Operation, IntervalPoint>; lag: IntervalPoint }>;
-  histograms: Record<string, string>;
-  client: { peakRssMb: number; cpuUserSec: number; cpuSystemSec: number };
-}
 
 export interface ResultInputs {
   options: LoadtestOptions;

@@ -1,7 +1,7 @@
 /**
  * The end-of-run summary for the terminal: one row per operation, then totals and lag.
  */
-import type { LoadtestResult } from "./results.js";
+import type { LoadtestResult } from "../model/loadtest-result.js";
 
 const fmt = (n: number, digits = 2) => n.toLocaleString("en-US", { maximumFractionDigits: digits });
 

@@ -3,26 +3,8 @@
  * (ms) and failures by gRPC code, NOT_FOUND apart (see latency-recorder.ts).
  */
 import type { Histogram } from "hdr-histogram-js";
+import type { LatencySummary, OpSummary } from "../model/loadtest-result.js";
 import { EXPECTED_CODES, type OpTotals } from "./latency-recorder.js";
-
-export interface LatencySummary {
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  p999: number;
-  max: number;
-}
-
-export interface OpSummary {
-  calls: number;
-  /** Calls that failed with a code other than NOT_FOUND. */
-  errors: number;
-  notFound: number;
-  errorsByCode: Record<string, number>;
-  callsPerSec: number;
-  latencyMs: LatencySummary;
-}
 
 /** Percentiles of a histogram of microseconds, in ms (3 decimals). */
 export function latencySummary(h: Histogram): LatencySummary {

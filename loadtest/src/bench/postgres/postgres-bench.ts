@@ -15,16 +15,16 @@
  */
 import { userInfo } from "node:os";
 import pg from "pg";
-import { playerId } from "../workload/player-ids.js";
-import { rngFor } from "../workload/rng.js";
-import type { Benchmark, BenchContext } from "./context.js";
-import { selfCpu } from "./cpu-meter.js";
-import { size } from "./format.js";
-import { measureClosedLoop, type Measurement } from "./measure.js";
-import type { ClosedLoopPlan } from "./plan.js";
+import { playerId } from "../../workload/player-ids.js";
+import { rngFor } from "../../workload/rng.js";
+import type { Benchmark, BenchContext } from "../context.js";
+import { selfCpu } from "../infra/cpu-meter.js";
+import { measureClosedLoop, type Measurement } from "../infra/measure.js";
+import { size } from "../output/format.js";
+import { postgresTable, type PgRow } from "../output/postgres-table-view.js";
+import type { ReadRow } from "../output/reads-table.js";
+import type { ClosedLoopPlan } from "../plan.js";
 import { buildIndexes, copyPlayers, createTable, dropIndexes, dropTable, randomTableName, tableSize, type PgStep } from "./postgres-table.js";
-import { postgresTable, type PgRow } from "./postgres-table-view.js";
-import type { ReadRow } from "./reads-table.js";
 
 /** The machine's PostgreSQL (trust authentication), as this OS user. */
 export const PG_CONNECTION = { host: "127.0.0.1", port: 5432, database: "test", user: userInfo().username } as const;

@@ -2,16 +2,16 @@
  * Benchmark "memory": bytes per player of one board in Redis, at 1M and 10M players:
  * (used_memory after seeding − used_memory of the same fresh, empty redis-server) /
  * players, for the loadtest's ids (`p:` + 12 digits), once any incremental rehash of the
- * set's hash table is finished (finish-rehash.ts), and as seeded. The readings are taken by the
- * seeded layouts (seeded-layouts.ts) right after each seeding step, before any query
+ * set's hash table is finished (bench/infra/finish-rehash.ts), and as seeded. The readings are taken by the
+ * seeded layouts (bench/infra/seeded-layouts.ts) right after each seeding step, before any query
  * touches the servers; when the read benchmark ran first, its one-shard layout already
  * holds them (and those of the 2- and 4-shard layouts, shown too), otherwise this seeds
  * a fresh server itself.
  */
-import type { Benchmark } from "./context.js";
-import { count, size } from "./format.js";
-import type { MemoryReading } from "./seeded-layouts.js";
-import type { Table } from "./table.js";
+import type { Benchmark } from "../context.js";
+import type { MemoryReading } from "../infra/seeded-layouts.js";
+import { count, size } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 export const memoryBenchmark: Benchmark = {
   name: "memory",

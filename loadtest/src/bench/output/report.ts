@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { BenchRecord } from "./run-benchmark.js";
+import type { BenchRecord } from "../run-benchmark.js";
 import { renderMarkdown } from "./table.js";
 
 export interface MachineInfo {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BENCH_SPEC } from "./bench-board.js";
+import { BENCH_SPEC } from "../infra/bench-board.js";
 import { sqlScore } from "./sql-score.js";
 
 const t = Date.UTC(2026, 10, 1);

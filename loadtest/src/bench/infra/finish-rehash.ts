@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
-import { usedMemory } from "../seed/shard-memory.js";
+import { usedMemory } from "../../seed/shard-memory.js";
 
 const LUA = readFileSync(new URL("./finish-rehash.lua", import.meta.url), "utf8");
 const CHUNK = 1_000_000; // lookups per script call: well under a second of a blocked Redis

@@ -13,7 +13,7 @@
  * compared for agreement before they are timed.
  */
 import type { Redis } from "ioredis";
-import type { ClusterClients } from "../run/cluster-clients.js";
+import type { ClusterClients } from "../../run/cluster-clients.js";
 
 export const QUESTIONS = ["rank", "top", "around"] as const;
 export type Question = (typeof QUESTIONS)[number];

@@ -2,7 +2,7 @@
  * Benchmark "reads": the router against the floor.
  *
  * For each size (1M, 10M players) the bench's players are seeded into a layout of 1, 2
- * and 4 shards (seeded-layouts.ts, the seeder's Redis path: no Kafka), the router runs
+ * and 4 shards (bench/infra/seeded-layouts.ts, the seeder's Redis path: no Kafka), the router runs
  * as a real process over each layout, and every question (exact rank, top 10, around
  * radius 5) is asked in a closed loop (32 in flight, after a warm-up) of the router and
  * of the floor: the one-shard layout's single Redis asked with plain commands
@@ -13,19 +13,19 @@
  * bench sets it itself (ShardWriter.heartbeat, 1 h TTL).
  */
 import { ShardWriter } from "@ladder/store/writer";
-import { clusterClients, type ClusterClients } from "../run/cluster-clients.js";
-import { playerId } from "../workload/player-ids.js";
-import { rngFor } from "../workload/rng.js";
+import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
+import { playerId } from "../../workload/player-ids.js";
+import { rngFor } from "../../workload/rng.js";
+import type { Benchmark, BenchContext } from "../context.js";
+import { BENCH_BOARD, BENCH_KEY_PREFIX } from "../infra/bench-board.js";
+import { pidCpu, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
+import { measureClosedLoop } from "../infra/measure.js";
+import { startRouter, type RouterProcess } from "../infra/router-process.js";
+import { BOARD_KEY, type Layout } from "../infra/seeded-layouts.js";
+import { size } from "../output/format.js";
+import { readsTables, type ReadRow } from "../output/reads-table.js";
 import { compareAnswers, type Agreement } from "./answers-agree.js";
-import { BENCH_BOARD, BENCH_KEY_PREFIX } from "./bench-board.js";
-import type { Benchmark, BenchContext } from "./context.js";
-import { pidCpu, redisCpu, selfCpu, sumProbes } from "./cpu-meter.js";
-import { size } from "./format.js";
-import { measureClosedLoop } from "./measure.js";
 import { asker, floorAnswers, QUESTIONS, routerAnswers, type Question, type ReadAnswers } from "./read-questions.js";
-import { readsTables, type ReadRow } from "./reads-table.js";
-import { startRouter, type RouterProcess } from "./router-process.js";
-import { BOARD_KEY, type Layout } from "./seeded-layouts.js";
 
 const HEARTBEAT_TTL_MS = 3600_000; // 1 h: longer than any run
 

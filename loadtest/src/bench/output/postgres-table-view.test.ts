@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Measurement } from "./measure.js";
+import type { Measurement } from "../infra/measure.js";
 import { postgresTable } from "./postgres-table-view.js";
 
 const m = (opsPerSec: number, p50: number, concurrency = 8): Measurement => ({

@@ -5,10 +5,10 @@
  * (`<run>:<n>`). Deterministic for a seed.
  */
 import { slotOf } from "@ladder/common/placement";
-import { playerId } from "../workload/player-ids.js";
-import { rngFor } from "../workload/rng.js";
-import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution.js";
-import { BENCH_SLOTS, BENCH_SPEC } from "./bench-board.js";
+import { playerId } from "../../workload/player-ids.js";
+import { rngFor } from "../../workload/rng.js";
+import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
+import { BENCH_SLOTS, BENCH_SPEC } from "../infra/bench-board.js";
 
 export interface BenchUpdate {
   playerId: string;

@@ -2,9 +2,9 @@
  * The read benchmark's table: one row per size, question and server (the floor first,
  * then the router over 1, 2, 4 shards), with the router's ratios to the floor.
  */
+import type { Measurement } from "../infra/measure.js";
+import type { Question } from "../reads/read-questions.js";
 import { count, ms, rate, ratio, size } from "./format.js";
-import type { Measurement } from "./measure.js";
-import type { Question } from "./read-questions.js";
 import type { Table } from "./table.js";
 
 export interface ReadRow {

@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { KAFKA_VERSION } from "@ladder/deploy/kafka-jars";
-import type { MachineInfo } from "./report.js";
+import type { MachineInfo } from "../output/report.js";
 
 export function machineInfo(): MachineInfo {
   let redisServer = "redis-server (version unknown)";

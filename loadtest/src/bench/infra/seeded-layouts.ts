@@ -12,9 +12,9 @@
 import type { Redis } from "ioredis";
 import { buildPlacement, type Placement } from "@ladder/common/placement";
 import { keyLayout } from "@ladder/store";
-import { progressBar } from "../seed/progress-bar.js";
-import { seedRedis } from "../seed/redis-seeder.js";
-import { usedMemory } from "../seed/shard-memory.js";
+import { progressBar } from "../../seed/progress-bar.js";
+import { seedRedis } from "../../seed/redis-seeder.js";
+import { usedMemory } from "../../seed/shard-memory.js";
 import type { RedisServer } from "@ladder/deploy/redis-server";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPEC, benchPlayers } from "./bench-board.js";
 import { finishRehash } from "./finish-rehash.js";

@@ -7,10 +7,11 @@
  * calls / elapsed: the most this client, at this concurrency, got from the server.
  */
 import * as grpc from "@grpc/grpc-js";
-import { newHistogram } from "../run/latency-recorder.js";
-import { runClosedLoop } from "../run/closed-loop.js";
-import { latencySummary, type LatencySummary } from "../run/summary.js";
-import type { ClosedLoopPlan } from "./plan.js";
+import type { LatencySummary } from "../../model/loadtest-result.js";
+import { runClosedLoop } from "../../run/closed-loop.js";
+import { newHistogram } from "../../run/latency-recorder.js";
+import { latencySummary } from "../../run/summary.js";
+import type { ClosedLoopPlan } from "../plan.js";
 import { machineCpu, startCpuMeter, type CpuProbe } from "./cpu-meter.js";
 
 export interface Measurement {

@@ -2,8 +2,8 @@
  * The PostgreSQL benchmark's table: each question and size with its figures, next to the
  * router's over one shard (from the read benchmark of the same run) and the ratios.
  */
+import type { Measurement } from "../infra/measure.js";
 import { count, ms, rate, ratio, size } from "./format.js";
-import type { Measurement } from "./measure.js";
 import type { ReadRow } from "./reads-table.js";
 import type { Table } from "./table.js";
 

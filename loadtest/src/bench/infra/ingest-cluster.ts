@@ -7,8 +7,8 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { startServices, type RunningServices } from "@ladder/deploy/services";
+import type { BenchContext } from "../context.js";
 import { BENCH_KEY_PREFIX, BENCH_SLOTS } from "./bench-board.js";
-import type { BenchContext } from "./context.js";
 import { benchRedis, startRedisFleet, type RedisFleet } from "./infra-fixtures.js";
 import { benchPort } from "./ports.js";
 import { baseEnv } from "./service-process.js";

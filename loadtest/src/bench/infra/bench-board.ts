@@ -6,8 +6,8 @@
  * PostgreSQL, so every store holds the same board.
  */
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec } from "@ladder/common/board-spec";
-import { population, type SeededPlayer } from "../seed/population.js";
-import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution.js";
+import { population, type SeededPlayer } from "../../seed/population.js";
+import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
 
 export const BENCH_BOARD = "bench";
 export const BENCH_KEY_PREFIX = "bench:";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Measurement } from "../infra/measure.js";
 import { ingestTable, type IngestFigures } from "./ingest-table.js";
-import type { Measurement } from "./measure.js";
 
 const m = (concurrency: number, cpuCores: Record<string, number> = {}): Measurement => ({
   concurrency, calls: 100, errors: 0, errorsByCode: {}, elapsedMs: 10_000, opsPerSec: 10,

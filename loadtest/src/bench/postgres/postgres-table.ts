@@ -12,7 +12,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { BENCH_SPEC, benchPlayers } from "./bench-board.js";
+import { BENCH_SPEC, benchPlayers } from "../infra/bench-board.js";
 import { sqlScore } from "./sql-score.js";
 
 export interface PgStep {

@@ -3,8 +3,8 @@
  * to what ingest acknowledged and to the raw Kafka and raw Redis rates, with the ratio of
  * the end-to-end rate to each.
  */
+import type { Measurement } from "../infra/measure.js";
 import { count, ms, ratio } from "./format.js";
-import type { Measurement } from "./measure.js";
 import type { Table } from "./table.js";
 
 export interface IngestFigures {

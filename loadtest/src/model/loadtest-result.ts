@@ -1,0 +1,92 @@
+/**
+ * The result document of a loadtest run, as saved to `<out>/<name>.json`: types only (and
+ * the format number). run/results.ts builds it from the run's recorders; report/
+ * renders it and reads nothing else, so a saved result can be rendered without the load
+ * tool. Latencies in ms; `histograms` holds each operation's HdrHistogram (values in µs)
+ * in the standard compressed base64 form, which HdrHistogram's own tools and plotters read.
+ */
+import type { Operation } from "../workload/op-mix.js";
+
+export const RESULT_FORMAT = 1;
+
+export interface LoadtestResult {
+  tool: "ladder-loadtest";
+  format: typeof RESULT_FORMAT;
+  name: string;
+  startedAt: string;
+  /** Seconds at the start of the series left out of every total. */
+  warmupSec: number;
+  /** The measured period: from the end of the warm-up to the last answer. */
+  elapsedMs: number;
+  options: Record<string, unknown>;
+  environment: { node: string; platform: string; cpus: number; cpuModel: string };
+  pacing: { kind: "open" | "closed"; sent: number; unsent: number; peakInFlight?: number };
+  operations: Partial<Record<Operation, OperationResult>>;
+  totals: RunTotals;
+  lag: { probes: ProbeStats; latencyMs: LatencySummary; percentiles: PercentilePoint[] };
+  series: Array<{ t: number; ops: Record<Operation, IntervalPoint>; lag: IntervalPoint }>;
+  histograms: Record<string, string>;
+  client: { peakRssMb: number; cpuUserSec: number; cpuSystemSec: number };
+}
+
+/** One point of the latency spectrum (HdrHistogram's percentile plot). */
+export interface PercentilePoint {
+  percentile: number;
+  ms: number;
+}
+
+export interface OperationResult extends OpSummary {
+  percentiles: PercentilePoint[];
+}
+
+/** The figures of one operation over the measured period. */
+export interface OpSummary {
+  calls: number;
+  /** Calls that failed with a code other than NOT_FOUND. */
+  errors: number;
+  notFound: number;
+  errorsByCode: Record<string, number>;
+  callsPerSec: number;
+  latencyMs: LatencySummary;
+}
+
+export interface LatencySummary {
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+export interface RunTotals {
+  calls: number;
+  callsPerSec: number;
+  /** Score updates acknowledged per second (write calls x batch, failed calls excluded). */
+  updatesPerSec: number;
+  errors: number;
+}
+
+/** One operation over one interval of the time series. Latencies in ms. */
+export interface IntervalPoint {
+  count: number;
+  /** Failures other than the expected codes (NOT_FOUND). */
+  errors: number;
+  notFound: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** What became of the freshness probes (run/freshness-probe.ts). */
+export interface ProbeStats {
+  started: number;
+  seen: number;
+  timedOut: number;
+  superseded: number;
+  /** The probe's write failed: nothing to wait for. */
+  writeFailed: number;
+  polls: number;
+  pollErrors: number;
+}
