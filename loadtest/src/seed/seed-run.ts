@@ -75,8 +75,7 @@ export async function runRedisSeed(ctx: SeedContext): Promise<PathRun> {
     shards: ctx.shards, placement: ctx.placement, key: keyLayout(config.keyPrefix).board(options.board), spec: config.boards.forBoard(options.board),
     batch: options.batch, parallel: options.parallel, players: players(ctx),
     onProgress: (n) => bar.update((written = n)),
-  }));
-  bar.finish(written);
+  })).finally(() => bar.finish());
   return { phases, complete: true, extra: { commands: result.commands, perShard: result.perShard } };
 }
 
@@ -97,8 +96,7 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
     const result = await timed("produce", () => produced, phases, () => seedKafka({
       producer, topic: config.scoreTopic, board: options.board, boards: config.boards, batch: options.batch, parallel: options.parallel,
       players: players(ctx), onProgress: (n) => bar.update((produced = n)),
-    }));
-    bar.finish(produced);
+    })).finally(() => bar.finish());
     const after = await endOffsets();
     if (!options.wait) return { phases, complete: false, extra: { logBytes: result.bytes, requests: result.requests } };
     ctx.say(`waiting for the shard nodes to apply ${seededCount(before, after).toLocaleString("en-US")} records (the log is the truth; they apply it like any other)`);
@@ -113,8 +111,7 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
         applyBar.update((applied = n));
       },
       pollMs: 250, stallMs: STALL_MS, sleep: (ms) => sleep(ms), clock: () => performance.now(),
-    }));
-    applyBar.finish(applied);
+    })).finally(() => applyBar.finish());
     const total = phases[0]!.seconds + phases[1]!.seconds;
     phases.push({ name: "produce + apply", records: applied, seconds: Math.round(total * 100) / 100, perSec: Math.round(applied / total) });
     return { phases, complete, extra: { logBytes: result.bytes, requests: result.requests } };

@@ -95,8 +95,7 @@ export class SeededLayouts {
     const result = await seedRedis({
       shards: layout.shardIds.map((id, i) => ({ id, redis: layout.redis[i]! })), placement: layout.placement, key: BOARD_KEY, spec: BENCH_SPEC,
       batch: 1000, parallel: 8, players: benchPlayers(this.deps.seed, from, players - from), onProgress: (n) => bar.update(n),
-    });
-    bar.finish(result.written);
+    }).finally(() => bar.finish());
     const seconds = (performance.now() - start) / 1000;
     layout.seeded = players;
     this.steps.push({ shards: layout.shards, fromPlayers: from, toPlayers: players, seconds: round2(seconds), perSec: Math.round((players - from) / seconds) });

@@ -81,8 +81,8 @@ async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records
   const bar = progressBar("produced", records);
   const start = performance.now();
   try {
-    const r = await seedKafka({ producer, topic, board: BENCH_BOARD, boards: BENCH_SPECS, batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n) });
-    bar.finish(r.produced);
+    const r = await seedKafka({ producer, topic, board: BENCH_BOARD, boards: BENCH_SPECS, batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n) })
+      .finally(() => bar.finish());
     const seconds = (performance.now() - start) / 1000;
     return { records: r.produced, seconds: Math.round(seconds * 100) / 100, perSec: Math.round(r.produced / seconds), logBytes: r.bytes };
   } finally {
