@@ -1,16 +1,24 @@
 /**
  * AdminService handlers (admin token required, see main.ts): rebuild shards from the log,
- * streaming each shard's progress. Rebuilds of several shards run in parallel.
+ * streaming each shard's progress, and list the rebuilds running. Rebuilds of several shards
+ * run in parallel.
+ *
+ * A rebuild takes its shard's rebuild lease first (store/src/writer/rebuild-lease.ts); a call
+ * takes the leases of all its shards before starting any, or none: one already held answers
+ * ABORTED naming its holder. The call's cancellation (the client cancels or goes away) and its
+ * deadline abort every rebuild of the call that has not swapped yet; so does the first shard
+ * that fails, and the call then fails with that shard's error once the others have stopped
+ * and cleaned up.
  */
 import type { Admin, Kafka } from "kafkajs";
 import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { Config } from "@ladder/common/config";
-import { invalidArgument, notFound } from "@ladder/common/errors";
-import type { ImplOf } from "@ladder/common/grpc-adapter";
+import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavailable } from "@ladder/common/errors";
+import type { CallContext, ImplOf } from "@ladder/common/grpc-adapter";
 import type { Logger } from "@ladder/common/logger";
 import { buildPlacement } from "@ladder/common/placement";
-import { rebuildShard, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
+import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
 import { viewProblem } from "@ladder/common/validate";
 
 export interface AdminDeps {
@@ -20,21 +28,93 @@ export interface AdminDeps {
   log: Logger;
 }
 
+type Shard = Config["shards"][number];
+
 export function adminService({ config, kafka, admin, log }: AdminDeps): ImplOf<typeof AdminService> {
   const placement = buildPlacement(config.shards.map((s) => s.id), config.numSlots);
+  const shardsOf = (ids: readonly string[]) =>
+    [...new Set(ids.length ? ids : config.shards.map((s) => s.id))].map((id) => config.shards.find((s) => s.id === id) ?? notFoundShard(id));
   return {
-    async rebuildShards(req, send) {
-      const ids = req.shardIds.length ? req.shardIds : config.shards.map((s) => s.id);
-      const shards = ids.map((id) => config.shards.find((s) => s.id === id) ?? notFoundShard(id));
+    async rebuildShards(req, send, ctx) {
+      const shards = shardsOf(req.shardIds);
       const mode = modeOf(req, config);
-      await admin.connect();
-      const report = (p: RebuildProgress) =>
-        send({ shardId: p.shardId, phase: p.done ? Phase.DONE : Phase.REPLAYING, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs) });
-      await Promise.all(shards.map((s) => rebuildShard({
-        kafka, admin, topic: config.scoreTopic, shardId: s.id, slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
-        keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
-        mode, onProgress: report, log: log.child({ shardId: s.id }),
-      })));
+      const call = callStop(ctx);
+      try {
+        await admin.connect();
+        const leases = await takeLeases(shards, mode, config.keyPrefix, log);
+        const ids = new Map([...leases].map(([id, lease]) => [id, lease.holder.id]));
+        for (const s of shards) send({ shardId: s.id, phase: Phase.REPLAYING, rebuildId: ids.get(s.id) });
+        const report = (p: RebuildProgress) =>
+          send({ shardId: p.shardId, phase: p.done ? Phase.DONE : Phase.REPLAYING, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs), rebuildId: ids.get(p.shardId) });
+        // the first shard to fail stops the others; the call fails with its error
+        const group = new AbortController();
+        const signal = AbortSignal.any([call.signal, group.signal]);
+        let first: unknown;
+        const results = await Promise.allSettled(shards.map((s) => rebuildShard({
+          kafka, admin, topic: config.scoreTopic, shardId: s.id, slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
+          keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
+          mode, onProgress: report, log: log.child({ shardId: s.id }), lease: leases.get(s.id), signal,
+        }).catch((err: unknown) => {
+          if (first === undefined && !call.signal.aborted) {
+            first = err;
+            group.abort(new LadderError(Code.ABORTED, `stopped because the rebuild of ${s.id} failed: ${LadderError.from(err).message}`));
+          }
+          throw err;
+        })));
+        if (call.signal.aborted) throw call.signal.reason;
+        if (first !== undefined) throw first;
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+        if (failed) throw failed.reason;
+      } finally {
+        call.dispose();
+      }
+    },
+
+    async listRebuilds(req) {
+      const shards = shardsOf(req.shardIds);
+      const running = await Promise.all(shards.map(async (s) => {
+        try {
+          return { shardId: s.id, holder: await runningRebuild(s.redisUrl, config.keyPrefix) };
+        } catch (err) {
+          throw unavailable(`${s.id}: cannot read its rebuild lease: ${(err as Error).message}`, err);
+        }
+      }));
+      return {
+        rebuilds: running.flatMap(({ shardId, holder }) =>
+          holder ? [{ shardId, rebuildId: holder.id, mode: holder.mode, holder: holder.holder, startedAtMs: BigInt(Number.isFinite(holder.startedAtMs) ? holder.startedAtMs : 0) }] : []),
+      };
+    },
+  };
+}
+
+/** Takes the rebuild lease of every shard, in order, or none (releasing those taken) and throws. */
+async function takeLeases(shards: readonly Shard[], mode: RebuildMode, keyPrefix: string, log: Logger): Promise<Map<string, RebuildLease>> {
+  const leases = new Map<string, RebuildLease>();
+  try {
+    for (const s of shards) {
+      leases.set(s.id, await RebuildLease.acquire({ redisUrl: s.redisUrl, keyPrefix, shardId: s.id, mode: leaseMode(mode), log: log.child({ shardId: s.id }) }));
+    }
+    return leases;
+  } catch (err) {
+    await Promise.all([...leases.values()].map((l) => l.release()));
+    throw err;
+  }
+}
+
+/** Aborts when the caller cancels (CANCELLED) or the call's deadline passes (DEADLINE_EXCEEDED). */
+function callStop(ctx: CallContext): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const cancelled = () => controller.abort(new LadderError(Code.CANCELLED, "the caller cancelled the rebuild"));
+  ctx.signal.addEventListener("abort", cancelled, { once: true });
+  if (ctx.signal.aborted) cancelled();
+  const timer = Number.isFinite(ctx.deadlineMs)
+    ? setTimeout(() => controller.abort(deadlineExceeded("the rebuild was stopped at the call's deadline")), Math.max(0, ctx.deadlineMs - Date.now()))
+    : undefined;
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", cancelled);
     },
   };
 }

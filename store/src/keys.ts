@@ -6,6 +6,8 @@
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard id, expires unless the shard node refreshes it
  *   <prefix>dedup:<p>       sorted set: event ids applied from partition p within the dedup window
+ *   <prefix>rebuild-lease   string: the running rebuild of the shard (JSON), expires unless renewed
+ *                           (database 0 only; see writer/rebuild-lease.ts)
  *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
  */
 export interface KeyLayout {
@@ -13,6 +15,7 @@ export interface KeyLayout {
   readonly offsets: string;
   readonly heartbeat: string;
   dedup(partition: number): string;
+  readonly rebuildLease: string;
 }
 
 export function keyLayout(prefix: string): KeyLayout {
@@ -21,6 +24,7 @@ export function keyLayout(prefix: string): KeyLayout {
     offsets: `${prefix}offsets`,
     heartbeat: `${prefix}heartbeat`,
     dedup: (partition: number) => `${prefix}dedup:${partition}`,
+    rebuildLease: `${prefix}rebuild-lease`,
   });
 }
 

@@ -85,3 +85,22 @@ export function checkReadStatus(reply: Reply, shardId: string, view?: string): R
   if (status === ReadStatus.WRONG_SHARD) throw new LadderError(Code.UNAVAILABLE, `${shardId}: the configured Redis belongs to another shard`);
   throw new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${status}`);
 }
+
+/** The rebuild lease's scripts (writer/rebuild-lease.ts, writer/rebuild.ts) as commands on a connection. */
+export interface LeaseScripts {
+  /** 1 when renewed / released, 0 when the lease is not ours (rebuild-lease.lua). */
+  ladderLease(lease: string, value: string, op: "renew" | "release", ttlMs: number): Promise<number>;
+  /** 1 when swapped, 0 when the lease is not ours (rebuild-swap.lua); on a connection to database 0. */
+  ladderRebuildSwap(lease: string, heartbeat: string, value: string, spareDb: number): Promise<number>;
+}
+
+const LEASE_SOURCES = Object.freeze({ lease: lua("rebuild-lease"), swap: lua("rebuild-swap") });
+
+/** Defines the rebuild lease's scripts on `redis` (once per connection) and returns it typed with them. */
+export function withLeaseScripts(redis: Redis): Redis & LeaseScripts {
+  if (!("ladderLease" in redis)) {
+    redis.defineCommand("ladderLease", { lua: LEASE_SOURCES.lease, numberOfKeys: 1 });
+    redis.defineCommand("ladderRebuildSwap", { lua: LEASE_SOURCES.swap, numberOfKeys: 2 });
+  }
+  return redis as Redis & LeaseScripts;
+}

@@ -13,7 +13,8 @@
  */
 export { ShardWriter, type ApplyResult, type HeartbeatResult, type PreparedEvent, type ShardWriterOptions } from "./shard-writer.js";
 export { startApplyLoop, type ApplyLoop, type ApplyLoopOptions } from "./apply-loop.js";
-export { rebuildShard, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
+export { rebuildShard, leaseMode, REBUILD_STALL_MS, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
+export { RebuildLease, runningRebuild, describeRebuild, LEASE_TTL_MS, LEASE_RENEW_MS, type RebuildHolder } from "./rebuild-lease.js";
 export { noopEvent, prepareEvent, type Prepared } from "./prepare-event.js";
 export { slotAssigner } from "./slot-assigner.js";
 export { HeartbeatStatus } from "../scripts.js";

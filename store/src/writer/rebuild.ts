@@ -21,15 +21,42 @@
  * own (deleted afterwards), assigned the shard's slots, and fails if the apply script reports
  * a gap (only another writer on the target could cause one). Progress (records replayed,
  * rate, lag, ETA) is reported about once a second.
+ *
+ * One rebuild per shard at a time. Two swap rebuilds of a shard would share the spare
+ * database and both SWAPDB (the old board back, the rebuilt one deleted, both reporting
+ * DONE); an audit rebuild and a swap rebuild of a shard conflict too, because the swap moves
+ * the audit namespaces out of database 0 and back key by key while the audit rebuild writes
+ * there; two audit rebuilds of one view write the same namespace. So a rebuild of either
+ * kind first takes the shard's one rebuild lease (rebuild-lease.ts: a key in database 0 of the
+ * shard's Redis, SET NX PX, renewed while it runs, released at the end, expiring 30 s after
+ * a crashed holder's last renewal), and a second rebuild of the shard is refused at once with
+ * ABORTED naming the first (id, kind, holder, since when). One lease per shard rather than one
+ * per view: audit views of different names could run side by side, but not beside a swap,
+ * and rebuilds are rare operator actions; one rule is simpler to state and to check. The
+ * lease covers everything the rebuild writes: the swap itself runs only while the lease is
+ * still ours, in the same script (rebuild-swap.lua), which also keeps the lease in database
+ * 0 across the SWAPDB so the rebuild still owns the shard while it deletes the old data.
+ *
+ * A rebuild stops, without swapping, when `signal` aborts (the rpc cancelled or past its
+ * deadline), when its lease may be lost, on a gap (ABORTED), when the replay's applied
+ * offsets have not moved for `stallMs` (default REBUILD_STALL_MS) while it is behind
+ * (UNAVAILABLE), or when the consumer dies. Then it stops the apply loop (the chunk in
+ * flight finishes, nothing is written after), deletes what it wrote (the spare database's
+ * keys, or the view's namespace; the live board is never touched) if the lease is still
+ * ours (else the target may be another rebuild's by now), and releases the lease. Once the
+ * swap is done (or the view marked readable) there is nothing left to undo: a cancel after
+ * that point lets the rebuild finish its clean-up.
  */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Admin, Kafka } from "kafkajs";
 import type { BoardSpecs } from "@ladder/common/board-spec";
+import { Code, LadderError } from "@ladder/common/errors";
 import type { Logger } from "@ladder/common/logger";
 import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";
 import { noopEvent } from "./prepare-event.js";
+import { RebuildLease } from "./rebuild-lease.js";
 import { ShardWriter } from "./shard-writer.js";
 
 export type RebuildMode =
@@ -50,7 +77,25 @@ export interface RebuildOptions {
   mode: RebuildMode;
   onProgress(p: RebuildProgress): void;
   log: Logger;
+  /** The shard's rebuild lease, already taken (RebuildLease.acquire); taken here when absent. Released at the end either way. */
+  lease?: RebuildLease;
+  /** Aborting it stops the rebuild and undoes it, unless it has swapped already; its reason is what the rebuild throws. */
+  signal?: AbortSignal;
+  /** Fail when the applied offsets have not moved for this long while behind (default REBUILD_STALL_MS). */
+  stallMs?: number;
 }
+
+/**
+ * How long a replay may make no progress while behind the log's end before the rebuild
+ * fails. A constant, not a LADDER_* setting (yet): a replay applies thousands of records a
+ * second, so a minute without one means Kafka or the shard's Redis is unreachable.
+ */
+export const REBUILD_STALL_MS = 60_000;
+/** At most this long deleting what a failed rebuild wrote (the next rebuild deletes leftovers first). */
+const DISCARD_MS = 30_000;
+
+/** The lease's name for a rebuild mode: "swap", or "audit:<view>". */
+export const leaseMode = (mode: RebuildMode) => (mode.kind === "swap" ? "swap" : `audit:${mode.view}`);
 
 export interface RebuildProgress {
   shardId: string;
@@ -64,20 +109,46 @@ export interface RebuildProgress {
 export async function rebuildShard(o: RebuildOptions): Promise<RebuildProgress> {
   const audit = o.mode.kind === "audit";
   const targetPrefix = o.mode.kind === "audit" ? auditPrefix(o.keyPrefix, o.mode.view) : o.keyPrefix;
+  const lease = o.lease ?? (await RebuildLease.acquire({ redisUrl: o.redisUrl, keyPrefix: o.keyPrefix, shardId: o.shardId, mode: leaseMode(o.mode), log: o.log }));
+  const stop = o.signal ? AbortSignal.any([o.signal, lease.lost]) : lease.lost;
   const target = new Redis(o.redisUrl, { db: o.mode.kind === "swap" ? o.mode.stagingDb : 0, maxRetriesPerRequest: null });
+  let published = false; // swapped in, or the view marked readable: nothing to undo from then on
   try {
+    stop.throwIfAborted();
     await unlinkPrefix(target, targetPrefix);
     const writer = new ShardWriter({ shardId: o.shardId, redis: target, keyPrefix: targetPrefix, dedupWindowMs: o.dedupWindowMs });
     const stopAt = await stopOffsets(o);
-    const progress = await replay(o, writer, stopAt);
-    if (o.mode.kind === "swap") await swapIn(o, target, o.mode.stagingDb);
+    const progress = await replay(o, writer, stopAt, stop);
+    stop.throwIfAborted();
+    await lease.renew(); // what follows has a whole lease TTL
+    if (o.mode.kind === "swap") await swapIn(o, target, o.mode.stagingDb, lease, () => (published = true));
     else await writer.heartbeat(2 ** 31 - 1); // ~25 days, renewed by any later rebuild of the view
+    published = true;
     const done = { ...progress, done: true, lag: 0, etaMs: 0 };
     o.onProgress(done);
     o.log.info({ shardId: o.shardId, replayed: done.replayed, mode: o.mode.kind, audit }, "rebuild done");
     return done;
+  } catch (err) {
+    if (!published) await discard(o, lease, target, targetPrefix);
+    throw err;
   } finally {
+    await lease.release();
     target.disconnect();
+  }
+}
+
+/** Deletes what a stopped rebuild wrote to its target, if the target is still its own. Never throws. */
+async function discard(o: RebuildOptions, lease: RebuildLease, target: Redis, prefix: string): Promise<void> {
+  if (!lease.held) {
+    o.log.warn({ shardId: o.shardId }, "rebuild stopped without its lease: its target is left as it is (the next rebuild deletes it first)");
+    return;
+  }
+  const what = o.mode.kind === "swap" ? `the spare database ${o.mode.stagingDb}` : `audit view "${o.mode.view}"`;
+  try {
+    await bounded(unlinkPrefix(target, prefix), { ms: DISCARD_MS, onTimeout: () => new Error(`not done within ${DISCARD_MS} ms`) });
+    o.log.info({ shardId: o.shardId }, `rebuild stopped: deleted what it wrote to ${what}`);
+  } catch (err) {
+    o.log.warn({ err, shardId: o.shardId }, `rebuild stopped, but what it wrote to ${what} could not be deleted (the next rebuild deletes it first)`);
   }
 }
 
@@ -92,7 +163,7 @@ async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
   return new Map((await o.admin.fetchTopicOffsets(o.topic)).map((p) => [p.partition, BigInt(p.high)]));
 }
 
-async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined): Promise<RebuildProgress> {
+async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, stop: AbortSignal): Promise<RebuildProgress> {
   const groupId = `${o.topic}.rebuild.${o.shardId}.${randomUUID()}`;
   const cutoff = o.mode.kind === "audit" && o.mode.asOfTimestampMs > 0 ? o.mode.asOfTimestampMs : Infinity;
   let replayed = 0;
@@ -105,29 +176,40 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
     filter: (event) => (event.ingestedAtMs >= cutoff ? noopEvent(event.offset) : event),
     onApplied: (_partition, _result, records) => void (replayed += records),
     onGap: (partition, result, fetchedFrom) =>
-      fail(new Error(`rebuild of ${o.shardId}: partition ${partition} holds offset ${result.lastOffset} in the target, but the replay fetched from ${fetchedFrom}: something else wrote to the rebuild's target`)),
-    onFatal: fail,
+      fail(new LadderError(Code.ABORTED, `rebuild of ${o.shardId} failed on a gap: partition ${partition} holds offset ${result.lastOffset} in the target, but the replay fetched from ${fetchedFrom}: something else wrote to the rebuild's target`)),
+    onFatal: (err) => fail(new LadderError(Code.UNAVAILABLE, `rebuild of ${o.shardId}: the replay's Kafka consumer failed: ${err.message}`, { retriable: true, cause: err })),
   });
   try {
-    return await watch(o, writer, stopAt, () => replayed, () => failure);
+    return await watch(o, writer, stopAt, () => replayed, () => failure, stop);
   } finally {
     await loop.stop();
     await o.admin.deleteGroups([groupId]).catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
   }
 }
 
-/** Reports progress each second until the replay reaches its target. */
-async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, replayed: () => number, failure: () => Error | undefined): Promise<RebuildProgress> {
+/**
+ * Reports progress each second until the replay reaches its target; throws `stop`'s reason
+ * when it aborts, a replay failure, or UNAVAILABLE when the applied offsets have not moved
+ * for `stallMs` while behind (each poll of Kafka and Redis is bounded by the same time).
+ */
+async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, replayed: () => number, failure: () => Error | undefined, stop: AbortSignal): Promise<RebuildProgress> {
+  const stallMs = o.stallMs ?? REBUILD_STALL_MS;
+  const stalled = (lag: number) =>
+    new LadderError(Code.UNAVAILABLE, `rebuild of ${o.shardId}: the replay made no progress for ${Math.round(stallMs / 1000)} s with ${Number.isFinite(lag) ? lag : "an unknown number of"} records to go (Kafka or the shard's Redis unreachable?)`, { retriable: true });
   let last = { at: Date.now(), replayed: 0 };
   let previousLag = Infinity;
+  let moved = { at: Date.now(), applied: "" };
   for (;;) {
-    await new Promise((r) => setTimeout(r, 1000));
+    await bounded(new Promise((r) => setTimeout(r, 1000)), { stop });
     const failed = failure();
     if (failed) throw failed;
-    const targets = stopAt ?? new Map([...(await logEnds(o))].map(([p, end]) => [p, end - 1n]));
-    const applied = await writer.appliedOffsetsOf(o.slots);
+    const poll = async () => [stopAt ?? new Map([...(await logEnds(o))].map(([p, end]) => [p, end - 1n])), await writer.appliedOffsetsOf(o.slots)] as const;
+    const [targets, applied] = await bounded(poll(), { stop, ms: Math.max(1, moved.at + stallMs - Date.now()), onTimeout: () => stalled(previousLag) });
     const lag = o.slots.reduce((sum, p, i) => sum + Math.max(0, Number((targets.get(p) ?? -1n) - applied[i]!)), 0);
     const now = Date.now();
+    const appliedNow = applied.join(",");
+    if (appliedNow !== moved.applied) moved = { at: now, applied: appliedNow };
+    else if (lag > 0 && now - moved.at >= stallMs) throw stalled(lag);
     const perSecond = ((replayed() - last.replayed) * 1000) / Math.max(1, now - last.at);
     last = { at: now, replayed: replayed() };
     const progress: RebuildProgress = { shardId: o.shardId, done: false, replayed: replayed(), perSecond, lag, etaMs: perSecond > 0 ? Math.round((lag / perSecond) * 1000) : 0 };
@@ -139,20 +221,16 @@ async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number,
   }
 }
 
-/** Makes the spare database live: copies the heartbeat, SWAPDB, deletes the old data. */
-async function swapIn(o: RebuildOptions, staging: Redis, stagingDb: number): Promise<void> {
-  const live = new Redis(o.redisUrl, { db: 0, maxRetriesPerRequest: null });
-  try {
-    const heartbeat = keyLayout(o.keyPrefix).heartbeat;
-    const ttl = await live.pttl(heartbeat);
-    if (ttl > 0) await staging.set(heartbeat, o.shardId, "PX", ttl);
-    await live.swapdb(0, stagingDb);
-    o.log.info({ shardId: o.shardId }, "rebuilt data swapped in");
-    await moveViewsBack(staging, o.keyPrefix); // audit views belong with the live data
-    await unlinkPrefix(staging, o.keyPrefix); // the old data, now in the spare database
-  } finally {
-    live.disconnect();
-  }
+/**
+ * Makes the spare database live while the lease is ours (rebuild-swap.lua: copies the live
+ * heartbeat and the lease over, SWAPDB, atomically), then deletes the old data.
+ */
+async function swapIn(o: RebuildOptions, staging: Redis, stagingDb: number, lease: RebuildLease, swapped: () => void): Promise<void> {
+  await lease.swap(keyLayout(o.keyPrefix).heartbeat, stagingDb);
+  swapped();
+  o.log.info({ shardId: o.shardId }, "rebuilt data swapped in");
+  await moveViewsBack(staging, o.keyPrefix); // audit views belong with the live data
+  await unlinkPrefix(staging, o.keyPrefix); // the old data, now in the spare database (with the lease's copy)
 }
 
 /** Moves the audit views' keys from the spare database back to database 0. */
@@ -165,6 +243,26 @@ async function moveViewsBack(staging: Redis, prefix: string): Promise<void> {
 /** Deletes every key under `prefix` in the connection's database. */
 async function unlinkPrefix(redis: Redis, prefix: string): Promise<void> {
   await forEachKey(redis, prefix, async (keys) => void (await redis.unlink(...keys)));
+}
+
+/**
+ * Settles like `p`, unless `stop` aborts first (rejects with its reason) or `ms` pass first
+ * (rejects with `onTimeout()`). `p` itself is not cancelled.
+ */
+function bounded<T>(p: Promise<T>, o: { stop?: AbortSignal; ms?: number; onTimeout?: () => Error }): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (f: () => void) => {
+      clearTimeout(timer);
+      o.stop?.removeEventListener("abort", onAbort);
+      f();
+    };
+    const onAbort = () => settle(() => reject(o.stop!.reason));
+    if (o.stop?.aborted) return onAbort();
+    o.stop?.addEventListener("abort", onAbort, { once: true });
+    if (o.ms !== undefined) timer = setTimeout(() => settle(() => reject(o.onTimeout?.() ?? new Error(`timed out after ${o.ms} ms`))), o.ms);
+    p.then((v) => settle(() => resolve(v)), (e: unknown) => settle(() => reject(e)));
+  });
 }
 
 /** Calls `fn` with each non-empty SCAN page of the keys under `prefix`. */

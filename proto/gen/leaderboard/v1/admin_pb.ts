@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/admin.proto.
  */
 export const file_leaderboard_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEikQEKFFJlYnVpbGRTaGFyZHNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCRISCgphdWRpdF92aWV3GAIgASgJEhoKEmFzX29mX3RpbWVzdGFtcF9tcxgDIAEoAxI2Cg1hc19vZl9vZmZzZXRzGAQgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IqABChVSZWJ1aWxkU2hhcmRzUmVzcG9uc2USEAoIc2hhcmRfaWQYASABKAkSJAoFcGhhc2UYAiABKA4yFS5sZWFkZXJib2FyZC52MS5QaGFzZRIXCg9ldmVudHNfcmVwbGF5ZWQYAyABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYBCABKAESCwoDbGFnGAUgASgEEg4KBmV0YV9tcxgGIAEoBCpDCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhMKD1BIQVNFX1JFUExBWUlORxABEg4KClBIQVNFX0RPTkUQAjJuCgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAFiBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEikQEKFFJlYnVpbGRTaGFyZHNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCRISCgphdWRpdF92aWV3GAIgASgJEhoKEmFzX29mX3RpbWVzdGFtcF9tcxgDIAEoAxI2Cg1hc19vZl9vZmZzZXRzGAQgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IrQBChVSZWJ1aWxkU2hhcmRzUmVzcG9uc2USEAoIc2hhcmRfaWQYASABKAkSJAoFcGhhc2UYAiABKA4yFS5sZWFkZXJib2FyZC52MS5QaGFzZRIXCg9ldmVudHNfcmVwbGF5ZWQYAyABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYBCABKAESCwoDbGFnGAUgASgEEg4KBmV0YV9tcxgGIAEoBBISCgpyZWJ1aWxkX2lkGAcgASgJIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDKkMKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASEwoPUEhBU0VfUkVQTEFZSU5HEAESDgoKUEhBU0VfRE9ORRACMskBCgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common]);
 
 /**
  * RebuildShardsRequest says which shards to rebuild, and how.
@@ -107,6 +107,13 @@ export type RebuildShardsResponse = Message<"leaderboard.v1.RebuildShardsRespons
    * @generated from field: uint64 eta_ms = 6;
    */
   etaMs: bigint;
+
+  /**
+   * The rebuild's id, as in its lease (see ListRebuilds).
+   *
+   * @generated from field: string rebuild_id = 7;
+   */
+  rebuildId: string;
 };
 
 /**
@@ -115,6 +122,98 @@ export type RebuildShardsResponse = Message<"leaderboard.v1.RebuildShardsRespons
  */
 export const RebuildShardsResponseSchema: GenMessage<RebuildShardsResponse> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_admin, 1);
+
+/**
+ * ListRebuildsRequest says which shards to look at.
+ *
+ * @generated from message leaderboard.v1.ListRebuildsRequest
+ */
+export type ListRebuildsRequest = Message<"leaderboard.v1.ListRebuildsRequest"> & {
+  /**
+   * Shards to look at; empty means every shard.
+   *
+   * @generated from field: repeated string shard_ids = 1;
+   */
+  shardIds: string[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ListRebuildsRequest.
+ * Use `create(ListRebuildsRequestSchema)` to create a new message.
+ */
+export const ListRebuildsRequestSchema: GenMessage<ListRebuildsRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 2);
+
+/**
+ * ListRebuildsResponse lists the running rebuilds.
+ *
+ * @generated from message leaderboard.v1.ListRebuildsResponse
+ */
+export type ListRebuildsResponse = Message<"leaderboard.v1.ListRebuildsResponse"> & {
+  /**
+   * One per shard being rebuilt, in the order of the request's shards.
+   *
+   * @generated from field: repeated leaderboard.v1.RunningRebuild rebuilds = 1;
+   */
+  rebuilds: RunningRebuild[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ListRebuildsResponse.
+ * Use `create(ListRebuildsResponseSchema)` to create a new message.
+ */
+export const ListRebuildsResponseSchema: GenMessage<ListRebuildsResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 3);
+
+/**
+ * RunningRebuild is a rebuild holding a shard's rebuild lease.
+ *
+ * @generated from message leaderboard.v1.RunningRebuild
+ */
+export type RunningRebuild = Message<"leaderboard.v1.RunningRebuild"> & {
+  /**
+   * The shard being rebuilt.
+   *
+   * @generated from field: string shard_id = 1;
+   */
+  shardId: string;
+
+  /**
+   * The rebuild's id (random, chosen when it took the lease).
+   *
+   * @generated from field: string rebuild_id = 2;
+   */
+  rebuildId: string;
+
+  /**
+   * What it builds: "swap" (the live board, through the spare database) or
+   * "audit:<view>" (an audit view).
+   *
+   * @generated from field: string mode = 3;
+   */
+  mode: string;
+
+  /**
+   * Where it runs: host and process id.
+   *
+   * @generated from field: string holder = 4;
+   */
+  holder: string;
+
+  /**
+   * When it took the lease, Unix ms.
+   *
+   * @generated from field: int64 started_at_ms = 5;
+   */
+  startedAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.RunningRebuild.
+ * Use `create(RunningRebuildSchema)` to create a new message.
+ */
+export const RunningRebuildSchema: GenMessage<RunningRebuild> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 4);
 
 /**
  * Phase is where one shard's rebuild stands.
@@ -170,7 +269,21 @@ export const AdminService: GenService<{
    * namespace named by audit_view, next to the live board; read it by passing the same
    * name as `view` to the read rpcs. The live board is not touched.
    *
-   * NOT_FOUND for an unknown shard id; INVALID_ARGUMENT for a bad view name or cut-off.
+   * One rebuild per shard at a time, of either kind: each takes the shard's rebuild lease
+   * (a key in the shard's Redis, renewed while it runs, expiring 30 s after its holder
+   * died) before doing anything, all of the request's shards or none. Cancelling the call
+   * (or its deadline passing) stops the rebuilds that have not swapped yet: the replay
+   * stops, what it wrote to the spare database or the audit namespace is deleted, the live
+   * board is untouched and the lease is released. The first message of each shard comes as
+   * soon as its lease is held and names the rebuild (rebuild_id).
+   *
+   * NOT_FOUND for an unknown shard id; INVALID_ARGUMENT for a bad view name or cut-off;
+   * ABORTED when another rebuild of one of the shards runs (the message names it: id, kind,
+   * holder, since when), when the apply script reports a gap in the rebuild's target (it was
+   * written to by something else), or when the rebuild lost its lease; UNAVAILABLE when the
+   * replay made no progress for 60 s while behind the log's end; DEADLINE_EXCEEDED at the
+   * call's deadline. A failed rebuild swaps nothing and leaves no data behind; when one shard
+   * of several fails, the others still replaying are cancelled (those already swapped stay).
    *
    * @generated from rpc leaderboard.v1.AdminService.RebuildShards
    */
@@ -178,6 +291,17 @@ export const AdminService: GenService<{
     methodKind: "server_streaming";
     input: typeof RebuildShardsRequestSchema;
     output: typeof RebuildShardsResponseSchema;
+  },
+  /**
+   * ListRebuilds lists the rebuilds running now (the held rebuild leases), at most one per
+   * shard. A cancelled rebuild disappears from it once it has stopped and cleaned up.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.ListRebuilds
+   */
+  listRebuilds: {
+    methodKind: "unary";
+    input: typeof ListRebuildsRequestSchema;
+    output: typeof ListRebuildsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_admin, 0);
