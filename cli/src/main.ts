@@ -7,6 +7,10 @@
  *   npm run cli -- around --board global --player alice [--radius 5]
  *   npm run cli -- demo   [--board demo] [--players 5000]
  *   npm run cli -- rebuild [--shard shard-1,shard-2] [--view audit-name [--as-of-ts <unix ms>]]
+ *   npm run cli -- rebuilds [--shard shard-1,shard-2]       (the rebuilds running now)
+ *
+ * Ctrl-C during `rebuild` cancels it: the server stops it, deletes what it wrote and releases the
+ * shard; the CLI waits for that (20 s at most), says so, and exits with 130.
  *
  * top, rank and around take --view NAME to read an audit view.
  *
@@ -35,7 +39,7 @@ const { positionals, values } = parseArgs({
 });
 const command = positionals[0] as keyof typeof commands | undefined;
 if (!command || !(command in commands)) {
-  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild> [options]   (see cli/src/main.ts)");
+  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild|rebuilds> [options]   (see cli/src/main.ts)");
   process.exit(2);
 }
 const token = values.token ?? config.clientToken ?? tokenFromFile(values.credentials ?? config.clientCredentialsFile, "admin");
@@ -48,9 +52,10 @@ const clients = {
 try {
   console.log(await commands[command](clients, values));
 } catch (err) {
-  const e = err as { code?: number; details?: string; message: string };
-  console.error(e.details ? `error (gRPC code ${e.code}): ${e.details}` : `error: ${e.message}`);
-  process.exitCode = 1;
+  const e = err as { code?: number; details?: string; message: string; exitCode?: number };
+  if (e.exitCode !== undefined) console.error(e.message); // a rebuild cancelled with Ctrl-C: not an error of the cluster
+  else console.error(e.details ? `error (gRPC code ${e.code}): ${e.details}` : `error: ${e.message}`);
+  process.exitCode = e.exitCode ?? 1;
 } finally {
   clients.ingest.close();
   clients.router.close();
