@@ -3,9 +3,31 @@
  * board's strict total order; see top-merge.ts for why merging shard prefixes is exact
  * and read-window.lua for how a shard counts the entries ahead of any position.
  *
- *   top(offset, limit)  one fan-out: each shard's first offset+limit, merged
- *   rank(player)        owner's ZSCORE, then one fan-out of "count ahead": rank = 1 + sum
- *   around(player, r)   owner's ZSCORE, then one fan-out of "count ahead + r each side"
+ *   top(offset, limit)  one fan-out: each shard's first offset+limit and size, merged
+ *   around(player, r)   the owner shard's standing of the player (read-standing.lua: its key,
+ *                       the owner's members ahead of it, the owner's size and r entries each
+ *                       side, in one script), then one fan-out to the OTHER shards: "count
+ *                       ahead of that key, with r each side"; rank = 1 + the sum of the counts
+ *   rank(player)        around with r = 0
+ *
+ * WHAT AN ANSWER MEANS WHILE THE BOARD CHANGES. Each shard is read at one instant: one
+ * script per shard per question, and a script runs atomically in its Redis. Shards are not
+ * read at one global instant, and need not be: writes of different players are applied by
+ * independent partitions, so no global order of them exists to be faithful to. An answer
+ * is exact against the board made of each shard's board at the moment that shard was
+ * read. A player lives on exactly one shard, so it appears in that board once, as its
+ * shard stood when read; hence, whatever the timing of writes:
+ *   - no player appears twice in an answer, ranks are consecutive and entries sorted;
+ *   - total is that board's size, and 1 <= rank <= total;
+ *   - the rank returned is the exact rank, in that board, of the (score, time) returned;
+ *   - the asked player is in its own neighbourhood, with r entries each side unless
+ *     clipped at an end of that board.
+ * The asked player's key, its owner's count and its owner's window come from the same
+ * script, so the owner never counts the player against a stale position of itself (ZRANK
+ * excludes the member), and the other shards do not hold the player. A read that asked
+ * the owner twice (key, then count) could see the player move in between: listed twice,
+ * rank off by one, even above total. test/motion.int.test.ts checks all of this on every
+ * answer while players move.
  */
 import type { BoardSpecs } from "@ladder/common/board-spec";
 import { notFound } from "@ladder/common/errors";
@@ -42,18 +64,19 @@ export class Queries {
 
   async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, view = ""): Promise<Page> {
     const scope = this.pool.scope(view);
-    const key = await this.pool.call(scope.ownerOf(playerId), (s) => s.entry(board, playerId), deadlineMs);
-    if (key === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"`);
-    const pivot: KeyedMember = { playerId, key };
-    const windows = await this.pool.fanOut(scope, (s) => s.window(board, key, playerId, radius), deadlineMs);
-    const rank = 1 + sum(windows.map((w) => w.ahead));
-    const { above, below } = splitAround(windows.map((w) => w.members), pivot, radius);
+    const owner = scope.ownerOf(playerId);
+    const own = await this.pool.call(owner, (s) => s.standing(board, playerId, radius), deadlineMs);
+    if (own === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"`);
+    const pivot: KeyedMember = { playerId, key: own.key };
+    const others = await this.pool.fanOut({ ...scope, stores: scope.stores.filter((s) => s !== owner) }, (s) => s.window(board, own.key, playerId, radius), deadlineMs);
+    const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
+    const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
     const entries = [
       ...above.map((m, i) => this.ranked(board, m, rank - above.length + i)),
       this.ranked(board, pivot, rank),
       ...below.map((m, i) => this.ranked(board, m, rank + 1 + i)),
     ];
-    return { entries, total: sum(windows.map((w) => w.card)) };
+    return { entries, total: own.card + sum(others.map((w) => w.card)) };
   }
 
   private ranked(board: string, m: KeyedMember, rank: number): RankedEntry {

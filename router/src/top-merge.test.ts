@@ -65,6 +65,18 @@ describe("router > split around", () => {
     expect(below).toEqual([m("z", 5), m("q", 6)]);
   });
 
+  it("lists the pivot's player once: its copy in any window is dropped, whatever its key", () => {
+    // the owner's window holds the player at the pivot's key; a copy at another key must not come back
+    const pivot = m("p", 5);
+    const { above, below } = splitAround([[m("a", 3), m("p", 5), m("q", 6)], [m("p", 2), m("c", 7)]], pivot, 2);
+    expect([...above, ...below].map((e) => e.playerId)).toEqual(["a", "q", "c"]);
+  });
+
+  it("refuses a player answered by two shards", () => {
+    expect(() => splitAround([[m("a", 3), m("p", 5)], [m("a", 4)]], m("p", 5), 2)).toThrow(/answered by two shards/);
+    expect(() => mergeTop([[m("a", 1), m("b", 2)], [m("a", 3)]], 3)).toThrow(/answered by two shards/);
+  });
+
   it("equals the neighbours in the defined order of the whole board", () => {
     for (const seed of [4, 5]) {
       const all = randomBoard(300, seed);

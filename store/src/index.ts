@@ -5,12 +5,12 @@
  *
  *   keys.ts             the key layout of a shard's Redis (boards, offsets, heartbeat, dedup, views)
  *   scripts.ts, lua/    the Lua scripts, read once per process; status codes → errors in one place
- *   reader.ts           ShardReader: top, window, entry, applied offsets (read-only scripts)
+ *   reader.ts           ShardReader: top, standing, window, entry, applied offsets (read-only scripts)
  *   writer/             ShardWriter (apply, heartbeat), the one apply loop, log replay and rebuilds
  *
  * The sort key stored as each member's score is common/score-encoding.ts's; this part only
  * stores and compares it (read-window.lua's tie rule is the same order).
  */
 export { auditPrefix, keyLayout, type KeyLayout } from "./keys.js";
-export { ShardReader, type TopResult, type WindowResult } from "./reader.js";
+export { ShardReader, type StandingResult, type TopResult, type WindowResult } from "./reader.js";
 export { ReadStatus } from "./scripts.js";

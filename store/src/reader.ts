@@ -22,6 +22,19 @@ export interface WindowResult {
   members: KeyedMember[];
 }
 
+/** A player's standing on the shard that owns it, read at one instant (read-standing.lua). */
+export interface StandingResult {
+  /** The player's sort key. */
+  key: number;
+  /** Members of this shard ranked strictly ahead of the player (never the player itself). */
+  ahead: number;
+  card: number;
+  /** 0-based shard rank of members[0]. */
+  start: number;
+  /** The shard's entries at ranks [ahead - radius, ahead + radius], the player included. */
+  members: KeyedMember[];
+}
+
 export class ShardReader {
   readonly keys: KeyLayout;
   private readonly redis: Redis & ReadScripts;
@@ -38,10 +51,24 @@ export class ShardReader {
     return { card: Number(reply[1]), members: pairs(reply, 2) };
   }
 
-  /** Where position (key, playerId) falls on this shard, with `radius` entries each side. */
+  /**
+   * Where position (key, playerId) falls on this shard, with `radius` entries each side. The
+   * router asks it of the shards that do not own playerId, at the key the owner's standing()
+   * returned.
+   */
   async window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
     const reply = this.check(await this.redis.ladderWindow(this.keys.board(board), this.keys.heartbeat, this.shardId, String(key), playerId, radius));
     return { ahead: Number(reply[1]), card: Number(reply[2]), start: Number(reply[3]), members: pairs(reply, 4) };
+  }
+
+  /**
+   * A player's standing on this shard, its owner: sort key, members ahead, board size and
+   * `radius` entries each side, all read at one instant; undefined when it has no entry.
+   */
+  async standing(board: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
+    const reply = this.check(await this.redis.ladderStanding(this.keys.board(board), this.keys.heartbeat, this.shardId, playerId, radius));
+    if (reply[1] === undefined || reply[1] === null) return undefined;
+    return { key: Number(reply[1]), ahead: Number(reply[2]), card: Number(reply[3]), start: Number(reply[4]), members: pairs(reply, 5) };
   }
 
   /** A player's sort key on a board, or undefined when it has none. */

@@ -18,6 +18,7 @@ const SOURCES = Object.freeze({
   top: READ_HEADER + lua("read-top"),
   window: READ_HEADER + lua("read-window"),
   entry: READ_HEADER + lua("read-entry"),
+  standing: READ_HEADER + lua("read-standing"),
 });
 
 /** Status codes of the apply script. */
@@ -46,6 +47,7 @@ export interface ReadScripts {
   ladderTop(board: string, heartbeat: string, shardId: string, count: number): Promise<Reply>;
   ladderWindow(board: string, heartbeat: string, shardId: string, key: string, playerId: string, radius: number): Promise<Reply>;
   ladderEntry(board: string, heartbeat: string, shardId: string, playerId: string): Promise<Reply>;
+  ladderStanding(board: string, heartbeat: string, shardId: string, playerId: string, radius: number): Promise<Reply>;
 }
 
 /** The write scripts as commands on a connection. */
@@ -60,6 +62,7 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     redis.defineCommand("ladderTop", { lua: SOURCES.top, numberOfKeys: 2, readOnly: true });
     redis.defineCommand("ladderWindow", { lua: SOURCES.window, numberOfKeys: 2, readOnly: true });
     redis.defineCommand("ladderEntry", { lua: SOURCES.entry, numberOfKeys: 2, readOnly: true });
+    redis.defineCommand("ladderStanding", { lua: SOURCES.standing, numberOfKeys: 2, readOnly: true });
   }
   return redis as Redis & ReadScripts;
 }

@@ -1,5 +1,7 @@
 --[[
-  The first `count` entries of a board on this shard, best first.
+  The first `count` entries of a board on this shard, best first, and the board's size
+  on this shard, read at one instant (one script): the router merges shards read at
+  their own instants (see router/src/top-merge.ts).
 
   Input:
     KEYS[1]  board key

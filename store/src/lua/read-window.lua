@@ -7,7 +7,12 @@
   count among them comes from a binary search by rank in [lo, hi): O(log n) per probe,
   log2(hi - lo) probes, and hi - lo is 0 or 1 unless players tie within one time unit.
   The position need not be a member of this shard: that is how the router sums the
-  shards' counts into a global rank.
+  shards' counts into a global rank. The router asks it only of the shards that do not
+  own the position's player, at the key the owner returned (read-standing.lua), so no
+  shard counts the asked player against a position of its own; a member exactly at the
+  position is not counted either (not strictly ahead). The count, the size and the
+  window are read at one instant (one script); the router's answer is exact against
+  each shard's board as it was when that shard was read (see router/src/queries.ts).
 
   Input:
     KEYS[1]  board key

@@ -1,0 +1,48 @@
+--[[
+  A player's standing on the shard that owns it, all read at one instant (one script):
+  its sort key, how many members of this shard rank ahead of it, the board's size on this
+  shard, and the `radius` entries on each side of it.
+
+  Members are ordered in Redis by (score ascending, member bytes ascending), which is
+  exactly the board's order (see common/src/score-encoding.ts), so the members ranked
+  strictly ahead of a member are its ZRANK: the player is never counted against itself.
+  Because the key, the count and the window come from the same instant, the window
+  holds the player exactly once, at the key returned, and every neighbour as it stood
+  at that instant. The router asks the other shards (read-window.lua) only at this key.
+
+  Input:
+    KEYS[1]  board key
+    KEYS[2]  heartbeat key
+    ARGV[1]  expected shard id
+    ARGV[2]  player id
+    ARGV[3]  radius r >= 0: also return the entries at shard ranks [ahead - r, ahead + r]
+  Output:
+    { status, key, ahead, card, start, member1, key1, ... }
+      key    the player's sort key; false (nil) when the player has no entry on this
+             board, and then nothing follows
+      ahead  members of this shard ranked strictly ahead of the player (its ZRANK)
+      card   members of the board on this shard
+      start  the 0-based shard rank of member1; entries follow in rank order, the
+             player itself at shard rank `ahead` (none when r = 0)
+  Cost: O(log n + r).
+]]
+local status = check_shard(KEYS[2], ARGV[1])
+if status ~= 0 then return { status } end
+local board = KEYS[1]
+local player = ARGV[2]
+local radius = tonumber(ARGV[3])
+
+local key = redis.call('ZSCORE', board, player)
+if not key then return { 0, false } end
+local ahead = redis.call('ZRANK', board, player)
+local out = { 0, key, ahead, redis.call('ZCARD', board) }
+if radius > 0 then
+  local start = ahead - radius
+  if start < 0 then start = 0 end
+  out[5] = start
+  local range = redis.call('ZRANGE', board, start, ahead + radius, 'WITHSCORES')
+  for i = 1, #range do out[#out + 1] = range[i] end
+else
+  out[5] = ahead
+end
+return out
