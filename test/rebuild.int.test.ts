@@ -1,9 +1,11 @@
 // Rebuilding shards from the log through the admin rpc: a corrupted shard is replaced by a replay while
-// reads go on, and audit views rebuilt as of a point in time (offsets, or ingest time) equal the oracle
-// of what had been acknowledged by then. Owns its Redis servers: a rebuild swaps whole databases.
+// reads go on (each answered from the old data or the new, never a mix), and audit views rebuilt as of a
+// point in time (offsets, or ingest time) equal the oracle of what had been acknowledged by then, ranks
+// included. Owns its Redis servers: a rebuild swaps whole databases.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,9 +14,10 @@ import { silentLogger } from "@ladder/common/logger";
 import { keyLayout } from "@ladder/store";
 import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import { AdminService, Phase, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
-import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { Entry, PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
-import { auditBoard, writeLoad } from "./write-load.js";
+import { pageProblems, type OracleEntry } from "./oracle.js";
+import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
 let dataDir: string;
 let redis: RedisServer[];
@@ -26,6 +29,9 @@ const lastOffsets = (offsets: PartitionOffset[]) => {
   for (const o of offsets) if (o.offset > (max.get(o.partition) ?? -1n)) max.set(o.partition, o.offset);
   return [...max].map(([partition, offset]) => ({ partition, offset }));
 };
+
+const plain = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+const top10 = (page: { entries: Entry[]; total: bigint }) => ({ entries: page.entries.map(plain), total: Number(page.total) });
 
 async function rebuild(req: object): Promise<RebuildShardsResponse[]> {
   const out: RebuildShardsResponse[] = [];
@@ -55,9 +61,8 @@ describe("rebuild", () => {
     await new Promise((r) => setTimeout(r, 50));
     const second = await writeLoad(c, { board: "r", run: "b", batches: 15, batchSize: 200, players: 2000 });
     await c.waitApplied(second.offsets);
-    const all = new Map(first.expected);
-    for (const [p, n] of second.expected) all.set(p, (all.get(p) ?? 0) + n);
-    expect(await auditBoard(c, "r", all)).toMatchObject({ lost: 0, doubled: 0 });
+    const all = oracleOf(first, second);
+    expect(await auditBoard(c, "r", all)).toMatchObject({ lost: 0, doubled: 0, misranked: 0 });
 
     // a bug corrupts shard-1's board
     const shard1 = new Redis(redis[1]!.url);
@@ -65,14 +70,29 @@ describe("rebuild", () => {
     const [victim] = await shard1.zrange(boardKey, "0", "0");
     await shard1.zincrby(boardKey, "-5000000", victim!); // a much better (smaller) sort key
     await shard1.zadd(boardKey, "0", "intruder");
-    expect((await auditBoard(c, "r", all)).doubled).toBeGreaterThan(0);
+    const corruptedAudit = await auditBoard(c, "r", all);
+    expect(corruptedAudit.doubled).toBeGreaterThan(0);
+    expect(corruptedAudit.misranked).toBeGreaterThan(0); // the intruder ranks first: everyone's rank is off by one
+    // the board is quiet: a read during the rebuild must be the corrupted board's answer or the oracle's
+    const before = top10(await c.router.getTop({ board: "r", limit: 10 }));
+    const sorted = all.sorted("r");
+    const after = { entries: sorted.slice(0, 10), total: sorted.length };
+    expect(before).not.toEqual(after);
+    expect(pageProblems(after.entries, after.total, 1)).toEqual([]);
 
     // rebuild shard-1 while reads go on: they are answered throughout, from the old data or the new
     let reading = true;
     const readCodes = new Map<string | number, number>();
+    const answers = { old: 0, new: 0, neither: [] as unknown[] };
     const reader = (async () => {
       while (reading) {
-        const code = await c.router.getTop({ board: "r", limit: 10 }).then(() => "ok", (e: { code: number }) => e.code);
+        const code = await c.router.getTop({ board: "r", limit: 10 }).then((page) => {
+          const got = top10(page);
+          if (isDeepStrictEqual(got, before)) answers.old++;
+          else if (isDeepStrictEqual(got, after)) answers.new++;
+          else answers.neither.push(got);
+          return "ok";
+        }, (e: { code: number }) => e.code);
         readCodes.set(code, (readCodes.get(code) ?? 0) + 1);
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -83,18 +103,20 @@ describe("rebuild", () => {
     expect(progress.at(-1)).toMatchObject({ shardId: "shard-1", phase: Phase.DONE });
     await c.waitApplied([...first.offsets, ...second.offsets]);
     const audit = await auditBoard(c, "r", all);
-    console.log(`[rebuild] shard-1 replayed ${progress.at(-1)!.eventsReplayed} records; reads during it: ${JSON.stringify(Object.fromEntries(readCodes))}; after: ${JSON.stringify(audit)}`);
-    expect(audit).toMatchObject({ lost: 0, doubled: 0, events: 6000 });
+    console.log(`[rebuild] shard-1 replayed ${progress.at(-1)!.eventsReplayed} records; reads during it: ${JSON.stringify(Object.fromEntries(readCodes))}, answered from the old board ${answers.old}, the new ${answers.new}; after: ${JSON.stringify(audit)}`);
+    expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: 6000 });
     expect(readCodes.get("ok")).toBeGreaterThan(0);
+    expect(answers.neither).toEqual([]);
+    expect(top10(await c.router.getTop({ board: "r", limit: 10 }))).toEqual(after);
     expect([...readCodes.keys()].filter((k) => k !== "ok" && k !== status.UNAVAILABLE)).toEqual([]);
 
     // audit views: as of the first load's offsets, and as of the time between the loads
     await rebuild({ auditView: "after-first", asOfOffsets: lastOffsets(first.offsets) });
-    expect(await auditBoard(c, "r", first.expected, "after-first")).toMatchObject({ lost: 0, doubled: 0, events: 3000 });
+    expect(await auditBoard(c, "r", first.oracle, "after-first")).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: 3000 });
     await rebuild({ auditView: "at-cut", asOfTimestampMs: BigInt(cut) });
-    expect(await auditBoard(c, "r", first.expected, "at-cut")).toMatchObject({ lost: 0, doubled: 0 });
+    expect(await auditBoard(c, "r", first.oracle, "at-cut")).toMatchObject({ lost: 0, doubled: 0, misranked: 0 });
     // the live board is untouched by audit views
-    expect(await auditBoard(c, "r", all)).toMatchObject({ lost: 0, doubled: 0 });
+    expect(await auditBoard(c, "r", all)).toMatchObject({ lost: 0, doubled: 0, misranked: 0 });
     await shard1.quit();
   });
 

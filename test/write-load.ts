@@ -2,8 +2,15 @@
 // with the same ids on UNAVAILABLE or DEADLINE_EXCEEDED until acknowledged, as the API asks. Counts
 // what happened; the oracle takes a batch only once it is acknowledged.
 import { status } from "@grpc/grpc-js";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { TestCluster } from "./cluster-harness.js";
+import { Oracle, type OracleUpdate } from "./oracle.js";
+
+/** The boards of the test cluster: the default board only (no LADDER_BOARDS). */
+const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
+/** Time between two batches' timestamps: four batches per one-minute unit, so ranks depend on time too. */
+const BATCH_TIME_STEP_MS = 15_000;
 
 export interface WriteLoadResult {
   /** Updates acknowledged by ingest. */
@@ -12,6 +19,10 @@ export interface WriteLoadResult {
   retries: number;
   /** Acknowledged increments per player: the truth to compare with. */
   expected: Map<string, number>;
+  /** The acknowledged updates, in acknowledgement order. */
+  updates: OracleUpdate[];
+  /** The board as the acknowledged updates make it, ranks included. */
+  oracle: Oracle;
   offsets: PartitionOffset[];
 }
 
@@ -22,24 +33,33 @@ export interface WriteLoadOptions {
   batches: number;
   batchSize: number;
   players: number;
-  /** Called after each acknowledged batch, with its index: where a test injects its fault. */
-  afterBatch?: (index: number) => Promise<void> | void;
+  /** Called after each acknowledged batch, with its index and the result so far: where a test injects its fault. */
+  afterBatch?: (index: number, sofar: WriteLoadResult) => Promise<void> | void;
   /** How long to wait for one attempt before calling it failed (ms). */
   attemptTimeoutMs?: number;
 }
 
 export async function writeLoad(cluster: TestCluster, o: WriteLoadOptions): Promise<WriteLoadResult> {
-  const result: WriteLoadResult = { acknowledged: 0, retries: 0, expected: new Map(), offsets: [] };
+  const result: WriteLoadResult = { acknowledged: 0, retries: 0, expected: new Map(), updates: [], oracle: oracleOf(), offsets: [] };
+  // explicit times, in the past, one step per batch: the oracle knows each update's time, and a retry
+  // resends the same times with the same event ids
+  const firstBatchMs = Date.now() - o.batches * BATCH_TIME_STEP_MS;
   for (let b = 0; b < o.batches; b++) {
+    const timestampMs = firstBatchMs + b * BATCH_TIME_STEP_MS;
     const updates = Array.from({ length: o.batchSize }, (_, i) => ({
-      board: o.board, playerId: `f-${(b * 7919 + i * 104729) % o.players}`, op: Operation.INCREMENT, value: 1n, eventId: `${o.board}-${o.run ?? ""}-${b}-${i}`,
+      board: o.board, playerId: `f-${(b * 7919 + i * 104729) % o.players}`, op: Operation.INCREMENT, value: 1n, timestampMs: BigInt(timestampMs), eventId: `${o.board}-${o.run ?? ""}-${b}-${i}`,
     }));
     for (;;) {
       try {
         const res = await cluster.ingest.submitScores({ updates }, { timeoutMs: o.attemptTimeoutMs ?? 5000 });
         result.acknowledged += updates.length;
         result.offsets.push(...res.offsets);
-        for (const u of updates) result.expected.set(u.playerId, (result.expected.get(u.playerId) ?? 0) + 1);
+        for (const u of updates) {
+          result.expected.set(u.playerId, (result.expected.get(u.playerId) ?? 0) + 1);
+          const acked: OracleUpdate = { board: u.board, playerId: u.playerId, op: u.op, value: 1, timestampMs };
+          result.updates.push(acked);
+          result.oracle.apply(acked);
+        }
         break;
       } catch (err) {
         const code = (err as { code?: number }).code;
@@ -48,17 +68,44 @@ export async function writeLoad(cluster: TestCluster, o: WriteLoadOptions): Prom
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    await o.afterBatch?.(b);
+    await o.afterBatch?.(b, result);
   }
   return result;
 }
 
-/** Compares a board (of at most 10,000 players) with the expected increments: events lost and applied twice. */
-export async function auditBoard(cluster: TestCluster, board: string, expected: Map<string, number>, view = "") {
+/** An oracle of the given loads' acknowledged updates, applied load after load. */
+export function oracleOf(...loads: WriteLoadResult[]): Oracle {
+  const oracle = new Oracle((board) => boards.forBoard(board));
+  for (const load of loads) for (const u of load.updates) oracle.apply(u);
+  return oracle;
+}
+
+export interface Audit {
+  players: number;
+  events: number;
+  lost: number;
+  doubled: number;
+}
+
+/**
+ * Compares a board (of at most 10,000 players, quiet: every acknowledged event applied) with the truth:
+ * events lost and applied twice. Given the oracle, also `misranked`: entries whose rank is not the
+ * oracle's rank of that player, or not their position in the pages. Given only the expected counts
+ * (no times, so no order), it checks scores only.
+ */
+export async function auditBoard(cluster: TestCluster, board: string, truth: Oracle, view?: string): Promise<Audit & { misranked: number }>;
+export async function auditBoard(cluster: TestCluster, board: string, truth: Map<string, number>, view?: string): Promise<Audit>;
+export async function auditBoard(cluster: TestCluster, board: string, truth: Map<string, number> | Oracle, view = ""): Promise<Audit> {
+  const oracle = truth instanceof Oracle ? truth.byPlayer(board) : undefined;
+  const expected = oracle ? new Map([...oracle].map(([p, e]) => [p, e.score])) : (truth as Map<string, number>);
   const actual = new Map<string, number>();
+  let misranked = 0;
   for (let offset = 0; offset < 10_000; offset += 1000) {
     const page = await cluster.router.getTop({ board, offset: BigInt(offset), limit: 1000, view });
-    for (const e of page.entries) actual.set(e.playerId, Number(e.score));
+    page.entries.forEach((e, i) => {
+      actual.set(e.playerId, Number(e.score));
+      if (oracle && (Number(e.rank) !== offset + i + 1 || Number(e.rank) !== oracle.get(e.playerId)?.rank)) misranked++;
+    });
     if (page.entries.length < 1000) break;
   }
   let lost = 0;
@@ -68,5 +115,6 @@ export async function auditBoard(cluster: TestCluster, board: string, expected: 
     if (diff > 0) doubled += diff;
     else lost -= diff;
   }
-  return { players: actual.size, events: [...expected.values()].reduce((a, b) => a + b, 0), lost, doubled };
+  const figures = { players: actual.size, events: [...expected.values()].reduce((a, b) => a + b, 0), lost, doubled };
+  return oracle ? Object.assign(figures, { misranked }) : figures;
 }
