@@ -1,7 +1,7 @@
 // Starts the cluster's services (3 shard nodes, router, ingest) as real processes on the shared test
 // infrastructure, in a fresh namespace, with clients for both APIs and a wait for applied offsets.
 import { Redis } from "ioredis";
-import { inject } from "vitest";
+import { afterEach, inject } from "vitest";
 import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
 import { rootLogger } from "@ladder/common/logger";
 import { keyLayout } from "@ladder/store";
@@ -77,7 +77,8 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       const applied = new Map<number, bigint>();
       for (const r of redis) for (const [p, o] of Object.entries(await r.hgetall(offsetsKey))) applied.set(Number(p), BigInt(o));
       const behind = [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o);
-      const serving = (await Promise.all(redis.map((r) => r.exists(heartbeatKey)))).every((n) => n === 1);
+      // serving: the heartbeat holds the shard's stamp, not "!<why not>" (store/src/lua/heartbeat.lua)
+      const serving = (await Promise.all(redis.map((r) => r.get(heartbeatKey)))).every((v) => v !== null && !v.startsWith("!"));
       if (behind.length === 0 && serving) return;
       if (Date.now() > deadline) throw new Error(`offsets not applied within ${timeoutMs} ms: ${JSON.stringify(behind.map(([p, o]) => [p, String(o)]))}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -92,5 +93,28 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       await services.stop();
       await Promise.all(redis.map((r) => r.quit()));
     },
+  };
+}
+
+export interface PerTest {
+  /** Starts a test cluster that is stopped after the current test. */
+  cluster(label: string, settings?: Record<string, string>): Promise<TestCluster>;
+  /** Runs `undo` after the current test (last registered first). */
+  defer(undo: () => Promise<unknown>): void;
+}
+
+/** Clusters and clean-ups scoped to each test of the calling file (registers an afterEach). */
+export function perTest(): PerTest {
+  const undos: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    while (undos.length) await undos.pop()!().catch(() => {});
+  });
+  return {
+    async cluster(label, settings = {}) {
+      const c = await startTestCluster(label, { settings });
+      undos.push(() => c.stop());
+      return c;
+    },
+    defer: (undo) => void undos.push(undo),
   };
 }

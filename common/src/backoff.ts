@@ -36,8 +36,8 @@ export interface RetryUntilOptions extends BackoffPolicy {
   what: string;
   /** Overall limit, from the first attempt. */
   timeoutMs: number;
-  /** Checked before each retry: a reason stops the wait at once with that reason. */
-  giveUp?: () => string | undefined;
+  /** Checked before each retry, with the attempt's error: a reason stops the wait at once with that reason. */
+  giveUp?: (lastError: unknown) => string | undefined;
 }
 
 /** The error `retryUntil` rejects with: the wait ran out or was given up. */
@@ -63,8 +63,8 @@ export async function retryUntil<T>(attempt: () => Promise<T>, o: RetryUntilOpti
       timeMultiple: 2,
       jitter: "full",
       numOfAttempts: Number.MAX_SAFE_INTEGER,
-      retry: () => {
-        stopped = o.giveUp?.();
+      retry: (err: unknown) => {
+        stopped = o.giveUp?.(err);
         if (stopped === undefined && Date.now() + o.maxMs > deadline) stopped = `not ready after ${o.timeoutMs} ms`;
         return stopped === undefined;
       },

@@ -102,3 +102,15 @@ describe("common > config", () => {
     ]);
   });
 });
+
+describe("common > config > secrets", () => {
+  it("never repeats a Redis password in a problem", () => {
+    try {
+      loadConfig({ LADDER_SHARDS: "shard-0=redis://:hunter2@h:1,bad part=redis://:hunter2@h:2" });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toMatch(/LADDER_SHARDS/);
+      expect((err as Error).message).not.toContain("hunter2");
+    }
+  });
+});

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { ROLES, type TokenGrant } from "./auth.js";
 import { localCredentialsPath } from "./credentials-file.js";
+import { redactSecrets } from "./redact.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "./board-spec.js";
 import { duration, envSchema, envVar, envVariables, int, list, oneOf, optional, parseEnv, path, string, type Env, type EnvVar } from "./env-schema.js";
 
@@ -45,6 +46,13 @@ export interface Config {
   readonly tlsCaFile: string | undefined;
   readonly dedupWindowMs: number;
   readonly readyLag: number;
+  readonly stallMs: number;
+  readonly maxLag: number;
+  readonly maxLagMs: number;
+  /** Replicas of the score topic's partitions; undefined = min(3, brokers). */
+  readonly topicReplication: number | undefined;
+  /** The score topic's min.insync.replicas; undefined = replication - 1, at least 1. */
+  readonly topicMinInsync: number | undefined;
   readonly consistencyWaitMs: number;
   readonly rebuildDb: number;
   readonly ingestMaxQueued: number;
@@ -87,7 +95,12 @@ export const servicesEnv = envVariables({
   LADDER_TLS_KEY_FILE: optional({ description: "PEM private key of that certificate" }),
   LADDER_TLS_CA_FILE: optional({ unsetMeans: "— (system CAs)", description: "PEM CA that clients (CLI, load tool) trust" }),
   LADDER_DEDUP_WINDOW_MS: duration({ default: 10 * 60_000, min: 0, max: 7 * 86_400_000, description: "how long a shard remembers an event id, to drop its duplicates" }),
-  LADDER_READY_LAG: int({ default: 1000, min: 0, max: 1e9, description: "a (re)starting or rebuilt shard serves reads once within this many records of the log's end" }),
+  LADDER_READY_LAG: int({ default: 1000, min: 0, max: 1e9, description: "a rebuild swaps its database in once within this many records of the log's end; the shard then refuses reads until its node has applied the rest" }),
+  LADDER_STALL_MS: duration({ default: 10_000, min: 100, max: 3_600_000, description: "a serving shard whose applier applies nothing this long while behind the log stops serving until it catches up" }),
+  LADDER_MAX_LAG: int({ default: 100_000, min: 0, max: 1e12, description: "a serving shard more than this many records behind the log for `LADDER_MAX_LAG_MS` stops serving until it catches up" }),
+  LADDER_MAX_LAG_MS: duration({ default: 30_000, min: 0, max: 3_600_000, description: "how long a shard may stay more than `LADDER_MAX_LAG` records behind" }),
+  LADDER_TOPIC_REPLICATION: int({ default: 0, min: 0, max: 100, description: "replicas of the score topic's partitions (0: min(3, brokers)); an existing topic with fewer is refused" }),
+  LADDER_TOPIC_MIN_ISR: int({ default: 0, min: 0, max: 100, description: "the score topic's `min.insync.replicas` (0: replication − 1, at least 1); an existing topic with less is refused" }),
   LADDER_CONSISTENCY_WAIT_MS: duration({ default: 5000, min: 0, max: 600_000, description: "longest a read waits for its consistency token" }),
   LADDER_REBUILD_DB: int({ default: 1, min: 1, max: 15, description: "the spare Redis database a rebuild fills before `SWAPDB`" }),
   LADDER_INGEST_MAX_QUEUED: int({ default: 100_000, min: 1, max: 10_000_000, description: "records ingest lets wait for the log before refusing more" }),
@@ -98,6 +111,8 @@ export const configSchema = envSchema(servicesEnv, {
   check(v, problem) {
     if (v.LADDER_TLS_CERT_FILE && !v.LADDER_TLS_KEY_FILE) problem("LADDER_TLS_KEY_FILE", "needed with LADDER_TLS_CERT_FILE (the two go together)");
     if (v.LADDER_TLS_KEY_FILE && !v.LADDER_TLS_CERT_FILE) problem("LADDER_TLS_CERT_FILE", "needed with LADDER_TLS_KEY_FILE (the two go together)");
+    if (v.LADDER_TOPIC_MIN_ISR > 0 && v.LADDER_TOPIC_REPLICATION > 0 && v.LADDER_TOPIC_MIN_ISR > v.LADDER_TOPIC_REPLICATION)
+      problem("LADDER_TOPIC_MIN_ISR", `${v.LADDER_TOPIC_MIN_ISR} is above LADDER_TOPIC_REPLICATION (${v.LADDER_TOPIC_REPLICATION}): no write could ever be acknowledged`);
     if (v.LADDER_SHARD_ID !== undefined && !v.LADDER_SHARDS.some((s) => s.id === v.LADDER_SHARD_ID))
       problem("LADDER_SHARD_ID", `"${v.LADDER_SHARD_ID}" is not one of LADDER_SHARDS`);
   },
@@ -125,6 +140,11 @@ export const configSchema = envSchema(servicesEnv, {
     tlsCaFile: v.LADDER_TLS_CA_FILE,
     dedupWindowMs: v.LADDER_DEDUP_WINDOW_MS,
     readyLag: v.LADDER_READY_LAG,
+    stallMs: v.LADDER_STALL_MS,
+    maxLag: v.LADDER_MAX_LAG,
+    maxLagMs: v.LADDER_MAX_LAG_MS,
+    topicReplication: v.LADDER_TOPIC_REPLICATION || undefined,
+    topicMinInsync: v.LADDER_TOPIC_MIN_ISR || undefined,
     consistencyWaitMs: v.LADDER_CONSISTENCY_WAIT_MS,
     rebuildDb: v.LADDER_REBUILD_DB,
     ingestMaxQueued: v.LADDER_INGEST_MAX_QUEUED,
@@ -144,7 +164,7 @@ function shards(): EnvVar<readonly ShardAddress[]> {
       const eq = part.indexOf("=");
       const id = part.slice(0, eq).trim();
       const redisUrl = part.slice(eq + 1).trim();
-      if (eq < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || !/^rediss?:\/\/.+/.test(redisUrl)) report(`"${part}" is not id=redis://host:port`);
+      if (eq < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || !/^rediss?:\/\/.+/.test(redisUrl)) report(`"${redactSecrets(part)}" is not id=redis://host:port`);
       return Object.freeze({ id, redisUrl });
     });
     if (shards.length === 0) report("at least one shard is needed");

@@ -2,8 +2,8 @@
  * Consistency tokens: "read your writes". Ingest answers a batch with the last offset it
  * wrote per partition; encoded as base64url of a ConsistencyToken message, clients pass it
  * back opaquely on reads, and the router waits until the shards owning those partitions
- * have applied them. Tokens of several writes merge by taking the highest offset per
- * partition.
+ * have applied them. The router refuses a token that names offsets past the log's end
+ * (router/log-ends.ts).
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ConsistencyTokenSchema } from "@ladder/proto/leaderboard/v1/common_pb";

@@ -1,8 +1,14 @@
 /**
- * The kafkajs client as every service builds it: kafkajs's own logging routed into pino,
- * bounded retries with backoff, and the score topic created with the cluster's settings.
+ * The kafkajs client as every service builds it (kafkajs's own logging routed into pino,
+ * bounded retries with backoff), the score log's producer, and the score topic: created
+ * with the cluster's durability settings, checked against them at every start, and
+ * identified by its topic id.
  */
-import { Kafka, logLevel, Partitioners, type ITopicConfig, type LogEntry, type Producer } from "kafkajs";
+import { Admin as PlatformaticAdmin } from "@platformatic/kafka";
+import kafkajs, { Kafka, logLevel, Partitioners, type ITopicConfig, type LogEntry, type Producer } from "kafkajs";
+
+// Not among the names Node's ES module loader finds in kafkajs's CommonJS exports: take it from the default export.
+const { ConfigResourceTypes } = kafkajs;
 import { KAFKA_BACKOFF, kafkaRetry } from "./backoff.js";
 import type { Logger } from "./logger.js";
 
@@ -42,43 +48,133 @@ export async function createScoreProducer(kafka: Kafka): Promise<Producer> {
   return producer;
 }
 
+/** What the score topic must be: how it is created, and the least an existing one may be. */
+export interface ScoreTopicPolicy {
+  topic: string;
+  /** Partitions = slots, exactly. */
+  numSlots: number;
+  /** Replicas of each partition; undefined = min(3, brokers in the cluster). */
+  replication?: number;
+  /** min.insync.replicas; undefined = replication - 1, at least 1. */
+  minInsyncReplicas?: number;
+}
+
+/** The score topic as found (and checked) at start. */
+export interface ScoreTopicInfo {
+  replication: number;
+  minInsyncReplicas: number;
+  /** True when this call created it. */
+  created: boolean;
+}
+
+/** The topic does not exist and the caller may not create it. */
+export class ScoreTopicMissing extends Error {
+  constructor(topic: string) {
+    super(`score topic ${topic} does not exist`);
+    this.name = "ScoreTopicMissing";
+  }
+}
+
+/** The topic exists but is weaker than, or shaped unlike, what the cluster is configured for. */
+export class ScoreTopicInvalid extends Error {
+  constructor(topic: string, readonly problems: readonly string[]) {
+    super(`score topic ${topic} does not match the configuration: ${problems.join("; ")}`);
+    this.name = "ScoreTopicInvalid";
+  }
+}
+
 /**
- * The score topic: one partition per slot, kept forever (the log is the source of truth:
- * a shard is rebuilt by replaying its partitions from offset 0).
+ * The score topic's settings: one partition per slot, kept forever (the log is the source of
+ * truth: a shard is rebuilt by replaying its partitions from offset 0), and durable before
+ * ingest acknowledges: with acks=all a write is acknowledged once min.insync.replicas
+ * replicas have it, so that setting, not acks, is what a lost broker can't undo.
  */
-export function scoreTopicSpec(topic: string, numSlots: number): ITopicConfig {
+export function scoreTopicSpec(topic: string, numSlots: number, replication: number, minInsyncReplicas: number): ITopicConfig {
   return {
     topic,
     numPartitions: numSlots,
-    replicationFactor: -1, // the broker's default.replication.factor
+    replicationFactor: replication,
     configEntries: [
       { name: "retention.ms", value: "-1" },
       { name: "retention.bytes", value: "-1" },
       { name: "cleanup.policy", value: "delete" },
-      { name: "min.insync.replicas", value: "1" },
+      { name: "min.insync.replicas", value: String(minInsyncReplicas) },
     ],
   };
 }
 
 /**
- * Creates the score topic if it does not exist; checks an existing one has one partition
- * per slot (a mismatch would put players on the wrong shard).
+ * Creates the score topic if it does not exist and `create` allows it (else ScoreTopicMissing),
+ * then checks the topic against `policy` and refuses a weaker or different one
+ * (ScoreTopicInvalid, listing every difference): partitions must equal the slots (a mismatch
+ * would put players on the wrong shard), replication and min.insync.replicas must be at least
+ * the policy's, and retention must be infinite with cleanup.policy=delete.
  */
-export async function ensureScoreTopic(kafka: Kafka, topic: string, numSlots: number): Promise<void> {
+export async function ensureScoreTopic(kafka: Kafka, policy: ScoreTopicPolicy, opts: { create: boolean }): Promise<ScoreTopicInfo> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const existing = await admin.listTopics();
-    if (!existing.includes(topic)) {
+    const { topic, numSlots } = policy;
+    const brokers = (await admin.describeCluster()).brokers.length;
+    const replication = policy.replication ?? Math.min(3, brokers);
+    const minInsyncReplicas = policy.minInsyncReplicas ?? Math.max(1, replication - 1);
+    let created = false;
+    if (!(await admin.listTopics()).includes(topic)) {
+      if (!opts.create) throw new ScoreTopicMissing(topic);
       // false (not an error) when another process created it first
-      await admin.createTopics({ topics: [scoreTopicSpec(topic, numSlots)], waitForLeaders: true }).catch((err: Error) => {
+      created = await admin.createTopics({ topics: [scoreTopicSpec(topic, numSlots, replication, minInsyncReplicas)], waitForLeaders: true }).catch((err: Error) => {
         if (!/already exists/i.test(String((err as { errors?: unknown[] }).errors?.map(String) ?? err.message))) throw err;
+        return false;
       });
     }
     const meta = await admin.fetchTopicMetadata({ topics: [topic] });
-    const partitions = meta.topics[0]!.partitions.length;
-    if (partitions !== numSlots) throw new Error(`topic ${topic} has ${partitions} partitions but the cluster has ${numSlots} slots`);
+    const partitions = meta.topics[0]!.partitions;
+    const resources = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+    const configs = new Map(resources.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
+    const actual = {
+      replication: Math.min(...partitions.map((p) => p.replicas.length)),
+      minInsyncReplicas: Number(configs.get("min.insync.replicas")),
+    };
+    const problems: string[] = [];
+    if (partitions.length !== numSlots) problems.push(`it has ${partitions.length} partitions but the cluster has ${numSlots} slots`);
+    if (actual.replication < replication) problems.push(`replication ${actual.replication} is below the configured ${replication}`);
+    if (!(actual.minInsyncReplicas >= minInsyncReplicas)) problems.push(`min.insync.replicas ${configs.get("min.insync.replicas")} is below the configured ${minInsyncReplicas}`);
+    if (configs.get("retention.ms") !== "-1") problems.push(`retention.ms is ${configs.get("retention.ms")}, not -1 (forever): the log must keep every record to rebuild shards`);
+    if (configs.get("retention.bytes") !== "-1") problems.push(`retention.bytes is ${configs.get("retention.bytes")}, not -1 (unbounded)`);
+    if (configs.get("cleanup.policy") !== "delete") problems.push(`cleanup.policy is ${configs.get("cleanup.policy")}, not delete (compaction would drop score changes)`);
+    if (problems.length) throw new ScoreTopicInvalid(topic, problems);
+    return { ...actual, created };
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * The score topic's Kafka topic id (a UUID the broker gives each topic when it is created),
+ * or undefined when the topic does not exist. A topic deleted and created again under the
+ * same name gets a new id and restarts its offsets at 0: a shard built from the old one must
+ * not skip the new one's records as "already applied", so shards record the id they were
+ * built from. kafkajs speaks Metadata v6, which has no topic ids (v10+ does), so this asks
+ * with @platformatic/kafka, a maintained client that speaks current protocol versions.
+ */
+export class TopicIds {
+  private readonly admin: PlatformaticAdmin;
+
+  constructor(brokers: readonly string[], clientId: string) {
+    this.admin = new PlatformaticAdmin({ clientId, bootstrapBrokers: [...brokers], retries: 3 });
+  }
+
+  async idOf(topic: string): Promise<string | undefined> {
+    try {
+      const meta = await this.admin.metadata({ topics: [topic], forceUpdate: true });
+      return meta.topics.get(topic)?.id;
+    } catch (err) {
+      if (/unknown topic/i.test(String((err as Error).message))) return undefined;
+      throw err;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.admin.close();
   }
 }

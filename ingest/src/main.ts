@@ -7,17 +7,30 @@ import { Authenticator, requireRole } from "@ladder/common/auth";
 import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
 import { serverCredentials } from "@ladder/common/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/common/health";
-import { createKafka, createScoreProducer, ensureScoreTopic } from "@ladder/common/kafka";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import { createKafka, createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/common/kafka";
 import { rootLogger } from "@ladder/common/logger";
 import { onShutdown } from "@ladder/common/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 
+/** How long ingest waits at start for the shard nodes to create the score topic. */
+const TOPIC_WAIT_MS = 120_000;
+
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "ingest" });
 const kafka = createKafka(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
-await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
+// Ingest never creates the score topic (shard nodes do, and only over an empty shard): it waits
+// for it, then refuses to run on a topic weaker than configured (durability, retention, slots).
+const topicPolicy = { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync };
+await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), {
+  ...LAUNCH_BACKOFF, what: `score topic ${config.scoreTopic}`, timeoutMs: TOPIC_WAIT_MS,
+  giveUp: (err) => (err instanceof ScoreTopicInvalid ? "it does not match the configuration" : undefined), // waiting won't fix it
+}).catch((err: unknown) => {
+  log.fatal({ err }, "the score topic is missing or does not match the configuration; exiting");
+  process.exit(78); // EX_CONFIG
+});
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
 const producer = await createScoreProducer(kafka);
 const server = new grpc.Server();

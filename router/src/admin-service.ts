@@ -17,7 +17,9 @@ import type { Config } from "@ladder/common/config";
 import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavailable } from "@ladder/common/errors";
 import type { CallContext, ImplOf } from "@ladder/common/grpc-adapter";
 import type { Logger } from "@ladder/common/logger";
+import type { TopicIds } from "@ladder/common/kafka";
 import { buildPlacement } from "@ladder/common/placement";
+import { builtFrom, shardStamp } from "@ladder/store";
 import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
 import { viewProblem } from "@ladder/common/validate";
 
@@ -25,12 +27,14 @@ export interface AdminDeps {
   config: Config;
   kafka: Kafka;
   admin: Admin;
+  /** The score topic's id, which rebuilt shards record as their source (store identity.ts). */
+  topicIds: TopicIds;
   log: Logger;
 }
 
 type Shard = Config["shards"][number];
 
-export function adminService({ config, kafka, admin, log }: AdminDeps): ImplOf<typeof AdminService> {
+export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps): ImplOf<typeof AdminService> {
   const placement = buildPlacement(config.shards.map((s) => s.id), config.numSlots);
   const shardsOf = (ids: readonly string[]) =>
     [...new Set(ids.length ? ids : config.shards.map((s) => s.id))].map((id) => config.shards.find((s) => s.id === id) ?? notFoundShard(id));
@@ -41,6 +45,9 @@ export function adminService({ config, kafka, admin, log }: AdminDeps): ImplOf<t
       const call = callStop(ctx);
       try {
         await admin.connect();
+        const topicId = await topicIds.idOf(config.scoreTopic);
+        if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist: nothing to rebuild from`);
+        const stampOf = (id: string) => shardStamp({ shardId: id, topic: config.scoreTopic, numSlots: config.numSlots, slots: placement.slotsOf.get(id) ?? [], boards: config.boards });
         const leases = await takeLeases(shards, mode, config.keyPrefix, log);
         const ids = new Map([...leases].map(([id, lease]) => [id, lease.holder.id]));
         for (const s of shards) send({ shardId: s.id, phase: Phase.REPLAYING, rebuildId: ids.get(s.id) });
@@ -51,7 +58,8 @@ export function adminService({ config, kafka, admin, log }: AdminDeps): ImplOf<t
         const signal = AbortSignal.any([call.signal, group.signal]);
         let first: unknown;
         const results = await Promise.allSettled(shards.map((s) => rebuildShard({
-          kafka, admin, topic: config.scoreTopic, shardId: s.id, slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
+          kafka, admin, topic: config.scoreTopic, shardId: s.id, stamp: stampOf(s.id), builtFrom: builtFrom(stampOf(s.id), topicId),
+          slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
           keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
           mode, onProgress: report, log: log.child({ shardId: s.id }), lease: leases.get(s.id), signal,
         }).catch((err: unknown) => {

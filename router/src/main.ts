@@ -11,24 +11,34 @@ import { rootLogger } from "@ladder/common/logger";
 import { onShutdown } from "@ladder/common/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { decodeToken } from "@ladder/common/consistency-token";
-import { createKafka } from "@ladder/common/kafka";
+import { createKafka, TopicIds } from "@ladder/common/kafka";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./admin-service.js";
 import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
+import { LogEnds } from "./log-ends.js";
 import { waitApplied } from "./wait-applied.js";
 import { Queries } from "./queries.js";
 import { ShardPool } from "./shard-pool.js";
 
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "router" });
-const pool = new ShardPool(config.shards, config.numSlots, config.keyPrefix, config.shardTimeoutMs);
+const pool = new ShardPool({ shards: config.shards, numSlots: config.numSlots, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs });
+const down = await pool.connected();
+if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
 const server = new grpc.Server();
 const auth = new Authenticator(config.tokens, config.readsOpen);
-const waitFor: TokenWaiter = (token, deadlineMs) => waitApplied(pool, decodeToken(token, config.numSlots), config.consistencyWaitMs, deadlineMs);
-addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards), waitFor), log.child({ component: "grpc" }), requireRole(auth, "read"));
 const kafka = createKafka(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
-const kafkaAdmin = kafka.admin(); // connects on first use: the router needs Kafka only for rebuilds
-addService(server, AdminService, adminService({ config, kafka, admin: kafkaAdmin, log: log.child({ component: "admin" }) }), log.child({ component: "grpc" }), requireRole(auth, "admin"));
+const kafkaAdmin = kafka.admin(); // connects on first use: for rebuilds and to check consistency tokens
+const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
+const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
+const waitFor: TokenWaiter = async (token, deadlineMs) => {
+  const required = decodeToken(token, config.numSlots);
+  if (required.size === 0) return;
+  await logEnds.check(required);
+  await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
+};
+addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards), waitFor), log.child({ component: "grpc" }), requireRole(auth, "read"));
+addService(server, AdminService, adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), log.child({ component: "grpc" }), requireRole(auth, "admin"));
 const health = new HealthRegistry();
 health.set(LeaderboardService.typeName, ServingStatus.SERVING);
 health.set(AdminService.typeName, ServingStatus.SERVING);
@@ -41,4 +51,5 @@ onShutdown(log, async () => {
   await shutdown(server);
   await pool.close();
   await kafkaAdmin.disconnect();
+  await topicIds.close();
 });

@@ -7,21 +7,24 @@
  *
  * Reads go straight from the router to each shard's Redis as read-only Lua scripts, not
  * through a gRPC hop to the shard node: on this stack one gRPC unary call costs several
- * times a Redis round trip (see loadtest/README.md, "hop cost"), and a rank query already
- * needs two round trips to every shard. The shard node's liveness still gates reads
- * through its heartbeat key, which every read script checks.
+ * times a Redis round trip (see loadtest/README.md, "hop cost"), and a rank query needs two
+ * rounds (the owner, then the other shards). The shard node still gates reads through its
+ * heartbeat key, which every read script checks against this router's stamp of the shard
+ * (store identity.ts): a router configured unlike the shards is refused, not answered.
  */
 import { Redis } from "ioredis";
 import type { ShardAddress } from "@ladder/common/config";
 import { LadderError, unavailable, deadlineExceeded } from "@ladder/common/errors";
 import { buildPlacement, shardOf, type Placement } from "@ladder/common/placement";
-import { auditPrefix } from "@ladder/store";
-import { ShardReader } from "@ladder/store";
+import type { BoardSpecs } from "@ladder/common/board-spec";
+import { auditPrefix, shardStamp, ShardReader } from "@ladder/store";
 
 export interface RoutingTable {
   readonly placement: Placement;
   /** Each shard's Redis connection. */
   readonly connections: ReadonlyMap<string, Redis>;
+  /** Each shard's stamp as this router's configuration makes it (store identity.ts). */
+  readonly stamps: ReadonlyMap<string, string>;
   /** Stores of the live boards. */
   readonly stores: ReadonlyMap<string, ShardReader>;
 }
@@ -32,31 +35,72 @@ export interface Scope {
   readonly stores: readonly ShardReader[];
 }
 
+export interface ShardPoolOptions {
+  shards: readonly ShardAddress[];
+  numSlots: number;
+  topic: string;
+  boards: BoardSpecs;
+  keyPrefix: string;
+  /** Longest wait for one shard call. */
+  timeoutMs: number;
+}
+
 export class ShardPool {
   private readonly table: RoutingTable;
+  private readonly keyPrefix: string;
+  private readonly timeoutMs: number;
 
-  constructor(shards: readonly ShardAddress[], numSlots: number, private readonly keyPrefix: string, private readonly timeoutMs: number) {
-    this.table = this.build(shards, numSlots);
+  constructor(o: ShardPoolOptions) {
+    this.keyPrefix = o.keyPrefix;
+    this.timeoutMs = o.timeoutMs;
+    this.table = this.build(o);
   }
 
-  private build(shards: readonly ShardAddress[], numSlots: number): RoutingTable {
+  private build(o: ShardPoolOptions): RoutingTable {
+    const placement = buildPlacement(o.shards.map((s) => s.id), o.numSlots);
     const connections = new Map<string, Redis>();
+    const stamps = new Map<string, string>();
     const stores = new Map<string, ShardReader>();
-    for (const s of shards) {
+    for (const s of o.shards) {
       // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
       const redis = new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
       redis.on("error", () => {}); // reported per query as UNAVAILABLE
+      const stamp = shardStamp({ shardId: s.id, topic: o.topic, numSlots: o.numSlots, slots: placement.slotsOf.get(s.id) ?? [], boards: o.boards });
       connections.set(s.id, redis);
-      stores.set(s.id, new ShardReader(s.id, redis, this.keyPrefix));
+      stamps.set(s.id, stamp);
+      stores.set(s.id, new ShardReader({ shardId: s.id, stamp, redis, keyPrefix: this.keyPrefix }));
     }
-    return Object.freeze({ placement: buildPlacement(shards.map((s) => s.id), numSlots), connections, stores });
+    return Object.freeze({ placement, connections, stamps, stores });
   }
 
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
   scope(view = ""): Scope {
     const table = this.table;
-    const stores = view === "" ? table.stores : new Map([...table.connections].map(([id, redis]) => [id, new ShardReader(id, redis, auditPrefix(this.keyPrefix, view), view)]));
+    const stores = view === ""
+      ? table.stores
+      : new Map([...table.connections].map(([id, redis]) => [id, new ShardReader({ shardId: id, stamp: table.stamps.get(id)!, redis, keyPrefix: auditPrefix(this.keyPrefix, view), view })]));
     return { ownerOf: (playerId) => stores.get(shardOf(table.placement, playerId))!, stores: [...stores.values()] };
+  }
+
+  /**
+   * Waits until every shard's connection is ready, or `timeoutMs` passed: so a router that
+   * says it is listening does not fail its first calls while connecting. A shard that is down
+   * is not waited for longer (its reads answer UNAVAILABLE until it is back). Returns the ids
+   * of the shards not connected.
+   */
+  async connected(): Promise<string[]> {
+    const waits = [...this.table.connections].map(async ([id, redis]) => {
+      if (redis.status === "ready") return undefined;
+      const ready = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), this.timeoutMs);
+        redis.once("ready", () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      return (await ready) ? undefined : id;
+    });
+    return (await Promise.all(waits)).filter((id): id is string => id !== undefined);
   }
 
   /** The store of the shard that owns slot (partition) `slot`. */

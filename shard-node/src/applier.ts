@@ -26,6 +26,8 @@ export interface ApplierOptions {
   onFatal(err: Error): void;
   /** Called when a partition had to be rewound: the shard is behind until it catches up. */
   onRewind(partition: number): void;
+  /** Called when the apply script found the shard built from something else (nothing was applied). */
+  onDrift(builtFrom: string): void;
   /** Offsets already applied, as stored in Redis at start. */
   known: Map<number, bigint>;
 }
@@ -79,6 +81,7 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       opts.onRewind(partition);
       consumer.seek({ topic, partition, offset });
     },
+    onDrift: (_partition, builtFrom) => opts.onDrift(builtFrom),
     onFatal: opts.onFatal,
   });
   log.info({ topic, slots: slots.length }, "applier running");

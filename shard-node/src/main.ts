@@ -1,16 +1,21 @@
 /**
  * Shard node: applies the score log's partitions of its slots to its Redis.
- * Wiring only: config, logger, Kafka, Redis, store, applier, heartbeat, signals.
+ * Wiring only: config, logger, Kafka, Redis, build check, writer, applier, heartbeat, signals.
  */
 import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/common/config";
-import { ensureScoreTopic, createKafka } from "@ladder/common/kafka";
-import { rootLogger } from "@ladder/common/logger";
+import { createKafka, TopicIds } from "@ladder/common/kafka";
+import { redactUrl, rootLogger } from "@ladder/common/logger";
 import { buildPlacement } from "@ladder/common/placement";
 import { onShutdown } from "@ladder/common/shutdown";
-import { ShardWriter } from "@ladder/store/writer";
+import { shardStamp } from "@ladder/store";
+import { inspectShard, ShardWriter } from "@ladder/store/writer";
 import { startApplier } from "./applier.js";
+import { BuildMismatch, checkBuild, topicProblem } from "./build-check.js";
 import { startReadiness, type Readiness } from "./readiness.js";
+
+/** Exit status of a node that refuses its configuration (sysexits EX_CONFIG): restarting won't help. */
+const EX_CONFIG = 78;
 
 const config = loadConfig(process.env);
 if (!config.shardId) throw new Error("LADDER_SHARD_ID is required for a shard node");
@@ -18,13 +23,23 @@ const shardId = config.shardId;
 const log = rootLogger({ level: config.logLevel, name: `shard-node:${shardId}` });
 const shard = config.shards.find((s) => s.id === shardId)!;
 const slots = buildPlacement(config.shards.map((s) => s.id), config.numSlots).slotsOf.get(shardId) ?? [];
+const refuse = (message: string): never => {
+  log.fatal({ shardId }, message);
+  process.exit(EX_CONFIG);
+};
 
 const redis = new Redis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null }); // wait out Redis restarts
 redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connection error"));
 await redis.connect();
-const writer = new ShardWriter({ shardId, redis, keyPrefix: config.keyPrefix, dedupWindowMs: config.dedupWindowMs });
 const kafka = createKafka(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
-await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
+const topicIds = new TopicIds(config.kafkaBrokers, `ladder-shard-${shardId}-ids`);
+const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
+const build = await checkBuild({
+  kafka, topicIds, shardId, stamp, state: await inspectShard(redis, config.keyPrefix), log,
+  policy: { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync },
+}).catch((err: unknown) => (err instanceof BuildMismatch ? refuse(err.message) : Promise.reject(err)));
+const writer = new ShardWriter({ shardId, stamp, builtFrom: build.builtFrom, redis, keyPrefix: config.keyPrefix, dedupWindowMs: config.dedupWindowMs });
+if (build.record) await writer.recordBuiltFrom();
 const admin = kafka.admin();
 await admin.connect();
 let readiness: Readiness | undefined;
@@ -32,22 +47,27 @@ const applier = await startApplier({
   kafka, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch,
   known: await writer.appliedOffsets(),
   log: log.child({ component: "applier" }),
-  onRewind: () => readiness?.fallBehind(),
+  onRewind: (partition) => readiness?.fallBehind(`a rewind of partition ${partition}`),
+  onDrift: (builtFrom) => refuse(`${shardId}: the apply script found this shard's Redis built from "${builtFrom}", not "${build.builtFrom}": stopping`),
   onFatal: (err) => {
     log.fatal({ err }, "applier crashed; exiting so the supervisor restarts the node");
     process.exit(1);
   },
 });
 readiness = startReadiness({
-  store: writer, admin, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs, maxLag: config.readyLag,
+  writer, admin, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs,
+  stallMs: config.stallMs, maxLag: config.maxLag, maxLagMs: config.maxLagMs,
+  verifySource: () => topicProblem(topicIds, config.scoreTopic, build.builtFrom),
+  onDrift: (problem) => refuse(`${shardId}: ${problem}: stopping; rebuild the shard from the log (npm run cli -- rebuild --shard ${shardId})`),
   log: log.child({ component: "readiness" }),
 });
-log.info({ shardId, redis: shard.redisUrl, slots }, "shard node ready");
+log.info({ shardId, redis: redactUrl(shard.redisUrl), slots, stamp }, "shard node ready");
 
 onShutdown(log, async () => {
   await readiness!.stop();
   await admin.disconnect();
   await applier.stop();
   log.info({ stats: applier.stats }, "applier stopped");
+  await topicIds.close();
   await redis.quit();
 });

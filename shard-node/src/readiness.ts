@@ -2,68 +2,145 @@
  * Readiness: the shard node's heartbeat, which gates every read of its shard.
  *
  * Every third of the heartbeat TTL the node reads the log's end offsets of its partitions
- * and runs the heartbeat script (heartbeat.lua) with what it knows it has applied. The
- * shard serves reads only while the script keeps the heartbeat key alive:
- *   - after start, and after any rewind, only once every partition is within `maxLag`
- *     records of the log's end (a rebuilt or refilled Redis is never served half-built);
- *   - never while Redis holds less than the node applied (Redis lost data): the node
- *     rewinds those partitions to Redis's offsets and catches up again.
+ * and runs heartbeat.lua with what it knows it has applied. Readers are served only while
+ * the heartbeat key holds the shard's stamp; otherwise they are told why (the key holds the
+ * reason) or, when the node is gone and the key expired, that no node runs. The rules:
+ *
+ *   catch up      after a start, a rewind (the applier found Redis behind), data loss, or a
+ *                 withdrawal below, the node takes the log's end offsets AT THAT MOMENT as
+ *                 targets and serves again only once every partition has applied up to them:
+ *                 never a partial board, however small the log.
+ *   stall         while serving, if the applied offsets do not move for `stallMs` while the
+ *                 shard is behind the log (a consumer crash-looping, a batch that always
+ *                 fails, a stuck rebalance), the node stops serving and must catch up again.
+ *   lag           while serving, if the shard stays more than `maxLag` records behind the
+ *                 log for longer than `maxLagMs`, likewise.
+ *   lost data     Redis holding less than the node applied (restarted empty, flushed, older
+ *                 data swapped in): the node rewinds those partitions and catches up.
+ *   drift         Redis built from another topic, slots or board specs (identity.ts): the
+ *                 node stops for good (onDrift), nothing is written.
+ *
  * A node that dies stops refreshing, and reads fail with UNAVAILABLE within one TTL.
  */
 import type { Admin } from "kafkajs";
 import type { Logger } from "@ladder/common/logger";
-import { HeartbeatStatus } from "@ladder/store/writer";
-import type { ShardWriter } from "@ladder/store/writer";
+import { explainMismatch } from "@ladder/store";
+import { HeartbeatStatus, type ShardWriter } from "@ladder/store/writer";
 import type { Applier } from "./applier.js";
 
 export interface ReadinessOptions {
-  store: ShardWriter;
+  writer: ShardWriter;
   admin: Admin;
   topic: string;
   slots: readonly number[];
   applier: Applier;
   ttlMs: number;
+  /** Stop serving when the applied offsets do not move for this long while behind. */
+  stallMs: number;
+  /** Stop serving when more than `maxLag` records behind for longer than `maxLagMs`. */
   maxLag: number;
+  maxLagMs: number;
   log: Logger;
+  /** Checked every tick: a problem with the log the shard was built from (e.g. the topic was recreated). */
+  verifySource(): Promise<string | undefined>;
+  /** The shard's Redis or its log is not what the node was built from: the node must stop. */
+  onDrift(problem: string): void;
 }
 
 export interface Readiness {
-  /** Marks the shard behind: it must catch up before serving again. */
-  fallBehind(): void;
+  /** The applier rewound: the shard must catch up (to the log's end as of now) before serving again. */
+  fallBehind(why: string): void;
   /** Stops the heartbeat and withdraws it, so reads fail fast rather than go stale. */
   stop(): Promise<void>;
 }
 
+type Mode = { kind: "catch-up"; why: string; targets?: Map<number, bigint> } | { kind: "serve" };
+
 export function startReadiness(opts: ReadinessOptions): Readiness {
-  const { store, admin, topic, slots, applier, ttlMs, maxLag, log } = opts;
-  const state = { ready: false };
+  const { writer, admin, topic, slots, applier, ttlMs, log } = opts;
+  let mode: Mode = { kind: "catch-up", why: "a start" };
+  let progress = { at: Date.now(), applied: -1n };
+  let lagAboveSince: number | undefined;
+  let withdrawal: string | undefined;
   let running: Promise<void> = Promise.resolve();
 
+  const appliedSum = () => slots.reduce((sum, p) => sum + (applier.known.get(p) ?? -1n), 0n);
+
   const tick = async () => {
+    const sourceProblem = await opts.verifySource();
+    if (sourceProblem) return opts.onDrift(sourceProblem);
     const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
-    const partitions = slots.map((p) => ({ partition: p, known: applier.known.get(p) ?? -1n, logEnd: ends.get(p) ?? 0n }));
-    const res = await store.conditionalHeartbeat({ ttlMs, mustCatchUp: !state.ready, maxLag, partitions });
-    if (res.status === HeartbeatStatus.OK && !state.ready) log.info({ lag: res.lag }, "caught up with the log: serving reads");
-    if (res.status === HeartbeatStatus.LAGGING) log.info({ lag: res.lag }, "catching up with the log; reads refused until then");
-    if (res.lost.size > 0) {
-      log.warn({ partitions: [...res.lost.keys()], lag: res.lag }, "Redis holds less than was applied (data lost): replaying from the log");
-      for (const [partition, stored] of res.lost) applier.rewind(partition, stored);
+    const now = Date.now();
+    if (mode.kind === "catch-up" && !mode.targets) {
+      mode.targets = ends;
+      log.info({ why: mode.why, targets: Object.fromEntries(ends) }, "catching up with the log before serving");
     }
-    state.ready = res.status === HeartbeatStatus.OK;
+    if (mode.kind === "serve") withdrawal = servingProblem(ends, now);
+    const targets = mode.kind === "catch-up" ? mode.targets! : ends;
+    const partitions = slots.map((p) => ({ partition: p, known: applier.known.get(p) ?? -1n, target: targets.get(p) ?? 0n }));
+    const request = withdrawal
+      ? { mode: "withdraw" as const, reason: withdrawal }
+      : mode.kind === "catch-up"
+        ? { mode: "catch-up" as const, reason: `catching up with the log after ${mode.why}` }
+        : { mode: "serve" as const, reason: "" };
+    const res = await writer.heartbeat({ ttlMs, partitions, ...request });
+    switch (res.status) {
+      case HeartbeatStatus.DRIFT:
+        opts.onDrift(`its Redis now holds data built from something else: ${explainMismatch(writer.builtFrom, res.builtFrom ?? "")}`);
+        return;
+      case HeartbeatStatus.LOST:
+        log.warn({ partitions: [...res.lost.keys()], lag: res.lag }, "Redis holds less than was applied (data lost): replaying from the log");
+        for (const [partition, stored] of res.lost) applier.rewind(partition, stored);
+        mode = { kind: "catch-up", why: "Redis lost data", targets: undefined };
+        return;
+      case HeartbeatStatus.WITHDRAWN:
+        log.warn({ reason: withdrawal, lag: res.lag }, "stopped serving reads");
+        mode = { kind: "catch-up", why: withdrawal!, targets: undefined };
+        withdrawal = undefined;
+        return;
+      case HeartbeatStatus.LAGGING:
+        log.info({ lag: res.lag }, "catching up with the log; reads refused until then");
+        return;
+      case HeartbeatStatus.OK:
+        if (mode.kind === "catch-up") {
+          log.info({ after: mode.why }, "caught up with the log: serving reads");
+          mode = { kind: "serve" };
+          progress = { at: now, applied: appliedSum() };
+          lagAboveSince = undefined;
+        }
+        return;
+    }
   };
-  const timer = setInterval(() => {
+
+  /** While serving: why the node must stop (stall or lag past its bounds), or undefined. */
+  const servingProblem = (ends: Map<number, bigint>, now: number): string | undefined => {
+    const lag = slots.reduce((sum, p) => sum + Math.max(0, Number((ends.get(p) ?? 0n) - 1n - (applier.known.get(p) ?? -1n))), 0);
+    const applied = appliedSum();
+    if (applied !== progress.applied || lag === 0) progress = { at: now, applied };
+    if (lag > 0 && now - progress.at > opts.stallMs) return `the applier applied nothing for ${Math.round((now - progress.at) / 1000)} s while ${lag} records behind the log`;
+    if (lag <= opts.maxLag) {
+      lagAboveSince = undefined;
+      return undefined;
+    }
+    lagAboveSince ??= now;
+    if (now - lagAboveSince > opts.maxLagMs) return `${lag} records behind the log, more than ${opts.maxLag} for over ${Math.round(opts.maxLagMs / 1000)} s`;
+    return undefined;
+  };
+
+  const schedule = () => {
     running = running.then(tick).catch((err: unknown) => log.warn({ err }, "heartbeat failed"));
-  }, Math.max(50, Math.floor(ttlMs / 3)));
-  running = running.then(tick).catch((err: unknown) => log.warn({ err }, "heartbeat failed"));
+  };
+  const timer = setInterval(schedule, Math.max(50, Math.floor(ttlMs / 3)));
+  schedule();
 
   return {
-    fallBehind() {
-      state.ready = false;
+    fallBehind(why) {
+      if (mode.kind === "serve" || mode.targets) mode = { kind: "catch-up", why, targets: undefined };
     },
     async stop() {
       clearInterval(timer);
       await running;
-      await store.clearHeartbeat().catch((err: unknown) => log.warn({ err }, "could not clear heartbeat"));
+      await writer.clearHeartbeat().catch((err: unknown) => log.warn({ err }, "could not clear heartbeat"));
     },
   };
 }

@@ -4,6 +4,7 @@
  * Redis shows in the imports.
  *
  *   keys.ts             the key layout of a shard's Redis (boards, offsets, heartbeat, dedup, views)
+ *   identity.ts         what a shard was built from (topic, slots, boards): the stamp every read and write checks
  *   scripts.ts, lua/    the Lua scripts, read once per process; status codes → errors in one place
  *   reader.ts           ShardReader: top, standing, window, entry, applied offsets (read-only scripts)
  *   writer/             ShardWriter (apply, heartbeat), the one apply loop, log replay and rebuilds
@@ -12,5 +13,6 @@
  * stores and compares it (read-window.lua's tie rule is the same order).
  */
 export { auditPrefix, keyLayout, type KeyLayout } from "./keys.js";
+export { builtFrom, explainMismatch, shardStamp, stampFields, type ShardIdentity } from "./identity.js";
 export { ShardReader, type StandingResult, type TopResult, type WindowResult } from "./reader.js";
 export { ReadStatus } from "./scripts.js";

@@ -4,7 +4,9 @@
  *
  *   <prefix>board:<board>   sorted set: member = player id, score = sort key
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
- *   <prefix>heartbeat       string: the shard id, expires unless the shard node refreshes it
+ *   <prefix>heartbeat       string: the shard's stamp while it serves, or why it does not; expires
+ *                           unless the shard node refreshes it (heartbeat.lua)
+ *   <prefix>built-from      string: the stamp and topic id the data was built from (identity.ts)
  *   <prefix>dedup:<p>       sorted set: event ids applied from partition p within the dedup window
  *   <prefix>rebuild-lease   string: the running rebuild of the shard (JSON), expires unless renewed
  *                           (database 0 only; see writer/rebuild-lease.ts)
@@ -14,6 +16,7 @@ export interface KeyLayout {
   board(board: string): string;
   readonly offsets: string;
   readonly heartbeat: string;
+  readonly builtFrom: string;
   dedup(partition: number): string;
   readonly rebuildLease: string;
 }
@@ -23,6 +26,7 @@ export function keyLayout(prefix: string): KeyLayout {
     board: (board: string) => `${prefix}board:${board}`,
     offsets: `${prefix}offsets`,
     heartbeat: `${prefix}heartbeat`,
+    builtFrom: `${prefix}built-from`,
     dedup: (partition: number) => `${prefix}dedup:${partition}`,
     rebuildLease: `${prefix}rebuild-lease`,
   });

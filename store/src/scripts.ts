@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 import { LadderError, Code } from "@ladder/common/errors";
+import { explainMismatch, stampFields } from "./identity.js";
 
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), "utf8");
 const READ_HEADER = lua("read-header");
@@ -25,35 +26,46 @@ const SOURCES = Object.freeze({
 export enum ApplyStatus {
   OK = 0,
   GAP = -3,
+  DRIFT = -5,
+  WRONG_TYPE = -8,
 }
 
 /** Status codes of the heartbeat script. */
 export enum HeartbeatStatus {
+  /** Serving. */
   OK = 0,
+  /** Catching up with the log: not serving until every partition reached its target. */
   LAGGING = -4,
+  /** Built from something else: nothing changed. */
+  DRIFT = -5,
+  /** Redis holds less than the node applied: not serving; rewind and catch up. */
+  LOST = -6,
+  /** Not serving, as the node asked. */
+  WITHDRAWN = -7,
 }
 
 /** Status codes returned as the first element of the read scripts' replies. */
 export enum ReadStatus {
   OK = 0,
   SHARD_DOWN = -1,
-  WRONG_SHARD = -2,
+  /** The heartbeat is not the reader's stamp: not serving, or built from other configuration. */
+  MISMATCH = -2,
 }
 
 export type Reply = Array<string | number | null>;
 
 /** The read scripts as commands on a connection. */
 export interface ReadScripts {
-  ladderTop(board: string, heartbeat: string, shardId: string, count: number): Promise<Reply>;
-  ladderWindow(board: string, heartbeat: string, shardId: string, key: string, playerId: string, radius: number): Promise<Reply>;
-  ladderEntry(board: string, heartbeat: string, shardId: string, playerId: string): Promise<Reply>;
-  ladderStanding(board: string, heartbeat: string, shardId: string, playerId: string, radius: number): Promise<Reply>;
+  ladderTop(board: string, heartbeat: string, stamp: string, count: number): Promise<Reply>;
+  ladderWindow(board: string, heartbeat: string, stamp: string, key: string, playerId: string, radius: number): Promise<Reply>;
+  ladderEntry(board: string, heartbeat: string, stamp: string, playerId: string): Promise<Reply>;
+  ladderStanding(board: string, heartbeat: string, stamp: string, playerId: string, radius: number): Promise<Reply>;
 }
 
 /** The write scripts as commands on a connection. */
 export interface WriteScripts {
-  ladderApply(numKeys: number, ...args: Array<string | number>): Promise<[number, number, number, string, number]>;
-  ladderHeartbeat(heartbeat: string, offsets: string, ...args: Array<string | number>): Promise<Reply>;
+  ladderApply(numKeys: number, ...args: Array<string | number>): Promise<[number, number, number, string, number, string?]>;
+  ladderHeartbeat(heartbeat: string, offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
 }
 
 /** Defines the read scripts on `redis` (once per connection) and returns it typed with them. */
@@ -71,22 +83,31 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
 export function withWriteScripts(redis: Redis): Redis & WriteScripts {
   if (!("ladderApply" in redis)) {
     redis.defineCommand("ladderApply", { lua: SOURCES.apply });
-    redis.defineCommand("ladderHeartbeat", { lua: SOURCES.heartbeat, numberOfKeys: 2 });
+    redis.defineCommand("ladderHeartbeat", { lua: SOURCES.heartbeat, numberOfKeys: 3 });
   }
   return redis as Redis & WriteScripts;
 }
 
 /**
- * Throws the error a read status stands for; returns the reply when it is OK. For an audit
- * view (`view` given) a missing heartbeat means the view was never built: NOT_FOUND.
+ * The error a refused read stands for, from the heartbeat key's value (read after the script
+ * refused): missing = no node runs (an audit view: never built); "!<reason>\n<stamp>" = the
+ * node is alive but not serving, and why; another stamp = built from other configuration.
  */
-export function checkReadStatus(reply: Reply, shardId: string, view?: string): Reply {
-  const status = Number(reply[0]);
-  if (status === ReadStatus.OK) return reply;
-  if (status === ReadStatus.SHARD_DOWN && view) throw new LadderError(Code.NOT_FOUND, `no audit view "${view}" (never built, or still being built)`);
-  if (status === ReadStatus.SHARD_DOWN) throw new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not running (no heartbeat)`, { retriable: true });
-  if (status === ReadStatus.WRONG_SHARD) throw new LadderError(Code.UNAVAILABLE, `${shardId}: the configured Redis belongs to another shard`);
-  throw new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${status}`);
+export function readRefusal(o: { status: number; heartbeat: string | null; shardId: string; stamp: string; view?: string }): LadderError {
+  const { heartbeat, shardId, stamp, view } = o;
+  if (o.status !== ReadStatus.SHARD_DOWN && o.status !== ReadStatus.MISMATCH) return new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${o.status}`);
+  if (heartbeat === null) {
+    if (view) return new LadderError(Code.NOT_FOUND, `no audit view "${view}" (never built, or still being built)`);
+    return new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not running (no heartbeat)`, { retriable: true });
+  }
+  const notServing = heartbeat.startsWith("!");
+  const theirs = notServing ? heartbeat.slice(heartbeat.indexOf("\n") + 1) : heartbeat;
+  if (theirs !== stamp) {
+    const what = stampFields(theirs).get("shard") !== shardId ? `the configured Redis belongs to ${stampFields(theirs).get("shard")}` : explainMismatch(stamp, theirs);
+    return new LadderError(Code.FAILED_PRECONDITION, `${shardId}: the shard was built with another configuration than this router's: ${what}`);
+  }
+  if (notServing) return new LadderError(Code.UNAVAILABLE, `${shardId}: not serving reads: ${heartbeat.slice(1, heartbeat.indexOf("\n"))}`, { retriable: true });
+  return new LadderError(Code.UNAVAILABLE, `${shardId}: the shard changed state during the read; retry`, { retriable: true });
 }
 
 /** The rebuild lease's scripts (writer/rebuild-lease.ts, writer/rebuild.ts) as commands on a connection. */

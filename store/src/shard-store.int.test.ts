@@ -4,22 +4,30 @@ import { freshNamespace } from "@ladder/common/test-namespace";
 import { makeBoardSpec, DEFAULT_BOARD } from "@ladder/common/board-spec";
 import { Code, LadderError } from "@ladder/common/errors";
 import { compareMembers, encodeSortKey, decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
+import { BoardSpecs } from "@ladder/common/board-spec";
+import { builtFrom, shardStamp } from "./identity.js";
 import { ShardReader } from "./reader.js";
+import { HeartbeatStatus } from "./scripts.js";
 import { ShardWriter, type PreparedEvent } from "./writer/shard-writer.js";
 
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
 const t0 = Date.UTC(2026, 10, 30, 12);
 const WINDOW_MS = 60_000;
 const redis = new Redis(inject("redisUrls")[0]!);
+const boards = new BoardSpecs([spec]);
+const identity = { shardId: "shard-x", topic: "t", numSlots: 8, slots: [0, 1, 2, 3], boards };
+const STAMP = shardStamp(identity);
+const BUILT_FROM = builtFrom(STAMP, "topic-id-1");
+let keyPrefix: string;
 let writer: ShardWriter;
 let store: ShardReader;
 
 afterAll(() => redis.quit());
 beforeEach(async () => {
-  const { keyPrefix } = freshNamespace("store");
-  writer = new ShardWriter({ shardId: "shard-x", redis, keyPrefix, dedupWindowMs: WINDOW_MS });
-  store = new ShardReader("shard-x", redis, keyPrefix);
-  await writer.heartbeat(60_000);
+  keyPrefix = freshNamespace("store").keyPrefix;
+  writer = new ShardWriter({ shardId: "shard-x", stamp: STAMP, builtFrom: BUILT_FROM, redis, keyPrefix, dedupWindowMs: WINDOW_MS });
+  store = new ShardReader({ shardId: "shard-x", stamp: STAMP, redis, keyPrefix });
+  await writer.markServing(60_000);
 });
 
 let nextOffset = 0n;
@@ -134,12 +142,75 @@ describe("shard store > reads", () => {
   });
 
   it("refuses to answer for another shard's Redis", async () => {
-    const other = new ShardReader("shard-y", redis, store.keys.heartbeat.replace(/heartbeat$/, ""));
-    await expect(other.entry("b", "a")).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: /another shard/ });
+    const other = new ShardReader({ shardId: "shard-y", stamp: shardStamp({ ...identity, shardId: "shard-y" }), redis, keyPrefix });
+    await expect(other.entry("b", "a")).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: /shard-y: .*belongs to shard-x/ });
+  });
+
+  it("refuses a reader whose slots or board specs differ, saying which (FAILED_PRECONDITION)", async () => {
+    const otherSlots = new ShardReader({ shardId: "shard-x", stamp: shardStamp({ ...identity, slots: [0, 1, 2] }), redis, keyPrefix });
+    await expect(otherSlots.top("b", 1)).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: /slots or shard list/ });
+    const otherBoards = new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints: 1000 }).spec!]);
+    const otherSpecs = new ShardReader({ shardId: "shard-x", stamp: shardStamp({ ...identity, boards: otherBoards }), redis, keyPrefix });
+    await expect(otherSpecs.entry("b", "a")).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: /board specs \(LADDER_BOARDS\)/ });
   });
 
   it("returns nothing for an unknown player or board", async () => {
     expect(await store.entry("nope", "a")).toBeUndefined();
     expect(await store.top("nope", 10)).toEqual({ card: 0, members: [] });
+  });
+});
+
+describe("shard store > built from", () => {
+  beforeEach(() => {
+    nextOffset = 0n;
+  });
+
+  it("records the writer's source on an empty shard and refuses writes built from another", async () => {
+    expect(await writer.readBuiltFrom()).toBeUndefined();
+    expect(await writer.apply(0, [ev("a", 1, 5)])).toMatchObject({ inSequence: true, applied: 1 });
+    expect(await writer.readBuiltFrom()).toBe(BUILT_FROM);
+    const recreated = new ShardWriter({ shardId: "shard-x", stamp: STAMP, builtFrom: builtFrom(STAMP, "topic-id-2"), redis, keyPrefix, dedupWindowMs: 0 });
+    const r = await recreated.apply(0, [ev("a", 2, 5)]);
+    expect(r).toMatchObject({ applied: 0, drift: BUILT_FROM, lastOffset: 0n });
+    expect((await store.entry("b", "a")) !== undefined).toBe(true);
+    expect(decodeSortKey(spec, (await store.entry("b", "a"))!).points).toBe(5); // unchanged
+    expect(await recreated.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: [] })).toMatchObject({ status: HeartbeatStatus.DRIFT, builtFrom: BUILT_FROM });
+  });
+});
+
+describe("shard store > heartbeat", () => {
+  const at = (known: bigint, target: bigint) => [{ partition: 0, known, target }];
+  beforeEach(async () => {
+    nextOffset = 0n;
+    await writer.apply(0, [ev("a", 1, 5), ev("b", 1, 6), ev("c", 1, 7)]); // offsets 0..2
+  });
+
+  it("serves in catch-up mode only once every partition reached its target, and says why not", async () => {
+    const behind = await writer.heartbeat({ ttlMs: 60_000, mode: "catch-up", reason: "catching up with the log after a start", partitions: at(2n, 10n) });
+    expect(behind).toMatchObject({ status: HeartbeatStatus.LAGGING, lag: 7 });
+    await expect(store.top("b", 10)).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: "shard-x: not serving reads: catching up with the log after a start: 7 records to apply" });
+    const reached = await writer.heartbeat({ ttlMs: 60_000, mode: "catch-up", reason: "x", partitions: at(2n, 3n) });
+    expect(reached).toMatchObject({ status: HeartbeatStatus.OK, lag: 0 });
+    expect((await store.top("b", 10)).card).toBe(3);
+  });
+
+  it("withdraws when asked, with the reason", async () => {
+    expect(await writer.heartbeat({ ttlMs: 60_000, mode: "withdraw", reason: "the applier applied nothing for 12 s", partitions: at(2n, 50n) })).toMatchObject({ status: HeartbeatStatus.WITHDRAWN });
+    await expect(store.entry("b", "a")).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: /not serving reads: the applier applied nothing for 12 s/ });
+  });
+
+  it("reports lost data and stops serving when Redis holds less than was applied", async () => {
+    await redis.hset(writer.keys.offsets, "0", "0"); // as if an older copy of the data came back
+    const r = await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n) });
+    expect(r.status).toBe(HeartbeatStatus.LOST);
+    expect(r.lost).toEqual(new Map([[0, 0n]]));
+    await expect(store.top("b", 1)).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: /Redis lost data/ });
+  });
+
+  it("takes the writer's source again on a Redis that lost everything", async () => {
+    for (const key of await redis.keys(`${keyPrefix}*`)) await redis.del(key);
+    const r = await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n) });
+    expect(r).toMatchObject({ status: HeartbeatStatus.LOST, lost: new Map([[0, -1n]]) });
+    expect(await writer.readBuiltFrom()).toBe(BUILT_FROM);
   });
 });

@@ -2,8 +2,6 @@
 // ingest, all from this checkout's TypeScript through tsx, configured only through LADDER_* variables
 // (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
 // and ingest's bound ports are read from those lines, so tests can ask for port 0.
-import { loadConfig } from "@ladder/common/config";
-import { createKafka, ensureScoreTopic } from "@ladder/common/kafka";
 import type { Logger } from "@ladder/common/logger";
 import type { ManagedProcess } from "./managed-process.js";
 import { spawnService, type Started } from "./spawn-service.js";
@@ -54,9 +52,6 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     ...opts.settings,
   };
   const timeoutMs = opts.readyTimeoutMs ?? 60_000;
-  // Create the score topic once, before several services race to create it.
-  const config = loadConfig(env);
-  await ensureScoreTopic(createKafka(config.kafkaBrokers, "ladder-launcher", opts.log), config.scoreTopic, config.numSlots);
   const spawn = (name: string, entry: string, extra: Record<string, string>, ready: string) =>
     spawnService({ name, entry, env: { ...opts.baseEnv, ...env, ...extra }, ready, timeoutMs, log: opts.log.child({ service: name }) });
 

@@ -24,24 +24,42 @@
   An update that leaves the points unchanged keeps the old time (the player reached
   that score earlier). Results saturate at the board's [minPoints, maxPoints].
 
+  Built from: nothing is applied unless the shard's built-from key equals the writer's
+  (store/src/identity.ts: the topic id, slots and board specs the data was made with). An
+  empty Redis (no offsets at all: new, or lost its data) takes the writer's value.
+
   Input:
     KEYS[1]        the offsets hash (partition -> last applied offset)
     KEYS[2]        this partition's dedup sorted set (member = event id, board key, player)
-    KEYS[2 + i]    the board key of event i, i = 1..n
+    KEYS[3]        the built-from key
+    KEYS[3 + i]    the board key of event i, i = 1..n
     ARGV[1]        partition
     ARGV[2]        n, the number of events
     ARGV[3]        dedup window in ms (0 = no deduplication)
-    ARGV[4 + (i-1)*11 .. 14 + (i-1)*11], for event i:
+    ARGV[4]        the writer's built-from value
+    ARGV[5 + (i-1)*11 .. 15 + (i-1)*11], for event i:
                    offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST), value, timeIdx,
                    maxPoints, minPoints, timeUnits, ttlSeconds, eventId, ingestedAtMs
                    -- 11 fields, see FIELDS
 
   Output:
-    { status, applied, skipped, lastOffset, duplicates }   lastOffset = the stored offset after the call
+    { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
     status  0 OK
-           -3 GAP   an event's offset was beyond lastOffset + 1; it and the rest were not applied
+           -3 GAP    an event's offset was beyond lastOffset + 1; it and the rest were not applied
+           -5 DRIFT  the shard was built from something else (builtFrom: what); nothing applied
+           -8 WRONG_TYPE  a board key holds something else than a sorted set (builtFrom: the key);
+                     nothing applied. Checked before any write: a Lua error midway would keep
+                     the writes before it (Redis does not roll a script back) without moving
+                     the offset, and a retry would apply them twice.
 ]]
 local FIELDS = 11
+for i = 4, #KEYS do
+  local t = redis.call('TYPE', KEYS[i]).ok
+  if t ~= 'zset' and t ~= 'none' then
+    local stored_now = redis.call('HGET', KEYS[1], ARGV[1])
+    return { -8, 0, 0, stored_now or '-1', 0, KEYS[i] .. ' holds a ' .. t }
+  end
+end
 local partition = ARGV[1]
 local n = tonumber(ARGV[2])
 local window = tonumber(ARGV[3])
@@ -57,12 +75,20 @@ local function is_duplicate(event_id, board_key, player, ingested)
 end
 local stored = redis.call('HGET', KEYS[1], partition)
 local applied_upto = stored and tonumber(stored) or -1
+local built = redis.call('GET', KEYS[3])
+if built ~= ARGV[4] then
+  if built == false and redis.call('EXISTS', KEYS[1]) == 0 then
+    redis.call('SET', KEYS[3], ARGV[4])
+  else
+    return { -5, 0, 0, string.format('%d', applied_upto), 0, built or '' }
+  end
+end
 local applied, skipped = 0, 0
 local last = applied_upto
 local status = 0
 
 for i = 1, n do
-  local base = 4 + (i - 1) * FIELDS
+  local base = 5 + (i - 1) * FIELDS
   local offset = tonumber(ARGV[base])
   if offset <= last then
     skipped = skipped + 1
@@ -71,11 +97,11 @@ for i = 1, n do
     break
   elseif tonumber(ARGV[base + 2]) == 0 then
     last = offset
-  elseif is_duplicate(ARGV[base + 9], KEYS[2 + i], ARGV[base + 1], tonumber(ARGV[base + 10])) then
+  elseif is_duplicate(ARGV[base + 9], KEYS[3 + i], ARGV[base + 1], tonumber(ARGV[base + 10])) then
     duplicates = duplicates + 1
     last = offset
   else
-    local key = KEYS[2 + i]
+    local key = KEYS[3 + i]
     local player = ARGV[base + 1]
     local op = tonumber(ARGV[base + 2])
     local value = tonumber(ARGV[base + 3])

@@ -1,59 +1,83 @@
 --[[
-  The shard node's heartbeat, set only while the shard's data can be served.
+  The shard node's heartbeat: whether, and why not, the shard's data may be served.
 
-  Reads are served only while the heartbeat key exists (see read-header.lua). The shard
-  node calls this script every third of the heartbeat TTL with, for each of its
-  partitions, the offset it knows it has applied and the log's end.
-    - A partition whose stored offset is below what the node knows it applied has lost
-      data (Redis restarted empty, restored an old file, was flushed, or a rebuild was
-      swapped in a little behind): it is reported, the node rewinds it to the stored
-      offset, and the shard must catch up again, as below.
-    - While the node must catch up (must_catch_up = 1, after start or a rewind, or when
-      data was lost), the key is set only if every partition is within max_lag records
-      of the log's end; otherwise LAGGING and the key is deleted at once, so a Redis that
-      lost its data is never served while it refills.
-  Once caught up the node passes must_catch_up = 0, so a burst of writes never makes a
-  healthy shard flap.
+  Every read script checks the heartbeat key first (read-header.lua) and answers only when
+  it holds exactly the reader's stamp (store/src/identity.ts). The shard node runs this
+  script every third of the heartbeat TTL; the key expires if the node stops, so a dead
+  node's shard is refused within one TTL. The key's value is:
+    <stamp>              serving
+    !<reason>\n<stamp>   alive but not serving, and why (readers report the reason)
+
+  For each of its partitions the node passes the offset it knows it has applied and a
+  target offset: in mode catch-up, the log's end as it was when catching up began (after a
+  start, a rewind, data loss, or a stall), so the shard serves only once it holds every
+  record that existed at that moment, never a partial board; in mode serve, the log's end
+  now (for the lag it reports). In mode withdraw the node has decided to stop serving (its
+  applier stalled, or fell too far behind for too long: readiness.ts) and passes why.
+
+    - The built-from key must equal the node's (identity.ts). An empty Redis (no offsets at
+      all) takes the node's value; any other mismatch is DRIFT: nothing is changed.
+    - A partition whose stored offset is below what the node knows it applied has lost data
+      (Redis restarted empty, was flushed, restored an older file, a rebuild was swapped in
+      a little behind): LOST, the key says so, and the node rewinds and catches up.
 
   Input:
     KEYS[1]  heartbeat key
     KEYS[2]  offsets hash
-    ARGV[1]  shard id (the heartbeat's value)
-    ARGV[2]  TTL in ms
-    ARGV[3]  must_catch_up (0 or 1)
-    ARGV[4]  max_lag (records)
-    ARGV[5]  n, then n triples: partition, known applied offset (-1 none), log end offset
-             (the offset the next record will get)
+    KEYS[3]  built-from key
+    ARGV[1]  stamp
+    ARGV[2]  the node's built-from value
+    ARGV[3]  TTL in ms
+    ARGV[4]  mode: serve | catch-up | withdraw
+    ARGV[5]  reason (catch-up, withdraw)
+    ARGV[6]  n, then n triples: partition, known applied offset (-1 none), target offset
+             (the offset the next record will get at the target moment)
   Output:
-    { status, lag, lostPartition1, storedOffset1, ... }
-    status  0 OK (heartbeat set)   -4 LAGGING (heartbeat deleted)
-    lag     records behind the log's end, summed over the partitions
-    then pairs of partition, stored offset for each partition that lost data
+    { status, lag, lostPartition1, storedOffset1, ... }   or { -5, 0, builtFrom } on DRIFT
+    status  0 SERVING   -4 CATCHING_UP   -5 DRIFT   -6 LOST   -7 WITHDRAWN
+    lag     records behind the targets, summed over the partitions
 ]]
-local must_catch_up = ARGV[3] == '1'
-local max_lag = tonumber(ARGV[4])
-local n = tonumber(ARGV[5])
-local lag, lagging, lost = 0, false, {}
+local built = redis.call('GET', KEYS[3])
+if built ~= ARGV[2] then
+  if built == false and redis.call('EXISTS', KEYS[2]) == 0 then
+    redis.call('SET', KEYS[3], ARGV[2])
+  else
+    return { -5, 0, built or '' }
+  end
+end
+
+local stamp, ttl, mode, reason = ARGV[1], ARGV[3], ARGV[4], ARGV[5]
+local n = tonumber(ARGV[6])
+local lag, lost = 0, {}
 for i = 0, n - 1 do
-  local partition = ARGV[6 + i * 3]
-  local known = tonumber(ARGV[7 + i * 3])
-  local log_end = tonumber(ARGV[8 + i * 3])
+  local partition = ARGV[7 + i * 3]
+  local known = tonumber(ARGV[8 + i * 3])
+  local target = tonumber(ARGV[9 + i * 3])
   local stored = redis.call('HGET', KEYS[2], partition)
   stored = stored and tonumber(stored) or -1
   if stored < known then
     lost[#lost + 1] = partition
     lost[#lost + 1] = string.format('%d', stored)
   end
-  local behind = log_end - 1 - stored
+  local behind = target - 1 - stored
   if behind > 0 then lag = lag + behind end
-  if behind > max_lag then lagging = true end
 end
-local out = { 0, lag }
-for i = 1, #lost do out[#out + 1] = lost[i] end
-if (must_catch_up or #lost > 0) and lagging then
-  redis.call('DEL', KEYS[1])
-  out[1] = -4
+
+local status = 0
+if #lost > 0 then
+  status = -6
+  reason = 'Redis lost data (restarted empty, flushed, or older data swapped in): replaying from the log'
+elseif mode == 'withdraw' then
+  status = -7
+elseif mode == 'catch-up' and lag > 0 then
+  status = -4
+  reason = reason .. ': ' .. string.format('%d', lag) .. ' records to apply'
+end
+if status == 0 then
+  redis.call('SET', KEYS[1], stamp, 'PX', ttl)
 else
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  redis.call('SET', KEYS[1], '!' .. reason .. '\n' .. stamp, 'PX', ttl)
 end
+local out = { status, lag }
+for i = 1, #lost do out[#out + 1] = lost[i] end
 return out

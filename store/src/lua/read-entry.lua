@@ -4,7 +4,7 @@
   Input:
     KEYS[1]  board key
     KEYS[2]  heartbeat key
-    ARGV[1]  expected shard id
+    ARGV[1]  the reader's stamp of the shard (see read-header.lua)
     ARGV[2]  player id
   Output:
     { status, key }   key is false (nil) when the player has no entry

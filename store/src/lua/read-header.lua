@@ -1,21 +1,23 @@
 --[[
   Shared prologue of the read scripts (prepended to each when it is loaded).
 
-  A shard answers reads only while its shard node is alive: the node refreshes a
-  heartbeat key (value = its shard id, PX = heartbeat TTL) in its Redis. Without it
-  the data may be arbitrarily stale, so the read fails with a status the router turns
-  into UNAVAILABLE, never a silently wrong rank. The id also guards against a router
-  whose shard list points at the wrong Redis.
+  A shard answers reads only while its shard node says the data may be served: the node
+  keeps a heartbeat key (PX = heartbeat TTL) holding the shard's stamp (store/src/identity.ts:
+  shard id, topic, slots, board specs) while it serves, and the reason while it does not
+  (heartbeat.lua). A read passes its own stamp of the shard and is answered only when the
+  two are equal: never a stale or partial board, and never one built from other slots or
+  board specs than the reader's. The caller explains a refusal from the key's value.
 
   Status codes (first element of every read reply):
      0  OK
     -1  SHARD_DOWN    no heartbeat: the shard node is not running
-    -2  WRONG_SHARD   the heartbeat names another shard
+    -2  MISMATCH      the heartbeat is not the reader's stamp: not serving (and why), or
+                      built from another configuration
 ]]
-local function check_shard(heartbeat_key, expected_shard)
-  local owner = redis.call('GET', heartbeat_key)
-  if not owner then return -1 end
-  if owner ~= expected_shard then return -2 end
+local function check_shard(heartbeat_key, expected_stamp)
+  local value = redis.call('GET', heartbeat_key)
+  if not value then return -1 end
+  if value ~= expected_stamp then return -2 end
   return 0
 end
 

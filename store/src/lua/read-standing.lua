@@ -13,7 +13,7 @@
   Input:
     KEYS[1]  board key
     KEYS[2]  heartbeat key
-    ARGV[1]  expected shard id
+    ARGV[1]  the reader's stamp of the shard (see read-header.lua)
     ARGV[2]  player id
     ARGV[3]  radius r >= 0: also return the entries at shard ranks [ahead - r, ahead + r]
   Output:

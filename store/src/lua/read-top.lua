@@ -6,7 +6,7 @@
   Input:
     KEYS[1]  board key
     KEYS[2]  heartbeat key
-    ARGV[1]  expected shard id
+    ARGV[1]  the reader's stamp of the shard (see read-header.lua)
     ARGV[2]  count (>= 1)
   Output:
     { status, card, member1, key1, member2, key2, ... }   status: see read-header.lua

@@ -17,7 +17,7 @@
   Input:
     KEYS[1]  board key
     KEYS[2]  heartbeat key
-    ARGV[1]  expected shard id
+    ARGV[1]  the reader's stamp of the shard (see read-header.lua)
     ARGV[2]  sort key of the position
     ARGV[3]  player id of the position
     ARGV[4]  radius r >= 0: also return the entries at ranks [ahead - r, ahead + r]

@@ -1,7 +1,11 @@
 --[[
   Makes a rebuilt spare database live, only while the rebuild still holds the shard's lease:
-  in one atomic step, copies the live heartbeat (value and time to live) and the lease into
-  the spare database, then SWAPDB. Readers go from the old data to the rebuilt data at once;
+  in one atomic step, copies the live heartbeat (time to live, and the shard's stamp, marked
+  "not serving": see heartbeat.lua) and the lease into the spare database, then SWAPDB.
+  Readers go from the old data to the rebuilt data at once, and are refused until the shard
+  node has applied the newest records the rebuild had not replayed yet (it notices them on
+  its next heartbeat and catches up to the log's end as of then): never a board behind the
+  one it replaced;
   the lease stays in database 0 across the swap, so the rebuild still owns the shard while it
   deletes the old data (now in the spare database, with a copy of the lease that goes with it).
 
@@ -22,6 +26,9 @@ local heartbeat = redis.call('GET', KEYS[2])
 local heartbeat_ttl = redis.call('PTTL', KEYS[2])
 redis.call('SELECT', tonumber(ARGV[2]))
 if heartbeat and heartbeat_ttl > 0 then
+  if string.sub(heartbeat, 1, 1) ~= '!' then
+    heartbeat = '!rebuilt from the log: the shard node is applying the newest records\n' .. heartbeat
+  end
   redis.call('SET', KEYS[2], heartbeat, 'PX', heartbeat_ttl)
 end
 if lease_ttl > 0 then

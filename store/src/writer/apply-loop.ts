@@ -10,6 +10,7 @@
  *   stop offsets       none                         audit views: per partition
  *   record filter      none                         audit as-of-time: later records become no-ops
  *   GAP from Redis     rewind to Redis's offset     the rebuild fails (its target was written to)
+ *   DRIFT from Redis   the node stops (fatal)       the rebuild fails
  *
  * Redis, not Kafka, holds the truth of what has been applied: each script call moves the
  * partition's offset atomically with the effects, so a record fetched twice (a restart, a
@@ -49,6 +50,8 @@ export interface ApplyLoopOptions {
   onApplied?(partition: number, result: ApplyResult, records: number): void;
   /** Redis's offset does not match the records fetched; the batch stops here. */
   onGap(partition: number, result: ApplyResult, fetchedFrom: string, consumer: Consumer): void;
+  /** The shard was built from something else (identity.ts): nothing was applied; the batch stops here. */
+  onDrift(partition: number, builtFrom: string): void;
   /** The consumer crashed and kafkajs will not restart it. */
   onFatal?(err: Error): void;
 }
@@ -100,6 +103,10 @@ async function applyBatch(payload: EachBatchPayload, consumer: Consumer, o: Appl
       return o.filter ? o.filter(event) : event;
     });
     const result = await o.writer.apply(batch.partition, events);
+    if (result.drift !== undefined) {
+      o.onDrift(batch.partition, result.drift);
+      return;
+    }
     o.onApplied?.(batch.partition, result, events.length);
     if (!result.inSequence) {
       o.onGap(batch.partition, result, messages[0]!.offset, consumer);

@@ -11,7 +11,7 @@
  * newest records again. The cost of this choice: two writers touch one Redis during a
  * rebuild, on disjoint databases until the atomic SWAPDB.
  */
-export { ShardWriter, type ApplyResult, type HeartbeatResult, type PreparedEvent, type ShardWriterOptions } from "./shard-writer.js";
+export { inspectShard, ShardWriter, type ApplyResult, type HeartbeatRequest, type HeartbeatResult, type PreparedEvent, type ShardState, type ShardWriterOptions } from "./shard-writer.js";
 export { startApplyLoop, type ApplyLoop, type ApplyLoopOptions } from "./apply-loop.js";
 export { rebuildShard, leaseMode, REBUILD_STALL_MS, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
 export { RebuildLease, runningRebuild, describeRebuild, LEASE_TTL_MS, LEASE_RENEW_MS, type RebuildHolder } from "./rebuild-lease.js";

@@ -68,6 +68,10 @@ export interface RebuildOptions {
   admin: Admin;
   topic: string;
   shardId: string;
+  /** The shard's stamp (identity.ts): what readers expect in its heartbeat. */
+  stamp: string;
+  /** What the rebuilt data is built from (identity.ts): the stamp and the topic's current id. */
+  builtFrom: string;
   slots: readonly number[];
   redisUrl: string;
   keyPrefix: string;
@@ -116,13 +120,14 @@ export async function rebuildShard(o: RebuildOptions): Promise<RebuildProgress> 
   try {
     stop.throwIfAborted();
     await unlinkPrefix(target, targetPrefix);
-    const writer = new ShardWriter({ shardId: o.shardId, redis: target, keyPrefix: targetPrefix, dedupWindowMs: o.dedupWindowMs });
+    const writer = new ShardWriter({ shardId: o.shardId, stamp: o.stamp, builtFrom: o.builtFrom, redis: target, keyPrefix: targetPrefix, dedupWindowMs: o.dedupWindowMs });
+    await writer.recordBuiltFrom();
     const stopAt = await stopOffsets(o);
     const progress = await replay(o, writer, stopAt, stop);
     stop.throwIfAborted();
     await lease.renew(); // what follows has a whole lease TTL
     if (o.mode.kind === "swap") await swapIn(o, target, o.mode.stagingDb, lease, () => (published = true));
-    else await writer.heartbeat(2 ** 31 - 1); // ~25 days, renewed by any later rebuild of the view
+    else await writer.markServing(2 ** 31 - 1); // ~25 days, renewed by any later rebuild of the view
     published = true;
     const done = { ...progress, done: true, lag: 0, etaMs: 0 };
     o.onProgress(done);
@@ -177,6 +182,7 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
     onApplied: (_partition, _result, records) => void (replayed += records),
     onGap: (partition, result, fetchedFrom) =>
       fail(new LadderError(Code.ABORTED, `rebuild of ${o.shardId} failed on a gap: partition ${partition} holds offset ${result.lastOffset} in the target, but the replay fetched from ${fetchedFrom}: something else wrote to the rebuild's target`)),
+    onDrift: (_partition, builtFrom) => fail(new LadderError(Code.FAILED_PRECONDITION, `rebuild of ${o.shardId}: its target holds data built from "${builtFrom}", not from this rebuild's source`)),
     onFatal: (err) => fail(new LadderError(Code.UNAVAILABLE, `rebuild of ${o.shardId}: the replay's Kafka consumer failed: ${err.message}`, { retriable: true, cause: err })),
   });
   try {

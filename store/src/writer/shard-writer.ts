@@ -5,7 +5,7 @@
  */
 import type { Redis } from "ioredis";
 import { keyLayout, type KeyLayout } from "../keys.js";
-import { ApplyStatus, withWriteScripts, type HeartbeatStatus, type WriteScripts } from "../scripts.js";
+import { ApplyStatus, HeartbeatStatus, withWriteScripts, type WriteScripts } from "../scripts.js";
 
 /** A score event ready for the apply script: validated, time already quantized. */
 export interface PreparedEvent {
@@ -29,6 +29,8 @@ export interface PreparedEvent {
 export interface ApplyResult {
   /** False when the events did not follow the stored offset: rewind to lastOffset + 1. */
   inSequence: boolean;
+  /** Set when the shard was built from something else (nothing applied): what it was built from. */
+  drift?: string;
   applied: number;
   /** Records at or below the stored offset (already applied). */
   skipped: number;
@@ -40,14 +42,44 @@ export interface ApplyResult {
 
 export interface HeartbeatResult {
   status: HeartbeatStatus;
-  /** Records behind the log's end, over all the node's partitions. */
+  /** Records behind the targets, over all the node's partitions. */
   lag: number;
   /** Partitions whose stored offset fell below what was applied (data lost), with the stored offset. */
   lost: Map<number, bigint>;
+  /** On DRIFT: what the shard was built from instead. */
+  builtFrom?: string;
+}
+
+export interface HeartbeatRequest {
+  ttlMs: number;
+  /** serve: set the stamp; catch-up: set it only once every partition reached its target; withdraw: stop serving. */
+  mode: "serve" | "catch-up" | "withdraw";
+  /** Why not serving (catch-up, withdraw): readers are told. */
+  reason: string;
+  partitions: ReadonlyArray<{ partition: number; known: bigint; target: bigint }>;
+}
+
+/** What a shard's Redis holds before a writer starts on it. */
+export interface ShardState {
+  /** Its built-from record (identity.ts), if any. */
+  builtFrom: string | undefined;
+  /** True when any partition has an applied offset (the shard holds data). */
+  hasData: boolean;
+}
+
+/** Reads what the shard's Redis under `keyPrefix` holds (one round trip). */
+export async function inspectShard(redis: Redis, keyPrefix: string): Promise<ShardState> {
+  const keys = keyLayout(keyPrefix);
+  const [builtFrom, offsets] = await Promise.all([redis.get(keys.builtFrom), redis.exists(keys.offsets)]);
+  return { builtFrom: builtFrom ?? undefined, hasData: offsets > 0 };
 }
 
 export interface ShardWriterOptions {
   shardId: string;
+  /** The shard's stamp (identity.ts): the heartbeat's value while serving. */
+  stamp: string;
+  /** The built-from value this writer's data comes from (identity.ts): checked by every write. */
+  builtFrom: string;
   redis: Redis;
   keyPrefix: string;
   /** How long applied event ids are remembered (0 = never). */
@@ -56,12 +88,16 @@ export interface ShardWriterOptions {
 
 export class ShardWriter {
   readonly shardId: string;
+  readonly stamp: string;
+  readonly builtFrom: string;
   readonly keys: KeyLayout;
   private readonly redis: Redis & WriteScripts;
   private readonly dedupWindowMs: number;
 
   constructor(o: ShardWriterOptions) {
     this.shardId = o.shardId;
+    this.stamp = o.stamp;
+    this.builtFrom = o.builtFrom;
     this.keys = keyLayout(o.keyPrefix);
     this.redis = withWriteScripts(o.redis);
     this.dedupWindowMs = o.dedupWindowMs;
@@ -72,13 +108,16 @@ export class ShardWriter {
    * Stops at the first event that does not follow the stored offset (inSequence false).
    */
   async apply(partition: number, events: readonly PreparedEvent[]): Promise<ApplyResult> {
-    const keys = [this.keys.offsets, this.keys.dedup(partition), ...events.map((e) => this.keys.board(e.board))];
-    const args: Array<string | number> = [partition, events.length, this.dedupWindowMs];
+    const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, ...events.map((e) => this.keys.board(e.board))];
+    const args: Array<string | number> = [partition, events.length, this.dedupWindowMs, this.builtFrom];
     for (const e of events) {
       args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs);
     }
-    const [status, applied, skipped, last, duplicates] = await this.redis.ladderApply(keys.length, ...keys, ...args);
-    return { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };
+    const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(keys.length, ...keys, ...args);
+    const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };
+    if (status === ApplyStatus.DRIFT) result.drift = builtFrom ?? "";
+    if (status === ApplyStatus.WRONG_TYPE) throw new Error(`${this.shardId}: cannot apply partition ${partition}: ${builtFrom}, not a sorted set (nothing was applied; fix or delete the key)`);
+    return result;
   }
 
   /** The last applied offset of every partition this Redis has seen. */
@@ -93,22 +132,31 @@ export class ShardWriter {
     return raw.map((o) => (o === null ? -1n : BigInt(o)));
   }
 
-  /** Sets the heartbeat unconditionally (audit views, tools): the keys serve reads for `ttlMs`. */
-  async heartbeat(ttlMs: number): Promise<void> {
-    await this.redis.set(this.keys.heartbeat, this.shardId, "PX", ttlMs);
+  /** What this Redis says its data was built from (undefined: nothing recorded). */
+  async readBuiltFrom(): Promise<string | undefined> {
+    return (await this.redis.get(this.keys.builtFrom)) ?? undefined;
   }
 
-  /**
-   * Sets the heartbeat if the shard's data may be served (see heartbeat.lua): nothing lost
-   * against `known` applied offsets and, while `mustCatchUp`, within `maxLag` of `logEnd`.
-   */
-  async conditionalHeartbeat(o: { ttlMs: number; mustCatchUp: boolean; maxLag: number; partitions: ReadonlyArray<{ partition: number; known: bigint; logEnd: bigint }> }): Promise<HeartbeatResult> {
-    const args: Array<string | number> = [this.shardId, o.ttlMs, o.mustCatchUp ? 1 : 0, o.maxLag, o.partitions.length];
-    for (const p of o.partitions) args.push(p.partition, p.known.toString(), p.logEnd.toString());
-    const reply = await this.redis.ladderHeartbeat(this.keys.heartbeat, this.keys.offsets, ...args);
+  /** Records this writer's built-from value (a fresh shard, or one filled before shards recorded it). */
+  async recordBuiltFrom(): Promise<void> {
+    await this.redis.set(this.keys.builtFrom, this.builtFrom);
+  }
+
+  /** Marks the keys served for `ttlMs` without conditions (audit views, benchmarks). */
+  async markServing(ttlMs: number): Promise<void> {
+    await this.redis.set(this.keys.heartbeat, this.stamp, "PX", ttlMs);
+  }
+
+  /** Runs heartbeat.lua: sets or withdraws the heartbeat, reports lag, lost data and drift. */
+  async heartbeat(o: HeartbeatRequest): Promise<HeartbeatResult> {
+    const args: Array<string | number> = [this.stamp, this.builtFrom, o.ttlMs, o.mode, o.reason, o.partitions.length];
+    for (const p of o.partitions) args.push(p.partition, p.known.toString(), p.target.toString());
+    const reply = await this.redis.ladderHeartbeat(this.keys.heartbeat, this.keys.offsets, this.keys.builtFrom, ...args);
+    const status = Number(reply[0]) as HeartbeatStatus;
+    if (status === HeartbeatStatus.DRIFT) return { status, lag: 0, lost: new Map(), builtFrom: String(reply[2] ?? "") };
     const lost = new Map<number, bigint>();
     for (let i = 2; i + 1 < reply.length; i += 2) lost.set(Number(reply[i]), BigInt(String(reply[i + 1])));
-    return { status: Number(reply[0]) as HeartbeatStatus, lag: Number(reply[1]), lost };
+    return { status, lag: Number(reply[1]), lost };
   }
 
   /** Withdraws the heartbeat at once (clean shutdown): reads fail fast instead of going stale. */

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
+import { builtFrom, explainMismatch, shardStamp, stampFields } from "./identity.js";
+
+const boards = (maxPoints = 2 ** 31 - 1) => new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints }).spec!]);
+const base = { shardId: "shard-1", topic: "ladder.scores", numSlots: 64, slots: [3, 1, 2], boards: boards() };
+
+describe("store > identity", () => {
+  it("is the same for the same configuration, whatever the slot order", () => {
+    expect(shardStamp(base)).toBe(shardStamp({ ...base, slots: [1, 2, 3], boards: boards() }));
+    expect(stampFields(shardStamp(base)).get("shard")).toBe("shard-1");
+  });
+
+  it("changes with the topic, the slots and the board specs, and says which", () => {
+    const here = shardStamp(base);
+    expect(explainMismatch(here, shardStamp({ ...base, topic: "other" }))).toBe("score topic (LADDER_SCORE_TOPIC): other there, ladder.scores here");
+    expect(explainMismatch(here, shardStamp({ ...base, slots: [1, 2] }))).toMatch(/^slots or shard list \(LADDER_SLOTS, LADDER_SHARDS\): 64:\w{8} there, 64:\w{8} here$/);
+    expect(explainMismatch(here, shardStamp({ ...base, numSlots: 32 }))).toMatch(/^slots or shard list/);
+    expect(explainMismatch(here, shardStamp({ ...base, boards: boards(1000) }))).toMatch(/^board specs \(LADDER_BOARDS\): \w{8} there, \w{8} here$/);
+    expect(explainMismatch(builtFrom(here, "id-a"), builtFrom(here, "id-b"))).toBe("score topic's id (the topic was deleted and created again): id-b there, id-a here");
+  });
+});

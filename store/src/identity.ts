@@ -1,0 +1,82 @@
+/**
+ * What a shard's Redis was built from, and the stamp every reader and writer checks.
+ *
+ * A shard's data is a function of the log it replayed and of the configuration that decoded
+ * and placed it: the score topic, the slots this shard owns, and the board specs (ranges,
+ * resolutions, epochs: they define the sort keys). Change any of them under existing data
+ * and answers go silently wrong: players counted on the wrong shard, keys decoded with the
+ * wrong range, a recreated topic's records skipped as "already applied". So:
+ *
+ *   stamp      "<shardId>|topic=<name>|slots=<S>:<hash of this shard's slot list>|boards=<hash
+ *              of the board specs>": computed by every process from its own configuration.
+ *   built-from the stamp plus "|topic-id=<Kafka topic id>", stored once in the shard's Redis
+ *              (`<prefix>built-from`) when the shard node first fills it, or by a rebuild.
+ *
+ * The apply and heartbeat scripts compare the built-from key with the writer's own in the
+ * same atomic call as their effects; the shard node refuses to start on a mismatch. The
+ * heartbeat key holds the stamp while the shard serves, so every read script checks the
+ * reader's stamp against it for free (read-header.lua): a router with other slots or boards
+ * is refused with FAILED_PRECONDITION naming what differs. Hashes are FNV-1a 32-bit over a
+ * canonical text: short, stable, and only compared for equality.
+ */
+import type { BoardSpecs } from "@ladder/common/board-spec";
+
+export interface ShardIdentity {
+  shardId: string;
+  topic: string;
+  numSlots: number;
+  /** The slots (partitions) this shard owns. */
+  slots: readonly number[];
+  boards: BoardSpecs;
+}
+
+/** The stamp of `identity` (see above). */
+export function shardStamp(i: ShardIdentity): string {
+  const slots = [...i.slots].sort((a, b) => a - b).join(",");
+  const boards = [...i.boards.all()]
+    .map((b) => [b.prefix, b.minPoints, b.maxPoints, b.resolutionMs, b.epochMs, b.ttlSeconds].join(":"))
+    .sort()
+    .join(";");
+  return `${i.shardId}|topic=${i.topic}|slots=${i.numSlots}:${fnv1a(slots)}|boards=${fnv1a(boards)}`;
+}
+
+/** The built-from value of a shard filled from topic `topicId` under `stamp`. */
+export const builtFrom = (stamp: string, topicId: string) => `${stamp}|topic-id=${topicId}`;
+
+/** The fields of a stamp or built-from value, by name ("shard" for the first). */
+export function stampFields(value: string): Map<string, string> {
+  const [shard, ...rest] = value.split("|");
+  const fields = new Map<string, string>([["shard", shard ?? ""]]);
+  for (const part of rest) {
+    const eq = part.indexOf("=");
+    if (eq > 0) fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+
+const WHAT: Record<string, string> = {
+  shard: "shard id",
+  topic: "score topic (LADDER_SCORE_TOPIC)",
+  slots: "slots or shard list (LADDER_SLOTS, LADDER_SHARDS)",
+  boards: "board specs (LADDER_BOARDS)",
+  "topic-id": "score topic's id (the topic was deleted and created again)",
+};
+
+/** What differs between `expected` and `found` (stamps or built-from values), in words. */
+export function explainMismatch(expected: string, found: string): string {
+  const e = stampFields(expected);
+  const f = stampFields(found);
+  const diffs = [...new Set([...e.keys(), ...f.keys()])]
+    .filter((k) => e.has(k) && f.has(k) && e.get(k) !== f.get(k))
+    .map((k) => `${WHAT[k] ?? k}: ${f.get(k)} there, ${e.get(k)} here`);
+  return diffs.length ? diffs.join("; ") : `built from "${found}", expected "${expected}"`;
+}
+
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, "utf8")) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}
