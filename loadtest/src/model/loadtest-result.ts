@@ -7,16 +7,21 @@
  */
 import type { Operation } from "../workload/op-mix.js";
 
-export const RESULT_FORMAT = 1;
+/**
+ * 2: the figures are the calls SENT in the measured window (run/measured-window.ts) and
+ * `elapsedMs` is the window's length; 1 counted the calls answered from the end of the
+ * warm-up to the last answer, warm-up calls answered late included.
+ */
+export const RESULT_FORMAT = 2;
 
 export interface LoadtestResult {
   tool: "ladder-loadtest";
   format: typeof RESULT_FORMAT;
   name: string;
   startedAt: string;
-  /** Seconds at the start of the series left out of every total. */
+  /** Seconds of load before the measured window: calls sent in them are in the series only. */
   warmupSec: number;
-  /** The measured period: from the end of the warm-up to the last answer. */
+  /** The measured window: from the end of the warm-up to the end of sending. Its calls (those sent in it, answered whenever) are the figures; rates are per second of it. */
   elapsedMs: number;
   options: Record<string, unknown>;
   environment: { node: string; platform: string; cpus: number; cpuModel: string };
@@ -39,7 +44,7 @@ export interface OperationResult extends OpSummary {
   percentiles: PercentilePoint[];
 }
 
-/** The figures of one operation over the measured period. */
+/** The figures of one operation: the calls sent in the measured window. */
 export interface OpSummary {
   calls: number;
   /** Calls that failed with a code other than NOT_FOUND. */
@@ -79,7 +84,7 @@ export interface IntervalPoint {
   maxMs: number;
 }
 
-/** What became of the freshness probes (run/freshness-probe.ts). */
+/** What became of the freshness probes whose write was sent in the measured window (run/freshness-probe.ts). */
 export interface ProbeStats {
   started: number;
   seen: number;

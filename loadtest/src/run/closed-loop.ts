@@ -13,11 +13,13 @@ export interface ClosedLoopDeps {
   send(startedMs: number): Promise<void>;
   clock(): number;
   stopped(): boolean;
+  /** Clock time the duration runs from (now when absent). */
+  startMs?: number;
 }
 
 export async function runClosedLoop(deps: ClosedLoopDeps): Promise<{ sent: number }> {
   const { concurrency, durationMs, send, clock } = deps;
-  const end = clock() + durationMs;
+  const end = (deps.startMs ?? clock()) + durationMs;
   let sent = 0;
   const worker = async () => {
     while (clock() < end && !deps.stopped()) {

@@ -8,6 +8,7 @@ function fake() {
   let now = 0;
   const visible = new Map<string, number>();
   const lags: number[] = [];
+  const sentTimes: number[] = [];
   const showAt = new Map<string, { at: number; value: number }>();
   const deps: ProbeDeps = {
     read: async (id) => {
@@ -15,13 +16,16 @@ function fake() {
       if (s && now >= s.at) visible.set(id, s.value);
       return visible.get(id);
     },
-    onLag: (ms) => lags.push(ms),
+    onLag: (ms, writeSentMs) => {
+      lags.push(ms);
+      sentTimes.push(writeSentMs);
+    },
     clock: () => now,
     sleep: async (ms) => {
       now += ms;
     },
   };
-  return { deps, lags, visible, showAt, advance: (ms: number) => (now += ms), at: () => now };
+  return { deps, lags, sentTimes, visible, showAt, advance: (ms: number) => (now += ms), at: () => now };
 }
 
 describe("loadtest > freshness probe", () => {
@@ -30,7 +34,7 @@ describe("loadtest > freshness probe", () => {
     const probe = new FreshnessProbe(options, f.deps);
     expect(probe.claim("p:1")).toBe(true);
     f.showAt.set("p:1", { at: 45, value: 700 });
-    probe.start("p:1", 700, 0);
+    probe.start("p:1", 700, 0, 0);
     await probe.drain();
     expect(f.lags).toEqual([50]); // polled at 0, 10, ... 50: seen at the first poll after 45
     expect(probe.stats).toMatchObject({ started: 1, seen: 1, polls: 6 });
@@ -59,7 +63,7 @@ describe("loadtest > freshness probe", () => {
     probe.claim("p:1");
     probe.noteWrite("p:1", "best", 900);
     f.showAt.set("p:1", { at: 20, value: 900 }); // the later write won before the first sight
-    probe.start("p:1", 700, 0);
+    probe.start("p:1", 700, 0, 0);
     await probe.drain();
     expect(f.lags).toEqual([20]);
   });
@@ -68,7 +72,7 @@ describe("loadtest > freshness probe", () => {
     const f = fake();
     const probe = new FreshnessProbe(options, f.deps);
     probe.claim("p:1");
-    probe.start("p:1", 700, 0);
+    probe.start("p:1", 700, 0, 0);
     probe.noteWrite("p:1", "inc", 5);
     await probe.drain();
     expect(probe.stats).toMatchObject({ superseded: 1, seen: 0 });
@@ -80,7 +84,7 @@ describe("loadtest > freshness probe", () => {
     let calls = 0;
     const probe = new FreshnessProbe(options, { ...f.deps, read: async () => (++calls % 2 ? undefined : Promise.reject(new Error("down"))) });
     probe.claim("p:1");
-    probe.start("p:1", 700, 0);
+    probe.start("p:1", 700, 0, 0);
     await probe.drain();
     expect(probe.stats.timedOut).toBe(1);
     expect(probe.stats.pollErrors).toBeGreaterThan(0);
@@ -92,9 +96,29 @@ describe("loadtest > freshness probe", () => {
     const f = fake();
     const probe = new FreshnessProbe({ ...options, everyMs: 1 }, f.deps);
     probe.claim("p:1");
-    probe.abandon("p:1");
+    probe.abandon("p:1", 0);
     expect(probe.stats.writeFailed).toBe(1);
     f.advance(1);
     expect(probe.claim("p:1")).toBe(true);
+  });
+
+  it("keeps a probe whose write was sent before the measured window out of the stats, and passes its lag on with the write's send time", async () => {
+    const f = fake();
+    const probe = new FreshnessProbe({ ...options, everyMs: 1 }, { ...f.deps, counts: (sentMs) => sentMs >= 100 });
+    probe.claim("p:1");
+    f.showAt.set("p:1", { at: 0, value: 1 });
+    probe.start("p:1", 1, 120, 90); // sent in the warm-up, acknowledged in the window
+    await probe.drain();
+    f.advance(1);
+    probe.claim("p:2");
+    probe.abandon("p:2", 50);
+    expect(probe.stats).toMatchObject({ started: 0, seen: 0, writeFailed: 0, polls: 0 });
+    expect(f.sentTimes).toEqual([90]); // for the time series, which the caller keeps apart
+    f.advance(1);
+    probe.claim("p:3");
+    f.showAt.set("p:3", { at: 0, value: 3 });
+    probe.start("p:3", 3, 130, 100);
+    await probe.drain();
+    expect(probe.stats).toMatchObject({ started: 1, seen: 1, writeFailed: 0, polls: 1 });
   });
 });

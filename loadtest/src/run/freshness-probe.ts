@@ -13,6 +13,10 @@
  * the outcome unknowable, and the probe is dropped as superseded. A probe that sees
  * nothing within `timeoutMs` is counted as timed out, its lag unknown (it is NOT recorded
  * as timeoutMs: the histogram holds measured lags only).
+ *
+ * A probe belongs to its write: it is in the run's figures (its lag in the totals, its
+ * fate in `stats`) when its write was sent in the measured window (`counts`, see
+ * measured-window.ts); the lag of every probe still goes to `onLag`, for the time series.
  */
 import type { ProbeStats } from "../model/loadtest-result.js";
 import type { LagOptions, WriteOp } from "./options.js";
@@ -20,8 +24,10 @@ import type { LagOptions, WriteOp } from "./options.js";
 export interface ProbeDeps {
   /** The player's score as a read sees it, or undefined when it has none. */
   read(playerId: string): Promise<number | undefined>;
-  /** Called with each measured lag, ms. */
-  onLag(lagMs: number): void;
+  /** Called with each measured lag, ms, and the send time of the probe's write. */
+  onLag(lagMs: number, writeSentMs: number): void;
+  /** Whether a probe whose write was sent at `writeSentMs` is in the figures (all when absent). */
+  counts?(writeSentMs: number): boolean;
   clock(): number;
   sleep(ms: number): Promise<void>;
 }
@@ -29,10 +35,16 @@ export interface ProbeDeps {
 interface Probe {
   accepted: Set<number>;
   superseded: boolean;
+  /** Send time of the probe's write. */
+  writeSentMs: number;
+  /** Whether it is in `stats`. */
+  counted: boolean;
 }
 
 export class FreshnessProbe {
+  /** The probes whose write was sent in the measured window. */
   readonly stats: ProbeStats = { started: 0, seen: 0, timedOut: 0, superseded: 0, writeFailed: 0, polls: 0, pollErrors: 0 };
+  private readonly uncounted: ProbeStats = { ...this.stats }; // the warm-up's probes: reported nowhere
   private readonly active = new Map<string, Probe>();
   private readonly running = new Set<Promise<void>>();
   private lastClaimMs = -Infinity;
@@ -45,7 +57,7 @@ export class FreshnessProbe {
     const now = this.deps.clock();
     if (now - this.lastClaimMs < this.options.everyMs) return false;
     this.lastClaimMs = now;
-    this.active.set(playerId, { accepted: new Set(), superseded: false });
+    this.active.set(playerId, { accepted: new Set(), superseded: false, writeSentMs: now, counted: true });
     return true;
   }
 
@@ -57,12 +69,14 @@ export class FreshnessProbe {
     else probe.accepted.add(value);
   }
 
-  /** The probed write (a SET of `value`) was acknowledged at `ackMs`: starts waiting for it. */
-  start(playerId: string, value: number, ackMs: number): void {
+  /** The probed write (a SET of `value`, sent at `writeSentMs`) was acknowledged at `ackMs`: starts waiting for it. */
+  start(playerId: string, value: number, ackMs: number, writeSentMs: number): void {
     const probe = this.active.get(playerId);
     if (!probe) return;
     probe.accepted.add(value);
-    this.stats.started++;
+    probe.writeSentMs = writeSentMs;
+    probe.counted = this.deps.counts?.(writeSentMs) ?? true;
+    this.statsOf(probe).started++;
     const run = this.watch(playerId, probe, ackMs).finally(() => {
       this.active.delete(playerId);
       this.running.delete(run);
@@ -70,9 +84,10 @@ export class FreshnessProbe {
     this.running.add(run);
   }
 
-  /** The probed write failed. */
-  abandon(playerId: string): void {
-    if (this.active.delete(playerId)) this.stats.writeFailed++;
+  /** The probed write (sent at `writeSentMs`) failed. */
+  abandon(playerId: string, writeSentMs: number): void {
+    if (!this.active.delete(playerId)) return;
+    ((this.deps.counts?.(writeSentMs) ?? true) ? this.stats : this.uncounted).writeFailed++;
   }
 
   /** Probes waiting now. */
@@ -88,27 +103,32 @@ export class FreshnessProbe {
   private async watch(playerId: string, probe: Probe, ackMs: number): Promise<void> {
     const { pollMs, timeoutMs } = this.options;
     const { read, clock, sleep, onLag } = this.deps;
+    const stats = this.statsOf(probe);
     for (;;) {
       if (probe.superseded) {
-        this.stats.superseded++;
+        stats.superseded++;
         return;
       }
-      this.stats.polls++;
+      stats.polls++;
       const score = await read(playerId).catch(() => {
-        this.stats.pollErrors++;
+        stats.pollErrors++;
         return undefined;
       });
       const now = clock();
       if (score !== undefined && probe.accepted.has(score)) {
-        this.stats.seen++;
-        onLag(Math.max(0, now - ackMs));
+        stats.seen++;
+        onLag(Math.max(0, now - ackMs), probe.writeSentMs);
         return;
       }
       if (now - ackMs >= timeoutMs) {
-        this.stats.timedOut++;
+        stats.timedOut++;
         return;
       }
       await sleep(pollMs);
     }
+  }
+
+  private statsOf(probe: Probe): ProbeStats {
+    return probe.counted ? this.stats : this.uncounted;
   }
 }

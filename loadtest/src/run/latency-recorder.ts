@@ -4,8 +4,12 @@
  * the whole run and one for the current interval; `tick` closes the interval, keeping its
  * count and percentiles as one point of the time series, and starts the next.
  *
- * During a warm-up (`measuring` false until `startMeasuring`), calls go into the time
- * series only, not into the run's totals.
+ * Which calls count: a call is in the run's totals when it was SENT in the measured window
+ * (`counts(sentMs)`, see measured-window.ts), however late it is answered; every call
+ * goes into the time series, by the interval it was answered in, warm-up included. A
+ * call sent during the warm-up and answered after it is in the series only: counting
+ * calls by their answer (as this recorder once did, switching on a flag at the end of
+ * the warm-up) let the warm-up's slowest calls into the measured figures.
  *
  * Every completed call is recorded, failed ones included (a timeout costs its full
  * deadline; leaving failures out would flatter a struggling server); failures are also
@@ -38,25 +42,35 @@ export function newHistogram(): Histogram {
 
 const toMicros = (ms: number) => Math.max(1, Math.round(ms * 1000));
 
+/** One answered (or failed) call: when it was sent, how long it took, how it failed. */
+export interface CallRecord {
+  /** Its send time (clock ms): what decides whether it counts. */
+  sentMs: number;
+  latencyMs: number;
+  /** The failure's code name, when it failed. */
+  errorCode?: string;
+}
+
 export class LatencyRecorder<K extends string> {
   readonly series: Array<SeriesPoint<K>> = [];
   private readonly totals = new Map<K, OpTotals>();
   private readonly interval = new Map<K, { histogram: Histogram; errors: number; notFound: number }>();
 
-  constructor(readonly names: readonly K[], private measuring = true) {
+  /** `counts(sentMs)`: whether a call sent then belongs to the run's totals (all, by default: no warm-up). */
+  constructor(readonly names: readonly K[], private readonly counts: (sentMs: number) => boolean = () => true) {
     for (const name of names) {
       this.totals.set(name, { histogram: newHistogram(), count: 0, errorsByCode: {} });
       this.interval.set(name, { histogram: newHistogram(), errors: 0, notFound: 0 });
     }
   }
 
-  /** A call of `name` that took `latencyMs`; `errorCode` names the failure, if it failed. */
-  record(name: K, latencyMs: number, errorCode?: string): void {
+  /** A call of `name`, just answered: in the current interval, and in the totals if it was sent in the measured window. */
+  record(name: K, { sentMs, latencyMs, errorCode }: CallRecord): void {
     const total = this.totals.get(name)!;
     const current = this.interval.get(name)!;
     const us = toMicros(latencyMs);
     current.histogram.recordValue(us);
-    if (this.measuring) {
+    if (this.counts(sentMs)) {
       total.histogram.recordValue(us);
       total.count++;
       if (errorCode !== undefined) total.errorsByCode[errorCode] = (total.errorsByCode[errorCode] ?? 0) + 1;
@@ -65,11 +79,6 @@ export class LatencyRecorder<K extends string> {
       if (EXPECTED_CODES.has(errorCode)) current.notFound++;
       else current.errors++;
     }
-  }
-
-  /** Ends the warm-up: from now on calls count in the run's totals too. */
-  startMeasuring(): void {
-    this.measuring = true;
   }
 
   /** Closes the current interval at `t` seconds since the start; returns its point. */
@@ -87,7 +96,7 @@ export class LatencyRecorder<K extends string> {
     return point;
   }
 
-  /** Everything recorded for `name` since the start. */
+  /** Every call of `name` sent in the measured window. */
   total(name: K): Readonly<OpTotals> {
     return this.totals.get(name)!;
   }

@@ -1,7 +1,9 @@
 /**
  * One loadtest run: builds the workload (Zipf players, synthetic scores, the mix), paces
  * it with the open- or closed-loop driver, records every call, runs the freshness probes,
- * prints a progress line every second, and returns the result document.
+ * prints a progress line every second, and returns the result document. The figures are
+ * the calls SENT in the measured window, after the warm-up (measured-window.ts); the time
+ * series shows every call, warm-up included, by when it was answered.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BoardSpec } from "@ladder/common/board-spec";
@@ -14,6 +16,7 @@ import { runClosedLoop } from "./closed-loop.js";
 import { statusName, type ClusterClients } from "./cluster-clients.js";
 import { FreshnessProbe } from "./freshness-probe.js";
 import { LatencyRecorder } from "./latency-recorder.js";
+import { MeasuredWindow } from "./measured-window.js";
 import { runOpenLoop } from "./open-loop.js";
 import { operationRunner, scoreReader, type OperationRunner } from "./operations.js";
 import type { LoadtestOptions } from "./options.js";
@@ -29,36 +32,39 @@ export interface LoadtestDeps {
   print(line: string): void;
   /** Aborted to stop sending early; the run still finishes and reports. */
   signal: AbortSignal;
+  /** The run's clock, ms (performance.now unless a test fakes it). */
+  clock?: () => number;
 }
 
 const TICK_MS = 1000; // progress line and time-series resolution
-const clock = () => performance.now();
 
-export async function runLoadtest({ options, spec, clients, print, signal }: LoadtestDeps): Promise<LoadtestResult> {
+export async function runLoadtest({ options, spec, clients, print, signal, clock = () => performance.now() }: LoadtestDeps): Promise<LoadtestResult> {
   const rng = rngFor(options.seed);
-  const ops = new LatencyRecorder(OPERATIONS, options.warmupMs === 0);
-  const lag = new LatencyRecorder(["lag"] as const, options.warmupMs === 0);
-  const probe = new FreshnessProbe(options.lag, { read: scoreReader(clients, options.board), onLag: (ms) => lag.record("lag", ms), clock, sleep: (ms) => sleep(ms) });
+  const startMs = clock();
+  const window = new MeasuredWindow(startMs + options.warmupMs, startMs + options.warmupMs + options.durationMs);
+  const stopped = () => signal.aborted;
+  signal.addEventListener("abort", () => window.stopAt(clock()), { once: true });
+  if (signal.aborted) window.stopAt(startMs);
+  const counts = (sentMs: number) => window.counts(sentMs);
+  const ops = new LatencyRecorder(OPERATIONS, counts);
+  const lag = new LatencyRecorder(["lag"] as const, counts); // a probe counts when its write does
+  const probe = new FreshnessProbe(options.lag, {
+    read: scoreReader(clients, options.board), onLag: (lagMs, sentMs) => lag.record("lag", { sentMs, latencyMs: lagMs }), counts, clock, sleep: (ms) => sleep(ms),
+  });
   const runner = operationRunner({
     clients, options, rng, probe, clock,
     players: activePlayers(options.players, options.zipf, options.seed),
     scores: scoreSource(spec, DEFAULT_SCORE_SHAPE, Date.now()),
     runId: `lt${options.seed}-${Date.now().toString(36)}`,
   });
-  const sender = recordingSender(options, runner, ops, rng);
+  const sender = recordingSender(options, runner, ops, rng, clock);
   const startedAt = new Date();
-  let measureStart = clock();
   const cpuStart = process.cpuUsage();
   const ticker = startTicker({ ops, lag, showLag: options.lag.everyMs > 0, inFlight: sender.inFlight, print, clock, everyMs: TICK_MS });
-  const warmup = setTimeout(() => {
-    measureStart = clock();
-    ops.startMeasuring();
-    lag.startMeasuring();
-    print(`warm-up over: measuring for ${options.durationMs / 1000} s`);
-  }, options.warmupMs);
+  const warmup = options.warmupMs > 0 ? setTimeout(() => print(`warm-up over: measuring calls sent in the next ${options.durationMs / 1000} s`), options.warmupMs) : undefined;
   try {
-    const pacing = await drive(options, sender.send, () => signal.aborted);
-    const elapsedMs = clock() - measureStart; // until the last answer; the probes' tail is not counted
+    const pacing = await drive(options, { send: sender.send, clock, stopped, startMs });
+    const elapsedMs = window.lengthMs; // rates are per second of the window; its calls were all answered by now
     await probe.drain();
     ticker.stop();
     const cpu = process.cpuUsage(cpuStart);
@@ -70,17 +76,20 @@ export async function runLoadtest({ options, spec, clients, print, signal }: Loa
   }
 }
 
-/** Sends one operation of the mix and records its latency from `fromMs` and its outcome. */
-function recordingSender(options: LoadtestOptions, runner: OperationRunner, ops: LatencyRecorder<(typeof OPERATIONS)[number]>, rng: Rng) {
+/**
+ * Sends one operation of the mix and records it: sent at `sentMs` (the open loop's
+ * intended time, the closed loop's actual send), latency from then to the answer.
+ */
+function recordingSender(options: LoadtestOptions, runner: OperationRunner, ops: LatencyRecorder<(typeof OPERATIONS)[number]>, rng: Rng, clock: () => number) {
   let inFlight = 0;
-  const send = async (fromMs: number) => {
+  const send = async (sentMs: number) => {
     const op = pickOperation(options.mix, rng.nextDouble());
     inFlight++;
     try {
-      await runner(op);
-      ops.record(op, clock() - fromMs);
+      await runner(op, sentMs);
+      ops.record(op, { sentMs, latencyMs: clock() - sentMs });
     } catch (err) {
-      ops.record(op, clock() - fromMs, statusName(err));
+      ops.record(op, { sentMs, latencyMs: clock() - sentMs, errorCode: statusName(err) });
     } finally {
       inFlight--;
     }
@@ -88,13 +97,22 @@ function recordingSender(options: LoadtestOptions, runner: OperationRunner, ops:
   return { send, inFlight: () => inFlight };
 }
 
-async function drive(options: LoadtestOptions, send: (fromMs: number) => Promise<void>, stopped: () => boolean): Promise<LoadtestResult["pacing"]> {
+interface DriveDeps {
+  send(sentMs: number): Promise<void>;
+  clock(): number;
+  stopped(): boolean;
+  /** The run's start: warm-up and window are timed from it. */
+  startMs: number;
+}
+
+/** Sends the load of the warm-up and the window, one timetable or one closed loop for both; resolves when every call is answered. */
+async function drive(options: LoadtestOptions, d: DriveDeps): Promise<LoadtestResult["pacing"]> {
   const { pacing } = options;
   const durationMs = options.warmupMs + options.durationMs;
   if (pacing.kind === "open") {
-    const r = await runOpenLoop({ timetable: timetable(pacing.ratePerSec, durationMs), durationMs, maxInFlight: pacing.maxInFlight, send, clock, stopped });
+    const r = await runOpenLoop({ timetable: timetable(pacing.ratePerSec, durationMs), durationMs, maxInFlight: pacing.maxInFlight, ...d });
     return { kind: "open", ...r };
   }
-  const r = await runClosedLoop({ concurrency: pacing.concurrency, durationMs, send, clock, stopped });
+  const r = await runClosedLoop({ concurrency: pacing.concurrency, durationMs, ...d });
   return { kind: "closed", sent: r.sent, unsent: 0 };
 }

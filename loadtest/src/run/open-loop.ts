@@ -22,6 +22,8 @@ export interface OpenLoopDeps {
   clock(): number;
   /** Stop sending early (Ctrl-C). */
   stopped(): boolean;
+  /** Clock time the timetable starts at (now when absent). */
+  startMs?: number;
 }
 
 export interface OpenLoopResult {
@@ -34,7 +36,7 @@ export interface OpenLoopResult {
 
 export function runOpenLoop(deps: OpenLoopDeps): Promise<OpenLoopResult> {
   const { timetable, maxInFlight, send, clock, durationMs } = deps;
-  const start = clock();
+  const start = deps.startMs ?? clock();
   let next = 0;
   let inFlight = 0;
   let peakInFlight = 0;

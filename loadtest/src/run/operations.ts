@@ -38,8 +38,12 @@ export interface OperationDeps {
   clock(): number;
 }
 
-/** Sends one request of `op`; resolves when answered, rejects with the gRPC error. */
-export type OperationRunner = (op: Operation) => Promise<unknown>;
+/**
+ * Sends one request of `op`, sent at `sentMs` (the time the run counts it by: a write's
+ * freshness probe counts when its write does); resolves when answered, rejects with the
+ * gRPC error.
+ */
+export type OperationRunner = (op: Operation, sentMs: number) => Promise<unknown>;
 
 export function operationRunner(deps: OperationDeps): OperationRunner {
   const { clients, options, rng, players, scores, probe, runId } = deps;
@@ -48,7 +52,7 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
   const nextPlayer = () => playerId(players.nextIndex(rng));
   const writeValue = () => (options.writeOp === "inc" ? 1 + rng.nextInt(MAX_INCREMENT) : scores.points(rng));
 
-  async function write(): Promise<unknown> {
+  async function write(sentMs: number): Promise<unknown> {
     const updates: Update[] = [];
     for (let i = 0; i < options.batch; i++) {
       updates.push({ board, playerId: nextPlayer(), op: WIRE_OP[options.writeOp], value: BigInt(writeValue()), timestampMs: 0n, eventId: `${runId}:${seq++}` });
@@ -59,21 +63,21 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
     for (const u of probed ? updates.slice(0, -1) : updates) probe?.noteWrite(u.playerId, options.writeOp, Number(u.value));
     try {
       const res = await clients.ingest().submitScores({ updates }, clients.callOptions());
-      if (probed) probe!.start(last.playerId, Number(last.value), deps.clock());
+      if (probed) probe!.start(last.playerId, Number(last.value), deps.clock(), sentMs);
       return res;
     } catch (err) {
-      if (probed) probe!.abandon(last.playerId);
+      if (probed) probe!.abandon(last.playerId, sentMs);
       throw err;
     }
   }
 
-  const runners: Record<Operation, () => Promise<unknown>> = {
+  const runners: Record<Operation, (sentMs: number) => Promise<unknown>> = {
     write,
     top: () => clients.router().getTop({ board, limit: options.topLimit, offset: 0n }, clients.callOptions()),
     rank: () => clients.router().getRank({ board, playerId: nextPlayer() }, clients.callOptions()),
     around: () => clients.router().getAround({ board, playerId: nextPlayer(), radius: options.aroundRadius }, clients.callOptions()),
   };
-  return (op) => runners[op]();
+  return (op, sentMs) => runners[op](sentMs);
 }
 
 /** A plain read of a player's score for the freshness probe: undefined when it has none. */

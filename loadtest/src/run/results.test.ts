@@ -11,11 +11,11 @@ const options = parseLoadtestOptions(["--mix", "write=1,rank=1", "--batch", "10"
 function run() {
   const ops = new LatencyRecorder(OPERATIONS);
   const lag = new LatencyRecorder(["lag"] as const);
-  for (let i = 1; i <= 100; i++) ops.record("write", i);
-  ops.record("write", 5, "UNAVAILABLE");
-  for (let i = 1; i <= 50; i++) ops.record("rank", 2, i % 10 ? undefined : "NOT_FOUND");
-  lag.record("lag", 40);
-  lag.record("lag", 60);
+  for (let i = 1; i <= 100; i++) ops.record("write", { sentMs: 0, latencyMs: i });
+  ops.record("write", { sentMs: 0, latencyMs: 5, errorCode: "UNAVAILABLE" });
+  for (let i = 1; i <= 50; i++) ops.record("rank", { sentMs: 0, latencyMs: 2, ...(i % 10 ? {} : { errorCode: "NOT_FOUND" }) });
+  lag.record("lag", { sentMs: 0, latencyMs: 40 });
+  lag.record("lag", { sentMs: 0, latencyMs: 60 });
   ops.tick(1);
   lag.tick(1);
   const probes = { started: 2, seen: 2, timedOut: 0, superseded: 0, writeFailed: 0, polls: 9, pollErrors: 0 };

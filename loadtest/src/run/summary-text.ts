@@ -18,7 +18,7 @@ export function summaryText(r: LoadtestResult): string {
     "",
     table([head, ...rows]),
     "",
-    `total: ${fmt(r.totals.calls)} calls in ${fmt(r.elapsedMs / 1000, 1)} s${r.warmupSec ? ` (after ${r.warmupSec} s of warm-up)` : ""} = ${fmt(r.totals.callsPerSec, 1)} calls/s; ${fmt(r.totals.updatesPerSec, 0)} score updates/s acknowledged; ${fmt(r.totals.errors)} errors`,
+    `total: ${fmt(r.totals.calls)} calls sent in ${fmt(r.elapsedMs / 1000, 1)} s${r.warmupSec ? ` (after ${r.warmupSec} s of warm-up, not counted)` : ""} = ${fmt(r.totals.callsPerSec, 1)} calls/s; ${fmt(r.totals.updatesPerSec, 0)} score updates/s acknowledged; ${fmt(r.totals.errors)} errors`,
     errors.length ? `by code: ${errors.join(", ")}` : "by code: none",
     r.pacing.kind === "open" ? `open loop: ${fmt(r.pacing.sent)} sent, ${fmt(r.pacing.unsent)} of the timetable not sent, peak ${fmt(r.pacing.peakInFlight ?? 0)} in flight` : `closed loop: ${fmt(r.pacing.sent)} sent`,
     p.started
