@@ -30,3 +30,18 @@ local function bytes_less(a, b)
   end
   return #a < #b
 end
+
+-- Appends to `out` the first shard rank of a window, then the entries of `board` at shard ranks
+-- [center - radius, center + radius] (clipped at 0) with their keys; with radius 0, only `center`.
+local function append_window(out, board, center, radius)
+  if radius <= 0 then
+    out[#out + 1] = center
+    return out
+  end
+  local start = center - radius
+  if start < 0 then start = 0 end
+  out[#out + 1] = start
+  local range = redis.call('ZRANGE', board, start, center + radius, 'WITHSCORES')
+  for i = 1, #range do out[#out + 1] = range[i] end
+  return out
+end

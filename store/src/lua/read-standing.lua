@@ -35,14 +35,4 @@ local radius = tonumber(ARGV[3])
 local key = redis.call('ZSCORE', board, player)
 if not key then return { 0, false } end
 local ahead = redis.call('ZRANK', board, player)
-local out = { 0, key, ahead, redis.call('ZCARD', board) }
-if radius > 0 then
-  local start = ahead - radius
-  if start < 0 then start = 0 end
-  out[5] = start
-  local range = redis.call('ZRANGE', board, start, ahead + radius, 'WITHSCORES')
-  for i = 1, #range do out[#out + 1] = range[i] end
-else
-  out[5] = ahead
-end
-return out
+return append_window({ 0, key, ahead, redis.call('ZCARD', board) }, board, ahead, radius)

@@ -43,14 +43,4 @@ while lo < hi do
 end
 local ahead = lo
 local card = redis.call('ZCARD', key)
-local out = { 0, ahead, card }
-if radius > 0 then
-  local start = ahead - radius
-  if start < 0 then start = 0 end
-  out[4] = start
-  local range = redis.call('ZRANGE', key, start, ahead + radius, 'WITHSCORES')
-  for i = 1, #range do out[#out + 1] = range[i] end
-else
-  out[4] = ahead
-end
-return out
+return append_window({ 0, ahead, card }, key, ahead, radius)
