@@ -32,6 +32,10 @@ export interface Config {
   readonly shardId: string | undefined;
   readonly routerListen: string;
   readonly ingestListen: string;
+  /** Where each service serves its Prometheus metrics (GET /metrics), host:port. */
+  readonly routerMetricsListen: string;
+  readonly ingestMetricsListen: string;
+  readonly shardMetricsListen: string;
   readonly maxBatch: number;
   readonly maxClockSkewMs: number;
   readonly shardTimeoutMs: number;
@@ -80,6 +84,9 @@ export const servicesEnv = envVariables({
   LADDER_SHARD_ID: optional({ unsetMeans: "— (shard nodes only)", description: "which shard a shard node serves: one of the ids of `LADDER_SHARDS`" }),
   LADDER_ROUTER_LISTEN: string({ default: "127.0.0.1:50051", pattern: LISTEN, description: "the router's gRPC listen address, host:port" }),
   LADDER_INGEST_LISTEN: string({ default: "127.0.0.1:50052", pattern: LISTEN, description: "ingest's gRPC listen address, host:port" }),
+  LADDER_ROUTER_METRICS_LISTEN: string({ default: "127.0.0.1:9464", pattern: LISTEN, description: "where the router serves its Prometheus metrics (`GET /metrics`), host:port" }),
+  LADDER_INGEST_METRICS_LISTEN: string({ default: "127.0.0.1:9465", pattern: LISTEN, description: "where ingest serves its Prometheus metrics (`GET /metrics`), host:port" }),
+  LADDER_SHARD_METRICS_LISTEN: string({ default: "127.0.0.1:9470", pattern: LISTEN, description: "where a shard node serves its Prometheus metrics (`GET /metrics`), host:port; the local cluster gives shard i this port + i" }),
   LADDER_MAX_BATCH: int({ default: 1000, min: 1, max: 100_000, description: "most updates in one SubmitScores" }),
   LADDER_MAX_CLOCK_SKEW_MS: duration({ default: 5 * 60_000, min: 0, max: 24 * 3600_000, description: "how far ahead of ingest's clock an update's timestamp may be" }),
   LADDER_SHARD_TIMEOUT_MS: duration({ default: 2000, min: 1, max: 600_000, description: "the router's deadline for one shard call" }),
@@ -126,6 +133,9 @@ export const configSchema = envSchema(servicesEnv, {
     shardId: v.LADDER_SHARD_ID,
     routerListen: v.LADDER_ROUTER_LISTEN,
     ingestListen: v.LADDER_INGEST_LISTEN,
+    routerMetricsListen: v.LADDER_ROUTER_METRICS_LISTEN,
+    ingestMetricsListen: v.LADDER_INGEST_METRICS_LISTEN,
+    shardMetricsListen: v.LADDER_SHARD_METRICS_LISTEN,
     maxBatch: v.LADDER_MAX_BATCH,
     maxClockSkewMs: v.LADDER_MAX_CLOCK_SKEW_MS,
     shardTimeoutMs: v.LADDER_SHARD_TIMEOUT_MS,

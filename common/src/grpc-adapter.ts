@@ -11,6 +11,11 @@
  * field) answer INVALID_ARGUMENT, not grpc-js's INTERNAL: the server's deserializer hands
  * the handler an Undecodable marker instead of throwing. A `guard` (authentication) runs
  * before every handler, inside the same error boundary.
+ *
+ * Every call a handler answers is counted here, by service, method and status code, with its
+ * latency (grpcServerMetrics: ladder_grpc_server_handled_total and
+ * ladder_grpc_server_handling_seconds). `listen` adds server reflection (reflection.ts) over
+ * the services added with `addService`.
  */
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
@@ -18,6 +23,8 @@ import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2
 import { bearer } from "./auth.js";
 import { LadderError, invalidArgument, toServiceError } from "./errors.js";
 import type { Logger } from "./logger.js";
+import { bound, Counter, Histogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
+import { addReflection } from "./reflection.js";
 
 /** What a handler knows of its call. */
 export interface CallContext {
@@ -71,6 +78,35 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
   return def as grpc.ServiceDefinition;
 }
 
+/** Calls answered by this process's servers, by service, method and status code. */
+export const grpcServerMetrics = metricSet((registry) => {
+  const labelNames = ["grpc_service", "grpc_method", "grpc_code"] as const;
+  return {
+    handled: new Counter({ name: "ladder_grpc_server_handled_total", help: "rpcs answered, by service, method and status code", labelNames, registers: [registry] }),
+    seconds: new Histogram({
+      name: "ladder_grpc_server_handling_seconds",
+      help: "time from an rpc's arrival to its status (a server-streaming rpc: its whole stream), by service, method and status code",
+      labelNames, buckets: LATENCY_BUCKETS, registers: [registry],
+    }),
+  };
+});
+
+/** Records one answered call of `m`: its status code and the time since `startedAt` (performance.now()). */
+type RecordCall = (call: { cancelled: boolean }, code: grpc.status, startedAt: number) => void;
+
+function recorder(m: DescMethod): RecordCall {
+  const { handled, seconds } = grpcServerMetrics();
+  const children = bound((code) => ({ handled: handled.labels(m.parent.typeName, m.name, code), seconds: seconds.labels(m.parent.typeName, m.name, code) }));
+  return (call, code, startedAt) => {
+    const c = children(grpc.status[call.cancelled ? grpc.status.CANCELLED : code] ?? String(code));
+    c.handled.inc();
+    c.seconds.observe(secondsSince(startedAt));
+  };
+}
+
+/** The services added to each server with addService, for reflection. */
+const served = new WeakMap<grpc.Server, DescService[]>();
+
 /** Registers `impl` for `service` on `server`. */
 export function addService<S extends GenServiceMethods>(
   server: grpc.Server,
@@ -87,36 +123,54 @@ export function addService<S extends GenServiceMethods>(
       guard(m, ctx);
       if (req instanceof Undecodable) throw invalidArgument(`request is not a valid ${m.input.typeName}: ${req.reason}`);
     };
-    handlers[m.localName] = m.methodKind === "server_streaming" ? streamHandler(m, fn, checked, log) : unaryHandler(m, fn, checked, log);
+    const record = recorder(m);
+    handlers[m.localName] = m.methodKind === "server_streaming" ? streamHandler(m, fn, checked, log, record) : unaryHandler(m, fn, checked, log, record);
   }
   server.addService(serviceDefinition(service), handlers);
+  served.set(server, [...(served.get(server) ?? []), service]);
 }
 
 type Check = (req: unknown, ctx: CallContext) => void;
 
-function unaryHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger): grpc.handleUnaryCall<unknown, unknown> {
+function unaryHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger, record: RecordCall): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
+    const startedAt = performance.now();
     const ctx = contextOf(call);
     Promise.resolve().then(() => {
       check(call.request, ctx);
       return (fn as (req: unknown, ctx: CallContext) => Promise<unknown>)(call.request, ctx);
     }).then(
-      (res) => callback(null, create(m.output, res as MessageInitShape<typeof m.output>)),
-      (err: unknown) => callback(reportError(log, m, err)),
+      (res) => {
+        callback(null, create(m.output, res as MessageInitShape<typeof m.output>));
+        record(call, grpc.status.OK, startedAt);
+      },
+      (err: unknown) => {
+        const e = reportError(log, m, err);
+        callback(e);
+        record(call, e.code, startedAt);
+      },
     );
   };
 }
 
-function streamHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger): grpc.handleServerStreamingCall<unknown, unknown> {
+function streamHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger, record: RecordCall): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
+    const startedAt = performance.now();
     const ctx = contextOf(call);
     const send = (msg: unknown) => call.write(create(m.output, msg as MessageInitShape<typeof m.output>));
     Promise.resolve().then(() => {
       check(call.request, ctx);
       return (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx);
     }).then(
-      () => call.end(),
-      (err: unknown) => call.emit("error", reportError(log, m, err)), // grpc-js turns it into the status
+      () => {
+        call.end();
+        record(call, grpc.status.OK, startedAt);
+      },
+      (err: unknown) => {
+        const e = reportError(log, m, err);
+        call.emit("error", e); // grpc-js turns it into the status
+        record(call, e.code, startedAt);
+      },
     );
   };
 }
@@ -159,8 +213,16 @@ function contextOf(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWri
   };
 }
 
-/** Binds `server` to host:port (port 0 = any free port) and returns the bound port. */
+/**
+ * Adds server reflection over the services added with addService (reflection.ts), binds
+ * `server` to host:port (port 0 = any free port) and returns the bound port.
+ */
 export function listen(server: grpc.Server, address: string, credentials = grpc.ServerCredentials.createInsecure()): Promise<number> {
+  const services = served.get(server);
+  if (services?.length) {
+    addReflection(server, services);
+    served.delete(server); // once per server
+  }
   return new Promise((resolve, reject) => {
     server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port)));
   });

@@ -5,7 +5,9 @@ import type { Producer, RecordMetadata } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { Code } from "@ladder/common/errors";
 import { silentLogger } from "@ladder/common/logger";
+import { Registry } from "@ladder/common/metrics";
 import { GroupCommitProducer, type OutRecord } from "./group-commit-producer.js";
+import { ingestMetrics } from "./metrics.js";
 
 type Send = { messages: OutRecord[]; release(): void; fail(err: Error): void };
 
@@ -94,5 +96,40 @@ describe("ingest > group commit producer", () => {
     await tick();
     sends[2]!.release();
     expect(await d).toEqual(new Map([[1, 0n]]));
+  });
+
+  it("counts the queue, each flush's records, calls and latency, what was acknowledged and what was refused and why", async () => {
+    const { producer, sends } = standInProducer();
+    const registry = new Registry();
+    const metrics = ingestMetrics(registry);
+    const value = async (name: string, labels: Record<string, string> = {}) => {
+      const samples = (await registry.getMetricsAsJSON()).flatMap((m) => m.values.map((v) => ({ ...v, name: (v as { metricName?: string }).metricName ?? m.name })));
+      return samples.filter((v) => v.name === name && Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+    };
+    const gc = new GroupCommitProducer({ producer, topic: "t", log: silentLogger(), maxQueuedRecords: 4, metrics });
+    const a = gc.submit([rec(0)], 10_000);
+    await tick(); // a in flight
+    const b = gc.submit([rec(0), rec(1)], 10_000);
+    const c = gc.submit([rec(1)], 10_000);
+    expect(await value("ladder_ingest_queued_records")).toBe(3);
+    expect(await value("ladder_ingest_queued_calls")).toBe(2);
+    await expect(gc.submit([rec(2), rec(2)], 10_000)).rejects.toMatchObject({ code: Code.RESOURCE_EXHAUSTED });
+    sends[0]!.release();
+    await a;
+    await tick();
+    expect(await value("ladder_ingest_queued_records")).toBe(0);
+    sends[1]!.fail(new Error("broker gone"));
+    await expect(b).rejects.toMatchObject({ code: Code.UNAVAILABLE });
+    await expect(c).rejects.toMatchObject({ code: Code.UNAVAILABLE });
+    expect(await value("ladder_ingest_flush_records_count")).toBe(2);
+    expect(await value("ladder_ingest_flush_records_sum")).toBe(4);
+    expect(await value("ladder_ingest_flush_calls_sum")).toBe(3);
+    expect(await value("ladder_ingest_flush_seconds_count", { outcome: "ok" })).toBe(1);
+    expect(await value("ladder_ingest_flush_seconds_count", { outcome: "error" })).toBe(1);
+    expect(await value("ladder_ingest_acknowledged_records_total")).toBe(1);
+    expect(await value("ladder_ingest_refused_calls_total", { reason: "saturated" })).toBe(1);
+    expect(await value("ladder_ingest_refused_calls_total", { reason: "log_error" })).toBe(2);
+    await expect(gc.submit([rec(3)], 1)).rejects.toMatchObject({ code: Code.UNAVAILABLE }); // in flight, never answered
+    expect(await value("ladder_ingest_refused_calls_total", { reason: "deadline" })).toBe(1);
   });
 });

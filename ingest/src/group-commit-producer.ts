@@ -19,10 +19,15 @@
  * Back-pressure: when more than `maxQueuedRecords` records are waiting, new calls are
  * refused at once with RESOURCE_EXHAUSTED (retriable, nothing written) instead of joining
  * a queue they could only time out in.
+ *
+ * Metrics (metrics.ts): the queue's records and calls, each flush's records, calls and
+ * latency, the records acknowledged, and the calls refused by reason.
  */
 import type { Producer } from "kafkajs";
 import { LadderError, Code, unavailable } from "@ladder/common/errors";
 import type { Logger } from "@ladder/common/logger";
+import { secondsSince } from "@ladder/common/metrics";
+import { ingestMetrics, type IngestMetrics } from "./metrics.js";
 
 export interface OutRecord {
   partition: number;
@@ -50,6 +55,8 @@ export interface GroupCommitOptions {
   maxRecordsPerFlush?: number;
   /** Records waiting at most before new calls are refused; default 100,000. */
   maxQueuedRecords?: number;
+  /** Where to count (default: the process's registry). */
+  metrics?: IngestMetrics;
 }
 
 export class GroupCommitProducer {
@@ -62,6 +69,7 @@ export class GroupCommitProducer {
   private readonly log: Logger;
   private readonly maxRecordsPerFlush: number;
   private readonly maxQueuedRecords: number;
+  private readonly metrics: IngestMetrics;
 
   constructor(o: GroupCommitOptions) {
     this.producer = o.producer;
@@ -69,11 +77,19 @@ export class GroupCommitProducer {
     this.log = o.log;
     this.maxRecordsPerFlush = o.maxRecordsPerFlush ?? 5000;
     this.maxQueuedRecords = o.maxQueuedRecords ?? 100_000;
+    this.metrics = o.metrics ?? ingestMetrics();
+  }
+
+  /** Keeps the queue gauges in step with the queue. */
+  private queued(): void {
+    this.metrics.queuedRecords.set(this.queuedRecords);
+    this.metrics.queuedCalls.set(this.queue.length);
   }
 
   /** Queues `records` and resolves once the log has acknowledged them. */
   submit(records: OutRecord[], timeoutMs: number): Promise<WrittenOffsets> {
     if (this.queuedRecords + records.length > this.maxQueuedRecords) {
+      this.metrics.refusedCalls.inc({ reason: "saturated" });
       return Promise.reject(new LadderError(Code.RESOURCE_EXHAUSTED, `ingest is saturated (${this.queuedRecords} records waiting for the log): retry later`, { retriable: true }));
     }
     this.queuedRecords += records.length;
@@ -81,6 +97,7 @@ export class GroupCommitProducer {
       const pending: Pending = { records, settled: false, resolve, reject, timer: undefined as unknown as NodeJS.Timeout };
       pending.timer = setTimeout(() => this.expire(pending, timeoutMs), timeoutMs);
       this.queue.push(pending);
+      this.queued();
       if (!this.flushing) void this.flushLoop();
     });
   }
@@ -90,7 +107,9 @@ export class GroupCommitProducer {
     if (i >= 0) {
       this.queue.splice(i, 1);
       this.queuedRecords -= pending.records.length;
+      this.queued();
     }
+    if (!pending.settled) this.metrics.refusedCalls.inc({ reason: "deadline" });
     const fate = i >= 0 ? "nothing was written" : "it may still be written: retry with the same event ids";
     this.settle(pending, () => pending.reject(unavailable(`the score log did not acknowledge the batch within ${timeoutMs} ms; ${fate}`)));
   }
@@ -119,13 +138,20 @@ export class GroupCommitProducer {
       n++;
     }
     this.queuedRecords -= records;
-    return this.queue.splice(0, n);
+    const taken = this.queue.splice(0, n);
+    this.queued();
+    return taken;
   }
 
   private async flush(calls: Pending[]): Promise<void> {
     const messages = calls.flatMap((c) => c.records);
+    this.metrics.flushRecords.observe(messages.length);
+    this.metrics.flushCalls.observe(calls.length);
+    const startedAt = performance.now();
     try {
       const results = await this.producer.sendBatch({ topicMessages: [{ topic: this.topic, messages }], acks: -1 });
+      this.metrics.flushSeconds.observe({ outcome: "ok" }, secondsSince(startedAt));
+      this.metrics.acknowledgedRecords.inc(messages.length);
       const base = new Map(results.map((r) => [r.partition, BigInt(r.baseOffset!)]));
       const seen = new Map<number, bigint>();
       for (const call of calls) {
@@ -138,7 +164,9 @@ export class GroupCommitProducer {
         this.settle(call, () => call.resolve(written));
       }
     } catch (err) {
+      this.metrics.flushSeconds.observe({ outcome: "error" }, secondsSince(startedAt));
       this.log.warn({ err, calls: calls.length, records: messages.length }, "produce failed");
+      this.metrics.refusedCalls.inc({ reason: "log_error" }, calls.filter((c) => !c.settled).length);
       for (const call of calls) this.settle(call, () => call.reject(unavailable(`the score log is unavailable: ${(err as Error).message}`, err)));
     }
   }

@@ -10,6 +10,7 @@ import { HealthRegistry, ServingStatus } from "@ladder/common/health";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 import { createKafka, createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/common/kafka";
 import { rootLogger } from "@ladder/common/logger";
+import { startMetricsServer } from "@ladder/common/metrics";
 import { onShutdown } from "@ladder/common/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
@@ -20,6 +21,7 @@ const TOPIC_WAIT_MS = 120_000;
 
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "ingest" });
+const metrics = await startMetricsServer({ listen: config.ingestMetricsListen, log }); // GET /metrics, from the start
 const kafka = createKafka(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
 // Ingest never creates the score topic (shard nodes do, and only over an empty shard): it waits
 // for it, then refuses to run on a topic weaker than configured (durability, retention, slots).
@@ -42,10 +44,11 @@ const health = new HealthRegistry();
 health.set(IngestService.typeName, ServingStatus.SERVING);
 health.register(server, log);
 const port = await listen(server, config.ingestListen, serverCredentials(config));
-log.info({ address: config.ingestListen, port, topic: config.scoreTopic }, "ingest listening");
+log.info({ address: config.ingestListen, port, metricsPort: metrics.port, topic: config.scoreTopic }, "ingest listening");
 
 onShutdown(log, async () => {
   health.drain();
   await shutdown(server); // lets calls in flight finish: their flushes complete first
   await producer.disconnect();
+  await metrics.close();
 });

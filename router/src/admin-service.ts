@@ -9,6 +9,9 @@
  * deadline abort every rebuild of the call that has not swapped yet; so does the first shard
  * that fails, and the call then fails with that shard's error once the others have stopped
  * and cleaned up.
+ *
+ * Rebuild progress is also kept in this router's metrics (metrics.ts): which shards are
+ * rebuilding, records replayed, the lag left, and how rebuilds ended.
  */
 import type { Admin, Kafka } from "kafkajs";
 import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -22,6 +25,7 @@ import { buildPlacement } from "@ladder/common/placement";
 import { builtFrom, shardStamp } from "@ladder/store";
 import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
 import { viewProblem } from "@ladder/common/validate";
+import { codeName, routerMetrics } from "./metrics.js";
 
 export interface AdminDeps {
   config: Config;
@@ -50,9 +54,12 @@ export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps)
         const stampOf = (id: string) => shardStamp({ shardId: id, topic: config.scoreTopic, numSlots: config.numSlots, slots: placement.slotsOf.get(id) ?? [], boards: config.boards });
         const leases = await takeLeases(shards, mode, config.keyPrefix, log);
         const ids = new Map([...leases].map(([id, lease]) => [id, lease.holder.id]));
+        const progress = rebuildMetrics(mode, shards.map((s) => s.id));
         for (const s of shards) send({ shardId: s.id, phase: Phase.REPLAYING, rebuildId: ids.get(s.id) });
-        const report = (p: RebuildProgress) =>
+        const report = (p: RebuildProgress) => {
+          progress.report(p);
           send({ shardId: p.shardId, phase: p.done ? Phase.DONE : Phase.REPLAYING, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs), rebuildId: ids.get(p.shardId) });
+        };
         // the first shard to fail stops the others; the call fails with its error
         const group = new AbortController();
         const signal = AbortSignal.any([call.signal, group.signal]);
@@ -62,7 +69,8 @@ export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps)
           slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
           keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
           mode, onProgress: report, log: log.child({ shardId: s.id }), lease: leases.get(s.id), signal,
-        }).catch((err: unknown) => {
+        }).then(() => progress.ended(s.id), (err: unknown) => {
+          progress.ended(s.id, err);
           if (first === undefined && !call.signal.aborted) {
             first = err;
             group.abort(new LadderError(Code.ABORTED, `stopped because the rebuild of ${s.id} failed: ${LadderError.from(err).message}`));
@@ -91,6 +99,25 @@ export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps)
         rebuilds: running.flatMap(({ shardId, holder }) =>
           holder ? [{ shardId, rebuildId: holder.id, mode: holder.mode, holder: holder.holder, startedAtMs: BigInt(Number.isFinite(holder.startedAtMs) ? holder.startedAtMs : 0) }] : []),
       };
+    },
+  };
+}
+
+/** The metrics of a call's rebuilds of `shardIds` (running from now on): progress reports, then how each ended. */
+function rebuildMetrics(mode: RebuildMode, shardIds: readonly string[]) {
+  const m = routerMetrics();
+  const replayed = new Map<string, number>();
+  for (const shard of shardIds) m.rebuildsRunning.set({ shard }, 1);
+  return {
+    report(p: RebuildProgress): void {
+      m.rebuildReplayed.inc({ shard: p.shardId }, Math.max(0, p.replayed - (replayed.get(p.shardId) ?? 0)));
+      replayed.set(p.shardId, p.replayed);
+      m.rebuildLag.set({ shard: p.shardId }, p.lag);
+    },
+    ended(shardId: string, err?: unknown): void {
+      m.rebuildsRunning.set({ shard: shardId }, 0);
+      if (err === undefined) m.rebuildLag.set({ shard: shardId }, 0);
+      m.rebuilds.inc({ shard: shardId, mode: mode.kind, code: err === undefined ? "OK" : codeName(LadderError.from(err).code) });
     },
   };
 }

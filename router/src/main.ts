@@ -8,6 +8,7 @@ import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
 import { serverCredentials } from "@ladder/common/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/common/health";
 import { rootLogger } from "@ladder/common/logger";
+import { startMetricsServer } from "@ladder/common/metrics";
 import { onShutdown } from "@ladder/common/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { decodeToken } from "@ladder/common/consistency-token";
@@ -22,6 +23,7 @@ import { ShardPool } from "./shard-pool.js";
 
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "router" });
+const metrics = await startMetricsServer({ listen: config.routerMetricsListen, log }); // GET /metrics, from the start
 const pool = new ShardPool({ shards: config.shards, numSlots: config.numSlots, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs });
 const down = await pool.connected();
 if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
@@ -44,7 +46,7 @@ health.set(LeaderboardService.typeName, ServingStatus.SERVING);
 health.set(AdminService.typeName, ServingStatus.SERVING);
 health.register(server, log);
 const port = await listen(server, config.routerListen, serverCredentials(config));
-log.info({ address: config.routerListen, port, shards: config.shards.length }, "router listening");
+log.info({ address: config.routerListen, port, metricsPort: metrics.port, shards: config.shards.length }, "router listening");
 
 onShutdown(log, async () => {
   health.drain();
@@ -52,4 +54,5 @@ onShutdown(log, async () => {
   await pool.close();
   await kafkaAdmin.disconnect();
   await topicIds.close();
+  await metrics.close();
 });

@@ -14,10 +14,12 @@
  */
 import { Redis } from "ioredis";
 import type { ShardAddress } from "@ladder/common/config";
-import { LadderError, unavailable, deadlineExceeded } from "@ladder/common/errors";
+import { Code, LadderError, unavailable, deadlineExceeded } from "@ladder/common/errors";
+import { secondsSince } from "@ladder/common/metrics";
 import { buildPlacement, shardOf, type Placement } from "@ladder/common/placement";
 import type { BoardSpecs } from "@ladder/common/board-spec";
 import { auditPrefix, shardStamp, ShardReader } from "@ladder/store";
+import { codeName, routerMetrics } from "./metrics.js";
 
 export interface RoutingTable {
   readonly placement: Placement;
@@ -113,7 +115,7 @@ export class ShardPool {
     return Promise.all(scope.stores.map((s) => this.call(s, fn, deadlineMs)));
   }
 
-  /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline. */
+  /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline; times it by outcome (metrics.ts). */
   async call<T>(store: ShardReader, fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T> {
     const budget = Math.min(this.timeoutMs, deadlineMs - Date.now());
     if (budget <= 0) throw deadlineExceeded("deadline passed before the shards were asked");
@@ -121,13 +123,17 @@ export class ShardPool {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`)), budget);
     });
+    const startedAt = performance.now();
+    let code: number = Code.OK;
     try {
       return await Promise.race([fn(store), timeout]);
     } catch (err) {
+      code = err instanceof LadderError ? err.code : Code.UNAVAILABLE;
       if (err instanceof LadderError) throw err;
       throw unavailable(`${store.shardId}: ${(err as Error).message}`, err);
     } finally {
       clearTimeout(timer);
+      routerMetrics().shardCallOf(store.shardId, codeName(code)).observe(secondsSince(startedAt));
     }
   }
 

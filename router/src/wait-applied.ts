@@ -3,13 +3,15 @@
  * owning one of the token's partitions has applied at least the token's offset there.
  * Polls the shards' applied offsets (one HMGET per shard per round, backing off with jitter
  * from 2 ms to 25 ms, common/backoff.ts); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the caller's
- * deadline, whichever is first.
+ * deadline, whichever is first. Each wait is timed by outcome (ladder_router_consistency_wait_seconds).
  */
 import type { RequiredOffsets } from "@ladder/common/consistency-token";
 import { POLL_BACKOFF, RetryExhausted, retryUntil } from "@ladder/common/backoff";
-import { unavailable } from "@ladder/common/errors";
+import { LadderError, unavailable } from "@ladder/common/errors";
+import { secondsSince } from "@ladder/common/metrics";
 import type { ShardReader } from "@ladder/store";
 import type { ShardPool } from "./shard-pool.js";
+import { codeName, routerMetrics } from "./metrics.js";
 
 export async function waitApplied(pool: ShardPool, required: RequiredOffsets, maxWaitMs: number, deadlineMs: number): Promise<void> {
   if (required.size === 0) return;
@@ -19,7 +21,16 @@ export async function waitApplied(pool: ShardPool, required: RequiredOffsets, ma
     byShard.set(store, [...(byShard.get(store) ?? []), [partition, offset]]);
   }
   const giveUpAt = Math.min(deadlineMs, Date.now() + maxWaitMs);
-  await Promise.all([...byShard].map(([store, needs]) => waitShard(pool, store, needs, giveUpAt)));
+  const startedAt = performance.now();
+  let code = "OK";
+  try {
+    await Promise.all([...byShard].map(([store, needs]) => waitShard(pool, store, needs, giveUpAt)));
+  } catch (err) {
+    code = codeName(LadderError.from(err).code);
+    throw err;
+  } finally {
+    routerMetrics().tokenWait.observe({ code }, secondsSince(startedAt));
+  }
 }
 
 async function waitShard(pool: ShardPool, store: ShardReader, needs: Array<[number, bigint]>, giveUpAt: number): Promise<void> {

@@ -11,6 +11,7 @@ import type { Kafka } from "kafkajs";
 import type { BoardSpecs } from "@ladder/common/board-spec";
 import type { Logger } from "@ladder/common/logger";
 import { startApplyLoop, type ShardWriter } from "@ladder/store/writer";
+import type { ShardMetrics } from "./metrics.js";
 
 export interface ApplierOptions {
   kafka: Kafka;
@@ -30,6 +31,8 @@ export interface ApplierOptions {
   onDrift(builtFrom: string): void;
   /** Offsets already applied, as stored in Redis at start. */
   known: Map<number, bigint>;
+  /** Counts what the applier does (metrics.ts). */
+  metrics?: ShardMetrics;
 }
 
 export interface ApplierStats {
@@ -66,17 +69,22 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
     commitEveryMs: 5_000,
     onInvalid(partition, offset, problem) {
       stats.invalid++;
+      opts.metrics?.invalid.inc();
       log.error({ partition, offset: offset.toString(), problem }, "skipping unusable record");
     },
     onApplied(partition, result) {
       stats.applied += result.applied;
       stats.skipped += result.skipped;
       stats.duplicates += result.duplicates;
+      opts.metrics?.applied.inc(result.applied);
+      opts.metrics?.skipped.inc(result.skipped);
+      opts.metrics?.duplicates.inc(result.duplicates);
       opts.known.set(partition, result.lastOffset);
     },
     onGap(partition, result, fetchedFrom, consumer) {
       const offset = (result.lastOffset + 1n).toString();
       stats.rewinds++;
+      opts.metrics?.rewinds.inc();
       log.warn({ partition, offset, fetched: fetchedFrom }, "records missing from Redis: rewinding to replay them");
       opts.onRewind(partition);
       consumer.seek({ topic, partition, offset });
@@ -90,6 +98,7 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
     known: opts.known,
     rewind(partition, stored) {
       stats.rewinds++;
+      opts.metrics?.rewinds.inc();
       opts.known.set(partition, stored);
       loop.consumer.seek({ topic, partition, offset: (stored + 1n).toString() });
     },

@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/common/config";
 import { createKafka, TopicIds } from "@ladder/common/kafka";
 import { redactUrl, rootLogger } from "@ladder/common/logger";
+import { startMetricsServer } from "@ladder/common/metrics";
 import { buildPlacement } from "@ladder/common/placement";
 import { onShutdown } from "@ladder/common/shutdown";
 import { shardStamp } from "@ladder/store";
@@ -13,6 +14,7 @@ import { inspectShard, ShardWriter } from "@ladder/store/writer";
 import { startApplier } from "./applier.js";
 import { BuildMismatch, checkBuild, topicProblem } from "./build-check.js";
 import { startReadiness, type Readiness } from "./readiness.js";
+import { ShardMetrics } from "./metrics.js";
 
 /** Exit status of a node that refuses its configuration (sysexits EX_CONFIG): restarting won't help. */
 const EX_CONFIG = 78;
@@ -21,6 +23,8 @@ const config = loadConfig(process.env);
 if (!config.shardId) throw new Error("LADDER_SHARD_ID is required for a shard node");
 const shardId = config.shardId;
 const log = rootLogger({ level: config.logLevel, name: `shard-node:${shardId}` });
+const metrics = new ShardMetrics(shardId);
+const metricsServer = await startMetricsServer({ listen: config.shardMetricsListen, log }); // GET /metrics, from the start
 const shard = config.shards.find((s) => s.id === shardId)!;
 const slots = buildPlacement(config.shards.map((s) => s.id), config.numSlots).slotsOf.get(shardId) ?? [];
 const refuse = (message: string): never => {
@@ -46,6 +50,7 @@ let readiness: Readiness | undefined;
 const applier = await startApplier({
   kafka, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch,
   known: await writer.appliedOffsets(),
+  metrics,
   log: log.child({ component: "applier" }),
   onRewind: (partition) => readiness?.fallBehind(`a rewind of partition ${partition}`),
   onDrift: (builtFrom) => refuse(`${shardId}: the apply script found this shard's Redis built from "${builtFrom}", not "${build.builtFrom}": stopping`),
@@ -60,8 +65,9 @@ readiness = startReadiness({
   verifySource: () => topicProblem(topicIds, config.scoreTopic, build.builtFrom),
   onDrift: (problem) => refuse(`${shardId}: ${problem}: stopping; rebuild the shard from the log (npm run cli -- rebuild --shard ${shardId})`),
   log: log.child({ component: "readiness" }),
+  metrics,
 });
-log.info({ shardId, redis: redactUrl(shard.redisUrl), slots, stamp }, "shard node ready");
+log.info({ shardId, redis: redactUrl(shard.redisUrl), slots, stamp, metricsPort: metricsServer.port }, "shard node ready");
 
 onShutdown(log, async () => {
   await readiness!.stop();
@@ -70,4 +76,5 @@ onShutdown(log, async () => {
   log.info({ stats: applier.stats }, "applier stopped");
   await topicIds.close();
   await redis.quit();
+  await metricsServer.close();
 });

@@ -27,6 +27,7 @@ import type { Logger } from "@ladder/common/logger";
 import { explainMismatch } from "@ladder/store";
 import { HeartbeatStatus, type ShardWriter } from "@ladder/store/writer";
 import type { Applier } from "./applier.js";
+import type { ShardMetrics } from "./metrics.js";
 
 export interface ReadinessOptions {
   writer: ShardWriter;
@@ -45,6 +46,8 @@ export interface ReadinessOptions {
   verifySource(): Promise<string | undefined>;
   /** The shard's Redis or its log is not what the node was built from: the node must stop. */
   onDrift(problem: string): void;
+  /** Shows the state and the lag per partition at every heartbeat (metrics.ts). */
+  metrics?: ShardMetrics;
 }
 
 export interface Readiness {
@@ -78,12 +81,14 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     if (mode.kind === "serve") withdrawal = servingProblem(ends, now);
     const targets = mode.kind === "catch-up" ? mode.targets! : ends;
     const partitions = slots.map((p) => ({ partition: p, known: applier.known.get(p) ?? -1n, target: targets.get(p) ?? 0n }));
+    for (const p of slots) opts.metrics?.setLag(p, Math.max(0, Number((ends.get(p) ?? 0n) - 1n - (applier.known.get(p) ?? -1n))));
     const request = withdrawal
       ? { mode: "withdraw" as const, reason: withdrawal }
       : mode.kind === "catch-up"
         ? { mode: "catch-up" as const, reason: `catching up with the log after ${mode.why}` }
         : { mode: "serve" as const, reason: "" };
     const res = await writer.heartbeat({ ttlMs, partitions, ...request });
+    if (res.status !== HeartbeatStatus.DRIFT) opts.metrics?.setState(res.status === HeartbeatStatus.OK ? "serving" : res.status === HeartbeatStatus.WITHDRAWN ? "withdrawn" : "catching_up");
     switch (res.status) {
       case HeartbeatStatus.DRIFT:
         opts.onDrift(`its Redis now holds data built from something else: ${explainMismatch(writer.builtFrom, res.builtFrom ?? "")}`);

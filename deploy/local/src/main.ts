@@ -48,6 +48,12 @@ try {
     redisUrls: infra.redis.map((r) => r.url),
     routerListen: cluster.routerListen,
     ingestListen: cluster.ingestListen,
+    // fixed metrics addresses: router, ingest, and shard i at LADDER_SHARD_METRICS_LISTEN's port + i
+    metricsListen: {
+      router: cluster.routerMetricsListen,
+      ingest: cluster.ingestMetricsListen,
+      shard: (i) => cluster.shardMetricsListen.replace(/\d+$/, (port) => (port === "0" ? "0" : String(Number(port) + i))),
+    },
     settings: {
       LADDER_LOG_LEVEL: cluster.logLevel === "silent" ? "info" : cluster.logLevel,
       // tokens from the environment win; otherwise the local cluster's own
@@ -75,6 +81,7 @@ const rows: Array<[string, string]> = [
   ["ingest   (IngestService)", s.ingestAddress],
   ["kafka    (topic " + cluster.scoreTopic + ", " + cluster.numSlots + " partitions)", infra.kafka.brokers.join(",")],
   ...infra.redis.map((r, i): [string, string] => [`${s.shardIds[i]}  (shard node + redis)`, r.url]),
+  ...["router", "ingest", ...s.shardIds].map((name): [string, string] => [`metrics  ${name}`, s.metricsUrl(name)]),
   ["data", local.dataDir],
   ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
 ];

@@ -1,7 +1,8 @@
 // Starts the cluster's own services as child processes: one shard node per Redis, then the router and
 // ingest, all from this checkout's TypeScript through tsx, configured only through LADDER_* variables
 // (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
-// and ingest's bound ports are read from those lines, so tests can ask for port 0.
+// and ingest's bound ports, and every service's metrics port, are read from those lines, so tests can
+// ask for port 0.
 import type { Logger } from "@ladder/common/logger";
 import type { ManagedProcess } from "./managed-process.js";
 import { spawnService, type Started } from "./spawn-service.js";
@@ -19,6 +20,11 @@ export interface ServicesOptions {
   /** Router and ingest listen addresses; port 0 picks a free port. */
   routerListen: string;
   ingestListen: string;
+  /**
+   * Where each service serves its metrics (host:port, port 0 picks a free port); default
+   * 127.0.0.1:0 for all. A service restarted keeps the port it had.
+   */
+  metricsListen?: { router: string; ingest: string; shard(index: number): string };
   /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...). */
   settings?: Readonly<Record<string, string>>;
   /** The environment the children inherit (PATH and friends). */
@@ -33,6 +39,8 @@ export interface RunningServices {
   readonly shardIds: readonly string[];
   /** The environment every service got (without the per-shard id). */
   readonly env: Readonly<Record<string, string>>;
+  /** The metrics URL (http://host:port/metrics) of "router", "ingest" or a shard node (its shard id). */
+  metricsUrl(service: string): string;
   shardNode(id: string): ManagedProcess;
   /** Starts shard node `id` again after it stopped or was killed. */
   restartShardNode(id: string): Promise<void>;
@@ -49,20 +57,37 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
   const env: Record<string, string> = {
     LADDER_KAFKA_BROKERS: opts.kafkaBrokers.join(","),
     LADDER_SHARDS: opts.redisUrls.map((url, i) => `${shardIds[i]}=${url}`).join(","),
+    // each service gets its own below; a process started with this env alone (tests) binds any free port
+    LADDER_ROUTER_METRICS_LISTEN: ANY_PORT,
+    LADDER_INGEST_METRICS_LISTEN: ANY_PORT,
+    LADDER_SHARD_METRICS_LISTEN: ANY_PORT,
     ...opts.settings,
   };
   const timeoutMs = opts.readyTimeoutMs ?? 60_000;
   const spawn = (name: string, entry: string, extra: Record<string, string>, ready: string) =>
     spawnService({ name, entry, env: { ...opts.baseEnv, ...env, ...extra }, ready, timeoutMs, log: opts.log.child({ service: name }) });
 
+  // where each service serves its metrics; once started, the port it bound (kept across restarts)
+  const metricsListen = new Map<string, string>([
+    ["router", opts.metricsListen?.router ?? ANY_PORT],
+    ["ingest", opts.metricsListen?.ingest ?? ANY_PORT],
+    ...shardIds.map((id, i): [string, string] => [id, opts.metricsListen?.shard(i) ?? ANY_PORT]),
+  ]);
+  const metricsBound = (name: string, started: Started) => {
+    if (started.metricsPort !== undefined) metricsListen.set(name, withPort(metricsListen.get(name)!, started.metricsPort));
+    return started;
+  };
+
   const shards = new Map<string, Started>();
   const startShard = async (id: string) => {
-    shards.set(id, await spawn(id, ENTRY.shard, { LADDER_SHARD_ID: id }, "shard node ready"));
+    shards.set(id, metricsBound(id, await spawn(id, ENTRY.shard, { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)! }, "shard node ready")));
   };
   await Promise.all(shardIds.map(startShard));
-  const startRouter = (listen: string) => spawn("router", ENTRY.router, { LADDER_ROUTER_LISTEN: listen }, "router listening");
+  const startRouter = async (listen: string) =>
+    metricsBound("router", await spawn("router", ENTRY.router, { LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! }, "router listening"));
   let router = await startRouter(opts.routerListen);
-  const startIngest = (listen: string) => spawn("ingest", ENTRY.ingest, { LADDER_INGEST_LISTEN: listen }, "ingest listening");
+  const startIngest = async (listen: string) =>
+    metricsBound("ingest", await spawn("ingest", ENTRY.ingest, { LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! }, "ingest listening"));
   let ingest = await startIngest(opts.ingestListen);
   const routerAddress = withPort(opts.routerListen, router.port!);
   const ingestAddress = withPort(opts.ingestListen, ingest.port!);
@@ -72,6 +97,11 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     ingestAddress,
     shardIds,
     env,
+    metricsUrl(service) {
+      const listen = metricsListen.get(service);
+      if (listen === undefined) throw new Error(`no service "${service}": router, ingest or one of ${shardIds.join(", ")}`);
+      return `http://${listen}/metrics`;
+    },
     shardNode: (id) => shards.get(id)!.process,
     restartShardNode: (id) => startShard(id),
     router: () => router.process,
@@ -89,6 +119,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     },
   };
 }
+
+const ANY_PORT = "127.0.0.1:0";
 
 function withPort(listen: string, port: number): string {
   return `${listen.slice(0, listen.lastIndexOf(":"))}:${port}`;

@@ -1,7 +1,8 @@
 // Starts one of the cluster's services (shard node, router, ingest) from this checkout's TypeScript as a
 // child process and resolves once it logs its ready line (an info-level pino line with that `msg`; the
-// services log at info or lower for this). A listening service's bound port is read from that line, so
-// callers can ask for port 0. Used by the local cluster launcher, the tests and the benchmarks.
+// services log at info or lower for this). A listening service's bound port, and its metrics server's
+// port, are read from that line, so callers can ask for port 0. Used by the local cluster launcher, the
+// tests and the benchmarks.
 import { fileURLToPath } from "node:url";
 import type { Logger } from "@ladder/common/logger";
 import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
@@ -12,6 +13,8 @@ export interface Started {
   process: ManagedProcess;
   /** The port from the ready line, for services that listen. */
   port?: number;
+  /** The metrics server's port (GET /metrics) from the ready line. */
+  metricsPort?: number;
 }
 
 export interface SpawnOptions {
@@ -40,7 +43,7 @@ export function spawnService({ name, entry, env, ready, timeoutMs, log }: SpawnO
         if (rec?.msg !== ready) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ process: proc, port: typeof rec.port === "number" ? rec.port : undefined });
+        resolve({ process: proc, port: typeof rec.port === "number" ? rec.port : undefined, metricsPort: typeof rec.metricsPort === "number" ? rec.metricsPort : undefined });
       },
     });
     const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);

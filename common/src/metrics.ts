@@ -1,0 +1,138 @@
+/**
+ * Prometheus metrics (prom-client): one registry per process, served over HTTP.
+ *
+ * Each process has one registry (`processRegistry`); each part of the code declares its
+ * metrics as a metric set (`metricSet`): a function that creates them on a registry the
+ * first time it is asked for that registry and returns the same objects after, so a module
+ * can ask for its metrics wherever it needs them without registering a name twice, and a
+ * test can make them on a registry of its own. The sets are:
+ *
+ *   grpcServerMetrics        common/src/grpc-adapter.ts   every rpc of every server
+ *   ingestMetrics            ingest/src/metrics.ts        the group-commit producer
+ *   shardNodeMetrics         shard-node/src/metrics.ts    readiness, lag, the applier
+ *   routerMetrics            router/src/metrics.ts        shard calls, token waits, rebuilds
+ *
+ * `startMetricsServer` adds Node's default metrics (process_*, nodejs_*) to the registry and
+ * serves the text format at GET /metrics on the service's metrics address
+ * (LADDER_ROUTER_METRICS_LISTEN, LADDER_INGEST_METRICS_LISTEN, LADDER_SHARD_METRICS_LISTEN).
+ * deploy/grafana/ladder.json is the dashboard of these series; a unit test checks that every
+ * series it queries is one the code registers.
+ *
+ * The services depend on prom-client through this module only (its classes are re-exported).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Logger } from "./logger.js";
+
+export { Counter, Gauge, Histogram, Registry };
+
+/** The registry of this process: what its /metrics serves. */
+export const processRegistry = new Registry();
+
+/**
+ * A set of metrics, made on a registry the first time it is asked for (the process's
+ * registry by default), the same objects every later time.
+ */
+export function metricSet<T>(make: (registry: Registry) => T): (registry?: Registry) => T {
+  const made = new WeakMap<Registry, T>();
+  return (registry = processRegistry) => {
+    let set = made.get(registry);
+    if (set === undefined) made.set(registry, (set = make(registry)));
+    return set;
+  };
+}
+
+/**
+ * Memoizes `bind(...labelValues)` (a metric's `labels(...)`): prom-client hashes the label
+ * values on every lookup, which per call on a hot path (every rpc, every shard call) is
+ * worth avoiding. For label sets of bounded size only (shards, methods, status codes).
+ */
+export function bound<C>(bind: (...values: string[]) => C): (...values: string[]) => C {
+  const cache = new Map<string, C>();
+  return (...values) => {
+    const key = values.join("\u0000");
+    let child = cache.get(key);
+    if (child === undefined) cache.set(key, (child = bind(...values)));
+    return child;
+  };
+}
+
+/** Seconds since `startedAt` (a performance.now() reading). */
+export const secondsSince = (startedAt: number): number => (performance.now() - startedAt) / 1000;
+
+/** Latency buckets (seconds) for calls that take from a fraction of a millisecond to seconds. */
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const withDefaults = new WeakSet<Registry>();
+
+/** Adds Node's default metrics (process_*, nodejs_*: CPU, memory, event loop, GC) to `registry`, once. */
+export function addDefaultMetrics(registry: Registry = processRegistry): void {
+  if (withDefaults.has(registry)) return;
+  collectDefaultMetrics({ register: registry });
+  withDefaults.add(registry);
+}
+
+export interface MetricsServer {
+  /** The bound port (the one asked for, or the one picked for port 0). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `registry` (with Node's default metrics added) at GET /metrics on `listen`
+ * (host:port; port 0 picks a free port). Rejects when the address cannot be bound.
+ */
+export async function startMetricsServer(o: { listen: string; log: Logger; registry?: Registry }): Promise<MetricsServer> {
+  const registry = o.registry ?? processRegistry;
+  addDefaultMetrics(registry);
+  const { host, port } = splitListen(o.listen);
+  const server = createServer((req, res) => void answer(registry, req, res, o.log));
+  server.keepAliveTimeout = 65_000; // longer than scrape intervals: one connection per scraper
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  server.on("error", (err) => o.log.warn({ err }, "metrics server error"));
+  const boundPort = (server.address() as AddressInfo).port;
+  o.log.info({ address: o.listen, port: boundPort }, "metrics listening");
+  return {
+    port: boundPort,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function answer(registry: Registry, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
+  const path = (req.url ?? "/").split("?")[0];
+  if (path !== "/metrics") {
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found: the metrics are at /metrics\n");
+    return;
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" }).end("GET /metrics\n");
+    return;
+  }
+  try {
+    const text = await registry.metrics();
+    res.writeHead(200, { "content-type": registry.contentType }).end(req.method === "HEAD" ? undefined : text);
+  } catch (err) {
+    log.warn({ err }, "collecting metrics failed");
+    res.writeHead(500, { "content-type": "text/plain" }).end(`collecting metrics failed: ${(err as Error).message}\n`);
+  }
+}
+
+/** "127.0.0.1:9464" → {host, port}; "[::1]:9464" → {host: "::1", port}. */
+export function splitListen(listen: string): { host: string; port: number } {
+  const colon = listen.lastIndexOf(":");
+  const host = listen.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
+  const port = Number(listen.slice(colon + 1));
+  if (colon < 1 || !Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`"${listen}" is not host:port`);
+  return { host, port };
+}

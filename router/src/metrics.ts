@@ -1,0 +1,37 @@
+/**
+ * The router's metrics (see common/src/metrics.ts): its calls to each shard (shard-pool.ts),
+ * its waits for consistency tokens (wait-applied.ts) and the rebuilds it runs
+ * (admin-service.ts). Calls and latency per rpc are the gRPC adapter's (ladder_grpc_server_*).
+ */
+import { Code } from "@ladder/common/errors";
+import { bound, Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/common/metrics";
+
+export const routerMetrics = metricSet((registry) => {
+  const registers = [registry];
+  const shardCall = new Histogram({
+    name: "ladder_router_shard_call_seconds",
+    help: "one read of one shard (a Lua script on its Redis, under LADDER_SHARD_TIMEOUT_MS), by shard and status code (OK, or the error the call failed with)",
+    labelNames: ["shard", "code"] as const, buckets: LATENCY_BUCKETS, registers,
+  });
+  return {
+    shardCall,
+    /** The child of shardCall for a shard and code (memoized: every shard call observes one). */
+    shardCallOf: bound((shard, code) => shardCall.labels(shard, code)),
+    tokenWait: new Histogram({
+      name: "ladder_router_consistency_wait_seconds",
+      help: "time a read with a consistency token waited for the shards to apply its writes, by outcome (OK, or the status the read then failed with)",
+      labelNames: ["code"] as const, buckets: LATENCY_BUCKETS, registers,
+    }),
+    rebuildsRunning: new Gauge({ name: "ladder_rebuild_running", help: "1 while a rebuild of the shard runs in this router, else 0", labelNames: ["shard"] as const, registers }),
+    rebuildReplayed: new Counter({ name: "ladder_rebuild_replayed_records_total", help: "records replayed from the log by rebuilds run in this router", labelNames: ["shard"] as const, registers }),
+    rebuildLag: new Gauge({ name: "ladder_rebuild_lag_records", help: "records the shard's running rebuild has left to replay (at its last progress report; 0 when done)", labelNames: ["shard"] as const, registers }),
+    rebuilds: new Counter({
+      name: "ladder_rebuilds_total",
+      help: "rebuilds ended, by shard, mode (swap, audit) and outcome (OK, or the status they failed with)",
+      labelNames: ["shard", "mode", "code"] as const, registers,
+    }),
+  };
+});
+
+/** A status code's name: "OK", "UNAVAILABLE", ... */
+export const codeName = (code: number): string => Code[code] ?? String(code);
