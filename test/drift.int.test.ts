@@ -87,6 +87,7 @@ describe("drift", () => {
       expect(message).toMatch(what);
     }
     await c.services.restartShardNode("shard-1"); // the right configuration still starts
+    await c.waitApplied([]); // and serves once caught up
     expect((await c.router.getTop({ board: "b", limit: 1 })).total).toBe(30n);
   });
 
