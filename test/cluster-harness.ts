@@ -1,10 +1,10 @@
 // Starts the cluster's services (3 shard nodes, router, ingest) as real processes on the shared test
 // infrastructure, in a fresh namespace, with clients for both APIs and a wait for applied offsets.
-import { Redis } from "ioredis";
 import { afterEach, inject } from "vitest";
 import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
 import { rootLogger } from "@ladder/common/logger";
-import { keyLayout } from "@ladder/store";
+import { isSentinelUrl, expandSentinelUrl } from "@ladder/common/redis-address";
+import { keyLayout, openRedis } from "@ladder/store";
 import { startServices, type RunningServices } from "@ladder/deploy/services";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
@@ -39,6 +39,7 @@ export interface TestClusterOptions {
   settings?: Record<string, string>;
   /** Infrastructure of the test's own (for tests that kill it); the shared one otherwise. */
   kafkaBrokers?: string[];
+  /** redis://host:port, or sentinel://master-name with LADDER_SENTINELS in `settings` (replicated-redis.ts). */
   redisUrls?: string[];
 }
 
@@ -65,7 +66,9 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
   });
   const ingest = createClient(IngestService, services.ingestAddress, undefined, {}, TEST_TOKENS.write);
   const router = createClient(LeaderboardService, services.routerAddress, undefined, {}, TEST_TOKENS.read);
-  const redis = redisUrls.map((url) => new Redis(url, { maxRetriesPerRequest: null }));
+  // the primaries (through Sentinel for sentinel:// shards, following failovers)
+  const sentinels = (opts.settings?.LADDER_SENTINELS ?? "").split(",").filter(Boolean);
+  const redis = redisUrls.map((url) => openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }));
   for (const r of redis) r.on("error", () => {}); // tests kill Redis on purpose
   const { offsets: offsetsKey, heartbeat: heartbeatKey } = keyLayout(ns.keyPrefix);
 

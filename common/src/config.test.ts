@@ -101,6 +101,20 @@ describe("common > config", () => {
       'LADDER_BOARDS: board spec "a": minPoints and maxPoints must be integers with minPoints <= maxPoints',
     ]);
   });
+
+  it("addresses a shard with replicas through the Sentinels of LADDER_SENTINELS", () => {
+    const c = loadConfig({ LADDER_SHARDS: "a=sentinel://ladder-a,b=redis://h:2,c=sentinel://:pw@ladder-c", LADDER_SENTINELS: "s1:26379, s2:26379", LADDER_REPLICA_MAX_LAG_MS: "500" });
+    expect(c.shards).toEqual([
+      { id: "a", redisUrl: "sentinel://s1:26379,s2:26379/ladder-a" },
+      { id: "b", redisUrl: "redis://h:2" },
+      { id: "c", redisUrl: "sentinel://:pw@s1:26379,s2:26379/ladder-c" },
+    ]);
+    expect(c).toMatchObject({ sentinels: ["s1:26379", "s2:26379"], replicaMaxLagMs: 500 });
+    expect(loadConfig({}).replicaMaxLagMs).toBe(1000);
+    expect(problemsOf({ LADDER_SHARDS: "a=sentinel://ladder-a" })).toEqual(["LADDER_SENTINELS: needed by the sentinel:// shards of LADDER_SHARDS (the Sentinels to ask for their primary and replicas)"]);
+    expect(problemsOf({ LADDER_SHARDS: "a=sentinel://bad name", LADDER_SENTINELS: "s:1" })).toEqual(['LADDER_SHARDS: "a=sentinel://bad name": "bad name" is not a master name (1-128 of A-Z a-z 0-9 . _ -)']);
+    expect(problemsOf({ LADDER_SENTINELS: "s1:26379,nope" })).toEqual(['LADDER_SENTINELS: "nope" is not host:port']);
+  });
 });
 
 describe("common > config > secrets", () => {

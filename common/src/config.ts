@@ -13,12 +13,14 @@ import { ROLES, type TokenGrant } from "./auth.js";
 import { localCredentialsPath } from "./credentials-file.js";
 import { redactSecrets } from "./redact.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "./board-spec.js";
+import { expandSentinelUrl, hostPortProblem, isSentinelUrl, parseSentinelName } from "./redis-address.js";
 import { duration, envSchema, envVar, envVariables, int, list, oneOf, optional, parseEnv, path, string, type Env, type EnvVar } from "./env-schema.js";
 
 export { ConfigError, type Env } from "./env-schema.js";
 
 export interface ShardAddress {
   readonly id: string;
+  /** redis://host:port, or the full sentinel://host:port,.../master-name form (redis-address.ts). */
   readonly redisUrl: string;
 }
 
@@ -27,6 +29,10 @@ export interface Config {
   readonly scoreTopic: string;
   readonly numSlots: number;
   readonly shards: readonly ShardAddress[];
+  /** The Redis Sentinels (host:port) that sentinel:// shards are found through. */
+  readonly sentinels: readonly string[];
+  /** How long ago a replica must last have been seen holding all its primary had applied, to serve reads. */
+  readonly replicaMaxLagMs: number;
   readonly keyPrefix: string;
   readonly boards: BoardSpecs;
   readonly shardId: string | undefined;
@@ -79,6 +85,8 @@ export const servicesEnv = envVariables({
   LADDER_SCORE_TOPIC: string({ default: "ladder.scores", pattern: /^[A-Za-z0-9._-]{1,200}$/, description: "the score log; created with one partition per slot, infinite retention" }),
   LADDER_SLOTS: int({ default: 64, min: 1, max: 10_000, description: "slots = partitions of the score log; fixed for the life of a topic" }),
   LADDER_SHARDS: shards(),
+  LADDER_SENTINELS: sentinels(),
+  LADDER_REPLICA_MAX_LAG_MS: duration({ default: 1000, min: 1, max: 600_000, description: "a replica serves reads only while the router has seen it hold everything its primary had applied at most this long ago" }),
   LADDER_KEY_PREFIX: string({ default: "lb:", pattern: /^[A-Za-z0-9:._{}-]{0,64}$/, description: "prefix of every Redis key" }),
   LADDER_BOARDS: boards(),
   LADDER_SHARD_ID: optional({ unsetMeans: "— (shard nodes only)", description: "which shard a shard node serves: one of the ids of `LADDER_SHARDS`" }),
@@ -120,6 +128,8 @@ export const configSchema = envSchema(servicesEnv, {
     if (v.LADDER_TLS_KEY_FILE && !v.LADDER_TLS_CERT_FILE) problem("LADDER_TLS_CERT_FILE", "needed with LADDER_TLS_KEY_FILE (the two go together)");
     if (v.LADDER_TOPIC_MIN_ISR > 0 && v.LADDER_TOPIC_REPLICATION > 0 && v.LADDER_TOPIC_MIN_ISR > v.LADDER_TOPIC_REPLICATION)
       problem("LADDER_TOPIC_MIN_ISR", `${v.LADDER_TOPIC_MIN_ISR} is above LADDER_TOPIC_REPLICATION (${v.LADDER_TOPIC_REPLICATION}): no write could ever be acknowledged`);
+    if (v.LADDER_SENTINELS.length === 0 && v.LADDER_SHARDS.some((s) => isSentinelUrl(s.redisUrl)))
+      problem("LADDER_SENTINELS", "needed by the sentinel:// shards of LADDER_SHARDS (the Sentinels to ask for their primary and replicas)");
     if (v.LADDER_SHARD_ID !== undefined && !v.LADDER_SHARDS.some((s) => s.id === v.LADDER_SHARD_ID))
       problem("LADDER_SHARD_ID", `"${v.LADDER_SHARD_ID}" is not one of LADDER_SHARDS`);
   },
@@ -127,7 +137,9 @@ export const configSchema = envSchema(servicesEnv, {
     kafkaBrokers: v.LADDER_KAFKA_BROKERS,
     scoreTopic: v.LADDER_SCORE_TOPIC,
     numSlots: v.LADDER_SLOTS,
-    shards: v.LADDER_SHARDS,
+    shards: Object.freeze(v.LADDER_SHARDS.map((s) => (isSentinelUrl(s.redisUrl) && v.LADDER_SENTINELS.length ? Object.freeze({ id: s.id, redisUrl: expandSentinelUrl(s.redisUrl, v.LADDER_SENTINELS) }) : s))),
+    sentinels: v.LADDER_SENTINELS,
+    replicaMaxLagMs: v.LADDER_REPLICA_MAX_LAG_MS,
     keyPrefix: v.LADDER_KEY_PREFIX,
     boards: v.LADDER_BOARDS,
     shardId: v.LADDER_SHARD_ID,
@@ -166,20 +178,35 @@ export function loadConfig(env: Env): Config {
   return parseEnv(configSchema, env);
 }
 
-/** LADDER_SHARDS: id=redis-url,... */
+/** LADDER_SHARDS: id=redis-url,... or id=sentinel://master-name,... */
 function shards(): EnvVar<readonly ShardAddress[]> {
-  return envVar({ default: `\`${DEFAULT_SHARDS}\``, description: "the shards: comma-separated id=redis://host:port" }, (raw, report) => {
+  const description = "the shards: comma-separated id=redis://host:port, or id=sentinel://master-name for a primary with replicas behind Redis Sentinel (`LADDER_SENTINELS`)";
+  return envVar({ default: `\`${DEFAULT_SHARDS}\``, description }, (raw, report) => {
     const parts = (raw ?? DEFAULT_SHARDS).split(",").filter(Boolean);
     const shards = parts.map((part) => {
       const eq = part.indexOf("=");
       const id = part.slice(0, eq).trim();
       const redisUrl = part.slice(eq + 1).trim();
-      if (eq < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || !/^rediss?:\/\/.+/.test(redisUrl)) report(`"${redactSecrets(part)}" is not id=redis://host:port`);
+      const sentinel = isSentinelUrl(redisUrl) ? parseSentinelName(redisUrl) : undefined;
+      if (eq < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || (!/^rediss?:\/\/.+/.test(redisUrl) && sentinel === undefined)) report(`"${redactSecrets(part)}" is not id=redis://host:port or id=sentinel://master-name`);
+      else if (typeof sentinel === "string") report(`"${redactSecrets(part)}": ${sentinel}`);
       return Object.freeze({ id, redisUrl });
     });
     if (shards.length === 0) report("at least one shard is needed");
     if (new Set(shards.map((s) => s.id)).size !== shards.length) report("shard ids must be unique");
     return Object.freeze(shards);
+  });
+}
+
+/** LADDER_SENTINELS: host:port,... (optional). */
+function sentinels(): EnvVar<readonly string[]> {
+  return envVar({ default: "— (no sentinel:// shards)", description: "the Redis Sentinels that `sentinel://` shards are found through, comma-separated host:port" }, (raw, report) => {
+    const items = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    for (const item of items) {
+      const problem = hostPortProblem(item);
+      if (problem) report(problem);
+    }
+    return Object.freeze(items);
   });
 }
 

@@ -17,7 +17,13 @@ const DEFAULT_RADIUS = 5;
 /** Waits for a request's consistency token (see wait-applied.ts). */
 export type TokenWaiter = (token: string, deadlineMs: number) => Promise<void>;
 
-export function leaderboardService(queries: Queries, waitFor: TokenWaiter): ImplOf<typeof LeaderboardService> {
+/**
+ * `queries` answers reads; `primaryQueries` those that carry a consistency token: the token is
+ * checked against the offsets applied on each shard's primary, so they read the primaries, not
+ * a replica that may not have those writes yet (replicas.ts).
+ */
+export function leaderboardService(queries: Queries, waitFor: TokenWaiter, primaryQueries: Queries = queries): ImplOf<typeof LeaderboardService> {
+  const by = (token: string) => (token === "" ? queries : primaryQueries);
   return {
     async getTop(req, ctx) {
       check("board", boardProblem(req.board));
@@ -25,14 +31,14 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter): Impl
       if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page by rank with GetAround instead`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await queries.top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view));
+      const page = await by(req.consistencyToken).top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view));
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
       check("player_id", playerIdProblem(req.playerId));
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const { entry, total } = await queries.rank(req.board, req.playerId, ctx.deadlineMs, view(req.view));
+      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, view(req.view));
       return { entry: toEntry(entry), total: BigInt(total) };
     },
     async getAround(req, ctx) {
@@ -41,7 +47,7 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter): Impl
       const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
       if (radius > MAX_RADIUS) throw invalidArgument(`radius ${radius} is above ${MAX_RADIUS}`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await queries.around(req.board, req.playerId, radius, ctx.deadlineMs, view(req.view));
+      const page = await by(req.consistencyToken).around(req.board, req.playerId, radius, ctx.deadlineMs, view(req.view));
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
   };

@@ -24,7 +24,10 @@ import { ShardPool } from "./shard-pool.js";
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "router" });
 const metrics = await startMetricsServer({ listen: config.routerMetricsListen, log }); // GET /metrics, from the start
-const pool = new ShardPool({ shards: config.shards, numSlots: config.numSlots, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs });
+const pool = new ShardPool({
+  shards: config.shards, numSlots: config.numSlots, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs,
+  replicaMaxLagMs: config.replicaMaxLagMs, log: log.child({ component: "shards" }),
+});
 const down = await pool.connected();
 if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
 const server = new grpc.Server();
@@ -39,7 +42,7 @@ const waitFor: TokenWaiter = async (token, deadlineMs) => {
   await logEnds.check(required);
   await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
 };
-addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards), waitFor), log.child({ component: "grpc" }), requireRole(auth, "read"));
+addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards), waitFor, new Queries(pool.primaries(), config.boards)), log.child({ component: "grpc" }), requireRole(auth, "read"));
 addService(server, AdminService, adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), log.child({ component: "grpc" }), requireRole(auth, "admin"));
 const health = new HealthRegistry();
 health.set(LeaderboardService.typeName, ServingStatus.SERVING);

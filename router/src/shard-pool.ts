@@ -11,6 +11,10 @@
  * rounds (the owner, then the other shards). The shard node still gates reads through its
  * heartbeat key, which every read script checks against this router's stamp of the shard
  * (store identity.ts): a router configured unlike the shards is refused, not answered.
+ *
+ * A shard with replicas (sentinel://) is read through its ReplicaSet (replicas.ts): each call
+ * goes to the primary or a replica that is current, never to one that lags; primaries() reads
+ * the primaries only (reads with a consistency token).
  */
 import { Redis } from "ioredis";
 import type { ShardAddress } from "@ladder/common/config";
@@ -18,7 +22,10 @@ import { Code, LadderError, unavailable, deadlineExceeded } from "@ladder/common
 import { secondsSince } from "@ladder/common/metrics";
 import { buildPlacement, shardOf, type Placement } from "@ladder/common/placement";
 import type { BoardSpecs } from "@ladder/common/board-spec";
+import type { Logger } from "@ladder/common/logger";
+import { parseSentinelUrl } from "@ladder/common/redis-address";
 import { auditPrefix, shardStamp, ShardReader } from "@ladder/store";
+import { ReplicaSet, ReplicatedReader } from "./replicas.js";
 import { codeName, routerMetrics } from "./metrics.js";
 
 export interface RoutingTable {
@@ -29,6 +36,10 @@ export interface RoutingTable {
   readonly stamps: ReadonlyMap<string, string>;
   /** Stores of the live boards. */
   readonly stores: ReadonlyMap<string, ShardReader>;
+  /** Shards with replicas (sentinel://): their primary and replicas (replicas.ts). */
+  readonly replicaSets: ReadonlyMap<string, ReplicaSet>;
+  /** Stores of the live boards that read primaries only (consistency tokens). */
+  readonly primaryStores: ReadonlyMap<string, ShardReader>;
 }
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
@@ -45,17 +56,38 @@ export interface ShardPoolOptions {
   keyPrefix: string;
   /** Longest wait for one shard call. */
   timeoutMs: number;
+  /** Shards with replicas: a replica serves while it was current as of at most this long ago (replicas.ts). */
+  replicaMaxLagMs?: number;
+  log?: Logger;
 }
 
 export class ShardPool {
   private readonly table: RoutingTable;
   private readonly keyPrefix: string;
   private readonly timeoutMs: number;
+  /** Reads go to primaries only (see primaries()). */
+  private readonly primaryOnly: boolean;
 
-  constructor(o: ShardPoolOptions) {
-    this.keyPrefix = o.keyPrefix;
-    this.timeoutMs = o.timeoutMs;
-    this.table = this.build(o);
+  constructor(o: ShardPoolOptions | ShardPool, primaryOnly = false) {
+    this.primaryOnly = primaryOnly;
+    if (o instanceof ShardPool) {
+      this.keyPrefix = o.keyPrefix;
+      this.timeoutMs = o.timeoutMs;
+      this.table = o.table;
+    } else {
+      this.keyPrefix = o.keyPrefix;
+      this.timeoutMs = o.timeoutMs;
+      this.table = this.build(o);
+    }
+  }
+
+  /**
+   * The same shards and connections, read on their primaries only: for reads that carry a
+   * consistency token, which wait for offsets applied on the primary (wait-applied.ts). For a
+   * shard without replicas it is the one Redis either way.
+   */
+  primaries(): ShardPool {
+    return new ShardPool(this, true);
   }
 
   private build(o: ShardPoolOptions): RoutingTable {
@@ -63,7 +95,22 @@ export class ShardPool {
     const connections = new Map<string, Redis>();
     const stamps = new Map<string, string>();
     const stores = new Map<string, ShardReader>();
+    const replicaSets = new Map<string, ReplicaSet>();
+    const primaryStores = new Map<string, ShardReader>();
     for (const s of o.shards) {
+      const sentinel = parseSentinelUrl(s.redisUrl);
+      if (sentinel) {
+        // a primary with replicas behind Sentinel: reads spread over the current ones (replicas.ts)
+        const set = new ReplicaSet({ shardId: s.id, url: s.redisUrl, sentinel, maxLagMs: o.replicaMaxLagMs ?? 1000, timeoutMs: this.timeoutMs, log: o.log });
+        const stamp = shardStamp({ shardId: s.id, topic: o.topic, numSlots: o.numSlots, slots: placement.slotsOf.get(s.id) ?? [], boards: o.boards });
+        const reader = { shardId: s.id, stamp, keyPrefix: this.keyPrefix };
+        replicaSets.set(s.id, set);
+        connections.set(s.id, set.primary);
+        stamps.set(s.id, stamp);
+        stores.set(s.id, new ReplicatedReader(set, reader, false));
+        primaryStores.set(s.id, new ReplicatedReader(set, reader, true));
+        continue;
+      }
       // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
       const redis = new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
       redis.on("error", () => {}); // reported per query as UNAVAILABLE
@@ -71,16 +118,22 @@ export class ShardPool {
       connections.set(s.id, redis);
       stamps.set(s.id, stamp);
       stores.set(s.id, new ShardReader({ shardId: s.id, stamp, redis, keyPrefix: this.keyPrefix }));
+      primaryStores.set(s.id, stores.get(s.id)!);
     }
-    return Object.freeze({ placement, connections, stamps, stores });
+    return Object.freeze({ placement, connections, stamps, stores, replicaSets, primaryStores });
   }
 
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
   scope(view = ""): Scope {
     const table = this.table;
+    const viewReader = (id: string, redis: Redis): ShardReader => {
+      const o = { shardId: id, stamp: table.stamps.get(id)!, keyPrefix: auditPrefix(this.keyPrefix, view), view };
+      const set = table.replicaSets.get(id);
+      return set ? new ReplicatedReader(set, o, this.primaryOnly) : new ShardReader({ ...o, redis });
+    };
     const stores = view === ""
-      ? table.stores
-      : new Map([...table.connections].map(([id, redis]) => [id, new ShardReader({ shardId: id, stamp: table.stamps.get(id)!, redis, keyPrefix: auditPrefix(this.keyPrefix, view), view })]));
+      ? (this.primaryOnly ? table.primaryStores : table.stores)
+      : new Map([...table.connections].map(([id, redis]) => [id, viewReader(id, redis)]));
     return { ownerOf: (playerId) => stores.get(shardOf(table.placement, playerId))!, stores: [...stores.values()] };
   }
 
@@ -102,7 +155,10 @@ export class ShardPool {
       });
       return (await ready) ? undefined : id;
     });
-    return (await Promise.all(waits)).filter((id): id is string => id !== undefined);
+    const down = (await Promise.all(waits)).filter((id): id is string => id !== undefined);
+    // and the first look at the replicas, so reads spread from the first one
+    await Promise.all([...this.table.replicaSets.values()].map((set) => Promise.race([set.probed, new Promise((r) => setTimeout(r, this.timeoutMs))])));
+    return down;
   }
 
   /** The store of the shard that owns slot (partition) `slot`. */
@@ -138,6 +194,10 @@ export class ShardPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.table.connections.values()].map((c) => c.quit().catch(() => c.disconnect())));
+    const { connections, replicaSets } = this.table;
+    await Promise.all([
+      ...[...connections].filter(([id]) => !replicaSets.has(id)).map(([, c]) => c.quit().catch(() => c.disconnect())),
+      ...[...replicaSets.values()].map((set) => set.close()),
+    ]);
   }
 }

@@ -2,14 +2,13 @@
  * Shard node: applies the score log's partitions of its slots to its Redis.
  * Wiring only: config, logger, Kafka, Redis, build check, writer, applier, heartbeat, signals.
  */
-import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/common/config";
 import { createKafka, TopicIds } from "@ladder/common/kafka";
 import { redactUrl, rootLogger } from "@ladder/common/logger";
 import { startMetricsServer } from "@ladder/common/metrics";
 import { buildPlacement } from "@ladder/common/placement";
 import { onShutdown } from "@ladder/common/shutdown";
-import { shardStamp } from "@ladder/store";
+import { openRedis, shardStamp } from "@ladder/store";
 import { inspectShard, ShardWriter } from "@ladder/store/writer";
 import { startApplier } from "./applier.js";
 import { BuildMismatch, checkBuild, topicProblem } from "./build-check.js";
@@ -32,7 +31,11 @@ const refuse = (message: string): never => {
   process.exit(EX_CONFIG);
 };
 
-const redis = new Redis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null }); // wait out Redis restarts
+// Waits out Redis restarts; for a sentinel:// shard, follows its primary through a failover. After a
+// failover the promoted replica may lack the last writes applied to the old primary (replication is
+// asynchronous): the heartbeat finds it holding less than was applied and the node replays from the
+// log, refusing reads meanwhile (readiness.ts, "lost data").
+const redis = openRedis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
 redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connection error"));
 await redis.connect();
 const kafka = createKafka(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "@ladder/common/config";
-import { loadLocalConfig } from "./local-config.js";
+import { loadLocalConfig, localRedisPorts } from "./local-config.js";
 
 const problemsOf = (env: Record<string, string>) => {
   try {
@@ -19,7 +19,7 @@ describe("deploy > local-config", () => {
     const c = loadLocalConfig({}, "/work");
     expect(c).toEqual({
       shards: 3, dataDir: "/work/.ladder", cacheDir: join(homedir(), ".cache", "ladder"), kafkaPort: 9092, redisBasePort: 7001,
-      kafkaHome: undefined, logLevel: "info", persistRedis: true,
+      kafkaHome: undefined, logLevel: "info", persistRedis: true, replicas: 0,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -27,9 +27,9 @@ describe("deploy > local-config", () => {
   it("reads every variable; an empty one counts as unset", () => {
     const c = loadLocalConfig({
       LADDER_LOCAL_SHARDS: "5", LADDER_DATA_DIR: "/tmp/ladder-x", LADDER_CACHE_DIR: "/c", LADDER_KAFKA_PORT: "19092", LADDER_REDIS_BASE_PORT: "17001",
-      KAFKA_HOME: "/opt/kafka", LADDER_LAUNCHER_LOG_LEVEL: "warn", LADDER_REDIS_PERSIST: "0",
+      KAFKA_HOME: "/opt/kafka", LADDER_LAUNCHER_LOG_LEVEL: "warn", LADDER_REDIS_PERSIST: "0", LADDER_LOCAL_REPLICAS: "1",
     }, "/work");
-    expect(c).toEqual({ shards: 5, dataDir: "/tmp/ladder-x", cacheDir: "/c", kafkaPort: 19092, redisBasePort: 17001, kafkaHome: "/opt/kafka", logLevel: "warn", persistRedis: false });
+    expect(c).toEqual({ shards: 5, dataDir: "/tmp/ladder-x", cacheDir: "/c", kafkaPort: 19092, redisBasePort: 17001, kafkaHome: "/opt/kafka", logLevel: "warn", persistRedis: false, replicas: 1 });
     expect(loadLocalConfig({ LADDER_LOCAL_SHARDS: "", LADDER_DATA_DIR: "", KAFKA_HOME: "", LADDER_LAUNCHER_LOG_LEVEL: "" }, "/w")).toMatchObject({
       shards: 3, dataDir: "/w/.ladder", kafkaHome: undefined, logLevel: "info",
     });
@@ -41,6 +41,14 @@ describe("deploy > local-config", () => {
     expect(loadLocalConfig({ LADDER_REDIS_BASE_PORT: "6376" }, "/w").redisBasePort).toBe(6376); // 6376..6378
     expect(loadLocalConfig({ LADDER_REDIS_BASE_PORT: "6380" }, "/w").redisBasePort).toBe(6380);
     expect(problemsOf({ LADDER_REDIS_BASE_PORT: "65534" })).toEqual(["LADDER_REDIS_BASE_PORT: the Redis ports would go past 65535 (3 shards)"]);
+  });
+
+  it("lays out replicas and Sentinels above the primaries, and keeps them off 6379 too", () => {
+    expect(localRedisPorts(7001, 3, 1)).toEqual([[7001, 7003], [7101, 7103], [7201, 7203]]);
+    expect(localRedisPorts(7001, 3, 0)).toEqual([[7001, 7003]]);
+    expect(problemsOf({ LADDER_REDIS_BASE_PORT: "6279", LADDER_LOCAL_REPLICAS: "1" })).toEqual(["LADDER_REDIS_BASE_PORT: the Redis ports would include 6379"]);
+    expect(loadLocalConfig({ LADDER_REDIS_BASE_PORT: "6279" }, "/w").redisBasePort).toBe(6279);
+    expect(problemsOf({ LADDER_REDIS_BASE_PORT: "65400", LADDER_LOCAL_REPLICAS: "1" })).toEqual(["LADDER_REDIS_BASE_PORT: the Redis ports would go past 65535 (3 shards, 1 replica each)"]);
   });
 
   it("reports every bad variable together, with the shared readers' messages", () => {

@@ -19,6 +19,8 @@ export interface LocalConfig {
   readonly kafkaHome: string | undefined;
   readonly logLevel: string;
   readonly persistRedis: boolean;
+  /** Replicas per shard's Redis; with any, Redis Sentinels decide failovers (replicated-redis.ts). */
+  readonly replicas: number;
 }
 
 /** Redis's default port, which the shards' Redis must not take (a system Redis may hold it). */
@@ -34,14 +36,26 @@ export const localEnv = envVariables({
   KAFKA_HOME: optional({ unsetMeans: "— (fetch the jars)", description: "an unpacked Kafka 4.x to use instead of fetching jars" }),
   LADDER_LAUNCHER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: "the launcher's own pino level" }),
   LADDER_REDIS_PERSIST: flag({ default: true, description: "shards' Redis keep an append-only file (1) or nothing (0: load tests)" }),
+  LADDER_LOCAL_REPLICAS: int({ default: 0, min: 0, max: 5, description: "replicas per shard's Redis (replica j of shard i on base + 100·j + i), and with any, 3 Redis Sentinels (base + 100·(replicas + 1) + 0…2) that fail a shard over to a replica; the services then address the shards as sentinel://ladder-shard-i" }),
 });
+
+/** The launcher's Redis ports (primaries, replicas, Sentinels) as [first, last] ranges. */
+export function localRedisPorts(base: number, shards: number, replicas: number): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [[base, base + shards - 1]];
+  for (let j = 1; j <= replicas; j++) ranges.push([base + 100 * j, base + 100 * j + shards - 1]);
+  if (replicas > 0) ranges.push([base + 100 * (replicas + 1), base + 100 * (replicas + 1) + SENTINELS - 1]);
+  return ranges;
+}
+
+/** Sentinels of the local replica layout. */
+export const SENTINELS = 3;
 
 const localSchema = (cwd: string) =>
   envSchema(localEnv, {
     check(v, problem) {
-      const last = v.LADDER_REDIS_BASE_PORT + v.LADDER_LOCAL_SHARDS - 1;
-      if (v.LADDER_REDIS_BASE_PORT <= REDIS_DEFAULT_PORT && last >= REDIS_DEFAULT_PORT) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would include ${REDIS_DEFAULT_PORT}`);
-      if (last > 65_535) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would go past 65535 (${v.LADDER_LOCAL_SHARDS} shards)`);
+      const ranges = localRedisPorts(v.LADDER_REDIS_BASE_PORT, v.LADDER_LOCAL_SHARDS, v.LADDER_LOCAL_REPLICAS);
+      if (ranges.some(([first, last]) => first <= REDIS_DEFAULT_PORT && last >= REDIS_DEFAULT_PORT)) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would include ${REDIS_DEFAULT_PORT}`);
+      if (ranges.some(([, last]) => last > 65_535)) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would go past 65535 (${v.LADDER_LOCAL_SHARDS} shards${v.LADDER_LOCAL_REPLICAS ? `, ${v.LADDER_LOCAL_REPLICAS} replica${v.LADDER_LOCAL_REPLICAS > 1 ? "s" : ""} each` : ""})`);
     },
     build: (v): LocalConfig => ({
       shards: v.LADDER_LOCAL_SHARDS,
@@ -52,6 +66,7 @@ const localSchema = (cwd: string) =>
       kafkaHome: v.KAFKA_HOME,
       logLevel: v.LADDER_LAUNCHER_LOG_LEVEL,
       persistRedis: v.LADDER_REDIS_PERSIST,
+      replicas: v.LADDER_LOCAL_REPLICAS,
     }),
   });
 

@@ -2,6 +2,7 @@
 // With `persist` it keeps an append-only file (fsync every second), so a restart on the same dataDir
 // gets its data back; without, it keeps nothing. It never snapshots (save "") and never evicts.
 // Its output is logged at debug (Redis marks routine notices as warnings) and quoted if it fails.
+// With `replicaOf` it starts as a replica of that primary (replicated-redis.ts).
 import { mkdir } from "node:fs/promises";
 import { connect } from "node:net";
 import type { Logger } from "@ladder/common/logger";
@@ -30,6 +31,10 @@ export interface RedisServerOptions {
   readyTimeoutMs?: number; // default 20 s (loading a large AOF takes a while)
   /** The redis-server executable. */
   command?: string;
+  /** Start as a replica of this primary ("host:port"). */
+  replicaOf?: string;
+  /** Part of a primary/replica set: a full sync starts at once instead of after 5 s (Redis's default delay). */
+  replicated?: boolean;
 }
 
 const RESERVED_PORT = 6379;
@@ -42,7 +47,7 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
   const started = Date.now();
   const proc = spawnManaged({
     command,
-    args: redisArgs({ port, dataDir, persist }),
+    args: redisArgs({ port, dataDir, persist, replicaOf: opts.replicaOf, replicated: opts.replicated }),
     cwd: dataDir,
     log: log.child({ proc: "redis", port }),
   });
@@ -75,7 +80,7 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
   };
 }
 
-export function redisArgs({ port, dataDir, persist }: { port: number; dataDir: string; persist: boolean }): string[] {
+export function redisArgs({ port, dataDir, persist, replicaOf, replicated }: { port: number; dataDir: string; persist: boolean; replicaOf?: string; replicated?: boolean }): string[] {
   // The shards' Redis is a rebuildable view: the AOF only makes restarts quick. Rewrites of a large
   // board cost seconds of a core each, so they wait for 4x growth past 1 GiB.
   const aof = persist
@@ -89,10 +94,12 @@ export function redisArgs({ port, dataDir, persist }: { port: number; dataDir: s
     "--save", "",
     ...aof,
     "--maxmemory-policy", "noeviction",
+    ...(replicated || replicaOf ? ["--repl-diskless-sync-delay", "0"] : []),
+    ...(replicaOf ? ["--replicaof", replicaOf.slice(0, replicaOf.lastIndexOf(":")), replicaOf.slice(replicaOf.lastIndexOf(":") + 1)] : []),
   ];
 }
 
-async function choosePort(port: number): Promise<number> {
+export async function choosePort(port: number): Promise<number> {
   if (port === RESERVED_PORT) throw new Error(`port ${RESERVED_PORT} belongs to the machine's own Redis`);
   if (port !== 0) {
     if (!(await portIsFree(port))) throw new Error(`port 127.0.0.1:${port} is in use`);
@@ -108,7 +115,7 @@ async function choosePort(port: number): Promise<number> {
  * One PING over a raw socket; resolves when the answer is +PONG. A server still loading its AOF
  * answers -LOADING, which counts as not ready.
  */
-function ping(port: number, timeoutMs = 1000): Promise<void> {
+export function ping(port: number, timeoutMs = 1000): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port });
     let reply = "";

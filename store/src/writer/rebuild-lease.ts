@@ -24,9 +24,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { Code, LadderError } from "@ladder/common/errors";
 import type { Logger } from "@ladder/common/logger";
+import { openRedis } from "../connect.js";
 import { keyLayout } from "../keys.js";
 import { withLeaseScripts, type LeaseScripts } from "../scripts.js";
 
@@ -94,7 +95,7 @@ export class RebuildLease {
    */
   static async acquire(o: AcquireOptions): Promise<RebuildLease> {
     const ttlMs = o.ttlMs ?? LEASE_TTL_MS;
-    const redis = withLeaseScripts(new Redis(o.redisUrl, { db: 0, maxRetriesPerRequest: 2, connectTimeout: 5000 }));
+    const redis = withLeaseScripts(openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: 2, connectTimeout: 5000 }));
     redis.on("error", () => {}); // failures surface through the commands
     const key = keyLayout(o.keyPrefix).rebuildLease;
     const holder: RebuildHolder = { id: randomBytes(6).toString("hex"), mode: o.mode, holder: `${hostname()} pid ${process.pid}`, startedAtMs: Date.now() };
@@ -188,7 +189,7 @@ export class RebuildLease {
 
 /** The rebuild holding `shardId`'s lease, if any. */
 export async function runningRebuild(redisUrl: string, keyPrefix: string): Promise<RebuildHolder | undefined> {
-  const redis = new Redis(redisUrl, { db: 0, maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: true });
+  const redis = openRedis(redisUrl, { db: 0, maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: true });
   redis.on("error", () => {});
   try {
     const value = await redis.get(keyLayout(keyPrefix).rebuildLease);

@@ -48,11 +48,12 @@
  * that point lets the rebuild finish its clean-up.
  */
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Admin, Kafka } from "kafkajs";
 import type { BoardSpecs } from "@ladder/common/board-spec";
 import { Code, LadderError } from "@ladder/common/errors";
 import type { Logger } from "@ladder/common/logger";
+import { openRedis } from "../connect.js";
 import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";
 import { noopEvent } from "./prepare-event.js";
@@ -115,7 +116,7 @@ export async function rebuildShard(o: RebuildOptions): Promise<RebuildProgress> 
   const targetPrefix = o.mode.kind === "audit" ? auditPrefix(o.keyPrefix, o.mode.view) : o.keyPrefix;
   const lease = o.lease ?? (await RebuildLease.acquire({ redisUrl: o.redisUrl, keyPrefix: o.keyPrefix, shardId: o.shardId, mode: leaseMode(o.mode), log: o.log }));
   const stop = o.signal ? AbortSignal.any([o.signal, lease.lost]) : lease.lost;
-  const target = new Redis(o.redisUrl, { db: o.mode.kind === "swap" ? o.mode.stagingDb : 0, maxRetriesPerRequest: null });
+  const target = openRedis(o.redisUrl, { db: o.mode.kind === "swap" ? o.mode.stagingDb : 0, maxRetriesPerRequest: null });
   let published = false; // swapped in, or the view marked readable: nothing to undo from then on
   try {
     stop.throwIfAborted();

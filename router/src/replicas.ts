@@ -1,0 +1,376 @@
+/**
+ * Reads of a shard that has replicas (a sentinel:// shard, common/redis-address.ts): spread
+ * over its primary and the replicas that are current, never answered by one that lags.
+ *
+ * Redis Sentinel decides failovers; the router only follows it. Every `probeMs` (a fifth of
+ * the lag bound, 20 ms to 1 s) a ReplicaSet asks a Sentinel for the shard's primary and its
+ * replicas (SENTINEL GET-MASTER-ADDR-BY-NAME, SENTINEL REPLICAS; replicas Sentinel sees down
+ * are left out), keeps a connection to each node, and asks each its ROLE:
+ *
+ *   - the primary's ROLE gives its replication offset: every write it has taken, in order;
+ *     each answer is kept as a sample (when, offset) for `maxLagMs` and a bit more;
+ *   - a replica's ROLE gives the offset it has applied. Replication applies the primary's
+ *     writes in order, so a replica at or past a sample's offset holds everything the primary
+ *     held at that sample's time: it is *current as of* the newest such sample.
+ *
+ * A replica serves reads while it was current as of at most `maxLagMs` ago: it may miss at most
+ * the writes of the last `maxLagMs`, never more (LADDER_REPLICA_MAX_LAG_MS, 1 s by default; the
+ * router sees a replica fall behind within one probe). On top of that, every read script checks
+ * the replica's own copy of the shard's heartbeat (read-header.lua), which the primary
+ * replicates: a replica serves only while the shard node serves (its stamp, not its reason for
+ * not serving), and a replica cut off from its primary stops within the heartbeat TTL even if
+ * the router could not tell, because a replica expires the key by its own clock.
+ *
+ * While the primary cannot be reached at all (killed, and Sentinel has not yet promoted a
+ * replica), a replica that was current when the primary last answered goes on serving: it holds
+ * what the primary held then, less at most `maxLagMs` of writes, and nothing newer can be
+ * applied anywhere until the failover. It stops as any shard whose node cannot write does: when
+ * the node's last heartbeat expires on the replica (LADDER_HEARTBEAT_TTL_MS). When Sentinel
+ * promotes a replica, the next probe finds the new primary; the shard node follows it too
+ * (store/src/connect.ts) and, if the promoted replica lacks the last writes it applied, replays
+ * them from the log while the shard refuses reads.
+ *
+ * Each read asks one node (one atomic script, as always): the usable nodes are taken in turn
+ * (round robin), and a node that fails or refuses with UNAVAILABLE is followed by the next one,
+ * within the caller's per-shard deadline. Reads that carry a consistency token read the primary
+ * only (the offsets the token is checked against are the primary's): see ShardPool.primaries().
+ */
+import { Redis } from "ioredis";
+import { Code, LadderError, unavailable } from "@ladder/common/errors";
+import type { Logger } from "@ladder/common/logger";
+import { nodeAddress, type SentinelAddress } from "@ladder/common/redis-address";
+import { FAILOVER_RETRY_MS, openRedis, ShardReader, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
+
+export interface ReplicaSetOptions {
+  shardId: string;
+  /** The shard's full sentinel:// address. */
+  url: string;
+  sentinel: SentinelAddress;
+  /** A replica serves only while it was current as of at most this long ago. */
+  maxLagMs: number;
+  /** The router's deadline for one shard call: bounds each node's connect and command times. */
+  timeoutMs: number;
+  log?: Logger;
+}
+
+interface Node {
+  readonly address: string;
+  readonly redis: Redis;
+  /** Its role when it last answered a probe ("master", "slave"; "" before it ever did). */
+  role: string;
+  /** Probes in a row it did not answer (Sentinel closes clients' connections to a replica it promotes: one miss is no news). */
+  misses: number;
+  /** When it was last known to hold everything the primary held (ms since epoch). */
+  currentAt: number;
+  /** Whether it served reads after the last probe (for the log). */
+  usable: boolean;
+}
+
+interface Sample {
+  at: number;
+  offset: number;
+}
+
+export class ReplicaSet {
+  readonly shardId: string;
+  /** The primary through Sentinel (store/connect.ts): follows failovers by itself. */
+  readonly primary: Redis;
+  readonly probeMs: number;
+  private readonly o: ReplicaSetOptions;
+  private readonly nodes = new Map<string, Node>();
+  private primaryAddress: string | undefined;
+  /** The primary's replication offset over the last `maxLagMs` and a bit, oldest first. */
+  private samples: Sample[] = [];
+  /** When the primary last answered as the primary. */
+  private primarySeenAt = -Infinity;
+  private primaryUp = false;
+  private sentinelAt = 0;
+  private sentinelConn: Redis | undefined;
+  private turn = 0;
+  private probing = false;
+  private closed = false;
+  private readonly timer: NodeJS.Timeout;
+  private running: Promise<void>;
+  /** Resolves after the first probe (whatever it found). */
+  readonly probed: Promise<void>;
+
+  constructor(o: ReplicaSetOptions) {
+    this.o = o;
+    this.shardId = o.shardId;
+    this.probeMs = Math.min(1000, Math.max(20, Math.floor(o.maxLagMs / 5)));
+    // fail fast while the primary is unreachable instead of queueing behind it (as ShardPool's connections)
+    this.primary = openRedis(o.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: o.timeoutMs });
+    this.primary.on("error", () => {}); // reported per query as UNAVAILABLE
+    this.running = this.probe();
+    this.probed = this.running;
+    // one probe at a time: a slow one delays the next instead of queueing them
+    this.timer = setInterval(() => {
+      if (this.probing) return;
+      this.running = this.probe();
+    }, this.probeMs);
+  }
+
+  /**
+   * The nodes that may answer a read now, in the order to try them: those connected, from a
+   * rotating start, then those reconnecting (Sentinel closes every client's connection to a
+   * replica it promotes, so that clients ask it again).
+   */
+  readable(now = Date.now()): Redis[] {
+    const usable = [...this.nodes.values()].filter((n) => this.usable(n, now)).map((n) => n.redis);
+    const ready = usable.filter((r) => r.status === "ready");
+    const start = ready.length ? this.turn++ % ready.length : 0;
+    return [...ready.slice(start), ...ready.slice(0, start), ...usable.filter((r) => r.status !== "ready")];
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.running.catch(() => {});
+    const all = [this.primary, ...[...this.nodes.values()].map((n) => n.redis), ...(this.sentinelConn ? [this.sentinelConn] : [])];
+    await Promise.all(all.map((c) => c.quit().catch(() => c.disconnect())));
+  }
+
+  private usable(n: Node, now: number): boolean {
+    if (n.misses > MAX_MISSES) return false;
+    if (n.address === this.primaryAddress) return n.role === "master";
+    // a replica, or one Sentinel is promoting and has not named primary yet: nothing writes to it before
+    if (n.role !== "slave" && n.role !== "master") return false;
+    if (now - n.currentAt <= this.o.maxLagMs) return true;
+    // the primary is gone: a replica that was current when it was last seen holds what it held
+    return !this.primaryUp && Number.isFinite(n.currentAt) && n.currentAt >= this.primarySeenAt - this.o.maxLagMs;
+  }
+
+  private async probe(): Promise<void> {
+    if (this.closed) return;
+    this.probing = true;
+    try {
+      await this.look();
+    } catch (err) {
+      this.o.log?.warn({ shardId: this.shardId, err }, "probing the shard's nodes failed");
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async look(): Promise<void> {
+    try {
+      await this.discover();
+    } catch (err) {
+      this.o.log?.debug({ shardId: this.shardId, err: (err as Error).message }, "no Sentinel answered; keeping the last known nodes");
+    }
+    const at = Date.now();
+    const primary = this.primaryAddress === undefined ? undefined : this.nodes.get(this.primaryAddress);
+    const role = primary ? await roleOf(primary.redis) : undefined;
+    if (primary) seen(primary, role);
+    this.primaryUp = role?.[0] === "master";
+    if (this.primaryUp) {
+      this.primarySeenAt = at;
+      this.samples.push({ at, offset: Number(role![1]) });
+      const keep = at - this.o.maxLagMs - 2 * this.probeMs;
+      while (this.samples.length > 1 && this.samples[0]!.at < keep) this.samples.shift();
+    }
+    const newest = this.primaryUp ? this.samples[this.samples.length - 1] : undefined;
+    await Promise.all([...this.nodes.values()].filter((n) => n !== primary).map(async (n) => {
+      // a replica under a steady write load is usually a few ms behind the sample just taken: ask
+      // again, briefly, rather than credit it only with the previous probe's sample
+      for (let attempt = 0; ; attempt++) {
+        const r = await roleOf(n.redis);
+        seen(n, r);
+        if (r?.[0] !== "slave") return;
+        const applied = Number(r[4]);
+        // the newest sample of the primary this replica has applied everything of
+        for (let i = this.samples.length - 1; i >= 0; i--) {
+          if (this.samples[i]!.offset <= applied) {
+            n.currentAt = Math.max(n.currentAt, this.samples[i]!.at);
+            break;
+          }
+        }
+        if (!newest || newest.offset <= applied || attempt === CATCH_UP_ASKS) return;
+        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_WAIT_MS));
+      }
+    }));
+    const now = Date.now();
+    for (const n of this.nodes.values()) {
+      const usable = this.usable(n, now);
+      if (usable === n.usable) continue;
+      n.usable = usable;
+      const why = n.address === this.primaryAddress ? "primary" : usable ? "replica, current" : `replica, ${n.role === "slave" ? `not current for ${now - n.currentAt} ms` : "not answering as a replica"}`;
+      this.o.log?.info({ shardId: this.shardId, node: n.address, why }, usable ? "node serves reads" : "node does not serve reads");
+    }
+  }
+
+  /** Asks a Sentinel (the last one that answered first) for the primary and its replicas, and updates the nodes. */
+  private async discover(): Promise<void> {
+    const { sentinels, name } = this.o.sentinel;
+    let lastError: unknown;
+    for (let tries = 0; tries < sentinels.length; tries++) {
+      const conn = (this.sentinelConn ??= this.connectSentinel(sentinels[this.sentinelAt % sentinels.length]!));
+      try {
+        const [master, replicas] = await Promise.all([
+          conn.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", name) as Promise<[string, string] | null>,
+          conn.call("SENTINEL", "REPLICAS", name) as Promise<string[][]>,
+        ]);
+        if (!master) throw new Error(`Sentinel does not monitor "${name}"`);
+        this.update(nodeAddress(master[0], master[1]), replicas.map(fields).filter((r) => !/s_down|o_down|disconnected/.test(r.flags ?? "")).map((r) => nodeAddress(r.ip!, r.port!)));
+        return;
+      } catch (err) {
+        lastError = err;
+        this.sentinelConn = undefined;
+        conn.disconnect();
+        this.sentinelAt++;
+      }
+    }
+    throw lastError;
+  }
+
+  private update(primary: string, replicas: string[]): void {
+    if (primary !== this.primaryAddress) {
+      if (this.primaryAddress !== undefined) this.o.log?.info({ shardId: this.shardId, from: this.primaryAddress, to: primary }, "Sentinel names a new primary");
+      this.primaryAddress = primary;
+      this.samples = []; // offsets of another node's history
+    }
+    const wanted = new Set([primary, ...replicas]);
+    for (const address of wanted) if (!this.nodes.has(address)) this.nodes.set(address, this.connectNode(address));
+    for (const [address, n] of this.nodes) {
+      if (wanted.has(address)) continue;
+      this.nodes.delete(address);
+      n.redis.disconnect();
+    }
+  }
+
+  private connectNode(address: string): Node {
+    const colon = address.lastIndexOf(":");
+    const redis = new Redis({
+      host: address.slice(0, colon).replace(/^\[|\]$/g, ""),
+      port: Number(address.slice(colon + 1)),
+      password: this.o.sentinel.password,
+      // a read that meets a dead or hung node fails at once (or within half the shard deadline),
+      // leaving time to ask the next node
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      connectTimeout: this.o.timeoutMs,
+      commandTimeout: Math.max(50, Math.floor(this.o.timeoutMs / 2)),
+      retryStrategy: (times) => (times === 1 ? 0 : FAILOVER_RETRY_MS * 2),
+    });
+    redis.on("error", () => {});
+    return { address, redis, role: "", misses: 0, currentAt: -Infinity, usable: false };
+  }
+
+  private connectSentinel(s: { host: string; port: number }): Redis {
+    const conn = new Redis({ host: s.host, port: s.port, enableOfflineQueue: true, maxRetriesPerRequest: 0, connectTimeout: this.o.timeoutMs, commandTimeout: this.o.timeoutMs, retryStrategy: () => null, lazyConnect: false });
+    conn.on("error", () => {});
+    return conn;
+  }
+}
+
+/** A probe asks a replica behind the sample just taken again this many times, this far apart. */
+const CATCH_UP_ASKS = 3;
+const CATCH_UP_WAIT_MS = 5;
+
+/** Probes in a row a node may miss and still serve (the first read to meet a dead node moves on to the next anyway). */
+const MAX_MISSES = 1;
+
+/** Records a probe's answer (the node's ROLE, undefined: no answer). */
+function seen(n: Node, role: Array<string | number> | undefined): void {
+  if (role === undefined) {
+    n.misses++;
+    return;
+  }
+  n.misses = 0;
+  n.role = String(role[0]);
+}
+
+/** How long a read waits for a usable node's connection that is being made again. */
+const RECONNECT_WAIT_MS = 250;
+
+/** Resolves when `redis` is ready, rejects after `ms`. */
+function readyWithin(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off("ready", ready);
+      reject(new Error(`not connected within ${ms} ms`));
+    }, ms);
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once("ready", ready);
+  });
+}
+
+/** ROLE of a node, or undefined when it does not answer. */
+async function roleOf(redis: Redis): Promise<Array<string | number> | undefined> {
+  if (redis.status !== "ready") return undefined;
+  try {
+    return (await redis.call("ROLE")) as Array<string | number>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Sentinel reply's flat [k1, v1, k2, v2, ...] as an object. */
+function fields(flat: string[]): Record<string, string | undefined> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
+  return out;
+}
+
+/**
+ * A ShardReader over a ReplicaSet: each read goes to one usable node (see above); with
+ * `primaryOnly`, to the primary through Sentinel, as a shard without replicas. The applied
+ * offsets (consistency tokens) are always the primary's.
+ */
+export class ReplicatedReader extends ShardReader {
+  private readonly set: ReplicaSet;
+  private readonly options: Omit<ShardReaderOptions, "redis">;
+  private readonly primaryOnly: boolean;
+  private readonly byNode = new WeakMap<Redis, ShardReader>();
+
+  constructor(set: ReplicaSet, options: Omit<ShardReaderOptions, "redis">, primaryOnly: boolean) {
+    super({ ...options, redis: set.primary });
+    this.set = set;
+    this.options = options;
+    this.primaryOnly = primaryOnly;
+  }
+
+  override top(board: string, count: number): Promise<TopResult> {
+    return this.primaryOnly ? super.top(board, count) : this.onNode((r) => r.top(board, count), () => super.top(board, count));
+  }
+
+  override window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
+    return this.primaryOnly ? super.window(board, key, playerId, radius) : this.onNode((r) => r.window(board, key, playerId, radius), () => super.window(board, key, playerId, radius));
+  }
+
+  override standing(board: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
+    return this.primaryOnly ? super.standing(board, playerId, radius) : this.onNode((r) => r.standing(board, playerId, radius), () => super.standing(board, playerId, radius));
+  }
+
+  override entry(board: string, playerId: string): Promise<number | undefined> {
+    return this.primaryOnly ? super.entry(board, playerId) : this.onNode((r) => r.entry(board, playerId), () => super.entry(board, playerId));
+  }
+
+  /** `read` on the usable nodes in turn until one answers; before the first probe found any, on the primary. */
+  private async onNode<T>(read: (reader: ShardReader) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> {
+    const nodes = this.set.readable();
+    if (nodes.length === 0) return onPrimary();
+    let last: unknown;
+    for (const redis of nodes) {
+      try {
+        if (redis.status !== "ready") await readyWithin(redis, RECONNECT_WAIT_MS);
+        return await read(this.readerOf(redis));
+      } catch (err) {
+        // a refusal that another node would repeat (configuration, unknown view) is the answer
+        if (err instanceof LadderError && err.code !== Code.UNAVAILABLE) throw err;
+        last = err;
+      }
+    }
+    throw last instanceof LadderError ? last : unavailable(`${this.shardId}: ${(last as Error).message}`, last);
+  }
+
+  private readerOf(redis: Redis): ShardReader {
+    let reader = this.byNode.get(redis);
+    if (!reader) this.byNode.set(redis, (reader = new ShardReader({ ...this.options, redis })));
+    return reader;
+  }
+}

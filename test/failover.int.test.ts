@@ -1,0 +1,323 @@
+// Replicas and failover against the real processes (issue #11, item 3): per shard a primary and a
+// replica (Redis replication), 3 Redis Sentinels (quorum 2, a primary silent for 1 s is down) that
+// decide failovers, and the services addressing the shards as sentinel://<name>
+// (deploy/local/src/replicated-redis.ts). Each test owns its Redis servers and Sentinels.
+//
+//   1. A shard's primary killed (kill -9) under reads and writes: reads go on from the replica, the
+//      shard node follows Sentinel to the promoted replica and resumes there, and afterwards the board
+//      holds every acknowledged event exactly once, every entry at the oracle's rank. Prints the time
+//      without answers, the failover's and the apply outage's durations.
+//   2. A replica that lags (its replication link cut) is not served: with a heartbeat TTL long
+//      enough that the replica's copy of the heartbeat still says "serving", every answer while it
+//      lags is the current board, and the lagging replica gets no read at all; reconnected, it serves
+//      again. Then the replica is killed under reads: the reads go to the primary.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { status } from "@grpc/grpc-js";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "@ladder/common/logger";
+import { startReplicatedRedis, type ReplicatedRedis } from "@ladder/deploy/replicated-redis";
+import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
+import { keyLayout } from "@ladder/store";
+import { startTestCluster, type TestCluster } from "./cluster-harness.js";
+import { pageProblems, type Oracle, type OracleEntry } from "./oracle.js";
+import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
+
+const log = silentLogger();
+const cleanups: Array<() => Promise<unknown>> = [];
+let dataDir: string;
+
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!().catch(() => {});
+});
+afterAll(() => (dataDir ? rm(dataDir, { recursive: true, force: true }) : undefined));
+
+/** A primary silent this long is down for a Sentinel (the local cluster uses 2 s). */
+const DOWN_AFTER_MS = 1000;
+
+async function replicated(label: string): Promise<ReplicatedRedis> {
+  dataDir ??= await mkdtemp(join(tmpdir(), "ladder-failover-"));
+  const rr = await startReplicatedRedis({
+    shards: 3, replicas: 1, dataDir: join(dataDir, `${label}-${Date.now()}`), persist: false,
+    namePrefix: `${label}-${Date.now().toString(36)}-`, downAfterMs: DOWN_AFTER_MS, failoverTimeoutMs: 5000, log,
+  });
+  cleanups.push(() => rr.stop());
+  return rr;
+}
+
+async function cluster(label: string, rr: ReplicatedRedis, settings: Record<string, string>): Promise<TestCluster> {
+  const c = await startTestCluster(label, { redisUrls: rr.shards.map((s) => s.url), settings: { LADDER_SENTINELS: rr.sentinelList, ...settings } });
+  cleanups.push(() => c.stop());
+  return c;
+}
+
+function direct(port: number): Redis {
+  const r = new Redis({ host: "127.0.0.1", port, maxRetriesPerRequest: 1, retryStrategy: () => 200 });
+  r.on("error", () => {});
+  cleanups.push(async () => r.disconnect());
+  return r;
+}
+
+/** Read scripts a node has run (the router's reads are EVALSHA calls). */
+async function scriptCalls(r: Redis): Promise<number> {
+  const m = /cmdstat_evalsha:calls=(\d+)/.exec(await r.info("commandstats"));
+  return m ? Number(m[1]) : 0;
+}
+
+const sumOffsets = (hash: Record<string, string>) => Object.values(hash).reduce((a, o) => a + Number(o), 0);
+const report = (what: string, figures: object) => console.log(`[failover] ${what}: ${JSON.stringify(figures)}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const plain = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+const codeOf = (e: unknown) => (e as { code?: number }).code;
+const retriable = (e: unknown) => codeOf(e) === status.UNAVAILABLE || codeOf(e) === status.DEADLINE_EXCEEDED;
+
+/** Reads GetRank / GetAround of a quiet board and compares each answer with the oracle; counts what happened. */
+function exactReader(c: TestCluster, board: string, oracle: Oracle, players: number) {
+  const sorted = oracle.sorted(board);
+  const expected = oracle.byPlayer(board);
+  const counts = { ok: 0, unavailable: 0, wrong: 0 };
+  const wrong: string[] = [];
+  let i = 0;
+  return {
+    counts, wrong,
+    async once(): Promise<void> {
+      const n = i++;
+      const player = `f-${(n * 7919) % players}`;
+      if (!expected.has(player)) return;
+      try {
+        let got: unknown;
+        let want: unknown;
+        if (n % 4 === 3) {
+          const r = await c.router.getAround({ board, playerId: player, radius: 3 }, { timeoutMs: 3000 });
+          const at = expected.get(player)!.rank - 1;
+          [got, want] = [{ entries: r.entries.map(plain), total: Number(r.total) }, { entries: sorted.slice(Math.max(0, at - 3), at + 4), total: sorted.length }];
+        } else {
+          const r = await c.router.getRank({ board, playerId: player }, { timeoutMs: 3000 });
+          [got, want] = [{ entry: plain(r.entry!), total: Number(r.total) }, { entry: expected.get(player), total: sorted.length }];
+        }
+        if (isDeepStrictEqual(got, want)) counts.ok++;
+        else {
+          counts.wrong++;
+          if (wrong.length < 5) wrong.push(`${player}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+        }
+      } catch (e) {
+        if (!retriable(e)) throw e;
+        counts.unavailable++;
+      }
+    },
+  };
+}
+
+describe("replicas and failover", () => {
+  it("primary killed under reads and writes: reads go on from the replica, writes resume on the promoted one, nothing lost or doubled", async () => {
+    const rr = await replicated("fo");
+    // the default heartbeat TTL: how long a shard whose node cannot write stays readable
+    // and the default lag bound (1 s)
+    const c = await cluster("failover", rr, { LADDER_HEARTBEAT_TTL_MS: "5000", LADDER_REPLICA_MAX_LAG_MS: "1000" });
+    const offsetsKey = keyLayout(c.ns.keyPrefix).offsets;
+    const sentinel = direct(rr.sentinels[0]!.port);
+    const replicas = rr.shards.map((s) => direct(s.replicas[0]!.port));
+    const replicaCalls = await Promise.all(replicas.map(scriptCalls));
+
+    // readers: GetTop and GetRank, all the time; every answer checked for what must hold while writes apply
+    const players = 3000;
+    const board = "fo1";
+    let stop = false;
+    const reads = { ok: 0, notYetVisible: 0, problems: [] as string[], okAt: [] as number[], failed: [] as Array<{ at: number; why: string }> };
+    let acknowledged = new Map<string, number>(); // replaced, never changed
+    const readers = Array.from({ length: 2 }, async (_, r) => {
+      for (let n = 0; !stop; n++) {
+        if (acknowledged.size === 0) {
+          await sleep(20);
+          continue;
+        }
+        try {
+          const player = `f-${(n * 104729) % players}`;
+          if ((n + r) % 2 === 0 || !acknowledged.has(player)) {
+            const page = await c.router.getTop({ board, limit: 10 }, { timeoutMs: 3000 });
+            const entries = page.entries.map(plain);
+            reads.problems.push(...pageProblems(entries, Number(page.total), 1));
+            // a player gets at most 1 per batch: what was acknowledged once the answer came, and the batch in flight
+            const bound = acknowledged;
+            for (const e of entries) if (e.score > (bound.get(e.playerId) ?? 0) + 1) reads.problems.push(`${e.playerId} at ${e.score}, over the ${bound.get(e.playerId) ?? 0} acknowledged`);
+          } else {
+            const got = await c.router.getRank({ board, playerId: player }, { timeoutMs: 3000 });
+            if (Number(got.entry!.rank) < 1 || Number(got.entry!.rank) > Number(got.total)) reads.problems.push(`rank ${got.entry!.rank} of ${got.total}`);
+          }
+          reads.ok++;
+          reads.okAt.push(Date.now());
+        } catch (e) {
+          if (codeOf(e) === status.NOT_FOUND) {
+            reads.notYetVisible++; // an acknowledged first score not applied (or not replicated) yet: allowed, as without replicas
+            continue;
+          }
+          if (!retriable(e)) throw e;
+          reads.failed.push({ at: Date.now(), why: String((e as { details?: string }).details) });
+          await sleep(20);
+        }
+      }
+    });
+
+    // two failovers in one run: shard-1's replica in sync when its primary dies; shard-2's cut off from
+    // its primary for the last 3 batches (~0.3 s), so the replica Sentinel promotes lacks what the
+    // primary applied last (asynchronous replication's loss, made certain) and the node must replay it
+    interface Failover { shard: number; replicaBehind: boolean; killAt: number; sentinelSwitchMs: number; appliedAgainMs: number; recordsLacking: number; done: Promise<void> }
+    const failovers: Failover[] = [];
+    const kill = async (i: number, replicaBehind: boolean) => {
+      const shard = rr.shards[i]!;
+      const primary = direct(shard.primary.port);
+      const atKill = sumOffsets(await primary.hgetall(offsetsKey));
+      primary.disconnect();
+      await shard.primary.kill();
+      const f: Failover = { shard: i, replicaBehind, killAt: Date.now(), sentinelSwitchMs: -1, appliedAgainMs: -1, recordsLacking: -1, done: Promise.resolve() };
+      if (replicaBehind) await replicas[i]!.config("SET", "masterauth", "");
+      // in the background: when Sentinel names the replica, and when the shard applies past what the old primary held
+      f.done = (async () => {
+        while (Date.now() - f.killAt < 30_000) {
+          const [, port] = ((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", shard.name).catch(() => null)) as [string, string] | null) ?? [];
+          if (f.sentinelSwitchMs < 0 && Number(port) === shard.replicas[0]!.port) {
+            f.sentinelSwitchMs = Date.now() - f.killAt;
+            f.recordsLacking = Math.max(0, atKill - sumOffsets(await replicas[i]!.hgetall(offsetsKey)));
+          }
+          if (f.sentinelSwitchMs >= 0 && sumOffsets(await replicas[i]!.hgetall(offsetsKey).catch(() => ({}))) > atKill) {
+            f.appliedAgainMs = Date.now() - f.killAt;
+            return;
+          }
+          await sleep(20);
+        }
+      })();
+      failovers.push(f);
+    };
+    const batchAt: number[] = [];
+    const load = await writeLoad(c, {
+      board, batches: 110, batchSize: 200, players,
+      afterBatch: async (b, sofar) => {
+        acknowledged = new Map(sofar.expected);
+        batchAt.push(Date.now());
+        await sleep(40);
+        if (b === 20) await kill(1, false);
+        if (b === 67) {
+          await replicas[2]!.config("SET", "masterauth", "not-the-password");
+          await replicas[2]!.call("CLIENT", "KILL", "TYPE", "master");
+        }
+        if (b === 70) await kill(2, true);
+      },
+    });
+    await Promise.all(failovers.map((f) => f.done));
+    stop = true;
+    await Promise.all(readers);
+    await c.waitApplied(load.offsets, 60_000);
+    const audit = await auditBoard(c, board, load.oracle);
+
+    const longestGap = (times: number[], from: number, to: number) => {
+      const within = times.filter((t) => t >= from - 500 && t <= to).sort((a, b) => a - b);
+      return Math.max(0, ...within.slice(1).map((t, i) => t - within[i]!));
+    };
+    const figures = failovers.map((f, k) => {
+      const until = failovers[k + 1]?.killAt ?? Infinity;
+      const failed = reads.failed.filter((r) => r.at >= f.killAt && r.at < until);
+      return {
+        shard: `shard-${f.shard}`, replica: f.replicaBehind ? "cut off for the last ~0.3 s" : "in sync",
+        sentinelSwitchMs: f.sentinelSwitchMs, appliedAgainMs: f.appliedAgainMs, recordsLacking: f.recordsLacking,
+        readsRefused: failed.length, readsRefusedBeforeSwitch: failed.filter((r) => r.at <= f.killAt + f.sentinelSwitchMs).length,
+        refusedBecause: [...new Set(failed.map((r) => r.why))].slice(0, 3),
+        longestWithoutReadAnswerMs: longestGap(reads.okAt, f.killAt, Math.min(until, f.killAt + 10_000)),
+        longestWithoutWriteAckMs: longestGap(batchAt, f.killAt, Math.min(until, f.killAt + 10_000)),
+      };
+    });
+    const replicaReads = (await Promise.all(replicas.map(async (r, i) => (i === 0 ? (await scriptCalls(r)) - replicaCalls[0]! : 0)))).reduce((a, b) => a + b, 0);
+    report("primary kill -9 under reads and writes", {
+      written: load.acknowledged, retriedBatches: load.retries, reads: { ok: reads.ok, notYetVisible: reads.notYetVisible, refused: reads.failed.length },
+      failovers: figures, readsAnsweredByShard0sReplica: replicaReads, ...audit,
+    });
+    expect(reads.problems.slice(0, 5)).toEqual([]);
+    for (const f of failovers) {
+      expect(f.sentinelSwitchMs).toBeGreaterThan(0);
+      expect(f.appliedAgainMs).toBeGreaterThan(0);
+    }
+    expect(failovers[1]!.recordsLacking).toBeGreaterThan(0); // the promoted replica lacked writes: replayed from the log
+    // the in-sync replica answered for its dead primary until and after the switch: not one read refused
+    expect(figures[0]!.readsRefused).toBe(0);
+    expect(replicaReads).toBeGreaterThan(0);
+    expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: load.acknowledged });
+  });
+
+  it("a replica that lags is not served: every answer is the current board; back in sync, it serves again; killed, the primary answers", async () => {
+    const rr = await replicated("lag");
+    // a TTL far above the lag bound: the lagging replica's copy of the heartbeat still says "serving",
+    // so only the router's lag rule keeps its stale board from being read
+    const maxLagMs = 500;
+    const c = await cluster("lagging", rr, { LADDER_HEARTBEAT_TTL_MS: "15000", LADDER_REPLICA_MAX_LAG_MS: String(maxLagMs) });
+    const victim = 0;
+    const replica = direct(rr.shards[victim]!.replicas[0]!.port);
+    const primary = direct(rr.shards[victim]!.primary.port);
+    const offsetsKey = keyLayout(c.ns.keyPrefix).offsets;
+    const players = 1000;
+    const board = "lag1";
+    const readMany = async (count: number) => {
+      const reader = exactReader(c, board, oracle, players);
+      for (let i = 0; i < count; i++) await reader.once();
+      return reader;
+    };
+
+    const loadA = await writeLoad(c, { board, run: "a", batches: 8, batchSize: 200, players });
+    await c.waitApplied(loadA.offsets, 30_000);
+    let oracle = loadA.oracle;
+    await sleep(maxLagMs);
+    let calls = await scriptCalls(replica);
+    const inSync = await readMany(200);
+    const inSyncReplicaReads = (await scriptCalls(replica)) - calls;
+
+    // cut the replica's link: it keeps its data and answers, but gets no more writes
+    await replica.config("SET", "masterauth", "not-the-password");
+    await replica.call("CLIENT", "KILL", "TYPE", "master");
+    for (let i = 0; i < 100 && !/master_link_status:down/.test(await replica.info("replication")); i++) await sleep(50);
+    expect(await replica.info("replication")).toMatch(/master_link_status:down/);
+    const loadB = await writeLoad(c, { board, run: "b", batches: 8, batchSize: 200, players });
+    await c.waitApplied(loadB.offsets, 30_000);
+    oracle = oracleOf(loadA, loadB);
+    const stale = sumOffsets(await replica.hgetall(offsetsKey)) < sumOffsets(await primary.hgetall(offsetsKey));
+    expect(stale).toBe(true);
+    await sleep(maxLagMs + 300); // the bound, and a probe
+    calls = await scriptCalls(replica);
+    const lagging = await readMany(300);
+    const laggingReplicaReads = (await scriptCalls(replica)) - calls;
+
+    // reconnect it: it catches up and serves again
+    await replica.config("SET", "masterauth", "");
+    await replica.call("CLIENT", "KILL", "TYPE", "master").catch(() => 0);
+    for (let i = 0; i < 100 && !/master_link_status:up/.test(await replica.info("replication")); i++) await sleep(50);
+    await sleep(maxLagMs);
+    calls = await scriptCalls(replica);
+    const back = await readMany(200);
+    const backReplicaReads = (await scriptCalls(replica)) - calls;
+
+    // kill it under reads: its reads fall to the primary
+    const reader = exactReader(c, board, oracle, players);
+    let stopReads = false;
+    const reading = (async () => {
+      while (!stopReads) await reader.once();
+    })();
+    await sleep(300);
+    await rr.shards[victim]!.replicas[0]!.kill();
+    await sleep(1500);
+    stopReads = true;
+    await reading;
+
+    report("lagging replica", {
+      inSync: { ...inSync.counts, replicaReads: inSyncReplicaReads },
+      lagging: { ...lagging.counts, replicaReads: laggingReplicaReads },
+      backInSync: { ...back.counts, replicaReads: backReplicaReads },
+      replicaKilledUnderReads: reader.counts,
+    });
+    for (const r of [inSync, lagging, back, reader]) expect(r.wrong).toEqual([]);
+    expect(inSyncReplicaReads).toBeGreaterThan(0);
+    expect(laggingReplicaReads).toBe(0);
+    expect(lagging.counts.ok).toBeGreaterThan(100);
+    expect(backReplicaReads).toBeGreaterThan(0);
+    expect(reader.counts.ok).toBeGreaterThan(20);
+  });
+});
