@@ -101,6 +101,7 @@ export async function rebuild(c: Clients, o: Options): Promise<string> {
     asOfTimestampMs: BigInt(String(o["as-of-ts"] ?? 0)),
   });
   const rebuildIds = new Map<string, string>();
+  const fromSnapshot = new Set<string>();
   const done: string[] = [];
   let interrupted = false;
   const onSigint = () => {
@@ -115,6 +116,11 @@ export async function rebuild(c: Clients, o: Options): Promise<string> {
       if (!rebuildIds.has(p.shardId)) {
         rebuildIds.set(p.shardId, p.rebuildId);
         console.log(`${p.shardId}: rebuild ${p.rebuildId} started`);
+        if (p.phase !== Phase.DONE && p.eventsReplayed === 0n && !p.snapshotId) continue;
+      }
+      if (p.snapshotId && !fromSnapshot.has(p.shardId)) {
+        fromSnapshot.add(p.shardId);
+        console.log(`${p.shardId}: loaded snapshot ${p.snapshotId} (the first ${p.snapshotRecords} records of the log); replaying the rest`);
         if (p.phase !== Phase.DONE && p.eventsReplayed === 0n) continue;
       }
       const line = `${p.shardId}: ${p.phase === Phase.DONE ? "done" : "replaying"}  ${p.eventsReplayed} records  ${Math.round(p.eventsPerSecond)}/s  lag ${p.lag}  eta ${(Number(p.etaMs) / 1000).toFixed(1)} s`;

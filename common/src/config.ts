@@ -14,7 +14,7 @@ import { localCredentialsPath } from "./credentials-file.js";
 import { redactSecrets } from "./redact.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "./board-spec.js";
 import { expandSentinelUrl, hostPortProblem, isSentinelUrl, parseSentinelName } from "./redis-address.js";
-import { duration, envSchema, envVar, envVariables, int, list, oneOf, optional, parseEnv, path, string, type Env, type EnvVar } from "./env-schema.js";
+import { duration, envSchema, envVar, envVariables, flag, int, list, oneOf, optional, parseEnv, path, string, type Env, type EnvVar } from "./env-schema.js";
 
 export { ConfigError, type Env } from "./env-schema.js";
 
@@ -66,6 +66,10 @@ export interface Config {
   readonly consistencyWaitMs: number;
   readonly rebuildDb: number;
   readonly ingestMaxQueued: number;
+  /** Shard nodes take snapshots and rebuilds and refills load them (store/src/writer/snapshot.ts). */
+  readonly snapshots: boolean;
+  readonly snapshotRecords: number;
+  readonly snapshotMinIntervalMs: number;
 }
 
 export const DEFAULT_SHARDS = "shard-0=redis://127.0.0.1:7001,shard-1=redis://127.0.0.1:7002,shard-2=redis://127.0.0.1:7003";
@@ -119,6 +123,9 @@ export const servicesEnv = envVariables({
   LADDER_CONSISTENCY_WAIT_MS: duration({ default: 5000, min: 0, max: 600_000, description: "longest a read waits for its consistency token" }),
   LADDER_REBUILD_DB: int({ default: 1, min: 1, max: 15, description: "the spare Redis database a rebuild fills before `SWAPDB`" }),
   LADDER_INGEST_MAX_QUEUED: int({ default: 100_000, min: 1, max: 10_000_000, description: "records ingest lets wait for the log before refusing more" }),
+  LADDER_SNAPSHOTS: flag({ default: true, description: "shard nodes write snapshots of their shard to the topic `<LADDER_SCORE_TOPIC>.snapshots`; a rebuild, or a shard whose Redis lost its data, loads the latest and replays only the log after it (0: none written or read)" }),
+  LADDER_SNAPSHOT_RECORDS: int({ default: 1_000_000, min: 1, max: 1e12, description: "a shard node takes a snapshot once its partitions have this many records past the latest snapshot…" }),
+  LADDER_SNAPSHOT_MIN_INTERVAL_MS: duration({ default: 60_000, min: 0, max: 7 * 86_400_000, description: "…and this long has passed since the latest snapshot" }),
 });
 
 /** The services' configuration: the variables, checked across each other, as a Config. */
@@ -170,6 +177,9 @@ export const configSchema = envSchema(servicesEnv, {
     consistencyWaitMs: v.LADDER_CONSISTENCY_WAIT_MS,
     rebuildDb: v.LADDER_REBUILD_DB,
     ingestMaxQueued: v.LADDER_INGEST_MAX_QUEUED,
+    snapshots: v.LADDER_SNAPSHOTS,
+    snapshotRecords: v.LADDER_SNAPSHOT_RECORDS,
+    snapshotMinIntervalMs: v.LADDER_SNAPSHOT_MIN_INTERVAL_MS,
   }),
 });
 

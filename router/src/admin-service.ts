@@ -8,7 +8,8 @@
  * ABORTED naming its holder. The call's cancellation (the client cancels or goes away) and its
  * deadline abort every rebuild of the call that has not swapped yet; so does the first shard
  * that fails, and the call then fails with that shard's error once the others have stopped
- * and cleaned up.
+ * and cleaned up. With snapshots on, a swap rebuild starts from the shard's newest usable
+ * snapshot (store/src/writer/snapshot.ts) and reports which.
  *
  * Rebuild progress is also kept in this router's metrics (metrics.ts): which shards are
  * rebuilding, records replayed, the lag left, and how rebuilds ended.
@@ -23,7 +24,7 @@ import type { Logger } from "@ladder/common/logger";
 import type { TopicIds } from "@ladder/common/kafka";
 import { buildPlacement } from "@ladder/common/placement";
 import { builtFrom, shardStamp } from "@ladder/store";
-import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
+import { RebuildLease, leaseMode, rebuildShard, runningRebuild, snapshotTopicOf, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
 import { viewProblem } from "@ladder/common/validate";
 import { codeName, routerMetrics } from "./metrics.js";
 
@@ -58,7 +59,7 @@ export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps)
         for (const s of shards) send({ shardId: s.id, phase: Phase.REPLAYING, rebuildId: ids.get(s.id) });
         const report = (p: RebuildProgress) => {
           progress.report(p);
-          send({ shardId: p.shardId, phase: p.done ? Phase.DONE : Phase.REPLAYING, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs), rebuildId: ids.get(p.shardId) });
+          send({ shardId: p.shardId, phase: p.done ? Phase.DONE : Phase.REPLAYING, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs), rebuildId: ids.get(p.shardId), snapshotId: p.snapshot?.id ?? "", snapshotRecords: BigInt(p.snapshot?.records ?? 0) });
         };
         // the first shard to fail stops the others; the call fails with its error
         const group = new AbortController();
@@ -69,6 +70,7 @@ export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps)
           slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
           keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
           mode, onProgress: report, log: log.child({ shardId: s.id }), lease: leases.get(s.id), signal,
+          ...(config.snapshots ? { snapshots: { topic: snapshotTopicOf(config.scoreTopic) } } : {}),
         }).then(() => progress.ended(s.id), (err: unknown) => {
           progress.ended(s.id, err);
           if (first === undefined && !call.signal.aborted) {

@@ -22,6 +22,8 @@ export interface ApplierOptions {
   boards: BoardSpecs;
   /** Records per script call. */
   applyBatch: number;
+  /** Per partition, the last offset Redis holds when that is ahead of where the group resumes (a snapshot loaded at start): fetch from just after it. */
+  startAfter?: ReadonlyMap<number, bigint>;
   log: Logger;
   /** Called when the consumer has crashed for good (kafkajs will not restart it). */
   onFatal(err: Error): void;
@@ -49,6 +51,9 @@ export interface Applier {
   readonly known: ReadonlyMap<number, bigint>;
   /** Fetches `partition` again after `stored`, the offset Redis now holds (after Redis lost data). */
   rewind(partition: number, stored: bigint): void;
+  /** Stops fetching every partition (the batch in flight finishes), until resume(): while a snapshot is loaded. */
+  pause(): void;
+  resume(): void;
   /** Stops fetching, lets the chunk in flight finish, commits offsets, disconnects. */
   stop(): Promise<void>;
 }
@@ -67,6 +72,7 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
     // Redis holds the applied offsets, so committing every few seconds (not after every chunk:
     // a Kafka round trip per partition per fetch) costs nothing in correctness.
     commitEveryMs: 5_000,
+    ...(opts.startAfter ? { startAfter: opts.startAfter } : {}),
     onInvalid(partition, offset, problem) {
       stats.invalid++;
       opts.metrics?.invalid.inc();
@@ -103,5 +109,7 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       loop.consumer.seek({ topic, partition, offset: (stored + 1n).toString() });
     },
     stop: () => loop.stop(),
+    pause: () => loop.consumer.pause([{ topic, partitions: [...slots] }]),
+    resume: () => loop.consumer.resume([{ topic, partitions: [...slots] }]),
   };
 }

@@ -13,6 +13,7 @@ import { inspectShard, ShardWriter } from "@ladder/store/writer";
 import { startApplier } from "./applier.js";
 import { BuildMismatch, checkBuild, topicProblem } from "./build-check.js";
 import { startReadiness, type Readiness } from "./readiness.js";
+import { openSnapshots } from "./snapshots.js";
 import { ShardMetrics } from "./metrics.js";
 
 /** Exit status of a node that refuses its configuration (sysexits EX_CONFIG): restarting won't help. */
@@ -50,12 +51,24 @@ if (build.record) await writer.recordBuiltFrom();
 const admin = kafka.admin();
 await admin.connect();
 let readiness: Readiness | undefined;
+const snapshots = config.snapshots
+  ? await openSnapshots({
+    kafka, admin, writer, redis, shardId, slots, keyPrefix: config.keyPrefix, builtFrom: build.builtFrom, scoreTopic: config.scoreTopic,
+    replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync, everyRecords: config.snapshotRecords,
+    minIntervalMs: config.snapshotMinIntervalMs, heartbeatTtlMs: config.heartbeatTtlMs, log: log.child({ component: "snapshots" }),
+  })
+  : undefined;
+const installed = await snapshots?.refillAtStart(); // Redis empty, or far behind the newest snapshot
 const applier = await startApplier({
   kafka, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch,
   known: await writer.appliedOffsets(),
+  ...(installed ? { startAfter: installed } : {}),
   metrics,
   log: log.child({ component: "applier" }),
-  onRewind: (partition) => readiness?.fallBehind(`a rewind of partition ${partition}`),
+  onRewind: (partition) => {
+    readiness?.fallBehind(`a rewind of partition ${partition}`);
+    snapshots?.refill(`a rewind of partition ${partition}`); // Redis behind the records fetched: it may have lost data
+  },
   onDrift: (builtFrom) => refuse(`${shardId}: the apply script found this shard's Redis built from "${builtFrom}", not "${build.builtFrom}": stopping`),
   onFatal: (err) => {
     log.fatal({ err }, "applier crashed; exiting so the supervisor restarts the node");
@@ -67,13 +80,16 @@ readiness = startReadiness({
   stallMs: config.stallMs, maxLag: config.maxLag, maxLagMs: config.maxLagMs,
   verifySource: () => topicProblem(topicIds, config.scoreTopic, build.builtFrom),
   onDrift: (problem) => refuse(`${shardId}: ${problem}: stopping; rebuild the shard from the log (npm run cli -- rebuild --shard ${shardId})`),
+  onLost: () => snapshots?.refill("Redis lost data"),
   log: log.child({ component: "readiness" }),
   metrics,
 });
+snapshots?.run({ applier, serving: () => readiness!.serving });
 log.info({ shardId, redis: redactUrl(shard.redisUrl), slots, stamp, metricsPort: metricsServer.port }, "shard node ready");
 
 onShutdown(log, async () => {
   await readiness!.stop();
+  await snapshots?.stop();
   await admin.disconnect();
   await applier.stop();
   log.info({ stats: applier.stats }, "applier stopped");

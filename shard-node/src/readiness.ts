@@ -16,7 +16,8 @@
  *   lag           while serving, if the shard stays more than `maxLag` records behind the
  *                 log for longer than `maxLagMs`, likewise.
  *   lost data     Redis holding less than the node applied (restarted empty, flushed, older
- *                 data swapped in): the node rewinds those partitions and catches up.
+ *                 data swapped in): the node rewinds those partitions and catches up (from the
+ *                 newest snapshot when there is one: onLost, snapshots.ts).
  *   drift         Redis built from another topic, slots or board specs (identity.ts): the
  *                 node stops for good (onDrift), nothing is written.
  *
@@ -46,6 +47,8 @@ export interface ReadinessOptions {
   verifySource(): Promise<string | undefined>;
   /** The shard's Redis or its log is not what the node was built from: the node must stop. */
   onDrift(problem: string): void;
+  /** Redis lost data (after the rewind; the node is catching up): e.g. refill from a snapshot. */
+  onLost?(): void;
   /** Shows the state and the lag per partition at every heartbeat (metrics.ts). */
   metrics?: ShardMetrics;
 }
@@ -53,6 +56,8 @@ export interface ReadinessOptions {
 export interface Readiness {
   /** The applier rewound: the shard must catch up (to the log's end as of now) before serving again. */
   fallBehind(why: string): void;
+  /** True while the heartbeat last said the shard serves reads. */
+  readonly serving: boolean;
   /** Stops the heartbeat and withdraws it, so reads fail fast rather than go stale. */
   stop(): Promise<void>;
 }
@@ -97,6 +102,7 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
         log.warn({ partitions: [...res.lost.keys()], lag: res.lag }, "Redis holds less than was applied (data lost): replaying from the log");
         for (const [partition, stored] of res.lost) applier.rewind(partition, stored);
         mode = { kind: "catch-up", why: "Redis lost data", targets: undefined };
+        opts.onLost?.();
         return;
       case HeartbeatStatus.WITHDRAWN:
         log.warn({ reason: withdrawal, lag: res.lag }, "stopped serving reads");
@@ -139,6 +145,9 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   schedule();
 
   return {
+    get serving() {
+      return mode.kind === "serve" && withdrawal === undefined;
+    },
     fallBehind(why) {
       if (mode.kind === "serve" || mode.targets) mode = { kind: "catch-up", why, targets: undefined };
     },

@@ -11,6 +11,8 @@
  *   <prefix>rebuild-lease   string: the running rebuild of the shard (JSON), expires unless renewed
  *                           (database 0 only; see writer/rebuild-lease.ts)
  *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
+ *   <prefix>snapshot-load:<id>:…  boards and dedup sets of a snapshot being loaded, until they
+ *                           replace the live ones in one step (writer/snapshot.ts)
  */
 export interface KeyLayout {
   board(board: string): string;
@@ -34,3 +36,6 @@ export function keyLayout(prefix: string): KeyLayout {
 
 /** The key prefix of audit view `view` of the boards under `prefix`. */
 export const auditPrefix = (prefix: string, view: string) => `${prefix}audit:${view}:`;
+
+/** The key prefix under which the shard node loads snapshot `id` before installing it. */
+export const snapshotLoadPrefix = (prefix: string, id: string) => `${prefix}snapshot-load:${id}:`;

@@ -128,3 +128,24 @@ export function withLeaseScripts(redis: Redis): Redis & LeaseScripts {
   }
   return redis as Redis & LeaseScripts;
 }
+
+/** Status codes of the snapshot install script (snapshot-install.lua). */
+export enum InstallStatus {
+  OK = 0,
+  DRIFT = -5,
+  AHEAD = -9,
+  MISSING = -10,
+}
+
+/** The snapshot scripts (writer/snapshot.ts) as commands on a connection. */
+export interface SnapshotScripts {
+  ladderSnapshotInstall(offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
+}
+
+const SNAPSHOT_SOURCES = Object.freeze({ install: lua("snapshot-install") });
+
+/** Defines the snapshot scripts on `redis` (once per connection) and returns it typed with them. */
+export function withSnapshotScripts(redis: Redis): Redis & SnapshotScripts {
+  if (!("ladderSnapshotInstall" in redis)) redis.defineCommand("ladderSnapshotInstall", { lua: SNAPSHOT_SOURCES.install, numberOfKeys: 2 });
+  return redis as Redis & SnapshotScripts;
+}

@@ -6,7 +6,8 @@
  *
  *                      live applier                 rebuild
  *   consumer group     <topic>.shard.<id>, kept     <topic>.rebuild.<id>.<uuid>, deleted after
- *   Kafka commits      every 5 s (where to resume)  none (always replays from offset 0)
+ *   Kafka commits      every 5 s (where to resume)  none
+ *   starts after       Redis's applied offsets      offset 0, or a loaded snapshot's offsets
  *   stop offsets       none                         audit views: per partition
  *   record filter      none                         audit as-of-time: later records become no-ops
  *   GAP from Redis     rewind to Redis's offset     the rebuild fails (its target was written to)
@@ -38,6 +39,12 @@ export interface ApplyLoopOptions {
   chunk: number;
   /** Kafka consumer settings of this use (session timeout, fetch wait, fetch size). */
   consumer: Pick<ConsumerConfig, "sessionTimeout" | "heartbeatInterval" | "maxWaitTimeInMs" | "maxBytesPerPartition">;
+  /**
+   * Per partition, the last offset already applied in the target (Redis's, or a loaded
+   * snapshot's): fetching starts right after it instead of where the group last committed
+   * (records at or below it would only be skipped by the apply script).
+   */
+  startAfter?: ReadonlyMap<number, bigint>;
   /** Commit the group's offsets every `ms` (the live applier), or never (undefined). */
   commitEveryMs?: number;
   /** The last offset to apply of a partition (undefined = no end). */
@@ -77,6 +84,10 @@ export async function startApplyLoop(o: ApplyLoopOptions): Promise<ApplyLoop> {
       partitionsConsumedConcurrently: Math.max(1, o.slots.length),
       eachBatch: (payload) => applyBatch(payload, consumer, o),
     });
+    for (const p of o.slots) {
+      const after = o.startAfter?.get(p);
+      if (after !== undefined && after >= 0n) consumer.seek({ topic: o.topic, partition: p, offset: (after + 1n).toString() });
+    }
   } catch (err) {
     await consumer.disconnect();
     throw err;

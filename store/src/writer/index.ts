@@ -10,6 +10,9 @@
  * heartbeat (heartbeat.lua compares what it applied with what Redis holds) and applies the
  * newest records again. The cost of this choice: two writers touch one Redis during a
  * rebuild, on disjoint databases until the atomic SWAPDB.
+ *
+ * Snapshots (snapshot.ts: the format, topic and rules) are taken by the shard node and loaded
+ * by rebuilds and by a shard node whose Redis lost its data.
  */
 export { inspectShard, ShardWriter, type ApplyResult, type HeartbeatRequest, type HeartbeatResult, type PreparedEvent, type ShardState, type ShardWriterOptions } from "./shard-writer.js";
 export { startApplyLoop, type ApplyLoop, type ApplyLoopOptions } from "./apply-loop.js";
@@ -17,4 +20,7 @@ export { rebuildShard, leaseMode, REBUILD_STALL_MS, type RebuildMode, type Rebui
 export { RebuildLease, runningRebuild, describeRebuild, LEASE_TTL_MS, LEASE_RENEW_MS, type RebuildHolder } from "./rebuild-lease.js";
 export { noopEvent, prepareEvent, type Prepared } from "./prepare-event.js";
 export { slotAssigner } from "./slot-assigner.js";
+export { findSnapshots, loadSnapshot, notWorthLoading, refillFromSnapshot, takeSnapshot, SnapshotUnusable, type LoadedSnapshot, type RefillOptions, type RefillResult, type SnapshotCandidates, type SnapshotSource, type TakenSnapshot, type TakeSnapshotOptions } from "./snapshot.js";
+export { manifestOffsets, type ChunkSlot, type SnapshotManifest } from "./snapshot-format.js";
+export { ensureSnapshotTopic, snapshotTopicOf, snapshotTopicPartitions, SNAPSHOT_PARTITIONS } from "./snapshot-topic.js";
 export { HeartbeatStatus } from "../scripts.js";

@@ -17,6 +17,12 @@
  *          before a given time); when complete the view gets a permanent heartbeat and is
  *          readable through the router with `view`.
  *
+ * Snapshots (snapshot.ts): in swap mode, when `snapshots` is given, the rebuild first loads the
+ * shard's newest usable snapshot into the spare database (its boards, dedup sets, offsets) and
+ * replays only the records after it; a snapshot that is missing, of another configuration or
+ * topic, or damaged is not used and the replay starts from offset 0. Audit views always replay
+ * from offset 0: a snapshot holds the present, not the past.
+ *
  * Replay runs the shard node's own apply loop (apply-loop.ts) with a consumer group of its
  * own (deleted afterwards), assigned the shard's slots, and fails if the apply script reports
  * a gap (only another writer on the target could cause one). Progress (records replayed,
@@ -56,6 +62,9 @@ import type { Logger } from "@ladder/common/logger";
 import { openRedis } from "../connect.js";
 import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";
+import { forEachKey, unlinkPrefix } from "./key-scan.js";
+import { manifestOffsets, type SnapshotManifest } from "./snapshot-format.js";
+import { findSnapshots, loadSnapshot, SnapshotUnusable } from "./snapshot.js";
 import { noopEvent } from "./prepare-event.js";
 import { RebuildLease } from "./rebuild-lease.js";
 import { ShardWriter } from "./shard-writer.js";
@@ -88,6 +97,8 @@ export interface RebuildOptions {
   signal?: AbortSignal;
   /** Fail when the applied offsets have not moved for this long while behind (default REBUILD_STALL_MS). */
   stallMs?: number;
+  /** Swap mode: start from the shard's newest usable snapshot in this topic (undefined: replay from offset 0). */
+  snapshots?: { topic: string };
 }
 
 /**
@@ -105,13 +116,18 @@ export const leaseMode = (mode: RebuildMode) => (mode.kind === "swap" ? "swap" :
 export interface RebuildProgress {
   shardId: string;
   done: boolean;
+  /** Records replayed from the log (after the snapshot, when one was loaded). */
   replayed: number;
   perSecond: number;
   lag: number;
   etaMs: number;
+  /** The snapshot the rebuild started from: its id, the records of the log it stands for, its players, how long loading it took. */
+  snapshot?: { id: string; records: number; players: number; loadMs: number };
 }
 
-export async function rebuildShard(o: RebuildOptions): Promise<RebuildProgress> {
+export async function rebuildShard(options: RebuildOptions): Promise<RebuildProgress> {
+  let loaded: RebuildProgress["snapshot"];
+  const o: RebuildOptions = { ...options, onProgress: (p) => options.onProgress(loaded ? { ...p, snapshot: loaded } : p) };
   const audit = o.mode.kind === "audit";
   const targetPrefix = o.mode.kind === "audit" ? auditPrefix(o.keyPrefix, o.mode.view) : o.keyPrefix;
   const lease = o.lease ?? (await RebuildLease.acquire({ redisUrl: o.redisUrl, keyPrefix: o.keyPrefix, shardId: o.shardId, mode: leaseMode(o.mode), log: o.log }));
@@ -123,16 +139,21 @@ export async function rebuildShard(o: RebuildOptions): Promise<RebuildProgress> 
     await unlinkPrefix(target, targetPrefix);
     const writer = new ShardWriter({ shardId: o.shardId, stamp: o.stamp, builtFrom: o.builtFrom, redis: target, keyPrefix: targetPrefix, dedupWindowMs: o.dedupWindowMs });
     await writer.recordBuiltFrom();
+    const snapshot = o.mode.kind === "swap" && o.snapshots ? await loadSnapshotInto(o, o.snapshots.topic, target, writer, stop) : undefined;
+    if (snapshot) {
+      loaded = { id: snapshot.manifest.snapshotId, records: snapshot.manifest.records, players: snapshot.manifest.players, loadMs: Math.round(snapshot.ms) };
+      o.onProgress({ shardId: o.shardId, done: false, replayed: 0, perSecond: 0, lag: 0, etaMs: 0 });
+    }
     const stopAt = await stopOffsets(o);
-    const progress = await replay(o, writer, stopAt, stop);
+    const progress = await replay(o, writer, stopAt, stop, snapshot ? manifestOffsets(snapshot.manifest) : undefined);
     stop.throwIfAborted();
     await lease.renew(); // what follows has a whole lease TTL
     if (o.mode.kind === "swap") await swapIn(o, target, o.mode.stagingDb, lease, () => (published = true));
     else await writer.markServing(2 ** 31 - 1); // ~25 days, renewed by any later rebuild of the view
     published = true;
-    const done = { ...progress, done: true, lag: 0, etaMs: 0 };
+    const done = { ...progress, done: true, lag: 0, etaMs: 0, ...(loaded ? { snapshot: loaded } : {}) };
     o.onProgress(done);
-    o.log.info({ shardId: o.shardId, replayed: done.replayed, mode: o.mode.kind, audit }, "rebuild done");
+    o.log.info({ shardId: o.shardId, replayed: done.replayed, mode: o.mode.kind, audit, snapshot: loaded?.id }, "rebuild done");
     return done;
   } catch (err) {
     if (!published) await discard(o, lease, target, targetPrefix);
@@ -169,7 +190,34 @@ async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
   return new Map((await o.admin.fetchTopicOffsets(o.topic)).map((p) => [p.partition, BigInt(p.high)]));
 }
 
-async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, stop: AbortSignal): Promise<RebuildProgress> {
+/**
+ * Loads the shard's newest usable snapshot into the (empty) target and sets its offsets; on a
+ * snapshot that cannot be used, empties the target again and tries the next older one. Returns
+ * undefined when none could be loaded: the replay then starts from offset 0.
+ */
+async function loadSnapshotInto(o: RebuildOptions, topic: string, target: Redis, writer: ShardWriter, stop: AbortSignal): Promise<{ manifest: SnapshotManifest; ms: number } | undefined> {
+  const source = { kafka: o.kafka, admin: o.admin, topic };
+  const found = await findSnapshots({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, signal: stop });
+  for (const why of found.ignored) o.log.warn({ shardId: o.shardId }, `snapshot ignored: ${why}`);
+  for (const manifest of found.candidates) {
+    try {
+      const loaded = await loadSnapshot({ ...source, manifest, redis: target, targetPrefix: o.keyPrefix, signal: stop });
+      const offsets = Object.entries(manifest.offsets).filter(([, offset]) => BigInt(offset) >= 0n).flat();
+      if (offsets.length) await target.hset(writer.keys.offsets, ...offsets);
+      o.log.info({ shardId: o.shardId, snapshot: manifest.snapshotId, records: manifest.records, players: manifest.players, ms: Math.round(loaded.ms) }, "rebuild starts from a snapshot");
+      return { manifest, ms: loaded.ms };
+    } catch (err) {
+      if (stop.aborted || !(err instanceof SnapshotUnusable)) throw err;
+      o.log.warn({ shardId: o.shardId, snapshot: manifest.snapshotId, why: err.message }, "snapshot not usable; trying an older one, or the log from offset 0");
+      await unlinkPrefix(target, o.keyPrefix);
+      await writer.recordBuiltFrom();
+    }
+  }
+  if (found.candidates.length === 0) o.log.info({ shardId: o.shardId }, "no snapshot of this shard built from this configuration: replaying from offset 0");
+  return undefined;
+}
+
+async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, stop: AbortSignal, startAfter?: ReadonlyMap<number, bigint>): Promise<RebuildProgress> {
   const groupId = `${o.topic}.rebuild.${o.shardId}.${randomUUID()}`;
   const cutoff = o.mode.kind === "audit" && o.mode.asOfTimestampMs > 0 ? o.mode.asOfTimestampMs : Infinity;
   let replayed = 0;
@@ -179,6 +227,7 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
     kafka: o.kafka, topic: o.topic, groupId, slots: o.slots, writer, boards: o.boards, chunk: o.applyBatch,
     consumer: { maxWaitTimeInMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 },
     stopAt: (partition) => stopAt?.get(partition),
+    ...(startAfter ? { startAfter } : {}),
     filter: (event) => (event.ingestedAtMs >= cutoff ? noopEvent(event.offset) : event),
     onApplied: (_partition, _result, records) => void (replayed += records),
     onGap: (partition, result, fetchedFrom) =>
@@ -247,11 +296,6 @@ async function moveViewsBack(staging: Redis, prefix: string): Promise<void> {
   });
 }
 
-/** Deletes every key under `prefix` in the connection's database. */
-async function unlinkPrefix(redis: Redis, prefix: string): Promise<void> {
-  await forEachKey(redis, prefix, async (keys) => void (await redis.unlink(...keys)));
-}
-
 /**
  * Settles like `p`, unless `stop` aborts first (rejects with its reason) or `ms` pass first
  * (rejects with `onTimeout()`). `p` itself is not cancelled.
@@ -270,14 +314,4 @@ function bounded<T>(p: Promise<T>, o: { stop?: AbortSignal; ms?: number; onTimeo
     if (o.ms !== undefined) timer = setTimeout(() => settle(() => reject(o.onTimeout?.() ?? new Error(`timed out after ${o.ms} ms`))), o.ms);
     p.then((v) => settle(() => resolve(v)), (e: unknown) => settle(() => reject(e)));
   });
-}
-
-/** Calls `fn` with each non-empty SCAN page of the keys under `prefix`. */
-async function forEachKey(redis: Redis, prefix: string, fn: (keys: string[]) => Promise<void>): Promise<void> {
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`, "COUNT", 1000);
-    cursor = next;
-    if (keys.length) await fn(keys);
-  } while (cursor !== "0");
 }

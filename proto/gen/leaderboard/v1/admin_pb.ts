@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/admin.proto.
  */
 export const file_leaderboard_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEikQEKFFJlYnVpbGRTaGFyZHNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCRISCgphdWRpdF92aWV3GAIgASgJEhoKEmFzX29mX3RpbWVzdGFtcF9tcxgDIAEoAxI2Cg1hc19vZl9vZmZzZXRzGAQgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IrQBChVSZWJ1aWxkU2hhcmRzUmVzcG9uc2USEAoIc2hhcmRfaWQYASABKAkSJAoFcGhhc2UYAiABKA4yFS5sZWFkZXJib2FyZC52MS5QaGFzZRIXCg9ldmVudHNfcmVwbGF5ZWQYAyABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYBCABKAESCwoDbGFnGAUgASgEEg4KBmV0YV9tcxgGIAEoBBISCgpyZWJ1aWxkX2lkGAcgASgJIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDKkMKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASEwoPUEhBU0VfUkVQTEFZSU5HEAESDgoKUEhBU0VfRE9ORRACMskBCgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common]);
+  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEikQEKFFJlYnVpbGRTaGFyZHNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCRISCgphdWRpdF92aWV3GAIgASgJEhoKEmFzX29mX3RpbWVzdGFtcF9tcxgDIAEoAxI2Cg1hc19vZl9vZmZzZXRzGAQgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IuMBChVSZWJ1aWxkU2hhcmRzUmVzcG9uc2USEAoIc2hhcmRfaWQYASABKAkSJAoFcGhhc2UYAiABKA4yFS5sZWFkZXJib2FyZC52MS5QaGFzZRIXCg9ldmVudHNfcmVwbGF5ZWQYAyABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYBCABKAESCwoDbGFnGAUgASgEEg4KBmV0YV9tcxgGIAEoBBISCgpyZWJ1aWxkX2lkGAcgASgJEhMKC3NuYXBzaG90X2lkGAggASgJEhgKEHNuYXBzaG90X3JlY29yZHMYCSABKAQiKAoTTGlzdFJlYnVpbGRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkiSAoUTGlzdFJlYnVpbGRzUmVzcG9uc2USMAoIcmVidWlsZHMYASADKAsyHi5sZWFkZXJib2FyZC52MS5SdW5uaW5nUmVidWlsZCJrCg5SdW5uaW5nUmVidWlsZBIQCghzaGFyZF9pZBgBIAEoCRISCgpyZWJ1aWxkX2lkGAIgASgJEgwKBG1vZGUYAyABKAkSDgoGaG9sZGVyGAQgASgJEhUKDXN0YXJ0ZWRfYXRfbXMYBSABKAMqQwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABITCg9QSEFTRV9SRVBMQVlJTkcQARIOCgpQSEFTRV9ET05FEAIyyQEKDEFkbWluU2VydmljZRJeCg1SZWJ1aWxkU2hhcmRzEiQubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1JlcXVlc3QaJS5sZWFkZXJib2FyZC52MS5SZWJ1aWxkU2hhcmRzUmVzcG9uc2UwARJZCgxMaXN0UmVidWlsZHMSIy5sZWFkZXJib2FyZC52MS5MaXN0UmVidWlsZHNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
 
 /**
  * RebuildShardsRequest says which shards to rebuild, and how.
@@ -114,6 +114,22 @@ export type RebuildShardsResponse = Message<"leaderboard.v1.RebuildShardsRespons
    * @generated from field: string rebuild_id = 7;
    */
   rebuildId: string;
+
+  /**
+   * The snapshot the rebuild started from; empty when it replayed the log from offset 0
+   * (an audit view, snapshots off, or no usable snapshot). Then events_replayed counts
+   * only the records after the snapshot.
+   *
+   * @generated from field: string snapshot_id = 8;
+   */
+  snapshotId: string;
+
+  /**
+   * Records of the log the snapshot stands for (replayed by nobody: loaded).
+   *
+   * @generated from field: uint64 snapshot_records = 9;
+   */
+  snapshotRecords: bigint;
 };
 
 /**
@@ -263,6 +279,9 @@ export const AdminService: GenService<{
    * serving; once the replay is within the ready lag of the log's end the two databases
    * are swapped atomically (SWAPDB), so readers move from the old board to the rebuilt one
    * and never see a half-built board. The shard node then applies the newest records.
+   * With snapshots on (LADDER_SNAPSHOTS), the spare database is first loaded from the
+   * shard's newest snapshot built from the same topic and configuration, and only the
+   * records after it are replayed (snapshot_id says which one was used).
    * The shard's Redis must be dedicated to the shard (SWAPDB swaps the whole database).
    *
    * With audit_view: the log is replayed as of a point in time into a separate, read-only

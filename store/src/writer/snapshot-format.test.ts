@@ -1,0 +1,59 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { BodyDecoder, chunkPartition, decodeChunk, decodeManifest, encodeBody, encodeChunk, encodeManifest, SNAPSHOT_FORMAT, type SnapshotEntry, type SnapshotManifest } from "./snapshot-format.js";
+
+const entries: SnapshotEntry[] = [
+  { name: "board:global", expireAtMs: -1, value: Buffer.from("x".repeat(1000)) },
+  { name: "board:daily:ü", expireAtMs: 1_800_000_000_000, value: Buffer.from([1, 2, 3]) },
+  { name: "dedup:7", expireAtMs: -1, value: Buffer.alloc(0) },
+  { name: "board:big", expireAtMs: -1, value: Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 251)) },
+];
+
+describe("store > snapshot format", () => {
+  it("decodes a body cut in chunks of any size, whatever the chunk boundaries, with the same SHA-256", () => {
+    for (const chunkBytes of [1, 2, 3, 7, 64, 1000, 4096, 1 << 20]) {
+      const hash = createHash("sha256");
+      const chunks = [...encodeBody(entries, hash, chunkBytes)];
+      expect(chunks.slice(0, -1).every((c) => c.length === chunkBytes)).toBe(true);
+      const decoder = new BodyDecoder();
+      const out = chunks.flatMap((c) => decoder.push(c));
+      expect(out).toEqual(entries);
+      expect(decoder.finish()).toBe(hash.digest("hex"));
+    }
+  });
+
+  it("refuses a body that ends inside a key", () => {
+    const chunks = [...encodeBody(entries, createHash("sha256"), 100)];
+    const decoder = new BodyDecoder();
+    for (const c of chunks.slice(0, -1)) decoder.push(c);
+    expect(() => decoder.finish()).toThrow(/ends inside a key/);
+  });
+
+  it("round-trips chunks and tells other records apart", () => {
+    const value = encodeChunk({ snapshotId: "s1", index: 3, count: 9 }, Buffer.from("slice"));
+    expect(decodeChunk(value)).toEqual({ header: { snapshotId: "s1", index: 3, count: 9 }, slice: Buffer.from("slice") });
+    expect(decodeChunk(null)).toBeUndefined();
+    expect(decodeChunk(Buffer.from("{\"not\":\"a chunk\"}"))).toBeUndefined();
+  });
+
+  it("accepts a well-formed manifest of its format only", () => {
+    const m: SnapshotManifest = {
+      format: SNAPSHOT_FORMAT, shardId: "shard-1", snapshotId: "1-ab", builtFrom: "shard-1|topic=t|topic-id=x", takenAtMs: 1, offsets: { "0": "41", "3": "-1" },
+      records: 42, players: 10, keys: 2, bytes: 100, sha256: "00", chunks: { slot: "a", partition: 3, count: 1, firstOffset: "0", lastOffset: "0" },
+    };
+    expect(decodeManifest(encodeManifest(m))).toEqual({ manifest: m });
+    expect(decodeManifest(encodeManifest({ ...m, format: 2 }))).toEqual({ problem: "format 2, not 1" });
+    expect(decodeManifest(encodeManifest({ ...m, offsets: { "0": "x" } }))).toEqual({ problem: "missing or malformed fields" });
+    expect(decodeManifest(Buffer.from("nope"))).toMatchObject({ problem: expect.stringMatching(/^not JSON/) });
+  });
+
+  it("puts a shard's chunks on one partition other than the manifests'", () => {
+    for (const id of ["shard-0", "shard-1", "shard-2", "x"]) {
+      const p = chunkPartition(id, 16);
+      expect(p).toBeGreaterThanOrEqual(1);
+      expect(p).toBeLessThan(16);
+      expect(chunkPartition(id, 16)).toBe(p);
+    }
+    expect(() => chunkPartition("shard-0", 1)).toThrow();
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * The bytes of a shard snapshot (see snapshot.ts for what a snapshot is and why): the body,
+ * its chunks and the manifest, as they are written to the snapshot topic. Pure functions, no
+ * I/O.
+ *
+ *   body      the frozen keys one after the other, each an entry:
+ *               u16 name length | name (UTF-8, the key without the shard's key prefix, e.g.
+ *               "board:global" or "dedup:7") | i64 absolute expiry in Unix ms (-1: none) |
+ *               u32 value length | value (the key's Redis DUMP serialization)
+ *   chunk     one record of the snapshot topic holding a slice of the body, at most
+ *             CHUNK_BYTES of it: "LSC1" | u16 header length | header (JSON: snapshot id,
+ *             index, count) | the slice. Keyed "<shardId>|<slot>|<index>".
+ *   manifest  one record naming a complete snapshot (JSON, below), keyed "<shardId>", written
+ *             after every chunk of it was acknowledged.
+ *
+ * A body is checked end to end by its SHA-256 in the manifest; each value also carries
+ * Redis's own checksum (RESTORE refuses a damaged one).
+ */
+import { createHash, type Hash } from "node:crypto";
+
+/** Body bytes per chunk record: half of Kafka's default message size limit (1 MiB). */
+export const CHUNK_BYTES = 512 * 1024;
+/** The manifest's format version; a reader ignores manifests of another. */
+export const SNAPSHOT_FORMAT = 1;
+const CHUNK_MAGIC = Buffer.from("LSC1", "latin1");
+
+/** The two alternating sets of chunk keys of a shard: a new snapshot never overwrites the chunks of the latest complete one. */
+export type ChunkSlot = "a" | "b";
+
+/** One frozen key. */
+export interface SnapshotEntry {
+  /** The key without the shard's key prefix ("board:<board>", "dedup:<partition>"). */
+  name: string;
+  /** When the key expires (Unix ms), -1 for never. */
+  expireAtMs: number;
+  /** Its Redis DUMP serialization. */
+  value: Buffer;
+}
+
+/** A complete snapshot of one shard, as the manifest record describes it. */
+export interface SnapshotManifest {
+  format: number;
+  shardId: string;
+  /** Unique per snapshot: "<taken at ms>-<random>". */
+  snapshotId: string;
+  /** The shard's built-from value (identity.ts) when it was taken: stamp and the score topic's id. */
+  builtFrom: string;
+  takenAtMs: number;
+  /** The last applied offset of each of the shard's partitions (-1: none), as of the snapshot. */
+  offsets: Record<string, string>;
+  /** Records of the score log the snapshot stands for: the sum over the partitions of offset + 1. */
+  records: number;
+  /** Members over all boards. */
+  players: number;
+  /** Keys in the body (boards and dedup sets). */
+  keys: number;
+  /** Body bytes, and their SHA-256 (hex). */
+  bytes: number;
+  sha256: string;
+  /** Where the chunks are: partition of the snapshot topic, first and last record offsets, how many. */
+  chunks: { slot: ChunkSlot; partition: number; count: number; firstOffset: string; lastOffset: string };
+}
+
+export const manifestKey = (shardId: string) => shardId;
+export const chunkKey = (shardId: string, slot: ChunkSlot, index: number) => `${shardId}|${slot}|${index}`;
+
+/** The partitions of the snapshot topic: 0 holds the manifests, 1..n-1 the chunks, a shard's on one of them. */
+export function chunkPartition(shardId: string, partitions: number): number {
+  if (partitions < 2) throw new Error(`a snapshot topic needs at least 2 partitions, has ${partitions}`);
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(shardId, "utf8")) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return 1 + (h % (partitions - 1));
+}
+
+/** The offsets of a manifest as a map (partition → last applied offset). */
+export function manifestOffsets(m: SnapshotManifest): Map<number, bigint> {
+  return new Map(Object.entries(m.offsets).map(([p, o]) => [Number(p), BigInt(o)]));
+}
+
+/** Encodes entries into a body cut in chunks of `chunkBytes`; `hash` sees every body byte. */
+export function* encodeBody(entries: Iterable<SnapshotEntry>, hash: Hash, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
+  let chunk = Buffer.allocUnsafe(chunkBytes);
+  let used = 0;
+  function* put(bytes: Buffer): Generator<Buffer> {
+    let at = 0;
+    while (at < bytes.length) {
+      const n = Math.min(bytes.length - at, chunkBytes - used);
+      bytes.copy(chunk, used, at, at + n);
+      used += n;
+      at += n;
+      if (used === chunkBytes) {
+        hash.update(chunk);
+        yield chunk;
+        chunk = Buffer.allocUnsafe(chunkBytes);
+        used = 0;
+      }
+    }
+  }
+  for (const e of entries) {
+    const name = Buffer.from(e.name, "utf8");
+    if (name.length > 0xffff) throw new Error(`key name too long for a snapshot: ${e.name.slice(0, 80)}…`);
+    if (e.value.length > 0xffffffff) throw new Error(`key ${e.name} is too large for a snapshot (${e.value.length} bytes)`);
+    const head = Buffer.allocUnsafe(2 + name.length + 8 + 4);
+    head.writeUInt16BE(name.length, 0);
+    name.copy(head, 2);
+    head.writeBigInt64BE(BigInt(e.expireAtMs), 2 + name.length);
+    head.writeUInt32BE(e.value.length, 2 + name.length + 8);
+    yield* put(head);
+    yield* put(e.value);
+  }
+  if (used > 0) {
+    const last = chunk.subarray(0, used);
+    hash.update(last);
+    yield last;
+  }
+}
+
+/** Decodes a body fed chunk by chunk, in order; each push returns the entries it completed. */
+export class BodyDecoder {
+  private readonly hash = createHash("sha256");
+  private head = Buffer.alloc(0);
+  private entry: { name: string; expireAtMs: number; value: Buffer; filled: number } | undefined;
+  bytes = 0;
+
+  push(chunk: Buffer): SnapshotEntry[] {
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    const done: SnapshotEntry[] = [];
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.entry) {
+        const n = Math.min(chunk.length - at, this.entry.value.length - this.entry.filled);
+        chunk.copy(this.entry.value, this.entry.filled, at, at + n);
+        this.entry.filled += n;
+        at += n;
+        if (this.entry.filled === this.entry.value.length) {
+          done.push({ name: this.entry.name, expireAtMs: this.entry.expireAtMs, value: this.entry.value });
+          this.entry = undefined;
+        }
+        continue;
+      }
+      // an entry's head: gather until its name length, then the whole head, is in
+      const need = (have: Buffer) => (have.length < 2 ? 2 : 2 + have.readUInt16BE(0) + 12);
+      let want = need(this.head);
+      while (this.head.length < want && at < chunk.length) {
+        const n = Math.min(want - this.head.length, chunk.length - at);
+        this.head = Buffer.concat([this.head, chunk.subarray(at, at + n)]);
+        at += n;
+        want = need(this.head);
+      }
+      if (this.head.length < want) break;
+      const nameLength = this.head.readUInt16BE(0);
+      const name = this.head.toString("utf8", 2, 2 + nameLength);
+      const expireAtMs = Number(this.head.readBigInt64BE(2 + nameLength));
+      const length = this.head.readUInt32BE(2 + nameLength + 8);
+      this.head = Buffer.alloc(0);
+      this.entry = { name, expireAtMs, value: Buffer.allocUnsafe(length), filled: 0 };
+      if (length === 0) {
+        done.push({ name, expireAtMs, value: this.entry.value });
+        this.entry = undefined;
+      }
+    }
+    return done;
+  }
+
+  /** The body's SHA-256 (hex); throws when the body ended inside an entry. */
+  finish(): string {
+    if (this.entry || this.head.length) throw new Error("the snapshot body ends inside a key");
+    return this.hash.digest("hex");
+  }
+}
+
+export interface ChunkHeader {
+  snapshotId: string;
+  index: number;
+  count: number;
+}
+
+export function encodeChunk(header: ChunkHeader, slice: Buffer): Buffer {
+  const json = Buffer.from(JSON.stringify(header), "utf8");
+  const head = Buffer.allocUnsafe(4 + 2 + json.length);
+  CHUNK_MAGIC.copy(head, 0);
+  head.writeUInt16BE(json.length, 4);
+  json.copy(head, 6);
+  return Buffer.concat([head, slice]);
+}
+
+/** The chunk's header and slice, or undefined when `value` is not a chunk record. */
+export function decodeChunk(value: Buffer | null): { header: ChunkHeader; slice: Buffer } | undefined {
+  if (!value || value.length < 6 || !value.subarray(0, 4).equals(CHUNK_MAGIC)) return undefined;
+  const length = value.readUInt16BE(4);
+  if (value.length < 6 + length) return undefined;
+  try {
+    const h = JSON.parse(value.toString("utf8", 6, 6 + length)) as Partial<ChunkHeader>;
+    if (typeof h.snapshotId !== "string" || !Number.isInteger(h.index) || !Number.isInteger(h.count)) return undefined;
+    return { header: { snapshotId: h.snapshotId, index: h.index!, count: h.count! }, slice: value.subarray(6 + length) };
+  } catch {
+    return undefined;
+  }
+}
+
+export const encodeManifest = (m: SnapshotManifest): Buffer => Buffer.from(JSON.stringify(m), "utf8");
+
+/** The manifest in a record's value, or why it is not one this reader can use. */
+export function decodeManifest(value: Buffer | null): { manifest: SnapshotManifest } | { problem: string } {
+  if (!value) return { problem: "empty record" };
+  let m: Partial<SnapshotManifest>;
+  try {
+    m = JSON.parse(value.toString("utf8")) as Partial<SnapshotManifest>;
+  } catch (err) {
+    return { problem: `not JSON: ${(err as Error).message}` };
+  }
+  if (m.format !== SNAPSHOT_FORMAT) return { problem: `format ${String(m.format)}, not ${SNAPSHOT_FORMAT}` };
+  const c = m.chunks;
+  const ok = typeof m.shardId === "string" && typeof m.snapshotId === "string" && typeof m.builtFrom === "string" && typeof m.sha256 === "string"
+    && typeof m.offsets === "object" && m.offsets !== null && Object.values(m.offsets).every((o) => typeof o === "string" && /^-?\d+$/.test(o))
+    && [m.takenAtMs, m.records, m.players, m.keys, m.bytes].every((n) => Number.isSafeInteger(n))
+    && typeof c === "object" && c !== null && (c.slot === "a" || c.slot === "b") && Number.isInteger(c.partition) && Number.isInteger(c.count)
+    && /^\d+$/.test(String(c.firstOffset)) && /^\d+$/.test(String(c.lastOffset));
+  return ok ? { manifest: m as SnapshotManifest } : { problem: "missing or malformed fields" };
+}
