@@ -29,8 +29,9 @@ if (values.serve) {
   const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)));
   const client = createClient(Health, `127.0.0.1:${port}`);
   const redis = new Redis(values.redis);
-  await new ShardWriter({ shardId: "bench", redis, keyPrefix: "bench-hop:", dedupWindowMs: 0 }).heartbeat(600_000);
-  const reader = new ShardReader("bench", redis, "bench-hop:");
+  const stamp = "bench|hop-cost"; // writer and reader agree on it: the shard serves
+  await new ShardWriter({ shardId: "bench", stamp, builtFrom: stamp, redis, keyPrefix: "bench-hop:", dedupWindowMs: 0 }).markServing(600_000);
+  const reader = new ShardReader({ shardId: "bench", stamp, redis, keyPrefix: "bench-hop:" });
   const redisCall = () => reader.entry("b", "p");
   const grpcCall = () => client.check({ service: "" });
   const rows = [];

@@ -18,4 +18,15 @@ describe("bench > plan", () => {
     expect(quick.ingest.durationMs).toBeLessThan(full.ingest.durationMs);
     expect(quick.rebuild.records).toBeLessThan(full.rebuild.records);
   });
+
+  it("asks PostgreSQL at the router's concurrency, with shared_buffers for the largest table and a window of several rank calls per connection", () => {
+    for (const p of [benchPlan(false), benchPlan(true)]) {
+      expect(p.postgres.top.concurrency).toBe(p.reads.concurrency);
+      expect(p.postgres.rank.concurrency).toBe(p.reads.concurrency);
+      expect(p.postgres.sharedBuffersMb * 2 ** 20).toBeGreaterThan(Math.max(...p.sizes) * 106 * 1.25); // 106 bytes per row: table + indexes
+    }
+    const full = benchPlan(false);
+    expect(full.postgres.rank.minCalls).toBeGreaterThanOrEqual(5 * full.postgres.rank.concurrency);
+    expect(full.rebuild.eventIds).toEqual([false, true]);
+  });
 });

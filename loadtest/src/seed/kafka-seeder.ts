@@ -7,7 +7,10 @@
  * ingest's own rules (validate.ts) before it is produced.
  *
  * Records are SETs of the player's seeded score at its seeded time, with no event id
- * (seeding never retries an update: no dedup bookkeeping on the shards).
+ * (seeding never retries an update: no dedup bookkeeping on the shards), unless
+ * `eventIdPrefix` is given: then record n carries the event id `<prefix>:<n>`, as the load
+ * tool's writes do, and the shards remember each one for the dedup window (the rebuild
+ * benchmark measures that path).
  */
 import type { Message, Producer } from "kafkajs";
 import type { BoardSpecs } from "@ladder/common/board-spec";
@@ -26,6 +29,8 @@ export interface KafkaSeedDeps {
   parallel: number;
   players: Iterable<SeededPlayer[]>;
   onProgress(produced: number): void;
+  /** Give each record an event id `<prefix>:<n>` (none when absent). */
+  eventIdPrefix?: string;
 }
 
 export interface KafkaSeedResult {
@@ -41,6 +46,8 @@ export async function seedKafka(d: KafkaSeedDeps): Promise<KafkaSeedResult> {
   let produced = 0;
   let requests = 0;
   let bytes = 0;
+  let n = 0;
+  const eventId = d.eventIdPrefix === undefined ? () => "" : () => `${d.eventIdPrefix}:${n++}`;
   const flush = async () => {
     const batch = messages;
     messages = [];
@@ -53,7 +60,7 @@ export async function seedKafka(d: KafkaSeedDeps): Promise<KafkaSeedResult> {
   };
   for (const chunk of d.players) {
     for (const p of chunk) {
-      const fields = { board: d.board, playerId: p.playerId, op: Operation.SET, value: BigInt(p.points), timestampMs: BigInt(p.reachedAtMs), eventId: "" };
+      const fields = { board: d.board, playerId: p.playerId, op: Operation.SET, value: BigInt(p.points), timestampMs: BigInt(p.reachedAtMs), eventId: eventId() };
       const problem = updateProblem(fields, d.boards, ingestedAtMs, 0);
       if (problem) throw new Error(`seed record for ${p.playerId} is invalid: ${problem}`);
       const value = encodeScoreEvent(fields, ingestedAtMs);

@@ -82,7 +82,8 @@ export async function runRedisSeed(ctx: SeedContext): Promise<PathRun> {
 /** Records into the score topic, then (unless --no-wait) until the shard nodes applied them. */
 export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<PathRun> {
   const { options, config } = ctx;
-  await ensureScoreTopic(kafka, config.scoreTopic, config.numSlots);
+  // The cluster's shard nodes create the score topic (and only over empty shards): seed a running cluster.
+  await ensureScoreTopic(kafka, { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync }, { create: false });
   const admin = kafka.admin();
   await admin.connect();
   const endOffsets = async (): Promise<Offsets> => new Map((await admin.fetchTopicOffsets(config.scoreTopic)).map((p) => [p.partition, BigInt(p.high)]));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { procStatBusyTicks, procStatTicks, redisCpuSeconds } from "./cpu-meter.js";
+import { procStat, procStatBusyTicks, procStatTicks, redisCpuSeconds, treeTicks } from "./cpu-meter.js";
 
 describe("bench > cpu meter", () => {
   it("reads utime + stime from /proc/<pid>/stat, even with spaces in the name", () => {
@@ -13,5 +13,24 @@ describe("bench > cpu meter", () => {
 
   it("sums Redis's own system and user CPU", () => {
     expect(redisCpuSeconds("# CPU\r\nused_cpu_sys:1.500000\r\nused_cpu_user:2.250000\r\nused_cpu_sys_children:9\r\n")).toBe(3.75);
+  });
+
+  it("reads the parent and the CPU of ended children too", () => {
+    const stat = "4242 (postgres) S 1 4242 4242 0 -1 4194304 100 0 0 0 250 37 400 13 20 0 11 0 1000 2000 300";
+    expect(procStat(stat)).toEqual({ ppid: 1, ticks: 287, withEnded: 700 });
+  });
+
+  it("sums a tree of processes, ended children included, and nothing outside it", () => {
+    const procs = new Map([
+      [1, { ppid: 0, ticks: 5, withEnded: 5 }],
+      [10, { ppid: 1, ticks: 100, withEnded: 150 }], // the bench
+      [11, { ppid: 10, ticks: 20, withEnded: 20 }],
+      [12, { ppid: 11, ticks: 3, withEnded: 3 }],
+      [20, { ppid: 1, ticks: 40, withEnded: 40 }], // a postmaster the bench started, daemonized
+      [21, { ppid: 20, ticks: 7, withEnded: 7 }],
+      [30, { ppid: 1, ticks: 999, withEnded: 999 }], // someone else's
+    ]);
+    expect(treeTicks(procs, [10])).toBe(173);
+    expect(treeTicks(procs, [10, 20, 404])).toBe(220);
   });
 });

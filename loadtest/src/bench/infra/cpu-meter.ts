@@ -3,10 +3,13 @@
  * second of wall time): the bench's own process (process.cpuUsage), child processes by
  * pid (/proc/<pid>/stat, Linux), redis-servers by their own account (INFO cpu). On a
  * 2-core machine shared by clients, servers and brokers, this says who had the cores;
- * `machine` (all CPUs' busy time, /proc/stat) also counts whatever else ran meanwhile.
+ * `machine` (all CPUs' busy time, /proc/stat) also counts whatever else ran meanwhile, and
+ * `others` is that else: the machine's busy time less the bench's own processes (this
+ * one and its descendants, and any other trees it started, such as a daemonized
+ * PostgreSQL). A shared machine's other work shows there, next to the figures it bent.
  */
 import { execFileSync } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import type { Redis } from "ioredis";
 
 /** Reads a process's total CPU seconds so far. */
@@ -14,9 +17,74 @@ export type CpuProbe = () => Promise<number>;
 
 /** utime + stime (clock ticks) of the text of /proc/<pid>/stat. */
 export function procStatTicks(stat: string): number {
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // the command name may hold spaces
-  return Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of proc(5), counted after the name
+  return procStat(stat).ticks;
 }
+
+/**
+ * The parent pid, utime + stime, and those plus cutime + cstime (the CPU of its children
+ * that ended and were waited for: PostgreSQL's parallel workers, say), in clock ticks, of
+ * the text of /proc/<pid>/stat.
+ */
+export function procStat(stat: string): ProcTicks {
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number); // the command name may hold spaces
+  return { ppid: f[1]!, ticks: f[11]! + f[12]!, withEnded: f[11]! + f[12]! + f[13]! + f[14]! }; // fields 4 and 14-17 of proc(5), counted after the name
+}
+
+export interface ProcTicks {
+  ppid: number;
+  ticks: number;
+  withEnded: number;
+}
+
+/** Ticks of the processes in the trees under `roots` (the roots included), ended descendants included. */
+export function treeTicks(procs: ReadonlyMap<number, ProcTicks>, roots: readonly number[]): number {
+  const children = new Map<number, number[]>();
+  for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  let ticks = 0;
+  const seen = new Set<number>();
+  const stack = roots.filter((r) => procs.has(r));
+  while (stack.length) {
+    const pid = stack.pop()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    ticks += procs.get(pid)!.withEnded;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return ticks;
+}
+
+async function allProcesses(): Promise<Map<number, ProcTicks>> {
+  const pids = (await readdir("/proc")).filter((n) => /^\d+$/.test(n)).map(Number);
+  const procs = new Map<number, ProcTicks>();
+  await Promise.all(pids.map(async (pid) => {
+    try {
+      procs.set(pid, procStat(await readFile(`/proc/${pid}/stat`, "utf8")));
+    } catch {
+      // it exited meanwhile
+    }
+  }));
+  return procs;
+}
+
+/** Trees of processes the bench started that are not its descendants (a daemonized PostgreSQL's postmaster). */
+const extraRoots = new Set<number>();
+
+/** The CPU seconds of the tree under `pid`, ended descendants included. */
+export function treeCpu(pid: number): CpuProbe {
+  return async () => treeTicks(await allProcesses(), [pid]) / clockTicks();
+}
+
+/** Counts the tree under `pid` as the bench's own until the returned function is called. */
+export function ownProcessTree(pid: number): () => void {
+  extraRoots.add(pid);
+  return () => void extraRoots.delete(pid);
+}
+
+/** Everything but the bench's own processes: the machine's busy time less this process's tree and the trees of ownProcessTree. */
+export const othersCpu: CpuProbe = async () => {
+  const [machine, procs] = await Promise.all([machineCpu(), allProcesses()]);
+  return machine - treeTicks(procs, [process.pid, ...extraRoots]) / clockTicks();
+};
 
 /** Busy time (clock ticks) of all CPUs from the first line of /proc/stat: everything but idle and iowait. */
 export function procStatBusyTicks(stat: string): number {

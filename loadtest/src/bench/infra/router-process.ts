@@ -23,6 +23,7 @@ export async function startRouter(d: FixtureDeps, shardIds: readonly string[], s
     LADDER_SLOTS: String(BENCH_SLOTS),
     LADDER_KEY_PREFIX: BENCH_KEY_PREFIX,
     LADDER_ROUTER_LISTEN: address,
+    LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", // any free port: the default (9464) is the local cluster's
     LADDER_KAFKA_BROKERS: `127.0.0.1:${await benchPort(d.ports)}`,
   };
   const started = await startService({ name: "router", entry: "router/src/main.ts", settings, ready: "router listening", log: d.log });

@@ -39,6 +39,11 @@ export function ratio(a: number | undefined, b: number | undefined): string {
   return `${r >= 1000 ? count(r) : String(Number(r.toPrecision(3)))}x`;
 }
 
+/** The cores of `keys` in that order, "0.70 / 0.20 / —": a dash for a process not measured. */
+export function cores(c: Readonly<Record<string, number>>, keys: readonly string[]): string {
+  return keys.map((k) => (c[k] === undefined || !Number.isFinite(c[k]) ? "—" : c[k]!.toFixed(2))).join(" / ");
+}
+
 /** Seconds with one decimal: "12.3 s". */
 export function seconds(s: number): string {
   return `${s.toFixed(1)} s`;

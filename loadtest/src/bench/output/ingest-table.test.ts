@@ -4,7 +4,7 @@ import { ingestTable, type IngestFigures } from "./ingest-table.js";
 
 const m = (concurrency: number, cpuCores: Record<string, number> = {}): Measurement => ({
   concurrency, calls: 100, errors: 0, errorsByCode: {}, elapsedMs: 10_000, opsPerSec: 10,
-  latencyMs: { mean: 10, p50: 10, p90: 20, p99: 30, p999: 40, max: 50 }, cpuCores,
+  latencyMs: { mean: 10, p50: 10, p90: 20, p99: 30, p999: 40, max: 50 }, windowOpsPerSec: 10, closedBy: "duration", warmupMs: 3000, cpuCores,
 });
 
 describe("bench > ingest table", () => {

@@ -4,7 +4,7 @@
  */
 import type { Measurement } from "../infra/measure.js";
 import type { Question } from "../reads/read-questions.js";
-import { count, ms, rate, ratio, size } from "./format.js";
+import { cores, count, ms, rate, ratio, size } from "./format.js";
 import type { Table } from "./table.js";
 
 export interface ReadRow {
@@ -19,18 +19,17 @@ const QUESTION_LABEL: Record<Question, string> = { rank: "exact rank", top: "top
 
 export function readsTables(rows: readonly ReadRow[]): Table[] {
   const floorOf = (r: ReadRow) => rows.find((f) => f.target === "floor" && f.players === r.players && f.question === r.question)?.m;
-  const cores = (c: Record<string, number>) => ["router", "redis", "client", "machine"].map((k) => (c[k] === undefined ? "—" : c[k]!.toFixed(2))).join(" / ");
   const order = (r: ReadRow) => [r.players, ["rank", "top", "around"].indexOf(r.question), r.target === "floor" ? 0 : r.shards];
   const sorted = [...rows].sort((a, b) => compareTuples(order(a), order(b)));
   return [{
     title: "Reads: router vs the floor (one Redis, one sorted set)",
-    columns: ["players", "question", "served by", "ops/s", "p50 ms", "p99 ms", "errors", "ops/s ÷ floor", "p50 ÷ floor", "cores: router / Redis / client / machine"],
+    columns: ["players", "question", "served by", "ops/s", "p50 ms", "p99 ms", "errors", "ops/s ÷ floor", "p50 ÷ floor", "cores: router / Redis / client / machine / others"],
     rows: sorted.map((r) => {
       const floor = floorOf(r);
       return [
         size(r.players), QUESTION_LABEL[r.question], r.target === "floor" ? "floor: 1 Redis" : `router, ${r.shards} shard${r.shards > 1 ? "s" : ""}`,
         rate(r.m.opsPerSec), ms(r.m.latencyMs.p50), ms(r.m.latencyMs.p99), count(r.m.errors),
-        ratio(r.m.opsPerSec, floor?.opsPerSec), ratio(r.m.latencyMs.p50, floor?.latencyMs.p50), cores(r.m.cpuCores),
+        ratio(r.m.opsPerSec, floor?.opsPerSec), ratio(r.m.latencyMs.p50, floor?.latencyMs.p50), cores(r.m.cpuCores, ["router", "redis", "client", "machine", "others"]),
       ];
     }),
   }];

@@ -1,80 +1,102 @@
 /**
  * Benchmark "postgres": the textbook SQL leaderboard, the "why SQL struggles" case.
  *
- * The same players as the Redis boards go into one PostgreSQL table (postgres-table.ts:
- * COPY, then indexes on score and player_id, VACUUM ANALYZE), at 1M and then 10M rows,
- * and two questions are timed in a closed loop over a connection pool:
+ * The bench starts its own PostgreSQL (postgres-server.ts) with shared_buffers sized to
+ * hold the largest table and its indexes. The same players as the Redis boards go into
+ * one table (postgres-table.ts: COPY, then indexes on score and player_id, VACUUM ANALYZE),
+ * at 1M and then 10M rows; after each load, pg_prewarm reads the table and both indexes
+ * into shared_buffers (pg_buffercache then says how much of them is there), so no query
+ * waits for a disk or the OS's page cache. Two questions are timed in a closed loop over
+ * a connection pool, at the concurrency of the router's reads:
  *
  *   top 10      SELECT player_id, score FROM t ORDER BY score DESC LIMIT 10
  *   exact rank  SELECT count(*) + 1 FROM t WHERE score > (SELECT score FROM t WHERE player_id = $1)
  *
- * Rank counts everyone ahead: its cost grows with the table (seconds per query at 10M),
- * so it runs with fewer in flight and its window holds only a few dozen queries then.
- * Figures are set next to the router's (one shard: one data server each) from the read
- * benchmark of the same run, when it ran.
+ * Rank counts everyone ahead: its cost grows with the table (seconds per query at 10M,
+ * many seconds with 32 in flight), so its window stays open until it holds several calls
+ * per worker (plan.ts; infra/measure.ts reports n and the median's confidence interval).
+ * Figures are set next to the router's over one shard (one data server each) at the same
+ * concurrency, from the read benchmark of the same run, when it ran.
  */
-import { userInfo } from "node:os";
 import pg from "pg";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { selfCpu } from "../infra/cpu-meter.js";
+import { ownProcessTree, selfCpu, treeCpu } from "../infra/cpu-meter.js";
 import { measureClosedLoop, type Measurement } from "../infra/measure.js";
-import { size } from "../output/format.js";
+import { rate, size } from "../output/format.js";
 import { postgresTable, type PgRow } from "../output/postgres-table-view.js";
 import type { ReadRow } from "../output/reads-table.js";
 import type { ClosedLoopPlan } from "../plan.js";
-import { buildIndexes, copyPlayers, createTable, dropIndexes, dropTable, randomTableName, tableSize, type PgStep } from "./postgres-table.js";
+import { buildIndexes, copyPlayers, createTable, dropIndexes, prewarm, randomTableName, tableSize, type PgStep, type Residency } from "./postgres-table.js";
+import { startBenchPostgres, type BenchPostgres } from "./postgres-server.js";
 
-/** The machine's PostgreSQL (trust authentication), as this OS user. */
-export const PG_CONNECTION = { host: "127.0.0.1", port: 5432, database: "test", user: userInfo().username } as const;
+interface PgLoad {
+  players: number;
+  steps: PgStep[];
+  rows: number;
+  totalBytes: number;
+  residency: Residency;
+}
 
 export const postgresBenchmark: Benchmark = {
   name: "postgres",
   title: "PostgreSQL baseline",
   async run(ctx) {
-    const admin = new pg.Client(PG_CONNECTION);
-    await admin.connect();
-    const table = randomTableName();
-    const dropped = ctx.cleanup.push(`PostgreSQL table ${table}`, () => dropTable(admin, table));
-    const rows: PgRow[] = [];
-    const loads: Array<{ players: number; steps: PgStep[]; rows: number; totalBytes: number }> = [];
+    const plan = ctx.plan.postgres;
+    ctx.say(`starting the bench's own PostgreSQL (initdb, shared_buffers ${plan.sharedBuffersMb} MB)`);
+    const server = await startBenchPostgres({ ports: ctx.ports, cleanup: ctx.cleanup, sharedBuffersMb: plan.sharedBuffersMb });
+    const disown = ownProcessTree(server.pid); // pg_ctl daemonizes it: not a descendant of the bench
+    const admin = new pg.Client(server.connection);
+    admin.on("error", () => {}); // the server going away (Ctrl-C's clean-up) fails its queries; nothing more to say
     try {
+      await admin.connect();
+      await admin.query("CREATE EXTENSION pg_prewarm; CREATE EXTENSION pg_buffercache");
       const settings = await serverSettings(admin);
-      ctx.say(`PostgreSQL ${settings.server_version} on ${PG_CONNECTION.host}:${PG_CONNECTION.port}/${PG_CONNECTION.database}, table ${table} (dropped at the end)`);
+      const table = randomTableName();
+      ctx.say(`PostgreSQL ${settings.server_version} on 127.0.0.1:${server.connection.port} (${server.binDir}), shared_buffers ${settings.shared_buffers}, table ${table}`);
       await createTable(admin, table);
+      const rows: PgRow[] = [];
+      const loads: PgLoad[] = [];
       let loaded = 0;
       for (const [sizeIndex, players] of ctx.plan.sizes.entries()) {
-        ctx.say(`${size(players)} rows: COPY ${size(players - loaded)} more, then indexes and VACUUM ANALYZE`);
+        ctx.say(`${size(players)} rows: COPY ${size(players - loaded)} more, then indexes, VACUUM ANALYZE and pg_prewarm`);
         if (loaded > 0) await dropIndexes(admin, table);
         const steps = [await copyPlayers(admin, table, ctx.plan.seed, loaded, players - loaded), ...(await buildIndexes(admin, table))];
         loaded = players;
-        loads.push({ players, steps, ...(await tableSize(admin, table)) });
-        rows.push(await measure(ctx, table, players, "top", ctx.plan.postgres.top, sizeIndex));
-        rows.push(await measure(ctx, table, players, "rank", ctx.plan.postgres.rank, sizeIndex));
+        const warmed = await prewarm(admin, table);
+        steps.push(warmed.step);
+        const load = { players, steps, ...(await tableSize(admin, table)), residency: warmed.residency };
+        loads.push(load);
+        ctx.say(`  table + indexes ${mib(load.residency.bytes)} MiB, ${mib(load.residency.residentBytes)} MiB of them in shared_buffers`);
+        rows.push(await measure(ctx, server, table, players, "top", plan.top, sizeIndex));
+        rows.push(await measure(ctx, server, table, players, "rank", plan.rank, sizeIndex));
+        rows.push(await measure(ctx, server, table, players, "rank", plan.rankPerCore, sizeIndex));
       }
       return {
-        figures: { table, settings, loads, rows },
+        figures: { server: { binDir: server.binDir, settings: server.settings }, table, settings, loads, rows },
         tables: [postgresTable(rows, routerRows(ctx))],
-        notes: postgresNotes(ctx, settings, loads),
+        notes: postgresNotes(ctx, settings, loads, rows),
       };
     } finally {
-      await dropped.release();
-      await admin.end();
+      await admin.end().catch(() => {});
+      await server.stop();
+      disown();
     }
   },
 };
 
-async function measure(ctx: BenchContext, table: string, players: number, question: "top" | "rank", plan: ClosedLoopPlan, sizeIndex: number): Promise<PgRow> {
+async function measure(ctx: BenchContext, server: BenchPostgres, table: string, players: number, question: "top" | "rank", plan: ClosedLoopPlan, sizeIndex: number): Promise<PgRow> {
   ctx.say(`${size(players)} rows, PostgreSQL ${question}, ${plan.concurrency} in flight`);
-  const pool = new pg.Pool({ ...PG_CONNECTION, max: plan.concurrency });
+  const pool = new pg.Pool({ ...server.connection, max: plan.concurrency });
   pool.on("error", () => {}); // reported per query
   const rng = rngFor(ctx.plan.seed, 100 + sizeIndex);
   const send = question === "top"
     ? () => pool.query({ name: "top", text: `SELECT player_id, score FROM ${table} ORDER BY score DESC LIMIT 10` })
     : () => pool.query({ name: "rank", text: `SELECT count(*) + 1 AS rank FROM ${table} WHERE score > (SELECT score FROM ${table} WHERE player_id = $1)`, values: [playerId(rng.nextInt(players))] });
   try {
-    const m: Measurement = await measureClosedLoop({ plan, send, cpu: { client: selfCpu } });
+    const m: Measurement = await measureClosedLoop({ plan, send, cpu: { postgres: treeCpu(server.pid), client: selfCpu } });
+    ctx.say(`  n = ${m.calls} in ${(m.elapsedMs / 1000).toFixed(1)} s (window closed by ${m.closedBy}), ${m.opsPerSec} per s, p50 ${m.latencyMs.p50} ms`);
     return { players, question, m };
   } finally {
     await pool.end();
@@ -82,7 +104,7 @@ async function measure(ctx: BenchContext, table: string, players: number, questi
 }
 
 async function serverSettings(client: pg.Client): Promise<Record<string, string>> {
-  const names = ["server_version", "shared_buffers", "work_mem", "max_parallel_workers_per_gather", "effective_cache_size"];
+  const names = ["server_version", "shared_buffers", "effective_cache_size", "work_mem", "max_parallel_workers_per_gather", "max_worker_processes", "jit"];
   const res = await client.query<{ name: string; setting: string }>("SELECT name, current_setting(name) AS setting FROM unnest($1::text[]) AS name", [names]);
   return Object.fromEntries(res.rows.map((r) => [r.name, r.setting]));
 }
@@ -91,15 +113,24 @@ function routerRows(ctx: BenchContext): ReadRow[] {
   return (ctx.earlier.reads?.figures.rows as ReadRow[] | undefined) ?? [];
 }
 
-function postgresNotes(ctx: BenchContext, settings: Record<string, string>, loads: ReadonlyArray<{ players: number; steps: PgStep[]; totalBytes: number }>): string[] {
-  const { top, rank } = ctx.plan.postgres;
-  const load = loads.map((l) => `${size(l.players)}: ${l.steps.map((s) => `${s.name} ${s.seconds} s${s.rowsPerSec ? ` (${s.rowsPerSec.toLocaleString("en-US")} rows/s)` : ""}`).join(", ")}; table + indexes ${Math.round(l.totalBytes / 2 ** 20)} MiB (${Math.round(l.totalBytes / l.players)} bytes per player)`);
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20).toLocaleString("en-US");
+
+function postgresNotes(ctx: BenchContext, settings: Record<string, string>, loads: readonly PgLoad[], rows: readonly PgRow[]): string[] {
+  const { top, rank, rankPerCore } = ctx.plan.postgres;
+  const load = loads.map((l) => `${size(l.players)}: ${l.steps.map((s) => `${s.name} ${s.seconds} s${s.rowsPerSec ? ` (${s.rowsPerSec.toLocaleString("en-US")} rows/s)` : ""}`).join(", ")}; table + indexes ${mib(l.totalBytes)} MiB (${Math.round(l.totalBytes / l.players)} bytes per player), ${mib(l.residency.residentBytes)} of their ${mib(l.residency.bytes)} MiB of data in shared_buffers after pg_prewarm`);
+  const check = rows.map((r) => `${size(r.players)} ${r.question} (${r.m.concurrency}) ${rate(r.m.windowOpsPerSec)}`).join(", ");
   return [
-    `PostgreSQL ${settings.server_version} (shared_buffers ${settings.shared_buffers}, work_mem ${settings.work_mem}, max_parallel_workers_per_gather ${settings.max_parallel_workers_per_gather}), the machine's own server on the same 2 cores. `
-      + "Table `(player_id text, score bigint)`, UNLOGGED, score = the board's order folded into one bigint (more points, then earlier time), btree on score and unique btree on player_id, VACUUM ANALYZE after each load. Same players and scores as the Redis boards.",
-    `Closed loop over a pg connection pool, named (prepared) statements: top 10 (\`ORDER BY score DESC LIMIT 10\`) with ${top.concurrency} in flight, exact rank (\`SELECT count(*)+1 ... WHERE score > (SELECT score ... WHERE player_id = $1)\`, random seeded players) with ${rank.concurrency} in flight, `
-      + `${rank.warmupMs === top.warmupMs ? "" : `${rank.warmupMs / 1000} s (rank) and `}${top.warmupMs / 1000} s warm-up, ${top.durationMs / 1000} s measured; queries still running when the window closes are awaited and counted, which is how rank at the largest size is time-boxed (n = queries measured).`,
-    "SQL rank here ignores the last tie-break (player id within the same minute and points): a slightly easier question than the router's. Router columns: the router over one shard (one redis-server, as PostgreSQL is one server) at 32 in flight, from the reads table of this run.",
+    `PostgreSQL ${settings.server_version}, the bench's own server (initdb in a temporary directory, stopped and removed at the end) on the same 2 cores: shared_buffers ${settings.shared_buffers} (sized to hold the largest table with its indexes), `
+      + `everything else PostgreSQL's defaults (effective_cache_size ${settings.effective_cache_size}, work_mem ${settings.work_mem}, max_parallel_workers_per_gather ${settings.max_parallel_workers_per_gather}, jit ${settings.jit}). `
+      + "Table `(player_id text, score bigint)`, UNLOGGED, score = the board's order folded into one bigint (more points, then earlier time), btree on score and unique btree on player_id, VACUUM ANALYZE after each load (counts run as index-only scans), then pg_prewarm of the table and both indexes. Same players and scores as the Redis boards.",
+    `Closed loop over a pg connection pool, named (prepared) statements, ${top.concurrency} in flight for both questions: the router's concurrency in the reads benchmark, so each row compares the two at the same load. `
+      + `Rank once more with ${rankPerCore.concurrency} in flight, one query per core: PostgreSQL's own best rate, which no router row matches. `
+      + `Top 10 (\`ORDER BY score DESC LIMIT 10\`); exact rank (\`SELECT count(*)+1 ... WHERE score > (SELECT score ... WHERE player_id = $1)\`, random seeded players). `
+      + `Warm-up at least ${top.warmupMs / 1000} s and 2 answers per connection; then n = the calls sent in the measured window, which stays open at least ${top.durationMs / 1000} s and until it holds ${top.minCalls} calls (top) or ${rank.minCalls} (rank: ${rank.minCalls / rank.concurrency} per connection), at most ${rank.maxDurationMs / 1000} s; `
+      + "the load goes on until every measured call is answered, so each ran with the same number in flight. ops/s = in flight ÷ the mean time a connection took per measured call (its measured calls run back to back), which does not depend on where the window's edges fall among calls of several seconds; "
+      + `n / window, per s, as a check: ${check}. p50's interval: 95% confidence, from order statistics (n calls taken as independent).`,
+    `SQL rank here ignores the last tie-break (player id within the same minute and points): a slightly easier question than the router's. Router columns: the router over one shard (one redis-server, as PostgreSQL is one server) at ${ctx.plan.reads.concurrency} in flight, from the reads table of this run. `
+      + "cores: CPU seconds per second during the window, of PostgreSQL (the postmaster and every backend and parallel worker), of the bench process (client), and of everything else on the machine (others: work that is not the bench's).",
     `Load: ${load.join("; ")}.`,
   ];
 }

@@ -12,12 +12,15 @@
  * No shard node runs: reads are served only while a shard's heartbeat key exists, so the
  * bench sets it itself (ShardWriter.heartbeat, 1 h TTL).
  */
+import { loadConfig } from "@ladder/common/config";
+import { buildPlacement } from "@ladder/common/placement";
+import { builtFrom, shardStamp } from "@ladder/store";
 import { ShardWriter } from "@ladder/store/writer";
 import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { BENCH_BOARD, BENCH_KEY_PREFIX } from "../infra/bench-board.js";
+import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS } from "../infra/bench-board.js";
 import { pidCpu, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
 import { measureClosedLoop } from "../infra/measure.js";
 import { startRouter, type RouterProcess } from "../infra/router-process.js";
@@ -122,9 +125,14 @@ function playerPicker(seed: number, stream: number, players: number): () => stri
   return () => playerId(rng.nextInt(players));
 }
 
-/** Sets every shard's heartbeat key, as a running shard node would. */
+/** Sets every shard's heartbeat key to the stamp the bench's router expects (its default topic and boards), as a running shard node would. */
 async function serveReads(layout: Layout): Promise<void> {
-  await Promise.all(layout.shardIds.map((id, i) => new ShardWriter({ shardId: id, redis: layout.redis[i]!, keyPrefix: BENCH_KEY_PREFIX, dedupWindowMs: 0 }).heartbeat(HEARTBEAT_TTL_MS)));
+  const config = loadConfig({ LADDER_SLOTS: String(BENCH_SLOTS) });
+  const placement = buildPlacement(layout.shardIds, BENCH_SLOTS);
+  await Promise.all(layout.shardIds.map((id, i) => {
+    const stamp = shardStamp({ shardId: id, topic: config.scoreTopic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: config.boards });
+    return new ShardWriter({ shardId: id, stamp, builtFrom: builtFrom(stamp, "seeded-by-the-bench"), redis: layout.redis[i]!, keyPrefix: BENCH_KEY_PREFIX, dedupWindowMs: 0 }).markServing(HEARTBEAT_TTL_MS);
+  }));
 }
 
 async function routerUnderTest(ctx: BenchContext, layout: Layout): Promise<RouterUnderTest> {
@@ -137,12 +145,12 @@ function readsNotes(ctx: BenchContext, agreement: ReadonlyArray<Agreement>): str
   const r = ctx.plan.reads;
   const disagreements = agreement.reduce((a, x) => a + x.differences.length, 0);
   return [
-    `Closed loop, ${r.concurrency} requests in flight from one client process, ${r.warmupMs / 1000} s warm-up then ${r.durationMs / 1000} s measured per row; ops/s = answered requests / elapsed; latency from send to answer (HdrHistogram). `
+    `Closed loop, ${r.concurrency} requests in flight from one client process, per row: ${r.warmupMs / 1000} s of warm-up (uncounted), then the requests sent in a ${r.durationMs / 1000} s window, the load going on until each is answered (infra/measure.ts); ops/s = ${r.concurrency} ÷ the mean time a connection spent per measured request; latency from send to answer (HdrHistogram). `
       + `Rank and around ask about players drawn uniformly from the seeded ones (the same sequence for the router and the floor); top is GetTop limit ${r.topLimit}, around GetAround radius ${r.aroundRadius}.`,
     "**router**: the real router process over N shards (one redis-server each), asked over gRPC (" + `${r.connections} connections` + "). **floor**: one redis-server holding every player in one sorted set with the same sort keys, asked directly from Node: ZRANK (rank), ZRANGE 0 9 WITHSCORES (top), ZRANK then ZRANGE r-5 r+5 WITHSCORES (around). The one-shard router reads that same redis-server.",
     "Boards were seeded with the seeder's Redis path (ZADD straight into the shards' sorted sets), which skips Kafka. No shard node ran: the bench set each shard's heartbeat key itself (1 h TTL) so the router serves reads.",
     `Answers were compared before timing: the top page and, for ${r.checkedPlayers} random players per size and layout, rank and around window: ${disagreements === 0 ? "the router and the floor agreed everywhere" : `**${disagreements} differences** (see the JSON)`}.`,
-    "cores: CPU seconds per second during the measured period, of the router process, of the Redis servers (their own INFO cpu, summed), of the bench process (client), and of the whole machine (every process, anyone's). "
+    "cores: CPU seconds per second during the measured period, of the router process, of the Redis servers (their own INFO cpu, summed), of the bench process (client), of the whole machine (every process, anyone's), and of everything on it that is not the bench's (others: a shared machine's other work). "
       + "Everything shares 2 cores. The floor's client (one Node process with ioredis) runs near a full core: the floor is as much that client's limit as Redis's. "
       + "More shards cost more here, not less: every rank and around query asks every shard, and all shards share the same 2 cores; shards add capacity only on more machines.",
   ];

@@ -73,8 +73,8 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
     ctx.say(`end to end: SubmitScores of ${p.batch} SETs, ${p.concurrency} in flight, ${p.warmupMs / 1000} s warm-up + ${p.durationMs / 1000} s`);
     const firstSend = performance.now();
     let appliedAtStart = 0;
-    const m = await measureClosedLoop({ plan: p, send, cpu, onMeasureStart: async () => void (appliedAtStart = await applied()) });
-    const appliedAtEnd = await applied();
+    let appliedAtEnd = 0;
+    const m = await measureClosedLoop({ plan: p, send, cpu, onMeasureStart: async () => void (appliedAtStart = await applied()), onMeasureEnd: async () => void (appliedAtEnd = await applied()) });
     const loadEnd = performance.now();
     const produced = sumOffsets(await logEnds(admin, cluster.topic)) - sumOffsets(start);
     ctx.say(`waiting for the shard nodes to apply all ${produced.toLocaleString("en-US")} acknowledged updates`);
@@ -97,7 +97,7 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
 async function measureRawKafka(ctx: BenchContext, kafka: Kafka, batch: number): Promise<IngestFigures["rawKafka"][number]> {
   const p = ctx.plan.ingest;
   const topic = `bench.raw.${randomBytes(4).toString("hex")}`;
-  await ensureScoreTopic(kafka, topic, BENCH_SLOTS); // created like the score topic
+  await ensureScoreTopic(kafka, { topic, numSlots: BENCH_SLOTS }, { create: true }); // created like the score topic
   const producer = await ingestLikeProducer(kafka);
   try {
     const next = updateBatches(ctx.plan.seed, p.players, `raw-${randomBytes(4).toString("hex")}`);
@@ -145,11 +145,11 @@ async function waitApplied(applied: () => Promise<number>, total: number): Promi
 function ingestNotes(ctx: BenchContext, f: IngestFigures): string[] {
   const p = ctx.plan.ingest;
   return [
-    `End to end: a ${p.shards}-shard local cluster (one Kafka broker, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest: real processes). Closed loop of SubmitScores calls, ${p.batch} SET updates each (players uniform over ${p.players.toLocaleString("en-US")} ids, event ids set, time stamped by ingest), ${p.concurrency} calls in flight, ${p.warmupMs / 1000} s warm-up then ${p.durationMs / 1000} s measured.`,
+    `End to end: a ${p.shards}-shard local cluster (one Kafka broker, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest: real processes). Closed loop of SubmitScores calls, ${p.batch} SET updates each (players uniform over ${p.players.toLocaleString("en-US")} ids, event ids set, time stamped by ingest), ${p.concurrency} calls in flight, ${p.warmupMs / 1000} s warm-up, then the calls sent in a ${p.durationMs / 1000} s window (infra/measure.ts).`,
     "**visible in Redis** = records the shard nodes applied during the measured period (the shards' applied offsets, which the apply script moves in the same atomic call as the scores) / its length. **acknowledged** = updates of the calls ingest answered OK. "
       + `After the load stopped, the last acknowledged update was visible ${f.endToEnd.drainMs} ms later; over the whole run, warm-up and drain included, ${f.endToEnd.overallPerSec.toLocaleString("en-US")} updates/s.`,
     `Raw Kafka: the same kafkajs producer settings as ingest (idempotent, maxInFlightRequests 1, acks=all), the same ScoreEvent records, to a fresh topic created like the score topic, services stopped; one sendBatch at a time (kafkajs's idempotent producer breaks under concurrent sends, which is why ingest commits one group at a time), of ${p.rawKafkaBatches.join(" and of ")} records: the call's batch, and the most ingest's group commit puts in one produce request. `
       + `Raw Redis: one ZADD per update on the placement's shard (the apply script's core effect, without its offset and dedup bookkeeping), one ioredis pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight; same servers, another key. Raw runs: ${p.raw.warmupMs / 1000} s warm-up, ${p.raw.durationMs / 1000} s measured.`,
-    "Kafka, Redis, the services and the bench process share 2 cores: `machine` is every CPU's busy time, whatever ran it.",
+    "Kafka, Redis, the services and the bench process share 2 cores: `machine` is every CPU's busy time, whatever ran it, `others` the part of it that is not the bench's (a shared machine's other work).",
   ];
 }

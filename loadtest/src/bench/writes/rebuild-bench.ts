@@ -1,35 +1,44 @@
 /**
  * Benchmark "rebuild": records per second replayed from the score log into a shard.
  *
- * A fresh topic (created like the score topic) is seeded with the bench's players through
- * the seeder's Kafka path (seed/kafka-seeder.ts: one SET record per player). Then
- * `rebuildShard` (common/src/replay/rebuilder.ts) replays it in `audit` mode into a view
- * on fresh redis-servers, in this process, as the router's AdminService would run it:
- * once into a single shard that owns all 64 partitions, once into 3 shards in parallel.
- * The bench polls the view's applied offsets every 50 ms to time the replay itself; the
- * call's own duration adds the consumer group's join, the rebuilder's once-a-second
- * progress poll and its clean-up. The view's size is checked against the records.
+ * Two fresh topics (created like the score topic) are seeded with the bench's players
+ * through the seeder's Kafka path (seed/kafka-seeder.ts: one SET record per player): one
+ * with records without event ids, one with an event id on every record, as ingest's
+ * records from game servers carry them. Then `rebuildShard` (store/src/writer/rebuild.ts)
+ * replays each in `audit` mode into a view on fresh redis-servers, in this process, as
+ * the router's AdminService would run it: once into a single shard that owns all 64
+ * partitions, once into 3 shards in parallel. Records with event ids take the apply
+ * script's dedup path: a ZSCORE lookup and a ZADD into the partition's dedup sorted set
+ * per record (all the records share one ingest time, so every id stays in the window);
+ * the view's dedup entries are counted to show it ran. The bench polls the view's applied
+ * offsets every 50 ms to time the replay itself; the call's own duration adds the
+ * consumer group's join, the rebuilder's once-a-second progress poll and its clean-up.
+ * The view's size is checked against the records.
  */
 import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
 import { Partitioners, type Admin, type Kafka } from "kafkajs";
 import { loadConfig } from "@ladder/common/config";
 import { ensureScoreTopic } from "@ladder/common/kafka";
 import { buildPlacement } from "@ladder/common/placement";
 import { rebuildShard } from "@ladder/store/writer";
-import { auditPrefix, keyLayout } from "@ladder/store";
+import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
 import { seedKafka } from "../../seed/kafka-seeder.js";
 import { progressBar } from "../../seed/progress-bar.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { appliedCounter } from "../infra/apply-progress.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPECS, benchPlayers } from "../infra/bench-board.js";
 import { benchKafkaClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
-import { count, size } from "../output/format.js";
+import { count, ratio, size } from "../output/format.js";
 import type { Table } from "../output/table.js";
 
 const VIEW = "bench";
 const POLL_MS = 50;
 
 export interface SeedFigures {
+  topic: string;
+  /** Whether the records carry event ids. */
+  eventIds: boolean;
   records: number;
   seconds: number;
   perSec: number;
@@ -38,6 +47,7 @@ export interface SeedFigures {
 
 export interface RebuildRun {
   shards: number;
+  eventIds: boolean;
   records: number;
   /** Call start → every record applied (bench's 50 ms poll). */
   replaySeconds: number;
@@ -48,49 +58,58 @@ export interface RebuildRun {
   callSeconds: number;
   /** Members of the rebuilt view's board, summed over the shards. */
   viewPlayers: number;
+  /** Event ids the view's dedup sets remember, summed over partitions and shards. */
+  viewDedupEntries: number;
 }
 
 export const rebuildBenchmark: Benchmark = {
   name: "rebuild",
   title: "Rebuild: replay from Kafka into a shard",
   async run(ctx) {
-    const records = ctx.plan.rebuild.records;
+    const { records, shards: shardCounts, eventIds: variants } = ctx.plan.rebuild;
     const kafka = benchKafkaClient(ctx, await ctx.kafka(), "ladder-bench-rebuild");
-    const topic = `bench.rebuild.${randomBytes(4).toString("hex")}`;
-    await ensureScoreTopic(kafka, topic, BENCH_SLOTS);
-    ctx.say(`seeding ${size(records)} records into ${topic} with the seeder's Kafka path`);
-    const seeded = await seedTopic(ctx, kafka, topic, records);
     const admin = kafka.admin();
     await admin.connect();
+    const seeded: SeedFigures[] = [];
     const runs: RebuildRun[] = [];
     try {
-      for (const shards of ctx.plan.rebuild.shards) {
-        ctx.say(`rebuilding ${size(records)} records into ${shards} shard(s) (audit view "${VIEW}")`);
-        runs.push(await rebuildInto(ctx, kafka, admin, topic, shards, records));
+      for (const eventIds of variants) {
+        const topic = `bench.rebuild.${randomBytes(4).toString("hex")}`;
+        await ensureScoreTopic(kafka, { topic, numSlots: BENCH_SLOTS }, { create: true });
+        ctx.say(`seeding ${size(records)} records ${eventIds ? "with" : "without"} event ids into ${topic} with the seeder's Kafka path`);
+        const seed = await seedTopic(ctx, kafka, topic, records, eventIds);
+        seeded.push(seed);
+        for (const shards of shardCounts) {
+          ctx.say(`rebuilding ${size(records)} records ${eventIds ? "with" : "without"} event ids into ${shards} shard(s) (audit view "${VIEW}")`);
+          runs.push(await rebuildInto(ctx, kafka, admin, seed, shards));
+        }
       }
     } finally {
       await admin.disconnect();
     }
-    return { figures: { topic, seeded, runs }, tables: [rebuildTable(seeded, runs)], notes: rebuildNotes(seeded) };
+    return { figures: { seeded, runs }, tables: [rebuildTable(seeded, runs)], notes: rebuildNotes(seeded) };
   },
 };
 
-async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records: number): Promise<SeedFigures> {
+async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records: number, eventIds: boolean): Promise<SeedFigures> {
   const producer = kafka.producer({ idempotent: false, maxInFlightRequests: 2, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const bar = progressBar("produced", records);
   const start = performance.now();
   try {
-    const r = await seedKafka({ producer, topic, board: BENCH_BOARD, boards: BENCH_SPECS, batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n) })
-      .finally(() => bar.finish());
+    const r = await seedKafka({
+      producer, topic, board: BENCH_BOARD, boards: BENCH_SPECS, batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n),
+      ...(eventIds ? { eventIdPrefix: `bench-${randomBytes(4).toString("hex")}` } : {}),
+    }).finally(() => bar.finish());
     const seconds = (performance.now() - start) / 1000;
-    return { records: r.produced, seconds: Math.round(seconds * 100) / 100, perSec: Math.round(r.produced / seconds), logBytes: r.bytes };
+    return { topic, eventIds, records: r.produced, seconds: Math.round(seconds * 100) / 100, perSec: Math.round(r.produced / seconds), logBytes: r.bytes };
   } finally {
     await producer.disconnect();
   }
 }
 
-async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, topic: string, shards: number, records: number): Promise<RebuildRun> {
+async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, seeded: SeedFigures, shards: number): Promise<RebuildRun> {
+  const { topic, records, eventIds } = seeded;
   const fleet = await startRedisFleet(ctx, `rebuild${shards}`, shards);
   const redis = fleet.servers.map((s) => benchRedis(s.url));
   const defaults = loadConfig({}); // the services' defaults: apply batch, dedup window
@@ -106,8 +125,9 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, topic:
       if (n > 0) firstAt ??= performance.now();
       if (n >= records) doneAt ??= performance.now();
     }, () => {}), POLL_MS);
+    const stampOf = (id: string) => shardStamp({ shardId: id, topic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: BENCH_SPECS });
     await Promise.all(ids.map((id, i) => rebuildShard({
-      kafka, admin, topic, shardId: id, slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
+      kafka, admin, topic, shardId: id, stamp: stampOf(id), builtFrom: builtFrom(stampOf(id), topic), slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
       boards: BENCH_SPECS, applyBatch: defaults.applyBatch, dedupWindowMs: defaults.dedupWindowMs,
       mode: { kind: "audit", view: VIEW, asOfOffsets: new Map(), asOfTimestampMs: 0 }, onProgress: () => {}, log: ctx.log,
     })));
@@ -115,10 +135,11 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, topic:
     clearInterval(poll);
     if ((await applied()) >= records) doneAt ??= end;
     const viewPlayers = (await Promise.all(redis.map((r) => r.zcard(viewKeys.board(BENCH_BOARD))))).reduce((a, b) => a + b, 0);
+    const viewDedupEntries = (await Promise.all(redis.map((r) => dedupEntries(r, viewKeys)))).reduce((a, b) => a + b, 0);
     const replaySeconds = ((doneAt ?? end) - start) / 1000;
     return {
-      shards, records, replaySeconds: round2(replaySeconds), replayPerSec: Math.round(records / replaySeconds),
-      firstRecordSeconds: round2(((firstAt ?? end) - start) / 1000), callSeconds: round2((end - start) / 1000), viewPlayers,
+      shards, eventIds, records, replaySeconds: round2(replaySeconds), replayPerSec: Math.round(records / replaySeconds),
+      firstRecordSeconds: round2(((firstAt ?? end) - start) / 1000), callSeconds: round2((end - start) / 1000), viewPlayers, viewDedupEntries,
     };
   } finally {
     redis.forEach((r) => r.disconnect());
@@ -126,20 +147,37 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, topic:
   }
 }
 
-function rebuildTable(seeded: SeedFigures, runs: readonly RebuildRun[]): Table {
+/** Members of the dedup sets of every partition in one shard's Redis (a partition the shard does not own has none). */
+async function dedupEntries(redis: Redis, keys: ReturnType<typeof keyLayout>): Promise<number> {
+  const pipeline = redis.pipeline();
+  for (let p = 0; p < BENCH_SLOTS; p++) pipeline.zcard(keys.dedup(p));
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.reduce((n, [err, v]) => n + (err ? 0 : Number(v)), 0);
+}
+
+export function rebuildTable(seeded: readonly SeedFigures[], runs: readonly RebuildRun[]): Table {
+  const ids = (eventIds: boolean) => (eventIds ? "yes (dedup path)" : "no");
+  const withoutIds = (r: RebuildRun) => runs.find((x) => !x.eventIds && x.shards === r.shards);
   return {
-    title: `Rebuild: ${size(seeded.records)} records replayed from Kafka (audit mode, one process)`,
-    columns: ["into", "records", "records/s", "replay s", "first record after s", "rebuildShard returned after s", "players in the view"],
+    title: `Rebuild: ${size(seeded[0]?.records ?? 0)} records replayed from Kafka (audit mode, one process)`,
+    columns: ["into", "event ids", "records", "records/s", "÷ without ids", "replay s", "first record after s", "rebuildShard returned after s", "players in the view", "dedup entries in the view"],
     rows: [
-      ...runs.map((r) => [`${r.shards} shard${r.shards > 1 ? "s" : ""}${r.shards > 1 ? " in parallel" : " (all 64 partitions)"}`, count(r.records), count(r.replayPerSec), r.replaySeconds.toFixed(2), r.firstRecordSeconds.toFixed(2), r.callSeconds.toFixed(2), count(r.viewPlayers)]),
-      ["(seeding the topic: seeder's Kafka path)", count(seeded.records), count(seeded.perSec), seeded.seconds.toFixed(2), "—", "—", "—"],
+      ...runs.map((r) => [
+        `${r.shards} shard${r.shards > 1 ? "s" : ""}${r.shards > 1 ? " in parallel" : " (all 64 partitions)"}`, ids(r.eventIds), count(r.records), count(r.replayPerSec),
+        r.eventIds ? ratio(r.replayPerSec, withoutIds(r)?.replayPerSec) : "—",
+        r.replaySeconds.toFixed(2), r.firstRecordSeconds.toFixed(2), r.callSeconds.toFixed(2), count(r.viewPlayers), count(r.viewDedupEntries),
+      ]),
+      ...seeded.map((s) => ["(seeding the topic: seeder's Kafka path)", ids(s.eventIds), count(s.records), count(s.perSec), "—", s.seconds.toFixed(2), "—", "—", "—", "—"]),
     ],
   };
 }
 
-function rebuildNotes(seeded: SeedFigures): string[] {
+function rebuildNotes(seeded: readonly SeedFigures[]): string[] {
+  const bytes = seeded.map((s) => `${count(s.logBytes / s.records)} ${s.eventIds ? "with" : "without"} event ids`).join(", ");
   return [
-    `The topic was seeded with the seeder's Kafka path: one SET ScoreEvent per player (no event id), ${count(seeded.logBytes / seeded.records)} bytes of key and value per record, 20,000 records per produce request, 2 in flight, acks=all, not idempotent.`,
+    `Each topic was seeded with the seeder's Kafka path: one SET ScoreEvent per player, ${bytes} bytes of key and value per record, 20,000 records per produce request, 2 in flight, acks=all, not idempotent. `
+      + "With event ids, every record has its own (`bench-<run>:<n>`, as the load tool's writes), so the apply script takes its dedup path for each: ZSCORE in the partition's dedup sorted set, then ZADD of the id there, and one ZREMRANGEBYSCORE per script call to trim the set to the window (10 min). "
+      + "The seeder stamps every record with one ingest time, so no id falls out of the window: the dedup sets end up holding every id (the entries column), the most a window can hold for this many records. Without event ids, the script skips all of that: records a game server's retry can never duplicate.",
     "Each rebuild runs `rebuildShard` in audit mode (a view next to the live keys; swap mode differs only in its target database and the final SWAPDB) into fresh redis-servers, one per shard, with the services' default apply batch (500 records per script call). "
       + "records/s = records / replay s, where replay s runs from the call to the moment the bench saw every record applied in the view's offsets (polled every 50 ms). "
       + "The call itself returns later: the rebuilder notices the end of the log on its own once-a-second poll, then leaves its consumer group.",
