@@ -20,8 +20,9 @@
  * Snapshots (snapshot.ts): in swap mode, when `snapshots` is given, the rebuild first loads the
  * shard's newest usable snapshot into the spare database (its boards, dedup sets, offsets) and
  * replays only the records after it; a snapshot that is missing, of another configuration or
- * topic, or damaged is not used and the replay starts from offset 0. Audit views always replay
- * from offset 0: a snapshot holds the present, not the past.
+ * topic, damaged or unreadable is not used and the replay starts from offset 0 (a snapshot only
+ * saves time: it never fails a rebuild). Audit views always replay from offset 0: a snapshot
+ * holds the present, not the past.
  *
  * Replay runs the shard node's own apply loop (apply-loop.ts) with a consumer group of its
  * own (deleted afterwards), assigned the shard's slots, and fails if the apply script reports
@@ -64,7 +65,7 @@ import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";
 import { forEachKey, unlinkPrefix } from "./key-scan.js";
 import { manifestOffsets, type SnapshotManifest } from "./snapshot-format.js";
-import { findSnapshots, loadSnapshot, SnapshotUnusable } from "./snapshot.js";
+import { findSnapshots, loadSnapshot, type SnapshotCandidates } from "./snapshot.js";
 import { noopEvent } from "./prepare-event.js";
 import { RebuildLease } from "./rebuild-lease.js";
 import { ShardWriter } from "./shard-writer.js";
@@ -197,7 +198,14 @@ async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
  */
 async function loadSnapshotInto(o: RebuildOptions, topic: string, target: Redis, writer: ShardWriter, stop: AbortSignal): Promise<{ manifest: SnapshotManifest; ms: number } | undefined> {
   const source = { kafka: o.kafka, admin: o.admin, topic };
-  const found = await findSnapshots({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, signal: stop });
+  let found: SnapshotCandidates;
+  try {
+    found = await findSnapshots({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, signal: stop });
+  } catch (err) {
+    if (stop.aborted) throw err;
+    o.log.warn({ err, shardId: o.shardId }, "cannot read the snapshot topic: replaying from offset 0");
+    return undefined;
+  }
   for (const why of found.ignored) o.log.warn({ shardId: o.shardId }, `snapshot ignored: ${why}`);
   for (const manifest of found.candidates) {
     try {
@@ -207,8 +215,9 @@ async function loadSnapshotInto(o: RebuildOptions, topic: string, target: Redis,
       o.log.info({ shardId: o.shardId, snapshot: manifest.snapshotId, records: manifest.records, players: manifest.players, ms: Math.round(loaded.ms) }, "rebuild starts from a snapshot");
       return { manifest, ms: loaded.ms };
     } catch (err) {
-      if (stop.aborted || !(err instanceof SnapshotUnusable)) throw err;
-      o.log.warn({ shardId: o.shardId, snapshot: manifest.snapshotId, why: err.message }, "snapshot not usable; trying an older one, or the log from offset 0");
+      if (stop.aborted) throw err;
+      // unusable (SnapshotUnusable), or unreadable now (Kafka): a snapshot only saves time, never fails a rebuild
+      o.log.warn({ shardId: o.shardId, snapshot: manifest.snapshotId, why: (err as Error).message }, "snapshot not usable; trying an older one, or the log from offset 0");
       await unlinkPrefix(target, o.keyPrefix);
       await writer.recordBuiltFrom();
     }
