@@ -4,7 +4,7 @@ import { afterEach, inject } from "vitest";
 import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
 import { rootLogger } from "@ladder/common/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/common/redis-address";
-import { keyLayout, openRedis } from "@ladder/store";
+import { keyLayout, openRedis, servesReads } from "@ladder/store";
 import { startServices, type RunningServices } from "@ladder/deploy/services";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
@@ -81,7 +81,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       for (const r of redis) for (const [p, o] of Object.entries(await r.hgetall(offsetsKey))) applied.set(Number(p), BigInt(o));
       const behind = [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o);
       // serving: the heartbeat holds the shard's stamp, not "!<why not>" (store/src/lua/heartbeat.lua)
-      const serving = (await Promise.all(redis.map((r) => r.get(heartbeatKey)))).every((v) => v !== null && !v.startsWith("!"));
+      const serving = (await Promise.all(redis.map((r) => r.get(heartbeatKey)))).every(servesReads);
       if (behind.length === 0 && serving) return;
       if (Date.now() > deadline) throw new Error(`offsets not applied within ${timeoutMs} ms: ${JSON.stringify(behind.map(([p, o]) => [p, String(o)]))}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -120,4 +120,14 @@ export function perTest(): PerTest {
     },
     defer: (undo) => void undos.push(undo),
   };
+}
+
+/** A call's answer, or its gRPC status code and details when it failed: for tests that count both. */
+export async function outcome<T>(p: Promise<T>): Promise<{ ok: T } | { code: number; details: string }> {
+  try {
+    return { ok: await p };
+  } catch (err) {
+    const e = err as { code: number; details: string };
+    return { code: e.code, details: e.details };
+  }
 }

@@ -8,7 +8,7 @@ import { describe, expect, inject, it } from "vitest";
 import { buildPlacement, shardOf } from "@ladder/common/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { perTest, type TestCluster } from "./cluster-harness.js";
+import { outcome, perTest, type TestCluster } from "./cluster-harness.js";
 
 const { cluster, defer } = perTest();
 
@@ -23,15 +23,6 @@ async function loseData(r: Redis, prefix: string): Promise<number> {
   const keys = await r.keys(`${prefix}*`);
   if (keys.length) await r.del(...keys);
   return keys.length;
-}
-
-async function outcome<T>(p: Promise<T>): Promise<{ ok: T } | { code: number; details: string }> {
-  try {
-    return { ok: await p };
-  } catch (err) {
-    const e = err as { code: number; details: string };
-    return { code: e.code, details: e.details };
-  }
 }
 
 /** A player id that placement puts on `shardId` (12 slots over shard-0..2, as the test cluster runs). */

@@ -20,7 +20,7 @@ import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
 import { findSnapshots, snapshotTopicOf, type SnapshotManifest } from "@ladder/store/writer";
 import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import { AdminService, Phase, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
 const SHARDS = ["shard-0", "shard-1", "shard-2"];
@@ -116,15 +116,6 @@ async function deleteLogBefore(c: TestCluster, snapshot: SnapshotManifest): Prom
   const partitions = Object.entries(snapshot.offsets).filter(([, o]) => BigInt(o) >= 0n).map(([p, o]) => ({ partition: Number(p), offset: (BigInt(o) + 1n).toString() }));
   await kadmin.fetchTopicMetadata({ topics: [c.ns.topic] }); // kafkajs needs the partitions' leaders first
   await kadmin.deleteTopicRecords({ topic: c.ns.topic, partitions });
-}
-
-async function outcome<T>(p: Promise<T>): Promise<{ ok: T } | { code: number; details: string }> {
-  try {
-    return { ok: await p };
-  } catch (err) {
-    const e = err as { code: number; details: string };
-    return { code: e.code, details: e.details };
-  }
 }
 
 describe("snapshots", () => {

@@ -5,7 +5,7 @@
  * identified by its topic id.
  */
 import { Admin as PlatformaticAdmin } from "@platformatic/kafka";
-import kafkajs, { Kafka, logLevel, Partitioners, type ITopicConfig, type LogEntry, type Producer } from "kafkajs";
+import kafkajs, { Kafka, logLevel, Partitioners, type Admin, type ITopicConfig, type LogEntry, type Producer } from "kafkajs";
 
 // Not among the names Node's ES module loader finds in kafkajs's CommonJS exports: take it from the default export.
 const { ConfigResourceTypes } = kafkajs;
@@ -115,22 +115,15 @@ export async function ensureScoreTopic(kafka: Kafka, policy: ScoreTopicPolicy, o
   await admin.connect();
   try {
     const { topic, numSlots } = policy;
-    const brokers = (await admin.describeCluster()).brokers.length;
-    const replication = policy.replication ?? Math.min(3, brokers);
-    const minInsyncReplicas = policy.minInsyncReplicas ?? Math.max(1, replication - 1);
+    const { replication, minInsyncReplicas } = await durability(admin, policy);
     let created = false;
     if (!(await admin.listTopics()).includes(topic)) {
       if (!opts.create) throw new ScoreTopicMissing(topic);
-      // false (not an error) when another process created it first
-      created = await admin.createTopics({ topics: [scoreTopicSpec(topic, numSlots, replication, minInsyncReplicas)], waitForLeaders: true }).catch((err: Error) => {
-        if (!/already exists/i.test(String((err as { errors?: unknown[] }).errors?.map(String) ?? err.message))) throw err;
-        return false;
-      });
+      created = await createTopic(admin, scoreTopicSpec(topic, numSlots, replication, minInsyncReplicas));
     }
     const meta = await admin.fetchTopicMetadata({ topics: [topic] });
     const partitions = meta.topics[0]!.partitions;
-    const resources = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
-    const configs = new Map(resources.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
+    const configs = await topicConfigs(admin, topic);
     const actual = {
       replication: Math.min(...partitions.map((p) => p.replicas.length)),
       minInsyncReplicas: Number(configs.get("min.insync.replicas")),
@@ -147,6 +140,26 @@ export async function ensureScoreTopic(kafka: Kafka, policy: ScoreTopicPolicy, o
   } finally {
     await admin.disconnect();
   }
+}
+
+/** The replication and min.insync.replicas a topic gets: as configured, else min(3, brokers) and replication - 1 (at least 1). */
+export async function durability(admin: Admin, wanted: { replication?: number; minInsyncReplicas?: number }): Promise<{ replication: number; minInsyncReplicas: number }> {
+  const replication = wanted.replication ?? Math.min(3, (await admin.describeCluster()).brokers.length);
+  return { replication, minInsyncReplicas: wanted.minInsyncReplicas ?? Math.max(1, replication - 1) };
+}
+
+/** Creates a topic; false (not an error) when another process created it first. */
+export async function createTopic(admin: Admin, spec: ITopicConfig): Promise<boolean> {
+  return admin.createTopics({ topics: [spec], waitForLeaders: true }).catch((err: Error) => {
+    if (!/already exists/i.test(String((err as { errors?: unknown[] }).errors?.map(String) ?? err.message))) throw err;
+    return false;
+  });
+}
+
+/** A topic's configuration entries (describeConfigs), by name. */
+export async function topicConfigs(admin: Admin, topic: string): Promise<Map<string, string>> {
+  const resources = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+  return new Map(resources.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
 }
 
 /**

@@ -39,7 +39,7 @@ import { Redis } from "ioredis";
 import { Code, LadderError, unavailable } from "@ladder/common/errors";
 import type { Logger } from "@ladder/common/logger";
 import { nodeAddress, type SentinelAddress } from "@ladder/common/redis-address";
-import { FAILOVER_RETRY_MS, openRedis, ShardReader, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
+import { FAILOVER_RETRY_MS, openRedis, readyWithin, ShardReader, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
 
 export interface ReplicaSetOptions {
   shardId: string;
@@ -284,21 +284,6 @@ function seen(n: Node, role: Array<string | number> | undefined): void {
 /** How long a read waits for a usable node's connection that is being made again. */
 const RECONNECT_WAIT_MS = 250;
 
-/** Resolves when `redis` is ready, rejects after `ms`. */
-function readyWithin(redis: Redis, ms: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      redis.off("ready", ready);
-      reject(new Error(`not connected within ${ms} ms`));
-    }, ms);
-    const ready = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    redis.once("ready", ready);
-  });
-}
-
 /** ROLE of a node, or undefined when it does not answer. */
 async function roleOf(redis: Redis): Promise<Array<string | number> | undefined> {
   if (redis.status !== "ready") return undefined;
@@ -317,37 +302,35 @@ function fields(flat: string[]): Record<string, string | undefined> {
 }
 
 /**
- * A ShardReader over a ReplicaSet: each read goes to one usable node (see above); with
- * `primaryOnly`, to the primary through Sentinel, as a shard without replicas. The applied
- * offsets (consistency tokens) are always the primary's.
+ * A ShardReader over a ReplicaSet: each read goes to one usable node (see above). The applied
+ * offsets (consistency tokens) are always the primary's. Reads that must see the primary only
+ * use a plain ShardReader over `set.primary` (ShardPool.primaries()).
  */
 export class ReplicatedReader extends ShardReader {
   private readonly set: ReplicaSet;
   private readonly options: Omit<ShardReaderOptions, "redis">;
-  private readonly primaryOnly: boolean;
   private readonly byNode = new WeakMap<Redis, ShardReader>();
 
-  constructor(set: ReplicaSet, options: Omit<ShardReaderOptions, "redis">, primaryOnly: boolean) {
+  constructor(set: ReplicaSet, options: Omit<ShardReaderOptions, "redis">) {
     super({ ...options, redis: set.primary });
     this.set = set;
     this.options = options;
-    this.primaryOnly = primaryOnly;
   }
 
   override top(board: string, count: number): Promise<TopResult> {
-    return this.primaryOnly ? super.top(board, count) : this.onNode((r) => r.top(board, count), () => super.top(board, count));
+    return this.onNode((r) => r.top(board, count), () => super.top(board, count));
   }
 
   override window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
-    return this.primaryOnly ? super.window(board, key, playerId, radius) : this.onNode((r) => r.window(board, key, playerId, radius), () => super.window(board, key, playerId, radius));
+    return this.onNode((r) => r.window(board, key, playerId, radius), () => super.window(board, key, playerId, radius));
   }
 
   override standing(board: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
-    return this.primaryOnly ? super.standing(board, playerId, radius) : this.onNode((r) => r.standing(board, playerId, radius), () => super.standing(board, playerId, radius));
+    return this.onNode((r) => r.standing(board, playerId, radius), () => super.standing(board, playerId, radius));
   }
 
   override entry(board: string, playerId: string): Promise<number | undefined> {
-    return this.primaryOnly ? super.entry(board, playerId) : this.onNode((r) => r.entry(board, playerId), () => super.entry(board, playerId));
+    return this.onNode((r) => r.entry(board, playerId), () => super.entry(board, playerId));
   }
 
   /** `read` on the usable nodes in turn until one answers; before the first probe found any, on the primary. */

@@ -24,7 +24,7 @@ import { buildPlacement, shardOf, type Placement } from "@ladder/common/placemen
 import type { BoardSpecs } from "@ladder/common/board-spec";
 import type { Logger } from "@ladder/common/logger";
 import { parseSentinelUrl } from "@ladder/common/redis-address";
-import { auditPrefix, shardStamp, ShardReader } from "@ladder/store";
+import { auditPrefix, readyWithin, shardStamp, ShardReader } from "@ladder/store";
 import { ReplicaSet, ReplicatedReader } from "./replicas.js";
 import { codeName, routerMetrics } from "./metrics.js";
 
@@ -98,27 +98,20 @@ export class ShardPool {
     const replicaSets = new Map<string, ReplicaSet>();
     const primaryStores = new Map<string, ShardReader>();
     for (const s of o.shards) {
-      const sentinel = parseSentinelUrl(s.redisUrl);
-      if (sentinel) {
-        // a primary with replicas behind Sentinel: reads spread over the current ones (replicas.ts)
-        const set = new ReplicaSet({ shardId: s.id, url: s.redisUrl, sentinel, maxLagMs: o.replicaMaxLagMs ?? 1000, timeoutMs: this.timeoutMs, log: o.log });
-        const stamp = shardStamp({ shardId: s.id, topic: o.topic, numSlots: o.numSlots, slots: placement.slotsOf.get(s.id) ?? [], boards: o.boards });
-        const reader = { shardId: s.id, stamp, keyPrefix: this.keyPrefix };
-        replicaSets.set(s.id, set);
-        connections.set(s.id, set.primary);
-        stamps.set(s.id, stamp);
-        stores.set(s.id, new ReplicatedReader(set, reader, false));
-        primaryStores.set(s.id, new ReplicatedReader(set, reader, true));
-        continue;
-      }
-      // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
-      const redis = new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
-      redis.on("error", () => {}); // reported per query as UNAVAILABLE
       const stamp = shardStamp({ shardId: s.id, topic: o.topic, numSlots: o.numSlots, slots: placement.slotsOf.get(s.id) ?? [], boards: o.boards });
+      const reader = { shardId: s.id, stamp, keyPrefix: this.keyPrefix };
+      const sentinel = parseSentinelUrl(s.redisUrl);
+      // a primary with replicas behind Sentinel: reads spread over the current ones (replicas.ts)
+      const set = sentinel && new ReplicaSet({ shardId: s.id, url: s.redisUrl, sentinel, maxLagMs: o.replicaMaxLagMs ?? 1000, timeoutMs: this.timeoutMs, log: o.log });
+      // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
+      const redis = set ? set.primary : new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
+      if (!set) redis.on("error", () => {}); // reported per query as UNAVAILABLE
+      const primary = new ShardReader({ ...reader, redis });
+      if (set) replicaSets.set(s.id, set);
       connections.set(s.id, redis);
       stamps.set(s.id, stamp);
-      stores.set(s.id, new ShardReader({ shardId: s.id, stamp, redis, keyPrefix: this.keyPrefix }));
-      primaryStores.set(s.id, stores.get(s.id)!);
+      stores.set(s.id, set ? new ReplicatedReader(set, reader) : primary);
+      primaryStores.set(s.id, primary);
     }
     return Object.freeze({ placement, connections, stamps, stores, replicaSets, primaryStores });
   }
@@ -129,7 +122,7 @@ export class ShardPool {
     const viewReader = (id: string, redis: Redis): ShardReader => {
       const o = { shardId: id, stamp: table.stamps.get(id)!, keyPrefix: auditPrefix(this.keyPrefix, view), view };
       const set = table.replicaSets.get(id);
-      return set ? new ReplicatedReader(set, o, this.primaryOnly) : new ShardReader({ ...o, redis });
+      return set && !this.primaryOnly ? new ReplicatedReader(set, o) : new ShardReader({ ...o, redis });
     };
     const stores = view === ""
       ? (this.primaryOnly ? table.primaryStores : table.stores)
@@ -144,17 +137,7 @@ export class ShardPool {
    * of the shards not connected.
    */
   async connected(): Promise<string[]> {
-    const waits = [...this.table.connections].map(async ([id, redis]) => {
-      if (redis.status === "ready") return undefined;
-      const ready = new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), this.timeoutMs);
-        redis.once("ready", () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-      return (await ready) ? undefined : id;
-    });
+    const waits = [...this.table.connections].map(([id, redis]) => readyWithin(redis, this.timeoutMs).then(() => undefined, () => id));
     const down = (await Promise.all(waits)).filter((id): id is string => id !== undefined);
     // and the first look at the replicas, so reads spread from the first one
     await Promise.all([...this.table.replicaSets.values()].map((set) => Promise.race([set.probed, new Promise((r) => setTimeout(r, this.timeoutMs))])));

@@ -14,7 +14,7 @@
 import type { Kafka } from "kafkajs";
 import { ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, type ScoreTopicPolicy, type TopicIds } from "@ladder/common/kafka";
 import type { Logger } from "@ladder/common/logger";
-import { builtFrom as builtFromOf, explainMismatch } from "@ladder/store";
+import { builtFrom as builtFromOf, explainMismatch, stampFields } from "@ladder/store";
 import type { ShardState } from "@ladder/store/writer";
 
 /** A refusal to run: the message says what differs and what to do. */
@@ -60,7 +60,7 @@ export async function checkBuild(o: BuildCheckOptions): Promise<{ builtFrom: str
 /** While running: the topic id must not change (the topic was deleted and created again). */
 export async function topicProblem(topicIds: TopicIds, topic: string, builtFrom: string): Promise<string | undefined> {
   const id = await topicIds.idOf(topic);
-  const expected = builtFrom.slice(builtFrom.lastIndexOf("|topic-id=") + "|topic-id=".length);
+  const expected = stampFields(builtFrom).get("topic-id");
   if (id === expected) return undefined;
   return id === undefined ? `score topic ${topic} was deleted` : `score topic ${topic} was deleted and created again (id ${id}; this shard was built from ${expected})`;
 }

@@ -32,3 +32,19 @@ export function openRedis(url: string, options: RedisOptions = {}): Redis {
     ...options,
   });
 }
+
+/** Resolves when `redis` is ready (at once if it is), rejects after `ms`. */
+export function readyWithin(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off("ready", ready);
+      reject(new Error(`not connected within ${ms} ms`));
+    }, ms);
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once("ready", ready);
+  });
+}

@@ -14,6 +14,8 @@
  *   <prefix>snapshot-load:<id>:…  boards and dedup sets of a snapshot being loaded, until they
  *                           replace the live ones in one step (writer/snapshot.ts)
  */
+import type { Redis } from "ioredis";
+
 export interface KeyLayout {
   board(board: string): string;
   readonly offsets: string;
@@ -32,6 +34,12 @@ export function keyLayout(prefix: string): KeyLayout {
     dedup: (partition: number) => `${prefix}dedup:${partition}`,
     rebuildLease: `${prefix}rebuild-lease`,
   });
+}
+
+/** The last applied offset of each of `partitions` in the offsets hash `offsetsKey` (-1 where none). */
+export async function appliedOffsetsOf(redis: Redis, offsetsKey: string, partitions: readonly number[]): Promise<bigint[]> {
+  const raw = await redis.hmget(offsetsKey, ...partitions.map(String));
+  return raw.map((o) => (o === null ? -1n : BigInt(o)));
 }
 
 /** The key prefix of audit view `view` of the boards under `prefix`. */

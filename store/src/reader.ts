@@ -7,7 +7,7 @@
  */
 import type { Redis } from "ioredis";
 import type { KeyedMember } from "@ladder/common/score-encoding";
-import { keyLayout, type KeyLayout } from "./keys.js";
+import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
 import { readRefusal, ReadStatus, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
 
 export interface TopResult {
@@ -95,9 +95,8 @@ export class ShardReader {
   }
 
   /** The last applied offset of each of `partitions` (-1 where none): read-your-writes waits. */
-  async appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
-    const raw = await this.redis.hmget(this.keys.offsets, ...partitions.map(String));
-    return raw.map((o) => (o === null ? -1n : BigInt(o)));
+  appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
+    return appliedOffsetsOf(this.redis, this.keys.offsets, partitions);
   }
 
   /** The reply when the shard answered; else the error its heartbeat explains (one more GET, failures only). */

@@ -88,6 +88,11 @@ export function withWriteScripts(redis: Redis): Redis & WriteScripts {
   return redis as Redis & WriteScripts;
 }
 
+/** Whether a heartbeat value says the shard serves ("!<reason>\n<stamp>" says why it does not; heartbeat.lua). */
+export function servesReads(heartbeat: string | null): boolean {
+  return heartbeat !== null && !heartbeat.startsWith("!");
+}
+
 /**
  * The error a refused read stands for, from the heartbeat key's value (read after the script
  * refused): missing = no node runs (an audit view: never built); "!<reason>\n<stamp>" = the
@@ -100,7 +105,7 @@ export function readRefusal(o: { status: number; heartbeat: string | null; shard
     if (view) return new LadderError(Code.NOT_FOUND, `no audit view "${view}" (never built, or still being built)`);
     return new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not running (no heartbeat)`, { retriable: true });
   }
-  const notServing = heartbeat.startsWith("!");
+  const notServing = !servesReads(heartbeat);
   const theirs = notServing ? heartbeat.slice(heartbeat.indexOf("\n") + 1) : heartbeat;
   if (theirs !== stamp) {
     const what = stampFields(theirs).get("shard") !== shardId ? `the configured Redis belongs to ${stampFields(theirs).get("shard")}` : explainMismatch(stamp, theirs);

@@ -14,6 +14,13 @@ export async function forEachKey(redis: Redis, prefix: string, fn: (keys: string
   } while (cursor !== "0");
 }
 
+/** Every key under `prefix` (one SCAN walk). */
+export async function listKeys(redis: Redis, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  await forEachKey(redis, prefix, async (keys) => void out.push(...keys));
+  return out;
+}
+
 /** Deletes every key under `prefix` in the connection's database. */
 export async function unlinkPrefix(redis: Redis, prefix: string): Promise<void> {
   await forEachKey(redis, prefix, async (keys) => void (await redis.unlink(...keys)));

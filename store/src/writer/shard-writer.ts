@@ -4,7 +4,7 @@
  * database or an audit view. Every call is one script round trip.
  */
 import type { Redis } from "ioredis";
-import { keyLayout, type KeyLayout } from "../keys.js";
+import { appliedOffsetsOf, keyLayout, type KeyLayout } from "../keys.js";
 import { ApplyStatus, HeartbeatStatus, withWriteScripts, type WriteScripts } from "../scripts.js";
 
 /** A score event ready for the apply script: validated, time already quantized. */
@@ -127,9 +127,8 @@ export class ShardWriter {
   }
 
   /** The last applied offset of each of `partitions` (-1 where none). */
-  async appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
-    const raw = await this.redis.hmget(this.keys.offsets, ...partitions.map(String));
-    return raw.map((o) => (o === null ? -1n : BigInt(o)));
+  appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
+    return appliedOffsetsOf(this.redis, this.keys.offsets, partitions);
   }
 
   /** What this Redis says its data was built from (undefined: nothing recorded). */

@@ -15,10 +15,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
-import kafkajs from "kafkajs";
+import { retryUntil } from "@ladder/common/backoff";
+import { createTopic, durability, topicConfigs } from "@ladder/common/kafka";
 import { slotAssigner } from "./slot-assigner.js";
-
-const { ConfigResourceTypes } = kafkajs;
 
 export const SNAPSHOT_PARTITIONS = 16;
 /** The snapshot topic of a score topic. */
@@ -40,44 +39,27 @@ export interface SnapshotTopicPolicy {
  * `waitMs`.
  */
 export async function ensureSnapshotTopic(admin: Admin, p: SnapshotTopicPolicy, waitMs = 20_000): Promise<{ partitions: number; created: boolean; problems: string[] }> {
-  const deadline = Date.now() + waitMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ensureOnce(admin, p);
-    } catch (err) {
-      if (Date.now() + attempt * 250 > deadline) throw err;
-      await new Promise((r) => setTimeout(r, attempt * 250));
-    }
-  }
+  return retryUntil(() => ensureOnce(admin, p), { initialMs: 250, maxMs: 2_000, what: `snapshot topic ${p.topic}`, timeoutMs: waitMs });
 }
 
 async function ensureOnce(admin: Admin, p: SnapshotTopicPolicy): Promise<{ partitions: number; created: boolean; problems: string[] }> {
   let created = false;
   if (!(await admin.listTopics()).includes(p.topic)) {
-    const brokers = (await admin.describeCluster()).brokers.length;
-    const replication = p.replication ?? Math.min(3, brokers);
-    const minInsync = p.minInsyncReplicas ?? Math.max(1, replication - 1);
-    created = await admin.createTopics({
-      waitForLeaders: true,
-      topics: [{
-        topic: p.topic, numPartitions: SNAPSHOT_PARTITIONS, replicationFactor: replication,
-        configEntries: [
-          { name: "cleanup.policy", value: "compact" },
-          { name: "segment.bytes", value: String(64 * 1024 * 1024) },
-          { name: "segment.ms", value: String(3_600_000) },
-          { name: "min.cleanable.dirty.ratio", value: "0.5" },
-          { name: "min.insync.replicas", value: String(minInsync) },
-        ],
-      }],
-    }).catch((err: Error) => {
-      if (!/already exists/i.test(String((err as { errors?: unknown[] }).errors?.map(String) ?? err.message))) throw err;
-      return false;
+    const { replication, minInsyncReplicas } = await durability(admin, p);
+    created = await createTopic(admin, {
+      topic: p.topic, numPartitions: SNAPSHOT_PARTITIONS, replicationFactor: replication,
+      configEntries: [
+        { name: "cleanup.policy", value: "compact" },
+        { name: "segment.bytes", value: String(64 * 1024 * 1024) },
+        { name: "segment.ms", value: String(3_600_000) },
+        { name: "min.cleanable.dirty.ratio", value: "0.5" },
+        { name: "min.insync.replicas", value: String(minInsyncReplicas) },
+      ],
     });
   }
   const meta = await admin.fetchTopicMetadata({ topics: [p.topic] });
   const partitions = meta.topics[0]!.partitions.length;
-  const resources = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: p.topic }] });
-  const configs = new Map(resources.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
+  const configs = await topicConfigs(admin, p.topic);
   const problems: string[] = [];
   if (partitions < 2) problems.push(`it has ${partitions} partition(s), at least 2 are needed (manifests and chunks): snapshots are off`);
   if (!String(configs.get("cleanup.policy")).includes("compact")) problems.push(`cleanup.policy is ${configs.get("cleanup.policy")}, not compact: old snapshots are never dropped, or deleted by retention`);

@@ -70,7 +70,7 @@ import type { Logger } from "@ladder/common/logger";
 import { explainMismatch } from "../identity.js";
 import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
-import { globEscape, unlinkPrefix } from "./key-scan.js";
+import { globEscape, listKeys, unlinkPrefix } from "./key-scan.js";
 import {
   BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, decodeChunk, decodeManifest, encodeBody, encodeChunk, encodeManifest, manifestKey, manifestOffsets,
   type ChunkSlot, type SnapshotEntry, type SnapshotManifest,
@@ -178,9 +178,10 @@ interface Frozen {
 /** Reads the shard's keys, offsets and built-from in one MULTI/EXEC (see the top of this file). */
 async function freeze(redis: Redis, keyPrefix: string): Promise<Frozen> {
   const keys = keyLayout(keyPrefix);
-  const patterns = ["board:*", "dedup:*"].map((p) => globEscape(keyPrefix) + p);
+  const prefixes = [keys.board(""), `${keyPrefix}dedup:`];
+  const patterns = prefixes.map((p) => `${globEscape(p)}*`);
   for (let attempt = 1; attempt <= 5; attempt++) {
-    const listed = (await Promise.all(patterns.map((p) => scanAll(redis, p)))).flat().sort();
+    const listed = (await Promise.all(prefixes.map((p) => listKeys(redis, p)))).flat().sort();
     const multi = redis.multi().get(keys.builtFrom).hgetall(keys.offsets);
     for (const p of patterns) multi.keys(p);
     for (const k of listed) multi.dumpBuffer(k).pexpiretime(k).zcard(k);
@@ -208,17 +209,6 @@ async function freeze(redis: Redis, keyPrefix: string): Promise<Frozen> {
     return { builtFrom: value(0) as string | null, offsets: value(1) as Record<string, string>, entries, players, execMs };
   }
   throw new Error("the shard's keys kept changing while taking a snapshot");
-}
-
-async function scanAll(redis: Redis, pattern: string): Promise<string[]> {
-  const out: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = next;
-    out.push(...keys);
-  } while (cursor !== "0");
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
