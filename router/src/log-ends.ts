@@ -5,9 +5,11 @@
  * that does (forged, corrupted, or from another cluster or an older topic of the same name)
  * would otherwise make the read poll the shards for the whole consistency wait.
  *
- * The ends are cached. A token beyond the cached ends triggers one refresh (concurrent
- * requests share it: a fresh token is often a little ahead of the cache), and only a token
- * still beyond the refreshed ends is refused with INVALID_ARGUMENT. If Kafka can't be asked,
+ * The ends are cached. A token beyond the cached ends waits for a refresh that started after
+ * the token arrived (a refresh already under way may predate the write the token names), and
+ * only a token still beyond those ends is refused with INVALID_ARGUMENT. Concurrent tokens
+ * share refreshes: at most one runs at a time, and each waiter joins the first that began
+ * after it arrived. If Kafka can't be asked,
  * the token is not refused: the read waits for it as before, bounded by the consistency wait.
  */
 import type { Admin } from "kafkajs";
@@ -17,15 +19,18 @@ import type { Logger } from "@ladder/common/logger";
 
 export class LogEnds {
   private ends = new Map<number, bigint>();
-  private refreshing: Promise<void> | undefined;
+  /** Arrivals and refreshes are numbered in one sequence: a refresh serves the arrivals before it. */
+  private seq = 0;
+  private refreshing: { seq: number; done: Promise<void> } | undefined;
 
   constructor(private readonly admin: Admin, private readonly topic: string, private readonly log: Logger) {}
 
   /** Throws INVALID_ARGUMENT when `required` names an offset past the log's end. */
   async check(required: RequiredOffsets): Promise<void> {
     if (this.beyond(required) === undefined) return;
+    const arrived = ++this.seq;
     try {
-      await this.refresh();
+      await this.refreshAfter(arrived);
     } catch (err) {
       this.log.warn({ err }, "could not read the log's end offsets; consistency token not checked");
       return;
@@ -42,12 +47,25 @@ export class LogEnds {
     return undefined;
   }
 
-  private refresh(): Promise<void> {
-    this.refreshing ??= this.admin
-      .connect() // a no-op once connected
-      .then(() => this.admin.fetchTopicOffsets(this.topic))
-      .then((offsets) => void (this.ends = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]))))
-      .finally(() => (this.refreshing = undefined));
-    return this.refreshing;
+  /** Resolves once a refresh that began after arrival `arrived` has finished. */
+  private async refreshAfter(arrived: number): Promise<void> {
+    for (;;) {
+      const running = this.refreshing;
+      if (running && running.seq > arrived) return running.done;
+      if (running) {
+        await running.done.catch(() => {}); // began before we arrived: wait for it, then one of our own
+        continue;
+      }
+      const seq = ++this.seq;
+      const done = this.admin
+        .connect() // a no-op once connected
+        .then(() => this.admin.fetchTopicOffsets(this.topic))
+        .then((offsets) => void (this.ends = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]))))
+        .finally(() => {
+          if (this.refreshing?.seq === seq) this.refreshing = undefined;
+        });
+      this.refreshing = { seq, done };
+      return done;
+    }
   }
 }
