@@ -64,6 +64,9 @@ export interface Config {
   /** The score topic's min.insync.replicas; undefined = replication - 1, at least 1. */
   readonly topicMinInsync: number | undefined;
   readonly consistencyWaitMs: number;
+  /** GetTop pages served from the router's memory for at most this long (0: no cache). */
+  readonly topCacheMs: number;
+  readonly topCacheDepth: number;
   readonly rebuildDb: number;
   readonly ingestMaxQueued: number;
   /** Shard nodes take snapshots and rebuilds and refills load them (store/src/writer/snapshot.ts). */
@@ -102,6 +105,8 @@ export const servicesEnv = envVariables({
   LADDER_MAX_BATCH: int({ default: 1000, min: 1, max: 100_000, description: "most updates in one SubmitScores" }),
   LADDER_MAX_CLOCK_SKEW_MS: duration({ default: 5 * 60_000, min: 0, max: 24 * 3600_000, description: "how far ahead of ingest's clock an update's timestamp may be" }),
   LADDER_SHARD_TIMEOUT_MS: duration({ default: 2000, min: 1, max: 600_000, description: "the router's deadline for one shard call" }),
+  LADDER_TOP_CACHE_MS: duration({ default: 0, min: 0, max: 60_000, description: "the router serves GetTop pages of the live boards from memory for at most this long after reading them (0: off); reads with a consistency token never use it" }),
+  LADDER_TOP_CACHE_DEPTH: int({ default: 100, min: 1, max: 10_000, description: "how deep the top cache keeps each board (offset + limit up to this); deeper pages are read from the shards" }),
   LADDER_HEARTBEAT_TTL_MS: duration({ default: 5000, min: 100, max: 600_000, description: "a shard node silent this long makes its shard's reads `UNAVAILABLE`" }),
   LADDER_APPLY_BATCH: int({ default: 500, min: 1, max: 10_000, description: "events per apply-script call of a shard node" }),
   LADDER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: `pino level: ${LOG_LEVELS.join(", ")}` }),
@@ -175,6 +180,8 @@ export const configSchema = envSchema(servicesEnv, {
     topicReplication: v.LADDER_TOPIC_REPLICATION || undefined,
     topicMinInsync: v.LADDER_TOPIC_MIN_ISR || undefined,
     consistencyWaitMs: v.LADDER_CONSISTENCY_WAIT_MS,
+    topCacheMs: v.LADDER_TOP_CACHE_MS,
+    topCacheDepth: v.LADDER_TOP_CACHE_DEPTH,
     rebuildDb: v.LADDER_REBUILD_DB,
     ingestMaxQueued: v.LADDER_INGEST_MAX_QUEUED,
     snapshots: v.LADDER_SNAPSHOTS,

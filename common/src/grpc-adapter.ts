@@ -18,7 +18,7 @@
  * the services added with `addService`.
  */
 import * as grpc from "@grpc/grpc-js";
-import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import { bearer } from "./auth.js";
 import { LadderError, invalidArgument, toServiceError } from "./errors.js";
@@ -55,6 +55,19 @@ class Undecodable {
 /** Checks a call before its handler runs (e.g. authentication); throws to refuse it. */
 export type Guard = (method: DescMethod, ctx: CallContext) => void;
 
+/** Responses encoded once (encodeOnce), by message object. */
+const encoded = new WeakMap<object, Buffer>();
+
+/**
+ * Encodes a response message now, once: every later answer with this same object sends these
+ * bytes (a page served to many callers, e.g. the router's top cache). The message must never
+ * change after this call.
+ */
+export function encodeOnce<T extends Message>(schema: DescMessage, msg: T): T {
+  encoded.set(msg, Buffer.from(toBinary(schema, msg as never)));
+  return msg;
+}
+
 /** The grpc-js ServiceDefinition of a protobuf-es service descriptor. */
 export function serviceDefinition(service: DescService): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<Message, Message>> = {};
@@ -71,7 +84,7 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
           return new Undecodable((err as Error).message) as unknown as Message;
         }
       },
-      responseSerialize: (msg: Message) => Buffer.from(toBinary(m.output, msg as never)),
+      responseSerialize: (msg: Message) => encoded.get(msg) ?? Buffer.from(toBinary(m.output, msg as never)),
       responseDeserialize: (buf: Buffer) => fromBinary(m.output, buf),
     };
   }

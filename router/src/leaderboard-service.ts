@@ -2,11 +2,12 @@
  * LeaderboardService handlers: check the request, run the query, shape the answer.
  * Bad arguments are INVALID_ARGUMENT before any shard is asked.
  */
-import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import type { ImplOf } from "@ladder/common/grpc-adapter";
+import { create } from "@bufbuild/protobuf";
+import { GetTopResponseSchema, type GetTopResponse, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { encodeOnce, type ImplOf } from "@ladder/common/grpc-adapter";
 import { invalidArgument } from "@ladder/common/errors";
 import { boardProblem, playerIdProblem, viewProblem } from "@ladder/common/validate";
-import type { Queries, RankedEntry } from "./queries.js";
+import type { Page, Queries, RankedEntry } from "./queries.js";
 
 export const MAX_LIMIT = 1000;
 export const MAX_DEPTH = 10_000;
@@ -31,8 +32,7 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page by rank with GetAround instead`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await by(req.consistencyToken).top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view));
-      return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
+      return topResponse(await by(req.consistencyToken).top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view)));
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
@@ -61,6 +61,17 @@ function view(name: string): string {
 
 function check(field: string, problem: string | undefined): void {
   if (problem) throw invalidArgument(`${field}: ${problem}`);
+}
+
+/**
+ * A page's response message, made and encoded once per page: the top cache (top-cache.ts) hands
+ * the same Page to every caller of a hot page until it refreshes; the message is never changed.
+ */
+const topResponses = new WeakMap<Page, GetTopResponse>();
+function topResponse(page: Page): GetTopResponse {
+  let res = topResponses.get(page);
+  if (res === undefined) topResponses.set(page, (res = encodeOnce(GetTopResponseSchema, create(GetTopResponseSchema, { entries: page.entries.map(toEntry), total: BigInt(page.total) }))));
+  return res;
 }
 
 function toEntry(e: RankedEntry) {

@@ -17,6 +17,11 @@ export const routerMetrics = metricSet((registry) => {
     shardCall,
     /** The child of shardCall for a shard and code (memoized: every shard call observes one). */
     shardCallOf: bound((shard, code) => shardCall.labels(shard, code)),
+    topCache: new Counter({
+      name: "ladder_router_top_cache_total",
+      help: "GetTop requests the top cache answered, by outcome: hit (a fresh page in memory), joined (waited for a read under way), refreshed (read the shards)",
+      labelNames: ["outcome"] as const, registers,
+    }),
     tokenWait: new Histogram({
       name: "ladder_router_consistency_wait_seconds",
       help: "time a read with a consistency token waited for the shards to apply its writes, by outcome (OK, or the status the read then failed with)",

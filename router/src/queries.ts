@@ -33,6 +33,7 @@ import type { BoardSpecs } from "@ladder/common/board-spec";
 import { notFound } from "@ladder/common/errors";
 import { decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
 import type { ShardPool } from "./shard-pool.js";
+import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
 import { mergeTop, splitAround } from "./top-merge.js";
 
 /** An entry of a board with its global rank, decoded. */
@@ -48,13 +49,39 @@ export interface Page {
   total: number;
 }
 
+export interface QueriesOptions {
+  /** Serve the live boards' first pages from memory (top-cache.ts); absent: every top reads the shards. */
+  topCache?: { maxAgeMs: number; depth: number; count?: TopCacheOptions["count"] };
+}
+
 export class Queries {
-  constructor(private readonly pool: ShardPool, private readonly boards: BoardSpecs) {}
+  private readonly cache: TopCache | undefined;
+
+  constructor(private readonly pool: ShardPool, private readonly boards: BoardSpecs, o: QueriesOptions = {}) {
+    this.cache = o.topCache && o.topCache.maxAgeMs > 0
+      ? new TopCache({
+        ...o.topCache,
+        read: (board, depth) => this.readTop(board, depth, Infinity, ""),
+        wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
+      })
+      : undefined;
+  }
 
   async top(board: string, offset: number, limit: number, deadlineMs = Infinity, view = ""): Promise<Page> {
-    const tops = await this.pool.fanOut(this.pool.scope(view), (s) => s.top(board, offset + limit), deadlineMs);
-    const merged = mergeTop(tops.map((t) => t.members), offset + limit).slice(offset);
-    return { entries: merged.map((m, i) => this.ranked(board, m, offset + i + 1)), total: sum(tops.map((t) => t.card)) };
+    if (this.cache && view === "" && offset + limit <= this.cache.depth) {
+      return this.cache.page(board, offset, limit, deadlineMs, (read) => this.page(board, read, offset, limit));
+    }
+    return this.page(board, await this.readTop(board, offset + limit, deadlineMs, view), offset, limit);
+  }
+
+  /** The merged first `n` entries of a board and its size: one fan-out. */
+  private async readTop(board: string, n: number, deadlineMs: number, view: string): Promise<TopRead> {
+    const tops = await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.top(board, n), deadlineMs);
+    return { members: mergeTop(tops.map((t) => t.members), n), total: sum(tops.map((t) => t.card)) };
+  }
+
+  private page(board: string, read: TopRead, offset: number, limit: number): Page {
+    return { entries: read.members.slice(offset, offset + limit).map((m, i) => this.ranked(board, m, offset + i + 1)), total: read.total };
   }
 
   async rank(board: string, playerId: string, deadlineMs = Infinity, view = ""): Promise<{ entry: RankedEntry; total: number }> {
@@ -68,7 +95,7 @@ export class Queries {
     const own = await this.pool.call(owner, (s) => s.standing(board, playerId, radius), deadlineMs);
     if (own === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"`);
     const pivot: KeyedMember = { playerId, key: own.key };
-    const others = await this.pool.fanOut({ ...scope, stores: scope.stores.filter((s) => s !== owner) }, (s) => s.window(board, own.key, playerId, radius), deadlineMs);
+    const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(board, own.key, playerId, radius), deadlineMs);
     const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
     const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
     const entries = [

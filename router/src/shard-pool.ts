@@ -25,6 +25,7 @@ import type { BoardSpecs } from "@ladder/common/board-spec";
 import type { Logger } from "@ladder/common/logger";
 import { parseSentinelUrl } from "@ladder/common/redis-address";
 import { auditPrefix, readyWithin, shardStamp, ShardReader } from "@ladder/store";
+import { Deadlines } from "./deadlines.js";
 import { ReplicaSet, ReplicatedReader } from "./replicas.js";
 import { codeName, routerMetrics } from "./metrics.js";
 
@@ -40,12 +41,17 @@ export interface RoutingTable {
   readonly replicaSets: ReadonlyMap<string, ReplicaSet>;
   /** Stores of the live boards that read primaries only (consistency tokens). */
   readonly primaryStores: ReadonlyMap<string, ShardReader>;
+  /** The live boards' scopes, built once: over `stores`, and over `primaryStores`. */
+  readonly live: Scope;
+  readonly livePrimaries: Scope;
 }
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
 export interface Scope {
   ownerOf(playerId: string): ShardReader;
   readonly stores: readonly ShardReader[];
+  /** Every store but `owner` (a store of this scope). */
+  othersOf(owner: ShardReader): readonly ShardReader[];
 }
 
 export interface ShardPoolOptions {
@@ -67,6 +73,8 @@ export class ShardPool {
   private readonly timeoutMs: number;
   /** Reads go to primaries only (see primaries()). */
   private readonly primaryOnly: boolean;
+  /** Bounds every shard call (shared by the pools over the same shards). */
+  private readonly deadlines: Deadlines;
 
   constructor(o: ShardPoolOptions | ShardPool, primaryOnly = false) {
     this.primaryOnly = primaryOnly;
@@ -74,7 +82,9 @@ export class ShardPool {
       this.keyPrefix = o.keyPrefix;
       this.timeoutMs = o.timeoutMs;
       this.table = o.table;
+      this.deadlines = o.deadlines;
     } else {
+      this.deadlines = new Deadlines();
       this.keyPrefix = o.keyPrefix;
       this.timeoutMs = o.timeoutMs;
       this.table = this.build(o);
@@ -104,7 +114,7 @@ export class ShardPool {
       // a primary with replicas behind Sentinel: reads spread over the current ones (replicas.ts)
       const set = sentinel && new ReplicaSet({ shardId: s.id, url: s.redisUrl, sentinel, maxLagMs: o.replicaMaxLagMs ?? 1000, timeoutMs: this.timeoutMs, log: o.log });
       // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
-      const redis = set ? set.primary : new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs });
+      const redis = set ? set.primary : new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs, enableAutoPipelining: true });
       if (!set) redis.on("error", () => {}); // reported per query as UNAVAILABLE
       const primary = new ShardReader({ ...reader, redis });
       if (set) replicaSets.set(s.id, set);
@@ -113,21 +123,19 @@ export class ShardPool {
       stores.set(s.id, set ? new ReplicatedReader(set, reader) : primary);
       primaryStores.set(s.id, primary);
     }
-    return Object.freeze({ placement, connections, stamps, stores, replicaSets, primaryStores });
+    return Object.freeze({ placement, connections, stamps, stores, replicaSets, primaryStores, live: scopeOver(placement, stores), livePrimaries: scopeOver(placement, primaryStores) });
   }
 
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
   scope(view = ""): Scope {
     const table = this.table;
+    if (view === "") return this.primaryOnly ? table.livePrimaries : table.live;
     const viewReader = (id: string, redis: Redis): ShardReader => {
       const o = { shardId: id, stamp: table.stamps.get(id)!, keyPrefix: auditPrefix(this.keyPrefix, view), view };
       const set = table.replicaSets.get(id);
       return set && !this.primaryOnly ? new ReplicatedReader(set, o) : new ShardReader({ ...o, redis });
     };
-    const stores = view === ""
-      ? (this.primaryOnly ? table.primaryStores : table.stores)
-      : new Map([...table.connections].map(([id, redis]) => [id, viewReader(id, redis)]));
-    return { ownerOf: (playerId) => stores.get(shardOf(table.placement, playerId))!, stores: [...stores.values()] };
+    return scopeOver(table.placement, new Map([...table.connections].map(([id, redis]) => [id, viewReader(id, redis)])));
   }
 
   /**
@@ -149,29 +157,30 @@ export class ShardPool {
     return this.table.stores.get(this.table.placement.slotToShard[slot]!)!;
   }
 
-  /** Runs `fn` on every shard of `scope` at once; all must answer before the deadline. */
-  async fanOut<T>(scope: Scope, fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
-    return Promise.all(scope.stores.map((s) => this.call(s, fn, deadlineMs)));
+  /** `work`, unless the caller's deadline (ms since epoch; Infinity: none) passes first: then DEADLINE_EXCEEDED. */
+  waitUntil<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
+    if (deadlineMs === Infinity) return work;
+    return this.deadlines.within(work, deadlineMs - Date.now(), () => deadlineExceeded("the deadline passed while the shards were read"));
+  }
+
+  /** Runs `fn` on every one of `stores` at once; all must answer before the deadline. */
+  async fanOut<T>(stores: readonly ShardReader[], fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
+    return Promise.all(stores.map((s) => this.call(s, fn, deadlineMs)));
   }
 
   /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline; times it by outcome (metrics.ts). */
   async call<T>(store: ShardReader, fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T> {
-    const budget = Math.min(this.timeoutMs, deadlineMs - Date.now());
+    const budget = deadlineMs === Infinity ? this.timeoutMs : Math.min(this.timeoutMs, deadlineMs - Date.now());
     if (budget <= 0) throw deadlineExceeded("deadline passed before the shards were asked");
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`)), budget);
-    });
     const startedAt = performance.now();
     let code: number = Code.OK;
     try {
-      return await Promise.race([fn(store), timeout]);
+      return await this.deadlines.within(fn(store), budget, () => unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`));
     } catch (err) {
       code = err instanceof LadderError ? err.code : Code.UNAVAILABLE;
       if (err instanceof LadderError) throw err;
       throw unavailable(`${store.shardId}: ${(err as Error).message}`, err);
     } finally {
-      clearTimeout(timer);
       routerMetrics().shardCallOf(store.shardId, codeName(code)).observe(secondsSince(startedAt));
     }
   }
@@ -183,4 +192,15 @@ export class ShardPool {
       ...[...replicaSets.values()].map((set) => set.close()),
     ]);
   }
+}
+
+/** A scope over `stores` (shard id → store), with each owner's "other shards" listed once. */
+function scopeOver(placement: Placement, stores: ReadonlyMap<string, ShardReader>): Scope {
+  const all = Object.freeze([...stores.values()]);
+  const others = new Map(all.map((owner) => [owner, Object.freeze(all.filter((s) => s !== owner))]));
+  return Object.freeze({
+    ownerOf: (playerId: string) => stores.get(shardOf(placement, playerId))!,
+    stores: all,
+    othersOf: (owner: ShardReader) => others.get(owner) ?? all.filter((s) => s !== owner),
+  });
 }
