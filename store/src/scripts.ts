@@ -20,6 +20,7 @@ const SOURCES = Object.freeze({
   window: READ_HEADER + lua("read-window"),
   entry: READ_HEADER + lua("read-entry"),
   standing: READ_HEADER + lua("read-standing"),
+  batch: READ_HEADER + lua("read-batch"),
 });
 
 /** Status codes of the apply script. */
@@ -60,6 +61,8 @@ export interface ReadScripts {
   ladderWindow(board: string, heartbeat: string, stamp: string, key: string, playerId: string, radius: number): Promise<Reply>;
   ladderEntry(board: string, heartbeat: string, stamp: string, playerId: string): Promise<Reply>;
   ladderStanding(board: string, heartbeat: string, stamp: string, playerId: string, radius: number): Promise<Reply>;
+  /** read-batch.lua: numKeys = 1 + reads; then the heartbeat key, each read's board key, the stamp and each read's kind and arguments. */
+  ladderBatch(numKeys: number, ...args: Array<string | number>): Promise<Array<number | Reply>>;
 }
 
 /** The write scripts as commands on a connection. */
@@ -75,6 +78,7 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     redis.defineCommand("ladderWindow", { lua: SOURCES.window, numberOfKeys: 2, readOnly: true });
     redis.defineCommand("ladderEntry", { lua: SOURCES.entry, numberOfKeys: 2, readOnly: true });
     redis.defineCommand("ladderStanding", { lua: SOURCES.standing, numberOfKeys: 2, readOnly: true });
+    redis.defineCommand("ladderBatch", { lua: SOURCES.batch, readOnly: true });
   }
   return redis as Redis & ReadScripts;
 }

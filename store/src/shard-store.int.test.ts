@@ -134,6 +134,28 @@ describe("shard store > reads", () => {
     expect(top.members).toEqual(members.slice(0, 25));
   });
 
+  it("answers reads asked together (one read-batch.lua command) exactly as each asked alone, and refuses them together", async () => {
+    nextOffset = 0n;
+    const events = Array.from({ length: 60 }, (_, i) => ev(`q${i}`, 1, 10 + (i % 7), t0 + (i % 3) * 60_000));
+    await writer.apply(0, [...events, ev("other-board", 1, 5, t0, "c")]);
+    const ask = () => [
+      store.standing("b", "q3", 2), store.window("b", 12345, "q3", 1), store.top("b", 5), store.entry("b", "q9"),
+      store.standing("b", "nobody", 1), store.top("c", 3), store.standing("c", "other-board", 0), store.entry("none", "q1"),
+    ] as const;
+    const alone: unknown[] = [];
+    for (const read of ask()) alone.push(await read); // each awaited before the next: sent alone
+    const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info("commandstats"))?.[1] ?? 0);
+    const before = await calls();
+    const together = await Promise.all(ask()); // asked in one turn: sent as one command
+    expect(await calls()).toBe(before + 1);
+    expect(together).toEqual(alone);
+    expect(together[4]).toBeUndefined();
+    expect(together[7]).toBeUndefined();
+    await writer.clearHeartbeat();
+    const refused = await Promise.all(ask().map((p) => p.then(() => "answered", (e: LadderError) => e.code)));
+    expect(refused).toEqual(Array(8).fill(Code.UNAVAILABLE));
+  });
+
   it("fails with UNAVAILABLE when the shard node's heartbeat is gone", async () => {
     await writer.clearHeartbeat();
     const err = await store.top("b", 10).catch((e: unknown) => e);

@@ -12,4 +12,4 @@
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
 if status ~= 0 then return { status } end
-return { 0, redis.call('ZSCORE', KEYS[1], ARGV[2]) }
+return read_entry(KEYS[1], ARGV[2])

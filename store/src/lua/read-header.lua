@@ -8,6 +8,11 @@
   two are equal: never a stale or partial board, and never one built from other slots or
   board specs than the reader's. The caller explains a refusal from the key's value.
 
+  It also holds the reads themselves, as functions: each read script checks the shard, then
+  calls one (read-top.lua, read-window.lua, read-standing.lua, read-entry.lua say what each
+  returns); read-batch.lua checks once and calls several. Each returns its script's whole
+  reply, status 0 first.
+
   Status codes (first element of every read reply):
      0  OK
     -1  SHARD_DOWN    no heartbeat: the shard node is not running
@@ -44,4 +49,38 @@ local function append_window(out, board, center, radius)
   local range = redis.call('ZRANGE', board, start, center + radius, 'WITHSCORES')
   for i = 1, #range do out[#out + 1] = range[i] end
   return out
+end
+
+-- read-top.lua: { 0, card, member1, key1, ... } for the first `count` entries.
+local function read_top(board, count)
+  local out = { 0, redis.call('ZCARD', board) }
+  local range = redis.call('ZRANGE', board, 0, count - 1, 'WITHSCORES')
+  for i = 1, #range do out[#out + 1] = range[i] end
+  return out
+end
+
+-- read-window.lua: { 0, ahead, card, start, member1, key1, ... } around position (score, player).
+local function read_window(board, score, player, radius)
+  local lo = redis.call('ZCOUNT', board, '-inf', '(' .. score)
+  local hi = redis.call('ZCOUNT', board, '-inf', score)
+  -- invariant: members at ranks < lo are ahead; members at ranks >= hi are behind
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local member = redis.call('ZRANGE', board, mid, mid)[1]
+    if bytes_less(member, player) then lo = mid + 1 else hi = mid end
+  end
+  return append_window({ 0, lo, redis.call('ZCARD', board) }, board, lo, radius)
+end
+
+-- read-standing.lua: { 0, key, ahead, card, start, member1, key1, ... }, or { 0, false }.
+local function read_standing(board, player, radius)
+  local key = redis.call('ZSCORE', board, player)
+  if not key then return { 0, false } end
+  local ahead = redis.call('ZRANK', board, player)
+  return append_window({ 0, key, ahead, redis.call('ZCARD', board) }, board, ahead, radius)
+end
+
+-- read-entry.lua: { 0, key } (key false when the player has no entry).
+local function read_entry(board, player)
+  return { 0, redis.call('ZSCORE', board, player) }
 end

@@ -28,11 +28,4 @@
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
 if status ~= 0 then return { status } end
-local board = KEYS[1]
-local player = ARGV[2]
-local radius = tonumber(ARGV[3])
-
-local key = redis.call('ZSCORE', board, player)
-if not key then return { 0, false } end
-local ahead = redis.call('ZRANK', board, player)
-return append_window({ 0, key, ahead, redis.call('ZCARD', board) }, board, ahead, radius)
+return read_standing(KEYS[1], ARGV[2], tonumber(ARGV[3]))

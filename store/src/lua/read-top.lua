@@ -14,8 +14,4 @@
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
 if status ~= 0 then return { status } end
-local card = redis.call('ZCARD', KEYS[1])
-local out = { 0, card }
-local range = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1, 'WITHSCORES')
-for i = 1, #range do out[#out + 1] = range[i] end
-return out
+return read_top(KEYS[1], tonumber(ARGV[2]))

@@ -28,19 +28,4 @@
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
 if status ~= 0 then return { status } end
-local key = KEYS[1]
-local score = ARGV[2]
-local player = ARGV[3]
-local radius = tonumber(ARGV[4])
-
-local lo = redis.call('ZCOUNT', key, '-inf', '(' .. score)
-local hi = redis.call('ZCOUNT', key, '-inf', score)
--- invariant: members at ranks < lo are ahead; members at ranks >= hi are behind
-while lo < hi do
-  local mid = math.floor((lo + hi) / 2)
-  local member = redis.call('ZRANGE', key, mid, mid)[1]
-  if bytes_less(member, player) then lo = mid + 1 else hi = mid end
-end
-local ahead = lo
-local card = redis.call('ZCARD', key)
-return append_window({ 0, ahead, card }, key, ahead, radius)
+return read_window(KEYS[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))

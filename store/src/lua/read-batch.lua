@@ -1,0 +1,44 @@
+--[[
+  Several reads of one shard in one script: the router's reads of a shard that arrive together
+  (concurrent requests, store/src/reader.ts) sent as one command instead of one each. Every read
+  is the function its own script calls (read-header.lua), so its reply is exactly that script's;
+  all of them are read at one instant, after one check of the shard's heartbeat.
+
+  Input:
+    KEYS[1]      heartbeat key
+    KEYS[2..]    the board key of each read, in order
+    ARGV[1]      the reader's stamp of the shard (see read-header.lua)
+    ARGV[2..]    each read in order: its kind, then its arguments
+                   't' count                   (read-top.lua)
+                   'w' key, player, radius     (read-window.lua)
+                   's' player, radius          (read-standing.lua)
+                   'e' player                  (read-entry.lua)
+  Output:
+    { status, reply1, reply2, ... }: status as every read's (read-header.lua); when it is not 0,
+    nothing follows and every read is refused for the same reason
+  Cost: the sum of the reads' costs.
+]]
+local status = check_shard(KEYS[1], ARGV[1])
+if status ~= 0 then return { status } end
+local out = { 0 }
+local a = 2
+for k = 2, #KEYS do
+  local board = KEYS[k]
+  local kind = ARGV[a]
+  if kind == 't' then
+    out[k] = read_top(board, tonumber(ARGV[a + 1]))
+    a = a + 2
+  elseif kind == 'w' then
+    out[k] = read_window(board, ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3]))
+    a = a + 4
+  elseif kind == 's' then
+    out[k] = read_standing(board, ARGV[a + 1], tonumber(ARGV[a + 2]))
+    a = a + 3
+  elseif kind == 'e' then
+    out[k] = read_entry(board, ARGV[a + 1])
+    a = a + 2
+  else
+    return redis.error_reply('read-batch: unknown read kind ' .. tostring(kind))
+  end
+end
+return out
