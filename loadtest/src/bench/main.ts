@@ -18,13 +18,14 @@ import { parseBenchOptions, USAGE, type BenchName } from "./options.js";
 import { formatMinutes, writeReport, type BenchReport } from "./output/report.js";
 import { benchPlan } from "./plan.js";
 import { postgresBenchmark } from "./postgres/postgres-bench.js";
+import { grpcBenchmark } from "./reads/grpc-bench.js";
 import { readsBenchmark } from "./reads/reads-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { memoryBenchmark } from "./writes/memory-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 
-const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark };
+const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, grpc: grpcBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark };
 const USES_LAYOUTS: readonly BenchName[] = ["reads", "memory"];
 
 if (process.argv.includes("--help")) {

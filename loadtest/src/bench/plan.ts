@@ -44,6 +44,8 @@ export interface BenchPlan {
   };
   /** Records replayed; shard counts to replay into; without and with event ids (the apply script's dedup path). */
   rebuild: { records: number; shards: number[]; eventIds: boolean[] };
+  /** The router of a real cluster against its own health check, with h2load (reads/grpc-bench.ts). */
+  grpc: { players: number; rounds: number; seconds: number; connections: number; streams: number };
   /** Random seed of every synthetic player and query. */
   seed: number;
 }
@@ -79,6 +81,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       quick, sizes, shardCounts: [1, 2, 4], reads, postgres,
       ingest: { ...loop(8, 1 * SECOND, 3 * SECOND), batch: 1000, shards: 3, players: 100_000, raw: loop(8, 0.5 * SECOND, 1.5 * SECOND), rawKafkaBatches: [1000, 5000] },
       rebuild: { records: 50_000, shards: [1, 3], eventIds: [false, true] },
+      grpc: { players: 20_000, rounds: 1, seconds: 2, connections: 4, streams: 16 },
       seed: 1,
     };
   }
@@ -89,6 +92,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       raw: loop(8, 2 * SECOND, 10 * SECOND), rawKafkaBatches: [1000, 5000], // 5000: GroupCommitProducer's cap
     },
     rebuild: { records: 1_000_000, shards: [1, 3], eventIds: [false, true] },
+    grpc: { players: 1_000_000, rounds: 3, seconds: 5, connections: 4, streams: 16 },
     seed: 1,
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatMinutes, markdownSummary, type BenchReport } from "./report.js";
+import { BENCH_NAMES } from "../options.js";
+import { filePrefix, formatMinutes, markdownSummary, type BenchReport } from "./report.js";
 
 const report: BenchReport = {
   tool: "ladder-bench", format: 1, quick: true, startedAt: "2026-11-30T07:00:00.000Z", finishedAt: "2026-11-30T07:02:05.000Z", wallSeconds: 125,
@@ -15,13 +16,20 @@ const report: BenchReport = {
 describe("bench > report", () => {
   it("writes a Markdown summary with the run's context, tables, notes and failures", () => {
     const md = markdownSummary(report, "bench-quick-x.json");
-    expect(md).toContain("`npm run bench -- --quick`, 2026-11-30");
+    expect(md).toContain("`npm run bench -- --quick memory rebuild`, 2026-11-30");
     expect(md).toContain("not for quoting");
     expect(md).toContain("2 min 5 s");
     expect(md).toContain("| a |\n|---:|\n| 1 |");
     expect(md).toContain("What it measures.");
     expect(md).toContain("**Failed** after 9 s: `Error: no broker`");
     expect(md).toContain("loadtest/results/bench-quick-x.json");
+  });
+
+  it("names the files of a partial run after its benchmarks, so it never replaces the whole suite's summary", () => {
+    expect(filePrefix(report)).toBe("bench-quick-memory-rebuild");
+    expect(filePrefix({ ...report, quick: false, selected: ["grpc"] })).toBe("bench-grpc");
+    expect(filePrefix({ ...report, quick: false, selected: [...BENCH_NAMES] })).toBe("bench");
+    expect(filePrefix({ ...report, selected: [...BENCH_NAMES] })).toBe("bench-quick");
   });
 
   it("writes durations in minutes and seconds", () => {

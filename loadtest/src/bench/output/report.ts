@@ -2,11 +2,13 @@
  * The run's two files: every figure as JSON (`bench-<time>.json`), and a Markdown
  * summary (`bench-latest.md`) to paste into the README: what ran where and when, then per
  * benchmark its tables and what they measure. A `--quick` run writes `bench-quick-*`
- * instead, so a smoke run never replaces the figures of a full one.
+ * instead, so a smoke run never replaces the figures of a full one, and a run of some of the
+ * benchmarks writes `bench-<names>-*` (e.g. `bench-grpc-latest.md`), never the whole suite's.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BenchRecord } from "../run-benchmark.js";
+import { BENCH_NAMES } from "../options.js";
 import { renderMarkdown } from "./table.js";
 
 export interface MachineInfo {
@@ -36,7 +38,7 @@ export interface BenchReport {
 export function markdownSummary(r: BenchReport, jsonName: string): string {
   const m = r.machine;
   const head = [
-    `## Benchmarks: \`npm run bench${r.quick ? " -- --quick" : ""}\`, ${r.startedAt.slice(0, 10)}`,
+    `## Benchmarks: \`npm run bench${commandArgs(r)}\`, ${r.startedAt.slice(0, 10)}`,
     "",
     ...(r.quick ? ["**Quick run (smoke test): small sizes and short runs; these figures are not for quoting.**", ""] : []),
     `Measured in one run of ${formatMinutes(r.wallSeconds)} on one machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, ${m.redisServer}, Kafka ${m.kafka} (single broker, KRaft). `
@@ -55,11 +57,25 @@ export function markdownSummary(r: BenchReport, jsonName: string): string {
   return [...head, "", ...sections.flatMap((s) => [s, ""])].join("\n");
 }
 
+/** Whether the run measured only some of the benchmarks. */
+const partial = (r: BenchReport): boolean => BENCH_NAMES.some((n) => !r.selected.includes(n));
+
+/** bench, bench-quick, bench-grpc, bench-quick-grpc-ingest, ... */
+export function filePrefix(r: BenchReport): string {
+  return ["bench", ...(r.quick ? ["quick"] : []), ...(partial(r) ? r.selected : [])].join("-");
+}
+
+/** The arguments of `npm run bench` that make this run ("" for the whole suite). */
+function commandArgs(r: BenchReport): string {
+  const args = [...(r.quick ? ["--quick"] : []), ...(partial(r) ? r.selected : [])];
+  return args.length ? ` -- ${args.join(" ")}` : "";
+}
+
 /** Writes the JSON and the Markdown; returns their paths. */
 export function writeReport(r: BenchReport, outDir: string): { json: string; markdown: string } {
   const dir = resolve(outDir);
   mkdirSync(dir, { recursive: true });
-  const prefix = r.quick ? "bench-quick" : "bench";
+  const prefix = filePrefix(r);
   const jsonName = `${prefix}-${r.startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`;
   const json = join(dir, jsonName);
   const markdown = join(dir, `${prefix}-latest.md`);

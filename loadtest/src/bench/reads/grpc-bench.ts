@@ -1,0 +1,175 @@
+/**
+ * Benchmark "grpc": the router of a real cluster against its own gRPC floor, measured with a C
+ * client so that the client costs little.
+ *
+ * The cluster is the local cluster's layout: the run's Kafka broker, 3 redis-servers, 3 shard
+ * nodes, ingest and the router as real processes (infra/ingest-cluster.ts), with `players`
+ * seeded through Kafka by `npm run seed` (the shard nodes apply them). A second router over the
+ * same shards runs with the top cache on (LADDER_TOP_CACHE_MS=100): the cluster's own router runs
+ * with it off, the default.
+ *
+ * The client is h2load (Debian's nghttp2-client) sending gRPC frames over HTTP/2: 4 connections x
+ * 16 streams, one request body per run (a fixed player per run; the player changes from round to
+ * round). Every question is measured in `rounds` rounds, each running health check, rank, top and
+ * around one after another on the same router for `seconds` seconds (plus 1 s of warm-up that
+ * counts for nothing): a round's ratio is the call's rate over the health check's rate in that
+ * round, and the table shows each figure's median over the rounds. The router's CPU per call is
+ * the router process's CPU time during the run (warm-up included) over the calls answered in the
+ * measured window: an upper bound. h2load counts HTTP status 200; the gRPC status comes in the
+ * trailers, so every question is asked once with the Node client first and must answer OK.
+ */
+import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { create, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { HealthCheckRequestSchema } from "@ladder/proto/grpc/health/v1/health_pb";
+import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { clusterClients } from "../../run/cluster-clients.js";
+import type { Benchmark, BenchContext } from "../context.js";
+import { pidCpu } from "../infra/cpu-meter.js";
+import { startIngestCluster } from "../infra/ingest-cluster.js";
+import { benchPort } from "../infra/ports.js";
+import { startService } from "../infra/service-process.js";
+import { count, size } from "../output/format.js";
+
+const run = promisify(execFile);
+const BOARD = "grpc-bench";
+
+interface Question {
+  name: string;
+  path: string;
+  body: (player: string) => Uint8Array;
+}
+
+const frame = <D extends DescMessage>(schema: D, init: MessageInitShape<D>): Uint8Array => {
+  const msg = toBinary(schema, create(schema, init));
+  const out = Buffer.alloc(5 + msg.length);
+  out.writeUInt32BE(msg.length, 1);
+  out.set(msg, 5);
+  return out;
+};
+
+const QUESTIONS: readonly Question[] = [
+  { name: "health check (the floor)", path: "/grpc.health.v1.Health/Check", body: () => frame(HealthCheckRequestSchema, {}) },
+  { name: "GetRank", path: "/leaderboard.v1.LeaderboardService/GetRank", body: (playerId) => frame(GetRankRequestSchema, { board: BOARD, playerId }) },
+  { name: "GetTop (10)", path: "/leaderboard.v1.LeaderboardService/GetTop", body: () => frame(GetTopRequestSchema, { board: BOARD, limit: 10 }) },
+  { name: "GetAround (±5)", path: "/leaderboard.v1.LeaderboardService/GetAround", body: (playerId) => frame(GetAroundRequestSchema, { board: BOARD, playerId, radius: 5 }) },
+];
+
+interface Sample {
+  rate: number;
+  ratio: number;
+  cpuUsPerCall: number;
+  p50Ms: number;
+}
+
+export const grpcBenchmark: Benchmark = {
+  name: "grpc",
+  title: "Router vs its own gRPC floor, on a real cluster, with h2load",
+  async run(ctx) {
+    await run("h2load", ["--version"]).catch(() => {
+      throw new Error("h2load is not installed: apt-get install nghttp2-client (Debian), then run the benchmark again");
+    });
+    const p = ctx.plan.grpc;
+    ctx.say(`starting a 3-shard cluster and seeding ${size(p.players)} players through Kafka`);
+    const cluster = await startIngestCluster(ctx, 3);
+    try {
+      await seed(ctx, cluster.services.env, p.players);
+      const cachedAddress = `127.0.0.1:${await benchPort(ctx.ports)}`;
+      const cached = await startService({
+        name: "router (top cache on)", entry: "router/src/main.ts", ready: "router listening", log: ctx.log,
+        settings: { ...cluster.services.env, LADDER_ROUTER_LISTEN: cachedAddress, LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_TOP_CACHE_MS: "100" },
+      });
+      const cachedEntry = ctx.cleanup.push("router with the top cache", async () => void (await cached.process.stop(10_000)));
+      const routers = [
+        { label: "router", address: cluster.services.routerAddress, pid: cluster.services.router().pid! },
+        { label: "router, top cache 100 ms", address: cachedAddress, pid: cached.process.pid! },
+      ];
+      const players = Array.from({ length: p.rounds }, (_, r) => `p:${String(Math.floor(((r + 1) * p.players) / (p.rounds + 2))).padStart(12, "0")}`);
+      for (const router of routers) await checkAnswers(router.address, players);
+
+      const samples = new Map<string, Sample[]>();
+      for (let round = 0; round < p.rounds; round++) {
+        for (const router of routers) {
+          let floor = 0;
+          for (const q of QUESTIONS) {
+            const file = join(ctx.dataDir, `h2load-body-${round}-${q.name.replace(/\W+/g, "-")}.bin`);
+            await writeFile(file, q.body(players[round]!));
+            const cpu = pidCpu(router.pid);
+            const before = await cpu();
+            const r = await h2load(router.address, q.path, file, p);
+            const cpuUsPerCall = ((await cpu()) - before) / Math.max(1, r.done) * 1e6;
+            if (q === QUESTIONS[0]) floor = r.rate;
+            const key = `${router.label}\u0000${q.name}`;
+            samples.set(key, [...(samples.get(key) ?? []), { rate: r.rate, ratio: r.rate / floor, cpuUsPerCall, p50Ms: r.p50Ms }]);
+            ctx.say(`  round ${round + 1}/${p.rounds} ${router.label}: ${q.name} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor), ${cpuUsPerCall.toFixed(0)} µs of router CPU per call`);
+          }
+        }
+      }
+      await cachedEntry.release();
+      const rows = routers.flatMap((router) => QUESTIONS.map((q) => {
+        const s = samples.get(`${router.label}\u0000${q.name}`)!;
+        return { router: router.label, question: q.name, rate: median(s.map((x) => x.rate)), ratio: median(s.map((x) => x.ratio)), cpuUsPerCall: median(s.map((x) => x.cpuUsPerCall)), p50Ms: median(s.map((x) => x.p50Ms)), rounds: s };
+      }));
+      return {
+        figures: { players: p.players, rounds: p.rounds, seconds: p.seconds, connections: p.connections, streams: p.streams, rows },
+        tables: [{
+          title: `Router vs its own health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players, 3 shards (median of ${p.rounds} rounds)`,
+          columns: ["router", "question", "calls/s", "÷ health check", "router CPU µs/call", "p50 ms"],
+          rows: rows.map((r) => [r.router, r.question, count(r.rate), `${(r.ratio * 100).toFixed(0)}%`, r.cpuUsPerCall.toFixed(0), r.p50Ms.toFixed(2)]),
+        }],
+        notes: [
+          `**grpc**: the local cluster's layout (Kafka, 3 redis-servers, 3 shard nodes, ingest, router) with ${size(p.players)} players seeded through Kafka, asked by h2load (gRPC frames over HTTP/2, ${p.connections} connections x ${p.streams} streams, ${p.seconds} s per run after 1 s of warm-up). "÷ health check" is the call's rate over grpc.health.v1.Health/Check on the same router in the same round: the floor of a grpc-js call on this machine. Router CPU per call counts the router process only (Redis, shard nodes and h2load share the same 2 cores). The cached router serves GetTop pages up to 100 ms old (LADDER_TOP_CACHE_MS); its other questions read the shards as the first router's do.`,
+        ],
+      };
+    } finally {
+      await cluster.stop();
+    }
+  },
+};
+
+/** `npm run seed` into the cluster's topic, as a user would, waiting until the shard nodes applied it. */
+async function seed(ctx: BenchContext, env: Readonly<Record<string, string>>, players: number): Promise<void> {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "loadtest/src/seed/main.ts", "--players", String(players), "--board", BOARD, "--via", "kafka", "--out", ctx.dataDir], {
+    env: { ...process.env, ...env }, maxBuffer: 64 * 2 ** 20,
+  });
+  const summary = stdout.split("\n").filter((l) => l.startsWith("board ")).at(-1);
+  ctx.say(`  seeded: ${summary ?? "(no summary line)"}`);
+}
+
+/** Each question once with the Node client: h2load sees HTTP statuses only, so the gRPC status is checked here. */
+async function checkAnswers(address: string, players: readonly string[]): Promise<void> {
+  const c = clusterClients({ router: address, ingest: address, connections: 1, timeoutMs: 10_000, token: undefined });
+  try {
+    for (const playerId of players) {
+      const rank = await c.router().getRank({ board: BOARD, playerId }, c.callOptions());
+      if (rank.entry?.playerId !== playerId) throw new Error(`GetRank of ${playerId} on ${address} answered ${JSON.stringify(rank.entry)}`);
+      await c.router().getAround({ board: BOARD, playerId, radius: 5 }, c.callOptions());
+    }
+    const top = await c.router().getTop({ board: BOARD, limit: 10 }, c.callOptions());
+    if (top.entries.length !== 10) throw new Error(`GetTop on ${address} answered ${top.entries.length} entries`);
+  } finally {
+    c.close();
+  }
+}
+
+async function h2load(address: string, path: string, body: string, p: { seconds: number; connections: number; streams: number }): Promise<{ rate: number; done: number; p50Ms: number }> {
+  const args = ["-D", String(p.seconds), "--warm-up-time", "1", "-c", String(p.connections), "-m", String(p.streams), "-H", "content-type: application/grpc", "-H", "te: trailers", "-d", body, `http://${address}${path}`];
+  const { stdout } = await run("h2load", args, { maxBuffer: 16 * 2 ** 20 });
+  const rate = Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(stdout)?.[1]);
+  const done = Number(/requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded/.exec(stdout)?.[1]);
+  const failed = Number(/(\d+) failed, (\d+) errored/.exec(stdout)?.[1] ?? 0);
+  const non2xx = /status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(stdout);
+  if (!Number.isFinite(rate) || !Number.isFinite(done)) throw new Error(`h2load printed no rate:\n${stdout}`);
+  if (failed > 0 || (non2xx && non2xx.slice(1).some((n) => Number(n) > 0))) throw new Error(`h2load saw failed requests:\n${stdout}`);
+  // "time for request:  min  max  mean  sd  +/- sd": h2load prints no median; its mean stands in
+  const mean = /time for request:\s+[\d.]+[mu]?s\s+[\d.]+[mu]?s\s+([\d.]+)(m|u)?s/.exec(stdout);
+  const p50Ms = mean ? Number(mean[1]) * (mean[2] === "u" ? 1e-3 : mean[2] === "m" ? 1 : 1e3) : NaN;
+  return { rate, done, p50Ms };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
