@@ -206,6 +206,12 @@ describe("rebuild lease", () => {
 
   it("stops a rebuild at its deadline, and cleans up", async () => {
     const run = startRebuild({ shardIds: [SHARD] }, { timeoutMs: 2500 });
+    await run.until((m) => m.eventsReplayed > 0n && m.phase === Phase.REPLAYING);
+    // hold the shard's Redis writes (reads go on, keys do not expire) past the deadline, so the deadline
+    // passes mid-replay however fast this machine replays the log (it once finished in 2.1 s)
+    const pauser = new Redis(redis[1]!.url);
+    await pauser.call("CLIENT", "PAUSE", "4000", "WRITE");
+    pauser.disconnect();
     expect(await run.outcome).toMatchObject({ ok: false, code: status.DEADLINE_EXCEEDED });
     await untouched();
   });
