@@ -66,7 +66,9 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
     consumer: {
       sessionTimeout: 10_000, // 10 s: a killed node's slots are free again this soon
       heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 50, // fetch returns within 50 ms when idle: bounds apply latency
+      // a fetch returns as soon as one record arrives (kafkajs minBytes 1); an idle one waits at the broker up
+      // to this long: it bounds idle polling (20 fetches/s per node at 50 ms), not apply latency
+      maxWaitTimeInMs: 500,
       maxBytesPerPartition: 4 * 1024 * 1024, // 4 MiB
     },
     // Redis holds the applied offsets, so committing every few seconds (not after every chunk:
