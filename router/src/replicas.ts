@@ -99,7 +99,7 @@ export class ReplicaSet {
     this.shardId = o.shardId;
     this.probeMs = Math.min(1000, Math.max(20, Math.floor(o.maxLagMs / 5)));
     // fail fast while the primary is unreachable instead of queueing behind it (as ShardPool's connections)
-    this.primary = openRedis(o.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: o.timeoutMs, enableAutoPipelining: true });
+    this.primary = openRedis(o.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: o.timeoutMs });
     this.primary.on("error", () => {}); // reported per query as UNAVAILABLE
     this.running = this.probe();
     this.probed = this.running;
@@ -252,7 +252,6 @@ export class ReplicaSet {
       connectTimeout: this.o.timeoutMs,
       commandTimeout: Math.max(50, Math.floor(this.o.timeoutMs / 2)),
       retryStrategy: (times) => (times === 1 ? 0 : FAILOVER_RETRY_MS * 2),
-      enableAutoPipelining: true,
     });
     redis.on("error", () => {});
     return { address, redis, role: "", misses: 0, currentAt: -Infinity, usable: false };
