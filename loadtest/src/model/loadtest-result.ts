@@ -14,6 +14,8 @@ import type { Operation } from "../workload/op-mix.js";
  */
 export const RESULT_FORMAT = 2;
 
+import type { AuditResult } from "../run/write-audit.js";
+
 export interface LoadtestResult {
   tool: "ladder-loadtest";
   format: typeof RESULT_FORMAT;
@@ -32,6 +34,8 @@ export interface LoadtestResult {
   series: Array<{ t: number; ops: Record<Operation, IntervalPoint>; lag: IntervalPoint }>;
   histograms: Record<string, string>;
   client: { peakRssMb: number; cpuUserSec: number; cpuSystemSec: number };
+  /** The loss audit (--audit-every; run/write-audit.ts), when asked for. */
+  audit?: AuditResult;
 }
 
 /** One point of the latency spectrum (HdrHistogram's percentile plot). */

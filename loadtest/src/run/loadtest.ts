@@ -23,6 +23,7 @@ import type { LoadtestOptions } from "./options.js";
 import { startTicker } from "./progress-ticker.js";
 import { timetable } from "./rate-schedule.js";
 import { buildResult } from "./results.js";
+import { WriteAudit } from "./write-audit.js";
 
 export interface LoadtestDeps {
   options: LoadtestOptions;
@@ -37,6 +38,8 @@ export interface LoadtestDeps {
 }
 
 const TICK_MS = 1000; // progress line and time-series resolution
+/** How long the audit waits for audited players to read as expected after the load (applying the last writes). */
+const AUDIT_SETTLE_MS = 60_000;
 
 export async function runLoadtest({ options, spec, clients, print, signal, clock = () => performance.now() }: LoadtestDeps): Promise<LoadtestResult> {
   const rng = rngFor(options.seed);
@@ -51,8 +54,9 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
   const probe = new FreshnessProbe(options.lag, {
     read: scoreReader(clients, options.board), onLag: (lagMs, sentMs) => lag.record("lag", { sentMs, latencyMs: lagMs }), counts, clock, sleep: (ms) => sleep(ms),
   });
+  const audit = options.auditEvery > 0 ? new WriteAudit(options.auditEvery) : undefined;
   const runner = operationRunner({
-    clients, options, rng, probe, clock,
+    clients, options, rng, probe, clock, audit,
     players: activePlayers(options.players, options.zipf, options.seed),
     scores: scoreSource(spec, DEFAULT_SCORE_SHAPE, Date.now()),
     runId: `lt${options.seed}-${Date.now().toString(36)}`,
@@ -67,9 +71,14 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
     const elapsedMs = window.lengthMs; // rates are per second of the window; its calls were all answered by now
     await probe.drain();
     ticker.stop();
+    let audited: LoadtestResult["audit"];
+    if (audit) {
+      print("load over: auditing the acknowledged increments (reading every audited player through the router)");
+      audited = await audit.check({ read: scoreReader(clients, options.board), concurrency: 32, settleMs: AUDIT_SETTLE_MS, clock, sleep: (ms) => sleep(ms) });
+    }
     const cpu = process.cpuUsage(cpuStart);
     const client = { peakRssMb: Math.round(ticker.peakRss / 2 ** 20), cpuUserSec: cpu.user / 1e6, cpuSystemSec: cpu.system / 1e6 };
-    return buildResult({ options, startedAt, elapsedMs, pacing, ops, lag, probes: probe.stats, client });
+    return { ...buildResult({ options, startedAt, elapsedMs, pacing, ops, lag, probes: probe.stats, client }), ...(audited ? { audit: audited } : {}) };
   } finally {
     clearTimeout(warmup);
     ticker.stop();

@@ -12,6 +12,7 @@ import type { Rng } from "../workload/rng.js";
 import type { ScoreSource } from "../workload/score-distribution.js";
 import type { ClusterClients } from "./cluster-clients.js";
 import type { FreshnessProbe } from "./freshness-probe.js";
+import type { WriteAudit } from "./write-audit.js";
 import type { LoadtestOptions, WriteOp } from "./options.js";
 
 const WIRE_OP: Record<WriteOp, WireOp> = { set: WireOp.SET, inc: WireOp.INCREMENT, best: WireOp.BEST };
@@ -34,6 +35,8 @@ export interface OperationDeps {
   players: PlayerChooser;
   scores: ScoreSource;
   probe: FreshnessProbe | undefined;
+  /** The loss audit, if the run keeps one (write-audit.ts). */
+  audit?: WriteAudit;
   runId: string;
   clock(): number;
 }
@@ -59,14 +62,19 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
     }
     const last = updates[updates.length - 1]!;
     const probed = probe?.claim(last.playerId) ?? false;
-    if (probed) Object.assign(last, { op: WireOp.SET, value: BigInt(scores.points(rng)) });
+    if (probed) {
+      Object.assign(last, { op: WireOp.SET, value: BigInt(scores.points(rng)) });
+      deps.audit?.exclude(last.playerId);
+    }
     for (const u of probed ? updates.slice(0, -1) : updates) probe?.noteWrite(u.playerId, options.writeOp, Number(u.value));
     try {
       const res = await clients.ingest().submitScores({ updates }, clients.callOptions());
+      deps.audit?.acknowledged(probed ? updates.slice(0, -1) : updates);
       if (probed) probe!.start(last.playerId, Number(last.value), deps.clock(), sentMs);
       return res;
     } catch (err) {
       if (probed) probe!.abandon(last.playerId, sentMs);
+      deps.audit?.failed(updates);
       throw err;
     }
   }

@@ -49,6 +49,8 @@ export interface LoadtestOptions {
   aroundRadius: number;
   connections: number;
   lag: LagOptions;
+  /** Loss audit of every player whose index is a multiple of this (0: none; write-audit.ts). */
+  auditEvery: number;
 }
 
 export const USAGE = `usage: npm run loadtest -- [options]
@@ -75,13 +77,15 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --lag-poll D            a probe polls GetRank this often (default 10ms)
   --lag-timeout D         a probe gives up after (default 10s)
   --lag-max-probes N      probes at once (default 20)
+  --audit-every K         loss audit (needs --write-op inc and a fresh board): sum the acknowledged increments
+                          of every player whose index is a multiple of K, and check each one's score at the end
   --out dir               where results go (default loadtest/results)
   --name label            file name prefix of the results (default loadtest-<time>)`;
 
 const FLAGS = [
   "router", "ingest", "board", "players", "mix", "batch", "write-op", "rate", "max-in-flight", "concurrency", "duration", "warmup", "zipf",
   "seed", "token", "timeout", "top-limit", "around-radius", "connections", "lag-every", "lag-poll", "lag-timeout", "lag-max-probes",
-  "out", "name",
+  "out", "name", "audit-every",
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -129,6 +133,7 @@ export function parseLoadtestOptions(argv: readonly string[], config: Config, no
     topLimit: get("top-limit", "10", (t) => parseCount("top-limit", t, 1, 1000)),
     aroundRadius: get("around-radius", "5", (t) => parseCount("around-radius", t, 0, 100)),
     connections: get("connections", "2", (t) => parseCount("connections", t, 1, 64)),
+    auditEvery: get("audit-every", "0", (t) => parseCount("audit-every", t, 0, MAX_PLAYERS)),
     lag: {
       everyMs: lagEvery,
       pollMs: get("lag-poll", "10ms", (t) => parseDuration("lag-poll", t)),
@@ -136,6 +141,7 @@ export function parseLoadtestOptions(argv: readonly string[], config: Config, no
       maxProbes: get("lag-max-probes", "20", (t) => parseCount("lag-max-probes", t, 1, 10_000)),
     },
   };
+  if (options.auditEvery > 0 && options.writeOp !== "inc") problems.push("--audit-every: needs --write-op inc (increments add up in any order)");
   if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token)) problems.push("--token: must be printable ASCII without spaces");
   if (problems.length) throw new Error(`invalid options:\n  - ${problems.join("\n  - ")}\n${USAGE}`);
   return options;

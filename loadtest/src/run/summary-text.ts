@@ -24,6 +24,7 @@ export function summaryText(r: LoadtestResult): string {
     p.started
       ? `freshness lag (ack -> visible): p50 ${fmt(l.p50)} ms, p90 ${fmt(l.p90)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms over ${fmt(p.seen)} probes (${fmt(p.timedOut)} timed out, ${fmt(p.superseded)} superseded)`
       : "freshness lag: no probes",
+    ...(r.audit ? [`loss audit: ${fmt(r.audit.players)} players, ${fmt(r.audit.updates)} acknowledged increments: ${fmt(r.audit.lost)} lost, ${fmt(r.audit.doubled)} doubled (${fmt(r.audit.uncertain)} in failed calls and ${fmt(r.audit.excluded)} probed, not judged; settled ${fmt(r.audit.settledMs / 1000, 1)} s after the load)${r.audit.examples.length ? `; e.g. ${r.audit.examples.join("; ")}` : ""}`] : []),
     `client: peak RSS ${fmt(r.client.peakRssMb, 0)} MB, CPU ${fmt(r.client.cpuUserSec, 1)} s user + ${fmt(r.client.cpuSystemSec, 1)} s system`,
   ].join("\n");
 }
