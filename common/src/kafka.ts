@@ -9,7 +9,7 @@ import kafkajs, { Kafka, logLevel, Partitioners, type Admin, type ITopicConfig, 
 
 // Not among the names Node's ES module loader finds in kafkajs's CommonJS exports: take it from the default export.
 const { ConfigResourceTypes } = kafkajs;
-import { KAFKA_BACKOFF, kafkaRetry } from "./backoff.js";
+import { KAFKA_BACKOFF, kafkaRetry, retryUntil } from "./backoff.js";
 import type { Logger } from "./logger.js";
 
 export function createKafka(brokers: readonly string[], clientId: string, log: Logger): Kafka {
@@ -190,4 +190,17 @@ export class TopicIds {
   close(): Promise<void> {
     return this.admin.close();
   }
+}
+
+/**
+ * Each partition's low and high offsets of `topic`. A topic created a moment ago may not have a
+ * leader for every partition yet ("This server is not the leader for that topic-partition"): such
+ * retriable broker errors are retried for up to `timeoutMs`; any other error is thrown at once.
+ */
+export async function topicOffsets(admin: Admin, topic: string, timeoutMs = 10_000): Promise<Array<{ partition: number; low: bigint; high: bigint }>> {
+  const offsets = await retryUntil(() => admin.fetchTopicOffsets(topic), {
+    initialMs: 50, maxMs: 500, timeoutMs, what: `the offsets of topic ${topic}`,
+    giveUp: (err) => ((err as { retriable?: boolean }).retriable === true ? undefined : (err as Error).message),
+  });
+  return offsets.map((p) => ({ partition: p.partition, low: BigInt(p.low), high: BigInt(p.high) }));
 }

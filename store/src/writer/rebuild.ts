@@ -60,6 +60,7 @@ import type { Admin, Kafka } from "kafkajs";
 import type { BoardSpecs } from "@ladder/common/board-spec";
 import { Code, LadderError } from "@ladder/common/errors";
 import type { Logger } from "@ladder/common/logger";
+import { topicOffsets } from "@ladder/common/kafka";
 import { openRedis } from "../connect.js";
 import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";
@@ -188,7 +189,7 @@ async function stopOffsets(o: RebuildOptions): Promise<Map<number, bigint> | und
 }
 
 async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
-  return new Map((await o.admin.fetchTopicOffsets(o.topic)).map((p) => [p.partition, BigInt(p.high)]));
+  return new Map((await topicOffsets(o.admin, o.topic)).map((p) => [p.partition, p.high]));
 }
 
 /**

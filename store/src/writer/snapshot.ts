@@ -67,6 +67,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Admin, Kafka, Producer } from "kafkajs";
 import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/common/logger";
+import { topicOffsets } from "@ladder/common/kafka";
 import { explainMismatch } from "../identity.js";
 import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
@@ -227,8 +228,7 @@ export interface SnapshotCandidates {
 export async function findSnapshots(s: SnapshotSource & { shardId: string; builtFrom: string; signal?: AbortSignal }): Promise<SnapshotCandidates> {
   const out: SnapshotCandidates = { candidates: [], ignored: [] };
   if ((await snapshotTopicPartitions(s.admin, s.topic)) === undefined) return out;
-  const p0 = (await s.admin.fetchTopicOffsets(s.topic)).find((p) => p.partition === 0)!;
-  const [low, high] = [BigInt(p0.low), BigInt(p0.high)];
+  const { low, high } = (await topicOffsets(s.admin, s.topic)).find((p) => p.partition === 0)!;
   if (high <= low) return out;
   const key = manifestKey(s.shardId);
   await readRange({
