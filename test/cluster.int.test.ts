@@ -6,11 +6,11 @@ import { loadSync } from "@grpc/proto-loader";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/common/config";
-import { Operation, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { createClient } from "@ladder/common/grpc-adapter";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { startTestCluster, TEST_HEARTBEAT_TTL_MS, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
-import { Oracle, type OracleEntry, type OracleUpdate } from "./oracle.js";
+import { Oracle, plainEntry as plain, type OracleEntry, type OracleUpdate } from "./oracle.js";
 
 const BOARD = "season";
 const PLAYERS = 3000;
@@ -46,7 +46,6 @@ async function submit(updates: OracleUpdate[]): Promise<void> {
   }
 }
 
-const plain = (e: Entry) => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
 const grpcCode = (p: Promise<unknown>) => p.then(() => "ok", (e: { code: number }) => e.code);
 
 async function expectMatchesOracle(): Promise<void> {

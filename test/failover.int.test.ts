@@ -20,10 +20,9 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "@ladder/common/logger";
 import { startReplicatedRedis, type ReplicatedRedis } from "@ladder/deploy/replicated-redis";
-import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 import { keyLayout } from "@ladder/store";
 import { startTestCluster, type TestCluster } from "./cluster-harness.js";
-import { pageProblems, type Oracle, type OracleEntry } from "./oracle.js";
+import { pageProblems, plainEntry as plain, type Oracle } from "./oracle.js";
 import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
 const log = silentLogger();
@@ -70,7 +69,6 @@ async function scriptCalls(r: Redis): Promise<number> {
 const sumOffsets = (hash: Record<string, string>) => Object.values(hash).reduce((a, o) => a + Number(o), 0);
 const report = (what: string, figures: object) => console.log(`[failover] ${what}: ${JSON.stringify(figures)}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const plain = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
 const codeOf = (e: unknown) => (e as { code?: number }).code;
 const retriable = (e: unknown) => codeOf(e) === status.UNAVAILABLE || codeOf(e) === status.DEADLINE_EXCEEDED;
 

@@ -18,7 +18,7 @@ import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server"
 import { CACHE_DIR } from "@ladder/deploy/test-support";
 import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 import { startTestCluster, type TestCluster } from "./cluster-harness.js";
-import { pageProblems, type OracleEntry } from "./oracle.js";
+import { pageProblems, plainEntry as plain } from "./oracle.js";
 import { auditBoard, writeLoad } from "./write-load.js";
 
 const log = silentLogger();
@@ -46,7 +46,6 @@ async function cluster(label: string, opts: Parameters<typeof startTestCluster>[
 
 const report = (fault: string, figures: object) => console.log(`[fault] ${fault}: ${JSON.stringify(figures)}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const plain = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
 
 /**
  * What a page read while acknowledged writes may still be applying must satisfy (the board is a prefix

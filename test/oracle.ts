@@ -4,7 +4,7 @@
 // The order is written here from its definition (README, "Scores, ties and order"), not imported from
 // the code under test: a bug in common/score-encoding's comparator must not be able to agree with itself.
 import type { BoardSpec } from "@ladder/common/board-spec";
-import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 
 export interface OracleUpdate {
   board: string;
@@ -20,6 +20,9 @@ export interface OracleEntry {
   reachedAtMs: number;
   rank: number;
 }
+
+/** An entry of an answer (the wire's Entry, 64-bit fields as bigint) as plain numbers, to compare with the oracle's. */
+export const plainEntry = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
 
 /** An entry as far as the order goes: what an answer carries, rank aside. */
 export interface Standing {

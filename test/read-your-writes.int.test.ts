@@ -17,7 +17,7 @@
 import { describe, expect, it } from "vitest";
 import { Operation, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, perTest } from "./cluster-harness.js";
-import { pageProblems, type OracleEntry } from "./oracle.js";
+import { pageProblems, plainEntry } from "./oracle.js";
 
 const { cluster } = perTest();
 const BOARD = "ryw";
@@ -27,7 +27,6 @@ const PLAIN_READERS = 8;
 const RUN_MS = 10_000;
 const MIN_TOKEN_READS = 200;
 
-const asOracle = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
 
 describe("read your writes under concurrency", () => {
   it("answers every token read with the score just written, and every page whole, while writers and readers run at once", async () => {
@@ -39,7 +38,7 @@ describe("read your writes under concurrency", () => {
     const startRead = () => {
       const floor = answeredTotal; // every read that answered before this one started
       return (what: string, entries: Entry[], total: number, asked?: string) => {
-        const page = entries.map(asOracle);
+        const page = entries.map(plainEntry);
         for (const p of pageProblems(page, total)) problems.push(`${what}: ${p}`);
         if (asked !== undefined && !page.some((e) => e.playerId === asked)) problems.push(`${what}: ${asked} not in its own neighbourhood`);
         if (total < floor) problems.push(`${what}: total ${total}, but a read that answered before this one started counted ${floor}`);

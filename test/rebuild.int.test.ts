@@ -16,7 +16,7 @@ import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server"
 import { AdminService, Phase, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { Entry, PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
-import { pageProblems, type OracleEntry } from "./oracle.js";
+import { pageProblems, plainEntry as plain } from "./oracle.js";
 import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
 let dataDir: string;
@@ -30,7 +30,6 @@ const lastOffsets = (offsets: PartitionOffset[]) => {
   return [...max].map(([partition, offset]) => ({ partition, offset }));
 };
 
-const plain = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
 const top10 = (page: { entries: Entry[]; total: bigint }) => ({ entries: page.entries.map(plain), total: Number(page.total) });
 
 async function rebuild(req: object): Promise<RebuildShardsResponse[]> {

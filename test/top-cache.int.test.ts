@@ -11,9 +11,9 @@
 //   - token reads show their own batch (the cache never answers them).
 // And the cache did answer: the router's ladder_router_top_cache_total counts hits.
 import { describe, expect, it } from "vitest";
-import { Operation, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, perTest } from "./cluster-harness.js";
-import { pageProblems } from "./oracle.js";
+import { pageProblems, plainEntry } from "./oracle.js";
 import { Scrape } from "./prom-text.js";
 
 const { cluster } = perTest();
@@ -61,7 +61,7 @@ describe("top cache", () => {
           problems.push(`top: ${top.code} ${top.details}`);
           continue;
         }
-        const entries = top.ok.entries.map((e: Entry) => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) }));
+        const entries = top.ok.entries.map(plainEntry);
         for (const p of pageProblems(entries, Number(top.ok.total))) problems.push(`top: ${p}`);
         const written = floor.filter((v) => v !== undefined).length * PLAYERS_PER_WRITER;
         if (Number(top.ok.total) < written) problems.push(`top: total ${top.ok.total}, but ${written} players were applied more than ${MAX_AGE_MS} ms before`);

@@ -8,7 +8,7 @@ import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
 import { serverCredentials } from "@ladder/common/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/common/health";
 import { rootLogger } from "@ladder/common/logger";
-import { bound, startMetricsServer } from "@ladder/common/metrics";
+import { startMetricsServer } from "@ladder/common/metrics";
 import { onShutdown } from "@ladder/common/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { decodeToken } from "@ladder/common/consistency-token";
@@ -31,7 +31,6 @@ const pool = new ShardPool({
 });
 const down = await pool.connected();
 if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
-const topCacheCount = bound((outcome) => routerMetrics().topCache.labels(outcome));
 const server = new grpc.Server();
 const auth = new Authenticator(config.tokens, config.readsOpen);
 const kafka = createKafka(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
@@ -44,7 +43,7 @@ const waitFor: TokenWaiter = async (token, deadlineMs) => {
   await logEnds.check(required);
   await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
 };
-addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => topCacheCount(outcome).inc() } }), waitFor, new Queries(pool.primaries(), config.boards)), log.child({ component: "grpc" }), requireRole(auth, "read"));
+addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() } }), waitFor, new Queries(pool.primaries(), config.boards)), log.child({ component: "grpc" }), requireRole(auth, "read"));
 addService(server, AdminService, adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), log.child({ component: "grpc" }), requireRole(auth, "admin"));
 const health = new HealthRegistry();
 health.set(LeaderboardService.typeName, ServingStatus.SERVING);

@@ -13,15 +13,17 @@ export const routerMetrics = metricSet((registry) => {
     help: "one read of one shard (a Lua script on its Redis, under LADDER_SHARD_TIMEOUT_MS), by shard and status code (OK, or the error the call failed with)",
     labelNames: ["shard", "code"] as const, buckets: LATENCY_BUCKETS, registers,
   });
+  const topCache = new Counter({
+    name: "ladder_router_top_cache_total",
+    help: "GetTop requests the top cache answered, by outcome: hit (a fresh page in memory), joined (waited for a read under way), refreshed (read the shards)",
+    labelNames: ["outcome"] as const, registers,
+  });
   return {
     shardCall,
     /** The child of shardCall for a shard and code (memoized: every shard call observes one). */
     shardCallOf: bound((shard, code) => shardCall.labels(shard, code)),
-    topCache: new Counter({
-      name: "ladder_router_top_cache_total",
-      help: "GetTop requests the top cache answered, by outcome: hit (a fresh page in memory), joined (waited for a read under way), refreshed (read the shards)",
-      labelNames: ["outcome"] as const, registers,
-    }),
+    /** The counter of the top cache's outcome `outcome` (memoized: every cached GetTop counts one). */
+    topCacheOf: bound((outcome) => topCache.labels(outcome)),
     tokenWait: new Histogram({
       name: "ladder_router_consistency_wait_seconds",
       help: "time a read with a consistency token waited for the shards to apply its writes, by outcome (OK, or the status the read then failed with)",

@@ -39,9 +39,7 @@ export interface RoutingTable {
   readonly stores: ReadonlyMap<string, ShardReader>;
   /** Shards with replicas (sentinel://): their primary and replicas (replicas.ts). */
   readonly replicaSets: ReadonlyMap<string, ReplicaSet>;
-  /** Stores of the live boards that read primaries only (consistency tokens). */
-  readonly primaryStores: ReadonlyMap<string, ShardReader>;
-  /** The live boards' scopes, built once: over `stores`, and over `primaryStores`. */
+  /** The live boards' scopes, built once: over `stores`, and over stores that read primaries only (consistency tokens). */
   readonly live: Scope;
   readonly livePrimaries: Scope;
 }
@@ -123,7 +121,7 @@ export class ShardPool {
       stores.set(s.id, set ? new ReplicatedReader(set, reader) : primary);
       primaryStores.set(s.id, primary);
     }
-    return Object.freeze({ placement, connections, stamps, stores, replicaSets, primaryStores, live: scopeOver(placement, stores), livePrimaries: scopeOver(placement, primaryStores) });
+    return Object.freeze({ placement, connections, stamps, stores, replicaSets, live: scopeOver(placement, stores), livePrimaries: scopeOver(placement, primaryStores) });
   }
 
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
@@ -170,7 +168,7 @@ export class ShardPool {
 
   /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline; times it by outcome (metrics.ts). */
   async call<T>(store: ShardReader, fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T> {
-    const budget = deadlineMs === Infinity ? this.timeoutMs : Math.min(this.timeoutMs, deadlineMs - Date.now());
+    const budget = Math.min(this.timeoutMs, deadlineMs - Date.now());
     if (budget <= 0) throw deadlineExceeded("deadline passed before the shards were asked");
     const startedAt = performance.now();
     let code: number = Code.OK;
@@ -201,6 +199,6 @@ function scopeOver(placement: Placement, stores: ReadonlyMap<string, ShardReader
   return Object.freeze({
     ownerOf: (playerId: string) => stores.get(shardOf(placement, playerId))!,
     stores: all,
-    othersOf: (owner: ShardReader) => others.get(owner) ?? all.filter((s) => s !== owner),
+    othersOf: (owner: ShardReader) => others.get(owner)!,
   });
 }

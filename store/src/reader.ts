@@ -19,6 +19,7 @@
 import type { Redis } from "ioredis";
 import type { KeyedMember } from "@ladder/common/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
+import type { LadderError } from "@ladder/common/errors";
 import { readRefusal, ReadStatus, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
 
 export interface TopResult {
@@ -145,8 +146,14 @@ export class ShardReader {
     this.redis.ladderBatch(1 + reads.length, ...args).then(
       (reply) => {
         const status = Number(reply[0]);
-        // refused: every read gets the bare status, which check() explains as a lone read's would be
-        for (let i = 0; i < reads.length; i++) reads[i]!.resolve(status === ReadStatus.OK ? (reply[i + 1] as Reply) : [status]);
+        if (status === ReadStatus.OK) {
+          for (let i = 0; i < reads.length; i++) reads[i]!.resolve(reply[i + 1] as Reply);
+          return;
+        }
+        // refused: one look at the heartbeat explains it for every read of the batch
+        void this.refusal(status).then((err) => {
+          for (const q of reads) q.reject(err);
+        });
       },
       (err: unknown) => {
         for (const q of reads) q.reject(err);
@@ -154,11 +161,16 @@ export class ShardReader {
     );
   }
 
-  /** The reply when the shard answered; else the error its heartbeat explains (one more GET, failures only). */
+  /** The reply when the shard answered; else the error its heartbeat explains (one more GET, failures only; one per batch). */
   private async check(reply: Reply): Promise<Reply> {
     if (Number(reply[0]) === ReadStatus.OK) return reply;
+    throw await this.refusal(Number(reply[0]));
+  }
+
+  /** The error a refused read stands for, from the heartbeat key's value now. */
+  private async refusal(status: number): Promise<LadderError> {
     const heartbeat = await this.redis.get(this.keys.heartbeat).catch(() => null);
-    throw readRefusal({ status: Number(reply[0]), heartbeat, shardId: this.shardId, stamp: this.stamp, view: this.view });
+    return readRefusal({ status, heartbeat, shardId: this.shardId, stamp: this.stamp, view: this.view });
   }
 }
 

@@ -51,8 +51,9 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
   const counts = (sentMs: number) => window.counts(sentMs);
   const ops = new LatencyRecorder(OPERATIONS, counts);
   const lag = new LatencyRecorder(["lag"] as const, counts); // a probe counts when its write does
+  const readScore = scoreReader(clients, options.board);
   const probe = new FreshnessProbe(options.lag, {
-    read: scoreReader(clients, options.board), onLag: (lagMs, sentMs) => lag.record("lag", { sentMs, latencyMs: lagMs }), counts, clock, sleep: (ms) => sleep(ms),
+    read: readScore, onLag: (lagMs, sentMs) => lag.record("lag", { sentMs, latencyMs: lagMs }), counts, clock, sleep: (ms) => sleep(ms),
   });
   const audit = options.auditEvery > 0 ? new WriteAudit(options.auditEvery) : undefined;
   const runner = operationRunner({
@@ -71,13 +72,13 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
     const elapsedMs = window.lengthMs; // rates are per second of the window; its calls were all answered by now
     await probe.drain();
     ticker.stop();
+    const cpu = process.cpuUsage(cpuStart); // the load's, not the audit's
+    const client = { peakRssMb: Math.round(ticker.peakRss / 2 ** 20), cpuUserSec: cpu.user / 1e6, cpuSystemSec: cpu.system / 1e6 };
     let audited: LoadtestResult["audit"];
     if (audit) {
       print("load over: auditing the acknowledged increments (reading every audited player through the router)");
-      audited = await audit.check({ read: scoreReader(clients, options.board), concurrency: 32, settleMs: AUDIT_SETTLE_MS, clock, sleep: (ms) => sleep(ms) });
+      audited = await audit.check({ read: readScore, concurrency: 32, settleMs: AUDIT_SETTLE_MS, clock, sleep: (ms) => sleep(ms) });
     }
-    const cpu = process.cpuUsage(cpuStart);
-    const client = { peakRssMb: Math.round(ticker.peakRss / 2 ** 20), cpuUserSec: cpu.user / 1e6, cpuSystemSec: cpu.system / 1e6 };
     return { ...buildResult({ options, startedAt, elapsedMs, pacing, ops, lag, probes: probe.stats, client }), ...(audited ? { audit: audited } : {}) };
   } finally {
     clearTimeout(warmup);
