@@ -15,6 +15,8 @@
  * tops deeper than BATCH_TOP_MAX entries are always sent alone (their cost is their own). Per read
  * this saves a command's encoding, parsing and promise plumbing in the router (ioredis) and in
  * Redis, which the router's CPU profile under rank load showed as its largest cost after gRPC.
+ * A reader made with `batch: false` sends each read at once, alone (the router's readers of
+ * replica nodes: router/src/replicas.ts says why).
  */
 import type { Redis } from "ioredis";
 import type { KeyedMember } from "@ladder/common/score-encoding";
@@ -57,6 +59,8 @@ export interface ShardReaderOptions {
   keyPrefix: string;
   /** The audit view these keys hold, if any (a missing heartbeat then reads NOT_FOUND). */
   view?: string;
+  /** Send reads asked in one turn together (default true); false: each read as its own command, at once. */
+  batch?: boolean;
 }
 
 export class ShardReader {
@@ -67,6 +71,7 @@ export class ShardReader {
   private readonly view: string | undefined;
   /** Reads asked in this turn of the event loop, sent together at its end (see above). */
   private queued: QueuedRead[] = [];
+  private readonly batch: boolean;
 
   constructor(o: ShardReaderOptions) {
     this.shardId = o.shardId;
@@ -74,6 +79,7 @@ export class ShardReader {
     this.keys = keyLayout(o.keyPrefix);
     this.redis = withReadScripts(o.redis);
     this.view = o.view;
+    this.batch = o.batch ?? true;
   }
 
   /** The shard's best `count` entries of a board, and its size. */
@@ -116,6 +122,7 @@ export class ShardReader {
   /** Queues one read (its kind and arguments as read-batch.lua takes them) for the end of this turn. */
   private queue(board: string, read: QueuedRead["read"]): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
+      if (!this.batch) return this.send([{ board: this.keys.board(board), read, resolve, reject }]);
       if (this.queued.push({ board: this.keys.board(board), read, resolve, reject }) === 1) process.nextTick(this.flush);
     });
   }
