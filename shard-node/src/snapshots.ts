@@ -121,7 +121,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
     chunksOf.set(slot, m.chunks.count);
     nextTryAt = Date.now() + o.minIntervalMs;
     failures = 0;
-    log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, freezeMs: Math.round(res.freezeMs), publishMs: Math.round(res.publishMs) }, "snapshot taken");
+    log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, readMs: Math.round(res.readMs), longestCallMs: Math.round(res.longestCallMs), journaled: res.journaled, attempts: res.attempts, publishMs: Math.round(res.publishMs) }, "snapshot taken");
   };
 
   const tick = () => {

@@ -10,6 +10,9 @@
  *   <prefix>dedup:<p>       sorted set: event ids applied from partition p within the dedup window
  *   <prefix>rebuild-lease   string: the running rebuild of the shard (JSON), expires unless renewed
  *                           (database 0 only; see writer/rebuild-lease.ts)
+ *   <prefix>snapshot:reading  string: the id of the snapshot being read, while it is (expires)
+ *   <prefix>snapshot:journal  set: the board and dedup members the apply script changed while
+ *                           that snapshot was read (writer/snapshot.ts)
  *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
  *   <prefix>snapshot-load:<id>:…  boards and dedup sets of a snapshot being loaded, until they
  *                           replace the live ones in one step (writer/snapshot.ts)
@@ -23,6 +26,8 @@ export interface KeyLayout {
   readonly builtFrom: string;
   dedup(partition: number): string;
   readonly rebuildLease: string;
+  readonly snapshotReading: string;
+  readonly snapshotJournal: string;
 }
 
 export function keyLayout(prefix: string): KeyLayout {
@@ -33,6 +38,8 @@ export function keyLayout(prefix: string): KeyLayout {
     builtFrom: `${prefix}built-from`,
     dedup: (partition: number) => `${prefix}dedup:${partition}`,
     rebuildLease: `${prefix}rebuild-lease`,
+    snapshotReading: `${prefix}snapshot:reading`,
+    snapshotJournal: `${prefix}snapshot:journal`,
   });
 }
 

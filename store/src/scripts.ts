@@ -138,23 +138,36 @@ export function withLeaseScripts(redis: Redis): Redis & LeaseScripts {
   return redis as Redis & LeaseScripts;
 }
 
-/** Status codes of the snapshot install script (snapshot-install.lua). */
+/** Status codes of the snapshot scripts (snapshot-install.lua, snapshot-finish.lua). */
 export enum InstallStatus {
   OK = 0,
   DRIFT = -5,
   AHEAD = -9,
   MISSING = -10,
+  /** snapshot-finish.lua: the snapshot's journal was stopped or lost while it was read. */
+  INTERRUPTED = -11,
 }
 
 /** The snapshot scripts (writer/snapshot.ts) as commands on a connection. */
 export interface SnapshotScripts {
   ladderSnapshotInstall(offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
+  /** snapshot-begin.lua: starts the journal; every board and dedup key with its expiry. */
+  ladderSnapshotBegin(flag: string, journal: string, id: string, ttlMs: number, pattern: string): Promise<Array<string | number>>;
+  /** snapshot-page.lua, binary: the members after (score, member), with their scores as Redis prints them. */
+  ladderSnapshotPageBuffer(key: string, afterScore: Buffer | string, afterMember: Buffer | string, count: number): Promise<Buffer[]>;
+  /** snapshot-finish.lua, binary: offsets, built-from, keys and the journal's members as of now. */
+  ladderSnapshotFinishBuffer(flag: string, journal: string, offsets: string, builtFrom: string, id: string, pattern: string): Promise<[number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>] | [number]>;
 }
 
-const SNAPSHOT_SOURCES = Object.freeze({ install: lua("snapshot-install") });
+const SNAPSHOT_SOURCES = Object.freeze({ install: lua("snapshot-install"), begin: lua("snapshot-begin"), page: lua("snapshot-page"), finish: lua("snapshot-finish") });
 
 /** Defines the snapshot scripts on `redis` (once per connection) and returns it typed with them. */
 export function withSnapshotScripts(redis: Redis): Redis & SnapshotScripts {
-  if (!("ladderSnapshotInstall" in redis)) redis.defineCommand("ladderSnapshotInstall", { lua: SNAPSHOT_SOURCES.install, numberOfKeys: 2 });
+  if (!("ladderSnapshotInstall" in redis)) {
+    redis.defineCommand("ladderSnapshotInstall", { lua: SNAPSHOT_SOURCES.install, numberOfKeys: 2 });
+    redis.defineCommand("ladderSnapshotBegin", { lua: SNAPSHOT_SOURCES.begin, numberOfKeys: 2 });
+    redis.defineCommand("ladderSnapshotPage", { lua: SNAPSHOT_SOURCES.page, numberOfKeys: 1, readOnly: true });
+    redis.defineCommand("ladderSnapshotFinish", { lua: SNAPSHOT_SOURCES.finish, numberOfKeys: 4 });
+  }
   return redis as Redis & SnapshotScripts;
 }

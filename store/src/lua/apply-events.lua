@@ -24,6 +24,12 @@
   An update that leaves the points unchanged keeps the old time (the player reached
   that score earlier). Results saturate at the board's [minPoints, maxPoints].
 
+  Snapshot journal: while a snapshot is being read (the key KEYS[4] exists: store/src/writer/
+  snapshot.ts), every member this script adds, changes or removes in a board or the dedup
+  set is also recorded in the journal set KEYS[5], as "<key length>:<key><member>", so the
+  snapshot can re-read exactly those members at its end; its reads of the rest stay valid
+  while records flow. One EXISTS per call otherwise.
+
   Built from: nothing is applied unless the shard's built-from key equals the writer's
   (store/src/identity.ts: the topic id, slots and board specs the data was made with). An
   empty Redis (no offsets at all: new, or lost its data) takes the writer's value.
@@ -32,7 +38,9 @@
     KEYS[1]        the offsets hash (partition -> last applied offset)
     KEYS[2]        this partition's dedup sorted set (member = event id, board key, player)
     KEYS[3]        the built-from key
-    KEYS[3 + i]    the board key of event i, i = 1..n
+    KEYS[4]        the snapshot flag (exists while a snapshot is read)
+    KEYS[5]        the snapshot journal (a set)
+    KEYS[5 + i]    the board key of event i, i = 1..n
     ARGV[1]        partition
     ARGV[2]        n, the number of events
     ARGV[3]        dedup window in ms (0 = no deduplication)
@@ -53,7 +61,8 @@
                      the offset, and a retry would apply them twice.
 ]]
 local FIELDS = 11
-for i = 4, #KEYS do
+local BOARDS = 5
+for i = BOARDS + 1, #KEYS do
   local t = redis.call('TYPE', KEYS[i]).ok
   if t ~= 'zset' and t ~= 'none' then
     local stored_now = redis.call('HGET', KEYS[1], ARGV[1])
@@ -66,6 +75,10 @@ local window = tonumber(ARGV[3])
 local dedup_key = KEYS[2]
 local duplicates = 0
 local newest_ingest = nil
+local journal = redis.call('EXISTS', KEYS[4]) == 1
+local function record(key, member)
+  if journal then redis.call('SADD', KEYS[5], string.format('%d:', #key) .. key .. member) end
+end
 
 -- true when (event id, board, player) was applied at an ingest time within the window
 local function is_duplicate(event_id, board_key, player, ingested)
@@ -97,11 +110,11 @@ for i = 1, n do
     break
   elseif tonumber(ARGV[base + 2]) == 0 then
     last = offset
-  elseif is_duplicate(ARGV[base + 9], KEYS[3 + i], ARGV[base + 1], tonumber(ARGV[base + 10])) then
+  elseif is_duplicate(ARGV[base + 9], KEYS[BOARDS + i], ARGV[base + 1], tonumber(ARGV[base + 10])) then
     duplicates = duplicates + 1
     last = offset
   else
-    local key = KEYS[3 + i]
+    local key = KEYS[BOARDS + i]
     local player = ARGV[base + 1]
     local op = tonumber(ARGV[base + 2])
     local value = tonumber(ARGV[base + 3])
@@ -130,6 +143,7 @@ for i = 1, n do
 
     if points ~= old_points then
       redis.call('ZADD', key, (max_points - points) * time_units + time_idx, player)
+      record(key, player)
       if ttl > 0 and redis.call('TTL', key) == -1 then
         redis.call('EXPIRE', key, ttl)
       end
@@ -137,7 +151,9 @@ for i = 1, n do
     local event_id = ARGV[base + 9]
     if window > 0 and event_id ~= '' then
       local ingested = tonumber(ARGV[base + 10])
-      redis.call('ZADD', dedup_key, ingested, event_id .. '\n' .. key .. '\n' .. player)
+      local remembered = event_id .. '\n' .. key .. '\n' .. player
+      redis.call('ZADD', dedup_key, ingested, remembered)
+      record(dedup_key, remembered)
       if newest_ingest == nil or ingested > newest_ingest then newest_ingest = ingested end
     end
     applied = applied + 1
@@ -146,7 +162,11 @@ for i = 1, n do
 end
 
 if newest_ingest ~= nil then
-  redis.call('ZREMRANGEBYSCORE', dedup_key, '-inf', '(' .. string.format('%d', newest_ingest - window))
+  local below = '(' .. string.format('%d', newest_ingest - window)
+  if journal then
+    for _, gone in ipairs(redis.call('ZRANGEBYSCORE', dedup_key, '-inf', below)) do record(dedup_key, gone) end
+  end
+  redis.call('ZREMRANGEBYSCORE', dedup_key, '-inf', below)
 end
 
 if last > applied_upto then

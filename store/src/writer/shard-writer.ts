@@ -108,7 +108,7 @@ export class ShardWriter {
    * Stops at the first event that does not follow the stored offset (inSequence false).
    */
   async apply(partition: number, events: readonly PreparedEvent[]): Promise<ApplyResult> {
-    const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, ...events.map((e) => this.keys.board(e.board))];
+    const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, this.keys.snapshotReading, this.keys.snapshotJournal, ...events.map((e) => this.keys.board(e.board))];
     const args: Array<string | number> = [partition, events.length, this.dedupWindowMs, this.builtFrom];
     for (const e of events) {
       args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { BodyDecoder, chunkPartition, decodeChunk, decodeManifest, encodeBody, encodeChunk, encodeManifest, SNAPSHOT_FORMAT, type SnapshotEntry, type SnapshotManifest } from "./snapshot-format.js";
+import { BodyDecoder, chunkPartition, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, membersOf, parseScore, SNAPSHOT_FORMAT, type SnapshotEntry, type SnapshotManifest } from "./snapshot-format.js";
 
 const entries: SnapshotEntry[] = [
   { name: "board:global", expireAtMs: -1, value: Buffer.from("x".repeat(1000)) },
@@ -42,7 +42,7 @@ describe("store > snapshot format", () => {
       records: 42, players: 10, keys: 2, bytes: 100, sha256: "00", chunks: { slot: "a", partition: 3, count: 1, firstOffset: "0", lastOffset: "0" },
     };
     expect(decodeManifest(encodeManifest(m))).toEqual({ manifest: m });
-    expect(decodeManifest(encodeManifest({ ...m, format: 2 }))).toEqual({ problem: "format 2, not 1" });
+    expect(decodeManifest(encodeManifest({ ...m, format: 1 }))).toEqual({ problem: "format 1, not 2" }); // format 1 held DUMPs
     expect(decodeManifest(encodeManifest({ ...m, offsets: { "0": "x" } }))).toEqual({ problem: "missing or malformed fields" });
     expect(decodeManifest(Buffer.from("nope"))).toMatchObject({ problem: expect.stringMatching(/^not JSON/) });
   });
@@ -55,5 +55,20 @@ describe("store > snapshot format", () => {
       expect(chunkPartition(id, 16)).toBe(p);
     }
     expect(() => chunkPartition("shard-0", 1)).toThrow();
+  });
+
+  it("encodes sorted set members with their scores as doubles, bit for bit, and drops the ones asked", () => {
+    const b = (x: string) => Buffer.from(x, "utf8");
+    // a WITHSCORES reply as Redis prints it: integers, a 17-digit double, infinities, an empty member, non-ASCII bytes
+    const reply = [b("alice"), b("3"), b(""), b("1.0000000000000002e+17"), b("jöns"), b("-inf"), b("bob"), b("inf"), b("x"), b("-0.5")];
+    const decoded = (v: Buffer) => [...membersOf(v)].map(([m, s]) => [m.toString("utf8"), s]);
+    const all = encodeMembers(reply);
+    expect(decoded(all)).toEqual([["alice", 3], ["", 1.0000000000000002e17], ["jöns", -Infinity], ["bob", Infinity], ["x", -0.5]]);
+    expect(decoded(encodeMembers(reply, (m) => m.length !== 0))).toEqual([["alice", 3], ["jöns", -Infinity], ["bob", Infinity], ["x", -0.5]]);
+    expect(decoded(dropMembers(all, (m) => ["alice", "bob"].includes(m.toString())))).toEqual([["", 1.0000000000000002e17], ["jöns", -Infinity], ["x", -0.5]]);
+    expect(dropMembers(all, () => false)).toEqual(all);
+    expect(dropMembers(all, () => true).length).toBe(0);
+    expect(() => [...membersOf(all.subarray(0, all.length - 3))]).toThrow(/end inside a member/);
+    expect(() => parseScore(b("nan?"))).toThrow(/not a score/);
   });
 });

@@ -6,22 +6,25 @@
  *   body      the frozen keys one after the other, each an entry:
  *               u16 name length | name (UTF-8, the key without the shard's key prefix, e.g.
  *               "board:global" or "dedup:7") | i64 absolute expiry in Unix ms (-1: none) |
- *               u32 value length | value (the key's Redis DUMP serialization)
+ *               u32 value length | value (the sorted set's members, below)
+ *   members   a sorted set, member after member in no particular order:
+ *               u32 member length | member (its bytes) | f64 score (big-endian IEEE 754)
  *   chunk     one record of the snapshot topic holding a slice of the body, at most
  *             CHUNK_BYTES of it: "LSC1" | u16 header length | header (JSON: snapshot id,
  *             index, count) | the slice. Keyed "<shardId>|<slot>|<index>".
  *   manifest  one record naming a complete snapshot (JSON, below), keyed "<shardId>", written
  *             after every chunk of it was acknowledged.
  *
- * A body is checked end to end by its SHA-256 in the manifest; each value also carries
- * Redis's own checksum (RESTORE refuses a damaged one).
+ * A body is checked end to end by its SHA-256 in the manifest. Format 1 held each key's
+ * Redis DUMP serialization instead of its members; readers of format 2 ignore those manifests
+ * (the shard is replayed from the log, or from a newer snapshot).
  */
 import { createHash, type Hash } from "node:crypto";
 
 /** Body bytes per chunk record: half of Kafka's default message size limit (1 MiB). */
 export const CHUNK_BYTES = 512 * 1024;
 /** The manifest's format version; a reader ignores manifests of another. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 const CHUNK_MAGIC = Buffer.from("LSC1", "latin1");
 
 /** The two alternating sets of chunk keys of a shard: a new snapshot never overwrites the chunks of the latest complete one. */
@@ -33,8 +36,70 @@ export interface SnapshotEntry {
   name: string;
   /** When the key expires (Unix ms), -1 for never. */
   expireAtMs: number;
-  /** Its Redis DUMP serialization. */
+  /** Its members (see "members" above). */
   value: Buffer;
+}
+
+/** A score as Redis prints it ("3", "1.5e+17", "inf", "-inf"). */
+export function parseScore(printed: Buffer): number {
+  const text = printed.toString("latin1");
+  const n = text === "inf" || text === "+inf" ? Infinity : text === "-inf" ? -Infinity : Number(text);
+  if (Number.isNaN(n)) throw new Error(`not a score: ${JSON.stringify(text)}`);
+  return n;
+}
+
+/**
+ * The members encoding of `pairs` (member, printed score, member, printed score, …: a
+ * WITHSCORES reply in binary), leaving out the members `keep` says no to.
+ */
+export function encodeMembers(pairs: readonly Buffer[], keep?: (member: Buffer) => boolean): Buffer {
+  const kept = new Uint8Array(pairs.length / 2);
+  let bytes = 0;
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (keep && !keep(pairs[i]!)) continue;
+    kept[i / 2] = 1;
+    bytes += 12 + pairs[i]!.length;
+  }
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (!kept[i / 2]) continue;
+    const member = pairs[i]!;
+    at = out.writeUInt32BE(member.length, at);
+    at += member.copy(out, at);
+    at = out.writeDoubleBE(parseScore(pairs[i + 1]!), at);
+  }
+  return out;
+}
+
+/** `value` (a members encoding) without the members `drop` says yes to. */
+export function dropMembers(value: Buffer, drop: (member: Buffer) => boolean): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  let at = 0;
+  for (const [member] of membersOf(value)) {
+    const end = member.byteOffset - value.byteOffset + member.length + 8;
+    if (drop(member)) {
+      if (at > from) parts.push(value.subarray(from, at));
+      from = end;
+    }
+    at = end;
+  }
+  if (at > from) parts.push(value.subarray(from, at));
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+/** The (member, score) pairs of a members encoding, members as views into `value`. */
+export function* membersOf(value: Buffer): Generator<[Buffer, number]> {
+  let at = 0;
+  while (at < value.length) {
+    if (at + 4 > value.length) throw new Error("a snapshot's members end inside a member");
+    const length = value.readUInt32BE(at);
+    const end = at + 4 + length;
+    if (end + 8 > value.length) throw new Error("a snapshot's members end inside a member");
+    yield [value.subarray(at + 4, end), value.readDoubleBE(end)];
+    at = end + 8;
+  }
 }
 
 /** A complete snapshot of one shard, as the manifest record describes it. */

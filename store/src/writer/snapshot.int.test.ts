@@ -1,7 +1,7 @@
 // Snapshots against a real Redis and Kafka, below the services: what is taken is what is loaded
-// (boards, dedup sets, expiries, offsets), a snapshot of another topic id or configuration is
-// ignored, a damaged or half-written one is never used, and the install only ever moves a shard
-// forward.
+// (boards, dedup sets, expiries, offsets), a snapshot read while records are applied is the state
+// at its offsets, a snapshot of another topic id or configuration is ignored, a damaged or
+// half-written one is never used, and the install only ever moves a shard forward.
 import { Redis } from "ioredis";
 import type { Producer } from "kafkajs";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
@@ -11,7 +11,9 @@ import { silentLogger } from "@ladder/common/logger";
 import { freshNamespace } from "@ladder/common/test-namespace";
 import { builtFrom, shardStamp } from "../identity.js";
 import { keyLayout } from "../keys.js";
+import { ShardWriter, type PreparedEvent } from "./shard-writer.js";
 import { chunkKey, encodeChunk, encodeManifest, manifestKey, type SnapshotManifest } from "./snapshot-format.js";
+import { unlinkPrefix } from "./key-scan.js";
 import { ensureSnapshotTopic } from "./snapshot-topic.js";
 import { findSnapshots, loadSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "./snapshot.js";
 
@@ -19,6 +21,11 @@ const log = silentLogger();
 const kafka = createKafka(inject("kafkaBrokers"), "test-snapshots", log);
 const admin = kafka.admin();
 const redis = new Redis(inject("redisUrls")[0]!);
+const defaultRedis = redis;
+/** The applier's own connection, as in a shard node; and another database of the same server, where a copy is made under the same prefix. */
+const writerRedis = new Redis(inject("redisUrls")[0]!);
+const otherDb = new Redis(inject("redisUrls")[0]!, { db: 9 });
+const replayDb = new Redis(inject("redisUrls")[0]!, { db: 10 });
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
 const slots = [0, 1, 2];
 const STAMP = shardStamp({ shardId: "shard-s", topic: "t", numSlots: 3, slots, boards });
@@ -37,6 +44,9 @@ afterAll(async () => {
   await producer.disconnect();
   await admin.disconnect();
   await redis.quit();
+  await writerRedis.quit();
+  await otherDb.quit();
+  await replayDb.quit();
 });
 beforeEach(async () => {
   const ns = freshNamespace("snap");
@@ -59,7 +69,7 @@ async function fill(p: string, players: number, offsets: Record<number, number>,
 }
 
 /** Everything a snapshot covers, keyed without the prefix. */
-async function contents(p: string): Promise<Record<string, unknown>> {
+async function contents(p: string, redis = defaultRedis): Promise<Record<string, unknown>> {
   const k = keyLayout(p);
   const out: Record<string, unknown> = { offsets: await redis.hgetall(k.offsets), builtFrom: await redis.get(k.builtFrom) };
   for (const key of [...(await redis.keys(`${p}board:*`)), ...(await redis.keys(`${p}dedup:*`))].sort()) {
@@ -146,4 +156,94 @@ describe("store > snapshots", () => {
     await redis.set(keyLayout(drift).builtFrom, builtFrom(STAMP, "topic-id-0"));
     expect(await refillFromSnapshot({ ...source(), shardId: "shard-s", builtFrom: FROM, slots, redis, keyPrefix: drift, log })).toEqual({ skipped: expect.stringMatching(/built from/) });
   });
+
+  it("a snapshot read while records are applied is exactly the log replayed to its offsets; loaded, plus the rest of the log, it is the live state", async () => {
+    const DEDUP_MS = 3000;
+    const writer = new ShardWriter({ shardId: "shard-s", stamp: STAMP, builtFrom: FROM, redis: writerRedis, keyPrefix: prefix, dedupWindowMs: DEDUP_MS });
+    // the log of each partition, as the applier gets it (a player's records all in one partition, as the slot assigner puts them): sets, increments and bests on an all-time board, an expiring one and boards
+    // that appear as the log goes on; few distinct scores (long runs of equal scores that pages must cross); retries of recent events
+    const logOf = new Map<number, PreparedEvent[]>(slots.map((p) => [p, []]));
+    let clock = 1_000_000;
+    let made = 0;
+    let seed = 7;
+    const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+    const more = (p: number, n: number): PreparedEvent[] => {
+      const log = logOf.get(p)!;
+      const out: PreparedEvent[] = [];
+      for (let i = 0; i < n; i++) {
+        const offset = BigInt(log.length);
+        let e: PreparedEvent;
+        if (log.length > 50 && rand(10) === 0) {
+          e = { ...log[log.length - 1 - rand(50)]!, offset, ingestedAtMs: ++clock }; // a retry: same event id, board and player
+        } else {
+          const kind = rand(20);
+          const board = kind < 3 ? "daily" : kind === 3 ? `late-${Math.floor(made / 4000)}` : "global";
+          const op = 1 + rand(3);
+          e = {
+            offset, board, playerId: `player-${rand(7000) * slots.length + p}`, op, value: op === 2 ? rand(9) - 3 : rand(25), timeIdx: rand(3), maxPoints: 1_000_000, minPoints: -1_000_000,
+            timeUnits: 1000, ttlSeconds: board === "daily" ? 3600 : 0, eventId: `e-${p}-${log.length}`, ingestedAtMs: ++clock,
+          };
+        }
+        made++;
+        log.push(e);
+        out.push(e);
+      }
+      return out;
+    };
+    const applyAll = async (w: ShardWriter, p: number, events: readonly PreparedEvent[]) => {
+      for (let i = 0; i < events.length; i += 500) {
+        const res = await w.apply(p, events.slice(i, i + 500));
+        if (!res.inSequence) throw new Error(`partition ${p}: out of sequence at ${res.lastOffset}`);
+      }
+    };
+    for (const p of slots) await applyAll(writer, p, more(p, 15_000));
+
+    let writing = true;
+    let appliedWhileRunning = 0;
+    const writes = (async () => {
+      while (writing) {
+        for (const p of slots) await applyAll(writer, p, more(p, 60));
+        appliedWhileRunning += 180;
+      }
+    })();
+    const taken: TakenSnapshot[] = [];
+    try {
+      for (const slot of ["a", "b", "a"] as const) {
+        const before = appliedWhileRunning;
+        taken.push(await take(slot));
+        expect(appliedWhileRunning).toBeGreaterThan(before); // records were applied while it was read
+      }
+    } finally {
+      writing = false;
+      await writes;
+    }
+    const live = await contents(prefix);
+    expect(Object.keys(live).filter((k) => k.startsWith("board:late-")).length).toBeGreaterThan(3);
+    for (const t of taken) {
+      console.log(`[snapshot] read while applying: ${t.manifest.players} players, ${t.journaled} members journaled, ${t.attempts} attempt(s), read ${Math.round(t.readMs)} ms, longest call ${t.longestCallMs.toFixed(1)} ms, finish ${t.finishMs.toFixed(1)} ms`);
+      expect(t.journaled).toBeGreaterThan(0);
+      expect(t.manifest.players).toBeGreaterThan(2 * 4096); // more than one page of the biggest board
+      // the copy: the snapshot under the same prefix in another database...
+      await unlinkPrefix(otherDb, prefix);
+      await loadSnapshot({ ...source(), manifest: t.manifest, redis: otherDb, targetPrefix: prefix });
+      await otherDb.hset(keyLayout(prefix).offsets, t.manifest.offsets);
+      await otherDb.set(keyLayout(prefix).builtFrom, FROM);
+      // it is exactly what replaying the log up to its offsets makes
+      await unlinkPrefix(replayDb, prefix);
+      const replay = new ShardWriter({ shardId: "shard-s", stamp: STAMP, builtFrom: FROM, redis: replayDb, keyPrefix: prefix, dedupWindowMs: DEDUP_MS });
+      for (const p of slots) await applyAll(replay, p, logOf.get(p)!.slice(0, Number(t.manifest.offsets[String(p)]) + 1));
+      expect(await contents(prefix, otherDb)).toEqual(await contents(prefix, replayDb));
+      // ...then every record of the log after it: the live state
+      const copy = new ShardWriter({ shardId: "shard-s", stamp: STAMP, builtFrom: FROM, redis: otherDb, keyPrefix: prefix, dedupWindowMs: DEDUP_MS });
+      for (const p of slots) {
+        const after = Number(t.manifest.offsets[String(p)]) + 1;
+        expect(after).toBeGreaterThan(15_000);
+        await applyAll(copy, p, logOf.get(p)!.slice(after));
+      }
+      expect(await contents(prefix, otherDb)).toEqual(live);
+    }
+    await unlinkPrefix(otherDb, prefix);
+    await unlinkPrefix(replayDb, prefix);
+    expect(await redis.exists(keyLayout(prefix).snapshotReading, keyLayout(prefix).snapshotJournal)).toBe(0); // the journal stopped
+  }, 120_000);
 });

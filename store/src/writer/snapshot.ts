@@ -12,7 +12,7 @@
  *
  * Where. In Kafka, the cluster's only durable store (Redis is a view; its RDB or AOF lives on
  * the Redis host and is lost with it): the compacted topic "<score topic>.snapshots"
- * (snapshot-topic.ts). Each snapshot is a body (its keys, each as Redis's DUMP serialization
+ * (snapshot-topic.ts). Each snapshot is a body (its keys, each as its members and scores
  * with its absolute expiry: snapshot-format.ts) cut in chunks of 512 KiB, half of Kafka's
  * default message limit, then a manifest naming it: snapshot id, offsets, built-from, chunk
  * count and location, the body's size and SHA-256. Chunk keys alternate between two slots per
@@ -22,18 +22,31 @@
  * and compaction drops the chunks of the one before.
  *
  * Taking one (the shard node, only while it serves: its Redis is then complete up to its
- * offsets; snapshot scheduling is in shard-node/src/snapshots.ts). One MULTI/EXEC reads the
- * offsets, the built-from value, the list of board and dedup keys and the DUMP of each key:
- * one atomic point, taken without stopping the applier, whose scripts simply wait behind the
- * EXEC like any other command. EXEC blocks the shard's Redis for the DUMPs, reads included: a
- * DUMP of a board of a million players takes 0.43 s here, and the whole EXEC of such a shard took
- * 0.92 s as the node saw it, its 28 MB reply included (loadtest/results/snapshot-bench.md). The
- * key list is read once before the MULTI and again inside it; if a key appeared or went in between
- * (a new board), the freeze is retried. The DUMPs, frozen in the node's memory (about 28 bytes per
- * player), are then streamed to Kafka at leisure. Alternatives considered: COPY into
- * a scratch database blocks Redis longer (1.8 s per million, measured) and still has to be read
- * out; reading the live keys in chunks with the applier paused is consistent only if nothing
- * else writes (a rebuild's SWAPDB does), and pauses the applier for as long as the read.
+ * offsets; snapshot scheduling is in shard-node/src/snapshots.ts), without stopping the
+ * applier and without blocking Redis for more than a page:
+ *   1. begin (snapshot-begin.lua, atomic): a flag tells the apply script to record every board
+ *      and dedup member it adds, changes or removes in a journal set, and the board and dedup
+ *      keys are listed with their expiries;
+ *   2. pages (snapshot-page.lua): each listed key is read PAGE members at a time, each page
+ *      starting after the (score, member) position where the previous one ended. A member that
+ *      does not change keeps its position, so it lands in exactly one page however the others
+ *      move; the pages are kept in the node's memory in the members encoding (snapshot-format.ts,
+ *      about 12 bytes per member plus its id);
+ *   3. finish (snapshot-finish.lua, atomic): the offsets, built-from, the keys as they are now
+ *      with their expiries, and the current score (or absence) of every member in the journal;
+ *      the journal stops.
+ * The snapshot is the state at the finish: a member never journaled was the same from the
+ * begin to the finish, so its page is right; a journaled one is taken from the finish. A key
+ * that appeared after the begin was wholly journaled (so the begin lists the keys in the same
+ * atomic step that starts the journal); one that went is left out. A key whose expiry changed
+ * (it expired and a record made it again, mid-read) or a finish that finds the journal gone (a
+ * rebuild swapped the database, the flag expired) makes the snapshot start again, at most 3
+ * times. Each step holds Redis for one script call (a page of 4,096 members: about a
+ * millisecond); the finish is proportional to the members changed while reading. Measured in
+ * loadtest/results/snapshot-bench.md. Earlier designs: one MULTI/EXEC of DUMPs blocked Redis for
+ * 0.4 s per million players, reads included (the soak saw reads refused behind it); COPY into a
+ * scratch database blocks longer (1.8 s per million); pausing the applier while reading keeps
+ * Redis free but delays every update by the read's length.
  *
  * Which one is used. A reader scans the manifest partition and keeps the manifests of its shard
  * whose built-from equals its own (the same stamp, so the same topic, slots and board specs, and
@@ -58,10 +71,13 @@
  *     the loaded state plus the tail as for a replay.
  *   - audit views always replay from offset 0: a snapshot holds the present, not the past.
  *
- * Limits. RESTORE takes what DUMP made by the same or an older Redis (a snapshot taken on a newer
- * Redis than the one loading it is refused by Redis, and the shard is replayed instead). One key's
- * DUMP must fit Redis's proto-max-bulk-len (512 MB by default: about 23 million players on one
- * board of one shard). A board's expiry is kept as an absolute time.
+ * Loading writes the members back with ZADD (a page at a time, pipelined) and sets the key's
+ * expiry as the absolute time it was. Scores go as doubles, so a loaded set is the same set
+ * bit for bit; the members encoding does not depend on Redis's version or encodings.
+ *
+ * Limits. The journal lives in the shard's Redis while a snapshot is read: one set member per
+ * change (a player changed twice counts once). A key's members must fit in one Node buffer
+ * (about 4 GiB: far beyond a shard's memory).
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Admin, Kafka, Producer } from "kafkajs";
@@ -71,9 +87,9 @@ import { topicOffsets } from "@ladder/common/kafka";
 import { explainMismatch } from "../identity.js";
 import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
-import { globEscape, listKeys, unlinkPrefix } from "./key-scan.js";
+import { globEscape, unlinkPrefix } from "./key-scan.js";
 import {
-  BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, decodeChunk, decodeManifest, encodeBody, encodeChunk, encodeManifest, manifestKey, manifestOffsets,
+  BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, manifestKey, manifestOffsets, membersOf,
   type ChunkSlot, type SnapshotEntry, type SnapshotManifest,
 } from "./snapshot-format.js";
 import { readRange, snapshotTopicPartitions } from "./snapshot-topic.js";
@@ -115,15 +131,20 @@ export interface TakeSnapshotOptions {
 
 export interface TakenSnapshot {
   manifest: SnapshotManifest;
-  /** How long Redis was blocked (the MULTI/EXEC), and how long writing to Kafka took. */
-  freezeMs: number;
+  /** How long reading the shard took (Redis serving meanwhile), and how long writing to Kafka took. */
+  readMs: number;
   publishMs: number;
+  /** The longest single script call of the read (Redis is held for each one), and the finish's (see the top of this file). */
+  longestCallMs: number;
+  finishMs: number;
+  /** Members re-read from the journal at the finish; attempts the read took. */
+  journaled: number;
+  attempts: number;
 }
 
 /** Takes a snapshot of the shard and writes it to the snapshot topic; or says why it did not. */
 export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapshot | { skipped: string }> {
-  const frozen = await freeze(o.redis, o.keyPrefix);
-  const freezeMs = frozen.execMs;
+  const frozen = await readShard(o.redis, o.keyPrefix, o.signal);
   if (frozen.builtFrom !== o.builtFrom) return { skipped: `the shard's Redis is built from "${frozen.builtFrom ?? "nothing"}", not "${o.builtFrom}"` };
   const offsets: Record<string, string> = {};
   let records = 0;
@@ -164,7 +185,7 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
     await o.producer.send({ topic: o.topic, acks: -1, messages: stale });
   }
   const publishMs = performance.now() - publishStart;
-  return { manifest, freezeMs, publishMs };
+  return { manifest, readMs: frozen.readMs, publishMs, longestCallMs: frozen.longestCallMs, finishMs: frozen.finishMs, journaled: frozen.journaled, attempts: frozen.attempts };
 }
 
 interface Frozen {
@@ -172,44 +193,106 @@ interface Frozen {
   offsets: Record<string, string>;
   entries: SnapshotEntry[];
   players: number;
-  /** How long the MULTI/EXEC took (Redis blocked for most of it). */
-  execMs: number;
+  readMs: number;
+  longestCallMs: number;
+  finishMs: number;
+  journaled: number;
+  attempts: number;
 }
 
-/** Reads the shard's keys, offsets and built-from in one MULTI/EXEC (see the top of this file). */
-async function freeze(redis: Redis, keyPrefix: string): Promise<Frozen> {
+/** Members per page (snapshot-page.lua). */
+const PAGE = 4096;
+/** Time to live of the journal and its flag: longer than any read of a shard takes. */
+const JOURNAL_TTL_MS = 30 * 60_000;
+const ATTEMPTS = 3;
+
+/** Why a read must start again. */
+class ReadAgain extends Error {}
+
+/** Reads the shard as of one instant, page by page, while records are applied (see the top of this file). */
+async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal): Promise<Frozen> {
+  const redis = withSnapshotScripts(plain);
   const keys = keyLayout(keyPrefix);
-  const prefixes = [keys.board(""), `${keyPrefix}dedup:`];
-  const patterns = prefixes.map((p) => `${globEscape(p)}*`);
-  for (let attempt = 1; attempt <= 5; attempt++) {
-    const listed = (await Promise.all(prefixes.map((p) => listKeys(redis, p)))).flat().sort();
-    const multi = redis.multi().get(keys.builtFrom).hgetall(keys.offsets);
-    for (const p of patterns) multi.keys(p);
-    for (const k of listed) multi.dumpBuffer(k).pexpiretime(k).zcard(k);
-    const t0 = performance.now();
-    const replies = await multi.exec();
-    const execMs = performance.now() - t0;
-    if (!replies) throw new Error("the snapshot's MULTI was aborted");
-    const value = (i: number) => {
-      const [err, v] = replies[i]!;
-      if (err && !/WRONGTYPE/.test(err.message)) throw err;
-      return err ? undefined : v;
+  const pattern = globEscape(keyPrefix);
+  let why = "";
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const id = randomBytes(8).toString("hex");
+    const started = performance.now();
+    let longestCallMs = 0;
+    const timed = async <T>(call: Promise<T>): Promise<T> => {
+      const t0 = performance.now();
+      const out = await call;
+      longestCallMs = Math.max(longestCallMs, performance.now() - t0);
+      return out;
     };
-    const inside = [...(value(2) as string[]), ...(value(3) as string[])].sort();
-    if (inside.length !== listed.length || inside.some((k, i) => k !== listed[i])) continue; // a key came or went: again
-    const entries: SnapshotEntry[] = [];
-    let players = 0;
-    listed.forEach((k, i) => {
-      const at = 4 + i * 3;
-      const dump = value(at) as Buffer | null;
-      if (dump === null) throw new Error(`${k} vanished inside the snapshot's MULTI`);
-      const expireAt = Number(value(at + 1));
-      entries.push({ name: k.slice(keyPrefix.length), expireAtMs: expireAt > 0 ? expireAt : -1, value: dump });
-      if (k.startsWith(keys.board(""))) players += Number(value(at + 2) ?? 0);
-    });
-    return { builtFrom: value(0) as string | null, offsets: value(1) as Record<string, string>, entries, players, execMs };
+    try {
+      const listed = await timed(redis.ladderSnapshotBegin(keys.snapshotReading, keys.snapshotJournal, id, JOURNAL_TTL_MS, pattern));
+      const atBegin = new Map<string, number>();
+      for (let i = 0; i < listed.length; i += 2) atBegin.set(String(listed[i]), Number(listed[i + 1]));
+      const pages = new Map<string, Buffer[]>();
+      for (const key of atBegin.keys()) {
+        const read: Buffer[] = [];
+        let after: [Buffer | string, Buffer | string] = ["", ""];
+        for (;;) {
+          signal?.throwIfAborted();
+          const reply = await timed(redis.ladderSnapshotPageBuffer(key, after[0], after[1], PAGE));
+          if (reply.length) read.push(encodeMembers(reply));
+          if (reply.length < PAGE * 2) break;
+          after = [reply[reply.length - 1]!, reply[reply.length - 2]!];
+        }
+        pages.set(key, read);
+      }
+      const t0 = performance.now();
+      const reply = await redis.ladderSnapshotFinishBuffer(keys.snapshotReading, keys.snapshotJournal, keys.offsets, keys.builtFrom, id, pattern);
+      const finishMs = performance.now() - t0;
+      longestCallMs = Math.max(longestCallMs, finishMs);
+      if (reply[0] !== 0 || reply.length < 5) throw new ReadAgain("the journal was stopped while reading (a rebuild swapped the database, or the read outlasted the journal)");
+      const [, built, offsetPairs, keyPairs, changedTriples] = reply as [number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>];
+      // the members changed since the begin, by key (member bytes as latin1 strings), with their score now
+      const changed = new Map<string, Map<string, Buffer | null>>();
+      for (let i = 0; i < changedTriples.length; i += 3) {
+        const key = (changedTriples[i] as Buffer).toString("utf8");
+        let of = changed.get(key);
+        if (!of) changed.set(key, (of = new Map()));
+        of.set((changedTriples[i + 1] as Buffer).toString("latin1"), changedTriples[i + 2] ?? null);
+      }
+      const entries: SnapshotEntry[] = [];
+      let players = 0;
+      const names = [];
+      for (let i = 0; i < keyPairs.length; i += 2) names.push([keyPairs[i]!.toString(), Number(keyPairs[i + 1])] as const);
+      names.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+      for (const [key, expireAt] of names) {
+        const before = atBegin.get(key);
+        if (before !== undefined && before !== expireAt) throw new ReadAgain(`${key} expired and was made again while the snapshot read it`);
+        const journal = changed.get(key);
+        const parts: Buffer[] = [];
+        // read at the begin and never changed since (a key made after the begin has no pages: every member of it is journaled)
+        for (const page of pages.get(key) ?? []) parts.push(journal ? dropMembers(page, (m) => journal.has(m.toString("latin1"))) : page);
+        if (journal) {
+          const now: Buffer[] = [];
+          for (const [member, score] of journal) if (score !== null) now.push(Buffer.from(member, "latin1"), score);
+          parts.push(encodeMembers(now));
+        }
+        const value = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+        if (value.length === 0) continue; // every member removed: Redis would not hold the key either
+        entries.push({ name: key.slice(keyPrefix.length), expireAtMs: expireAt > 0 ? expireAt : -1, value });
+        if (key.startsWith(keys.board(""))) for (const _ of membersOf(value)) players++;
+      }
+      const offsets: Record<string, string> = {};
+      for (let i = 0; i < offsetPairs.length; i += 2) offsets[offsetPairs[i]!.toString()] = offsetPairs[i + 1]!.toString();
+      return {
+        builtFrom: built === null ? null : built.toString(), offsets, entries, players, readMs: performance.now() - started, longestCallMs, finishMs,
+        journaled: changedTriples.length / 3, attempts: attempt,
+      };
+    } catch (err) {
+      if (!(err instanceof ReadAgain)) {
+        await redis.del(keys.snapshotReading, keys.snapshotJournal).catch(() => {}); // stop the journal (a newer snapshot would restart it anyway)
+        throw err;
+      }
+      why = err.message;
+    }
   }
-  throw new Error("the shard's keys kept changing while taking a snapshot");
+  throw new Error(`could not read the shard in ${ATTEMPTS} attempts: ${why}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,14 +349,22 @@ export async function loadSnapshot(s: SnapshotSource & { manifest: SnapshotManif
   let next = 0;
   const restore = async (e: SnapshotEntry) => {
     const key = s.targetPrefix + e.name;
-    try {
-      if (e.expireAtMs >= 0) await s.redis.restore(key, e.expireAtMs, e.value, "REPLACE", "ABSTTL");
-      else await s.redis.restore(key, 0, e.value, "REPLACE");
-    } catch (err) {
-      // e.g. a snapshot taken on a newer Redis: "DUMP payload version or checksum are wrong"
-      if ((err as Error).name === "ReplyError") throw new SnapshotUnusable(`snapshot ${m.snapshotId}: Redis refused to RESTORE ${e.name}: ${(err as Error).message}`);
-      throw err;
+    let batch = s.redis.pipeline().del(key);
+    let args: Array<Buffer | number> = [];
+    for (const [member, score] of membersOf(e.value)) {
+      args.push(score, member);
+      if (args.length === PAGE * 2) {
+        batch.zadd(key, ...args);
+        args = [];
+        if (batch.length >= 16) {
+          await execAll(batch);
+          batch = s.redis.pipeline();
+        }
+      }
     }
+    if (args.length) batch.zadd(key, ...args);
+    if (e.expireAtMs >= 0) batch.pexpireat(key, e.expireAtMs);
+    await execAll(batch);
     names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
   };
   if (m.chunks.count > 0) {
@@ -384,6 +475,11 @@ export async function refillFromSnapshot(o: RefillOptions): Promise<RefillResult
     }
   }
   return { skipped: why };
+}
+
+/** Runs a pipeline, throwing its first error. */
+async function execAll(batch: ReturnType<Redis["pipeline"]>): Promise<void> {
+  for (const [err] of (await batch.exec()) ?? []) if (err) throw err;
 }
 
 /** The applied offset of each of `slots` in the offsets hash (-1 where none). */

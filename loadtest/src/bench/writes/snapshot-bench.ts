@@ -13,7 +13,8 @@
  *   2. rebuilds the shard from offset 0 into Redis A (swap mode, snapshots off): the state the
  *      shard node would have at that point;
  *   3. takes a snapshot of Redis A with the shard node's own code (takeSnapshot): how long
- *      Redis is blocked, how long writing it to Kafka takes, its size;
+ *      reading it takes, the longest single Redis call of the read (Redis is held for each
+ *      one), how long writing it to Kafka takes, its size;
  *   4. produces the tail: `tail` more records (the last round), so the log holds
  *      players × perPlayer records;
  *   5. rebuilds into Redis B without a snapshot (the whole log), then into Redis A with the
@@ -116,7 +117,7 @@ try {
   await producer.disconnect();
   if ("skipped" in taken) throw new Error(`snapshot skipped: ${taken.skipped}`);
   const m = taken.manifest;
-  say(`  Redis blocked ${Math.round(taken.freezeMs)} ms; written to Kafka in ${Math.round(taken.publishMs)} ms; ${m.players.toLocaleString()} players, ${(m.bytes / 1e6).toFixed(1)} MB in ${m.chunks.count} chunks`);
+  say(`  read in ${Math.round(taken.readMs)} ms (longest single Redis call ${taken.longestCallMs.toFixed(1)} ms, finish ${taken.finishMs.toFixed(1)} ms); written to Kafka in ${Math.round(taken.publishMs)} ms; ${m.players.toLocaleString()} players, ${(m.bytes / 1e6).toFixed(1)} MB in ${m.chunks.count} chunks`);
 
   say(`producing the tail: ${tail.toLocaleString()} records`);
   const produceTail = await produce(kafka, topic, head, total);
@@ -144,7 +145,7 @@ try {
     rebuildBeforeTail: beforeTail,
     snapshot: {
       players: m.players, keys: m.keys, records: m.records, bytes: m.bytes, chunks: m.chunks.count,
-      execMs: Math.round(taken.freezeMs), publishMs: Math.round(taken.publishMs), totalSeconds: round2(snapshotSeconds),
+      readMs: Math.round(taken.readMs), longestCallMs: round2(taken.longestCallMs), finishMs: round2(taken.finishMs), publishMs: Math.round(taken.publishMs), totalSeconds: round2(snapshotSeconds),
       redisUsedMemoryBytes: memoryBefore,
     },
     rebuildWithoutSnapshot: full,
@@ -237,7 +238,7 @@ async function digest(r: Redis): Promise<Record<string, string>> {
 function markdown(r: {
   ranAt: string; options: { players: number; perPlayer: number; records: number; tail: number; eventIdsEachSideOfTheSnapshot: number };
   produce: { head: Produced; tail: Produced }; rebuildBeforeTail: Rebuilt;
-  snapshot: { players: number; keys: number; bytes: number; chunks: number; execMs: number; publishMs: number; redisUsedMemoryBytes: number };
+  snapshot: { players: number; keys: number; bytes: number; chunks: number; readMs: number; longestCallMs: number; finishMs: number; publishMs: number; redisUsedMemoryBytes: number };
   rebuildWithoutSnapshot: Rebuilt; rebuildWithSnapshot: Rebuilt; speedup: number; equal: boolean;
 }): string {
   const o = r.options;
@@ -263,7 +264,9 @@ Both rebuilt boards hold ${n(r.rebuildWithSnapshot.players)} players; the two Re
 
 | taking the snapshot (${n(r.snapshot.players)} players, ${r.snapshot.keys} keys) | |
 |---|---:|
-| the MULTI/EXEC (offsets, key list, DUMP of every key) as the client saw it, reply included: Redis is blocked for part of it | ${r.snapshot.execMs} ms |
+| reading the shard: begin, pages of 4,096 members, finish (Redis serves other clients between the calls) | ${r.snapshot.readMs} ms |
+| the longest single call of the read, as the client saw it (Redis is held for at most this long) | ${r.snapshot.longestCallMs} ms |
+| the finish (offsets, keys, members changed during the read) | ${r.snapshot.finishMs} ms |
 | written to Kafka (${r.snapshot.chunks} chunks of 512 KiB, acks=all, one at a time) | ${r.snapshot.publishMs} ms |
 | size in Kafka | ${(r.snapshot.bytes / 1e6).toFixed(1)} MB (${(r.snapshot.bytes / r.snapshot.players).toFixed(1)} bytes per player; Redis used ${(r.snapshot.redisUsedMemoryBytes / 1e6).toFixed(0)} MB) |
 
