@@ -29,7 +29,7 @@ export class Scrape {
 
   static async of(url: string): Promise<Scrape> {
     const res = await fetch(url);
-    if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
+    if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`);
     return new Scrape(await res.text());
   }
 

@@ -37,6 +37,8 @@ export interface Config {
   readonly boards: BoardSpecs;
   readonly shardId: string | undefined;
   readonly routerListen: string;
+  /** Router processes sharing routerListen (router/src/processes.ts). */
+  readonly routerProcesses: number;
   readonly ingestListen: string;
   /** Where each service serves its Prometheus metrics (GET /metrics), host:port. */
   readonly routerMetricsListen: string;
@@ -98,6 +100,7 @@ export const servicesEnv = envVariables({
   LADDER_BOARDS: boards(),
   LADDER_SHARD_ID: optional({ unsetMeans: "— (shard nodes only)", description: "which shard a shard node serves: one of the ids of `LADDER_SHARDS`" }),
   LADDER_ROUTER_LISTEN: string({ default: "127.0.0.1:50051", pattern: LISTEN, description: "the router's gRPC listen address, host:port" }),
+  LADDER_ROUTER_PROCESSES: int({ default: 1, min: 1, max: 64, description: "router processes sharing `LADDER_ROUTER_LISTEN` (Node's cluster module: a supervising process accepts connections and hands them to the routers in turn, restarts one that dies, and serves their metrics summed at `LADDER_ROUTER_METRICS_LISTEN`)" }),
   LADDER_INGEST_LISTEN: string({ default: "127.0.0.1:50052", pattern: LISTEN, description: "ingest's gRPC listen address, host:port" }),
   LADDER_ROUTER_METRICS_LISTEN: string({ default: "127.0.0.1:9464", pattern: LISTEN, description: "where the router serves its Prometheus metrics (`GET /metrics`), host:port" }),
   LADDER_INGEST_METRICS_LISTEN: string({ default: "127.0.0.1:9465", pattern: LISTEN, description: "where ingest serves its Prometheus metrics (`GET /metrics`), host:port" }),
@@ -156,6 +159,7 @@ export const configSchema = envSchema(servicesEnv, {
     boards: v.LADDER_BOARDS,
     shardId: v.LADDER_SHARD_ID,
     routerListen: v.LADDER_ROUTER_LISTEN,
+    routerProcesses: v.LADDER_ROUTER_PROCESSES,
     ingestListen: v.LADDER_INGEST_LISTEN,
     routerMetricsListen: v.LADDER_ROUTER_METRICS_LISTEN,
     ingestMetricsListen: v.LADDER_INGEST_METRICS_LISTEN,

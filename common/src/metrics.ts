@@ -22,7 +22,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Logger } from "./logger.js";
 
 export { Counter, Gauge, Histogram, Registry };
@@ -86,8 +86,99 @@ export interface MetricsServer {
 export async function startMetricsServer(o: { listen: string; log: Logger; registry?: Registry }): Promise<MetricsServer> {
   const registry = o.registry ?? processRegistry;
   addDefaultMetrics(registry);
+  return serveMetrics(o.listen, o.log, { collect: () => registry.metrics(), contentType: registry.contentType });
+}
+
+/** The messages between a cluster's supervising process and its workers about metrics. */
+interface MetricsRequest {
+  ladderMetrics: "request";
+  id: number;
+}
+interface MetricsReply {
+  ladderMetrics: "reply";
+  id: number;
+  metrics?: MetricJson[];
+  error?: string;
+}
+type MetricJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>[number];
+const isMetricsMessage = (m: unknown, kind: "request" | "reply"): boolean => typeof m === "object" && m !== null && (m as MetricsRequest).ladderMetrics === kind;
+
+/**
+ * In a worker of Node's cluster module: answers the supervising process's requests for this
+ * process's metrics (processRegistry, with Node's default metrics) instead of serving them itself.
+ */
+export function shareMetricsWithClusterPrimary(): void {
+  addDefaultMetrics(processRegistry);
+  process.on("message", (m: unknown) => {
+    if (!isMetricsMessage(m, "request")) return;
+    const { id } = m as MetricsRequest;
+    processRegistry.getMetricsAsJSON().then(
+      (metrics) => process.send?.({ ladderMetrics: "reply", id, metrics } satisfies MetricsReply),
+      (err: unknown) => process.send?.({ ladderMetrics: "reply", id, error: String(err) } satisfies MetricsReply),
+    );
+  });
+}
+
+/** A worker the supervising process can ask (node:cluster's Worker has these). */
+export interface MetricsWorker {
+  send(message: MetricsRequest): boolean;
+  on(event: "message", listener: (m: unknown) => void): unknown;
+  off(event: "message", listener: (m: unknown) => void): unknown;
+  readonly process: { readonly pid?: number | undefined };
+}
+
+const WORKER_ANSWER_MS = 2_000;
+
+/**
+ * In the supervising process of Node's cluster module: serves at GET /metrics the metrics of the
+ * workers `workers()` names (those that serve; each calls shareMetricsWithClusterPrimary), summed
+ * by prom-client's AggregatorRegistry.aggregate (counters and histograms add up; so do gauges, ours
+ * included: they count things). A worker that does not answer within 2 s is left out of that
+ * scrape, and logged: its counters are missing from it, as they are once it has died.
+ */
+export async function startClusterMetricsServer(o: { listen: string; log: Logger; workers: () => readonly MetricsWorker[] }): Promise<MetricsServer> {
+  let next = 0;
+  const ask = (w: MetricsWorker) =>
+    new Promise<MetricJson[] | undefined>((resolve) => {
+      const id = next++;
+      const done = (metrics: MetricJson[] | undefined) => {
+        clearTimeout(timer);
+        w.off("message", listener);
+        resolve(metrics);
+      };
+      const listener = (m: unknown) => {
+        if (!isMetricsMessage(m, "reply") || (m as MetricsReply).id !== id) return;
+        const reply = m as MetricsReply;
+        if (reply.error) o.log.warn({ pid: w.process.pid, error: reply.error }, "a worker could not collect its metrics");
+        done(reply.metrics);
+      };
+      const timer = setTimeout(() => {
+        o.log.warn({ pid: w.process.pid, waitedMs: WORKER_ANSWER_MS }, "a worker did not send its metrics; left out of this scrape");
+        done(undefined);
+      }, WORKER_ANSWER_MS);
+      w.on("message", listener);
+      try {
+        w.send({ ladderMetrics: "request", id });
+      } catch {
+        done(undefined); // its channel closed: it is dying
+      }
+    });
+  const collect = async () => {
+    const answers = await Promise.all(o.workers().map(ask));
+    return AggregatorRegistry.aggregate(answers.filter((a): a is MetricJson[] => a !== undefined)).metrics();
+  };
+  return serveMetrics(o.listen, o.log, { collect, contentType: processRegistry.contentType });
+}
+
+interface Collector {
+  collect(): Promise<string>;
+  contentType: string;
+}
+
+async function serveMetrics(listen: string, log: Logger, collector: Collector): Promise<MetricsServer> {
+  const o = { listen, log };
   const { host, port } = splitListen(o.listen);
-  const server = createServer((req, res) => void answer(registry, req, res, o.log));
+  const server = createServer((req, res) => void answer(collector, req, res, o.log));
   server.keepAliveTimeout = 65_000; // longer than scrape intervals: one connection per scraper
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -109,7 +200,7 @@ export async function startMetricsServer(o: { listen: string; log: Logger; regis
   };
 }
 
-async function answer(registry: Registry, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
+async function answer(registry: Collector, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
   if (path !== "/metrics") {
     res.writeHead(404, { "content-type": "text/plain" }).end("not found: the metrics are at /metrics\n");
@@ -120,7 +211,7 @@ async function answer(registry: Registry, req: IncomingMessage, res: ServerRespo
     return;
   }
   try {
-    const text = await registry.metrics();
+    const text = await registry.collect();
     res.writeHead(200, { "content-type": registry.contentType }).end(req.method === "HEAD" ? undefined : text);
   } catch (err) {
     log.warn({ err }, "collecting metrics failed");

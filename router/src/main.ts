@@ -1,62 +1,14 @@
 /**
- * Router: LeaderboardService over all shards. Wiring only.
+ * Router: LeaderboardService over all shards. Wiring only: one router process, or several
+ * sharing the listen address under a supervising process (LADDER_ROUTER_PROCESSES).
  */
-import * as grpc from "@grpc/grpc-js";
+import cluster from "node:cluster";
 import { loadConfig } from "@ladder/common/config";
-import { Authenticator, requireRole } from "@ladder/common/auth";
-import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
-import { serverCredentials } from "@ladder/common/tls";
-import { HealthRegistry, ServingStatus } from "@ladder/common/health";
 import { rootLogger } from "@ladder/common/logger";
-import { startMetricsServer } from "@ladder/common/metrics";
-import { onShutdown } from "@ladder/common/shutdown";
-import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { decodeToken } from "@ladder/common/consistency-token";
-import { createKafka, TopicIds } from "@ladder/common/kafka";
-import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { adminService } from "./admin-service.js";
-import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
-import { LogEnds } from "./log-ends.js";
-import { waitApplied } from "./wait-applied.js";
-import { routerMetrics } from "./metrics.js";
-import { Queries } from "./queries.js";
-import { ShardPool } from "./shard-pool.js";
+import { superviseRouters } from "./processes.js";
+import { runRouter } from "./router.js";
 
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "router" });
-const metrics = await startMetricsServer({ listen: config.routerMetricsListen, log }); // GET /metrics, from the start
-const pool = new ShardPool({
-  shards: config.shards, numSlots: config.numSlots, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs,
-  replicaMaxLagMs: config.replicaMaxLagMs, log: log.child({ component: "shards" }),
-});
-const down = await pool.connected();
-if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
-const server = new grpc.Server();
-const auth = new Authenticator(config.tokens, config.readsOpen);
-const kafka = createKafka(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
-const kafkaAdmin = kafka.admin(); // connects on first use: for rebuilds and to check consistency tokens
-const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
-const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
-const waitFor: TokenWaiter = async (token, deadlineMs) => {
-  const required = decodeToken(token, config.numSlots);
-  if (required.size === 0) return;
-  await logEnds.check(required);
-  await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
-};
-addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() } }), waitFor, new Queries(pool.primaries(), config.boards)), log.child({ component: "grpc" }), requireRole(auth, "read"));
-addService(server, AdminService, adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), log.child({ component: "grpc" }), requireRole(auth, "admin"));
-const health = new HealthRegistry();
-health.set(LeaderboardService.typeName, ServingStatus.SERVING);
-health.set(AdminService.typeName, ServingStatus.SERVING);
-health.register(server, log);
-const port = await listen(server, config.routerListen, serverCredentials(config));
-log.info({ address: config.routerListen, port, metricsPort: metrics.port, shards: config.shards.length }, "router listening");
-
-onShutdown(log, async () => {
-  health.drain();
-  await shutdown(server);
-  await pool.close();
-  await kafkaAdmin.disconnect();
-  await topicIds.close();
-  await metrics.close();
-});
+if (config.routerProcesses > 1 && cluster.isPrimary) await superviseRouters(config, log);
+else await runRouter(config, log, { clusterWorker: cluster.isWorker });

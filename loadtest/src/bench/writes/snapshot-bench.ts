@@ -111,13 +111,15 @@ try {
   const producer = kafka.producer({ maxInFlightRequests: 1, allowAutoTopicCreation: false }); // as the shard node's
   await producer.connect();
   const memoryBefore = await usedMemory(redisA);
+  const slowlog = await recordCommands(redisA);
   const t0 = performance.now();
   const taken = await takeSnapshot({ redis: redisA, keyPrefix: PREFIX, shardId: SHARD, builtFrom: from, slots: SLOT_LIST, producer, topic: snapshotTopic, partitions, slot: "a" });
   const snapshotSeconds = (performance.now() - t0) / 1000;
+  const redisSide = await slowlog.stop();
   await producer.disconnect();
   if ("skipped" in taken) throw new Error(`snapshot skipped: ${taken.skipped}`);
   const m = taken.manifest;
-  say(`  read in ${Math.round(taken.readMs)} ms (longest single Redis call ${taken.longestCallMs.toFixed(1)} ms, finish ${taken.finishMs.toFixed(1)} ms); written to Kafka in ${Math.round(taken.publishMs)} ms; ${m.players.toLocaleString()} players, ${(m.bytes / 1e6).toFixed(1)} MB in ${m.chunks.count} chunks`);
+  say(`  read in ${Math.round(taken.readMs)} ms (longest single Redis call ${taken.longestCallMs.toFixed(1)} ms as the client saw it, ${redisSide.longestMs.toFixed(2)} ms in Redis over ${redisSide.commands} commands; finish ${taken.finishMs.toFixed(1)} ms); written to Kafka in ${Math.round(taken.publishMs)} ms; ${m.players.toLocaleString()} players, ${(m.bytes / 1e6).toFixed(1)} MB in ${m.chunks.count} chunks`);
 
   say(`producing the tail: ${tail.toLocaleString()} records`);
   const produceTail = await produce(kafka, topic, head, total);
@@ -145,7 +147,7 @@ try {
     rebuildBeforeTail: beforeTail,
     snapshot: {
       players: m.players, keys: m.keys, records: m.records, bytes: m.bytes, chunks: m.chunks.count,
-      readMs: Math.round(taken.readMs), longestCallMs: round2(taken.longestCallMs), finishMs: round2(taken.finishMs), publishMs: Math.round(taken.publishMs), totalSeconds: round2(snapshotSeconds),
+      readMs: Math.round(taken.readMs), longestCallMs: round2(taken.longestCallMs), longestInRedisMs: round2(redisSide.longestMs), redisCommands: redisSide.commands, finishMs: round2(taken.finishMs), publishMs: Math.round(taken.publishMs), totalSeconds: round2(snapshotSeconds),
       redisUsedMemoryBytes: memoryBefore,
     },
     rebuildWithoutSnapshot: full,
@@ -222,6 +224,22 @@ async function rebuild(redisUrl: string, topic: string, stamp: string, from: str
   return { seconds: round2(seconds), replayed: done.replayed, perSec: Math.round(done.replayed / seconds), ...(done.snapshot ? { snapshot: done.snapshot } : {}), players: boardPlayers };
 }
 
+/** Logs every command of `r`'s server in its SLOWLOG until stop(), which says how many ran and the longest (as Redis timed it), and puts the settings back. */
+async function recordCommands(r: Redis): Promise<{ stop(): Promise<{ commands: number; longestMs: number }> }> {
+  const [, threshold] = (await r.config("GET", "slowlog-log-slower-than")) as [string, string];
+  const [, length] = (await r.config("GET", "slowlog-max-len")) as [string, string];
+  await r.config("SET", "slowlog-log-slower-than", "0", "slowlog-max-len", "1000000");
+  await r.slowlog("RESET");
+  return {
+    async stop() {
+      const entries = (await r.slowlog("GET", -1)) as Array<[number, number, number, string[]]>;
+      await r.config("SET", "slowlog-log-slower-than", threshold, "slowlog-max-len", length);
+      const ours = entries.filter((e) => !["slowlog", "config"].includes(String(e[3][0]).toLowerCase()));
+      return { commands: ours.length, longestMs: Math.max(0, ...ours.map((e) => e[2] / 1000)) };
+    },
+  };
+}
+
 async function usedMemory(r: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await r.info("memory"))?.[1] ?? 0);
 }
@@ -238,7 +256,7 @@ async function digest(r: Redis): Promise<Record<string, string>> {
 function markdown(r: {
   ranAt: string; options: { players: number; perPlayer: number; records: number; tail: number; eventIdsEachSideOfTheSnapshot: number };
   produce: { head: Produced; tail: Produced }; rebuildBeforeTail: Rebuilt;
-  snapshot: { players: number; keys: number; bytes: number; chunks: number; readMs: number; longestCallMs: number; finishMs: number; publishMs: number; redisUsedMemoryBytes: number };
+  snapshot: { players: number; keys: number; bytes: number; chunks: number; readMs: number; longestCallMs: number; longestInRedisMs: number; redisCommands: number; finishMs: number; publishMs: number; redisUsedMemoryBytes: number };
   rebuildWithoutSnapshot: Rebuilt; rebuildWithSnapshot: Rebuilt; speedup: number; equal: boolean;
 }): string {
   const o = r.options;
@@ -265,7 +283,8 @@ Both rebuilt boards hold ${n(r.rebuildWithSnapshot.players)} players; the two Re
 | taking the snapshot (${n(r.snapshot.players)} players, ${r.snapshot.keys} keys) | |
 |---|---:|
 | reading the shard: begin, pages of 4,096 members, finish (Redis serves other clients between the calls) | ${r.snapshot.readMs} ms |
-| the longest single call of the read, as the client saw it (Redis is held for at most this long) | ${r.snapshot.longestCallMs} ms |
+| the longest single command of the read in Redis (its SLOWLOG, every command logged): Redis is held for at most this long | ${r.snapshot.longestInRedisMs} ms (of ${r.snapshot.redisCommands} commands) |
+| the longest single call of the read as the client saw it (its event loop included) | ${r.snapshot.longestCallMs} ms |
 | the finish (offsets, keys, members changed during the read) | ${r.snapshot.finishMs} ms |
 | written to Kafka (${r.snapshot.chunks} chunks of 512 KiB, acks=all, one at a time) | ${r.snapshot.publishMs} ms |
 | size in Kafka | ${(r.snapshot.bytes / 1e6).toFixed(1)} MB (${(r.snapshot.bytes / r.snapshot.players).toFixed(1)} bytes per player; Redis used ${(r.snapshot.redisUsedMemoryBytes / 1e6).toFixed(0)} MB) |

@@ -1,0 +1,69 @@
+/**
+ * One router process: LeaderboardService and AdminService over all shards, health, metrics.
+ * Alone, it serves its own metrics and logs its ready line; as one of several processes
+ * (processes.ts), it shares its metrics with the supervising process and tells it its port.
+ */
+import * as grpc from "@grpc/grpc-js";
+import type { Config } from "@ladder/common/config";
+import { Authenticator, requireRole } from "@ladder/common/auth";
+import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
+import { serverCredentials } from "@ladder/common/tls";
+import { HealthRegistry, ServingStatus } from "@ladder/common/health";
+import type { Logger } from "@ladder/common/logger";
+import { shareMetricsWithClusterPrimary, startMetricsServer } from "@ladder/common/metrics";
+import { onShutdown } from "@ladder/common/shutdown";
+import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { decodeToken } from "@ladder/common/consistency-token";
+import { createKafka, TopicIds } from "@ladder/common/kafka";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { adminService } from "./admin-service.js";
+import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
+import { LogEnds } from "./log-ends.js";
+import { waitApplied } from "./wait-applied.js";
+import { routerMetrics } from "./metrics.js";
+import { Queries } from "./queries.js";
+import { ShardPool } from "./shard-pool.js";
+
+
+export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean }): Promise<void> {
+  // GET /metrics, from the start: served here, or by the supervising process from what this one shares
+  let metrics: { port: number; close(): Promise<void> } | undefined;
+  if (o.clusterWorker) shareMetricsWithClusterPrimary();
+  else metrics = await startMetricsServer({ listen: config.routerMetricsListen, log });
+  const pool = new ShardPool({
+    shards: config.shards, numSlots: config.numSlots, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs,
+    replicaMaxLagMs: config.replicaMaxLagMs, log: log.child({ component: "shards" }),
+  });
+  const down = await pool.connected();
+  if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
+  const server = new grpc.Server();
+  const auth = new Authenticator(config.tokens, config.readsOpen);
+  const kafka = createKafka(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
+  const kafkaAdmin = kafka.admin(); // connects on first use: for rebuilds and to check consistency tokens
+  const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
+  const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
+  const waitFor: TokenWaiter = async (token, deadlineMs) => {
+    const required = decodeToken(token, config.numSlots);
+    if (required.size === 0) return;
+    await logEnds.check(required);
+    await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
+  };
+  addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() } }), waitFor, new Queries(pool.primaries(), config.boards)), log.child({ component: "grpc" }), requireRole(auth, "read"));
+  addService(server, AdminService, adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), log.child({ component: "grpc" }), requireRole(auth, "admin"));
+  const health = new HealthRegistry();
+  health.set(LeaderboardService.typeName, ServingStatus.SERVING);
+  health.set(AdminService.typeName, ServingStatus.SERVING);
+  health.register(server, log);
+  const port = await listen(server, config.routerListen, serverCredentials(config));
+  if (o.clusterWorker) process.send!({ ladder: "listening", port });
+  else log.info({ address: config.routerListen, port, metricsPort: metrics!.port, shards: config.shards.length }, "router listening");
+
+  onShutdown(log, async () => {
+    health.drain();
+    await shutdown(server);
+    await pool.close();
+    await kafkaAdmin.disconnect();
+    await topicIds.close();
+    await metrics?.close();
+  });
+}
