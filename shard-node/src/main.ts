@@ -55,7 +55,7 @@ const snapshots = config.snapshots
   ? await openSnapshots({
     kafka, admin, writer, redis, shardId, slots, keyPrefix: config.keyPrefix, builtFrom: build.builtFrom, scoreTopic: config.scoreTopic,
     replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync, everyRecords: config.snapshotRecords,
-    minIntervalMs: config.snapshotMinIntervalMs, heartbeatTtlMs: config.heartbeatTtlMs, log: log.child({ component: "snapshots" }),
+    minIntervalMs: config.snapshotMinIntervalMs, heartbeatTtlMs: config.heartbeatTtlMs, log: log.child({ component: "snapshots" }), metrics,
   })
   : undefined;
 const installed = await snapshots?.refillAtStart(); // Redis empty, or far behind the newest snapshot

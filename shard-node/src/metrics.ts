@@ -1,9 +1,15 @@
 /**
  * The shard node's metrics (see common/src/metrics.ts), each labelled with the shard: its
- * readiness state (readiness.ts), its lag behind the log per partition, and what the applier
- * did with the records it fetched (applier.ts).
+ * readiness state (readiness.ts), its lag behind the log per partition, what the applier
+ * did with the records it fetched (applier.ts), and its snapshots (snapshots.ts).
  */
-import { Counter, Gauge, metricSet } from "@ladder/common/metrics";
+import { Counter, Gauge, Histogram, metricSet } from "@ladder/common/metrics";
+
+/** How a snapshot attempt ended. */
+export const SNAPSHOT_OUTCOMES = ["taken", "skipped", "failed"] as const;
+export type SnapshotOutcome = (typeof SNAPSHOT_OUTCOMES)[number];
+/** Seconds buckets for snapshot steps (a read of millions of players takes seconds). */
+const SNAPSHOT_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /** What readiness.ts's heartbeat last told readers. */
 export const SHARD_STATES = ["serving", "catching_up", "withdrawn"] as const;
@@ -24,6 +30,13 @@ export const shardNodeMetrics = metricSet((registry) => {
     duplicates: new Counter({ name: "ladder_shard_duplicate_records_total", help: "records dropped as retries of an event id applied within the dedup window", labelNames: shard, registers }),
     invalid: new Counter({ name: "ladder_shard_invalid_records_total", help: "records that could not be applied (undecodable or invalid): skipped, logged", labelNames: shard, registers }),
     rewinds: new Counter({ name: "ladder_shard_rewinds_total", help: "partitions rewound to replay records Redis lacks (Redis lost data)", labelNames: shard, registers }),
+    snapshots: new Counter({ name: "ladder_shard_snapshots_total", help: "snapshot attempts by outcome: taken (written to Kafka), skipped (nothing new, or not serving), failed (Kafka or Redis error; retried later)", labelNames: ["shard", "outcome"] as const, registers }),
+    snapshotSeconds: new Histogram({
+      name: "ladder_shard_snapshot_seconds",
+      help: "time of each step of the snapshots taken: read (the shard read page by page while Redis serves), longest_call (the longest single Redis call of that read), publish (written to Kafka)",
+      labelNames: ["shard", "step"] as const, buckets: SNAPSHOT_BUCKETS, registers,
+    }),
+    snapshotPlayers: new Gauge({ name: "ladder_shard_snapshot_players", help: "players (board entries) in the newest snapshot this node took or loaded", labelNames: shard, registers }),
   };
 });
 
@@ -45,11 +58,25 @@ export class ShardMetrics {
     this.invalid = this.m.invalid.labels(shard);
     this.rewinds = this.m.rewinds.labels(shard);
     for (const c of [this.applied, this.skipped, this.duplicates, this.invalid, this.rewinds]) c.inc(0); // present from the start, at 0
+    for (const outcome of SNAPSHOT_OUTCOMES) this.m.snapshots.inc({ shard: shardId, outcome }, 0);
     this.setState("catching_up"); // until the first heartbeat says otherwise
   }
 
   setState(state: ShardState): void {
     for (const s of SHARD_STATES) this.m.state.set({ shard: this.shardId, state: s }, s === state ? 1 : 0);
+  }
+
+  /** A snapshot attempt ended; for one taken, its steps' durations (ms) and its players. */
+  snapshot(outcome: SnapshotOutcome, taken?: { readMs: number; longestCallMs: number; publishMs: number; players: number }): void {
+    this.m.snapshots.inc({ shard: this.shardId, outcome });
+    if (!taken) return;
+    for (const [step, ms] of [["read", taken.readMs], ["longest_call", taken.longestCallMs], ["publish", taken.publishMs]] as const) this.m.snapshotSeconds.observe({ shard: this.shardId, step }, ms / 1000);
+    this.m.snapshotPlayers.set({ shard: this.shardId }, taken.players);
+  }
+
+  /** The newest snapshot this node loaded has `players` players. */
+  setSnapshotPlayers(players: number): void {
+    this.m.snapshotPlayers.set({ shard: this.shardId }, players);
   }
 
   setLag(partition: number, records: number): void {

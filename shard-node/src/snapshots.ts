@@ -28,6 +28,7 @@ import {
   type ChunkSlot, type ShardWriter, type SnapshotCandidates, type SnapshotManifest,
 } from "@ladder/store/writer";
 import type { Applier } from "./applier.js";
+import type { ShardMetrics } from "./metrics.js";
 
 export interface SnapshotsOptions {
   kafka: Kafka;
@@ -47,6 +48,7 @@ export interface SnapshotsOptions {
   minIntervalMs: number;
   heartbeatTtlMs: number;
   log: Logger;
+  metrics?: ShardMetrics;
 }
 
 export interface NodeSnapshots {
@@ -100,6 +102,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   const refillOptions = () => ({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, slots: o.slots, redis: o.redis, keyPrefix: o.keyPrefix, log, signal: stopping.signal });
   const installed = (m: SnapshotManifest, ms: number, when: string) => {
     latest = m;
+    o.metrics?.setSnapshotPlayers(m.players);
     log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, bytes: m.bytes, ms: Math.round(ms) }, `${when}: loaded snapshot ${m.snapshotId}; applying the log after it`);
   };
 
@@ -111,17 +114,19 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
       staleChunks: chunksOf.get(slot) ?? 0, ...(latest ? { notBefore: manifestOffsets(latest) } : {}), signal: stopping.signal,
     });
     if ("skipped" in res) {
+      o.metrics?.snapshot("skipped");
       log.info({ why: res.skipped }, "snapshot skipped");
       nextTryAt = Date.now() + Math.max(o.minIntervalMs, RETRY_MIN_MS);
       return;
     }
     const m = res.manifest;
+    o.metrics?.snapshot("taken", { ...res, players: m.players });
     latest = m;
     newestSlot = slot;
     chunksOf.set(slot, m.chunks.count);
     nextTryAt = Date.now() + o.minIntervalMs;
     failures = 0;
-    log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, readMs: Math.round(res.readMs), longestCallMs: Math.round(res.longestCallMs), journaled: res.journaled, attempts: res.attempts, publishMs: Math.round(res.publishMs) }, "snapshot taken");
+    log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, readMs: Math.round(res.readMs), longestCallMs: Math.round(res.longestCallMs), journaled: res.journaled, rotations: res.rotations, attempts: res.attempts, publishMs: Math.round(res.publishMs) }, "snapshot taken");
   };
 
   const tick = () => {
@@ -131,6 +136,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
     taking = take()
       .catch((err: unknown) => {
         if (stopping.signal.aborted) return;
+        o.metrics?.snapshot("failed");
         const waitMs = Math.min(Math.max(o.minIntervalMs, RETRY_MIN_MS), RETRY_MIN_MS * 2 ** failures++);
         log.warn({ err, retryInMs: waitMs }, "snapshot failed; trying again later");
         nextTryAt = Date.now() + waitMs;

@@ -13,6 +13,7 @@
  *   <prefix>snapshot:reading  string: the id of the snapshot being read, while it is (expires)
  *   <prefix>snapshot:journal  set: the board and dedup members the apply script changed while
  *                           that snapshot was read (writer/snapshot.ts)
+ *   <prefix>snapshot:journal-set-aside  the journal's earlier part, being resolved
  *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
  *   <prefix>snapshot-load:<id>:…  boards and dedup sets of a snapshot being loaded, until they
  *                           replace the live ones in one step (writer/snapshot.ts)
@@ -28,6 +29,7 @@ export interface KeyLayout {
   readonly rebuildLease: string;
   readonly snapshotReading: string;
   readonly snapshotJournal: string;
+  readonly snapshotJournalSetAside: string;
 }
 
 export function keyLayout(prefix: string): KeyLayout {
@@ -40,6 +42,7 @@ export function keyLayout(prefix: string): KeyLayout {
     rebuildLease: `${prefix}rebuild-lease`,
     snapshotReading: `${prefix}snapshot:reading`,
     snapshotJournal: `${prefix}snapshot:journal`,
+    snapshotJournalSetAside: `${prefix}snapshot:journal-set-aside`,
   });
 }
 

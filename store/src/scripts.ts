@@ -155,11 +155,15 @@ export interface SnapshotScripts {
   ladderSnapshotBegin(flag: string, journal: string, id: string, ttlMs: number, pattern: string): Promise<Array<string | number>>;
   /** snapshot-page.lua, binary: the members after (score, member), with their scores as Redis prints them. */
   ladderSnapshotPageBuffer(key: string, afterScore: Buffer | string, afterMember: Buffer | string, count: number): Promise<Buffer[]>;
+  /** snapshot-rotate.lua: sets the journal so far aside; [0, its members] or [-11]. */
+  ladderSnapshotRotate(flag: string, journal: string, setAside: string, id: string): Promise<[number, number?]>;
+  /** snapshot-resolve.lua, binary: [next cursor, [key, member, score|null, ...]] of a journal set aside. */
+  ladderSnapshotResolveBuffer(setAside: string, cursor: string, count: number): Promise<[Buffer, Array<Buffer | null>]>;
   /** snapshot-finish.lua, binary: offsets, built-from, keys and the journal's members as of now. */
   ladderSnapshotFinishBuffer(flag: string, journal: string, offsets: string, builtFrom: string, id: string, pattern: string): Promise<[number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>] | [number]>;
 }
 
-const SNAPSHOT_SOURCES = Object.freeze({ install: lua("snapshot-install"), begin: lua("snapshot-begin"), page: lua("snapshot-page"), finish: lua("snapshot-finish") });
+const SNAPSHOT_SOURCES = Object.freeze({ install: lua("snapshot-install"), begin: lua("snapshot-begin"), page: lua("snapshot-page"), rotate: lua("snapshot-rotate"), resolve: lua("snapshot-header") + lua("snapshot-resolve"), finish: lua("snapshot-header") + lua("snapshot-finish") });
 
 /** Defines the snapshot scripts on `redis` (once per connection) and returns it typed with them. */
 export function withSnapshotScripts(redis: Redis): Redis & SnapshotScripts {
@@ -167,6 +171,8 @@ export function withSnapshotScripts(redis: Redis): Redis & SnapshotScripts {
     redis.defineCommand("ladderSnapshotInstall", { lua: SNAPSHOT_SOURCES.install, numberOfKeys: 2 });
     redis.defineCommand("ladderSnapshotBegin", { lua: SNAPSHOT_SOURCES.begin, numberOfKeys: 2 });
     redis.defineCommand("ladderSnapshotPage", { lua: SNAPSHOT_SOURCES.page, numberOfKeys: 1, readOnly: true });
+    redis.defineCommand("ladderSnapshotRotate", { lua: SNAPSHOT_SOURCES.rotate, numberOfKeys: 3 });
+    redis.defineCommand("ladderSnapshotResolve", { lua: SNAPSHOT_SOURCES.resolve, numberOfKeys: 1, readOnly: true });
     redis.defineCommand("ladderSnapshotFinish", { lua: SNAPSHOT_SOURCES.finish, numberOfKeys: 4 });
   }
   return redis as Redis & SnapshotScripts;

@@ -1,9 +1,10 @@
 --[[
   Ends reading a snapshot (writer/snapshot.ts): in one atomic step, what the pages read cannot
   show — the offsets and built-from value as of now, the keys that exist now with their expiry,
-  and the current score of every member the apply script changed since snapshot-begin.lua (the
-  journal) — then stops the journal. The snapshot is the state at this instant: the pages gave
-  every member that did not change since the begin, the journal gives the rest.
+  and the current score of every member the apply script changed since the journal was last set
+  aside (snapshot-rotate.lua, which keeps it short) — then stops the journal. The snapshot is the
+  state at this instant: the pages gave every member that did not change since the begin, the
+  journals set aside gave those that changed and then stayed, this step gives the rest.
 
   Input:
     KEYS[1]  the snapshot flag
@@ -21,16 +22,13 @@
 ]]
 local ok = redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('SISMEMBER', KEYS[2], '') == 1
 if not ok then
-  if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]) end
+  if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('UNLINK', KEYS[1], KEYS[2]) end
   return { -11 }
 end
 local changed = {}
 for _, entry in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   if entry ~= '' then
-    local colon = string.find(entry, ':', 1, true)
-    local length = tonumber(string.sub(entry, 1, colon - 1))
-    local key = string.sub(entry, colon + 1, colon + length)
-    local member = string.sub(entry, colon + length + 1)
+    local key, member = journal_entry(entry)
     changed[#changed + 1] = key
     changed[#changed + 1] = member
     changed[#changed + 1] = redis.call('ZSCORE', key, member)
@@ -45,5 +43,5 @@ for _, kind in ipairs({ 'board:*', 'dedup:*' }) do
 end
 local built = redis.call('GET', KEYS[4])
 local offsets = redis.call('HGETALL', KEYS[3])
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('UNLINK', KEYS[1], KEYS[2])
 return { 0, built, offsets, keys, changed }

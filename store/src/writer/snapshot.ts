@@ -32,17 +32,27 @@
  *      does not change keeps its position, so it lands in exactly one page however the others
  *      move; the pages are kept in the node's memory in the members encoding (snapshot-format.ts,
  *      about 12 bytes per member plus its id);
- *   3. finish (snapshot-finish.lua, atomic): the offsets, built-from, the keys as they are now
- *      with their expiries, and the current score (or absence) of every member in the journal;
- *      the journal stops.
+ *   3. catch up: while the journal holds more than 4,096 members (a long read of a busy shard
+ *      collects hundreds of thousands: every applied update and every dedup entry added or
+ *      trimmed), it is set aside in one atomic call (snapshot-rotate.lua: a new, empty journal
+ *      takes its place) and its members' current scores are read page by page
+ *      (snapshot-resolve.lua), at most 8 times. A member read there and changed again later is
+ *      in the new journal;
+ *   4. finish (snapshot-finish.lua, atomic): the offsets, built-from, the keys as they are now
+ *      with their expiries, and the current score (or absence) of every member in the (short)
+ *      journal; the journal stops.
  * The snapshot is the state at the finish: a member never journaled was the same from the
- * begin to the finish, so its page is right; a journaled one is taken from the finish. A key
+ * begin to the finish, so its page is right; a journaled one is taken from the last read of it,
+ * after which it did not change (else it would be in a later journal) — the finish's, or the
+ * catch-up's. The soak found why step 3 exists: without it, a finish resolving the journal of a
+ * read that lasted seconds under load (1.6M dedup entries per shard at 8,000 updates/s) held
+ * Redis for 4.8 s. A key
  * that appeared after the begin was wholly journaled (so the begin lists the keys in the same
  * atomic step that starts the journal); one that went is left out. A key whose expiry changed
  * (it expired and a record made it again, mid-read) or a finish that finds the journal gone (a
  * rebuild swapped the database, the flag expired) makes the snapshot start again, at most 3
  * times. Each step holds Redis for one script call (a page of 4,096 members: about a
- * millisecond); the finish is proportional to the members changed while reading. Measured in
+ * millisecond); the finish is proportional to the members changed since the last catch-up. Measured in
  * loadtest/results/snapshot-bench.md. Earlier designs: one MULTI/EXEC of DUMPs blocked Redis for
  * 0.4 s per million players, reads included (the soak saw reads refused behind it); COPY into a
  * scratch database blocks longer (1.8 s per million); pausing the applier while reading keeps
@@ -126,6 +136,8 @@ export interface TakeSnapshotOptions {
   staleChunks?: number;
   /** Skip unless every partition has applied at least this much (the previous snapshot's offsets). */
   notBefore?: ReadonlyMap<number, bigint>;
+  /** Set the journal aside until it holds at most this many members (default 4,096; see the top of this file). */
+  finalJournal?: number;
   signal?: AbortSignal;
 }
 
@@ -137,14 +149,15 @@ export interface TakenSnapshot {
   /** The longest single script call of the read (Redis is held for each one), and the finish's (see the top of this file). */
   longestCallMs: number;
   finishMs: number;
-  /** Members re-read from the journal at the finish; attempts the read took. */
+  /** Journal members re-read (set aside and at the finish), times the journal was set aside, attempts the read took. */
   journaled: number;
+  rotations: number;
   attempts: number;
 }
 
 /** Takes a snapshot of the shard and writes it to the snapshot topic; or says why it did not. */
 export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapshot | { skipped: string }> {
-  const frozen = await readShard(o.redis, o.keyPrefix, o.signal);
+  const frozen = await readShard(o.redis, o.keyPrefix, o.signal, o.finalJournal);
   if (frozen.builtFrom !== o.builtFrom) return { skipped: `the shard's Redis is built from "${frozen.builtFrom ?? "nothing"}", not "${o.builtFrom}"` };
   const offsets: Record<string, string> = {};
   let records = 0;
@@ -185,7 +198,7 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
     await o.producer.send({ topic: o.topic, acks: -1, messages: stale });
   }
   const publishMs = performance.now() - publishStart;
-  return { manifest, readMs: frozen.readMs, publishMs, longestCallMs: frozen.longestCallMs, finishMs: frozen.finishMs, journaled: frozen.journaled, attempts: frozen.attempts };
+  return { manifest, readMs: frozen.readMs, publishMs, longestCallMs: frozen.longestCallMs, finishMs: frozen.finishMs, journaled: frozen.journaled, rotations: frozen.rotations, attempts: frozen.attempts };
 }
 
 interface Frozen {
@@ -197,11 +210,15 @@ interface Frozen {
   longestCallMs: number;
   finishMs: number;
   journaled: number;
+  rotations: number;
   attempts: number;
 }
 
-/** Members per page (snapshot-page.lua). */
+/** Members per page (snapshot-page.lua, snapshot-resolve.lua). */
 const PAGE = 4096;
+/** The journal is set aside and resolved until it holds at most this many members (or ROTATIONS times); the finish resolves the rest. */
+const FINAL_JOURNAL = 4096;
+const ROTATIONS = 8;
 /** Time to live of the journal and its flag: longer than any read of a shard takes. */
 const JOURNAL_TTL_MS = 30 * 60_000;
 const ATTEMPTS = 3;
@@ -210,7 +227,7 @@ const ATTEMPTS = 3;
 class ReadAgain extends Error {}
 
 /** Reads the shard as of one instant, page by page, while records are applied (see the top of this file). */
-async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal): Promise<Frozen> {
+async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, finalJournal = FINAL_JOURNAL): Promise<Frozen> {
   const redis = withSnapshotScripts(plain);
   const keys = keyLayout(keyPrefix);
   const pattern = globEscape(keyPrefix);
@@ -242,20 +259,41 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal):
         }
         pages.set(key, read);
       }
+      // the members changed since the begin, by key (member bytes as latin1 strings), with their score when last read
+      const changed = new Map<string, Map<string, Buffer | null>>();
+      let journaled = 0;
+      const note = (triples: Array<Buffer | null>) => {
+        journaled += triples.length / 3;
+        for (let i = 0; i < triples.length; i += 3) {
+          const key = (triples[i] as Buffer).toString("utf8");
+          let of = changed.get(key);
+          if (!of) changed.set(key, (of = new Map()));
+          of.set((triples[i + 1] as Buffer).toString("latin1"), triples[i + 2] ?? null);
+        }
+      };
+      // set the journal aside and resolve it at leisure while it is long, so the finish stays short
+      let rotations = 0;
+      for (let round = 0; round < ROTATIONS; round++) {
+        rotations++;
+        const [status, size] = await timed(redis.ladderSnapshotRotate(keys.snapshotReading, keys.snapshotJournal, keys.snapshotJournalSetAside, id));
+        if (status !== 0) throw new ReadAgain("the journal was stopped while reading (a rebuild swapped the database, or the read outlasted the journal)");
+        let cursor = "0";
+        do {
+          signal?.throwIfAborted();
+          const [next, triples] = await timed(redis.ladderSnapshotResolveBuffer(keys.snapshotJournalSetAside, cursor, PAGE));
+          note(triples);
+          cursor = next.toString();
+        } while (cursor !== "0");
+        await redis.unlink(keys.snapshotJournalSetAside);
+        if ((size ?? 0) <= finalJournal) break;
+      }
       const t0 = performance.now();
       const reply = await redis.ladderSnapshotFinishBuffer(keys.snapshotReading, keys.snapshotJournal, keys.offsets, keys.builtFrom, id, pattern);
       const finishMs = performance.now() - t0;
       longestCallMs = Math.max(longestCallMs, finishMs);
       if (reply[0] !== 0 || reply.length < 5) throw new ReadAgain("the journal was stopped while reading (a rebuild swapped the database, or the read outlasted the journal)");
       const [, built, offsetPairs, keyPairs, changedTriples] = reply as [number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>];
-      // the members changed since the begin, by key (member bytes as latin1 strings), with their score now
-      const changed = new Map<string, Map<string, Buffer | null>>();
-      for (let i = 0; i < changedTriples.length; i += 3) {
-        const key = (changedTriples[i] as Buffer).toString("utf8");
-        let of = changed.get(key);
-        if (!of) changed.set(key, (of = new Map()));
-        of.set((changedTriples[i + 1] as Buffer).toString("latin1"), changedTriples[i + 2] ?? null);
-      }
+      note(changedTriples);
       const entries: SnapshotEntry[] = [];
       let players = 0;
       const names = [];
@@ -282,11 +320,11 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal):
       for (let i = 0; i < offsetPairs.length; i += 2) offsets[offsetPairs[i]!.toString()] = offsetPairs[i + 1]!.toString();
       return {
         builtFrom: built === null ? null : built.toString(), offsets, entries, players, readMs: performance.now() - started, longestCallMs, finishMs,
-        journaled: changedTriples.length / 3, attempts: attempt,
+        journaled, rotations, attempts: attempt,
       };
     } catch (err) {
       if (!(err instanceof ReadAgain)) {
-        await redis.del(keys.snapshotReading, keys.snapshotJournal).catch(() => {}); // stop the journal (a newer snapshot would restart it anyway)
+        await redis.unlink(keys.snapshotReading, keys.snapshotJournal, keys.snapshotJournalSetAside).catch(() => {}); // stop the journal (a newer snapshot would restart it anyway)
         throw err;
       }
       why = err.message;
