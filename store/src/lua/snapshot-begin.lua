@@ -23,7 +23,7 @@
           absolute expiry in Unix ms (PEXPIRETIME: -1 for none)
 ]]
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('DEL', KEYS[2])
+redis.call('UNLINK', KEYS[2])
 redis.call('SADD', KEYS[2], '')
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 local out = {}

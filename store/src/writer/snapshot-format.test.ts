@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { BodyDecoder, chunkPartition, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, membersOf, parseScore, SNAPSHOT_FORMAT, type SnapshotEntry, type SnapshotManifest } from "./snapshot-format.js";
+import { BodyDecoder, chunkPartition, countMembers, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, membersOf, parseScore, SNAPSHOT_FORMAT, type SnapshotEntry, type SnapshotManifest } from "./snapshot-format.js";
 
 const entries: SnapshotEntry[] = [
   { name: "board:global", expireAtMs: -1, value: Buffer.from("x".repeat(1000)) },
@@ -70,5 +70,10 @@ describe("store > snapshot format", () => {
     expect(dropMembers(all, () => true).length).toBe(0);
     expect(() => [...membersOf(all.subarray(0, all.length - 3))]).toThrow(/end inside a member/);
     expect(() => parseScore(b("nan?"))).toThrow(/not a score/);
+    expect([countMembers(all), countMembers(dropMembers(all, (m) => m.length === 0)), countMembers(Buffer.alloc(0))]).toEqual([5, 4, 0]);
+    // a value given in parts (a page at a time) encodes to the same body as given whole
+    const parts = [encodeMembers(reply.slice(0, 4)), encodeMembers(reply.slice(4))];
+    const body = (value: Buffer | Buffer[]) => Buffer.concat([...encodeBody([{ name: "board:x", expireAtMs: -1, value }], createHash("sha256"), 7)]);
+    expect(body(parts)).toEqual(body(all));
   });
 });

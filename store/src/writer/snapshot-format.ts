@@ -40,6 +40,23 @@ export interface SnapshotEntry {
   value: Buffer;
 }
 
+/** An entry to encode: its value may come in parts (the members encoding of each page read). */
+export interface EntryToEncode {
+  name: string;
+  expireAtMs: number;
+  value: Buffer | readonly Buffer[];
+}
+
+/** The byte length of a value given whole or in parts. */
+export const valueLength = (value: Buffer | readonly Buffer[]): number => (Buffer.isBuffer(value) ? value.length : value.reduce((sum, b) => sum + b.length, 0));
+
+/** How many members a members encoding holds. */
+export function countMembers(value: Buffer): number {
+  let n = 0;
+  for (let at = 0; at < value.length; n++) at += 4 + value.readUInt32BE(at) + 8;
+  return n;
+}
+
 /** A score as Redis prints it ("3", "1.5e+17", "inf", "-inf"). */
 export function parseScore(printed: Buffer): number {
   const text = printed.toString("latin1");
@@ -143,7 +160,7 @@ export function manifestOffsets(m: SnapshotManifest): Map<number, bigint> {
 }
 
 /** Encodes entries into a body cut in chunks of `chunkBytes`; `hash` sees every body byte. */
-export function* encodeBody(entries: Iterable<SnapshotEntry>, hash: Hash, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
+export function* encodeBody(entries: Iterable<EntryToEncode>, hash: Hash, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
   let chunk = Buffer.allocUnsafe(chunkBytes);
   let used = 0;
   function* put(bytes: Buffer): Generator<Buffer> {
@@ -164,14 +181,15 @@ export function* encodeBody(entries: Iterable<SnapshotEntry>, hash: Hash, chunkB
   for (const e of entries) {
     const name = Buffer.from(e.name, "utf8");
     if (name.length > 0xffff) throw new Error(`key name too long for a snapshot: ${e.name.slice(0, 80)}…`);
-    if (e.value.length > 0xffffffff) throw new Error(`key ${e.name} is too large for a snapshot (${e.value.length} bytes)`);
+    const length = valueLength(e.value);
+    if (length > 0xffffffff) throw new Error(`key ${e.name} is too large for a snapshot (${length} bytes)`);
     const head = Buffer.allocUnsafe(2 + name.length + 8 + 4);
     head.writeUInt16BE(name.length, 0);
     name.copy(head, 2);
     head.writeBigInt64BE(BigInt(e.expireAtMs), 2 + name.length);
-    head.writeUInt32BE(e.value.length, 2 + name.length + 8);
+    head.writeUInt32BE(length, 2 + name.length + 8);
     yield* put(head);
-    yield* put(e.value);
+    for (const part of Buffer.isBuffer(e.value) ? [e.value] : e.value) yield* put(part);
   }
   if (used > 0) {
     const last = chunk.subarray(0, used);

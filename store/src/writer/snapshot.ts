@@ -99,8 +99,8 @@ import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
 import { globEscape, unlinkPrefix } from "./key-scan.js";
 import {
-  BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, manifestKey, manifestOffsets, membersOf,
-  type ChunkSlot, type SnapshotEntry, type SnapshotManifest,
+  BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, countMembers, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, manifestKey, manifestOffsets, membersOf, valueLength,
+  type ChunkSlot, type EntryToEncode, type SnapshotEntry, type SnapshotManifest,
 } from "./snapshot-format.js";
 import { readRange, snapshotTopicPartitions } from "./snapshot-topic.js";
 
@@ -171,7 +171,7 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
   o.signal?.throwIfAborted();
 
   const snapshotId = `${Date.now()}-${randomBytes(4).toString("hex")}`;
-  const bytes = frozen.entries.reduce((sum, e) => sum + 2 + Buffer.byteLength(e.name, "utf8") + 12 + e.value.length, 0);
+  const bytes = frozen.entries.reduce((sum, e) => sum + 2 + Buffer.byteLength(e.name, "utf8") + 12 + valueLength(e.value), 0);
   const count = Math.ceil(bytes / CHUNK_BYTES);
   const partition = chunkPartition(o.shardId, o.partitions);
   const hash = createHash("sha256");
@@ -204,7 +204,7 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
 interface Frozen {
   builtFrom: string | null;
   offsets: Record<string, string>;
-  entries: SnapshotEntry[];
+  entries: EntryToEncode[];
   players: number;
   readMs: number;
   longestCallMs: number;
@@ -222,6 +222,9 @@ const ROTATIONS = 8;
 /** Time to live of the journal and its flag: longer than any read of a shard takes. */
 const JOURNAL_TTL_MS = 30 * 60_000;
 const ATTEMPTS = 3;
+
+/** Lets the event loop run what is waiting (the applier, the heartbeat) before going on. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Why a read must start again. */
 class ReadAgain extends Error {}
@@ -294,7 +297,9 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       if (reply[0] !== 0 || reply.length < 5) throw new ReadAgain("the journal was stopped while reading (a rebuild swapped the database, or the read outlasted the journal)");
       const [, built, offsetPairs, keyPairs, changedTriples] = reply as [number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>];
       note(changedTriples);
-      const entries: SnapshotEntry[] = [];
+      // assembled page by page, giving the event loop back between pages: the node applies and
+      // beats its heartbeat meanwhile (done in one go, millions of members held it for seconds)
+      const entries: EntryToEncode[] = [];
       let players = 0;
       const names = [];
       for (let i = 0; i < keyPairs.length; i += 2) names.push([keyPairs[i]!.toString(), Number(keyPairs[i + 1])] as const);
@@ -304,17 +309,24 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         if (before !== undefined && before !== expireAt) throw new ReadAgain(`${key} expired and was made again while the snapshot read it`);
         const journal = changed.get(key);
         const parts: Buffer[] = [];
+        let members = 0;
         // read at the begin and never changed since (a key made after the begin has no pages: every member of it is journaled)
-        for (const page of pages.get(key) ?? []) parts.push(journal ? dropMembers(page, (m) => journal.has(m.toString("latin1"))) : page);
+        for (const page of pages.get(key) ?? []) {
+          const kept = journal ? dropMembers(page, (m) => journal.has(m.toString("latin1"))) : page;
+          members += countMembers(kept);
+          if (kept.length) parts.push(kept);
+          if (journal) await nextTurn();
+        }
         if (journal) {
           const now: Buffer[] = [];
           for (const [member, score] of journal) if (score !== null) now.push(Buffer.from(member, "latin1"), score);
           parts.push(encodeMembers(now));
+          members += now.length / 2;
         }
-        const value = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-        if (value.length === 0) continue; // every member removed: Redis would not hold the key either
-        entries.push({ name: key.slice(keyPrefix.length), expireAtMs: expireAt > 0 ? expireAt : -1, value });
-        if (key.startsWith(keys.board(""))) for (const _ of membersOf(value)) players++;
+        if (members === 0) continue; // every member removed: Redis would not hold the key either
+        entries.push({ name: key.slice(keyPrefix.length), expireAtMs: expireAt > 0 ? expireAt : -1, value: parts });
+        if (key.startsWith(keys.board(""))) players += members;
+        await nextTurn();
       }
       const offsets: Record<string, string> = {};
       for (let i = 0; i < offsetPairs.length; i += 2) offsets[offsetPairs[i]!.toString()] = offsetPairs[i + 1]!.toString();
