@@ -25,7 +25,7 @@ import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
 const SHARDS = ["shard-0", "shard-1", "shard-2"];
 const SLOTS = 12;
-/** One snapshot per shard once it holds 500 records, then none for 10 minutes: the test knows where the boundary is. */
+/** One snapshot per shard once it holds 500–750 records (the threshold is raised per shard id), then none for 10 minutes: the test knows where the boundary is. */
 const SNAPSHOT_SETTINGS = { LADDER_SNAPSHOT_RECORDS: "500", LADDER_SNAPSHOT_MIN_INTERVAL_MS: "600000" };
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
 const placement = buildPlacement(SHARDS, SLOTS);

@@ -132,7 +132,7 @@ export const servicesEnv = envVariables({
   LADDER_REBUILD_DB: int({ default: 1, min: 1, max: 15, description: "the spare Redis database a rebuild fills before `SWAPDB`" }),
   LADDER_INGEST_MAX_QUEUED: int({ default: 100_000, min: 1, max: 10_000_000, description: "records ingest lets wait for the log before refusing more" }),
   LADDER_SNAPSHOTS: flag({ default: true, description: "shard nodes write snapshots of their shard to the topic `<LADDER_SCORE_TOPIC>.snapshots`; a rebuild, or a shard whose Redis lost its data, loads the latest and replays only the log after it (0: none written or read)" }),
-  LADDER_SNAPSHOT_RECORDS: int({ default: 1_000_000, min: 1, max: 1e12, description: "a shard node takes a snapshot once its partitions have this many records past the latest snapshot…" }),
+  LADDER_SNAPSHOT_RECORDS: int({ default: 1_000_000, min: 1, max: 1e12, description: "a shard node takes a snapshot once its partitions have this many records past the latest snapshot, raised by 0–50% by a fraction fixed per shard id (so shards written alike do not take theirs together)…" }),
   LADDER_SNAPSHOT_MIN_INTERVAL_MS: duration({ default: 60_000, min: 0, max: 7 * 86_400_000, description: "…and this long has passed since the latest snapshot" }),
 });
 

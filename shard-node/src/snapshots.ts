@@ -3,8 +3,11 @@
  * store/src/writer/snapshot.ts): when the node takes one, and refilling its Redis from one.
  *
  *   take    checked every second, while the shard serves (its Redis is then complete up to its
- *           offsets): once its partitions hold at least `everyRecords` records past the
- *           latest snapshot (LADDER_SNAPSHOT_RECORDS, applied offsets summed) and
+ *           offsets): once its partitions hold at least snapshotThreshold() records past the
+ *           latest snapshot (LADDER_SNAPSHOT_RECORDS, applied offsets summed, raised by up to
+ *           half by the shard's id: shards written at the same rate would otherwise all take
+ *           theirs at the same moment, and a soak saw three at once starve the 2-core
+ *           machine's Redis servers) and
  *           `minIntervalMs` has passed since it (LADDER_SNAPSHOT_MIN_INTERVAL_MS). One at a
  *           time, into the chunk slot the newest manifest does not use. A snapshot that is
  *           skipped is tried again `minIntervalMs` later (at least 10 s); one that failed
@@ -63,6 +66,17 @@ export interface NodeSnapshots {
 }
 
 const RETRY_MIN_MS = 10_000;
+
+/**
+ * The records past the latest snapshot at which shard `shardId` takes the next one: `everyRecords`
+ * raised by 0–50%, a fraction fixed by the shard's id (FNV-1a), so shards written alike spread
+ * their snapshots over time instead of taking them together.
+ */
+export function snapshotThreshold(everyRecords: number, shardId: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(shardId, "utf8")) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return Math.round(everyRecords * (1 + (h % 1000) / 2000));
+}
 
 /** Creates the snapshot topic if needed and reads the newest snapshots; undefined when the topic cannot be used. */
 export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots | undefined> {
@@ -129,10 +143,11 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
     log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, readMs: Math.round(res.readMs), longestCallMs: Math.round(res.longestCallMs), journaled: res.journaled, rotations: res.rotations, attempts: res.attempts, publishMs: Math.round(res.publishMs) }, "snapshot taken");
   };
 
+  const threshold = snapshotThreshold(o.everyRecords, o.shardId);
   const tick = () => {
     if (!ctx || taking || refilling || stopping.signal.aborted || Date.now() < nextTryAt || !ctx.serving()) return;
     const covered = o.slots.reduce((sum, p) => sum + Number((ctx!.applier.known.get(p) ?? -1n) + 1n), 0);
-    if (covered - (latest?.records ?? 0) < o.everyRecords) return;
+    if (covered - (latest?.records ?? 0) < threshold) return;
     taking = take()
       .catch((err: unknown) => {
         if (stopping.signal.aborted) return;

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { snapshotThreshold } from "./snapshots.js";
+
+describe("shard node > snapshot threshold", () => {
+  it("raises LADDER_SNAPSHOT_RECORDS by at most half, by a fraction fixed per shard id and different across shards", () => {
+    const ids = Array.from({ length: 8 }, (_, i) => `shard-${i}`);
+    const thresholds = ids.map((id) => snapshotThreshold(1_000_000, id));
+    for (const t of thresholds) {
+      expect(t).toBeGreaterThanOrEqual(1_000_000);
+      expect(t).toBeLessThan(1_500_000);
+    }
+    expect(new Set(thresholds.slice(0, 3)).size).toBe(3); // the local cluster's three shards never coincide
+    expect(Math.max(...thresholds) - Math.min(...thresholds)).toBeGreaterThan(100_000); // spread, not clustered
+    expect(ids.map((id) => snapshotThreshold(1_000_000, id))).toEqual(thresholds); // the same on every start
+    expect(snapshotThreshold(1, "shard-0")).toBeGreaterThanOrEqual(1);
+  });
+});
