@@ -122,6 +122,21 @@ export class ReplicaSet {
     return [...ready.slice(start), ...ready.slice(0, start), ...usable.filter((r) => r.status !== "ready")];
   }
 
+  /**
+   * When a read finds the primary unreachable before the next probe does: the replicas a probe
+   * would then let serve (current when the primary was last seen; see usable()), ready first.
+   */
+  readableWithoutPrimary(): Redis[] {
+    const nodes = [...this.nodes.values()].filter((n) => n.address !== this.primaryAddress && n.misses <= MAX_MISSES && n.role === "slave"
+      && Number.isFinite(n.currentAt) && n.currentAt >= this.primarySeenAt - this.o.maxLagMs).map((n) => n.redis);
+    return [...nodes.filter((r) => r.status === "ready"), ...nodes.filter((r) => r.status !== "ready")];
+  }
+
+  /** Whether `redis` is the connection to the node Sentinel names primary. */
+  isPrimary(redis: Redis): boolean {
+    return this.primaryAddress !== undefined && this.nodes.get(this.primaryAddress)?.redis === redis;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
@@ -338,14 +353,32 @@ export class ReplicatedReader extends ShardReader {
     const nodes = this.set.readable();
     if (nodes.length === 0) return onPrimary();
     let last: unknown;
-    for (const redis of nodes) {
+    let primaryUnreachable = false;
+    const tried = new Set<Redis>();
+    const attempt = async (redis: Redis): Promise<{ value: T } | undefined> => {
+      tried.add(redis);
       try {
         if (redis.status !== "ready") await readyWithin(redis, RECONNECT_WAIT_MS);
-        return await read(this.readerOf(redis));
+        return { value: await read(this.readerOf(redis)) };
       } catch (err) {
         // a refusal that another node would repeat (configuration, unknown view) is the answer
         if (err instanceof LadderError && err.code !== Code.UNAVAILABLE) throw err;
+        if (!(err instanceof LadderError) && this.set.isPrimary(redis)) primaryUnreachable = true;
         last = err;
+        return undefined;
+      }
+    };
+    for (const redis of nodes) {
+      const got = await attempt(redis);
+      if (got) return got.value;
+    }
+    // the primary's connection failed under this read (killed, say) before a probe saw it: the
+    // replicas current when it was last seen may answer now, as they will after the next probe
+    if (primaryUnreachable) {
+      for (const redis of this.set.readableWithoutPrimary()) {
+        if (tried.has(redis)) continue;
+        const got = await attempt(redis);
+        if (got) return got.value;
       }
     }
     throw last instanceof LadderError ? last : unavailable(`${this.shardId}: ${(last as Error).message}`, last);
