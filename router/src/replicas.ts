@@ -25,7 +25,9 @@
  * replica), a replica that was current when the primary last answered goes on serving: it holds
  * what the primary held then, less at most `maxLagMs` of writes, and nothing newer can be
  * applied anywhere until the failover. It stops as any shard whose node cannot write does: when
- * the node's last heartbeat expires on the replica (LADDER_HEARTBEAT_TTL_MS). When Sentinel
+ * the node's last heartbeat expires on the replica (LADDER_HEARTBEAT_TTL_MS). A read that finds
+ * the primary's connection failing applies this rule at once (readableWithoutPrimary), rather than
+ * being refused until the next probe sees the primary gone. When Sentinel
  * promotes a replica, the next probe finds the new primary; the shard node follows it too
  * (store/src/connect.ts) and, if the promoted replica lacks the last writes it applied, replays
  * them from the log while the shard refuses reads.
