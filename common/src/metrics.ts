@@ -176,9 +176,8 @@ interface Collector {
 }
 
 async function serveMetrics(listen: string, log: Logger, collector: Collector): Promise<MetricsServer> {
-  const o = { listen, log };
-  const { host, port } = splitListen(o.listen);
-  const server = createServer((req, res) => void answer(collector, req, res, o.log));
+  const { host, port } = splitListen(listen);
+  const server = createServer((req, res) => void answer(collector, req, res, log));
   server.keepAliveTimeout = 65_000; // longer than scrape intervals: one connection per scraper
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -187,9 +186,9 @@ async function serveMetrics(listen: string, log: Logger, collector: Collector): 
       resolve();
     });
   });
-  server.on("error", (err) => o.log.warn({ err }, "metrics server error"));
+  server.on("error", (err) => log.warn({ err }, "metrics server error"));
   const boundPort = (server.address() as AddressInfo).port;
-  o.log.info({ address: o.listen, port: boundPort }, "metrics listening");
+  log.info({ address: listen, port: boundPort }, "metrics listening");
   return {
     port: boundPort,
     close: () =>

@@ -68,15 +68,14 @@ export async function superviseRouters(config: Config, log: Logger): Promise<voi
         reject(new Error(`router process ${slot} exited (${signal ?? `code ${code}`}) before listening`));
         if (stopping || !ready) return;
         pauseMs = livedMs >= HEALTHY_MS ? RESTART_MIN_MS : Math.min(RESTART_MAX_MS, pauseMs * 2);
-        const waitMs = livedMs >= HEALTHY_MS ? RESTART_MIN_MS : pauseMs;
-        log.warn({ slot, pid: worker.process.pid, code, signal, livedMs, restartInMs: waitMs }, "a router process died; restarting it");
+        log.warn({ slot, pid: worker.process.pid, code, signal, livedMs, restartInMs: pauseMs }, "a router process died; restarting it");
         setTimeout(() => {
           if (stopping) return;
           fork(slot).then(
             (port) => log.info({ slot, port }, "router process restarted"),
             (err: unknown) => log.warn({ err, slot }, "a restarted router process did not come up"),
           );
-        }, waitMs).unref();
+        }, pauseMs).unref();
       });
     });
 

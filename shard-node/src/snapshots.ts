@@ -25,6 +25,7 @@
  */
 import type { Admin, Kafka, Producer } from "kafkajs";
 import type { Redis } from "ioredis";
+import { fnv1a32 } from "@ladder/common/fnv1a";
 import type { Logger } from "@ladder/common/logger";
 import {
   ensureSnapshotTopic, findSnapshots, manifestOffsets, notWorthLoading, refillFromSnapshot, snapshotTopicOf, takeSnapshot,
@@ -73,9 +74,7 @@ const RETRY_MIN_MS = 10_000;
  * their snapshots over time instead of taking them together.
  */
 export function snapshotThreshold(everyRecords: number, shardId: string): number {
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(shardId, "utf8")) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
-  return Math.round(everyRecords * (1 + (h % 1000) / 2000));
+  return Math.round(everyRecords * (1 + (fnv1a32(shardId) % 1000) / 2000));
 }
 
 /** Creates the snapshot topic if needed and reads the newest snapshots; undefined when the topic cannot be used. */

@@ -20,6 +20,7 @@
  * canonical text: short, stable, and only compared for equality.
  */
 import type { BoardSpecs } from "@ladder/common/board-spec";
+import { fnv1a32 } from "@ladder/common/fnv1a";
 
 export interface ShardIdentity {
   shardId: string;
@@ -37,7 +38,7 @@ export function shardStamp(i: ShardIdentity): string {
     .map((b) => [b.prefix, b.minPoints, b.maxPoints, b.resolutionMs, b.epochMs, b.ttlSeconds].join(":"))
     .sort()
     .join(";");
-  return `${i.shardId}|topic=${i.topic}|slots=${i.numSlots}:${fnv1a(slots)}|boards=${fnv1a(boards)}`;
+  return `${i.shardId}|topic=${i.topic}|slots=${i.numSlots}:${fnv1aHex(slots)}|boards=${fnv1aHex(boards)}`;
 }
 
 /** The built-from value of a shard filled from topic `topicId` under `stamp`. */
@@ -72,11 +73,4 @@ export function explainMismatch(expected: string, found: string): string {
   return diffs.length ? diffs.join("; ") : `built from "${found}", expected "${expected}"`;
 }
 
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(text, "utf8")) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, "0");
-}
+const fnv1aHex = (text: string): string => fnv1a32(text).toString(16).padStart(8, "0");

@@ -163,7 +163,11 @@ export interface SnapshotScripts {
   ladderSnapshotFinishBuffer(flag: string, journal: string, offsets: string, builtFrom: string, id: string, pattern: string): Promise<[number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>] | [number]>;
 }
 
-const SNAPSHOT_SOURCES = Object.freeze({ install: lua("snapshot-install"), begin: lua("snapshot-begin"), page: lua("snapshot-page"), rotate: lua("snapshot-rotate"), resolve: lua("snapshot-header") + lua("snapshot-resolve"), finish: lua("snapshot-header") + lua("snapshot-finish") });
+const SNAPSHOT_HEADER = lua("snapshot-header");
+const SNAPSHOT_SOURCES = Object.freeze({
+  install: lua("snapshot-install"), begin: SNAPSHOT_HEADER + lua("snapshot-begin"), page: lua("snapshot-page"), rotate: lua("snapshot-rotate"),
+  resolve: SNAPSHOT_HEADER + lua("snapshot-resolve"), finish: SNAPSHOT_HEADER + lua("snapshot-finish"),
+});
 
 /** Defines the snapshot scripts on `redis` (once per connection) and returns it typed with them. */
 export function withSnapshotScripts(redis: Redis): Redis & SnapshotScripts {

@@ -26,11 +26,4 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('UNLINK', KEYS[2])
 redis.call('SADD', KEYS[2], '')
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
-local out = {}
-for _, kind in ipairs({ 'board:*', 'dedup:*' }) do
-  for _, key in ipairs(redis.call('KEYS', ARGV[3] .. kind)) do
-    out[#out + 1] = key
-    out[#out + 1] = redis.call('PEXPIRETIME', key)
-  end
-end
-return out
+return keys_with_expiry(ARGV[3])

@@ -34,13 +34,7 @@ for _, entry in ipairs(redis.call('SMEMBERS', KEYS[2])) do
     changed[#changed + 1] = redis.call('ZSCORE', key, member)
   end
 end
-local keys = {}
-for _, kind in ipairs({ 'board:*', 'dedup:*' }) do
-  for _, key in ipairs(redis.call('KEYS', ARGV[2] .. kind)) do
-    keys[#keys + 1] = key
-    keys[#keys + 1] = redis.call('PEXPIRETIME', key)
-  end
-end
+local keys = keys_with_expiry(ARGV[2])
 local built = redis.call('GET', KEYS[4])
 local offsets = redis.call('HGETALL', KEYS[3])
 redis.call('UNLINK', KEYS[1], KEYS[2])

@@ -1,7 +1,21 @@
--- Shared by snapshot-resolve.lua and snapshot-finish.lua (prepended to each by scripts.ts).
+-- Shared by the snapshot scripts (prepended to each by scripts.ts).
+
 -- A journal entry is "<key length>:<key><member>" (apply-events.lua): its key and member.
 local function journal_entry(entry)
   local colon = string.find(entry, ':', 1, true)
   local length = tonumber(string.sub(entry, 1, colon - 1))
   return string.sub(entry, colon + 1, colon + length), string.sub(entry, colon + length + 1)
+end
+
+-- Every board and dedup key under the prefix `pattern` (escaped for KEYS), each followed by its
+-- absolute expiry in Unix ms (PEXPIRETIME: -1 for none): { name1, expireAt1, name2, ... }
+local function keys_with_expiry(pattern)
+  local out = {}
+  for _, kind in ipairs({ 'board:*', 'dedup:*' }) do
+    for _, key in ipairs(redis.call('KEYS', pattern .. kind)) do
+      out[#out + 1] = key
+      out[#out + 1] = redis.call('PEXPIRETIME', key)
+    end
+  end
+  return out
 end

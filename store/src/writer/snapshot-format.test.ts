@@ -64,7 +64,7 @@ describe("store > snapshot format", () => {
     const decoded = (v: Buffer) => [...membersOf(v)].map(([m, s]) => [m.toString("utf8"), s]);
     const all = encodeMembers(reply);
     expect(decoded(all)).toEqual([["alice", 3], ["", 1.0000000000000002e17], ["jöns", -Infinity], ["bob", Infinity], ["x", -0.5]]);
-    expect(decoded(encodeMembers(reply, (m) => m.length !== 0))).toEqual([["alice", 3], ["jöns", -Infinity], ["bob", Infinity], ["x", -0.5]]);
+    expect(decoded(dropMembers(all, (m) => m.length === 0))).toEqual([["alice", 3], ["jöns", -Infinity], ["bob", Infinity], ["x", -0.5]]);
     expect(decoded(dropMembers(all, (m) => ["alice", "bob"].includes(m.toString())))).toEqual([["", 1.0000000000000002e17], ["jöns", -Infinity], ["x", -0.5]]);
     expect(dropMembers(all, () => false)).toEqual(all);
     expect(dropMembers(all, () => true).length).toBe(0);

@@ -20,6 +20,7 @@
  * (the shard is replayed from the log, or from a newer snapshot).
  */
 import { createHash, type Hash } from "node:crypto";
+import { fnv1a32 } from "@ladder/common/fnv1a";
 
 /** Body bytes per chunk record: half of Kafka's default message size limit (1 MiB). */
 export const CHUNK_BYTES = 512 * 1024;
@@ -65,22 +66,13 @@ export function parseScore(printed: Buffer): number {
   return n;
 }
 
-/**
- * The members encoding of `pairs` (member, printed score, member, printed score, …: a
- * WITHSCORES reply in binary), leaving out the members `keep` says no to.
- */
-export function encodeMembers(pairs: readonly Buffer[], keep?: (member: Buffer) => boolean): Buffer {
-  const kept = new Uint8Array(pairs.length / 2);
+/** The members encoding of `pairs` (member, printed score, member, printed score, …: a WITHSCORES reply in binary). */
+export function encodeMembers(pairs: readonly Buffer[]): Buffer {
   let bytes = 0;
-  for (let i = 0; i < pairs.length; i += 2) {
-    if (keep && !keep(pairs[i]!)) continue;
-    kept[i / 2] = 1;
-    bytes += 12 + pairs[i]!.length;
-  }
+  for (let i = 0; i < pairs.length; i += 2) bytes += 12 + pairs[i]!.length;
   const out = Buffer.allocUnsafe(bytes);
   let at = 0;
   for (let i = 0; i < pairs.length; i += 2) {
-    if (!kept[i / 2]) continue;
     const member = pairs[i]!;
     at = out.writeUInt32BE(member.length, at);
     at += member.copy(out, at);
@@ -149,9 +141,7 @@ export const chunkKey = (shardId: string, slot: ChunkSlot, index: number) => `${
 /** The partitions of the snapshot topic: 0 holds the manifests, 1..n-1 the chunks, a shard's on one of them. */
 export function chunkPartition(shardId: string, partitions: number): number {
   if (partitions < 2) throw new Error(`a snapshot topic needs at least 2 partitions, has ${partitions}`);
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(shardId, "utf8")) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
-  return 1 + (h % (partitions - 1));
+  return 1 + (fnv1a32(shardId) % (partitions - 1));
 }
 
 /** The offsets of a manifest as a map (partition → last applied offset). */

@@ -90,6 +90,7 @@
  * (about 4 GiB: far beyond a shard's memory).
  */
 import { createHash, randomBytes } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Admin, Kafka, Producer } from "kafkajs";
 import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/common/logger";
@@ -223,8 +224,7 @@ const ROTATIONS = 8;
 const JOURNAL_TTL_MS = 30 * 60_000;
 const ATTEMPTS = 3;
 
-/** Lets the event loop run what is waiting (the applier, the heartbeat) before going on. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const JOURNAL_STOPPED = "the journal was stopped while reading (a rebuild swapped the database, or the read outlasted the journal)";
 
 /** Why a read must start again. */
 class ReadAgain extends Error {}
@@ -279,7 +279,7 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       for (let round = 0; round < ROTATIONS; round++) {
         rotations++;
         const [status, size] = await timed(redis.ladderSnapshotRotate(keys.snapshotReading, keys.snapshotJournal, keys.snapshotJournalSetAside, id));
-        if (status !== 0) throw new ReadAgain("the journal was stopped while reading (a rebuild swapped the database, or the read outlasted the journal)");
+        if (status !== 0) throw new ReadAgain(JOURNAL_STOPPED);
         let cursor = "0";
         do {
           signal?.throwIfAborted();
@@ -294,7 +294,7 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       const reply = await redis.ladderSnapshotFinishBuffer(keys.snapshotReading, keys.snapshotJournal, keys.offsets, keys.builtFrom, id, pattern);
       const finishMs = performance.now() - t0;
       longestCallMs = Math.max(longestCallMs, finishMs);
-      if (reply[0] !== 0 || reply.length < 5) throw new ReadAgain("the journal was stopped while reading (a rebuild swapped the database, or the read outlasted the journal)");
+      if (reply[0] !== 0 || reply.length < 5) throw new ReadAgain(JOURNAL_STOPPED);
       const [, built, offsetPairs, keyPairs, changedTriples] = reply as [number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>];
       note(changedTriples);
       // assembled page by page, giving the event loop back between pages: the node applies and
@@ -315,7 +315,7 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
           const kept = journal ? dropMembers(page, (m) => journal.has(m.toString("latin1"))) : page;
           members += countMembers(kept);
           if (kept.length) parts.push(kept);
-          if (journal) await nextTurn();
+          if (journal) await nextTurn(); // the applier and the heartbeat run meanwhile
         }
         if (journal) {
           const now: Buffer[] = [];
@@ -326,7 +326,7 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         if (members === 0) continue; // every member removed: Redis would not hold the key either
         entries.push({ name: key.slice(keyPrefix.length), expireAtMs: expireAt > 0 ? expireAt : -1, value: parts });
         if (key.startsWith(keys.board(""))) players += members;
-        await nextTurn();
+        await nextTurn(); // the applier and the heartbeat run meanwhile
       }
       const offsets: Record<string, string> = {};
       for (let i = 0; i < offsetPairs.length; i += 2) offsets[offsetPairs[i]!.toString()] = offsetPairs[i + 1]!.toString();
