@@ -5,7 +5,8 @@
  * Redis Sentinel decides failovers; the router only follows it. Every `probeMs` (a fifth of
  * the lag bound, 20 ms to 1 s) a ReplicaSet asks a Sentinel for the shard's primary and its
  * replicas (SENTINEL GET-MASTER-ADDR-BY-NAME, SENTINEL REPLICAS; replicas Sentinel sees down
- * are left out), keeps a connection to each node, and asks each its ROLE:
+ * are left out; one whose only flag is Sentinel's link being made again is kept), keeps a
+ * connection to each node, and asks each its ROLE:
  *
  *   - the primary's ROLE gives its replication offset: every write it has taken, in order;
  *     each answer is kept as a sample (when, offset) for `maxLagMs` and a bit more;
@@ -232,7 +233,10 @@ export class ReplicaSet {
           conn.call("SENTINEL", "REPLICAS", name) as Promise<string[][]>,
         ]);
         if (!master) throw new Error(`Sentinel does not monitor "${name}"`);
-        this.update(nodeAddress(master[0], master[1]), replicas.map(fields).filter((r) => !/s_down|o_down|disconnected/.test(r.flags ?? "")).map((r) => nodeAddress(r.ip!, r.port!)));
+        // a replica Sentinel finds down is left out; "disconnected" alone is Sentinel's own link being
+        // made again (it kills its clients' connections to the replica it promotes): no news, and
+        // dropping the node then would forget what it was current as of, refusing reads it may answer
+        this.update(nodeAddress(master[0], master[1]), replicas.map(fields).filter((r) => !/s_down|o_down/.test(r.flags ?? "")).map((r) => nodeAddress(r.ip!, r.port!)));
         return;
       } catch (err) {
         lastError = err;
