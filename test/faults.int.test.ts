@@ -17,7 +17,7 @@ import { ensureKafkaJars } from "@ladder/deploy/kafka-jars";
 import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import { CACHE_DIR } from "@ladder/deploy/test-support";
 import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
-import { startTestCluster, type TestCluster } from "./cluster-harness.js";
+import { outcome, startTestCluster, type TestCluster } from "./cluster-harness.js";
 import { pageProblems, plainEntry as plain } from "./oracle.js";
 import { auditBoard, writeLoad } from "./write-load.js";
 
@@ -110,6 +110,44 @@ describe("faults", () => {
     report("kill -9 redis, data lost, replayed from the log", { written: load.acknowledged, acknowledged: load.acknowledged, outageReads, ...audit });
     expect(outageReads.unavailable).toBeGreaterThan(0);
     expect(wrongAnswers).toEqual([]);
+    expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: load.acknowledged });
+  });
+
+  it("a shard node and its Redis restarted empty on a quiet board: it replays the log at once, no new write needed", async () => {
+    const redis = await ownRedis(3);
+    const c = await cluster("restart-empty", { redisUrls: redis.map((r) => r.url) });
+    const victim = c.services.shardIds[1]!;
+    const load = await writeLoad(c, { board: "f5", batches: 10, batchSize: 200, players: 2000 });
+    await c.waitApplied(load.offsets);
+    // a clean stop commits the group's offsets at the log's end: they now lead what the new Redis holds
+    await c.services.shardNode(victim).stop(10_000);
+    const old = redis[1]!;
+    await old.kill();
+    redis[1] = await startRedisServer({ dataDir: old.dataDir, port: old.port, persist: false, log });
+    cleanups.push(() => redis[1]!.stop());
+    const restartedAt = Date.now();
+    await c.services.restartShardNode(victim);
+    // no writes from here: the node must fetch what Redis lacks by itself
+    const reads = { unavailable: 0, ok: 0 };
+    const wrong: string[] = [];
+    for (;;) {
+      const answer = await outcome(c.router.getTop({ board: "f5", limit: 10 }));
+      if ("code" in answer) {
+        if (answer.code !== status.UNAVAILABLE) throw new Error(`unexpected code ${answer.code}: ${answer.details}`);
+        reads.unavailable++;
+        if (Date.now() - restartedAt > 30_000) break;
+        await sleep(50);
+        continue;
+      }
+      reads.ok++;
+      wrong.push(...inFlightProblems(answer.ok, load.expected, 1));
+      break;
+    }
+    const servingAfterMs = Date.now() - restartedAt;
+    const audit = reads.ok ? await auditBoard(c, "f5", load.oracle) : undefined;
+    report("shard node + Redis restarted empty, no writes after", { written: load.acknowledged, reads, servingAfterMs, ...audit });
+    expect(reads.ok).toBe(1); // served again within 30 s, with no write to reveal the gap
+    expect(wrong).toEqual([]);
     expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: load.acknowledged });
   });
 

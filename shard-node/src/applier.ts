@@ -2,10 +2,13 @@
  * The applier: the shard node's live use of the store's apply loop (@ladder/store/writer,
  * apply-loop.ts), over the partitions of this shard's slots.
  *
- * Redis, not Kafka, holds the truth of what has been applied. Kafka's committed offsets only
- * tell where to resume fetching; they are committed every 5 s, so they may lag (records are
- * then skipped by the apply script) or lead (after Redis lost data: the script answers GAP
- * and the applier seeks back to Redis's offset + 1, replaying what Redis lacks).
+ * Redis, not Kafka, holds the truth of what has been applied. At start the applier fetches
+ * every partition from Redis's offset + 1 (from the log's start when Redis holds none), not
+ * from Kafka's committed offsets, which only serve the group's bookkeeping: committed every
+ * 5 s, they may lag (records are then skipped by the apply script) or lead (Redis lost data,
+ * say restarted empty with the node). When Redis loses data while the node runs, the script
+ * answers GAP to the next records and the applier seeks back to Redis's offset + 1, replaying
+ * what Redis lacks.
  */
 import type { Kafka } from "kafkajs";
 import type { BoardSpecs } from "@ladder/common/board-spec";
@@ -22,8 +25,8 @@ export interface ApplierOptions {
   boards: BoardSpecs;
   /** Records per script call. */
   applyBatch: number;
-  /** Per partition, the last offset Redis holds when that is ahead of where the group resumes (a snapshot loaded at start): fetch from just after it. */
-  startAfter?: ReadonlyMap<number, bigint>;
+  /** Per partition, the last offset Redis holds (-1: none; a snapshot loaded at start included): fetch from just after it. */
+  startAfter: ReadonlyMap<number, bigint>;
   log: Logger;
   /** Called when the consumer has crashed for good (kafkajs will not restart it). */
   onFatal(err: Error): void;
@@ -74,7 +77,7 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
     // Redis holds the applied offsets, so committing every few seconds (not after every chunk:
     // a Kafka round trip per partition per fetch) costs nothing in correctness.
     commitEveryMs: 5_000,
-    ...(opts.startAfter ? { startAfter: opts.startAfter } : {}),
+    startAfter: opts.startAfter,
     onInvalid(partition, offset, problem) {
       stats.invalid++;
       opts.metrics?.invalid.inc();

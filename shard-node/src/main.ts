@@ -59,10 +59,11 @@ const snapshots = config.snapshots
   })
   : undefined;
 const installed = await snapshots?.refillAtStart(); // Redis empty, or far behind the newest snapshot
+const known = await writer.appliedOffsets(); // a loaded snapshot's included
 const applier = await startApplier({
   kafka, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch,
-  known: await writer.appliedOffsets(),
-  ...(installed ? { startAfter: installed } : {}),
+  known,
+  startAfter: new Map(slots.map((p) => [p, installed?.get(p) ?? known.get(p) ?? -1n])),
   metrics,
   log: log.child({ component: "applier" }),
   onRewind: (partition) => {

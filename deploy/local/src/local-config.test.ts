@@ -19,7 +19,7 @@ describe("deploy > local-config", () => {
     const c = loadLocalConfig({}, "/work");
     expect(c).toEqual({
       shards: 3, dataDir: "/work/.ladder", cacheDir: join(homedir(), ".cache", "ladder"), kafkaPort: 9092, redisBasePort: 7001,
-      kafkaHome: undefined, logLevel: "info", persistRedis: true, replicas: 0,
+      kafkaHome: undefined, logLevel: "info", persistRedis: false, replicas: 0,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -27,9 +27,9 @@ describe("deploy > local-config", () => {
   it("reads every variable; an empty one counts as unset", () => {
     const c = loadLocalConfig({
       LADDER_LOCAL_SHARDS: "5", LADDER_DATA_DIR: "/tmp/ladder-x", LADDER_CACHE_DIR: "/c", LADDER_KAFKA_PORT: "19092", LADDER_REDIS_BASE_PORT: "17001",
-      KAFKA_HOME: "/opt/kafka", LADDER_LAUNCHER_LOG_LEVEL: "warn", LADDER_REDIS_PERSIST: "0", LADDER_LOCAL_REPLICAS: "1",
+      KAFKA_HOME: "/opt/kafka", LADDER_LAUNCHER_LOG_LEVEL: "warn", LADDER_REDIS_PERSIST: "1", LADDER_LOCAL_REPLICAS: "1",
     }, "/work");
-    expect(c).toEqual({ shards: 5, dataDir: "/tmp/ladder-x", cacheDir: "/c", kafkaPort: 19092, redisBasePort: 17001, kafkaHome: "/opt/kafka", logLevel: "warn", persistRedis: false, replicas: 1 });
+    expect(c).toEqual({ shards: 5, dataDir: "/tmp/ladder-x", cacheDir: "/c", kafkaPort: 19092, redisBasePort: 17001, kafkaHome: "/opt/kafka", logLevel: "warn", persistRedis: true, replicas: 1 });
     expect(loadLocalConfig({ LADDER_LOCAL_SHARDS: "", LADDER_DATA_DIR: "", KAFKA_HOME: "", LADDER_LAUNCHER_LOG_LEVEL: "" }, "/w")).toMatchObject({
       shards: 3, dataDir: "/w/.ladder", kafkaHome: undefined, logLevel: "info",
     });

@@ -35,7 +35,7 @@ export const localEnv = envVariables({
   LADDER_REDIS_BASE_PORT: port({ default: 7001, description: "first Redis port; shard i gets base + i (the range may not include 6379)" }),
   KAFKA_HOME: optional({ unsetMeans: "— (fetch the jars)", description: "an unpacked Kafka 4.x to use instead of fetching jars" }),
   LADDER_LAUNCHER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: "the launcher's own pino level" }),
-  LADDER_REDIS_PERSIST: flag({ default: true, description: "shards' Redis keep an append-only file (1) or nothing (0: load tests)" }),
+  LADDER_REDIS_PERSIST: flag({ default: false, description: "shards' Redis keep an append-only file (1: restarts keep the data, at the cost of AOF rewrites that fork and serialize the whole board) or nothing (0: a restarted Redis is refilled from the latest snapshot and the log's tail)" }),
   LADDER_LOCAL_REPLICAS: int({ default: 0, min: 0, max: 5, description: "replicas per shard's Redis (replica j of shard i on base + 100·j + i), and with any, 3 Redis Sentinels (base + 100·(replicas + 1) + 0…2) that fail a shard over to a replica; the services then address the shards as sentinel://ladder-shard-i" }),
 });
 

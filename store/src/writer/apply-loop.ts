@@ -41,8 +41,10 @@ export interface ApplyLoopOptions {
   consumer: Pick<ConsumerConfig, "sessionTimeout" | "heartbeatInterval" | "maxWaitTimeInMs" | "maxBytesPerPartition">;
   /**
    * Per partition, the last offset already applied in the target (Redis's, or a loaded
-   * snapshot's): fetching starts right after it instead of where the group last committed
-   * (records at or below it would only be skipped by the apply script).
+   * snapshot's; -1: none): fetching starts right after it instead of where the group last
+   * committed. Those may lag (records at or below it would only be skipped by the apply script)
+   * or lead (a Redis that lost data: with no new record to reveal the gap, nothing would ever
+   * be fetched again).
    */
   startAfter?: ReadonlyMap<number, bigint>;
   /** Commit the group's offsets every `ms` (the live applier), or never (undefined). */
@@ -86,7 +88,7 @@ export async function startApplyLoop(o: ApplyLoopOptions): Promise<ApplyLoop> {
     });
     for (const p of o.slots) {
       const after = o.startAfter?.get(p);
-      if (after !== undefined && after >= 0n) consumer.seek({ topic: o.topic, partition: p, offset: (after + 1n).toString() });
+      if (after !== undefined && after >= -1n) consumer.seek({ topic: o.topic, partition: p, offset: (after + 1n).toString() });
     }
   } catch (err) {
     await consumer.disconnect();
