@@ -2,10 +2,10 @@
  * The CLI's commands, each a function of its parsed options and the two clients.
  */
 import type { ClientOf } from "@ladder/common/grpc-adapter";
-import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, SortOrder, TieRule } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { Phase, type AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { Phase, type AdminService, type BoardDefinition, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { entriesTable } from "./format.js";
 
 export interface Clients {
@@ -16,7 +16,18 @@ export interface Clients {
 
 export type Options = Record<string, string | boolean | undefined>;
 
-const OPS: Record<string, Operation> = { set: Operation.SET, inc: Operation.INCREMENT, increment: Operation.INCREMENT, best: Operation.BEST };
+const OPS: Record<string, Operation> = {
+  set: Operation.SET, inc: Operation.INCREMENT, increment: Operation.INCREMENT, dec: Operation.DECREMENT, decrement: Operation.DECREMENT, best: Operation.BEST,
+  default: Operation.UNSPECIFIED, // a defined board's default operation
+};
+const ORDERS: Record<string, SortOrder> = { higher: SortOrder.HIGHER_IS_BETTER, lower: SortOrder.LOWER_IS_BETTER };
+const TIES: Record<string, TieRule> = { earliest: TieRule.EARLIEST_FIRST, latest: TieRule.LATEST_FIRST, id: TieRule.PLAYER_ID };
+
+function pick<T>(table: Record<string, T>, o: Options, name: string, fallback: string): T {
+  const v = table[String(o[name] ?? fallback).toLowerCase()];
+  if (v === undefined) throw new Error(`--${name} must be one of ${Object.keys(table).join(", ")}`);
+  return v;
+}
 
 function need(opts: Options, name: string): string {
   const v = opts[name];
@@ -25,8 +36,7 @@ function need(opts: Options, name: string): string {
 }
 
 export async function submit(c: Clients, o: Options): Promise<string> {
-  const op = OPS[String(o.op ?? "set").toLowerCase()];
-  if (op === undefined) throw new Error(`--op must be one of ${Object.keys(OPS).join(", ")}`);
+  const op = pick(OPS, o, "op", "set");
   const res = await c.ingest.submitScores({
     updates: [{ board: need(o, "board"), playerId: need(o, "player"), op, value: BigInt(need(o, "value")), timestampMs: BigInt(String(o.ts ?? 0)), eventId: String(o["event-id"] ?? "") }],
   });
@@ -172,4 +182,57 @@ export async function rebuilds(c: Clients, o: Options): Promise<string> {
   return res.rebuilds
     .map((r) => `${r.shardId}: rebuild ${r.rebuildId} (${r.mode}) by ${r.holder}, since ${new Date(Number(r.startedAtMs)).toISOString()}`)
     .join("\n");
+}
+
+/**
+ * Board definitions: `boards list [--prefix P]`, `boards get --board B`,
+ * `boards create --board B [--order higher|lower] [--tie earliest|latest|id] [--min N --max N]
+ * [--resolution-ms N] [--default-op set|inc|dec|best] [--allow-override yes|no]`,
+ * `boards update --board B [--default-op ...] [--allow-override yes|no]`.
+ */
+export async function boards(c: Clients, o: Options): Promise<string> {
+  const sub = String(o.sub ?? "list");
+  const allow = (fallback: string) => {
+    const v = String(o["allow-override"] ?? fallback);
+    if (v !== "yes" && v !== "no") throw new Error("--allow-override must be yes or no");
+    return v === "yes";
+  };
+  switch (sub) {
+    case "list": {
+      const res = await c.admin.listBoards({ prefix: String(o.prefix ?? "") });
+      return res.boards.length ? res.boards.map(boardLine).join("\n") : "no boards defined";
+    }
+    case "get":
+      return boardLine((await c.admin.getBoard({ name: need(o, "board") })).board!);
+    case "create": {
+      const res = await c.admin.createBoard({
+        board: {
+          name: need(o, "board"),
+          rules: {
+            order: pick(ORDERS, o, "order", "higher"), tie: pick(TIES, o, "tie", "earliest"),
+            minPoints: BigInt(String(o.min ?? 0)), maxPoints: BigInt(String(o.max ?? 0)), resolutionMs: Number(o["resolution-ms"] ?? 0),
+          },
+          defaultOp: pick(OPS, o, "default-op", "best"),
+          allowOpOverride: allow("no"),
+        },
+      });
+      return `defined ${boardLine(res.board!)}`;
+    }
+    case "update": {
+      const current = (await c.admin.getBoard({ name: need(o, "board") })).board!;
+      const res = await c.admin.updateBoard({
+        board: { name: current.name, defaultOp: o["default-op"] ? pick(OPS, o, "default-op", "best") : current.defaultOp, allowOpOverride: allow(current.allowOpOverride ? "yes" : "no") },
+      });
+      return `updated ${boardLine(res.board!)}`;
+    }
+    default:
+      throw new Error(`boards: unknown subcommand "${sub}" (list, get, create, update)`);
+  }
+}
+
+function boardLine(b: BoardDefinition): string {
+  const r = b.rules!;
+  const order = r.order === SortOrder.LOWER_IS_BETTER ? "lower is better" : "higher is better";
+  const tie = r.tie === TieRule.LATEST_FIRST ? "latest first" : r.tie === TieRule.PLAYER_ID ? "ties by player id" : "earliest first";
+  return `${b.name}: ${order}, ${tie}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}, generation ${r.generation}`;
 }

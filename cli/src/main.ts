@@ -8,6 +8,9 @@
  *   npm run cli -- demo   [--board demo] [--players 5000]
  *   npm run cli -- rebuild [--shard shard-1,shard-2] [--view audit-name [--as-of-ts <unix ms>]]
  *   npm run cli -- rebuilds [--shard shard-1,shard-2]       (the rebuilds running now)
+ *   npm run cli -- boards list [--prefix P] | get --board B | create --board B [--order higher|lower]
+ *                     [--tie earliest|latest|id] [--min N --max N] [--resolution-ms N] [--default-op set|inc|dec|best]
+ *                     [--allow-override yes|no] | update --board B [--default-op ...] [--allow-override yes|no]
  *
  * Ctrl-C during `rebuild` cancels it: the server stops it, deletes what it wrote and releases the
  * shard; the CLI waits for that (20 s at most), says so, and exits with 130.
@@ -34,12 +37,12 @@ const config = loadConfig(process.env);
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts", "credentials"].map((n) => [n, { type: "string" as const }]),
+    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts", "credentials", "prefix", "order", "tie", "min", "max", "resolution-ms", "default-op", "allow-override"].map((n) => [n, { type: "string" as const }]),
   ),
 });
 const command = positionals[0] as keyof typeof commands | undefined;
 if (!command || !(command in commands)) {
-  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild|rebuilds> [options]   (see cli/src/main.ts)");
+  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild|rebuilds|boards> [options]   (see cli/src/main.ts)");
   process.exit(2);
 }
 const token = values.token ?? config.clientToken ?? tokenFromFile(values.credentials ?? config.clientCredentialsFile, "admin");
@@ -50,7 +53,7 @@ const clients = {
   admin: createClient(AdminService, values.router ?? config.routerListen, credentials, {}, token),
 };
 try {
-  console.log(await commands[command](clients, values));
+  console.log(await commands[command](clients, { ...values, sub: positionals[1] }));
 } catch (err) {
   const e = err as { code?: number; details?: string; message: string; exitCode?: number };
   if (e.exitCode !== undefined) console.error(e.message); // a rebuild cancelled with Ctrl-C: not an error of the cluster

@@ -1,10 +1,18 @@
 /**
- * Board specs: each board's declared points range, time resolution and epoch, which fix
- * its score encoding (see score-encoding.ts), and its optional TTL.
+ * Board specs: each board's sort order, tie rule, declared points range, time resolution
+ * and epoch, which fix its score encoding (see score-encoding.ts), and its optional TTL.
  *
- * Specs are matched by the longest board-name prefix; the spec with prefix "" is the
- * default and always exists. A spec must never change for a board that holds data.
+ * Two sources. A board defined through AdminService.CreateBoard (board-definitions.ts) has
+ * its own spec, with a generation >= 0: its keys are named by generation, and every record
+ * written to it carries its rules. A board without a definition (LADDER_IMPLICIT_BOARDS)
+ * takes the configured spec (LADDER_BOARDS) matched by the longest board-name prefix; the
+ * spec with prefix "" is the default and always exists; these are higher-is-better,
+ * earliest-first, generation -1. A spec must never change for a board that holds data.
  */
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+
+/** How equal points are ordered: earlier reached first, later reached first, or player id only. */
+export type TieRule = "earliest" | "latest" | "id";
 
 /** A board's declared limits, with the encoding constants derived from them. */
 export interface BoardSpec {
@@ -20,13 +28,25 @@ export interface BoardSpec {
   readonly epochMs: number;
   /** Seconds a board key lives after its first write (0 = forever): for period boards. */
   readonly ttlSeconds: number;
+  /** Lower points rank first (a speedrun's time) instead of higher. */
+  readonly lowerIsBetter: boolean;
+  /** How equal points are ordered. */
+  readonly tie: TieRule;
+  /** A defined board's generation (its keys are named by it); -1 for a board without a definition. */
+  readonly generation: number;
+  /** The operation of a write that names none; UNSPECIFIED (boards without a definition): a write must name one. */
+  readonly defaultOp: Operation;
+  /** Whether a write may name another operation than defaultOp (always, without a definition). */
+  readonly allowOpOverride: boolean;
   /** Derived: 2^timeBits, the number of time units the board covers. */
   readonly timeUnits: number;
   /** Derived: end of the time range, exclusive (Unix ms). */
   readonly horizonMs: number;
 }
 
-export type BoardSpecInput = Omit<BoardSpec, "timeUnits" | "horizonMs" | "ttlSeconds"> & { ttlSeconds?: number };
+type Derived = "timeUnits" | "horizonMs";
+type Defaulted = "ttlSeconds" | "lowerIsBetter" | "tie" | "generation" | "defaultOp" | "allowOpOverride";
+export type BoardSpecInput = Omit<BoardSpec, Derived | Defaulted> & Partial<Pick<BoardSpec, Defaulted>>;
 
 const MAX_EXACT_BITS = 53;
 
@@ -47,7 +67,8 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
   const problems: string[] = [];
   const { prefix, minPoints, maxPoints, resolutionMs, epochMs } = input;
   const ttlSeconds = input.ttlSeconds ?? 0;
-  const where = `board spec "${prefix}"`;
+  const generation = input.generation ?? -1;
+  const where = generation >= 0 ? `board "${prefix}"` : `board spec "${prefix}"`;
   if (!Number.isSafeInteger(minPoints) || !Number.isSafeInteger(maxPoints) || minPoints > maxPoints)
     problems.push(`${where}: minPoints and maxPoints must be integers with minPoints <= maxPoints`);
   if (!Number.isSafeInteger(resolutionMs) || resolutionMs < 1) problems.push(`${where}: resolutionMs must be a positive integer`);
@@ -61,6 +82,11 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
   const spec: BoardSpec = Object.freeze({
     prefix, minPoints, maxPoints, resolutionMs, epochMs, ttlSeconds, timeUnits,
     horizonMs: epochMs + timeUnits * resolutionMs,
+    lowerIsBetter: input.lowerIsBetter ?? false,
+    tie: input.tie ?? "earliest",
+    generation,
+    defaultOp: input.defaultOp ?? Operation.UNSPECIFIED,
+    allowOpOverride: input.allowOpOverride ?? true,
   });
   return { spec, problems };
 }
@@ -71,6 +97,20 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
  */
 export function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
+}
+
+/**
+ * The name a board's keys are stored under: a defined board's name and generation ("#" is not
+ * allowed in board names), so a board defined again after a deletion, or defined over a name
+ * once written without a definition, never shares keys with what was there before.
+ */
+export function storedBoardName(board: string, spec: Pick<BoardSpec, "generation">): string {
+  return spec.generation >= 0 ? `${board}#${spec.generation}` : board;
+}
+
+/** Finds the spec of a board: undefined when the board is not defined and boards without a definition are not allowed. */
+export interface BoardResolver {
+  forBoard(board: string): BoardSpec | undefined;
 }
 
 /** Board specs by prefix, longest match first. */

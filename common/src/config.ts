@@ -35,6 +35,8 @@ export interface Config {
   readonly replicaMaxLagMs: number;
   readonly keyPrefix: string;
   readonly boards: BoardSpecs;
+  /** Boards without a definition take `boards` (true), or are refused with NOT_FOUND (false). */
+  readonly implicitBoards: boolean;
   readonly shardId: string | undefined;
   readonly routerListen: string;
   /** Router processes sharing routerListen (router/src/processes.ts). */
@@ -98,6 +100,7 @@ export const servicesEnv = envVariables({
   LADDER_REPLICA_MAX_LAG_MS: duration({ default: 1000, min: 1, max: 600_000, description: "a replica serves reads only while the router has seen it hold everything its primary had applied at most this long ago" }),
   LADDER_KEY_PREFIX: string({ default: "lb:", pattern: /^[A-Za-z0-9:._{}-]{0,64}$/, description: "prefix of every Redis key" }),
   LADDER_BOARDS: boards(),
+  LADDER_IMPLICIT_BOARDS: flag({ default: false, description: "boards need no definition (AdminService.CreateBoard): a write to any valid name creates it under `LADDER_BOARDS` (1; the local cluster's default), or reads and writes of a board not defined are `NOT_FOUND` (0)" }),
   LADDER_SHARD_ID: optional({ unsetMeans: "— (shard nodes only)", description: "which shard a shard node serves: one of the ids of `LADDER_SHARDS`" }),
   LADDER_ROUTER_LISTEN: string({ default: "127.0.0.1:50051", pattern: LISTEN, description: "the router's gRPC listen address, host:port" }),
   LADDER_ROUTER_PROCESSES: int({ default: 1, min: 1, max: 64, description: "router processes sharing `LADDER_ROUTER_LISTEN` (Node's cluster module: a supervising process accepts connections and hands them to the routers in turn, restarts one that dies, and serves their metrics summed at `LADDER_ROUTER_METRICS_LISTEN`)" }),
@@ -157,6 +160,7 @@ export const configSchema = envSchema(servicesEnv, {
     replicaMaxLagMs: v.LADDER_REPLICA_MAX_LAG_MS,
     keyPrefix: v.LADDER_KEY_PREFIX,
     boards: v.LADDER_BOARDS,
+    implicitBoards: v.LADDER_IMPLICIT_BOARDS,
     shardId: v.LADDER_SHARD_ID,
     routerListen: v.LADDER_ROUTER_LISTEN,
     routerProcesses: v.LADDER_ROUTER_PROCESSES,

@@ -95,3 +95,39 @@ describe("common > board specs", () => {
     expect(specs.forBoard("global")).toBe(spec);
   });
 });
+
+describe("common > score encoding > a defined board's order and tie rule", () => {
+  const variants = [
+    { lowerIsBetter: false, tie: "earliest" }, { lowerIsBetter: true, tie: "earliest" }, { lowerIsBetter: false, tie: "latest" },
+    { lowerIsBetter: true, tie: "latest" }, { lowerIsBetter: false, tie: "id" }, { lowerIsBetter: true, tie: "id" },
+  ] as const;
+  for (const v of variants) {
+    it(`${v.lowerIsBetter ? "lower" : "higher"} is better, ties ${v.tie}: keys sort as the rules say, and decode to what was encoded`, () => {
+      const s = makeBoardSpec({ prefix: "b", minPoints: -50, maxPoints: 50, resolutionMs: 1000, epochMs: Date.UTC(2026, 0, 1), generation: 1, ...v }).spec!;
+      // written from the rules, not from the encoding
+      const rules = (a: Standing, b: Standing) => {
+        if (a.points !== b.points) return (a.points < b.points) === v.lowerIsBetter ? -1 : 1;
+        const unit = (t: number) => Math.floor((t - s.epochMs) / s.resolutionMs);
+        if (v.tie !== "id" && unit(a.atMs) !== unit(b.atMs)) return (unit(a.atMs) < unit(b.atMs)) === (v.tie === "earliest") ? -1 : 1;
+        return Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
+      };
+      let seed = 7;
+      const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      const xs: Standing[] = Array.from({ length: 300 }, (_, i) => ({ playerId: `p${rand(40)}-${i}`, points: rand(11) - 5, atMs: s.epochMs + rand(5) * 700 }));
+      const byKey = [...xs].sort((a, b) => compareMembers({ playerId: a.playerId, key: encodeSortKey(s, a.points, a.atMs) }, { playerId: b.playerId, key: encodeSortKey(s, b.points, b.atMs) }));
+      expect(byKey).toEqual([...xs].sort(rules));
+      for (const x of xs) {
+        const d = decodeSortKey(s, encodeSortKey(s, x.points, x.atMs));
+        expect(d.points).toBe(x.points);
+        expect(d.reachedAtMs).toBe(v.tie === "id" ? 0 : x.atMs - ((x.atMs - s.epochMs) % 1000));
+      }
+      // the ends of the range stay within 53 bits and round-trip
+      for (const [p, t] of [[s.minPoints, s.epochMs], [s.maxPoints, s.horizonMs - 1000]] as const) {
+        const key = encodeSortKey(s, p, t);
+        expect(key).toBeGreaterThanOrEqual(0);
+        expect(key).toBeLessThan(2 ** 53);
+        expect(decodeSortKey(s, key).points).toBe(p);
+      }
+    });
+  }
+});

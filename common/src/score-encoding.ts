@@ -1,16 +1,25 @@
 /**
  * Score encoding: how a board's order is folded into one Redis sorted-set score.
  *
- * THE ORDER. On every board higher points rank first; among equal points the player
- * who reached them earlier ranks first; among equal points reached in the same time
- * unit, the smaller player id (UTF-8 byte order) ranks first. That is a strict total
- * order: no two entries of a board compare equal, so top, rank and around agree.
+ * THE ORDER. By default higher points rank first; among equal points the player who
+ * reached them earlier ranks first; among equal points reached in the same time unit, the
+ * smaller player id (UTF-8 byte order) ranks first. A defined board may reverse the points
+ * (lower is better), reverse the time (latest first) or drop it (player id only). Each is a
+ * strict total order: no two entries of a board compare equal, so top, rank and around agree.
  *
  * THE KEY. A member's Redis score is its "sort key", a non-negative integer where
  * smaller is better:
  *
- *      key = (maxPoints - points) * 2^timeBits + floor((reachedAtMs - epochMs) / resolutionMs)
- *            `------ pointsIdx -----'             `------------- timeIdx -------------------'
+ *      key = pointsIdx * 2^timeBits + timeIdx
+ *      pointsIdx = maxPoints - points             (higher is better)
+ *                  points - minPoints             (lower is better)
+ *      timeIdx   = units                          (earliest first)
+ *                  2^timeBits - 1 - units         (latest first)
+ *                  0                              (player id only)
+ *      units     = floor((reachedAtMs - epochMs) / resolutionMs)
+ *
+ * Both indexes are 0 for what wins, so one ascending order serves every board, and a
+ * shard's reads and the router's merges never look at a board's rules (only decoding does).
  *
  * Boards are read with ZRANGE/ZRANK (ascending), never ZREVRANGE: Redis orders members
  * of equal score by memcmp of the member, ascending, which is exactly the player-id
@@ -43,18 +52,33 @@ export interface Standing {
   reachedAtMs: number;
 }
 
-/** The sort key of `points` reached at `reachedAtMs`. Inputs must be inside the spec. */
-export function encodeSortKey(spec: BoardSpec, points: number, reachedAtMs: number): number {
-  const pointsIdx = spec.maxPoints - points;
-  const timeIdx = Math.floor((reachedAtMs - spec.epochMs) / spec.resolutionMs);
-  return pointsIdx * spec.timeUnits + timeIdx;
+type Encoding = Pick<BoardSpec, "minPoints" | "maxPoints" | "resolutionMs" | "epochMs" | "timeUnits" | "lowerIsBetter" | "tie">;
+
+/** pointsIdx: 0 for the best points of the board's order. */
+export function pointsIndex(spec: Encoding, points: number): number {
+  return spec.lowerIsBetter ? points - spec.minPoints : spec.maxPoints - points;
 }
 
-/** Splits a sort key back into points and reached-at time (rounded down to the resolution). */
-export function decodeSortKey(spec: BoardSpec, key: number): Standing {
+/** timeIdx as stored: 0 for the time that wins a tie (earliest or latest), always 0 on a player-id-only board. */
+export function timeIndex(spec: Encoding, reachedAtMs: number): number {
+  if (spec.tie === "id") return 0;
+  const units = Math.floor((reachedAtMs - spec.epochMs) / spec.resolutionMs);
+  return spec.tie === "latest" ? spec.timeUnits - 1 - units : units;
+}
+
+/** The sort key of `points` reached at `reachedAtMs`. Inputs must be inside the spec. */
+export function encodeSortKey(spec: Encoding, points: number, reachedAtMs: number): number {
+  return pointsIndex(spec, points) * spec.timeUnits + timeIndex(spec, reachedAtMs);
+}
+
+/** Splits a sort key back into points and reached-at time (rounded down to the resolution; 0 on a player-id-only board). */
+export function decodeSortKey(spec: Encoding, key: number): Standing {
   const pointsIdx = Math.floor(key / spec.timeUnits);
   const timeIdx = key - pointsIdx * spec.timeUnits;
-  return { points: spec.maxPoints - pointsIdx, reachedAtMs: spec.epochMs + timeIdx * spec.resolutionMs };
+  const points = spec.lowerIsBetter ? spec.minPoints + pointsIdx : spec.maxPoints - pointsIdx;
+  if (spec.tie === "id") return { points, reachedAtMs: 0 };
+  const units = spec.tie === "latest" ? spec.timeUnits - 1 - timeIdx : timeIdx;
+  return { points, reachedAtMs: spec.epochMs + units * spec.resolutionMs };
 }
 
 /** An entry as stored on a shard: the member and its sort key. */

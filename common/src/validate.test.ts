@@ -6,7 +6,7 @@ import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 const boards = loadConfig({}).boards;
 const now = Date.UTC(2026, 10, 30);
 const ok: UpdateFields = { board: "global", playerId: "p1", op: Operation.SET, value: 10n, timestampMs: BigInt(now), eventId: "" };
-const problem = (patch: Partial<UpdateFields>) => updateProblem({ ...ok, ...patch }, boards, now, 60_000);
+const problem = (patch: Partial<UpdateFields>) => updateProblem({ ...ok, ...patch }, boards.forBoard(patch.board ?? ok.board), now, 60_000);
 
 describe("common > validate", () => {
   it("names a view a view in its problems", () => {

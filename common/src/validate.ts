@@ -4,7 +4,7 @@
  * skipped and reported, never applied). One function per rule; each returns the
  * problem as text, or undefined when the value is fine.
  */
-import type { BoardSpecs } from "./board-spec.js";
+import type { BoardSpec } from "./board-spec.js";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 
 export const MAX_BOARD_LENGTH = 64;
@@ -50,11 +50,10 @@ export interface UpdateFields {
  * The first problem of an update, or undefined. `timestampMs` must already be resolved
  * (0 replaced by now). `nowMs`/`maxSkewMs` bound timestamps from the future.
  */
-export function updateProblem(u: UpdateFields, boards: BoardSpecs, nowMs: number, maxSkewMs: number): string | undefined {
+export function updateProblem(u: UpdateFields, spec: BoardSpec, nowMs: number, maxSkewMs: number): string | undefined {
   const basic = boardProblem(u.board) ?? playerIdProblem(u.playerId);
   if (basic) return basic;
   if (Buffer.byteLength(u.eventId, "utf8") > MAX_EVENT_ID_BYTES) return `event_id is longer than ${MAX_EVENT_ID_BYTES} bytes`;
-  const spec = boards.forBoard(u.board);
   const min = BigInt(spec.minPoints);
   const max = BigInt(spec.maxPoints);
   switch (u.op) {
@@ -62,16 +61,28 @@ export function updateProblem(u: UpdateFields, boards: BoardSpecs, nowMs: number
     case Operation.BEST:
       if (u.value < min || u.value > max) return `value ${u.value} is outside the board's range [${min}, ${max}]`;
       break;
-    case Operation.INCREMENT: {
+    case Operation.INCREMENT:
+    case Operation.DECREMENT: {
       const width = max - min;
-      if (u.value < -width || u.value > width) return `increment ${u.value} is larger than the board's range width ${width}`;
+      if (u.value < -width || u.value > width) return `${u.op === Operation.INCREMENT ? "increment" : "decrement"} ${u.value} is larger than the board's range width ${width}`;
       break;
     }
     default:
-      return `op ${u.op} is not a valid operation (SET, INCREMENT or BEST)`;
+      return `op ${u.op} is not a valid operation (SET, INCREMENT, DECREMENT or BEST)`;
   }
   if (u.timestampMs < BigInt(spec.epochMs) || u.timestampMs >= BigInt(spec.horizonMs))
     return `timestamp_ms ${u.timestampMs} is outside the board's time range [${spec.epochMs}, ${spec.horizonMs})`;
   if (u.timestampMs > BigInt(nowMs + maxSkewMs)) return `timestamp_ms ${u.timestampMs} is more than ${maxSkewMs} ms in the future`;
   return undefined;
+}
+
+/**
+ * The operation an update applies: the one it names, or on a defined board its default when it
+ * names none. A defined board that does not allow overrides refuses any other (the text says why).
+ */
+export function resolveOp(op: Operation, spec: BoardSpec): { op: Operation } | { problem: string } {
+  if (spec.generation < 0) return { op };
+  if (op === Operation.UNSPECIFIED) return { op: spec.defaultOp };
+  if (op !== spec.defaultOp && !spec.allowOpOverride) return { problem: `board "${spec.prefix}" takes only its default operation ${Operation[spec.defaultOp]} (allow_op_override is off)` };
+  return { op };
 }

@@ -9,6 +9,7 @@ import { serverCredentials } from "@ladder/common/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/common/health";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 import { createKafka, createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/common/kafka";
+import { BoardDefinitions, boardsTopicOf } from "@ladder/common/board-definitions";
 import { rootLogger } from "@ladder/common/logger";
 import { startMetricsServer } from "@ladder/common/metrics";
 import { onShutdown } from "@ladder/common/shutdown";
@@ -33,13 +34,21 @@ await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), 
   log.fatal({ err }, "the score topic is missing or does not match the configuration; exiting");
   process.exit(78); // EX_CONFIG
 });
+// every board definition read before serving, then followed (common/board-definitions.ts)
+const admin = kafka.admin();
+const boardsTopic = boardsTopicOf(config.scoreTopic);
+const definitions = await retryUntil(() => BoardDefinitions.start({
+  kafka, admin, topic: boardsTopic, implicit: config.implicitBoards ? config.boards : undefined,
+  ...(config.topicReplication ? { replication: config.topicReplication } : {}), ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
+  log: log.child({ component: "boards" }),
+}), { ...LAUNCH_BACKOFF, what: `board definitions (${boardsTopic})`, timeoutMs: TOPIC_WAIT_MS });
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
 const producer = await createScoreProducer(kafka);
 const server = new grpc.Server();
 const commit = new GroupCommitProducer({ producer, topic: config.scoreTopic, log: log.child({ component: "producer" }), maxQueuedRecords: config.ingestMaxQueued });
 const auth = new Authenticator(config.tokens, config.readsOpen);
 if (!config.tokens.some((t) => t.roles.includes("write"))) log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
-addService(server, IngestService, ingestService(config, commit), log.child({ component: "grpc" }), requireRole(auth, "write"));
+addService(server, IngestService, ingestService(config, commit, definitions), log.child({ component: "grpc" }), requireRole(auth, "write"));
 const health = new HealthRegistry();
 health.set(IngestService.typeName, ServingStatus.SERVING);
 health.register(server, log);
@@ -50,5 +59,7 @@ onShutdown(log, async () => {
   health.drain();
   await shutdown(server); // lets calls in flight finish: their flushes complete first
   await producer.disconnect();
+  await definitions.stop();
+  await admin.disconnect();
   await metrics.close();
 });

@@ -39,7 +39,8 @@ export interface AdminDeps {
 
 type Shard = Config["shards"][number];
 
-export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps): ImplOf<typeof AdminService> {
+/** The rebuild rpcs; the board rpcs are board-admin.ts's. */
+export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps): Pick<ImplOf<typeof AdminService>, "rebuildShards" | "listRebuilds"> {
   const placement = buildPlacement(config.shards.map((s) => s.id), config.numSlots);
   const shardsOf = (ids: readonly string[]) =>
     [...new Set(ids.length ? ids : config.shards.map((s) => s.id))].map((id) => config.shards.find((s) => s.id === id) ?? notFoundShard(id));

@@ -29,7 +29,7 @@
  * rank off by one, even above total. test/motion.int.test.ts checks all of this on every
  * answer while players move.
  */
-import type { BoardSpecs } from "@ladder/common/board-spec";
+import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/common/board-spec";
 import { notFound } from "@ladder/common/errors";
 import { decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
 import type { ShardPool } from "./shard-pool.js";
@@ -57,31 +57,45 @@ export interface QueriesOptions {
 export class Queries {
   private readonly cache: TopCache | undefined;
 
-  constructor(private readonly pool: ShardPool, private readonly boards: BoardSpecs, o: QueriesOptions = {}) {
+  constructor(private readonly pool: ShardPool, private readonly boards: BoardResolver, o: QueriesOptions = {}) {
     this.cache = o.topCache && o.topCache.maxAgeMs > 0
       ? new TopCache({
         ...o.topCache,
-        read: (board, depth) => this.readTop(board, depth, Infinity, ""),
+        read: (stored, depth) => this.readTop(stored, depth, Infinity, ""),
         wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
       })
       : undefined;
   }
 
-  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, view = ""): Promise<Page> {
-    if (this.cache && view === "" && offset + limit <= this.cache.depth) {
-      return this.cache.page(board, offset, limit, deadlineMs, (read) => this.page(board, read, offset, limit));
-    }
-    return this.page(board, await this.readTop(board, offset + limit, deadlineMs, view), offset, limit);
+  /** A board's spec; NOT_FOUND for a board that is neither defined nor allowed without a definition. */
+  specOf(board: string): BoardSpec {
+    const spec = this.boards.forBoard(board);
+    if (!spec) throw notFound(`board "${board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`);
+    return spec;
   }
 
-  /** The merged first `n` entries of a board and its size: one fan-out. */
-  private async readTop(board: string, n: number, deadlineMs: number, view: string): Promise<TopRead> {
-    const tops = await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.top(board, n), deadlineMs);
+  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, view = ""): Promise<Page> {
+    const spec = this.specOf(board);
+    const stored = storedBoardName(board, spec);
+    if (this.cache && view === "" && offset + limit <= this.cache.depth) {
+      return this.cache.page(stored, offset, limit, deadlineMs, (read) => this.page(spec, read, offset, limit));
+    }
+    return this.page(spec, await this.readTop(stored, offset + limit, deadlineMs, view), offset, limit);
+  }
+
+  /** The number of entries under a stored board name (storedBoardName), on the live shards. */
+  async size(stored: string, deadlineMs = Infinity): Promise<number> {
+    return (await this.readTop(stored, 1, deadlineMs, "")).total;
+  }
+
+  /** The merged first `n` entries of a board (by its stored name) and its size: one fan-out. */
+  private async readTop(stored: string, n: number, deadlineMs: number, view: string): Promise<TopRead> {
+    const tops = await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.top(stored, n), deadlineMs);
     return { members: mergeTop(tops.map((t) => t.members), n), total: sum(tops.map((t) => t.card)) };
   }
 
-  private page(board: string, read: TopRead, offset: number, limit: number): Page {
-    return { entries: read.members.slice(offset, offset + limit).map((m, i) => this.ranked(board, m, offset + i + 1)), total: read.total };
+  private page(spec: BoardSpec, read: TopRead, offset: number, limit: number): Page {
+    return { entries: read.members.slice(offset, offset + limit).map((m, i) => ranked(spec, m, offset + i + 1)), total: read.total };
   }
 
   async rank(board: string, playerId: string, deadlineMs = Infinity, view = ""): Promise<{ entry: RankedEntry; total: number }> {
@@ -90,26 +104,28 @@ export class Queries {
   }
 
   async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, view = ""): Promise<Page> {
+    const spec = this.specOf(board);
+    const stored = storedBoardName(board, spec);
     const scope = this.pool.scope(view);
     const owner = scope.ownerOf(playerId);
-    const own = await this.pool.call(owner, (s) => s.standing(board, playerId, radius), deadlineMs);
+    const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);
     if (own === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"`);
     const pivot: KeyedMember = { playerId, key: own.key };
-    const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(board, own.key, playerId, radius), deadlineMs);
+    const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
     const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
     const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
     const entries = [
-      ...above.map((m, i) => this.ranked(board, m, rank - above.length + i)),
-      this.ranked(board, pivot, rank),
-      ...below.map((m, i) => this.ranked(board, m, rank + 1 + i)),
+      ...above.map((m, i) => ranked(spec, m, rank - above.length + i)),
+      ranked(spec, pivot, rank),
+      ...below.map((m, i) => ranked(spec, m, rank + 1 + i)),
     ];
     return { entries, total: own.card + sum(others.map((w) => w.card)) };
   }
+}
 
-  private ranked(board: string, m: KeyedMember, rank: number): RankedEntry {
-    const { points, reachedAtMs } = decodeSortKey(this.boards.forBoard(board), m.key);
-    return { playerId: m.playerId, points, reachedAtMs, rank };
-  }
+function ranked(spec: BoardSpec, m: KeyedMember, rank: number): RankedEntry {
+  const { points, reachedAtMs } = decodeSortKey(spec, m.key);
+  return { playerId: m.playerId, points, reachedAtMs, rank };
 }
 
 function sum(xs: readonly number[]): number {

@@ -15,8 +15,12 @@ import { onShutdown } from "@ladder/common/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { decodeToken } from "@ladder/common/consistency-token";
 import { createKafka, TopicIds } from "@ladder/common/kafka";
+import { BoardDefinitions, boardsTopicOf } from "@ladder/common/board-definitions";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import type { Producer } from "kafkajs";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./admin-service.js";
+import { boardAdmin } from "./board-admin.js";
 import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
 import { LogEnds } from "./log-ends.js";
 import { waitApplied } from "./wait-applied.js";
@@ -42,14 +46,34 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const kafkaAdmin = kafka.admin(); // connects on first use: for rebuilds and to check consistency tokens
   const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
   const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
+  // every board definition read before serving, then followed (common/board-definitions.ts)
+  const boardsTopic = boardsTopicOf(config.scoreTopic);
+  const definitions = await retryUntil(() => BoardDefinitions.start({
+    kafka, admin: kafkaAdmin, topic: boardsTopic, implicit: config.implicitBoards ? config.boards : undefined,
+    ...(config.topicReplication ? { replication: config.topicReplication } : {}), ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
+    log: log.child({ component: "boards" }),
+  }), { ...LAUNCH_BACKOFF, what: `board definitions (${boardsTopic})`, timeoutMs: 120_000 });
+  const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
+  let producer: Promise<Producer> | undefined;
+  const connectProducer = () => (producer ??= (async () => {
+    const p = kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
+    await p.connect();
+    return p;
+  })().catch((err: unknown) => {
+    producer = undefined;
+    throw err;
+  }));
   const waitFor: TokenWaiter = async (token, deadlineMs) => {
     const required = decodeToken(token, config.numSlots);
     if (required.size === 0) return;
     await logEnds.check(required);
     await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
   };
-  addService(server, LeaderboardService, leaderboardService(new Queries(pool, config.boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() } }), waitFor, new Queries(pool.primaries(), config.boards)), log.child({ component: "grpc" }), requireRole(auth, "read"));
-  addService(server, AdminService, adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), log.child({ component: "grpc" }), requireRole(auth, "admin"));
+  const queries = new Queries(pool, boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() } });
+  const primaryQueries = new Queries(pool.primaries(), boards);
+  addService(server, LeaderboardService, leaderboardService(queries, waitFor, primaryQueries), log.child({ component: "grpc" }), requireRole(auth, "read"));
+  const boardRpcs = boardAdmin({ definitions, topic: boardsTopic, producer: connectProducer, sizeOf: (stored) => primaryQueries.size(stored), log: log.child({ component: "boards" }) });
+  addService(server, AdminService, { ...adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), ...boardRpcs }, log.child({ component: "grpc" }), requireRole(auth, "admin"));
   const health = new HealthRegistry();
   health.set(LeaderboardService.typeName, ServingStatus.SERVING);
   health.set(AdminService.typeName, ServingStatus.SERVING);
@@ -62,6 +86,8 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     health.drain();
     await shutdown(server);
     await pool.close();
+    await definitions.stop();
+    if (producer) await (await producer.catch(() => undefined))?.disconnect();
     await kafkaAdmin.disconnect();
     await topicIds.close();
     await metrics?.close();

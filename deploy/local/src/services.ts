@@ -61,6 +61,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     LADDER_ROUTER_METRICS_LISTEN: ANY_PORT,
     LADDER_INGEST_METRICS_LISTEN: ANY_PORT,
     LADDER_SHARD_METRICS_LISTEN: ANY_PORT,
+    // writes to any board name work without a definition, as before boards could be defined
+    LADDER_IMPLICIT_BOARDS: "1",
     ...opts.settings,
   };
   const timeoutMs = opts.readyTimeoutMs ?? 60_000;

@@ -19,10 +19,13 @@
   makes exactly the same decisions. Remembered ids live in a sorted set per partition
   (score = ingest time), trimmed to the window after every call.
 
-  Scores are sort keys (see common/src/score-encoding.ts):
-    key = (maxPoints - points) * timeUnits + timeIdx, smaller is better.
-  An update that leaves the points unchanged keeps the old time (the player reached
-  that score earlier). Results saturate at the board's [minPoints, maxPoints].
+  Scores are sort keys (see common/src/score-encoding.ts), smaller is better:
+    key = (maxPoints - points) * timeUnits + timeIdx    (higher is better)
+    key = (points - minPoints) * timeUnits + timeIdx    (lower is better)
+  timeIdx comes already folded by the board's tie rule. BEST keeps the better of the
+  current points and the value by the board's order. An update that leaves the points
+  unchanged keeps the old time (the player reached that score earlier). Results saturate
+  at the board's [minPoints, maxPoints].
 
   Snapshot journal: while a snapshot is being read (the key KEYS[4] exists: store/src/writer/
   snapshot.ts), every member this script adds, changes or removes in a board or the dedup
@@ -45,10 +48,11 @@
     ARGV[2]        n, the number of events
     ARGV[3]        dedup window in ms (0 = no deduplication)
     ARGV[4]        the writer's built-from value
-    ARGV[5 + (i-1)*11 .. 15 + (i-1)*11], for event i:
+    ARGV[5 + (i-1)*12 .. 16 + (i-1)*12], for event i:
                    offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST), value, timeIdx,
-                   maxPoints, minPoints, timeUnits, ttlSeconds, eventId, ingestedAtMs
-                   -- 11 fields, see FIELDS
+                   maxPoints, minPoints, timeUnits, ttlSeconds, eventId, ingestedAtMs,
+                   lower (1: lower is better, 0: higher)
+                   -- 12 fields, see FIELDS
 
   Output:
     { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
@@ -60,7 +64,7 @@
                      the writes before it (Redis does not roll a script back) without moving
                      the offset, and a retry would apply them twice.
 ]]
-local FIELDS = 11
+local FIELDS = 12
 local BOARDS = 5
 for i = BOARDS + 1, #KEYS do
   local t = redis.call('TYPE', KEYS[i]).ok
@@ -123,18 +127,20 @@ for i = 1, n do
     local min_points = tonumber(ARGV[base + 6])
     local time_units = tonumber(ARGV[base + 7])
     local ttl = tonumber(ARGV[base + 8])
+    local lower = ARGV[base + 11] == '1'
 
     local current = redis.call('ZSCORE', key, player)
     local old_points = nil
     if current then
-      old_points = max_points - math.floor(tonumber(current) / time_units)
+      local points_idx = math.floor(tonumber(current) / time_units)
+      if lower then old_points = min_points + points_idx else old_points = max_points - points_idx end
     end
 
     local points = value
     if old_points ~= nil then
       if op == 2 then
         points = old_points + value
-      elseif op == 3 and old_points > value then
+      elseif op == 3 and ((not lower and old_points > value) or (lower and old_points < value)) then
         points = old_points
       end
     end
@@ -142,7 +148,9 @@ for i = 1, n do
     if points < min_points then points = min_points end
 
     if points ~= old_points then
-      redis.call('ZADD', key, (max_points - points) * time_units + time_idx, player)
+      local points_idx = max_points - points
+      if lower then points_idx = points - min_points end
+      redis.call('ZADD', key, points_idx * time_units + time_idx, player)
       record(key, player)
       if ttl > 0 and redis.call('TTL', key) == -1 then
         redis.call('EXPIRE', key, ttl)

@@ -3,8 +3,11 @@
  * with ingest's rules, quantize the time to the board's resolution. A record that fails
  * becomes a no-op (op 0) that only advances the partition's offset, and is reported.
  */
-import type { BoardSpecs } from "@ladder/common/board-spec";
+import { storedBoardName, type BoardSpec, type BoardSpecs } from "@ladder/common/board-spec";
+import { specOfRules } from "@ladder/common/board-definitions";
+import { timeIndex } from "@ladder/common/score-encoding";
 import { decodeScoreEvent } from "@ladder/common/score-event";
+import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PreparedEvent } from "./shard-writer.js";
 import { updateProblem } from "@ladder/common/validate";
 
@@ -16,7 +19,7 @@ export interface Prepared {
 
 /** A record that only advances its partition's offset. */
 export function noopEvent(offset: bigint): PreparedEvent {
-  return { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, eventId: "", ingestedAtMs: 0 };
+  return { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, eventId: "", ingestedAtMs: 0 };
 }
 
 const noop = (offset: bigint, problem: string): Prepared => ({ problem, event: noopEvent(offset) });
@@ -37,24 +40,47 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
   } catch (err) {
     return noop(offset, `record is not a ScoreEvent: ${(err as Error).message}`);
   }
+  // a defined board's record carries its rules (board-definitions.ts): applied as written
+  let spec: BoardSpec;
+  if (e.rules) {
+    const fromRules = specOfRecord(e.board, e.rules);
+    if (typeof fromRules === "string") return noop(offset, fromRules);
+    spec = fromRules;
+  } else spec = boards.forBoard(e.board);
   // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
-  const problem = updateProblem(e, boards, Number.MAX_SAFE_INTEGER, 0);
+  const problem = updateProblem(e, spec, Number.MAX_SAFE_INTEGER, 0);
   if (problem) return noop(offset, problem);
-  const spec = boards.forBoard(e.board);
+  const decrement = e.op === Operation.DECREMENT;
   return {
     event: {
       offset,
-      board: e.board,
+      board: storedBoardName(e.board, spec),
       playerId: e.playerId,
-      op: e.op,
-      value: Number(e.value),
-      timeIdx: Math.floor((Number(e.timestampMs) - spec.epochMs) / spec.resolutionMs),
+      op: decrement ? Operation.INCREMENT : e.op,
+      value: decrement ? -Number(e.value) : Number(e.value),
+      timeIdx: timeIndex(spec, Number(e.timestampMs)),
       maxPoints: spec.maxPoints,
       minPoints: spec.minPoints,
       timeUnits: spec.timeUnits,
       ttlSeconds: spec.ttlSeconds,
+      lowerIsBetter: spec.lowerIsBetter,
       eventId: e.eventId,
       ingestedAtMs: Number(e.ingestedAtMs),
     },
   };
+}
+
+/** Specs of the rules records carry, by board and generation: records of one board share them. */
+const fromRecords = new Map<string, BoardSpec | string>();
+
+function specOfRecord(board: string, rules: BoardRules): BoardSpec | string {
+  const id = `${board}#${rules.generation}|${rules.order}|${rules.tie}|${rules.minPoints}|${rules.maxPoints}|${rules.resolutionMs}|${rules.epochMs}`;
+  let spec = fromRecords.get(id);
+  if (spec === undefined) {
+    const made = specOfRules(board, rules);
+    spec = made.spec ?? `record's board rules are unusable: ${made.problems.join("; ")}`;
+    if (fromRecords.size >= 10_000) fromRecords.clear();
+    fromRecords.set(id, spec);
+  }
+  return spec;
 }

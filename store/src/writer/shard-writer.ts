@@ -12,7 +12,7 @@ export interface PreparedEvent {
   offset: bigint;
   board: string;
   playerId: string;
-  /** 1 SET, 2 INCREMENT, 3 BEST; 0 = an unusable record that only advances the offset. */
+  /** 1 SET, 2 INCREMENT (a DECREMENT comes as INCREMENT of the negated value), 3 BEST; 0 = an unusable record that only advances the offset. */
   op: number;
   value: number;
   timeIdx: number;
@@ -20,6 +20,8 @@ export interface PreparedEvent {
   minPoints: number;
   timeUnits: number;
   ttlSeconds: number;
+  /** Lower points rank first (BEST keeps the lower; the sort key counts points up from minPoints). */
+  lowerIsBetter: boolean;
   /** The caller's idempotency key ("" = none). */
   eventId: string;
   /** When ingest accepted the event (Unix ms): the clock of the dedup window. */
@@ -111,7 +113,7 @@ export class ShardWriter {
     const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, this.keys.snapshotReading, this.keys.snapshotJournal, ...events.map((e) => this.keys.board(e.board))];
     const args: Array<string | number> = [partition, events.length, this.dedupWindowMs, this.builtFrom];
     for (const e of events) {
-      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs);
+      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs, e.lowerIsBetter ? 1 : 0);
     }
     const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(keys.length, ...keys, ...args);
     const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };

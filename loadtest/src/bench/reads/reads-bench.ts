@@ -136,7 +136,7 @@ async function serveReads(layout: Layout): Promise<void> {
 }
 
 async function routerUnderTest(ctx: BenchContext, layout: Layout): Promise<RouterUnderTest> {
-  const router = await startRouter(ctx, layout.shardIds, layout.servers);
+  const router = await startRouter(ctx, layout.shardIds, layout.servers, (await ctx.kafka()).brokers);
   const clients = clusterClients({ router: router.address, ingest: router.address, connections: ctx.plan.reads.connections, timeoutMs: 30_000, token: undefined });
   return { router, clients, answers: routerAnswers(clients, BENCH_BOARD, ctx.plan.reads) };
 }

@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { PartitionOffset } from "./common_pb.js";
+import type { BoardRules, Operation, PartitionOffset } from "./common_pb.js";
 import { file_leaderboard_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,236 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/admin.proto.
  */
 export const file_leaderboard_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEikQEKFFJlYnVpbGRTaGFyZHNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCRISCgphdWRpdF92aWV3GAIgASgJEhoKEmFzX29mX3RpbWVzdGFtcF9tcxgDIAEoAxI2Cg1hc19vZl9vZmZzZXRzGAQgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IuMBChVSZWJ1aWxkU2hhcmRzUmVzcG9uc2USEAoIc2hhcmRfaWQYASABKAkSJAoFcGhhc2UYAiABKA4yFS5sZWFkZXJib2FyZC52MS5QaGFzZRIXCg9ldmVudHNfcmVwbGF5ZWQYAyABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYBCABKAESCwoDbGFnGAUgASgEEg4KBmV0YV9tcxgGIAEoBBISCgpyZWJ1aWxkX2lkGAcgASgJEhMKC3NuYXBzaG90X2lkGAggASgJEhgKEHNuYXBzaG90X3JlY29yZHMYCSABKAQiKAoTTGlzdFJlYnVpbGRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkiSAoUTGlzdFJlYnVpbGRzUmVzcG9uc2USMAoIcmVidWlsZHMYASADKAsyHi5sZWFkZXJib2FyZC52MS5SdW5uaW5nUmVidWlsZCJrCg5SdW5uaW5nUmVidWlsZBIQCghzaGFyZF9pZBgBIAEoCRISCgpyZWJ1aWxkX2lkGAIgASgJEgwKBG1vZGUYAyABKAkSDgoGaG9sZGVyGAQgASgJEhUKDXN0YXJ0ZWRfYXRfbXMYBSABKAMqQwoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABITCg9QSEFTRV9SRVBMQVlJTkcQARIOCgpQSEFTRV9ET05FEAIyyQEKDEFkbWluU2VydmljZRJeCg1SZWJ1aWxkU2hhcmRzEiQubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1JlcXVlc3QaJS5sZWFkZXJib2FyZC52MS5SZWJ1aWxkU2hhcmRzUmVzcG9uc2UwARJZCgxMaXN0UmVidWlsZHMSIy5sZWFkZXJib2FyZC52MS5MaXN0UmVidWlsZHNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEiwgEKD0JvYXJkRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEikKBXJ1bGVzGAIgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxItCgpkZWZhdWx0X29wGAMgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEhkKEWFsbG93X29wX292ZXJyaWRlGAQgASgIEhUKDWNyZWF0ZWRfYXRfbXMYBSABKAMSFQoNdXBkYXRlZF9hdF9tcxgGIAEoAyJEChJDcmVhdGVCb2FyZFJlcXVlc3QSLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iRQoTQ3JlYXRlQm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIfCg9HZXRCb2FyZFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJCChBHZXRCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIiMKEUxpc3RCb2FyZHNSZXF1ZXN0Eg4KBnByZWZpeBgBIAEoCSJFChJMaXN0Qm9hcmRzUmVzcG9uc2USLwoGYm9hcmRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIkQKElVwZGF0ZUJvYXJkUmVxdWVzdBIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiJFChNVcGRhdGVCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIpEBChRSZWJ1aWxkU2hhcmRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkSEgoKYXVkaXRfdmlldxgCIAEoCRIaChJhc19vZl90aW1lc3RhbXBfbXMYAyABKAMSNgoNYXNfb2Zfb2Zmc2V0cxgEIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCLjAQoVUmVidWlsZFNoYXJkc1Jlc3BvbnNlEhAKCHNoYXJkX2lkGAEgASgJEiQKBXBoYXNlGAIgASgOMhUubGVhZGVyYm9hcmQudjEuUGhhc2USFwoPZXZlbnRzX3JlcGxheWVkGAMgASgEEhkKEWV2ZW50c19wZXJfc2Vjb25kGAQgASgBEgsKA2xhZxgFIAEoBBIOCgZldGFfbXMYBiABKAQSEgoKcmVidWlsZF9pZBgHIAEoCRITCgtzbmFwc2hvdF9pZBgIIAEoCRIYChBzbmFwc2hvdF9yZWNvcmRzGAkgASgEIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDKkMKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASEwoPUEhBU0VfUkVQTEFZSU5HEAESDgoKUEhBU0VfRE9ORRACMp0ECgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlElYKC0NyZWF0ZUJvYXJkEiIubGVhZGVyYm9hcmQudjEuQ3JlYXRlQm9hcmRSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuQ3JlYXRlQm9hcmRSZXNwb25zZRJNCghHZXRCb2FyZBIfLmxlYWRlcmJvYXJkLnYxLkdldEJvYXJkUmVxdWVzdBogLmxlYWRlcmJvYXJkLnYxLkdldEJvYXJkUmVzcG9uc2USUwoKTGlzdEJvYXJkcxIhLmxlYWRlcmJvYXJkLnYxLkxpc3RCb2FyZHNSZXF1ZXN0GiIubGVhZGVyYm9hcmQudjEuTGlzdEJvYXJkc1Jlc3BvbnNlElYKC1VwZGF0ZUJvYXJkEiIubGVhZGVyYm9hcmQudjEuVXBkYXRlQm9hcmRSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuVXBkYXRlQm9hcmRSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common]);
+
+/**
+ * BoardDefinition is a board as games use it.
+ *
+ * @generated from message leaderboard.v1.BoardDefinition
+ */
+export type BoardDefinition = Message<"leaderboard.v1.BoardDefinition"> & {
+  /**
+   * Board name: 1 to 64 characters of A-Z a-z 0-9 _ - . :
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * How scores are ordered and stored: fixed for the board's life. Unset fields take the
+   * defaults: higher is better, earliest first, points 0 to 2^31-1, 60,000 ms resolution,
+   * epoch 2026-01-01T00:00:00Z. generation is set by the service.
+   *
+   * @generated from field: leaderboard.v1.BoardRules rules = 2;
+   */
+  rules?: BoardRules | undefined;
+
+  /**
+   * The operation of a write that names none (OPERATION_UNSPECIFIED); unspecified here
+   * means BEST.
+   *
+   * @generated from field: leaderboard.v1.Operation default_op = 3;
+   */
+  defaultOp: Operation;
+
+  /**
+   * Whether a write may name another operation than default_op; when false such a write
+   * is rejected with FAILED_PRECONDITION.
+   *
+   * @generated from field: bool allow_op_override = 4;
+   */
+  allowOpOverride: boolean;
+
+  /**
+   * When the board was defined (Unix ms), set by the service.
+   *
+   * @generated from field: int64 created_at_ms = 5;
+   */
+  createdAtMs: bigint;
+
+  /**
+   * When the definition was last changed (Unix ms), set by the service.
+   *
+   * @generated from field: int64 updated_at_ms = 6;
+   */
+  updatedAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.BoardDefinition.
+ * Use `create(BoardDefinitionSchema)` to create a new message.
+ */
+export const BoardDefinitionSchema: GenMessage<BoardDefinition> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 0);
+
+/**
+ * CreateBoardRequest defines a new board.
+ *
+ * @generated from message leaderboard.v1.CreateBoardRequest
+ */
+export type CreateBoardRequest = Message<"leaderboard.v1.CreateBoardRequest"> & {
+  /**
+   * The definition (created_at_ms, updated_at_ms and rules.generation are ignored).
+   *
+   * @generated from field: leaderboard.v1.BoardDefinition board = 1;
+   */
+  board?: BoardDefinition | undefined;
+};
+
+/**
+ * Describes the message leaderboard.v1.CreateBoardRequest.
+ * Use `create(CreateBoardRequestSchema)` to create a new message.
+ */
+export const CreateBoardRequestSchema: GenMessage<CreateBoardRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 1);
+
+/**
+ * CreateBoardResponse is the board as stored.
+ *
+ * @generated from message leaderboard.v1.CreateBoardResponse
+ */
+export type CreateBoardResponse = Message<"leaderboard.v1.CreateBoardResponse"> & {
+  /**
+   * The definition with the defaults filled in and its generation.
+   *
+   * @generated from field: leaderboard.v1.BoardDefinition board = 1;
+   */
+  board?: BoardDefinition | undefined;
+};
+
+/**
+ * Describes the message leaderboard.v1.CreateBoardResponse.
+ * Use `create(CreateBoardResponseSchema)` to create a new message.
+ */
+export const CreateBoardResponseSchema: GenMessage<CreateBoardResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 2);
+
+/**
+ * GetBoardRequest names a board.
+ *
+ * @generated from message leaderboard.v1.GetBoardRequest
+ */
+export type GetBoardRequest = Message<"leaderboard.v1.GetBoardRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetBoardRequest.
+ * Use `create(GetBoardRequestSchema)` to create a new message.
+ */
+export const GetBoardRequestSchema: GenMessage<GetBoardRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 3);
+
+/**
+ * GetBoardResponse is one definition.
+ *
+ * @generated from message leaderboard.v1.GetBoardResponse
+ */
+export type GetBoardResponse = Message<"leaderboard.v1.GetBoardResponse"> & {
+  /**
+   * The definition.
+   *
+   * @generated from field: leaderboard.v1.BoardDefinition board = 1;
+   */
+  board?: BoardDefinition | undefined;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetBoardResponse.
+ * Use `create(GetBoardResponseSchema)` to create a new message.
+ */
+export const GetBoardResponseSchema: GenMessage<GetBoardResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 4);
+
+/**
+ * ListBoardsRequest filters the list.
+ *
+ * @generated from message leaderboard.v1.ListBoardsRequest
+ */
+export type ListBoardsRequest = Message<"leaderboard.v1.ListBoardsRequest"> & {
+  /**
+   * Only boards whose name starts with this (empty: every board).
+   *
+   * @generated from field: string prefix = 1;
+   */
+  prefix: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.ListBoardsRequest.
+ * Use `create(ListBoardsRequestSchema)` to create a new message.
+ */
+export const ListBoardsRequestSchema: GenMessage<ListBoardsRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 5);
+
+/**
+ * ListBoardsResponse lists definitions.
+ *
+ * @generated from message leaderboard.v1.ListBoardsResponse
+ */
+export type ListBoardsResponse = Message<"leaderboard.v1.ListBoardsResponse"> & {
+  /**
+   * The definitions, in name order.
+   *
+   * @generated from field: repeated leaderboard.v1.BoardDefinition boards = 1;
+   */
+  boards: BoardDefinition[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ListBoardsResponse.
+ * Use `create(ListBoardsResponseSchema)` to create a new message.
+ */
+export const ListBoardsResponseSchema: GenMessage<ListBoardsResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 6);
+
+/**
+ * UpdateBoardRequest changes a board's definition.
+ *
+ * @generated from message leaderboard.v1.UpdateBoardRequest
+ */
+export type UpdateBoardRequest = Message<"leaderboard.v1.UpdateBoardRequest"> & {
+  /**
+   * The full definition wanted: name picks the board; rules must equal the board's (or be
+   * unset); default_op and allow_op_override replace the board's.
+   *
+   * @generated from field: leaderboard.v1.BoardDefinition board = 1;
+   */
+  board?: BoardDefinition | undefined;
+};
+
+/**
+ * Describes the message leaderboard.v1.UpdateBoardRequest.
+ * Use `create(UpdateBoardRequestSchema)` to create a new message.
+ */
+export const UpdateBoardRequestSchema: GenMessage<UpdateBoardRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 7);
+
+/**
+ * UpdateBoardResponse is the board as now stored.
+ *
+ * @generated from message leaderboard.v1.UpdateBoardResponse
+ */
+export type UpdateBoardResponse = Message<"leaderboard.v1.UpdateBoardResponse"> & {
+  /**
+   * The updated definition.
+   *
+   * @generated from field: leaderboard.v1.BoardDefinition board = 1;
+   */
+  board?: BoardDefinition | undefined;
+};
+
+/**
+ * Describes the message leaderboard.v1.UpdateBoardResponse.
+ * Use `create(UpdateBoardResponseSchema)` to create a new message.
+ */
+export const UpdateBoardResponseSchema: GenMessage<UpdateBoardResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 8);
 
 /**
  * RebuildShardsRequest says which shards to rebuild, and how.
@@ -57,7 +286,7 @@ export type RebuildShardsRequest = Message<"leaderboard.v1.RebuildShardsRequest"
  * Use `create(RebuildShardsRequestSchema)` to create a new message.
  */
 export const RebuildShardsRequestSchema: GenMessage<RebuildShardsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 0);
+  messageDesc(file_leaderboard_v1_admin, 9);
 
 /**
  * RebuildShardsResponse reports one shard's rebuild; sent about once a second per shard and
@@ -137,7 +366,7 @@ export type RebuildShardsResponse = Message<"leaderboard.v1.RebuildShardsRespons
  * Use `create(RebuildShardsResponseSchema)` to create a new message.
  */
 export const RebuildShardsResponseSchema: GenMessage<RebuildShardsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 1);
+  messageDesc(file_leaderboard_v1_admin, 10);
 
 /**
  * ListRebuildsRequest says which shards to look at.
@@ -158,7 +387,7 @@ export type ListRebuildsRequest = Message<"leaderboard.v1.ListRebuildsRequest"> 
  * Use `create(ListRebuildsRequestSchema)` to create a new message.
  */
 export const ListRebuildsRequestSchema: GenMessage<ListRebuildsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 2);
+  messageDesc(file_leaderboard_v1_admin, 11);
 
 /**
  * ListRebuildsResponse lists the running rebuilds.
@@ -179,7 +408,7 @@ export type ListRebuildsResponse = Message<"leaderboard.v1.ListRebuildsResponse"
  * Use `create(ListRebuildsResponseSchema)` to create a new message.
  */
 export const ListRebuildsResponseSchema: GenMessage<ListRebuildsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 3);
+  messageDesc(file_leaderboard_v1_admin, 12);
 
 /**
  * RunningRebuild is a rebuild holding a shard's rebuild lease.
@@ -229,7 +458,7 @@ export type RunningRebuild = Message<"leaderboard.v1.RunningRebuild"> & {
  * Use `create(RunningRebuildSchema)` to create a new message.
  */
 export const RunningRebuildSchema: GenMessage<RunningRebuild> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 4);
+  messageDesc(file_leaderboard_v1_admin, 13);
 
 /**
  * Phase is where one shard's rebuild stands.
@@ -321,6 +550,59 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListRebuildsRequestSchema;
     output: typeof ListRebuildsResponseSchema;
+  },
+  /**
+   * CreateBoard defines a board: its sort order, tie rule, points range, time resolution
+   * and default operation. Definitions live in a compacted Kafka topic (the score topic's
+   * name + ".boards") that ingest and routers follow: the call returns once this router
+   * serves the definition, and ingest takes writes to it within a second (with
+   * LADDER_IMPLICIT_BOARDS on, the call answers a second later: a write ingest took before it
+   * knew the definition would go to the board of that name without one). ALREADY_EXISTS if
+   * the board is defined; FAILED_PRECONDITION if the board holds entries written without a
+   * definition (LADDER_IMPLICIT_BOARDS); INVALID_ARGUMENT for a bad name, range, resolution
+   * or epoch (the message says which); RESOURCE_EXHAUSTED past the cluster's limit of
+   * defined boards (10,000).
+   *
+   * @generated from rpc leaderboard.v1.AdminService.CreateBoard
+   */
+  createBoard: {
+    methodKind: "unary";
+    input: typeof CreateBoardRequestSchema;
+    output: typeof CreateBoardResponseSchema;
+  },
+  /**
+   * GetBoard returns one board's definition. NOT_FOUND if it is not defined.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.GetBoard
+   */
+  getBoard: {
+    methodKind: "unary";
+    input: typeof GetBoardRequestSchema;
+    output: typeof GetBoardResponseSchema;
+  },
+  /**
+   * ListBoards lists the defined boards in name order, optionally those whose name starts
+   * with a prefix.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.ListBoards
+   */
+  listBoards: {
+    methodKind: "unary";
+    input: typeof ListBoardsRequestSchema;
+    output: typeof ListBoardsResponseSchema;
+  },
+  /**
+   * UpdateBoard changes what can change without touching stored scores: the default
+   * operation and whether writes may override it. The rules (order, tie, range, resolution,
+   * epoch) never change: FAILED_PRECONDITION if the request changes them. NOT_FOUND if the
+   * board is not defined.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.UpdateBoard
+   */
+  updateBoard: {
+    methodKind: "unary";
+    input: typeof UpdateBoardRequestSchema;
+    output: typeof UpdateBoardResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_admin, 0);

@@ -10,7 +10,74 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIk4KBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMiRAoQQ29uc2lzdGVuY3lUb2tlbhIwCgdvZmZzZXRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0KmYKCU9wZXJhdGlvbhIZChVPUEVSQVRJT05fVU5TUEVDSUZJRUQQABIRCg1PUEVSQVRJT05fU0VUEAESFwoTT1BFUkFUSU9OX0lOQ1JFTUVOVBACEhIKDk9QRVJBVElPTl9CRVNUEANiBnByb3RvMw");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIsEBCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAyJOCgVFbnRyeRIRCglwbGF5ZXJfaWQYASABKAkSDQoFc2NvcmUYAiABKAMSDAoEcmFuaxgDIAEoBBIVCg1yZWFjaGVkX2F0X21zGAQgASgDIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEANiBnByb3RvMw");
+
+/**
+ * BoardRules are the parts of a board's definition that fix how its scores are ordered and
+ * stored. They never change while the board exists; every record of the score log written
+ * to a defined board carries them, so a replay applies each record as it was written.
+ *
+ * @generated from message leaderboard.v1.BoardRules
+ */
+export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
+  /**
+   * Which scores rank first.
+   *
+   * @generated from field: leaderboard.v1.SortOrder order = 1;
+   */
+  order: SortOrder;
+
+  /**
+   * How equal scores are ordered.
+   *
+   * @generated from field: leaderboard.v1.TieRule tie = 2;
+   */
+  tie: TieRule;
+
+  /**
+   * Lowest points a player can hold.
+   *
+   * @generated from field: int64 min_points = 3;
+   */
+  minPoints: bigint;
+
+  /**
+   * Highest points a player can hold. max_points - min_points takes b bits, leaving 53 - b
+   * bits of time units (see the README's "Scores, ties and order").
+   *
+   * @generated from field: int64 max_points = 4;
+   */
+  maxPoints: bigint;
+
+  /**
+   * Time unit of the tie rule, ms: times within one unit tie and fall to player id.
+   *
+   * @generated from field: uint32 resolution_ms = 5;
+   */
+  resolutionMs: number;
+
+  /**
+   * Start of the board's time range (Unix ms).
+   *
+   * @generated from field: int64 epoch_ms = 6;
+   */
+  epochMs: bigint;
+
+  /**
+   * The board's generation: when it was created (Unix ms), set by the service. The board's
+   * keys are named by it, so a board created again is a new generation with keys of its own.
+   *
+   * @generated from field: int64 generation = 7;
+   */
+  generation: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.BoardRules.
+ * Use `create(BoardRulesSchema)` to create a new message.
+ */
+export const BoardRulesSchema: GenMessage<BoardRules> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 0);
 
 /**
  * Entry is one player's standing on one board.
@@ -33,8 +100,9 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
   score: bigint;
 
   /**
-   * 1-based position in the board's global order: score descending, then the time the
-   * score was reached ascending, then player id ascending (byte order).
+   * 1-based position in the board's global order: score by the board's sort order
+   * (descending unless lower is better), then its tie rule (by default the time the score
+   * was reached ascending), then player id ascending (byte order).
    *
    * @generated from field: uint64 rank = 3;
    */
@@ -42,7 +110,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
 
   /**
    * When the player reached this score (Unix ms), rounded down to the board's time
-   * resolution. Earlier ranks higher among equal scores.
+   * resolution; 0 on a board whose tie rule is player id only.
    *
    * @generated from field: int64 reached_at_ms = 4;
    */
@@ -54,7 +122,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 0);
+  messageDesc(file_leaderboard_v1_common, 1);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -83,7 +151,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 1);
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -106,18 +174,19 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * Operation says how an update combines with the player's current score on a board.
- * Boards rank higher scores first; a player with no score yet starts from nothing,
- * so every operation on a new player simply takes the value.
+ * A player with no score yet starts from nothing, so every operation on a new player
+ * simply takes the value (DECREMENT: its negation).
  *
  * @generated from enum leaderboard.v1.Operation
  */
 export enum Operation {
   /**
-   * Not a valid operation: rejected with INVALID_ARGUMENT.
+   * On a defined board (AdminService.CreateBoard): the board's default operation. On a
+   * board without a definition: not a valid operation, rejected with INVALID_ARGUMENT.
    *
    * @generated from enum value: OPERATION_UNSPECIFIED = 0;
    */
@@ -139,11 +208,19 @@ export enum Operation {
   INCREMENT = 2,
 
   /**
-   * Keep the higher of the current score and the value (a personal best).
+   * Keep the better of the current score and the value by the board's order (a personal
+   * best: the higher on a higher-is-better board, the lower on a lower-is-better one).
    *
    * @generated from enum value: OPERATION_BEST = 3;
    */
   BEST = 3,
+
+  /**
+   * Subtract the value (which may be negative) from the score; saturates as INCREMENT.
+   *
+   * @generated from enum value: OPERATION_DECREMENT = 4;
+   */
+  DECREMENT = 4,
 }
 
 /**
@@ -151,4 +228,80 @@ export enum Operation {
  */
 export const OperationSchema: GenEnum<Operation> = /*@__PURE__*/
   enumDesc(file_leaderboard_v1_common, 0);
+
+/**
+ * SortOrder says which scores rank first on a board.
+ *
+ * @generated from enum leaderboard.v1.SortOrder
+ */
+export enum SortOrder {
+  /**
+   * Higher is better (the default).
+   *
+   * @generated from enum value: SORT_ORDER_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Higher scores rank first (points, kills, levels).
+   *
+   * @generated from enum value: SORT_ORDER_HIGHER_IS_BETTER = 1;
+   */
+  HIGHER_IS_BETTER = 1,
+
+  /**
+   * Lower scores rank first (times of a speedrun, strokes of golf).
+   *
+   * @generated from enum value: SORT_ORDER_LOWER_IS_BETTER = 2;
+   */
+  LOWER_IS_BETTER = 2,
+}
+
+/**
+ * Describes the enum leaderboard.v1.SortOrder.
+ */
+export const SortOrderSchema: GenEnum<SortOrder> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_common, 1);
+
+/**
+ * TieRule orders players with equal scores on a board.
+ *
+ * @generated from enum leaderboard.v1.TieRule
+ */
+export enum TieRule {
+  /**
+   * Earliest to reach wins (the default).
+   *
+   * @generated from enum value: TIE_RULE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The player who reached the score first ranks first; players who reached it within the
+   * same time unit (the board's resolution) are ordered by player id.
+   *
+   * @generated from enum value: TIE_RULE_EARLIEST_FIRST = 1;
+   */
+  EARLIEST_FIRST = 1,
+
+  /**
+   * The player who reached the score last ranks first; within one time unit, by player id.
+   *
+   * @generated from enum value: TIE_RULE_LATEST_FIRST = 2;
+   */
+  LATEST_FIRST = 2,
+
+  /**
+   * Player id only (byte order, ascending): the board keeps no time (reached_at_ms is 0).
+   *
+   * @generated from enum value: TIE_RULE_PLAYER_ID = 3;
+   */
+  PLAYER_ID = 3,
+}
+
+/**
+ * Describes the enum leaderboard.v1.TieRule.
+ */
+export const TieRuleSchema: GenEnum<TieRule> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_common, 2);
 

@@ -1,0 +1,251 @@
+/**
+ * Board definitions: boards created through AdminService, kept in a compacted Kafka topic
+ * (`<score topic>.boards`, one partition, key = board name, value = a BoardDefinition, the
+ * latest record of a name is its definition) that routers and ingest follow.
+ *
+ * THE RULES TRAVEL WITH THE RECORDS. A definition's rules (order, tie rule, points range,
+ * resolution, epoch, generation) fix how its scores are stored; they never change while the
+ * board exists. Ingest copies them into every score record it writes to the board, and a
+ * shard applies a record by the rules it carries. So shard nodes need not follow this topic,
+ * and a shard rebuilt from the log applies every record as it was written, whatever the
+ * definitions say by then. Routers decode with the definition they follow: the same rules.
+ *
+ * GENERATIONS. A board's keys are named by its generation (board-spec.ts, storedBoardName):
+ * the time it was created (Unix ms). A definition over a name once written without one
+ * (LADDER_IMPLICIT_BOARDS) starts with empty keys of its own, as would a board created again.
+ *
+ * FOLLOWING. Each process reads the whole topic at start (a compacted topic holds one record
+ * per board, about 100 bytes each: 10,000 boards are ~1 MB) before it serves, then keeps
+ * following it: a fetch waits at most 100 ms at the broker, so a new board is known
+ * everywhere within a fraction of a second. The follower joins a consumer group of its own
+ * (random id, never committed) and deletes it when it stops.
+ *
+ * WHAT MAY CHANGE. UpdateBoard may change the default operation and whether writes may
+ * override it (each write record carries the operation it resolved to). Concurrent creates of
+ * one name: the later record wins everywhere (as compaction will keep it), and the call whose
+ * record lost answers ABORTED.
+ */
+import { randomUUID } from "node:crypto";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { Admin, Consumer, Kafka, Producer } from "kafkajs";
+import { BoardDefinitionSchema, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { BoardRulesSchema, Operation, SortOrder, TieRule, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type BoardSpecs, type TieRule as Tie } from "./board-spec.js";
+import { createTopic, durability, topicOffsets } from "./kafka.js";
+import type { Logger } from "./logger.js";
+import { boardProblem } from "./validate.js";
+
+/** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
+export const MAX_BOARDS = 10_000;
+
+export const boardsTopicOf = (scoreTopic: string) => `${scoreTopic}.boards`;
+
+const TIES: Record<number, Tie> = { [TieRule.UNSPECIFIED]: "earliest", [TieRule.EARLIEST_FIRST]: "earliest", [TieRule.LATEST_FIRST]: "latest", [TieRule.PLAYER_ID]: "id" };
+const OPERATIONS = new Set([Operation.SET, Operation.INCREMENT, Operation.BEST, Operation.DECREMENT]);
+
+/** A board's spec from rules (a definition's, or those a score record carries). */
+export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: Operation; allowOpOverride?: boolean } = {}): { spec?: BoardSpec; problems: string[] } {
+  const tie = TIES[rules.tie];
+  if (rules.order !== SortOrder.UNSPECIFIED && rules.order !== SortOrder.HIGHER_IS_BETTER && rules.order !== SortOrder.LOWER_IS_BETTER) return { problems: [`board "${board}": unknown sort order ${rules.order}`] };
+  if (tie === undefined) return { problems: [`board "${board}": unknown tie rule ${rules.tie}`] };
+  if (rules.minPoints < BigInt(Number.MIN_SAFE_INTEGER) || rules.maxPoints > BigInt(Number.MAX_SAFE_INTEGER)) return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
+  return makeBoardSpec({
+    prefix: board,
+    minPoints: Number(rules.minPoints),
+    maxPoints: Number(rules.maxPoints),
+    resolutionMs: rules.resolutionMs,
+    epochMs: Number(rules.epochMs),
+    lowerIsBetter: rules.order === SortOrder.LOWER_IS_BETTER,
+    tie,
+    generation: Number(rules.generation),
+    ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
+    ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
+  });
+}
+
+/** The spec of a stored definition. */
+export function specOfDefinition(d: BoardDefinition): BoardSpec {
+  const { spec, problems } = specOfRules(d.name, d.rules ?? create(BoardRulesSchema), { defaultOp: d.defaultOp, allowOpOverride: d.allowOpOverride });
+  if (!spec) throw new Error(problems.join("; "));
+  return spec;
+}
+
+/** Fills a requested definition's defaults; the problems make the request INVALID_ARGUMENT. */
+export function normalizeDefinition(requested: BoardDefinition, nowMs: number): { definition?: BoardDefinition; problems: string[] } {
+  const nameProblem = boardProblem(requested.name);
+  if (nameProblem) return { problems: [nameProblem] };
+  const r = requested.rules ?? create(BoardRulesSchema);
+  const unsetRange = r.minPoints === 0n && r.maxPoints === 0n;
+  const rules = create(BoardRulesSchema, {
+    order: r.order === SortOrder.UNSPECIFIED ? SortOrder.HIGHER_IS_BETTER : r.order,
+    tie: r.tie === TieRule.UNSPECIFIED ? TieRule.EARLIEST_FIRST : r.tie,
+    minPoints: unsetRange ? BigInt(DEFAULT_BOARD.minPoints) : r.minPoints,
+    maxPoints: unsetRange ? BigInt(DEFAULT_BOARD.maxPoints) : r.maxPoints,
+    resolutionMs: r.resolutionMs || DEFAULT_BOARD.resolutionMs,
+    epochMs: r.epochMs || BigInt(DEFAULT_BOARD.epochMs),
+    generation: BigInt(nowMs),
+  });
+  const defaultOp = requested.defaultOp === Operation.UNSPECIFIED ? Operation.BEST : requested.defaultOp;
+  if (!OPERATIONS.has(defaultOp)) return { problems: [`default_op ${requested.defaultOp} is not an operation (SET, INCREMENT, DECREMENT or BEST)`] };
+  const definition = create(BoardDefinitionSchema, { name: requested.name, rules, defaultOp, allowOpOverride: requested.allowOpOverride, createdAtMs: BigInt(nowMs), updatedAtMs: BigInt(nowMs) });
+  const { problems } = specOfRules(definition.name, rules);
+  return problems.length ? { problems } : { definition, problems: [] };
+}
+
+/** Whether two sets of rules store scores alike (generation aside). */
+export function sameRules(a: BoardRules, b: BoardRules): boolean {
+  return a.order === b.order && a.tie === b.tie && a.minPoints === b.minPoints && a.maxPoints === b.maxPoints && a.resolutionMs === b.resolutionMs && a.epochMs === b.epochMs;
+}
+
+/**
+ * The boards a process knows: the defined ones, then (when boards without a definition are
+ * allowed) the configured specs by prefix. Swapped whole on every change: a reader holds one
+ * consistent catalog.
+ */
+export class BoardCatalog implements BoardResolver {
+  private readonly defined = new Map<string, { definition: BoardDefinition; spec: BoardSpec }>();
+
+  constructor(private readonly implicit: BoardSpecs | undefined) {}
+
+  forBoard(board: string): BoardSpec | undefined {
+    return this.defined.get(board)?.spec ?? this.implicit?.forBoard(board);
+  }
+
+  /** The definition of a defined board. */
+  definition(board: string): BoardDefinition | undefined {
+    return this.defined.get(board)?.definition;
+  }
+
+  /** The configured spec a board without a definition takes (undefined when such boards are not allowed). */
+  implicitSpec(board: string): BoardSpec | undefined {
+    return this.implicit?.forBoard(board);
+  }
+
+  list(prefix = ""): BoardDefinition[] {
+    return [...this.defined.values()].map((d) => d.definition).filter((d) => d.name.startsWith(prefix)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  get size(): number {
+    return this.defined.size;
+  }
+
+  /** A copy to change and swap in. */
+  clone(): BoardCatalog {
+    const copy = new BoardCatalog(this.implicit);
+    for (const [name, d] of this.defined) copy.defined.set(name, d);
+    return copy;
+  }
+
+  /** Applies one record of the topic (value undefined: a tombstone). */
+  apply(name: string, definition: BoardDefinition | undefined): void {
+    if (!definition) this.defined.delete(name);
+    else this.defined.set(name, { definition, spec: specOfDefinition(definition) });
+  }
+}
+
+/** Creates the definitions topic if it does not exist: one partition, compacted, durable as the score topic. */
+export async function ensureBoardsTopic(admin: Admin, topic: string, wanted: { replication?: number; minInsyncReplicas?: number }): Promise<void> {
+  if ((await admin.listTopics()).includes(topic)) return;
+  const { replication, minInsyncReplicas } = await durability(admin, wanted);
+  await createTopic(admin, {
+    topic, numPartitions: 1, replicationFactor: replication,
+    configEntries: [
+      { name: "cleanup.policy", value: "compact" },
+      { name: "min.insync.replicas", value: String(minInsyncReplicas) },
+    ],
+  });
+}
+
+export const encodeDefinition = (d: BoardDefinition) => Buffer.from(toBinary(BoardDefinitionSchema, d));
+export const decodeDefinition = (b: Uint8Array) => fromBinary(BoardDefinitionSchema, b);
+
+/** Writes a definition; resolves with its offset once the topic has it (acks from all in-sync replicas). */
+export async function publishDefinition(producer: Producer, topic: string, d: BoardDefinition): Promise<bigint> {
+  const [meta] = await producer.send({ topic, acks: -1, messages: [{ key: d.name, value: encodeDefinition(d), partition: 0 }] });
+  return BigInt(meta!.baseOffset ?? meta!.offset ?? "-1");
+}
+
+export interface FollowerOptions {
+  kafka: Kafka;
+  admin: Admin;
+  topic: string;
+  /** Specs of boards without a definition; undefined: such boards are refused. */
+  implicit: BoardSpecs | undefined;
+  replication?: number;
+  minInsyncReplicas?: number;
+  log: Logger;
+}
+
+/** Follows the definitions topic; `catalog` is always the latest whole catalog read. */
+export class BoardDefinitions {
+  private current: BoardCatalog;
+  /** The next offset to read (everything before it is in the catalog). */
+  private next = 0n;
+  private readonly waiters = new Set<{ offset: bigint; resolve: () => void }>();
+  private consumer: Consumer | undefined;
+  private readonly groupId: string;
+
+  private constructor(private readonly o: FollowerOptions) {
+    this.current = new BoardCatalog(o.implicit);
+    this.groupId = `${o.topic}.follower.${randomUUID()}`;
+  }
+
+  get catalog(): BoardCatalog {
+    return this.current;
+  }
+
+  /** Creates the topic if needed, reads it to its end, then follows it. */
+  static async start(o: FollowerOptions): Promise<BoardDefinitions> {
+    const f = new BoardDefinitions(o);
+    await ensureBoardsTopic(o.admin, o.topic, o);
+    const [end] = await topicOffsets(o.admin, o.topic);
+    try {
+      await f.run();
+      await f.waitFor(end!.high - 1n, 60_000);
+    } catch (err) {
+      await f.stop();
+      throw err;
+    }
+    o.log.info({ topic: o.topic, boards: f.current.size }, "board definitions read");
+    return f;
+  }
+
+  private async run(): Promise<void> {
+    const consumer = this.o.kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.o.topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        const next = this.current.clone();
+        for (const m of batch.messages) {
+          const name = m.key?.toString("utf8") ?? "";
+          try {
+            next.apply(name, m.value ? decodeDefinition(m.value) : undefined);
+          } catch (err) {
+            this.o.log.error({ err, offset: m.offset, board: name }, "unusable board definition record: skipped");
+          }
+          this.next = BigInt(m.offset) + 1n;
+        }
+        this.current = next; // swapped whole
+        for (const w of this.waiters) if (w.offset < this.next) (this.waiters.delete(w), w.resolve());
+      },
+    });
+  }
+
+  /** Resolves once the catalog holds every record up to `offset` (-1: at once); rejects after `timeoutMs`. */
+  waitFor(offset: bigint, timeoutMs: number): Promise<void> {
+    if (offset < this.next) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const w = { offset, resolve: () => (clearTimeout(timer), resolve()) };
+      const timer = setTimeout(() => (this.waiters.delete(w), reject(new Error(`board definitions not read up to offset ${offset} within ${timeoutMs} ms`))), timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect().catch(() => {});
+    await this.o.admin.deleteGroups([this.groupId]).catch(() => {});
+  }
+}

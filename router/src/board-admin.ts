@@ -1,0 +1,107 @@
+/**
+ * AdminService's board rpcs: define, read, list and update boards (common/board-definitions.ts
+ * says where definitions live and how every service follows them).
+ *
+ * A create or update writes the definition to the definitions topic, then waits until this
+ * router's follower has read it back (so the next read through this router knows the board)
+ * and answers with what the follower holds: when a concurrent call wrote the same name after
+ * this one, the caller learns that its definition lost (ABORTED).
+ */
+import { create } from "@bufbuild/protobuf";
+import type { Producer } from "kafkajs";
+import { BoardDefinitionSchema, type AdminService, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { MAX_BOARDS, normalizeDefinition, publishDefinition, sameRules, type BoardDefinitions } from "@ladder/common/board-definitions";
+import { storedBoardName } from "@ladder/common/board-spec";
+import { Code, LadderError, invalidArgument, notFound } from "@ladder/common/errors";
+import type { ImplOf } from "@ladder/common/grpc-adapter";
+import type { Logger } from "@ladder/common/logger";
+import { boardProblem } from "@ladder/common/validate";
+
+type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard">;
+
+export interface BoardAdminDeps {
+  definitions: BoardDefinitions;
+  /** The definitions topic. */
+  topic: string;
+  /** A producer (connected on first use). */
+  producer: () => Promise<Producer>;
+  /** Entries held under a stored board name on the live shards (a board written without a definition). */
+  sizeOf(stored: string): Promise<number>;
+  log: Logger;
+}
+
+/** How long after a definition was written every follower has it (a fetch waits 100 ms at the broker). */
+const FOLLOW_BOUND_MS = 1000;
+
+/** How long a call waits for its own definition to come back through the topic. */
+const READ_BACK_MS = 10_000;
+
+export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
+  const publish = async (def: BoardDefinition): Promise<BoardDefinition> => {
+    const offset = await publishDefinition(await d.producer(), d.topic, def);
+    await d.definitions.waitFor(offset, READ_BACK_MS).catch((err: Error) => {
+      throw new LadderError(Code.UNAVAILABLE, `the definition of "${def.name}" was written (offset ${offset}) but not read back: ${err.message}`, { retriable: true });
+    });
+    const now = d.definitions.catalog.definition(def.name);
+    if (!now || now.rules?.generation !== def.rules?.generation || now.updatedAtMs !== def.updatedAtMs)
+      throw new LadderError(Code.ABORTED, `board "${def.name}" was defined by another call at the same time; its definition is the one kept (GetBoard)`);
+    return now;
+  };
+  const existing = (name: string): BoardDefinition => {
+    const problem = boardProblem(name);
+    if (problem) throw invalidArgument(problem);
+    const def = d.definitions.catalog.definition(name);
+    if (!def) throw notFound(`board "${name}" is not defined`);
+    return def;
+  };
+
+  return {
+    async createBoard(req) {
+      const { definition, problems } = normalizeDefinition(req.board ?? create(BoardDefinitionSchema), Date.now());
+      if (!definition) throw invalidArgument(problems.join("; "));
+      const catalog = d.definitions.catalog;
+      if (catalog.definition(definition.name)) throw new LadderError(Code.ALREADY_EXISTS, `board "${definition.name}" is already defined (UpdateBoard changes what can change)`);
+      if (catalog.size >= MAX_BOARDS) throw new LadderError(Code.RESOURCE_EXHAUSTED, `the cluster holds ${catalog.size} defined boards, its limit (MAX_BOARDS = ${MAX_BOARDS})`);
+      const implicit = catalog.implicitSpec(definition.name);
+      if (implicit) {
+        const held = await d.sizeOf(storedBoardName(definition.name, implicit));
+        if (held > 0) throw new LadderError(Code.FAILED_PRECONDITION, `board "${definition.name}" holds ${held} entries written without a definition; a definition would start it empty under new rules: pick another name`);
+      }
+      const board = await publish(definition);
+      // with boards taken without a definition, a write that reached ingest before it knew this one
+      // would go to the undefined board of that name: answer once ingest's follower has had its bound
+      if (implicit) await new Promise((r) => setTimeout(r, FOLLOW_BOUND_MS));
+      d.log.info({ board: board.name, generation: String(board.rules?.generation) }, "board defined");
+      return { board };
+    },
+
+    async getBoard(req) {
+      return { board: existing(req.name) };
+    },
+
+    async listBoards(req) {
+      return { boards: d.definitions.catalog.list(req.prefix) };
+    },
+
+    async updateBoard(req) {
+      const wanted = req.board ?? create(BoardDefinitionSchema);
+      const current = existing(wanted.name);
+      if (wanted.rules) {
+        const asNew = normalizeDefinition(create(BoardDefinitionSchema, { name: wanted.name, rules: wanted.rules }), 0).definition;
+        if (!asNew || !sameRules(asNew.rules!, current.rules!))
+          throw new LadderError(Code.FAILED_PRECONDITION, `board "${wanted.name}": its rules (order, tie rule, points range, resolution, epoch) never change; leave rules unset or equal to the board's`);
+      }
+      const normalized = normalizeDefinition(create(BoardDefinitionSchema, { name: wanted.name, rules: current.rules, defaultOp: wanted.defaultOp }), Date.now());
+      if (!normalized.definition) throw invalidArgument(normalized.problems.join("; "));
+      const next = create(BoardDefinitionSchema, {
+        ...current,
+        defaultOp: normalized.definition.defaultOp,
+        allowOpOverride: wanted.allowOpOverride,
+        updatedAtMs: BigInt(Math.max(Date.now(), Number(current.updatedAtMs) + 1)),
+      });
+      const board = await publish(next);
+      d.log.info({ board: board.name }, "board updated");
+      return { board };
+    },
+  };
+}

@@ -1,0 +1,239 @@
+// Board definitions (issue #9, item 1) against the real processes: boards defined through AdminService
+// with their own sort order, tie rule, points range and default operation, written and read while
+// readers check every answer, then compared exactly with a brute-force oracle (rules-oracle.ts), then
+// again after every shard was rebuilt from the log (records carry the rules and the operation they
+// were written with, so a definition changed since does not change the replay). Also: what is refused
+// and how (undefined boards with LADDER_IMPLICIT_BOARDS off, overrides, bad and conflicting
+// definitions, a definition over a board written without one).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { status } from "@grpc/grpc-js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { silentLogger } from "@ladder/common/logger";
+import { startRedisServer } from "@ladder/deploy/redis-server";
+import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { Operation, SortOrder, TieRule, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { rulesPageProblems, RulesOracle, type Op, type Rules, type RulesEntry } from "./rules-oracle.js";
+
+const log = silentLogger();
+const cleanups: Array<() => Promise<unknown>> = [];
+let dataDir: string | undefined;
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!().catch(() => {});
+});
+afterAll(() => (dataDir ? rm(dataDir, { recursive: true, force: true }) : undefined));
+
+async function cluster(label: string, implicit: boolean): Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> {
+  dataDir ??= await mkdtemp(join(tmpdir(), "ladder-boards-"));
+  // own Redis servers: the rebuild swaps whole databases
+  const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `${label}-${i}`), persist: false, log })));
+  cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
+  const c = await startTestCluster(label, { redisUrls: redis.map((r) => r.url), settings: { LADDER_IMPLICIT_BOARDS: implicit ? "1" : "0", LADDER_SNAPSHOTS: "0" } });
+  cleanups.push(() => c.stop());
+  const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+  cleanups.push(async () => admin.close());
+  return { c, admin };
+}
+
+const EPOCH = Date.UTC(2026, 0, 1);
+const plain = (e: Entry): RulesEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+const codeOf = async (p: Promise<unknown>) => {
+  const o = await outcome(p);
+  return "ok" in o ? "ok" : o.code;
+};
+
+/**
+ * How long after CreateBoard answered ingest took writes to the board (ms): asks with a value above the
+ * board's range, NOT_FOUND while ingest does not know the board, INVALID_ARGUMENT once it does; writes nothing.
+ */
+async function knownToIngest(c: TestCluster, board: string, aboveRange: bigint): Promise<number> {
+  const from = Date.now();
+  for (;;) {
+    const code = await codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: aboveRange }] }));
+    if (code === status.INVALID_ARGUMENT) return Date.now() - from;
+    if (code !== status.NOT_FOUND || Date.now() - from > 10_000) throw new Error(`ingest answered ${code} for board ${board} ${Date.now() - from} ms after it was defined`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The three boards and what their writes look like: small ranges and coarse times, so ties abound. */
+const BOARDS: Array<{ name: string; rules: Rules; defaultOp: Op; allowOverride: boolean; ops: Op[]; value: (r: () => number) => number }> = [
+  { name: "speedrun", rules: { lowerIsBetter: true, tie: "earliest", minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH }, defaultOp: "best", allowOverride: false, ops: ["best"], value: (r) => 1000 + Math.floor(r() * 40) * 100 },
+  { name: "kills", rules: { lowerIsBetter: false, tie: "latest", minPoints: 0, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH }, defaultOp: "inc", allowOverride: true, ops: ["inc", "inc", "dec", "set", "best"], value: (r) => Math.floor(r() * 6) },
+  { name: "alpha", rules: { lowerIsBetter: false, tie: "id", minPoints: -20, maxPoints: 20, resolutionMs: 60_000, epochMs: EPOCH }, defaultOp: "set", allowOverride: true, ops: ["set", "inc", "dec"], value: (r) => Math.floor(r() * 9) - 2 },
+];
+const OP_OF: Record<Op, Operation> = { set: Operation.SET, inc: Operation.INCREMENT, dec: Operation.DECREMENT, best: Operation.BEST };
+const ORDER = (r: Rules) => (r.lowerIsBetter ? SortOrder.LOWER_IS_BETTER : SortOrder.HIGHER_IS_BETTER);
+const TIE = { earliest: TieRule.EARLIEST_FIRST, latest: TieRule.LATEST_FIRST, id: TieRule.PLAYER_ID } as const;
+
+/** A small deterministic random source (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("board definitions", () => {
+  it("defined boards order, tie and combine as defined: every answer checked while written, exact at rest, the same after a rebuild from the log", async () => {
+    const { c, admin } = await cluster("boards", false);
+    for (const b of BOARDS) {
+      const res = await admin.createBoard({
+        board: {
+          name: b.name, defaultOp: OP_OF[b.defaultOp], allowOpOverride: b.allowOverride,
+          rules: { order: ORDER(b.rules), tie: TIE[b.rules.tie], minPoints: BigInt(b.rules.minPoints), maxPoints: BigInt(b.rules.maxPoints), resolutionMs: b.rules.resolutionMs },
+        },
+      });
+      expect(res.board!.rules!.generation).toBeGreaterThan(0n);
+      expect(res.board!.rules!.epochMs).toBe(BigInt(EPOCH)); // the default filled in
+    }
+    const knownAfterMs = [];
+    for (const b of BOARDS) knownAfterMs.push(await knownToIngest(c, b.name, BigInt(b.rules.maxPoints + 1)));
+    console.log(`[boards] ingest took writes to a new board ${knownAfterMs.join(", ")} ms after CreateBoard answered`);
+    expect((await admin.listBoards({})).boards.map((b) => b.name)).toEqual(["alpha", "kills", "speedrun"]);
+    expect((await admin.listBoards({ prefix: "k" })).boards.map((b) => b.name)).toEqual(["kills"]);
+
+    const oracles = new Map(BOARDS.map((b) => [b.name, new RulesOracle(b.rules)]));
+    const defaultOps = new Map(BOARDS.map((b) => [b.name, b.defaultOp]));
+    const rand = random(9);
+    const players = 400;
+    const offsets: PartitionOffset[] = [];
+    const base = Date.now() - 20 * 60_000;
+    const write = async (batches: number, from: number) => {
+      for (let n = from; n < from + batches; n++) {
+        const updates = [];
+        const applied: Array<[string, string, Op, number, number]> = [];
+        for (let i = 0; i < 150; i++) {
+          const b = BOARDS[Math.floor(rand() * BOARDS.length)]!;
+          const playerId = `p-${Math.floor(rand() * players)}`;
+          const named = b.allowOverride && rand() < 0.6 ? b.ops[Math.floor(rand() * b.ops.length)]! : undefined; // else the board's default
+          const value = b.value(rand);
+          const timestampMs = base + n * 2000 + Math.floor(rand() * 4) * 500; // coarse: many in one second
+          updates.push({ board: b.name, playerId, op: named ? OP_OF[named] : Operation.UNSPECIFIED, value: BigInt(value), timestampMs: BigInt(timestampMs), eventId: `${n}-${i}` });
+          applied.push([b.name, playerId, named ?? defaultOps.get(b.name)!, value, timestampMs]);
+        }
+        const res = await c.ingest.submitScores({ updates });
+        offsets.push(...res.offsets);
+        for (const [board, playerId, op, value, ts] of applied) oracles.get(board)!.apply(playerId, op, value, ts);
+      }
+    };
+
+    // readers check every answer while the writes go on
+    let stop = false;
+    const problems: string[] = [];
+    let answers = 0;
+    const readers = Array.from({ length: 2 }, async (_, r) => {
+      const rr = random(100 + r);
+      while (!stop) {
+        const b = BOARDS[Math.floor(rr() * BOARDS.length)]!;
+        const kind = Math.floor(rr() * 3);
+        const got = kind === 0
+          ? await outcome(c.router.getTop({ board: b.name, offset: BigInt(Math.floor(rr() * 100)), limit: 50 }))
+          : kind === 1
+            ? await outcome(c.router.getAround({ board: b.name, playerId: `p-${Math.floor(rr() * players)}`, radius: 4 }))
+            : await outcome(c.router.getRank({ board: b.name, playerId: `p-${Math.floor(rr() * players)}` }));
+        if ("code" in got) {
+          if (got.code !== status.NOT_FOUND && got.code !== status.UNAVAILABLE) problems.push(`${b.name}: code ${got.code} ${got.details}`);
+          continue;
+        }
+        answers++;
+        const page = got.ok as { entries?: Entry[]; entry?: Entry; total: bigint };
+        const entries = (page.entries ?? [page.entry!]).map(plain);
+        problems.push(...rulesPageProblems(b.rules, entries, Number(page.total)).map((p) => `${b.name}: ${p}`));
+      }
+    });
+    await write(25, 0);
+    // a definition changed on the way: kills' default becomes SET; records written before keep INCREMENT
+    const updated = await admin.updateBoard({ board: { name: "kills", defaultOp: Operation.SET, allowOpOverride: true } });
+    expect(updated.board!.defaultOp).toBe(Operation.SET);
+    await new Promise((r) => setTimeout(r, 1500)); // ingest's follower has it (bound: 1 s)
+    defaultOps.set("kills", "set");
+    await write(25, 25);
+    stop = true;
+    await Promise.all(readers);
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(answers).toBeGreaterThan(50);
+
+    await c.waitApplied(offsets);
+    const exact = async (label: string) => {
+      const wrong: string[] = [];
+      for (const b of BOARDS) {
+        const want = oracles.get(b.name)!.sorted();
+        const top = await c.router.getTop({ board: b.name, limit: 1000 });
+        expect(Number(top.total), `${label} ${b.name} total`).toBe(want.length);
+        expect(top.entries.map(plain), `${label} ${b.name} top`).toEqual(want);
+        for (const e of want) {
+          const got = await c.router.getRank({ board: b.name, playerId: e.playerId });
+          if (JSON.stringify(plain(got.entry!)) !== JSON.stringify(e)) wrong.push(`${label} ${b.name} rank of ${e.playerId}: ${JSON.stringify(plain(got.entry!))} != ${JSON.stringify(e)}`);
+        }
+        for (const e of want.filter((_, i) => i % 37 === 0)) {
+          const got = await c.router.getAround({ board: b.name, playerId: e.playerId, radius: 3 });
+          expect(got.entries.map(plain), `${label} ${b.name} around ${e.playerId}`).toEqual(want.slice(Math.max(0, e.rank - 4), e.rank + 3));
+        }
+      }
+      expect(wrong.slice(0, 5)).toEqual([]);
+    };
+    await exact("at rest");
+    // ties really were exercised: equal points on several shards
+    const speed = oracles.get("speedrun")!.sorted();
+    expect(new Set(speed.map((e) => e.score)).size).toBeLessThan(speed.length / 4);
+
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied(offsets);
+    await exact("after a rebuild");
+  });
+
+  it("refuses what it must, with the status that says why, and writes nothing refused", async () => {
+    const { c, admin } = await cluster("boards-refusals", false);
+    await admin.createBoard({ board: { name: "golf", rules: { order: SortOrder.LOWER_IS_BETTER, minPoints: 18n, maxPoints: 200n }, defaultOp: Operation.BEST, allowOpOverride: false } });
+    await knownToIngest(c, "golf", 201n);
+    // a board that is not defined, with boards without a definition off
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "nope", playerId: "a", op: Operation.SET, value: 1n }] }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.router.getTop({ board: "nope" }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.router.getRank({ board: "nope", playerId: "a" }))).toBe(status.NOT_FOUND);
+    // the default only, outside the range, and a batch with one bad update writes nothing
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "golf", playerId: "a", op: Operation.SET, value: 70n }] }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "golf", playerId: "a", value: 7n }] }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "golf", playerId: "a", value: 70n }, { board: "nope", playerId: "b", op: Operation.SET, value: 1n }] }))).toBe(status.NOT_FOUND);
+    const ok = await c.ingest.submitScores({ updates: [{ board: "golf", playerId: "b", value: 72n }, { board: "golf", playerId: "b", value: 75n }, { board: "golf", playerId: "c", value: 68n }] });
+    await c.waitApplied(ok.offsets);
+    const top = await c.router.getTop({ board: "golf" });
+    expect(top.entries.map((e) => [e.playerId, Number(e.score)])).toEqual([["c", 68], ["b", 72]]); // "a" was never written; b kept its best (lowest)
+    // definitions that cannot be, or conflict
+    expect(await codeOf(admin.createBoard({ board: { name: "golf" } }))).toBe(status.ALREADY_EXISTS);
+    expect(await codeOf(admin.createBoard({ board: { name: "bad name" } }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(admin.createBoard({ board: { name: "inverted", rules: { minPoints: 10n, maxPoints: 5n } } }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(admin.createBoard({ board: { name: "too-wide", rules: { minPoints: 0n, maxPoints: 2n ** 53n - 1n } } }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(admin.updateBoard({ board: { name: "golf", rules: { order: SortOrder.HIGHER_IS_BETTER, minPoints: 18n, maxPoints: 200n } } }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(admin.updateBoard({ board: { name: "nope" } }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(admin.getBoard({ name: "nope" }))).toBe(status.NOT_FOUND);
+    // only the admin role defines boards
+    const writer = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.write);
+    expect(await codeOf(writer.createBoard({ board: { name: "mine" } }))).toBe(status.PERMISSION_DENIED);
+    writer.close();
+    expect((await admin.listBoards({})).boards.map((b) => b.name)).toEqual(["golf"]);
+  });
+
+  it("with boards without a definition allowed: those still work, a definition over one is refused, a new one is used at once", async () => {
+    const { c, admin } = await cluster("boards-implicit", true);
+    const legacy = await c.ingest.submitScores({ updates: [{ board: "legacy", playerId: "a", op: Operation.INCREMENT, value: 5n }, { board: "legacy", playerId: "a", op: Operation.INCREMENT, value: 5n }] });
+    await c.waitApplied(legacy.offsets);
+    expect(Number((await c.router.getRank({ board: "legacy", playerId: "a" })).entry!.score)).toBe(10);
+    expect(await codeOf(admin.createBoard({ board: { name: "legacy" } }))).toBe(status.FAILED_PRECONDITION);
+    // a board written without a definition needs an operation; a defined one takes its default
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "legacy", playerId: "a", value: 1n }] }))).toBe(status.INVALID_ARGUMENT);
+    const created = await admin.createBoard({ board: { name: "laps", rules: { order: SortOrder.LOWER_IS_BETTER, minPoints: 1n, maxPoints: 10_000n }, defaultOp: Operation.BEST } });
+    const res = await c.ingest.submitScores({ updates: [{ board: "laps", playerId: "a", value: 900n }, { board: "laps", playerId: "a", value: 950n }, { board: "laps", playerId: "b", value: 800n }] });
+    await c.waitApplied(res.offsets);
+    const top = await c.router.getTop({ board: "laps" });
+    expect(top.entries.map((e) => [e.playerId, Number(e.score), Number(e.rank)])).toEqual([["b", 800, 1], ["a", 900, 2]]);
+    expect(created.board!.rules!.generation).toBeGreaterThan(0n);
+    expect(Number((await c.router.getRank({ board: "legacy", playerId: "a" })).entry!.score)).toBe(10); // untouched
+  });
+});
