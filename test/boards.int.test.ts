@@ -9,24 +9,31 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
 import { silentLogger } from "@ladder/common/logger";
 import { startRedisServer } from "@ladder/deploy/redis-server";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { Operation, SortOrder, TieRule, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, PeriodKind, SortOrder, TieRule, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { dailyId, monthlyId, weeklyAtStart, weeklyId } from "./period-oracle.js";
 import { rulesPageProblems, RulesOracle, type Op, type Rules, type RulesEntry } from "./rules-oracle.js";
 
 const log = silentLogger();
 const cleanups: Array<() => Promise<unknown>> = [];
 let dataDir: string | undefined;
-afterEach(async () => {
+// the tests share one cluster per setting (each uses boards of its own): starting clusters is most of their time
+afterAll(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => {});
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
-afterAll(() => (dataDir ? rm(dataDir, { recursive: true, force: true }) : undefined));
+const clusters = new Map<boolean, ReturnType<typeof startCluster>>();
+const cluster = (_label: string, implicit: boolean) => {
+  if (!clusters.has(implicit)) clusters.set(implicit, startCluster(implicit ? "boards-implicit" : "boards", implicit));
+  return clusters.get(implicit)!;
+};
 
-async function cluster(label: string, implicit: boolean): Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> {
+async function startCluster(label: string, implicit: boolean): Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> {
   dataDir ??= await mkdtemp(join(tmpdir(), "ladder-boards-"));
   // own Redis servers: the rebuild swaps whole databases
   const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `${label}-${i}`), persist: false, log })));
@@ -217,7 +224,9 @@ describe("board definitions", () => {
     const writer = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.write);
     expect(await codeOf(writer.createBoard({ board: { name: "mine" } }))).toBe(status.PERMISSION_DENIED);
     writer.close();
-    expect((await admin.listBoards({})).boards.map((b) => b.name)).toEqual(["golf"]);
+    const names = (await admin.listBoards({})).boards.map((b) => b.name);
+    expect(names).toContain("golf");
+    for (const refused of ["inverted", "too-wide", "mine", "bad name"]) expect(names).not.toContain(refused);
   });
 
   it("with boards without a definition allowed: those still work, a definition over one is refused, a new one is used at once", async () => {
@@ -235,5 +244,143 @@ describe("board definitions", () => {
     expect(top.entries.map((e) => [e.playerId, Number(e.score), Number(e.rank)])).toEqual([["b", 800, 1], ["a", 900, 2]]);
     expect(created.board!.rules!.generation).toBeGreaterThan(0n);
     expect(Number((await c.router.getRank({ board: "legacy", playerId: "a" })).entry!.score)).toBe(10); // untouched
+  });
+});
+
+describe("board periods", () => {
+  // four boards with periods in four time zones; events placed around their boundaries, daylight-saving
+  // changes included (Paris and Berlin 2026-10-25, New York 2026-11-01), weeks ago (late events) and now
+  const PERIODIC = [
+    { name: "daily-paris", kind: PeriodKind.DAILY, zone: "Europe/Paris", cron: "", keep: 60, rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH }, op: "inc" as Op, idOf: (ms: number) => dailyId(ms, "Europe/Paris") },
+    { name: "weekly-ny", kind: PeriodKind.WEEKLY, zone: "America/New_York", cron: "", keep: 10, rules: { lowerIsBetter: true, tie: "earliest" as const, minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH }, op: "best" as Op, idOf: (ms: number) => weeklyId(ms, "America/New_York") },
+    { name: "monthly-tokyo", kind: PeriodKind.MONTHLY, zone: "Asia/Tokyo", cron: "", keep: 3, rules: { lowerIsBetter: false, tie: "latest" as const, minPoints: 0, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH }, op: "set" as Op, idOf: (ms: number) => monthlyId(ms, "Asia/Tokyo") },
+    { name: "fridays-berlin", kind: PeriodKind.CRON, zone: "Europe/Berlin", cron: "0 18 * * 5", keep: 8, rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH }, op: "inc" as Op, idOf: (ms: number) => new Date(weeklyAtStart(ms, "Europe/Berlin", 5, 18)).toISOString() },
+  ];
+  const ANCHORS = [
+    "2026-10-24T22:00:00Z", "2026-10-25T01:00:00Z", "2026-10-25T23:00:00Z", "2026-10-23T16:00:00Z", "2026-10-30T17:00:00Z",
+    "2026-11-01T05:00:00Z", "2026-11-02T05:00:00Z", "2026-10-31T15:00:00Z", "2026-11-27T17:00:00Z", "2026-11-30T15:00:00Z",
+  ].map(Date.parse);
+
+  it("every event lands in the period of its own time in the board's zone; each period equals the oracle, while written, at rest and after a rebuild", async () => {
+    const { c, admin } = await cluster("periods", false);
+    for (const b of PERIODIC) {
+      await admin.createBoard({
+        board: {
+          name: b.name, defaultOp: OP_OF[b.op],
+          rules: { order: ORDER(b.rules), tie: TIE[b.rules.tie], minPoints: BigInt(b.rules.minPoints), maxPoints: BigInt(b.rules.maxPoints), resolutionMs: b.rules.resolutionMs, period: b.kind, timeZone: b.zone, cron: b.cron, keepPeriods: b.keep },
+        },
+      });
+      await knownToIngest(c, b.name, BigInt(b.rules.maxPoints + 1));
+    }
+    const oracles = new Map<string, RulesOracle>(); // board + "|" + period id
+    const oracleOf = (board: (typeof PERIODIC)[number], id: string) => {
+      const key = `${board.name}|${id}`;
+      if (!oracles.has(key)) oracles.set(key, new RulesOracle(board.rules));
+      return oracles.get(key)!;
+    };
+    const rand = random(21);
+    const offsets: PartitionOffset[] = [];
+    let stop = false;
+    const problems: string[] = [];
+    let answers = 0;
+    const readers = Array.from({ length: 2 }, async () => {
+      while (!stop) {
+        const keys = [...oracles.keys()];
+        if (keys.length === 0) {
+          await new Promise((r) => setTimeout(r, 20));
+          continue;
+        }
+        const [name, period] = keys[Math.floor(rand() * keys.length)]!.split("|") as [string, string];
+        const b = PERIODIC.find((x) => x.name === name)!;
+        const ask: Promise<{ entries: Entry[]; total: bigint }> = rand() < 0.5 ? c.router.getTop({ board: name, period, limit: 40 }) : c.router.getAround({ board: name, period, playerId: `q-${Math.floor(rand() * 150)}`, radius: 3 });
+        const got = await outcome(ask);
+        if ("code" in got) {
+          if (got.code !== status.NOT_FOUND) problems.push(`${name} ${period}: code ${got.code} ${got.details}`);
+          continue;
+        }
+        answers++;
+        problems.push(...rulesPageProblems(b.rules, got.ok.entries.map(plain), Number(got.ok.total)).map((p) => `${name} ${period}: ${p}`));
+      }
+    });
+    const now = Date.now();
+    for (let n = 0; n < 14; n++) {
+      const updates = [];
+      const applied: Array<[(typeof PERIODIC)[number], string, number, number]> = [];
+      for (let i = 0; i < 150; i++) {
+        const b = PERIODIC[Math.floor(rand() * PERIODIC.length)]!;
+        // around a boundary (±90 min), or in the last hour
+        const at = rand() < 0.8 ? ANCHORS[Math.floor(rand() * ANCHORS.length)]! + Math.floor((rand() - 0.5) * 3 * 3600) * 1000 : now - Math.floor(rand() * 3600) * 1000;
+        const playerId = `q-${Math.floor(rand() * 150)}`;
+        const value = b.op === "best" ? 500 + Math.floor(rand() * 20) * 50 : Math.floor(rand() * 5) + 1;
+        updates.push({ board: b.name, playerId, value: BigInt(value), timestampMs: BigInt(at), eventId: `${n}-${i}` });
+        applied.push([b, playerId, value, at]);
+      }
+      const res = await c.ingest.submitScores({ updates });
+      offsets.push(...res.offsets);
+      for (const [b, playerId, value, at] of applied) oracleOf(b, b.idOf(at)).apply(playerId, b.op, value, at);
+    }
+    stop = true;
+    await Promise.all(readers);
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(answers).toBeGreaterThan(20);
+    await c.waitApplied(offsets);
+
+    const exact = async (label: string) => {
+      for (const [key, oracle] of oracles) {
+        const [name, period] = key.split("|") as [string, string];
+        const want = oracle.sorted();
+        const top = await c.router.getTop({ board: name, period, limit: 1000 });
+        expect({ total: Number(top.total), entries: top.entries.map(plain) }, `${label}: ${key}`).toEqual({ total: want.length, entries: want });
+        for (const e of want.filter((_, i) => i % 5 === 0)) {
+          const got = await c.router.getRank({ board: name, period, playerId: e.playerId });
+          expect(plain(got.entry!), `${label}: ${key} rank of ${e.playerId}`).toEqual(e);
+        }
+      }
+    };
+    await exact("at rest");
+    // the boundaries split the events: e.g. Paris's 25-hour day and the days around it are three periods
+    const parisDays = [...oracles.keys()].filter((k) => k.startsWith("daily-paris|2026-10-2"));
+    expect(parisDays.length).toBeGreaterThanOrEqual(3);
+    console.log(`[boards] periods written: ${[...oracles.keys()].join(", ")}`);
+    // the current period is the default
+    for (const b of PERIODIC) {
+      const current = b.idOf(Date.now());
+      const top = await c.router.getTop({ board: b.name, limit: 1000 });
+      expect(top.entries.map(plain), `${b.name} current`).toEqual(oracles.get(`${b.name}|${current}`)?.sorted() ?? []);
+      const listed = (await c.router.listPeriods({ board: b.name })).periods;
+      expect(listed.length).toBe(b.keep + 1);
+      expect(new Date(Number(listed[0]!.startMs)).getTime()).toBeLessThanOrEqual(Date.now());
+      expect(Number(listed[0]!.endMs)).toBeGreaterThan(Date.now());
+      expect(Number(listed[1]!.endMs)).toBe(Number(listed[0]!.startMs)); // consecutive
+      if (b.kind !== PeriodKind.CRON) expect(listed[0]!.id).toBe(current);
+      else expect(Number(listed[0]!.startMs)).toBe(Date.parse(current));
+    }
+
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied(offsets);
+    await exact("after a rebuild");
+  });
+
+  it("refuses late events past retention, periods not kept or not named right, and periods of all-time boards", async () => {
+    const { c, admin } = await cluster("periods-refusals", false);
+    await admin.createBoard({ board: { name: "daily-short", defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, keepPeriods: 1 } } });
+    await admin.createBoard({ board: { name: "forever", defaultOp: Operation.INCREMENT } });
+    await knownToIngest(c, "daily-short", 2n ** 32n);
+    const day = 86_400_000;
+    const yesterday = Date.now() - day;
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "daily-short", playerId: "a", value: 1n, timestampMs: BigInt(Date.now() - 3 * day) }] }))).toBe(status.FAILED_PRECONDITION);
+    const ok = await c.ingest.submitScores({ updates: [{ board: "daily-short", playerId: "a", value: 4n, timestampMs: BigInt(yesterday) }, { board: "daily-short", playerId: "a", value: 2n }] });
+    await c.waitApplied(ok.offsets);
+    const y = dailyId(yesterday, "UTC");
+    expect(Number((await c.router.getRank({ board: "daily-short", period: y, playerId: "a" })).entry!.score)).toBe(4);
+    expect(Number((await c.router.getRank({ board: "daily-short", playerId: "a" })).entry!.score)).toBe(2); // today: its own period
+    expect(await codeOf(c.router.getTop({ board: "daily-short", period: dailyId(Date.now() - 3 * day, "UTC") }))).toBe(status.NOT_FOUND);
+    for (const bad of ["2026-13-01", "2026-W49", "yesterday"]) expect(await codeOf(c.router.getTop({ board: "daily-short", period: bad }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(c.router.getTop({ board: "forever", period: y }))).toBe(status.INVALID_ARGUMENT);
+    expect((await c.router.listPeriods({ board: "forever" })).periods).toEqual([]);
+    expect((await c.router.listPeriods({ board: "daily-short" })).periods.map((p) => p.id)).toEqual([dailyId(Date.now(), "UTC"), y]);
+    for (const bad of [{ period: PeriodKind.DAILY, timeZone: "Mars/Olympus" }, { period: PeriodKind.CRON, cron: "61 * * * *" }, { period: PeriodKind.CRON }, { period: PeriodKind.DAILY, keepPeriods: 5000 }]) {
+      expect(await codeOf(admin.createBoard({ board: { name: "bad-period", rules: bad } })), JSON.stringify(bad)).toBe(status.INVALID_ARGUMENT);
+    }
   });
 });

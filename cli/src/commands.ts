@@ -2,7 +2,7 @@
  * The CLI's commands, each a function of its parsed options and the two clients.
  */
 import type { ClientOf } from "@ladder/common/grpc-adapter";
-import { Operation, SortOrder, TieRule } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, PeriodKind, SortOrder, TieRule } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { Phase, type AdminService, type BoardDefinition, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -22,6 +22,7 @@ const OPS: Record<string, Operation> = {
 };
 const ORDERS: Record<string, SortOrder> = { higher: SortOrder.HIGHER_IS_BETTER, lower: SortOrder.LOWER_IS_BETTER };
 const TIES: Record<string, TieRule> = { earliest: TieRule.EARLIEST_FIRST, latest: TieRule.LATEST_FIRST, id: TieRule.PLAYER_ID };
+const PERIODS: Record<string, PeriodKind> = { none: PeriodKind.UNSPECIFIED, daily: PeriodKind.DAILY, weekly: PeriodKind.WEEKLY, monthly: PeriodKind.MONTHLY, cron: PeriodKind.CRON };
 
 function pick<T>(table: Record<string, T>, o: Options, name: string, fallback: string): T {
   const v = table[String(o[name] ?? fallback).toLowerCase()];
@@ -44,18 +45,18 @@ export async function submit(c: Clients, o: Options): Promise<string> {
 }
 
 export async function top(c: Clients, o: Options): Promise<string> {
-  const res = await c.router.getTop({ board: need(o, "board"), limit: Number(o.limit ?? 10), offset: BigInt(String(o.offset ?? 0)), view: String(o.view ?? "") });
+  const res = await c.router.getTop({ board: need(o, "board"), limit: Number(o.limit ?? 10), offset: BigInt(String(o.offset ?? 0)), view: String(o.view ?? ""), period: String(o.period ?? "") });
   return `${entriesTable(res.entries)}\n(${res.total} players)`;
 }
 
 export async function rank(c: Clients, o: Options): Promise<string> {
-  const res = await c.router.getRank({ board: need(o, "board"), playerId: need(o, "player"), view: String(o.view ?? "") });
+  const res = await c.router.getRank({ board: need(o, "board"), playerId: need(o, "player"), view: String(o.view ?? ""), period: String(o.period ?? "") });
   return `${entriesTable(res.entry ? [res.entry] : [])}\n(${res.total} players)`;
 }
 
 export async function around(c: Clients, o: Options): Promise<string> {
   const player = need(o, "player");
-  const res = await c.router.getAround({ board: need(o, "board"), playerId: player, radius: Number(o.radius ?? 5), view: String(o.view ?? "") });
+  const res = await c.router.getAround({ board: need(o, "board"), playerId: player, radius: Number(o.radius ?? 5), view: String(o.view ?? ""), period: String(o.period ?? "") });
   return `${entriesTable(res.entries, player)}\n(${res.total} players)`;
 }
 
@@ -187,7 +188,8 @@ export async function rebuilds(c: Clients, o: Options): Promise<string> {
 /**
  * Board definitions: `boards list [--prefix P]`, `boards get --board B`,
  * `boards create --board B [--order higher|lower] [--tie earliest|latest|id] [--min N --max N]
- * [--resolution-ms N] [--default-op set|inc|dec|best] [--allow-override yes|no]`,
+ * [--resolution-ms N] [--period daily|weekly|monthly|cron [--cron EXPR] [--zone IANA] [--keep N]]
+ * [--default-op set|inc|dec|best] [--allow-override yes|no]`,
  * `boards update --board B [--default-op ...] [--allow-override yes|no]`.
  */
 export async function boards(c: Clients, o: Options): Promise<string> {
@@ -211,6 +213,7 @@ export async function boards(c: Clients, o: Options): Promise<string> {
           rules: {
             order: pick(ORDERS, o, "order", "higher"), tie: pick(TIES, o, "tie", "earliest"),
             minPoints: BigInt(String(o.min ?? 0)), maxPoints: BigInt(String(o.max ?? 0)), resolutionMs: Number(o["resolution-ms"] ?? 0),
+            period: pick(PERIODS, o, "period", "none"), timeZone: String(o.zone ?? ""), cron: String(o.cron ?? ""), keepPeriods: Number(o.keep ?? 0),
           },
           defaultOp: pick(OPS, o, "default-op", "best"),
           allowOpOverride: allow("no"),
@@ -234,5 +237,14 @@ function boardLine(b: BoardDefinition): string {
   const r = b.rules!;
   const order = r.order === SortOrder.LOWER_IS_BETTER ? "lower is better" : "higher is better";
   const tie = r.tie === TieRule.LATEST_FIRST ? "latest first" : r.tie === TieRule.PLAYER_ID ? "ties by player id" : "earliest first";
-  return `${b.name}: ${order}, ${tie}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}, generation ${r.generation}`;
+  const kind = Object.entries(PERIODS).find(([, v]) => v === r.period)?.[0] ?? "none";
+  const period = r.period === PeriodKind.UNSPECIFIED ? "all-time" : `${kind}${r.cron ? ` "${r.cron}"` : ""} in ${r.timeZone}, keeps ${r.keepPeriods} past`;
+  return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}, generation ${r.generation}`;
+}
+
+/** The periods a board keeps now (`periods --board B`), the current one first. */
+export async function periods(c: Clients, o: Options): Promise<string> {
+  const res = await c.router.listPeriods({ board: need(o, "board") });
+  if (res.periods.length === 0) return "an all-time board: no periods";
+  return res.periods.map((p, i) => `${p.id}  ${new Date(Number(p.startMs)).toISOString()} .. ${new Date(Number(p.endMs)).toISOString()}  expires ${new Date(Number(p.expireAtMs)).toISOString()}${i === 0 ? "  (current)" : ""}`).join("\n");
 }

@@ -10,12 +10,14 @@
  *   npm run cli -- rebuilds [--shard shard-1,shard-2]       (the rebuilds running now)
  *   npm run cli -- boards list [--prefix P] | get --board B | create --board B [--order higher|lower]
  *                     [--tie earliest|latest|id] [--min N --max N] [--resolution-ms N] [--default-op set|inc|dec|best]
+ *                     [--period daily|weekly|monthly|cron [--cron EXPR] [--zone IANA] [--keep N]]
  *                     [--allow-override yes|no] | update --board B [--default-op ...] [--allow-override yes|no]
  *
  * Ctrl-C during `rebuild` cancels it: the server stops it, deletes what it wrote and releases the
  * shard; the CLI waits for that (20 s at most), says so, and exits with 130.
  *
- * top, rank and around take --view NAME to read an audit view.
+ * top, rank and around take --view NAME to read an audit view, and --period ID a period of a board with
+ * periods (default: the current one); `periods --board B` lists the periods a board keeps.
  *
  * --router host:port and --ingest host:port override LADDER_ROUTER_LISTEN / LADDER_INGEST_LISTEN.
  * The bearer token: --token, else LADDER_TOKEN, else the admin token of a credentials file
@@ -37,12 +39,12 @@ const config = loadConfig(process.env);
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts", "credentials", "prefix", "order", "tie", "min", "max", "resolution-ms", "default-op", "allow-override"].map((n) => [n, { type: "string" as const }]),
+    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts", "credentials", "prefix", "order", "tie", "min", "max", "resolution-ms", "default-op", "allow-override", "period", "zone", "cron", "keep"].map((n) => [n, { type: "string" as const }]),
   ),
 });
 const command = positionals[0] as keyof typeof commands | undefined;
 if (!command || !(command in commands)) {
-  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild|rebuilds|boards> [options]   (see cli/src/main.ts)");
+  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild|rebuilds|boards|periods> [options]   (see cli/src/main.ts)");
   process.exit(2);
 }
 const token = values.token ?? config.clientToken ?? tokenFromFile(values.credentials ?? config.clientCredentialsFile, "admin");

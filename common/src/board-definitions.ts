@@ -29,7 +29,8 @@ import { randomUUID } from "node:crypto";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Admin, Consumer, Kafka, Producer } from "kafkajs";
 import { BoardDefinitionSchema, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { BoardRulesSchema, Operation, SortOrder, TieRule, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import { BoardRulesSchema, Operation, PeriodKind as ProtoPeriodKind, SortOrder, TieRule, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { PeriodKind } from "./periods.js";
 import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type BoardSpecs, type TieRule as Tie } from "./board-spec.js";
 import { createTopic, durability, topicOffsets } from "./kafka.js";
 import type { Logger } from "./logger.js";
@@ -41,6 +42,7 @@ export const MAX_BOARDS = 10_000;
 export const boardsTopicOf = (scoreTopic: string) => `${scoreTopic}.boards`;
 
 const TIES: Record<number, Tie> = { [TieRule.UNSPECIFIED]: "earliest", [TieRule.EARLIEST_FIRST]: "earliest", [TieRule.LATEST_FIRST]: "latest", [TieRule.PLAYER_ID]: "id" };
+const PERIODS: Record<number, PeriodKind> = { [ProtoPeriodKind.UNSPECIFIED]: "none", [ProtoPeriodKind.DAILY]: "daily", [ProtoPeriodKind.WEEKLY]: "weekly", [ProtoPeriodKind.MONTHLY]: "monthly", [ProtoPeriodKind.CRON]: "cron" };
 const OPERATIONS = new Set([Operation.SET, Operation.INCREMENT, Operation.BEST, Operation.DECREMENT]);
 
 /** A board's spec from rules (a definition's, or those a score record carries). */
@@ -48,6 +50,7 @@ export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: 
   const tie = TIES[rules.tie];
   if (rules.order !== SortOrder.UNSPECIFIED && rules.order !== SortOrder.HIGHER_IS_BETTER && rules.order !== SortOrder.LOWER_IS_BETTER) return { problems: [`board "${board}": unknown sort order ${rules.order}`] };
   if (tie === undefined) return { problems: [`board "${board}": unknown tie rule ${rules.tie}`] };
+  if (PERIODS[rules.period] === undefined) return { problems: [`board "${board}": unknown period kind ${rules.period}`] };
   if (rules.minPoints < BigInt(Number.MIN_SAFE_INTEGER) || rules.maxPoints > BigInt(Number.MAX_SAFE_INTEGER)) return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
   return makeBoardSpec({
     prefix: board,
@@ -58,6 +61,7 @@ export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: 
     lowerIsBetter: rules.order === SortOrder.LOWER_IS_BETTER,
     tie,
     generation: Number(rules.generation),
+    period: { kind: PERIODS[rules.period] ?? "none", zone: rules.timeZone || "UTC", cron: rules.cron, keep: rules.keepPeriods },
     ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
     ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
   });
@@ -84,6 +88,10 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     resolutionMs: r.resolutionMs || DEFAULT_BOARD.resolutionMs,
     epochMs: r.epochMs || BigInt(DEFAULT_BOARD.epochMs),
     generation: BigInt(nowMs),
+    period: r.period,
+    timeZone: r.period === ProtoPeriodKind.UNSPECIFIED ? "" : r.timeZone || "UTC",
+    cron: r.cron,
+    keepPeriods: r.keepPeriods,
   });
   const defaultOp = requested.defaultOp === Operation.UNSPECIFIED ? Operation.BEST : requested.defaultOp;
   if (!OPERATIONS.has(defaultOp)) return { problems: [`default_op ${requested.defaultOp} is not an operation (SET, INCREMENT, DECREMENT or BEST)`] };
@@ -94,7 +102,8 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
 
 /** Whether two sets of rules store scores alike (generation aside). */
 export function sameRules(a: BoardRules, b: BoardRules): boolean {
-  return a.order === b.order && a.tie === b.tie && a.minPoints === b.minPoints && a.maxPoints === b.maxPoints && a.resolutionMs === b.resolutionMs && a.epochMs === b.epochMs;
+  return a.order === b.order && a.tie === b.tie && a.minPoints === b.minPoints && a.maxPoints === b.maxPoints && a.resolutionMs === b.resolutionMs && a.epochMs === b.epochMs
+    && a.period === b.period && a.timeZone === b.timeZone && a.cron === b.cron && a.keepPeriods === b.keepPeriods;
 }
 
 /**

@@ -10,6 +10,7 @@
  * earliest-first, generation -1. A spec must never change for a board that holds data.
  */
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { periodRuleProblem, type PeriodRule } from "./periods.js";
 
 /** How equal points are ordered: earlier reached first, later reached first, or player id only. */
 export type TieRule = "earliest" | "latest" | "id";
@@ -38,6 +39,8 @@ export interface BoardSpec {
   readonly defaultOp: Operation;
   /** Whether a write may name another operation than defaultOp (always, without a definition). */
   readonly allowOpOverride: boolean;
+  /** When the board starts over (periods.ts); kind "none" for an all-time board (every board without a definition). */
+  readonly period: Readonly<PeriodRule>;
   /** Derived: 2^timeBits, the number of time units the board covers. */
   readonly timeUnits: number;
   /** Derived: end of the time range, exclusive (Unix ms). */
@@ -45,7 +48,7 @@ export interface BoardSpec {
 }
 
 type Derived = "timeUnits" | "horizonMs";
-type Defaulted = "ttlSeconds" | "lowerIsBetter" | "tie" | "generation" | "defaultOp" | "allowOpOverride";
+type Defaulted = "ttlSeconds" | "lowerIsBetter" | "tie" | "generation" | "defaultOp" | "allowOpOverride" | "period";
 export type BoardSpecInput = Omit<BoardSpec, Derived | Defaulted> & Partial<Pick<BoardSpec, Defaulted>>;
 
 const MAX_EXACT_BITS = 53;
@@ -74,6 +77,9 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
   if (!Number.isSafeInteger(resolutionMs) || resolutionMs < 1) problems.push(`${where}: resolutionMs must be a positive integer`);
   if (!Number.isSafeInteger(epochMs) || epochMs < 0) problems.push(`${where}: epochMs must be a non-negative integer`);
   if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 0) problems.push(`${where}: ttlSeconds must be a non-negative integer`);
+  const period = Object.freeze({ ...ALL_TIME, ...input.period });
+  const periodProblem = periodRuleProblem(period);
+  if (periodProblem) problems.push(`${where}: ${periodProblem}`);
   if (problems.length) return { problems };
   const pointsBits = bitLength(BigInt(maxPoints) - BigInt(minPoints)); // bits of the largest pointsIdx
   const timeBits = MAX_EXACT_BITS - pointsBits;
@@ -87,6 +93,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     generation,
     defaultOp: input.defaultOp ?? Operation.UNSPECIFIED,
     allowOpOverride: input.allowOpOverride ?? true,
+    period,
   });
   return { spec, problems };
 }
@@ -99,13 +106,17 @@ export function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
 }
 
+/** The period rule of an all-time board. */
+export const ALL_TIME: Readonly<PeriodRule> = Object.freeze({ kind: "none", zone: "UTC", cron: "", keep: 0 });
+
 /**
  * The name a board's keys are stored under: a defined board's name and generation ("#" is not
  * allowed in board names), so a board defined again after a deletion, or defined over a name
- * once written without a definition, never shares keys with what was there before.
+ * once written without a definition, never shares keys with what was there before; then, on a
+ * board with periods, "@" and the period's name.
  */
-export function storedBoardName(board: string, spec: Pick<BoardSpec, "generation">): string {
-  return spec.generation >= 0 ? `${board}#${spec.generation}` : board;
+export function storedBoardName(board: string, spec: Pick<BoardSpec, "generation">, period = ""): string {
+  return (spec.generation >= 0 ? `${board}#${spec.generation}` : board) + (period ? `@${period}` : "");
 }
 
 /** Finds the spec of a board: undefined when the board is not defined and boards without a definition are not allowed. */

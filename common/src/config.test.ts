@@ -30,6 +30,8 @@ describe("common > config", () => {
     const c = loadConfig({ LADDER_BOARDS: JSON.stringify([{ prefix: "daily:", maxPoints: 1000, resolutionMs: 1, ttlSeconds: 172800 }]) });
     expect(c.boards.forBoard("daily:2026-11-30")).toMatchObject({ maxPoints: 1000, resolutionMs: 1, ttlSeconds: 172800 });
     expect(c.boards.forBoard("global").maxPoints).toBe(2 ** 31 - 1);
+    // order, ties and periods are a defined board's (AdminService.CreateBoard), not configuration
+    expect(() => loadConfig({ LADDER_BOARDS: JSON.stringify([{ prefix: "d:", lowerIsBetter: true }]) })).toThrow(/board spec field "lowerIsBetter"/);
   });
 
   it("reads tokens with roles and rejects weak or malformed ones", () => {

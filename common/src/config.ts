@@ -276,7 +276,10 @@ function boards(): EnvVar<BoardSpecs> {
       try {
         const parsed: unknown = JSON.parse(raw);
         if (!Array.isArray(parsed)) throw new Error("not an array");
-        inputs = parsed.map((p) => ({ ...DEFAULT_BOARD, ...(p as object) }) as BoardSpecInput);
+        // only the configured fields: order, tie rule and periods belong to defined boards (AdminService.CreateBoard)
+        const known = new Set(["prefix", "minPoints", "maxPoints", "resolutionMs", "epochMs", "ttlSeconds"]);
+        for (const p of parsed) for (const k of Object.keys(p as object)) if (!known.has(k)) report(`board spec field "${k}" is not one of ${fields}`);
+        inputs = parsed.map((p) => ({ ...DEFAULT_BOARD, ...Object.fromEntries(Object.entries(p as object).filter(([k]) => known.has(k))) }) as BoardSpecInput);
       } catch (err) {
         report(`not a JSON array of board specs (${(err as Error).message})`);
       }

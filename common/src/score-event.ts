@@ -8,9 +8,15 @@ import type { UpdateFields } from "./validate.js";
 
 export type { ScoreEvent };
 
-/** `rules`: the board's definition's rules (board-definitions.ts), for a defined board. */
-export function encodeScoreEvent(fields: UpdateFields, ingestedAtMs: number, rules?: BoardRules): Buffer {
-  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, { ...fields, ingestedAtMs: BigInt(ingestedAtMs), ...(rules ? { rules } : {}) })));
+/** For a defined board (board-definitions.ts): its rules and, on a board with periods, the event's period (periods.ts). */
+export interface DefinedBoardFields {
+  rules: BoardRules;
+  period?: { id: string; expireAtMs: number };
+}
+
+export function encodeScoreEvent(fields: UpdateFields, ingestedAtMs: number, defined?: DefinedBoardFields): Buffer {
+  const extra = defined ? { rules: defined.rules, ...(defined.period ? { period: defined.period.id, periodExpireAtMs: BigInt(defined.period.expireAtMs) } : {}) } : {};
+  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, { ...fields, ingestedAtMs: BigInt(ingestedAtMs), ...extra })));
 }
 
 /** Decodes a record value; throws on bytes that are not a ScoreEvent. */

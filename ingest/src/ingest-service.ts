@@ -11,6 +11,7 @@ import type { ImplOf } from "@ladder/common/grpc-adapter";
 import { encodeToken } from "@ladder/common/consistency-token";
 import { Code, invalidArgument, LadderError, notFound } from "@ladder/common/errors";
 import { slotOf } from "@ladder/common/placement";
+import { periodAt, type Period } from "@ladder/common/periods";
 import { encodeScoreEvent } from "@ladder/common/score-event";
 import { boardProblem, resolveOp, updateProblem } from "@ladder/common/validate";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
@@ -53,5 +54,13 @@ function toRecord(u: ScoreUpdate, index: number, now: number, config: Config, ca
   const fields = { board: u.board, playerId: u.playerId, op: resolved.op, value: u.value, timestampMs: u.timestampMs === 0n ? BigInt(now) : u.timestampMs, eventId: u.eventId };
   const problem = updateProblem(fields, spec, now, config.maxClockSkewMs);
   if (problem) throw invalidArgument(`updates[${index}]: ${problem}`);
-  return { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now, catalog.definition(u.board)?.rules) };
+  const rules = catalog.definition(u.board)?.rules;
+  let period: Period | undefined;
+  if (spec.period.kind !== "none") {
+    // the event's own time decides its period, never the clock; a period no longer kept takes no more scores
+    period = periodAt(spec.period, Number(fields.timestampMs));
+    if (now >= period.expireAtMs)
+      throw new LadderError(Code.FAILED_PRECONDITION, `updates[${index}]: timestamp_ms ${fields.timestampMs} falls in period ${period.id} of board "${u.board}", no longer kept (it keeps the current period and ${spec.period.keep} before it)`);
+  }
+  return { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now, rules && { rules, ...(period ? { period } : {}) }) };
 }

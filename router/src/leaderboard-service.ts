@@ -32,13 +32,13 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page by rank with GetAround instead`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      return topResponse(await by(req.consistencyToken).top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view)));
+      return topResponse(await by(req.consistencyToken).top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view), req.period));
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
       check("player_id", playerIdProblem(req.playerId));
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, view(req.view));
+      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, view(req.view), req.period);
       return { entry: toEntry(entry), total: BigInt(total) };
     },
     async getAround(req, ctx) {
@@ -47,8 +47,12 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
       if (radius > MAX_RADIUS) throw invalidArgument(`radius ${radius} is above ${MAX_RADIUS}`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await by(req.consistencyToken).around(req.board, req.playerId, radius, ctx.deadlineMs, view(req.view));
+      const page = await by(req.consistencyToken).around(req.board, req.playerId, radius, ctx.deadlineMs, view(req.view), req.period);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
+    },
+    async listPeriods(req) {
+      check("board", boardProblem(req.board));
+      return { periods: queries.periods(req.board).map((p) => ({ id: p.id, startMs: BigInt(p.startMs), endMs: BigInt(p.endMs), expireAtMs: BigInt(p.expireAtMs) })) };
     },
   };
 }

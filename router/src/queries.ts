@@ -30,7 +30,8 @@
  * answer while players move.
  */
 import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/common/board-spec";
-import { notFound } from "@ladder/common/errors";
+import { invalidArgument, notFound } from "@ladder/common/errors";
+import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/common/periods";
 import { decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
 import type { ShardPool } from "./shard-pool.js";
 import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
@@ -74,9 +75,31 @@ export class Queries {
     return spec;
   }
 
-  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, view = ""): Promise<Page> {
+  /**
+   * The spec and stored name of what a read asks for: on a board with periods, the period named
+   * (or the current one, by this router's clock); INVALID_ARGUMENT for a name that is no period
+   * of the board, NOT_FOUND for a period no longer kept.
+   */
+  private target(board: string, period: string): { spec: BoardSpec; stored: string } {
     const spec = this.specOf(board);
-    const stored = storedBoardName(board, spec);
+    if (spec.period.kind === "none") {
+      if (period !== "") throw invalidArgument(`period: board "${board}" has no periods (it is all-time)`);
+      return { spec, stored: storedBoardName(board, spec) };
+    }
+    const now = Date.now();
+    const p = period === "" ? periodAt(spec.period, now) : periodNamed(spec.period, period);
+    if (!p) throw invalidArgument(`period: "${period}" is not a ${spec.period.kind} period of board "${board}" (ListPeriods names them)`);
+    if (now >= p.expireAtMs) throw notFound(`period ${p.id} of board "${board}" is no longer kept (the board keeps the current period and ${spec.period.keep} before it)`);
+    return { spec, stored: storedBoardName(board, spec, p.id) };
+  }
+
+  /** The periods a board keeps now, the current one first (none for an all-time board). */
+  periods(board: string): Period[] {
+    return keptPeriods(this.specOf(board).period, Date.now());
+  }
+
+  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, view = "", period = ""): Promise<Page> {
+    const { spec, stored } = this.target(board, period);
     if (this.cache && view === "" && offset + limit <= this.cache.depth) {
       return this.cache.page(stored, offset, limit, deadlineMs, (read) => this.page(spec, read, offset, limit));
     }
@@ -98,14 +121,13 @@ export class Queries {
     return { entries: read.members.slice(offset, offset + limit).map((m, i) => ranked(spec, m, offset + i + 1)), total: read.total };
   }
 
-  async rank(board: string, playerId: string, deadlineMs = Infinity, view = ""): Promise<{ entry: RankedEntry; total: number }> {
-    const page = await this.around(board, playerId, 0, deadlineMs, view);
+  async rank(board: string, playerId: string, deadlineMs = Infinity, view = "", period = ""): Promise<{ entry: RankedEntry; total: number }> {
+    const page = await this.around(board, playerId, 0, deadlineMs, view, period);
     return { entry: page.entries[0]!, total: page.total };
   }
 
-  async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, view = ""): Promise<Page> {
-    const spec = this.specOf(board);
-    const stored = storedBoardName(board, spec);
+  async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, view = "", period = ""): Promise<Page> {
+    const { spec, stored } = this.target(board, period);
     const scope = this.pool.scope(view);
     const owner = scope.ownerOf(playerId);
     const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);

@@ -35,7 +35,7 @@ function ev(playerId: string, op: number, value: number, at = t0, board = "b", e
   return {
     offset: nextOffset++, board, playerId, op, value,
     timeIdx: Math.floor((at - spec.epochMs) / spec.resolutionMs),
-    maxPoints: spec.maxPoints, minPoints: spec.minPoints, timeUnits: spec.timeUnits, ttlSeconds: 0, lowerIsBetter: false,
+    maxPoints: spec.maxPoints, minPoints: spec.minPoints, timeUnits: spec.timeUnits, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0,
     eventId, ingestedAtMs,
   };
 }

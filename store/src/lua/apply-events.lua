@@ -48,11 +48,12 @@
     ARGV[2]        n, the number of events
     ARGV[3]        dedup window in ms (0 = no deduplication)
     ARGV[4]        the writer's built-from value
-    ARGV[5 + (i-1)*12 .. 16 + (i-1)*12], for event i:
+    ARGV[5 + (i-1)*13 .. 17 + (i-1)*13], for event i:
                    offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST), value, timeIdx,
                    maxPoints, minPoints, timeUnits, ttlSeconds, eventId, ingestedAtMs,
-                   lower (1: lower is better, 0: higher)
-                   -- 12 fields, see FIELDS
+                   lower (1: lower is better, 0: higher),
+                   expireAt (Unix ms: a period's key expires then, PEXPIREAT; 0: never)
+                   -- 13 fields, see FIELDS
 
   Output:
     { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
@@ -64,7 +65,7 @@
                      the writes before it (Redis does not roll a script back) without moving
                      the offset, and a retry would apply them twice.
 ]]
-local FIELDS = 12
+local FIELDS = 13
 local BOARDS = 5
 for i = BOARDS + 1, #KEYS do
   local t = redis.call('TYPE', KEYS[i]).ok
@@ -154,6 +155,11 @@ for i = 1, n do
       record(key, player)
       if ttl > 0 and redis.call('TTL', key) == -1 then
         redis.call('EXPIRE', key, ttl)
+      end
+      local expire_at = tonumber(ARGV[base + 12])
+      if expire_at > 0 then
+        -- a replay past the period's retention deletes the key here, as the clock would have
+        redis.call('PEXPIREAT', key, expire_at)
       end
     end
     local event_id = ARGV[base + 9]

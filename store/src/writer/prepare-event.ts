@@ -19,7 +19,7 @@ export interface Prepared {
 
 /** A record that only advances its partition's offset. */
 export function noopEvent(offset: bigint): PreparedEvent {
-  return { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, eventId: "", ingestedAtMs: 0 };
+  return { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0 };
 }
 
 const noop = (offset: bigint, problem: string): Prepared => ({ problem, event: noopEvent(offset) });
@@ -50,11 +50,13 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
   // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
   const problem = updateProblem(e, spec, Number.MAX_SAFE_INTEGER, 0);
   if (problem) return noop(offset, problem);
+  // a board with periods: the record names the period (found by ingest) and when it expires
+  if ((spec.period.kind !== "none") !== (e.period !== "")) return noop(offset, e.period ? `record names period ${e.period} of a board without periods` : "record names no period of a board with periods");
   const decrement = e.op === Operation.DECREMENT;
   return {
     event: {
       offset,
-      board: storedBoardName(e.board, spec),
+      board: storedBoardName(e.board, spec, e.period),
       playerId: e.playerId,
       op: decrement ? Operation.INCREMENT : e.op,
       value: decrement ? -Number(e.value) : Number(e.value),
@@ -64,6 +66,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
       timeUnits: spec.timeUnits,
       ttlSeconds: spec.ttlSeconds,
       lowerIsBetter: spec.lowerIsBetter,
+      expireAtMs: Number(e.periodExpireAtMs),
       eventId: e.eventId,
       ingestedAtMs: Number(e.ingestedAtMs),
     },
@@ -74,7 +77,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
 const fromRecords = new Map<string, BoardSpec | string>();
 
 function specOfRecord(board: string, rules: BoardRules): BoardSpec | string {
-  const id = `${board}#${rules.generation}|${rules.order}|${rules.tie}|${rules.minPoints}|${rules.maxPoints}|${rules.resolutionMs}|${rules.epochMs}`;
+  const id = `${board}#${rules.generation}|${rules.order}|${rules.tie}|${rules.minPoints}|${rules.maxPoints}|${rules.resolutionMs}|${rules.epochMs}|${rules.period}|${rules.timeZone}|${rules.cron}|${rules.keepPeriods}`;
   let spec = fromRecords.get(id);
   if (spec === undefined) {
     const made = specOfRules(board, rules);

@@ -22,6 +22,8 @@ export interface PreparedEvent {
   ttlSeconds: number;
   /** Lower points rank first (BEST keeps the lower; the sort key counts points up from minPoints). */
   lowerIsBetter: boolean;
+  /** On a board with periods: when the period's key expires (Unix ms; Redis PEXPIREAT); 0 = never. */
+  expireAtMs: number;
   /** The caller's idempotency key ("" = none). */
   eventId: string;
   /** When ingest accepted the event (Unix ms): the clock of the dedup window. */
@@ -113,7 +115,7 @@ export class ShardWriter {
     const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, this.keys.snapshotReading, this.keys.snapshotJournal, ...events.map((e) => this.keys.board(e.board))];
     const args: Array<string | number> = [partition, events.length, this.dedupWindowMs, this.builtFrom];
     for (const e of events) {
-      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs, e.lowerIsBetter ? 1 : 0);
+      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs, e.lowerIsBetter ? 1 : 0, e.expireAtMs);
     }
     const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(keys.length, ...keys, ...args);
     const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIsEBCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAyJOCgVFbnRyeRIRCglwbGF5ZXJfaWQYASABKAkSDQoFc2NvcmUYAiABKAMSDAoEcmFuaxgDIAEoBBIVCg1yZWFjaGVkX2F0X21zGAQgASgDIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEANiBnByb3RvMw");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIqQCCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDSJOCgVFbnRyeRIRCglwbGF5ZXJfaWQYASABKAkSDQoFc2NvcmUYAiABKAMSDAoEcmFuaxgDIAEoBBIVCg1yZWFjaGVkX2F0X21zGAQgASgDIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMqhwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEARiBnByb3RvMw");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -70,6 +70,37 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * @generated from field: int64 generation = 7;
    */
   generation: bigint;
+
+  /**
+   * When the board starts over; all-time when unspecified.
+   *
+   * @generated from field: leaderboard.v1.PeriodKind period = 8;
+   */
+  period: PeriodKind;
+
+  /**
+   * The IANA time zone of the periods ("Europe/Paris"); empty means UTC.
+   *
+   * @generated from field: string time_zone = 9;
+   */
+  timeZone: string;
+
+  /**
+   * For PERIOD_KIND_CRON: the expression, 5 fields (minute hour day-of-month month day-of-week)
+   * or 6 with seconds first, read in time_zone.
+   *
+   * @generated from field: string cron = 10;
+   */
+  cron: string;
+
+  /**
+   * Past periods kept besides the current one, 0 to 1000. A period's scores expire when the period
+   * keep_periods + 1 after it starts; a write whose timestamp falls in a period no longer kept is
+   * refused (FAILED_PRECONDITION), and so is a read of such a period (NOT_FOUND).
+   *
+   * @generated from field: uint32 keep_periods = 11;
+   */
+  keepPeriods: number;
 };
 
 /**
@@ -304,4 +335,55 @@ export enum TieRule {
  */
 export const TieRuleSchema: GenEnum<TieRule> = /*@__PURE__*/
   enumDesc(file_leaderboard_v1_common, 2);
+
+/**
+ * PeriodKind says when a board starts over. Each period is a board of its own; the period of
+ * a score is found from its timestamp_ms in the board's time zone, never from the clock.
+ *
+ * @generated from enum leaderboard.v1.PeriodKind
+ */
+export enum PeriodKind {
+  /**
+   * All-time: the board never starts over (the default).
+   *
+   * @generated from enum value: PERIOD_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * One period per day, midnight to midnight in the board's time zone (23 or 25 hours across a
+   * daylight-saving change); named "2026-11-30".
+   *
+   * @generated from enum value: PERIOD_KIND_DAILY = 1;
+   */
+  DAILY = 1,
+
+  /**
+   * One period per ISO 8601 week, Monday 00:00 to Monday 00:00; named "2026-W49" (ISO week-year).
+   *
+   * @generated from enum value: PERIOD_KIND_WEEKLY = 2;
+   */
+  WEEKLY = 2,
+
+  /**
+   * One period per calendar month; named "2026-11".
+   *
+   * @generated from enum value: PERIOD_KIND_MONTHLY = 3;
+   */
+  MONTHLY = 3,
+
+  /**
+   * One period from each fire time of a cron expression to the next; named by its start instant in
+   * ISO 8601 ("2026-11-27T18:00:00.000+01:00"; any ISO 8601 spelling of that instant is accepted).
+   *
+   * @generated from enum value: PERIOD_KIND_CRON = 4;
+   */
+  CRON = 4,
+}
+
+/**
+ * Describes the enum leaderboard.v1.PeriodKind.
+ */
+export const PeriodKindSchema: GenEnum<PeriodKind> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_common, 3);
 

@@ -12,7 +12,91 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/leaderboard.proto.
  */
 export const file_leaderboard_v1_leaderboard: GenFile = /*@__PURE__*/
-  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiZgoNR2V0VG9wUmVxdWVzdBINCgVib2FyZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKAQSGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkSDAoEdmlldxgFIAEoCSJHCg5HZXRUb3BSZXNwb25zZRImCgdlbnRyaWVzGAEgAygLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQiWwoOR2V0UmFua1JlcXVlc3QSDQoFYm9hcmQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJEgwKBHZpZXcYBCABKAkiRgoPR2V0UmFua1Jlc3BvbnNlEiQKBWVudHJ5GAEgASgLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQibQoQR2V0QXJvdW5kUmVxdWVzdBINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSDgoGcmFkaXVzGAMgASgNEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAQgASgJEgwKBHZpZXcYBSABKAkiSgoRR2V0QXJvdW5kUmVzcG9uc2USJgoHZW50cmllcxgBIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEMvsBChJMZWFkZXJib2FyZFNlcnZpY2USRwoGR2V0VG9wEh0ubGVhZGVyYm9hcmQudjEuR2V0VG9wUmVxdWVzdBoeLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlc3BvbnNlEkoKB0dldFJhbmsSHi5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLkdldFJhbmtSZXNwb25zZRJQCglHZXRBcm91bmQSIC5sZWFkZXJib2FyZC52MS5HZXRBcm91bmRSZXF1ZXN0GiEubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiIwoSTGlzdFBlcmlvZHNSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJIkIKE0xpc3RQZXJpb2RzUmVzcG9uc2USKwoHcGVyaW9kcxgBIAMoCzIaLmxlYWRlcmJvYXJkLnYxLlBlcmlvZEluZm8iUAoKUGVyaW9kSW5mbxIKCgJpZBgBIAEoCRIQCghzdGFydF9tcxgCIAEoAxIOCgZlbmRfbXMYAyABKAMSFAoMZXhwaXJlX2F0X21zGAQgASgDInYKDUdldFRvcFJlcXVlc3QSDQoFYm9hcmQYASABKAkSDQoFbGltaXQYAiABKA0SDgoGb2Zmc2V0GAMgASgEEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAQgASgJEgwKBHZpZXcYBSABKAkSDgoGcGVyaW9kGAYgASgJIkcKDkdldFRvcFJlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBCJrCg5HZXRSYW5rUmVxdWVzdBINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkSDAoEdmlldxgEIAEoCRIOCgZwZXJpb2QYBSABKAkiRgoPR2V0UmFua1Jlc3BvbnNlEiQKBWVudHJ5GAEgASgLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQifQoQR2V0QXJvdW5kUmVxdWVzdBINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSDgoGcmFkaXVzGAMgASgNEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAQgASgJEgwKBHZpZXcYBSABKAkSDgoGcGVyaW9kGAYgASgJIkoKEUdldEFyb3VuZFJlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBDLTAgoSTGVhZGVyYm9hcmRTZXJ2aWNlEkcKBkdldFRvcBIdLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlcXVlc3QaHi5sZWFkZXJib2FyZC52MS5HZXRUb3BSZXNwb25zZRJKCgdHZXRSYW5rEh4ubGVhZGVyYm9hcmQudjEuR2V0UmFua1JlcXVlc3QaHy5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVzcG9uc2USUAoJR2V0QXJvdW5kEiAubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVxdWVzdBohLmxlYWRlcmJvYXJkLnYxLkdldEFyb3VuZFJlc3BvbnNlElYKC0xpc3RQZXJpb2RzEiIubGVhZGVyYm9hcmQudjEuTGlzdFBlcmlvZHNSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuTGlzdFBlcmlvZHNSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common]);
+
+/**
+ * ListPeriodsRequest names a board.
+ *
+ * @generated from message leaderboard.v1.ListPeriodsRequest
+ */
+export type ListPeriodsRequest = Message<"leaderboard.v1.ListPeriodsRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.ListPeriodsRequest.
+ * Use `create(ListPeriodsRequestSchema)` to create a new message.
+ */
+export const ListPeriodsRequestSchema: GenMessage<ListPeriodsRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 0);
+
+/**
+ * ListPeriodsResponse lists a board's kept periods.
+ *
+ * @generated from message leaderboard.v1.ListPeriodsResponse
+ */
+export type ListPeriodsResponse = Message<"leaderboard.v1.ListPeriodsResponse"> & {
+  /**
+   * The current period, then the kept ones before it, newest first.
+   *
+   * @generated from field: repeated leaderboard.v1.PeriodInfo periods = 1;
+   */
+  periods: PeriodInfo[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ListPeriodsResponse.
+ * Use `create(ListPeriodsResponseSchema)` to create a new message.
+ */
+export const ListPeriodsResponseSchema: GenMessage<ListPeriodsResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 1);
+
+/**
+ * PeriodInfo is one period of a board.
+ *
+ * @generated from message leaderboard.v1.PeriodInfo
+ */
+export type PeriodInfo = Message<"leaderboard.v1.PeriodInfo"> & {
+  /**
+   * Its name, as reads take it in `period`.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Its first instant (Unix ms).
+   *
+   * @generated from field: int64 start_ms = 2;
+   */
+  startMs: bigint;
+
+  /**
+   * Where the next period starts (Unix ms, exclusive).
+   *
+   * @generated from field: int64 end_ms = 3;
+   */
+  endMs: bigint;
+
+  /**
+   * When its scores expire (Unix ms).
+   *
+   * @generated from field: int64 expire_at_ms = 4;
+   */
+  expireAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.PeriodInfo.
+ * Use `create(PeriodInfoSchema)` to create a new message.
+ */
+export const PeriodInfoSchema: GenMessage<PeriodInfo> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 2);
 
 /**
  * GetTopRequest asks for entries ranked offset+1 to offset+limit.
@@ -57,6 +141,16 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
    * @generated from field: string view = 5;
    */
   view: string;
+
+  /**
+   * Optional, on a board with periods: the period to read, named as ListPeriods names it
+   * ("2026-11-30", "2026-W49", "2026-11", or a cron period's start instant); empty means the
+   * current one. INVALID_ARGUMENT if it names no period of the board (or the board has none);
+   * NOT_FOUND if the period is no longer kept.
+   *
+   * @generated from field: string period = 6;
+   */
+  period: string;
 };
 
 /**
@@ -64,7 +158,7 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
  * Use `create(GetTopRequestSchema)` to create a new message.
  */
 export const GetTopRequestSchema: GenMessage<GetTopRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 0);
+  messageDesc(file_leaderboard_v1_leaderboard, 3);
 
 /**
  * GetTopResponse is one page of the board.
@@ -93,7 +187,7 @@ export type GetTopResponse = Message<"leaderboard.v1.GetTopResponse"> & {
  * Use `create(GetTopResponseSchema)` to create a new message.
  */
 export const GetTopResponseSchema: GenMessage<GetTopResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 1);
+  messageDesc(file_leaderboard_v1_leaderboard, 4);
 
 /**
  * GetRankRequest asks for one player's standing.
@@ -131,6 +225,16 @@ export type GetRankRequest = Message<"leaderboard.v1.GetRankRequest"> & {
    * @generated from field: string view = 4;
    */
   view: string;
+
+  /**
+   * Optional, on a board with periods: the period to read, named as ListPeriods names it
+   * ("2026-11-30", "2026-W49", "2026-11", or a cron period's start instant); empty means the
+   * current one. INVALID_ARGUMENT if it names no period of the board (or the board has none);
+   * NOT_FOUND if the period is no longer kept.
+   *
+   * @generated from field: string period = 5;
+   */
+  period: string;
 };
 
 /**
@@ -138,7 +242,7 @@ export type GetRankRequest = Message<"leaderboard.v1.GetRankRequest"> & {
  * Use `create(GetRankRequestSchema)` to create a new message.
  */
 export const GetRankRequestSchema: GenMessage<GetRankRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 2);
+  messageDesc(file_leaderboard_v1_leaderboard, 5);
 
 /**
  * GetRankResponse is one player's standing.
@@ -166,7 +270,7 @@ export type GetRankResponse = Message<"leaderboard.v1.GetRankResponse"> & {
  * Use `create(GetRankResponseSchema)` to create a new message.
  */
 export const GetRankResponseSchema: GenMessage<GetRankResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 3);
+  messageDesc(file_leaderboard_v1_leaderboard, 6);
 
 /**
  * GetAroundRequest asks for the players next to one player.
@@ -211,6 +315,16 @@ export type GetAroundRequest = Message<"leaderboard.v1.GetAroundRequest"> & {
    * @generated from field: string view = 5;
    */
   view: string;
+
+  /**
+   * Optional, on a board with periods: the period to read, named as ListPeriods names it
+   * ("2026-11-30", "2026-W49", "2026-11", or a cron period's start instant); empty means the
+   * current one. INVALID_ARGUMENT if it names no period of the board (or the board has none);
+   * NOT_FOUND if the period is no longer kept.
+   *
+   * @generated from field: string period = 6;
+   */
+  period: string;
 };
 
 /**
@@ -218,7 +332,7 @@ export type GetAroundRequest = Message<"leaderboard.v1.GetAroundRequest"> & {
  * Use `create(GetAroundRequestSchema)` to create a new message.
  */
 export const GetAroundRequestSchema: GenMessage<GetAroundRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 4);
+  messageDesc(file_leaderboard_v1_leaderboard, 7);
 
 /**
  * GetAroundResponse is a window of the board centred on the player.
@@ -247,7 +361,7 @@ export type GetAroundResponse = Message<"leaderboard.v1.GetAroundResponse"> & {
  * Use `create(GetAroundResponseSchema)` to create a new message.
  */
 export const GetAroundResponseSchema: GenMessage<GetAroundResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 5);
+  messageDesc(file_leaderboard_v1_leaderboard, 8);
 
 /**
  * LeaderboardService answers reads over all shards. Every answer is exact: ranks are
@@ -290,6 +404,17 @@ export const LeaderboardService: GenService<{
     methodKind: "unary";
     input: typeof GetAroundRequestSchema;
     output: typeof GetAroundResponseSchema;
+  },
+  /**
+   * ListPeriods lists the periods a board keeps now, the current one first (none for an
+   * all-time board). NOT_FOUND for a board that is not defined.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.ListPeriods
+   */
+  listPeriods: {
+    methodKind: "unary";
+    input: typeof ListPeriodsRequestSchema;
+    output: typeof ListPeriodsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_leaderboard, 0);

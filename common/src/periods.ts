@@ -1,0 +1,125 @@
+/**
+ * Periods of a board: which period an event belongs to, what the period is called, when it
+ * starts and ends, and until when it is kept.
+ *
+ * THE EVENT'S TIME DECIDES. The period of an event is found from its `timestamp_ms` in the
+ * board's IANA time zone, never from the wall clock: a replay of the log puts every event in
+ * the same period, and a late event lands in the period it belongs to. Ingest computes the
+ * period (its id and until when it is kept) once and writes both into the record; shards only
+ * use what the record says, so a replay cannot disagree with the first application even if
+ * the time-zone database changed in between.
+ *
+ * NAMES. daily "2026-11-30", weekly (ISO 8601 weeks, Monday to Sunday, the ISO week-year)
+ * "2026-W49", monthly "2026-11", cron: the start instant in the zone, ISO 8601 with its offset
+ * ("2026-11-30T18:00:00.000+01:00"). A period starts at its first instant (midnight in the zone
+ * for daily/weekly/monthly, a fire time of the cron expression) and ends where the next one
+ * starts: a day has 23 or 25 hours across a daylight-saving change.
+ *
+ * RETENTION. A board keeps its current period and `keep` periods before it: a period's keys
+ * expire when the period `keep + 1` after it starts (Redis PEXPIREAT). An event whose period
+ * is no longer kept is refused.
+ *
+ * Date arithmetic is luxon's (time zones from the runtime's ICU data) and cron-parser's (cron
+ * expressions with a time zone); nothing here adds hours by hand.
+ */
+import { CronExpressionParser } from "cron-parser";
+import { DateTime } from "luxon";
+
+export type PeriodKind = "none" | "daily" | "weekly" | "monthly" | "cron";
+
+export interface PeriodRule {
+  kind: PeriodKind;
+  /** IANA time zone ("Europe/Paris"); "UTC" by default. */
+  zone: string;
+  /** A cron expression (5 fields, or 6 with seconds), for kind "cron". */
+  cron: string;
+  /** Past periods kept besides the current one. */
+  keep: number;
+}
+
+export interface Period {
+  /** Its name (see above). */
+  id: string;
+  startMs: number;
+  /** Exclusive: where the next period starts. */
+  endMs: number;
+  /** When its keys expire: the start of the period `keep + 1` after it. */
+  expireAtMs: number;
+}
+
+/** Past periods a board may keep at most (besides the current one). */
+export const MAX_KEPT_PERIODS = 1000;
+
+/** What is wrong with a period rule, or undefined. */
+export function periodRuleProblem(r: PeriodRule): string | undefined {
+  if (r.kind === "none") return undefined;
+  if (!DateTime.now().setZone(r.zone).isValid) return `time_zone "${r.zone}" is not an IANA time zone known here`;
+  if (!Number.isInteger(r.keep) || r.keep < 0 || r.keep > MAX_KEPT_PERIODS) return `keep_periods must be 0 to ${MAX_KEPT_PERIODS}`;
+  if (r.kind === "cron") {
+    if (r.cron.trim() === "") return "a cron period needs a cron expression";
+    try {
+      const it = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(Date.UTC(2026, 0, 1)) });
+      it.next();
+    } catch (err) {
+      return `cron expression "${r.cron}": ${(err as Error).message}`;
+    }
+  } else if (r.cron !== "") return `a cron expression is only for a cron period`;
+  return undefined;
+}
+
+const UNIT = { daily: "day", weekly: "week", monthly: "month" } as const;
+const FORMAT = { daily: "yyyy-MM-dd", weekly: "kkkk-'W'WW", monthly: "yyyy-MM" } as const;
+
+/** The period holding instant `ms`. */
+export function periodAt(r: PeriodRule, ms: number): Period {
+  if (r.kind === "none") throw new Error("a board without periods has no period");
+  if (r.kind === "cron") {
+    // the latest fire time at or before ms, and the next fire time after it
+    const start = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(ms + 1) }).prev().getTime();
+    return cronPeriod(r, start);
+  }
+  const start = DateTime.fromMillis(ms, { zone: r.zone }).startOf(UNIT[r.kind]);
+  return calendarPeriod(r, start);
+}
+
+function calendarPeriod(r: PeriodRule, start: DateTime): Period {
+  const kind = r.kind as keyof typeof UNIT;
+  const units = `${UNIT[kind]}s`;
+  return {
+    id: start.toFormat(FORMAT[kind]),
+    startMs: start.toMillis(),
+    endMs: start.plus({ [units]: 1 }).toMillis(),
+    expireAtMs: start.plus({ [units]: r.keep + 1 }).toMillis(),
+  };
+}
+
+function cronPeriod(r: PeriodRule, startMs: number): Period {
+  const it = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(startMs) });
+  const end = it.next().getTime();
+  let expireAt = end;
+  for (let i = 0; i < r.keep; i++) expireAt = it.next().getTime();
+  return { id: DateTime.fromMillis(startMs, { zone: r.zone }).toISO()!, startMs, endMs: end, expireAtMs: expireAt };
+}
+
+/** The period named `id` (as periodAt names them), or undefined when `id` names none of this rule's periods. */
+export function periodNamed(r: PeriodRule, id: string): Period | undefined {
+  if (r.kind === "none") return undefined;
+  if (r.kind === "cron") {
+    const at = DateTime.fromISO(id, { zone: r.zone });
+    if (!at.isValid) return undefined;
+    const p = periodAt(r, at.toMillis());
+    return p.startMs === at.toMillis() ? p : undefined;
+  }
+  const start = DateTime.fromFormat(id, FORMAT[r.kind], { zone: r.zone });
+  if (!start.isValid) return undefined;
+  const p = periodAt(r, start.toMillis());
+  return p.id === id ? p : undefined;
+}
+
+/** The periods a board keeps at `nowMs`, the current one first, then `keep` before it. */
+export function keptPeriods(r: PeriodRule, nowMs: number): Period[] {
+  if (r.kind === "none") return [];
+  const out = [periodAt(r, nowMs)];
+  while (out.length <= r.keep) out.push(periodAt(r, out[out.length - 1]!.startMs - 1));
+  return out;
+}
