@@ -384,3 +384,93 @@ describe("board periods", () => {
     }
   });
 });
+
+describe("several boards in one write: divisions", () => {
+  it("an update feeds the league and the player's division together; a move leaves the old division in the same step; exact while written, at rest and after a rebuild", async () => {
+    const { c, admin } = await cluster("divisions", false);
+    const DIVISIONS = ["division:bronze", "division:silver", "division:gold"];
+    const rules: Rules = { lowerIsBetter: false, tie: "earliest", minPoints: 0, maxPoints: 10_000, resolutionMs: 1000, epochMs: EPOCH };
+    for (const name of ["league", ...DIVISIONS]) {
+      await admin.createBoard({ board: { name, defaultOp: Operation.INCREMENT, rules: { maxPoints: 10_000n, resolutionMs: 1000 } } });
+      await knownToIngest(c, name, 10_001n);
+    }
+    expect((await admin.listBoards({ prefix: "division:" })).boards.map((b) => b.name)).toEqual(["division:bronze", "division:gold", "division:silver"]);
+    const oracles = new Map(["league", ...DIVISIONS].map((n) => [n, new RulesOracle(rules)]));
+    const divisionOf = new Map<string, string>();
+    const rand = random(33);
+    const offsets: PartitionOffset[] = [];
+    let stop = false;
+    const problems: string[] = [];
+    let answers = 0;
+    const readers = Array.from({ length: 2 }, async () => {
+      while (!stop) {
+        const board = ["league", ...DIVISIONS][Math.floor(rand() * 4)]!;
+        const got = await outcome(c.router.getTop({ board, limit: 100 }));
+        if ("code" in got) {
+          problems.push(`${board}: code ${got.code} ${got.details}`);
+          continue;
+        }
+        answers++;
+        problems.push(...rulesPageProblems(rules, got.ok.entries.map(plain), Number(got.ok.total), 1).map((p) => `${board}: ${p}`));
+      }
+    });
+    const base = Date.now() - 10 * 60_000;
+    let moves = 0;
+    for (let n = 0; n < 20; n++) {
+      const updates = [];
+      const seen = new Set<string>(); // one update per player per batch: each batch's moves are decided on the state before it
+      for (let i = 0; i < 150; i++) {
+        const playerId = `d-${Math.floor(rand() * 300)}`;
+        if (seen.has(playerId)) continue;
+        seen.add(playerId);
+        const value = 1 + Math.floor(rand() * 5);
+        const at = base + n * 10_000 + Math.floor(rand() * 4) * 1000;
+        const from = divisionOf.get(playerId);
+        const to = from === undefined ? "division:bronze" : rand() < 0.15 ? DIVISIONS[(DIVISIONS.indexOf(from) + (rand() < 0.5 ? 1 : 2)) % 3]! : from;
+        updates.push({ board: "league", playerId, value: BigInt(value), timestampMs: BigInt(at), eventId: `${n}-${i}`, alsoBoards: [to], ...(from && from !== to ? { leaveBoard: from } : {}) });
+        oracles.get("league")!.apply(playerId, "inc", value, at);
+        oracles.get(to)!.apply(playerId, "inc", value, at);
+        if (from && from !== to) {
+          oracles.get(from)!.remove(playerId);
+          moves++;
+        }
+        divisionOf.set(playerId, to);
+      }
+      const res = await c.ingest.submitScores({ updates });
+      offsets.push(...res.offsets);
+    }
+    stop = true;
+    await Promise.all(readers);
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(answers).toBeGreaterThan(20);
+    expect(moves).toBeGreaterThan(50);
+    await c.waitApplied(offsets);
+    const exact = async (label: string) => {
+      const members = new Map<string, string[]>();
+      for (const [board, oracle] of oracles) {
+        const top = await c.router.getTop({ board, limit: 1000 });
+        expect(top.entries.map(plain), `${label}: ${board}`).toEqual(oracle.sorted());
+        if (board !== "league") for (const e of top.entries) members.set(e.playerId, [...(members.get(e.playerId) ?? []), board]);
+      }
+      // every player in exactly one division, the one it moved to last
+      for (const [player, division] of divisionOf) expect(members.get(player), `${label}: ${player}`).toEqual([division]);
+    };
+    await exact("at rest");
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied(offsets);
+    await exact("after a rebuild");
+
+    // refused as a whole, nothing written
+    const code = (u: object) => codeOf(c.ingest.submitScores({ updates: [{ board: "league", playerId: "z-new", value: 1n, ...u }] }));
+    expect(await code({ alsoBoards: ["division:gold", "division:gold"] })).toBe(status.INVALID_ARGUMENT);
+    expect(await code({ alsoBoards: ["league"] })).toBe(status.INVALID_ARGUMENT);
+    expect(await code({ alsoBoards: Array.from({ length: 9 }, (_, i) => `division:x${i}`) })).toBe(status.INVALID_ARGUMENT);
+    expect(await code({ alsoBoards: ["division:gold"], leaveBoard: "division:nope" })).toBe(status.NOT_FOUND);
+    expect(await code({ alsoBoards: ["division:gold"], leaveBoard: "division:gold" })).toBe(status.INVALID_ARGUMENT);
+    expect(await code({ alsoBoards: ["division:gold"], value: 20_000n })).toBe(status.INVALID_ARGUMENT);
+    const last = await c.ingest.submitScores({ updates: [{ board: "league", playerId: "d-0", value: 1n, alsoBoards: [divisionOf.get("d-0") ?? "division:bronze"] }] });
+    await c.waitApplied(last.offsets);
+    expect(await codeOf(c.router.getRank({ board: "league", playerId: "z-new" }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.router.getRank({ board: "division:gold", playerId: "z-new" }))).toBe(status.NOT_FOUND);
+  });
+});

@@ -50,6 +50,11 @@ export class RulesOracle {
     this.entries.set(playerId, { score, reachedAtMs });
   }
 
+  /** The player leaves the board (ScoreUpdate.leave_board). */
+  remove(playerId: string): void {
+    this.entries.delete(playerId);
+  }
+
   sorted(): RulesEntry[] {
     return [...this.entries]
       .map(([playerId, e]) => ({ playerId, ...e }))

@@ -39,7 +39,10 @@ function need(opts: Options, name: string): string {
 export async function submit(c: Clients, o: Options): Promise<string> {
   const op = pick(OPS, o, "op", "set");
   const res = await c.ingest.submitScores({
-    updates: [{ board: need(o, "board"), playerId: need(o, "player"), op, value: BigInt(need(o, "value")), timestampMs: BigInt(String(o.ts ?? 0)), eventId: String(o["event-id"] ?? "") }],
+    updates: [{
+      board: need(o, "board"), playerId: need(o, "player"), op, value: BigInt(need(o, "value")), timestampMs: BigInt(String(o.ts ?? 0)), eventId: String(o["event-id"] ?? ""),
+      alsoBoards: o.also ? String(o.also).split(",") : [], leaveBoard: String(o.leave ?? ""),
+    }],
   });
   return `accepted ${res.accepted} at ${res.offsets.map((p) => `partition ${p.partition} offset ${p.offset}`).join(", ")}`;
 }

@@ -3,20 +3,33 @@
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ScoreEventSchema, type ScoreEvent } from "@ladder/proto/leaderboard/v1/events_pb";
-import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { BoardRules, Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { UpdateFields } from "./validate.js";
 
 export type { ScoreEvent };
 
-/** For a defined board (board-definitions.ts): its rules and, on a board with periods, the event's period (periods.ts). */
-export interface DefinedBoardFields {
-  rules: BoardRules;
+/** What ingest resolved for one board of an update: its rules (a defined board) and its period (a board with periods). */
+export interface ResolvedBoard {
+  board: string;
+  op: Operation;
+  rules?: BoardRules;
   period?: { id: string; expireAtMs: number };
 }
 
-export function encodeScoreEvent(fields: UpdateFields, ingestedAtMs: number, defined?: DefinedBoardFields): Buffer {
-  const extra = defined ? { rules: defined.rules, ...(defined.period ? { period: defined.period.id, periodExpireAtMs: BigInt(defined.period.expireAtMs) } : {}) } : {};
-  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, { ...fields, ingestedAtMs: BigInt(ingestedAtMs), ...extra })));
+/**
+ * A record's value. `main` is the update's board (its fields' `board` and `op`); `also` the more boards
+ * it applies to and `leave` the board it removes the player from, each as ingest resolved it.
+ */
+export function encodeScoreEvent(fields: UpdateFields, ingestedAtMs: number, main?: Omit<ResolvedBoard, "board" | "op">, more: { also?: ResolvedBoard[]; leave?: ResolvedBoard } = {}): Buffer {
+  const part = (b: ResolvedBoard) => ({ board: b.board, op: b.op, ...(b.rules ? { rules: b.rules } : {}), ...(b.period ? { period: b.period.id, periodExpireAtMs: BigInt(b.period.expireAtMs) } : {}) });
+  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, {
+    ...fields,
+    ingestedAtMs: BigInt(ingestedAtMs),
+    ...(main?.rules ? { rules: main.rules } : {}),
+    ...(main?.period ? { period: main.period.id, periodExpireAtMs: BigInt(main.period.expireAtMs) } : {}),
+    ...(more.also?.length ? { also: more.also.map(part) } : {}),
+    ...(more.leave ? { leave: part(more.leave) } : {}),
+  })));
 }
 
 /** Decodes a record value; throws on bytes that are not a ScoreEvent. */

@@ -5,6 +5,7 @@
  */
 import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { ScoreUpdate } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { BoardCatalog } from "@ladder/common/board-definitions";
 import type { Config } from "@ladder/common/config";
 import type { ImplOf } from "@ladder/common/grpc-adapter";
@@ -12,7 +13,7 @@ import { encodeToken } from "@ladder/common/consistency-token";
 import { Code, invalidArgument, LadderError, notFound } from "@ladder/common/errors";
 import { slotOf } from "@ladder/common/placement";
 import { periodAt, type Period } from "@ladder/common/periods";
-import { encodeScoreEvent } from "@ladder/common/score-event";
+import { encodeScoreEvent, type ResolvedBoard } from "@ladder/common/score-event";
 import { boardProblem, resolveOp, updateProblem } from "@ladder/common/validate";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
 
@@ -44,23 +45,48 @@ export function ingestService(config: Config, producer: GroupCommitProducer, boa
   };
 }
 
+/** Boards one update may apply to besides its own (ScoreUpdate.also_boards). */
+export const MAX_ALSO_BOARDS = 8;
+
 function toRecord(u: ScoreUpdate, index: number, now: number, config: Config, catalog: BoardCatalog): OutRecord {
-  const badName = boardProblem(u.board);
-  if (badName) throw invalidArgument(`updates[${index}]: ${badName}`);
-  const spec = catalog.forBoard(u.board);
-  if (!spec) throw notFound(`updates[${index}]: board "${u.board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`);
-  const resolved = resolveOp(u.op, spec);
-  if ("problem" in resolved) throw new LadderError(Code.FAILED_PRECONDITION, `updates[${index}]: ${resolved.problem}`);
-  const fields = { board: u.board, playerId: u.playerId, op: resolved.op, value: u.value, timestampMs: u.timestampMs === 0n ? BigInt(now) : u.timestampMs, eventId: u.eventId };
-  const problem = updateProblem(fields, spec, now, config.maxClockSkewMs);
-  if (problem) throw invalidArgument(`updates[${index}]: ${problem}`);
-  const rules = catalog.definition(u.board)?.rules;
+  const at = `updates[${index}]`;
+  const timestampMs = u.timestampMs === 0n ? BigInt(now) : u.timestampMs;
+  const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false);
+  if (u.alsoBoards.length > MAX_ALSO_BOARDS) throw invalidArgument(`${at}.also_boards: ${u.alsoBoards.length} boards, more than ${MAX_ALSO_BOARDS}`);
+  const names = [u.board, ...u.alsoBoards, ...(u.leaveBoard ? [u.leaveBoard] : [])];
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw invalidArgument(`${at}: board "${twice}" is named twice (board, also_boards and leave_board must differ)`);
+  const also = u.alsoBoards.map((b, i) => resolveBoard(u, b, `${at}.also_boards[${i}]`, timestampMs, now, config, catalog, false));
+  const leave = u.leaveBoard ? resolveBoard(u, u.leaveBoard, `${at}.leave_board`, timestampMs, now, config, catalog, true) : undefined;
+  const fields = { board: u.board, playerId: u.playerId, op: main.op, value: u.value, timestampMs, eventId: u.eventId };
+  return { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now, main, { also, ...(leave ? { leave } : {}) }) };
+}
+
+/**
+ * What an update does on one of its boards: the board's spec must exist (NOT_FOUND), the operation be
+ * allowed (FAILED_PRECONDITION), the update valid for the board (INVALID_ARGUMENT), its period still kept
+ * (FAILED_PRECONDITION). A board left takes no operation and no value.
+ */
+function resolveBoard(u: ScoreUpdate, board: string, at: string, timestampMs: bigint, now: number, config: Config, catalog: BoardCatalog, leaving: boolean): ResolvedBoard {
+  const badName = boardProblem(board);
+  if (badName) throw invalidArgument(`${at}: ${badName}`);
+  const spec = catalog.forBoard(board);
+  if (!spec) throw notFound(`${at}: board "${board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`);
+  let op = Operation.UNSPECIFIED;
+  if (!leaving) {
+    const resolved = resolveOp(u.op, spec);
+    if ("problem" in resolved) throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${resolved.problem}`);
+    op = resolved.op;
+    const problem = updateProblem({ board, playerId: u.playerId, op, value: u.value, timestampMs, eventId: u.eventId }, spec, now, config.maxClockSkewMs);
+    if (problem) throw invalidArgument(`${at}: ${problem}`);
+  }
   let period: Period | undefined;
   if (spec.period.kind !== "none") {
     // the event's own time decides its period, never the clock; a period no longer kept takes no more scores
-    period = periodAt(spec.period, Number(fields.timestampMs));
+    period = periodAt(spec.period, Number(timestampMs));
     if (now >= period.expireAtMs)
-      throw new LadderError(Code.FAILED_PRECONDITION, `updates[${index}]: timestamp_ms ${fields.timestampMs} falls in period ${period.id} of board "${u.board}", no longer kept (it keeps the current period and ${spec.period.keep} before it)`);
+      throw new LadderError(Code.FAILED_PRECONDITION, `${at}: timestamp_ms ${timestampMs} falls in period ${period.id} of board "${board}", no longer kept (it keeps the current period and ${spec.period.keep} before it)`);
   }
-  return { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now, rules && { rules, ...(period ? { period } : {}) }) };
+  const rules = catalog.definition(board)?.rules;
+  return { board, op, ...(rules ? { rules } : {}), ...(period ? { period } : {}) };
 }

@@ -33,7 +33,7 @@ beforeEach(async () => {
 let nextOffset = 0n;
 function ev(playerId: string, op: number, value: number, at = t0, board = "b", eventId = "", ingestedAtMs = at): PreparedEvent {
   return {
-    offset: nextOffset++, board, playerId, op, value,
+    offset: nextOffset++, part: false, board, playerId, op, value,
     timeIdx: Math.floor((at - spec.epochMs) / spec.resolutionMs),
     maxPoints: spec.maxPoints, minPoints: spec.minPoints, timeUnits: spec.timeUnits, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0,
     eventId, ingestedAtMs,

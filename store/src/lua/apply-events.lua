@@ -10,7 +10,10 @@
   the caller rewinds the consumer to the stored offset + 1. So a Redis that lost data
   (or a fresh one) is refilled from the log instead of silently missing records.
   Records the shard node could not use (undecodable or invalid) come as op 0: they
-  only advance the offset.
+  only advance the offset. A record that touches several boards (ScoreUpdate.also_boards,
+  leave_board) comes as several events with its offset, the later ones marked "part": they
+  are applied right after the first, in this same call, or (the record already applied) not
+  at all, so its boards change together. Counts (applied, duplicates) are of records.
 
   Event ids: a game server that retries sends the same event_id again. An event whose
   (event id, board, player) was already applied within the dedup window is skipped
@@ -48,12 +51,13 @@
     ARGV[2]        n, the number of events
     ARGV[3]        dedup window in ms (0 = no deduplication)
     ARGV[4]        the writer's built-from value
-    ARGV[5 + (i-1)*13 .. 17 + (i-1)*13], for event i:
-                   offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST), value, timeIdx,
+    ARGV[5 + (i-1)*14 .. 18 + (i-1)*14], for event i:
+                   offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST, 5 REMOVE), value, timeIdx,
                    maxPoints, minPoints, timeUnits, ttlSeconds, eventId, ingestedAtMs,
                    lower (1: lower is better, 0: higher),
-                   expireAt (Unix ms: a period's key expires then, PEXPIREAT; 0: never)
-                   -- 13 fields, see FIELDS
+                   expireAt (Unix ms: a period's key expires then, PEXPIREAT; 0: never),
+                   part (1: a further board of the previous event's record, same offset)
+                   -- 14 fields, see FIELDS
 
   Output:
     { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
@@ -65,7 +69,7 @@
                      the writes before it (Redis does not roll a script back) without moving
                      the offset, and a retry would apply them twice.
 ]]
-local FIELDS = 13
+local FIELDS = 14
 local BOARDS = 5
 for i = BOARDS + 1, #KEYS do
   local t = redis.call('TYPE', KEYS[i]).ok
@@ -105,23 +109,17 @@ local applied, skipped = 0, 0
 local last = applied_upto
 local status = 0
 
-for i = 1, n do
-  local base = 5 + (i - 1) * FIELDS
-  local offset = tonumber(ARGV[base])
-  if offset <= last then
-    skipped = skipped + 1
-  elseif offset ~= last + 1 then
-    status = -3
-    break
-  elseif tonumber(ARGV[base + 2]) == 0 then
-    last = offset
-  elseif is_duplicate(ARGV[base + 9], KEYS[BOARDS + i], ARGV[base + 1], tonumber(ARGV[base + 10])) then
-    duplicates = duplicates + 1
-    last = offset
+-- applies event i (its offset already accepted); returns whether it was a duplicate
+local function apply_one(i, base)
+  local key = KEYS[BOARDS + i]
+  local player = ARGV[base + 1]
+  local op = tonumber(ARGV[base + 2])
+  if op == 0 then return false end
+  if is_duplicate(ARGV[base + 9], key, player, tonumber(ARGV[base + 10])) then return true end
+  if op == 5 then
+    -- a board the player leaves
+    if redis.call('ZREM', key, player) == 1 then record(key, player) end
   else
-    local key = KEYS[BOARDS + i]
-    local player = ARGV[base + 1]
-    local op = tonumber(ARGV[base + 2])
     local value = tonumber(ARGV[base + 3])
     local time_idx = tonumber(ARGV[base + 4])
     local max_points = tonumber(ARGV[base + 5])
@@ -162,16 +160,42 @@ for i = 1, n do
         redis.call('PEXPIREAT', key, expire_at)
       end
     end
-    local event_id = ARGV[base + 9]
-    if window > 0 and event_id ~= '' then
-      local ingested = tonumber(ARGV[base + 10])
-      local remembered = event_id .. '\n' .. key .. '\n' .. player
-      redis.call('ZADD', dedup_key, ingested, remembered)
-      record(dedup_key, remembered)
-      if newest_ingest == nil or ingested > newest_ingest then newest_ingest = ingested end
-    end
-    applied = applied + 1
+  end
+  local event_id = ARGV[base + 9]
+  if window > 0 and event_id ~= '' then
+    local ingested = tonumber(ARGV[base + 10])
+    local remembered = event_id .. '\n' .. key .. '\n' .. player
+    redis.call('ZADD', dedup_key, ingested, remembered)
+    record(dedup_key, remembered)
+    if newest_ingest == nil or ingested > newest_ingest then newest_ingest = ingested end
+  end
+  return false
+end
+
+-- whether the record of the last first part was taken in this call (its further parts follow it)
+local record_taken = false
+for i = 1, n do
+  local base = 5 + (i - 1) * FIELDS
+  local offset = tonumber(ARGV[base])
+  local go = false
+  if ARGV[base + 13] == '1' then
+    -- a further board of the previous event's record: with it, or not at all
+    go = record_taken and offset == last
+  elseif offset <= last then
+    skipped = skipped + 1
+    record_taken = false
+  elseif offset ~= last + 1 then
+    status = -3
+    break
+  else
+    record_taken = true
     last = offset
+    go = true
+    if tonumber(ARGV[base + 2]) ~= 0 then applied = applied + 1 end
+  end
+  if go and apply_one(i, base) and ARGV[base + 13] ~= '1' then
+    applied = applied - 1
+    duplicates = duplicates + 1
   end
 end
 

@@ -110,10 +110,11 @@ async function applyBatch(payload: EachBatchPayload, consumer: Consumer, o: Appl
     if (!isRunning() || isStale()) return;
     const messages = batch.messages.slice(i, i + o.chunk).filter((m) => stop === undefined || BigInt(m.offset) <= stop);
     if (messages.length === 0) return;
-    const events = messages.map((m) => {
-      const { event, problem } = prepareEvent(m.value, BigInt(m.offset), o.boards);
-      if (problem) o.onInvalid?.(batch.partition, event.offset, problem);
-      return o.filter ? o.filter(event) : event;
+    // a record may touch several boards: its events go to the script together (prepare-event.ts)
+    const events = messages.flatMap((m) => {
+      const { events: prepared, problem } = prepareEvent(m.value, BigInt(m.offset), o.boards);
+      if (problem) o.onInvalid?.(batch.partition, prepared[0]!.offset, problem);
+      return o.filter ? prepared.map(o.filter) : prepared;
     });
     const result = await o.writer.apply(batch.partition, events);
     if (result.drift !== undefined) {

@@ -12,17 +12,25 @@ import type { PreparedEvent } from "./shard-writer.js";
 import { updateProblem } from "@ladder/common/validate";
 
 export interface Prepared {
-  event: PreparedEvent;
-  /** Why the record could not be applied; the event is then a no-op. */
+  /**
+   * What to apply, in order: the record's board, then the boards it also applies to, then the
+   * board it leaves (op 5, remove). Every part has the record's offset; the parts after the first
+   * are marked `part`, and the apply script applies them in the same call as the first, or none.
+   */
+  events: PreparedEvent[];
+  /** Why the record could not be applied; it is then one no-op. */
   problem?: string;
 }
 
 /** A record that only advances its partition's offset. */
 export function noopEvent(offset: bigint): PreparedEvent {
-  return { offset, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0 };
+  return { offset, part: false, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0 };
 }
 
-const noop = (offset: bigint, problem: string): Prepared => ({ problem, event: noopEvent(offset) });
+const noop = (offset: bigint, problem: string): Prepared => ({ problem, events: [noopEvent(offset)] });
+
+/** The apply script's op that removes the player from a board (a board left: ScoreUpdate.leave_board). */
+export const REMOVE_OP = 5;
 
 export function prepareEvent(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
   try {
@@ -30,6 +38,14 @@ export function prepareEvent(value: Buffer | null, offset: bigint, boards: Board
   } catch (err) {
     return noop(offset, `record could not be prepared: ${(err as Error).message}`);
   }
+}
+
+interface Target {
+  board: string;
+  op: Operation;
+  rules?: BoardRules | undefined;
+  period: string;
+  periodExpireAtMs: bigint;
 }
 
 function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
@@ -40,37 +56,47 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
   } catch (err) {
     return noop(offset, `record is not a ScoreEvent: ${(err as Error).message}`);
   }
-  // a defined board's record carries its rules (board-definitions.ts): applied as written
-  let spec: BoardSpec;
-  if (e.rules) {
-    const fromRules = specOfRecord(e.board, e.rules);
-    if (typeof fromRules === "string") return noop(offset, fromRules);
-    spec = fromRules;
-  } else spec = boards.forBoard(e.board);
-  // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
-  const problem = updateProblem(e, spec, Number.MAX_SAFE_INTEGER, 0);
-  if (problem) return noop(offset, problem);
-  // a board with periods: the record names the period (found by ingest) and when it expires
-  if ((spec.period.kind !== "none") !== (e.period !== "")) return noop(offset, e.period ? `record names period ${e.period} of a board without periods` : "record names no period of a board with periods");
-  const decrement = e.op === Operation.DECREMENT;
-  return {
-    event: {
+  const targets: Array<Target & { leaving: boolean }> = [
+    { ...e, leaving: false },
+    ...e.also.map((a) => ({ ...a, leaving: false })),
+    ...(e.leave ? [{ ...e.leave, leaving: true }] : []),
+  ];
+  const events: PreparedEvent[] = [];
+  for (const t of targets) {
+    // a defined board's record carries its rules (board-definitions.ts): applied as written
+    let spec: BoardSpec;
+    if (t.rules) {
+      const fromRules = specOfRecord(t.board, t.rules);
+      if (typeof fromRules === "string") return noop(offset, fromRules);
+      spec = fromRules;
+    } else spec = boards.forBoard(t.board);
+    if (!t.leaving) {
+      // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
+      const problem = updateProblem({ ...e, board: t.board, op: t.op }, spec, Number.MAX_SAFE_INTEGER, 0);
+      if (problem) return noop(offset, problem);
+    } else if (!e.playerId) return noop(offset, "player_id is empty");
+    // a board with periods: the record names the period (found by ingest) and when it expires
+    if ((spec.period.kind !== "none") !== (t.period !== "")) return noop(offset, t.period ? `record names period ${t.period} of board "${t.board}", which has none` : `record names no period of board "${t.board}", which has periods`);
+    const decrement = t.op === Operation.DECREMENT;
+    events.push({
       offset,
-      board: storedBoardName(e.board, spec, e.period),
+      part: events.length > 0,
+      board: storedBoardName(t.board, spec, t.period),
       playerId: e.playerId,
-      op: decrement ? Operation.INCREMENT : e.op,
-      value: decrement ? -Number(e.value) : Number(e.value),
+      op: t.leaving ? REMOVE_OP : decrement ? Operation.INCREMENT : t.op,
+      value: t.leaving ? 0 : decrement ? -Number(e.value) : Number(e.value),
       timeIdx: timeIndex(spec, Number(e.timestampMs)),
       maxPoints: spec.maxPoints,
       minPoints: spec.minPoints,
       timeUnits: spec.timeUnits,
       ttlSeconds: spec.ttlSeconds,
       lowerIsBetter: spec.lowerIsBetter,
-      expireAtMs: Number(e.periodExpireAtMs),
+      expireAtMs: Number(t.periodExpireAtMs),
       eventId: e.eventId,
       ingestedAtMs: Number(e.ingestedAtMs),
-    },
-  };
+    });
+  }
+  return { events };
 }
 
 /** Specs of the rules records carry, by board and generation: records of one board share them. */

@@ -10,9 +10,11 @@ import { ApplyStatus, HeartbeatStatus, withWriteScripts, type WriteScripts } fro
 /** A score event ready for the apply script: validated, time already quantized. */
 export interface PreparedEvent {
   offset: bigint;
+  /** A further board of the previous event's record (same offset): applied in the same call as it, or not at all. */
+  part: boolean;
   board: string;
   playerId: string;
-  /** 1 SET, 2 INCREMENT (a DECREMENT comes as INCREMENT of the negated value), 3 BEST; 0 = an unusable record that only advances the offset. */
+  /** 1 SET, 2 INCREMENT (a DECREMENT comes as INCREMENT of the negated value), 3 BEST, 5 REMOVE (a board left); 0 = an unusable record that only advances the offset. */
   op: number;
   value: number;
   timeIdx: number;
@@ -115,7 +117,7 @@ export class ShardWriter {
     const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, this.keys.snapshotReading, this.keys.snapshotJournal, ...events.map((e) => this.keys.board(e.board))];
     const args: Array<string | number> = [partition, events.length, this.dedupWindowMs, this.builtFrom];
     for (const e of events) {
-      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs, e.lowerIsBetter ? 1 : 0, e.expireAtMs);
+      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs, e.lowerIsBetter ? 1 : 0, e.expireAtMs, e.part ? 1 : 0);
     }
     const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(keys.length, ...keys, ...args);
     const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };

@@ -180,7 +180,7 @@ describe("store > snapshots", () => {
           const board = kind < 3 ? "daily" : kind === 3 ? `late-${Math.floor(made / 4000)}` : "global";
           const op = 1 + rand(3);
           e = {
-            offset, board, playerId: `player-${rand(7000) * slots.length + p}`, op, value: op === 2 ? rand(9) - 3 : rand(25), timeIdx: rand(3), maxPoints: 1_000_000, minPoints: -1_000_000,
+            offset, part: false, board, playerId: `player-${rand(7000) * slots.length + p}`, op, value: op === 2 ? rand(9) - 3 : rand(25), timeIdx: rand(3), maxPoints: 1_000_000, minPoints: -1_000_000,
             timeUnits: 1000, ttlSeconds: board === "daily" ? 3600 : 0, eventId: `e-${p}-${log.length}`, ingestedAtMs: ++clock, lowerIsBetter: false, expireAtMs: 0,
           };
         }

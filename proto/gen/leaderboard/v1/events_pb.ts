@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/events.proto.
  */
 export const file_leaderboard_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIvwBCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDYgZwcm90bzM", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIs8CCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQimQEKCUJvYXJkUGFydBINCgVib2FyZBgBIAEoCRIlCgJvcBgCIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhIpCgVydWxlcxgDIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkJvYXJkUnVsZXMSDgoGcGVyaW9kGAQgASgJEhsKE3BlcmlvZF9leHBpcmVfYXRfbXMYBSABKANiBnByb3RvMw", [file_leaderboard_v1_common]);
 
 /**
  * ScoreEvent is the value of one record of the score topic, the durable log that is the
@@ -95,6 +95,20 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
    * @generated from field: int64 period_expire_at_ms = 10;
    */
   periodExpireAtMs: bigint;
+
+  /**
+   * More boards the record applies to, in the same atomic step (ScoreUpdate.also_boards).
+   *
+   * @generated from field: repeated leaderboard.v1.BoardPart also = 11;
+   */
+  also: BoardPart[];
+
+  /**
+   * A board the player leaves in the same step (ScoreUpdate.leave_board); op is unspecified.
+   *
+   * @generated from field: leaderboard.v1.BoardPart leave = 12;
+   */
+  leave?: BoardPart | undefined;
 };
 
 /**
@@ -103,4 +117,53 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
  */
 export const ScoreEventSchema: GenMessage<ScoreEvent> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_events, 0);
+
+/**
+ * BoardPart is one more board a record touches, with what ingest resolved for it.
+ *
+ * @generated from message leaderboard.v1.BoardPart
+ */
+export type BoardPart = Message<"leaderboard.v1.BoardPart"> & {
+  /**
+   * Board name, validated by ingest.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * The operation on this board (its default when the update named none).
+   *
+   * @generated from field: leaderboard.v1.Operation op = 2;
+   */
+  op: Operation;
+
+  /**
+   * As ScoreEvent.rules, for this board.
+   *
+   * @generated from field: leaderboard.v1.BoardRules rules = 3;
+   */
+  rules?: BoardRules | undefined;
+
+  /**
+   * As ScoreEvent.period, for this board.
+   *
+   * @generated from field: string period = 4;
+   */
+  period: string;
+
+  /**
+   * As ScoreEvent.period_expire_at_ms, for this board.
+   *
+   * @generated from field: int64 period_expire_at_ms = 5;
+   */
+  periodExpireAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.BoardPart.
+ * Use `create(BoardPartSchema)` to create a new message.
+ */
+export const BoardPartSchema: GenMessage<BoardPart> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 1);
 

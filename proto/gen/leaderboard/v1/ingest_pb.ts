@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/ingest.proto.
  */
 export const file_leaderboard_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIkMKE1N1Ym1pdFNjb3Jlc1JlcXVlc3QSLAoHdXBkYXRlcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNjb3JlVXBkYXRlIo0BCgtTY29yZVVwZGF0ZRINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSJQoCb3AYAyABKA4yGS5sZWFkZXJib2FyZC52MS5PcGVyYXRpb24SDQoFdmFsdWUYBCABKAMSFAoMdGltZXN0YW1wX21zGAUgASgDEhAKCGV2ZW50X2lkGAYgASgJInUKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkyagoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIkMKE1N1Ym1pdFNjb3Jlc1JlcXVlc3QSLAoHdXBkYXRlcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNjb3JlVXBkYXRlIrcBCgtTY29yZVVwZGF0ZRINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSJQoCb3AYAyABKA4yGS5sZWFkZXJib2FyZC52MS5PcGVyYXRpb24SDQoFdmFsdWUYBCABKAMSFAoMdGltZXN0YW1wX21zGAUgASgDEhAKCGV2ZW50X2lkGAYgASgJEhMKC2Fsc29fYm9hcmRzGAcgAygJEhMKC2xlYXZlX2JvYXJkGAggASgJInUKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkyagoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
 
 /**
  * SubmitScoresRequest is one batch of score updates.
@@ -87,6 +87,26 @@ export type ScoreUpdate = Message<"leaderboard.v1.ScoreUpdate"> & {
    * @generated from field: string event_id = 6;
    */
   eventId: string;
+
+  /**
+   * Optional: more boards the update applies to, with the same value and time (the player's
+   * division beside "global", say). All of them change in one atomic step on the player's shard
+   * (one script), or none; a read of one board and then another may still fall on either side of
+   * that step. Each board takes the operation named, or its own default when none is named. At
+   * most 8; no board twice.
+   *
+   * @generated from field: repeated string also_boards = 7;
+   */
+  alsoBoards: string[];
+
+  /**
+   * Optional: a board the player is removed from in the same step (the division left on a
+   * promotion or a relegation); on a board with periods, from the period of timestamp_ms. Not
+   * one of the boards the update applies to.
+   *
+   * @generated from field: string leave_board = 8;
+   */
+  leaveBoard: string;
 };
 
 /**
