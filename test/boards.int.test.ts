@@ -474,3 +474,59 @@ describe("several boards in one write: divisions", () => {
     expect(await codeOf(c.router.getRank({ board: "division:gold", playerId: "z-new" }))).toBe(status.NOT_FOUND);
   });
 });
+
+describe("erasure", () => {
+  it("DeletePlayer erases a player from the boards named or from all, every period included, through the log: a rebuild keeps it erased, later scores count again", async () => {
+    const { c, admin } = await cluster("erasure", false);
+    await admin.createBoard({ board: { name: "er-global", defaultOp: Operation.INCREMENT } });
+    await admin.createBoard({ board: { name: "er-daily", defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, keepPeriods: 3 } } });
+    await admin.createBoard({ board: { name: "er-other", defaultOp: Operation.INCREMENT } });
+    for (const b of ["er-global", "er-daily", "er-other"]) await knownToIngest(c, b, 2n ** 32n);
+    const day = 86_400_000;
+    const write = async (players: string[], extra: object = {}) => {
+      const res = await c.ingest.submitScores({
+        updates: players.flatMap((p) => [
+          { board: "er-global", playerId: p, value: 5n, alsoBoards: ["er-other"], ...extra },
+          { board: "er-daily", playerId: p, value: 2n },
+          { board: "er-daily", playerId: p, value: 3n, timestampMs: BigInt(Date.now() - 2 * day) },
+        ]),
+      });
+      return res.offsets;
+    };
+    const players = Array.from({ length: 40 }, (_, i) => `e-${i}`);
+    const offsets = await write(players);
+    await c.waitApplied(offsets);
+    const past = dailyId(Date.now() - 2 * day, "UTC");
+    const where = async (player: string) => {
+      const found: string[] = [];
+      for (const [board, period] of [["er-global", ""], ["er-other", ""], ["er-daily", ""], ["er-daily", past]] as const) {
+        if ((await codeOf(c.router.getRank({ board, period, playerId: player }))) === "ok") found.push(period ? `${board}@${period}` : board);
+      }
+      return found;
+    };
+    expect(await where("e-1")).toEqual(["er-global", "er-other", "er-daily", `er-daily@${past}`]);
+    // erased from every board, and from one board only
+    const all = await c.ingest.deletePlayer({ playerId: "e-1" });
+    const one = await c.ingest.deletePlayer({ playerId: "e-2", boards: ["er-daily"] });
+    await c.waitApplied([all.offset!, one.offset!]);
+    expect(await where("e-1")).toEqual([]);
+    expect(await where("e-2")).toEqual(["er-global", "er-other"]);
+    expect(await where("e-3")).toEqual(["er-global", "er-other", "er-daily", `er-daily@${past}`]);
+    expect(Number((await c.router.getTop({ board: "er-global", limit: 1 })).total)).toBe(39);
+    // a read with the tombstone's token waits for the erasure
+    expect(await codeOf(c.router.getRank({ board: "er-global", playerId: "e-1", consistencyToken: all.consistencyToken }))).toBe(status.NOT_FOUND);
+    // refusals write nothing
+    expect(await codeOf(c.ingest.deletePlayer({ playerId: "" }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(c.ingest.deletePlayer({ playerId: "e-3", boards: ["nope"] }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.ingest.deletePlayer({ playerId: "e-3", boards: ["bad name"] }))).toBe(status.INVALID_ARGUMENT);
+    // through the log: a rebuild replays the tombstones; a score after the erasure counts again
+    const again = await c.ingest.submitScores({ updates: [{ board: "er-global", playerId: "e-1", value: 7n }] });
+    await c.waitApplied(again.offsets);
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied([...offsets, ...again.offsets, all.offset!, one.offset!]);
+    expect(await where("e-1")).toEqual(["er-global"]);
+    expect(Number((await c.router.getRank({ board: "er-global", playerId: "e-1" })).entry!.score)).toBe(7);
+    expect(await where("e-2")).toEqual(["er-global", "er-other"]);
+    expect(await where("e-3")).toEqual(["er-global", "er-other", "er-daily", `er-daily@${past}`]);
+  });
+});

@@ -251,3 +251,11 @@ export async function periods(c: Clients, o: Options): Promise<string> {
   if (res.periods.length === 0) return "an all-time board: no periods";
   return res.periods.map((p, i) => `${p.id}  ${new Date(Number(p.startMs)).toISOString()} .. ${new Date(Number(p.endMs)).toISOString()}  expires ${new Date(Number(p.expireAtMs)).toISOString()}${i === 0 ? "  (current)" : ""}`).join("\n");
 }
+
+/** Erases a player (`erase --player P [--boards a,b]`, every board without --boards) through the log, and waits until it is applied. */
+export async function erase(c: Clients, o: Options): Promise<string> {
+  const playerId = need(o, "player");
+  const boards = o.boards ? String(o.boards).split(",") : [];
+  const res = await c.ingest.deletePlayer({ playerId, boards });
+  return `erased ${playerId} from ${boards.length ? boards.join(", ") : "every board"} (tombstone at partition ${res.offset!.partition} offset ${res.offset!.offset}; reads with consistency token ${res.consistencyToken} see it applied)`;
+}

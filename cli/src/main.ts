@@ -3,6 +3,7 @@
  *
  *   npm run cli -- submit --board global --player alice --value 1200 [--op set|inc|dec|best|default] [--ts <unix ms>] [--event-id id]
  *                     [--also division:gold,... (more boards, same step)] [--leave division:silver (removed in that step)]
+ *   npm run cli -- erase  --player alice [--boards global,daily]     (every board without --boards)
  *   npm run cli -- top    --board global [--limit 10] [--offset 0]
  *   npm run cli -- rank   --board global --player alice
  *   npm run cli -- around --board global --player alice [--radius 5]
@@ -40,12 +41,12 @@ const config = loadConfig(process.env);
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts", "credentials", "prefix", "order", "tie", "min", "max", "resolution-ms", "default-op", "allow-override", "period", "zone", "cron", "keep", "also", "leave"].map((n) => [n, { type: "string" as const }]),
+    ["board", "player", "value", "op", "ts", "event-id", "limit", "offset", "radius", "players", "router", "ingest", "token", "view", "shard", "as-of-ts", "credentials", "prefix", "order", "tie", "min", "max", "resolution-ms", "default-op", "allow-override", "period", "zone", "cron", "keep", "also", "leave", "boards"].map((n) => [n, { type: "string" as const }]),
   ),
 });
 const command = positionals[0] as keyof typeof commands | undefined;
 if (!command || !(command in commands)) {
-  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild|rebuilds|boards|periods> [options]   (see cli/src/main.ts)");
+  console.error("usage: npm run cli -- <submit|top|rank|around|demo|rebuild|rebuilds|boards|periods|erase> [options]   (see cli/src/main.ts)");
   process.exit(2);
 }
 const token = values.token ?? config.clientToken ?? tokenFromFile(values.credentials ?? config.clientCredentialsFile, "admin");

@@ -32,6 +32,11 @@ export function encodeScoreEvent(fields: UpdateFields, ingestedAtMs: number, mai
   })));
 }
 
+/** A tombstone's value (IngestService.DeletePlayer): erase `playerId` from `boards`, every board when empty. */
+export function encodeTombstone(playerId: string, boards: string[], ingestedAtMs: number): Buffer {
+  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, { playerId, erase: true, eraseBoards: boards, ingestedAtMs: BigInt(ingestedAtMs) })));
+}
+
 /** Decodes a record value; throws on bytes that are not a ScoreEvent. */
 export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
   return fromBinary(ScoreEventSchema, value);

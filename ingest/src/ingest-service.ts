@@ -13,8 +13,8 @@ import { encodeToken } from "@ladder/common/consistency-token";
 import { Code, invalidArgument, LadderError, notFound } from "@ladder/common/errors";
 import { slotOf } from "@ladder/common/placement";
 import { periodAt, type Period } from "@ladder/common/periods";
-import { encodeScoreEvent, type ResolvedBoard } from "@ladder/common/score-event";
-import { boardProblem, resolveOp, updateProblem } from "@ladder/common/validate";
+import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/common/score-event";
+import { boardProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/common/validate";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
 
 /** How long a batch may wait for the log when the caller set no deadline. */
@@ -41,6 +41,23 @@ export function ingestService(config: Config, producer: GroupCommitProducer, boa
         accepted: n,
         consistencyToken: encodeToken(written),
       };
+    },
+    async deletePlayer(req, ctx) {
+      const badPlayer = playerIdProblem(req.playerId);
+      if (badPlayer) throw invalidArgument(`player_id: ${badPlayer}`);
+      const catalog = boards.catalog;
+      req.boards.forEach((board, i) => {
+        const bad = boardProblem(board);
+        if (bad) throw invalidArgument(`boards[${i}]: ${bad}`);
+        if (!catalog.forBoard(board)) throw notFound(`boards[${i}]: board "${board}" is not defined`);
+      });
+      if (new Set(req.boards).size !== req.boards.length) throw invalidArgument("boards: a board is named twice");
+      const now = clock();
+      const value = encodeTombstone(req.playerId, [...req.boards], now);
+      const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
+      const written = await producer.submit([{ partition: slotOf(req.playerId, config.numSlots), key: req.playerId, value }], timeoutMs);
+      const [[partition, offset]] = [...written] as [[number, bigint]];
+      return { offset: { partition, offset }, consistencyToken: encodeToken(written) };
     },
   };
 }

@@ -14,6 +14,8 @@
   leave_board) comes as several events with its offset, the later ones marked "part": they
   are applied right after the first, in this same call, or (the record already applied) not
   at all, so its boards change together. Counts (applied, duplicates) are of records.
+  A tombstone (op 6) erases the player from a board's every key (generations, periods) or
+  from every board: it SCANs the keys with that prefix, O(keys of the shard) in one call.
 
   Event ids: a game server that retries sends the same event_id again. An event whose
   (event id, board, player) was already applied within the dedup window is skipped
@@ -52,7 +54,7 @@
     ARGV[3]        dedup window in ms (0 = no deduplication)
     ARGV[4]        the writer's built-from value
     ARGV[5 + (i-1)*14 .. 18 + (i-1)*14], for event i:
-                   offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST, 5 REMOVE), value, timeIdx,
+                   offset, playerId, op (0 NONE, 1 SET, 2 INCREMENT, 3 BEST, 5 REMOVE, 6 ERASE), value, timeIdx,
                    maxPoints, minPoints, timeUnits, ttlSeconds, eventId, ingestedAtMs,
                    lower (1: lower is better, 0: higher),
                    expireAt (Unix ms: a period's key expires then, PEXPIREAT; 0: never),
@@ -119,6 +121,20 @@ local function apply_one(i, base)
   if op == 5 then
     -- a board the player leaves
     if redis.call('ZREM', key, player) == 1 then record(key, player) end
+  elseif op == 6 then
+    -- a tombstone: the board named (its key without a definition, then its generations and periods,
+    -- "<key>#..."), or every board (value 1: the key is the boards' common prefix)
+    local function erase_from(k)
+      if redis.call('TYPE', k).ok == 'zset' and redis.call('ZREM', k, player) == 1 then record(k, player) end
+    end
+    local pattern = key .. '#*'
+    if tonumber(ARGV[base + 3]) == 1 then pattern = key .. '*' else erase_from(key) end
+    local cursor = '0'
+    repeat
+      local page = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)
+      cursor = page[1]
+      for _, k in ipairs(page[2]) do erase_from(k) end
+    until cursor == '0'
   else
     local value = tonumber(ARGV[base + 3])
     local time_idx = tonumber(ARGV[base + 4])

@@ -9,7 +9,7 @@ import { timeIndex } from "@ladder/common/score-encoding";
 import { decodeScoreEvent } from "@ladder/common/score-event";
 import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PreparedEvent } from "./shard-writer.js";
-import { updateProblem } from "@ladder/common/validate";
+import { playerIdProblem, updateProblem } from "@ladder/common/validate";
 
 export interface Prepared {
   /**
@@ -56,6 +56,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
   } catch (err) {
     return noop(offset, `record is not a ScoreEvent: ${(err as Error).message}`);
   }
+  if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
   const targets: Array<Target & { leaving: boolean }> = [
     { ...e, leaving: false },
     ...e.also.map((a) => ({ ...a, leaving: false })),
@@ -98,6 +99,20 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
   }
   return { events };
 }
+
+/**
+ * A tombstone's events (op 6, ERASE): one per board named, whose key is the board's name without
+ * a definition and the prefix of its defined generations and periods ("<name>#"); or, for every
+ * board, one whose key is the boards' common prefix, marked by value 1.
+ */
+function tombstone(playerId: string, boards: readonly string[], offset: bigint, ingestedAtMs: number): PreparedEvent[] {
+  if (playerIdProblem(playerId)) return [noopEvent(offset)];
+  const erase = (board: string, all: boolean, part: boolean): PreparedEvent => ({ ...noopEvent(offset), part, board, playerId, op: ERASE_OP, value: all ? 1 : 0, ingestedAtMs });
+  return boards.length === 0 ? [erase("", true, false)] : boards.map((b, i) => erase(b, false, i > 0));
+}
+
+/** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */
+export const ERASE_OP = 6;
 
 /** Specs of the rules records carry, by board and generation: records of one board share them. */
 const fromRecords = new Map<string, BoardSpec | string>();

@@ -238,7 +238,7 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
     consumer: { maxWaitTimeInMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 },
     stopAt: (partition) => stopAt?.get(partition),
     ...(startAfter ? { startAfter } : {}),
-    filter: (event) => (event.ingestedAtMs >= cutoff ? noopEvent(event.offset) : event),
+    filter: (event) => (event.ingestedAtMs >= cutoff ? { ...noopEvent(event.offset), part: event.part } : event),
     onApplied: (_partition, _result, records) => void (replayed += records),
     onGap: (partition, result, fetchedFrom) =>
       fail(new LadderError(Code.ABORTED, `rebuild of ${o.shardId} failed on a gap: partition ${partition} holds offset ${result.lastOffset} in the target, but the replay fetched from ${fetchedFrom}: something else wrote to the rebuild's target`)),

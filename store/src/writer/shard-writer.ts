@@ -14,7 +14,7 @@ export interface PreparedEvent {
   part: boolean;
   board: string;
   playerId: string;
-  /** 1 SET, 2 INCREMENT (a DECREMENT comes as INCREMENT of the negated value), 3 BEST, 5 REMOVE (a board left); 0 = an unusable record that only advances the offset. */
+  /** 1 SET, 2 INCREMENT (a DECREMENT comes as INCREMENT of the negated value), 3 BEST, 5 REMOVE (a board left), 6 ERASE (a tombstone); 0 = an unusable record that only advances the offset. */
   op: number;
   value: number;
   timeIdx: number;

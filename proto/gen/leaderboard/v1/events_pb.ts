@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/events.proto.
  */
 export const file_leaderboard_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIs8CCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQimQEKCUJvYXJkUGFydBINCgVib2FyZBgBIAEoCRIlCgJvcBgCIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhIpCgVydWxlcxgDIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkJvYXJkUnVsZXMSDgoGcGVyaW9kGAQgASgJEhsKE3BlcmlvZF9leHBpcmVfYXRfbXMYBSABKANiBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIvQCCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJIpkBCglCb2FyZFBhcnQSDQoFYm9hcmQYASABKAkSJQoCb3AYAiABKA4yGS5sZWFkZXJib2FyZC52MS5PcGVyYXRpb24SKQoFcnVsZXMYAyABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgEIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAUgASgDYgZwcm90bzM", [file_leaderboard_v1_common]);
 
 /**
  * ScoreEvent is the value of one record of the score topic, the durable log that is the
@@ -109,6 +109,21 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
    * @generated from field: leaderboard.v1.BoardPart leave = 12;
    */
   leave?: BoardPart | undefined;
+
+  /**
+   * A tombstone (IngestService.DeletePlayer): the player is erased from `erase_boards`, every
+   * board when empty, every period included; board, op, value and the rest are unused.
+   *
+   * @generated from field: bool erase = 13;
+   */
+  erase: boolean;
+
+  /**
+   * The boards of a tombstone.
+   *
+   * @generated from field: repeated string erase_boards = 14;
+   */
+  eraseBoards: string[];
 };
 
 /**

@@ -12,7 +12,63 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/ingest.proto.
  */
 export const file_leaderboard_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIkMKE1N1Ym1pdFNjb3Jlc1JlcXVlc3QSLAoHdXBkYXRlcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNjb3JlVXBkYXRlIrcBCgtTY29yZVVwZGF0ZRINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSJQoCb3AYAyABKA4yGS5sZWFkZXJib2FyZC52MS5PcGVyYXRpb24SDQoFdmFsdWUYBCABKAMSFAoMdGltZXN0YW1wX21zGAUgASgDEhAKCGV2ZW50X2lkGAYgASgJEhMKC2Fsc29fYm9hcmRzGAcgAygJEhMKC2xlYXZlX2JvYXJkGAggASgJInUKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkyagoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIjgKE0RlbGV0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg4KBmJvYXJkcxgCIAMoCSJiChREZWxldGVQbGF5ZXJSZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkiQwoTU3VibWl0U2NvcmVzUmVxdWVzdBIsCgd1cGRhdGVzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2NvcmVVcGRhdGUitwEKC1Njb3JlVXBkYXRlEg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSEwoLYWxzb19ib2FyZHMYByADKAkSEwoLbGVhdmVfYm9hcmQYCCABKAkidQoUU3VibWl0U2NvcmVzUmVzcG9uc2USMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIQCghhY2NlcHRlZBgCIAEoDRIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCTLFAQoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2USWQoMRGVsZXRlUGxheWVyEiMubGVhZGVyYm9hcmQudjEuRGVsZXRlUGxheWVyUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZVBsYXllclJlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common]);
+
+/**
+ * DeletePlayerRequest names a player and where to erase it.
+ *
+ * @generated from message leaderboard.v1.DeletePlayerRequest
+ */
+export type DeletePlayerRequest = Message<"leaderboard.v1.DeletePlayerRequest"> & {
+  /**
+   * The player to erase.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * The boards to erase the player from; empty means every board.
+   *
+   * @generated from field: repeated string boards = 2;
+   */
+  boards: string[];
+};
+
+/**
+ * Describes the message leaderboard.v1.DeletePlayerRequest.
+ * Use `create(DeletePlayerRequestSchema)` to create a new message.
+ */
+export const DeletePlayerRequestSchema: GenMessage<DeletePlayerRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_ingest, 0);
+
+/**
+ * DeletePlayerResponse acknowledges the tombstone.
+ *
+ * @generated from message leaderboard.v1.DeletePlayerResponse
+ */
+export type DeletePlayerResponse = Message<"leaderboard.v1.DeletePlayerResponse"> & {
+  /**
+   * Where the tombstone was written.
+   *
+   * @generated from field: leaderboard.v1.PartitionOffset offset = 1;
+   */
+  offset?: PartitionOffset | undefined;
+
+  /**
+   * A consistency token: a read passing it waits until the erasure is applied.
+   *
+   * @generated from field: string consistency_token = 2;
+   */
+  consistencyToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.DeletePlayerResponse.
+ * Use `create(DeletePlayerResponseSchema)` to create a new message.
+ */
+export const DeletePlayerResponseSchema: GenMessage<DeletePlayerResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_ingest, 1);
 
 /**
  * SubmitScoresRequest is one batch of score updates.
@@ -34,7 +90,7 @@ export type SubmitScoresRequest = Message<"leaderboard.v1.SubmitScoresRequest"> 
  * Use `create(SubmitScoresRequestSchema)` to create a new message.
  */
 export const SubmitScoresRequestSchema: GenMessage<SubmitScoresRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_ingest, 0);
+  messageDesc(file_leaderboard_v1_ingest, 2);
 
 /**
  * ScoreUpdate changes one player's score on one board.
@@ -114,7 +170,7 @@ export type ScoreUpdate = Message<"leaderboard.v1.ScoreUpdate"> & {
  * Use `create(ScoreUpdateSchema)` to create a new message.
  */
 export const ScoreUpdateSchema: GenMessage<ScoreUpdate> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_ingest, 1);
+  messageDesc(file_leaderboard_v1_ingest, 3);
 
 /**
  * SubmitScoresResponse acknowledges a batch: every update of it is durable in the log.
@@ -151,7 +207,7 @@ export type SubmitScoresResponse = Message<"leaderboard.v1.SubmitScoresResponse"
  * Use `create(SubmitScoresResponseSchema)` to create a new message.
  */
 export const SubmitScoresResponseSchema: GenMessage<SubmitScoresResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_ingest, 2);
+  messageDesc(file_leaderboard_v1_ingest, 4);
 
 /**
  * IngestService takes score changes from trusted game servers and makes them durable
@@ -174,6 +230,21 @@ export const IngestService: GenService<{
     methodKind: "unary";
     input: typeof SubmitScoresRequestSchema;
     output: typeof SubmitScoresResponseSchema;
+  },
+  /**
+   * DeletePlayer erases a player from boards (all of them when `boards` is empty): a tombstone
+   * record in the log, so a rebuild replays the erasure too and the player stays erased (scores
+   * written after it count again). Needs the write role, as game servers erase accounts. The
+   * answer comes once the log holds the tombstone; the entries leave the boards when the shard
+   * applies it (pass the token to a read to wait for that). Every period of a board with periods
+   * is erased. INVALID_ARGUMENT for a bad player id or board name; NOT_FOUND for a board not defined.
+   *
+   * @generated from rpc leaderboard.v1.IngestService.DeletePlayer
+   */
+  deletePlayer: {
+    methodKind: "unary";
+    input: typeof DeletePlayerRequestSchema;
+    output: typeof DeletePlayerResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_ingest, 0);
