@@ -16,7 +16,8 @@
  *
  * FOLLOWING. Each process reads the whole topic at start (a compacted topic holds one record
  * per board, about 100 bytes each: 10,000 boards are ~1 MB) before it serves, then keeps
- * following it: a fetch waits at most 100 ms at the broker, so a new board is known
+ * following it with a fetch that waits at the broker until a record arrives (at most 500 ms,
+ * which bounds only idle polling: two small requests a second), so a new board is known
  * everywhere within a fraction of a second. The follower joins a consumer group of its own
  * (random id, never committed) and deletes it when it stops.
  *
@@ -220,7 +221,7 @@ export class BoardDefinitions {
   }
 
   private async run(): Promise<void> {
-    const consumer = this.o.kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 100, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
+    const consumer = this.o.kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
     this.consumer = consumer;
     await consumer.connect();
     await consumer.subscribe({ topics: [this.o.topic], fromBeginning: true });

@@ -30,7 +30,7 @@ export interface BoardAdminDeps {
   log: Logger;
 }
 
-/** How long after a definition was written every follower has it (a fetch waits 100 ms at the broker). */
+/** How long after a definition was written every follower has it (a waiting fetch returns as soon as it arrives). */
 const FOLLOW_BOUND_MS = 1000;
 
 /** How long a call waits for its own definition to come back through the topic. */
