@@ -33,6 +33,8 @@ import { BoardDefinitionSchema, type BoardDefinition } from "@ladder/proto/leade
 import { BoardRulesSchema, Operation, PeriodKind as ProtoPeriodKind, SortOrder, TieRule, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PeriodKind } from "./periods.js";
 import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type BoardSpecs, type TieRule as Tie } from "./board-spec.js";
+import { LAUNCH_BACKOFF, retryUntil } from "./backoff.js";
+import type { Config } from "./config.js";
 import { createTopic, durability, topicOffsets } from "./kafka.js";
 import type { Logger } from "./logger.js";
 import { boardProblem } from "./validate.js";
@@ -62,7 +64,7 @@ export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: 
     lowerIsBetter: rules.order === SortOrder.LOWER_IS_BETTER,
     tie,
     generation: Number(rules.generation),
-    period: { kind: PERIODS[rules.period] ?? "none", zone: rules.timeZone || "UTC", cron: rules.cron, keep: rules.keepPeriods },
+    period: { kind: PERIODS[rules.period]!, zone: rules.timeZone || "UTC", cron: rules.cron, keep: rules.keepPeriods },
     ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
     ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
   });
@@ -94,11 +96,17 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     cron: r.cron,
     keepPeriods: r.keepPeriods,
   });
-  const defaultOp = requested.defaultOp === Operation.UNSPECIFIED ? Operation.BEST : requested.defaultOp;
-  if (!OPERATIONS.has(defaultOp)) return { problems: [`default_op ${requested.defaultOp} is not an operation (SET, INCREMENT, DECREMENT or BEST)`] };
+  const defaultOp = defaultOpOf(requested.defaultOp);
+  if (typeof defaultOp === "string") return { problems: [defaultOp] };
   const definition = create(BoardDefinitionSchema, { name: requested.name, rules, defaultOp, allowOpOverride: requested.allowOpOverride, createdAtMs: BigInt(nowMs), updatedAtMs: BigInt(nowMs) });
   const { problems } = specOfRules(definition.name, rules);
   return problems.length ? { problems } : { definition, problems: [] };
+}
+
+/** A definition's default operation as requested (unspecified: BEST), or what is wrong with it. */
+export function defaultOpOf(requested: Operation): Operation | string {
+  const op = requested === Operation.UNSPECIFIED ? Operation.BEST : requested;
+  return OPERATIONS.has(op) ? op : `default_op ${requested} is not an operation (SET, INCREMENT, DECREMENT or BEST)`;
 }
 
 /** Whether two sets of rules store scores alike (generation aside). */
@@ -258,4 +266,16 @@ export class BoardDefinitions {
     await this.consumer?.disconnect().catch(() => {});
     await this.o.admin.deleteGroups([this.groupId]).catch(() => {});
   }
+}
+
+/** How long a service waits at start for the definitions (Kafka coming up). */
+const START_WAIT_MS = 120_000;
+
+/** A service's follower as its configuration says, retried while Kafka comes up: what router and ingest serve from. */
+export function followBoardDefinitions(config: Pick<Config, "scoreTopic" | "implicitBoards" | "boards" | "topicReplication" | "topicMinInsync">, kafka: Kafka, admin: Admin, log: Logger): Promise<BoardDefinitions> {
+  const topic = boardsTopicOf(config.scoreTopic);
+  return retryUntil(() => BoardDefinitions.start({
+    kafka, admin, topic, implicit: config.implicitBoards ? config.boards : undefined, log,
+    ...(config.topicReplication ? { replication: config.topicReplication } : {}), ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
+  }), { ...LAUNCH_BACKOFF, what: `board definitions (${topic})`, timeoutMs: START_WAIT_MS });
 }

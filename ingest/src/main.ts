@@ -9,7 +9,7 @@ import { serverCredentials } from "@ladder/common/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/common/health";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 import { createKafka, createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/common/kafka";
-import { BoardDefinitions, boardsTopicOf } from "@ladder/common/board-definitions";
+import { followBoardDefinitions } from "@ladder/common/board-definitions";
 import { rootLogger } from "@ladder/common/logger";
 import { startMetricsServer } from "@ladder/common/metrics";
 import { onShutdown } from "@ladder/common/shutdown";
@@ -36,12 +36,7 @@ await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), 
 });
 // every board definition read before serving, then followed (common/board-definitions.ts)
 const admin = kafka.admin();
-const boardsTopic = boardsTopicOf(config.scoreTopic);
-const definitions = await retryUntil(() => BoardDefinitions.start({
-  kafka, admin, topic: boardsTopic, implicit: config.implicitBoards ? config.boards : undefined,
-  ...(config.topicReplication ? { replication: config.topicReplication } : {}), ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
-  log: log.child({ component: "boards" }),
-}), { ...LAUNCH_BACKOFF, what: `board definitions (${boardsTopic})`, timeoutMs: TOPIC_WAIT_MS });
+const definitions = await followBoardDefinitions(config, kafka, admin, log.child({ component: "boards" }));
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
 const producer = await createScoreProducer(kafka);
 const server = new grpc.Server();

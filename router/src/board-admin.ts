@@ -10,7 +10,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { Producer } from "kafkajs";
 import { BoardDefinitionSchema, type AdminService, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { MAX_BOARDS, normalizeDefinition, publishDefinition, sameRules, type BoardDefinitions } from "@ladder/common/board-definitions";
+import { defaultOpOf, MAX_BOARDS, normalizeDefinition, publishDefinition, sameRules, type BoardDefinitions } from "@ladder/common/board-definitions";
 import { storedBoardName } from "@ladder/common/board-spec";
 import { Code, LadderError, invalidArgument, notFound } from "@ladder/common/errors";
 import type { ImplOf } from "@ladder/common/grpc-adapter";
@@ -91,11 +91,11 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
         if (!asNew || !sameRules(asNew.rules!, current.rules!))
           throw new LadderError(Code.FAILED_PRECONDITION, `board "${wanted.name}": its rules (order, tie rule, points range, resolution, epoch) never change; leave rules unset or equal to the board's`);
       }
-      const normalized = normalizeDefinition(create(BoardDefinitionSchema, { name: wanted.name, rules: current.rules, defaultOp: wanted.defaultOp }), Date.now());
-      if (!normalized.definition) throw invalidArgument(normalized.problems.join("; "));
+      const defaultOp = defaultOpOf(wanted.defaultOp);
+      if (typeof defaultOp === "string") throw invalidArgument(defaultOp);
       const next = create(BoardDefinitionSchema, {
         ...current,
-        defaultOp: normalized.definition.defaultOp,
+        defaultOp,
         allowOpOverride: wanted.allowOpOverride,
         updatedAtMs: BigInt(Math.max(Date.now(), Number(current.updatedAtMs) + 1)),
       });

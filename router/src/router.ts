@@ -15,8 +15,7 @@ import { onShutdown } from "@ladder/common/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { decodeToken } from "@ladder/common/consistency-token";
 import { createKafka, TopicIds } from "@ladder/common/kafka";
-import { BoardDefinitions, boardsTopicOf } from "@ladder/common/board-definitions";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import { boardsTopicOf, followBoardDefinitions } from "@ladder/common/board-definitions";
 import type { Producer } from "kafkajs";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./admin-service.js";
@@ -47,12 +46,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
   const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
   // every board definition read before serving, then followed (common/board-definitions.ts)
-  const boardsTopic = boardsTopicOf(config.scoreTopic);
-  const definitions = await retryUntil(() => BoardDefinitions.start({
-    kafka, admin: kafkaAdmin, topic: boardsTopic, implicit: config.implicitBoards ? config.boards : undefined,
-    ...(config.topicReplication ? { replication: config.topicReplication } : {}), ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
-    log: log.child({ component: "boards" }),
-  }), { ...LAUNCH_BACKOFF, what: `board definitions (${boardsTopic})`, timeoutMs: 120_000 });
+  const definitions = await followBoardDefinitions(config, kafka, kafkaAdmin, log.child({ component: "boards" }));
   const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
   let producer: Promise<Producer> | undefined;
   const connectProducer = () => (producer ??= (async () => {
@@ -72,7 +66,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const queries = new Queries(pool, boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() } });
   const primaryQueries = new Queries(pool.primaries(), boards);
   addService(server, LeaderboardService, leaderboardService(queries, waitFor, primaryQueries), log.child({ component: "grpc" }), requireRole(auth, "read"));
-  const boardRpcs = boardAdmin({ definitions, topic: boardsTopic, producer: connectProducer, sizeOf: (stored) => primaryQueries.size(stored), log: log.child({ component: "boards" }) });
+  const boardRpcs = boardAdmin({ definitions, topic: boardsTopicOf(config.scoreTopic), producer: connectProducer, sizeOf: (stored) => primaryQueries.size(stored), log: log.child({ component: "boards" }) });
   addService(server, AdminService, { ...adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), ...boardRpcs }, log.child({ component: "grpc" }), requireRole(auth, "admin"));
   const health = new HealthRegistry();
   health.set(LeaderboardService.typeName, ServingStatus.SERVING);

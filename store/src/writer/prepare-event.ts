@@ -114,11 +114,11 @@ function tombstone(playerId: string, boards: readonly string[], offset: bigint, 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */
 export const ERASE_OP = 6;
 
-/** Specs of the rules records carry, by board and generation: records of one board share them. */
+/** Specs of the rules records carry, by board and generation: a board's rules never change within a generation (board-definitions.ts). */
 const fromRecords = new Map<string, BoardSpec | string>();
 
 function specOfRecord(board: string, rules: BoardRules): BoardSpec | string {
-  const id = `${board}#${rules.generation}|${rules.order}|${rules.tie}|${rules.minPoints}|${rules.maxPoints}|${rules.resolutionMs}|${rules.epochMs}|${rules.period}|${rules.timeZone}|${rules.cron}|${rules.keepPeriods}`;
+  const id = `${board}#${rules.generation}`;
   let spec = fromRecords.get(id);
   if (spec === undefined) {
     const made = specOfRules(board, rules);
