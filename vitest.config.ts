@@ -1,9 +1,22 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: unit tests (*.test.ts beside the code, no services) and integration tests
-// (*.int.test.ts) against a real Kafka broker and real Redis servers started once for the
-// run by test/global-setup.ts. Integration files run one at a time: they share the broker
-// and the machine's two cores, and each uses its own topic and key namespace.
+// Three projects: unit tests (*.test.ts beside the code, no services), then integration tests
+// (*.int.test.ts) against a real Kafka broker and real Redis servers started once for the run by
+// test/global-setup.ts, in two groups. First, beside the unit tests, the files that check answers and
+// state (not timings) run two at a time; then the files whose checks involve time (faults, failover,
+// readiness deadlines, staleness bounds, shutdown, rebuild leases, answers under motion, the
+// launcher's restart pauses, deadlines of the client library, the gateway's rate limits and the
+// browser) run one at a time, alone on the machine's two cores. Files that only wait for an outcome
+// (the drift refusals, the broker's own restarts) run in the first group. Each file uses its own
+// topic and key namespace.
+const TIMED = [
+  "test/faults.int.test.ts", "test/failover.int.test.ts", "test/readiness.int.test.ts",
+  "test/shutdown.int.test.ts", "test/rebuild-lease.int.test.ts", "test/motion.int.test.ts", "test/top-cache.int.test.ts",
+  "test/read-your-writes.int.test.ts", "test/launcher.int.test.ts",
+  "client/src/client.int.test.ts", "test/gateway.int.test.ts", "test/dashboard.int.test.ts",
+];
+const integration = { globalSetup: ["test/global-setup.ts"], testTimeout: 180_000, hookTimeout: 240_000 };
+
 export default defineConfig({
   test: {
     projects: [
@@ -11,18 +24,28 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["**/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+          exclude: ["**/*.int.test.ts", "**/*.containers.test.ts", "**/node_modules/**"], // containers: npm run test:containers
+          maxWorkers: 2, // a group's projects share one worker setting
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: "integration",
           include: ["**/*.int.test.ts"],
-          exclude: ["**/node_modules/**"],
-          globalSetup: ["test/global-setup.ts"],
+          exclude: ["**/node_modules/**", ...TIMED],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+          ...integration,
+        },
+      },
+      {
+        test: {
+          name: "integration-timed",
+          include: TIMED,
           fileParallelism: false,
-          testTimeout: 180_000,
-          hookTimeout: 240_000,
+          sequence: { groupOrder: 1 },
+          ...integration,
         },
       },
     ],

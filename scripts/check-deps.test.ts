@@ -33,7 +33,7 @@ describe("scripts > check-deps", () => {
       pkg("router", ["@ladder/ingest"], { "src/b.ts": 'import { x } from "@ladder/ingest/y"; import { y } from "@ladder/common/z";' }),
       pkg("cli", ["@ladder/common"], { "src/c.ts": 'import { t } from "../../deploy/local/src/credentials.js"; import Redis from "ioredis";' }),
       pkg("store", [], { "src/d.ts": 'import { it } from "vitest";' }, ["vitest"]),
-      pkg("gateway", [], {}),
+      pkg("webapp", [], {}),
     ]);
     expect(found).toEqual([
       "common/package.json: depends on @ladder/store, which the architecture forbids",
@@ -44,7 +44,24 @@ describe("scripts > check-deps", () => {
       'cli/src/c.ts: "../../deploy/local/src/credentials.js" reaches outside the package; import it by package name',
       "cli/src/c.ts: imports ioredis, which cli/package.json does not declare",
       "store/src/d.ts: imports vitest, which store/package.json does not declare",
-      "gateway: not in the architecture table (scripts/check-deps.ts)",
+      "webapp: not in the architecture table (scripts/check-deps.ts)",
+    ]);
+  });
+
+  it("lets the client depend on proto only, and its test files on the test harness through devDependencies", () => {
+    const found = violations([
+      pkg("client", ["@ladder/proto", "@grpc/grpc-js"], {
+        "src/a.ts": 'import * as grpc from "@grpc/grpc-js"; import { X } from "@ladder/proto/leaderboard/v1/x";',
+        "src/a.int.test.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
+        "src/b.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
+      }, ["@ladder/test"]),
+      pkg("client", ["@ladder/common"], { "src/c.ts": 'import { x } from "@ladder/common/config";' }),
+      pkg("common", ["@ladder/client", "@ladder/proto"], { "src/d.ts": 'import { createClient } from "@ladder/client/grpc-stub";' }),
+    ]);
+    expect(found).toEqual([
+      "client/src/b.ts: imports @ladder/test, which client/package.json does not depend on",
+      "client/package.json: depends on @ladder/common, which the architecture forbids",
+      "client/src/c.ts: imports @ladder/common, which the architecture forbids",
     ]);
   });
 });

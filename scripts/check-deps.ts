@@ -5,10 +5,18 @@
  * The layers, lowest first; a package may import only packages of lower layers, and the
  * services never import each other:
  *
- *   proto → common → store → {ingest, shard-node, router} → {cli, loadtest, deploy} → test
+ *   proto → client → common → store → {ingest, shard-node, router} → {cli, loadtest, deploy} → test
+ *
+ * and the browser gateway, a service beside them that reaches the router through the client
+ * library only: proto → client → common → gateway (it never touches a shard's Redis).
  *
  * and, inside the top layers: loadtest may use deploy's launchers (it starts the clusters it
- * measures); the CLI may not (it runs against production clusters, not the local one).
+ * measures); the CLI may not (it runs against production clusters, not the local one). The
+ * client library sits just above proto: a game server installs it without the cluster's
+ * internals (common builds its servers' gRPC adapter on the client's stubs).
+ *
+ * Test files may use more where TEST_ALLOWED says so, through devDependencies: the client's
+ * integration test runs a real cluster with test/'s harness, which the library never imports.
  *
  * Checked for every TypeScript file of every workspace package:
  *   - a relative import stays inside its own package;
@@ -25,15 +33,22 @@ import { fileURLToPath } from "node:url";
 /** Which @ladder packages each package may depend on. */
 export const ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freeze({
   proto: [],
-  common: ["proto"],
+  client: ["proto"],
+  common: ["proto", "client"],
   store: ["proto", "common"],
-  ingest: ["proto", "common"],
+  ingest: ["proto", "common", "store"],
   "shard-node": ["proto", "common", "store"],
   router: ["proto", "common", "store"],
-  cli: ["proto", "common"],
+  cli: ["proto", "client", "common"],
+  gateway: ["proto", "client", "common"],
   deploy: ["proto", "common"],
-  loadtest: ["proto", "common", "store", "deploy"],
+  loadtest: ["proto", "client", "common", "store", "deploy"],
   test: ["proto", "common", "store", "deploy"],
+});
+
+/** Which more @ladder packages each package's test files may use (devDependencies only). */
+export const TEST_ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  client: ["test"],
 });
 
 export interface PackageInfo {
@@ -68,9 +83,10 @@ export function violations(packages: readonly PackageInfo[]): string[] {
       problems.push(`${pkg.dir}: not in the architecture table (scripts/check-deps.ts)`);
       continue;
     }
-    for (const dep of [...pkg.deps, ...pkg.devDeps].filter((d) => d.startsWith("@ladder/"))) {
-      if (!allowed.includes(dep.slice("@ladder/".length))) problems.push(`${pkg.dir}/package.json: depends on ${dep}, which the architecture forbids`);
-    }
+    const forTests = TEST_ALLOWED[pkg.dir] ?? [];
+    const allowedDep = (dep: string, dev: boolean) => allowed.includes(dep.slice("@ladder/".length)) || (dev && forTests.includes(dep.slice("@ladder/".length)));
+    for (const dep of pkg.deps) if (dep.startsWith("@ladder/") && !allowedDep(dep, false)) problems.push(`${pkg.dir}/package.json: depends on ${dep}, which the architecture forbids`);
+    for (const dep of pkg.devDeps) if (dep.startsWith("@ladder/") && !allowedDep(dep, true)) problems.push(`${pkg.dir}/package.json: depends on ${dep}, which the architecture forbids`);
     for (const [file, source] of pkg.files) {
       for (const spec of importsOf(source)) {
         const where = `${pkg.dir}/${file}`;
@@ -82,6 +98,7 @@ export function violations(packages: readonly PackageInfo[]): string[] {
         if (spec.startsWith("node:") || BUILTINS.has(spec)) continue;
         const name = packageName(spec);
         if (name.startsWith("@ladder/")) {
+          if (isTestFile(pkg.dir, file) && pkg.devDeps.has(name) && allowedDep(name, true)) continue;
           if (!pkg.deps.has(name)) problems.push(`${where}: imports ${name}, which ${pkg.dir}/package.json does not depend on`);
           else if (!allowed.includes(name.slice("@ladder/".length))) problems.push(`${where}: imports ${name}, which the architecture forbids`);
           continue;

@@ -9,15 +9,17 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
+import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
 import { silentLogger } from "@ladder/common/logger";
 import { startRedisServer } from "@ladder/deploy/redis-server";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { Operation, PeriodKind, SortOrder, TieRule, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, PeriodKind, SortOrder, TieRule, WindowCombine, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { dailyId, monthlyId, weeklyAtStart, weeklyId } from "./period-oracle.js";
 import { rulesPageProblems, RulesOracle, type Op, type Rules, type RulesEntry } from "./rules-oracle.js";
+import { periodSequence, windowEntries, windowRules, type Combine } from "./window-oracle.js";
 
 const log = silentLogger();
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -33,7 +35,7 @@ const cluster = (_label: string, implicit: boolean) => {
   return clusters.get(implicit)!;
 };
 
-async function startCluster(label: string, implicit: boolean): Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> {
+async function startCluster(label: string, implicit: boolean): Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService>; redisUrls: string[] }> {
   dataDir ??= await mkdtemp(join(tmpdir(), "ladder-boards-"));
   // own Redis servers: the rebuild swaps whole databases
   const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `${label}-${i}`), persist: false, log })));
@@ -42,7 +44,7 @@ async function startCluster(label: string, implicit: boolean): Promise<{ c: Test
   cleanups.push(() => c.stop());
   const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   cleanups.push(async () => admin.close());
-  return { c, admin };
+  return { c, admin, redisUrls: redis.map((r) => r.url) };
 }
 
 const EPOCH = Date.UTC(2026, 0, 1);
@@ -175,7 +177,10 @@ describe("board definitions", () => {
         const top = await c.router.getTop({ board: b.name, limit: 1000 });
         expect(Number(top.total), `${label} ${b.name} total`).toBe(want.length);
         expect(top.entries.map(plain), `${label} ${b.name} top`).toEqual(want);
-        for (const e of want) {
+        // every player's rank in one GetRanks, a sample by GetRank
+        const all = await c.router.getRanks({ board: b.name, playerIds: want.map((e) => e.playerId) });
+        expect(all.entries.map((e) => plain(e.entry!)), `${label} ${b.name} ranks`).toEqual(want);
+        for (const e of want.filter((_, i) => i % 10 === 0)) {
           const got = await c.router.getRank({ board: b.name, playerId: e.playerId });
           if (JSON.stringify(plain(got.entry!)) !== JSON.stringify(e)) wrong.push(`${label} ${b.name} rank of ${e.playerId}: ${JSON.stringify(plain(got.entry!))} != ${JSON.stringify(e)}`);
         }
@@ -385,6 +390,185 @@ describe("board periods", () => {
   });
 });
 
+describe("board windows", () => {
+  // three boards with windows over their periods: a daily board in Paris (a 3-day SUM, a 4-day BEST),
+  // a lower-is-better weekly board in New York with latest-first ties, and a Friday-18:00 cron board in
+  // Berlin with ties by player id; events around the October and November 2026 daylight-saving changes,
+  // weeks late, and now
+  const WINDOWED = [
+    {
+      name: "win-daily-paris", kind: PeriodKind.DAILY, zone: "Europe/Paris", cron: "", keep: 60, ops: ["inc", "inc", "dec", "set"] as Op[],
+      rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH },
+      value: (r: () => number) => Math.floor(r() * 5) + 1, idOf: (ms: number) => dailyId(ms, "Europe/Paris"),
+      windows: [{ name: "3d", periods: 3, combine: "sum" as Combine }, { name: "best4", periods: 4, combine: "best" as Combine }],
+    },
+    {
+      name: "win-weekly-ny", kind: PeriodKind.WEEKLY, zone: "America/New_York", cron: "", keep: 12, ops: ["best"] as Op[],
+      rules: { lowerIsBetter: true, tie: "latest" as const, minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH },
+      value: (r: () => number) => 500 + Math.floor(r() * 10) * 50, idOf: (ms: number) => weeklyId(ms, "America/New_York"),
+      windows: [{ name: "2w", periods: 2, combine: "sum" as Combine }, { name: "best3", periods: 3, combine: "best" as Combine }],
+    },
+    {
+      name: "win-fridays", kind: PeriodKind.CRON, zone: "Europe/Berlin", cron: "0 18 * * 5", keep: 10, ops: ["set", "inc"] as Op[],
+      rules: { lowerIsBetter: false, tie: "id" as const, minPoints: -20, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH },
+      value: (r: () => number) => Math.floor(r() * 9) - 3, idOf: (ms: number) => new Date(weeklyAtStart(ms, "Europe/Berlin", 5, 18)).toISOString(),
+      windows: [{ name: "2f", periods: 2, combine: "sum" as Combine }],
+    },
+  ];
+  const ANCHORS = [
+    "2026-10-24T22:00:00Z", "2026-10-25T01:00:00Z", "2026-10-25T23:00:00Z", "2026-10-26T22:30:00Z", "2026-10-30T17:00:00Z",
+    "2026-11-01T05:00:00Z", "2026-11-02T05:00:00Z", "2026-11-08T05:00:00Z", "2026-11-27T17:00:00Z",
+  ].map(Date.parse);
+  const COMBINE = { sum: WindowCombine.SUM, best: WindowCombine.BEST } as const;
+
+  it("top, rank and around of SUM and BEST windows equal the oracle, while written, at rest and after a rebuild", async () => {
+    const { c, admin, redisUrls } = await cluster("windows", false);
+    const generations = new Map<string, bigint>();
+    for (const b of WINDOWED) {
+      const created = await admin.createBoard({
+        board: {
+          name: b.name, defaultOp: OP_OF[b.ops[0]!], allowOpOverride: true,
+          rules: {
+            order: ORDER(b.rules), tie: TIE[b.rules.tie], minPoints: BigInt(b.rules.minPoints), maxPoints: BigInt(b.rules.maxPoints), resolutionMs: b.rules.resolutionMs,
+            period: b.kind, timeZone: b.zone, cron: b.cron, keepPeriods: b.keep, windows: b.windows.map((w) => ({ name: w.name, periods: w.periods, combine: COMBINE[w.combine] })),
+          },
+        },
+      });
+      generations.set(b.name, created.board!.rules!.generation);
+      await knownToIngest(c, b.name, BigInt(b.rules.maxPoints + 1));
+    }
+    const periods = new Map<string, RulesOracle>(); // board + "|" + period id
+    const periodOf = (b: (typeof WINDOWED)[number], id: string) => {
+      const key = `${b.name}|${id}`;
+      if (!periods.has(key)) periods.set(key, new RulesOracle(b.rules));
+      return periods.get(key)!;
+    };
+    const rand = random(41);
+    const now = Date.now();
+    const offsets: PartitionOffset[] = [];
+    let stop = false;
+    const problems: string[] = [];
+    let answers = 0;
+    const readers = Array.from({ length: 2 }, async (_, r) => {
+      const rr = random(200 + r);
+      while (!stop) {
+        const b = WINDOWED[Math.floor(rr() * WINDOWED.length)]!;
+        const w = b.windows[Math.floor(rr() * b.windows.length)]!;
+        const at = rr() < 0.7 ? ANCHORS[Math.floor(rr() * ANCHORS.length)]! + Math.floor(rr() * 3) * 86_400_000 : now;
+        const period = b.idOf(at);
+        const ask: Promise<{ entries?: Entry[]; entry?: Entry; total: bigint }> = rr() < 0.5
+          ? c.router.getTop({ board: b.name, period, window: w.name, limit: 60 })
+          : rr() < 0.5 ? c.router.getAround({ board: b.name, period, window: w.name, playerId: `w-${Math.floor(rr() * 120)}`, radius: 3 })
+            : c.router.getRank({ board: b.name, period, window: w.name, playerId: `w-${Math.floor(rr() * 120)}` });
+        const got = await outcome(ask);
+        if ("code" in got) {
+          if (got.code !== status.NOT_FOUND) problems.push(`${b.name} ${w.name}@${period}: code ${got.code} ${got.details}`);
+          continue;
+        }
+        answers++;
+        const entries = (got.ok.entries ?? [got.ok.entry!]).map(plain);
+        problems.push(...rulesPageProblems(windowRules(b.rules, w.combine, w.periods), entries, Number(got.ok.total)).map((p) => `${b.name} ${w.name}@${period}: ${p}`));
+      }
+    });
+    for (let n = 0; n < 10; n++) {
+      const updates = [];
+      const applied: Array<[(typeof WINDOWED)[number], string, Op, number, number]> = [];
+      for (let i = 0; i < 150; i++) {
+        const b = WINDOWED[Math.floor(rand() * WINDOWED.length)]!;
+        // around a boundary (±36 h: a window spans several), or in the last hour
+        const at = rand() < 0.85 ? ANCHORS[Math.floor(rand() * ANCHORS.length)]! + Math.floor((rand() - 0.5) * 72 * 3600) * 1000 : now - Math.floor(rand() * 3600) * 1000;
+        const playerId = `w-${Math.floor(rand() * 120)}`;
+        const op = b.ops[Math.floor(rand() * b.ops.length)]!;
+        const value = b.value(rand);
+        updates.push({ board: b.name, playerId, op: OP_OF[op], value: BigInt(value), timestampMs: BigInt(at), eventId: `${n}-${i}` });
+        applied.push([b, playerId, op, value, at]);
+      }
+      const res = await c.ingest.submitScores({ updates });
+      offsets.push(...res.offsets);
+      for (const [b, playerId, op, value, at] of applied) periodOf(b, b.idOf(at)).apply(playerId, op, value, at);
+    }
+    stop = true;
+    await Promise.all(readers);
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(answers).toBeGreaterThan(20);
+    await c.waitApplied(offsets);
+
+    // every window ending in a period from the first written to n - 1 past the last written
+    const checks: Array<{ b: (typeof WINDOWED)[number]; w: (typeof WINDOWED)[number]["windows"][number]; period: string; want: RulesEntry[] }> = [];
+    for (const b of WINDOWED) {
+      const sequence = periodSequence(b.idOf, Math.min(...ANCHORS) - 3 * 86_400_000, now + 30 * 86_400_000);
+      const written = sequence.map((id, i) => (periods.has(`${b.name}|${id}`) ? i : -1)).filter((i) => i >= 0);
+      for (const w of b.windows) {
+        for (let i = written[0]!; i <= Math.min(sequence.length - 1, written[written.length - 1]! + w.periods - 1); i++) {
+          const parts = sequence.slice(Math.max(0, i - w.periods + 1), i + 1).map((id) => periods.get(`${b.name}|${id}`)?.sorted());
+          checks.push({ b, w, period: sequence[i]!, want: windowEntries(windowRules(b.rules, w.combine, w.periods), w.combine, parts) });
+        }
+      }
+    }
+    const exact = async (label: string) => {
+      for (const { b, w, period, want } of checks) {
+        const where = `${label}: ${b.name} ${w.name}@${period}`;
+        const top = await c.router.getTop({ board: b.name, period, window: w.name, limit: 1000 });
+        expect({ total: Number(top.total), entries: top.entries.map(plain) }, where).toEqual({ total: want.length, entries: want });
+        for (const e of want.filter((_, i) => i % 25 === 0)) {
+          expect(plain((await c.router.getRank({ board: b.name, period, window: w.name, playerId: e.playerId })).entry!), `${where} rank of ${e.playerId}`).toEqual(e);
+          const around = await c.router.getAround({ board: b.name, period, window: w.name, playerId: e.playerId, radius: 2 });
+          expect(around.entries.map(plain), `${where} around ${e.playerId}`).toEqual(want.slice(Math.max(0, e.rank - 3), e.rank + 2));
+        }
+      }
+    };
+    await exact("at rest");
+    // the windows did combine: some players' SUMs span several periods, with equal sums and ties
+    const sums = checks.filter((x) => x.w.combine === "sum" && x.b.name === "win-daily-paris").flatMap((x) => x.want);
+    expect(sums.some((e) => e.score > 5)).toBe(true);
+    console.log(`[boards] windows checked: ${checks.length} (board, window, period), ${checks.reduce((n, x) => n + x.want.length, 0)} entries`);
+    // retention: a window ending in P expires when P does (keep_periods + 1 periods after its start); P's own key
+    // lives n - 1 periods longer (n = 4, the board's longest window), for the windows after it that include it
+    const daily = WINDOWED[0]!;
+    const lastDay = periodSequence(daily.idOf, now - 3 * 86_400_000, now).filter((id) => periods.has(`${daily.name}|${id}`)).pop()!;
+    const ahead = periodSequence(daily.idOf, now - 3 * 86_400_000, now + (daily.keep + 8) * 86_400_000);
+    const startOf = (id: string) => {
+      for (let t = Math.floor((now - 3 * 86_400_000) / 3_600_000) * 3_600_000; ; t += 3_600_000) if (daily.idOf(t) === id) return t;
+    };
+    const expiries = { period: new Set<number>(), window: new Set<number>() };
+    for (const url of redisUrls) {
+      const r = new Redis(url);
+      const stored = `${c.ns.keyPrefix}board:${daily.name}#${generations.get(daily.name)}`;
+      const [period, window] = await Promise.all([r.pexpiretime(`${stored}@${lastDay}`), r.pexpiretime(`${stored}~3d@${lastDay}`)]);
+      r.disconnect();
+      if (period > 0) expiries.period.add(period);
+      if (window > 0) expiries.window.add(window);
+    }
+    const i0 = ahead.indexOf(lastDay);
+    expect([...expiries.window], `window 3d@${lastDay} expires`).toEqual([startOf(ahead[i0 + daily.keep + 1]!)]);
+    expect([...expiries.period], `period ${lastDay} expires`).toEqual([startOf(ahead[i0 + daily.keep + 4]!)]);
+
+    // the current period's window is the default
+    for (const b of WINDOWED) {
+      const top = await c.router.getTop({ board: b.name, window: b.windows[0]!.name, limit: 1000 });
+      const current = checks.find((x) => x.b === b && x.w === b.windows[0] && x.period === b.idOf(Date.now()));
+      expect(top.entries.map(plain), `${b.name} current window`).toEqual(current?.want ?? []);
+    }
+
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied(offsets);
+    await exact("after a rebuild");
+
+    // refusals
+    expect(await codeOf(c.router.getTop({ board: "win-daily-paris", window: "nope" }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(c.router.getRank({ board: "win-weekly-ny", window: "3d", playerId: "w-1" }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(c.router.getTop({ board: "win-daily-paris", window: "3d", period: dailyId(Date.now() - 70 * 86_400_000, "Europe/Paris") }))).toBe(status.NOT_FOUND);
+    await admin.createBoard({ board: { name: "win-forever", defaultOp: Operation.INCREMENT } });
+    expect(await codeOf(c.router.getTop({ board: "win-forever", window: "3d" }))).toBe(status.INVALID_ARGUMENT);
+    const bad = (rules: object) => codeOf(admin.createBoard({ board: { name: "win-bad", rules } }));
+    expect(await bad({ windows: [{ name: "w", periods: 3 }] })).toBe(status.INVALID_ARGUMENT); // an all-time board
+    expect(await bad({ period: PeriodKind.DAILY, windows: [{ name: "w", periods: 1 }] })).toBe(status.INVALID_ARGUMENT);
+    expect(await bad({ period: PeriodKind.DAILY, windows: [{ name: "w", periods: 3 }, { name: "w", periods: 4 }] })).toBe(status.INVALID_ARGUMENT);
+    expect(await bad({ period: PeriodKind.DAILY, maxPoints: 2n ** 40n, resolutionMs: 1, windows: [{ name: "w", periods: 3 }] })).toBe(status.INVALID_ARGUMENT);
+    expect((await admin.listBoards({ prefix: "win-bad" })).boards).toEqual([]);
+  });
+});
+
 describe("several boards in one write: divisions", () => {
   it("an update feeds the league and the player's division together; a move leaves the old division in the same step; exact while written, at rest and after a rebuild", async () => {
     const { c, admin } = await cluster("divisions", false);
@@ -477,7 +661,19 @@ describe("several boards in one write: divisions", () => {
 
 describe("erasure", () => {
   it("DeletePlayer erases a player from the boards named or from all, every period included, through the log: a rebuild keeps it erased, later scores count again", async () => {
-    const { c, admin } = await cluster("erasure", false);
+    const { c, admin, redisUrls } = await cluster("erasure", false);
+    // the boards (by name) whose remembered event ids of `player` the shards' dedup sets hold
+    const rememberedFor = async (player: string) => {
+      const boards = new Set<string>();
+      for (const url of redisUrls) {
+        const r = new Redis(url);
+        for (const key of await r.keys(`${c.ns.keyPrefix}dedup:*`)) {
+          for (const m of await r.zrange(key, "0", "-1")) if (m.endsWith(`\n${player}`)) boards.add(m.split("\n")[1]!.replace(`${c.ns.keyPrefix}board:`, "").replace(/#.*/, ""));
+        }
+        r.disconnect();
+      }
+      return [...boards].sort();
+    };
     await admin.createBoard({ board: { name: "er-global", defaultOp: Operation.INCREMENT } });
     await admin.createBoard({ board: { name: "er-daily", defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, keepPeriods: 3 } } });
     await admin.createBoard({ board: { name: "er-other", defaultOp: Operation.INCREMENT } });
@@ -486,9 +682,9 @@ describe("erasure", () => {
     const write = async (players: string[], extra: object = {}) => {
       const res = await c.ingest.submitScores({
         updates: players.flatMap((p) => [
-          { board: "er-global", playerId: p, value: 5n, alsoBoards: ["er-other"], ...extra },
-          { board: "er-daily", playerId: p, value: 2n },
-          { board: "er-daily", playerId: p, value: 3n, timestampMs: BigInt(Date.now() - 2 * day) },
+          { board: "er-global", playerId: p, value: 5n, alsoBoards: ["er-other"], eventId: `${p}-g`, ...extra },
+          { board: "er-daily", playerId: p, value: 2n, eventId: `${p}-d` },
+          { board: "er-daily", playerId: p, value: 3n, timestampMs: BigInt(Date.now() - 2 * day), eventId: `${p}-d2` },
         ]),
       });
       return res.offsets;
@@ -511,6 +707,10 @@ describe("erasure", () => {
     await c.waitApplied([all.offset!, one.offset!]);
     expect(await where("e-1")).toEqual([]);
     expect(await where("e-2")).toEqual(["er-global", "er-other"]);
+    // and so do their remembered event ids (the dedup window's), of the boards erased only
+    expect(await rememberedFor("e-1")).toEqual([]);
+    expect(await rememberedFor("e-2")).toEqual(["er-global", "er-other"]);
+    expect(await rememberedFor("e-3")).toEqual(["er-daily", "er-global", "er-other"]);
     expect(await where("e-3")).toEqual(["er-global", "er-other", "er-daily", `er-daily@${past}`]);
     expect(Number((await c.router.getTop({ board: "er-global", limit: 1 })).total)).toBe(39);
     // a read with the tombstone's token waits for the erasure

@@ -56,13 +56,14 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       LADDER_KEY_PREFIX: ns.keyPrefix,
       LADDER_SLOTS: "12",
       LADDER_HEARTBEAT_TTL_MS: String(TEST_HEARTBEAT_TTL_MS),
+      LADDER_FETCH_WAIT_MS: "500", // a shard node stopping waits for its fetch in flight, and tests stop many
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
       LADDER_TOKENS: JSON.stringify(grants),
       ...opts.settings,
     },
     baseEnv: process.env,
     // services' own warnings are expected in fault tests; start failures carry their output anyway
-    log: rootLogger({ level: "fatal", name: `test-${label}` }),
+    log: rootLogger({ level: (process.env.LADDER_TEST_LOG_LEVEL ?? "fatal") as "fatal", name: `test-${label}` }),
   });
   const ingest = createClient(IngestService, services.ingestAddress, undefined, {}, TEST_TOKENS.write);
   const router = createClient(LeaderboardService, services.routerAddress, undefined, {}, TEST_TOKENS.read);

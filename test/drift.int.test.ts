@@ -46,13 +46,26 @@ async function seed(c: TestCluster, players: number): Promise<void> {
 }
 
 describe("drift", () => {
-  it("refuses a router whose board specs or shard list differ from what the shards were built with", async () => {
+  it("refuses a router whose board specs or slots differ from what the shards were built with; its LADDER_SHARDS only seeds the placement", async () => {
     const c = await cluster("drift-router");
     await seed(c, 50);
     expect((await c.router.getTop({ board: "b", limit: 5 })).total).toBe(50n);
+    // another number of slots: the cluster's placement cannot be read with it, so the router does not start
+    const slots = await startFailure(c, "router-slots", "router/src/main.ts", { LADDER_SLOTS: "16", LADDER_ROUTER_LISTEN: "127.0.0.1:0" }, "router listening");
+    expect(slots).toMatch(/exited with code 78/);
+    expect(slots).toMatch(/a placement of 12 slots, not 16/);
+    // another shard list: the placement topic, not LADDER_SHARDS, says which shards there are (it seeds only epoch 1)
+    const seeded = await spawnService({
+      name: "router-shards", entry: "router/src/main.ts", env: { ...process.env, ...c.services.env, LADDER_SHARDS: c.services.env.LADDER_SHARDS!.split(",").slice(0, 2).join(","), LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
+      ready: "router listening", timeoutMs: 60_000, log: silentLogger(),
+    });
+    defer(() => seeded.process.stop(10_000));
+    const other = createClient(LeaderboardService, `127.0.0.1:${seeded.port}`, undefined, {}, TEST_TOKENS.read);
+    defer(async () => other.close());
+    expect((await other.getRank({ board: "b", playerId: "p49" })).entry!.rank).toBe(1n);
+    expect((await other.getTop({ board: "b", limit: 5 })).total).toBe(50n);
     for (const [overrides, what] of [
       [{ LADDER_BOARDS: JSON.stringify([{ prefix: "", maxPoints: 1_000_000, resolutionMs: 1000 }]) }, /board specs \(LADDER_BOARDS\)/],
-      [{ LADDER_SHARDS: c.services.env.LADDER_SHARDS!.split(",").slice(0, 2).join(",") }, /slots or shard list/],
     ] as const) {
       const router = await spawnService({
         name: "router-drifted", entry: "router/src/main.ts", env: { ...process.env, ...c.services.env, ...overrides, LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
@@ -77,7 +90,8 @@ describe("drift", () => {
     const [url0, url1, url2] = inject("redisUrls");
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ LADDER_SHARD_ID: "shard-1", LADDER_BOARDS: JSON.stringify([{ prefix: "", maxPoints: 1000 }]) }, /board specs \(LADDER_BOARDS\)/],
-      [{ LADDER_SHARD_ID: "shard-1", LADDER_SHARDS: `${c.services.env.LADDER_SHARDS},shard-3=redis://127.0.0.1:1` }, /slots or shard list/],
+      // another number of slots: the cluster's placement cannot be read with it
+      [{ LADDER_SHARD_ID: "shard-1", LADDER_SLOTS: "16" }, /a placement of 12 slots, not 16/],
       // shard-1's Redis given to shard-2
       [{ LADDER_SHARD_ID: "shard-2", LADDER_SHARDS: `shard-0=${url0},shard-1=${url2},shard-2=${url1}` }, /shard id: shard-1 there, shard-2 here/],
     ];

@@ -1,5 +1,5 @@
-// Starts the integration tests' infrastructure once per run: one Kafka broker and three Redis
-// servers, in containers when a Docker engine answers, otherwise as local processes (a JVM from
+// Starts the integration tests' infrastructure once per run (shared by the integration projects): one
+// Kafka broker and three Redis servers, in containers when a Docker engine answers, otherwise as local processes (a JVM from
 // Maven Central jars, redis-server from PATH). Tests read the addresses with inject().
 import { mkdtemp, rm } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
@@ -15,21 +15,33 @@ declare module "vitest" {
   }
 }
 
+/** One infrastructure for every project that names this setup (the serial and the parallel integration tests), stopped by the last. */
+interface Shared {
+  infra: ReturnType<typeof startInfra>;
+  dataDir: Promise<string>;
+  users: number;
+}
+const SHARED = Symbol.for("ladder.test.infra");
+const registry = globalThis as unknown as { [SHARED]?: Shared };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const dataDir = await mkdtemp(join(tmpdir(), "ladder-test-"));
-  const log = rootLogger({ level: "warn", name: "test-infra" });
-  const infra = await startInfra({
-    redisCount: 3,
-    dataDir,
-    cacheDir: join(homedir(), ".cache", "ladder"),
-    persistRedis: false,
-    preferContainers: true,
-    log,
-  });
+  let shared = registry[SHARED];
+  if (!shared) {
+    const dataDir = mkdtemp(join(tmpdir(), "ladder-test-"));
+    const log = rootLogger({ level: "warn", name: "test-infra" });
+    shared = registry[SHARED] = {
+      dataDir, users: 0,
+      infra: dataDir.then((dir) => startInfra({ redisCount: 3, dataDir: dir, cacheDir: join(homedir(), ".cache", "ladder"), persistRedis: false, preferContainers: true, log })),
+    };
+  }
+  shared.users++;
+  const infra = await shared.infra;
   project.provide("kafkaBrokers", infra.kafka.brokers);
   project.provide("redisUrls", infra.redis.map((r) => r.url));
   return async () => {
+    if (--shared.users > 0) return;
+    delete registry[SHARED];
     await infra.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(await shared.dataDir, { recursive: true, force: true });
   };
 }

@@ -17,7 +17,7 @@
  */
 import { create, toBinary, ScalarType, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import fc from "fast-check";
-import { RebuildShardsRequestSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { GetClusterStatusRequestSchema, RebuildShardsRequestSchema, ReshardRequestSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ConsistencyTokenSchema, Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { ScoreUpdateSchema, SubmitScoresRequestSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
@@ -429,6 +429,57 @@ export const rawRebuild: fc.Arbitrary<Buffer> = fc.oneof(
   const refused = [...toBinary(RebuildShardsRequestSchema, create(RebuildShardsRequestSchema, { shardIds: ["no-such-shard"], asOfTimestampMs: 1n }))];
   return Buffer.from([...refused, ...bad]);
 });
+
+/** GetClusterStatus requests: known shards only (answered), or with an unknown one among them (NOT_FOUND). */
+export function clusterStatusRequest(shardIds: readonly string[]): fc.Arbitrary<{ shardIds: string[]; unknown: boolean }> {
+  const known = fc.subarray([...shardIds]);
+  const unknownShard = fc.oneof(fc.constantFrom("shard-3", "shard-00", "SHARD-0", " shard-0", "shard-1\u0000", "\ud800", ""), fc.string({ maxLength: 80 }))
+    .filter((id) => !shardIds.includes(id));
+  return fc.oneof(
+    known.map((ids) => ({ shardIds: ids, unknown: false })),
+    fc.tuple(known, unknownShard, fc.nat()).map(([ids, unknown, at]) => {
+      const i = at % (ids.length + 1);
+      return { shardIds: [...ids.slice(0, i), unknown, ...ids.slice(i)], unknown: true };
+    }),
+  );
+}
+
+/** Encoded GetClusterStatus requests with invalid UTF-8 or an undecodable tail. */
+export const rawClusterStatus: fc.Arbitrary<Buffer> = fc.oneof(
+  invalidUtf8Field(GetClusterStatusRequestSchema),
+  undecodableTail(GetClusterStatusRequestSchema),
+).map((bad) => Buffer.from([...toBinary(GetClusterStatusRequestSchema, create(GetClusterStatusRequestSchema, { shardIds: ["shard-0"] })), ...bad]));
+
+/** A Reshard request that must be refused with INVALID_ARGUMENT (nothing moves): which field `words` say. */
+export interface BadReshard {
+  req: { add: Array<{ id: string; redisUrl: string }>; remove: string[] };
+  words: RegExp;
+}
+
+/** Bad Reshard requests for a cluster of `shardIds`: nothing named, a shard added that is there, a bad id or address, a shard removed that is not there or twice, every shard removed. */
+export function badReshard(shardIds: readonly string[]): fc.Arbitrary<BadReshard> {
+  const known = fc.constantFrom(...shardIds);
+  const unknown = fc.oneof(fc.constantFrom("shard-9", "SHARD-0", " shard-0", "shard-1\u0000", "\ud800", ""), fc.string({ maxLength: 80 })).filter((id) => !shardIds.includes(id));
+  const badId = fc.oneof(fc.constantFrom("", "a b", "x".repeat(65), "shard/1", "\ud800", "é"), fc.string({ maxLength: 80 }).filter((id) => !/^[A-Za-z0-9_-]{1,64}$/.test(id)));
+  const badUrl = fc.oneof(fc.constantFrom("", "redis://", "http://127.0.0.1:7004", "127.0.0.1:7004", "sentinel://", "redis:/x"), fc.string({ maxLength: 80 }).filter((u) => !/^(rediss?|sentinel):\/\//.test(u)));
+  const goodNew = fc.integer({ min: 10, max: 99 }).map((n) => ({ id: `new-${n}`, redisUrl: `redis://127.0.0.1:${20000 + n}` }));
+  return fc.oneof<Array<fc.Arbitrary<BadReshard>>>(
+    fc.constant<BadReshard>({ req: { add: [], remove: [] }, words: /at least one shard/ }),
+    fc.tuple(known, goodNew).map(([id, n]) => ({ req: { add: [n, { id, redisUrl: n.redisUrl }], remove: [] }, words: /add\[1\]\.id: .*already in the placement/ })),
+    badId.map((id) => ({ req: { add: [{ id, redisUrl: "redis://127.0.0.1:7004" }], remove: [] }, words: /add\[0\]\.id/ })),
+    fc.tuple(goodNew, badUrl).map(([n, redisUrl]) => ({ req: { add: [{ id: n.id, redisUrl }], remove: [] }, words: /add\[0\]\.redis_url/ })),
+    goodNew.map((n) => ({ req: { add: [n, n], remove: [] }, words: /added twice/ })),
+    unknown.map((id) => ({ req: { add: [], remove: [id] }, words: /remove\[0\]: .*not in the placement/ })),
+    known.map((id) => ({ req: { add: [], remove: [id, id] }, words: /removed twice/ })),
+    fc.constant<BadReshard>({ req: { add: [], remove: [...shardIds] }, words: /leaves no shard/ }),
+  );
+}
+
+/** Encoded Reshard requests with invalid UTF-8 or an undecodable tail. */
+export const rawReshard: fc.Arbitrary<Buffer> = fc.oneof(
+  invalidUtf8Field(ReshardRequestSchema),
+  undecodableTail(ReshardRequestSchema),
+).map((bad) => Buffer.from([...toBinary(ReshardRequestSchema, create(ReshardRequestSchema, { remove: ["no-such-shard"] })), ...bad]));
 
 // ---- credentials -------------------------------------------------------------------------
 

@@ -164,7 +164,7 @@ beforeAll(async () => {
   raw = {
     ingest: rawClient(ingestAddress, IngestService.typeName, { SubmitScores: false }),
     router: rawClient(routerAddress, LeaderboardService.typeName, { GetTop: false, GetRank: false, GetAround: false }),
-    admin: rawClient(routerAddress, AdminService.typeName, { RebuildShards: true }),
+    admin: rawClient(routerAddress, AdminService.typeName, { RebuildShards: true, GetClusterStatus: false, Reshard: true }),
   };
   // a small known board: 300 players with many ties, and a second board of 40
   const t0 = Date.now() - 3_600_000;
@@ -222,6 +222,21 @@ async function checkRawRebuild(bytes: Buffer): Promise<void> {
   const options = { deadline: Date.now() + CALL_TIMEOUT_MS };
   const o = await streamOutcome(raw.admin.RebuildShards!(bytes, withAuth(bearer(TEST_TOKENS.admin)).metadata, options) as grpc.ClientReadableStream<unknown>);
   expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.RebuildShardsRequest: /), messages: 0 });
+}
+
+async function checkClusterStatus({ shardIds, unknown }: { shardIds: string[]; unknown: boolean }): Promise<void> {
+  if (unknown) {
+    expect(await outcome(admin.getClusterStatus({ shardIds }, { timeoutMs: CALL_TIMEOUT_MS }))).toMatchObject({ code: "NOT_FOUND", details: expect.stringMatching(/^no shard "/) });
+    return;
+  }
+  sent++;
+  const res = await admin.getClusterStatus({ shardIds }, { timeoutMs: CALL_TIMEOUT_MS });
+  expect(res.shards.map((s) => s.shardId)).toEqual(shardIds.length ? shardIds : cluster.services.shardIds);
+}
+
+async function checkRawClusterStatus(bytes: Buffer): Promise<void> {
+  const o = await sendRaw(raw.admin, "GetClusterStatus", bytes, bearer(TEST_TOKENS.admin));
+  expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.GetClusterStatusRequest: /) });
 }
 
 describe("malformed input", () => {
@@ -299,7 +314,59 @@ describe("malformed input", () => {
     });
   });
 
-  it("answers a burst of 400 malformed requests to every rpc at once", async () => {
+  describe("reshard", () => {
+    it("refuses a change that makes no sense with INVALID_ARGUMENT naming it, and moves nothing", async () => {
+      await forAll(arb.badReshard(cluster.services.shardIds), 80, async ({ req, words }) => {
+        const o = await streamOutcome(admin.reshard(req, { timeoutMs: CALL_TIMEOUT_MS }));
+        expect(o).toMatchObject({ code: "INVALID_ARGUMENT", messages: 0 });
+        expect(o.details).toMatch(words);
+      });
+      expect(Number((await admin.getPlacement({})).epoch)).toBe(1);
+    });
+
+    it("refuses callers without an admin token with UNAUTHENTICATED or PERMISSION_DENIED", async () => {
+      const caller = fc.oneof(
+        arb.unknownCredential(Object.values(TEST_TOKENS)).map((header) => ({ header, code: "UNAUTHENTICATED" })),
+        fc.constantFrom(TEST_TOKENS.read, TEST_TOKENS.write).map((t) => ({ header: bearer(t), code: "PERMISSION_DENIED" })),
+      );
+      await forAll(fc.tuple(caller, arb.badReshard(cluster.services.shardIds)), 40, async ([{ header, code }, { req }]) => {
+        expect(await streamOutcome(anonymous.admin.reshard(req, withAuth(header)))).toMatchObject({ code, messages: 0 });
+        expect(await outcome(anonymous.admin.getPlacement({}, withAuth(header)))).toMatchObject({ code });
+      });
+    });
+
+    it("rejects undecodable bytes and invalid UTF-8 with INVALID_ARGUMENT", async () => {
+      await forAll(arb.rawReshard, 40, async (bytes) => {
+        const options = { deadline: Date.now() + CALL_TIMEOUT_MS };
+        const o = await streamOutcome(raw.admin.Reshard!(bytes, withAuth(bearer(TEST_TOKENS.admin)).metadata, options) as grpc.ClientReadableStream<unknown>);
+        expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.ReshardRequest: /), messages: 0 });
+      });
+      expect(Number((await admin.getPlacement({})).epoch)).toBe(1);
+    });
+  });
+
+  describe("cluster status", () => {
+    it("answers known shards in the order asked and refuses an unknown one with NOT_FOUND", async () => {
+      await forAll(arb.clusterStatusRequest(cluster.services.shardIds), 60, checkClusterStatus);
+    });
+
+    it("refuses callers without an admin token with UNAUTHENTICATED or PERMISSION_DENIED", async () => {
+      const caller = fc.oneof(
+        arb.unknownCredential(Object.values(TEST_TOKENS)).map((header) => ({ header, code: "UNAUTHENTICATED" })),
+        fc.constantFrom(TEST_TOKENS.read, TEST_TOKENS.write).map((t) => ({ header: bearer(t), code: "PERMISSION_DENIED" })),
+      );
+      await forAll(fc.tuple(caller, arb.clusterStatusRequest(cluster.services.shardIds)), 60, async ([{ header, code }, { shardIds }]) => {
+        expect(await outcome(anonymous.admin.getClusterStatus({ shardIds }, withAuth(header)))).toMatchObject({ code });
+      });
+    });
+
+    it("rejects undecodable bytes and invalid UTF-8 with INVALID_ARGUMENT", async () => {
+      await forAll(arb.rawClusterStatus, 60, checkRawClusterStatus);
+      await expectNothingChanged();
+    });
+  });
+
+  it("answers a burst of 440 malformed requests to every rpc at once", async () => {
     const sample = <T>(a: fc.Arbitrary<T>, check: (x: T) => Promise<void>) => fc.sample(a, { seed: SEED, numRuns: 80 }).map((x) => () =>
       check(x).catch((err: Error) => {
         throw new Error(`${err.message}\nrequest: ${fc.stringify(x).slice(0, 2000)}`, { cause: err });
@@ -311,6 +378,8 @@ describe("malformed input", () => {
       ...sample(arb.rawRead(arb.validRead(boards, players)), checkRawRead),
       ...sample(arb.badRebuild(cluster.services.shardIds, slots()), checkBadRebuild).slice(0, 40),
       ...sample(arb.rawRebuild, checkRawRebuild).slice(0, 40),
+      ...sample(arb.clusterStatusRequest(cluster.services.shardIds).filter((r) => r.unknown), checkClusterStatus).slice(0, 20),
+      ...sample(arb.rawClusterStatus, checkRawClusterStatus).slice(0, 20),
     ];
     await Promise.all(jobs.map((job) => job()));
   });

@@ -194,7 +194,7 @@ describe("reflection", () => {
       expect(leaderboard.dependency).toContain("leaderboard/v1/common.proto");
       expect(files.map((f) => f.name)).toContain("leaderboard/v1/common.proto"); // with what it imports
       const svc = leaderboard.service.find((s) => s.name === "LeaderboardService")!;
-      expect(svc.method.map((m) => m.name)).toEqual(["GetTop", "GetRank", "GetAround", "ListPeriods"]);
+      expect(svc.method.map((m) => m.name)).toEqual(["GetTop", "GetRank", "GetAround", "ListPeriods", "GetRanks", "GetStanding", "GetCount", "GetEntryAtRank", "GetHistogram", "GetApproximateRank", "WatchTop", "WatchPlayer"]);
       const getRank = svc.method.find((m) => m.name === "GetRank")!;
       expect([getRank.inputType, getRank.outputType]).toEqual([".leaderboard.v1.GetRankRequest", ".leaderboard.v1.GetRankResponse"]);
       expect(filesOf(method!).map((f) => f.name)).toContain("leaderboard/v1/leaderboard.proto");

@@ -39,7 +39,7 @@ export interface WriteLoadOptions {
   attemptTimeoutMs?: number;
 }
 
-export async function writeLoad(cluster: TestCluster, o: WriteLoadOptions): Promise<WriteLoadResult> {
+export async function writeLoad(cluster: Pick<TestCluster, "ingest">, o: WriteLoadOptions): Promise<WriteLoadResult> {
   const result: WriteLoadResult = { acknowledged: 0, retries: 0, expected: new Map(), updates: [], oracle: oracleOf(), offsets: [] };
   // explicit times, in the past, one step per batch: the oracle knows each update's time, and a retry
   // resends the same times with the same event ids
@@ -93,9 +93,9 @@ export interface Audit {
  * oracle's rank of that player, or not their position in the pages. Given only the expected counts
  * (no times, so no order), it checks scores only.
  */
-export async function auditBoard(cluster: TestCluster, board: string, truth: Oracle, view?: string): Promise<Audit & { misranked: number }>;
-export async function auditBoard(cluster: TestCluster, board: string, truth: Map<string, number>, view?: string): Promise<Audit>;
-export async function auditBoard(cluster: TestCluster, board: string, truth: Map<string, number> | Oracle, view = ""): Promise<Audit> {
+export async function auditBoard(cluster: Pick<TestCluster, "router">, board: string, truth: Oracle, view?: string): Promise<Audit & { misranked: number }>;
+export async function auditBoard(cluster: Pick<TestCluster, "router">, board: string, truth: Map<string, number>, view?: string): Promise<Audit>;
+export async function auditBoard(cluster: Pick<TestCluster, "router">, board: string, truth: Map<string, number> | Oracle, view = ""): Promise<Audit> {
   const oracle = truth instanceof Oracle ? truth.byPlayer(board) : undefined;
   const expected = oracle ? new Map([...oracle].map(([p, e]) => [p, e.score])) : (truth as Map<string, number>);
   const actual = new Map<string, number>();

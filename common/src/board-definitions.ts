@@ -16,28 +16,35 @@
  *
  * FOLLOWING. Each process reads the whole topic at start (a compacted topic holds one record
  * per board, about 100 bytes each: 10,000 boards are ~1 MB) before it serves, then keeps
- * following it with a fetch that waits at the broker until a record arrives (at most 500 ms,
- * which bounds only idle polling: two small requests a second), so a new board is known
- * everywhere within a fraction of a second. The follower joins a consumer group of its own
- * (random id, never committed) and deletes it when it stops.
+ * following it (compacted-follower.ts), so a new board is known everywhere within a fraction
+ * of a second.
  *
  * WHAT MAY CHANGE. UpdateBoard may change the default operation and whether writes may
- * override it (each write record carries the operation it resolved to). Concurrent creates of
- * one name: the later record wins everywhere (as compaction will keep it), and the call whose
- * record lost answers ABORTED.
+ * override it (each write record carries the operation it resolved to), and the metadata limit
+ * (checked by ingest only). Concurrent creates of one name: the later record wins everywhere (as
+ * compaction will keep it), and the call whose record lost answers ABORTED.
+ *
+ * DELETION. DeleteBoard writes a tombstone of the name here (every follower drops the board),
+ * then a deletion marker into every partition of the score log (apply-events.lua: each shard drops
+ * the generation's keys once it applied the markers of all its partitions, and ignores the
+ * generation's records after them). If the router dies between the two, the definition is gone
+ * and no marker was written: the generation's keys stay on the shards, never read again (no
+ * definition names that generation), until an operator deletes them
+ * (`<prefix>board:<name>#<generation>*`). Stated in the README.
  */
-import { randomUUID } from "node:crypto";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { Admin, Consumer, Kafka, Producer } from "kafkajs";
+import type { Admin, Kafka, Producer } from "kafkajs";
 import { BoardDefinitionSchema, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { BoardRulesSchema, Operation, PeriodKind as ProtoPeriodKind, SortOrder, TieRule, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import { BoardRulesSchema, Operation, PeriodKind as ProtoPeriodKind, SortOrder, TieRule, WindowCombine, WindowRuleSchema, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PeriodKind } from "./periods.js";
 import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type BoardSpecs, type TieRule as Tie } from "./board-spec.js";
 import { LAUNCH_BACKOFF, retryUntil } from "./backoff.js";
 import type { Config } from "./config.js";
-import { createTopic, durability, topicOffsets } from "./kafka.js";
+import { CompactedFollower, ensureCompactedTopic } from "./compacted-follower.js";
 import type { Logger } from "./logger.js";
-import { boardProblem } from "./validate.js";
+import { boardProblem, MAX_METADATA_BYTES } from "./validate.js";
+import { makeWindows, type WindowCombine as Combine } from "./windows.js";
+import { histogramProblem } from "./histogram.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
@@ -47,15 +54,20 @@ export const boardsTopicOf = (scoreTopic: string) => `${scoreTopic}.boards`;
 const TIES: Record<number, Tie> = { [TieRule.UNSPECIFIED]: "earliest", [TieRule.EARLIEST_FIRST]: "earliest", [TieRule.LATEST_FIRST]: "latest", [TieRule.PLAYER_ID]: "id" };
 const PERIODS: Record<number, PeriodKind> = { [ProtoPeriodKind.UNSPECIFIED]: "none", [ProtoPeriodKind.DAILY]: "daily", [ProtoPeriodKind.WEEKLY]: "weekly", [ProtoPeriodKind.MONTHLY]: "monthly", [ProtoPeriodKind.CRON]: "cron" };
 const OPERATIONS = new Set([Operation.SET, Operation.INCREMENT, Operation.BEST, Operation.DECREMENT]);
+const COMBINES: Record<number, Combine> = { [WindowCombine.UNSPECIFIED]: "sum", [WindowCombine.SUM]: "sum", [WindowCombine.BEST]: "best" };
 
 /** A board's spec from rules (a definition's, or those a score record carries). */
-export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: Operation; allowOpOverride?: boolean } = {}): { spec?: BoardSpec; problems: string[] } {
+export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: Operation; allowOpOverride?: boolean; maxMetadataBytes?: number } = {}): { spec?: BoardSpec; problems: string[] } {
   const tie = TIES[rules.tie];
   if (rules.order !== SortOrder.UNSPECIFIED && rules.order !== SortOrder.HIGHER_IS_BETTER && rules.order !== SortOrder.LOWER_IS_BETTER) return { problems: [`board "${board}": unknown sort order ${rules.order}`] };
   if (tie === undefined) return { problems: [`board "${board}": unknown tie rule ${rules.tie}`] };
   if (PERIODS[rules.period] === undefined) return { problems: [`board "${board}": unknown period kind ${rules.period}`] };
   if (rules.minPoints < BigInt(Number.MIN_SAFE_INTEGER) || rules.maxPoints > BigInt(Number.MAX_SAFE_INTEGER)) return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
-  return makeBoardSpec({
+  const combine = rules.windows.map((w) => COMBINES[w.combine]);
+  if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
+  const histogram = rules.histogramBounds.map(Number);
+  if (rules.histogramBounds.some((b) => b < BigInt(Number.MIN_SAFE_INTEGER) || b > BigInt(Number.MAX_SAFE_INTEGER))) return { problems: [`board "${board}": histogram_bounds must lie within ±(2^53 - 1)`] };
+  const made = makeBoardSpec({
     prefix: board,
     minPoints: Number(rules.minPoints),
     maxPoints: Number(rules.maxPoints),
@@ -67,12 +79,20 @@ export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: 
     period: { kind: PERIODS[rules.period]!, zone: rules.timeZone || "UTC", cron: rules.cron, keep: rules.keepPeriods },
     ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
     ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
+    ...(op.maxMetadataBytes !== undefined ? { maxMetadataBytes: op.maxMetadataBytes } : {}),
+    ...(histogram.length ? { histogram: Object.freeze(histogram) } : {}),
   });
+  const badHistogram = made.spec && histogramProblem(made.spec, histogram);
+  if (badHistogram) return { problems: [`board "${board}": ${badHistogram}`] };
+  if (!made.spec || rules.windows.length === 0) return made;
+  // cron periods are sampled from the board's creation (its generation): every service derives the same windows
+  const windows = makeWindows(made.spec, rules.windows.map((w, i) => ({ name: w.name, periods: w.periods, combine: combine[i]! })), Number(rules.generation));
+  return windows.windows ? { spec: Object.freeze({ ...made.spec, windows: windows.windows }), problems: [] } : { problems: windows.problems };
 }
 
 /** The spec of a stored definition. */
 export function specOfDefinition(d: BoardDefinition): BoardSpec {
-  const { spec, problems } = specOfRules(d.name, d.rules ?? create(BoardRulesSchema), { defaultOp: d.defaultOp, allowOpOverride: d.allowOpOverride });
+  const { spec, problems } = specOfRules(d.name, d.rules ?? create(BoardRulesSchema), { defaultOp: d.defaultOp, allowOpOverride: d.allowOpOverride, maxMetadataBytes: d.maxMetadataBytes });
   if (!spec) throw new Error(problems.join("; "));
   return spec;
 }
@@ -95,10 +115,16 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     timeZone: r.period === ProtoPeriodKind.UNSPECIFIED ? "" : r.timeZone || "UTC",
     cron: r.cron,
     keepPeriods: r.keepPeriods,
+    windows: r.windows.map((w) => create(WindowRuleSchema, { name: w.name, periods: w.periods, combine: w.combine === WindowCombine.UNSPECIFIED ? WindowCombine.SUM : w.combine })),
+    histogramBounds: r.histogramBounds,
   });
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
-  const definition = create(BoardDefinitionSchema, { name: requested.name, rules, defaultOp, allowOpOverride: requested.allowOpOverride, createdAtMs: BigInt(nowMs), updatedAtMs: BigInt(nowMs) });
+  const metadata = maxMetadataProblem(requested.maxMetadataBytes);
+  if (metadata) return { problems: [metadata] };
+  const definition = create(BoardDefinitionSchema, {
+    name: requested.name, rules, defaultOp, allowOpOverride: requested.allowOpOverride, maxMetadataBytes: requested.maxMetadataBytes, createdAtMs: BigInt(nowMs), updatedAtMs: BigInt(nowMs),
+  });
   const { problems } = specOfRules(definition.name, rules);
   return problems.length ? { problems } : { definition, problems: [] };
 }
@@ -109,10 +135,17 @@ export function defaultOpOf(requested: Operation): Operation | string {
   return OPERATIONS.has(op) ? op : `default_op ${requested} is not an operation (SET, INCREMENT, DECREMENT or BEST)`;
 }
 
+/** What is wrong with a definition's max_metadata_bytes, or undefined. */
+export function maxMetadataProblem(bytes: number): string | undefined {
+  return bytes > MAX_METADATA_BYTES ? `max_metadata_bytes ${bytes} is above ${MAX_METADATA_BYTES} (MAX_METADATA_BYTES)` : undefined;
+}
+
 /** Whether two sets of rules store scores alike (generation aside). */
 export function sameRules(a: BoardRules, b: BoardRules): boolean {
   return a.order === b.order && a.tie === b.tie && a.minPoints === b.minPoints && a.maxPoints === b.maxPoints && a.resolutionMs === b.resolutionMs && a.epochMs === b.epochMs
-    && a.period === b.period && a.timeZone === b.timeZone && a.cron === b.cron && a.keepPeriods === b.keepPeriods;
+    && a.period === b.period && a.timeZone === b.timeZone && a.cron === b.cron && a.keepPeriods === b.keepPeriods
+    && a.histogramBounds.length === b.histogramBounds.length && a.histogramBounds.every((x, i) => x === b.histogramBounds[i])
+    && a.windows.length === b.windows.length && a.windows.every((w, i) => w.name === b.windows[i]!.name && w.periods === b.windows[i]!.periods && w.combine === b.windows[i]!.combine);
 }
 
 /**
@@ -162,17 +195,7 @@ export class BoardCatalog implements BoardResolver {
 }
 
 /** Creates the definitions topic if it does not exist: one partition, compacted, durable as the score topic. */
-export async function ensureBoardsTopic(admin: Admin, topic: string, wanted: { replication?: number; minInsyncReplicas?: number }): Promise<void> {
-  if ((await admin.listTopics()).includes(topic)) return;
-  const { replication, minInsyncReplicas } = await durability(admin, wanted);
-  await createTopic(admin, {
-    topic, numPartitions: 1, replicationFactor: replication,
-    configEntries: [
-      { name: "cleanup.policy", value: "compact" },
-      { name: "min.insync.replicas", value: String(minInsyncReplicas) },
-    ],
-  });
-}
+export const ensureBoardsTopic = ensureCompactedTopic;
 
 export const encodeDefinition = (d: BoardDefinition) => Buffer.from(toBinary(BoardDefinitionSchema, d));
 export const decodeDefinition = (b: Uint8Array) => fromBinary(BoardDefinitionSchema, b);
@@ -180,6 +203,12 @@ export const decodeDefinition = (b: Uint8Array) => fromBinary(BoardDefinitionSch
 /** Writes a definition; resolves with its offset once the topic has it (acks from all in-sync replicas). */
 export async function publishDefinition(producer: Producer, topic: string, d: BoardDefinition): Promise<bigint> {
   const [meta] = await producer.send({ topic, acks: -1, messages: [{ key: d.name, value: encodeDefinition(d), partition: 0 }] });
+  return BigInt(meta!.baseOffset ?? meta!.offset ?? "-1");
+}
+
+/** Removes a board's definition (a tombstone of its name; compaction drops the name); resolves with the tombstone's offset. */
+export async function removeDefinition(producer: Producer, topic: string, name: string): Promise<bigint> {
+  const [meta] = await producer.send({ topic, acks: -1, messages: [{ key: name, value: null, partition: 0 }] });
   return BigInt(meta!.baseOffset ?? meta!.offset ?? "-1");
 }
 
@@ -191,80 +220,46 @@ export interface FollowerOptions {
   implicit: BoardSpecs | undefined;
   replication?: number;
   minInsyncReplicas?: number;
+  /** Longest wait of a fetch at the broker when no definition comes (ms; default 5 s). */
+  fetchWaitMs?: number;
   log: Logger;
 }
 
-/** Follows the definitions topic; `catalog` is always the latest whole catalog read. */
+/** Follows the definitions topic (compacted-follower.ts); `catalog` is always the latest whole catalog read. */
 export class BoardDefinitions {
-  private current: BoardCatalog;
-  /** The next offset to read (everything before it is in the catalog). */
-  private next = 0n;
-  private readonly waiters = new Set<{ offset: bigint; resolve: () => void }>();
-  private consumer: Consumer | undefined;
-  private readonly groupId: string;
-
-  private constructor(private readonly o: FollowerOptions) {
-    this.current = new BoardCatalog(o.implicit);
-    this.groupId = `${o.topic}.follower.${randomUUID()}`;
-  }
+  private constructor(private readonly follower: CompactedFollower<BoardCatalog>) {}
 
   get catalog(): BoardCatalog {
-    return this.current;
+    return this.follower.state;
   }
 
   /** Creates the topic if needed, reads it to its end, then follows it. */
   static async start(o: FollowerOptions): Promise<BoardDefinitions> {
-    const f = new BoardDefinitions(o);
-    await ensureBoardsTopic(o.admin, o.topic, o);
-    const [end] = await topicOffsets(o.admin, o.topic);
-    try {
-      await f.run();
-      await f.waitFor(end!.high - 1n, 60_000);
-    } catch (err) {
-      await f.stop();
-      throw err;
-    }
-    o.log.info({ topic: o.topic, boards: f.current.size }, "board definitions read");
-    return f;
-  }
-
-  private async run(): Promise<void> {
-    const consumer = this.o.kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 500, sessionTimeout: 10_000, heartbeatInterval: 1_000 });
-    this.consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topics: [this.o.topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        const next = this.current.clone();
-        for (const m of batch.messages) {
-          const name = m.key?.toString("utf8") ?? "";
+    const follower = await CompactedFollower.start<BoardCatalog>({
+      ...o, what: "board definitions", initial: new BoardCatalog(o.implicit),
+      apply: (catalog, records) => {
+        const next = catalog.clone();
+        for (const r of records) {
           try {
-            next.apply(name, m.value ? decodeDefinition(m.value) : undefined);
+            next.apply(r.key, r.value ? decodeDefinition(r.value) : undefined);
           } catch (err) {
-            this.o.log.error({ err, offset: m.offset, board: name }, "unusable board definition record: skipped");
+            o.log.error({ err, offset: r.offset.toString(), board: r.key }, "unusable board definition record: skipped");
           }
-          this.next = BigInt(m.offset) + 1n;
         }
-        this.current = next; // swapped whole
-        for (const w of this.waiters) if (w.offset < this.next) (this.waiters.delete(w), w.resolve());
+        return next;
       },
     });
+    o.log.info({ topic: o.topic, boards: follower.state.size }, "board definitions read");
+    return new BoardDefinitions(follower);
   }
 
   /** Resolves once the catalog holds every record up to `offset` (-1: at once); rejects after `timeoutMs`. */
   waitFor(offset: bigint, timeoutMs: number): Promise<void> {
-    if (offset < this.next) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const w = { offset, resolve: () => (clearTimeout(timer), resolve()) };
-      const timer = setTimeout(() => (this.waiters.delete(w), reject(new Error(`board definitions not read up to offset ${offset} within ${timeoutMs} ms`))), timeoutMs);
-      this.waiters.add(w);
-    });
+    return this.follower.waitFor(offset, timeoutMs);
   }
 
-  async stop(): Promise<void> {
-    await this.consumer?.disconnect().catch(() => {});
-    await this.o.admin.deleteGroups([this.groupId]).catch(() => {});
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 }
 
@@ -272,10 +267,10 @@ export class BoardDefinitions {
 const START_WAIT_MS = 120_000;
 
 /** A service's follower as its configuration says, retried while Kafka comes up: what router and ingest serve from. */
-export function followBoardDefinitions(config: Pick<Config, "scoreTopic" | "implicitBoards" | "boards" | "topicReplication" | "topicMinInsync">, kafka: Kafka, admin: Admin, log: Logger): Promise<BoardDefinitions> {
+export function followBoardDefinitions(config: Pick<Config, "scoreTopic" | "implicitBoards" | "boards" | "topicReplication" | "topicMinInsync" | "fetchWaitMs">, kafka: Kafka, admin: Admin, log: Logger): Promise<BoardDefinitions> {
   const topic = boardsTopicOf(config.scoreTopic);
   return retryUntil(() => BoardDefinitions.start({
-    kafka, admin, topic, implicit: config.implicitBoards ? config.boards : undefined, log,
+    kafka, admin, topic, implicit: config.implicitBoards ? config.boards : undefined, log, fetchWaitMs: config.fetchWaitMs,
     ...(config.topicReplication ? { replication: config.topicReplication } : {}), ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
   }), { ...LAUNCH_BACKOFF, what: `board definitions (${topic})`, timeoutMs: START_WAIT_MS });
 }

@@ -11,6 +11,7 @@
  */
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { periodRuleProblem, type PeriodRule } from "./periods.js";
+import type { WindowSpec } from "./windows.js";
 
 /** How equal points are ordered: earlier reached first, later reached first, or player id only. */
 export type TieRule = "earliest" | "latest" | "id";
@@ -41,6 +42,12 @@ export interface BoardSpec {
   readonly allowOpOverride: boolean;
   /** When the board starts over (periods.ts); kind "none" for an all-time board (every board without a definition). */
   readonly period: Readonly<PeriodRule>;
+  /** The most bytes of metadata a write may keep with an entry (0: none; every board without a definition). */
+  readonly maxMetadataBytes: number;
+  /** Where histogram buckets start, in points, ascending (histogram.ts); none: no histogram. */
+  readonly histogram: readonly number[];
+  /** Windows over consecutive periods (windows.ts); none on a board without a definition. */
+  readonly windows: readonly WindowSpec[];
   /** Derived: 2^timeBits, the number of time units the board covers. */
   readonly timeUnits: number;
   /** Derived: end of the time range, exclusive (Unix ms). */
@@ -48,10 +55,12 @@ export interface BoardSpec {
 }
 
 type Derived = "timeUnits" | "horizonMs";
-type Defaulted = "ttlSeconds" | "lowerIsBetter" | "tie" | "generation" | "defaultOp" | "allowOpOverride" | "period";
+type Defaulted = "ttlSeconds" | "lowerIsBetter" | "tie" | "generation" | "defaultOp" | "allowOpOverride" | "period" | "windows" | "maxMetadataBytes" | "histogram";
 export type BoardSpecInput = Omit<BoardSpec, Derived | Defaulted> & Partial<Pick<BoardSpec, Defaulted>>;
 
 const MAX_EXACT_BITS = 53;
+const NONE: readonly WindowSpec[] = Object.freeze([]);
+const NO_BOUNDS: readonly number[] = Object.freeze([]);
 
 /** 2026-01-01T00:00:00Z, the default epoch. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
@@ -94,6 +103,9 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     defaultOp: input.defaultOp ?? Operation.UNSPECIFIED,
     allowOpOverride: input.allowOpOverride ?? true,
     period,
+    windows: input.windows ?? NONE,
+    maxMetadataBytes: input.maxMetadataBytes ?? 0,
+    histogram: input.histogram ?? NO_BOUNDS,
   });
   return { spec, problems };
 }
@@ -113,10 +125,11 @@ export const ALL_TIME: Readonly<PeriodRule> = Object.freeze({ kind: "none", zone
  * The name a board's keys are stored under: a defined board's name and generation ("#" is not
  * allowed in board names), so a board defined again after a deletion, or defined over a name
  * once written without a definition, never shares keys with what was there before; then, on a
- * board with periods, "@" and the period's name.
+ * board with periods, "@" and the period's name; a window (windows.ts) ending in that period has
+ * "~" and the window's name before it ("speedrun#1796000000000~7d@2026-11-30").
  */
-export function storedBoardName(board: string, spec: Pick<BoardSpec, "generation">, period = ""): string {
-  return (spec.generation >= 0 ? `${board}#${spec.generation}` : board) + (period ? `@${period}` : "");
+export function storedBoardName(board: string, spec: Pick<BoardSpec, "generation">, period = "", window = ""): string {
+  return (spec.generation >= 0 ? `${board}#${spec.generation}` : board) + (window ? `~${window}` : "") + (period ? `@${period}` : "");
 }
 
 /** Finds the spec of a board: undefined when the board is not defined and boards without a definition are not allowed. */

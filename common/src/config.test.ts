@@ -62,8 +62,25 @@ describe("common > config", () => {
     expect(c).toMatchObject({ kafkaBrokers: ["k1:9092", "k2:9092"], numSlots: 128, shardId: "b", keyPrefix: "", shardTimeoutMs: 250, logLevel: "debug", clientToken: "t" });
     expect(c.shards).toEqual([{ id: "a", redisUrl: "redis://h:1" }, { id: "b", redisUrl: "rediss://h:2" }]);
     expect(c.clientCredentialsFile).toBe("/d/credentials.json");
+    expect(c.launcherStateFile).toBe("/d/launcher-state.json");
     expect(c.tls).toEqual({ certFile: "c.pem", keyFile: "k.pem" });
     expect(Object.isFrozen(c.shards)).toBe(true);
+  });
+
+  it("reads the gateway's variables: its router defaults to LADDER_ROUTER_LISTEN, origins are checked", () => {
+    expect(loadConfig({ LADDER_ROUTER_LISTEN: "r:1" })).toMatchObject({
+      gatewayListen: "127.0.0.1:8080", gatewayRouter: "r:1", gatewayToken: undefined, gatewayCorsOrigins: [], gatewayRate: 20, gatewayBurst: 60, gatewayStreams: 8, gatewayTrustProxy: false,
+    } satisfies Partial<Config>);
+    const c = loadConfig({
+      LADDER_GATEWAY_LISTEN: "0.0.0.0:80", LADDER_GATEWAY_ROUTER: "router:50051", LADDER_GATEWAY_TOKEN: "t", LADDER_GATEWAY_CORS_ORIGINS: "https://game.example, http://localhost:5173",
+      LADDER_GATEWAY_RATE: "5", LADDER_GATEWAY_BURST: "10", LADDER_GATEWAY_STREAMS: "2", LADDER_GATEWAY_TRUST_PROXY: "1",
+    });
+    expect(c).toMatchObject({ gatewayListen: "0.0.0.0:80", gatewayRouter: "router:50051", gatewayToken: "t", gatewayCorsOrigins: ["https://game.example", "http://localhost:5173"], gatewayRate: 5, gatewayBurst: 10, gatewayStreams: 2, gatewayTrustProxy: true });
+    expect(loadConfig({ LADDER_GATEWAY_CORS_ORIGINS: "*" }).gatewayCorsOrigins).toEqual(["*"]);
+    expect(() => loadConfig({ LADDER_GATEWAY_CORS_ORIGINS: "https://game.example/path" })).toThrow(/LADDER_GATEWAY_CORS_ORIGINS: "https:\/\/game.example\/path" is not an origin/);
+    expect(() => loadConfig({ LADDER_GATEWAY_ROUTER: "nowhere" })).toThrow(/LADDER_GATEWAY_ROUTER/);
+    // several routers, as the compose file gives them: a gRPC target the gateway's channel resolves
+    expect(loadConfig({ LADDER_GATEWAY_ROUTER: "ipv4:127.0.0.1:25051,127.0.0.1:25053" }).gatewayRouter).toBe("ipv4:127.0.0.1:25051,127.0.0.1:25053");
   });
 
   it("takes an unset-looking empty integer or duration as its default", () => {

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { ROLES, type TokenGrant } from "./auth.js";
 import { localCredentialsPath } from "./credentials-file.js";
+import { launcherStatePath } from "./launcher-state.js";
 import { redactSecrets } from "./redact.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "./board-spec.js";
 import { expandSentinelUrl, hostPortProblem, isSentinelUrl, parseSentinelName } from "./redis-address.js";
@@ -51,11 +52,15 @@ export interface Config {
   readonly shardTimeoutMs: number;
   readonly heartbeatTtlMs: number;
   readonly applyBatch: number;
+  /** Longest wait of an idle fetch at the broker (shard nodes, definitions followers), ms. */
+  readonly fetchWaitMs: number;
   readonly logLevel: string;
   readonly tokens: readonly TokenGrant[];
   readonly readsOpen: boolean;
   readonly clientToken: string | undefined;
   readonly clientCredentialsFile: string;
+  /** The local cluster launcher's view of its processes (launcher-state.ts), under LADDER_DATA_DIR; the CLI's `status` shows it. */
+  readonly launcherStateFile: string;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly tlsCaFile: string | undefined;
   readonly dedupWindowMs: number;
@@ -71,12 +76,28 @@ export interface Config {
   /** GetTop pages served from the router's memory for at most this long (0: no cache). */
   readonly topCacheMs: number;
   readonly topCacheDepth: number;
+  /** Longest age of a histogram the router answers from (0: none kept), ms. */
+  readonly histogramCacheMs: number;
   readonly rebuildDb: number;
   readonly ingestMaxQueued: number;
   /** Shard nodes take snapshots and rebuilds and refills load them (store/src/writer/snapshot.ts). */
   readonly snapshots: boolean;
   readonly snapshotRecords: number;
   readonly snapshotMinIntervalMs: number;
+  /** The browser gateway (gateway/): where it listens (HTTP), host:port. */
+  readonly gatewayListen: string;
+  /** The router the gateway asks, host:port, or several as a gRPC target (`ipv4:a:1,b:2`: the first that answers). */
+  readonly gatewayRouter: string;
+  /** The gateway's own admin token, for ListBoards and GetClusterStatus only; undefined: it makes neither. */
+  readonly gatewayToken: string | undefined;
+  /** Origins (scheme://host[:port]) allowed to call the gateway cross-origin; "*" allows any; empty: same origin only. */
+  readonly gatewayCorsOrigins: readonly string[];
+  /** Per client: requests per second sustained, the bucket's size, and open streams at once. */
+  readonly gatewayRate: number;
+  readonly gatewayBurst: number;
+  readonly gatewayStreams: number;
+  /** The client is the last X-Forwarded-For address (behind a reverse proxy) instead of the peer. */
+  readonly gatewayTrustProxy: boolean;
 }
 
 export const DEFAULT_SHARDS = "shard-0=redis://127.0.0.1:7001,shard-1=redis://127.0.0.1:7002,shard-2=redis://127.0.0.1:7003";
@@ -88,7 +109,7 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
 const LISTEN = /^.+:\d+$/;
 
 /** The local cluster's data dir; the launcher keeps Kafka, Redis and credentials.json there, and a client looks for its credentials there. */
-export const LADDER_DATA_DIR = path({ default: ".ladder", description: "the local cluster's data dir: Kafka's and Redis's data, `credentials.json` (git-ignored)" });
+export const LADDER_DATA_DIR = path({ default: ".ladder", description: "the local cluster's data dir: Kafka's and Redis's data, `credentials.json`, the launcher's `launcher-state.json` (git-ignored)" });
 
 /** Every variable the services read, in the order of Config. */
 export const servicesEnv = envVariables({
@@ -112,6 +133,7 @@ export const servicesEnv = envVariables({
   LADDER_MAX_CLOCK_SKEW_MS: duration({ default: 5 * 60_000, min: 0, max: 24 * 3600_000, description: "how far ahead of ingest's clock an update's timestamp may be" }),
   LADDER_SHARD_TIMEOUT_MS: duration({ default: 2000, min: 1, max: 600_000, description: "the router's deadline for one shard call" }),
   LADDER_TOP_CACHE_MS: duration({ default: 0, min: 0, max: 60_000, description: "the router serves GetTop pages of the live boards from memory for at most this long after reading them (0: off); reads with a consistency token never use it" }),
+  LADDER_HISTOGRAM_CACHE_MS: duration({ default: 1000, min: 0, max: 60_000, description: "the router answers GetHistogram and GetApproximateRank of the live boards from a histogram it read at most this long before (0: every call reads the shards); reads with a consistency token never use it" }),
   LADDER_TOP_CACHE_DEPTH: int({ default: 100, min: 1, max: 10_000, description: "how deep the top cache keeps each board (offset + limit up to this); deeper pages are read from the shards" }),
   LADDER_HEARTBEAT_TTL_MS: duration({ default: 5000, min: 100, max: 600_000, description: "a shard node silent this long makes its shard's reads `UNAVAILABLE`" }),
   LADDER_APPLY_BATCH: int({ default: 500, min: 1, max: 10_000, description: "events per apply-script call of a shard node" }),
@@ -126,6 +148,7 @@ export const servicesEnv = envVariables({
   LADDER_TLS_CA_FILE: optional({ unsetMeans: "— (system CAs)", description: "PEM CA that clients (CLI, load tool) trust" }),
   LADDER_DEDUP_WINDOW_MS: duration({ default: 10 * 60_000, min: 0, max: 7 * 86_400_000, description: "how long a shard remembers an event id, to drop its duplicates" }),
   LADDER_READY_LAG: int({ default: 1000, min: 0, max: 1e9, description: "a rebuild swaps its database in once within this many records of the log's end; the shard then refuses reads until its node has applied the rest" }),
+  LADDER_FETCH_WAIT_MS: duration({ default: 5000, min: 10, max: 30_000, description: "how long a shard node's or a definitions follower's fetch waits at the broker when no record comes (a record ends the wait at once): bounds their polling when idle, and how long a shard node takes to stop" }),
   LADDER_STALL_MS: duration({ default: 10_000, min: 100, max: 3_600_000, description: "a serving shard whose applier applies nothing this long while behind the log stops serving until it catches up" }),
   LADDER_MAX_LAG: int({ default: 100_000, min: 0, max: 1e12, description: "a serving shard more than this many records behind the log for `LADDER_MAX_LAG_MS` stops serving until it catches up" }),
   LADDER_MAX_LAG_MS: duration({ default: 30_000, min: 0, max: 3_600_000, description: "how long a shard may stay more than `LADDER_MAX_LAG` records behind" }),
@@ -137,6 +160,14 @@ export const servicesEnv = envVariables({
   LADDER_SNAPSHOTS: flag({ default: true, description: "shard nodes write snapshots of their shard to the topic `<LADDER_SCORE_TOPIC>.snapshots`; a rebuild, or a shard whose Redis lost its data, loads the latest and replays only the log after it (0: none written or read)" }),
   LADDER_SNAPSHOT_RECORDS: int({ default: 1_000_000, min: 1, max: 1e12, description: "a shard node takes a snapshot once its partitions have this many records past the latest snapshot, raised by 0–50% by a fraction fixed per shard id (so shards written alike do not take theirs together)…" }),
   LADDER_SNAPSHOT_MIN_INTERVAL_MS: duration({ default: 60_000, min: 0, max: 7 * 86_400_000, description: "…and this long has passed since the latest snapshot" }),
+  LADDER_GATEWAY_LISTEN: string({ default: "127.0.0.1:8080", pattern: LISTEN, description: "the browser gateway's HTTP listen address (read-only JSON, live push by Server-Sent Events, the dashboard), host:port" }),
+  LADDER_GATEWAY_ROUTER: optional({ unsetMeans: "`LADDER_ROUTER_LISTEN`", description: "the router the gateway asks, host:port; several as a gRPC target, `ipv4:host:port,host:port`: the first that answers, the next while it is away" }),
+  LADDER_GATEWAY_TOKEN: optional({ unsetMeans: "— (no board list, no shard status)", description: "the gateway's own token (admin role), used for two reads only: the board list (`ListBoards`) and the shards' readiness, lag and size (`GetClusterStatus`); every other read carries its caller's token" }),
+  LADDER_GATEWAY_CORS_ORIGINS: corsOrigins(),
+  LADDER_GATEWAY_RATE: int({ default: 20, min: 1, max: 1_000_000, description: "requests per second one client (its IP address) may make to the gateway's API, sustained; opening a stream counts one" }),
+  LADDER_GATEWAY_BURST: int({ default: 60, min: 1, max: 1_000_000, description: "requests a client may make at once above that rate (its token bucket's size); past it the gateway answers 429 with `Retry-After`" }),
+  LADDER_GATEWAY_STREAMS: int({ default: 8, min: 1, max: 10_000, description: "live streams one client may hold open at once; past it: 429" }),
+  LADDER_GATEWAY_TRUST_PROXY: flag({ default: false, description: "who a client is: the last address of `X-Forwarded-For`, as a reverse proxy in front of the gateway sets it (1), or the connection's peer address (0)" }),
 });
 
 /** The services' configuration: the variables, checked across each other, as a Config. */
@@ -150,6 +181,7 @@ export const configSchema = envSchema(servicesEnv, {
       problem("LADDER_SENTINELS", "needed by the sentinel:// shards of LADDER_SHARDS (the Sentinels to ask for their primary and replicas)");
     if (v.LADDER_SHARD_ID !== undefined && !v.LADDER_SHARDS.some((s) => s.id === v.LADDER_SHARD_ID))
       problem("LADDER_SHARD_ID", `"${v.LADDER_SHARD_ID}" is not one of LADDER_SHARDS`);
+    if (v.LADDER_GATEWAY_ROUTER !== undefined && !LISTEN.test(v.LADDER_GATEWAY_ROUTER)) problem("LADDER_GATEWAY_ROUTER", `"${v.LADDER_GATEWAY_ROUTER}" is not host:port`);
   },
   build: (v): Config => ({
     kafkaBrokers: v.LADDER_KAFKA_BROKERS,
@@ -173,11 +205,13 @@ export const configSchema = envSchema(servicesEnv, {
     shardTimeoutMs: v.LADDER_SHARD_TIMEOUT_MS,
     heartbeatTtlMs: v.LADDER_HEARTBEAT_TTL_MS,
     applyBatch: v.LADDER_APPLY_BATCH,
+    fetchWaitMs: v.LADDER_FETCH_WAIT_MS,
     logLevel: v.LADDER_LOG_LEVEL,
     tokens: v.LADDER_TOKENS,
     readsOpen: v.LADDER_READS === "open",
     clientToken: v.LADDER_TOKEN,
     clientCredentialsFile: v.LADDER_CREDENTIALS_FILE ?? localCredentialsPath(v.LADDER_DATA_DIR),
+    launcherStateFile: launcherStatePath(v.LADDER_DATA_DIR),
     tls: v.LADDER_TLS_CERT_FILE && v.LADDER_TLS_KEY_FILE ? Object.freeze({ certFile: v.LADDER_TLS_CERT_FILE, keyFile: v.LADDER_TLS_KEY_FILE }) : undefined,
     tlsCaFile: v.LADDER_TLS_CA_FILE,
     dedupWindowMs: v.LADDER_DEDUP_WINDOW_MS,
@@ -190,11 +224,20 @@ export const configSchema = envSchema(servicesEnv, {
     consistencyWaitMs: v.LADDER_CONSISTENCY_WAIT_MS,
     topCacheMs: v.LADDER_TOP_CACHE_MS,
     topCacheDepth: v.LADDER_TOP_CACHE_DEPTH,
+    histogramCacheMs: v.LADDER_HISTOGRAM_CACHE_MS,
     rebuildDb: v.LADDER_REBUILD_DB,
     ingestMaxQueued: v.LADDER_INGEST_MAX_QUEUED,
     snapshots: v.LADDER_SNAPSHOTS,
     snapshotRecords: v.LADDER_SNAPSHOT_RECORDS,
     snapshotMinIntervalMs: v.LADDER_SNAPSHOT_MIN_INTERVAL_MS,
+    gatewayListen: v.LADDER_GATEWAY_LISTEN,
+    gatewayRouter: v.LADDER_GATEWAY_ROUTER ?? v.LADDER_ROUTER_LISTEN,
+    gatewayToken: v.LADDER_GATEWAY_TOKEN,
+    gatewayCorsOrigins: v.LADDER_GATEWAY_CORS_ORIGINS,
+    gatewayRate: v.LADDER_GATEWAY_RATE,
+    gatewayBurst: v.LADDER_GATEWAY_BURST,
+    gatewayStreams: v.LADDER_GATEWAY_STREAMS,
+    gatewayTrustProxy: v.LADDER_GATEWAY_TRUST_PROXY,
   }),
 });
 
@@ -231,6 +274,16 @@ function sentinels(): EnvVar<readonly string[]> {
       const problem = hostPortProblem(item);
       if (problem) report(problem);
     }
+    return Object.freeze(items);
+  });
+}
+
+/** LADDER_GATEWAY_CORS_ORIGINS: comma-separated origins, or "*"; unset: none (same origin only). */
+function corsOrigins(): EnvVar<readonly string[]> {
+  const description = "origins whose web pages may call the gateway (CORS), comma-separated `scheme://host[:port]`, or `*` for any";
+  return envVar({ default: "— (same origin only)", description }, (raw, report) => {
+    const items = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    for (const item of items) if (item !== "*" && !/^https?:\/\/[^/\s?#]+$/.test(item)) report(`"${item}" is not an origin: scheme://host[:port], no path`);
     return Object.freeze(items);
   });
 }

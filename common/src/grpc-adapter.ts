@@ -2,10 +2,11 @@
  * The one adapter between protobuf-es service descriptors and grpc-js.
  *
  * protoc-gen-es v2 emits `GenService` descriptors; grpc-js wants a ServiceDefinition of
- * paths and (de)serializers. This file builds that definition from `service.methods`
- * (toBinary/fromBinary), registers typed handlers that return plain objects, converts
- * whatever a handler throws through `toServiceError` (the only such boundary), and
- * builds promise-returning typed clients. Unary and server-streaming methods only.
+ * paths and (de)serializers. The method definitions and the typed client stubs
+ * (`createClient`) are the client library's (@ladder/client/grpc-stub: one copy for the
+ * cluster and its clients); this file adds the servers' side: it registers typed handlers
+ * that return plain objects and converts whatever a handler throws through `toServiceError`
+ * (the only such boundary). Unary and server-streaming methods only.
  *
  * Request bytes that are not a valid message (bad wire format, invalid UTF-8 in a string
  * field) answer INVALID_ARGUMENT, not grpc-js's INTERNAL: the server's deserializer hands
@@ -18,9 +19,9 @@
  * the services added with `addService`.
  */
 import * as grpc from "@grpc/grpc-js";
-import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { create, toBinary, type DescMessage, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
-import { bearer } from "./auth.js";
+import { methodDefinition } from "@ladder/client/grpc-stub";
 import { LadderError, invalidArgument, toServiceError } from "./errors.js";
 import type { Logger } from "./logger.js";
 import { bound, Counter, Histogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
@@ -68,24 +69,25 @@ export function encodeOnce<T extends Message>(schema: DescMessage, msg: T): T {
   return msg;
 }
 
-/** The grpc-js ServiceDefinition of a protobuf-es service descriptor. */
+/**
+ * The grpc-js ServiceDefinition a server serves for a protobuf-es service descriptor: the
+ * client's method definitions, with requests that do not decode handed to the handler as
+ * Undecodable and responses encoded once sent as those bytes.
+ */
 export function serviceDefinition(service: DescService): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<Message, Message>> = {};
   for (const m of service.methods) {
+    const base = methodDefinition(m);
     def[m.localName] = {
-      path: `/${service.typeName}/${m.name}`,
-      requestStream: m.methodKind === "client_streaming" || m.methodKind === "bidi_streaming",
-      responseStream: m.methodKind === "server_streaming" || m.methodKind === "bidi_streaming",
-      requestSerialize: (msg: Message) => Buffer.from(toBinary(m.input, msg as never)),
+      ...base,
       requestDeserialize: (buf: Buffer) => {
         try {
-          return fromBinary(m.input, buf);
+          return base.requestDeserialize(buf);
         } catch (err) {
           return new Undecodable((err as Error).message) as unknown as Message;
         }
       },
-      responseSerialize: (msg: Message) => encoded.get(msg) ?? Buffer.from(toBinary(m.output, msg as never)),
-      responseDeserialize: (buf: Buffer) => fromBinary(m.output, buf),
+      responseSerialize: (msg: Message) => encoded.get(msg) ?? base.responseSerialize(msg),
     };
   }
   return def as grpc.ServiceDefinition;
@@ -255,56 +257,8 @@ export function shutdown(server: grpc.Server, graceMs = 5000): Promise<void> {
   });
 }
 
-/** Per-call options of a client. */
-export interface CallOptions {
-  /** Deadline from now, in ms. */
-  timeoutMs?: number;
-  metadata?: grpc.Metadata;
-}
-
-/** A promise-based client: one method per unary rpc. */
-export type ServiceClient<S extends GenServiceMethods> = {
-  [K in keyof S]: S[K]["methodKind"] extends "unary"
-    ? (req: MessageInitShape<S[K]["input"]>, options?: CallOptions) => Promise<MessageShape<S[K]["output"]>>
-    : (req: MessageInitShape<S[K]["input"]>, options?: CallOptions) => grpc.ClientReadableStream<MessageShape<S[K]["output"]>>;
-} & { close(): void; raw: grpc.Client };
-
-/** The client type of a generated service descriptor: ClientOf<typeof LeaderboardService>. */
-export type ClientOf<D> = D extends GenService<infer S> ? ServiceClient<S> : never;
+/** Typed client stubs: the client library's (one copy). */
+export { createClient, type CallOptions, type ClientOf, type ServiceClient } from "@ladder/client/grpc-stub";
 
 /** The handlers type of a generated service descriptor: ImplOf<typeof LeaderboardService>. */
 export type ImplOf<D> = D extends GenService<infer S> ? ServiceImpl<S> : never;
-
-/** A typed client for `service` at `address` (host:port). */
-export function createClient<S extends GenServiceMethods>(
-  service: GenService<S>,
-  address: string,
-  credentials = grpc.credentials.createInsecure(),
-  options: grpc.ClientOptions = {},
-  /** Bearer token sent with every call (see auth.ts). */
-  token?: string,
-): ServiceClient<S> {
-  const Ctor = grpc.makeGenericClientConstructor(serviceDefinition(service), service.typeName);
-  const raw = new Ctor(address, credentials, options);
-  const client: Record<string, unknown> = { close: () => raw.close(), raw };
-  for (const m of service.methods) {
-    const call = (raw as unknown as Record<string, (...args: unknown[]) => unknown>)[m.localName]!.bind(raw);
-    client[m.localName] = m.methodKind === "unary"
-      ? (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) =>
-          new Promise((resolve, reject) => {
-            call(create(m.input, req), metadataFor(opts, token), callOptions(opts), (err: Error | null, res: unknown) =>
-              err ? reject(err) : resolve(res));
-          })
-      : (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) => call(create(m.input, req), metadataFor(opts, token), callOptions(opts));
-  }
-  return client as ServiceClient<S>;
-}
-
-function metadataFor(opts: CallOptions, token: string | undefined): grpc.Metadata {
-  const metadata = opts.metadata ?? new grpc.Metadata();
-  return token !== undefined && metadata.get("authorization").length === 0 ? bearer(metadata, token) : metadata;
-}
-
-function callOptions(opts: CallOptions): grpc.CallOptions {
-  return opts.timeoutMs ? { deadline: Date.now() + opts.timeoutMs } : {};
-}

@@ -148,12 +148,28 @@ export async function durability(admin: Admin, wanted: { replication?: number; m
   return { replication, minInsyncReplicas: wanted.minInsyncReplicas ?? Math.max(1, replication - 1) };
 }
 
-/** Creates a topic; false (not an error) when another process created it first. */
+/**
+ * Creates a topic and waits until every partition has a leader; false (not an error) when another
+ * process created it first. kafkajs's own wait for leaders retries only LEADER_NOT_AVAILABLE: a
+ * broker that has not yet loaded the new topic answers UNKNOWN_TOPIC_OR_PARTITION ("This server
+ * does not host this topic-partition", retriable), which it throws (two shard nodes starting at
+ * once crashed on it in CI). Such retriable errors are followed by a wait of our own, up to 30 s.
+ */
 export async function createTopic(admin: Admin, spec: ITopicConfig): Promise<boolean> {
-  return admin.createTopics({ topics: [spec], waitForLeaders: true }).catch((err: Error) => {
-    if (!/already exists/i.test(String((err as { errors?: unknown[] }).errors?.map(String) ?? err.message))) throw err;
-    return false;
+  const created = await admin.createTopics({ topics: [spec], waitForLeaders: true }).catch((err: Error) => {
+    if (/already exists/i.test(String((err as { errors?: unknown[] }).errors?.map(String) ?? err.message))) return false;
+    if ((err as { retriable?: boolean }).retriable !== true) throw err;
+    return true;
   });
+  await retryUntil(async () => {
+    const meta = await admin.fetchTopicMetadata({ topics: [spec.topic] });
+    const partitions = meta.topics[0]?.partitions ?? [];
+    if (partitions.length === 0 || partitions.some((p) => p.leader < 0)) throw Object.assign(new Error(`topic ${spec.topic} has partitions without a leader`), { retriable: true });
+  }, {
+    initialMs: 50, maxMs: 500, timeoutMs: 30_000, what: `the leaders of topic ${spec.topic}`,
+    giveUp: (err) => ((err as { retriable?: boolean }).retriable === true ? undefined : (err as Error).message),
+  });
+  return created;
 }
 
 /** A topic's configuration entries (describeConfigs), by name. */

@@ -70,15 +70,47 @@ export function periodRuleProblem(r: PeriodRule): string | undefined {
 const UNIT = { daily: "day", weekly: "week", monthly: "month" } as const;
 const FORMAT = { daily: "yyyy-MM-dd", weekly: "kkkk-'W'WW", monthly: "yyyy-MM" } as const;
 
+/**
+ * Periods found, per rule, sorted by start: most writes and reads fall in a few recent periods,
+ * and finding one costs luxon 0.2 ms, cron-parser about 20 ms (a parse and a fire time per period
+ * kept). At most CACHED_PERIODS per rule (the oldest-found go first), CACHED_RULES rules.
+ */
+const found = new Map<string, Period[]>();
+const CACHED_PERIODS = 256;
+const CACHED_RULES = 10_000;
+
 /** The period holding instant `ms`. */
 export function periodAt(r: PeriodRule, ms: number): Period {
   if (r.kind === "none") throw new Error("a board without periods has no period");
+  const rule = `${r.kind}|${r.zone}|${r.keep}|${r.cron}`;
+  let list = found.get(rule);
+  if (list === undefined) {
+    if (found.size >= CACHED_RULES) found.clear();
+    found.set(rule, (list = []));
+  }
+  // the last period starting at or before ms
+  let lo = 0;
+  for (let hi = list.length; lo < hi;) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]!.startMs <= ms) lo = mid + 1;
+    else hi = mid;
+  }
+  const hit = list[lo - 1];
+  if (hit && ms < hit.endMs) return hit;
+  const p = Object.freeze(findPeriod(r, ms));
+  if (list.length >= CACHED_PERIODS) list.splice(0, list.length);
+  const at = list.findIndex((x) => x.startMs > p.startMs);
+  list.splice(at < 0 ? list.length : at, 0, p);
+  return p;
+}
+
+function findPeriod(r: PeriodRule, ms: number): Period {
   if (r.kind === "cron") {
     // the latest fire time at or before ms, and the next fire time after it
     const start = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(ms + 1) }).prev().getTime();
     return cronPeriod(r, start);
   }
-  const start = DateTime.fromMillis(ms, { zone: r.zone }).startOf(UNIT[r.kind]);
+  const start = DateTime.fromMillis(ms, { zone: r.zone }).startOf(UNIT[r.kind as keyof typeof UNIT]);
   return calendarPeriod(r, start);
 }
 
@@ -122,4 +154,10 @@ export function keptPeriods(r: PeriodRule, nowMs: number): Period[] {
   const out = [periodAt(r, nowMs)];
   while (out.length <= r.keep) out.push(periodAt(r, out[out.length - 1]!.startMs - 1));
   return out;
+}
+
+/** The first `count` fire times of a cron rule after `fromMs` (Unix ms), from one parse of the expression. */
+export function cronFireTimes(r: PeriodRule, fromMs: number, count: number): number[] {
+  const it = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(fromMs) });
+  return Array.from({ length: count }, () => it.next().getTime());
 }

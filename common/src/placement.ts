@@ -37,10 +37,9 @@
  * filled mostly, not only, by replaying the partitions of the slots it takes.
  *
  * The ring is consulted only to build a table: `slotToShard[slot]` is plain data, built
- * once from the configured shard list when a process starts, and frozen. Lookups are O(1)
- * array reads. Today a process never changes its table: a different shard list means
- * restarting every process with the new configuration (and moving the slots' data, which
- * nothing does yet); online resharding will replace the table whole, never edit it.
+ * once per shard list and frozen. Lookups are O(1) array reads. The table in force is
+ * versioned data itself (placement-log.ts): written to a compacted topic with an epoch,
+ * followed by every process, replaced whole by AdminService.Reshard, never edited.
  */
 import ConsistentHash from "consistent-hash";
 import { murmur3String } from "./murmur3.js";
@@ -115,6 +114,17 @@ function preferenceList(ring: ConsistentHash, name: string, shards: number): str
 
 function controlPoints(shardId: string): number[] {
   return Array.from({ length: VNODES }, (_, i) => murmur3String(`${shardId}#${i}`) % RING_RANGE);
+}
+
+/** A placement from an explicit table (a placement record's): `slotToShard[slot]` indexes `shardIds`. Throws on a bad table. */
+export function placementFromTable(shardIds: readonly string[], slotToShard: readonly number[]): Placement {
+  if (shardIds.length === 0) throw new Error("placement needs at least one shard");
+  if (new Set(shardIds).size !== shardIds.length) throw new Error("placement: duplicate shard id");
+  if (slotToShard.length === 0 || slotToShard.some((i) => !Number.isInteger(i) || i < 0 || i >= shardIds.length)) throw new Error("placement: a slot names no shard of the list");
+  const owners = slotToShard.map((i) => shardIds[i]!);
+  const slotsOf = new Map<string, number[]>([...shardIds].sort().map((id) => [id, []]));
+  owners.forEach((shard, slot) => slotsOf.get(shard)!.push(slot));
+  return Object.freeze({ numSlots: slotToShard.length, shardIds: Object.freeze([...shardIds].sort()), slotToShard: Object.freeze(owners), slotsOf });
 }
 
 /** The shard that holds a player's data. */

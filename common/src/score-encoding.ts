@@ -85,6 +85,8 @@ export function decodeSortKey(spec: Encoding, key: number): Standing {
 export interface KeyedMember {
   playerId: string;
   key: number;
+  /** The metadata kept with the entry (ScoreUpdate.metadata), when the board keeps any. */
+  metadata?: string;
 }
 
 /**

@@ -10,6 +10,8 @@ import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 export const MAX_BOARD_LENGTH = 64;
 export const MAX_PLAYER_ID_BYTES = 128;
 export const MAX_EVENT_ID_BYTES = 128;
+/** The most bytes of metadata any board may keep with an entry (BoardDefinition.max_metadata_bytes). */
+export const MAX_METADATA_BYTES = 4096;
 const BOARD_PATTERN = /^[A-Za-z0-9_.:-]+$/;
 // C0 and C1 control characters, and lone surrogates (which UTF-8 cannot carry).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -33,6 +35,19 @@ export function playerIdProblem(playerId: string): string | undefined {
   // Invalid UTF-8 on the wire fails decoding already; a JS caller can still pass lone surrogates.
   if (LONE_SURROGATE.test(playerId)) return "player_id is not valid UTF-8";
   if (CONTROL.test(playerId)) return "player_id contains control characters";
+  return undefined;
+}
+
+/**
+ * What is wrong with an update's metadata for a board that keeps at most `maxBytes` of it, or
+ * undefined ("" is always fine: it keeps what the entry holds).
+ */
+export function metadataProblem(metadata: string, maxBytes: number): string | undefined {
+  if (metadata === "") return undefined;
+  if (maxBytes === 0) return "metadata: the board keeps no metadata (its max_metadata_bytes is 0)";
+  const bytes = Buffer.byteLength(metadata, "utf8");
+  if (bytes > maxBytes) return `metadata is ${bytes} bytes, more than the board's max_metadata_bytes ${maxBytes}`;
+  if (LONE_SURROGATE.test(metadata)) return "metadata is not valid UTF-8";
   return undefined;
 }
 

@@ -14,8 +14,10 @@ import { Code, invalidArgument, LadderError, notFound } from "@ladder/common/err
 import { slotOf } from "@ladder/common/placement";
 import { periodAt, type Period } from "@ladder/common/periods";
 import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/common/score-event";
-import { boardProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/common/validate";
+import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/common/validate";
+import { windowPlan } from "@ladder/common/windows";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
+import { MAX_REPORTED, newReportId, type RankReporter, type ReportedUpdate } from "./rank-reports.js";
 
 /** How long a batch may wait for the log when the caller set no deadline. */
 const DEFAULT_WRITE_TIMEOUT_MS = 10_000; // 10 s
@@ -25,21 +27,31 @@ export interface Boards {
   readonly catalog: BoardCatalog;
 }
 
-export function ingestService(config: Config, producer: GroupCommitProducer, boards: Boards, clock: () => number = Date.now): ImplOf<typeof IngestService> {
+export function ingestService(config: Config, producer: GroupCommitProducer, boards: Boards, clock: () => number = Date.now, reporter?: RankReporter): ImplOf<typeof IngestService> {
   return {
     async submitScores(req, ctx) {
       const n = req.updates.length;
       if (n === 0) throw invalidArgument("updates is empty");
       if (n > config.maxBatch) throw invalidArgument(`updates has ${n} entries, more than the limit of ${config.maxBatch}`);
+      if (req.reportRanks && n > MAX_REPORTED) throw invalidArgument(`report_ranks takes at most ${MAX_REPORTED} updates (MAX_REPORTED); the batch has ${n}`);
+      if (req.reportRanks && !reporter) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest reports no ranks");
       const now = clock();
       const catalog = boards.catalog; // one catalog for the whole batch
-      const records = req.updates.map((u, i) => toRecord(u, i, now, config, catalog));
+      const reported: ReportedUpdate[] = [];
+      const records = req.updates.map((u, i) => {
+        const reportId = req.reportRanks ? newReportId() : "";
+        const { record, resolved } = toRecord(u, i, now, config, catalog, reportId);
+        if (reportId) reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
+        return record;
+      });
       const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
       const written = await producer.submit(records, timeoutMs);
+      const rankChanges = reporter && reported.length ? await reporter.report(reported, written, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS)) : [];
       return {
         offsets: [...written].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
         accepted: n,
         consistencyToken: encodeToken(written),
+        rankChanges,
       };
     },
     async deletePlayer(req, ctx) {
@@ -65,7 +77,7 @@ export function ingestService(config: Config, producer: GroupCommitProducer, boa
 /** Boards one update may apply to besides its own (ScoreUpdate.also_boards). */
 export const MAX_ALSO_BOARDS = 8;
 
-function toRecord(u: ScoreUpdate, index: number, now: number, config: Config, catalog: BoardCatalog): OutRecord {
+function toRecord(u: ScoreUpdate, index: number, now: number, config: Config, catalog: BoardCatalog, reportId: string): { record: OutRecord; resolved: ReportedUpdate["boards"] } {
   const at = `updates[${index}]`;
   const timestampMs = u.timestampMs === 0n ? BigInt(now) : u.timestampMs;
   const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false);
@@ -75,8 +87,10 @@ function toRecord(u: ScoreUpdate, index: number, now: number, config: Config, ca
   if (twice !== undefined) throw invalidArgument(`${at}: board "${twice}" is named twice (board, also_boards and leave_board must differ)`);
   const also = u.alsoBoards.map((b, i) => resolveBoard(u, b, `${at}.also_boards[${i}]`, timestampMs, now, config, catalog, false));
   const leave = u.leaveBoard ? resolveBoard(u, u.leaveBoard, `${at}.leave_board`, timestampMs, now, config, catalog, true) : undefined;
-  const fields = { board: u.board, playerId: u.playerId, op: main.op, value: u.value, timestampMs, eventId: u.eventId };
-  return { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now, main, { also, ...(leave ? { leave } : {}) }) };
+  const fields = { board: u.board, playerId: u.playerId, op: main.op, value: u.value, timestampMs, eventId: u.eventId, metadata: u.metadata, reportId };
+  const record = { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now, main, { also, ...(leave ? { leave } : {}) }) };
+  const resolved = [main, ...also].map((b) => ({ board: b.board, period: b.period?.id ?? "", spec: catalog.forBoard(b.board)! }));
+  return { record, resolved };
 }
 
 /**
@@ -94,7 +108,8 @@ function resolveBoard(u: ScoreUpdate, board: string, at: string, timestampMs: bi
     const resolved = resolveOp(u.op, spec);
     if ("problem" in resolved) throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${resolved.problem}`);
     op = resolved.op;
-    const problem = updateProblem({ board, playerId: u.playerId, op, value: u.value, timestampMs, eventId: u.eventId }, spec, now, config.maxClockSkewMs);
+    const problem = updateProblem({ board, playerId: u.playerId, op, value: u.value, timestampMs, eventId: u.eventId }, spec, now, config.maxClockSkewMs)
+      ?? metadataProblem(u.metadata, spec.maxMetadataBytes);
     if (problem) throw invalidArgument(`${at}: ${problem}`);
   }
   let period: Period | undefined;
@@ -105,5 +120,10 @@ function resolveBoard(u: ScoreUpdate, board: string, at: string, timestampMs: bi
       throw new LadderError(Code.FAILED_PRECONDITION, `${at}: timestamp_ms ${timestampMs} falls in period ${period.id} of board "${board}", no longer kept (it keeps the current period and ${spec.period.keep} before it)`);
   }
   const rules = catalog.definition(board)?.rules;
+  if (period && spec.windows.length > 0) {
+    // the windows that include this period are recomputed from the periods around it; its key outlives it for them
+    const windows = windowPlan(spec, period);
+    return { board, op, ...(rules ? { rules } : {}), period: { id: period.id, expireAtMs: windows.periodExpireAtMs }, windows };
+  }
   return { board, op, ...(rules ? { rules } : {}), ...(period ? { period } : {}) };
 }

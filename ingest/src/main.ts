@@ -16,6 +16,8 @@ import { onShutdown } from "@ladder/common/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
+import { RankReporter } from "./rank-reports.js";
+import { followPlacement, placementOrExit } from "@ladder/common/placement-log";
 
 /** How long ingest waits at start for the shard nodes to create the score topic. */
 const TOPIC_WAIT_MS = 120_000;
@@ -43,7 +45,10 @@ const server = new grpc.Server();
 const commit = new GroupCommitProducer({ producer, topic: config.scoreTopic, log: log.child({ component: "producer" }), maxQueuedRecords: config.ingestMaxQueued });
 const auth = new Authenticator(config.tokens, config.readsOpen);
 if (!config.tokens.some((t) => t.roles.includes("write"))) log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
-addService(server, IngestService, ingestService(config, commit, definitions), log.child({ component: "grpc" }), requireRole(auth, "write"));
+// SubmitScoresRequest.report_ranks reads the shards' primaries, by the placement it follows (placement-log.ts)
+const placement = await placementOrExit(followPlacement(config, kafka, admin, log.child({ component: "placement" })), log);
+const reporter = new RankReporter(config, () => placement.current);
+addService(server, IngestService, ingestService(config, commit, definitions, Date.now, reporter), log.child({ component: "grpc" }), requireRole(auth, "write"));
 const health = new HealthRegistry();
 health.set(IngestService.typeName, ServingStatus.SERVING);
 health.register(server, log);
@@ -54,6 +59,8 @@ onShutdown(log, async () => {
   health.drain();
   await shutdown(server); // lets calls in flight finish: their flushes complete first
   await producer.disconnect();
+  await reporter.close();
+  await placement.stop();
   await definitions.stop();
   await admin.disconnect();
   await metrics.close();

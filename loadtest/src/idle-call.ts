@@ -24,9 +24,9 @@ const fresh: number[] = [];
 for (let i = 0; i < CALLS; i++) {
   await sleep(400);
   const t0 = performance.now();
-  const res = await c.ingest().submitScores({ updates: Array.from({ length: 500 }, (_, k) => ({ board: "idle", playerId: `i${k}`, op: Operation.SET, value: BigInt(i * 1000 + k) })) }, c.callOptions());
+  const res = await c.ingest().submitScores({ updates: Array.from({ length: 500 }, (_, k) => ({ board: "idle", playerId: `i${k}`, op: Operation.SET, value: BigInt(i * 1000 + k) })) });
   const t1 = performance.now();
-  await c.router().getRank({ board: "idle", playerId: "i7", consistencyToken: res.consistencyToken }, c.callOptions());
+  await c.router().getRank({ board: "idle", playerId: "i7", consistencyToken: res.consistencyToken });
   if (i >= UNCOUNTED) {
     acks.push(t1 - t0);
     fresh.push(performance.now() - t1);

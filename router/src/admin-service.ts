@@ -22,7 +22,7 @@ import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavail
 import type { CallContext, ImplOf } from "@ladder/common/grpc-adapter";
 import type { Logger } from "@ladder/common/logger";
 import type { TopicIds } from "@ladder/common/kafka";
-import { buildPlacement } from "@ladder/common/placement";
+import type { ClusterPlacement } from "@ladder/common/placement-log";
 import { builtFrom, shardStamp } from "@ladder/store";
 import { RebuildLease, leaseMode, rebuildShard, runningRebuild, snapshotTopicOf, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
 import { viewProblem } from "@ladder/common/validate";
@@ -30,6 +30,8 @@ import { codeName, routerMetrics } from "./metrics.js";
 
 export interface AdminDeps {
   config: Config;
+  /** The placement rebuilds are made for: the one this router reads by. */
+  placement: () => ClusterPlacement;
   kafka: Kafka;
   admin: Admin;
   /** The score topic's id, which rebuilt shards record as their source (store identity.ts). */
@@ -40,13 +42,15 @@ export interface AdminDeps {
 type Shard = Config["shards"][number];
 
 /** The rebuild rpcs; the board rpcs are board-admin.ts's. */
-export function adminService({ config, kafka, admin, topicIds, log }: AdminDeps): Pick<ImplOf<typeof AdminService>, "rebuildShards" | "listRebuilds"> {
-  const placement = buildPlacement(config.shards.map((s) => s.id), config.numSlots);
-  const shardsOf = (ids: readonly string[]) =>
-    [...new Set(ids.length ? ids : config.shards.map((s) => s.id))].map((id) => config.shards.find((s) => s.id === id) ?? notFoundShard(id));
+export function adminService({ config, placement: placementNow, kafka, admin, topicIds, log }: AdminDeps): Pick<ImplOf<typeof AdminService>, "rebuildShards" | "listRebuilds"> {
+  const shardsOf = (ids: readonly string[]) => {
+    const { shards } = placementNow();
+    return [...new Set(ids.length ? ids : shards.map((s) => s.id))].map((id) => shards.find((s) => s.id === id) ?? notFoundShard(id));
+  };
   return {
     async rebuildShards(req, send, ctx) {
       const shards = shardsOf(req.shardIds);
+      const { placement } = placementNow();
       const mode = modeOf(req, config);
       const call = callStop(ctx);
       try {

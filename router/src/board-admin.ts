@@ -1,5 +1,5 @@
 /**
- * AdminService's board rpcs: define, read, list and update boards (common/board-definitions.ts
+ * AdminService's board rpcs: define, read, list, update and delete boards (common/board-definitions.ts
  * says where definitions live and how every service follows them).
  *
  * A create or update writes the definition to the definitions topic, then waits until this
@@ -10,19 +10,24 @@
 import { create } from "@bufbuild/protobuf";
 import type { Producer } from "kafkajs";
 import { BoardDefinitionSchema, type AdminService, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { defaultOpOf, MAX_BOARDS, normalizeDefinition, publishDefinition, sameRules, type BoardDefinitions } from "@ladder/common/board-definitions";
+import { defaultOpOf, MAX_BOARDS, maxMetadataProblem, normalizeDefinition, publishDefinition, removeDefinition, sameRules, type BoardDefinitions } from "@ladder/common/board-definitions";
+import { encodeToken } from "@ladder/common/consistency-token";
+import { encodeBoardDeletion } from "@ladder/common/score-event";
 import { storedBoardName } from "@ladder/common/board-spec";
 import { Code, LadderError, invalidArgument, notFound } from "@ladder/common/errors";
 import type { ImplOf } from "@ladder/common/grpc-adapter";
 import type { Logger } from "@ladder/common/logger";
 import { boardProblem } from "@ladder/common/validate";
 
-type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard">;
+type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard" | "deleteBoard">;
 
 export interface BoardAdminDeps {
   definitions: BoardDefinitions;
   /** The definitions topic. */
   topic: string;
+  /** The score log, where a deletion writes its markers, and its partitions. */
+  scoreTopic: string;
+  partitions: number;
   /** A producer (connected on first use). */
   producer: () => Promise<Producer>;
   /** Entries held under a stored board name on the live shards (a board written without a definition). */
@@ -93,15 +98,39 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       }
       const defaultOp = defaultOpOf(wanted.defaultOp);
       if (typeof defaultOp === "string") throw invalidArgument(defaultOp);
+      const metadata = maxMetadataProblem(wanted.maxMetadataBytes);
+      if (metadata) throw invalidArgument(metadata);
       const next = create(BoardDefinitionSchema, {
         ...current,
         defaultOp,
         allowOpOverride: wanted.allowOpOverride,
+        maxMetadataBytes: wanted.maxMetadataBytes,
         updatedAtMs: BigInt(Math.max(Date.now(), Number(current.updatedAtMs) + 1)),
       });
       const board = await publish(next);
       d.log.info({ board: board.name }, "board updated");
       return { board };
+    },
+
+    async deleteBoard(req) {
+      const current = existing(req.name);
+      const producer = await d.producer();
+      // the definition first: from then on ingest refuses the board (within its follower's bound)
+      const offset = await removeDefinition(producer, d.topic, current.name);
+      await d.definitions.waitFor(offset, READ_BACK_MS).catch((err: Error) => {
+        throw new LadderError(Code.UNAVAILABLE, `the deletion of "${current.name}" was written (offset ${offset}) but not read back: ${err.message}`, { retriable: true });
+      });
+      // then a marker in every partition: each shard drops the generation's keys once it applied all of its own
+      const ingestedAtMs = Date.now();
+      const value = encodeBoardDeletion(current.name, current.rules!, ingestedAtMs);
+      const sent = await producer.send({ topic: d.scoreTopic, acks: -1, messages: Array.from({ length: d.partitions }, (_, partition) => ({ key: current.name, value, partition })) });
+      const markers = new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset ?? m.offset ?? "-1")] as const));
+      d.log.info({ board: current.name, generation: String(current.rules?.generation), partitions: markers.size }, "board deleted");
+      return {
+        board: current,
+        markers: [...markers].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
+        consistencyToken: encodeToken(markers),
+      };
     },
   };
 }

@@ -3,15 +3,21 @@
  * Bad arguments are INVALID_ARGUMENT before any shard is asked.
  */
 import { create } from "@bufbuild/protobuf";
-import { GetTopResponseSchema, type GetTopResponse, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { GetTopResponseSchema, RankMode as ProtoRankMode, type GetTopResponse, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { encodeOnce, type ImplOf } from "@ladder/common/grpc-adapter";
-import { invalidArgument } from "@ladder/common/errors";
+import { Code, invalidArgument, LadderError, notFound } from "@ladder/common/errors";
 import { boardProblem, playerIdProblem, viewProblem } from "@ladder/common/validate";
-import type { Page, Queries, RankedEntry } from "./queries.js";
+import type { Page, Queries, RankedEntry, Where } from "./queries.js";
+import type { RankMode } from "./ranks.js";
+import { bucketOfStored } from "@ladder/common/histogram";
 
 export const MAX_LIMIT = 1000;
 export const MAX_DEPTH = 10_000;
 export const MAX_RADIUS = 100;
+/** Players one GetRanks may name. */
+export const MAX_RANKS = 1000;
+/** Boards one GetStanding may name. */
+export const MAX_STANDING_BOARDS = 16;
 const DEFAULT_LIMIT = 10;
 const DEFAULT_RADIUS = 5;
 
@@ -23,23 +29,131 @@ export type TokenWaiter = (token: string, deadlineMs: number) => Promise<void>;
  * checked against the offsets applied on each shard's primary, so they read the primaries, not
  * a replica that may not have those writes yet (replicas.ts).
  */
-export function leaderboardService(queries: Queries, waitFor: TokenWaiter, primaryQueries: Queries = queries): ImplOf<typeof LeaderboardService> {
+export function leaderboardService(queries: Queries, waitFor: TokenWaiter, primaryQueries: Queries = queries): Omit<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer"> {
   const by = (token: string) => (token === "" ? queries : primaryQueries);
   return {
     async getTop(req, ctx) {
       check("board", boardProblem(req.board));
       const limit = req.limit === 0 ? DEFAULT_LIMIT : req.limit;
       if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
-      if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page by rank with GetAround instead`);
+      const mode = rankMode(req.rankMode);
+      const q = by(req.consistencyToken);
+      if (req.cursor !== "") {
+        if (req.offset !== 0n) throw invalidArgument("offset must be 0 with a cursor: the cursor says where the page starts");
+        await waitFor(req.consistencyToken, ctx.deadlineMs);
+        let cursors = { next: "", previous: "" };
+        const read = async () => {
+          const got = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, where(req));
+          cursors = got;
+          return got;
+        };
+        const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, where(req), read);
+        return { entries: page.entries.map(toEntry), total: BigInt(page.total), nextCursor: cursors.next, previousCursor: cursors.previous };
+      }
+      if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page deeper with the cursor of a page (next_cursor)`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      return topResponse(await by(req.consistencyToken).top(req.board, Number(req.offset), limit, ctx.deadlineMs, view(req.view), req.period));
+      const page = await q.top(req.board, Number(req.offset), limit, ctx.deadlineMs, where(req), mode);
+      return topResponse(page, () => q.cursorsOf(req.board, page, where(req)));
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
       check("player_id", playerIdProblem(req.playerId));
+      const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, view(req.view), req.period);
+      if (mode !== "unique") {
+        const { found: [e], total } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, where(req));
+        if (!e) throw notFound(`player "${req.playerId}" has no score on board "${req.board}"`);
+        return { entry: toEntry(e), total: BigInt(total) };
+      }
+      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, where(req));
       return { entry: toEntry(entry), total: BigInt(total) };
+    },
+    async getRanks(req, ctx) {
+      check("board", boardProblem(req.board));
+      if (req.playerIds.length === 0) throw invalidArgument("player_ids is empty");
+      if (req.playerIds.length > MAX_RANKS) throw invalidArgument(`player_ids has ${req.playerIds.length} ids, more than ${MAX_RANKS}`);
+      req.playerIds.forEach((p, i) => check(`player_ids[${i}]`, playerIdProblem(p)));
+      if (new Set(req.playerIds).size !== req.playerIds.length) throw invalidArgument("player_ids: a player is named twice");
+      const mode = rankMode(req.rankMode);
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
+      const res = await by(req.consistencyToken).ranks(req.board, req.playerIds, mode, ctx.deadlineMs, where(req));
+      return { entries: res.found.map((e) => ({ entry: toEntry(e), rankAmong: e.rankAmong })), missing: res.missing, total: BigInt(res.total) };
+    },
+    async getStanding(req, ctx) {
+      check("player_id", playerIdProblem(req.playerId));
+      if (req.boards.length === 0) throw invalidArgument("boards is empty");
+      if (req.boards.length > MAX_STANDING_BOARDS) throw invalidArgument(`boards has ${req.boards.length} entries, more than ${MAX_STANDING_BOARDS}`);
+      req.boards.forEach((b, i) => check(`boards[${i}].board`, boardProblem(b.board)));
+      const mode = rankMode(req.rankMode);
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
+      const q = by(req.consistencyToken);
+      // asked together: the reads of each shard go as one command per round (store/src/reader.ts)
+      const standings = await Promise.all(req.boards.map(async (b) => {
+        const at = { period: b.period, window: b.window };
+        const board = { board: b.board, period: b.period, window: b.window };
+        const standing = (e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">, total: number) =>
+          ({ board, found: true, entry: toEntry(e), total: BigInt(total), topPercent: (100 * e.rank) / total, percentile: (100 * (total - e.rank)) / total });
+        // the unique rank as GetRank reads it (the owner, then the others: 3 reads per board, each shard's together);
+        // tied ranks, and the size of a board the player is not on, from a batch of one (ranks.ts)
+        if (mode === "unique") {
+          const got = await q.rank(b.board, req.playerId, ctx.deadlineMs, at).catch((err: unknown) => {
+            if (err instanceof LadderError && err.code === Code.NOT_FOUND && err.message.startsWith("player ")) return undefined;
+            throw err;
+          });
+          if (got) return standing(got.entry, got.total);
+        }
+        const res = await q.ranks(b.board, [req.playerId], mode, ctx.deadlineMs, at);
+        const e = res.found[0];
+        return e ? standing(e, res.total) : { board, found: false, total: BigInt(res.total) };
+      }));
+      return { standings };
+    },
+    async getEntryAtRank(req, ctx) {
+      check("board", boardProblem(req.board));
+      const at = req.at;
+      let rank: number | ((total: number) => number);
+      if (at.case === "rank") {
+        if (at.value < 1n || at.value > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidArgument(`rank ${at.value} is not a rank (1 or more)`);
+        rank = Number(at.value);
+      } else if (at.case === "topPercent") {
+        const p = at.value;
+        if (!(p > 0 && p <= 100)) throw invalidArgument(`top_percent ${p} is not in (0, 100]`);
+        rank = (total) => Math.max(1, Math.ceil((p / 100) * total));
+      } else throw invalidArgument("name a rank or a top_percent");
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
+      const got = await by(req.consistencyToken).entryAt(req.board, rank, ctx.deadlineMs, where(req));
+      if (!got) throw notFound(`board "${req.board}" holds fewer entries than that rank`);
+      return { entry: toEntry(got.entry), total: BigInt(got.total) };
+    },
+    async getHistogram(req, ctx) {
+      check("board", boardProblem(req.board));
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
+      const h = await by(req.consistencyToken).histogram(req.board, ctx.deadlineMs, where(req));
+      const buckets = h.counts.map((count, j) => ({ range: bucketOfStored(h.spec, h.bounds, j), count })).sort((a, b) => a.range.min - b.range.min);
+      return { buckets: buckets.map((b) => ({ minScore: BigInt(b.range.min), maxScore: BigInt(b.range.max), count: BigInt(b.count) })), total: BigInt(h.total), readAtMs: BigInt(h.readAtMs) };
+    },
+    async getApproximateRank(req, ctx) {
+      check("board", boardProblem(req.board));
+      let of: { score: number } | { playerId: string };
+      if (req.of.case === "score") of = { score: Number(req.of.value) };
+      else if (req.of.case === "playerId") {
+        check("player_id", playerIdProblem(req.of.value));
+        of = { playerId: req.of.value };
+      } else throw invalidArgument("name a score or a player_id");
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
+      const r = await by(req.consistencyToken).approximateRank(req.board, of, ctx.deadlineMs, where(req));
+      return {
+        rankEstimate: BigInt(r.estimate), rankAtLeast: BigInt(r.atLeast), rankAtMost: BigInt(r.atMost), total: BigInt(r.total), score: BigInt(r.points),
+        bucket: { minScore: BigInt(r.range.min), maxScore: BigInt(r.range.max), count: BigInt(r.atMost - r.atLeast + ("playerId" in of ? 1 : 0)) },
+        readAtMs: BigInt(r.readAtMs),
+      };
+    },
+    async getCount(req, ctx) {
+      check("board", boardProblem(req.board));
+      await waitFor(req.consistencyToken, ctx.deadlineMs);
+      const bound = (v: bigint | undefined) => (v === undefined ? undefined : Number(v));
+      const res = await by(req.consistencyToken).count(req.board, bound(req.minScore), bound(req.maxScore), ctx.deadlineMs, where(req));
+      return { count: BigInt(res.count), total: BigInt(res.total) };
     },
     async getAround(req, ctx) {
       check("board", boardProblem(req.board));
@@ -47,7 +161,10 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
       if (radius > MAX_RADIUS) throw invalidArgument(`radius ${radius} is above ${MAX_RADIUS}`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await by(req.consistencyToken).around(req.board, req.playerId, radius, ctx.deadlineMs, view(req.view), req.period);
+      const q = by(req.consistencyToken);
+      const mode = rankMode(req.rankMode);
+      const read = () => q.around(req.board, req.playerId, radius, ctx.deadlineMs, where(req));
+      const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, where(req), read);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
     async listPeriods(req) {
@@ -55,6 +172,11 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       return { periods: queries.periods(req.board).map((p) => ({ id: p.id, startMs: BigInt(p.startMs), endMs: BigInt(p.endMs), expireAtMs: BigInt(p.expireAtMs) })) };
     },
   };
+}
+
+/** Which board of the name a read asks for: its view (checked like a board name), period and window. */
+function where(req: { view: string; period: string; window: string }): Where {
+  return { view: view(req.view), period: req.period, window: req.window };
 }
 
 /** A request's view name, checked like a board name ("" = the live boards). */
@@ -72,12 +194,23 @@ function check(field: string, problem: string | undefined): void {
  * the same Page to every caller of a hot page until it refreshes; the message is never changed.
  */
 const topResponses = new WeakMap<Page, GetTopResponse>();
-function topResponse(page: Page): GetTopResponse {
+function topResponse(page: Page, cursors: () => { next: string; previous: string }): GetTopResponse {
   let res = topResponses.get(page);
-  if (res === undefined) topResponses.set(page, (res = encodeOnce(GetTopResponseSchema, create(GetTopResponseSchema, { entries: page.entries.map(toEntry), total: BigInt(page.total) }))));
+  if (res === undefined) {
+    const { next, previous } = cursors();
+    topResponses.set(page, (res = encodeOnce(GetTopResponseSchema, create(GetTopResponseSchema, { entries: page.entries.map(toEntry), total: BigInt(page.total), nextCursor: next, previousCursor: previous }))));
+  }
   return res;
 }
 
-function toEntry(e: RankedEntry) {
-  return { playerId: e.playerId, score: BigInt(e.points), rank: BigInt(e.rank), reachedAtMs: BigInt(e.reachedAtMs) };
+function toEntry(e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">) {
+  return { playerId: e.playerId, score: BigInt(e.points), rank: BigInt(e.rank), reachedAtMs: BigInt(e.reachedAtMs), metadata: e.metadata, tiedRank: BigInt(e.tiedRank ?? 0) };
+}
+
+const RANK_MODES: Record<number, RankMode> = { [ProtoRankMode.UNSPECIFIED]: "unique", [ProtoRankMode.COMPETITION]: "competition", [ProtoRankMode.DENSE]: "dense" };
+
+function rankMode(m: ProtoRankMode): RankMode {
+  const mode = RANK_MODES[m];
+  if (!mode) throw invalidArgument(`rank_mode ${m} is not a rank mode`);
+  return mode;
 }

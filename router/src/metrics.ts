@@ -18,8 +18,15 @@ export const routerMetrics = metricSet((registry) => {
     help: "GetTop requests the top cache answered, by outcome: hit (a fresh page in memory), joined (waited for a read under way), refreshed (read the shards)",
     labelNames: ["outcome"] as const, registers,
   });
+  const histogramCache = new Counter({
+    name: "ladder_router_histogram_cache_total",
+    help: "GetHistogram and GetApproximateRank requests the histogram cache answered, by outcome: hit (a fresh histogram in memory), joined (waited for a read under way), refreshed (read the shards)",
+    labelNames: ["outcome"] as const, registers,
+  });
   return {
     shardCall,
+    /** The counter of the histogram cache's outcome `outcome` (memoized). */
+    histogramCacheOf: bound((outcome) => histogramCache.labels(outcome)),
     /** The child of shardCall for a shard and code (memoized: every shard call observes one). */
     shardCallOf: bound((shard, code) => shardCall.labels(shard, code)),
     /** The counter of the top cache's outcome `outcome` (memoized: every cached GetTop counts one). */

@@ -30,10 +30,16 @@
  * answer while players move.
  */
 import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/common/board-spec";
-import { invalidArgument, notFound } from "@ladder/common/errors";
+import { Code, invalidArgument, LadderError, notFound, unavailable } from "@ladder/common/errors";
+import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/common/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/common/periods";
-import { decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
+import { decodeSortKey, encodeSortKey, pointsIndex, type KeyedMember } from "@ladder/common/score-encoding";
+import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
+import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
+import { entryAtRank } from "./select.js";
+import { windowReadSpec } from "@ladder/common/windows";
 import type { ShardPool } from "./shard-pool.js";
+import { FreshCache } from "./fresh-cache.js";
 import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
 import { mergeTop, splitAround } from "./top-merge.js";
 
@@ -43,6 +49,10 @@ export interface RankedEntry {
   points: number;
   reachedAtMs: number;
   rank: number;
+  /** "" when none. */
+  metadata: string;
+  /** Under the read's rank mode; absent for the unique rank only. */
+  tiedRank?: number;
 }
 
 export interface Page {
@@ -53,16 +63,49 @@ export interface Page {
 export interface QueriesOptions {
   /** Serve the live boards' first pages from memory (top-cache.ts); absent: every top reads the shards. */
   topCache?: { maxAgeMs: number; depth: number; count?: TopCacheOptions["count"] };
+  /** Answer histograms and approximate ranks of the live boards from a histogram read at most maxAgeMs before (fresh-cache.ts); absent: every call reads the shards. */
+  histogramCache?: { maxAgeMs: number; count?: TopCacheOptions["count"] };
 }
+
+/** A board key's histogram summed over the shards: counts per stored bucket (sort-key order), the size, when the fan-out started (Unix ms). */
+interface HistogramRead {
+  counts: number[];
+  total: number;
+  readAtMs: number;
+}
+
+/** Which board of a name a read asks for: an audit view ("" = the live boards), a period ("" = the current one), a window ("" = the period itself). */
+export interface Where {
+  view?: string;
+  period?: string;
+  window?: string;
+}
+
+/** Reads of a page whose players must stand still between the page and its tied ranks. */
+const TIE_ATTEMPTS = 3;
 
 export class Queries {
   private readonly cache: TopCache | undefined;
+  /** Histograms of the live boards by stored name: its bucket count is part of the key (a board defined again may differ). */
+  private readonly histograms: FreshCache<HistogramRead> | undefined;
+  /** Decoding specs of window keys, by stored name (a SUM window's depends on its first period). */
+  private readonly windowSpecs = new Map<string, BoardSpec>();
 
   constructor(private readonly pool: ShardPool, private readonly boards: BoardResolver, o: QueriesOptions = {}) {
     this.cache = o.topCache && o.topCache.maxAgeMs > 0
       ? new TopCache({
         ...o.topCache,
         read: (stored, depth) => this.readTop(stored, depth, Infinity, ""),
+        wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
+      })
+      : undefined;
+    this.histograms = o.histogramCache && o.histogramCache.maxAgeMs > 0
+      ? new FreshCache<HistogramRead>({
+        ...o.histogramCache,
+        read: (key) => {
+          const [buckets, stored] = [Number(key.slice(0, key.indexOf("|"))), key.slice(key.indexOf("|") + 1)];
+          return this.readHistogram(stored, buckets, Infinity, "");
+        },
         wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
       })
       : undefined;
@@ -76,21 +119,32 @@ export class Queries {
   }
 
   /**
-   * The spec and stored name of what a read asks for: on a board with periods, the period named
-   * (or the current one, by this router's clock); INVALID_ARGUMENT for a name that is no period
-   * of the board, NOT_FOUND for a period no longer kept.
+   * The spec that decodes what a read asks for and its stored name: on a board with periods, the
+   * period named (or the current one, by this router's clock), or the window of that name ending
+   * in it; INVALID_ARGUMENT for a name that is no period or window of the board, NOT_FOUND for a
+   * period no longer kept.
    */
-  private target(board: string, period: string): { spec: BoardSpec; stored: string } {
+  target(board: string, { period = "", window = "" }: Where): { spec: BoardSpec; stored: string } {
     const spec = this.specOf(board);
     if (spec.period.kind === "none") {
       if (period !== "") throw invalidArgument(`period: board "${board}" has no periods (it is all-time)`);
+      if (window !== "") throw invalidArgument(`window: board "${board}" has no windows (it is all-time)`);
       return { spec, stored: storedBoardName(board, spec) };
     }
     const now = Date.now();
     const p = period === "" ? periodAt(spec.period, now) : periodNamed(spec.period, period);
     if (!p) throw invalidArgument(`period: "${period}" is not a ${spec.period.kind} period of board "${board}" (ListPeriods names them)`);
     if (now >= p.expireAtMs) throw notFound(`period ${p.id} of board "${board}" is no longer kept (the board keeps the current period and ${spec.period.keep} before it)`);
-    return { spec, stored: storedBoardName(board, spec, p.id) };
+    if (window === "") return { spec, stored: storedBoardName(board, spec, p.id) };
+    const w = spec.windows.find((x) => x.name === window);
+    if (!w) throw invalidArgument(`window: board "${board}" has no window "${window}"${spec.windows.length ? ` (its windows: ${spec.windows.map((x) => x.name).join(", ")})` : ""}`);
+    const stored = storedBoardName(board, spec, p.id, w.name);
+    let read = this.windowSpecs.get(stored);
+    if (read === undefined) {
+      if (this.windowSpecs.size >= 10_000) this.windowSpecs.clear();
+      this.windowSpecs.set(stored, (read = windowReadSpec(spec, w, p)));
+    }
+    return { spec: read, stored };
   }
 
   /** The periods a board keeps now, the current one first (none for an all-time board). */
@@ -98,12 +152,13 @@ export class Queries {
     return keptPeriods(this.specOf(board).period, Date.now());
   }
 
-  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, view = "", period = ""): Promise<Page> {
-    const { spec, stored } = this.target(board, period);
-    if (this.cache && view === "" && offset + limit <= this.cache.depth) {
+  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, where: Where = {}, mode: RankMode = "unique"): Promise<Page> {
+    const { spec, stored } = this.target(board, where);
+    const view = where.view ?? "";
+    if (this.cache && view === "" && offset + limit <= this.cache.depth && mode === "unique") {
       return this.cache.page(stored, offset, limit, deadlineMs, (read) => this.page(spec, read, offset, limit));
     }
-    return this.page(spec, await this.readTop(stored, offset + limit, deadlineMs, view), offset, limit);
+    return this.page(spec, await this.readTop(stored, offset + limit, deadlineMs, view), offset, limit, mode);
   }
 
   /** The number of entries under a stored board name (storedBoardName), on the live shards. */
@@ -117,22 +172,153 @@ export class Queries {
     return { members: mergeTop(tops.map((t) => t.members), n), total: sum(tops.map((t) => t.card)) };
   }
 
-  private page(spec: BoardSpec, read: TopRead, offset: number, limit: number): Page {
-    return { entries: read.members.slice(offset, offset + limit).map((m, i) => ranked(spec, m, offset + i + 1)), total: read.total };
+  private page(spec: BoardSpec, read: TopRead, offset: number, limit: number, mode: RankMode = "unique"): Page {
+    const entries = read.members.slice(offset, offset + limit).map((m, i) => ranked(spec, m, offset + i + 1));
+    // the merged read holds every entry ranked above the page: equal points are counted from it, exactly
+    if (mode !== "unique") tieRanks(spec, read.members, offset, entries, mode);
+    return { entries, total: read.total };
   }
 
-  async rank(board: string, playerId: string, deadlineMs = Infinity, view = "", period = ""): Promise<{ entry: RankedEntry; total: number }> {
-    const page = await this.around(board, playerId, 0, deadlineMs, view, period);
+  /** A page of `limit` entries at any depth, after (or before) a cursor's position (cursor-pages.ts). */
+  async pageAt(board: string, cursor: string, limit: number, deadlineMs = Infinity, where: Where = {}): Promise<Page & { next: string; previous: string }> {
+    const { spec, stored } = this.target(board, where);
+    const view = where.view ?? "";
+    const { at, backward } = decodeCursor(cursor, stored, view);
+    const page = await cursorPage(this.pool, this.pool.scope(view), stored, at, backward, limit, deadlineMs);
+    const entries = page.members.map((m, i) => ranked(spec, m, page.firstRank + i));
+    const last = page.members[page.members.length - 1];
+    const first = page.members[0];
+    return {
+      entries, total: page.total,
+      next: last && page.firstRank + entries.length - 1 < page.total ? encodeCursor(stored, view, last, false) : "",
+      previous: first && page.firstRank > 1 ? encodeCursor(stored, view, first, true) : "",
+    };
+  }
+
+  /** The cursors of an offset page (the page after it, the page before it). */
+  cursorsOf(board: string, page: Page, where: Where = {}): { next: string; previous: string } {
+    const { spec, stored } = this.target(board, where);
+    const view = where.view ?? "";
+    const first = page.entries[0];
+    const last = page.entries[page.entries.length - 1];
+    const pos = (e: RankedEntry): KeyedMember => ({ playerId: e.playerId, key: encodeSortKey(spec, e.points, e.reachedAtMs) });
+    return {
+      next: last && last.rank < page.total ? encodeCursor(stored, view, pos(last), false) : "",
+      previous: first && first.rank > 1 ? encodeCursor(stored, view, pos(first), true) : "",
+    };
+  }
+
+  /** The entry at a global rank (or a function of the board's size), exact (select.ts); undefined when the board holds fewer. */
+  async entryAt(board: string, rank: number | ((total: number) => number), deadlineMs = Infinity, where: Where = {}): Promise<{ entry: RankedEntry; total: number } | undefined> {
+    const { spec, stored } = this.target(board, where);
+    const got = await entryAtRank(this.pool, this.pool.scope(where.view ?? ""), stored, rank, deadlineMs);
+    return got && { entry: ranked(spec, got.member, got.rank), total: got.total };
+  }
+
+  /**
+   * A board's histogram summed over the shards (common/histogram.ts): counts per stored bucket (sort-key
+   * order) with their points ranges; FAILED_PRECONDITION for a board without histogram bounds.
+   */
+  async histogram(board: string, deadlineMs = Infinity, where: Where = {}): Promise<{ spec: BoardSpec; bounds: readonly number[] } & HistogramRead> {
+    const bounds = this.histogramBounds(board);
+    const { spec, stored } = this.target(board, where);
+    const view = where.view ?? "";
+    const read = this.histograms && view === ""
+      ? (await this.histograms.get(`${bounds.length + 1}|${stored}`, deadlineMs)).value
+      : await this.readHistogram(stored, bounds.length + 1, deadlineMs, view);
+    return { spec, bounds, ...read };
+  }
+
+  private histogramBounds(board: string): readonly number[] {
+    const bounds = this.specOf(board).histogram;
+    if (bounds.length === 0) throw new LadderError(Code.FAILED_PRECONDITION, `board "${board}" keeps no histogram (BoardRules.histogram_bounds)`);
+    return bounds;
+  }
+
+  /** One fan-out: every shard's whole histogram of `stored` (`buckets` stored buckets), summed. */
+  private async readHistogram(stored: string, buckets: number, deadlineMs: number, view: string): Promise<HistogramRead> {
+    const readAtMs = Date.now();
+    const reads = await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.histogram(stored), deadlineMs);
+    const counts = Array.from({ length: buckets }, (_, j) => sum(reads.map((r) => r.counts.get(j) ?? 0)));
+    return { counts, total: sum(reads.map((r) => r.card)), readAtMs };
+  }
+
+  /** Where points (or a player's points) stand by the histogram alone (common/histogram.ts); NOT_FOUND for a player without a score. */
+  async approximateRank(board: string, of: { score: number } | { playerId: string }, deadlineMs = Infinity, where: Where = {}): Promise<ApproximateRank & { points: number; total: number; range: { min: number; max: number }; readAtMs: number }> {
+    const bounds = this.histogramBounds(board);
+    const { spec, stored } = this.target(board, where);
+    const scope = this.pool.scope(where.view ?? "");
+    let points: number;
+    if ("playerId" in of) {
+      const key = await this.pool.call(scope.ownerOf(of.playerId), (s) => s.entry(stored, of.playerId), deadlineMs);
+      if (key === undefined) throw notFound(`player "${of.playerId}" has no score on board "${board}"`);
+      points = decodeSortKey(spec, key).points;
+    } else points = of.score;
+    if (points < spec.minPoints || points > spec.maxPoints) throw invalidArgument(`score ${points} is outside the board's range [${spec.minPoints}, ${spec.maxPoints}]`);
+    const j = storedBucketOf(spec, bounds, points);
+    const held = "playerId" in of;
+    if (this.histograms && (where.view ?? "") === "") {
+      // from the histogram in memory (read at most the cache's bound before): no shard read at all for a score
+      const h = (await this.histograms.get(`${bounds.length + 1}|${stored}`, deadlineMs)).value;
+      const got = approximateRank(spec, bounds, countsAround(h.counts, j), points, held);
+      return { ...got, points, total: h.total, range: bucketOfStored(spec, bounds, got.bucket), readAtMs: h.readAtMs };
+    }
+    // each shard sums its own counts around the points' bucket: 4 numbers a shard, however many buckets
+    const readAtMs = Date.now();
+    const reads = await this.pool.fanOut(scope.stores, (s) => s.histogramAt(stored, j), deadlineMs);
+    const counts = { better: sum(reads.map((r) => r.better)), inBucket: sum(reads.map((r) => r.inBucket)) };
+    const got = approximateRank(spec, bounds, counts, points, held);
+    return { ...got, points, total: sum(reads.map((r) => r.card)), range: bucketOfStored(spec, bounds, got.bucket), readAtMs };
+  }
+
+  /**
+   * Tied ranks for a page read by other means (around, a cursor page): its players ranked again at
+   * one instant per shard (ranks.ts), accepted only if they stand there at consecutive ranks in the
+   * page's order; the page then takes those ranks. `read` reads the page (again, on a retry).
+   */
+  async withTies(board: string, mode: RankMode, deadlineMs: number, where: Where, read: () => Promise<Page>): Promise<Page> {
+    for (let attempt = 0; attempt < TIE_ATTEMPTS; attempt++) {
+      const page = await read();
+      if (page.entries.length === 0) return page;
+      const { found, total } = await this.ranks(board, page.entries.map((e) => e.playerId), mode, deadlineMs, where);
+      const same = found.length === page.entries.length && found.every((f, i) => f.playerId === page.entries[i]!.playerId && f.rank === found[0]!.rank + i);
+      if (same) return { entries: found.map((f) => ({ playerId: f.playerId, points: f.points, reachedAtMs: f.reachedAtMs, rank: f.rank, metadata: f.metadata, tiedRank: f.tiedRank })), total };
+    }
+    throw unavailable(`the entries of the page kept moving for ${TIE_ATTEMPTS} reads: no instant found at which to rank their ties; retry`);
+  }
+
+  /** Exact ranks of several players of one board at one instant per shard (ranks.ts). */
+  ranks(board: string, players: readonly string[], mode: RankMode, deadlineMs = Infinity, where: Where = {}): Promise<RanksAnswer> {
+    const { spec, stored } = this.target(board, where);
+    return ranksOf(this.pool, this.pool.scope(where.view ?? ""), stored, spec, players, mode, deadlineMs);
+  }
+
+  /** Entries of a board whose points lie in [min, max] (either optional), and its size: one read per shard. */
+  async count(board: string, min: number | undefined, max: number | undefined, deadlineMs = Infinity, where: Where = {}): Promise<{ count: number; total: number }> {
+    const { spec, stored } = this.target(board, where);
+    const lo = Math.max(spec.minPoints, min ?? spec.minPoints);
+    const hi = Math.min(spec.maxPoints, max ?? spec.maxPoints);
+    const reads = await this.pool.fanOut(this.pool.scope(where.view ?? "").stores, (s) => {
+      if (lo > hi) return s.ranks(stored, [], []);
+      // the keys of points lo..hi are [first, end) whichever way the board orders
+      const [a, b] = spec.lowerIsBetter ? [pointsIndex(spec, lo), pointsIndex(spec, hi)] : [pointsIndex(spec, hi), pointsIndex(spec, lo)];
+      return s.ranks(stored, [], [{ playerId: "", key: a * spec.timeUnits }, { playerId: "", key: (b + 1) * spec.timeUnits }]);
+    }, deadlineMs);
+    return { count: lo > hi ? 0 : sum(reads.map((r) => r.aheadOf[1]! - r.aheadOf[0]!)), total: sum(reads.map((r) => r.card)) };
+  }
+
+  async rank(board: string, playerId: string, deadlineMs = Infinity, where: Where = {}): Promise<{ entry: RankedEntry; total: number }> {
+    const page = await this.around(board, playerId, 0, deadlineMs, where);
     return { entry: page.entries[0]!, total: page.total };
   }
 
-  async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, view = "", period = ""): Promise<Page> {
-    const { spec, stored } = this.target(board, period);
-    const scope = this.pool.scope(view);
+  async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, where: Where = {}): Promise<Page> {
+    const { spec, stored } = this.target(board, where);
+    const scope = this.pool.scope(where.view ?? "");
     const owner = scope.ownerOf(playerId);
     const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);
-    if (own === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"`);
-    const pivot: KeyedMember = { playerId, key: own.key };
+    if (own === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}`);
+    const pivot: KeyedMember = { playerId, key: own.key, metadata: own.metadata };
     const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
     const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
     const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
@@ -147,9 +333,26 @@ export class Queries {
 
 function ranked(spec: BoardSpec, m: KeyedMember, rank: number): RankedEntry {
   const { points, reachedAtMs } = decodeSortKey(spec, m.key);
-  return { playerId: m.playerId, points, reachedAtMs, rank };
+  return { playerId: m.playerId, points, reachedAtMs, rank, metadata: m.metadata ?? "" };
 }
 
 function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Sets the tied ranks of a page cut at `offset` from `all`, the merged entries from the top: the
+ * competition rank of an entry is the rank of the first entry with its points, its dense rank 1 +
+ * the distinct points before those.
+ */
+function tieRanks(spec: BoardSpec, all: readonly KeyedMember[], offset: number, page: RankedEntry[], mode: RankMode): void {
+  let groupStart = 0;
+  let distinct = 1;
+  for (let i = 0; i < offset + page.length && i < all.length; i++) {
+    if (i > 0 && Math.floor(all[i]!.key / spec.timeUnits) !== Math.floor(all[i - 1]!.key / spec.timeUnits)) {
+      groupStart = i;
+      distinct++;
+    }
+    if (i >= offset) page[i - offset]!.tiedRank = mode === "competition" ? groupStart + 1 : distinct;
+  }
 }

@@ -42,7 +42,8 @@ import { Redis } from "ioredis";
 import { Code, LadderError, unavailable } from "@ladder/common/errors";
 import type { Logger } from "@ladder/common/logger";
 import { nodeAddress, type SentinelAddress } from "@ladder/common/redis-address";
-import { FAILOVER_RETRY_MS, openRedis, readyWithin, ShardReader, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
+import { FAILOVER_RETRY_MS, openRedis, readyWithin, ShardReader, type AfterResult, type RanksResult, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
+import type { KeyedMember } from "@ladder/common/score-encoding";
 
 export interface ReplicaSetOptions {
   shardId: string;
@@ -67,6 +68,20 @@ interface Node {
   currentAt: number;
   /** Whether it served reads after the last probe (for the log). */
   usable: boolean;
+  /** Its replication offset when it last answered (ROLE: a primary's, or what a replica applied). */
+  offset: number;
+}
+
+/** A node of the set as the router sees it (GetClusterStatus). */
+export interface NodeState {
+  address: string;
+  /** ROLE's answer at the last probe ("master", "slave"), "" when it never answered. */
+  role: string;
+  /** Whether it answered the last probe. */
+  reachable: boolean;
+  offset: number;
+  /** Whether reads go to it now (usable()). */
+  servesReads: boolean;
 }
 
 interface Sample {
@@ -137,6 +152,12 @@ export class ReplicaSet {
   /** Whether a replica held everything the primary held, less at most `maxLagMs` of writes, when the primary last answered. */
   private heldWhenPrimaryLastSeen(n: Node): boolean {
     return Number.isFinite(n.currentAt) && n.currentAt >= this.primarySeenAt - this.o.maxLagMs;
+  }
+
+  /** The nodes as the last probe found them, the primary first: what they answered and whether reads go to them now. */
+  nodeStates(now = Date.now()): NodeState[] {
+    const nodes = [...this.nodes.values()].sort((a, b) => Number(b.address === this.primaryAddress) - Number(a.address === this.primaryAddress));
+    return nodes.map((n) => ({ address: n.address, role: n.role, reachable: n.misses === 0 && n.role !== "", offset: n.offset, servesReads: this.usable(n, now) }));
   }
 
   /** Whether `redis` is the connection to the node Sentinel names primary. */
@@ -279,7 +300,7 @@ export class ReplicaSet {
       retryStrategy: (times) => (times === 1 ? 0 : FAILOVER_RETRY_MS * 2),
     });
     redis.on("error", () => {});
-    return { address, redis, role: "", misses: 0, currentAt: -Infinity, usable: false };
+    return { address, redis, role: "", misses: 0, currentAt: -Infinity, usable: false, offset: 0 };
   }
 
   private connectSentinel(s: { host: string; port: number }): Redis {
@@ -304,6 +325,8 @@ function seen(n: Node, role: Array<string | number> | undefined): void {
   }
   n.misses = 0;
   n.role = String(role[0]);
+  // ROLE: ["master", offset, ...] or ["slave", host, port, state, offset]
+  n.offset = Number(n.role === "master" ? role[1] : n.role === "slave" ? role[4] : 0) || 0;
 }
 
 /** How long a read waits for a usable node's connection that is being made again. */
@@ -356,6 +379,22 @@ export class ReplicatedReader extends ShardReader {
 
   override entry(board: string, playerId: string): Promise<number | undefined> {
     return this.onNode((r) => r.entry(board, playerId), () => super.entry(board, playerId));
+  }
+
+  override ranks(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult> {
+    return this.onNode((r) => r.ranks(board, players, positions), () => super.ranks(board, players, positions));
+  }
+
+  override distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
+    return this.onNode((r) => r.distinct(board, units, bound, cap), () => super.distinct(board, units, bound, cap));
+  }
+
+  override histogram(board: string): Promise<{ card: number; counts: Map<number, number> }> {
+    return this.onNode((r) => r.histogram(board), () => super.histogram(board));
+  }
+
+  override after(board: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
+    return this.onNode((r) => r.after(board, from, count, backward), () => super.after(board, from, count, backward));
   }
 
   /** `read` on the usable nodes in turn until one answers; before the first probe found any, on the primary. */

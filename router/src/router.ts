@@ -20,12 +20,18 @@ import type { Producer } from "kafkajs";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./admin-service.js";
 import { boardAdmin } from "./board-admin.js";
+import { clusterStatus } from "./cluster-status.js";
 import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
 import { LogEnds } from "./log-ends.js";
 import { waitApplied } from "./wait-applied.js";
 import { routerMetrics } from "./metrics.js";
 import { Queries } from "./queries.js";
 import { ShardPool } from "./shard-pool.js";
+import { retryAcrossMoves } from "./moves.js";
+import { WatchHub } from "./watch/watch-hub.js";
+import { watchStreams } from "./watch/watch-streams.js";
+import { reshardService } from "./reshard.js";
+import { followPlacement, placementOrExit } from "@ladder/common/placement-log";
 
 
 export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean }): Promise<void> {
@@ -33,16 +39,24 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   let metrics: { port: number; close(): Promise<void> } | undefined;
   if (o.clusterWorker) shareMetricsWithClusterPrimary();
   else metrics = await startMetricsServer({ listen: config.routerMetricsListen, log });
-  const pool = new ShardPool({
-    shards: config.shards, numSlots: config.numSlots, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs,
-    replicaMaxLagMs: config.replicaMaxLagMs, log: log.child({ component: "shards" }),
-  });
-  const down = await pool.connected();
-  if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
   const server = new grpc.Server();
   const auth = new Authenticator(config.tokens, config.readsOpen);
   const kafka = createKafka(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
   const kafkaAdmin = kafka.admin(); // connects on first use: for rebuilds and to check consistency tokens
+  // the placement read before serving, then followed: each newer one swaps the routing table (placement-log.ts)
+  const placement = await placementOrExit(followPlacement(config, kafka, kafkaAdmin, log.child({ component: "placement" })), log);
+  const pool = new ShardPool({
+    placement: placement.current, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs,
+    replicaMaxLagMs: config.replicaMaxLagMs, log: log.child({ component: "shards" }),
+  });
+  const moves = { epoch: pool.epoch, changedAt: 0 }; // moves.ts
+  placement.onChange((p) => {
+    pool.swap(p);
+    [moves.epoch, moves.changedAt] = [p.epoch, performance.now()];
+    log.info({ epoch: p.epoch, shards: p.shards.map((s) => s.id) }, "placement changed: reading by the new one");
+  });
+  const down = await pool.connected();
+  if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
   const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
   const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
   // every board definition read before serving, then followed (common/board-definitions.ts)
@@ -63,11 +77,20 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     await logEnds.check(required);
     await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
   };
-  const queries = new Queries(pool, boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() } });
+  const queries = new Queries(pool, boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() },
+    histogramCache: { maxAgeMs: config.histogramCacheMs, count: (outcome) => routerMetrics().histogramCacheOf(outcome).inc() },
+  });
   const primaryQueries = new Queries(pool.primaries(), boards);
-  addService(server, LeaderboardService, leaderboardService(queries, waitFor, primaryQueries), log.child({ component: "grpc" }), requireRole(auth, "read"));
-  const boardRpcs = boardAdmin({ definitions, topic: boardsTopicOf(config.scoreTopic), producer: connectProducer, sizeOf: (stored) => primaryQueries.size(stored), log: log.child({ component: "boards" }) });
-  addService(server, AdminService, { ...adminService({ config, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) }), ...boardRpcs }, log.child({ component: "grpc" }), requireRole(auth, "admin"));
+  // push: WatchTop, WatchPlayer, fed by the shards' change streams (watch/), read without caches
+  const hub = new WatchHub({ pool, keyPrefix: config.keyPrefix, log: log.child({ component: "watch" }) });
+  placement.onChange(() => hub.onPlacement());
+  const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards));
+  addService(server, LeaderboardService, { ...retryAcrossMoves(leaderboardService(queries, waitFor, primaryQueries), moves), ...streams }, log.child({ component: "grpc" }), requireRole(auth, "read"));
+  const boardRpcs = boardAdmin({ definitions, topic: boardsTopicOf(config.scoreTopic), scoreTopic: config.scoreTopic, partitions: config.numSlots, producer: connectProducer, sizeOf: (stored) => primaryQueries.size(stored), log: log.child({ component: "boards" }) });
+  const statusRpc = clusterStatus({ config, pool, admin: kafkaAdmin });
+  const reshardRpcs = reshardService({ config, placement, pool, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "reshard" }) });
+  const rebuildRpcs = adminService({ config, placement: () => pool.placement, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) });
+  addService(server, AdminService, { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs }, log.child({ component: "grpc" }), requireRole(auth, "admin"));
   const health = new HealthRegistry();
   health.set(LeaderboardService.typeName, ServingStatus.SERVING);
   health.set(AdminService.typeName, ServingStatus.SERVING);
@@ -78,8 +101,11 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
 
   onShutdown(log, async () => {
     health.drain();
+    stopStreams();
     await shutdown(server);
+    await hub.stop();
     await pool.close();
+    await placement.stop();
     await definitions.stop();
     if (producer) await (await producer.catch(() => undefined))?.disconnect();
     await kafkaAdmin.disconnect();

@@ -1,7 +1,8 @@
 /**
  * The router's view of the shards: a routing table (placement + one ShardReader per
- * shard), built once at start and frozen (nothing replaces it while the router runs; see
- * placement.ts), and a fan-out that asks shards in parallel under
+ * shard), built for each placement the router reads (common/src/placement-log.ts), frozen, and
+ * swapped whole when a newer placement comes (swap): a query takes the table in force when it
+ * starts and reads by it to its end; and a fan-out that asks shards in parallel under
  * a deadline. A shard that errors or misses the deadline fails the whole query with
  * UNAVAILABLE: a rank summed without one shard would be silently wrong.
  *
@@ -17,10 +18,10 @@
  * the primaries only (reads with a consistency token).
  */
 import { Redis } from "ioredis";
-import type { ShardAddress } from "@ladder/common/config";
+import type { ClusterPlacement } from "@ladder/common/placement-log";
 import { Code, LadderError, unavailable, deadlineExceeded } from "@ladder/common/errors";
 import { secondsSince } from "@ladder/common/metrics";
-import { buildPlacement, shardOf, type Placement } from "@ladder/common/placement";
+import { shardOf, type Placement } from "@ladder/common/placement";
 import type { BoardSpecs } from "@ladder/common/board-spec";
 import type { Logger } from "@ladder/common/logger";
 import { parseSentinelUrl } from "@ladder/common/redis-address";
@@ -30,7 +31,13 @@ import { ReplicaSet, ReplicatedReader } from "./replicas.js";
 import { codeName, routerMetrics } from "./metrics.js";
 
 export interface RoutingTable {
+  /** The placement's epoch (placement-log.ts). */
+  readonly epoch: number;
+  /** The placement itself, as read. */
+  readonly cluster: ClusterPlacement;
   readonly placement: Placement;
+  /** Each shard's Redis address, as the placement gives it. */
+  readonly urls: ReadonlyMap<string, string>;
   /** Each shard's Redis connection. */
   readonly connections: ReadonlyMap<string, Redis>;
   /** Each shard's stamp as this router's configuration makes it (store identity.ts). */
@@ -53,8 +60,8 @@ export interface Scope {
 }
 
 export interface ShardPoolOptions {
-  shards: readonly ShardAddress[];
-  numSlots: number;
+  /** The placement to read by first (swap() replaces it). */
+  placement: ClusterPlacement;
   topic: string;
   boards: BoardSpecs;
   keyPrefix: string;
@@ -65,8 +72,19 @@ export interface ShardPoolOptions {
   log?: Logger;
 }
 
+/** The routing table in force, shared by a pool and its primaries() pool. */
+interface Tables {
+  current: RoutingTable;
+  /** Connections of shards a newer placement dropped, closed a while after (reads under way finish). */
+  readonly retired: Set<Promise<void>>;
+}
+
+/** How long a dropped shard's connection stays open after its placement was replaced. */
+const RETIRE_AFTER_MS = 10_000;
+
 export class ShardPool {
-  private readonly table: RoutingTable;
+  private readonly tables: Tables;
+  private readonly o: ShardPoolOptions;
   private readonly keyPrefix: string;
   private readonly timeoutMs: number;
   /** Reads go to primaries only (see primaries()). */
@@ -77,16 +95,47 @@ export class ShardPool {
   constructor(o: ShardPoolOptions | ShardPool, primaryOnly = false) {
     this.primaryOnly = primaryOnly;
     if (o instanceof ShardPool) {
-      this.keyPrefix = o.keyPrefix;
-      this.timeoutMs = o.timeoutMs;
-      this.table = o.table;
+      this.o = o.o;
+      this.tables = o.tables;
       this.deadlines = o.deadlines;
     } else {
+      this.o = o;
       this.deadlines = new Deadlines();
-      this.keyPrefix = o.keyPrefix;
-      this.timeoutMs = o.timeoutMs;
-      this.table = this.build(o);
+      this.tables = { current: undefined as unknown as RoutingTable, retired: new Set() };
     }
+    this.keyPrefix = this.o.keyPrefix;
+    this.timeoutMs = this.o.timeoutMs;
+    if (!(o instanceof ShardPool)) this.tables.current = this.build(o.placement, undefined);
+  }
+
+  private get table(): RoutingTable {
+    return this.tables.current;
+  }
+
+  /** The epoch of the placement in force. */
+  get epoch(): number {
+    return this.tables.current.epoch;
+  }
+
+  /** The placement in force. */
+  get placement(): ClusterPlacement {
+    return this.tables.current.cluster;
+  }
+
+  /**
+   * Reads by `next` from now on (a newer placement): shards it keeps at the same address keep
+   * their connections; new ones are connected; dropped ones are closed RETIRE_AFTER_MS later.
+   * Queries that started before read by the table they started with.
+   */
+  swap(next: ClusterPlacement): void {
+    const old = this.tables.current;
+    if (next.epoch <= old.epoch) return;
+    this.tables.current = this.build(next, old);
+    const dropped = [...old.connections.keys()].filter((id) => this.tables.current.connections.get(id) !== old.connections.get(id));
+    if (dropped.length === 0) return;
+    const closing = new Promise<void>((resolve) => setTimeout(resolve, RETIRE_AFTER_MS).unref()).then(() => closeShards(old, dropped));
+    this.tables.retired.add(closing);
+    void closing.finally(() => this.tables.retired.delete(closing));
   }
 
   /**
@@ -98,30 +147,34 @@ export class ShardPool {
     return new ShardPool(this, true);
   }
 
-  private build(o: ShardPoolOptions): RoutingTable {
-    const placement = buildPlacement(o.shards.map((s) => s.id), o.numSlots);
+  private build(cp: ClusterPlacement, reuse: RoutingTable | undefined): RoutingTable {
+    const { placement } = cp;
+    const o = this.o;
     const connections = new Map<string, Redis>();
+    const urls = new Map<string, string>();
     const stamps = new Map<string, string>();
     const stores = new Map<string, ShardReader>();
     const replicaSets = new Map<string, ReplicaSet>();
     const primaryStores = new Map<string, ShardReader>();
-    for (const s of o.shards) {
-      const stamp = shardStamp({ shardId: s.id, topic: o.topic, numSlots: o.numSlots, slots: placement.slotsOf.get(s.id) ?? [], boards: o.boards });
+    for (const s of cp.shards) {
+      const stamp = shardStamp({ shardId: s.id, topic: o.topic, numSlots: placement.numSlots, slots: placement.slotsOf.get(s.id) ?? [], boards: o.boards });
       const reader = { shardId: s.id, stamp, keyPrefix: this.keyPrefix };
+      const kept = reuse?.urls.get(s.id) === s.redisUrl;
       const sentinel = parseSentinelUrl(s.redisUrl);
       // a primary with replicas behind Sentinel: reads spread over the current ones (replicas.ts)
-      const set = sentinel && new ReplicaSet({ shardId: s.id, url: s.redisUrl, sentinel, maxLagMs: o.replicaMaxLagMs ?? 1000, timeoutMs: this.timeoutMs, log: o.log });
+      const set = kept ? reuse!.replicaSets.get(s.id) : sentinel && new ReplicaSet({ shardId: s.id, url: s.redisUrl, sentinel, maxLagMs: o.replicaMaxLagMs ?? 1000, timeoutMs: this.timeoutMs, log: o.log });
       // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
-      const redis = set ? set.primary : new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs, enableAutoPipelining: true });
-      if (!set) redis.on("error", () => {}); // reported per query as UNAVAILABLE
+      const redis = kept ? reuse!.connections.get(s.id)! : set ? set.primary : new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs, enableAutoPipelining: true });
+      if (!set && !kept) redis.on("error", () => {}); // reported per query as UNAVAILABLE
       const primary = new ShardReader({ ...reader, redis });
       if (set) replicaSets.set(s.id, set);
       connections.set(s.id, redis);
+      urls.set(s.id, s.redisUrl);
       stamps.set(s.id, stamp);
       stores.set(s.id, set ? new ReplicatedReader(set, reader) : primary);
       primaryStores.set(s.id, primary);
     }
-    return Object.freeze({ placement, connections, stamps, stores, replicaSets, live: scopeOver(placement, stores), livePrimaries: scopeOver(placement, primaryStores) });
+    return Object.freeze({ epoch: cp.epoch, cluster: cp, placement, urls, connections, stamps, stores, replicaSets, live: scopeOver(placement, stores), livePrimaries: scopeOver(placement, primaryStores) });
   }
 
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
@@ -148,6 +201,12 @@ export class ShardPool {
     // and the first look at the replicas, so reads spread from the first one
     await Promise.all([...this.table.replicaSets.values()].map((set) => Promise.race([set.probed, new Promise((r) => setTimeout(r, this.timeoutMs))])));
     return down;
+  }
+
+  /** Shard `id`'s connection to its primary (through Sentinel for a shard with replicas) and, with replicas, its ReplicaSet. */
+  nodesOf(id: string): { primary: Redis; replicas: ReplicaSet | undefined } | undefined {
+    const primary = this.table.connections.get(id);
+    return primary && { primary, replicas: this.table.replicaSets.get(id) };
   }
 
   /** The store of the shard that owns slot (partition) `slot`. */
@@ -184,12 +243,19 @@ export class ShardPool {
   }
 
   async close(): Promise<void> {
-    const { connections, replicaSets } = this.table;
-    await Promise.all([
-      ...[...connections].filter(([id]) => !replicaSets.has(id)).map(([, c]) => c.quit().catch(() => c.disconnect())),
-      ...[...replicaSets.values()].map((set) => set.close()),
-    ]);
+    await closeShards(this.table, [...this.table.connections.keys()]);
+    await Promise.all(this.tables.retired);
   }
+}
+
+/** Closes the connections (and replica sets) of `ids` in `table`. */
+async function closeShards(table: RoutingTable, ids: readonly string[]): Promise<void> {
+  await Promise.all(ids.map((id) => {
+    const set = table.replicaSets.get(id);
+    if (set) return set.close();
+    const c = table.connections.get(id)!;
+    return c.quit().then(() => undefined, () => c.disconnect());
+  }));
 }
 
 /** A scope over `stores` (shard id → store), with each owner's "other shards" listed once. */

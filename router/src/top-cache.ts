@@ -28,6 +28,7 @@
  * entries at most.
  */
 import type { KeyedMember } from "@ladder/common/score-encoding";
+import { FreshCache } from "./fresh-cache.js";
 
 /** What one fan-out read: the merged first `depth` entries and the board's size. */
 export interface TopRead {
@@ -48,29 +49,25 @@ export interface TopCacheOptions {
   now?: () => number;
 }
 
+/** A read and the pages cut from it, by "offset:limit", each built by a caller once. */
 interface Entry {
-  readonly startedAt: number;
   readonly read: TopRead;
-  /** Pages cut from `read`, by "offset:limit", built by the caller once. */
   readonly pages: Map<string, unknown>;
-}
-
-interface Refresh {
-  readonly startedAt: number;
-  readonly done: Promise<Entry>;
 }
 
 export class TopCache {
   readonly maxAgeMs: number;
   readonly depth: number;
-  private readonly o: Required<Omit<TopCacheOptions, "count">> & Pick<TopCacheOptions, "count">;
-  private readonly entries = new Map<string, Entry>();
-  private readonly refreshes = new Map<string, Refresh>();
+  private readonly cache: FreshCache<Entry>;
 
   constructor(o: TopCacheOptions) {
-    this.o = { maxBoards: 1000, now: () => performance.now(), ...o };
     this.maxAgeMs = o.maxAgeMs;
     this.depth = o.depth;
+    this.cache = new FreshCache<Entry>({
+      maxAgeMs: o.maxAgeMs, wait: o.wait, maxKeys: o.maxBoards ?? 1000,
+      read: async (board) => ({ read: await o.read(board, o.depth), pages: new Map() }),
+      ...(o.count ? { count: o.count } : {}), ...(o.now ? { now: o.now } : {}),
+    });
   }
 
   /**
@@ -78,9 +75,7 @@ export class TopCache {
    * (see above) and remembered with it. offset + limit must be at most `depth`.
    */
   async page<P>(board: string, offset: number, limit: number, deadlineMs: number, build: (read: TopRead) => P): Promise<P> {
-    const arrived = this.o.now();
-    const found = this.fresh(board, arrived);
-    const entry = found instanceof Promise ? await this.o.wait(found, deadlineMs) : found;
+    const { value: entry } = await this.cache.get(board, deadlineMs);
     const key = `${offset}:${limit}`;
     let page = entry.pages.get(key) as P | undefined;
     if (page === undefined) entry.pages.set(key, (page = build(entry.read)));
@@ -89,44 +84,6 @@ export class TopCache {
 
   /** How many boards are kept (for tests and metrics). */
   get size(): number {
-    return this.entries.size;
-  }
-
-  private fresh(board: string, arrived: number): Entry | Promise<Entry> {
-    const oldest = arrived - this.maxAgeMs;
-    const entry = this.entries.get(board);
-    if (entry && entry.startedAt >= oldest) {
-      this.entries.delete(board); // most recently asked last
-      this.entries.set(board, entry);
-      this.o.count?.("hit");
-      return entry;
-    }
-    const running = this.refreshes.get(board);
-    if (running && running.startedAt >= oldest) {
-      this.o.count?.("joined");
-      return running.done;
-    }
-    this.o.count?.("refreshed");
-    return this.refresh(board);
-  }
-
-  private refresh(board: string): Promise<Entry> {
-    const startedAt = this.o.now();
-    const done = this.o.read(board, this.depth).then(
-      (read) => {
-        const entry: Entry = { startedAt, read, pages: new Map() };
-        const kept = this.entries.get(board);
-        if (!kept || kept.startedAt < startedAt) {
-          this.entries.delete(board);
-          this.entries.set(board, entry);
-          if (this.entries.size > this.o.maxBoards) this.entries.delete(this.entries.keys().next().value!);
-        }
-        return entry;
-      },
-    ).finally(() => {
-      if (this.refreshes.get(board)?.done === done) this.refreshes.delete(board);
-    });
-    this.refreshes.set(board, { startedAt, done });
-    return done;
+    return this.cache.size;
   }
 }

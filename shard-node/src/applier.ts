@@ -25,6 +25,8 @@ export interface ApplierOptions {
   boards: BoardSpecs;
   /** Records per script call. */
   applyBatch: number;
+  /** Longest wait of a fetch at the broker when no record comes (LADDER_FETCH_WAIT_MS). */
+  fetchWaitMs: number;
   /** Per partition, the last offset Redis holds (-1: none; a snapshot loaded at start included): fetch from just after it. */
   startAfter: ReadonlyMap<number, bigint>;
   log: Logger;
@@ -70,8 +72,8 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       sessionTimeout: 10_000, // 10 s: a killed node's slots are free again this soon
       heartbeatInterval: 1_000,
       // a fetch returns as soon as one record arrives (kafkajs minBytes 1); an idle one waits at the broker up
-      // to this long: it bounds idle polling (20 fetches/s per node at 50 ms), not apply latency
-      maxWaitTimeInMs: 500,
+      // to this long: it bounds idle polling, not apply latency (and stopping waits for the fetch in flight)
+      maxWaitTimeInMs: opts.fetchWaitMs,
       maxBytesPerPartition: 4 * 1024 * 1024, // 4 MiB
     },
     // Redis holds the applied offsets, so committing every few seconds (not after every chunk:

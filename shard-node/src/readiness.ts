@@ -22,6 +22,13 @@
  *                 node stops for good (onDrift), nothing is written.
  *
  * A node that dies stops refreshing, and reads fail with UNAVAILABLE within one TTL.
+ *
+ * Kafka slow or away (a broker failing over, restarting) does not stop the heartbeat: the log's end
+ * offsets are asked with one request at a time and waited for a third of the TTL at most; while an
+ * answer is late the tick goes on with the last one, for at most `stallMs` (past that the node
+ * withdraws: it cannot tell how far behind it is). The source check (verifySource) runs beside the
+ * ticks in the same way. So a serving shard keeps serving what it holds through a broker's failover
+ * (nothing can be acknowledged that it lacks for longer than that bound without its applier stalling).
  */
 import type { Admin } from "kafkajs";
 import type { Logger } from "@ladder/common/logger";
@@ -73,17 +80,25 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   let running: Promise<void> = Promise.resolve();
 
   const appliedSum = () => slots.reduce((sum, p) => sum + (applier.known.get(p) ?? -1n), 0n);
+  const waitMs = Math.max(50, Math.floor(ttlMs / 3));
+  const probe = new LateAnswers(async () => new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)])));
+  const source = new LateAnswers(() => opts.verifySource());
 
   const tick = async () => {
-    const sourceProblem = await opts.verifySource();
-    if (sourceProblem) return opts.onDrift(sourceProblem);
-    const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
+    const checked = await source.latest(0); // never waited for: its answer comes with a later tick
+    if (checked?.value) return opts.onDrift(checked.value);
+    const got = await probe.latest(waitMs);
+    if (!got) return; // no end offsets yet: the heartbeat waits (reads refused until one comes)
     const now = Date.now();
+    if (now - got.at > opts.stallMs) {
+      if (mode.kind === "serve" && !withdrawal) withdrawal = `the score log's end offsets could not be read for ${Math.round((now - got.at) / 1000)} s`;
+    }
+    const ends = got.value;
     if (mode.kind === "catch-up" && !mode.targets) {
       mode.targets = ends;
       log.info({ why: mode.why, targets: Object.fromEntries(ends) }, "catching up with the log before serving");
     }
-    if (mode.kind === "serve") withdrawal = servingProblem(ends, now);
+    if (mode.kind === "serve" && now - got.at <= opts.stallMs) withdrawal = servingProblem(ends, now);
     const targets = mode.kind === "catch-up" ? mode.targets! : ends;
     const partitions = slots.map((p) => ({ partition: p, known: applier.known.get(p) ?? -1n, target: targets.get(p) ?? 0n }));
     for (const p of slots) opts.metrics?.setLag(p, Math.max(0, Number((ends.get(p) ?? 0n) - 1n - (applier.known.get(p) ?? -1n))));
@@ -157,4 +172,22 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
       await writer.clearHeartbeat().catch((err: unknown) => log.warn({ err }, "could not clear heartbeat"));
     },
   };
+}
+
+/**
+ * A slow question asked one at a time: latest(waitMs) starts it unless it runs, waits for its answer
+ * at most `waitMs`, and returns the newest answer it has (with when it came), or undefined before the
+ * first. A failure leaves the previous answer.
+ */
+class LateAnswers<T> {
+  private running: Promise<void> | undefined;
+  private answer: { value: T; at: number } | undefined;
+
+  constructor(private readonly ask: () => Promise<T>) {}
+
+  async latest(waitMs: number): Promise<{ value: T; at: number } | undefined> {
+    this.running ??= this.ask().then((value) => void (this.answer = { value, at: Date.now() }), () => {}).finally(() => (this.running = undefined));
+    if (waitMs > 0) await Promise.race([this.running, new Promise((r) => setTimeout(r, waitMs))]);
+    return this.answer;
+  }
 }

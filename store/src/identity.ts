@@ -58,7 +58,7 @@ export function stampFields(value: string): Map<string, string> {
 const WHAT: Record<string, string> = {
   shard: "shard id",
   topic: "score topic (LADDER_SCORE_TOPIC)",
-  slots: "slots or shard list (LADDER_SLOTS, LADDER_SHARDS)",
+  slots: "slots (the placement: AdminService.Reshard moves them; LADDER_SLOTS)",
   boards: "board specs (LADDER_BOARDS)",
   "topic-id": "score topic's id (the topic was deleted and created again)",
 };

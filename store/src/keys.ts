@@ -3,6 +3,10 @@
  * tests (and several clusters) can share one Redis with disjoint namespaces.
  *
  *   <prefix>board:<board>   sorted set: member = player id, score = sort key
+ *   <prefix>board:<board>!meta  sorted set: "<player>\n<metadata>" per player with metadata (score 0)
+ *   <prefix>board:~deleted  sorted set: "<board>#<generation>\n<partition>" per board deletion marker
+ *                           applied (apply-events.lua)
+ *   <prefix>rank-change:<id>  list: a rank report's positions (apply-events.lua), kept 60 s
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard's stamp while it serves, or why it does not; expires
  *                           unless the shard node refreshes it (heartbeat.lua)
@@ -14,6 +18,13 @@
  *   <prefix>snapshot:journal  set: the board and dedup members the apply script changed while
  *                           that snapshot was read (writer/snapshot.ts)
  *   <prefix>snapshot:journal-set-aside  the journal's earlier part, being resolved
+ *   <prefix>changes         the change stream (a Redis stream): one entry per board entry added,
+ *                           moved or removed, while <prefix>changes:on exists (routers with
+ *                           watchers keep it: router/src/watch/); trimmed to ~100,000 entries
+ *   <prefix>changes:on      the change flag, with a time to live
+ *   <prefix>changes:gen     the change stream's generation: a random value set once per database
+ *                           (SET NX by the routers' feeds), so positions of a stream swapped away
+ *                           are never taken for positions of the one that replaced it
  *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
  *   <prefix>snapshot-load:<id>:…  boards and dedup sets of a snapshot being loaded, until they
  *                           replace the live ones in one step (writer/snapshot.ts)
@@ -23,6 +34,8 @@ import type { Redis } from "ioredis";
 export interface KeyLayout {
   board(board: string): string;
   readonly offsets: string;
+  readonly deletedBoards: string;
+  rankChange(id: string): string;
   readonly heartbeat: string;
   readonly builtFrom: string;
   dedup(partition: number): string;
@@ -30,12 +43,17 @@ export interface KeyLayout {
   readonly snapshotReading: string;
   readonly snapshotJournal: string;
   readonly snapshotJournalSetAside: string;
+  readonly changes: string;
+  readonly changesOn: string;
+  readonly changesGen: string;
 }
 
 export function keyLayout(prefix: string): KeyLayout {
   return Object.freeze({
     board: (board: string) => `${prefix}board:${board}`,
     offsets: `${prefix}offsets`,
+    deletedBoards: `${prefix}board:~deleted`,
+    rankChange: (id: string) => `${prefix}rank-change:${id}`,
     heartbeat: `${prefix}heartbeat`,
     builtFrom: `${prefix}built-from`,
     dedup: (partition: number) => `${prefix}dedup:${partition}`,
@@ -43,6 +61,9 @@ export function keyLayout(prefix: string): KeyLayout {
     snapshotReading: `${prefix}snapshot:reading`,
     snapshotJournal: `${prefix}snapshot:journal`,
     snapshotJournalSetAside: `${prefix}snapshot:journal-set-aside`,
+    changes: `${prefix}changes`,
+    changesOn: `${prefix}changes:on`,
+    changesGen: `${prefix}changes:gen`,
   });
 }
 

@@ -38,10 +38,31 @@ export interface WindowResult {
   members: KeyedMember[];
 }
 
+/** Several players' standings and counts at positions, read at one instant (ShardReader.ranks). */
+export interface RanksResult {
+  card: number;
+  /** Per player asked: its key, the members ahead of it and its metadata; undefined when it has no entry. */
+  own: Array<{ key: number; ahead: number; metadata: string } | undefined>;
+  /** Per position asked: the members strictly ahead of it. */
+  aheadOf: number[];
+}
+
+/** The entries after (or before) a position (ShardReader.after). */
+export interface AfterResult {
+  card: number;
+  /** 0-based shard rank of members[0]. */
+  start: number;
+  /** Members strictly ahead of the position. */
+  ahead: number;
+  members: KeyedMember[];
+}
+
 /** A player's standing on the shard that owns it, read at one instant (read-standing.lua). */
 export interface StandingResult {
   /** The player's sort key. */
   key: number;
+  /** The player's metadata ("" when none). */
+  metadata: string;
   /** Members of this shard ranked strictly ahead of the player (never the player itself). */
   ahead: number;
   card: number;
@@ -85,7 +106,7 @@ export class ShardReader {
   /** The shard's best `count` entries of a board, and its size. */
   async top(board: string, count: number): Promise<TopResult> {
     const reply = await this.check(await (count <= BATCH_TOP_MAX ? this.queue(board, ["t", count]) : this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.stamp, count)));
-    return { card: Number(reply[1]), members: pairs(reply, 2) };
+    return { card: Number(reply[1]), members: entries(reply, 2) };
   }
 
   /**
@@ -95,7 +116,7 @@ export class ShardReader {
    */
   async window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
     const reply = await this.check(await this.queue(board, ["w", String(key), playerId, radius]));
-    return { ahead: Number(reply[1]), card: Number(reply[2]), start: Number(reply[3]), members: pairs(reply, 4) };
+    return { ahead: Number(reply[1]), card: Number(reply[2]), start: Number(reply[3]), members: entries(reply, 4) };
   }
 
   /**
@@ -105,13 +126,65 @@ export class ShardReader {
   async standing(board: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
     const reply = await this.check(await this.queue(board, ["s", playerId, radius]));
     if (reply[1] === undefined || reply[1] === null) return undefined;
-    return { key: Number(reply[1]), ahead: Number(reply[2]), card: Number(reply[3]), start: Number(reply[4]), members: pairs(reply, 5) };
+    return { key: Number(reply[1]), ahead: Number(reply[2]), card: Number(reply[3]), metadata: String(reply[4]), start: Number(reply[5]), members: entries(reply, 6) };
   }
 
   /** A player's sort key on a board, or undefined when it has none. */
   async entry(board: string, playerId: string): Promise<number | undefined> {
     const reply = await this.check(await this.queue(board, ["e", playerId]));
     return reply[1] === undefined || reply[1] === null ? undefined : Number(reply[1]);
+  }
+
+  /**
+   * At one instant: the standing on this shard of each of `players` (its key, or undefined when it
+   * has none; the members ahead of it; its metadata) and the members strictly ahead of each of
+   * `positions` (a position with playerId "" counts the keys strictly below its key).
+   */
+  async ranks(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult> {
+    const read: QueuedRead["read"] = ["r", players.length, ...players, positions.length, ...positions.flatMap((p) => [String(p.key), p.playerId])];
+    return ranksOf(await this.check(await this.queue(board, read)), players.length, positions.length);
+  }
+
+  /**
+   * ranks(), and at the same instant the id of the newest entry of this shard's change stream
+   * ("0-0" when none) and the stream's generation ("" when none): what those ranks stand at in the
+   * shard's changes (router/src/watch).
+   */
+  async ranksAt(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult & { changeId: string; changeGen: string }> {
+    const read: QueuedRead["read"] = ["P", players.length, ...players, positions.length, ...positions.flatMap((p) => [String(p.key), p.playerId])];
+    const reply = await this.check(await this.queue(board, read));
+    return { ...ranksOf(reply, players.length, positions.length), changeId: String(reply.at(-2)), changeGen: String(reply.at(-1) ?? "") };
+  }
+
+  /** The distinct points indexes (key ÷ units, rounded down) of the board below `bound`, ascending, at most cap + 1. */
+  async distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
+    const reply = await this.check(await this.queue(board, ["d", units, bound, cap]));
+    return reply.slice(1).map(Number);
+  }
+
+  /** The `count` entries after position `from` (or before it, `backward`), the members ahead of it, and the board's size on this shard. */
+  async after(board: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
+    const reply = await this.check(await this.queue(board, ["a", String(from.key), from.playerId, count, backward ? 1 : 0]));
+    return { card: Number(reply[1]), start: Number(reply[2]), ahead: Number(reply[3]), members: entries(reply, 4) };
+  }
+
+  /** A board key's histogram on this shard (apply-events.lua): its size and each stored bucket's count (buckets without entries absent). */
+  async histogram(board: string): Promise<{ card: number; counts: Map<number, number> }> {
+    const reply = await this.check(await this.queue(board, ["h"]));
+    const counts = new Map<number, number>();
+    for (let i = 2; i + 1 < reply.length; i += 2) counts.set(Number(reply[i]), Number(reply[i + 1]));
+    return { card: Number(reply[1]), counts };
+  }
+
+  /** The counts around stored bucket j of a board key's histogram on this shard, and its size: 4 numbers, whatever the buckets. */
+  async histogramAt(board: string, j: number): Promise<{ card: number; better: number; inBucket: number }> {
+    const reply = await this.check(await this.queue(board, ["H", j]));
+    return { card: Number(reply[1]), better: Number(reply[2]), inBucket: Number(reply[3]) };
+  }
+
+  /** A rank report's positions as the apply script kept them (apply-events.lua): 6 strings per board; empty when none is kept. */
+  rankReport(id: string): Promise<string[]> {
+    return this.redis.lrange(this.keys.rankChange(id), 0, -1);
   }
 
   /** The last applied offset of each of `partitions` (-1 where none): read-your-writes waits. */
@@ -136,13 +209,13 @@ export class ShardReader {
 
   private send(reads: QueuedRead[]): void {
     const hb = this.keys.heartbeat;
-    if (reads.length === 1) {
+    if (reads.length === 1 && OWN_SCRIPT.has(reads[0]!.read[0])) {
       const { board, read, resolve, reject } = reads[0]!;
       const r = this.redis;
       const sent = read[0] === "t" ? r.ladderTop(board, hb, this.stamp, read[1])
         : read[0] === "w" ? r.ladderWindow(board, hb, this.stamp, read[1], read[2], read[3])
         : read[0] === "s" ? r.ladderStanding(board, hb, this.stamp, read[1], read[2])
-        : r.ladderEntry(board, hb, this.stamp, read[1]);
+        : r.ladderEntry(board, hb, this.stamp, String(read[1]));
       sent.then(resolve, reject);
       return;
     }
@@ -186,16 +259,37 @@ const MAX_BATCH = 64;
 /** Tops of more entries than this are sent alone. */
 const BATCH_TOP_MAX = 100;
 
+/** The reads that have a script of their own (the others go through read-batch.lua, even alone). */
+const OWN_SCRIPT = new Set(["t", "w", "s", "e"]);
+
 interface QueuedRead {
   /** The board's key. */
   board: string;
-  read: ["t", number] | ["w", string, string, number] | ["s", string, number] | ["e", string];
+  read: ["t", number] | ["w", string, string, number] | ["s", string, number] | ["e", string] | ["d", number, number, number] | ["a", string, string, number, number] | ["h"] | ["H", number] | ["r" | "P", ...Array<string | number>];
   resolve: (reply: Reply) => void;
   reject: (err: unknown) => void;
 }
 
-function pairs(reply: Reply, from: number): KeyedMember[] {
+/** A ranks read's reply (read_ranks in read-header.lua) for `players` players and `positions` positions. */
+function ranksOf(reply: Reply, players: number, positions: number): RanksResult {
+  const withMeta = Number(reply[2]) === 1;
+  const step = withMeta ? 3 : 2;
+  const own = Array.from({ length: players }, (_, i) => {
+    const at = 3 + i * step;
+    const key = reply[at];
+    return key === null || key === undefined ? undefined : { key: Number(key), ahead: Number(reply[at + 1]), metadata: withMeta ? String(reply[at + 2]) : "" };
+  });
+  const from = 3 + players * step;
+  return { card: Number(reply[1]), own, aheadOf: Array.from({ length: positions }, (_, i) => Number(reply[from + i])) };
+}
+
+/** The entries of a read reply from index `from`: a flag (1: each entry also carries its metadata), then member, key[, metadata] each. */
+function entries(reply: Reply, from: number): KeyedMember[] {
   const out: KeyedMember[] = [];
-  for (let i = from; i + 1 < reply.length; i += 2) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]) });
+  if (Number(reply[from]) === 1) {
+    for (let i = from + 1; i + 2 < reply.length; i += 3) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]), metadata: String(reply[i + 2]) });
+  } else {
+    for (let i = from + 1; i + 1 < reply.length; i += 2) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]) });
+  }
   return out;
 }

@@ -67,7 +67,8 @@ export interface ReadScripts {
 
 /** The write scripts as commands on a connection. */
 export interface WriteScripts {
-  ladderApply(numKeys: number, ...args: Array<string | number>): Promise<[number, number, number, string, number, string?]>;
+  /** Arrays among `args` are flattened once (ioredis's Command): a long call need not be spread. */
+  ladderApply(numKeys: number, ...args: Array<string | number | ReadonlyArray<string | number>>): Promise<[number, number, number, string, number, string?]>;
   ladderHeartbeat(heartbeat: string, offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
 }
 
@@ -102,6 +103,19 @@ export function servesReads(heartbeat: string | null): boolean {
  * refused): missing = no node runs (an audit view: never built); "!<reason>\n<stamp>" = the
  * node is alive but not serving, and why; another stamp = built from other configuration.
  */
+/** A read refused because the shard holds data of another stamp (identity.ts): `fields` says which parts differ ("slots" alone: another placement). */
+export class StampMismatch extends LadderError {
+  constructor(message: string, readonly fields: readonly string[]) {
+    super(Code.FAILED_PRECONDITION, message);
+  }
+}
+
+function differing(a: string, b: string): Set<string> {
+  const x = stampFields(a);
+  const y = stampFields(b);
+  return new Set([...x.keys(), ...y.keys()].filter((k) => x.get(k) !== y.get(k)));
+}
+
 export function readRefusal(o: { status: number; heartbeat: string | null; shardId: string; stamp: string; view?: string }): LadderError {
   const { heartbeat, shardId, stamp, view } = o;
   if (o.status !== ReadStatus.SHARD_DOWN && o.status !== ReadStatus.MISMATCH) return new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${o.status}`);
@@ -113,7 +127,7 @@ export function readRefusal(o: { status: number; heartbeat: string | null; shard
   const theirs = notServing ? heartbeat.slice(heartbeat.indexOf("\n") + 1) : heartbeat;
   if (theirs !== stamp) {
     const what = stampFields(theirs).get("shard") !== shardId ? `the configured Redis belongs to ${stampFields(theirs).get("shard")}` : explainMismatch(stamp, theirs);
-    return new LadderError(Code.FAILED_PRECONDITION, `${shardId}: the shard was built with another configuration than this router's: ${what}`);
+    return new StampMismatch(`${shardId}: the shard was built with another configuration than this router's: ${what}`, [...differing(stamp, theirs)]);
   }
   if (notServing) return new LadderError(Code.UNAVAILABLE, `${shardId}: not serving reads: ${heartbeat.slice(1, heartbeat.indexOf("\n"))}`, { retriable: true });
   return new LadderError(Code.UNAVAILABLE, `${shardId}: the shard changed state during the read; retry`, { retriable: true });

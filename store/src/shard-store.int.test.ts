@@ -3,6 +3,7 @@ import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { freshNamespace } from "@ladder/common/test-namespace";
 import { makeBoardSpec, DEFAULT_BOARD } from "@ladder/common/board-spec";
 import { Code, LadderError } from "@ladder/common/errors";
+import { firstKeys } from "@ladder/common/histogram";
 import { compareMembers, encodeSortKey, decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
 import { BoardSpecs } from "@ladder/common/board-spec";
 import { builtFrom, shardStamp } from "./identity.js";
@@ -58,6 +59,21 @@ describe("shard store > apply", () => {
     // 100, +50 = 150 at +1 min; BEST 120 and BEST 150 leave 150 as it was, reached at +1 min.
     expect(await standing("a")).toEqual({ points: 150, reachedAtMs: t0 + 60_000 });
     expect(await standing("b")).toEqual({ points: 10, reachedAtMs: t0 });
+  });
+
+  it("applies a large batch on a board with a 255-bound histogram in one call, counting every entry in its bucket", async () => {
+    // 2,000 events x 256 bounds each once overflowed the call's arguments (RangeError in ShardWriter.apply)
+    const bounds = Array.from({ length: 255 }, (_, i) => (i + 1) * 1000);
+    const keys = Object.freeze(firstKeys(spec, bounds));
+    const events = Array.from({ length: 2000 }, (_, i) => ({ ...ev(`h${i}`, 1, i * 137), histogram: keys }));
+    expect(await writer.apply(0, events)).toMatchObject({ inSequence: true, applied: 2000 });
+    const counts = await store.histogram("b");
+    expect(counts.card).toBe(2000);
+    // stored bucket j (best first) of points p: 0 from 255,000 up, else 255 - floor(p / 1000)
+    const want = new Map<number, number>();
+    const bucketOf = (p: number) => (p >= 255_000 ? 0 : 255 - Math.floor(p / 1000));
+    for (let i = 0; i < 2000; i++) want.set(bucketOf(i * 137), (want.get(bucketOf(i * 137)) ?? 0) + 1);
+    expect(new Map([...counts.counts].sort((a, b) => a[0] - b[0]))).toEqual(new Map([...want].sort((a, b) => a[0] - b[0])));
   });
 
   it("saturates INCREMENT at the board's range", async () => {

@@ -1,32 +1,40 @@
 // The same Kafka broker and Redis servers as kafka-broker.ts and redis-server.ts, run as containers by
 // testcontainers when a Docker engine answers. Machines without an engine use the local processes.
 //
-// Kafka (apache/kafka) must advertise the host port Docker maps to its client listener, which is known
-// only once the container runs. So the container starts with a shell that waits for a starter script;
-// the script, copied in after start, exports KAFKA_ADVERTISED_LISTENERS and runs the image's own
-// /etc/kafka/docker/run (the approach of Testcontainers' own Kafka modules). A separate flag file is
-// written after the script so the shell never runs a script whose copy is still open ("Text file busy").
+// The images are ladder's own, built on this machine by deploy/images/build.sh (no image registry is
+// reachable here): ladder/kafka (Debian's Java 17 + the broker's jars from Maven Central) and ladder/redis
+// (Debian's redis-server). A missing image fails the start at once, naming the build script; nothing is
+// pulled. The engine runs without a bridge network (deploy/images/engine.sh: dockerd --bridge=none), so
+// every container uses host networking on free loopback ports chosen here, and the addresses are the
+// same as the local processes' (127.0.0.1:port). Testcontainers' reaper (Ryuk) is an image from Docker
+// Hub too: it is disabled, and each container is removed by stop() or kill().
 //
 // `dataDir` of the returned handles is the data path inside the container; the data dies with the
 // container (no restart on the same data here).
-import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from "testcontainers";
+import { GenericContainer, getContainerRuntimeClient, ImageName, type StartedTestContainer, Wait } from "testcontainers";
 import type { Logger } from "@ladder/common/logger";
+import { freePort } from "./free-port.js";
 import type { KafkaBroker } from "./kafka-broker.js";
+import { KAFKA_VERSION } from "./kafka-jars.js";
 import { randomClusterId } from "./kafka-config.js";
 import { describeKafka, warmKafka } from "./kafka-ready.js";
-import { redisArgs, type RedisServer } from "./redis-server.js";
+import { choosePort, redisArgs, type RedisServer } from "./redis-server.js";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 
-export const KAFKA_IMAGE = "apache/kafka:4.1.1";
-export const REDIS_IMAGE = "redis:7";
+export const KAFKA_IMAGE = `ladder/kafka:${KAFKA_VERSION}`;
+export const REDIS_IMAGE = "ladder/redis:bookworm";
+export const SERVICES_IMAGE = "ladder/services:dev";
+export const BUILD_SCRIPT = "deploy/images/build.sh";
 
-const KAFKA_PORT = 9092; // client listener, mapped to a random host port
-const STARTER_SCRIPT = "/tmp/ladder_start.sh";
-const STARTER_READY = "/tmp/ladder_start.ready";
-const WAITING_MESSAGE = "ladder: waiting for starter script";
-const KAFKA_DATA_DIR = "/tmp/kraft-combined-logs";
-const REDIS_PORT = 6379; // inside the container only
+const KAFKA_DATA_DIR = "/var/lib/kafka";
+const REDIS_DATA_DIR = "/data";
 const STOP_TIMEOUT_MS = 30_000;
+
+// testcontainers reads these when it first talks to the engine: no reaper; and the containers' host is
+// this machine's loopback (host networking), not the gateway of a bridge network that does not exist
+// (testcontainers looks one up when it runs inside a container itself, and fails without it)
+process.env.TESTCONTAINERS_RYUK_DISABLED ??= "true";
+process.env.TESTCONTAINERS_HOST_OVERRIDE ??= "127.0.0.1";
 
 /** True when testcontainers finds a working container runtime; false on any error. */
 export async function dockerAvailable(): Promise<boolean> {
@@ -38,69 +46,49 @@ export async function dockerAvailable(): Promise<boolean> {
   }
 }
 
+/** Rejects, naming the build script, unless the engine holds every image given. */
+export async function requireImages(...images: string[]): Promise<void> {
+  const client = await getContainerRuntimeClient();
+  const missing: string[] = [];
+  for (const image of images) if (!(await client.image.exists(ImageName.fromString(image)))) missing.push(image);
+  if (missing.length > 0) {
+    throw new Error(`docker image${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not built: run \`bash ${BUILD_SCRIPT}\` (no registry is used)`);
+  }
+}
+
 export interface KafkaContainerOptions {
   log: Logger;
   image?: string;
-  readyTimeoutMs?: number; // default 120 s (includes the image pull)
+  readyTimeoutMs?: number; // default 120 s
 }
 
 export async function startKafkaContainer({ log, image = KAFKA_IMAGE, readyTimeoutMs = 120_000 }:
   KafkaContainerOptions): Promise<KafkaBroker> {
   const started = Date.now();
+  await requireImages(image);
+  const port = await freePort();
+  let controllerPort = await freePort();
+  while (controllerPort === port) controllerPort = await freePort();
   const container = await new GenericContainer(image)
-    .withEnvironment(kafkaEnvironment())
-    .withExposedPorts(KAFKA_PORT)
-    .withCommand(["sh", "-c",
-      `echo '${WAITING_MESSAGE}'; while [ ! -f ${STARTER_READY} ]; do sleep 0.1; done; exec ${STARTER_SCRIPT}`])
-    .withWaitStrategy(Wait.forLogMessage(WAITING_MESSAGE))
+    .withNetworkMode("host")
+    .withEnvironment({
+      KAFKA_NODE_ID: "1", KAFKA_CLUSTER_ID: randomClusterId(), KAFKA_PORT: String(port),
+      KAFKA_CONTROLLER_PORT: String(controllerPort), KAFKA_DATA_DIR,
+    })
+    .withWaitStrategy(Wait.forListeningPorts()) // none exposed: readiness is the describe below
     .withStartupTimeout(readyTimeoutMs)
     .start();
-  const brokers = [`${container.getHost()}:${container.getMappedPort(KAFKA_PORT)}`];
-  const advertised = `PLAINTEXT://${brokers[0]},BROKER://${container.getHostname()}:9093`;
-  await container.copyContentToContainer([
-    { content: `#!/bin/bash\nexport KAFKA_ADVERTISED_LISTENERS=${advertised}\nexec /etc/kafka/docker/run\n`,
-      target: STARTER_SCRIPT, mode: 0o755 },
-  ]);
-  await container.copyContentToContainer([{ content: "", target: STARTER_READY }]);
+  const brokers = [`127.0.0.1:${port}`];
   try {
     await retryUntil(() => describeKafka(brokers), { ...LAUNCH_BACKOFF, what: `kafka container on ${brokers[0]}`, timeoutMs: readyTimeoutMs });
     await warmKafka(brokers);
   } catch (err) {
-    await container.stop().catch(() => undefined);
-    throw err;
+    const logs = await containerOutput(container);
+    await container.stop({ timeout: 0 }).catch(() => undefined);
+    throw new Error(`${(err as Error).message}\n--- container output ---\n${logs}`, { cause: err });
   }
   log.info({ brokers, image, ms: Date.now() - started }, "kafka container ready");
   return { brokers, dataDir: KAFKA_DATA_DIR, ...containerControls(container, log, { brokers }) };
-}
-
-/** The image's configure script turns each KAFKA_FOO_BAR into foo.bar in server.properties. */
-function kafkaEnvironment(): Record<string, string> {
-  return {
-    CLUSTER_ID: randomClusterId(),
-    KAFKA_NODE_ID: "1",
-    KAFKA_PROCESS_ROLES: "broker,controller",
-    KAFKA_LISTENERS: `PLAINTEXT://:${KAFKA_PORT},BROKER://:9093,CONTROLLER://:9094`,
-    KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: "PLAINTEXT:PLAINTEXT,BROKER:PLAINTEXT,CONTROLLER:PLAINTEXT",
-    KAFKA_INTER_BROKER_LISTENER_NAME: "BROKER",
-    KAFKA_CONTROLLER_LISTENER_NAMES: "CONTROLLER",
-    KAFKA_CONTROLLER_QUORUM_VOTERS: "1@localhost:9094",
-    KAFKA_LOG_DIRS: KAFKA_DATA_DIR,
-    KAFKA_NUM_PARTITIONS: "1",
-    KAFKA_DEFAULT_REPLICATION_FACTOR: "1",
-    KAFKA_MIN_INSYNC_REPLICAS: "1",
-    KAFKA_AUTO_CREATE_TOPICS_ENABLE: "false",
-    KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: "1",
-    KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS: "10",
-    KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: "1",
-    KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: "1",
-    KAFKA_TRANSACTION_STATE_LOG_NUM_PARTITIONS: "4",
-    KAFKA_BROKER_SESSION_TIMEOUT_MS: "4000",
-    KAFKA_BROKER_HEARTBEAT_INTERVAL_MS: "1000",
-    KAFKA_SHARE_COORDINATOR_STATE_TOPIC_REPLICATION_FACTOR: "1",
-    KAFKA_SHARE_COORDINATOR_STATE_TOPIC_MIN_ISR: "1",
-    KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: "0",
-    KAFKA_HEAP_OPTS: "-Xms256m -Xmx768m",
-  };
 }
 
 export interface RedisContainerOptions {
@@ -108,24 +96,24 @@ export interface RedisContainerOptions {
   persist: boolean;
   log: Logger;
   image?: string;
-  readyTimeoutMs?: number; // default 60 s (includes the image pull)
+  readyTimeoutMs?: number; // default 60 s
 }
 
 export async function startRedisContainer({ persist, log, image = REDIS_IMAGE, readyTimeoutMs = 60_000 }:
   RedisContainerOptions): Promise<RedisServer> {
   const started = Date.now();
-  const args = redisArgs({ port: REDIS_PORT, dataDir: "/data", persist })
-    .map((a) => (a === "127.0.0.1" ? "0.0.0.0" : a)); // reachable through Docker's port mapping
+  await requireImages(image);
+  const port = await choosePort(0);
   const container = await new GenericContainer(image)
-    .withExposedPorts(REDIS_PORT)
-    .withCommand(["redis-server", ...args, "--protected-mode", "no"])
+    .withNetworkMode("host")
+    .withEntrypoint(["redis-server"])
+    .withCommand(redisArgs({ port, dataDir: REDIS_DATA_DIR, persist }))
     .withWaitStrategy(Wait.forLogMessage("Ready to accept connections"))
     .withStartupTimeout(readyTimeoutMs)
     .start();
-  const port = container.getMappedPort(REDIS_PORT);
-  const url = `redis://${container.getHost()}:${port}`;
+  const url = `redis://127.0.0.1:${port}`;
   log.info({ url, image, persist, ms: Date.now() - started }, "redis container ready");
-  return { url, port, dataDir: "/data", ...containerControls(container, log, { url }) };
+  return { url, port, dataDir: REDIS_DATA_DIR, ...containerControls(container, log, { url }) };
 }
 
 /** stop: SIGTERM, SIGKILL after 30 s, then remove; kill: SIGKILL (a crash), then remove. */
@@ -143,4 +131,18 @@ function containerControls(container: StartedTestContainer, log: Logger, what: R
       log.info(what, "container killed");
     },
   };
+}
+
+async function containerOutput(container: StartedTestContainer): Promise<string> {
+  try {
+    const chunks: string[] = [];
+    const stream = await container.logs({ tail: 40 });
+    await new Promise<void>((resolve) => {
+      stream.on("data", (c: Buffer | string) => chunks.push(c.toString())).on("end", resolve).on("error", () => resolve());
+      setTimeout(resolve, 2000);
+    });
+    return chunks.join("");
+  } catch {
+    return "(no output)";
+  }
 }

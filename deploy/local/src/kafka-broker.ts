@@ -26,6 +26,8 @@ export interface KafkaBroker {
   stop(): Promise<void>;
   /** SIGKILL (a crash, for fault tests); resolves once it has exited. */
   kill(): Promise<void>;
+  /** The local process, to watch (the launcher restarts it when it dies); none for a container. */
+  readonly process?: ManagedProcess;
 }
 
 export interface KafkaBrokerOptions {
@@ -73,6 +75,7 @@ export async function startKafkaBroker(opts: KafkaBrokerOptions): Promise<KafkaB
   return {
     brokers,
     dataDir,
+    process: proc,
     stop: async () => {
       const s = await proc.stop(STOP_GRACE_MS);
       log.info({ brokers, how: describeExit(s) }, "kafka stopped");

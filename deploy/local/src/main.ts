@@ -1,117 +1,50 @@
-// `npm start`: the whole cluster on this machine, on embedded defaults. Starts a single-node Kafka
-// broker (KRaft) and one redis-server per shard, then the shard nodes, router and ingest; prints what
-// runs where; on Ctrl-C (or SIGTERM) stops the services, then Redis and Kafka. Data stays under
-// .ladder/ between runs: Redis keeps an append-only file, Kafka its log. With LADDER_LOCAL_REPLICAS=n
-// each shard's Redis gets n replicas and 3 Redis Sentinels watch the primaries and fail them over
-// (replicated-redis.ts); the services then find each shard's nodes through the Sentinels.
+// `npm start`: the whole cluster on this machine, on embedded defaults (local-cluster.ts): a
+// single-node Kafka broker (KRaft), one redis-server per shard (or the replica layout with Redis
+// Sentinel, LADDER_LOCAL_REPLICAS=n), the shard nodes, router and ingest, and the browser gateway
+// with its dashboard (LADDER_GATEWAY_LISTEN, http://127.0.0.1:8080/); prints what runs where.
+// Every one of those processes is supervised (supervisor.ts, cluster-units.ts): one that dies is
+// started again on the same ports after a backoff pause (restart-policy.ts) while the others keep
+// running; the launcher's view of them is kept in <data dir>/launcher-state.json for `npm run cli --
+// status`. Ctrl-C (or SIGTERM) stops everything: services first, then Redis and Kafka. Data stays
+// under .ladder/ between runs: Kafka's log (and, with LADDER_REDIS_PERSIST=1, Redis's AOF).
 import { loadConfig } from "@ladder/common/config";
+import { launcherStatePath } from "@ladder/common/launcher-state";
 import { rootLogger } from "@ladder/common/logger";
-import { localCredentialsPath } from "@ladder/common/credentials-file";
-import { localCredentials } from "./credentials.js";
-import { startInfra } from "./infra.js";
-import { loadLocalConfig, SENTINELS } from "./local-config.js";
-import { startReplicatedRedis, type ReplicatedRedis } from "./replicated-redis.js";
-import { startServices } from "./services.js";
+import { clusterUnits } from "./cluster-units.js";
+import { loadLocalConfig } from "./local-config.js";
+import { clusterSummary, startLocalCluster, type LocalCluster } from "./local-cluster.js";
+import { DEFAULT_RESTART_POLICY } from "./restart-policy.js";
+import { StateFile } from "./state-file.js";
+import { Supervisor } from "./supervisor.js";
 
 const local = loadLocalConfig(process.env, process.cwd());
 const cluster = loadConfig(process.env); // validates the LADDER_* settings passed to the services
 const log = rootLogger({ level: local.logLevel, name: "local-cluster" });
+const startedAtMs = Date.now();
 
-log.info({ dataDir: local.dataDir, shards: local.shards, replicas: local.replicas }, "starting Kafka and Redis");
-const replicated = local.replicas > 0;
-const base = local.redisBasePort;
-const [infraStarted, replicasStarted] = await Promise.allSettled([
-  startInfra({
-    redisCount: replicated ? 0 : local.shards, // the replica layout starts its own below
-    dataDir: local.dataDir,
-    cacheDir: local.cacheDir,
-    kafkaHome: local.kafkaHome,
-    kafkaPort: local.kafkaPort,
-    redisPorts: replicated ? [] : Array.from({ length: local.shards }, (_, i) => base + i),
-    persistRedis: local.persistRedis,
-    preferContainers: false,
-    log,
-  }),
-  replicated
-    ? startReplicatedRedis({
-      shards: local.shards, replicas: local.replicas, sentinels: SENTINELS, dataDir: local.dataDir, persist: local.persistRedis,
-      ports: { primary: (i) => base + i, replica: (i, j) => base + 100 * j + i, sentinel: (k) => base + 100 * (local.replicas + 1) + k },
-      downAfterMs: 2000, failoverTimeoutMs: 10_000, log,
-    })
-    : Promise.resolve(undefined),
-]);
-if (infraStarted.status === "rejected" || replicasStarted.status === "rejected") {
-  if (infraStarted.status === "fulfilled") await infraStarted.value.stop();
-  if (replicasStarted.status === "fulfilled") await replicasStarted.value?.stop();
-  const failed = [infraStarted, replicasStarted].find((r) => r.status === "rejected") as PromiseRejectedResult;
-  log.error({ err: failed.reason }, "Kafka or Redis did not start");
-  process.exit(1);
-}
-const infra = infraStarted.value;
-const replicas: ReplicatedRedis | undefined = replicasStarted.value;
-
-let stopping = false;
-async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    log.info("stopping the cluster");
-    await services?.stop().catch((err: unknown) => log.error({ err }, "stopping services"));
-    await replicas?.stop();
-    await infra.stop();
-    log.info("stopped");
-  }
-  process.exit(code);
-}
-process.on("SIGINT", () => void stopAll(0));
-process.on("SIGTERM", () => void stopAll(0));
-
-let services: Awaited<ReturnType<typeof startServices>> | undefined;
+let started: LocalCluster;
 try {
-  services = await startServices({
-    kafkaBrokers: infra.kafka.brokers,
-    redisUrls: replicas ? replicas.shards.map((s) => s.url) : infra.redis.map((r) => r.url),
-    routerListen: cluster.routerListen,
-    ingestListen: cluster.ingestListen,
-    // fixed metrics addresses: router, ingest, and shard i at LADDER_SHARD_METRICS_LISTEN's port + i
-    metricsListen: {
-      router: cluster.routerMetricsListen,
-      ingest: cluster.ingestMetricsListen,
-      shard: (i) => cluster.shardMetricsListen.replace(/\d+$/, (port) => (port === "0" ? "0" : String(Number(port) + i))),
-    },
-    settings: {
-      LADDER_LOG_LEVEL: cluster.logLevel === "silent" ? "info" : cluster.logLevel,
-      // tokens from the environment win; otherwise the local cluster's own
-      LADDER_TOKENS: JSON.stringify(cluster.tokens.length ? cluster.tokens : localCredentials(local.dataDir)),
-      ...(replicas ? { LADDER_SENTINELS: replicas.sentinelList } : {}),
-    },
-    baseEnv: process.env,
-    log,
-  });
+  started = await startLocalCluster(local, cluster, process.env, log);
 } catch (err) {
   log.error({ err }, "the cluster did not start");
-  await stopAll(1);
+  process.exit(1);
 }
 
-const s = services!;
-const watched = [["router", s.router()], ["ingest", s.ingest()], ...s.shardIds.map((id) => [id, s.shardNode(id)] as const)] as const;
-for (const [name, proc] of watched) {
-  void proc.exited.then((exit) => {
-    if (stopping) return;
-    log.error({ service: name, exit, output: proc.output() }, "a service exited; stopping the cluster");
-    void stopAll(1);
-  });
-}
-const rows: Array<[string, string]> = [
-  ["router   (LeaderboardService)", s.routerAddress],
-  ["ingest   (IngestService)", s.ingestAddress],
-  ["kafka    (topic " + cluster.scoreTopic + ", " + cluster.numSlots + " partitions)", infra.kafka.brokers.join(",")],
-  ...infra.redis.map((r, i): [string, string] => [`${s.shardIds[i]}  (shard node + redis)`, r.url]),
-  ...(replicas?.shards ?? []).map((r, i): [string, string] => [`${s.shardIds[i]}  (shard node + ${r.url})`, `primary ${r.primary.url}, replica${r.replicas.length > 1 ? "s" : ""} ${r.replicas.map((x) => x.url).join(", ")}`]),
-  ...(replicas ? [["sentinels (quorum 2, failover after 2 s down)", replicas.sentinelList] as [string, string]] : []),
-  ...["router", "ingest", ...s.shardIds].map((name): [string, string] => [`metrics  ${name}`, s.metricsUrl(name)]),
-  ["data", local.dataDir],
-  ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
-];
-const width = Math.max(...rows.map(([k]) => k.length));
-console.log(["", "ladder is running:", ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), "",
-  "try:  npm run cli -- demo", "stop: Ctrl-C", ""].join("\n"));
+const state = new StateFile(launcherStatePath(local.dataDir), {
+  launcherPid: process.pid, startedAtMs, router: started.services.routerAddress, ingest: started.services.ingestAddress,
+}, log);
+const supervisor: Supervisor = new Supervisor({ policy: DEFAULT_RESTART_POLICY, log, onChange: () => state.write(supervisor.processes()) });
+for (const { spec, running } of clusterUnits({ local, ...started, log })) supervisor.watch(spec, running);
+
+let stopping: Promise<void> | undefined;
+const stop = (signal: NodeJS.Signals) => (stopping ??= (async () => {
+  log.info({ signal }, "stopping the cluster");
+  await supervisor.stop();
+  state.remove();
+  log.info("stopped");
+  process.exit(0);
+})());
+process.on("SIGINT", () => void stop("SIGINT"));
+process.on("SIGTERM", () => void stop("SIGTERM"));
+
+console.log(clusterSummary(started, local, cluster));

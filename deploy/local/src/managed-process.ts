@@ -36,6 +36,8 @@ export interface ManagedProcessOptions {
 
 export interface ManagedProcess {
   readonly pid: number | undefined;
+  /** When it was spawned (Unix ms). */
+  readonly startedAtMs: number;
   /** Resolves (never rejects) when the process has exited or failed to start. */
   readonly exited: Promise<ExitStatus>;
   hasExited(): boolean;
@@ -56,6 +58,7 @@ process.on("exit", () => {
 export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
   const { command, args, cwd, env, log, levelOf = () => "debug", onLine: watch, parentExitSignal = "SIGTERM",
     tailLines = 60 } = opts;
+  const startedAtMs = Date.now();
   const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const tail: string[] = [];
   let status: ExitStatus | undefined;
@@ -104,7 +107,7 @@ export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
     return exited;
   }
 
-  return { pid: child.pid, exited, hasExited, output: () => tail.join("\n"), stop, kill };
+  return { pid: child.pid, startedAtMs, exited, hasExited, output: () => tail.join("\n"), stop, kill };
 }
 
 /** "exited with code 1", "killed by SIGKILL" or "failed to start: ..." for error messages. */

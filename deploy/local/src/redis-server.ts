@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { connect } from "node:net";
 import type { Logger } from "@ladder/common/logger";
 import { freePort, portIsFree } from "./free-port.js";
-import { describeExit, spawnManaged } from "./managed-process.js";
+import { describeExit, spawnManaged, type ManagedProcess } from "./managed-process.js";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
 
 export interface RedisServer {
@@ -19,6 +19,8 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** SIGKILL (a crash, for fault tests); resolves once it has exited. */
   kill(): Promise<void>;
+  /** The local process, to watch (the launcher restarts it when it dies); none for a container. */
+  readonly process?: ManagedProcess;
 }
 
 export interface RedisServerOptions {
@@ -69,6 +71,7 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
     url,
     port,
     dataDir,
+    process: proc,
     stop: async () => {
       const s = await proc.stop(STOP_GRACE_MS);
       log.info({ url, how: describeExit(s) }, "redis stopped");

@@ -10,7 +10,7 @@
 // redis-<i>-replica-<j>/ for its replicas, sentinel-<k>/ for the Sentinels.
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/common/backoff";
 import type { Logger } from "@ladder/common/logger";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { startSentinel, type SentinelServer } from "./sentinel.js";
@@ -30,8 +30,18 @@ export interface ReplicatedRedis {
   sentinels: SentinelServer[];
   /** LADDER_SENTINELS: the Sentinels' host:port, comma-separated. */
   sentinelList: string;
-  /** Stops the Sentinels, then every Redis server. */
+  /** Stops the Sentinels, then every Redis server (as first started: the launcher's supervisor stops restarted ones). */
   stop(): Promise<void>;
+  /**
+   * Starts `server` (a shard's primary or replica, as first started) again after it died, on its port
+   * and data dir: as a replica of the primary the Sentinels name now. While they still name this
+   * server (they call a primary down only after `downAfterMs`, then fail over), it waits for them to
+   * name another, up to 2 × downAfterMs + 5 s; if none is named by then (no replica could take over),
+   * it starts as the primary, empty, and the shard node refills it from the log.
+   */
+  restartServer(server: RedisServer): Promise<RedisServer>;
+  /** Starts Sentinel `index` again on its port, watching each shard's primary as the other Sentinels name it now. */
+  restartSentinel(index: number): Promise<SentinelServer>;
 }
 
 export interface ReplicatedRedisOptions {
@@ -88,11 +98,13 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
       }
     })));
     o.log.info({ shards: o.shards, replicas: o.replicas, sentinels: sentinels.map((s) => s.address), quorum }, "replicated redis ready");
+    const shards = names.map((name, i) => ({ name, url: `sentinel://${name}`, primary: primaries[i]!, replicas: replicas[i]! }));
     return {
-      shards: names.map((name, i) => ({ name, url: `sentinel://${name}`, primary: primaries[i]!, replicas: replicas[i]! })),
+      shards,
       sentinels,
       sentinelList: sentinels.map((s) => s.address).join(","),
       stop: () => stopAll(started, o.log),
+      ...restarts(o, shards, sentinels.map((s) => s.port), quorum),
     };
   } catch (err) {
     await stopAll(started, o.log);
@@ -100,11 +112,59 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
   }
 }
 
+/** How a server or Sentinel of the layout is started again after it died (see ReplicatedRedis). */
+function restarts(o: ReplicatedRedisOptions, shards: readonly ReplicatedShard[], sentinelPorts: readonly number[], quorum: number): Pick<ReplicatedRedis, "restartServer" | "restartSentinel"> {
+  const shardOf = new Map(shards.flatMap((sh) => [sh.primary, ...sh.replicas].map((s): [number, ReplicatedShard] => [s.port, sh])));
+  const primaryNamed = (name: string, except?: number) => askSentinels(sentinelPorts.filter((p) => p !== except), name);
+  return {
+    async restartServer(server) {
+      const { name } = shardOf.get(server.port)!;
+      const self = `127.0.0.1:${server.port}`;
+      const primary = await waitForOtherPrimary(() => primaryNamed(name), self, 2 * o.downAfterMs + 5_000);
+      if (primary === undefined) o.log.warn({ server: self, shard: name }, "the Sentinels name no other primary: starting it as the primary, empty");
+      return startRedisServer({ dataDir: server.dataDir, port: server.port, persist: o.persist, replicated: true, replicaOf: primary, log: o.log });
+    },
+    async restartSentinel(index) {
+      const watched = await Promise.all(shards.map(async (sh) => ({ name: sh.name, address: (await primaryNamed(sh.name, sentinelPorts[index])) ?? `127.0.0.1:${sh.primary.port}` })));
+      return startSentinel({ dataDir: join(o.dataDir, `sentinel-${index}`), port: sentinelPorts[index], primaries: watched, quorum, downAfterMs: o.downAfterMs, failoverTimeoutMs: o.failoverTimeoutMs, log: o.log });
+    },
+  };
+}
+
 async function stopAll(started: { servers: RedisServer[]; sentinels: SentinelServer[] }, log: Logger): Promise<void> {
   // Sentinels first, so none starts a failover while the servers go down
   for (const group of [started.sentinels, started.servers]) {
     const results = await Promise.allSettled(group.map((s) => s.stop()));
     for (const r of results) if (r.status === "rejected") log.debug({ err: r.reason }, "ignored error while stopping redis");
+  }
+}
+
+/** The primary of `name` ("host:port") as the first of the Sentinels on `ports` that answers names it. */
+async function askSentinels(ports: readonly number[], name: string): Promise<string | undefined> {
+  for (const port of ports) {
+    const c = new Redis({ host: "127.0.0.1", port, lazyConnect: true, connectTimeout: 500, commandTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    c.on("error", () => {});
+    try {
+      await c.connect();
+      const answer = (await c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", name)) as [string, string] | null;
+      if (answer) return `${answer[0]}:${answer[1]}`;
+    } catch {
+      // the next Sentinel
+    } finally {
+      c.disconnect();
+    }
+  }
+  return undefined;
+}
+
+/** Waits until `named()` gives a primary other than `self`, up to `timeoutMs`; undefined if none by then. */
+async function waitForOtherPrimary(named: () => Promise<string | undefined>, self: string, timeoutMs: number): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const primary = await named();
+    if (primary !== undefined && primary !== self) return primary;
+    if (Date.now() >= deadline) return undefined;
+    await sleep(250);
   }
 }
 

@@ -6,7 +6,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@ladder/common/logger";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
-import { describeExit, spawnManaged } from "./managed-process.js";
+import { describeExit, spawnManaged, type ManagedProcess } from "./managed-process.js";
 import { choosePort, ping } from "./redis-server.js";
 
 export interface SentinelServer {
@@ -15,6 +15,8 @@ export interface SentinelServer {
   port: number;
   stop(): Promise<void>;
   kill(): Promise<void>;
+  /** The process, to watch (the launcher restarts it when it dies). */
+  readonly process: ManagedProcess;
 }
 
 export interface WatchedPrimary {
@@ -79,6 +81,7 @@ export async function startSentinel(o: SentinelOptions): Promise<SentinelServer>
   return {
     address,
     port,
+    process: proc,
     stop: async () => {
       const s = await proc.stop(10_000);
       log.info({ address, how: describeExit(s) }, "sentinel stopped");

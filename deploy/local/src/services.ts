@@ -44,6 +44,11 @@ export interface RunningServices {
   shardNode(id: string): ManagedProcess;
   /** Starts shard node `id` again after it stopped or was killed. */
   restartShardNode(id: string): Promise<void>;
+  /**
+   * Starts a shard node for a shard the cluster does not have yet (its Redis at `redisUrl`): it waits,
+   * not serving, until a placement names it (AdminService.Reshard adds it).
+   */
+  addShardNode(id: string, redisUrl: string): Promise<void>;
   router(): ManagedProcess;
   restartRouter(): Promise<void>;
   ingest(): ManagedProcess;
@@ -81,18 +86,32 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
   };
 
   const shards = new Map<string, Started>();
+  const extraShards = new Map<string, string>(); // shards added after the start: id -> Redis URL
   const startShard = async (id: string) => {
-    shards.set(id, metricsBound(id, await spawn(id, ENTRY.shard, { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)! }, "shard node ready")));
+    const own: Record<string, string> = extraShards.has(id) ? { LADDER_SHARDS: `${env.LADDER_SHARDS},${id}=${extraShards.get(id)}` } : {};
+    shards.set(id, metricsBound(id, await spawn(id, ENTRY.shard, { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own }, "shard node ready")));
   };
-  await Promise.all(shardIds.map(startShard));
   const startRouter = async (listen: string) =>
     metricsBound("router", await spawn("router", ENTRY.router, { LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! }, "router listening"));
-  let router = await startRouter(opts.routerListen);
   const startIngest = async (listen: string) =>
     metricsBound("ingest", await spawn("ingest", ENTRY.ingest, { LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! }, "ingest listening"));
-  let ingest = await startIngest(opts.ingestListen);
-  const routerAddress = withPort(opts.routerListen, router.port!);
-  const ingestAddress = withPort(opts.ingestListen, ingest.port!);
+  let router: Started | undefined;
+  let ingest: Started | undefined;
+  try {
+    // every start is awaited, failed or not, so that none is left running behind a failure
+    const starts = await Promise.allSettled(shardIds.map(startShard));
+    const failed = starts.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    router = await startRouter(opts.routerListen);
+    ingest = await startIngest(opts.ingestListen);
+  } catch (err) {
+    // a service that failed to start stops the ones already started: nothing outlives the caller's failure
+    await Promise.all([ingest, router, ...shards.values()].map((s) => s?.process.stop(10_000).catch(() => {})));
+    throw err;
+  }
+  let [routerNow, ingestNow] = [router, ingest];
+  const routerAddress = withPort(opts.routerListen, routerNow.port!);
+  const ingestAddress = withPort(opts.ingestListen, ingestNow.port!);
 
   return {
     routerAddress,
@@ -106,17 +125,23 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     },
     shardNode: (id) => shards.get(id)!.process,
     restartShardNode: (id) => startShard(id),
-    router: () => router.process,
-    async restartRouter() {
-      router = await startRouter(routerAddress);
+    async addShardNode(id, redisUrl) {
+      if (shards.has(id)) throw new Error(`shard node ${id} runs already`);
+      extraShards.set(id, redisUrl);
+      metricsListen.set(id, ANY_PORT);
+      await startShard(id);
     },
-    ingest: () => ingest.process,
+    router: () => routerNow.process,
+    async restartRouter() {
+      routerNow = await startRouter(routerAddress);
+    },
+    ingest: () => ingestNow.process,
     async restartIngest() {
-      ingest = await startIngest(ingestAddress);
+      ingestNow = await startIngest(ingestAddress);
     },
     async stop() {
-      await ingest.process.stop(10_000);
-      await router.process.stop(10_000);
+      await ingestNow.process.stop(10_000);
+      await routerNow.process.stop(10_000);
       await Promise.all([...shards.values()].map((s) => s.process.stop(10_000)));
     },
   };

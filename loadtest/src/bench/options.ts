@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 
-export const BENCH_NAMES = ["reads", "memory", "postgres", "grpc", "ingest", "rebuild"] as const;
+export const BENCH_NAMES = ["reads", "memory", "postgres", "grpc", "batch", "approx", "push", "ingest", "rebuild", "boards"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export interface BenchOptions {

@@ -1,22 +1,19 @@
 /**
- * gRPC clients of the cluster for the loadtest: several connections per service (a
- * grpc-js client is one HTTP/2 connection; a local subchannel pool keeps clients from
- * sharing one), used round-robin, and the per-call options every call carries: a
- * deadline and, when a token was given, `authorization: Bearer <token>`.
+ * Clients of the cluster for the loadtest, from the client library: several connections per
+ * service (a LadderClient holds one HTTP/2 connection per address; a local subchannel pool keeps
+ * clients from sharing one), used round-robin. Every call carries the deadline and, when a token
+ * was given, `authorization: Bearer <token>`. The load tool measures what the cluster answers, so
+ * its clients never retry and send updates as the tool made them (no event ids added).
  */
 import * as grpc from "@grpc/grpc-js";
-import { createClient, type CallOptions, type ServiceClient } from "@ladder/common/grpc-adapter";
-import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
-import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { LadderClient } from "@ladder/client";
 
-type IngestClient = ServiceClient<(typeof IngestService)["method"]>;
-type RouterClient = ServiceClient<(typeof LeaderboardService)["method"]>;
+type IngestClient = LadderClient["ingest"];
+type RouterClient = LadderClient["leaderboard"];
 
 export interface ClusterClients {
   ingest(): IngestClient;
   router(): RouterClient;
-  /** Options for one call (fresh metadata each time: grpc-js may keep a reference). */
-  callOptions(): CallOptions;
   close(): void;
 }
 
@@ -29,19 +26,17 @@ export interface ClientSettings {
 }
 
 export function clusterClients(s: ClientSettings): ClusterClients {
-  const channel: grpc.ClientOptions = { "grpc.use_local_subchannel_pool": 1 };
-  const ingests = Array.from({ length: s.connections }, () => createClient(IngestService, s.ingest, grpc.credentials.createInsecure(), channel));
-  const routers = Array.from({ length: s.connections }, () => createClient(LeaderboardService, s.router, grpc.credentials.createInsecure(), channel));
+  const clients = Array.from({ length: s.connections }, () => new LadderClient({
+    router: s.router, ingest: s.ingest, token: s.token, timeoutMs: s.timeoutMs,
+    retry: false, assignEventIds: false, channelOptions: { "grpc.use_local_subchannel_pool": 1 },
+  }));
   let i = 0;
   let r = 0;
-  const base = new grpc.Metadata();
-  if (s.token !== undefined) base.set("authorization", `Bearer ${s.token}`);
   return {
-    ingest: () => ingests[i++ % ingests.length]!,
-    router: () => routers[r++ % routers.length]!,
-    callOptions: () => ({ timeoutMs: s.timeoutMs, metadata: base.clone() }),
+    ingest: () => clients[i++ % clients.length]!.ingest,
+    router: () => clients[r++ % clients.length]!.leaderboard,
     close() {
-      for (const c of [...ingests, ...routers]) c.close();
+      for (const c of clients) c.close();
     },
   };
 }

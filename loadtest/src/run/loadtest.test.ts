@@ -16,7 +16,6 @@ function fakeCluster(latencyMs: (n: number) => number) {
   const clients = {
     router: () => ({ getRank: answer, getTop: answer, getAround: answer }),
     ingest: () => ({ submitScores: answer }),
-    callOptions: () => ({}),
     close: () => {},
   } as unknown as ClusterClients;
   return { clients, sentAt };

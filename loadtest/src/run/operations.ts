@@ -68,7 +68,7 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
     }
     for (const u of probed ? updates.slice(0, -1) : updates) probe?.noteWrite(u.playerId, options.writeOp, Number(u.value));
     try {
-      const res = await clients.ingest().submitScores({ updates }, clients.callOptions());
+      const res = await clients.ingest().submitScores({ updates });
       deps.audit?.acknowledged(probed ? updates.slice(0, -1) : updates);
       if (probed) probe!.start(last.playerId, Number(last.value), deps.clock(), sentMs);
       return res;
@@ -81,9 +81,9 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
 
   const runners: Record<Operation, (sentMs: number) => Promise<unknown>> = {
     write,
-    top: () => clients.router().getTop({ board, limit: options.topLimit, offset: 0n }, clients.callOptions()),
-    rank: () => clients.router().getRank({ board, playerId: nextPlayer() }, clients.callOptions()),
-    around: () => clients.router().getAround({ board, playerId: nextPlayer(), radius: options.aroundRadius }, clients.callOptions()),
+    top: () => clients.router().getTop({ board, limit: options.topLimit, offset: 0n }),
+    rank: () => clients.router().getRank({ board, playerId: nextPlayer() }),
+    around: () => clients.router().getAround({ board, playerId: nextPlayer(), radius: options.aroundRadius }),
   };
   return (op, sentMs) => runners[op](sentMs);
 }
@@ -92,7 +92,7 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
 export function scoreReader(clients: ClusterClients, board: string): (playerId: string) => Promise<number | undefined> {
   return async (id) => {
     try {
-      const res = await clients.router().getRank({ board, playerId: id }, clients.callOptions());
+      const res = await clients.router().getRank({ board, playerId: id });
       return res.entry ? Number(res.entry.score) : undefined;
     } catch (err) {
       if ((err as { code?: number }).code === grpc.status.NOT_FOUND) return undefined; // NOT_FOUND: not applied yet

@@ -10,21 +10,23 @@
  * (seeding never retries an update: no dedup bookkeeping on the shards), unless
  * `eventIdPrefix` is given: then record n carries the event id `<prefix>:<n>`, as the load
  * tool's writes do, and the shards remember each one for the dedup window (the rebuild
- * benchmark measures that path).
+ * benchmark measures that path). A board defined with AdminService.CreateBoard is written as
+ * ingest writes it (seed-board.ts): every record carries the definition's rules.
  */
 import type { Message, Producer } from "kafkajs";
-import type { BoardSpecs } from "@ladder/common/board-spec";
 import { encodeScoreEvent } from "@ladder/common/score-event";
 import { updateProblem } from "@ladder/common/validate";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { InFlightLimit } from "./in-flight-limit.js";
 import type { SeededPlayer } from "./population.js";
+import type { SeedBoard } from "./seed-board.js";
 
 export interface KafkaSeedDeps {
   producer: Producer;
   topic: string;
   board: string;
-  boards: BoardSpecs;
+  /** How the board is resolved (seed-board.ts): its spec checks each record, a defined board's rules go into it. */
+  target: SeedBoard;
   batch: number;
   parallel: number;
   players: Iterable<SeededPlayer[]>;
@@ -61,9 +63,9 @@ export async function seedKafka(d: KafkaSeedDeps): Promise<KafkaSeedResult> {
   for (const chunk of d.players) {
     for (const p of chunk) {
       const fields = { board: d.board, playerId: p.playerId, op: Operation.SET, value: BigInt(p.points), timestampMs: BigInt(p.reachedAtMs), eventId: eventId() };
-      const problem = updateProblem(fields, d.boards.forBoard(d.board), ingestedAtMs, 0);
+      const problem = updateProblem(fields, d.target.spec, ingestedAtMs, 0);
       if (problem) throw new Error(`seed record for ${p.playerId} is invalid: ${problem}`);
-      const value = encodeScoreEvent(fields, ingestedAtMs);
+      const value = encodeScoreEvent(fields, ingestedAtMs, d.target.rules ? { rules: d.target.rules } : undefined);
       bytes += value.length + p.playerId.length;
       messages.push({ key: p.playerId, value, partition: p.slot });
       if (messages.length >= d.batch) await flush();

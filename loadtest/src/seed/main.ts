@@ -12,6 +12,7 @@ import { rootLogger } from "@ladder/common/logger";
 import { buildPlacement } from "@ladder/common/placement";
 import { isLoopbackHost } from "../cli-values.js";
 import { parseSeedOptions, USAGE } from "./options.js";
+import { configuredBoard, resolveSeedBoard } from "./seed-board.js";
 import { memoryOf, runKafkaSeed, runRedisSeed, type SeedContext, type SeedResult } from "./seed-run.js";
 import { bytesPerMember } from "./shard-memory.js";
 import { seedSummary } from "./seed-summary.js";
@@ -38,10 +39,20 @@ if (remote.length) {
 const say = (line: string) => console.log(line);
 const shards = config.shards.map((s) => ({ id: s.id, redis: new Redis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }) }));
 await Promise.all(shards.map((s) => s.redis.connect()));
-const ctx: SeedContext = { options, config, placement: buildPlacement(config.shards.map((s) => s.id), config.numSlots), shards, say };
+const kafka = options.via === "kafka" ? createKafka(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" })) : undefined;
+let target;
+try {
+  // a defined board is seeded by its definition (read from the cluster's definitions topic); the Redis path knows only configured specs
+  target = kafka ? await resolveSeedBoard(config, kafka, log, options.board) : configuredBoard(config, options.board);
+} catch (err) {
+  console.error((err as Error).message);
+  await Promise.all(shards.map((s) => s.redis.quit()));
+  process.exit(2);
+}
+const ctx: SeedContext = { options, config, placement: buildPlacement(config.shards.map((s) => s.id), config.numSlots), shards, target, say };
 
 say(options.via === "kafka"
-  ? `seeding ${options.players.toLocaleString("en-US")} players on "${options.board}" via Kafka: ScoreEvent records straight into ${config.scoreTopic} (${config.numSlots} partitions).\n`
+  ? `seeding${target.rules ? " the defined board" : ""} ${options.players.toLocaleString("en-US")} players on "${options.board}" via Kafka: ScoreEvent records straight into ${config.scoreTopic} (${config.numSlots} partitions).\n`
     + "This bypasses ingest's gRPC (records are validated here with ingest's rules) but keeps the log as the truth: the shard nodes apply the records, and a shard rebuilt from the log has these players."
   : `seeding ${options.players.toLocaleString("en-US")} players on "${options.board}" via Redis: ZADD straight into ${shards.length} shards' sorted sets.\n`
     + "WARNING: this skips Kafka. Use it for read benchmarks only: these players are not in the log, so a shard rebuilt or replayed from the log loses them, and the board can't be rebuilt.");
@@ -53,7 +64,7 @@ const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUs
 try {
   const memoryBefore = await memoryOf(ctx);
   const run = options.via === "kafka"
-    ? await runKafkaSeed(ctx, createKafka(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" })))
+    ? await runKafkaSeed(ctx, kafka!)
     : await runRedisSeed(ctx);
   const memoryAfter = await memoryOf(ctx);
   const result: SeedResult = {

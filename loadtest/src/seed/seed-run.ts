@@ -15,6 +15,7 @@ import type { SeedOptions } from "./options.js";
 import { population, type SeededPlayer } from "./population.js";
 import { progressBar } from "./progress-bar.js";
 import { seedRedis, type RedisShard } from "./redis-seeder.js";
+import type { SeedBoard } from "./seed-board.js";
 import { shardMemory, type ShardMemory } from "./shard-memory.js";
 
 export interface SeedContext {
@@ -22,6 +23,8 @@ export interface SeedContext {
   config: Config;
   placement: Placement;
   shards: readonly RedisShard[];
+  /** The board as resolved (seed-board.ts): a defined board's definition, else the configured spec. */
+  target: SeedBoard;
   /** Prints one line of the run's narrative. */
   say(line: string): void;
 }
@@ -53,7 +56,7 @@ const STALL_MS = 120_000; // 2 min without any record applied: give up waiting
 
 function players(ctx: SeedContext): Iterable<SeededPlayer[]> {
   const { options, config } = ctx;
-  const scores = scoreSource(config.boards.forBoard(options.board), options.shape, options.untilMs);
+  const scores = scoreSource(ctx.target.spec, options.shape, options.untilMs);
   return population({ first: options.first, count: options.players, seed: options.seed, numSlots: config.numSlots, scores });
 }
 
@@ -72,7 +75,7 @@ export async function runRedisSeed(ctx: SeedContext): Promise<PathRun> {
   const bar = progressBar("players", options.players);
   let written = 0;
   const result = await timed("zadd", () => written, phases, () => seedRedis({
-    shards: ctx.shards, placement: ctx.placement, key: keyLayout(config.keyPrefix).board(options.board), spec: config.boards.forBoard(options.board),
+    shards: ctx.shards, placement: ctx.placement, key: keyLayout(config.keyPrefix).board(ctx.target.stored), spec: ctx.target.spec,
     batch: options.batch, parallel: options.parallel, players: players(ctx),
     onProgress: (n) => bar.update((written = n)),
   })).finally(() => bar.finish());
@@ -95,7 +98,7 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
     const bar = progressBar("produced", options.players);
     let produced = 0;
     const result = await timed("produce", () => produced, phases, () => seedKafka({
-      producer, topic: config.scoreTopic, board: options.board, boards: config.boards, batch: options.batch, parallel: options.parallel,
+      producer, topic: config.scoreTopic, board: options.board, target: ctx.target, batch: options.batch, parallel: options.parallel,
       players: players(ctx), onProgress: (n) => bar.update((produced = n)),
     })).finally(() => bar.finish());
     const after = await endOffsets();
@@ -123,5 +126,5 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
 }
 
 export async function memoryOf(ctx: SeedContext): Promise<ShardMemory[]> {
-  return shardMemory(ctx.shards, keyLayout(ctx.config.keyPrefix).board(ctx.options.board));
+  return shardMemory(ctx.shards, keyLayout(ctx.config.keyPrefix).board(ctx.target.stored));
 }

@@ -13,6 +13,12 @@
                    'w' key, player, radius     (read-window.lua)
                    's' player, radius          (read-standing.lua)
                    'e' player                  (read-entry.lua)
+                   'r' n, n players, m, m (key, player) positions   (read_ranks in read-header.lua)
+                   'd' units, bound, cap       (read_distinct)
+                   'a' key, player, count, backward (read_after)
+                   'h'                         (read_histogram)
+                   'P' as 'r'                  (read_ranks_at: read_ranks and the change stream's newest id)
+                   'H' j                       (read_histogram_at: the counts around stored bucket j)
   Output:
     { status, reply1, reply2, ... }: status as every read's (read-header.lua); when it is not 0,
     nothing follows and every read is refused for the same reason
@@ -37,6 +43,28 @@ for k = 2, #KEYS do
   elseif kind == 'e' then
     out[k] = read_entry(board, ARGV[a + 1])
     a = a + 2
+  elseif kind == 'r' or kind == 'P' then
+    local n_own = tonumber(ARGV[a + 1])
+    local players = {}
+    for i = 1, n_own do players[i] = ARGV[a + 1 + i] end
+    local at = a + 2 + n_own
+    local n_pos = tonumber(ARGV[at])
+    local positions = {}
+    for i = 1, 2 * n_pos do positions[i] = ARGV[at + i] end
+    if kind == 'P' then out[k] = read_ranks_at(board, players, positions) else out[k] = read_ranks(board, players, positions) end
+    a = at + 1 + 2 * n_pos
+  elseif kind == 'd' then
+    out[k] = read_distinct(board, tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
+    a = a + 4
+  elseif kind == 'h' then
+    out[k] = read_histogram(board)
+    a = a + 1
+  elseif kind == 'H' then
+    out[k] = read_histogram_at(board, tonumber(ARGV[a + 1]))
+    a = a + 2
+  elseif kind == 'a' then
+    out[k] = read_after(board, ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]))
+    a = a + 5
   else
     return redis.error_reply('read-batch: unknown read kind ' .. tostring(kind))
   end

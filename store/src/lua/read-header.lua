@@ -36,31 +36,52 @@ local function bytes_less(a, b)
   return #a < #b
 end
 
+-- Metadata (apply-events.lua): "<board key>!meta" holds "<player>\n<metadata>" per player that has
+-- some; its lexical range [player\n, player\v) is exactly that player's member. '' when none.
+local function meta_of(meta_key, player)
+  local m = redis.call('ZRANGEBYLEX', meta_key, '[' .. player .. '\n', '(' .. player .. '\v', 'LIMIT', 0, 1)[1]
+  if m then return string.sub(m, #player + 2) end
+  return ''
+end
+
+-- Appends the entries of a ZRANGE ... WITHSCORES reply to `out`: first 1 when the board keeps
+-- metadata (its companion key exists) and 0 when not, then member, key (and metadata when 1)
+-- for each entry.
+local function append_entries(out, board, range)
+  local meta_key = board .. '!meta'
+  local with_meta = redis.call('EXISTS', meta_key) == 1
+  out[#out + 1] = with_meta and 1 or 0
+  for i = 1, #range, 2 do
+    out[#out + 1] = range[i]
+    out[#out + 1] = range[i + 1]
+    if with_meta then out[#out + 1] = meta_of(meta_key, range[i]) end
+  end
+  return out
+end
+
 -- Appends to `out` the first shard rank of a window, then the entries of `board` at shard ranks
--- [center - radius, center + radius] (clipped at 0) with their keys; with radius 0, only `center`.
+-- [center - radius, center + radius] (clipped at 0) as append_entries does; with radius 0, only
+-- `center` and the flag 0.
 local function append_window(out, board, center, radius)
   if radius <= 0 then
     out[#out + 1] = center
+    out[#out + 1] = 0
     return out
   end
   local start = center - radius
   if start < 0 then start = 0 end
   out[#out + 1] = start
-  local range = redis.call('ZRANGE', board, start, center + radius, 'WITHSCORES')
-  for i = 1, #range do out[#out + 1] = range[i] end
-  return out
+  return append_entries(out, board, redis.call('ZRANGE', board, start, center + radius, 'WITHSCORES'))
 end
 
--- read-top.lua: { 0, card, member1, key1, ... } for the first `count` entries.
+-- read-top.lua: { 0, card, meta, member1, key1, [metadata1], ... } for the first `count` entries.
 local function read_top(board, count)
-  local out = { 0, redis.call('ZCARD', board) }
-  local range = redis.call('ZRANGE', board, 0, count - 1, 'WITHSCORES')
-  for i = 1, #range do out[#out + 1] = range[i] end
-  return out
+  return append_entries({ 0, redis.call('ZCARD', board) }, board, redis.call('ZRANGE', board, 0, count - 1, 'WITHSCORES'))
 end
 
--- read-window.lua: { 0, ahead, card, start, member1, key1, ... } around position (score, player).
-local function read_window(board, score, player, radius)
+-- The members of `board` strictly ahead of position (score, player): ZCOUNT below the score, then
+-- a binary search by rank among the members of exactly that score (read-window.lua's essay).
+local function ahead_of(board, score, player)
   local lo = redis.call('ZCOUNT', board, '-inf', '(' .. score)
   local hi = redis.call('ZCOUNT', board, '-inf', score)
   -- invariant: members at ranks < lo are ahead; members at ranks >= hi are behind
@@ -69,18 +90,114 @@ local function read_window(board, score, player, radius)
     local member = redis.call('ZRANGE', board, mid, mid)[1]
     if bytes_less(member, player) then lo = mid + 1 else hi = mid end
   end
+  return lo
+end
+
+-- read-window.lua: { 0, ahead, card, start, meta, member1, key1, [metadata1], ... } around position (score, player).
+local function read_window(board, score, player, radius)
+  local lo = ahead_of(board, score, player)
   return append_window({ 0, lo, redis.call('ZCARD', board) }, board, lo, radius)
 end
 
--- read-standing.lua: { 0, key, ahead, card, start, member1, key1, ... }, or { 0, false }.
+-- read-batch.lua's 'r': several players' standings on their own shard and the counts ahead of other
+-- shards' positions, at one instant: { 0, card, meta, then per own player: key (false: none), ahead
+-- (its ZRANK), [metadata]; then per position: the members strictly ahead of it }. A position with
+-- player '' counts the members whose key is strictly below its key.
+local function read_ranks(board, players, positions)
+  local meta_key = board .. '!meta'
+  local with_meta = redis.call('EXISTS', meta_key) == 1
+  local out = { 0, redis.call('ZCARD', board), with_meta and 1 or 0 }
+  for _, player in ipairs(players) do
+    local key = redis.call('ZSCORE', board, player)
+    out[#out + 1] = key
+    out[#out + 1] = key and redis.call('ZRANK', board, player) or 0
+    if with_meta then out[#out + 1] = key and meta_of(meta_key, player) or '' end
+  end
+  for i = 1, #positions, 2 do out[#out + 1] = ahead_of(board, positions[i], positions[i + 1]) end
+  return out
+end
+
+-- read-batch.lua's 'P': read_ranks, then, read at the same instant, the id of the newest entry of the
+-- shard's change stream ("<prefix>changes" beside "<prefix>board:…"; '0-0' when it has none) and the
+-- stream's generation ("<prefix>changes:gen"; '' when none): the position in the shard's changes that
+-- those ranks stand at (router/src/watch).
+local function read_ranks_at(board, players, positions)
+  local out = read_ranks(board, players, positions)
+  local at = string.find(board, 'board:', 1, true)
+  local prefix = at and string.sub(board, 1, at - 1) or ''
+  local last = at and redis.call('XREVRANGE', prefix .. 'changes', '+', '-', 'COUNT', 1)[1]
+  out[#out + 1] = last and last[1] or '0-0'
+  out[#out + 1] = (at and redis.call('GET', prefix .. 'changes:gen')) or ''
+  return out
+end
+
+-- read-batch.lua's 'd': the distinct points indexes (floor(key / units)) of `board` below `bound`,
+-- ascending, at most cap + 1 of them: { 0, idx1, idx2, ... }. One ZRANGE per value: O(values log n).
+local function read_distinct(board, units, bound, cap)
+  local out = { 0 }
+  local from = 0
+  while #out <= cap + 1 do
+    local first = redis.call('ZRANGE', board, from, '+inf', 'BYSCORE', 'LIMIT', 0, 1, 'WITHSCORES')
+    if #first == 0 then break end
+    local idx = math.floor(tonumber(first[2]) / units)
+    if idx >= bound then break end
+    out[#out + 1] = idx
+    from = (idx + 1) * units
+  end
+  return out
+end
+
+-- read-batch.lua's 'a': the `count` members that follow position (score, player) (backward 0), or
+-- that precede it (1), as append_entries gives them: { 0, card, start, ahead, meta, member1, key1,
+-- [metadata1], ... }; ahead = the members strictly ahead of the position, start = the shard rank
+-- of member1. The position's own member, if still there, is in neither direction.
+local function read_after(board, score, player, count, backward)
+  local lo = ahead_of(board, score, player)
+  local card = redis.call('ZCARD', board)
+  if backward == 1 then
+    local start = lo - count
+    if start < 0 then start = 0 end
+    local range = {}
+    if lo > 0 then range = redis.call('ZRANGE', board, start, lo - 1, 'WITHSCORES') end
+    return append_entries({ 0, card, start, lo }, board, range)
+  end
+  local start = lo
+  local at = redis.call('ZRANGE', board, lo, lo, 'WITHSCORES')
+  if at[1] == player and tonumber(at[2]) == tonumber(score) then start = lo + 1 end
+  return append_entries({ 0, card, start, lo }, board, redis.call('ZRANGE', board, start, start + count - 1, 'WITHSCORES'))
+end
+
+-- read-standing.lua: { 0, key, ahead, card, metadata, start, meta, member1, key1, [metadata1], ... },
+-- or { 0, false }.
 local function read_standing(board, player, radius)
   local key = redis.call('ZSCORE', board, player)
   if not key then return { 0, false } end
   local ahead = redis.call('ZRANK', board, player)
-  return append_window({ 0, key, ahead, redis.call('ZCARD', board) }, board, ahead, radius)
+  return append_window({ 0, key, ahead, redis.call('ZCARD', board), meta_of(board .. '!meta', player) }, board, ahead, radius)
 end
 
 -- read-entry.lua: { 0, key } (key false when the player has no entry).
 local function read_entry(board, player)
   return { 0, redis.call('ZSCORE', board, player) }
+end
+
+-- read-batch.lua's 'h': a board key's histogram (apply-events.lua): { 0, card, bucket1, count1, ... },
+-- buckets in sort-key order, empty ones left out.
+-- read-batch.lua's 'H': the counts around stored bucket j of a board key's histogram: { 0, card,
+-- the entries of the buckets before j, the entries of bucket j }. O(buckets) in the script, 4 numbers out.
+local function read_histogram_at(board, j)
+  local counts = redis.call('ZRANGE', board .. '!hist', 0, -1, 'WITHSCORES')
+  local better, at = 0, 0
+  for i = 1, #counts, 2 do
+    local b = tonumber(counts[i])
+    if b < j then better = better + tonumber(counts[i + 1]) elseif b == j then at = tonumber(counts[i + 1]) end
+  end
+  return { 0, redis.call('ZCARD', board), better, at }
+end
+
+local function read_histogram(board)
+  local out = { 0, redis.call('ZCARD', board) }
+  local counts = redis.call('ZRANGE', board .. '!hist', 0, -1, 'WITHSCORES')
+  for i = 1, #counts do out[#out + 1] = counts[i] end
+  return out
 end

@@ -17,13 +17,15 @@
     ARGV[2]  player id
     ARGV[3]  radius r >= 0: also return the entries at shard ranks [ahead - r, ahead + r]
   Output:
-    { status, key, ahead, card, start, member1, key1, ... }
+    { status, key, ahead, card, metadata, start, meta, member1, key1, [metadata1], ... }
       key    the player's sort key; false (nil) when the player has no entry on this
              board, and then nothing follows
       ahead  members of this shard ranked strictly ahead of the player (its ZRANK)
       card   members of the board on this shard
+      metadata  the player's metadata ('' when none)
       start  the 0-based shard rank of member1; entries follow in rank order, the
              player itself at shard rank `ahead` (none when r = 0)
+      meta   1 when the entries carry metadata (member, key, metadata each), else 0
   Cost: O(log n + r).
 ]]
 local status = check_shard(KEYS[2], ARGV[1])

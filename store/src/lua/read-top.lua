@@ -9,8 +9,9 @@
     ARGV[1]  the reader's stamp of the shard (see read-header.lua)
     ARGV[2]  count (>= 1)
   Output:
-    { status, card, member1, key1, member2, key2, ... }   status: see read-header.lua
-  Cost: O(log n + count).
+    { status, card, meta, member1, key1, [metadata1], member2, ... }   status: see read-header.lua
+      meta   1 when the board keeps metadata (each entry is then member, key, metadata), else 0
+  Cost: O(log n + count), and O(count log n) more on a board that keeps metadata.
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
 if status ~= 0 then return { status } end

@@ -22,8 +22,9 @@
     ARGV[3]  player id of the position
     ARGV[4]  radius r >= 0: also return the entries at ranks [ahead - r, ahead + r]
   Output:
-    { status, ahead, card, start, member1, key1, ... }
+    { status, ahead, card, start, meta, member1, key1, [metadata1], ... }
     start = the 0-based shard rank of member1 (entries follow in rank order)
+    meta  = 1 when the board keeps metadata (each entry is then member, key, metadata), else 0
   Cost: O(log n * (1 + log2(ties))) + O(r).
 ]]
 local status = check_shard(KEYS[2], ARGV[1])

@@ -112,7 +112,7 @@ async function applyBatch(payload: EachBatchPayload, consumer: Consumer, o: Appl
     if (messages.length === 0) return;
     // a record may touch several boards: its events go to the script together (prepare-event.ts)
     const events = messages.flatMap((m) => {
-      const { events: prepared, problem } = prepareEvent(m.value, BigInt(m.offset), o.boards);
+      const { events: prepared, problem } = prepareEvent(m.value, BigInt(m.offset), o.boards, o.slots.length);
       if (problem) o.onInvalid?.(batch.partition, prepared[0]!.offset, problem);
       return o.filter ? prepared.map(o.filter) : prepared;
     });

@@ -8,8 +8,10 @@ import { specOfRules } from "@ladder/common/board-definitions";
 import { timeIndex } from "@ladder/common/score-encoding";
 import { decodeScoreEvent } from "@ladder/common/score-event";
 import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
-import type { PreparedEvent } from "./shard-writer.js";
-import { playerIdProblem, updateProblem } from "@ladder/common/validate";
+import type { PreparedEvent, PreparedWindows } from "./shard-writer.js";
+import { longestWindow, windowBaseUnits } from "@ladder/common/windows";
+import { firstKeys } from "@ladder/common/histogram";
+import { boardProblem, MAX_METADATA_BYTES, playerIdProblem, updateProblem } from "@ladder/common/validate";
 
 export interface Prepared {
   /**
@@ -24,7 +26,7 @@ export interface Prepared {
 
 /** A record that only advances its partition's offset. */
 export function noopEvent(offset: bigint): PreparedEvent {
-  return { offset, part: false, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0 };
+  return { offset, part: false, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0, metadata: "" };
 }
 
 const noop = (offset: bigint, problem: string): Prepared => ({ problem, events: [noopEvent(offset)] });
@@ -32,9 +34,13 @@ const noop = (offset: bigint, problem: string): Prepared => ({ problem, events: 
 /** The apply script's op that removes the player from a board (a board left: ScoreUpdate.leave_board). */
 export const REMOVE_OP = 5;
 
-export function prepareEvent(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
+/**
+ * `shardPartitions`: how many partitions the applying shard owns (a board deletion's keys go once
+ * the markers of all of them are applied); a deletion marker without it is not applied.
+ */
+export function prepareEvent(value: Buffer | null, offset: bigint, boards: BoardSpecs, shardPartitions?: number): Prepared {
   try {
-    return prepare(value, offset, boards);
+    return prepare(value, offset, boards, shardPartitions);
   } catch (err) {
     return noop(offset, `record could not be prepared: ${(err as Error).message}`);
   }
@@ -46,9 +52,12 @@ interface Target {
   rules?: BoardRules | undefined;
   period: string;
   periodExpireAtMs: bigint;
+  windowPeriods: string[];
+  windowPeriodStartsMs: bigint[];
+  windowExpireAtMs: bigint[];
 }
 
-function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prepared {
+function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shardPartitions: number | undefined): Prepared {
   if (!value) return noop(offset, "record has no value");
   let e;
   try {
@@ -57,6 +66,11 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
     return noop(offset, `record is not a ScoreEvent: ${(err as Error).message}`);
   }
   if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
+  if (e.deleteBoard) {
+    if (boardProblem(e.board) || !e.rules || e.rules.generation <= 0n) return noop(offset, "board deletion marker names no defined board and generation");
+    if (!shardPartitions) return noop(offset, "board deletion marker: the shard's partition count is not known here");
+    return { events: [{ ...noopEvent(offset), board: storedBoardName(e.board, { generation: Number(e.rules.generation) }), op: DELETE_BOARD_OP, value: shardPartitions, ingestedAtMs: Number(e.ingestedAtMs) }] };
+  }
   const targets: Array<Target & { leaving: boolean }> = [
     { ...e, leaving: false },
     ...e.also.map((a) => ({ ...a, leaving: false })),
@@ -76,10 +90,16 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
       const problem = updateProblem({ ...e, board: t.board, op: t.op }, spec, Number.MAX_SAFE_INTEGER, 0);
       if (problem) return noop(offset, problem);
     } else if (!e.playerId) return noop(offset, "player_id is empty");
+    if (Buffer.byteLength(e.metadata, "utf8") > MAX_METADATA_BYTES) return noop(offset, `metadata is longer than ${MAX_METADATA_BYTES} bytes`);
     // a board with periods: the record names the period (found by ingest) and when it expires
     if ((spec.period.kind !== "none") !== (t.period !== "")) return noop(offset, t.period ? `record names period ${t.period} of board "${t.board}", which has none` : `record names no period of board "${t.board}", which has periods`);
+    const windows = windowsOf(t, spec);
+    if (typeof windows === "string") return noop(offset, windows);
     const decrement = t.op === Operation.DECREMENT;
+    const histogram = histogramKeys(spec, spec);
     events.push({
+      ...(windows ? { windows } : {}),
+      ...(histogram ? { histogram } : {}),
       offset,
       part: events.length > 0,
       board: storedBoardName(t.board, spec, t.period),
@@ -95,6 +115,8 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs): Prep
       expireAtMs: Number(t.periodExpireAtMs),
       eventId: e.eventId,
       ingestedAtMs: Number(e.ingestedAtMs),
+      metadata: t.leaving ? "" : e.metadata,
+      reportId: t.leaving ? "" : e.reportId,
     });
   }
   return { events };
@@ -114,6 +136,9 @@ function tombstone(playerId: string, boards: readonly string[], offset: bigint, 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */
 export const ERASE_OP = 6;
 
+/** The apply script's op of a board deletion marker (AdminService.DeleteBoard). */
+export const DELETE_BOARD_OP = 7;
+
 /** Specs of the rules records carry, by board and generation: a board's rules never change within a generation (board-definitions.ts). */
 const fromRecords = new Map<string, BoardSpec | string>();
 
@@ -127,4 +152,46 @@ function specOfRecord(board: string, rules: BoardRules): BoardSpec | string {
     fromRecords.set(id, spec);
   }
   return spec;
+}
+
+const TIE_MODE = { earliest: 0, latest: 1, id: 2 } as const;
+
+/**
+ * What the apply script needs to recompute the windows a write touches (windows.ts): the stored
+ * names of the periods the record lists around its own, and per window the keys ending in the
+ * record's period and the n - 1 after it, their expiries and (SUM) their first time units. Undefined
+ * on a board without windows; a string when the record does not list what its board's windows need.
+ */
+function windowsOf(t: Target, spec: BoardSpec): PreparedWindows | undefined | string {
+  const n = longestWindow(spec);
+  if (n === 0) return undefined;
+  const around = 2 * n - 1;
+  if (t.windowPeriods.length !== around || t.windowPeriodStartsMs.length !== around || t.windowExpireAtMs.length !== n || t.windowPeriods[n - 1] !== t.period)
+    return `record of board "${t.board}" does not list the ${around} periods around ${t.period} its windows need`;
+  return {
+    periodBoards: t.windowPeriods.map((p) => storedBoardName(t.board, spec, p)),
+    tie: TIE_MODE[spec.tie],
+    windows: spec.windows.map((w) => {
+      const ending = Array.from({ length: w.periods }, (_, j) => j); // the windows ending in P0 .. P(n-1)
+      return {
+        combine: w.combine === "sum" ? 1 : 2,
+        periods: w.periods,
+        maxPoints: w.encoding.maxPoints, minPoints: w.encoding.minPoints, timeUnits: w.encoding.timeUnits,
+        boards: ending.map((j) => storedBoardName(t.board, spec, t.windowPeriods[n - 1 + j]!, w.name)),
+        // the first period of the window ending in P(j) is P(j - periods + 1)
+        baseUnits: ending.map((j) => windowBaseUnits(spec, Number(t.windowPeriodStartsMs[n - 1 + j - w.periods + 1]!))),
+        expireAtMs: ending.map((j) => Number(t.windowExpireAtMs[j]!)),
+        ...(spec.histogram.length ? { histogram: histogramKeys(spec, w.encoding)! } : {}),
+      };
+    }),
+  };
+}
+
+/** The sort keys a board's histogram buckets start at in `encoding` (the board's, or a window's), once per encoding. */
+const histogramsOf = new WeakMap<BoardSpec, readonly number[]>();
+function histogramKeys(board: BoardSpec, encoding: BoardSpec): readonly number[] | undefined {
+  if (board.histogram.length === 0) return undefined;
+  let keys = histogramsOf.get(encoding);
+  if (keys === undefined) histogramsOf.set(encoding, (keys = Object.freeze(firstKeys(encoding, board.histogram))));
+  return keys;
 }

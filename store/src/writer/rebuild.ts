@@ -101,6 +101,14 @@ export interface RebuildOptions {
   stallMs?: number;
   /** Swap mode: start from the shard's newest usable snapshot in this topic (undefined: replay from offset 0). */
   snapshots?: { topic: string };
+  /**
+   * Swap mode: called once the replay is ready to swap; the swap waits until it resolves, while the
+   * replay keeps applying the newest records (a reshard swaps all its shards together). A rejection
+   * stops the rebuild as an abort would.
+   */
+  beforeSwap?: (progress: RebuildProgress) => Promise<void>;
+  /** Swap mode: called right after the spare database was swapped in, before the old data is deleted. */
+  onSwapped?: () => void;
 }
 
 /**
@@ -246,7 +254,9 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
     onFatal: (err) => fail(new LadderError(Code.UNAVAILABLE, `rebuild of ${o.shardId}: the replay's Kafka consumer failed: ${err.message}`, { retriable: true, cause: err })),
   });
   try {
-    return await watch(o, writer, stopAt, () => replayed, () => failure, stop);
+    const progress = await watch(o, writer, stopAt, () => replayed, () => failure, stop);
+    if (o.mode.kind === "swap" && o.beforeSwap) await held(o.beforeSwap(progress), () => failure, stop);
+    return progress;
   } finally {
     await loop.stop();
     await o.admin.deleteGroups([groupId]).catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
@@ -294,6 +304,7 @@ async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number,
 async function swapIn(o: RebuildOptions, staging: Redis, stagingDb: number, lease: RebuildLease, swapped: () => void): Promise<void> {
   await lease.swap(keyLayout(o.keyPrefix).heartbeat, stagingDb);
   swapped();
+  o.onSwapped?.();
   o.log.info({ shardId: o.shardId }, "rebuilt data swapped in");
   await moveViewsBack(staging, o.keyPrefix); // audit views belong with the live data
   await unlinkPrefix(staging, o.keyPrefix); // the old data, now in the spare database (with the lease's copy)
@@ -304,6 +315,17 @@ async function moveViewsBack(staging: Redis, prefix: string): Promise<void> {
   await forEachKey(staging, auditPrefix(prefix, ""), async (keys) => {
     for (const key of keys) await staging.move(key, 0);
   });
+}
+
+/** Waits for `gate` while the replay keeps applying; throws a replay failure or `stop`'s reason first. */
+async function held(gate: Promise<void>, failure: () => Error | undefined, stop: AbortSignal): Promise<void> {
+  let open = false;
+  const opened = gate.then(() => void (open = true));
+  while (!open) {
+    await bounded(Promise.race([opened, new Promise((r) => setTimeout(r, 250))]), { stop });
+    const failed = failure();
+    if (failed) throw failed;
+  }
 }
 
 /**

@@ -161,7 +161,7 @@ describe("store > snapshots", () => {
     const DEDUP_MS = 3000;
     const writer = new ShardWriter({ shardId: "shard-s", stamp: STAMP, builtFrom: FROM, redis: writerRedis, keyPrefix: prefix, dedupWindowMs: DEDUP_MS });
     // the log of each partition, as the applier gets it (a player's records all in one partition, as the slot assigner puts them): sets, increments and bests on an all-time board, an expiring one and boards
-    // that appear as the log goes on; few distinct scores (long runs of equal scores that pages must cross); retries of recent events
+    // that appear as the log goes on; few distinct scores (long runs of equal scores that pages must cross); retries of recent events; metadata
     const logOf = new Map<number, PreparedEvent[]>(slots.map((p) => [p, []]));
     let clock = 1_000_000;
     let made = 0;
@@ -182,6 +182,7 @@ describe("store > snapshots", () => {
           e = {
             offset, part: false, board, playerId: `player-${rand(7000) * slots.length + p}`, op, value: op === 2 ? rand(9) - 3 : rand(25), timeIdx: rand(3), maxPoints: 1_000_000, minPoints: -1_000_000,
             timeUnits: 1000, ttlSeconds: board === "daily" ? 3600 : 0, eventId: `e-${p}-${log.length}`, ingestedAtMs: ++clock, lowerIsBetter: false, expireAtMs: 0,
+            metadata: rand(3) === 0 ? `{"name":"n${rand(4)}"}` : "", // kept in the board's metadata key, a sorted set of its own
           };
         }
         made++;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { procStat, procStatBusyTicks, procStatTicks, redisCpuSeconds, treeTicks } from "./cpu-meter.js";
+import { procStat, procStatBusyTicks, procStatTicks, redisCommandStats, redisCpuSeconds, treeTicks } from "./cpu-meter.js";
 
 describe("bench > cpu meter", () => {
   it("reads utime + stime from /proc/<pid>/stat, even with spaces in the name", () => {
@@ -13,6 +13,12 @@ describe("bench > cpu meter", () => {
 
   it("sums Redis's own system and user CPU", () => {
     expect(redisCpuSeconds("# CPU\r\nused_cpu_sys:1.500000\r\nused_cpu_user:2.250000\r\nused_cpu_sys_children:9\r\n")).toBe(3.75);
+  });
+
+  it("sums the calls and time of the commands asked for from INFO commandstats", () => {
+    const info = "# Commandstats\r\ncmdstat_evalsha:calls=40,usec=8000,usec_per_call=200.00,rejected_calls=0,failed_calls=0\r\ncmdstat_eval:calls=2,usec=500,usec_per_call=250.00\r\ncmdstat_zadd:calls=9,usec=90\r\n";
+    expect(redisCommandStats(info, ["evalsha", "eval"])).toEqual({ calls: 42, usec: 8500 });
+    expect(redisCommandStats(info, ["zscore"])).toEqual({ calls: 0, usec: 0 });
   });
 
   it("reads the parent and the CPU of ended children too", () => {

@@ -98,6 +98,19 @@ export function redisCpuSeconds(info: string): number {
   return field("used_cpu_sys") + field("used_cpu_user");
 }
 
+/** Calls and microseconds Redis spent in `commands` (lower-case names), summed, from the text of INFO commandstats. */
+export function redisCommandStats(info: string, commands: readonly string[]): { calls: number; usec: number } {
+  let calls = 0;
+  let usec = 0;
+  for (const c of commands) {
+    const m = new RegExp(`^cmdstat_${c}:calls=(\\d+),usec=(\\d+)`, "m").exec(info);
+    if (!m) continue;
+    calls += Number(m[1]);
+    usec += Number(m[2]);
+  }
+  return { calls, usec };
+}
+
 let ticksPerSecond: number | undefined;
 function clockTicks(): number {
   if (ticksPerSecond === undefined) {

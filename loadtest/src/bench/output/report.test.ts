@@ -19,7 +19,7 @@ describe("bench > report", () => {
     expect(md).toContain("`npm run bench -- --quick memory rebuild`, 2026-11-30");
     expect(md).toContain("not for quoting");
     expect(md).toContain("2 min 5 s");
-    expect(md).toContain("| a |\n|---:|\n| 1 |");
+    expect(md).toContain("**t**\n\n| a |\n|---:|\n| 1 |");
     expect(md).toContain("What it measures.");
     expect(md).toContain("**Failed** after 9 s: `Error: no broker`");
     expect(md).toContain("loadtest/results/bench-quick-x.json");

@@ -1,7 +1,7 @@
 /**
  * The run's two files: every figure as JSON (`bench-<time>.json`), and a Markdown
  * summary (`bench-latest.md`) to paste into the README: what ran where and when, then per
- * benchmark its tables and what they measure. A `--quick` run writes `bench-quick-*`
+ * benchmark its tables (each under its title) and what they measure. A `--quick` run writes `bench-quick-*`
  * instead, so a smoke run never replaces the figures of a full one, and a run of some of the
  * benchmarks writes `bench-<names>-*` (e.g. `bench-grpc-latest.md`), never the whole suite's.
  */
@@ -49,7 +49,7 @@ export function markdownSummary(r: BenchReport, jsonName: string): string {
   const sections = r.benchmarks.map((b) => [
     `### ${b.title}`,
     "",
-    b.status === "failed" ? `**Failed** after ${b.seconds} s: \`${(b.error ?? "").split("\n")[0]}\`` : (b.tables ?? []).map(renderMarkdown).join("\n\n"),
+    b.status === "failed" ? `**Failed** after ${b.seconds} s: \`${(b.error ?? "").split("\n")[0]}\`` : (b.tables ?? []).map((t) => `**${t.title}**\n\n${renderMarkdown(t)}`).join("\n\n"),
     "",
     ...(b.notes ?? []).flatMap((n) => [n, ""]),
     `_Ran ${b.seconds} s; load average ${b.loadavgStart[0]} → ${b.loadavgEnd[0]}._`,

@@ -18,22 +18,20 @@
  * measured window: an upper bound. h2load counts HTTP status 200; the gRPC status comes in the
  * trailers, so every question is asked once with the Node client first and must answer OK.
  */
-import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { create, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { HealthCheckRequestSchema } from "@ladder/proto/grpc/health/v1/health_pb";
 import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { clusterClients } from "../../run/cluster-clients.js";
-import type { Benchmark, BenchContext } from "../context.js";
+import type { Benchmark } from "../context.js";
 import { pidCpu } from "../infra/cpu-meter.js";
+import { grpcFrame as frame, h2load, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { benchPort } from "../infra/ports.js";
+import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { startService } from "../infra/service-process.js";
 import { count, size } from "../output/format.js";
 
-const run = promisify(execFile);
 const BOARD = "grpc-bench";
 
 interface Question {
@@ -41,14 +39,6 @@ interface Question {
   path: string;
   body: (player: string) => Uint8Array;
 }
-
-const frame = <D extends DescMessage>(schema: D, init: MessageInitShape<D>): Uint8Array => {
-  const msg = toBinary(schema, create(schema, init));
-  const out = Buffer.alloc(5 + msg.length);
-  out.writeUInt32BE(msg.length, 1);
-  out.set(msg, 5);
-  return out;
-};
 
 const QUESTIONS: readonly Question[] = [
   { name: "health check (the floor)", path: "/grpc.health.v1.Health/Check", body: () => frame(HealthCheckRequestSchema, {}) },
@@ -68,14 +58,12 @@ export const grpcBenchmark: Benchmark = {
   name: "grpc",
   title: "Router vs its own gRPC floor, on a real cluster, with h2load",
   async run(ctx) {
-    await run("h2load", ["--version"]).catch(() => {
-      throw new Error("h2load is not installed: apt-get install nghttp2-client (Debian), then run the benchmark again");
-    });
+    await requireH2load();
     const p = ctx.plan.grpc;
     ctx.say(`starting a 3-shard cluster and seeding ${size(p.players)} players through Kafka`);
     const cluster = await startIngestCluster(ctx, 3);
     try {
-      await seed(ctx, cluster.services.env, p.players);
+      await seedThroughKafka(ctx, cluster.services.env, BOARD, p.players);
       const cachedAddress = `127.0.0.1:${await benchPort(ctx.ports)}`;
       const cached = await startService({
         name: "router (top cache on)", entry: "router/src/main.ts", ready: "router listening", log: ctx.log,
@@ -102,7 +90,7 @@ export const grpcBenchmark: Benchmark = {
             const cpuUsPerCall = ((await cpu()) - before) / Math.max(1, r.done) * 1e6;
             if (q === QUESTIONS[0]) floor = r.rate;
             const key = `${router.label}\u0000${q.name}`;
-            samples.set(key, [...(samples.get(key) ?? []), { rate: r.rate, ratio: r.rate / floor, cpuUsPerCall, p50Ms: r.p50Ms }]);
+            samples.set(key, [...(samples.get(key) ?? []), { rate: r.rate, ratio: r.rate / floor, cpuUsPerCall, p50Ms: r.meanMs }]);
             ctx.say(`  round ${round + 1}/${p.rounds} ${router.label}: ${q.name} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor), ${cpuUsPerCall.toFixed(0)} µs of router CPU per call`);
           }
         }
@@ -129,47 +117,18 @@ export const grpcBenchmark: Benchmark = {
   },
 };
 
-/** `npm run seed` into the cluster's topic, as a user would, waiting until the shard nodes applied it. */
-async function seed(ctx: BenchContext, env: Readonly<Record<string, string>>, players: number): Promise<void> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "loadtest/src/seed/main.ts", "--players", String(players), "--board", BOARD, "--via", "kafka", "--out", ctx.dataDir], {
-    env: { ...process.env, ...env }, maxBuffer: 64 * 2 ** 20,
-  });
-  const summary = stdout.split("\n").filter((l) => l.startsWith("board ")).at(-1);
-  ctx.say(`  seeded: ${summary ?? "(no summary line)"}`);
-}
-
 /** Each question once with the Node client: h2load sees HTTP statuses only, so the gRPC status is checked here. */
 async function checkAnswers(address: string, players: readonly string[]): Promise<void> {
   const c = clusterClients({ router: address, ingest: address, connections: 1, timeoutMs: 10_000, token: undefined });
   try {
     for (const playerId of players) {
-      const rank = await c.router().getRank({ board: BOARD, playerId }, c.callOptions());
+      const rank = await c.router().getRank({ board: BOARD, playerId });
       if (rank.entry?.playerId !== playerId) throw new Error(`GetRank of ${playerId} on ${address} answered ${JSON.stringify(rank.entry)}`);
-      await c.router().getAround({ board: BOARD, playerId, radius: 5 }, c.callOptions());
+      await c.router().getAround({ board: BOARD, playerId, radius: 5 });
     }
-    const top = await c.router().getTop({ board: BOARD, limit: 10 }, c.callOptions());
+    const top = await c.router().getTop({ board: BOARD, limit: 10 });
     if (top.entries.length !== 10) throw new Error(`GetTop on ${address} answered ${top.entries.length} entries`);
   } finally {
     c.close();
   }
-}
-
-async function h2load(address: string, path: string, body: string, p: { seconds: number; connections: number; streams: number }): Promise<{ rate: number; done: number; p50Ms: number }> {
-  const args = ["-D", String(p.seconds), "--warm-up-time", "1", "-c", String(p.connections), "-m", String(p.streams), "-H", "content-type: application/grpc", "-H", "te: trailers", "-d", body, `http://${address}${path}`];
-  const { stdout } = await run("h2load", args, { maxBuffer: 16 * 2 ** 20 });
-  const rate = Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(stdout)?.[1]);
-  const done = Number(/requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded/.exec(stdout)?.[1]);
-  const failed = Number(/(\d+) failed, (\d+) errored/.exec(stdout)?.[1] ?? 0);
-  const non2xx = /status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(stdout);
-  if (!Number.isFinite(rate) || !Number.isFinite(done)) throw new Error(`h2load printed no rate:\n${stdout}`);
-  if (failed > 0 || (non2xx && non2xx.slice(1).some((n) => Number(n) > 0))) throw new Error(`h2load saw failed requests:\n${stdout}`);
-  // "time for request:  min  max  mean  sd  +/- sd": h2load prints no median; its mean stands in
-  const mean = /time for request:\s+[\d.]+[mu]?s\s+[\d.]+[mu]?s\s+([\d.]+)(m|u)?s/.exec(stdout);
-  const p50Ms = mean ? Number(mean[1]) * (mean[2] === "u" ? 1e-3 : mean[2] === "m" ? 1 : 1e3) : NaN;
-  return { rate, done, p50Ms };
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }

@@ -35,9 +35,9 @@ export interface QuestionShape {
 export function routerAnswers(clients: ClusterClients, board: string, q: QuestionShape): ReadAnswers {
   const router = () => clients.router();
   return {
-    rank: async (playerId) => Number((await router().getRank({ board, playerId }, clients.callOptions())).entry!.rank),
-    top: async () => (await router().getTop({ board, limit: q.topLimit, offset: 0n }, clients.callOptions())).entries.map((e) => e.playerId),
-    around: async (playerId) => (await router().getAround({ board, playerId, radius: q.aroundRadius }, clients.callOptions())).entries.map((e) => e.playerId),
+    rank: async (playerId) => Number((await router().getRank({ board, playerId })).entry!.rank),
+    top: async () => (await router().getTop({ board, limit: q.topLimit, offset: 0n })).entries.map((e) => e.playerId),
+    around: async (playerId) => (await router().getAround({ board, playerId, radius: q.aroundRadius })).entries.map((e) => e.playerId),
   };
 }
 

@@ -67,7 +67,7 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
     const start = await logEnds(admin, cluster.topic);
     const applied = appliedCounter(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, start);
     const next = updateBatches(ctx.plan.seed, p.players, `bench-${randomBytes(4).toString("hex")}`);
-    const send = () => clients.ingest().submitScores({ updates: next(p.batch).map((u) => ({ board: BENCH_BOARD, playerId: u.playerId, op: Operation.SET, value: BigInt(u.points), timestampMs: 0n, eventId: u.eventId })) }, clients.callOptions());
+    const send = () => clients.ingest().submitScores({ updates: next(p.batch).map((u) => ({ board: BENCH_BOARD, playerId: u.playerId, op: Operation.SET, value: BigInt(u.points), timestampMs: 0n, eventId: u.eventId })) });
     const s = cluster.services;
     const cpu = { ingest: pidCpu(s.ingest().pid!), shardNodes: sumProbes(s.shardIds.map((id) => pidCpu(s.shardNode(id).pid!))), redis: sumProbes(cluster.redis.map(redisCpu)), client: selfCpu };
     ctx.say(`end to end: SubmitScores of ${p.batch} SETs, ${p.concurrency} in flight, ${p.warmupMs / 1000} s warm-up + ${p.durationMs / 1000} s`);

@@ -24,6 +24,7 @@ import { buildPlacement } from "@ladder/common/placement";
 import { rebuildShard } from "@ladder/store/writer";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
 import { seedKafka } from "../../seed/kafka-seeder.js";
+import { configuredBoard } from "../../seed/seed-board.js";
 import { progressBar } from "../../seed/progress-bar.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { appliedCounter } from "../infra/apply-progress.js";
@@ -98,7 +99,7 @@ async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records
   const start = performance.now();
   try {
     const r = await seedKafka({
-      producer, topic, board: BENCH_BOARD, boards: BENCH_SPECS, batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n),
+      producer, topic, board: BENCH_BOARD, target: configuredBoard({ boards: BENCH_SPECS }, BENCH_BOARD), batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n),
       ...(eventIds ? { eventIdPrefix: `bench-${randomBytes(4).toString("hex")}` } : {}),
     }).finally(() => bar.finish());
     const seconds = (performance.now() - start) / 1000;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/admin.proto.
  */
 export const file_leaderboard_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEiwgEKD0JvYXJkRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEikKBXJ1bGVzGAIgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxItCgpkZWZhdWx0X29wGAMgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEhkKEWFsbG93X29wX292ZXJyaWRlGAQgASgIEhUKDWNyZWF0ZWRfYXRfbXMYBSABKAMSFQoNdXBkYXRlZF9hdF9tcxgGIAEoAyJEChJDcmVhdGVCb2FyZFJlcXVlc3QSLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iRQoTQ3JlYXRlQm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIfCg9HZXRCb2FyZFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJCChBHZXRCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIiMKEUxpc3RCb2FyZHNSZXF1ZXN0Eg4KBnByZWZpeBgBIAEoCSJFChJMaXN0Qm9hcmRzUmVzcG9uc2USLwoGYm9hcmRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIkQKElVwZGF0ZUJvYXJkUmVxdWVzdBIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiJFChNVcGRhdGVCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIpEBChRSZWJ1aWxkU2hhcmRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkSEgoKYXVkaXRfdmlldxgCIAEoCRIaChJhc19vZl90aW1lc3RhbXBfbXMYAyABKAMSNgoNYXNfb2Zfb2Zmc2V0cxgEIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCLjAQoVUmVidWlsZFNoYXJkc1Jlc3BvbnNlEhAKCHNoYXJkX2lkGAEgASgJEiQKBXBoYXNlGAIgASgOMhUubGVhZGVyYm9hcmQudjEuUGhhc2USFwoPZXZlbnRzX3JlcGxheWVkGAMgASgEEhkKEWV2ZW50c19wZXJfc2Vjb25kGAQgASgBEgsKA2xhZxgFIAEoBBIOCgZldGFfbXMYBiABKAQSEgoKcmVidWlsZF9pZBgHIAEoCRITCgtzbmFwc2hvdF9pZBgIIAEoCRIYChBzbmFwc2hvdF9yZWNvcmRzGAkgASgEIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDKkMKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASEwoPUEhBU0VfUkVQTEFZSU5HEAESDgoKUEhBU0VfRE9ORRACMp0ECgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlElYKC0NyZWF0ZUJvYXJkEiIubGVhZGVyYm9hcmQudjEuQ3JlYXRlQm9hcmRSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuQ3JlYXRlQm9hcmRSZXNwb25zZRJNCghHZXRCb2FyZBIfLmxlYWRlcmJvYXJkLnYxLkdldEJvYXJkUmVxdWVzdBogLmxlYWRlcmJvYXJkLnYxLkdldEJvYXJkUmVzcG9uc2USUwoKTGlzdEJvYXJkcxIhLmxlYWRlcmJvYXJkLnYxLkxpc3RCb2FyZHNSZXF1ZXN0GiIubGVhZGVyYm9hcmQudjEuTGlzdEJvYXJkc1Jlc3BvbnNlElYKC1VwZGF0ZUJvYXJkEiIubGVhZGVyYm9hcmQudjEuVXBkYXRlQm9hcmRSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuVXBkYXRlQm9hcmRSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common]);
+  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEi3gEKD0JvYXJkRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEikKBXJ1bGVzGAIgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxItCgpkZWZhdWx0X29wGAMgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEhkKEWFsbG93X29wX292ZXJyaWRlGAQgASgIEhUKDWNyZWF0ZWRfYXRfbXMYBSABKAMSFQoNdXBkYXRlZF9hdF9tcxgGIAEoAxIaChJtYXhfbWV0YWRhdGFfYnl0ZXMYByABKA0iRAoSQ3JlYXRlQm9hcmRSZXF1ZXN0Ei4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIkUKE0NyZWF0ZUJvYXJkUmVzcG9uc2USLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iHwoPR2V0Qm9hcmRSZXF1ZXN0EgwKBG5hbWUYASABKAkiQgoQR2V0Qm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIjChFMaXN0Qm9hcmRzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkiRQoSTGlzdEJvYXJkc1Jlc3BvbnNlEi8KBmJvYXJkcxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiJEChJVcGRhdGVCb2FyZFJlcXVlc3QSLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iIgoSRGVsZXRlQm9hcmRSZXF1ZXN0EgwKBG5hbWUYASABKAkikgEKE0RlbGV0ZUJvYXJkUmVzcG9uc2USLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJFChNVcGRhdGVCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIpEBChRSZWJ1aWxkU2hhcmRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkSEgoKYXVkaXRfdmlldxgCIAEoCRIaChJhc19vZl90aW1lc3RhbXBfbXMYAyABKAMSNgoNYXNfb2Zfb2Zmc2V0cxgEIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCLjAQoVUmVidWlsZFNoYXJkc1Jlc3BvbnNlEhAKCHNoYXJkX2lkGAEgASgJEiQKBXBoYXNlGAIgASgOMhUubGVhZGVyYm9hcmQudjEuUGhhc2USFwoPZXZlbnRzX3JlcGxheWVkGAMgASgEEhkKEWV2ZW50c19wZXJfc2Vjb25kGAQgASgBEgsKA2xhZxgFIAEoBBIOCgZldGFfbXMYBiABKAQSEgoKcmVidWlsZF9pZBgHIAEoCRITCgtzbmFwc2hvdF9pZBgIIAEoCRIYChBzbmFwc2hvdF9yZWNvcmRzGAkgASgEIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDIiwKF0dldENsdXN0ZXJTdGF0dXNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCSKLAQoYR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlEisKBnNoYXJkcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNoYXJkU3RhdHVzEioKBWthZmthGAIgASgLMhsubGVhZGVyYm9hcmQudjEuS2Fma2FTdGF0dXMSFgoOb2JzZXJ2ZWRfYXRfbXMYAyABKAMigAMKC1NoYXJkU3RhdHVzEhAKCHNoYXJkX2lkGAEgASgJEg0KBXJlZGlzGAIgASgJEjEKCXJlYWRpbmVzcxgDIAEoDjIeLmxlYWRlcmJvYXJkLnYxLlNoYXJkUmVhZGluZXNzEg8KB3JlZnVzYWwYBCABKAkSGAoLbGFnX3JlY29yZHMYBSABKARIAIgBARISCgpwYXJ0aXRpb25zGAYgASgNEh0KEGhlYXJ0YmVhdF9hZ2VfbXMYByABKARIAYgBARIYChBoZWFydGJlYXRfdHRsX21zGAggASgEEhEKBGtleXMYCSABKARIAogBARIeChF1c2VkX21lbW9yeV9ieXRlcxgKIAEoBEgDiAEBEi4KBW5vZGVzGAsgAygLMh8ubGVhZGVyYm9hcmQudjEuUmVkaXNOb2RlU3RhdHVzQg4KDF9sYWdfcmVjb3Jkc0ITChFfaGVhcnRiZWF0X2FnZV9tc0IHCgVfa2V5c0IUChJfdXNlZF9tZW1vcnlfYnl0ZXMidQoPUmVkaXNOb2RlU3RhdHVzEg8KB2FkZHJlc3MYASABKAkSDAoEcm9sZRgCIAEoCRIRCglyZWFjaGFibGUYAyABKAgSGgoScmVwbGljYXRpb25fb2Zmc2V0GAQgASgDEhQKDHNlcnZlc19yZWFkcxgFIAEoCCKeAQoLS2Fma2FTdGF0dXMSEQoJYm9vdHN0cmFwGAEgAygJEhEKCXJlYWNoYWJsZRgCIAEoCBINCgVlcnJvchgDIAEoCRIPCgdicm9rZXJzGAQgAygJEhMKC3Njb3JlX3RvcGljGAUgASgJEjQKC2VuZF9vZmZzZXRzGAYgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IkkKDlJlc2hhcmRSZXF1ZXN0EicKA2FkZBgBIAMoCzIaLmxlYWRlcmJvYXJkLnYxLlNoYXJkVG9BZGQSDgoGcmVtb3ZlGAIgAygJIisKClNoYXJkVG9BZGQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJIoADCg9SZXNoYXJkUmVzcG9uc2USNAoFcGhhc2UYASABKA4yJS5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVzcG9uc2UuUGhhc2USEgoKZnJvbV9lcG9jaBgCIAEoBBIQCgh0b19lcG9jaBgDIAEoBBIuCgttb3ZlZF9zbG90cxgEIAMoCzIZLmxlYWRlcmJvYXJkLnYxLk1vdmVkU2xvdBIQCghzaGFyZF9pZBgFIAEoCRIXCg9ldmVudHNfcmVwbGF5ZWQYBiABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYByABKAESCwoDbGFnGAggASgEEg4KBmV0YV9tcxgJIAEoBBITCgtjdXRfb3Zlcl9tcxgKIAEoBCJpCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhEKDVBIQVNFX1BMQU5ORUQQARISCg5QSEFTRV9CVUlMRElORxACEhIKDlBIQVNFX0NVVF9PVkVSEAMSDgoKUEhBU0VfRE9ORRAEIj8KCU1vdmVkU2xvdBIMCgRzbG90GAEgASgNEhIKCmZyb21fc2hhcmQYAiABKAkSEAoIdG9fc2hhcmQYAyABKAkiFQoTR2V0UGxhY2VtZW50UmVxdWVzdCJkChRHZXRQbGFjZW1lbnRSZXNwb25zZRINCgVlcG9jaBgBIAEoBBIqCgZzaGFyZHMYAiADKAsyGi5sZWFkZXJib2FyZC52MS5TaGFyZFNsb3RzEhEKCW51bV9zbG90cxgDIAEoDSI6CgpTaGFyZFNsb3RzEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCRINCgVzbG90cxgDIAMoDSpDCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhMKD1BIQVNFX1JFUExBWUlORxABEg4KClBIQVNFX0RPTkUQAiqSAQoOU2hhcmRSZWFkaW5lc3MSHwobU0hBUkRfUkVBRElORVNTX1VOU1BFQ0lGSUVEEAASGwoXU0hBUkRfUkVBRElORVNTX1NFUlZJTkcQARIfChtTSEFSRF9SRUFESU5FU1NfVU5BVkFJTEFCTEUQAhIhCh1TSEFSRF9SRUFESU5FU1NfTUlTQ09ORklHVVJFRBADMoUHCgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlEkwKB1Jlc2hhcmQSHi5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLlJlc2hhcmRSZXNwb25zZTABElkKDEdldFBsYWNlbWVudBIjLmxlYWRlcmJvYXJkLnYxLkdldFBsYWNlbWVudFJlcXVlc3QaJC5sZWFkZXJib2FyZC52MS5HZXRQbGFjZW1lbnRSZXNwb25zZRJWCgtDcmVhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVzcG9uc2USTQoIR2V0Qm9hcmQSHy5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlcXVlc3QaIC5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlc3BvbnNlElMKCkxpc3RCb2FyZHMSIS5sZWFkZXJib2FyZC52MS5MaXN0Qm9hcmRzUmVxdWVzdBoiLmxlYWRlcmJvYXJkLnYxLkxpc3RCb2FyZHNSZXNwb25zZRJWCgtVcGRhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVzcG9uc2USVgoLRGVsZXRlQm9hcmQSIi5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlcXVlc3QaIy5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlc3BvbnNlEmUKEEdldENsdXN0ZXJTdGF0dXMSJy5sZWFkZXJib2FyZC52MS5HZXRDbHVzdGVyU3RhdHVzUmVxdWVzdBooLmxlYWRlcmJvYXJkLnYxLkdldENsdXN0ZXJTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common]);
 
 /**
  * BoardDefinition is a board as games use it.
@@ -65,6 +65,15 @@ export type BoardDefinition = Message<"leaderboard.v1.BoardDefinition"> & {
    * @generated from field: int64 updated_at_ms = 6;
    */
   updatedAtMs: bigint;
+
+  /**
+   * The most bytes (UTF-8) of metadata a write may keep with an entry (ScoreUpdate.metadata), at
+   * most 4,096; 0 (the default): the board takes no metadata. UpdateBoard may change it; entries
+   * keep what they hold.
+   *
+   * @generated from field: uint32 max_metadata_bytes = 7;
+   */
+  maxMetadataBytes: number;
 };
 
 /**
@@ -208,7 +217,7 @@ export const ListBoardsResponseSchema: GenMessage<ListBoardsResponse> = /*@__PUR
 export type UpdateBoardRequest = Message<"leaderboard.v1.UpdateBoardRequest"> & {
   /**
    * The full definition wanted: name picks the board; rules must equal the board's (or be
-   * unset); default_op and allow_op_override replace the board's.
+   * unset); default_op, allow_op_override and max_metadata_bytes replace the board's.
    *
    * @generated from field: leaderboard.v1.BoardDefinition board = 1;
    */
@@ -221,6 +230,63 @@ export type UpdateBoardRequest = Message<"leaderboard.v1.UpdateBoardRequest"> & 
  */
 export const UpdateBoardRequestSchema: GenMessage<UpdateBoardRequest> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_admin, 7);
+
+/**
+ * DeleteBoardRequest names the board to delete.
+ *
+ * @generated from message leaderboard.v1.DeleteBoardRequest
+ */
+export type DeleteBoardRequest = Message<"leaderboard.v1.DeleteBoardRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.DeleteBoardRequest.
+ * Use `create(DeleteBoardRequestSchema)` to create a new message.
+ */
+export const DeleteBoardRequestSchema: GenMessage<DeleteBoardRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 8);
+
+/**
+ * DeleteBoardResponse says where the deletion is in the log.
+ *
+ * @generated from message leaderboard.v1.DeleteBoardResponse
+ */
+export type DeleteBoardResponse = Message<"leaderboard.v1.DeleteBoardResponse"> & {
+  /**
+   * The definition deleted.
+   *
+   * @generated from field: leaderboard.v1.BoardDefinition board = 1;
+   */
+  board?: BoardDefinition | undefined;
+
+  /**
+   * The deletion markers, one per partition of the score log.
+   *
+   * @generated from field: repeated leaderboard.v1.PartitionOffset markers = 2;
+   */
+  markers: PartitionOffset[];
+
+  /**
+   * The markers as a consistency token: a read with it waits until every shard applied the
+   * deletion (and removed the board's keys).
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.DeleteBoardResponse.
+ * Use `create(DeleteBoardResponseSchema)` to create a new message.
+ */
+export const DeleteBoardResponseSchema: GenMessage<DeleteBoardResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 9);
 
 /**
  * UpdateBoardResponse is the board as now stored.
@@ -241,7 +307,7 @@ export type UpdateBoardResponse = Message<"leaderboard.v1.UpdateBoardResponse"> 
  * Use `create(UpdateBoardResponseSchema)` to create a new message.
  */
 export const UpdateBoardResponseSchema: GenMessage<UpdateBoardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 8);
+  messageDesc(file_leaderboard_v1_admin, 10);
 
 /**
  * RebuildShardsRequest says which shards to rebuild, and how.
@@ -286,7 +352,7 @@ export type RebuildShardsRequest = Message<"leaderboard.v1.RebuildShardsRequest"
  * Use `create(RebuildShardsRequestSchema)` to create a new message.
  */
 export const RebuildShardsRequestSchema: GenMessage<RebuildShardsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 9);
+  messageDesc(file_leaderboard_v1_admin, 11);
 
 /**
  * RebuildShardsResponse reports one shard's rebuild; sent about once a second per shard and
@@ -366,7 +432,7 @@ export type RebuildShardsResponse = Message<"leaderboard.v1.RebuildShardsRespons
  * Use `create(RebuildShardsResponseSchema)` to create a new message.
  */
 export const RebuildShardsResponseSchema: GenMessage<RebuildShardsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 10);
+  messageDesc(file_leaderboard_v1_admin, 12);
 
 /**
  * ListRebuildsRequest says which shards to look at.
@@ -387,7 +453,7 @@ export type ListRebuildsRequest = Message<"leaderboard.v1.ListRebuildsRequest"> 
  * Use `create(ListRebuildsRequestSchema)` to create a new message.
  */
 export const ListRebuildsRequestSchema: GenMessage<ListRebuildsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 11);
+  messageDesc(file_leaderboard_v1_admin, 13);
 
 /**
  * ListRebuildsResponse lists the running rebuilds.
@@ -408,7 +474,7 @@ export type ListRebuildsResponse = Message<"leaderboard.v1.ListRebuildsResponse"
  * Use `create(ListRebuildsResponseSchema)` to create a new message.
  */
 export const ListRebuildsResponseSchema: GenMessage<ListRebuildsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 12);
+  messageDesc(file_leaderboard_v1_admin, 14);
 
 /**
  * RunningRebuild is a rebuild holding a shard's rebuild lease.
@@ -458,7 +524,590 @@ export type RunningRebuild = Message<"leaderboard.v1.RunningRebuild"> & {
  * Use `create(RunningRebuildSchema)` to create a new message.
  */
 export const RunningRebuildSchema: GenMessage<RunningRebuild> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 13);
+  messageDesc(file_leaderboard_v1_admin, 15);
+
+/**
+ * GetClusterStatusRequest says which shards to report on.
+ *
+ * @generated from message leaderboard.v1.GetClusterStatusRequest
+ */
+export type GetClusterStatusRequest = Message<"leaderboard.v1.GetClusterStatusRequest"> & {
+  /**
+   * Shards to report on; empty means every shard.
+   *
+   * @generated from field: repeated string shard_ids = 1;
+   */
+  shardIds: string[];
+};
+
+/**
+ * Describes the message leaderboard.v1.GetClusterStatusRequest.
+ * Use `create(GetClusterStatusRequestSchema)` to create a new message.
+ */
+export const GetClusterStatusRequestSchema: GenMessage<GetClusterStatusRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 16);
+
+/**
+ * GetClusterStatusResponse is the cluster as the router saw it at observed_at_ms.
+ *
+ * @generated from message leaderboard.v1.GetClusterStatusResponse
+ */
+export type GetClusterStatusResponse = Message<"leaderboard.v1.GetClusterStatusResponse"> & {
+  /**
+   * One per shard, in the order of the request's shards (or the configured order).
+   *
+   * @generated from field: repeated leaderboard.v1.ShardStatus shards = 1;
+   */
+  shards: ShardStatus[];
+
+  /**
+   * The score log.
+   *
+   * @generated from field: leaderboard.v1.KafkaStatus kafka = 2;
+   */
+  kafka?: KafkaStatus | undefined;
+
+  /**
+   * When the router took the report, Unix ms.
+   *
+   * @generated from field: int64 observed_at_ms = 3;
+   */
+  observedAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetClusterStatusResponse.
+ * Use `create(GetClusterStatusResponseSchema)` to create a new message.
+ */
+export const GetClusterStatusResponseSchema: GenMessage<GetClusterStatusResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 17);
+
+/**
+ * ShardStatus is one shard as the router sees it.
+ *
+ * @generated from message leaderboard.v1.ShardStatus
+ */
+export type ShardStatus = Message<"leaderboard.v1.ShardStatus"> & {
+  /**
+   * The shard's id.
+   *
+   * @generated from field: string shard_id = 1;
+   */
+  shardId: string;
+
+  /**
+   * The shard's Redis address as configured, credentials left out (redis://host:port, or
+   * sentinel://host:port,.../name).
+   *
+   * @generated from field: string redis = 2;
+   */
+  redis: string;
+
+  /**
+   * Whether the router answers the shard's reads now. Judged by one read of the shard, made as
+   * every read is (the heartbeat check of the read scripts, the replica choice, the shard
+   * timeout).
+   *
+   * @generated from field: leaderboard.v1.ShardReadiness readiness = 3;
+   */
+  readiness: ShardReadiness;
+
+  /**
+   * Empty while serving; otherwise the message of the error a read of the shard gets now, e.g.
+   * "shard-1: not serving reads: a start: 120 records to apply".
+   *
+   * @generated from field: string refusal = 4;
+   */
+  refusal: string;
+
+  /**
+   * Records of the score log not applied to the shard yet, summed over its partitions: each
+   * partition's end offset (KafkaStatus.end_offsets) minus one minus the offset applied in the
+   * shard's primary. Unset when Kafka or the primary did not answer.
+   *
+   * @generated from field: optional uint64 lag_records = 5;
+   */
+  lagRecords?: bigint | undefined;
+
+  /**
+   * Partitions (slots) the shard owns.
+   *
+   * @generated from field: uint32 partitions = 6;
+   */
+  partitions: number;
+
+  /**
+   * Milliseconds since the shard node last wrote its heartbeat (it does every third of the
+   * heartbeat TTL while it runs, serving or not): the TTL minus the key's remaining time to live
+   * on the primary. Unset when there is no heartbeat (no node has run within the TTL) or the
+   * primary did not answer.
+   *
+   * @generated from field: optional uint64 heartbeat_age_ms = 7;
+   */
+  heartbeatAgeMs?: bigint | undefined;
+
+  /**
+   * The heartbeat TTL (LADDER_HEARTBEAT_TTL_MS): a node silent this long makes the shard refuse
+   * reads.
+   *
+   * @generated from field: uint64 heartbeat_ttl_ms = 8;
+   */
+  heartbeatTtlMs: bigint;
+
+  /**
+   * Size: the keys in the primary's database 0 (DBSIZE: boards with their periods and windows,
+   * dedup sets and the shard's bookkeeping keys; a shard's Redis is dedicated to it). Unset when
+   * the primary did not answer.
+   *
+   * @generated from field: optional uint64 keys = 9;
+   */
+  keys?: bigint | undefined;
+
+  /**
+   * Size: the primary's memory use in bytes (INFO memory, used_memory). Unset when the primary
+   * did not answer.
+   *
+   * @generated from field: optional uint64 used_memory_bytes = 10;
+   */
+  usedMemoryBytes?: bigint | undefined;
+
+  /**
+   * The shard's Redis nodes: its one server, or with replicas the primary and the replicas
+   * Sentinel names.
+   *
+   * @generated from field: repeated leaderboard.v1.RedisNodeStatus nodes = 11;
+   */
+  nodes: RedisNodeStatus[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ShardStatus.
+ * Use `create(ShardStatusSchema)` to create a new message.
+ */
+export const ShardStatusSchema: GenMessage<ShardStatus> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 18);
+
+/**
+ * RedisNodeStatus is one Redis server of a shard.
+ *
+ * @generated from message leaderboard.v1.RedisNodeStatus
+ */
+export type RedisNodeStatus = Message<"leaderboard.v1.RedisNodeStatus"> & {
+  /**
+   * host:port.
+   *
+   * @generated from field: string address = 1;
+   */
+  address: string;
+
+  /**
+   * The node's role as its ROLE command answers: "master" or "slave"; empty when it did not
+   * answer.
+   *
+   * @generated from field: string role = 2;
+   */
+  role: string;
+
+  /**
+   * Whether the node answered the router (for a shard with replicas: its last probe, at most a
+   * fifth of LADDER_REPLICA_MAX_LAG_MS ago, at most 1 s).
+   *
+   * @generated from field: bool reachable = 3;
+   */
+  reachable: boolean;
+
+  /**
+   * The replication offset from ROLE: a primary's is every write it has taken, a replica's what
+   * it has applied of its primary's; 0 when it did not answer.
+   *
+   * @generated from field: int64 replication_offset = 4;
+   */
+  replicationOffset: bigint;
+
+  /**
+   * Whether the router sends reads to the node now: a primary that answers, or a replica that
+   * was current within LADDER_REPLICA_MAX_LAG_MS (router/src/replicas.ts). Reads are answered
+   * only while the shard also serves (readiness).
+   *
+   * @generated from field: bool serves_reads = 5;
+   */
+  servesReads: boolean;
+};
+
+/**
+ * Describes the message leaderboard.v1.RedisNodeStatus.
+ * Use `create(RedisNodeStatusSchema)` to create a new message.
+ */
+export const RedisNodeStatusSchema: GenMessage<RedisNodeStatus> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 19);
+
+/**
+ * KafkaStatus is the score log as the router reaches it.
+ *
+ * @generated from message leaderboard.v1.KafkaStatus
+ */
+export type KafkaStatus = Message<"leaderboard.v1.KafkaStatus"> & {
+  /**
+   * The bootstrap servers the router is configured with (LADDER_KAFKA_BROKERS).
+   *
+   * @generated from field: repeated string bootstrap = 1;
+   */
+  bootstrap: string[];
+
+  /**
+   * Whether a broker answered.
+   *
+   * @generated from field: bool reachable = 2;
+   */
+  reachable: boolean;
+
+  /**
+   * Why not, when no broker answered (or the score topic could not be read).
+   *
+   * @generated from field: string error = 3;
+   */
+  error: string;
+
+  /**
+   * The brokers of the Kafka cluster (host:port), as a broker that answered lists them.
+   *
+   * @generated from field: repeated string brokers = 4;
+   */
+  brokers: string[];
+
+  /**
+   * The score topic's name (LADDER_SCORE_TOPIC).
+   *
+   * @generated from field: string score_topic = 5;
+   */
+  scoreTopic: string;
+
+  /**
+   * Per partition of the score topic, its end offset: the offset the next record will get (the
+   * log is kept from offset 0, so also the records it holds). Empty when Kafka did not answer.
+   *
+   * @generated from field: repeated leaderboard.v1.PartitionOffset end_offsets = 6;
+   */
+  endOffsets: PartitionOffset[];
+};
+
+/**
+ * Describes the message leaderboard.v1.KafkaStatus.
+ * Use `create(KafkaStatusSchema)` to create a new message.
+ */
+export const KafkaStatusSchema: GenMessage<KafkaStatus> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 20);
+
+/**
+ * ReshardRequest names the shards to add and to remove (at least one of either).
+ *
+ * @generated from message leaderboard.v1.ReshardRequest
+ */
+export type ReshardRequest = Message<"leaderboard.v1.ReshardRequest"> & {
+  /**
+   * Shards to add: their ids (1-64 of A-Z a-z 0-9 _ -) and Redis addresses.
+   *
+   * @generated from field: repeated leaderboard.v1.ShardToAdd add = 1;
+   */
+  add: ShardToAdd[];
+
+  /**
+   * Ids of shards to remove.
+   *
+   * @generated from field: repeated string remove = 2;
+   */
+  remove: string[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ReshardRequest.
+ * Use `create(ReshardRequestSchema)` to create a new message.
+ */
+export const ReshardRequestSchema: GenMessage<ReshardRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 21);
+
+/**
+ * ShardToAdd is a new shard and where its Redis is.
+ *
+ * @generated from message leaderboard.v1.ShardToAdd
+ */
+export type ShardToAdd = Message<"leaderboard.v1.ShardToAdd"> & {
+  /**
+   * The new shard's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Its Redis: redis://host:port[/db] or sentinel://<master name>, reachable from the router.
+   *
+   * @generated from field: string redis_url = 2;
+   */
+  redisUrl: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.ShardToAdd.
+ * Use `create(ShardToAddSchema)` to create a new message.
+ */
+export const ShardToAddSchema: GenMessage<ShardToAdd> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 22);
+
+/**
+ * ReshardResponse reports a move: first the plan, then each changed shard's rebuild, then the
+ * cut-over, then done.
+ *
+ * @generated from message leaderboard.v1.ReshardResponse
+ */
+export type ReshardResponse = Message<"leaderboard.v1.ReshardResponse"> & {
+  /**
+   * Where the move stands.
+   *
+   * @generated from field: leaderboard.v1.ReshardResponse.Phase phase = 1;
+   */
+  phase: ReshardResponse_Phase;
+
+  /**
+   * The placement's epoch before the move.
+   *
+   * @generated from field: uint64 from_epoch = 2;
+   */
+  fromEpoch: bigint;
+
+  /**
+   * The epoch the move publishes.
+   *
+   * @generated from field: uint64 to_epoch = 3;
+   */
+  toEpoch: bigint;
+
+  /**
+   * Slots whose owner changes (PHASE_PLANNED).
+   *
+   * @generated from field: repeated leaderboard.v1.MovedSlot moved_slots = 4;
+   */
+  movedSlots: MovedSlot[];
+
+  /**
+   * The shard a PHASE_BUILDING report is about.
+   *
+   * @generated from field: string shard_id = 5;
+   */
+  shardId: string;
+
+  /**
+   * Records replayed so far for shard_id.
+   *
+   * @generated from field: uint64 events_replayed = 6;
+   */
+  eventsReplayed: bigint;
+
+  /**
+   * Replay rate over the last report interval, records per second.
+   *
+   * @generated from field: double events_per_second = 7;
+   */
+  eventsPerSecond: number;
+
+  /**
+   * Records still to replay before the log's end.
+   *
+   * @generated from field: uint64 lag = 8;
+   */
+  lag: bigint;
+
+  /**
+   * Estimated time to reach it at the current rate, ms (0 when unknown).
+   *
+   * @generated from field: uint64 eta_ms = 9;
+   */
+  etaMs: bigint;
+
+  /**
+   * PHASE_DONE: ms from the publication of the new placement until the last changed shard was
+   * swapped (reads of the changed shards are refused from its swap until its node has applied
+   * the newest records: see the README).
+   *
+   * @generated from field: uint64 cut_over_ms = 10;
+   */
+  cutOverMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.ReshardResponse.
+ * Use `create(ReshardResponseSchema)` to create a new message.
+ */
+export const ReshardResponseSchema: GenMessage<ReshardResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 23);
+
+/**
+ * Where the move stands.
+ *
+ * @generated from enum leaderboard.v1.ReshardResponse.Phase
+ */
+export enum ReshardResponse_Phase {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: PHASE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The plan: epochs, and the slots that move (moved_slots).
+   *
+   * @generated from enum value: PHASE_PLANNED = 1;
+   */
+  PLANNED = 1,
+
+  /**
+   * A changed shard's rebuild of its new slots (shard_id, records, rate, lag, ETA).
+   *
+   * @generated from enum value: PHASE_BUILDING = 2;
+   */
+  BUILDING = 2,
+
+  /**
+   * Every changed shard is ready: the new placement is published and swapped in.
+   *
+   * @generated from enum value: PHASE_CUT_OVER = 3;
+   */
+  CUT_OVER = 3,
+
+  /**
+   * Done: every changed shard swapped; reads_refused_ms says how long the cut-over took.
+   *
+   * @generated from enum value: PHASE_DONE = 4;
+   */
+  DONE = 4,
+}
+
+/**
+ * Describes the enum leaderboard.v1.ReshardResponse.Phase.
+ */
+export const ReshardResponse_PhaseSchema: GenEnum<ReshardResponse_Phase> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_admin, 23, 0);
+
+/**
+ * MovedSlot is a slot and its owners before and after a move.
+ *
+ * @generated from message leaderboard.v1.MovedSlot
+ */
+export type MovedSlot = Message<"leaderboard.v1.MovedSlot"> & {
+  /**
+   * The slot (partition of the score topic).
+   *
+   * @generated from field: uint32 slot = 1;
+   */
+  slot: number;
+
+  /**
+   * Its owner before ("" for none).
+   *
+   * @generated from field: string from_shard = 2;
+   */
+  fromShard: string;
+
+  /**
+   * Its owner after.
+   *
+   * @generated from field: string to_shard = 3;
+   */
+  toShard: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.MovedSlot.
+ * Use `create(MovedSlotSchema)` to create a new message.
+ */
+export const MovedSlotSchema: GenMessage<MovedSlot> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 24);
+
+/**
+ * GetPlacementRequest is empty.
+ *
+ * @generated from message leaderboard.v1.GetPlacementRequest
+ */
+export type GetPlacementRequest = Message<"leaderboard.v1.GetPlacementRequest"> & {
+};
+
+/**
+ * Describes the message leaderboard.v1.GetPlacementRequest.
+ * Use `create(GetPlacementRequestSchema)` to create a new message.
+ */
+export const GetPlacementRequestSchema: GenMessage<GetPlacementRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 25);
+
+/**
+ * GetPlacementResponse is the placement the router reads by.
+ *
+ * @generated from message leaderboard.v1.GetPlacementResponse
+ */
+export type GetPlacementResponse = Message<"leaderboard.v1.GetPlacementResponse"> & {
+  /**
+   * Its epoch.
+   *
+   * @generated from field: uint64 epoch = 1;
+   */
+  epoch: bigint;
+
+  /**
+   * Each shard, with its address and slots.
+   *
+   * @generated from field: repeated leaderboard.v1.ShardSlots shards = 2;
+   */
+  shards: ShardSlots[];
+
+  /**
+   * The number of slots (partitions of the score topic).
+   *
+   * @generated from field: uint32 num_slots = 3;
+   */
+  numSlots: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetPlacementResponse.
+ * Use `create(GetPlacementResponseSchema)` to create a new message.
+ */
+export const GetPlacementResponseSchema: GenMessage<GetPlacementResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 26);
+
+/**
+ * ShardSlots is one shard of a placement.
+ *
+ * @generated from message leaderboard.v1.ShardSlots
+ */
+export type ShardSlots = Message<"leaderboard.v1.ShardSlots"> & {
+  /**
+   * Shard id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Its Redis address.
+   *
+   * @generated from field: string redis_url = 2;
+   */
+  redisUrl: string;
+
+  /**
+   * The slots it owns, ascending.
+   *
+   * @generated from field: repeated uint32 slots = 3;
+   */
+  slots: number[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ShardSlots.
+ * Use `create(ShardSlotsSchema)` to create a new message.
+ */
+export const ShardSlotsSchema: GenMessage<ShardSlots> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 27);
 
 /**
  * Phase is where one shard's rebuild stands.
@@ -493,6 +1142,49 @@ export enum Phase {
  */
 export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
   enumDesc(file_leaderboard_v1_admin, 0);
+
+/**
+ * ShardReadiness is whether the router answers a shard's reads.
+ *
+ * @generated from enum leaderboard.v1.ShardReadiness
+ */
+export enum ShardReadiness {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: SHARD_READINESS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Reads of the shard are answered.
+   *
+   * @generated from enum value: SHARD_READINESS_SERVING = 1;
+   */
+  SERVING = 1,
+
+  /**
+   * Reads are refused with UNAVAILABLE (retriable): the shard node is not running, is catching
+   * up with the log or refilling its Redis, withdrew, or no Redis node of the shard answers.
+   *
+   * @generated from enum value: SHARD_READINESS_UNAVAILABLE = 2;
+   */
+  UNAVAILABLE = 2,
+
+  /**
+   * Reads are refused with FAILED_PRECONDITION: the shard's Redis was built with another
+   * configuration (topic, slots, board specs) than the router's.
+   *
+   * @generated from enum value: SHARD_READINESS_MISCONFIGURED = 3;
+   */
+  MISCONFIGURED = 3,
+}
+
+/**
+ * Describes the enum leaderboard.v1.ShardReadiness.
+ */
+export const ShardReadinessSchema: GenEnum<ShardReadiness> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_admin, 1);
 
 /**
  * AdminService operates the cluster. Every rpc needs a bearer token with the admin role.
@@ -552,6 +1244,44 @@ export const AdminService: GenService<{
     output: typeof ListRebuildsResponseSchema;
   },
   /**
+   * Reshard adds shards to the cluster or removes shards from it while it serves, and streams
+   * the move's progress. The new placement (slots spread evenly over the shards, moving about
+   * the share each change must: common/src/placement.ts) is built on every shard whose slots
+   * change, from the log, in the spare Redis database while the current placement keeps
+   * serving and applying every write: the same replay as RebuildShards, of the new slot set,
+   * under each shard's rebuild lease. Once every such shard is within the ready lag of the
+   * log's end, the new placement is published (epoch + 1) and each of them swaps its rebuilt
+   * database in (SWAPDB); its shard node then applies the newest records and serves again.
+   * Reads never count a player twice or miss one: every read checks that each shard it asks
+   * holds exactly the slots of the placement it reads by, and is refused (UNAVAILABLE, or
+   * FAILED_PRECONDITION naming the slots) otherwise; so reads are refused for the short moment
+   * from the first swap until every changed shard serves the new placement. Writes go on
+   * throughout: the log is the truth. A new shard's Redis and shard node must be running (the
+   * node waits for a placement that names it); a removed shard's node stops serving at the
+   * cut-over and can then be stopped. Audit views made before a move are refused after it
+   * (rebuild them). INVALID_ARGUMENT for a bad id or address, a shard added twice or removed
+   * that is not there, or a change that leaves no shard; ABORTED when a rebuild of one of the
+   * shards runs; UNAVAILABLE when a new shard's Redis cannot be reached.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.Reshard
+   */
+  reshard: {
+    methodKind: "server_streaming";
+    input: typeof ReshardRequestSchema;
+    output: typeof ReshardResponseSchema;
+  },
+  /**
+   * GetPlacement returns the placement this router reads by: its epoch, the shards and the
+   * slots each owns.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.GetPlacement
+   */
+  getPlacement: {
+    methodKind: "unary";
+    input: typeof GetPlacementRequestSchema;
+    output: typeof GetPlacementResponseSchema;
+  },
+  /**
    * CreateBoard defines a board: its sort order, tie rule, points range, time resolution
    * and default operation. Definitions live in a compacted Kafka topic (the score topic's
    * name + ".boards") that ingest and routers follow: the call returns once this router
@@ -593,7 +1323,7 @@ export const AdminService: GenService<{
   },
   /**
    * UpdateBoard changes what can change without touching stored scores: the default
-   * operation and whether writes may override it. The rules (order, tie, range, resolution,
+   * operation, whether writes may override it, and max_metadata_bytes. The rules (order, tie, range, resolution,
    * epoch) never change: FAILED_PRECONDITION if the request changes them. NOT_FOUND if the
    * board is not defined.
    *
@@ -603,6 +1333,38 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof UpdateBoardRequestSchema;
     output: typeof UpdateBoardResponseSchema;
+  },
+  /**
+   * DeleteBoard deletes a board: its definition is removed (reads and writes of it answer
+   * NOT_FOUND from then on, on every ingest within a second), and a deletion marker written to
+   * every partition of the score log makes each shard remove the board's keys, every period and
+   * window, once it has applied the markers of all its partitions; records of the board that an
+   * ingest wrote after the marker of their partition (before it knew) are ignored. Being in the
+   * log, the deletion is replayed by every rebuild. The name can be defined again at once: a new
+   * generation, with keys of its own. NOT_FOUND if the board is not defined.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.DeleteBoard
+   */
+  deleteBoard: {
+    methodKind: "unary";
+    input: typeof DeleteBoardRequestSchema;
+    output: typeof DeleteBoardResponseSchema;
+  },
+  /**
+   * GetClusterStatus reports the cluster as this router sees it, now: for each shard whether
+   * the router answers its reads (or the reason it refuses them, exactly as a read would get
+   * it), how far it is behind the score log, how large it is, and its Redis nodes; and the
+   * Kafka brokers with the score topic's end offsets. It changes nothing. A part that cannot be
+   * reached (a shard's Redis, Kafka) is reported as such in the answer, not as the call's error;
+   * each is asked within the router's shard timeout (LADDER_SHARD_TIMEOUT_MS). NOT_FOUND for an
+   * unknown shard id.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.GetClusterStatus
+   */
+  getClusterStatus: {
+    methodKind: "unary";
+    input: typeof GetClusterStatusRequestSchema;
+    output: typeof GetClusterStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_admin, 0);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIqQCCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDSJOCgVFbnRyeRIRCglwbGF5ZXJfaWQYASABKAkSDQoFc2NvcmUYAiABKAMSDAoEcmFuaxgDIAEoBBIVCg1yZWFjaGVkX2F0X21zGAQgASgDIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMqhwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEARiBnByb3RvMw");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIusCCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDIlsKCldpbmRvd1J1bGUSDAoEbmFtZRgBIAEoCRIPCgdwZXJpb2RzGAIgASgNEi4KB2NvbWJpbmUYAyABKA4yHS5sZWFkZXJib2FyZC52MS5XaW5kb3dDb21iaW5lInMKBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMSEAoIbWV0YWRhdGEYBSABKAkSEQoJdGllZF9yYW5rGAYgASgEIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMqhwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEAQqYAoNV2luZG93Q29tYmluZRIeChpXSU5ET1dfQ09NQklORV9VTlNQRUNJRklFRBAAEhYKEldJTkRPV19DT01CSU5FX1NVTRABEhcKE1dJTkRPV19DT01CSU5FX0JFU1QQAmIGcHJvdG8z");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -96,11 +96,34 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
   /**
    * Past periods kept besides the current one, 0 to 1000. A period's scores expire when the period
    * keep_periods + 1 after it starts; a write whose timestamp falls in a period no longer kept is
-   * refused (FAILED_PRECONDITION), and so is a read of such a period (NOT_FOUND).
+   * refused (FAILED_PRECONDITION), and so is a read of such a period (NOT_FOUND). On a board with
+   * windows, shards keep a period's scores n - 1 periods longer (n: the longest window), for the
+   * windows ending later that include it; reads of the period itself are refused all the same.
    *
    * @generated from field: uint32 keep_periods = 11;
    */
   keepPeriods: number;
+
+  /**
+   * Windows of the board: each combines a player's scores of consecutive periods ("the last 7
+   * days"), read with `window` on GetTop, GetRank and GetAround. At most 4, only on a board with
+   * periods, fixed at creation like the other rules. Shards keep each window as a sorted set of
+   * its own per period, updated in the same step as the period (see the README's "Windows").
+   *
+   * @generated from field: repeated leaderboard.v1.WindowRule windows = 12;
+   */
+  windows: WindowRule[];
+
+  /**
+   * Optional: a score histogram kept current on apply (LeaderboardService.GetHistogram,
+   * GetApproximateRank): the points where buckets start, strictly ascending, each above
+   * min_points and at most max_points, at most 255 (so at most 256 buckets: [min_points, b1),
+   * [b1, b2), ..., [bn, max_points]). Each board key (period, window) keeps its own; a SUM window
+   * uses the same bounds (its sums beyond the last one fall in the last bucket).
+   *
+   * @generated from field: repeated int64 histogram_bounds = 13;
+   */
+  histogramBounds: bigint[];
 };
 
 /**
@@ -109,6 +132,41 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
  */
 export const BoardRulesSchema: GenMessage<BoardRules> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 0);
+
+/**
+ * WindowRule defines one window of a board with periods.
+ *
+ * @generated from message leaderboard.v1.WindowRule
+ */
+export type WindowRule = Message<"leaderboard.v1.WindowRule"> & {
+  /**
+   * Its name, unique on the board: 1 to 32 characters of a-z 0-9 _ - (e.g. "7d").
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * How many consecutive periods it spans, ending with the period read: 2 to 31.
+   *
+   * @generated from field: uint32 periods = 2;
+   */
+  periods: number;
+
+  /**
+   * How the periods combine.
+   *
+   * @generated from field: leaderboard.v1.WindowCombine combine = 3;
+   */
+  combine: WindowCombine;
+};
+
+/**
+ * Describes the message leaderboard.v1.WindowRule.
+ * Use `create(WindowRuleSchema)` to create a new message.
+ */
+export const WindowRuleSchema: GenMessage<WindowRule> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 1);
 
 /**
  * Entry is one player's standing on one board.
@@ -146,6 +204,22 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
    * @generated from field: int64 reached_at_ms = 4;
    */
   reachedAtMs: bigint;
+
+  /**
+   * The metadata the player's latest write to this board carried (ScoreUpdate.metadata); empty
+   * when none did.
+   *
+   * @generated from field: string metadata = 5;
+   */
+  metadata: string;
+
+  /**
+   * The entry's rank under the read's rank_mode (competition or dense: equal points share it);
+   * 0 when the read asked for none.
+   *
+   * @generated from field: uint64 tied_rank = 6;
+   */
+  tiedRank: bigint;
 };
 
 /**
@@ -153,7 +227,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 1);
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -182,7 +256,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -205,7 +279,7 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 3);
+  messageDesc(file_leaderboard_v1_common, 4);
 
 /**
  * Operation says how an update combines with the player's current score on a board.
@@ -386,4 +460,42 @@ export enum PeriodKind {
  */
 export const PeriodKindSchema: GenEnum<PeriodKind> = /*@__PURE__*/
   enumDesc(file_leaderboard_v1_common, 3);
+
+/**
+ * WindowCombine says how a window combines a player's scores of its periods.
+ *
+ * @generated from enum leaderboard.v1.WindowCombine
+ */
+export enum WindowCombine {
+  /**
+   * SUM (the default).
+   *
+   * @generated from enum value: WINDOW_COMBINE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The sum of the player's points in the periods it has a score in. The combined score was
+   * reached when the last of them was (the latest reached_at_ms of the parts), and ties are
+   * ordered by the board's tie rule on that time. A SUM of n periods needs the sums to fit the
+   * 53-bit budget: (max_points - min_points) x n takes bits from time (see "Windows" in the README).
+   *
+   * @generated from enum value: WINDOW_COMBINE_SUM = 1;
+   */
+  SUM = 1,
+
+  /**
+   * The player's best period entry by the board's own order (points, then its tie rule): its
+   * points and its reached_at_ms.
+   *
+   * @generated from enum value: WINDOW_COMBINE_BEST = 2;
+   */
+  BEST = 2,
+}
+
+/**
+ * Describes the enum leaderboard.v1.WindowCombine.
+ */
+export const WindowCombineSchema: GenEnum<WindowCombine> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_common, 4);
 

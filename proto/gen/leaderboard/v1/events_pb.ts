@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/events.proto.
  */
 export const file_leaderboard_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIvQCCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJIpkBCglCb2FyZFBhcnQSDQoFYm9hcmQYASABKAkSJQoCb3AYAiABKA4yGS5sZWFkZXJib2FyZC52MS5PcGVyYXRpb24SKQoFcnVsZXMYAyABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgEIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAUgASgDYgZwcm90bzM", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIoUECgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCSLvAQoJQm9hcmRQYXJ0Eg0KBWJvYXJkGAEgASgJEiUKAm9wGAIgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEikKBXJ1bGVzGAMgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxIOCgZwZXJpb2QYBCABKAkSGwoTcGVyaW9kX2V4cGlyZV9hdF9tcxgFIAEoAxIWCg53aW5kb3dfcGVyaW9kcxgGIAMoCRIbChN3aW5kb3dfZXhwaXJlX2F0X21zGAcgAygDEh8KF3dpbmRvd19wZXJpb2Rfc3RhcnRzX21zGAggAygDInsKD1BsYWNlbWVudFJlY29yZBINCgVlcG9jaBgBIAEoBBIrCgZzaGFyZHMYAiADKAsyGy5sZWFkZXJib2FyZC52MS5QbGFjZWRTaGFyZBIVCg1zbG90X3RvX3NoYXJkGAMgAygNEhUKDXdyaXR0ZW5fYXRfbXMYBCABKAMiLAoLUGxhY2VkU2hhcmQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJYgZwcm90bzM", [file_leaderboard_v1_common]);
 
 /**
  * ScoreEvent is the value of one record of the score topic, the durable log that is the
@@ -124,6 +124,57 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
    * @generated from field: repeated string erase_boards = 14;
    */
   eraseBoards: string[];
+
+  /**
+   * On a board with windows (BoardRules.windows): the periods around `period`, found by ingest,
+   * n - 1 before it, `period` itself and n - 1 after it, n being the board's longest window. A
+   * shard recomputes the player's entries of the windows ending in `period` and the n - 1
+   * periods after it from the player's scores in these periods.
+   *
+   * @generated from field: repeated string window_periods = 15;
+   */
+  windowPeriods: string[];
+
+  /**
+   * On a board with windows: when the windows ending in `period` and the n - 1 periods after it
+   * expire (Unix ms), in that order (a window is kept as long as its last period is).
+   *
+   * @generated from field: repeated int64 window_expire_at_ms = 16;
+   */
+  windowExpireAtMs: bigint[];
+
+  /**
+   * On a board with windows: where each of window_periods starts (Unix ms), in the same order. A
+   * SUM window's time of reaching is stored relative to the start of its first period.
+   *
+   * @generated from field: repeated int64 window_period_starts_ms = 17;
+   */
+  windowPeriodStartsMs: bigint[];
+
+  /**
+   * ScoreUpdate.metadata: kept with the player's entry on the record's boards (empty: unchanged).
+   *
+   * @generated from field: string metadata = 18;
+   */
+  metadata: string;
+
+  /**
+   * A board deletion marker (AdminService.DeleteBoard), written to every partition: the board
+   * `board` of generation rules.generation is deleted. A shard ignores the partition's later
+   * records of that generation, and removes its keys once it has applied the marker of every
+   * partition it owns. The other fields are unused.
+   *
+   * @generated from field: bool delete_board = 19;
+   */
+  deleteBoard: boolean;
+
+  /**
+   * SubmitScoresRequest.report_ranks: an id (random, chosen by ingest) under which the shard keeps,
+   * for a minute, the player's position before and after this record on each of its boards.
+   *
+   * @generated from field: string report_id = 20;
+   */
+  reportId: string;
 };
 
 /**
@@ -173,6 +224,27 @@ export type BoardPart = Message<"leaderboard.v1.BoardPart"> & {
    * @generated from field: int64 period_expire_at_ms = 5;
    */
   periodExpireAtMs: bigint;
+
+  /**
+   * As ScoreEvent.window_periods, for this board.
+   *
+   * @generated from field: repeated string window_periods = 6;
+   */
+  windowPeriods: string[];
+
+  /**
+   * As ScoreEvent.window_expire_at_ms, for this board.
+   *
+   * @generated from field: repeated int64 window_expire_at_ms = 7;
+   */
+  windowExpireAtMs: bigint[];
+
+  /**
+   * As ScoreEvent.window_period_starts_ms, for this board.
+   *
+   * @generated from field: repeated int64 window_period_starts_ms = 8;
+   */
+  windowPeriodStartsMs: bigint[];
 };
 
 /**
@@ -181,4 +253,79 @@ export type BoardPart = Message<"leaderboard.v1.BoardPart"> & {
  */
 export const BoardPartSchema: GenMessage<BoardPart> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_events, 1);
+
+/**
+ * PlacementRecord is one version of the cluster's placement: which shards there are, where
+ * their Redis is, and which shard owns each slot (partition of the score topic). It is the
+ * value of the record keyed "placement" in the compacted topic <score topic>.placement;
+ * routers, shard nodes and ingest read it whole at start and follow it, and the newest record
+ * is the placement. The first one (epoch 1) is written from LADDER_SHARDS by the first process
+ * that finds the topic empty; AdminService.Reshard writes the next ones.
+ *
+ * @generated from message leaderboard.v1.PlacementRecord
+ */
+export type PlacementRecord = Message<"leaderboard.v1.PlacementRecord"> & {
+  /**
+   * Version of the placement: 1, then one more at every change.
+   *
+   * @generated from field: uint64 epoch = 1;
+   */
+  epoch: bigint;
+
+  /**
+   * The shards, in the order slot_to_shard refers to them.
+   *
+   * @generated from field: repeated leaderboard.v1.PlacedShard shards = 2;
+   */
+  shards: PlacedShard[];
+
+  /**
+   * slot_to_shard[slot] is the index in `shards` of the slot's owner; one entry per slot.
+   *
+   * @generated from field: repeated uint32 slot_to_shard = 3;
+   */
+  slotToShard: number[];
+
+  /**
+   * When it was written (Unix ms).
+   *
+   * @generated from field: int64 written_at_ms = 4;
+   */
+  writtenAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.PlacementRecord.
+ * Use `create(PlacementRecordSchema)` to create a new message.
+ */
+export const PlacementRecordSchema: GenMessage<PlacementRecord> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 2);
+
+/**
+ * PlacedShard is one shard of a placement.
+ *
+ * @generated from message leaderboard.v1.PlacedShard
+ */
+export type PlacedShard = Message<"leaderboard.v1.PlacedShard"> & {
+  /**
+   * Shard id (as LADDER_SHARD_ID of its shard node).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Its Redis: redis://host:port[/db] or sentinel://<master name> (LADDER_SHARDS' forms).
+   *
+   * @generated from field: string redis_url = 2;
+   */
+  redisUrl: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.PlacedShard.
+ * Use `create(PlacedShardSchema)` to create a new message.
+ */
+export const PlacedShardSchema: GenMessage<PlacedShard> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 3);
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/ingest.proto.
  */
 export const file_leaderboard_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIjgKE0RlbGV0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg4KBmJvYXJkcxgCIAMoCSJiChREZWxldGVQbGF5ZXJSZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkiQwoTU3VibWl0U2NvcmVzUmVxdWVzdBIsCgd1cGRhdGVzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2NvcmVVcGRhdGUitwEKC1Njb3JlVXBkYXRlEg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSEwoLYWxzb19ib2FyZHMYByADKAkSEwoLbGVhdmVfYm9hcmQYCCABKAkidQoUU3VibWl0U2NvcmVzUmVzcG9uc2USMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIQCghhY2NlcHRlZBgCIAEoDRIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCTLFAQoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2USWQoMRGVsZXRlUGxheWVyEiMubGVhZGVyYm9hcmQudjEuRGVsZXRlUGxheWVyUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZVBsYXllclJlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIjgKE0RlbGV0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg4KBmJvYXJkcxgCIAMoCSJiChREZWxldGVQbGF5ZXJSZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkiWQoTU3VibWl0U2NvcmVzUmVxdWVzdBIsCgd1cGRhdGVzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2NvcmVVcGRhdGUSFAoMcmVwb3J0X3JhbmtzGAIgASgIIqQBCgpSYW5rQ2hhbmdlEhQKDHVwZGF0ZV9pbmRleBgBIAEoDRINCgVib2FyZBgCIAEoCRIOCgZwZXJpb2QYAyABKAkSFQoNcHJldmlvdXNfcmFuaxgEIAEoBBIQCghuZXdfcmFuaxgFIAEoBBIWCg5wcmV2aW91c19zY29yZRgGIAEoAxIRCgluZXdfc2NvcmUYByABKAMSDQoFdG90YWwYCCABKAQiyQEKC1Njb3JlVXBkYXRlEg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSEwoLYWxzb19ib2FyZHMYByADKAkSEwoLbGVhdmVfYm9hcmQYCCABKAkSEAoIbWV0YWRhdGEYCSABKAkipwEKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkSMAoMcmFua19jaGFuZ2VzGAQgAygLMhoubGVhZGVyYm9hcmQudjEuUmFua0NoYW5nZTLFAQoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2USWQoMRGVsZXRlUGxheWVyEiMubGVhZGVyYm9hcmQudjEuRGVsZXRlUGxheWVyUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZVBsYXllclJlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common]);
 
 /**
  * DeletePlayerRequest names a player and where to erase it.
@@ -83,6 +83,16 @@ export type SubmitScoresRequest = Message<"leaderboard.v1.SubmitScoresRequest"> 
    * @generated from field: repeated leaderboard.v1.ScoreUpdate updates = 1;
    */
   updates: ScoreUpdate[];
+
+  /**
+   * Optional: report each update's effect on the ranks of its player (SubmitScoresResponse.
+   * rank_changes). The answer then also waits, within the call's deadline, until the shards have
+   * applied the batch (DEADLINE_EXCEEDED or UNAVAILABLE if they have not: the batch is written all
+   * the same; retry the reads, not the writes). At most 100 updates (INVALID_ARGUMENT above).
+   *
+   * @generated from field: bool report_ranks = 2;
+   */
+  reportRanks: boolean;
 };
 
 /**
@@ -91,6 +101,74 @@ export type SubmitScoresRequest = Message<"leaderboard.v1.SubmitScoresRequest"> 
  */
 export const SubmitScoresRequestSchema: GenMessage<SubmitScoresRequest> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_ingest, 2);
+
+/**
+ * RankChange is what one update did to its player's standing on one board it applied to.
+ *
+ * @generated from message leaderboard.v1.RankChange
+ */
+export type RankChange = Message<"leaderboard.v1.RankChange"> & {
+  /**
+   * The index of the update in the batch.
+   *
+   * @generated from field: uint32 update_index = 1;
+   */
+  updateIndex: number;
+
+  /**
+   * The board (the update's board or one of its also_boards).
+   *
+   * @generated from field: string board = 2;
+   */
+  board: string;
+
+  /**
+   * On a board with periods, the period the update went to.
+   *
+   * @generated from field: string period = 3;
+   */
+  period: string;
+
+  /**
+   * The rank before the update; 0 when the player had no entry.
+   *
+   * @generated from field: uint64 previous_rank = 4;
+   */
+  previousRank: bigint;
+
+  /**
+   * The rank after it.
+   *
+   * @generated from field: uint64 new_rank = 5;
+   */
+  newRank: bigint;
+
+  /**
+   * The points before (meaningless when previous_rank is 0) and after.
+   *
+   * @generated from field: int64 previous_score = 6;
+   */
+  previousScore: bigint;
+
+  /**
+   * @generated from field: int64 new_score = 7;
+   */
+  newScore: bigint;
+
+  /**
+   * The board's size after the update.
+   *
+   * @generated from field: uint64 total = 8;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.RankChange.
+ * Use `create(RankChangeSchema)` to create a new message.
+ */
+export const RankChangeSchema: GenMessage<RankChange> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_ingest, 3);
 
 /**
  * ScoreUpdate changes one player's score on one board.
@@ -163,6 +241,18 @@ export type ScoreUpdate = Message<"leaderboard.v1.ScoreUpdate"> & {
    * @generated from field: string leave_board = 8;
    */
   leaveBoard: string;
+
+  /**
+   * Optional: a small value kept with the player's entry on every board the update applies to
+   * (also_boards included), its periods and windows, and returned with the entry by every read:
+   * a display name, a country, a JSON object. UTF-8, at most each board's max_metadata_bytes
+   * (INVALID_ARGUMENT otherwise; a board whose limit is 0, as every board without a definition,
+   * takes none). Empty leaves the entry's metadata as it is. The latest applied write's metadata
+   * wins, whether or not it changed the score.
+   *
+   * @generated from field: string metadata = 9;
+   */
+  metadata: string;
 };
 
 /**
@@ -170,7 +260,7 @@ export type ScoreUpdate = Message<"leaderboard.v1.ScoreUpdate"> & {
  * Use `create(ScoreUpdateSchema)` to create a new message.
  */
 export const ScoreUpdateSchema: GenMessage<ScoreUpdate> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_ingest, 3);
+  messageDesc(file_leaderboard_v1_ingest, 4);
 
 /**
  * SubmitScoresResponse acknowledges a batch: every update of it is durable in the log.
@@ -200,6 +290,18 @@ export type SubmitScoresResponse = Message<"leaderboard.v1.SubmitScoresResponse"
    * @generated from field: string consistency_token = 3;
    */
   consistencyToken: string;
+
+  /**
+   * With report_ranks: per update and board, in order, its player's rank just before and just
+   * after the shard applied it. The player's own shard is read as the update's application left it
+   * (in the same step: the update alone changed its position there); the other shards as they stood
+   * when read right after, both positions counted at that one instant per shard. So the two ranks
+   * are exact against one board, and a better score never shows a worse rank. A retried update
+   * (the same event id, already applied) reports no change.
+   *
+   * @generated from field: repeated leaderboard.v1.RankChange rank_changes = 4;
+   */
+  rankChanges: RankChange[];
 };
 
 /**
@@ -207,7 +309,7 @@ export type SubmitScoresResponse = Message<"leaderboard.v1.SubmitScoresResponse"
  * Use `create(SubmitScoresResponseSchema)` to create a new message.
  */
 export const SubmitScoresResponseSchema: GenMessage<SubmitScoresResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_ingest, 4);
+  messageDesc(file_leaderboard_v1_ingest, 5);
 
 /**
  * IngestService takes score changes from trusted game servers and makes them durable

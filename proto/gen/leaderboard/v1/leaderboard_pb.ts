@@ -2,8 +2,8 @@
 // @generated from file leaderboard/v1/leaderboard.proto (package leaderboard.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Entry } from "./common_pb.js";
 import { file_leaderboard_v1_common } from "./common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,1067 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/leaderboard.proto.
  */
 export const file_leaderboard_v1_leaderboard: GenFile = /*@__PURE__*/
-  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiIwoSTGlzdFBlcmlvZHNSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJIkIKE0xpc3RQZXJpb2RzUmVzcG9uc2USKwoHcGVyaW9kcxgBIAMoCzIaLmxlYWRlcmJvYXJkLnYxLlBlcmlvZEluZm8iUAoKUGVyaW9kSW5mbxIKCgJpZBgBIAEoCRIQCghzdGFydF9tcxgCIAEoAxIOCgZlbmRfbXMYAyABKAMSFAoMZXhwaXJlX2F0X21zGAQgASgDInYKDUdldFRvcFJlcXVlc3QSDQoFYm9hcmQYASABKAkSDQoFbGltaXQYAiABKA0SDgoGb2Zmc2V0GAMgASgEEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAQgASgJEgwKBHZpZXcYBSABKAkSDgoGcGVyaW9kGAYgASgJIkcKDkdldFRvcFJlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBCJrCg5HZXRSYW5rUmVxdWVzdBINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkSDAoEdmlldxgEIAEoCRIOCgZwZXJpb2QYBSABKAkiRgoPR2V0UmFua1Jlc3BvbnNlEiQKBWVudHJ5GAEgASgLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQifQoQR2V0QXJvdW5kUmVxdWVzdBINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSDgoGcmFkaXVzGAMgASgNEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAQgASgJEgwKBHZpZXcYBSABKAkSDgoGcGVyaW9kGAYgASgJIkoKEUdldEFyb3VuZFJlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBDLTAgoSTGVhZGVyYm9hcmRTZXJ2aWNlEkcKBkdldFRvcBIdLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlcXVlc3QaHi5sZWFkZXJib2FyZC52MS5HZXRUb3BSZXNwb25zZRJKCgdHZXRSYW5rEh4ubGVhZGVyYm9hcmQudjEuR2V0UmFua1JlcXVlc3QaHy5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVzcG9uc2USUAoJR2V0QXJvdW5kEiAubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVxdWVzdBohLmxlYWRlcmJvYXJkLnYxLkdldEFyb3VuZFJlc3BvbnNlElYKC0xpc3RQZXJpb2RzEiIubGVhZGVyYm9hcmQudjEuTGlzdFBlcmlvZHNSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuTGlzdFBlcmlvZHNSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common]);
+  fileDesc("CiBsZWFkZXJib2FyZC92MS9sZWFkZXJib2FyZC5wcm90bxIObGVhZGVyYm9hcmQudjEiegoPV2F0Y2hUb3BSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnBlcmlvZBgCIAEoCRIOCgZ3aW5kb3cYAyABKAkSDQoFbGltaXQYBCABKA0SEwoLaW50ZXJ2YWxfbXMYBSABKA0SFAoMcmVzdW1lX3Rva2VuGAYgASgJIoUBChBXYXRjaFRvcFJlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBBIQCghzZXF1ZW5jZRgDIAEoBBIUCgxyZXN1bWVfdG9rZW4YBCABKAkSEgoKcmVhZF9hdF9tcxgFIAEoAyKQAQoSV2F0Y2hQbGF5ZXJSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnBlcmlvZBgCIAEoCRIOCgZ3aW5kb3cYAyABKAkSEQoJcGxheWVyX2lkGAQgASgJEg0KBXRvcF9rGAUgASgNEhMKC2ludGVydmFsX21zGAYgASgNEhQKDHJlc3VtZV90b2tlbhgHIAEoCSKxAQoTV2F0Y2hQbGF5ZXJSZXNwb25zZRIkCgVlbnRyeRgBIAEoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEEisKBmV2ZW50cxgDIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlBsYXllckV2ZW50EhAKCHNlcXVlbmNlGAQgASgEEhQKDHJlc3VtZV90b2tlbhgFIAEoCRIQCghyZXN5bmNlZBgGIAEoCCL4AQoLUGxheWVyRXZlbnQSLgoEa2luZBgBIAEoDjIgLmxlYWRlcmJvYXJkLnYxLlBsYXllckV2ZW50LktpbmQSFwoPb3RoZXJfcGxheWVyX2lkGAIgASgJEgwKBHJhbmsYAyABKAQSDQoFc2NvcmUYBCABKAMiggEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhIKDktJTkRfT1ZFUlRBS0VOEAESDwoLS0lORF9QQVNTRUQQAhIUChBLSU5EX0VOVEVSRURfVE9QEAMSEQoNS0lORF9MRUZUX1RPUBAEEhYKEktJTkRfU0NPUkVfQ0hBTkdFRBAFIm0KE0dldEhpc3RvZ3JhbVJlcXVlc3QSDQoFYm9hcmQYASABKAkSDgoGcGVyaW9kGAIgASgJEg4KBndpbmRvdxgDIAEoCRIZChFjb25zaXN0ZW5jeV90b2tlbhgEIAEoCRIMCgR2aWV3GAUgASgJIkYKD0hpc3RvZ3JhbUJ1Y2tldBIRCgltaW5fc2NvcmUYASABKAMSEQoJbWF4X3Njb3JlGAIgASgDEg0KBWNvdW50GAMgASgEImsKFEdldEhpc3RvZ3JhbVJlc3BvbnNlEjAKB2J1Y2tldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5IaXN0b2dyYW1CdWNrZXQSDQoFdG90YWwYAiABKAQSEgoKcmVhZF9hdF9tcxgDIAEoBCKfAQoZR2V0QXBwcm94aW1hdGVSYW5rUmVxdWVzdBINCgVib2FyZBgBIAEoCRIPCgVzY29yZRgCIAEoA0gAEhMKCXBsYXllcl9pZBgDIAEoCUgAEg4KBnBlcmlvZBgEIAEoCRIOCgZ3aW5kb3cYBSABKAkSDAoEdmlldxgGIAEoCRIZChFjb25zaXN0ZW5jeV90b2tlbhgHIAEoCUIECgJvZiLDAQoaR2V0QXBwcm94aW1hdGVSYW5rUmVzcG9uc2USFQoNcmFua19lc3RpbWF0ZRgBIAEoBBIVCg1yYW5rX2F0X2xlYXN0GAIgASgEEhQKDHJhbmtfYXRfbW9zdBgDIAEoBBINCgV0b3RhbBgEIAEoBBINCgVzY29yZRgFIAEoAxIvCgZidWNrZXQYBiABKAsyHy5sZWFkZXJib2FyZC52MS5IaXN0b2dyYW1CdWNrZXQSEgoKcmVhZF9hdF9tcxgHIAEoBCKcAQoVR2V0RW50cnlBdFJhbmtSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBHJhbmsYAiABKARIABIVCgt0b3BfcGVyY2VudBgDIAEoAUgAEg4KBnBlcmlvZBgEIAEoCRIOCgZ3aW5kb3cYBSABKAkSGQoRY29uc2lzdGVuY3lfdG9rZW4YBiABKAkSDAoEdmlldxgHIAEoCUIECgJhdCJNChZHZXRFbnRyeUF0UmFua1Jlc3BvbnNlEiQKBWVudHJ5GAEgASgLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQiqgEKD0dldFJhbmtzUmVxdWVzdBINCgVib2FyZBgBIAEoCRISCgpwbGF5ZXJfaWRzGAIgAygJEhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJEgwKBHZpZXcYBCABKAkSDgoGcGVyaW9kGAUgASgJEg4KBndpbmRvdxgGIAEoCRIrCglyYW5rX21vZGUYByABKA4yGC5sZWFkZXJib2FyZC52MS5SYW5rTW9kZSJgChBHZXRSYW5rc1Jlc3BvbnNlEiwKB2VudHJpZXMYASADKAsyGy5sZWFkZXJib2FyZC52MS5SYW5rZWRBbW9uZxIPCgdtaXNzaW5nGAIgAygJEg0KBXRvdGFsGAMgASgEIkcKC1JhbmtlZEFtb25nEiQKBWVudHJ5GAEgASgLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSEgoKcmFua19hbW9uZxgCIAEoDSKZAQoSR2V0U3RhbmRpbmdSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIoCgZib2FyZHMYAiADKAsyGC5sZWFkZXJib2FyZC52MS5Cb2FyZFJlZhIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCRIrCglyYW5rX21vZGUYBCABKA4yGC5sZWFkZXJib2FyZC52MS5SYW5rTW9kZSI5CghCb2FyZFJlZhINCgVib2FyZBgBIAEoCRIOCgZwZXJpb2QYAiABKAkSDgoGd2luZG93GAMgASgJIkIKE0dldFN0YW5kaW5nUmVzcG9uc2USKwoJc3RhbmRpbmdzGAEgAygLMhgubGVhZGVyYm9hcmQudjEuU3RhbmRpbmcioAEKCFN0YW5kaW5nEicKBWJvYXJkGAEgASgLMhgubGVhZGVyYm9hcmQudjEuQm9hcmRSZWYSDQoFZm91bmQYAiABKAgSJAoFZW50cnkYAyABKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgEIAEoBBITCgt0b3BfcGVyY2VudBgFIAEoARISCgpwZXJjZW50aWxlGAYgASgBIrUBCg9HZXRDb3VudFJlcXVlc3QSDQoFYm9hcmQYASABKAkSDgoGcGVyaW9kGAIgASgJEg4KBndpbmRvdxgDIAEoCRIWCgltaW5fc2NvcmUYBCABKANIAIgBARIWCgltYXhfc2NvcmUYBSABKANIAYgBARIZChFjb25zaXN0ZW5jeV90b2tlbhgGIAEoCRIMCgR2aWV3GAcgASgJQgwKCl9taW5fc2NvcmVCDAoKX21heF9zY29yZSIwChBHZXRDb3VudFJlc3BvbnNlEg0KBWNvdW50GAEgASgEEg0KBXRvdGFsGAIgASgEIiMKEkxpc3RQZXJpb2RzUmVxdWVzdBINCgVib2FyZBgBIAEoCSJCChNMaXN0UGVyaW9kc1Jlc3BvbnNlEisKB3BlcmlvZHMYASADKAsyGi5sZWFkZXJib2FyZC52MS5QZXJpb2RJbmZvIlAKClBlcmlvZEluZm8SCgoCaWQYASABKAkSEAoIc3RhcnRfbXMYAiABKAMSDgoGZW5kX21zGAMgASgDEhQKDGV4cGlyZV9hdF9tcxgEIAEoAyLDAQoNR2V0VG9wUmVxdWVzdBINCgVib2FyZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKAQSGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkSDAoEdmlldxgFIAEoCRIOCgZwZXJpb2QYBiABKAkSDgoGd2luZG93GAcgASgJEg4KBmN1cnNvchgIIAEoCRIrCglyYW5rX21vZGUYCSABKA4yGC5sZWFkZXJib2FyZC52MS5SYW5rTW9kZSJ1Cg5HZXRUb3BSZXNwb25zZRImCgdlbnRyaWVzGAEgAygLMhUubGVhZGVyYm9hcmQudjEuRW50cnkSDQoFdG90YWwYAiABKAQSEwoLbmV4dF9jdXJzb3IYAyABKAkSFwoPcHJldmlvdXNfY3Vyc29yGAQgASgJIqgBCg5HZXRSYW5rUmVxdWVzdBINCgVib2FyZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkSDAoEdmlldxgEIAEoCRIOCgZwZXJpb2QYBSABKAkSDgoGd2luZG93GAYgASgJEisKCXJhbmtfbW9kZRgHIAEoDjIYLmxlYWRlcmJvYXJkLnYxLlJhbmtNb2RlIkYKD0dldFJhbmtSZXNwb25zZRIkCgVlbnRyeRgBIAEoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5Eg0KBXRvdGFsGAIgASgEIroBChBHZXRBcm91bmRSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIOCgZyYWRpdXMYAyABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YBCABKAkSDAoEdmlldxgFIAEoCRIOCgZwZXJpb2QYBiABKAkSDgoGd2luZG93GAcgASgJEisKCXJhbmtfbW9kZRgIIAEoDjIYLmxlYWRlcmJvYXJkLnYxLlJhbmtNb2RlIkoKEUdldEFyb3VuZFJlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRINCgV0b3RhbBgCIAEoBCpVCghSYW5rTW9kZRIZChVSQU5LX01PREVfVU5TUEVDSUZJRUQQABIZChVSQU5LX01PREVfQ09NUEVUSVRJT04QARITCg9SQU5LX01PREVfREVOU0UQAjKdCAoSTGVhZGVyYm9hcmRTZXJ2aWNlEkcKBkdldFRvcBIdLmxlYWRlcmJvYXJkLnYxLkdldFRvcFJlcXVlc3QaHi5sZWFkZXJib2FyZC52MS5HZXRUb3BSZXNwb25zZRJKCgdHZXRSYW5rEh4ubGVhZGVyYm9hcmQudjEuR2V0UmFua1JlcXVlc3QaHy5sZWFkZXJib2FyZC52MS5HZXRSYW5rUmVzcG9uc2USUAoJR2V0QXJvdW5kEiAubGVhZGVyYm9hcmQudjEuR2V0QXJvdW5kUmVxdWVzdBohLmxlYWRlcmJvYXJkLnYxLkdldEFyb3VuZFJlc3BvbnNlElYKC0xpc3RQZXJpb2RzEiIubGVhZGVyYm9hcmQudjEuTGlzdFBlcmlvZHNSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuTGlzdFBlcmlvZHNSZXNwb25zZRJNCghHZXRSYW5rcxIfLmxlYWRlcmJvYXJkLnYxLkdldFJhbmtzUmVxdWVzdBogLmxlYWRlcmJvYXJkLnYxLkdldFJhbmtzUmVzcG9uc2USVgoLR2V0U3RhbmRpbmcSIi5sZWFkZXJib2FyZC52MS5HZXRTdGFuZGluZ1JlcXVlc3QaIy5sZWFkZXJib2FyZC52MS5HZXRTdGFuZGluZ1Jlc3BvbnNlEk0KCEdldENvdW50Eh8ubGVhZGVyYm9hcmQudjEuR2V0Q291bnRSZXF1ZXN0GiAubGVhZGVyYm9hcmQudjEuR2V0Q291bnRSZXNwb25zZRJfCg5HZXRFbnRyeUF0UmFuaxIlLmxlYWRlcmJvYXJkLnYxLkdldEVudHJ5QXRSYW5rUmVxdWVzdBomLmxlYWRlcmJvYXJkLnYxLkdldEVudHJ5QXRSYW5rUmVzcG9uc2USWQoMR2V0SGlzdG9ncmFtEiMubGVhZGVyYm9hcmQudjEuR2V0SGlzdG9ncmFtUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkdldEhpc3RvZ3JhbVJlc3BvbnNlEmsKEkdldEFwcHJveGltYXRlUmFuaxIpLmxlYWRlcmJvYXJkLnYxLkdldEFwcHJveGltYXRlUmFua1JlcXVlc3QaKi5sZWFkZXJib2FyZC52MS5HZXRBcHByb3hpbWF0ZVJhbmtSZXNwb25zZRJPCghXYXRjaFRvcBIfLmxlYWRlcmJvYXJkLnYxLldhdGNoVG9wUmVxdWVzdBogLmxlYWRlcmJvYXJkLnYxLldhdGNoVG9wUmVzcG9uc2UwARJYCgtXYXRjaFBsYXllchIiLmxlYWRlcmJvYXJkLnYxLldhdGNoUGxheWVyUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLldhdGNoUGxheWVyUmVzcG9uc2UwAWIGcHJvdG8z", [file_leaderboard_v1_common]);
+
+/**
+ * WatchTopRequest names a board, how much of its top, and how often at most.
+ *
+ * @generated from message leaderboard.v1.WatchTopRequest
+ */
+export type WatchTopRequest = Message<"leaderboard.v1.WatchTopRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * Optional: as GetRankRequest.period (the period is fixed when the stream starts).
+   *
+   * @generated from field: string period = 2;
+   */
+  period: string;
+
+  /**
+   * Optional: as GetRankRequest.window.
+   *
+   * @generated from field: string window = 3;
+   */
+  window: string;
+
+  /**
+   * Entries of the top, 1-100; 0 means 10.
+   *
+   * @generated from field: uint32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * At most one message per this many ms, 50-60,000; 0 means 250.
+   *
+   * @generated from field: uint32 interval_ms = 5;
+   */
+  intervalMs: number;
+
+  /**
+   * Optional: the resume_token of the last message received, to continue a stream after a
+   * reconnect (sequence numbers go on; a message comes at once if the top changed since).
+   *
+   * @generated from field: string resume_token = 6;
+   */
+  resumeToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.WatchTopRequest.
+ * Use `create(WatchTopRequestSchema)` to create a new message.
+ */
+export const WatchTopRequestSchema: GenMessage<WatchTopRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 0);
+
+/**
+ * WatchTopResponse is the top at one instant.
+ *
+ * @generated from message leaderboard.v1.WatchTopResponse
+ */
+export type WatchTopResponse = Message<"leaderboard.v1.WatchTopResponse"> & {
+  /**
+   * The top, best first, with exact ranks.
+   *
+   * @generated from field: repeated leaderboard.v1.Entry entries = 1;
+   */
+  entries: Entry[];
+
+  /**
+   * The number of players on the board.
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+
+  /**
+   * 1 for the first message of a watch, then one more per message (across resumes).
+   *
+   * @generated from field: uint64 sequence = 3;
+   */
+  sequence: bigint;
+
+  /**
+   * Pass it as WatchTopRequest.resume_token to continue after a reconnect.
+   *
+   * @generated from field: string resume_token = 4;
+   */
+  resumeToken: string;
+
+  /**
+   * When the top was read from the shards (Unix ms).
+   *
+   * @generated from field: int64 read_at_ms = 5;
+   */
+  readAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.WatchTopResponse.
+ * Use `create(WatchTopResponseSchema)` to create a new message.
+ */
+export const WatchTopResponseSchema: GenMessage<WatchTopResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 1);
+
+/**
+ * WatchPlayerRequest names a board and a player.
+ *
+ * @generated from message leaderboard.v1.WatchPlayerRequest
+ */
+export type WatchPlayerRequest = Message<"leaderboard.v1.WatchPlayerRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * Optional: as GetRankRequest.period.
+   *
+   * @generated from field: string period = 2;
+   */
+  period: string;
+
+  /**
+   * Optional: as GetRankRequest.window.
+   *
+   * @generated from field: string window = 3;
+   */
+  window: string;
+
+  /**
+   * The player watched (it need not have a score yet).
+   *
+   * @generated from field: string player_id = 4;
+   */
+  playerId: string;
+
+  /**
+   * Report entering and leaving the top K (0: not).
+   *
+   * @generated from field: uint32 top_k = 5;
+   */
+  topK: number;
+
+  /**
+   * At most one message per this many ms, 50-60,000; 0 means 250.
+   *
+   * @generated from field: uint32 interval_ms = 6;
+   */
+  intervalMs: number;
+
+  /**
+   * Optional: as WatchTopRequest.resume_token.
+   *
+   * @generated from field: string resume_token = 7;
+   */
+  resumeToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.WatchPlayerRequest.
+ * Use `create(WatchPlayerRequestSchema)` to create a new message.
+ */
+export const WatchPlayerRequestSchema: GenMessage<WatchPlayerRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 2);
+
+/**
+ * WatchPlayerResponse is the player's standing at one instant and what happened since the
+ * previous message.
+ *
+ * @generated from message leaderboard.v1.WatchPlayerResponse
+ */
+export type WatchPlayerResponse = Message<"leaderboard.v1.WatchPlayerResponse"> & {
+  /**
+   * The player's entry with its exact rank; absent while it has no score on the board.
+   *
+   * @generated from field: leaderboard.v1.Entry entry = 1;
+   */
+  entry?: Entry | undefined;
+
+  /**
+   * The number of players on the board.
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+
+  /**
+   * What happened since the previous message, in order.
+   *
+   * @generated from field: repeated leaderboard.v1.PlayerEvent events = 3;
+   */
+  events: PlayerEvent[];
+
+  /**
+   * 1 for the first message of a watch, then one more per message (across resumes).
+   *
+   * @generated from field: uint64 sequence = 4;
+   */
+  sequence: bigint;
+
+  /**
+   * Pass it as WatchPlayerRequest.resume_token to continue after a reconnect.
+   *
+   * @generated from field: string resume_token = 5;
+   */
+  resumeToken: string;
+
+  /**
+   * True when the router had lost track of the board's changes (a shard restarted, was rebuilt
+   * or moved, or its change stream was trimmed past what the router had read) and read the rank
+   * again: events between the previous message and this one may be missing.
+   *
+   * @generated from field: bool resynced = 6;
+   */
+  resynced: boolean;
+};
+
+/**
+ * Describes the message leaderboard.v1.WatchPlayerResponse.
+ * Use `create(WatchPlayerResponseSchema)` to create a new message.
+ */
+export const WatchPlayerResponseSchema: GenMessage<WatchPlayerResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 3);
+
+/**
+ * PlayerEvent is one thing that happened to a watched player's standing.
+ *
+ * @generated from message leaderboard.v1.PlayerEvent
+ */
+export type PlayerEvent = Message<"leaderboard.v1.PlayerEvent"> & {
+  /**
+   * What happened.
+   *
+   * @generated from field: leaderboard.v1.PlayerEvent.Kind kind = 1;
+   */
+  kind: PlayerEvent_Kind;
+
+  /**
+   * The other player (KIND_OVERTAKEN, KIND_PASSED).
+   *
+   * @generated from field: string other_player_id = 2;
+   */
+  otherPlayerId: string;
+
+  /**
+   * The watched player's rank right after it.
+   *
+   * @generated from field: uint64 rank = 3;
+   */
+  rank: bigint;
+
+  /**
+   * The watched player's score right after it.
+   *
+   * @generated from field: int64 score = 4;
+   */
+  score: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.PlayerEvent.
+ * Use `create(PlayerEventSchema)` to create a new message.
+ */
+export const PlayerEventSchema: GenMessage<PlayerEvent> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 4);
+
+/**
+ * What happened.
+ *
+ * @generated from enum leaderboard.v1.PlayerEvent.Kind
+ */
+export enum PlayerEvent_Kind {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * other_player_id moved ahead of the watched player.
+   *
+   * @generated from enum value: KIND_OVERTAKEN = 1;
+   */
+  OVERTAKEN = 1,
+
+  /**
+   * The watched player moved ahead of other_player_id.
+   *
+   * @generated from enum value: KIND_PASSED = 2;
+   */
+  PASSED = 2,
+
+  /**
+   * The watched player's rank became top_k or better.
+   *
+   * @generated from enum value: KIND_ENTERED_TOP = 3;
+   */
+  ENTERED_TOP = 3,
+
+  /**
+   * The watched player's rank became worse than top_k.
+   *
+   * @generated from enum value: KIND_LEFT_TOP = 4;
+   */
+  LEFT_TOP = 4,
+
+  /**
+   * The watched player's own score changed (to score).
+   *
+   * @generated from enum value: KIND_SCORE_CHANGED = 5;
+   */
+  SCORE_CHANGED = 5,
+}
+
+/**
+ * Describes the enum leaderboard.v1.PlayerEvent.Kind.
+ */
+export const PlayerEvent_KindSchema: GenEnum<PlayerEvent_Kind> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_leaderboard, 4, 0);
+
+/**
+ * GetHistogramRequest names a board.
+ *
+ * @generated from message leaderboard.v1.GetHistogramRequest
+ */
+export type GetHistogramRequest = Message<"leaderboard.v1.GetHistogramRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * Optional: as GetRankRequest.period.
+   *
+   * @generated from field: string period = 2;
+   */
+  period: string;
+
+  /**
+   * Optional: as GetRankRequest.window.
+   *
+   * @generated from field: string window = 3;
+   */
+  window: string;
+
+  /**
+   * Optional: as GetRankRequest.consistency_token.
+   *
+   * @generated from field: string consistency_token = 4;
+   */
+  consistencyToken: string;
+
+  /**
+   * Optional: as GetRankRequest.view.
+   *
+   * @generated from field: string view = 5;
+   */
+  view: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetHistogramRequest.
+ * Use `create(GetHistogramRequestSchema)` to create a new message.
+ */
+export const GetHistogramRequestSchema: GenMessage<GetHistogramRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 5);
+
+/**
+ * HistogramBucket is one bucket of a board's histogram.
+ *
+ * @generated from message leaderboard.v1.HistogramBucket
+ */
+export type HistogramBucket = Message<"leaderboard.v1.HistogramBucket"> & {
+  /**
+   * The lowest points of the bucket.
+   *
+   * @generated from field: int64 min_score = 1;
+   */
+  minScore: bigint;
+
+  /**
+   * The highest points of the bucket.
+   *
+   * @generated from field: int64 max_score = 2;
+   */
+  maxScore: bigint;
+
+  /**
+   * Entries with points in [min_score, max_score].
+   *
+   * @generated from field: uint64 count = 3;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.HistogramBucket.
+ * Use `create(HistogramBucketSchema)` to create a new message.
+ */
+export const HistogramBucketSchema: GenMessage<HistogramBucket> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 6);
+
+/**
+ * GetHistogramResponse is the histogram, buckets by ascending points.
+ *
+ * @generated from message leaderboard.v1.GetHistogramResponse
+ */
+export type GetHistogramResponse = Message<"leaderboard.v1.GetHistogramResponse"> & {
+  /**
+   * Every bucket, empty ones included.
+   *
+   * @generated from field: repeated leaderboard.v1.HistogramBucket buckets = 1;
+   */
+  buckets: HistogramBucket[];
+
+  /**
+   * The number of players on the board (the sum of the counts).
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+
+  /**
+   * When the shards' counts were read (Unix ms, the router's clock): every shard was read at an
+   * instant at or after it. The router keeps a board's histogram in memory for up to
+   * LADDER_HISTOGRAM_CACHE_MS (1 s by default), so without a consistency token this may be that much
+   * older than the request; with one, the histogram is read after the token's writes were applied.
+   *
+   * @generated from field: uint64 read_at_ms = 3;
+   */
+  readAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetHistogramResponse.
+ * Use `create(GetHistogramResponseSchema)` to create a new message.
+ */
+export const GetHistogramResponseSchema: GenMessage<GetHistogramResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 7);
+
+/**
+ * GetApproximateRankRequest names a board and a score or a player.
+ *
+ * @generated from message leaderboard.v1.GetApproximateRankRequest
+ */
+export type GetApproximateRankRequest = Message<"leaderboard.v1.GetApproximateRankRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * Whose rank.
+   *
+   * @generated from oneof leaderboard.v1.GetApproximateRankRequest.of
+   */
+  of: {
+    /**
+     * A score: where an entry with these points would stand.
+     *
+     * @generated from field: int64 score = 2;
+     */
+    value: bigint;
+    case: "score";
+  } | {
+    /**
+     * A player: where its entry stands.
+     *
+     * @generated from field: string player_id = 3;
+     */
+    value: string;
+    case: "playerId";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * Optional: as GetRankRequest.period.
+   *
+   * @generated from field: string period = 4;
+   */
+  period: string;
+
+  /**
+   * Optional: as GetRankRequest.window.
+   *
+   * @generated from field: string window = 5;
+   */
+  window: string;
+
+  /**
+   * Optional: as GetRankRequest.view.
+   *
+   * @generated from field: string view = 6;
+   */
+  view: string;
+
+  /**
+   * Optional: as GetRankRequest.consistency_token: the histogram is then read after the token's
+   * writes were applied, never from the router's memory.
+   *
+   * @generated from field: string consistency_token = 7;
+   */
+  consistencyToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetApproximateRankRequest.
+ * Use `create(GetApproximateRankRequestSchema)` to create a new message.
+ */
+export const GetApproximateRankRequestSchema: GenMessage<GetApproximateRankRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 8);
+
+/**
+ * GetApproximateRankResponse is the approximate rank with its bounds.
+ *
+ * @generated from message leaderboard.v1.GetApproximateRankResponse
+ */
+export type GetApproximateRankResponse = Message<"leaderboard.v1.GetApproximateRankResponse"> & {
+  /**
+   * The estimate: the entries of better buckets, plus a share of the score's bucket by where the
+   * score lies in it, plus 1.
+   *
+   * @generated from field: uint64 rank_estimate = 1;
+   */
+  rankEstimate: bigint;
+
+  /**
+   * The exact rank is at least this (1 + the entries of better buckets) ...
+   *
+   * @generated from field: uint64 rank_at_least = 2;
+   */
+  rankAtLeast: bigint;
+
+  /**
+   * ... and at most this (those + the entries of the score's bucket, + 1 for a score not on the
+   * board).
+   *
+   * @generated from field: uint64 rank_at_most = 3;
+   */
+  rankAtMost: bigint;
+
+  /**
+   * The number of players on the board.
+   *
+   * @generated from field: uint64 total = 4;
+   */
+  total: bigint;
+
+  /**
+   * The points whose rank this is (the player's, when a player was asked).
+   *
+   * @generated from field: int64 score = 5;
+   */
+  score: bigint;
+
+  /**
+   * The score's bucket.
+   *
+   * @generated from field: leaderboard.v1.HistogramBucket bucket = 6;
+   */
+  bucket?: HistogramBucket | undefined;
+
+  /**
+   * When the histogram the answer comes from was read (Unix ms): its bounds hold for the board as it
+   * stood then. Answers come from the router's memory for up to LADDER_HISTOGRAM_CACHE_MS (1 s by
+   * default): this is at most that much older than the request. A player's own score is read at the
+   * request; the histogram counts the player where it stood at read_at_ms.
+   *
+   * @generated from field: uint64 read_at_ms = 7;
+   */
+  readAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetApproximateRankResponse.
+ * Use `create(GetApproximateRankResponseSchema)` to create a new message.
+ */
+export const GetApproximateRankResponseSchema: GenMessage<GetApproximateRankResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 9);
+
+/**
+ * GetEntryAtRankRequest names a board and a rank or a top percentage.
+ *
+ * @generated from message leaderboard.v1.GetEntryAtRankRequest
+ */
+export type GetEntryAtRankRequest = Message<"leaderboard.v1.GetEntryAtRankRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * Which entry.
+   *
+   * @generated from oneof leaderboard.v1.GetEntryAtRankRequest.at
+   */
+  at: {
+    /**
+     * The global rank, 1-based.
+     *
+     * @generated from field: uint64 rank = 2;
+     */
+    value: bigint;
+    case: "rank";
+  } | {
+    /**
+     * A top percentage, 0 < p <= 100: the entry at rank max(1, ceil(p / 100 × total)), total
+     * being the board's size as the search's first round read it.
+     *
+     * @generated from field: double top_percent = 3;
+     */
+    value: number;
+    case: "topPercent";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * Optional: as GetRankRequest.period.
+   *
+   * @generated from field: string period = 4;
+   */
+  period: string;
+
+  /**
+   * Optional: as GetRankRequest.window.
+   *
+   * @generated from field: string window = 5;
+   */
+  window: string;
+
+  /**
+   * Optional: as GetRankRequest.consistency_token.
+   *
+   * @generated from field: string consistency_token = 6;
+   */
+  consistencyToken: string;
+
+  /**
+   * Optional: as GetRankRequest.view.
+   *
+   * @generated from field: string view = 7;
+   */
+  view: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetEntryAtRankRequest.
+ * Use `create(GetEntryAtRankRequestSchema)` to create a new message.
+ */
+export const GetEntryAtRankRequestSchema: GenMessage<GetEntryAtRankRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 10);
+
+/**
+ * GetEntryAtRankResponse is the entry.
+ *
+ * @generated from message leaderboard.v1.GetEntryAtRankResponse
+ */
+export type GetEntryAtRankResponse = Message<"leaderboard.v1.GetEntryAtRankResponse"> & {
+  /**
+   * The entry, with its rank.
+   *
+   * @generated from field: leaderboard.v1.Entry entry = 1;
+   */
+  entry?: Entry | undefined;
+
+  /**
+   * The number of players on the board (as the last round read it).
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetEntryAtRankResponse.
+ * Use `create(GetEntryAtRankResponseSchema)` to create a new message.
+ */
+export const GetEntryAtRankResponseSchema: GenMessage<GetEntryAtRankResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 11);
+
+/**
+ * GetRanksRequest names the players.
+ *
+ * @generated from message leaderboard.v1.GetRanksRequest
+ */
+export type GetRanksRequest = Message<"leaderboard.v1.GetRanksRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * The players: 1 to 1,000 ids, none twice.
+   *
+   * @generated from field: repeated string player_ids = 2;
+   */
+  playerIds: string[];
+
+  /**
+   * Optional: as GetRankRequest.consistency_token.
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
+
+  /**
+   * Optional: as GetRankRequest.view.
+   *
+   * @generated from field: string view = 4;
+   */
+  view: string;
+
+  /**
+   * Optional: as GetRankRequest.period.
+   *
+   * @generated from field: string period = 5;
+   */
+  period: string;
+
+  /**
+   * Optional: as GetRankRequest.window.
+   *
+   * @generated from field: string window = 6;
+   */
+  window: string;
+
+  /**
+   * Optional: also rank ties this way (Entry.tied_rank).
+   *
+   * @generated from field: leaderboard.v1.RankMode rank_mode = 7;
+   */
+  rankMode: RankMode;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetRanksRequest.
+ * Use `create(GetRanksRequestSchema)` to create a new message.
+ */
+export const GetRanksRequestSchema: GenMessage<GetRanksRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 12);
+
+/**
+ * GetRanksResponse ranks the players found.
+ *
+ * @generated from message leaderboard.v1.GetRanksResponse
+ */
+export type GetRanksResponse = Message<"leaderboard.v1.GetRanksResponse"> & {
+  /**
+   * The players found, best first (their order among themselves), with their global ranks.
+   *
+   * @generated from field: repeated leaderboard.v1.RankedAmong entries = 1;
+   */
+  entries: RankedAmong[];
+
+  /**
+   * The players asked who have no score on the board, in the order asked.
+   *
+   * @generated from field: repeated string missing = 2;
+   */
+  missing: string[];
+
+  /**
+   * The number of players on the board.
+   *
+   * @generated from field: uint64 total = 3;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetRanksResponse.
+ * Use `create(GetRanksResponseSchema)` to create a new message.
+ */
+export const GetRanksResponseSchema: GenMessage<GetRanksResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 13);
+
+/**
+ * RankedAmong is one player's entry with its rank among the players asked.
+ *
+ * @generated from message leaderboard.v1.RankedAmong
+ */
+export type RankedAmong = Message<"leaderboard.v1.RankedAmong"> & {
+  /**
+   * The entry, with its global rank.
+   *
+   * @generated from field: leaderboard.v1.Entry entry = 1;
+   */
+  entry?: Entry | undefined;
+
+  /**
+   * 1-based position among the players found (1 = the best of them).
+   *
+   * @generated from field: uint32 rank_among = 2;
+   */
+  rankAmong: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.RankedAmong.
+ * Use `create(RankedAmongSchema)` to create a new message.
+ */
+export const RankedAmongSchema: GenMessage<RankedAmong> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 14);
+
+/**
+ * GetStandingRequest names a player and boards.
+ *
+ * @generated from message leaderboard.v1.GetStandingRequest
+ */
+export type GetStandingRequest = Message<"leaderboard.v1.GetStandingRequest"> & {
+  /**
+   * Player id.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * The boards: 1 to 16, each a board with an optional period and window.
+   *
+   * @generated from field: repeated leaderboard.v1.BoardRef boards = 2;
+   */
+  boards: BoardRef[];
+
+  /**
+   * Optional: as GetRankRequest.consistency_token.
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
+
+  /**
+   * Optional: also rank ties this way (Entry.tied_rank).
+   *
+   * @generated from field: leaderboard.v1.RankMode rank_mode = 4;
+   */
+  rankMode: RankMode;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetStandingRequest.
+ * Use `create(GetStandingRequestSchema)` to create a new message.
+ */
+export const GetStandingRequestSchema: GenMessage<GetStandingRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 15);
+
+/**
+ * BoardRef names one board of a name: the board, and optionally a period and a window of it.
+ *
+ * @generated from message leaderboard.v1.BoardRef
+ */
+export type BoardRef = Message<"leaderboard.v1.BoardRef"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * As GetRankRequest.period.
+   *
+   * @generated from field: string period = 2;
+   */
+  period: string;
+
+  /**
+   * As GetRankRequest.window.
+   *
+   * @generated from field: string window = 3;
+   */
+  window: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.BoardRef.
+ * Use `create(BoardRefSchema)` to create a new message.
+ */
+export const BoardRefSchema: GenMessage<BoardRef> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 16);
+
+/**
+ * GetStandingResponse has one standing per board asked, in the order asked.
+ *
+ * @generated from message leaderboard.v1.GetStandingResponse
+ */
+export type GetStandingResponse = Message<"leaderboard.v1.GetStandingResponse"> & {
+  /**
+   * The standings.
+   *
+   * @generated from field: repeated leaderboard.v1.Standing standings = 1;
+   */
+  standings: Standing[];
+};
+
+/**
+ * Describes the message leaderboard.v1.GetStandingResponse.
+ * Use `create(GetStandingResponseSchema)` to create a new message.
+ */
+export const GetStandingResponseSchema: GenMessage<GetStandingResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 17);
+
+/**
+ * Standing is a player's standing on one board.
+ *
+ * @generated from message leaderboard.v1.Standing
+ */
+export type Standing = Message<"leaderboard.v1.Standing"> & {
+  /**
+   * The board as asked.
+   *
+   * @generated from field: leaderboard.v1.BoardRef board = 1;
+   */
+  board?: BoardRef | undefined;
+
+  /**
+   * False when the player has no score there (entry unset, percentiles 0).
+   *
+   * @generated from field: bool found = 2;
+   */
+  found: boolean;
+
+  /**
+   * The player's entry, with its global rank.
+   *
+   * @generated from field: leaderboard.v1.Entry entry = 3;
+   */
+  entry?: Entry | undefined;
+
+  /**
+   * The number of players on the board.
+   *
+   * @generated from field: uint64 total = 4;
+   */
+  total: bigint;
+
+  /**
+   * 100 × rank / total: "top 3%" (the best player of 100 is in the top 1%).
+   *
+   * @generated from field: double top_percent = 5;
+   */
+  topPercent: number;
+
+  /**
+   * 100 × (total − rank) / total: the share of players ranked behind.
+   *
+   * @generated from field: double percentile = 6;
+   */
+  percentile: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.Standing.
+ * Use `create(StandingSchema)` to create a new message.
+ */
+export const StandingSchema: GenMessage<Standing> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 18);
+
+/**
+ * GetCountRequest names a board and a points range.
+ *
+ * @generated from message leaderboard.v1.GetCountRequest
+ */
+export type GetCountRequest = Message<"leaderboard.v1.GetCountRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * Optional: as GetRankRequest.period.
+   *
+   * @generated from field: string period = 2;
+   */
+  period: string;
+
+  /**
+   * Optional: as GetRankRequest.window.
+   *
+   * @generated from field: string window = 3;
+   */
+  window: string;
+
+  /**
+   * Optional: count only entries with at least these points.
+   *
+   * @generated from field: optional int64 min_score = 4;
+   */
+  minScore?: bigint | undefined;
+
+  /**
+   * Optional: count only entries with at most these points.
+   *
+   * @generated from field: optional int64 max_score = 5;
+   */
+  maxScore?: bigint | undefined;
+
+  /**
+   * Optional: as GetRankRequest.consistency_token.
+   *
+   * @generated from field: string consistency_token = 6;
+   */
+  consistencyToken: string;
+
+  /**
+   * Optional: as GetRankRequest.view.
+   *
+   * @generated from field: string view = 7;
+   */
+  view: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetCountRequest.
+ * Use `create(GetCountRequestSchema)` to create a new message.
+ */
+export const GetCountRequestSchema: GenMessage<GetCountRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 19);
+
+/**
+ * GetCountResponse is the count.
+ *
+ * @generated from message leaderboard.v1.GetCountResponse
+ */
+export type GetCountResponse = Message<"leaderboard.v1.GetCountResponse"> & {
+  /**
+   * Entries in the range.
+   *
+   * @generated from field: uint64 count = 1;
+   */
+  count: bigint;
+
+  /**
+   * The number of players on the board.
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.GetCountResponse.
+ * Use `create(GetCountResponseSchema)` to create a new message.
+ */
+export const GetCountResponseSchema: GenMessage<GetCountResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_leaderboard, 20);
 
 /**
  * ListPeriodsRequest names a board.
@@ -33,7 +1093,7 @@ export type ListPeriodsRequest = Message<"leaderboard.v1.ListPeriodsRequest"> & 
  * Use `create(ListPeriodsRequestSchema)` to create a new message.
  */
 export const ListPeriodsRequestSchema: GenMessage<ListPeriodsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 0);
+  messageDesc(file_leaderboard_v1_leaderboard, 21);
 
 /**
  * ListPeriodsResponse lists a board's kept periods.
@@ -54,7 +1114,7 @@ export type ListPeriodsResponse = Message<"leaderboard.v1.ListPeriodsResponse"> 
  * Use `create(ListPeriodsResponseSchema)` to create a new message.
  */
 export const ListPeriodsResponseSchema: GenMessage<ListPeriodsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 1);
+  messageDesc(file_leaderboard_v1_leaderboard, 22);
 
 /**
  * PeriodInfo is one period of a board.
@@ -96,7 +1156,7 @@ export type PeriodInfo = Message<"leaderboard.v1.PeriodInfo"> & {
  * Use `create(PeriodInfoSchema)` to create a new message.
  */
 export const PeriodInfoSchema: GenMessage<PeriodInfo> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 2);
+  messageDesc(file_leaderboard_v1_leaderboard, 23);
 
 /**
  * GetTopRequest asks for entries ranked offset+1 to offset+limit.
@@ -119,7 +1179,7 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
   limit: number;
 
   /**
-   * Entries to skip from the top; offset + limit may be at most 10000.
+   * Entries to skip from the top; offset + limit may be at most 10000 (page deeper with cursor).
    *
    * @generated from field: uint64 offset = 3;
    */
@@ -151,6 +1211,36 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
    * @generated from field: string period = 6;
    */
   period: string;
+
+  /**
+   * Optional, on a board with windows: read this window (BoardRules.windows, by name) ending in
+   * the period read (`period`, or the current one) instead of the period alone. INVALID_ARGUMENT
+   * if the board has no window of that name.
+   *
+   * @generated from field: string window = 7;
+   */
+  window: string;
+
+  /**
+   * Optional: continue from a previous page instead of from offset (offset must be 0): its
+   * next_cursor for the page after it, its previous_cursor for the page before it, at any depth.
+   * A cursor names a position in the board's order (an entry as it was when its page was read),
+   * not a rank: the page holds the `limit` entries that follow (or precede) that position now.
+   * An entry that did not move while paging is never repeated nor skipped; one that moved across
+   * the position appears on the side it moved to (so twice, or never, over the pages). Ranks are
+   * exact as GetTop's. INVALID_ARGUMENT for a cursor of another board, period, window or view.
+   *
+   * @generated from field: string cursor = 8;
+   */
+  cursor: string;
+
+  /**
+   * Optional: also rank ties this way (Entry.tied_rank). On offset pages from the merged read
+   * itself; on cursor pages as on GetAround (the page's players ranked again at one instant).
+   *
+   * @generated from field: leaderboard.v1.RankMode rank_mode = 9;
+   */
+  rankMode: RankMode;
 };
 
 /**
@@ -158,7 +1248,7 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
  * Use `create(GetTopRequestSchema)` to create a new message.
  */
 export const GetTopRequestSchema: GenMessage<GetTopRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 3);
+  messageDesc(file_leaderboard_v1_leaderboard, 24);
 
 /**
  * GetTopResponse is one page of the board.
@@ -180,6 +1270,20 @@ export type GetTopResponse = Message<"leaderboard.v1.GetTopResponse"> & {
    * @generated from field: uint64 total = 2;
    */
   total: bigint;
+
+  /**
+   * The page after this one (GetTopRequest.cursor); empty when this page reached the end.
+   *
+   * @generated from field: string next_cursor = 3;
+   */
+  nextCursor: string;
+
+  /**
+   * The page before this one; empty when this page starts at rank 1.
+   *
+   * @generated from field: string previous_cursor = 4;
+   */
+  previousCursor: string;
 };
 
 /**
@@ -187,7 +1291,7 @@ export type GetTopResponse = Message<"leaderboard.v1.GetTopResponse"> & {
  * Use `create(GetTopResponseSchema)` to create a new message.
  */
 export const GetTopResponseSchema: GenMessage<GetTopResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 4);
+  messageDesc(file_leaderboard_v1_leaderboard, 25);
 
 /**
  * GetRankRequest asks for one player's standing.
@@ -235,6 +1339,22 @@ export type GetRankRequest = Message<"leaderboard.v1.GetRankRequest"> & {
    * @generated from field: string period = 5;
    */
   period: string;
+
+  /**
+   * Optional, on a board with windows: read this window (BoardRules.windows, by name) ending in
+   * the period read (`period`, or the current one) instead of the period alone. INVALID_ARGUMENT
+   * if the board has no window of that name.
+   *
+   * @generated from field: string window = 6;
+   */
+  window: string;
+
+  /**
+   * Optional: also rank ties this way (Entry.tied_rank).
+   *
+   * @generated from field: leaderboard.v1.RankMode rank_mode = 7;
+   */
+  rankMode: RankMode;
 };
 
 /**
@@ -242,7 +1362,7 @@ export type GetRankRequest = Message<"leaderboard.v1.GetRankRequest"> & {
  * Use `create(GetRankRequestSchema)` to create a new message.
  */
 export const GetRankRequestSchema: GenMessage<GetRankRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 5);
+  messageDesc(file_leaderboard_v1_leaderboard, 26);
 
 /**
  * GetRankResponse is one player's standing.
@@ -270,7 +1390,7 @@ export type GetRankResponse = Message<"leaderboard.v1.GetRankResponse"> & {
  * Use `create(GetRankResponseSchema)` to create a new message.
  */
 export const GetRankResponseSchema: GenMessage<GetRankResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 6);
+  messageDesc(file_leaderboard_v1_leaderboard, 27);
 
 /**
  * GetAroundRequest asks for the players next to one player.
@@ -325,6 +1445,25 @@ export type GetAroundRequest = Message<"leaderboard.v1.GetAroundRequest"> & {
    * @generated from field: string period = 6;
    */
   period: string;
+
+  /**
+   * Optional, on a board with windows: read this window (BoardRules.windows, by name) ending in
+   * the period read (`period`, or the current one) instead of the period alone. INVALID_ARGUMENT
+   * if the board has no window of that name.
+   *
+   * @generated from field: string window = 7;
+   */
+  window: string;
+
+  /**
+   * Optional: also rank ties this way (Entry.tied_rank). The page's players are then ranked again,
+   * every shard at one instant (as GetRanks does), and the page is answered only if they still
+   * stand at consecutive ranks in that same order (else read again, 3 times at most, then
+   * UNAVAILABLE): ranks and tied ranks from one board.
+   *
+   * @generated from field: leaderboard.v1.RankMode rank_mode = 8;
+   */
+  rankMode: RankMode;
 };
 
 /**
@@ -332,7 +1471,7 @@ export type GetAroundRequest = Message<"leaderboard.v1.GetAroundRequest"> & {
  * Use `create(GetAroundRequestSchema)` to create a new message.
  */
 export const GetAroundRequestSchema: GenMessage<GetAroundRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 7);
+  messageDesc(file_leaderboard_v1_leaderboard, 28);
 
 /**
  * GetAroundResponse is a window of the board centred on the player.
@@ -361,7 +1500,46 @@ export type GetAroundResponse = Message<"leaderboard.v1.GetAroundResponse"> & {
  * Use `create(GetAroundResponseSchema)` to create a new message.
  */
 export const GetAroundResponseSchema: GenMessage<GetAroundResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_leaderboard, 8);
+  messageDesc(file_leaderboard_v1_leaderboard, 29);
+
+/**
+ * RankMode says how entries with equal points are ranked in an answer's tied_rank. `rank`
+ * is always the entry's unique position in the board's strict total order.
+ *
+ * @generated from enum leaderboard.v1.RankMode
+ */
+export enum RankMode {
+  /**
+   * Only the unique position (rank); tied_rank is 0.
+   *
+   * @generated from enum value: RANK_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * tied_rank = 1 + the number of entries with better points (1, 2, 2, 4): equal points share
+   * a rank whatever their times and shards.
+   *
+   * @generated from enum value: RANK_MODE_COMPETITION = 1;
+   */
+  COMPETITION = 1,
+
+  /**
+   * tied_rank = 1 + the number of distinct points values better than the entry's (1, 2, 2, 3).
+   * Counting distinct values takes the union of every shard's values above the entry's: an
+   * answer that would need more than 10,000 of them is refused (FAILED_PRECONDITION), never
+   * approximated.
+   *
+   * @generated from enum value: RANK_MODE_DENSE = 2;
+   */
+  DENSE = 2,
+}
+
+/**
+ * Describes the enum leaderboard.v1.RankMode.
+ */
+export const RankModeSchema: GenEnum<RankMode> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_leaderboard, 0);
 
 /**
  * LeaderboardService answers reads over all shards. Every answer is exact: ranks are
@@ -415,6 +1593,116 @@ export const LeaderboardService: GenService<{
     methodKind: "unary";
     input: typeof ListPeriodsRequestSchema;
     output: typeof ListPeriodsResponseSchema;
+  },
+  /**
+   * GetRanks returns the entries and exact global ranks of up to 1,000 players of one board,
+   * and their ranks among themselves (a friends list, a lobby). Every shard is read at one
+   * instant for the whole answer: the ranks, the ranks among the players asked and the total
+   * are exact against one board made of each shard as it stood then. A player without a score
+   * is reported in `missing`, not an error. Cost: a round of one read per shard holding any of
+   * the players (their positions), then a round of one read per shard (every position counted
+   * at once); again for the players whose score moved in between (rarely; UNAVAILABLE if they
+   * kept moving for 8 rounds).
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.GetRanks
+   */
+  getRanks: {
+    methodKind: "unary";
+    input: typeof GetRanksRequestSchema;
+    output: typeof GetRanksResponseSchema;
+  },
+  /**
+   * GetStanding returns one player's standing on several boards at once (up to 16: periods and
+   * windows included), each with its rank, the board's size and the player's percentile. One
+   * read per shard per round for all the boards together; each board's answer is exact as
+   * GetRank's. A board where the player has no score is reported with found = false.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.GetStanding
+   */
+  getStanding: {
+    methodKind: "unary";
+    input: typeof GetStandingRequestSchema;
+    output: typeof GetStandingResponseSchema;
+  },
+  /**
+   * GetCount counts the entries of a board (period, window) whose points lie in a range:
+   * the board's size when no bound is given. O(log n) per shard.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.GetCount
+   */
+  getCount: {
+    methodKind: "unary";
+    input: typeof GetCountRequestSchema;
+    output: typeof GetCountResponseSchema;
+  },
+  /**
+   * GetEntryAtRank returns the entry at a global rank, or at a top percentage ("the score at the top
+   * 10%"), exact, without reading the board from the top: a search over the score space with
+   * per-shard counts (a few rounds of one read per shard), then one round from which the answer is
+   * picked, each shard at one instant. NOT_FOUND when the board holds fewer entries;
+   * FAILED_PRECONDITION when more than 10,000 entries tie on score and time unit at that rank.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.GetEntryAtRank
+   */
+  getEntryAtRank: {
+    methodKind: "unary";
+    input: typeof GetEntryAtRankRequestSchema;
+    output: typeof GetEntryAtRankResponseSchema;
+  },
+  /**
+   * GetHistogram returns a board's score histogram (BoardRules.histogram_bounds), summed over the
+   * shards: one small read per shard, the sorted sets untouched. FAILED_PRECONDITION for a board
+   * defined without histogram_bounds.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.GetHistogram
+   */
+  getHistogram: {
+    methodKind: "unary";
+    input: typeof GetHistogramRequestSchema;
+    output: typeof GetHistogramResponseSchema;
+  },
+  /**
+   * GetApproximateRank answers "where does this score stand" from the histogram alone: O(shards),
+   * never a sorted-set read (by player_id: one ZSCORE on its shard first). The answer states its
+   * bounds: the exact rank lies in [rank_at_least, rank_at_most]; rank_estimate interpolates within
+   * the score's bucket. An approximation, asked for: the exact rank is GetRank's.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.GetApproximateRank
+   */
+  getApproximateRank: {
+    methodKind: "unary";
+    input: typeof GetApproximateRankRequestSchema;
+    output: typeof GetApproximateRankResponseSchema;
+  },
+  /**
+   * WatchTop streams a board's top: a first message at once, then one whenever the top changes,
+   * at most one per interval_ms (changes in between are coalesced; the last message always shows
+   * the top as it stands once changes stop). Each message is an exact top, as GetTop answers it:
+   * the router reads it again from the shards when a change the shards applied (their change
+   * streams, README "Push") can touch it. The stream ends with UNAVAILABLE when the router cannot
+   * follow the shards; reconnect with the last message's resume_token to continue from it.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.WatchTop
+   */
+  watchTop: {
+    methodKind: "server_streaming";
+    input: typeof WatchTopRequestSchema;
+    output: typeof WatchTopResponseSchema;
+  },
+  /**
+   * WatchPlayer streams one player's standing on a board: a first message at once, then one
+   * whenever its rank or score changes, someone passing it included, at most one per
+   * interval_ms, with what happened in between (events: overtaken by, passed, entered or left the
+   * top K, score changed). Every rank sent is the player's exact rank at some instant. A watcher
+   * the router lost track of is told (resynced) and given its rank read again. Reconnect with the
+   * last message's resume_token to continue from it.
+   *
+   * @generated from rpc leaderboard.v1.LeaderboardService.WatchPlayer
+   */
+  watchPlayer: {
+    methodKind: "server_streaming";
+    input: typeof WatchPlayerRequestSchema;
+    output: typeof WatchPlayerResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_leaderboard, 0);

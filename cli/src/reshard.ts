@@ -1,0 +1,36 @@
+/**
+ * `reshard --add shard-3=redis://host:port[,...] --remove shard-1[,...]`: AdminService.Reshard,
+ * printing the plan (slots that move), each changed shard's build, and the cut-over.
+ * `placement`: AdminService.GetPlacement, the epoch, shards and slots the router reads by.
+ */
+import { ReshardResponse_Phase as Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { Clients, Options } from "./commands.js";
+
+const list = (v: unknown) => (v ? String(v).split(",").map((s) => s.trim()).filter(Boolean) : []);
+
+export async function reshard(c: Clients, o: Options): Promise<string> {
+  const add = list(o.add).map((item) => {
+    const eq = item.indexOf("=");
+    if (eq < 1) throw new Error(`--add: "${item}" is not id=redis://host:port`);
+    return { id: item.slice(0, eq), redisUrl: item.slice(eq + 1) };
+  });
+  const remove = list(o.remove);
+  let summary = "";
+  for await (const m of c.admin.reshard({ add, remove })) {
+    if (m.phase === Phase.PLANNED) {
+      const moves = m.movedSlots.map((s) => `${s.slot}:${s.fromShard}->${s.toShard}`).join(" ");
+      console.log(`placement epoch ${m.fromEpoch} -> ${m.toEpoch}: ${m.movedSlots.length} slots move (${moves})`);
+    } else if (m.phase === Phase.BUILDING) {
+      console.log(`${m.shardId}: building its new slots  ${m.eventsReplayed} records  ${Math.round(m.eventsPerSecond)}/s  lag ${m.lag}  eta ${(Number(m.etaMs) / 1000).toFixed(1)} s`);
+    } else if (m.phase === Phase.DONE) {
+      summary = `placement epoch ${m.toEpoch} in force; cut-over (first swap to publication) ${m.cutOverMs} ms`;
+    }
+  }
+  return summary;
+}
+
+export async function placement(c: Clients): Promise<string> {
+  const p = await c.admin.getPlacement({});
+  const width = Math.max(...p.shards.map((s) => s.id.length));
+  return [`placement epoch ${p.epoch}, ${p.numSlots} slots`, ...p.shards.map((s) => `  ${s.id.padEnd(width)}  ${s.redisUrl}  ${s.slots.length} slots: ${s.slots.join(",")}`)].join("\n");
+}

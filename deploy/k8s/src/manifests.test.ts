@@ -1,0 +1,183 @@
+// The Kubernetes base rendered by kustomize (a real kubectl) and every object validated against the
+// Kubernetes schemas; then what the schemas cannot say: stable shard ids, a configuration the services
+// accept, gRPC health probes (HTTP for the gateway), resource requests, a disruption budget for every
+// workload, and metrics scraped from every service that serves them.
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@ladder/common/config";
+import { type K8sObject, renderBase, validate } from "./manifests.js";
+
+type Container = {
+  name: string; args?: string[]; command?: string[]; ports?: Array<{ name?: string; containerPort: number }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>; envFrom?: Array<{ configMapRef?: { name: string } }>;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  startupProbe?: Probe; readinessProbe?: Probe; livenessProbe?: Probe;
+};
+type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: number | string } };
+type PodTemplate = { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } };
+type Workload = K8sObject & { spec: { replicas: number; template: PodTemplate; selector: { matchLabels: Record<string, string> } } };
+
+let objects: K8sObject[];
+const of = (kind: string) => objects.filter((o) => o.kind === kind);
+const named = (kind: string, name: string) => {
+  const o = objects.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`no ${kind} ${name}`);
+  return o;
+};
+const workloads = () => [...of("Deployment"), ...of("StatefulSet")] as Workload[];
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
+const envOf = (c: Container) => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+
+/** The environment a pod's container gets: the ladder-config map, then its own env, $(VAR) expanded as the kubelet does. */
+function podEnv(c: Container, fieldValues: Record<string, string>, secrets: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const from of c.envFrom ?? []) Object.assign(env, (objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === from.configMapRef?.name)?.data) ?? {});
+  for (const e of c.env ?? []) {
+    env[e.name] = e.value !== undefined ? e.value.replace(/\$\(([A-Z_]+)\)/g, (_, v: string) => env[v] ?? `$(${v})`) : (fieldValues[e.name] ?? secrets[e.name] ?? "");
+  }
+  return env;
+}
+
+describe("deploy > k8s base", () => {
+  beforeAll(async () => {
+    objects = await renderBase();
+  });
+
+  it("renders, and every object is valid against the Kubernetes schemas", async () => {
+    expect(objects.length).toBeGreaterThan(0);
+    expect(await validate(objects)).toEqual([]);
+    const kinds = new Set(objects.map((o) => `${o.apiVersion} ${o.kind}`));
+    for (const k of ["apps/v1 StatefulSet", "apps/v1 Deployment", "policy/v1 PodDisruptionBudget", "monitoring.coreos.com/v1 ServiceMonitor", "v1 Service", "v1 ConfigMap"]) expect(kinds).toContain(k);
+  });
+
+  it("the validation refuses an object that breaks its schema, and a kind it has no schema for", async () => {
+    const bad = structuredClone(named("Deployment", "router")) as Workload;
+    (bad.spec as Record<string, unknown>).replicas = "two";
+    const problems = await validate([bad, { apiVersion: "example.com/v1", kind: "Gateway", metadata: { name: "g" } }]);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/Deployment\/router: .*replicas must be integer/);
+    expect(problems[1]).toMatch(/no schema for example.com\/v1 Gateway/);
+  });
+
+  it("redis and the shard nodes are StatefulSets; shard node i serves shard-i, and the services accept the configuration", () => {
+    expect(named("StatefulSet", "redis")).toBeTruthy();
+    const shardNode = named("StatefulSet", "shard-node") as Workload;
+    const router = named("Deployment", "router") as Workload;
+    const tokens = JSON.stringify([{ name: "game", token: "k8s-test-token-0123456789", roles: ["write"] }]);
+    const routerEnv = podEnv(router.spec.template.spec.containers[0]!, {}, { LADDER_TOKENS: tokens });
+    const config = loadConfig(routerEnv);
+    const shardIds = config.shards.map((s) => s.id);
+    expect(shardNode.spec.replicas).toBe(shardIds.length);
+    for (let i = 0; i < shardNode.spec.replicas; i++) {
+      const env = podEnv(shardNode.spec.template.spec.containers[0]!, { POD_INDEX: String(i) }, {});
+      expect(env.LADDER_SHARD_ID).toBe(`shard-${i}`);
+      expect(shardIds).toContain(env.LADDER_SHARD_ID);
+      expect(loadConfig(env).shards.map((s) => s.id)).toEqual(shardIds);
+    }
+    // the pod index the ids come from is the StatefulSet controller's label
+    expect(JSON.stringify(shardNode.spec.template.spec.containers[0]!.env)).toContain("metadata.labels['apps.kubernetes.io/pod-index']");
+  });
+
+  it("every shard's Sentinel name is watched, at a primary pod of that shard, by 3 Sentinels with quorum 2", () => {
+    const redis = named("StatefulSet", "redis") as Workload;
+    const sentinel = named("StatefulSet", "redis-sentinel") as Workload;
+    const sentinelEnv = envOf(sentinel.spec.template.spec.containers[0]!);
+    const monitors = Object.fromEntries(sentinelEnv.SENTINEL_MONITOR!.split(",").map((m) => m.split("=") as [string, string]));
+    const shards = Number(envOf(redis.spec.template.spec.containers[0]!).SHARDS);
+    const config = loadConfig(podEnv((named("Deployment", "router") as Workload).spec.template.spec.containers[0]!, {}, { LADDER_TOKENS: "[]" }));
+    expect(config.shards).toHaveLength(shards);
+    expect(redis.spec.replicas % shards).toBe(0);
+    expect(redis.spec.replicas / shards).toBeGreaterThanOrEqual(2); // a primary and a replica at least
+    for (const [i, s] of config.shards.entries()) {
+      const name = /^sentinel:\/\/.*\/([^/]+)$/.exec(s.redisUrl)?.[1] ?? s.redisUrl; // sentinel://<sentinels>/<master name>
+      expect(monitors[name], `${s.id} (${s.redisUrl})`).toBe(`redis-${i}.redis:6379`);
+    }
+    expect(sentinel.spec.replicas).toBe(3);
+    expect(sentinelEnv.SENTINEL_QUORUM).toBe("2");
+    expect(config.sentinels).toHaveLength(3);
+  });
+
+  it("routers and ingest are Deployments probed by gRPC health checks on their gRPC port", () => {
+    for (const name of ["router", "ingest"]) {
+      const d = named("Deployment", name) as Workload;
+      const c = d.spec.template.spec.containers[0]!;
+      const grpc = c.ports!.find((p) => p.name === "grpc")!.containerPort;
+      expect(c.readinessProbe?.grpc?.port, name).toBe(grpc);
+      expect(c.livenessProbe?.grpc?.port, name).toBe(grpc);
+      expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it("the gateway is a Deployment behind a Service, probed over HTTP at /healthz, asking the router Service with its own token from the Secret", () => {
+    const d = named("Deployment", "gateway") as Workload;
+    const c = d.spec.template.spec.containers[0]!;
+    expect(c.args).toEqual(["gateway"]);
+    const http = c.ports!.find((p) => p.name === "http")!.containerPort;
+    for (const probe of [c.startupProbe, c.readinessProbe, c.livenessProbe]) {
+      expect(probe?.httpGet?.path).toBe("/healthz");
+      expect(probe?.httpGet?.port === "http" ? http : probe?.httpGet?.port).toBe(http);
+    }
+    expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
+    const services = of("Service") as Array<K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort?: number | string }> } }>;
+    const service = named("Service", "gateway") as (typeof services)[number];
+    expect(matches(service.spec.selector, d.spec.template.metadata.labels)).toBe(true);
+    const port = service.spec.ports.find((p) => p.name === "http")!;
+    expect(port.targetPort === undefined ? port.port : port.targetPort === "http" ? http : port.targetPort).toBe(http);
+    // its environment through the services' own loadConfig: where it listens, the router it asks, its token
+    const token = "k8s-admin-token-0123456789";
+    const config = loadConfig(podEnv(c, {}, { LADDER_GATEWAY_TOKEN: token }));
+    expect(config.gatewayListen).toBe(`0.0.0.0:${http}`);
+    expect(config.gatewayToken).toBe(token);
+    const [host, routerPort] = config.gatewayRouter.split(":");
+    const router = named("Service", host!) as (typeof services)[number];
+    expect(matches(router.spec.selector, (named("Deployment", "router") as Workload).spec.template.metadata.labels)).toBe(true);
+    expect(router.spec.ports.find((p) => p.name === "grpc")?.port).toBe(Number(routerPort));
+    // the token is a key of the Secret the routers' grants come from (one Secret to create)
+    const secretOf = (cont: Container, name: string) => (cont.env!.find((e) => e.name === name)!.valueFrom as { secretKeyRef: { name: string; key: string } }).secretKeyRef;
+    expect(secretOf(c, "LADDER_GATEWAY_TOKEN")).toEqual({ name: "ladder-tokens", key: "gateway-token" });
+    expect(secretOf((named("Deployment", "router") as Workload).spec.template.spec.containers[0]!, "LADDER_TOKENS").name).toBe("ladder-tokens");
+  });
+
+  it("every container of the services image runs a program its entry point knows", () => {
+    const entry = readFileSync(new URL("../../images/services/ladder.sh", import.meta.url), "utf8");
+    const known = [...entry.matchAll(/^\s+([a-z-]+)\) entry=/gm)].map((m) => m[1]);
+    const run = workloads().flatMap((w) => w.spec.template.spec.containers).filter((c) => /(^|\/)ladder\/services(:|$)/.test((c as { image?: string }).image ?? ""));
+    expect(run.map((c) => c.args?.[0]).sort()).toEqual(["gateway", "ingest", "router", "shard-node"]);
+    for (const c of run) expect(known, c.name).toContain(c.args![0]);
+  });
+
+  it("every container requests CPU and memory and has a memory limit; every workload has one disruption budget", () => {
+    const budgets = of("PodDisruptionBudget") as Array<K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } }>;
+    for (const w of workloads()) {
+      for (const c of w.spec.template.spec.containers) {
+        expect(c.resources?.requests?.cpu, `${w.metadata.name}/${c.name}`).toBeTruthy();
+        expect(c.resources?.requests?.memory, `${w.metadata.name}/${c.name}`).toBeTruthy();
+        expect(c.resources?.limits?.memory, `${w.metadata.name}/${c.name}`).toBeTruthy();
+      }
+      const covering = budgets.filter((b) => matches(b.spec.selector.matchLabels, w.spec.template.metadata.labels));
+      expect(covering.map((b) => b.metadata.name), w.metadata.name).toHaveLength(1);
+    }
+  });
+
+  it("the ServiceMonitor scrapes every service with a metrics endpoint, at a container port named metrics", () => {
+    const monitor = named("ServiceMonitor", "ladder") as K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string }> } };
+    const port = monitor.spec.endpoints[0]!.port;
+    const services = of("Service") as Array<K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number }> } }>;
+    const scraped = services.filter((s) => matches(monitor.spec.selector.matchLabels, s.metadata.labels ?? {}));
+    expect(scraped.map((s) => s.metadata.name).sort()).toEqual(["ingest", "router", "shard-node"]);
+    for (const w of workloads()) {
+      const metrics = w.spec.template.spec.containers.flatMap((c) => c.ports ?? []).filter((p) => p.name === "metrics");
+      const service = scraped.find((s) => matches(s.spec.selector, w.spec.template.metadata.labels));
+      if (metrics.length === 0) {
+        expect(service, w.metadata.name).toBeUndefined();
+        continue;
+      }
+      expect(service, w.metadata.name).toBeDefined();
+      expect(service!.spec.ports.find((p) => p.name === port)?.port).toBe(metrics[0]!.containerPort);
+      const env = podEnv(w.spec.template.spec.containers[0]!, { POD_INDEX: "0" }, {});
+      const listen = Object.entries(env).find(([k]) => /^LADDER_.*METRICS_LISTEN$/.test(k))?.[1];
+      expect(listen, w.metadata.name).toBe(`0.0.0.0:${metrics[0]!.containerPort}`);
+    }
+  });
+});

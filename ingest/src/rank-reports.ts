@@ -1,0 +1,141 @@
+/**
+ * Rank reports (SubmitScoresRequest.report_ranks): what each update of a batch did to its player's
+ * rank on each board it applied to, exactly.
+ *
+ * HOW. Ingest gives every reported record a random id. The shard that applies it keeps, in the same
+ * apply script and around the record's own change, the player's key and the members ahead of it
+ * before, the same after, and the board's size on the shard, in a list "<prefix>rank-change:<id>"
+ * (store/src/lua/apply-events.lua; 60 s). Once Kafka acknowledged the batch, ingest waits until each
+ * record's partition is applied on its shard (polling the shard's applied offsets, like a
+ * consistency token), reads the list, and asks every other shard, in one script each, how many
+ * members are ahead of both positions (read_ranks: the reads of one shard go together for the whole
+ * batch). previous rank = 1 + ahead before (own) + the others' ahead of the old position; new rank
+ * likewise. Both positions are counted on each other shard at one instant, and the own shard's two
+ * counts differ only by the record's change: the two ranks are exact against one board, and a
+ * better score never reports a worse rank.
+ *
+ * Reads go to the shards' primaries (the records were just applied there) and are refused as any
+ * read is when a shard does not serve (UNAVAILABLE): the batch stays written. They go by the
+ * placement in force when the report starts (placement-log.ts); during a reshard's cut-over the
+ * shards refuse a placement they no longer hold, and the report is refused the same way.
+ */
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { storedBoardName, type BoardSpec } from "@ladder/common/board-spec";
+import type { Config } from "@ladder/common/config";
+import { deadlineExceeded, unavailable } from "@ladder/common/errors";
+import type { Placement } from "@ladder/common/placement";
+import type { ClusterPlacement } from "@ladder/common/placement-log";
+import { decodeSortKey } from "@ladder/common/score-encoding";
+import { openRedis, shardStamp, ShardReader } from "@ladder/store";
+
+/** Updates one batch may ask rank reports for. */
+export const MAX_REPORTED = 100;
+
+/** One reported update, as ingest wrote it. */
+export interface ReportedUpdate {
+  index: number;
+  playerId: string;
+  partition: number;
+  reportId: string;
+  /** Its boards (not the one it leaves), with their specs and periods. */
+  boards: Array<{ board: string; period: string; spec: BoardSpec }>;
+}
+
+export interface RankChangeOut {
+  updateIndex: number;
+  board: string;
+  period: string;
+  previousRank: bigint;
+  newRank: bigint;
+  previousScore: bigint;
+  newScore: bigint;
+  total: bigint;
+}
+
+export const newReportId = () => randomBytes(12).toString("base64url");
+
+/** How often a shard's applied offsets are looked at while waiting. */
+const POLL_MS = 5;
+
+/** The readers of one placement. */
+interface Table {
+  readonly epoch: number;
+  readonly placement: Placement;
+  readonly readers: ReadonlyMap<string, ShardReader>;
+}
+
+export class RankReporter {
+  private table: Table | undefined;
+  /** Connections by "<shard id> <address>", kept across placements. */
+  private readonly connections = new Map<string, Redis>();
+
+  constructor(private readonly config: Pick<Config, "scoreTopic" | "boards" | "keyPrefix">, private readonly placement: () => ClusterPlacement) {}
+
+  /** The readers of the placement in force (built again when it changed). */
+  private current(): Table {
+    const p = this.placement();
+    if (this.table?.epoch === p.epoch) return this.table;
+    const readers = new Map<string, ShardReader>();
+    for (const s of p.shards) {
+      const key = `${s.id} ${s.redisUrl}`;
+      let redis = this.connections.get(key);
+      if (!redis) {
+        redis = openRedis(s.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1, lazyConnect: true });
+        redis.on("error", () => {}); // reported per call
+        this.connections.set(key, redis);
+      }
+      const stamp = shardStamp({ shardId: s.id, topic: this.config.scoreTopic, numSlots: p.placement.numSlots, slots: p.placement.slotsOf.get(s.id) ?? [], boards: this.config.boards });
+      readers.set(s.id, new ShardReader({ shardId: s.id, stamp, redis, keyPrefix: this.config.keyPrefix }));
+    }
+    return (this.table = { epoch: p.epoch, placement: p.placement, readers });
+  }
+
+  /** The rank changes of `updates`, once their partitions have applied `written` (or DEADLINE_EXCEEDED at `deadlineMs`). */
+  async report(updates: readonly ReportedUpdate[], written: ReadonlyMap<number, bigint>, deadlineMs: number): Promise<RankChangeOut[]> {
+    const table = this.current();
+    const ownerOf = (partition: number) => table.readers.get(table.placement.slotToShard[partition]!)!;
+    await Promise.all([...new Set(updates.map((u) => u.partition))].map((p) => this.applied(ownerOf(p), p, written.get(p)!, deadlineMs)));
+    const lists = await Promise.all(updates.map((u) => ownerOf(u.partition).rankReport(u.reportId)));
+    const all = [...table.readers.values()];
+    const changes = updates.flatMap((u, i) => {
+      const owner = ownerOf(u.partition);
+      const list = lists[i]!;
+      return u.boards.map(async (b): Promise<RankChangeOut | undefined> => {
+        const stored = storedBoardName(b.board, b.spec, b.period);
+        let at = 0;
+        while (at + 6 <= list.length && list[at] !== stored) at += 6;
+        if (at + 6 > list.length) return undefined; // no report kept (expired, or the record was not applied as a score)
+        const [, before, aheadBefore, after, aheadAfter, card] = list.slice(at, at + 6) as [string, string, string, string, string, string];
+        const positions = [...(before ? [{ playerId: u.playerId, key: Number(before) }] : []), { playerId: u.playerId, key: Number(after) }];
+        const others = await Promise.all(all.filter((s) => s !== owner).map((s) => s.ranks(stored, [], positions)));
+        const sumAhead = (k: number) => others.reduce((n, r) => n + r.aheadOf[k]!, 0);
+        const score = (key: string) => BigInt(decodeSortKey(b.spec, Number(key)).points);
+        return {
+          updateIndex: u.index, board: b.board, period: b.period,
+          previousRank: before ? BigInt(1 + Number(aheadBefore) + sumAhead(0)) : 0n,
+          newRank: BigInt(1 + Number(aheadAfter) + sumAhead(before ? 1 : 0)),
+          previousScore: before ? score(before) : 0n, newScore: score(after),
+          total: BigInt(Number(card) + others.reduce((n, r) => n + r.card, 0)),
+        };
+      });
+    });
+    return (await Promise.all(changes)).filter((c): c is RankChangeOut => c !== undefined);
+  }
+
+  /** Resolves once `partition`'s shard (`reader`) has applied `offset`. */
+  private async applied(reader: ShardReader, partition: number, offset: bigint, deadlineMs: number): Promise<void> {
+    for (;;) {
+      const [done] = await reader.appliedOffsetsOf([partition]).catch((err: Error) => {
+        throw unavailable(`the batch was written, but ${reader.shardId} could not be read to report ranks: ${err.message}`, err);
+      });
+      if (done! >= offset) return;
+      if (Date.now() + POLL_MS >= deadlineMs) throw deadlineExceeded(`the batch was written, but ${reader.shardId} had not applied it when the deadline came: no rank report`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Benchmark "approx": when an approximate rank beats the exact one, by how much, and what it
+ * gives up (issue #10), on a real cluster through gRPC.
+ *
+ *   GetRank                        the exact rank: the owner's read, then every shard's count of
+ *                                  the entries ahead (3 scripts over 2 rounds)
+ *   GetApproximateRank(score)      every shard's histogram (3 scripts, 1 round), sorted sets untouched
+ *   GetApproximateRank(player_id)  the player's points on its owner (a ZSCORE), then the histograms
+ *
+ * THE BOARDS are two all-time boards defined with AdminService.CreateBoard with the default rules
+ * (points 0..2^31-1, 1-minute resolution), SET, and histogram_bounds of 16 and of 255 bounds at the
+ * quantiles of the seeded score law (histogram-bounds.ts: equal-depth buckets). The same `players`
+ * are seeded on both through Kafka (`npm run seed`, which writes a defined board as ingest would:
+ * every record carries the definition's rules, so the shard nodes keep its histogram), and the
+ * seeder waits until the shard nodes applied them. Nothing writes while anything is measured.
+ *
+ * HOW. Every answer kind is checked first with the Node client (approx-checks.ts, accuracy.ts); a
+ * wrong answer fails the benchmark, and the sample's answers give the accuracy figures. Then, per
+ * board and call, the Node client times calls one at a time, with the router's, the shards' Redis'
+ * and its own CPU per call and the scripts Redis ran (batch/cost-meter.ts, less the rest rates).
+ * Then h2load measures rates in rounds (infra/h2load.ts: one fixed request per run): the router's
+ * health check first (the floor), then each board's GetRank and its two approximate calls about the
+ * round's player; each rate is shown against the floor and against GetRank on the same board in
+ * the same round, medians over the rounds.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import { LadderClient } from "@ladder/client";
+import { createClient } from "@ladder/common/grpc-adapter";
+import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@ladder/proto/grpc/health/v1/health_pb";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { GetApproximateRankRequestSchema, GetRankRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
+import { DEFAULT_SCORE_SHAPE } from "../../workload/score-distribution.js";
+import { aloneSummary } from "../boards/window-reads.js";
+import type { Benchmark, BenchContext } from "../context.js";
+import { costProbes, distinctPlayers, settle } from "../batch/batch-bench.js";
+import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "../batch/cost-meter.js";
+import { timeReps } from "../batch/node-runs.js";
+import { BENCH_SPEC } from "../infra/bench-board.js";
+import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
+import { startIngestCluster } from "../infra/ingest-cluster.js";
+import { seedThroughKafka } from "../infra/seed-cluster.js";
+import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow, type CallKind } from "../output/approx-tables.js";
+import { size } from "../output/format.js";
+import type { ApproxPlan } from "../plan.js";
+import { depthRanks, type RankSample } from "./accuracy.js";
+import { checkBoard, playersAt, type ApproxBoard, type BoardChecked } from "./approx-checks.js";
+import { approxNotes } from "./approx-notes.js";
+import { quantileBounds } from "./histogram-bounds.js";
+
+/** Seconds of rest over which the processes' rest rates are read. */
+export const QUIET_S = 3;
+/** Random stream of the sampled players (far from the batch bench's 700..750). */
+const SAMPLE_STREAM = 800;
+const CALLS: readonly CallKind[] = ["rank", "approx-score", "approx-player"];
+const SERVICE = "/leaderboard.v1.LeaderboardService";
+/** The figures kept of each sampled player (by player_id). */
+const SAMPLE_COLUMNS = ["player", "exact rank", "points", "rank_at_least", "rank_at_most", "rank_estimate"];
+
+export interface ApproxRun {
+  h2loadVersion: string;
+  boards: ApproxBoard[];
+  seeded: string[];
+  checks: string[];
+  idle: IdleRates[];
+  accuracy: AccuracyRow[];
+  node: ApproxNodeRow[];
+  h2: ApproxH2Row[];
+}
+
+export const approxBenchmark: Benchmark = {
+  name: "approx",
+  title: "Exact vs approximate rank (score histograms), on a real cluster",
+  async run(ctx) {
+    const h2loadVersion = await requireH2load();
+    const p = ctx.plan.approx;
+    const boards: ApproxBoard[] = p.boundCounts.map((n) => ({ name: `approx-h${n}`, bounds: quantileBounds(DEFAULT_SCORE_SHAPE, n, BENCH_SPEC) }));
+    boards.forEach((b, i) => {
+      if (b.bounds.length !== p.boundCounts[i]) throw new Error(`${p.boundCounts[i]} bounds asked, the score law gives ${b.bounds.length} distinct ones`);
+    });
+    ctx.say(`starting a 3-shard cluster; ${size(p.players)} players through Kafka on each of ${boards.map((b) => `"${b.name}" (${b.bounds.length} bounds)`).join(" and ")}`);
+    const cluster = await startIngestCluster(ctx, 3);
+    const address = cluster.services.routerAddress;
+    const reader = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 60_000, token: undefined });
+    const admin = new LadderClient({ router: address, token: cluster.adminToken });
+    const health = createClient(Health, address);
+    try {
+      for (const b of boards) await admin.admin.createBoard({ board: { name: b.name, defaultOp: Operation.SET, rules: { histogramBounds: b.bounds.map(BigInt) } } });
+      const seeded: string[] = [];
+      for (const b of boards) seeded.push(await seedThroughKafka(ctx, cluster.services.env, b.name, p.players));
+
+      // every answer checked first
+      const checks: string[] = [];
+      const fail = (what: string, problems: string[]) => {
+        if (problems.length) throw new Error(`${what}: wrong answers, nothing measured:\n  ${problems.slice(0, 10).join("\n  ")}`);
+        checks.push(what);
+      };
+      fail("health check: SERVING", (await health.check({})).status === HealthCheckResponse_ServingStatus.SERVING ? [] : ["not SERVING"]);
+      const sampled = distinctPlayers(ctx.plan.seed, SAMPLE_STREAM, p.checkedPlayers, p.players);
+      const deep = await playersAt(reader, boards[0]!.name, depthRanks(p.players));
+      const checked: BoardChecked[] = [];
+      for (const b of boards) checked.push(await checkBoard(reader, b, sampled, deep, p.players, fail));
+      ctx.say(`  checked: ${checks.length} answers (histograms, ${sampled.length} sampled players and ${deep.length} at fixed depths on each board), all right`);
+      const accuracy: AccuracyRow[] = boards.map((b, i) => ({ board: b.name, bounds: b.bounds.length, accuracy: checked[i]!.accuracy, depth: checked[i]!.depth }));
+      for (const a of accuracy) ctx.say(`  ${a.bounds} bounds: bound width p50 ${a.accuracy.width.p50} ranks (max ${a.accuracy.width.max}), estimate error p50 ${a.accuracy.absError.p50} ranks (max ${a.accuracy.absError.max})`);
+
+      // the Node client: one call at a time, its costs
+      const probes = costProbes(cluster);
+      const quiet = async () => {
+        const a = await readCosts(probes);
+        await new Promise((r) => setTimeout(r, QUIET_S * 1000));
+        return idleRates(costDelta(a, await readCosts(probes)));
+      };
+      await settle(probes);
+      const idle = [await quiet()];
+      const node: ApproxNodeRow[] = [];
+      for (const [i, b] of boards.entries()) {
+        for (const call of CALLS) {
+          const samples = checked[i]!.samples;
+          const one = (rep: number) => ask(reader, b.name, call, samples[rep % samples.length]!);
+          await one(0); // warm-up, uncounted
+          const a = await readCosts(probes);
+          const msEach = await timeReps(p.nodeCalls, one);
+          const cost = perUnit(costDelta(a, await readCosts(probes)), p.nodeCalls, idle[0]!);
+          node.push({ board: b.name, bounds: b.bounds.length, call, calls: p.nodeCalls, latencyMs: aloneSummary(msEach), cost });
+          ctx.say(`  ${b.bounds.length} bounds, ${CALL_LABELS[call]}: p50 ${aloneSummary(msEach).p50} ms, router ${(cost.routerMs * 1000).toFixed(0)} µs, Redis ${(cost.redisMs * 1000).toFixed(0)} µs, ${cost.redisScripts} scripts per call; others ${cost.othersCores} cores`);
+        }
+      }
+      idle.push(await quiet());
+
+      const h2 = await h2loadRounds(ctx, address, probes, idle[0]!, p, boards, checked);
+      const run: ApproxRun = { h2loadVersion, boards, seeded, checks, idle, accuracy, node, h2 };
+      // every sampled answer, so that the accuracy figures can be worked out again from the JSON
+      const sampleAnswers = boards.map((b, i) => ({ board: b.name, columns: SAMPLE_COLUMNS, rows: checked[i]!.samples.map((x) => [x.playerId, x.exact, x.points, x.byPlayer.atLeast, x.byPlayer.atMost, x.byPlayer.estimate]) }));
+      return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p), notes: approxNotes(ctx, run) };
+    } finally {
+      reader.close();
+      admin.close();
+      health.close();
+      await cluster.stop();
+    }
+  },
+};
+
+/** One call of a kind about a checked player; throws when its answer is not the one checked. */
+async function ask(c: ClusterClients, board: string, call: CallKind, s: RankSample): Promise<void> {
+  if (call === "rank") {
+    const r = await c.router().getRank({ board, playerId: s.playerId });
+    if (Number(r.entry!.rank) !== s.exact) throw new Error(`GetRank of ${s.playerId} on ${board}: ${r.entry!.rank}, ${s.exact} when checked`);
+    return;
+  }
+  const of = call === "approx-score" ? { case: "score" as const, value: BigInt(s.points) } : { case: "playerId" as const, value: s.playerId };
+  const r = await c.router().getApproximateRank({ board, of });
+  const want = call === "approx-score" ? s.byScore : s.byPlayer;
+  if (Number(r.rankAtLeast) !== want.atLeast || Number(r.rankAtMost) !== want.atMost) throw new Error(`${CALL_LABELS[call]} of ${s.playerId} on ${board}: [${r.rankAtLeast}, ${r.rankAtMost}], [${want.atLeast}, ${want.atMost}] when checked`);
+}
+
+/** One request h2load sends. */
+interface H2Ask<D extends DescMessage = DescMessage> {
+  board?: ApproxBoard;
+  call: CallKind | "floor";
+  path: string;
+  schema: D;
+  init: MessageInitShape<D>;
+}
+
+/** Every request of round `r`, the health check first, then each board's GetRank and approximate calls about the round's player. */
+function roundAsks(r: number, boards: readonly ApproxBoard[], checked: readonly BoardChecked[]): H2Ask[] {
+  const out: H2Ask[] = [{ call: "floor", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {} }];
+  boards.forEach((board, i) => {
+    const s = checked[i]!.samples[r % checked[i]!.samples.length]!;
+    out.push(
+      { board, call: "rank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: board.name, playerId: s.playerId } },
+      { board, call: "approx-score", path: `${SERVICE}/GetApproximateRank`, schema: GetApproximateRankRequestSchema, init: { board: board.name, of: { case: "score", value: BigInt(s.points) } } },
+      { board, call: "approx-player", path: `${SERVICE}/GetApproximateRank`, schema: GetApproximateRankRequestSchema, init: { board: board.name, of: { case: "playerId", value: s.playerId } } },
+    );
+  });
+  return out;
+}
+
+async function h2loadRounds(ctx: BenchContext, address: string, probes: CostProbes, idle: IdleRates, p: ApproxPlan, boards: readonly ApproxBoard[], checked: readonly BoardChecked[]): Promise<ApproxH2Row[]> {
+  const samples = new Map<string, { ask: H2Ask; rounds: ApproxH2Row["rounds"] }>();
+  for (let round = 0; round < p.rounds; round++) {
+    let floor = NaN;
+    const rankRate = new Map<string, number>();
+    for (const a of roundAsks(round, boards, checked)) {
+      const key = `${a.board?.name ?? ""} ${a.call}`;
+      const file = join(ctx.dataDir, `h2load-approx-${round}-${key.replace(/\W+/g, "-")}.bin`);
+      await writeFile(file, grpcFrame(a.schema, a.init as never));
+      const before = await readCosts(probes);
+      const r = await h2load(address, a.path, file, p);
+      const block = costDelta(before, await readCosts(probes));
+      const settled = await settle(probes);
+      const cost = perUnit(block, r.rate * (p.seconds + 1), idle); // the whole run's CPU (1 s of warm-up + the measured seconds) over its calls at the measured rate
+      if (a.call === "floor") floor = r.rate;
+      if (a.call === "rank") rankRate.set(a.board!.name, r.rate);
+      const ofRank = a.board ? r.rate / rankRate.get(a.board.name)! : NaN;
+      const s = samples.get(key) ?? { ask: a, rounds: [] };
+      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor, ofRank, meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
+      samples.set(key, s);
+      ctx.say(`  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores`);
+    }
+  }
+  return [...samples.values()].map(({ ask: a, rounds }) => ({
+    ...(a.board ? { board: a.board.name, bounds: a.board.bounds.length } : {}), call: a.call, rounds,
+    rate: median(rounds.map((x) => x.rate)), ofFloor: median(rounds.map((x) => x.ofFloor)), ofRank: median(rounds.map((x) => x.ofRank)), meanMs: median(rounds.map((x) => x.meanMs)),
+    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)), redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
+  }));
+}

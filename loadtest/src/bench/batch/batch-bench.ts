@@ -1,0 +1,409 @@
+/**
+ * Benchmark "batch": the reads of many players, many boards and deep pages (issue #10) against
+ * what a client would do without them, on a real cluster through gRPC.
+ *
+ *   ranks     GetRanks of 100 players (one call) vs GetRank of the same 100 players, one after
+ *             another and with 10 and 100 in flight
+ *   standing  GetStanding of one player over 5 boards (the seeded all-time board; the daily
+ *             board's today and yesterday; its sum7 and best7 windows ending today) vs GetRank on
+ *             each of the 5, one after another and all 5 in flight
+ *   pages     GetTop pages of 10, 50 and 100 entries: the top page (offset 0), pages reached by
+ *             cursor at depth ~1k, ~half the board and ~all of it (1M players: ranks 1,001,
+ *             500,001, 999,001), and the deepest offset page allowed (offset + limit = 10,000)
+ *
+ * THE CLUSTER is the local cluster's layout (infra/ingest-cluster.ts: the run's Kafka, 3
+ * redis-servers, 3 shard nodes, ingest, router), the router with its defaults (no top cache).
+ * The all-time board gets `players` through Kafka (`npm run seed`); the daily board
+ * (daily-board.ts) is defined with AdminService.CreateBoard and written through ingest, and the
+ * bench waits until the shard nodes applied every acknowledged offset. Nothing writes while
+ * anything is measured.
+ *
+ * DEEP CURSORS, HONESTLY. A cursor is opaque (a position in the board's order that only the
+ * router makes): there is no GetTop at an offset beyond 10,000, and no read that hands out a
+ * cursor for a player (GetRank and GetAround answer entries, not cursors). So the bench walks the
+ * whole board from the top page with next_cursor, 1,000 entries a page (1,000 pages at 1M), as a
+ * client paging to the bottom would; the walk checks every rank once (answer-checks.ts) and keeps
+ * the next_cursor of the pages ending at the depths measured. Those cursors are what the pages at
+ * depth are then asked with, unchanged: the board is at rest, so the page a cursor names stays the
+ * page the walk saw, and each measured page is checked against the walk's entries at its ranks
+ * (and its previous_cursor against the walk's page before it).
+ *
+ * HOW. Every kind of answer is asked first with the Node client and checked (answer-checks.ts);
+ * a wrong answer fails the benchmark. Then the Node client times units of work one after another
+ * (100 ranks, 5 standings, one page): wall time per unit, and per unit the CPU the router, the
+ * shards' Redis and this process used and the scripts Redis ran, over the block of units, less
+ * what the same processes spend at rest (cost-meter.ts). Then h2load (infra/h2load.ts: one fixed
+ * request per run, 4 connections x 16 streams) measures rates, in rounds: the router's health
+ * check first (the floor of a grpc-js call), then every request of the round, each run 1 s of
+ * warm-up and `seconds` counted; the tables show medians over the rounds.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import { LadderClient } from "@ladder/client";
+import { createClient } from "@ladder/common/grpc-adapter";
+import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@ladder/proto/grpc/health/v1/health_pb";
+import {
+  GetRankRequestSchema, GetRanksRequestSchema, GetStandingRequestSchema, GetTopRequestSchema, type BoardRef, type GetTopResponse,
+} from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { keyLayout } from "@ladder/store";
+import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
+import { readApplied } from "../../seed/apply-watch.js";
+import { playerId } from "../../workload/player-ids.js";
+import { rngFor } from "../../workload/rng.js";
+import { aloneSummary } from "../boards/window-reads.js";
+import type { Benchmark, BenchContext } from "../context.js";
+import { machineCpu, othersCpu, pidCpu, redisCommandStats, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
+import { BENCH_KEY_PREFIX, BENCH_SPEC } from "../infra/bench-board.js";
+import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
+import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
+import { seedThroughKafka } from "../infra/seed-cluster.js";
+import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "../output/batch-tables.js";
+import type { BatchPlan } from "../plan.js";
+import { size } from "../output/format.js";
+import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";
+import { batchNotes } from "./batch-notes.js";
+import { atRest, costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
+import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets, windowPoints, DAILY_WINDOWS, type DayWritten } from "./daily-board.js";
+import { inFlight, timeReps } from "./node-runs.js";
+import { cursorDepths, keptEnds, pageAsks, pageLabel, type PageAsk, type Walk } from "./page-plan.js";
+
+export const BOARD = "batch-bench";
+export const DAILY = "batch-daily";
+/** Players of the daily board asked GetStanding (the Node client cycles through them). */
+export const STANDING_PLAYERS = 20;
+/** Seconds of rest over which the processes' rest rates are read. */
+export const QUIET_S = 3;
+/** Back at rest: the router and Redis (together) below this many cores each. */
+const REST_CORES = 0.15;
+/**
+ * h2load's load for the deepest offset pages: such a page takes tens of ms of router and Redis CPU
+ * (every shard reads its first 10,000 entries), so 64 in flight wait seconds each and a run of a few
+ * seconds completes only one or two waves of them (a rate of 0 or 64 ÷ seconds). 4 in flight keep
+ * the 2 cores as busy, and the run completes many calls.
+ */
+export const SLOW_PAGE_LOAD = { connections: 1, streams: 4 };
+/** Pages of the walk asked twice before it, uncounted (the router's code paths warm). */
+const WALK_WARMUP_PAGES = 5;
+
+type Router = LadderClient["leaderboard"];
+type Ref = Pick<BoardRef, "board" | "period" | "window">;
+
+/** One request h2load sends, with what the tables call it. */
+interface Ask<D extends DescMessage = DescMessage> {
+  part: "floor" | "ranks" | "standing" | "pages";
+  label: string;
+  path: string;
+  schema: D;
+  init: MessageInitShape<D>;
+  /** Ranks (or standings) one call answers. */
+  units: number;
+  /** h2load's connections x streams when not the plan's (the deepest offset pages: see SLOW_PAGE_LOAD). */
+  load?: { connections: number; streams: number };
+}
+
+export interface BatchRun {
+  h2loadVersion: string;
+  seeded: string;
+  daily: { players: number; stride: number; days: DayWritten[]; updates: number; ackSeconds: number; appliedSeconds: number; counts: Record<string, number> };
+  checks: string[];
+  idle: IdleRates[];
+  node: NodeRow[];
+  walk: WalkFigures;
+  pages: PageRow[];
+  h2: H2Row[];
+}
+
+export const batchBenchmark: Benchmark = {
+  name: "batch",
+  title: "Batched reads and deep pages vs one call at a time, on a real cluster",
+  async run(ctx) {
+    const h2loadVersion = await requireH2load();
+    const p = ctx.plan.batch;
+    ctx.say(`starting a 3-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}", ${size(p.dailyPlayers)} of them through ingest on the daily board "${DAILY}" (2 days)`);
+    const cluster = await startIngestCluster(ctx, 3);
+    const address = cluster.services.routerAddress;
+    const reader = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 60_000, token: undefined });
+    const writer = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 60_000, token: cluster.writeToken });
+    const admin = new LadderClient({ router: address, token: cluster.adminToken });
+    const health = createClient(Health, address);
+    try {
+      const seeded = await seedThroughKafka(ctx, cluster.services.env, BOARD, p.players);
+      const daily = await writeDaily(ctx, cluster, writer, admin.admin, reader);
+      const router = () => reader.router();
+      const checks: string[] = [];
+      const fail = (what: string, problems: string[]) => {
+        if (problems.length) throw new Error(`${what}: wrong answers, nothing measured:\n  ${problems.slice(0, 10).join("\n  ")}`);
+        checks.push(what);
+      };
+
+      // who is asked
+      const rankSets = Array.from({ length: Math.max(p.rounds, 3) }, (_, s) => distinctPlayers(ctx.plan.seed, 700 + s, p.asked, p.players));
+      const standingRng = rngFor(ctx.plan.seed, 750);
+      const standingIndexes = new Map<string, number>();
+      while (standingIndexes.size < Math.min(STANDING_PLAYERS, daily.indexes.length)) {
+        const i = daily.indexes[standingRng.nextInt(daily.indexes.length)]!;
+        standingIndexes.set(playerId(i), i);
+      }
+      const standingPlayers = [...standingIndexes.keys()];
+      const [yesterday, today] = daily.days;
+      const refs: Ref[] = [
+        { board: BOARD, period: "", window: "" },
+        { board: DAILY, period: today.id, window: "" },
+        { board: DAILY, period: yesterday.id, window: "" },
+        ...DAILY_WINDOWS.map((w) => ({ board: DAILY, period: today.id, window: w.name })),
+      ];
+
+      // every answer checked first
+      fail("health check: SERVING", (await health.check({})).status === HealthCheckResponse_ServingStatus.SERVING ? [] : ["not SERVING"]);
+      for (const set of rankSets) {
+        const single = new Map(await Promise.all(set.map(async (playerId) => [playerId, await router().getRank({ board: BOARD, playerId })] as const)));
+        fail(`GetRanks of ${set.length} players = GetRank of each (set ${rankSets.indexOf(set) + 1})`, ranksProblems(set, await router().getRanks({ board: BOARD, playerIds: set }), single, p.players));
+      }
+      for (const playerId of standingPlayers) {
+        const single = await Promise.all(refs.map((r) => router().getRank({ board: r.board, period: r.period, window: r.window, playerId })));
+        const problems = standingProblems(refs, await router().getStanding({ playerId, boards: refs }), single);
+        // the windows hold what the two days' writes make: SUM and BEST of the player's points
+        const want = windowPoints(dailyScores(ctx.plan.seed, standingIndexes.get(playerId)!, daily.days, BENCH_SPEC));
+        DAILY_WINDOWS.forEach((w, i) => {
+          const got = Number(single[3 + i]!.entry!.score);
+          if (got !== want[w.name]) problems.push(`${playerId} ${w.name}: ${got} points, the two days' writes make ${want[w.name]}`);
+        });
+        fail(`GetStanding of ${playerId} on ${refs.length} boards = GetRank on each; windows = SUM / BEST of the 2 days`, problems);
+      }
+      const walk = await walkBoard(ctx, router, p, fail);
+      const pages = pageAsks(BOARD, walk, p);
+      for (const a of pages) {
+        const page = await router().getTop(a.request);
+        const problems = pageProblems(a.label, page, a.expected, p.players);
+        if (a.before) {
+          const back = await router().getTop({ board: BOARD, limit: a.limit, cursor: page.previousCursor });
+          problems.push(...pageProblems(`${a.label}, its previous_cursor`, back, a.before, p.players));
+        }
+        fail(`page ${a.label} (limit ${a.limit}) = the walk's ranks ${a.firstRank}..${a.firstRank + a.limit - 1}`, problems);
+      }
+      ctx.say(`  checked: ${checks.length} answers (${rankSets.length} GetRanks, ${standingPlayers.length} GetStanding, ${pages.length} pages, the walk), all right`);
+
+      // the Node client: units one after another, their costs
+      const probes = costProbes(cluster);
+      const quiet = async () => {
+        const a = await readCosts(probes);
+        await new Promise((r) => setTimeout(r, QUIET_S * 1000));
+        return idleRates(costDelta(a, await readCosts(probes)));
+      };
+      await settle(probes);
+      const idle = [await quiet()];
+      const node: NodeRow[] = [];
+      const block = async (part: NodeRow["part"], way: string, units: number, reps: number, unit: (rep: number) => Promise<unknown>) => {
+        await unit(0); // warm-up, uncounted
+        const a = await readCosts(probes);
+        const ms = await timeReps(reps, unit);
+        const cost = perUnit(costDelta(a, await readCosts(probes)), reps, idle[0]!);
+        node.push({ part, way, units, reps, latencyMs: aloneSummary(ms), cost });
+        ctx.say(`  ${way}: p50 ${aloneSummary(ms).p50} ms per unit, router ${cost.routerMs} ms, Redis ${cost.redisMs} ms, ${cost.redisScripts} scripts; others ${cost.othersCores} cores`);
+      };
+      const setOf = (rep: number) => rankSets[rep % rankSets.length]!;
+      const rank = (playerId: string, r: Ref = refs[0]!) => router().getRank({ board: r.board, period: r.period, window: r.window, playerId });
+      await block("ranks", `GetRanks (${p.asked} players), one call`, p.asked, p.rankReps, async (rep) => {
+        const res = await router().getRanks({ board: BOARD, playerIds: setOf(rep) });
+        if (res.entries.length !== p.asked) throw new Error(`GetRanks answered ${res.entries.length} entries`);
+      });
+      await block("ranks", `GetRank x ${p.asked}, one after another`, p.asked, p.rankReps, (rep) => inFlight(p.asked, 1, (i) => rank(setOf(rep)[i]!)));
+      for (const k of p.inFlight) await block("ranks", `GetRank x ${p.asked}, ${k} in flight`, p.asked, p.rankReps, (rep) => inFlight(p.asked, k, (i) => rank(setOf(rep)[i]!)));
+      const standingOf = (rep: number) => standingPlayers[rep % standingPlayers.length]!;
+      await block("standing", `GetStanding (${refs.length} boards), one call`, refs.length, p.standingReps, async (rep) => {
+        const res = await router().getStanding({ playerId: standingOf(rep), boards: refs });
+        if (res.standings.some((s) => !s.found)) throw new Error("GetStanding: a standing not found");
+      });
+      await block("standing", `GetRank x ${refs.length} (one per board), one after another`, refs.length, p.standingReps, (rep) => inFlight(refs.length, 1, (i) => rank(standingOf(rep), refs[i])));
+      await block("standing", `GetRank x ${refs.length} (one per board), all in flight`, refs.length, p.standingReps, (rep) => inFlight(refs.length, refs.length, (i) => rank(standingOf(rep), refs[i])));
+      const pageRows: PageRow[] = [];
+      for (const a of pages) {
+        await block("pages", `page ${a.label}, limit ${a.limit}`, 1, p.pageCalls, async () => {
+          const res = await router().getTop(a.request);
+          if (res.entries.length !== a.limit || Number(res.entries[0]!.rank) !== a.firstRank) throw new Error(`${a.label}: ${res.entries.length} entries from rank ${res.entries[0]?.rank}`);
+        });
+        pageRows.push({ limit: a.limit, kind: a.kind, label: a.label, firstRank: a.firstRank, node: node.at(-1)! });
+      }
+      idle.push(await quiet());
+
+      // h2load: rates, in rounds
+      const h2 = await h2loadRounds(ctx, cluster, probes, idle[0]!, p, { rankSets, standingPlayers, refs, pages });
+      for (const row of pageRows) row.h2 = h2.find((h) => h.part === "pages" && h.label === pageLabel(row));
+
+      const run: BatchRun = { h2loadVersion, seeded, daily: daily.figures, checks, idle, node, walk: walk.figures, pages: pageRows, h2 };
+      return {
+        figures: { plan: p, refs, rankSets: rankSets.map((s) => s.slice(0, 5)), standingPlayers, ...run },
+        tables: batchTables(run, p),
+        notes: batchNotes(ctx, run),
+      };
+    } finally {
+      reader.close();
+      writer.close();
+      admin.close();
+      health.close();
+      await cluster.stop();
+    }
+  },
+};
+
+/** `n` distinct players drawn uniformly from the first `players` of the population. */
+export function distinctPlayers(seed: number, stream: number, n: number, players: number): string[] {
+  const rng = rngFor(seed, stream);
+  const out = new Set<string>();
+  while (out.size < n) out.add(playerId(rng.nextInt(players)));
+  return [...out];
+}
+
+/** The cost meter's probes of a cluster: its router, its Redis (CPU and scripts), this process, the machine and the rest of it. */
+export function costProbes(cluster: IngestCluster): CostProbes {
+  return {
+    routerS: pidCpu(cluster.services.router().pid!),
+    redisS: sumProbes(cluster.redis.map(redisCpu)),
+    redisScripts: async () => (await Promise.all(cluster.redis.map(async (r) => redisCommandStats(await r.info("commandstats"), ["evalsha", "eval"]).calls))).reduce((a, b) => a + b, 0),
+    clientS: selfCpu,
+    machineS: machineCpu,
+    othersS: othersCpu,
+  };
+}
+
+/** Defines the daily board, writes its players' two days through ingest, waits until applied, and checks its sizes. */
+async function writeDaily(ctx: BenchContext, cluster: IngestCluster, writer: ClusterClients, admin: LadderClient["admin"], reader: ClusterClients) {
+  const p = ctx.plan.batch;
+  await admin.createBoard({ board: dailyDefinition(DAILY) });
+  const periods = (await reader.router().listPeriods({ board: DAILY })).periods;
+  const days = daysWritten(periods, Date.now());
+  const stride = Math.floor(p.players / p.dailyPlayers);
+  const indexes = dailyPlayerIndexes(p.dailyPlayers, stride);
+  const target = new Map<number, bigint>();
+  const batches = dailyBatches(DAILY, ctx.plan.seed, indexes, days, BENCH_SPEC, p.writeBatch);
+  const t0 = performance.now();
+  let updates = 0;
+  await Promise.all(Array.from({ length: p.writeInFlight }, async () => {
+    for (let b = batches.next(); !b.done; b = batches.next()) {
+      const res = await writer.ingest().submitScores({ updates: b.value });
+      updates += res.accepted;
+      maxOffsets(target, res.offsets);
+    }
+  }));
+  const ackSeconds = (performance.now() - t0) / 1000;
+  const offsetsKey = keyLayout(BENCH_KEY_PREFIX).offsets;
+  for (let last = "", since = performance.now(); ;) {
+    const left = behind(target, await readApplied(cluster.redis, offsetsKey));
+    if (left.length === 0) break;
+    const now = `${left.length}`;
+    if (now !== last) [last, since] = [now, performance.now()];
+    if (performance.now() - since > 120_000) throw new Error(`the shard nodes applied nothing more for 2 min; partitions behind: ${left.join(", ")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const appliedSeconds = (performance.now() - t0) / 1000;
+  ctx.say(`  daily board: ${updates.toLocaleString("en-US")} updates (${days.map((d) => d.id).join(", ")}) acknowledged in ${ackSeconds.toFixed(1)} s, applied in ${appliedSeconds.toFixed(1)} s`);
+  // every key holds every player: GetCount of each (a read new with the others)
+  const counts: Record<string, number> = {};
+  const keys = [{ period: days[0].id, window: "" }, { period: days[1].id, window: "" }, ...DAILY_WINDOWS.map((w) => ({ period: days[1].id, window: w.name }))];
+  for (const k of keys) {
+    const c = await reader.router().getCount({ board: DAILY, ...k });
+    counts[`${k.period}${k.window ? `~${k.window}` : ""}`] = Number(c.count);
+    if (Number(c.count) !== p.dailyPlayers || Number(c.total) !== p.dailyPlayers) throw new Error(`GetCount of ${DAILY} ${k.period} ${k.window}: count ${c.count}, total ${c.total}, ${p.dailyPlayers} players written`);
+  }
+  return { days, indexes, figures: { players: p.dailyPlayers, stride, days, updates, ackSeconds: round1(ackSeconds), appliedSeconds: round1(appliedSeconds), counts } };
+}
+
+/** The whole board from the top through next_cursor, walkLimit entries a page, checked; keeps the pages the measured ones are checked against. */
+async function walkBoard(ctx: BenchContext, router: () => Router, p: BatchPlan, fail: (what: string, problems: string[]) => void): Promise<Walk> {
+  const depths = cursorDepths(p.players, p.walkLimit);
+  const keep = keptEnds(depths, p.walkLimit);
+  const kept = new Map<number, { entries: PlainEntry[]; next: string }>();
+  const check = new PageWalk();
+  const latencies: Array<{ depth: number; ms: number }> = [];
+  // warm-up, uncounted: the first pages, twice
+  for (let pass = 0; pass < 2; pass++) {
+    let cursor = "";
+    for (let i = 0; i < WALK_WARMUP_PAGES; i++) cursor = (await router().getTop({ board: BOARD, limit: p.walkLimit, ...(cursor ? { cursor } : {}) })).nextCursor;
+  }
+  const t0 = performance.now();
+  let page: GetTopResponse | undefined;
+  while (page === undefined || page.nextCursor !== "") {
+    const req: MessageInitShape<typeof GetTopRequestSchema> = page === undefined ? { board: BOARD, limit: p.walkLimit } : { board: BOARD, limit: p.walkLimit, cursor: page.nextCursor };
+    const s = performance.now();
+    page = await router().getTop(req);
+    latencies.push({ depth: check.depth, ms: performance.now() - s });
+    check.add(page);
+    if (keep.has(check.depth)) kept.set(check.depth, { entries: page.entries.map(plain), next: page.nextCursor });
+    if (check.problems.length >= 20 || latencies.length > p.players / p.walkLimit + 10) break;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  fail(`the walk: ${latencies.length} pages of ${p.walkLimit} through next_cursor, ranks 1..${check.depth} once each`, check.end());
+  const tenth = Math.max(1, Math.floor(latencies.length / 10));
+  const figures: WalkFigures = {
+    limit: p.walkLimit, pages: latencies.length, ranks: check.depth, seconds: round1(seconds),
+    first: aloneSummary(latencies.slice(0, tenth).map((l) => l.ms)), last: aloneSummary(latencies.slice(-tenth).map((l) => l.ms)), all: aloneSummary(latencies.map((l) => l.ms)), tenth,
+  };
+  ctx.say(`  walk: ${figures.pages} pages of ${p.walkLimit} in ${figures.seconds} s; first tenth p50 ${figures.first.p50} ms, last tenth p50 ${figures.last.p50} ms`);
+  return { figures, kept, depths };
+}
+
+interface Asked {
+  rankSets: string[][];
+  standingPlayers: string[];
+  refs: Ref[];
+  pages: PageAsk[];
+}
+
+const SERVICE = "/leaderboard.v1.LeaderboardService";
+
+/** Every request of round `r`, the health check first. */
+function roundAsks(r: number, a: Asked): Ask[] {
+  const set = a.rankSets[r % a.rankSets.length]!;
+  const player = a.standingPlayers[r % a.standingPlayers.length]!;
+  const refLabel = (ref: Ref) => `${ref.board === BOARD ? "all-time board" : "daily"}${ref.window ? ` ${ref.window}` : ref.board === DAILY ? (ref === a.refs[1] ? " today" : " yesterday") : ""}`;
+  return [
+    { part: "floor", label: "health check (the floor)", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {}, units: 1 },
+    { part: "ranks", label: `GetRanks (${set.length} players)`, path: `${SERVICE}/GetRanks`, schema: GetRanksRequestSchema, init: { board: BOARD, playerIds: set }, units: set.length },
+    { part: "ranks", label: "GetRank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: BOARD, playerId: set[0]! }, units: 1 },
+    { part: "standing", label: `GetStanding (${a.refs.length} boards)`, path: `${SERVICE}/GetStanding`, schema: GetStandingRequestSchema, init: { playerId: player, boards: a.refs }, units: a.refs.length },
+    ...a.refs.map((ref): Ask => ({ part: "standing", label: `GetRank, ${refLabel(ref)}`, path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: ref.board, period: ref.period, window: ref.window, playerId: player }, units: 1 })),
+    ...a.pages.map((pg): Ask => ({ part: "pages", label: pageLabel(pg), path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: pg.request, units: 1, ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}) })),
+  ];
+}
+
+async function h2loadRounds(ctx: BenchContext, cluster: IngestCluster, probes: CostProbes, idle: IdleRates, p: BatchPlan, asked: Asked): Promise<H2Row[]> {
+  const address = cluster.services.routerAddress;
+  const samples = new Map<string, { ask: Ask; rounds: H2Row["rounds"] }>();
+  for (let round = 0; round < p.rounds; round++) {
+    let floor = NaN;
+    for (const ask of roundAsks(round, asked)) {
+      const file = join(ctx.dataDir, `h2load-batch-${round}-${ask.label.replace(/\W+/g, "-")}.bin`);
+      await writeFile(file, grpcFrame(ask.schema, ask.init as never));
+      const a = await readCosts(probes);
+      const r = await h2load(address, ask.path, file, { seconds: p.seconds, ...(ask.load ?? p) });
+      const block = costDelta(a, await readCosts(probes));
+      const settled = await settle(probes); // the calls still queued when h2load stopped (a deep offset page's take seconds) finish before the next run
+      // the CPU of the whole run (1 s of warm-up + the measured seconds) over the calls made in it at the measured rate
+      const cost = perUnit(block, r.rate * (p.seconds + 1), idle);
+      if (ask.part === "floor") floor = r.rate;
+      const s = samples.get(ask.label) ?? { ask, rounds: [] };
+      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor, meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
+      samples.set(ask.label, s);
+      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores${settled > 0.5 ? `, ${settled} s to settle` : ""}`);
+    }
+  }
+  return [...samples.values()].map(({ ask, rounds }) => ({
+    part: ask.part, label: ask.label, units: ask.units, load: ask.load ?? { connections: p.connections, streams: p.streams }, rounds,
+    rate: median(rounds.map((x) => x.rate)), ofFloor: median(rounds.map((x) => x.ofFloor)), meanMs: median(rounds.map((x) => x.meanMs)),
+    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)), redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
+  }));
+}
+
+/** Waits until the router and Redis are back at rest (what a run left queued is done), at most 60 s; the seconds waited. */
+export async function settle(probes: CostProbes): Promise<number> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < 60_000) {
+    const a = await readCosts(probes);
+    await new Promise((r) => setTimeout(r, 250));
+    if (atRest(costDelta(a, await readCosts(probes)), REST_CORES)) break;
+  }
+  return round1((performance.now() - t0) / 1000);
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -1,0 +1,79 @@
+/**
+ * What a block of calls cost, and who paid: wall time, the router process's CPU, the shards'
+ * Redis CPU and the scripts they ran (INFO commandstats: EVALSHA and EVAL, one per read command
+ * the router sent, a batch of reads counting once), the bench process's CPU (the Node client),
+ * the machine's busy time, and the part of it that is not the bench's (`others`: processes the
+ * bench did not start, such as another engineer's tests on a shared machine), minus what the
+ * same processes spend at rest.
+ *
+ * AT REST the cluster is not idle: shard nodes beat their heartbeats (a script on their Redis),
+ * Redis runs its cron, the router follows the board definitions. Those rates are read over a
+ * quiet interval (`idleRates`) and subtracted, per second of the block, from each block's
+ * readings, so that a block's figures are what its calls added. Per call figures are then the
+ * block's ÷ its calls (or its units: 100 ranks, 5 standings).
+ */
+
+/** Readings of totals so far (seconds of CPU, script calls). */
+export interface CostReading {
+  wallS: number;
+  routerS: number;
+  redisS: number;
+  redisScripts: number;
+  clientS: number;
+  machineS: number;
+  othersS: number;
+}
+
+export type CostProbes = { [K in Exclude<keyof CostReading, "wallS">]: () => Promise<number> };
+
+export const COST_FIELDS = ["routerS", "redisS", "redisScripts", "clientS", "machineS", "othersS"] as const;
+
+export async function readCosts(probes: CostProbes, clock: () => number = () => performance.now()): Promise<CostReading> {
+  const [routerS, redisS, redisScripts, clientS, machineS, othersS] = await Promise.all(COST_FIELDS.map((f) => probes[f]()));
+  return { wallS: clock() / 1000, routerS: routerS!, redisS: redisS!, redisScripts: redisScripts!, clientS: clientS!, machineS: machineS!, othersS: othersS! };
+}
+
+/** b − a, field by field. */
+export function costDelta(a: CostReading, b: CostReading): CostReading {
+  return {
+    wallS: b.wallS - a.wallS, routerS: b.routerS - a.routerS, redisS: b.redisS - a.redisS,
+    redisScripts: b.redisScripts - a.redisScripts, clientS: b.clientS - a.clientS, machineS: b.machineS - a.machineS, othersS: b.othersS - a.othersS,
+  };
+}
+
+/** Per second of a quiet interval: what the processes spend at rest. */
+export type IdleRates = Omit<CostReading, "wallS">;
+
+export function idleRates(quiet: CostReading): IdleRates {
+  const per = (x: number) => (quiet.wallS > 0 ? x / quiet.wallS : 0);
+  return { routerS: per(quiet.routerS), redisS: per(quiet.redisS), redisScripts: per(quiet.redisScripts), clientS: per(quiet.clientS), machineS: per(quiet.machineS), othersS: per(quiet.othersS) };
+}
+
+/** One unit's share of a block (`units` of them) after the rest rates are taken out: ms of wall and CPU, scripts as a count. */
+export interface UnitCost {
+  wallMs: number;
+  routerMs: number;
+  redisMs: number;
+  redisScripts: number;
+  clientMs: number;
+  /** The machine's busy cores during the block (rest included): how loaded the 2 cores were. */
+  machineCores: number;
+  /** Of those, the cores of processes the bench did not start (rest included). */
+  othersCores: number;
+}
+
+export function perUnit(block: CostReading, units: number, idle: IdleRates): UnitCost {
+  const extra = (f: (typeof COST_FIELDS)[number]) => (block[f] - idle[f] * block.wallS) / units;
+  const cores = (x: number) => round3(block.wallS > 0 ? x / block.wallS : 0);
+  return {
+    wallMs: round3((block.wallS * 1000) / units), routerMs: round3(extra("routerS") * 1000), redisMs: round3(extra("redisS") * 1000),
+    redisScripts: round3(extra("redisScripts")), clientMs: round3(extra("clientS") * 1000), machineCores: cores(block.machineS), othersCores: cores(block.othersS),
+  };
+}
+
+/** Whether the router and Redis are back at rest: below `cores` each over the interval read. */
+export function atRest(interval: CostReading, cores: number): boolean {
+  return interval.wallS > 0 && interval.routerS / interval.wallS < cores && interval.redisS / interval.wallS < cores;
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,0 +1,249 @@
+/**
+ * Benchmark "boards": what windows and multi-board writes cost on a shard (common/windows.ts).
+ *
+ * Per round (1M, then 10M existing players; quick: 20k, 100k), one fresh redis-server is one
+ * shard (key prefix "bench:"), holding the boards of bench-boards.ts pre-filled (prefill.ts)
+ * with what players who wrote on each of 7 days (D1 .. D7, ending yesterday) leave behind:
+ *
+ *   full state (rounds up to fullStateMaxPlayers)  the windowed board's 7 daily keys and the 13
+ *       keys of each window (ending D1 .. D13): memory is read after the daily keys and after the
+ *       window keys; then reads; then the plain board and its 8 also boards as copies of D7 for
+ *       the writes, the windowed write included
+ *   read keys only (larger rounds)  day D7, sum7 and best7 ending in D7: the reads; then the
+ *       window keys are deleted and D7 becomes the plain board, copied to the 8 also boards,
+ *       for the writes; the windowed write is not measured (its state does not fit: see notes)
+ *
+ * A sample of players is checked against the apply path after each pre-fill (apply-check.ts).
+ * Reads: window-reads.ts; writes: apply-cost.ts; both on the one shard, no shard node running
+ * (the bench sets the heartbeat key the reads need).
+ */
+import type { Redis } from "ioredis";
+import { storedBoardName } from "@ladder/common/board-spec";
+import { loadConfig } from "@ladder/common/config";
+import type { Period } from "@ladder/common/periods";
+import { slotOf } from "@ladder/common/placement";
+import { ShardReader } from "@ladder/store";
+import { ShardWriter } from "@ladder/store/writer";
+import { usedMemory } from "../../seed/shard-memory.js";
+import { playerId } from "../../workload/player-ids.js";
+import { rngFor } from "../../workload/rng.js";
+import type { Benchmark, BenchContext } from "../context.js";
+import { BENCH_SLOTS, BENCH_SPECS } from "../infra/bench-board.js";
+import { finishRehash } from "../infra/finish-rehash.js";
+import { benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
+import { size } from "../output/format.js";
+import { boardsMemoryTable, boardsReadTable, boardsWriteTable, writeLabel, type BoardsMemory, type BoardsReadRow, type BoardsWriteRow, type ReadTarget } from "../output/boards-tables.js";
+import { checkAgainstApply, CHECK_PREFIX, idsOf, samplePlayers, sampleScores, type CheckResult } from "./apply-check.js";
+import { measureApply } from "./apply-cost.js";
+import { benchBoards, benchDays, boardKey, DAYS, encodeRecord, MAX_ALSO, type BenchBoards } from "./bench-boards.js";
+import { boardsNotes } from "./boards-notes.js";
+import { stateKeys, type StateKey } from "./board-state.js";
+import { dayScoreSource } from "./daily-players.js";
+import { PartitionChunks } from "./partition-chunks.js";
+import { copyKey, fillKeys, type FillResult } from "./prefill.js";
+import { firstReads, loadReadScripts, steadyReads } from "./window-reads.js";
+
+const PREFIX = "bench:";
+const STAMP = "bench-boards-shard";
+const HEARTBEAT_TTL_MS = 3600_000; // 1 h: longer than any run
+const ALSO_COUNTS = [1, 4, MAX_ALSO];
+
+/** What the whole run saw, for the tables, the notes and the JSON. */
+export interface BoardsRun {
+  reads: BoardsReadRow[];
+  writes: BoardsWriteRow[];
+  memory?: BoardsMemory & { asFilledPeriodBytes: number; asFilledWindowBytes: number };
+  checks: Array<CheckResult & { players: number; round: number }>;
+  fills: Array<FillResult & { round: number; what: string }>;
+  copies: Array<{ round: number; what: string; seconds: number }>;
+  scriptLoadMs: Array<{ round: number; top: number; standing: number }>;
+  /** used_memory_peak of each round's server. */
+  peakUsedMemory: Array<{ round: number; bytes: number }>;
+  days: string[];
+}
+
+interface Round {
+  ctx: BenchContext;
+  players: number;
+  boards: BenchBoards;
+  days: Period[];
+  nowMs: number;
+  redis: Redis;
+  run: BoardsRun;
+}
+
+export const boardsBenchmark: Benchmark = {
+  name: "boards",
+  title: "Boards: windows and multi-board writes",
+  async run(ctx) {
+    const nowMs = Date.now();
+    const boards = benchBoards(nowMs);
+    const days = benchDays(boards.windowed.spec, nowMs, 6);
+    const run: BoardsRun = { reads: [], writes: [], checks: [], fills: [], copies: [], scriptLoadMs: [], peakUsedMemory: [], days: days.map((d) => d.id) };
+    ctx.say(`days written: ${days[0]!.id} .. ${days[DAYS - 1]!.id} (D1 .. D7); one redis-server per round is one shard, no shard node runs (the bench sets the heartbeat key)`);
+    for (const players of ctx.plan.boards.sizes) {
+      const fleet = await startRedisFleet(ctx, `boards-${size(players)}`, 1);
+      const redis = benchRedis(fleet.servers[0]!.url);
+      try {
+        await boardsRound({ ctx, players, boards, days, nowMs, redis, run }, fleet.servers[0]!.url);
+        run.peakUsedMemory.push({ round: players, bytes: Number(/^used_memory_peak:(\d+)/m.exec(await redis.info("memory"))?.[1] ?? NaN) });
+      } finally {
+        redis.disconnect();
+        await fleet.stop();
+      }
+    }
+    const p = ctx.plan.boards;
+    return {
+      figures: { ...run, plan: p, boards: { windowed: boards.windowed.name, plain: boards.plain.name, also: boards.also.map((b) => b.name) } },
+      tables: [boardsReadTable(run.reads, p.reads.concurrency), boardsWriteTable(run.writes), ...(run.memory ? [boardsMemoryTable(run.memory)] : [])],
+      notes: boardsNotes(ctx.plan, run),
+    };
+  },
+};
+
+async function boardsRound(r: Round, url: string): Promise<void> {
+  const { ctx, players, boards, days, redis } = r;
+  const p = ctx.plan.boards;
+  const full = players <= p.fullStateMaxPlayers;
+  const spec = boards.windowed.spec;
+  const all = stateKeys(spec, days, DAYS);
+  const d7 = (window = "") => all.find((k) => k.day === DAYS - 1 && (k.window?.name ?? "") === window)!;
+  const targets: Record<ReadTarget, StateKey> = { period: d7(), sum7: d7("sum7"), best7: d7("best7") };
+  const redisKey = (k: StateKey, prefix = PREFIX) => boardKey(prefix, boards.windowed, k.period.id, k.window?.name ?? "");
+  const emptyBytes = usedMemory(await redis.info("memory"));
+  if (full) {
+    ctx.say(`${size(players)} players: the windowed board's whole state after ${DAYS} days (${all.length} keys)`);
+    const daily = all.filter((k) => !k.window);
+    const windows = all.filter((k) => k.window);
+    const a = await fillAndSettle(r, daily, redisKey, "daily keys D1 .. D7");
+    const b = await fillAndSettle(r, windows, redisKey, "window keys (sum7, best7 ending D1 .. D13)");
+    const entries = async (keys: StateKey[]) => (await Promise.all(keys.map((k) => redis.zcard(redisKey(k))))).reduce((x, y) => x + y, 0);
+    r.run.memory = {
+      players, days: DAYS, periodKeys: daily.length, windowKeys: windows.length, periodEntries: await entries(daily), windowEntries: await entries(windows),
+      periodBytes: a.settled - emptyBytes, windowBytes: b.settled - a.settled, asFilledPeriodBytes: a.asFilled - emptyBytes, asFilledWindowBytes: b.asFilled - a.settled,
+    };
+  } else {
+    ctx.say(`${size(players)} players: only the keys read (day D7, sum7 and best7 ending D7); the whole state would not fit`);
+    await fillAndSettle(r, Object.values(targets), redisKey, "D7, sum7 and best7 ending D7", false);
+  }
+  const writer = new ShardWriter({ shardId: "shard-0", stamp: STAMP, builtFrom: "bench-boards", redis, keyPrefix: PREFIX, dedupWindowMs: loadConfig({}).dedupWindowMs });
+  await writer.markServing(HEARTBEAT_TTL_MS);
+  const readerRedis = benchRedis(url);
+  try {
+    await boardsReads(r, new ShardReader({ shardId: "shard-0", stamp: STAMP, redis: readerRedis, keyPrefix: PREFIX }), readerRedis, targets, full ? all : Object.values(targets), all, redisKey);
+  } finally {
+    readerRedis.disconnect();
+  }
+  await preparePlainBoards(r, full, targets, redisKey);
+  await boardsWrites(r, writer, full);
+}
+
+/** Fills `keys`, finishes their rehash, and reads used_memory before and after that. */
+async function fillAndSettle(r: Round, keys: StateKey[], redisKey: (k: StateKey) => string, what: string, settle = true): Promise<{ asFilled: number; settled: number }> {
+  const fill = await fillKeys({ redis: r.redis, spec: r.boards.windowed.spec, seed: r.ctx.plan.seed, players: r.players, days: r.days.slice(0, DAYS), targets: keys.map((key) => ({ key, redisKey: redisKey(key) })), label: `filling ${what}` });
+  r.run.fills.push({ round: r.players, what, ...fill });
+  r.ctx.say(`  ${what}: ${fill.members.toLocaleString("en-US")} members in ${fill.seconds} s (${fill.perSec.toLocaleString("en-US")}/s)`);
+  const asFilled = usedMemory(await r.redis.info("memory"));
+  if (settle) for (const k of keys) await finishRehash(r.redis, redisKey(k));
+  return { asFilled, settled: usedMemory(await r.redis.info("memory")) };
+}
+
+async function boardsReads(r: Round, reader: ShardReader, readerRedis: Redis, targets: Record<ReadTarget, StateKey>, filled: StateKey[], all: StateKey[], redisKey: (k: StateKey, prefix?: string) => string): Promise<void> {
+  const { ctx, players, boards } = r;
+  const plan = ctx.plan.boards.reads;
+  const stored = (k: StateKey) => storedBoardName(boards.windowed.name, boards.windowed.spec, k.period.id, k.window?.name ?? "");
+  const picker = (stream: number) => {
+    const rng = rngFor(ctx.plan.seed, 500 + stream);
+    return () => playerId(rng.nextInt(players));
+  };
+  const loaded = await loadReadScripts(reader, plan);
+  r.run.scriptLoadMs.push({ round: players, ...loaded });
+  const rows: BoardsReadRow[] = [];
+  for (const [i, target] of (["period", "sum7", "best7"] as const).entries()) {
+    const reads = await firstReads(reader, stored(targets[target]), plan, picker(i));
+    const entries = await r.redis.zcard(redisKey(targets[target]));
+    rows.push(...reads.map((read) => ({ players, target, entries, read })));
+    ctx.say(`  first reads of ${target}: ${reads.map((x) => `${x.question} ${x.firstMs} ms`).join(", ")}`);
+  }
+  // the pre-fill against the apply path, for a sample of players' 7 records
+  const sample = samplePlayers(players, ctx.plan.boards.checkedPlayers, rngFor(ctx.plan.seed, 900).nextInt);
+  const scores = sampleScores(ctx.plan.seed, sample, boards.windowed.spec, r.days.slice(0, DAYS));
+  const records = Array.from({ length: DAYS }, (_, d) => sample.map((i) => {
+    const s = scores.get(i)![d]!;
+    return { player: playerId(i), value: encodeRecord(boards.windowed, [], { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs) };
+  })).flat();
+  await check(r, "windowed board: 7 daily records per player", records, sample, filled.map((k) => ({ label: `${k.window?.name ?? "day"} ${k.period.id}`, benchKey: redisKey(k), checkKey: redisKey(k, CHECK_PREFIX) })), new Set(all.map((k) => redisKey(k, CHECK_PREFIX))));
+  for (const row of rows) {
+    ctx.say(`  ${size(players)}: ${row.read.question} of ${row.target}, alone then ${plan.concurrency} in flight`);
+    await steadyReads(reader, readerRedis, stored(targets[row.target]), row.read, plan, picker(10 + rows.indexOf(row)));
+  }
+  r.run.reads.push(...rows);
+}
+
+async function check(r: Round, what: string, records: Array<{ player: string; value: Buffer }>, sample: number[], keys: Parameters<typeof checkAgainstApply>[0]["keys"], allowedKeys: Set<string>): Promise<void> {
+  const result = await checkAgainstApply({ what, redis: r.redis, boards: BENCH_SPECS, chunk: loadConfig({}).applyBatch, dedupWindowMs: loadConfig({}).dedupWindowMs, records, players: idsOf(sample), keys, allowedKeys });
+  r.run.checks.push({ ...result, round: r.players });
+  const bad = result.differing + result.unexpectedKeys.length;
+  r.ctx.say(`  check against the apply path (${what}): ${result.players} players x ${result.keys} keys, ${bad === 0 ? "every entry and expiry equal" : `${bad} DIFFERENCES`}`);
+  for (const d of [...result.differences, ...result.unexpectedKeys.map((k) => `the apply path made ${k}, which the pre-fill lacks`)].slice(0, 10)) r.ctx.say(`    ${d}`);
+}
+
+/** The plain board and the also boards, as copies of the windowed board's day D7 (what the same records would leave on boards without windows). */
+async function preparePlainBoards(r: Round, full: boolean, targets: Record<ReadTarget, StateKey>, redisKey: (k: StateKey) => string): Promise<void> {
+  const { redis, boards, days, players } = r;
+  const d7 = days[DAYS - 1]!;
+  const key = (b: typeof boards.plain) => ({ redisKey: boardKey(PREFIX, b, d7.id), expireAtMs: d7.expireAtMs });
+  const from = redisKey(targets.period);
+  let seconds = 0;
+  if (full) seconds += await copyKey(redis, from, [key(boards.plain)]);
+  else {
+    await redis.del(redisKey(targets.sum7), redisKey(targets.best7));
+    await redis.rename(from, key(boards.plain).redisKey);
+    await redis.pexpireat(key(boards.plain).redisKey, d7.expireAtMs);
+  }
+  seconds += await copyKey(redis, key(boards.plain).redisKey, boards.also.map(key));
+  r.run.copies.push({ round: players, what: full ? "D7 to the plain board and 8 also boards (COPY)" : "sum7, best7 deleted; D7 renamed to the plain board, copied to 8 also boards (COPY)", seconds });
+  r.ctx.say(`  plain board and ${boards.also.length} also boards ready in ${seconds} s`);
+  const sample = samplePlayers(players, r.ctx.plan.boards.checkedPlayers, rngFor(r.ctx.plan.seed, 901).nextInt);
+  const scores = sampleScores(r.ctx.plan.seed, sample, boards.windowed.spec, days.slice(0, DAYS));
+  const records = sample.map((i) => {
+    const s = scores.get(i)![DAYS - 1]!;
+    return { player: playerId(i), value: encodeRecord(boards.plain, boards.also, { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs) };
+  });
+  const compared = [boards.plain, ...boards.also].map((b) => ({ label: `${b.name} ${d7.id}`, benchKey: key(b).redisKey, checkKey: boardKey(CHECK_PREFIX, b, d7.id) }));
+  await check(r, "plain board + 8 also_boards: day 7's record", records, sample, compared, new Set(compared.map((c) => c.checkKey)));
+}
+
+async function boardsWrites(r: Round, writer: ShardWriter, full: boolean): Promise<void> {
+  const { ctx, players, boards, days, nowMs, redis } = r;
+  const d7 = days[DAYS - 1]!;
+  const source = dayScoreSource(boards.windowed.spec, d7);
+  const variants: Array<Pick<BoardsWriteRow, "write" | "also">> = [{ write: "single", also: 0 }, ...ALSO_COUNTS.map((also) => ({ write: "also" as const, also })), { write: "windowed", also: 0 }];
+  let offsets: bigint[] | undefined;
+  for (const [v, variant] of variants.entries()) {
+    if (variant.write === "windowed" && !full) {
+      r.run.writes.push({ players, ...variant, skipped: `its state (15 to 33 keys of ${size(players)} members) does not fit the memory budget` });
+      continue;
+    }
+    const main = variant.write === "windowed" ? boards.windowed : boards.plain;
+    const also = boards.also.slice(0, variant.also);
+    const rng = rngFor(ctx.plan.seed, 1000 + v);
+    // players drawn into their partitions, their records encoded once their partition's chunk is taken
+    const chunks = new PartitionChunks<string>(BENCH_SLOTS, loadConfig({}).applyBatch, () => {
+      const id = playerId(rng.nextInt(players));
+      return { partition: slotOf(id, BENCH_SLOTS), item: id };
+    }, offsets);
+    const next = () => {
+      const c = chunks.next();
+      return { ...c, items: c.items.map((id) => {
+        const s = source.draw(rng);
+        return encodeRecord(main, also, { playerId: id, value: s.points, timestampMs: s.reachedAtMs }, nowMs);
+      }) };
+    };
+    ctx.say(`  ${size(players)}: ${writeLabel(variant)}`);
+    const figures = await measureApply({ writer, redis, boards: BENCH_SPECS, next, plan: ctx.plan.boards.writes });
+    offsets = chunks.offsets();
+    r.run.writes.push({ players, ...variant, figures });
+    ctx.say(`    ${figures.recordsPerSec.toLocaleString("en-US")} records/s, Redis ${figures.redisCpuUsPerRecord} µs/record`);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The approx benchmark's tables: what an approximate rank gives up (bound widths and the
+ * estimate's error over the sample, then at fixed depths of the board), and what it saves (the
+ * Node client's latency and per-call CPU, h2load's rates against the health check and against
+ * GetRank on the same board in the same round). Rows go board by board, GetRank first.
+ */
+import type { Accuracy, Pcts, RankSample } from "../approx/accuracy.js";
+import type { UnitCost } from "../batch/cost-meter.js";
+import type { LatencySummary } from "../../model/loadtest-result.js";
+import type { ApproxPlan } from "../plan.js";
+import { count, ms, rate, ratio, size } from "./format.js";
+import type { Table } from "./table.js";
+
+export type CallKind = "rank" | "approx-score" | "approx-player";
+
+export const CALL_LABELS: Readonly<Record<CallKind, string>> = {
+  rank: "GetRank (exact)",
+  "approx-score": "GetApproximateRank(score)",
+  "approx-player": "GetApproximateRank(player_id)",
+};
+
+/** A board's accuracy: over the sample, and at the fixed depths. */
+export interface AccuracyRow {
+  board: string;
+  bounds: number;
+  accuracy: Accuracy;
+  depth: RankSample[];
+}
+
+/** A block of calls of one kind on one board, one at a time (Node client). */
+export interface ApproxNodeRow {
+  board: string;
+  bounds: number;
+  call: CallKind;
+  calls: number;
+  latencyMs: Pick<LatencySummary, "mean" | "p50" | "p99" | "max">;
+  cost: UnitCost;
+}
+
+/** One h2load request over the rounds (medians), and each round's figures. */
+export interface ApproxH2Row {
+  /** Absent for the health check. */
+  board?: string;
+  bounds?: number;
+  call: CallKind | "floor";
+  rate: number;
+  ofFloor: number;
+  /** rate ÷ GetRank's on the same board in the same round (median over the rounds). */
+  ofRank: number;
+  meanMs: number;
+  routerUsPerCall: number;
+  redisUsPerCall: number;
+  rounds: Array<{ rate: number; ofFloor: number; ofRank: number; meanMs: number; routerUsPerCall: number; redisUsPerCall: number; machineCores: number; othersCores: number; settledS: number }>;
+}
+
+export interface ApproxTablesInput {
+  accuracy: AccuracyRow[];
+  node: ApproxNodeRow[];
+  h2: ApproxH2Row[];
+}
+
+const us = (x: number) => (Number.isFinite(x) ? count(x) : "—");
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : "—");
+/** A relative error as a percentage, 2 significant digits ("0.41%", "12%"). */
+export const relPct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toPrecision(2))}%` : "—");
+const boardLabel = (r: { bounds: number }) => `${r.bounds} bounds`;
+
+export function accuracyTable(rows: readonly AccuracyRow[], p: Pick<ApproxPlan, "players">): Table {
+  const line = (r: AccuracyRow, what: string, x: Pcts, f: (v: number) => string) => [boardLabel(r), what, f(x.p50), f(x.p90), f(x.p99), f(x.max)];
+  return {
+    title: `What an approximate rank gives up: GetApproximateRank(player_id) of ${count(rows[0]?.accuracy.n ?? 0)} players drawn uniformly from the ${size(p.players)}, against GetRank`,
+    columns: ["histogram", "figure", "p50", "p90", "p99", "max"],
+    rows: rows.flatMap((r) => [
+      line(r, "bound width (ranks the exact one may be)", r.accuracy.width, count),
+      line(r, "|estimate − exact| (ranks)", r.accuracy.absError, count),
+      line(r, "|estimate − exact| ÷ exact", r.accuracy.relError, relPct),
+    ]),
+  };
+}
+
+/** The same players at fixed depths on every board: the bounds and the estimate there. */
+export function depthTable(rows: readonly AccuracyRow[]): Table {
+  const first = rows[0]?.depth ?? [];
+  return {
+    title: "By depth: the player at each exact rank (GetEntryAtRank), its bounds and estimate on each board",
+    columns: ["exact rank", "points", ...rows.flatMap((r) => [`${boardLabel(r)}: bounds`, "width", "estimate", "error ÷ exact"])],
+    rows: first.map((s, i) => [
+      count(s.exact), count(s.points),
+      ...rows.flatMap((r) => {
+        const d = r.depth[i]!.byPlayer;
+        return [`${count(d.atLeast)}..${count(d.atMost)}`, count(d.atMost - d.atLeast + 1), count(d.estimate), relPct(Math.abs(d.estimate - s.exact) / s.exact)];
+      }),
+    ]),
+  };
+}
+
+export function nodeTable(rows: readonly ApproxNodeRow[], p: Pick<ApproxPlan, "nodeCalls">): Table {
+  const rankOf = (r: ApproxNodeRow) => rows.find((x) => x.board === r.board && x.call === "rank");
+  return {
+    title: `One call at a time (Node client, n = ${count(p.nodeCalls)} calls each): latency and per-call cost`,
+    columns: ["histogram", "call", "p50 ms", "p99 ms", "p50 ÷ GetRank", "router CPU µs/call", "Redis CPU µs/call", "Redis scripts/call", "client CPU µs/call", "cores: machine / others"],
+    rows: rows.map((r) => [
+      boardLabel(r), CALL_LABELS[r.call], ms(r.latencyMs.p50), ms(r.latencyMs.p99), ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50),
+      us(r.cost.routerMs * 1000), us(r.cost.redisMs * 1000), r.cost.redisScripts.toFixed(1), us(r.cost.clientMs * 1000), `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`,
+    ]),
+  };
+}
+
+export function h2Table(rows: readonly ApproxH2Row[], p: Pick<ApproxPlan, "connections" | "streams" | "rounds">): Table {
+  return {
+    title: `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
+    columns: ["histogram", "call", "calls/s", "÷ health check", "÷ GetRank (same board, same round)", "router CPU µs/call", "Redis CPU µs/call", "h2load mean ms"],
+    rows: rows.map((r) => [
+      r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }), r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call], rate(r.rate), pct(r.ofFloor),
+      r.call === "floor" ? "—" : `${Number(r.ofRank.toPrecision(3))}x`, us(r.routerUsPerCall), r.call === "floor" ? "—" : us(r.redisUsPerCall), ms(r.meanMs),
+    ]),
+  };
+}
+
+export function approxTables(run: ApproxTablesInput, p: ApproxPlan): Table[] {
+  return [accuracyTable(run.accuracy, p), depthTable(run.accuracy), nodeTable(run.node, p), h2Table(run.h2, p)];
+}

@@ -1,0 +1,151 @@
+/**
+ * Push latency, matched: each write the bench makes to be seen on a watcher's stream is a probe,
+ * and the first message on that watcher's stream that shows the write's effect ends it.
+ *
+ *   own        a write of a watched player's own score (INCREMENT or SET to a score known in
+ *              advance: the bench tracks every watched player's score, which only its probes
+ *              change); ended by the first message whose entry has that score
+ *   overtake   a write that moves another player q from just behind a watched player w to just
+ *              ahead of it; ended by the first message on w's stream with an OVERTAKEN event
+ *              naming q (a message carries every event since the previous one, with the rank
+ *              right after each: the message with the new rank)
+ *
+ * Latency is measured from the write's send (the time the open loop meant to send its batch) and
+ * from its acknowledgement (SubmitScores answered: the update is in Kafka). A message may come
+ * before the bench's event loop has handled the acknowledgement; the latency from the
+ * acknowledgement is then negative, and kept so. A write that failed ends its probe unmatched;
+ * so does one not seen within the timeout (`expire`).
+ *
+ * A player is `busy` while a probe of it is open, as its watched player or as the other player:
+ * the bench writes a busy player no more, so every expected score stays the one its write makes.
+ */
+
+export type ProbeKind = "own" | "overtake";
+
+export interface Probe {
+  kind: ProbeKind;
+  /** The watched player whose stream must show the write. */
+  watched: string;
+  /** own: the score the write makes it have. */
+  score?: number;
+  /** overtake: the player who moves ahead of the watched one. */
+  other?: string;
+  /** When the write was meant to be sent, and when it was acknowledged (clock ms). */
+  sentAt: number;
+  ackAt?: number;
+  /** When the message that showed it arrived, and how long after the stream's previous message. */
+  seenAt?: number;
+  sincePreviousMs?: number;
+}
+
+export interface LatencySample {
+  kind: ProbeKind;
+  fromSendMs: number;
+  fromAckMs: number;
+  /** When its write was meant to be sent (clock ms): which part of the step it belongs to. */
+  sentAt: number;
+  /** ms since the stream's previous message (undefined: the first): about interval_ms when the stream's pace held it back. */
+  sincePreviousMs: number | undefined;
+}
+
+/** What a message on a watched player's stream shows: its score (undefined: no entry) and the players of its OVERTAKEN events. */
+export interface SeenMessage {
+  score: number | undefined;
+  overtakenBy: readonly string[];
+  /** When the stream's previous message arrived (undefined: none). */
+  previousAt?: number;
+}
+
+export class ProbeBook {
+  private readonly open = new Map<string, Probe[]>();
+  private readonly busyPlayers = new Map<string, number>();
+  readonly samples: LatencySample[] = [];
+  /** Probes ended without a message: their write failed, or nothing showed it in time. */
+  failed = 0;
+  expired = 0;
+
+  /** Opens a probe (at its write's send). */
+  add(p: Probe): void {
+    const list = this.open.get(p.watched) ?? [];
+    list.push(p);
+    this.open.set(p.watched, list);
+    for (const player of playersOf(p)) this.busyPlayers.set(player, (this.busyPlayers.get(player) ?? 0) + 1);
+  }
+
+  busy(player: string): boolean {
+    return this.busyPlayers.has(player);
+  }
+
+  /** Probes open now. */
+  get pending(): number {
+    let n = 0;
+    for (const list of this.open.values()) n += list.length;
+    return n;
+  }
+
+  /** The probe's write was acknowledged at `at`. */
+  acked(p: Probe, at: number): void {
+    p.ackAt = at;
+    if (p.seenAt !== undefined) this.finish(p);
+  }
+
+  /** The probe's write failed: it ends unmatched. */
+  writeFailed(p: Probe): void {
+    if (this.close(p)) this.failed++;
+  }
+
+  /** A message on `watched`'s stream arrived at `at`: the probes it ends. */
+  onMessage(watched: string, m: SeenMessage, at: number): void {
+    const list = this.open.get(watched);
+    if (!list) return;
+    for (const p of [...list]) {
+      if (p.seenAt !== undefined) continue;
+      const shows = p.kind === "own" ? m.score === p.score : m.overtakenBy.includes(p.other!);
+      if (!shows) continue;
+      p.seenAt = at;
+      p.sincePreviousMs = m.previousAt === undefined ? undefined : at - m.previousAt;
+      if (p.ackAt !== undefined) this.finish(p);
+    }
+  }
+
+  /** Ends the probes sent more than `timeoutMs` before `now` and still not seen; returns them. */
+  expire(now: number, timeoutMs: number): Probe[] {
+    const out: Probe[] = [];
+    for (const list of [...this.open.values()]) {
+      for (const p of [...list]) {
+        if (p.seenAt === undefined && now - p.sentAt > timeoutMs && this.close(p)) out.push(p);
+      }
+    }
+    this.expired += out.length;
+    return out;
+  }
+
+  /** The samples of `kind` whose write was sent within [from, to). */
+  samplesSent(kind: ProbeKind, from: number, to: number): LatencySample[] {
+    return this.samples.filter((s) => s.kind === kind && s.sentAt >= from && s.sentAt < to);
+  }
+
+  private finish(p: Probe): void {
+    if (!this.close(p)) return;
+    this.samples.push({ kind: p.kind, fromSendMs: p.seenAt! - p.sentAt, fromAckMs: p.seenAt! - p.ackAt!, sentAt: p.sentAt, sincePreviousMs: p.sincePreviousMs });
+  }
+
+  /** Takes `p` out of the open probes; false when it was not open. */
+  private close(p: Probe): boolean {
+    const list = this.open.get(p.watched);
+    const i = list?.indexOf(p) ?? -1;
+    if (i < 0) return false;
+    list!.splice(i, 1);
+    if (list!.length === 0) this.open.delete(p.watched);
+    for (const player of playersOf(p)) {
+      const n = (this.busyPlayers.get(player) ?? 1) - 1;
+      if (n > 0) this.busyPlayers.set(player, n);
+      else this.busyPlayers.delete(player);
+    }
+    return true;
+  }
+}
+
+function playersOf(p: Probe): string[] {
+  return p.other === undefined ? [p.watched] : [p.watched, p.other];
+}

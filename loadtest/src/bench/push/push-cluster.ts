@@ -1,0 +1,146 @@
+/**
+ * The push bench's cluster and what it reads of it: the batch bench's kind of cluster
+ * (infra/ingest-cluster.ts: the run's Kafka, 3 redis-servers, 3 shard nodes, ingest, router), its
+ * services' output lines read for the router's change feed resets, and probes of every process:
+ * CPU (/proc, INFO cpu), the router's resident memory (/proc/<pid>/status), and each shard's change
+ * stream (XINFO STREAM: entries the apply script added) and change flag.
+ *
+ * The router logs "change feed reset" (change-feed.ts) at info; the services' lines reach the
+ * bench's logger at debug (deploy's spawn-service), so the cluster is started with a logger of its
+ * own that counts those lines and passes errors on like the run's logger.
+ *
+ * LIVE MEMORY. A Node process's heap in use counts garbage not collected yet (V8 collects lazily:
+ * hundreds of MiB after a burst of messages), so the services are started with gc-probe.mjs
+ * preloaded (and --expose-gc): SIGUSR2 makes one collect all its garbage and print its heap in
+ * use then, what it holds live. The bench asks the router at rest only, never in a window.
+ */
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { rootLogger } from "@ladder/common/logger";
+import { keyLayout } from "@ladder/store";
+import type { BenchContext } from "../context.js";
+import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
+import { machineCpu, othersCpu, pidCpu, redisCpu, selfCpu, sumProbes, type CpuProbe } from "../infra/cpu-meter.js";
+import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
+
+export const CPU_NAMES = ["router", "shardNodes", "redis", "ingest", "kafka", "client", "machine", "others"] as const;
+export type CpuName = (typeof CPU_NAMES)[number];
+
+export interface PushCluster {
+  cluster: IngestCluster;
+  /** "change feed reset" lines the router printed so far, and the last few of them. */
+  feedResets(): number;
+  resetLines: string[];
+  cpuProbes: Record<CpuName, CpuProbe>;
+  /** The router's resident set, MiB. */
+  routerRssMiB(): Promise<number>;
+  /**
+   * From the router's /metrics (prom-client's defaults): its V8 heap in use, MiB, and its event
+   * loop's delay p99 and max, ms, since the previous call (prom-client resets it on every scrape):
+   * Node's histogram holds the time between its sampling timer's ticks, so ROUTER_LOOP_SAMPLE_MS
+   * (common/metrics.ts samples every 100 ms) is taken off.
+   */
+  routerMetrics(): Promise<RouterMetrics>;
+  /** The router's heap in use and resident set right after a full garbage collection (gc-probe.mjs), MiB. */
+  routerLive(): Promise<{ heapMiB: number; rssMiB: number; gcMs: number }>;
+  /** Entries the shards' apply scripts added to their change streams so far, summed. */
+  changesAdded(): Promise<number>;
+  /** Shards whose change flag is set (a router with watchers keeps it alive). */
+  flagsSet(): Promise<number>;
+}
+
+export interface RouterMetrics {
+  heapUsedMiB: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+}
+
+const KEYS = keyLayout(BENCH_KEY_PREFIX);
+/** The router's event-loop sampling interval (EVENT_LOOP_SAMPLE_MS of common/metrics.ts). */
+export const ROUTER_LOOP_SAMPLE_MS = 100;
+const GC_PROBE = fileURLToPath(new URL("./gc-probe.mjs", import.meta.url));
+const PROBE_MSG = "bench gc probe";
+
+/** An event-loop delay from Node's histogram (monitorEventLoopDelay: the time between ticks of a timer of `sampleMs`), less the timer's own interval, ms. */
+export function loopDelayMs(histogramMs: number, sampleMs: number): number {
+  return Math.round(Math.max(0, histogramMs - sampleMs) * 10) / 10;
+}
+
+/** A metric's value in Prometheus text (NaN when absent). */
+export function metricValue(text: string, name: string): number {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([-+\\deE.]+|NaN)$`, "m").exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> {
+  let resets = 0;
+  const resetLines: string[] = [];
+  const probeWaiters: Array<(line: Record<string, unknown>) => void> = [];
+  const log = rootLogger({
+    level: "debug", name: "bench",
+    destination: {
+      write(s: string) {
+        if (s.includes("change feed reset")) {
+          resets++;
+          resetLines.push(s.trim());
+          if (resetLines.length > 20) resetLines.shift();
+        }
+        if (s.includes(PROBE_MSG) && s.includes('"service":"router"')) {
+          const inner = JSON.parse(String((JSON.parse(s) as { line: string }).line)) as Record<string, unknown>;
+          probeWaiters.shift()?.(inner);
+        }
+        if (/"level":(5|6)\d/.test(s)) process.stdout.write(s); // the run's logger prints errors only
+      },
+    },
+  });
+  const nodeOptions = [process.env.NODE_OPTIONS, "--expose-gc", `--import ${JSON.stringify(GC_PROBE)}`].filter(Boolean).join(" ");
+  const cluster = await startIngestCluster({ ...ctx, log }, 3, nodeOptions);
+  const s = cluster.services;
+  const broker = await ctx.kafka();
+  const pid = (p: number | undefined) => (p === undefined ? async () => NaN : pidCpu(p));
+  return {
+    cluster, resetLines,
+    feedResets: () => resets,
+    cpuProbes: {
+      router: pidCpu(s.router().pid!),
+      shardNodes: sumProbes(s.shardIds.map((id) => pidCpu(s.shardNode(id).pid!))),
+      redis: sumProbes(cluster.redis.map(redisCpu)),
+      ingest: pidCpu(s.ingest().pid!),
+      kafka: pid(broker.process?.pid),
+      client: selfCpu, machine: machineCpu, others: othersCpu,
+    },
+    async routerRssMiB() {
+      const status = await readFile(`/proc/${s.router().pid}/status`, "utf8");
+      return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
+    },
+    async routerMetrics() {
+      const text = await (await fetch(s.metricsUrl("router"))).text();
+      const round = (x: number) => Math.round(x * 10) / 10;
+      return {
+        heapUsedMiB: round(metricValue(text, "nodejs_heap_size_used_bytes") / 2 ** 20),
+        loopP99Ms: loopDelayMs(metricValue(text, "nodejs_eventloop_lag_p99_seconds") * 1000, ROUTER_LOOP_SAMPLE_MS),
+        loopMaxMs: loopDelayMs(metricValue(text, "nodejs_eventloop_lag_max_seconds") * 1000, ROUTER_LOOP_SAMPLE_MS),
+      };
+    },
+    async routerLive() {
+      const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("the router did not answer the GC probe within 30 s")), 30_000);
+        probeWaiters.push((l) => (clearTimeout(timer), resolve(l)));
+        process.kill(s.router().pid!, "SIGUSR2");
+      });
+      if (line.gc !== true) throw new Error("the router was started without --expose-gc: no GC probe");
+      const mib = (x: unknown) => Math.round((Number(x) / 2 ** 20) * 10) / 10;
+      return { heapMiB: mib(line.heapUsed), rssMiB: mib(line.rss), gcMs: Math.round(Number(line.gcMs)) };
+    },
+    async changesAdded() {
+      const added = await Promise.all(cluster.redis.map(async (r) => {
+        const info = (await r.call("XINFO", "STREAM", KEYS.changes).catch(() => undefined)) as unknown[] | undefined;
+        return info ? Number(info[info.indexOf("entries-added") + 1] ?? 0) : 0;
+      }));
+      return added.reduce((a, b) => a + b, 0);
+    },
+    async flagsSet() {
+      return (await Promise.all(cluster.redis.map((r) => r.exists(KEYS.changesOn)))).reduce((a, b) => a + b, 0);
+    },
+  };
+}

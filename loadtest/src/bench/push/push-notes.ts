@@ -1,0 +1,40 @@
+/**
+ * What the push benchmark's tables measure and how, for the Markdown summary: one paragraph each,
+ * with the run's own sizes, mix, criterion and checks.
+ */
+import type { BenchContext } from "../context.js";
+import { count, size } from "../output/format.js";
+import { BOARD, type PushRun } from "./push-bench.js";
+import { MAX_DRAIN_S, MAX_P99_MS, MIN_ACKED } from "./step-summary.js";
+
+export function pushNotes(ctx: BenchContext, run: PushRun): string[] {
+  const p = ctx.plan.push;
+  const m = p.mix;
+  const per = Math.ceil(p.watchers / p.connections);
+  const stopped = run.with.length < p.watchedRates.length ? ` The steps with every watcher stopped after the first not sustained (${count(run.with.at(-1)!.rate)} updates/s).` : "";
+  return [
+    `**The cluster**: the local cluster's layout (the run's Kafka broker, 3 redis-servers, 3 shard nodes, ingest, the router with its defaults), all on this machine's cores with the bench. `
+      + `${size(p.players)} players seeded on the all-time board "${BOARD}" through Kafka by \`npm run seed\` and waited for until applied: ${run.seeded}.`,
+    `**The watchers**: ${count(p.watchers)} WatchPlayer streams of distinct players drawn uniformly from the seeded ones (so spread over the whole board: their ranks are uniform over 1..${size(p.players)}) and ${p.tops} WatchTop streams of the top ${p.topLimit}, `
+      + `all with interval_ms ${p.intervalMs} (the API's default: at most one message per stream per ${p.intervalMs} ms, changes in between coalesced), opened at once over ${count(p.connections)} HTTP/2 connections to the router (${count(per)} streams each; one grpc-js channel per connection), `
+      + "read with the plain generated client (a grpc-js readable stream per call, no resume: a stream that ends is counted, never reopened). The client is the bench process: it holds the watchers, sends the writes and matches the probes, and its CPU (\"client\") is all of that. "
+      + `Series: no watcher (rates ${p.rates.map(count).join(", ")} updates/s); every watcher (${p.watchedRates.map(count).join(", ")}, ascending until one was not sustained); then the WatchPlayer streams closed and the ${p.tops} WatchTop streams alone (${p.rates.map(count).join(", ")}): the shards append every change to their change streams whenever a router watches anything, and the router's feeds read them all, but few messages go out, so against the first series this is what the change stream costs the applies. `
+      + `Closed at the end, the router stops its feeds and the shards' change flags expire (they lived ${run.flagsGoneS} s more; the flag's time to live is 30 s). `
+      + "Memory: the router's RSS and V8 heap in use as they stand count garbage not collected yet (V8 collects lazily), so at rest the bench also has the router collect all its garbage (a preloaded probe, gc-probe.mjs, on SIGUSR2; the services run with --expose-gc) and reads its heap in use then: what it holds live.",
+    `**The writes**: SubmitScores through ingest, an open loop of batches of ${m.batch} updates at each step's rate (each batch sent at its time whatever came back; no event ids; ingest stamps the time), for ${p.warmupS} s uncounted and a window of ${p.windowS} s. `
+      + `An update is, with probability ${m.ownShare}, an own-score probe: a watched player (not written since its last probe was seen) gains 1..${m.incrementMax} points, by an INCREMENT or, every other one, a SET to its score + the gain (a game server sending the total it computed), so its new score is known (the watchers are the players online, who are the ones playing); with probability ${m.overtakeShare} an overtake probe: `
+      + "a watched player w and the unwatched player q just behind it (GetAround of w, read beforehand by a loop of its own), q SET to w's points + 1, so q passes w; "
+      + `otherwise a random unwatched seeded player gets an INCREMENT of 1..${m.incrementMax} (or with probability ${m.setShare} a SET to a score drawn from the seeded law: a move across the board, which shifts about a third of the watchers). Without watchers the same writes go to the same players, unprobed (INCREMENTs only: their scores are not followed). `
+      + `WatchTop streams get few messages: the top ${p.topLimit} of a log-normal board is far ahead of everyone else and seldom written. `
+      + "Rank shifts/s: the OVERTAKEN and PASSED events the watchers received per second (each one watcher's rank moved by one change); with a board this crowded (log-normal points, median 1,000, sigma 1.5: most players within a few hundred points) an INCREMENT of up to 100 points passes about 1-2% of the board, so a change moves the rank of a few per cent of the watchers.",
+    "**Push latency**: from the write's acknowledgement (SubmitScores answered, the batch in Kafka) to the arrival, on the bench's event loop, of the first message on the watched player's stream that shows it: for an own-score probe the first message with the new score, for an overtake the first message with an OVERTAKEN event naming q (a message carries every event since the previous one, with the rank after each: the message with the new rank); and from the batch's intended send. "
+      + `The path: ingest → Kafka → a shard node applies it and its apply script appends the change to the shard's change stream → the router's feed reads it (XREAD) → the watcher's rank is shifted (or, for its own change, read again from the shards) → the stream's next message, which waits until ${p.intervalMs} ms after the stream's previous one: "held by the pace" is the share of samples whose message came within ${p.intervalMs} ms + 10% + 10 ms of the previous message on its stream, a delay of up to ${p.intervalMs} ms that a shorter interval_ms would cut. `
+      + `Percentiles are nearest-rank over the probes sent in the window; a probe not seen within ${p.probeTimeoutS} s counts as never seen.`,
+    `**Sustained** (step-summary.ts): every batch due in the window sent on time by the open loop, at least ${Math.round(MIN_ACKED * 100)}% of their updates acknowledged and no batch failed, every acknowledged update applied within ${MAX_DRAIN_S} s of the window's end, `
+      + `and with watchers: no change feed reset (the router's log: "change feed reset"), no resynced message, no stream ended, every probe seen, and push latency from the acknowledgement at p99 within ${count(MAX_P99_MS)} ms for own-score writes and overtakes alike. `
+      + `The steps without watchers and with the WatchTop streams alone ran at every rate; those with every watcher ascending until one was not sustained.${stopped} Highest rate sustained: ${count(run.sustained.without)} updates/s without watchers, ${count(run.sustained.with)} with every watcher, ${count(run.sustained.topsOnly)} with the WatchTop streams alone (the highest step with every lower one sustained). `
+      + "Changes/s: entries the shards' apply scripts added to their change streams (XINFO STREAM entries-added, summed), what the router's feeds read; the router has no metric of its own for them. Router µs/msg: the router's cores ÷ the messages it sent per second (all its CPU, the rank shifts, the reads of watchers whose own score changed and the feeds included). Router loop delay p99: its event loop's delay from its metrics (prom-client, reset at the window's start; the 100 ms sampling interval taken off). Cores: /proc of each process (the 3 shard nodes summed), INFO cpu of the 3 redis-servers; others: processes the bench did not start.",
+    `**Checked** (a wrong answer fails the benchmark): ${run.checks.join("; ")}. Every check is made at rest (every acknowledged write applied, every probe seen, no message for ${Math.max(1000, 4 * p.intervalMs)} ms): GetRank's score, rank and board size against the stream's last message, GetTop's entries and size against each top watcher's.`
+      + (run.resetLines.length ? ` The router's change feed resets: ${run.resetLines.map((l) => `\`${l.slice(0, 300)}\``).join("; ")}.` : " The router logged no change feed reset."),
+  ];
+}

@@ -1,0 +1,53 @@
+/**
+ * The push bench at rest: the router's memory (resident set and heap in use as they stand, then
+ * its live heap after a full collection: push-cluster.ts) and every process's CPU over a quiet
+ * interval; and the wait until the cluster is back at rest after a step.
+ */
+import { CPU_NAMES, type CpuName, type PushCluster } from "./push-cluster.js";
+
+export interface RestFigures {
+  label: string;
+  watchers: number;
+  tops: number;
+  /** As it stands (garbage included), from /proc and the router's metrics, MiB. */
+  routerRssMiB: number;
+  routerHeapMiB: number;
+  /** Right after a full garbage collection: what the router holds live, MiB. */
+  routerLiveHeapMiB: number;
+  routerLiveRssMiB: number;
+  cores: Record<CpuName, number>;
+}
+
+/** The router's memory and every process's CPU over `seconds` of rest (the collection comes after the CPU interval). */
+export async function atRest(pc: PushCluster, label: string, held: { watchers: number; tops: number }, seconds: number): Promise<RestFigures> {
+  await settle(pc);
+  const read = () => Promise.all(CPU_NAMES.map((n) => pc.cpuProbes[n]().catch(() => NaN)));
+  const a = await read();
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const b = await read();
+  const wall = (performance.now() - t0) / 1000;
+  const cores = Object.fromEntries(CPU_NAMES.map((n, i) => [n, Math.round(((b[i]! - a[i]!) / wall) * 1000) / 1000])) as Record<CpuName, number>;
+  const [rss, metrics] = [await pc.routerRssMiB(), await pc.routerMetrics()];
+  const live = await pc.routerLive();
+  return { label, ...held, routerRssMiB: Math.round(rss * 10) / 10, routerHeapMiB: metrics.heapUsedMiB, routerLiveHeapMiB: live.heapMiB, routerLiveRssMiB: live.rssMiB, cores };
+}
+
+/** Waits until the router, the shard nodes, Redis, ingest and Kafka are back at rest (below 0.15 core each over 0.5 s), at most 30 s. */
+export async function settle(pc: PushCluster): Promise<void> {
+  const probes = [pc.cpuProbes.router, pc.cpuProbes.shardNodes, pc.cpuProbes.redis, pc.cpuProbes.ingest, pc.cpuProbes.kafka];
+  for (const t0 = performance.now(); performance.now() - t0 < 30_000;) {
+    const a = await Promise.all(probes.map((f) => f()));
+    await sleep(500);
+    const b = await Promise.all(probes.map((f) => f()));
+    if (b.every((x, i) => !((x - a[i]!) / 0.5 >= 0.15))) return; // a process not measured (NaN) counts as at rest
+  }
+}
+
+export function restLine(r: RestFigures): string {
+  const c = r.cores;
+  return `  ${r.label}: router RSS ${r.routerRssMiB} MiB, heap ${r.routerHeapMiB} MiB (live after a full GC: heap ${r.routerLiveHeapMiB}, RSS ${r.routerLiveRssMiB}); `
+    + `cores router ${c.router} / shard nodes ${c.shardNodes} / Redis ${c.redis} / client ${c.client} / machine ${c.machine} (others ${c.others})`;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));

@@ -1,0 +1,56 @@
+/**
+ * The board a Kafka seed writes to, as ingest would resolve it: a board defined with
+ * AdminService.CreateBoard (read from the definitions topic, as router and ingest read it) is
+ * seeded by its definition — its points range and resolution check every record, its rules and
+ * generation travel in every record, so the shard nodes keep its histogram and name its keys by
+ * generation; any other board takes the configured spec of boards without a definition. Only
+ * all-time boards whose operations allow SET can be seeded (a seed SETs each player's score):
+ * periods and windows need each record's period resolved by ingest.
+ */
+import type { Kafka } from "kafkajs";
+import { storedBoardName, type BoardSpec } from "@ladder/common/board-spec";
+import { BoardDefinitions, boardsTopicOf, specOfDefinition } from "@ladder/common/board-definitions";
+import type { Config } from "@ladder/common/config";
+import type { Logger } from "@ladder/common/logger";
+import { resolveOp } from "@ladder/common/validate";
+import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+
+export interface SeedBoard {
+  spec: BoardSpec;
+  /** A defined board's rules, copied into every record (as ingest does); absent for a board without a definition. */
+  rules?: BoardRules;
+  /** The name its keys are stored under (a defined board's carries its generation). */
+  stored: string;
+}
+
+/** The board's spec from the configuration alone (boards without a definition). */
+export function configuredBoard(config: Pick<Config, "boards">, board: string): SeedBoard {
+  return { spec: config.boards.forBoard(board), stored: board };
+}
+
+/** A defined board's seed target; a problem (a string) when it cannot be seeded. */
+export function definedBoard(board: string, definition: Parameters<typeof specOfDefinition>[0]): SeedBoard | string {
+  const spec = specOfDefinition(definition);
+  if (spec.period.kind !== "none") return `board "${board}" has periods: seed it through ingest (SubmitScores), which resolves each record's period`;
+  const op = resolveOp(Operation.SET, spec);
+  if ("problem" in op) return `a seed SETs scores: ${op.problem}`;
+  return { spec, rules: definition.rules!, stored: storedBoardName(board, spec) };
+}
+
+/** Reads the definitions topic to its end once and resolves `board`. */
+export async function resolveSeedBoard(config: Config, kafka: Kafka, log: Logger, board: string): Promise<SeedBoard> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const defs = await BoardDefinitions.start({ kafka, admin, topic: boardsTopicOf(config.scoreTopic), implicit: undefined, log });
+    const definition = defs.catalog.definition(board);
+    await defs.stop();
+    if (!definition) return configuredBoard(config, board);
+    const target = definedBoard(board, definition);
+    if (typeof target === "string") throw new Error(target);
+    return target;
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Deep paging by cursor (GetTop with `cursor`): a page continues from a POSITION in the board's
+ * order, not from a rank, so its cost does not grow with depth.
+ *
+ * A cursor holds the position (sort key, player id) of the last entry of a page (forward) or of
+ * its first (backward), with the board, period, window and view it belongs to, base64url-encoded.
+ * The next page is, on every shard at one instant, the `limit` members strictly after the
+ * position (read_after in read-header.lua: a count of the members ahead of the position, then a
+ * ZRANGE from there), merged; the first of them is the global entry right after the position, so
+ * its rank is 1 + the members at or ahead of the position summed over the shards. Backward: the
+ * `limit` members strictly before the position on every shard, merged, the last `limit` of them;
+ * the last one's rank is the members strictly ahead of the position, summed. Cost per page:
+ * O(S log n + S × limit) whatever the depth.
+ *
+ * WHILE ENTRIES MOVE. An entry that keeps its position is on exactly one side of any position,
+ * so paging forward (or back) never repeats nor skips it. An entry that moves across the position
+ * between two pages shows on the side it moved to: it may appear twice over the pages (it moved
+ * down past the cursor) or never (it moved up past it). Each page is exact as any top page: no
+ * player twice, consecutive ranks, each rank the entry's rank in the board made of each shard as
+ * read.
+ */
+import { invalidArgument } from "@ladder/common/errors";
+import type { KeyedMember } from "@ladder/common/score-encoding";
+import type { ShardPool, Scope } from "./shard-pool.js";
+import { mergeTop } from "./top-merge.js";
+
+interface Cursor {
+  /** The board's stored name (board, generation, period, window). */
+  s: string;
+  /** The view ("" = live). */
+  v: string;
+  k: number;
+  p: string;
+  /** true: the page before the position. */
+  b: boolean;
+}
+
+export function encodeCursor(stored: string, view: string, at: KeyedMember, backward: boolean): string {
+  const c: Cursor = { s: stored, v: view, k: at.key, p: at.playerId, b: backward };
+  return Buffer.from(JSON.stringify(c)).toString("base64url");
+}
+
+/** The position and direction of a cursor made for `stored` in `view`; INVALID_ARGUMENT otherwise. */
+export function decodeCursor(cursor: string, stored: string, view: string): { at: KeyedMember; backward: boolean } {
+  let c: Partial<Cursor>;
+  try {
+    c = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Partial<Cursor>;
+  } catch {
+    throw invalidArgument("cursor is not a cursor of GetTop");
+  }
+  if (typeof c.k !== "number" || !Number.isSafeInteger(c.k) || c.k < 0 || typeof c.p !== "string" || typeof c.b !== "boolean") throw invalidArgument("cursor is not a cursor of GetTop");
+  if (c.s !== stored || c.v !== view) throw invalidArgument("cursor belongs to another board, period, window or view");
+  return { at: { key: c.k, playerId: c.p }, backward: c.b };
+}
+
+export interface CursorPage {
+  /** The page's entries in order, with the rank of the first. */
+  members: KeyedMember[];
+  firstRank: number;
+  total: number;
+}
+
+/** The page of `limit` entries after (or before) `at` on the board stored as `stored`. */
+export async function cursorPage(pool: ShardPool, scope: Scope, stored: string, at: KeyedMember, backward: boolean, limit: number, deadlineMs: number): Promise<CursorPage> {
+  const reads = await pool.fanOut(scope.stores, (s) => s.after(stored, at, limit, backward), deadlineMs);
+  const total = reads.reduce((n, r) => n + r.card, 0);
+  if (!backward) {
+    const members = mergeTop(reads.map((r) => r.members), limit);
+    return { members, firstRank: 1 + reads.reduce((n, r) => n + r.start, 0), total };
+  }
+  const all = mergeTop(reads.map((r) => r.members), Infinity);
+  const members = all.slice(Math.max(0, all.length - limit));
+  const ahead = reads.reduce((n, r) => n + r.ahead, 0);
+  return { members, firstRank: ahead - members.length + 1, total };
+}

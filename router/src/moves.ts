@@ -1,0 +1,57 @@
+/**
+ * Reads while the placement changes (reshard.ts). From a reshard's first swap until every
+ * changed shard's node serves the new placement, reads are refused, never answered from a mix
+ * of placements: a shard swapped, or not yet, answers only readers of its own placement (its
+ * stamp), and a node catching up answers nobody. Those refusals are short and expected, so a
+ * read refused for such a reason (UNAVAILABLE, or a stamp that differs only in its slots) while
+ * the placement changed in the last MOVE_WINDOW_MS is tried again, by the table in force then,
+ * for up to MOVE_RETRY_MS within the call's deadline; past that it is refused with UNAVAILABLE
+ * saying the shards are moving. Anything else, and any read outside the window, fails as it
+ * would without a move.
+ */
+import { Code, LadderError, unavailable } from "@ladder/common/errors";
+import type { CallContext } from "@ladder/common/grpc-adapter";
+import { StampMismatch } from "@ladder/store";
+
+/** How long after a placement change refused reads are taken for the move's. */
+export const MOVE_WINDOW_MS = 60_000;
+/** How long one read is tried again across a move. */
+export const MOVE_RETRY_MS = 3_000;
+/** Pause between tries. */
+const PAUSE_MS = 50;
+
+export interface MoveClock {
+  /** The epoch in force. */
+  readonly epoch: number;
+  /** When the epoch in force was read (performance.now()); 0 for the first placement. */
+  readonly changedAt: number;
+}
+
+/** Whether `err` is a refusal a move causes. */
+export function movingRefusal(err: unknown): boolean {
+  if (err instanceof StampMismatch) return err.fields.length === 1 && err.fields[0] === "slots";
+  return err instanceof LadderError && err.code === Code.UNAVAILABLE;
+}
+
+/** `impl` with each unary handler tried again across a move (see above). */
+export function retryAcrossMoves<I extends object>(impl: I, clock: MoveClock): I {
+  const out: Record<string, unknown> = {};
+  for (const [name, handler] of Object.entries(impl) as Array<[string, (req: unknown, ctx: CallContext) => Promise<unknown>]>) {
+    out[name] = async (req: unknown, ctx: CallContext) => {
+      const until = Math.min(ctx.deadlineMs, Date.now() + MOVE_RETRY_MS);
+      for (let tries = 1; ; tries++) {
+        const epoch = clock.epoch;
+        try {
+          return await handler(req, ctx);
+        } catch (err) {
+          const moving = clock.changedAt > 0 && (clock.epoch !== epoch || performance.now() - clock.changedAt < MOVE_WINDOW_MS);
+          if (!moving || !movingRefusal(err)) throw err;
+          if (Date.now() + PAUSE_MS >= until)
+            throw unavailable(`the shards are moving to placement epoch ${clock.epoch} (AdminService.Reshard); refused after ${tries} tries: ${(err as Error).message}`, err);
+          await new Promise((r) => setTimeout(r, PAUSE_MS));
+        }
+      }
+    };
+  }
+  return out as I;
+}

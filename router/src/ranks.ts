@@ -1,0 +1,157 @@
+/**
+ * Ranks of many players at once (GetRanks, GetStanding, GetRank with a rank mode): every shard read
+ * at ONE instant for the whole answer, so all the ranks, the ranks among the players asked, the tied
+ * ranks and the total are exact against one board made of each shard as it stood then.
+ *
+ * ROUNDS. A player's global rank is 1 + the members ahead of it on its own shard (its ZRANK) + the
+ * members ahead of its position (key, id) on every other shard. The other shards need the position
+ * first, so:
+ *   round 1   each shard owning some of the players reads their keys (read_ranks, one read per
+ *             shard for all of its players);
+ *   round k   every shard reads, in one script, the keys and ZRANKs of the players it owns AND the
+ *             counts ahead of the other players' positions as round k-1 found them (and, with a
+ *             rank mode, the counts below each player's points and the distinct points above).
+ * Round k is the answer when every owned player's key is what round k-1 said: then the positions
+ * counted on the other shards are where the players stand on their owners at that same round, and
+ * the board "each shard as round k read it" holds every player once, at the position counted. A
+ * player whose score moved between two rounds needs one more; after MAX_ROUNDS of movement the
+ * read is refused (UNAVAILABLE), never answered from positions that disagree.
+ *
+ * TIES. competition = 1 + the entries with better points: every shard counts the keys below
+ * points_idx × timeUnits (a position with player id "": nothing at that key ranks ahead of it).
+ * dense = 1 + the distinct points better than the player's: the union of every shard's distinct
+ * points indexes below the worst player's (read_distinct, at most MAX_DENSE_VALUES per shard, else
+ * FAILED_PRECONDITION). Both come from the answering round, at the same instants.
+ *
+ * COST. Two rounds of one command per shard (the reads of one shard asked in one turn go as one
+ * read-batch.lua call, store/src/reader.ts): O(k log n) on a shard for k players asked.
+ */
+import { Code, LadderError, unavailable } from "@ladder/common/errors";
+import type { BoardSpec } from "@ladder/common/board-spec";
+import { compareMembers, decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
+import type { RanksResult, ShardReader } from "@ladder/store";
+import type { ShardPool, Scope } from "./shard-pool.js";
+
+/** Rounds of reads a batch may take while its players' scores keep moving (each one command per shard; the call's deadline bounds them too). */
+export const MAX_ROUNDS = 8;
+/** Distinct points a dense rank may count from one shard. */
+export const MAX_DENSE_VALUES = 10_000;
+
+export type RankMode = "unique" | "competition" | "dense";
+
+export interface PlayerRank {
+  playerId: string;
+  points: number;
+  reachedAtMs: number;
+  metadata: string;
+  /** Global, 1-based. */
+  rank: number;
+  /** Under the rank mode (0 for "unique"). */
+  tiedRank: number;
+  /** 1-based among the players found. */
+  rankAmong: number;
+}
+
+export interface RanksAnswer {
+  /** The players found, best first. */
+  found: PlayerRank[];
+  /** The players asked without an entry, in the order asked. */
+  missing: string[];
+  total: number;
+}
+
+/** The exact ranks of `players` (distinct) on the board stored as `stored`, decoded with `spec`. */
+export async function ranksOf(pool: ShardPool, scope: Scope, stored: string, spec: BoardSpec, players: readonly string[], mode: RankMode, deadlineMs: number): Promise<RanksAnswer> {
+  const owned = new Map<ShardReader, string[]>();
+  for (const p of players) {
+    const owner = scope.ownerOf(p);
+    const list = owned.get(owner);
+    if (list) list.push(p);
+    else owned.set(owner, [p]);
+  }
+  // round 1: the owners' keys
+  const first = await pool.fanOut([...owned.keys()], (s) => s.ranks(stored, owned.get(s)!, []), deadlineMs);
+  let known = new Map<string, KeyedMember>();
+  [...owned.keys()].forEach((s, i) => collect(owned.get(s)!, first[i]!, known));
+  for (let round = 2; round <= MAX_ROUNDS + 1; round++) {
+    const found = [...known.values()];
+    const bounds = mode === "unique" ? [] : [...new Set(found.map((m) => pointsIdx(spec, m.key)))];
+    const worst = Math.max(-1, ...bounds);
+    const reads = await pool.fanOut(scope.stores, (s) => {
+      const own = owned.get(s) ?? [];
+      const others = found.filter((m) => scope.ownerOf(m.playerId) !== s);
+      const positions = [...others, ...bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits }))];
+      return Promise.all([s.ranks(stored, own, positions), mode === "dense" && worst > 0 ? s.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([])]).then(([r, d]) => ({ s, own, others, r, d }));
+    }, deadlineMs);
+    const now = new Map<string, KeyedMember>();
+    for (const { own, r } of reads) collect(own, r, now);
+    if (!same(known, now)) {
+      known = now;
+      continue;
+    }
+    return answer(spec, players, now, reads, bounds, mode);
+  }
+  throw unavailable(`the scores of the players asked kept moving for ${MAX_ROUNDS} rounds of reads: no instant found at which to rank them all; retry`);
+}
+
+interface RoundRead {
+  s: ShardReader;
+  own: string[];
+  others: KeyedMember[];
+  r: RanksResult;
+  d: number[];
+}
+
+function answer(spec: BoardSpec, players: readonly string[], at: Map<string, KeyedMember>, reads: RoundRead[], bounds: number[], mode: RankMode): RanksAnswer {
+  const ahead = new Map<string, number>();
+  const below = new Map<number, number>(); // points index -> entries with better points, over every shard
+  const aheadOwn = new Map<string, number>();
+  let total = 0;
+  const distinct = new Set<number>();
+  for (const { s, own, others, r, d } of reads) {
+    total += r.card;
+    own.forEach((p, i) => {
+      const o = r.own[i];
+      if (o) aheadOwn.set(p, o.ahead);
+    });
+    others.forEach((m, i) => ahead.set(m.playerId, (ahead.get(m.playerId) ?? 0) + r.aheadOf[i]!));
+    bounds.forEach((b, i) => below.set(b, (below.get(b) ?? 0) + r.aheadOf[others.length + i]!));
+    if (d.length > MAX_DENSE_VALUES) throw new LadderError(Code.FAILED_PRECONDITION, `a dense rank here counts more than ${MAX_DENSE_VALUES} distinct scores above the player on ${s.shardId} alone (MAX_DENSE_VALUES): not answered; ask for competition ranks or the unique rank`);
+    for (const v of d) distinct.add(v);
+  }
+  const sortedDistinct = [...distinct].sort((a, b) => a - b);
+  const found = [...at.values()].sort(compareMembers).map((m, i): PlayerRank => {
+    const { points, reachedAtMs } = decodeSortKey(spec, m.key);
+    const idx = pointsIdx(spec, m.key);
+    const tiedRank = mode === "competition" ? 1 + below.get(idx)! : mode === "dense" ? 1 + countBelow(sortedDistinct, idx) : 0;
+    return { playerId: m.playerId, points, reachedAtMs, metadata: m.metadata ?? "", rank: 1 + aheadOwn.get(m.playerId)! + (ahead.get(m.playerId) ?? 0), tiedRank, rankAmong: i + 1 };
+  });
+  return { found, missing: players.filter((p) => !at.has(p)), total };
+}
+
+/** The players of `asked` that the read found, by id, as KeyedMembers with their metadata. */
+function collect(asked: readonly string[], r: RanksResult, into: Map<string, KeyedMember>): void {
+  asked.forEach((p, i) => {
+    const o = r.own[i];
+    if (o) into.set(p, { playerId: p, key: o.key, metadata: o.metadata });
+  });
+}
+
+function same(a: Map<string, KeyedMember>, b: Map<string, KeyedMember>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [p, m] of a) if (b.get(p)?.key !== m.key) return false;
+  return true;
+}
+
+const pointsIdx = (spec: BoardSpec, key: number) => Math.floor(key / spec.timeUnits);
+
+/** How many of `sorted` (ascending) are below `v`. */
+function countBelow(sorted: readonly number[], v: number): number {
+  let lo = 0;
+  for (let hi = sorted.length; lo < hi;) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

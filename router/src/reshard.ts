@@ -1,0 +1,188 @@
+/**
+ * AdminService.Reshard: shards added or removed while the cluster serves (issue #13).
+ *
+ * THE MOVE. From placement P (epoch e) to P' (epoch e + 1: the balanced table of the new shard
+ * list, placement.ts), only the shards whose slot set changes do anything, the new ones
+ * included: each is rebuilt for its new slots exactly as RebuildShards rebuilds a shard (store
+ * rebuild.ts: the replay of those slots' partitions into the spare Redis database, under the
+ * shard's rebuild lease), while P keeps serving and every write keeps being applied by P's
+ * shard nodes. A rebuild that reaches the ready lag of the log's end waits there (still
+ * applying the newest records) until every rebuild has; then all swap their database in
+ * (SWAPDB), and once every swap is done P' is published (placement-log.ts).
+ *
+ * WHY READS STAY EXACT. A swapped shard holds P' slots under its P' stamp (identity.ts) and a
+ * heartbeat marked not serving; every read checks each shard's stamp and heartbeat in the same
+ * script as its data. So from the first swap on, reads by P are refused by the swapped shards,
+ * and reads by P' are refused by the shards not yet serving P' (not swapped yet, or their node
+ * still catching up): no read mixes the two, and none counts a player twice or misses one. The
+ * cost is a moment of refused reads, from the first swap until the last changed shard's node
+ * has read P' and applied the records the rebuild had not (the router retries reads refused in
+ * that moment: moves.ts). Writes never stop: the log is the truth.
+ *
+ * FAILURE. Before the swaps, any failure cancels every rebuild (each deletes what it wrote) and
+ * P stays; nothing is published. After the first swap P' is published whatever happens, as the
+ * swapped shards hold P' data: a shard whose swap failed then refuses reads under P' until
+ * RebuildShards rebuilds it (the call's error names it).
+ */
+import type { Admin, Kafka } from "kafkajs";
+import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { ReshardResponse_Phase as Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { Config, ShardAddress } from "@ladder/common/config";
+import { Code, LadderError, invalidArgument, unavailable } from "@ladder/common/errors";
+import type { CallContext, ImplOf } from "@ladder/common/grpc-adapter";
+import type { TopicIds } from "@ladder/common/kafka";
+import type { Logger } from "@ladder/common/logger";
+import { movedSlots, placementOf, type ClusterPlacement, type PlacementLog } from "@ladder/common/placement-log";
+import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/common/redis-address";
+import { builtFrom, openRedis, readyWithin, shardStamp } from "@ladder/store";
+import { RebuildLease, rebuildShard } from "@ladder/store/writer";
+import type { ShardPool } from "./shard-pool.js";
+
+export interface ReshardDeps {
+  config: Config;
+  placement: PlacementLog;
+  pool: ShardPool;
+  kafka: Kafka;
+  admin: Admin;
+  topicIds: TopicIds;
+  log: Logger;
+}
+
+const SHARD_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** The lease mode a reshard's rebuilds hold (ListRebuilds shows it). */
+const LEASE_MODE = "reshard";
+
+export function reshardService(d: ReshardDeps): Pick<ImplOf<typeof AdminService>, "reshard" | "getPlacement"> {
+  return {
+    async reshard(req, send, ctx) {
+      const from = d.placement.current;
+      const next = plan(from, req.add.map((a) => ({ id: a.id, redisUrl: a.redisUrl })), req.remove, d.config);
+      const changed = next.shards.filter((s) => !sameSlots(from, next, s.id));
+      await reachable(next.shards.filter((s) => !from.shards.some((x) => x.id === s.id)), d.config.shardTimeoutMs);
+      const moved = movedSlots(from.placement, next.placement);
+      send({ phase: Phase.PLANNED, fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch), movedSlots: moved.map((m) => ({ slot: m.slot, fromShard: m.from, toShard: m.to })) });
+      d.log.info({ from: from.epoch, to: next.epoch, shards: next.shards.map((s) => s.id), changed: changed.map((s) => s.id), movedSlots: moved.length }, "reshard planned");
+      const cutOverMs = await move(d, from, next, changed, ctx, (p) => send({ phase: Phase.BUILDING, fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch), ...p }));
+      send({ phase: Phase.DONE, fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch), cutOverMs: BigInt(Math.round(cutOverMs)) });
+    },
+    async getPlacement() {
+      const p = d.pool.placement;
+      return {
+        epoch: BigInt(p.epoch), numSlots: p.placement.numSlots,
+        shards: p.shards.map((s) => ({ id: s.id, redisUrl: redact(s.redisUrl), slots: [...(p.placement.slotsOf.get(s.id) ?? [])] })),
+      };
+    },
+  };
+}
+
+/** The next placement: `add` and `remove` applied to `from`; INVALID_ARGUMENT naming the first problem. */
+export function plan(from: ClusterPlacement, add: readonly ShardAddress[], remove: readonly string[], config: Pick<Config, "numSlots" | "sentinels">): ClusterPlacement {
+  if (add.length === 0 && remove.length === 0) throw invalidArgument("name at least one shard to add or to remove");
+  const ids = new Set(from.shards.map((s) => s.id));
+  for (const [i, a] of add.entries()) {
+    if (!SHARD_ID.test(a.id)) throw invalidArgument(`add[${i}].id: "${a.id}" is not 1-64 of A-Z a-z 0-9 _ -`);
+    if (ids.has(a.id)) throw invalidArgument(`add[${i}].id: shard "${a.id}" is already in the placement (epoch ${from.epoch})`);
+    if (add.findIndex((x) => x.id === a.id) !== i) throw invalidArgument(`add[${i}].id: shard "${a.id}" is added twice`);
+    const sentinel = isSentinelUrl(a.redisUrl) ? parseSentinelName(a.redisUrl) : undefined;
+    if (typeof sentinel === "string" || (sentinel === undefined && !/^rediss?:\/\/[^/\s]+/.test(a.redisUrl))) throw invalidArgument(`add[${i}].redis_url: "${redact(a.redisUrl)}" is not redis://host:port or sentinel://master-name`);
+  }
+  for (const [i, id] of remove.entries()) {
+    if (!ids.has(id)) throw invalidArgument(`remove[${i}]: shard "${id}" is not in the placement (epoch ${from.epoch})`);
+    if (remove.indexOf(id) !== i) throw invalidArgument(`remove[${i}]: shard "${id}" is removed twice`);
+  }
+  const full = (url: string) => (isSentinelUrl(url) && !url.includes("/", "sentinel://".length) && config.sentinels.length ? expandSentinelUrl(url, config.sentinels) : url);
+  const shards = [...from.shards.filter((s) => !remove.includes(s.id)), ...add.map((a) => ({ id: a.id, redisUrl: full(a.redisUrl) }))];
+  if (shards.length === 0) throw invalidArgument("the change leaves no shard");
+  return placementOf(from.epoch + 1, shards, config.numSlots);
+}
+
+function sameSlots(a: ClusterPlacement, b: ClusterPlacement, id: string): boolean {
+  const x = a.placement.slotsOf.get(id);
+  const y = b.placement.slotsOf.get(id);
+  return x !== undefined && y !== undefined && x.length === y.length && x.every((s, i) => s === y[i]);
+}
+
+/** UNAVAILABLE unless every new shard's Redis answers within `timeoutMs`. */
+async function reachable(shards: readonly ShardAddress[], timeoutMs: number): Promise<void> {
+  await Promise.all(shards.map(async (s) => {
+    const redis = openRedis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs });
+    redis.on("error", () => {});
+    try {
+      await redis.connect();
+      await readyWithin(redis, timeoutMs);
+    } catch (err) {
+      throw unavailable(`new shard ${s.id}: its Redis ${redact(s.redisUrl)} cannot be reached: ${(err as Error).message}`, err);
+    } finally {
+      redis.disconnect();
+    }
+  }));
+}
+
+type Progress = { shardId: string; eventsReplayed: bigint; eventsPerSecond: number; lag: bigint; etaMs: bigint };
+
+/** Rebuilds `changed` for `next`, swaps them together, publishes `next`; resolves with ms from the first swap to the publication. */
+async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlacement, changed: readonly ShardAddress[], ctx: CallContext, report: (p: Progress) => void): Promise<number> {
+  const { config, log } = d;
+  const topicId = await d.topicIds.idOf(config.scoreTopic);
+  if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist`);
+  const leases = await takeLeases(changed, config.keyPrefix, log);
+  const group = new AbortController();
+  const onCancel = () => group.abort(new LadderError(Code.CANCELLED, "the caller cancelled the reshard"));
+  ctx.signal.addEventListener("abort", onCancel, { once: true });
+  const gate = countdown(changed.length);
+  const swapped = countdown(changed.length);
+  let firstSwapAt = 0;
+  const rebuilds = changed.map((s) => {
+    const slots = next.placement.slotsOf.get(s.id)!;
+    const stamp = shardStamp({ shardId: s.id, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
+    return rebuildShard({
+      kafka: d.kafka, admin: d.admin, topic: config.scoreTopic, shardId: s.id, stamp, builtFrom: builtFrom(stamp, topicId), slots, redisUrl: s.redisUrl,
+      keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
+      mode: { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag }, lease: leases.get(s.id)!, signal: group.signal,
+      onProgress: (p) => report({ shardId: p.shardId, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs) }),
+      beforeSwap: () => (gate.done(), gate.all),
+      onSwapped: () => ((firstSwapAt ||= performance.now()), swapped.done()),
+      log: log.child({ shardId: s.id, reshard: next.epoch }),
+    });
+  });
+  // the first rebuild to fail stops the others (before the swaps: nothing swaps, nothing is published)
+  const failures = rebuilds.map((r) => r.then(() => undefined, (err: unknown) => (group.abort(err), err)));
+  try {
+    await Promise.race([swapped.all, Promise.all(failures).then((errs) => Promise.reject(errs.find((e) => e !== undefined) ?? new Error("no shard swapped")))]).catch(async (err: unknown) => {
+      if (firstSwapAt === 0) throw LadderError.from(err);
+    });
+    await d.placement.publish(next);
+    const cutOverMs = performance.now() - firstSwapAt;
+    log.info({ epoch: next.epoch, cutOverMs: Math.round(cutOverMs) }, "reshard: new placement published");
+    const errs = (await Promise.all(failures)).filter((e) => e !== undefined);
+    if (errs.length) throw new LadderError(Code.ABORTED, `placement epoch ${next.epoch} is published, but a shard did not swap in its rebuilt data: ${errs.map((e) => (e as Error).message).join("; ")}; rebuild it (RebuildShards) to serve again`);
+    return cutOverMs;
+  } finally {
+    ctx.signal.removeEventListener("abort", onCancel);
+    await Promise.allSettled(rebuilds);
+    await Promise.all([...leases.values()].map((l) => l.release()));
+  }
+}
+
+/** A promise that resolves once done() was called `n` times. */
+function countdown(n: number): { done(): void; all: Promise<void> } {
+  let left = n;
+  let resolve!: () => void;
+  const all = new Promise<void>((r) => (resolve = r));
+  if (left === 0) resolve();
+  return { done: () => void (--left === 0 && resolve()), all };
+}
+
+/** The rebuild lease of every changed shard, or none (ABORTED naming a rebuild that runs). */
+async function takeLeases(shards: readonly ShardAddress[], keyPrefix: string, log: Logger): Promise<Map<string, RebuildLease>> {
+  const leases = new Map<string, RebuildLease>();
+  try {
+    for (const s of shards) leases.set(s.id, await RebuildLease.acquire({ redisUrl: s.redisUrl, keyPrefix, shardId: s.id, mode: LEASE_MODE, log: log.child({ shardId: s.id }) }));
+    return leases;
+  } catch (err) {
+    await Promise.all([...leases.values()].map((l) => l.release()));
+    throw err;
+  }
+}
+
+const redact = (url: string) => url.replace(/\/\/[^@/]*@/, "//***@");

@@ -1,0 +1,257 @@
+// The local cluster launcher (`npm start`) supervises what it starts: the real launcher runs as a child
+// process (its own Kafka broker, 3 redis-servers, 3 shard nodes, router, ingest and the gateway, on free
+// ports and its own data dir), scores are written, and a shard node, a redis-server, the router and the
+// gateway are killed with SIGKILL one after another. Each must be restarted while every other process keeps its pid;
+// the shard must go from refusing reads to serving, as GetClusterStatus and `cli status` show; every
+// acknowledged write must then be read back exactly (each page of the board and each player's rank
+// equal to an oracle of what was written). SIGINT to the launcher must stop every process it started.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@ladder/common/config";
+import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { freshNamespace } from "@ladder/common/test-namespace";
+import { portIsFree } from "@ladder/deploy/free-port";
+import { AdminService, ShardReadiness, type GetClusterStatusResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { TEST_TOKENS } from "./cluster-harness.js";
+import { getJson } from "./http-client.js";
+import { alivePids, runCli, startLauncher, until, type LauncherRun } from "./launcher-process.js";
+import { Oracle, plainEntry, type OracleUpdate } from "./oracle.js";
+
+const BOARD = "launcher";
+const PLAYERS = Array.from({ length: 300 }, (_, i) => `lp-${String(i).padStart(3, "0")}`);
+const grants = [
+  { name: "test-game-server", token: TEST_TOKENS.write, roles: ["write"] },
+  { name: "test-admin", token: TEST_TOKENS.admin, roles: ["admin"] },
+];
+const oracle = new Oracle((board) => loadConfig({}).boards.forBoard(board));
+const t0 = Date.now() - 3_600_000;
+let written = 0;
+
+let dir: string;
+let launcher: LauncherRun;
+let clients: { ingest: ClientOf<typeof IngestService>; router: ClientOf<typeof LeaderboardService>; admin: ClientOf<typeof AdminService> };
+/** Every pid the launcher's state named, to check at the end that none outlived it. */
+const seenPids = new Set<number>();
+
+const status = (): Promise<GetClusterStatusResponse> => clients.admin.getClusterStatus({}, { timeoutMs: 10_000 });
+const remember = () => {
+  for (const p of launcher.state()?.processes ?? []) if (p.pid !== null) seenPids.add(p.pid);
+};
+/** name -> pid of every supervised process. */
+const pids = () => Object.fromEntries(launcher.state()!.processes.map((p) => [p.name, p.pid]));
+
+/** Writes one batch (acknowledged: applied to the oracle in acknowledgement order). */
+async function write(updates: OracleUpdate[]): Promise<void> {
+  const res = await clients.ingest.submitScores({ updates: updates.map((u) => ({ ...u, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs) })) });
+  expect(res.accepted).toBe(updates.length);
+  for (const u of updates) oracle.apply(u);
+  written += updates.length;
+}
+
+/** Every shard serving, nothing left to apply, and the log holding every acknowledged write. */
+async function settled(): Promise<GetClusterStatusResponse> {
+  return until("every shard serving and caught up", 60_000, async () => {
+    const s = await status().catch(() => undefined);
+    const ok = s && s.shards.every((x) => x.readiness === ShardReadiness.SERVING && x.lagRecords === 0n)
+      && s.kafka!.endOffsets.reduce((n, o) => n + o.offset, 0n) === BigInt(written);
+    return ok ? s : undefined;
+  }, 200);
+}
+
+/** Every page of the board and every player's rank equal the oracle. */
+async function expectExact(): Promise<void> {
+  const want = oracle.sorted(BOARD);
+  const got = [];
+  for (let offset = 0n; ; offset += 100n) {
+    const page = await clients.router.getTop({ board: BOARD, limit: 100, offset });
+    expect(page.total).toBe(BigInt(want.length));
+    got.push(...page.entries.map(plainEntry));
+    if (page.entries.length < 100) break;
+  }
+  expect(got).toEqual(want);
+  const ranks = await Promise.all(want.map((e) => clients.router.getRank({ board: BOARD, playerId: e.playerId })));
+  expect(ranks.map((r) => plainEntry(r.entry!))).toEqual(want);
+}
+
+/** Kills `name` with SIGKILL; returns when, and the pids of the others before. */
+function kill(name: string): { at: number; others: Record<string, number | null> } {
+  remember();
+  const before = pids();
+  const pid = before[name]!;
+  process.kill(pid, "SIGKILL");
+  delete before[name];
+  return { at: Date.now(), others: before };
+}
+
+/** Waits until `name` is up again after its restart number `restarts`, and checks nobody else moved. */
+async function restarted(name: string, restarts: number, others: Record<string, number | null>): Promise<void> {
+  await until(`${name} restarted`, 60_000, () => (launcher.process(name).state === "up" && launcher.process(name).restarts === restarts ? true : undefined));
+  remember();
+  const now = pids();
+  for (const [other, pid] of Object.entries(others)) expect(now[other], `${other} kept running`).toBe(pid);
+  expect(launcher.state()!.processes.filter((p) => p.state !== "up")).toEqual([]);
+  const died = launcher.output().split("\n").filter((l) => l.includes(`"process":"${name}"`) && l.includes("process died; restarting it"));
+  expect(died.length).toBe(restarts);
+  expect(JSON.parse(died.at(-1)!)).toMatchObject({ signal: "SIGKILL", code: null, restarts: restarts - 1 });
+}
+
+const shardOf = (s: GetClusterStatusResponse, shardId: string) => s.shards.find((x) => x.shardId === shardId)!;
+
+/** Polls GetClusterStatus until the shard's reads are refused; returns the refusal. */
+function refused(shardId: string): Promise<string> {
+  return until(`${shardId} refused`, 30_000, async () => {
+    const s = shardOf(await status(), shardId);
+    return s.readiness === ShardReadiness.UNAVAILABLE ? s.refusal : undefined;
+  }, 50);
+}
+
+/** Polls GetClusterStatus until the shard serves reads; returns when, and the distinct refusals seen meanwhile. */
+async function serving(shardId: string): Promise<{ at: number; refusals: string[] }> {
+  const refusals = new Set<string>();
+  const at = await until(`${shardId} serving`, 90_000, async () => {
+    const s = shardOf(await status(), shardId);
+    if (s.readiness !== ShardReadiness.SERVING) refusals.add(s.refusal.replace(/\d+ records/, "N records"));
+    return s.readiness === ShardReadiness.SERVING ? Date.now() : undefined;
+  }, 50);
+  return { at, refusals: [...refusals] };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ladder-launcher-"));
+  const ns = freshNamespace("launcher");
+  launcher = await startLauncher(join(dir, "data"), {
+    LADDER_SCORE_TOPIC: ns.topic, LADDER_KEY_PREFIX: ns.keyPrefix, LADDER_SLOTS: "12", LADDER_HEARTBEAT_TTL_MS: "1000", LADDER_TOKENS: JSON.stringify(grants),
+  });
+  const state = await until("the launcher up", 150_000, () => {
+    if (launcher.child.exitCode !== null) throw new Error(`the launcher exited:\n${launcher.output()}`);
+    return launcher.state();
+  }, 250).catch((err: Error) => {
+    throw new Error(`${err.message}; its output:\n${launcherLines(40)}`);
+  });
+  remember();
+  clients = {
+    ingest: createClient(IngestService, state.ingest, undefined, {}, TEST_TOKENS.write),
+    router: createClient(LeaderboardService, state.router),
+    admin: createClient(AdminService, state.router, undefined, {}, TEST_TOKENS.admin),
+  };
+  await write(PLAYERS.map((playerId, i) => ({ board: BOARD, playerId, op: Operation.SET, value: (i * 7919) % 150, timestampMs: t0 + (i % 5) * 60_000 })));
+  await settled();
+}, 200_000);
+
+/** The launcher's own lines (not its services' debug lines), the last `n`. */
+const launcherLines = (n: number) => launcher.output().split("\n").filter((l) => !l.includes('"level":20')).slice(-n).join("\n");
+
+afterEach((ctx) => {
+  if (ctx.task.result?.state === "fail") console.log(`the launcher's last lines:\n${launcherLines(30)}`);
+});
+
+afterAll(async () => {
+  for (const c of Object.values(clients ?? {})) c.close();
+  if (launcher && launcher.child.exitCode === null) {
+    launcher.child.kill("SIGINT");
+    await Promise.race([launcher.exited, new Promise((r) => setTimeout(r, 60_000))]);
+  }
+  for (const pid of alivePids(seenPids)) process.kill(pid, "SIGKILL"); // none left behind, even after a failure
+  await rm(dir, { recursive: true, force: true });
+}, 90_000);
+
+describe("local launcher supervision", () => {
+  it("reports the running cluster: every shard serving with its lag, heartbeat, size and Redis node; Kafka and the topic", async () => {
+    const s = await settled();
+    expect(s.shards.map((x) => x.shardId)).toEqual(["shard-0", "shard-1", "shard-2"]);
+    s.shards.forEach((x, i) => {
+      expect(x).toMatchObject({ readiness: ShardReadiness.SERVING, refusal: "", lagRecords: 0n, heartbeatTtlMs: 1000n, partitions: 4 });
+      expect(Number(x.heartbeatAgeMs)).toBeLessThanOrEqual(1000);
+      expect(x.keys).toBeGreaterThan(0n);
+      expect(x.usedMemoryBytes).toBeGreaterThan(0n);
+      expect(x.nodes).toMatchObject([{ address: `127.0.0.1:${launcher.redisPorts[i]}`, role: "master", reachable: true, servesReads: true }]);
+    });
+    expect(s.kafka).toMatchObject({ reachable: true, error: "", brokers: [`127.0.0.1:${launcher.kafkaPort}`] });
+    expect(s.kafka!.endOffsets.map((o) => o.partition)).toEqual([...Array(12).keys()]);
+    expect(launcher.state()!.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
+      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`));
+    await expectExact();
+  });
+
+  it("restarts a shard node killed with SIGKILL; its shard refuses reads, then serves every write, those made while it was down too", async () => {
+    const { at, others } = kill("shard-1");
+    await write(PLAYERS.filter((_, i) => i % 3 === 0).map((playerId, i) => ({ board: BOARD, playerId, op: Operation.INCREMENT, value: 1 + (i % 4), timestampMs: t0 + 600_000 })));
+    const refusal = await refused("shard-1");
+    expect(refusal).toMatch(/^shard-1: (shard node is not running|not serving reads)/);
+    const cli = await runCli(["status", "--router", launcher.state()!.router], { ...launcher.env, LADDER_TOKEN: TEST_TOKENS.admin });
+    expect(cli.code, cli.out).toBe(0);
+    expect(cli.out).toMatch(/^shard-1 +refusing: /m);
+    expect(cli.out).toMatch(/^shard-0 +serving /m);
+    expect(cli.out).toMatch(/^shard-1 +(restarting|up +\d+ +1 +.*killed by SIGKILL)/m); // the launcher's view: restarting, or just restarted
+    const back = await serving("shard-1");
+    console.log(`shard node kill -> restarted and serving: ${((back.at - at) / 1000).toFixed(1)} s; refusals seen: ${JSON.stringify([refusal, ...back.refusals])}`);
+    await restarted("shard-1", 1, others);
+    await settled();
+    await expectExact();
+    const after = await runCli(["status", "--router", launcher.state()!.router], { ...launcher.env, LADDER_TOKEN: TEST_TOKENS.admin });
+    expect(after.code, after.out).toBe(0);
+    expect(after.out).toMatch(/^shard-1 +serving /m);
+    expect(after.out).toMatch(/^shard-1 +up +\d+ +1 +.*killed by SIGKILL/m);
+  });
+
+  it("restarts a redis-server killed with SIGKILL empty; its shard node refills it, refusing reads until it holds everything", async () => {
+    const { at, others } = kill("redis-2");
+    const refusal = await refused("shard-2");
+    expect(refusal).toMatch(/^shard-2: /);
+    const back = await serving("shard-2");
+    await restarted("redis-2", 1, others);
+    // the node found its Redis emptied and refilled it (its warning, passed on by the launcher)
+    expect(launcher.output()).toMatch(/"service":"shard-2".*Redis holds less than was applied \(data lost\)/);
+    console.log(`redis-server kill -> restarted, refilled and serving: ${((back.at - at) / 1000).toFixed(1)} s; refusals seen: ${JSON.stringify([refusal, ...back.refusals])}`);
+    await write(PLAYERS.filter((_, i) => i % 5 === 1).map((playerId) => ({ board: BOARD, playerId, op: Operation.BEST, value: 140, timestampMs: t0 + 1_200_000 })));
+    await settled();
+    await expectExact();
+  });
+
+  it("restarts the router, then again after a doubled pause when it dies again soon; GetClusterStatus answers again", async () => {
+    const first = kill("router");
+    await until("the launcher saw the router die", 10_000, () => (launcher.process("router").state === "restarting" ? true : undefined));
+    await expect(status()).rejects.toMatchObject({ code: 14 }); // UNAVAILABLE: nothing listens until its restart, a pause later
+    await restarted("router", 1, first.others);
+    const second = kill("router");
+    await restarted("router", 2, second.others);
+    const pauses = launcher.output().split("\n").filter((l) => l.includes(`"process":"router"`) && l.includes("process died")).map((l) => JSON.parse(l).restartInMs);
+    expect(pauses).toEqual([1000, 2000]);
+    const s = await settled();
+    expect(s.shards.every((x) => x.readiness === ShardReadiness.SERVING)).toBe(true);
+    await expectExact();
+  });
+
+  it("restarts the gateway killed with SIGKILL on its address: it answers the router's top again, and the shards' status", async () => {
+    const url = `http://${launcher.process("gateway").address}/api/`;
+    const topOf = async () => ((await getJson(`${url}boards/${BOARD}/top?limit=5`)) as { entries: { playerId: string; rank: string }[] }).entries;
+    const want = (await clients.router.getTop({ board: BOARD, limit: 5 })).entries.map((e) => ({ playerId: e.playerId, rank: String(e.rank) }));
+    expect((await topOf()).map(({ playerId, rank }) => ({ playerId, rank }))).toEqual(want);
+    const { others } = kill("gateway");
+    await restarted("gateway", 1, others);
+    expect((await topOf()).map(({ playerId, rank }) => ({ playerId, rank }))).toEqual(want);
+    const shards = ((await getJson(`${url}status`)) as { shards: { shardId: string; readiness: string }[] }).shards;
+    expect(shards.map((x) => `${x.shardId}:${x.readiness}`)).toEqual(["shard-0", "shard-1", "shard-2"].map((id) => `${id}:SHARD_READINESS_SERVING`)); // with the admin token of LADDER_TOKENS
+  });
+
+  it("stops every process it started on SIGINT, restarting none, and removes its state file", async () => {
+    remember();
+    const last = launcher.state()!;
+    const before = launcher.output().length;
+    launcher.child.kill("SIGINT");
+    expect(await launcher.exited).toBe(0);
+    expect(launcher.state()).toBeUndefined();
+    expect(alivePids(seenPids)).toEqual([]);
+    const gateway = last.processes.find((p) => p.name === "gateway")!.address;
+    const ports = [launcher.kafkaPort, ...launcher.redisPorts, Number(last.router.split(":")[1]), Number(last.ingest.split(":")[1]), Number(gateway.split(":")[1])];
+    expect(await Promise.all(ports.map(portIsFree))).toEqual(ports.map(() => true));
+    const shutdown = launcher.output().slice(before);
+    expect(shutdown).toMatch(/"msg":"stopping the cluster"/);
+    expect(shutdown).not.toMatch(/"msg":"(process died|process restarted)/); // the processes it stopped were not restarted
+  });
+});

@@ -1,0 +1,233 @@
+// Resharding online (issue #13): a shard added, then one removed, with AdminService.Reshard, while a
+// writer moves a dozen hot players (INCREMENT with event ids) and readers ask GetTop, GetRank and
+// GetAround the whole time. Every answer must be exact at some instant, or refused with UNAVAILABLE:
+//   - no player twice, consecutive ranks, entries in the board's order, total = the board's size;
+//   - each rank lies in [1 + static players ahead, that + hot players other than it] (only the hot
+//     players move; the statics' scores are known), and a static entry shows its own score.
+// Then, at rest: every hot player's score is the sum of its acknowledged increments (0 lost, 0
+// doubled) and the whole board equals the oracle; each shard's Redis holds exactly the players of
+// the slots the new placement gives it (the old owners hold none of the moved ones); reads and
+// writes by the old placement are refused by the shards themselves.
+// The board's order is written out here (points desc, reached-at asc, id bytes asc), not imported.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { status } from "@grpc/grpc-js";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { silentLogger } from "@ladder/common/logger";
+import { slotOf } from "@ladder/common/placement";
+import { placementOf } from "@ladder/common/placement-log";
+import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
+import { AdminService, ReshardResponse_Phase as Phase, type ReshardResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { Operation, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";
+import { builtFrom, keyLayout, shardStamp, ShardReader, StampMismatch } from "@ladder/store";
+import { ShardWriter } from "@ladder/store/writer";
+import { loadConfig } from "@ladder/common/config";
+import { aheadOf, order, seeded, type Standing } from "./moving-board.js";
+import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+
+const BOARD = "moving";
+const SLOTS = 12;
+const STATIC = 240;
+const HOT = 12;
+const TOTAL = STATIC + HOT;
+const HOT_MAX = 1500;
+const READERS = 6;
+const log = silentLogger();
+
+const staticId = (i: number) => `s${String(i).padStart(3, "0")}`;
+const hotIds = Array.from({ length: HOT }, (_, i) => `h${String(i).padStart(2, "0")}`);
+const isHot = new Set(hotIds);
+const { rand, randInt } = seeded(13_2026);
+
+let dataDir: string;
+let redis: RedisServer[] = [];
+let c: TestCluster;
+let admin: ClientOf<typeof AdminService>;
+const statics: Standing[] = [];
+const staticById = new Map<string, Standing>();
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "ladder-reshard-"));
+  // own Redis servers: a reshard swaps whole databases (SWAPDB); the fourth is the shard added
+  redis = await Promise.all([0, 1, 2, 3].map((i) => startRedisServer({ dataDir: join(dataDir, `r${i}`), persist: false, log })));
+  c = await startTestCluster("reshard", { redisUrls: redis.slice(0, 3).map((r) => r.url), settings: { LADDER_SNAPSHOTS: "0", LADDER_SLOTS: String(SLOTS) } });
+  admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+}, 180_000);
+afterAll(async () => {
+  admin?.close();
+  await c?.stop();
+  await Promise.all(redis.map((r) => r.stop()));
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The number of static players strictly ahead of `e`. */
+const staticAhead = (e: Standing) => aheadOf(statics, e);
+
+const plain = (e: Entry) => ({ playerId: e.playerId, points: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+
+/** Every problem of one answer (empty when it holds at some instant). */
+function problems(entries: Array<ReturnType<typeof plain>>, total: number): string[] {
+  const out: string[] = [];
+  if (total !== TOTAL) out.push(`total ${total} != ${TOTAL}`);
+  const ids = new Set<string>();
+  for (const [i, e] of entries.entries()) {
+    if (ids.has(e.playerId)) out.push(`${e.playerId} twice`);
+    ids.add(e.playerId);
+    if (i > 0 && e.rank !== entries[i - 1]!.rank + 1) out.push(`rank ${e.rank} after ${entries[i - 1]!.rank}`);
+    if (i > 0 && order(entries[i - 1]!, e) >= 0) out.push(`${entries[i - 1]!.playerId} not ahead of ${e.playerId}`);
+    const lo = 1 + staticAhead(e);
+    const hi = lo + HOT - (isHot.has(e.playerId) ? 1 : 0);
+    if (e.rank < lo || e.rank > hi) out.push(`${e.playerId} (${e.points}) rank ${e.rank} outside [${lo}, ${hi}]`);
+    const truth = staticById.get(e.playerId);
+    if (!isHot.has(e.playerId) && (!truth || truth.points !== e.points || truth.reachedAtMs !== e.reachedAtMs)) out.push(`${e.playerId} shows ${e.points}, not the oracle's`);
+  }
+  return out;
+}
+
+/** Runs a reshard to its end; its messages. */
+async function reshard(req: { add?: Array<{ id: string; redisUrl: string }>; remove?: string[] }): Promise<ReshardResponse[]> {
+  const out: ReshardResponse[] = [];
+  for await (const m of admin.reshard({ add: req.add ?? [], remove: req.remove ?? [] })) out.push(m);
+  return out;
+}
+
+describe("resharding online", () => {
+  it("adds a shard, then removes one, while players move: every answer exact or UNAVAILABLE, nothing lost or doubled, every shard holding exactly its slots", async () => {
+    // the board: statics in steps of 15 shared by threes over two time units, never written again; hot players walk
+    const base = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
+    for (let i = 0; i < STATIC; i++) statics.push({ playerId: staticId(i), points: 15 * Math.floor(i / 3), reachedAtMs: base + (i % 2) * 60_000 });
+    statics.sort(order);
+    for (const s of statics) staticById.set(s.playerId, s);
+    const walk = hotIds.map(() => randInt(0, HOT_MAX));
+    let token = (await c.ingest.submitScores({ updates: [
+      ...statics.map((s) => ({ board: BOARD, playerId: s.playerId, op: Operation.SET, value: BigInt(s.points), timestampMs: BigInt(s.reachedAtMs) })),
+      ...hotIds.map((playerId, i) => ({ board: BOARD, playerId, op: Operation.SET, value: BigInt(walk[i]!), eventId: `${playerId}-set` })),
+    ] })).consistencyToken;
+    expect(Number((await c.router.getTop({ board: BOARD, limit: 1, consistencyToken: token })).total)).toBe(TOTAL);
+
+    let stop = false;
+    const counts = { answers: 0, refused: 0, batches: 0 };
+    const found: string[] = [];
+    let longestRefusalMs = 0;
+    const writer = (async () => {
+      while (!stop) {
+        const updates = hotIds.map((playerId, i) => {
+          let step = randInt(1, 60) * (rand() < 0.5 ? -1 : 1);
+          if (walk[i]! + step < 0 || walk[i]! + step > HOT_MAX) step = -step;
+          walk[i]! += step;
+          return { board: BOARD, playerId, op: Operation.INCREMENT, value: BigInt(step), eventId: `${playerId}-${counts.batches}` };
+        });
+        token = (await c.ingest.submitScores({ updates })).consistencyToken; // every batch acknowledged: its steps count
+        counts.batches++;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const readers = Array.from({ length: READERS }, async (_, r) => {
+      let refusedSince = 0;
+      while (!stop) {
+        const kind = (r + counts.answers) % 3;
+        const player = kind === 1 ? statics[randInt(0, STATIC - 1)]!.playerId : hotIds[randInt(0, HOT - 1)]!;
+        const got = await outcome(kind === 0 ? c.router.getTop({ board: BOARD, limit: 60, offset: BigInt(randInt(0, 190)) })
+          : kind === 1 ? c.router.getRank({ board: BOARD, playerId: player }).then((x) => ({ entries: [x.entry!], total: x.total }))
+          : c.router.getAround({ board: BOARD, playerId: player, radius: 3 }));
+        if ("code" in got) {
+          if (got.code !== status.UNAVAILABLE) found.push(`code ${got.code}: ${got.details}`);
+          counts.refused++;
+          refusedSince ||= performance.now();
+          continue;
+        }
+        if (refusedSince) longestRefusalMs = Math.max(longestRefusalMs, performance.now() - refusedSince);
+        refusedSince = 0;
+        counts.answers++;
+        const p = problems(got.ok.entries.map(plain), Number(got.ok.total));
+        if (p.length) found.push(`${["top", "rank", "around"][kind]}: ${p.slice(0, 3).join("; ")}`);
+      }
+    });
+
+    // add shard-3 (its node runs first, waiting for a placement that names it), then remove shard-1
+    await new Promise((r) => setTimeout(r, 1000));
+    // push streams across the moves: the router follows each new placement (watchers read again)
+    const watching = new AbortController();
+    const watched = [statics[3]!.playerId, statics[120]!.playerId, hotIds[0]!];
+    const streams = watched.map(async (playerId) => {
+      const got: Array<{ rank: number; points: number; resynced: boolean }> = [];
+      try {
+        for await (const m of c.router.watchPlayer({ board: BOARD, playerId, intervalMs: 50 }, { signal: watching.signal })) got.push({ rank: Number(m.entry?.rank ?? 0), points: Number(m.entry?.score ?? -1), resynced: m.resynced });
+      } catch (err) {
+        if ((err as { code?: number }).code !== status.CANCELLED) found.push(`watch ${playerId}: ${(err as Error).message}`);
+      }
+      return { playerId, got };
+    });
+    await c.services.addShardNode("shard-3", redis[3]!.url);
+    const added = await reshard({ add: [{ id: "shard-3", redisUrl: redis[3]!.url }] });
+    await new Promise((r) => setTimeout(r, 1500));
+    const removed = await reshard({ remove: ["shard-1"] });
+    await new Promise((r) => setTimeout(r, 1500));
+    stop = true;
+    await Promise.all([writer, ...readers]);
+    await c.router.getRank({ board: BOARD, playerId: hotIds[0]!, consistencyToken: token });
+    await new Promise((r) => setTimeout(r, 1000)); // the streams' last messages
+    watching.abort();
+    for (const { playerId, got } of await Promise.all(streams)) {
+      if (got.length === 0) found.push(`watch ${playerId}: no message`);
+      for (const m of got) {
+        const lo = 1 + staticAhead({ playerId, points: m.points, reachedAtMs: staticById.get(playerId)?.reachedAtMs ?? 0 });
+        if (!isHot.has(playerId) && (m.rank < lo || m.rank > lo + HOT)) found.push(`watch ${playerId}: rank ${m.rank} outside [${lo}, ${lo + HOT}]`);
+      }
+      const final = await c.router.getRank({ board: BOARD, playerId, consistencyToken: token });
+      if (got.at(-1)?.rank !== Number(final.entry!.rank)) found.push(`watch ${playerId}: last message rank ${got.at(-1)?.rank}, board ${final.entry!.rank}`);
+      if (!got.some((m) => m.resynced)) found.push(`watch ${playerId}: never read again across two moves`);
+    }
+    console.log(`[reshard] ${JSON.stringify({ ...counts, longestRefusalMs: Math.round(longestRefusalMs), cutOverMs: [added, removed].map((m) => Number(m.at(-1)?.cutOverMs)), moved: [added, removed].map((m) => m[0]?.movedSlots.length) })}`);
+    expect(found.slice(0, 5)).toEqual([]);
+    expect(counts.answers).toBeGreaterThan(100);
+    for (const [m, from] of [[added, 1], [removed, 2]] as const) {
+      expect(m.map((x) => x.phase).filter((p) => p !== Phase.BUILDING)).toEqual([Phase.PLANNED, Phase.DONE]);
+      expect(Number(m[0]!.fromEpoch)).toBe(from);
+      expect(m[0]!.movedSlots.length).toBeGreaterThan(0);
+    }
+
+    // at rest: nothing lost, nothing doubled, the whole board as the oracle has it
+    const page = await c.router.getTop({ board: BOARD, limit: 1000, consistencyToken: token });
+    expect(Number(page.total)).toBe(TOTAL);
+    const got = page.entries.map(plain);
+    expect(new Map(got.filter((e) => isHot.has(e.playerId)).map((e) => [e.playerId, e.points]))).toEqual(new Map(hotIds.map((id, i) => [id, walk[i]!])));
+    expect(got.filter((e) => !isHot.has(e.playerId)).map((e) => e.playerId)).toEqual(statics.map((s) => s.playerId));
+    expect(problems(got, Number(page.total))).toEqual([]);
+
+    // the placement: epoch 3 over shard-0, shard-2, shard-3; each Redis holds exactly its slots' players
+    const placed = await admin.getPlacement({});
+    expect({ epoch: Number(placed.epoch), shards: placed.shards.map((s) => s.id).sort() }).toEqual({ epoch: 3, shards: ["shard-0", "shard-2", "shard-3"] });
+    const boardKey = keyLayout(c.ns.keyPrefix).board(BOARD);
+    const urlOf = new Map([["shard-0", redis[0]!.url], ["shard-1", redis[1]!.url], ["shard-2", redis[2]!.url], ["shard-3", redis[3]!.url]]);
+    for (const s of placed.shards) {
+      const r = new Redis(urlOf.get(s.id)!);
+      const members = await r.zrange(boardKey, "0", "-1");
+      const spare = await r.select(1).then(() => r.dbsize());
+      await r.quit();
+      const mine = new Set(s.slots);
+      expect(members.filter((m) => !mine.has(slotOf(m, SLOTS))), `${s.id} holds players of other slots`).toEqual([]);
+      expect(members.length, `${s.id} holds every player of its slots`).toBe([...staticById.keys(), ...hotIds].filter((p) => mine.has(slotOf(p, SLOTS))).length);
+      expect(spare, `${s.id}'s spare database is empty again`).toBe(0);
+    }
+
+    // the old placement is refused by the shards themselves: a read by epoch 1, a write built for it
+    const config = loadConfig({ LADDER_SHARDS: redis.slice(0, 3).map((r, i) => `shard-${i}=${r.url}`).join(","), LADDER_SLOTS: String(SLOTS) });
+    const old = placementOf(1, config.shards, SLOTS);
+    const oldStamp = shardStamp({ shardId: "shard-0", topic: c.ns.topic, numSlots: SLOTS, slots: old.placement.slotsOf.get("shard-0")!, boards: config.boards });
+    const r0 = new Redis(redis[0]!.url);
+    try {
+      const reader = new ShardReader({ shardId: "shard-0", stamp: oldStamp, redis: r0, keyPrefix: c.ns.keyPrefix });
+      const refused = await reader.top(BOARD, 5).then(() => undefined, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(StampMismatch);
+      const stale = new ShardWriter({ shardId: "shard-0", stamp: oldStamp, builtFrom: builtFrom(oldStamp, "any-topic-id"), redis: r0, keyPrefix: c.ns.keyPrefix, dedupWindowMs: 60_000 });
+      const applied = await stale.apply(old.placement.slotsOf.get("shard-0")![0]!, []);
+      expect(applied.drift, "a writer by the old placement is refused").toBeDefined();
+    } finally {
+      await r0.quit();
+    }
+  });
+});
