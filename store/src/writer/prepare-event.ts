@@ -57,6 +57,13 @@ interface Target {
   windowExpireAtMs: bigint[];
 }
 
+function targetOf(t: Target, leaving: boolean): Target & { leaving: boolean } {
+  return {
+    board: t.board, op: t.op, rules: t.rules, period: t.period, periodExpireAtMs: t.periodExpireAtMs,
+    windowPeriods: t.windowPeriods, windowPeriodStartsMs: t.windowPeriodStartsMs, windowExpireAtMs: t.windowExpireAtMs, leaving,
+  };
+}
+
 function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shardPartitions: number | undefined): Prepared {
   if (!value) return noop(offset, "record has no value");
   let e;
@@ -71,11 +78,11 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     if (!shardPartitions) return noop(offset, "board deletion marker: the shard's partition count is not known here");
     return { events: [{ ...noopEvent(offset), board: storedBoardName(e.board, { generation: Number(e.rules.generation) }), op: DELETE_BOARD_OP, value: shardPartitions, ingestedAtMs: Number(e.ingestedAtMs) }] };
   }
-  const targets: Array<Target & { leaving: boolean }> = [
-    { ...e, leaving: false },
-    ...e.also.map((a) => ({ ...a, leaving: false })),
-    ...(e.leave ? [{ ...e.leave, leaving: true }] : []),
-  ];
+  // Fields are picked, never spread: a decoded message keeps its properties in dictionary mode,
+  // where a spread of one cost ~9 us (more than the rest of this function; seeding profile, 2026-12-03).
+  const targets: Array<Target & { leaving: boolean }> = [targetOf(e, false)];
+  for (const a of e.also) targets.push(targetOf(a, false));
+  if (e.leave) targets.push(targetOf(e.leave, true));
   const events: PreparedEvent[] = [];
   for (const t of targets) {
     // a defined board's record carries its rules (board-definitions.ts): applied as written
@@ -87,7 +94,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     } else spec = boards.forBoard(t.board);
     if (!t.leaving) {
       // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
-      const problem = updateProblem({ ...e, board: t.board, op: t.op }, spec, Number.MAX_SAFE_INTEGER, 0);
+      const problem = updateProblem({ board: t.board, playerId: e.playerId, op: t.op, value: e.value, timestampMs: e.timestampMs, eventId: e.eventId }, spec, Number.MAX_SAFE_INTEGER, 0);
       if (problem) return noop(offset, problem);
     } else if (!e.playerId) return noop(offset, "player_id is empty");
     if (Buffer.byteLength(e.metadata, "utf8") > MAX_METADATA_BYTES) return noop(offset, `metadata is longer than ${MAX_METADATA_BYTES} bytes`);
