@@ -63,8 +63,11 @@ export interface RanksAnswer {
 /** The exact ranks of `players` (distinct) on the board stored as `stored`, decoded with `spec`. */
 export async function ranksOf(pool: ShardPool, scope: Scope, stored: string, spec: BoardSpec, players: readonly string[], mode: RankMode, deadlineMs: number): Promise<RanksAnswer> {
   const owned = new Map<ShardReader, string[]>();
+  // each player's owner, hashed once: every round asks it again for every shard
+  const ownerOf = new Map<string, ShardReader>();
   for (const p of players) {
     const owner = scope.ownerOf(p);
+    ownerOf.set(p, owner);
     const list = owned.get(owner);
     if (list) list.push(p);
     else owned.set(owner, [p]);
@@ -79,7 +82,7 @@ export async function ranksOf(pool: ShardPool, scope: Scope, stored: string, spe
     const worst = Math.max(-1, ...bounds);
     const reads = await pool.fanOut(scope.stores, (s) => {
       const own = owned.get(s) ?? [];
-      const others = found.filter((m) => scope.ownerOf(m.playerId) !== s);
+      const others = found.filter((m) => ownerOf.get(m.playerId) !== s);
       const positions = [...others, ...bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits }))];
       return Promise.all([s.ranks(stored, own, positions), mode === "dense" && worst > 0 ? s.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([])]).then(([r, d]) => ({ s, own, others, r, d }));
     }, deadlineMs);
