@@ -24,7 +24,7 @@ import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2
 import { methodDefinition } from "@ladder/client/grpc-stub";
 import { LadderError, invalidArgument, toServiceError } from "./errors.js";
 import type { Logger } from "./logger.js";
-import { bound, Counter, Histogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
+import { bound, HotCounter, HotHistogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
 import { addReflection } from "./reflection.js";
 
 /** What a handler knows of its call. */
@@ -97,8 +97,8 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
 export const grpcServerMetrics = metricSet((registry) => {
   const labelNames = ["grpc_service", "grpc_method", "grpc_code"] as const;
   return {
-    handled: new Counter({ name: "ladder_grpc_server_handled_total", help: "rpcs answered, by service, method and status code", labelNames, registers: [registry] }),
-    seconds: new Histogram({
+    handled: new HotCounter({ name: "ladder_grpc_server_handled_total", help: "rpcs answered, by service, method and status code", labelNames, registers: [registry] }),
+    seconds: new HotHistogram({
       name: "ladder_grpc_server_handling_seconds",
       help: "time from an rpc's arrival to its status (a server-streaming rpc: its whole stream), by service, method and status code",
       labelNames, buckets: LATENCY_BUCKETS, registers: [registry],

@@ -4,7 +4,7 @@ import { Health } from "@ladder/proto/grpc/health/v1/health_pb";
 import { createClient, grpcServerMetrics, listen, shutdown } from "./grpc-adapter.js";
 import { HealthRegistry } from "./health.js";
 import { silentLogger } from "./logger.js";
-import { Counter, metricSet, Registry, splitListen, startMetricsServer, type MetricsServer } from "./metrics.js";
+import { Counter, Histogram, HotCounter, HotHistogram, metricSet, Registry, splitListen, startMetricsServer, type MetricsServer } from "./metrics.js";
 
 const undo: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -40,6 +40,36 @@ describe("common > metrics", () => {
     expect(text).toMatch(/^nodejs_heap_size_used_bytes /m);
     expect((await fetch(`http://127.0.0.1:${server.port}/`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${server.port}/metrics`, { method: "POST" })).status).toBe(405);
+  });
+
+  it("the hot histogram and counter serve exactly what prom-client's would for the same observations, and reset as they do", async () => {
+    const [ours, theirs] = [new Registry(), new Registry()];
+    const buckets = [0.001, 0.01, 0.1, 1];
+    const labelNames = ["shard", "code"];
+    const hot = new HotHistogram({ name: "t_seconds", help: "h", labelNames, buckets, registers: [ours] });
+    const ref = new Histogram({ name: "t_seconds", help: "h", labelNames, buckets, registers: [theirs] });
+    const hotCount = new HotCounter({ name: "t_total", help: "c", labelNames, registers: [ours] });
+    const refCount = new Counter({ name: "t_total", help: "c", labelNames, registers: [theirs] });
+    const seen = [0.0005, 0.001, 0.002, 0.05, 0.1, 0.5, 2, 30];
+    for (const [i, v] of seen.entries()) {
+      const labels = [`s${i % 3}`, i % 2 ? "OK" : "UNAVAILABLE"] as const;
+      hot.labels(...labels).observe(v);
+      ref.labels(...labels).observe(v);
+      hotCount.labels(...labels).inc();
+      refCount.labels(...labels).inc();
+    }
+    expect(hot.labels("s0", "UNAVAILABLE")).toBe(hot.labels("s0", "UNAVAILABLE"));
+    expect(() => hot.labels("s0")).toThrow(/label values/);
+    expect(await ours.metrics()).toBe(await theirs.metrics());
+    // the JSON a cluster's workers send (same series; prom-client adds an empty exemplar to buckets)
+    const plain = (ms: Awaited<ReturnType<Registry["getMetricsAsJSON"]>>) => ms.map((m) => ({ ...m, values: m.values.map((v) => { const { exemplar: _, ...rest } = v as typeof v & { exemplar?: unknown }; return rest; }) }));
+    expect(plain(await ours.getMetricsAsJSON())).toEqual(plain(await theirs.getMetricsAsJSON()));
+    ours.resetMetrics();
+    theirs.resetMetrics();
+    hot.labels("s1", "OK").observe(0.2);
+    ref.labels("s1", "OK").observe(0.2);
+    // prom-client forgets the children on reset; the hot ones keep theirs at zero
+    expect((await ours.metrics()).split("\n").filter((l) => !/ 0$/.test(l))).toEqual((await theirs.metrics()).split("\n").filter((l) => !/ 0$/.test(l)));
   });
 
   it("refuses an address it cannot bind", async () => {

@@ -4,11 +4,11 @@
  * (admin-service.ts). Calls and latency per rpc are the gRPC adapter's (ladder_grpc_server_*).
  */
 import { Code } from "@ladder/common/errors";
-import { bound, Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/common/metrics";
+import { bound, Counter, Gauge, Histogram, HotHistogram, LATENCY_BUCKETS, metricSet } from "@ladder/common/metrics";
 
 export const routerMetrics = metricSet((registry) => {
   const registers = [registry];
-  const shardCall = new Histogram({
+  const shardCall = new HotHistogram({
     name: "ladder_router_shard_call_seconds",
     help: "one read of one shard (a Lua script on its Redis, under LADDER_SHARD_TIMEOUT_MS), by shard and status code (OK, or the error the call failed with)",
     labelNames: ["shard", "code"] as const, buckets: LATENCY_BUCKETS, registers,

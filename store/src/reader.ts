@@ -7,11 +7,14 @@
  *
  * READS THAT ARRIVE TOGETHER GO TOGETHER. A router under load asks each shard many small reads
  * at once (every rank asks the owner, then every other shard). A reader queues the reads it is
- * asked in one turn of the event loop and, at the end of that turn (process.nextTick, after the
- * promise callbacks that issued them), sends them as one command: alone, the read's own script;
- * two or more, read-batch.lua, which checks the heartbeat once and runs each read's own function,
- * all at one instant, replying what each script would have. Nothing waits for company: a read
- * alone is sent at the end of the turn that asked it. A batch holds at most MAX_BATCH reads, and
+ * asked in one turn of the event loop and, at the end of that turn (setImmediate: after every
+ * socket the turn found readable was read and the promise callbacks of what it read ran), sends
+ * them as one command: alone, the read's own script; two or more, read-batch.lua, which checks
+ * the heartbeat once and runs each read's own function, all at one instant, replying what each
+ * script would have. Nothing waits for company: a read alone is sent at the end of the turn that
+ * asked it. (At the end of each callback instead, process.nextTick, every rank's first read went
+ * alone: each request arrives in a callback of its own. Under h2load's GetRank load the owner's
+ * Redis then ran one command per rank; a turn gathers about 28.) A batch holds at most MAX_BATCH reads, and
  * tops deeper than BATCH_TOP_MAX entries are always sent alone (their cost is their own). Per read
  * this saves a command's encoding, parsing and promise plumbing in the router (ioredis) and in
  * Redis, which the router's CPU profile under rank load showed as its largest cost after gRPC.
@@ -196,7 +199,7 @@ export class ShardReader {
   private queue(board: string, read: QueuedRead["read"]): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
       if (!this.batch) return this.send([{ board: this.keys.board(board), read, resolve, reject }]);
-      if (this.queued.push({ board: this.keys.board(board), read, resolve, reject }) === 1) process.nextTick(this.flush);
+      if (this.queued.push({ board: this.keys.board(board), read, resolve, reject }) === 1) setImmediate(this.flush);
     });
   }
 
