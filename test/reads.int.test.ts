@@ -193,9 +193,13 @@ describe("reads of many players, ties and deep pages", () => {
           if (s.found && (s.entry!.rank < 1n || s.entry!.rank > s.total || s.entry!.tiedRank > s.entry!.rank || s.topPercent <= 0 || s.topPercent > 100)) problems.push(`getStanding: ${p} on ${s.board!.board}: rank ${s.entry!.rank}, tied ${s.entry!.tiedRank} of ${s.total}, top ${s.topPercent}%`);
         }
         const lo = rand(31);
-        const n = await c.router.getCount({ board: "r-high", minScore: BigInt(lo), maxScore: BigInt(lo + rand(10)) });
+        const hi = lo + rand(10);
+        const n = await c.router.getCount({ board: "r-high", minScore: BigInt(lo), maxScore: BigInt(hi) });
         counts.counts++;
-        if (n.count > n.total) problems.push(`getCount: ${n.count} of ${n.total}`);
+        // the statics in [lo, hi] are counted whatever the movers do, each mover at most once; every player has a score
+        const staticsIn = [...staticScore.values()].filter((e) => e.score >= lo && e.score <= hi).length;
+        if (n.total !== BigInt(statics.length + movers.length)) problems.push(`getCount: total ${n.total}, not ${statics.length + movers.length}`);
+        if (n.count < BigInt(staticsIn) || n.count > BigInt(staticsIn + movers.length)) problems.push(`getCount [${lo}, ${hi}]: ${n.count}, outside ${staticsIn}..${staticsIn + movers.length}`);
         const k = 1 + rand(460);
         const at = await outcome(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: BigInt(k) } }));
         if ("code" in at) {
