@@ -13,6 +13,9 @@
 //   - CORS: the allowed origin's headers, none for another origin, preflights;
 //   - Server-Sent Events: a score submitted through ingest arrives on watch/top and watch/player equal to
 //     GetTop and GetRank, and a stream resumed with Last-Event-ID continues the sequence.
+//   - reads while players move: two readers check every top page, rank and neighbourhood the gateway
+//     answers (no player twice, consecutive ranks within the total, scores in order, statics at their
+//     scores) while a writer moves players through ingest.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
@@ -192,5 +195,62 @@ describe("gateway: live push (Server-Sent Events)", () => {
     expect(errorOf(await EventStream.open(api("boards/arena/watch/top?limit=500"), READ) as HttpAnswer)).toEqual([400, "INVALID_ARGUMENT"]);
     expect(errorOf(await EventStream.open(api("boards/arena/watch/player"), READ) as HttpAnswer)).toEqual([400, "INVALID_ARGUMENT"]);
     expect(errorOf(await EventStream.open(api("boards/arena/watch/top"), {}) as HttpAnswer)).toEqual([401, "UNAUTHENTICATED"]);
+  });
+});
+
+describe("gateway: reads while scores change", () => {
+  it("every top page, rank and neighbourhood read through the gateway is whole while players move: no player twice, consecutive ranks within the total, statics where they are", async () => {
+    const board = "gmotion";
+    const statics = Array.from({ length: 50 }, (_, i) => ({ playerId: `gs${i}`, value: (i * 7) % 300 }));
+    const movers = Array.from({ length: 15 }, (_, i) => `gm${i}`);
+    let seed = 11;
+    const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+    const set = (playerId: string, value: number) => ({ board, playerId, op: Operation.SET, value: BigInt(value), timestampMs: BigInt(Date.now()) });
+    const first = await c.ingest.submitScores({ updates: [...statics.map((s) => set(s.playerId, s.value)), ...movers.map((m) => set(m, rand(300)))] });
+    await c.waitApplied(first.offsets);
+    const total = statics.length + movers.length;
+    const staticAt = new Map(statics.map((s) => [s.playerId, s.value]));
+    type Row = { playerId: string; score: string; rank: string };
+    const problems: string[] = [];
+    const checkRun = (what: string, rows: Row[], tot: string, firstRank?: number) => {
+      if (Number(tot) !== total) problems.push(`${what}: total ${tot}, not ${total}`);
+      if (new Set(rows.map((r) => r.playerId)).size !== rows.length) problems.push(`${what}: a player twice`);
+      rows.forEach((r, i) => {
+        const rank = Number(r.rank);
+        if (rank < 1 || rank > total) problems.push(`${what}: rank ${rank} outside 1..${total}`);
+        if (i === 0 && firstRank !== undefined && rank !== firstRank) problems.push(`${what}: starts at rank ${rank}, not ${firstRank}`);
+        if (i > 0 && rank !== Number(rows[i - 1]!.rank) + 1) problems.push(`${what}: rank ${rank} after ${rows[i - 1]!.rank}`);
+        if (i > 0 && Number(r.score) > Number(rows[i - 1]!.score)) problems.push(`${what}: ${r.playerId} (${r.score}) below a lower score`);
+        const s = staticAt.get(r.playerId);
+        if (s !== undefined && Number(r.score) !== s) problems.push(`${what}: static ${r.playerId} at ${r.score}, not ${s}`);
+      });
+    };
+    let stop = false;
+    let answers = 0;
+    const reader = async () => {
+      while (!stop) {
+        const offset = rand(40);
+        const top = await getJson(api(`boards/${board}/top?limit=20&offset=${offset}`), READ) as { entries: Row[]; total: string };
+        checkRun(`top@${offset}`, top.entries, top.total, offset + 1);
+        const who = rand(2) === 0 ? movers[rand(movers.length)]! : statics[rand(statics.length)]!.playerId;
+        const rank = await getJson(api(`boards/${board}/rank?player=${who}`), READ) as { entry: Row; total: string };
+        checkRun(`rank ${who}`, [rank.entry], rank.total);
+        if (rank.entry.playerId !== who) problems.push(`rank ${who}: answered for ${rank.entry.playerId}`);
+        const around = await getJson(api(`boards/${board}/around?player=${who}&radius=4`), READ) as { entries: Row[]; total: string };
+        checkRun(`around ${who}`, around.entries, around.total);
+        if (!around.entries.some((e) => e.playerId === who)) problems.push(`around ${who}: the player is not in its own neighbourhood`);
+        answers += 3;
+      }
+    };
+    const readers = [reader(), reader()];
+    for (let round = 0; round < 40 || (answers < 60 && round < 400); round++) {
+      const res = await c.ingest.submitScores({ updates: movers.filter(() => rand(2) === 0).map((m) => set(m, rand(300))) });
+      if (round % 10 === 0) await c.waitApplied(res.offsets);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    stop = true;
+    await Promise.all(readers);
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(answers).toBeGreaterThanOrEqual(60);
   });
 });
