@@ -12,21 +12,20 @@
  * call: O(pending) every `resolutionMs`, a few hundred entries at the rates this router serves.
  * The timer is unref'd: pending calls never keep a process alive.
  */
-class Pending<T> {
-  prev: Pending<unknown> | undefined;
-  next: Pending<unknown> | undefined;
+class Pending {
+  prev: Pending | undefined;
+  next: Pending | undefined;
   /** Unlinked: settled, or rejected as late. */
   done = false;
   constructor(
     readonly at: number,
-    readonly resolve: (value: T) => void,
     readonly reject: (err: unknown) => void,
     readonly onLate: () => Error,
   ) {}
 }
 
 export class Deadlines {
-  private head: Pending<unknown> | undefined;
+  private head: Pending | undefined;
   private count = 0;
   private timer: NodeJS.Timeout | undefined;
 
@@ -35,17 +34,17 @@ export class Deadlines {
   /** Settles as `work` does, unless `budgetMs` pass first: then rejects with `onLate()` (work's outcome is dropped). */
   within<T>(work: Promise<T>, budgetMs: number, onLate: () => Error): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const p = new Pending<T>(performance.now() + budgetMs, resolve, reject, onLate);
-      this.link(p as Pending<unknown>);
+      const p = new Pending(performance.now() + budgetMs, reject, onLate);
+      this.link(p);
       work.then(
         (value) => {
           if (p.done) return;
-          this.unlink(p as Pending<unknown>);
+          this.unlink(p);
           resolve(value);
         },
         (err: unknown) => {
           if (p.done) return;
-          this.unlink(p as Pending<unknown>);
+          this.unlink(p);
           reject(err);
         },
       );
@@ -57,7 +56,7 @@ export class Deadlines {
     return this.count;
   }
 
-  private link(p: Pending<unknown>): void {
+  private link(p: Pending): void {
     p.next = this.head;
     if (this.head) this.head.prev = p;
     this.head = p;
@@ -65,7 +64,7 @@ export class Deadlines {
     this.timer ??= setInterval(() => this.sweep(), this.resolutionMs).unref();
   }
 
-  private unlink(p: Pending<unknown>): void {
+  private unlink(p: Pending): void {
     p.done = true;
     if (p.prev) p.prev.next = p.next;
     else this.head = p.next;

@@ -14,10 +14,11 @@
  * script would have. Nothing waits for company: a read alone is sent at the end of the turn that
  * asked it. (At the end of each callback instead, process.nextTick, every rank's first read went
  * alone: each request arrives in a callback of its own. Under h2load's GetRank load the owner's
- * Redis then ran one command per rank; a turn gathers about 28.) A batch holds at most MAX_BATCH reads, and
- * tops deeper than BATCH_TOP_MAX entries are always sent alone (their cost is their own). Per read
- * this saves a command's encoding, parsing and promise plumbing in the router (ioredis) and in
- * Redis, which the router's CPU profile under rank load showed as its largest cost after gRPC.
+ * Redis then ran one command per rank; a turn gathers about 28.) A batch holds at most MAX_BATCH
+ * reads, and tops deeper than BATCH_TOP_MAX entries are always sent alone (their cost is their
+ * own). Per read this saves a command's encoding, parsing and promise plumbing in the router
+ * (ioredis) and in Redis, which the router's CPU profile under rank load showed as its largest
+ * cost after gRPC.
  * A reader made with `batch: false` sends each read at once, alone (the router's readers of
  * replica nodes: router/src/replicas.ts says why).
  */
