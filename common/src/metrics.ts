@@ -79,25 +79,23 @@ export class HotHistogram {
   readonly help: string;
   readonly labelNames: readonly string[];
   private readonly bounds: readonly number[];
-  private readonly children = new Map<string, HotHistogramChild>();
+  private readonly children: HotHistogramChild[] = [];
+  /** The child of these label values (in labelNames' order), made once (bound). */
+  readonly labels: (...values: string[]) => HotHistogramChild;
 
   constructor(o: { name: string; help: string; labelNames: readonly string[]; buckets: readonly number[]; registers: Registry[] }) {
     this.name = o.name;
     this.help = o.help;
     this.labelNames = o.labelNames;
     this.bounds = [...o.buckets].sort((a, b) => a - b);
+    this.labels = bound((...values) => kept(this.children, new HotHistogramChild(this.bounds, labelSetOf(this, values))));
     for (const r of o.registers) r.registerMetric(this as never);
-  }
-
-  /** The child of these label values (in labelNames' order), made once. */
-  labels(...values: string[]): HotHistogramChild {
-    return childOf(this, this.children, values, (labelSet) => new HotHistogramChild(this.bounds, labelSet));
   }
 
   /** What prom-client's Histogram.get() returns for the same observations. */
   async get(): Promise<{ name: string; help: string; type: "histogram"; aggregator: "sum"; values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> }> {
     const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
-    for (const c of this.children.values()) {
+    for (const c of this.children) {
       let cumulative = 0;
       for (let i = 0; i < this.bounds.length; i++) {
         cumulative += c.counts[i]!;
@@ -111,7 +109,7 @@ export class HotHistogram {
   }
 
   reset(): void {
-    for (const c of this.children.values()) c.reset();
+    for (const c of this.children) c.reset();
   }
 }
 
@@ -146,35 +144,36 @@ export class HotCounter {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
-  private readonly children = new Map<string, HotCounterChild>();
+  private readonly children: HotCounterChild[] = [];
+  /** The child of these label values (in labelNames' order), made once (bound). */
+  readonly labels: (...values: string[]) => HotCounterChild;
 
   constructor(o: { name: string; help: string; labelNames: readonly string[]; registers: Registry[] }) {
     this.name = o.name;
     this.help = o.help;
     this.labelNames = o.labelNames;
+    this.labels = bound((...values) => kept(this.children, new HotCounterChild(labelSetOf(this, values))));
     for (const r of o.registers) r.registerMetric(this as never);
   }
 
-  /** The child of these label values (in labelNames' order), made once. */
-  labels(...values: string[]): HotCounterChild {
-    return childOf(this, this.children, values, (labelSet) => new HotCounterChild(labelSet));
-  }
-
   async get(): Promise<{ name: string; help: string; type: "counter"; aggregator: "sum"; values: Array<{ labels: Record<string, string>; value: number }> }> {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.children.values()].map((c) => ({ labels: { ...c.labelSet }, value: c.value })) };
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.children.map((c) => ({ labels: { ...c.labelSet }, value: c.value })) };
   }
 
   reset(): void {
-    for (const c of this.children.values()) c.value = 0;
+    for (const c of this.children) c.value = 0;
   }
 }
 
-/** The child of `values` in `children`, made by `make` the first time. */
-function childOf<C>(metric: { name: string; labelNames: readonly string[] }, children: Map<string, C>, values: readonly string[], make: (labelSet: Record<string, string>) => C): C {
+/** The label set of `values` (in the metric's labelNames' order); throws when their number differs. */
+function labelSetOf(metric: { name: string; labelNames: readonly string[] }, values: readonly string[]): Record<string, string> {
   if (values.length !== metric.labelNames.length) throw new Error(`${metric.name}: ${values.length} label values for ${metric.labelNames.length} labels`);
-  const key = values.join("\u0000");
-  let child = children.get(key);
-  if (child === undefined) children.set(key, (child = make(Object.fromEntries(metric.labelNames.map((n, i) => [n, values[i]!])))));
+  return Object.fromEntries(metric.labelNames.map((n, i) => [n, values[i]!]));
+}
+
+/** `child`, after adding it to `children`. */
+function kept<C>(children: C[], child: C): C {
+  children.push(child);
   return child;
 }
 
