@@ -4,6 +4,7 @@
 //   - no player twice, consecutive ranks, entries in the board's order, total = the board's size;
 //   - each rank lies in [1 + static players ahead, that + hot players other than it] (only the hot
 //     players move; the statics' scores are known), and a static entry shows its own score.
+// The shards that stay move in place (store/src/writer/move.ts), the added one is rebuilt.
 // Then, at rest: every hot player's score is the sum of its acknowledged increments (0 lost, 0
 // doubled) and the whole board equals the oracle; each shard's Redis holds exactly the players of
 // the slots the new placement gives it (the old owners hold none of the moved ones); reads and
@@ -206,12 +207,14 @@ describe("resharding online", () => {
     for (const s of placed.shards) {
       const r = new Redis(urlOf.get(s.id)!);
       const members = await r.zrange(boardKey, "0", "-1");
+      const leftovers = [...(await r.keys(`${c.ns.keyPrefix}move`)), ...(await r.keys(`${c.ns.keyPrefix}board:*!arr`)), ...(await r.keys(`${c.ns.keyPrefix}board:*!dep`))];
       const spare = await r.select(1).then(() => r.dbsize());
       await r.quit();
       const mine = new Set(s.slots);
       expect(members.filter((m) => !mine.has(slotOf(m, SLOTS))), `${s.id} holds players of other slots`).toEqual([]);
       expect(members.length, `${s.id} holds every player of its slots`).toBe([...staticById.keys(), ...hotIds].filter((p) => mine.has(slotOf(p, SLOTS))).length);
       expect(spare, `${s.id}'s spare database is empty again`).toBe(0);
+      expect(leftovers, `${s.id}'s moves in place are drained and ended`).toEqual([]);
     }
 
     // the old placement is refused by the shards themselves: a read by epoch 1, a write built for it

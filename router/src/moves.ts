@@ -6,8 +6,11 @@
  * read refused for such a reason (UNAVAILABLE, or a stamp that differs only in its slots) while
  * the placement changed in the last MOVE_WINDOW_MS is tried again, by the table in force then,
  * for up to MOVE_RETRY_MS within the call's deadline; past that it is refused with UNAVAILABLE
- * saying the shards are moving. Anything else, and any read outside the window, fails as it
- * would without a move.
+ * saying the shards are moving. A shard whose stamp differs from the router's in its slots only
+ * is tried again the same way even before this router has read the new placement (a shard moved
+ * in place serves the new placement as soon as its node has read it, which can be before this
+ * router has); if it still differs after MOVE_RETRY_MS outside a move, that refusal stands.
+ * Anything else, and any read outside the window, fails as it would without a move.
  */
 import { Code, LadderError, unavailable } from "@ladder/common/errors";
 import type { CallContext } from "@ladder/common/grpc-adapter";
@@ -45,7 +48,9 @@ export function retryAcrossMoves<I extends object>(impl: I, clock: MoveClock): I
           return await handler(req, ctx);
         } catch (err) {
           const moving = clock.changedAt > 0 && (clock.epoch !== epoch || performance.now() - clock.changedAt < MOVE_WINDOW_MS);
-          if (!moving || !movingRefusal(err)) throw err;
+          const otherSlots = err instanceof StampMismatch && movingRefusal(err);
+          if ((!moving && !otherSlots) || !movingRefusal(err)) throw err;
+          if (Date.now() + PAUSE_MS >= until && !moving) throw err;
           if (Date.now() + PAUSE_MS >= until)
             throw unavailable(`the shards are moving to placement epoch ${clock.epoch} (AdminService.Reshard); refused after ${tries} tries: ${(err as Error).message}`, err);
           await new Promise((r) => setTimeout(r, PAUSE_MS));

@@ -3,26 +3,36 @@
  *
  * THE MOVE. From placement P (epoch e) to P' (epoch e + 1: the balanced table of the new shard
  * list, placement.ts), only the shards whose slot set changes do anything, the new ones
- * included: each is rebuilt for its new slots exactly as RebuildShards rebuilds a shard (store
- * rebuild.ts: the replay of those slots' partitions into the spare Redis database, under the
- * shard's rebuild lease), while P keeps serving and every write keeps being applied by P's
- * shard nodes. A rebuild that reaches the ready lag of the log's end waits there (still
- * applying the newest records) until every rebuild has; then all swap their database in
- * (SWAPDB), and once every swap is done P' is published (placement-log.ts).
+ * included, while P keeps serving and every write keeps being applied by P's shard nodes:
+ *   - a shard that stays moves IN PLACE (store/src/writer/move.ts): it replays only the
+ *     partitions of the slots it gains into its live boards, where the readers of P leave them
+ *     out, and sets aside the players of the slots it loses; at the cut-over (move-flip.lua) it
+ *     becomes P' data, and its shard node deletes the departed players afterwards while the
+ *     readers of P' leave them out. Its cost is the share that moves: about 1/N of the log and
+ *     of the memory, not the whole shard twice;
+ *   - a new shard is built exactly as RebuildShards rebuilds a shard (store rebuild.ts: the
+ *     replay of its slots' partitions into the spare Redis database), and swapped in (SWAPDB).
+ * Each holds the shard's rebuild lease. A build that reaches the ready lag of the log's end
+ * waits there (still applying the newest records) until every build has; then all cut over
+ * together, P' is published (placement-log.ts), and the call returns once every shard that
+ * moved in place has deleted its departed players (progress: BUILDING with the players left).
  *
- * WHY READS STAY EXACT. A swapped shard holds P' slots under its P' stamp (identity.ts) and a
+ * WHY READS STAY EXACT. A cut-over shard holds P' slots under its P' stamp (identity.ts) and a
  * heartbeat marked not serving; every read checks each shard's stamp and heartbeat in the same
- * script as its data. So from the first swap on, reads by P are refused by the swapped shards,
- * and reads by P' are refused by the shards not yet serving P' (not swapped yet, or their node
- * still catching up): no read mixes the two, and none counts a player twice or misses one. The
- * cost is a moment of refused reads, from the first swap until the last changed shard's node
- * has read P' and applied the records the rebuild had not (the router retries reads refused in
- * that moment: moves.ts). Writes never stop: the log is the truth.
+ * script as its data. So from the first cut-over on, reads by P are refused by the cut-over
+ * shards, and reads by P' are refused by the shards not yet serving P' (not cut over yet, or
+ * their node still catching up): no read mixes the two, and none counts a player twice or
+ * misses one; within a shard moving in place, each placement's readers see exactly its slots
+ * (the companions read-header.lua leaves out). The cost is a moment of refused reads, from the
+ * first cut-over until the last changed shard's node has read P' and applied the records its
+ * build had not (the router retries reads refused in that moment: moves.ts). Writes never
+ * stop: the log is the truth.
  *
- * FAILURE. Before the swaps, any failure cancels every rebuild (each deletes what it wrote) and
- * P stays; nothing is published. After the first swap P' is published whatever happens, as the
- * swapped shards hold P' data: a shard whose swap failed then refuses reads under P' until
- * RebuildShards rebuilds it (the call's error names it).
+ * FAILURE. Before the cut-overs, any failure cancels every build (a rebuild deletes what it
+ * wrote; a move in place is cancelled and its node deletes the arrivals) and P stays; nothing is
+ * published. After the first cut-over P' is published whatever happens, as that shard holds P'
+ * data: a shard whose cut-over failed then refuses reads under P' until RebuildShards rebuilds
+ * it (the call's error names it).
  */
 import type { Admin, Kafka } from "kafkajs";
 import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -35,7 +45,7 @@ import type { Logger } from "@ladder/common/logger";
 import { movedSlots, placementOf, type ClusterPlacement, type PlacementLog } from "@ladder/common/placement-log";
 import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/common/redis-address";
 import { builtFrom, openRedis, readyWithin, shardStamp } from "@ladder/store";
-import { RebuildLease, rebuildShard } from "@ladder/store/writer";
+import { moveOf, movePending, RebuildLease, rebuildShard } from "@ladder/store/writer";
 import type { ShardPool } from "./shard-pool.js";
 
 export interface ReshardDeps {
@@ -135,10 +145,14 @@ async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlaceme
   const rebuilds = changed.map((s) => {
     const slots = next.placement.slotsOf.get(s.id)!;
     const stamp = shardStamp({ shardId: s.id, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
+    const before = from.placement.slotsOf.get(s.id);
+    // a shard that stays moves in place: it replays only the slots it gains and deletes those it loses
+    const inPlace = before ? inPlaceMove(config, s.id, before, slots, topicId, stamp) : undefined;
     return rebuildShard({
-      kafka: d.kafka, admin: d.admin, topic: config.scoreTopic, shardId: s.id, stamp, builtFrom: builtFrom(stamp, topicId), slots, redisUrl: s.redisUrl,
+      kafka: d.kafka, admin: d.admin, topic: config.scoreTopic, shardId: s.id, redisUrl: s.redisUrl,
+      ...(inPlace ?? { stamp, builtFrom: builtFrom(stamp, topicId), slots, mode: { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag } as const }),
       keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
-      mode: { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag }, lease: leases.get(s.id)!, signal: group.signal,
+      lease: leases.get(s.id)!, signal: group.signal,
       onProgress: (p) => report({ shardId: p.shardId, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs) }),
       beforeSwap: () => (gate.done(), gate.all),
       onSwapped: () => ((firstSwapAt ||= performance.now()), swapped.done()),
@@ -156,12 +170,43 @@ async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlaceme
     log.info({ epoch: next.epoch, cutOverMs: Math.round(cutOverMs) }, "reshard: new placement published");
     const errs = (await Promise.all(failures)).filter((e) => e !== undefined);
     if (errs.length) throw new LadderError(Code.ABORTED, `placement epoch ${next.epoch} is published, but a shard did not swap in its rebuilt data: ${errs.map((e) => (e as Error).message).join("; ")}; rebuild it (RebuildShards) to serve again`);
+    await drained(changed.filter((s) => from.placement.slotsOf.has(s.id)), config.keyPrefix, ctx, report, log);
     return cutOverMs;
   } finally {
     ctx.signal.removeEventListener("abort", onCancel);
     await Promise.allSettled(rebuilds);
     await Promise.all([...leases.values()].map((l) => l.release()));
   }
+}
+
+/** The rebuild options of a shard that stays and moves its slots in place (store/src/writer/move.ts). */
+function inPlaceMove(config: Config, shardId: string, before: readonly number[], after: readonly number[], topicId: string, toStamp: string) {
+  const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots: before, boards: config.boards });
+  return {
+    stamp, builtFrom: builtFrom(stamp, topicId),
+    slots: after.filter((x) => !before.includes(x)),
+    mode: { kind: "move", readyLag: config.readyLag, lost: before.filter((x) => !after.includes(x)), numSlots: config.numSlots, to: builtFrom(toStamp, topicId), toStamp } as const,
+  };
+}
+
+/** Waits until the shard nodes of `shards` have deleted the players their moves gave away; reports what is left each second. */
+async function drained(shards: readonly ShardAddress[], keyPrefix: string, ctx: CallContext, report: (p: Progress) => void, log: Logger): Promise<void> {
+  const t0 = performance.now();
+  await Promise.all(shards.map(async (s) => {
+    const redis = openRedis(s.redisUrl, { maxRetriesPerRequest: 2 });
+    redis.on("error", () => {});
+    try {
+      for (;;) {
+        ctx.signal.throwIfAborted();
+        if (!(await moveOf(redis, keyPrefix))) return;
+        report({ shardId: s.id, eventsReplayed: 0n, eventsPerSecond: 0, lag: BigInt(await movePending(redis, keyPrefix)), etaMs: 0n });
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    } finally {
+      redis.disconnect();
+    }
+  }));
+  log.info({ shards: shards.map((s) => s.id), ms: Math.round(performance.now() - t0) }, "reshard: the departed players are deleted");
 }
 
 /** A promise that resolves once done() was called `n` times. */

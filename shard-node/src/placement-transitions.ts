@@ -7,8 +7,9 @@
  *   same slots     a new epoch that leaves this shard's slots as they were changes nothing.
  *   new slots      the run stops (its heartbeat is cleared: reads are refused), and a run of
  *                  the new slots starts once the shard's Redis holds data built for them:
- *                  AdminService.Reshard swaps in a database rebuilt for the new slots before it
- *                  publishes the placement, so that is at once, or within TRANSITION_WAIT_MS.
+ *                  AdminService.Reshard swaps in a database rebuilt for the new slots, or cuts
+ *                  over a move of them in place (store/src/writer/move.ts), before it publishes
+ *                  the placement, so that is at once, or within TRANSITION_WAIT_MS.
  *   drift          the run finds its Redis built for something else while it runs: after a
  *                  reshard's swap, before this node read the new placement. The node waits up
  *                  to DRIFT_WAIT_MS for a placement that changes its slots and moves to it;

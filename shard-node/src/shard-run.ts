@@ -4,7 +4,8 @@
  * A node keeps one run while its slots stay the same, and replaces it when a new placement
  * changes them (main.ts): the old run stops (its heartbeat is cleared: reads are refused), the
  * new one waits until the shard's Redis holds data built for the new slots (AdminService.Reshard
- * swaps in a database rebuilt for them) and starts from the offsets stored there.
+ * swaps in a database rebuilt for them, or moves its slots in place: store/src/writer/move.ts) and
+ * starts from the offsets stored there. A run also deletes what a move in place left to delete.
  */
 import type { Redis } from "ioredis";
 import type { Admin, Kafka } from "kafkajs";
@@ -12,7 +13,7 @@ import type { Config } from "@ladder/common/config";
 import type { TopicIds } from "@ladder/common/kafka";
 import type { Logger } from "@ladder/common/logger";
 import { shardStamp } from "@ladder/store";
-import { inspectShard, ShardWriter } from "@ladder/store/writer";
+import { inspectShard, ShardWriter, startMoveDrainer } from "@ladder/store/writer";
 import { startApplier } from "./applier.js";
 import { BuildMismatch, checkBuild, topicProblem } from "./build-check.js";
 import type { ShardMetrics } from "./metrics.js";
@@ -86,10 +87,14 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
     metrics,
   });
   snapshots?.run({ applier, serving: () => readiness!.serving });
+  // a move of this shard's slots in place (store/src/writer/move.ts), once cut over or given up: its
+  // departed players, or its arrivals, are deleted here, page by page, while reads go on
+  const drainer = startMoveDrainer(redis, config.keyPrefix, log.child({ component: "move-drain" }));
   log.info({ shardId, slots, stamp }, "shard run started");
   return {
     slots, stamp,
     async stop() {
+      await drainer.stop();
       await readiness!.stop();
       await snapshots?.stop();
       await applier.stop();

@@ -25,6 +25,11 @@
  *   <prefix>changes:gen     the change stream's generation: a random value set once per database
  *                           (SET NX by the routers' feeds), so positions of a stream swapped away
  *                           are never taken for positions of the one that replaced it
+ *   <prefix>move            hash: a move of the shard's slots in place (writer/move.ts): phase
+ *                           ('moving', 'drain'), the partitions it gains (arr) and loses (dep),
+ *                           the built-from values before (from) and after (to)
+ *   <prefix>board:…!arr, !dep  a move's companions of a board key: its members of the slots the
+ *                           shard gains / loses, which readers leave out (read-header.lua)
  *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
  *   <prefix>snapshot-load:<id>:…  boards and dedup sets of a snapshot being loaded, until they
  *                           replace the live ones in one step (writer/snapshot.ts)
@@ -46,6 +51,7 @@ export interface KeyLayout {
   readonly changes: string;
   readonly changesOn: string;
   readonly changesGen: string;
+  readonly move: string;
 }
 
 export function keyLayout(prefix: string): KeyLayout {
@@ -64,6 +70,7 @@ export function keyLayout(prefix: string): KeyLayout {
     changes: `${prefix}changes`,
     changesOn: `${prefix}changes:on`,
     changesGen: `${prefix}changes:gen`,
+    move: `${prefix}move`,
   });
 }
 

@@ -166,7 +166,7 @@ export enum InstallStatus {
 export interface SnapshotScripts {
   ladderSnapshotInstall(offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
   /** snapshot-begin.lua: starts the journal; every board and dedup key with its expiry. */
-  ladderSnapshotBegin(flag: string, journal: string, id: string, ttlMs: number, pattern: string): Promise<Array<string | number>>;
+  ladderSnapshotBegin(flag: string, journal: string, move: string, id: string, ttlMs: number, pattern: string): Promise<Array<string | number>>;
   /** snapshot-page.lua, binary: the members after (score, member), with their scores as Redis prints them. */
   ladderSnapshotPageBuffer(key: string, afterScore: Buffer | string, afterMember: Buffer | string, count: number): Promise<Buffer[]>;
   /** snapshot-rotate.lua: sets the journal so far aside; [0, its members] or [-11]. */
@@ -187,11 +187,57 @@ const SNAPSHOT_SOURCES = Object.freeze({
 export function withSnapshotScripts(redis: Redis): Redis & SnapshotScripts {
   if (!("ladderSnapshotInstall" in redis)) {
     redis.defineCommand("ladderSnapshotInstall", { lua: SNAPSHOT_SOURCES.install, numberOfKeys: 2 });
-    redis.defineCommand("ladderSnapshotBegin", { lua: SNAPSHOT_SOURCES.begin, numberOfKeys: 2 });
+    redis.defineCommand("ladderSnapshotBegin", { lua: SNAPSHOT_SOURCES.begin, numberOfKeys: 3 });
     redis.defineCommand("ladderSnapshotPage", { lua: SNAPSHOT_SOURCES.page, numberOfKeys: 1, readOnly: true });
     redis.defineCommand("ladderSnapshotRotate", { lua: SNAPSHOT_SOURCES.rotate, numberOfKeys: 3 });
     redis.defineCommand("ladderSnapshotResolve", { lua: SNAPSHOT_SOURCES.resolve, numberOfKeys: 1, readOnly: true });
     redis.defineCommand("ladderSnapshotFinish", { lua: SNAPSHOT_SOURCES.finish, numberOfKeys: 4 });
   }
   return redis as Redis & SnapshotScripts;
+}
+
+/** Status codes of the move scripts (writer/move.ts). */
+export enum MoveStatus {
+  OK = 0,
+  /** Not in the phase the step needs (the reply's next element: the phase, '' for no move). */
+  WRONG_PHASE = -1,
+  /** The shard is built from something else. */
+  DRIFT = -5,
+  /** A snapshot is being read: try again. */
+  SNAPSHOT_READING = -9,
+  /** The shard holds offsets of a partition it is to gain. */
+  HOLDS_PARTITION = -10,
+}
+
+/** The scripts of a move in place (writer/move.ts) as commands on a connection. */
+export interface MoveScripts {
+  /** move-begin.lua */
+  ladderMoveBegin(move: string, builtFrom: string, snapshotFlag: string, offsets: string, from: string, to: string, gained: string, lost: string): Promise<Reply>;
+  /** move-copy.lua */
+  ladderMoveCopy(move: string, board: string, ...members: string[]): Promise<Reply>;
+  /** move-flip.lua */
+  ladderMoveFlip(move: string, builtFrom: string, heartbeat: string, offsets: string, deleted: string, from: string, stamp: string, boardPattern: string, dedupPrefix: string): Promise<Reply>;
+  /** move-cancel.lua */
+  ladderMoveCancel(move: string, offsets: string, deleted: string, boardPattern: string, dedupPrefix: string): Promise<Reply>;
+  /** move-drain.lua */
+  ladderMoveDrain(move: string, board: string, count: number): Promise<Reply>;
+  /** move-finish.lua */
+  ladderMoveFinish(move: string, boardPattern: string): Promise<Reply>;
+}
+
+const MOVE_SOURCES = Object.freeze({
+  begin: lua("move-begin"), copy: lua("move-copy"), flip: lua("move-flip"), cancel: lua("move-cancel"), drain: lua("move-drain"), finish: lua("move-finish"),
+});
+
+/** Defines the move scripts on `redis` (once per connection) and returns it typed with them. */
+export function withMoveScripts(redis: Redis): Redis & MoveScripts {
+  if (!("ladderMoveBegin" in redis)) {
+    redis.defineCommand("ladderMoveBegin", { lua: MOVE_SOURCES.begin, numberOfKeys: 4 });
+    redis.defineCommand("ladderMoveCopy", { lua: MOVE_SOURCES.copy, numberOfKeys: 2 });
+    redis.defineCommand("ladderMoveFlip", { lua: MOVE_SOURCES.flip, numberOfKeys: 5 });
+    redis.defineCommand("ladderMoveCancel", { lua: MOVE_SOURCES.cancel, numberOfKeys: 3 });
+    redis.defineCommand("ladderMoveDrain", { lua: MOVE_SOURCES.drain, numberOfKeys: 2 });
+    redis.defineCommand("ladderMoveFinish", { lua: MOVE_SOURCES.finish, numberOfKeys: 1 });
+  }
+  return redis as Redis & MoveScripts;
 }

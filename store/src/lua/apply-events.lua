@@ -79,6 +79,16 @@
   snapshot can re-read exactly those members at its end; its reads of the rest stay valid
   while records flow. One EXISTS per call otherwise.
 
+  Moves (store/src/writer/move.ts): while "<prefix>move" (KEYS[9]) is in phase 'moving', the
+  shard's slots change in place: its own node applies the slots it has (and some it will lose),
+  and the move's replay applies the slots it gains, into the same board keys. The hash names
+  the partitions gained ("arr") and lost ("dep"); every entry this script adds, moves or removes
+  in a board key for one of those partitions is mirrored into the key's companion "<key>!arr" or
+  "<key>!dep" (same member, same sort key, same expiry), so each companion stays exactly the
+  board's members of those slots, which the readers leave out (read-header.lua). Arrivals are
+  not in the change stream: no reader of this placement sees them. A rank report counts the
+  members ahead without the exclusion the readers use. One HMGET per call otherwise.
+
   Built from: nothing is applied unless the shard's built-from key equals the writer's
   (store/src/identity.ts: the topic id, slots and board specs the data was made with). An
   empty Redis (no offsets at all: new, or lost its data) takes the writer's value.
@@ -93,7 +103,8 @@
                    member per deletion marker applied (score 0)
     KEYS[7]        the change stream (a Redis stream; see "Changes" above)
     KEYS[8]        the change flag: changes are added to the stream only while it exists
-    KEYS[8 + i]    the board key of event i, i = 1..n (a deletion marker: "<prefix>board:<board>#<generation>")
+    KEYS[9]        the move ("<prefix>move": see Moves above)
+    KEYS[9 + i]    the board key of event i, i = 1..n (a deletion marker: "<prefix>board:<board>#<generation>")
     ARGV[1]        partition
     ARGV[2]        n, the number of events
     ARGV[3]        dedup window in ms (0 = no deduplication)
@@ -131,7 +142,7 @@
                      the offset, and a retry would apply them twice.
 ]]
 local FIELDS = 18
-local BOARDS = 8
+local BOARDS = 9
 local META = '!meta'
 local HIST, HBOUNDS = '!hist', '!hbounds'
 -- metadata and histograms are written only to the companions of declared keys: check those too when any is
@@ -167,6 +178,58 @@ local any_deleted = redis.call('EXISTS', deleted_key) == 1
 local board_prefix = string.sub(KEYS[1], 1, #KEYS[1] - #'offsets') .. 'board:' 
 local changes_on = redis.call('EXISTS', KEYS[8]) == 1
 local CHANGES_KEPT = 100000
+-- Moves (see the header): the companion this partition's entries are mirrored into, and the readers' exclusion
+local move = redis.call('HMGET', KEYS[9], 'phase', 'arr', 'dep')
+local mirror_into, excluded = false, false
+if move[1] == 'moving' then
+  excluded = '!arr'
+  if move[2] and string.find(move[2], ',' .. ARGV[1] .. ',', 1, true) then mirror_into = '!arr'
+  elseif move[3] and string.find(move[3], ',' .. ARGV[1] .. ',', 1, true) then mirror_into = '!dep' end
+elseif move[1] == 'drain' then
+  excluded = '!dep'
+elseif move[1] == 'undo' then
+  excluded = '!arr'
+end
+if mirror_into == '!arr' then changes_on = false end
+-- after any change of the player's entry of board `key` (its expiry included): the same in its companion
+local function mirror(key, player)
+  if not mirror_into then return end
+  local m = key .. mirror_into
+  local s = redis.call('ZSCORE', key, player)
+  if not s then
+    redis.call('ZREM', m, player)
+    return
+  end
+  redis.call('ZADD', m, s, player)
+  local at = redis.call('PEXPIRETIME', key)
+  if at > 0 then redis.call('PEXPIREAT', m, at) else redis.call('PERSIST', m) end
+end
+-- memcmp-style byte order (Lua's < uses strcoll, which is locale-dependent)
+local function bytes_less(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+-- ZRANK of `player` (at sort key `at`) on `key`, without the readers' exclusion (read-header.lua's ahead_of)
+local function rank_seen(key, player, at)
+  local n = redis.call('ZRANK', key, player)
+  local e = excluded and key .. excluded
+  if not e or redis.call('EXISTS', e) == 0 then return n end
+  local lo = redis.call('ZCOUNT', e, '-inf', '(' .. at)
+  local hi = redis.call('ZCOUNT', e, '-inf', at)
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local m = redis.call('ZRANGE', e, mid, mid)[1]
+    if bytes_less(m, player) then lo = mid + 1 else hi = mid end
+  end
+  return n - lo
+end
+local function card_seen(key)
+  local e = excluded and key .. excluded
+  return redis.call('ZCARD', key) - (e and redis.call('ZCARD', e) or 0)
+end
 -- Changes (see the header): one stream entry per entry that is added, moves or goes, while watched
 local function changed(key, player, old, new)
   if not changes_on then return end
@@ -334,6 +397,7 @@ local function refresh_windows(w, player, max_points, min_points, time_units, lo
             record(key, player)
             drop_meta(key, player)
             entry_moved(key, player, cur, nil)
+            mirror(key, player)
           end
         elseif not cur or tonumber(cur) ~= new then
           redis.call('ZADD', key, new, player)
@@ -341,6 +405,7 @@ local function refresh_windows(w, player, max_points, min_points, time_units, lo
           redis.call('PEXPIREAT', key, expire_at)
           hist_ensure(key, w_hist, expire_at)
           entry_moved(key, player, cur, new, expire_at)
+          mirror(key, player)
         end
       end
       if new and md ~= '' then set_meta(key, player, md, expire_at) end
@@ -395,7 +460,7 @@ end
 -- Appends one board's positions before and after an event to its rank report (see the header).
 local function report_change(report, key, before, ahead_before, after, ahead_after)
   local list = string.sub(board_prefix, 1, #board_prefix - #'board:') .. 'rank-change:' .. report
-  redis.call('RPUSH', list, string.sub(key, #board_prefix + 1), before, ahead_before, after, ahead_after, redis.call('ZCARD', key))
+  redis.call('RPUSH', list, string.sub(key, #board_prefix + 1), before, ahead_before, after, ahead_after, card_seen(key))
   redis.call('PEXPIRE', list, 60000)
 end
 
@@ -415,7 +480,7 @@ local function apply_one(i, base)
   if is_duplicate(ARGV[base + 9], key, player, tonumber(ARGV[base + 10])) then
     if report ~= '' then
       local now = redis.call('ZSCORE', key, player)
-      local ahead = now and redis.call('ZRANK', key, player) or -1
+      local ahead = now and rank_seen(key, player, now) or -1
       report_change(report, key, now or '', ahead, now or '', ahead)
     end
     return true
@@ -430,6 +495,7 @@ local function apply_one(i, base)
       record(key, player)
       drop_meta(key, player)
       entry_moved(key, player, was, nil)
+      mirror(key, player)
       if windows > 0 then refresh_windows(windows, player, tonumber(ARGV[base + 5]), tonumber(ARGV[base + 6]), tonumber(ARGV[base + 7]), ARGV[base + 11] == '1', true, '') end
     end
   elseif op == 6 then
@@ -437,7 +503,9 @@ local function apply_one(i, base)
     -- "<key>#..."), or every board (value 1: the key is the boards' common prefix)
     local function erase_from(k)
       if redis.call('TYPE', k).ok ~= 'zset' then return end
-      if string.sub(k, -#META) == META then
+      if string.sub(k, -4) == '!arr' or string.sub(k, -4) == '!dep' then
+        return -- a move's companions: mirrored by the board key
+      elseif string.sub(k, -#META) == META then
         drop_meta(string.sub(k, 1, -#META - 1), player)
       elseif string.sub(k, -#HIST) == HIST or string.sub(k, -#HBOUNDS) == HBOUNDS then
         return -- a histogram's companions: counted below, by the board key
@@ -446,6 +514,7 @@ local function apply_one(i, base)
         if was and redis.call('ZREM', k, player) == 1 then
           record(k, player)
           entry_moved(k, player, was, nil)
+          mirror(k, player)
         end
       end
     end
@@ -474,7 +543,7 @@ local function apply_one(i, base)
 
     local current = redis.call('ZSCORE', key, player)
     local ahead_before = -1
-    if report ~= '' and current then ahead_before = redis.call('ZRANK', key, player) end
+    if report ~= '' and current then ahead_before = rank_seen(key, player, current) end
     local old_points = nil
     if current then
       local points_idx = math.floor(tonumber(current) / time_units)
@@ -508,11 +577,12 @@ local function apply_one(i, base)
         -- a replay past the period's retention deletes the key here, as the clock would have
         redis.call('PEXPIREAT', key, expire_at)
       end
+      mirror(key, player)
     end
     if md ~= '' then set_meta(key, player, md, expire_at) end
     if report ~= '' then
       local now = redis.call('ZSCORE', key, player)
-      report_change(report, key, current or '', ahead_before, now or '', now and redis.call('ZRANK', key, player) or -1)
+      report_change(report, key, current or '', ahead_before, now or '', now and rank_seen(key, player, now) or -1)
     end
     if windows > 0 and (points ~= old_points or md ~= '') then
       refresh_windows(windows, player, max_points, min_points, time_units, lower, points ~= old_points, md)

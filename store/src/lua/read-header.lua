@@ -13,17 +13,51 @@
   returns); read-batch.lua checks once and calls several. Each returns its script's whole
   reply, status 0 first.
 
+  Moves (store/src/writer/move.ts, store/src/lua/move-*.lua): while a shard's slots change in
+  place, its board keys hold members that the reader's placement does not give it, and
+  "<prefix>move" says which: phase 'moving' (before the cut-over: the readers of the old
+  placement are served; the members of the slots the shard gains are in "<board key>!arr"
+  too), 'drain' (after it: the readers of the new placement are served; the members of the
+  slots it lost, not yet deleted, are in "<board key>!dep" too) or 'undo' (a move given up:
+  the arrivals, not yet deleted, stay in "!arr"). Every read below counts and
+  lists a board key minus that companion, its "exclusion": the same key as a sorted set, kept
+  exactly equal to the excluded members of the board key (same members, same sort keys) by
+  the apply script (moving) or frozen (drain: no writer applies lost slots any more). So
+    card = ZCARD(board) - ZCARD(excl),  ahead = ahead(board) - ahead(excl)  (both O(log n)),
+  and a range by logical rank first finds the physical rank of its first entry (phys_at:
+  jumps by the entries still to skip, each jump O(log n), geometrically fewer as the
+  exclusion is a fraction of the board), then walks the board skipping excluded members
+  (one ZSCORE each). Without a move (no "<prefix>move"), one HGET per script and nothing else.
+
   Status codes (first element of every read reply):
      0  OK
     -1  SHARD_DOWN    no heartbeat: the shard node is not running
     -2  MISMATCH      the heartbeat is not the reader's stamp: not serving (and why), or
                       built from another configuration
 ]]
+-- the exclusion companion's suffix of every board key read (see Moves above), or false
+local EXCL = false
+local excl_cache = {}
+
 local function check_shard(heartbeat_key, expected_stamp)
   local value = redis.call('GET', heartbeat_key)
   if not value then return -1 end
   if value ~= expected_stamp then return -2 end
+  local phase = redis.call('HGET', string.sub(heartbeat_key, 1, #heartbeat_key - #'heartbeat') .. 'move', 'phase')
+  if phase == 'moving' or phase == 'undo' then EXCL = '!arr' elseif phase == 'drain' then EXCL = '!dep' end
   return 0
+end
+
+-- the exclusion of `board` (a sorted set key), or false when it has none
+local function excl_of(board)
+  if not EXCL then return false end
+  local e = excl_cache[board]
+  if e == nil then
+    e = board .. EXCL
+    if redis.call('EXISTS', e) == 0 then e = false end
+    excl_cache[board] = e
+  end
+  return e
 end
 
 -- memcmp-style byte order of two strings (Lua's < uses strcoll, which is locale-dependent).
@@ -34,6 +68,127 @@ local function bytes_less(a, b)
     if x ~= y then return x < y end
   end
   return #a < #b
+end
+
+-- The members of sorted set `board` strictly ahead of position (score, player): ZCOUNT below the
+-- score, then a binary search by rank among the members of exactly that score (read-window.lua's essay).
+local function phys_ahead(board, score, player)
+  local lo = redis.call('ZCOUNT', board, '-inf', '(' .. score)
+  local hi = redis.call('ZCOUNT', board, '-inf', score)
+  -- invariant: members at ranks < lo are ahead; members at ranks >= hi are behind
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local member = redis.call('ZRANGE', board, mid, mid)[1]
+    if bytes_less(member, player) then lo = mid + 1 else hi = mid end
+  end
+  return lo
+end
+
+-- The same, not counting the board's exclusion.
+local function ahead_of(board, score, player)
+  local n = phys_ahead(board, score, player)
+  local e = excl_of(board)
+  if e then n = n - phys_ahead(e, score, player) end
+  return n
+end
+
+-- The board's size without its exclusion.
+local function card_of(board)
+  local n = redis.call('ZCARD', board)
+  local e = excl_of(board)
+  if e then n = n - redis.call('ZCARD', e) end
+  return n
+end
+
+-- The player's sort key on the board (false when none, or excluded).
+local function score_of(board, player)
+  local key = redis.call('ZSCORE', board, player)
+  if key then
+    local e = excl_of(board)
+    if e and redis.call('ZSCORE', e, player) then return false end
+  end
+  return key
+end
+
+-- The members ahead of a member that is on the board at sort key `key` (not excluded).
+local function rank_of(board, player, key)
+  local n = redis.call('ZRANK', board, player)
+  local e = excl_of(board)
+  if e then n = n - phys_ahead(e, key, player) end
+  return n
+end
+
+-- The physical rank of the entry at logical rank r >= 0 of `board` with exclusion `e`, or false
+-- past the end. f(p) = entries not excluded among ranks < p never decreases and grows by at most
+-- one per rank, so jumping by r - f(p) never passes the answer.
+local function phys_at(board, e, r)
+  local p = r
+  while true do
+    local at = redis.call('ZRANGE', board, p, p, 'WITHSCORES')
+    if #at == 0 then return false end
+    local f = p - phys_ahead(e, at[2], at[1])
+    if f < r then
+      p = p + (r - f)
+    elseif redis.call('ZSCORE', e, at[1]) then
+      p = p + 1
+    else
+      return p
+    end
+  end
+end
+
+-- ZRANGE board start stop WITHSCORES by logical ranks (0 <= start).
+local function range_of(board, start, stop)
+  local e = excl_of(board)
+  if not e then return redis.call('ZRANGE', board, start, stop, 'WITHSCORES') end
+  local out = {}
+  local want = stop - start + 1
+  if want <= 0 then return out end
+  local p = phys_at(board, e, start)
+  if not p then return out end
+  while want > 0 do
+    local chunk = redis.call('ZRANGE', board, p, p + want + 15, 'WITHSCORES')
+    if #chunk == 0 then break end
+    for i = 1, #chunk, 2 do
+      if not redis.call('ZSCORE', e, chunk[i]) then
+        out[#out + 1] = chunk[i]
+        out[#out + 1] = chunk[i + 1]
+        want = want - 1
+        if want == 0 then break end
+      end
+    end
+    p = p + #chunk / 2
+  end
+  return out
+end
+
+-- The first entry (member, key) of the board at sort key >= `from`, not excluded; {} when none.
+local function first_from(board, from)
+  local e = excl_of(board)
+  if not e then return redis.call('ZRANGE', board, from, '+inf', 'BYSCORE', 'LIMIT', 0, 1, 'WITHSCORES') end
+  local off = 0
+  while true do
+    local r = redis.call('ZRANGE', board, from, '+inf', 'BYSCORE', 'LIMIT', off, 16, 'WITHSCORES')
+    if #r == 0 then return r end
+    for i = 1, #r, 2 do
+      if not redis.call('ZSCORE', e, r[i]) then return { r[i], r[i + 1] } end
+    end
+    off = off + #r / 2
+  end
+end
+
+-- The excluded entries of each histogram bucket of `board` (bucket -> count), or false.
+local function excl_buckets(board)
+  local e = excl_of(board)
+  if not e then return false end
+  local bounds = redis.call('ZRANGE', board .. '!hbounds', 0, -1, 'WITHSCORES')
+  local minus = {}
+  for i = 1, #bounds, 2 do
+    local hi = '+inf'
+    if bounds[i + 3] then hi = '(' .. bounds[i + 3] end
+    minus[bounds[i]] = redis.call('ZCOUNT', e, bounds[i + 1], hi)
+  end
+  return minus
 end
 
 -- Metadata (apply-events.lua): "<board key>!meta" holds "<player>\n<metadata>" per player that has
@@ -71,32 +226,18 @@ local function append_window(out, board, center, radius)
   local start = center - radius
   if start < 0 then start = 0 end
   out[#out + 1] = start
-  return append_entries(out, board, redis.call('ZRANGE', board, start, center + radius, 'WITHSCORES'))
+  return append_entries(out, board, range_of(board, start, center + radius))
 end
 
 -- read-top.lua: { 0, card, meta, member1, key1, [metadata1], ... } for the first `count` entries.
 local function read_top(board, count)
-  return append_entries({ 0, redis.call('ZCARD', board) }, board, redis.call('ZRANGE', board, 0, count - 1, 'WITHSCORES'))
-end
-
--- The members of `board` strictly ahead of position (score, player): ZCOUNT below the score, then
--- a binary search by rank among the members of exactly that score (read-window.lua's essay).
-local function ahead_of(board, score, player)
-  local lo = redis.call('ZCOUNT', board, '-inf', '(' .. score)
-  local hi = redis.call('ZCOUNT', board, '-inf', score)
-  -- invariant: members at ranks < lo are ahead; members at ranks >= hi are behind
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    local member = redis.call('ZRANGE', board, mid, mid)[1]
-    if bytes_less(member, player) then lo = mid + 1 else hi = mid end
-  end
-  return lo
+  return append_entries({ 0, card_of(board) }, board, range_of(board, 0, count - 1))
 end
 
 -- read-window.lua: { 0, ahead, card, start, meta, member1, key1, [metadata1], ... } around position (score, player).
 local function read_window(board, score, player, radius)
   local lo = ahead_of(board, score, player)
-  return append_window({ 0, lo, redis.call('ZCARD', board) }, board, lo, radius)
+  return append_window({ 0, lo, card_of(board) }, board, lo, radius)
 end
 
 -- read-batch.lua's 'r': several players' standings on their own shard and the counts ahead of other
@@ -106,11 +247,11 @@ end
 local function read_ranks(board, players, positions)
   local meta_key = board .. '!meta'
   local with_meta = redis.call('EXISTS', meta_key) == 1
-  local out = { 0, redis.call('ZCARD', board), with_meta and 1 or 0 }
+  local out = { 0, card_of(board), with_meta and 1 or 0 }
   for _, player in ipairs(players) do
-    local key = redis.call('ZSCORE', board, player)
+    local key = score_of(board, player)
     out[#out + 1] = key
-    out[#out + 1] = key and redis.call('ZRANK', board, player) or 0
+    out[#out + 1] = key and rank_of(board, player, key) or 0
     if with_meta then out[#out + 1] = key and meta_of(meta_key, player) or '' end
   end
   for i = 1, #positions, 2 do out[#out + 1] = ahead_of(board, positions[i], positions[i + 1]) end
@@ -137,7 +278,7 @@ local function read_distinct(board, units, bound, cap)
   local out = { 0 }
   local from = 0
   while #out <= cap + 1 do
-    local first = redis.call('ZRANGE', board, from, '+inf', 'BYSCORE', 'LIMIT', 0, 1, 'WITHSCORES')
+    local first = first_from(board, from)
     if #first == 0 then break end
     local idx = math.floor(tonumber(first[2]) / units)
     if idx >= bound then break end
@@ -153,32 +294,32 @@ end
 -- of member1. The position's own member, if still there, is in neither direction.
 local function read_after(board, score, player, count, backward)
   local lo = ahead_of(board, score, player)
-  local card = redis.call('ZCARD', board)
+  local card = card_of(board)
   if backward == 1 then
     local start = lo - count
     if start < 0 then start = 0 end
     local range = {}
-    if lo > 0 then range = redis.call('ZRANGE', board, start, lo - 1, 'WITHSCORES') end
+    if lo > 0 then range = range_of(board, start, lo - 1) end
     return append_entries({ 0, card, start, lo }, board, range)
   end
   local start = lo
-  local at = redis.call('ZRANGE', board, lo, lo, 'WITHSCORES')
+  local at = range_of(board, lo, lo)
   if at[1] == player and tonumber(at[2]) == tonumber(score) then start = lo + 1 end
-  return append_entries({ 0, card, start, lo }, board, redis.call('ZRANGE', board, start, start + count - 1, 'WITHSCORES'))
+  return append_entries({ 0, card, start, lo }, board, range_of(board, start, start + count - 1))
 end
 
 -- read-standing.lua: { 0, key, ahead, card, metadata, start, meta, member1, key1, [metadata1], ... },
 -- or { 0, false }.
 local function read_standing(board, player, radius)
-  local key = redis.call('ZSCORE', board, player)
+  local key = score_of(board, player)
   if not key then return { 0, false } end
-  local ahead = redis.call('ZRANK', board, player)
-  return append_window({ 0, key, ahead, redis.call('ZCARD', board), meta_of(board .. '!meta', player) }, board, ahead, radius)
+  local ahead = rank_of(board, player, key)
+  return append_window({ 0, key, ahead, card_of(board), meta_of(board .. '!meta', player) }, board, ahead, radius)
 end
 
 -- read-entry.lua: { 0, key } (key false when the player has no entry).
 local function read_entry(board, player)
-  return { 0, redis.call('ZSCORE', board, player) }
+  return { 0, score_of(board, player) }
 end
 
 -- read-batch.lua's 'h': a board key's histogram (apply-events.lua): { 0, card, bucket1, count1, ... },
@@ -187,17 +328,26 @@ end
 -- the entries of the buckets before j, the entries of bucket j }. O(buckets) in the script, 4 numbers out.
 local function read_histogram_at(board, j)
   local counts = redis.call('ZRANGE', board .. '!hist', 0, -1, 'WITHSCORES')
+  local minus = excl_buckets(board)
   local better, at = 0, 0
   for i = 1, #counts, 2 do
     local b = tonumber(counts[i])
-    if b < j then better = better + tonumber(counts[i + 1]) elseif b == j then at = tonumber(counts[i + 1]) end
+    local c = tonumber(counts[i + 1]) - (minus and minus[counts[i]] or 0)
+    if b < j then better = better + c elseif b == j then at = c end
   end
-  return { 0, redis.call('ZCARD', board), better, at }
+  return { 0, card_of(board), better, at }
 end
 
 local function read_histogram(board)
-  local out = { 0, redis.call('ZCARD', board) }
+  local out = { 0, card_of(board) }
   local counts = redis.call('ZRANGE', board .. '!hist', 0, -1, 'WITHSCORES')
-  for i = 1, #counts do out[#out + 1] = counts[i] end
+  local minus = excl_buckets(board)
+  for i = 1, #counts, 2 do
+    local c = tonumber(counts[i + 1]) - (minus and minus[counts[i]] or 0)
+    if c > 0 then
+      out[#out + 1] = counts[i]
+      out[#out + 1] = minus and tostring(c) or counts[i + 1]
+    end
+  end
   return out
 end

@@ -12,16 +12,21 @@
   nothing behind that makes every apply call write a journal. The journal starts with one empty
   member: the finish checks it is still there (the journal was not lost and made again).
 
+  Not while the shard's slots move in place (writer/move.ts): its boards then hold members of
+  other slots; move-begin.lua likewise refuses to start while a snapshot is read.
+
   Input:
     KEYS[1]  the snapshot flag (<prefix>snapshot:reading)
     KEYS[2]  the journal (<prefix>snapshot:journal)
+    KEYS[3]  the move (<prefix>move)
     ARGV[1]  this snapshot's id
     ARGV[2]  time to live of the flag and the journal, ms
     ARGV[3]  the live key prefix, escaped for a KEYS pattern
 
   Output: { name1, expireAt1, name2, expireAt2, ... }  every board and dedup key, with its
-          absolute expiry in Unix ms (PEXPIRETIME: -1 for none)
+          absolute expiry in Unix ms (PEXPIRETIME: -1 for none); { '!moving' } during a move
 ]]
+if redis.call('EXISTS', KEYS[3]) == 1 then return { '!moving' } end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('UNLINK', KEYS[2])
 redis.call('SADD', KEYS[2], '')

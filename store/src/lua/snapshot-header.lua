@@ -13,8 +13,11 @@ local function keys_with_expiry(pattern)
   local out = {}
   for _, kind in ipairs({ 'board:*', 'dedup:*' }) do
     for _, key in ipairs(redis.call('KEYS', pattern .. kind)) do
-      out[#out + 1] = key
-      out[#out + 1] = redis.call('PEXPIRETIME', key)
+      local tail = string.sub(key, -4)
+      if tail ~= '!arr' and tail ~= '!dep' then -- a move's companions (writer/move.ts) are not the log's state
+        out[#out + 1] = key
+        out[#out + 1] = redis.call('PEXPIRETIME', key)
+      end
     end
   end
   return out

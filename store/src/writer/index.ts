@@ -16,7 +16,7 @@
  */
 export { inspectShard, ShardWriter, type ApplyResult, type HeartbeatRequest, type HeartbeatResult, type PreparedEvent, type ShardState, type ShardWriterOptions } from "./shard-writer.js";
 export { startApplyLoop, type ApplyLoop, type ApplyLoopOptions } from "./apply-loop.js";
-export { rebuildShard, leaseMode, REBUILD_STALL_MS, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
+export { rebuildShard, leaseMode, REBUILD_STALL_MS, type MoveMode, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
 export { RebuildLease, runningRebuild, describeRebuild, LEASE_TTL_MS, LEASE_RENEW_MS, type RebuildHolder } from "./rebuild-lease.js";
 export { noopEvent, prepareEvent, type Prepared } from "./prepare-event.js";
 export { slotAssigner } from "./slot-assigner.js";
@@ -24,3 +24,4 @@ export { findSnapshots, loadSnapshot, notWorthLoading, refillFromSnapshot, takeS
 export { manifestOffsets, type ChunkSlot, type SnapshotManifest } from "./snapshot-format.js";
 export { ensureSnapshotTopic, snapshotTopicOf, snapshotTopicPartitions, SNAPSHOT_PARTITIONS } from "./snapshot-topic.js";
 export { HeartbeatStatus } from "../scripts.js";
+export { beginMove, cancelMove, copyLeaving, drainMove, flipMove, isBoardKey, moveOf, movePending, startMoveDrainer, MOVE_PAGE, type MovePhase, type MoveRecord, type MoveSpec } from "./move.js";

@@ -3,7 +3,8 @@
  *
  * The log is the truth and a shard's Redis only a view of it, so a shard can always be made
  * again by replaying its partitions from offset 0 through the same apply script the shard
- * node uses (same dedup decisions: they depend only on the records). Two targets:
+ * node uses (same dedup decisions: they depend only on the records). Two targets, and a third
+ * use of the same replay:
  *
  *   swap   the replay fills a spare database of the shard's Redis (LADDER_REBUILD_DB, 1)
  *          while the live database keeps serving. Once the replay is within `readyLag`
@@ -16,6 +17,9 @@
  *          live board, as of a point in time (records up to given offsets, and/or ingested
  *          before a given time); when complete the view gets a permanent heartbeat and is
  *          readable through the router with `view`.
+ *   move   a reshard's move of a shard's slots in place (move.ts): the replay of only the
+ *          slots the shard gains, into its live database, where readers leave them out until
+ *          the cut-over (move-flip.lua) instead of a swap.
  *
  * Snapshots (snapshot.ts): in swap mode, when `snapshots` is given, the rebuild first loads the
  * shard's newest usable snapshot into the spare database (its boards, dedup sets, offsets) and
@@ -69,11 +73,27 @@ import { manifestOffsets, type SnapshotManifest } from "./snapshot-format.js";
 import { findSnapshots, loadSnapshot, type SnapshotCandidates } from "./snapshot.js";
 import { noopEvent } from "./prepare-event.js";
 import { RebuildLease } from "./rebuild-lease.js";
+import { beginMove, cancelMove, copyLeaving, flipMove, moveOf } from "./move.js";
 import { ShardWriter } from "./shard-writer.js";
 
 export type RebuildMode =
   | { kind: "swap"; stagingDb: number; readyLag: number }
+  | MoveMode
   | { kind: "audit"; view: string; asOfOffsets: ReadonlyMap<number, bigint>; asOfTimestampMs: number };
+
+/**
+ * A move of the shard's slots in place (move.ts): `slots` are the slots it gains (replayed into
+ * the live database), `lost` those it gives away; `to` and `toStamp` its built-from value and
+ * stamp in the new placement. No spare database: the cut-over is move-flip.lua, not SWAPDB.
+ */
+export interface MoveMode {
+  kind: "move";
+  readyLag: number;
+  lost: readonly number[];
+  numSlots: number;
+  to: string;
+  toStamp: string;
+}
 
 export interface RebuildOptions {
   kafka: Kafka;
@@ -121,7 +141,7 @@ export const REBUILD_STALL_MS = 60_000;
 const DISCARD_MS = 30_000;
 
 /** The lease's name for a rebuild mode: "swap", or "audit:<view>". */
-export const leaseMode = (mode: RebuildMode) => (mode.kind === "swap" ? "swap" : `audit:${mode.view}`);
+export const leaseMode = (mode: RebuildMode) => (mode.kind === "audit" ? `audit:${mode.view}` : mode.kind);
 
 export interface RebuildProgress {
   shardId: string;
@@ -142,6 +162,13 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
   const targetPrefix = o.mode.kind === "audit" ? auditPrefix(o.keyPrefix, o.mode.view) : o.keyPrefix;
   const lease = o.lease ?? (await RebuildLease.acquire({ redisUrl: o.redisUrl, keyPrefix: o.keyPrefix, shardId: o.shardId, mode: leaseMode(o.mode), log: o.log }));
   const stop = o.signal ? AbortSignal.any([o.signal, lease.lost]) : lease.lost;
+  if (o.mode.kind === "move") {
+    try {
+      return await moveInPlace(o, o.mode, lease, stop);
+    } finally {
+      await lease.release();
+    }
+  }
   const target = openRedis(o.redisUrl, { db: o.mode.kind === "swap" ? o.mode.stagingDb : 0, maxRetriesPerRequest: null });
   let published = false; // swapped in, or the view marked readable: nothing to undo from then on
   try {
@@ -180,7 +207,7 @@ async function discard(o: RebuildOptions, lease: RebuildLease, target: Redis, pr
     o.log.warn({ shardId: o.shardId }, "rebuild stopped without its lease: its target is left as it is (the next rebuild deletes it first)");
     return;
   }
-  const what = o.mode.kind === "swap" ? `the spare database ${o.mode.stagingDb}` : `audit view "${o.mode.view}"`;
+  const what = o.mode.kind === "swap" ? `the spare database ${o.mode.stagingDb}` : o.mode.kind === "audit" ? `audit view "${o.mode.view}"` : "the live database";
   try {
     await bounded(unlinkPrefix(target, prefix), { ms: DISCARD_MS, onTimeout: () => new Error(`not done within ${DISCARD_MS} ms`) });
     o.log.info({ shardId: o.shardId }, `rebuild stopped: deleted what it wrote to ${what}`);
@@ -255,7 +282,7 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
   });
   try {
     const progress = await watch(o, writer, stopAt, () => replayed, () => failure, stop);
-    if (o.mode.kind === "swap" && o.beforeSwap) await held(o.beforeSwap(progress), () => failure, stop);
+    if (o.mode.kind !== "audit" && o.beforeSwap) await held(o.beforeSwap(progress), () => failure, stop);
     return progress;
   } finally {
     await loop.stop();
@@ -290,10 +317,73 @@ async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number,
     last = { at: now, replayed: replayed() };
     const progress: RebuildProgress = { shardId: o.shardId, done: false, replayed: replayed(), perSecond, lag, etaMs: perSecond > 0 ? Math.round((lag / perSecond) * 1000) : 0 };
     // swap: at the log's end, or within the ready lag once live writes keep the replay from closing in
-    const reached = lag === 0 || (o.mode.kind === "swap" && lag <= o.mode.readyLag && lag >= previousLag);
+    const reached = lag === 0 || (o.mode.kind !== "audit" && lag <= o.mode.readyLag && lag >= previousLag);
     previousLag = lag;
     if (reached) return progress;
     o.onProgress(progress);
+  }
+}
+
+/** How long a move waits for a snapshot being read, or for a move left behind to be drained, before it begins. */
+const MOVE_BEGIN_WAIT_MS = 300_000;
+
+/**
+ * A move in place (move.ts): begin, copy the departing players, replay the gained slots into the
+ * live database, wait for `beforeSwap`, cut over. Given up before the cut-over (abort, failure),
+ * it is cancelled: the shard node deletes the arrivals, and the shard stays as it was.
+ */
+async function moveInPlace(o: RebuildOptions, m: MoveMode, lease: RebuildLease, stop: AbortSignal): Promise<RebuildProgress> {
+  const live = openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: null });
+  const log = o.log.child({ shardId: o.shardId, move: true });
+  let begun = false;
+  try {
+    stop.throwIfAborted();
+    await settleEarlierMove(live, o, stop);
+    await beginMove(live, o.keyPrefix, { gained: o.slots, lost: m.lost, from: o.builtFrom, to: m.to }, { waitMs: MOVE_BEGIN_WAIT_MS, signal: stop });
+    begun = true;
+    const t0 = performance.now();
+    const copied = await copyLeaving(live, o.keyPrefix, m.lost, m.numSlots, { signal: stop });
+    log.info({ gained: o.slots, lost: m.lost, scanned: copied.scanned, departing: copied.copied, ms: Math.round(performance.now() - t0) }, "move: departing players copied aside");
+    const writer = new ShardWriter({ shardId: o.shardId, stamp: o.stamp, builtFrom: o.builtFrom, redis: live, keyPrefix: o.keyPrefix, dedupWindowMs: o.dedupWindowMs });
+    let progress: RebuildProgress = { shardId: o.shardId, done: false, replayed: 0, perSecond: 0, lag: 0, etaMs: 0 };
+    if (o.slots.length) progress = await replay(o, writer, undefined, stop);
+    else if (o.beforeSwap) await held(o.beforeSwap(progress), () => undefined, stop);
+    stop.throwIfAborted();
+    await lease.renew();
+    if (!lease.held) throw new LadderError(Code.ABORTED, `move of ${o.shardId}: its rebuild lease was lost before the cut-over`);
+    await flipMove(live, o.keyPrefix, o.builtFrom, m.toStamp);
+    begun = false;
+    o.onSwapped?.();
+    log.info({ replayed: progress.replayed }, "move: cut over (the shard node deletes the departed players)");
+    const done = { ...progress, done: true, lag: 0, etaMs: 0 };
+    o.onProgress(done);
+    return done;
+  } catch (err) {
+    if (begun) {
+      await cancelMove(live, o.keyPrefix).then(
+        () => log.info("move given up: the shard node deletes the arrivals; the shard keeps its slots"),
+        (e: unknown) => log.warn({ err: e }, "move given up, but it could not be cancelled (the next move of the shard cancels it)"),
+      );
+    }
+    throw err;
+  } finally {
+    live.disconnect();
+  }
+}
+
+/**
+ * A move of the shard left by a reshard that died: one still 'moving' is cancelled (the lease is
+ * ours, so nobody runs it); then, as for one draining, wait until the shard node has drained it.
+ */
+async function settleEarlierMove(live: Redis, o: RebuildOptions, stop: AbortSignal): Promise<void> {
+  const until = Date.now() + MOVE_BEGIN_WAIT_MS;
+  for (let said = false; ; said = true) {
+    const earlier = await moveOf(live, o.keyPrefix);
+    if (!earlier) return;
+    if (earlier.phase === "moving") await cancelMove(live, o.keyPrefix);
+    if (!said) o.log.warn({ shardId: o.shardId, phase: earlier.phase }, "an earlier move of this shard is not finished: waiting for its shard node to drain it");
+    if (Date.now() >= until) throw new LadderError(Code.UNAVAILABLE, `move of ${o.shardId}: an earlier move of the shard (phase ${earlier.phase}) was not drained within ${MOVE_BEGIN_WAIT_MS / 1000} s; is its shard node running?`, { retriable: true });
+    await bounded(new Promise((r) => setTimeout(r, 250)), { stop });
   }
 }
 

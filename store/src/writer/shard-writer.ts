@@ -150,7 +150,7 @@ export class ShardWriter {
    * Stops at the first event that does not follow the stored offset (inSequence false).
    */
   async apply(partition: number, events: readonly PreparedEvent[]): Promise<ApplyResult> {
-    const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, this.keys.snapshotReading, this.keys.snapshotJournal, this.keys.deletedBoards, this.keys.changes, this.keys.changesOn, ...events.map((e) => this.keys.board(e.board))];
+    const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, this.keys.snapshotReading, this.keys.snapshotJournal, this.keys.deletedBoards, this.keys.changes, this.keys.changesOn, this.keys.move, ...events.map((e) => this.keys.board(e.board))];
     const args: Array<string | number> = [partition, events.length, this.dedupWindowMs, this.builtFrom];
     // the windows' descriptions follow the events' fixed fields; their keys follow the events' board keys
     const tail: Array<string | number> = [];

@@ -158,7 +158,13 @@ export interface TakenSnapshot {
 
 /** Takes a snapshot of the shard and writes it to the snapshot topic; or says why it did not. */
 export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapshot | { skipped: string }> {
-  const frozen = await readShard(o.redis, o.keyPrefix, o.signal, o.finalJournal);
+  let frozen: Frozen;
+  try {
+    frozen = await readShard(o.redis, o.keyPrefix, o.signal, o.finalJournal);
+  } catch (err) {
+    if (err instanceof ShardMoving) return { skipped: "the shard's slots are moving (AdminService.Reshard): no snapshot until the move is done" };
+    throw err;
+  }
   if (frozen.builtFrom !== o.builtFrom) return { skipped: `the shard's Redis is built from "${frozen.builtFrom ?? "nothing"}", not "${o.builtFrom}"` };
   const offsets: Record<string, string> = {};
   let records = 0;
@@ -228,6 +234,8 @@ const JOURNAL_STOPPED = "the journal was stopped while reading (a rebuild swappe
 
 /** Why a read must start again. */
 class ReadAgain extends Error {}
+/** The shard's slots are moving in place (move.ts): no snapshot until the move is done. */
+class ShardMoving extends Error {}
 
 /** Reads the shard as of one instant, page by page, while records are applied (see the top of this file). */
 async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, finalJournal = FINAL_JOURNAL): Promise<Frozen> {
@@ -246,7 +254,8 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       return out;
     };
     try {
-      const listed = await timed(redis.ladderSnapshotBegin(keys.snapshotReading, keys.snapshotJournal, id, JOURNAL_TTL_MS, pattern));
+      const listed = await timed(redis.ladderSnapshotBegin(keys.snapshotReading, keys.snapshotJournal, keys.move, id, JOURNAL_TTL_MS, pattern));
+      if (listed[0] === "!moving") throw new ShardMoving();
       const atBegin = new Map<string, number>();
       for (let i = 0; i < listed.length; i += 2) atBegin.set(String(listed[i]), Number(listed[i + 1]));
       const pages = new Map<string, Buffer[]>();

@@ -1,0 +1,192 @@
+// A move of a shard's slots in place (move.ts) on a real Redis, step by step: the apply script
+// mirrors the moving partitions into the companions, the readers of each placement see exactly
+// their slots' players at every step (arrivals left out before the cut-over, departures after
+// it), the cut-over and the drain leave the board holding exactly the new slots' players; and a
+// move given up before its cut-over leaves the shard as it was.
+// The oracle is a plain map of player -> points per slot, kept by the test; the board's order
+// here is points descending (every points value is distinct, all at one time).
+import { Redis } from "ioredis";
+import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
+import { slotOf } from "@ladder/common/placement";
+import { freshNamespace } from "@ladder/common/test-namespace";
+import { builtFrom, shardStamp } from "../identity.js";
+import { keyLayout } from "../keys.js";
+import { ShardReader } from "../reader.js";
+import { StampMismatch } from "../scripts.js";
+import { cancelMove, beginMove, copyLeaving, drainMove, flipMove, moveOf } from "./move.js";
+import { ShardWriter, type PreparedEvent } from "./shard-writer.js";
+
+const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
+const boards = new BoardSpecs([spec]);
+const SLOTS = 8;
+const BEFORE = [0, 1, 2, 3];
+const AFTER = [0, 1, 2, 4]; // loses 3, gains 4
+const t0 = Date.UTC(2026, 11, 3, 12);
+const redis = new Redis(inject("redisUrls")[0]!);
+const stampOf = (slots: number[]) => shardStamp({ shardId: "shard-m", topic: "t", numSlots: SLOTS, slots, boards });
+const P = { stamp: stampOf(BEFORE), builtFrom: builtFrom(stampOf(BEFORE), "tid") };
+const Q = { stamp: stampOf(AFTER), builtFrom: builtFrom(stampOf(AFTER), "tid") };
+
+// 40 players in each of slots 0..4
+const bySlot = new Map<number, string[]>();
+for (let i = 0; bySlot.size < 5 || [...bySlot.values()].some((v) => v.length < 40); i++) {
+  const id = `m${i}`;
+  const s = slotOf(id, SLOTS);
+  if (s > 4) continue;
+  const list = bySlot.get(s) ?? [];
+  if (list.length < 40) list.push(id);
+  bySlot.set(s, list);
+}
+
+let keyPrefix: string;
+let board: string;
+let points: Map<string, number>; // the oracle: every player's points (any slot)
+let offsets: Map<number, bigint>;
+let nextPoints: number;
+
+afterAll(() => redis.quit());
+beforeEach(async () => {
+  keyPrefix = freshNamespace("move").keyPrefix;
+  board = keyLayout(keyPrefix).board("b");
+  points = new Map();
+  offsets = new Map();
+  nextPoints = 1000;
+});
+
+const writerOf = (w: { stamp: string; builtFrom: string }) => new ShardWriter({ shardId: "shard-m", stamp: w.stamp, builtFrom: w.builtFrom, redis, keyPrefix, dedupWindowMs: 0 });
+const readerOf = (w: { stamp: string }) => new ShardReader({ shardId: "shard-m", stamp: w.stamp, redis, keyPrefix });
+
+/** SET (op 1) or REMOVE (op 5) of `player` in its own partition, through `writer`; the oracle follows. */
+async function write(writer: ShardWriter, player: string, op: 1 | 5 = 1): Promise<void> {
+  const p = slotOf(player, SLOTS);
+  const offset = offsets.get(p) ?? 0n;
+  const value = nextPoints++;
+  const e: PreparedEvent = {
+    offset, part: false, board: "b", playerId: player, op, value, timeIdx: Math.floor((t0 - spec.epochMs) / spec.resolutionMs),
+    maxPoints: spec.maxPoints, minPoints: spec.minPoints, timeUnits: spec.timeUnits, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: t0,
+  };
+  const r = await writer.apply(p, [e]);
+  expect(r.drift, `apply of partition ${p}`).toBeUndefined();
+  offsets.set(p, offset + 1n);
+  if (op === 1) points.set(player, value);
+  else points.delete(player);
+}
+
+/** The oracle's board of `slots`, best first. */
+const oracle = (slots: number[]) => [...points].filter(([id]) => slots.includes(slotOf(id, SLOTS))).sort((a, b) => b[1] - a[1]).map(([id]) => id);
+
+/** Every read a router makes, checked against the oracle of `slots`. */
+async function expectBoard(reader: ShardReader, slots: number[]): Promise<void> {
+  const want = oracle(slots);
+  const top = await reader.top("b", 1000);
+  expect(top.members.map((m) => m.playerId)).toEqual(want);
+  expect(top.card).toBe(want.length);
+  for (const i of [0, 7, want.length - 1]) {
+    const s = await reader.standing("b", want[i]!, 2);
+    expect({ ahead: s?.ahead, around: s?.members.map((m) => m.playerId) }).toEqual({ ahead: i, around: want.slice(Math.max(0, i - 2), i + 3) });
+  }
+  for (const [id] of points) {
+    if (slots.includes(slotOf(id, SLOTS))) continue;
+    expect(await reader.standing("b", id, 0), `${id} (slot ${slotOf(id, SLOTS)}) is not on this shard's board`).toBeUndefined();
+  }
+  // a window at the position of a player this shard does not hold (as for another shard's player)
+  const page = await reader.top("b", 1000);
+  const mid = page.members[Math.floor(page.members.length / 2)]!;
+  const w = await reader.window("b", mid.key, "~", 1);
+  expect(w.ahead).toBe(want.indexOf(mid.playerId) + 1);
+}
+
+/** A companion holds exactly the board's players of `slot`, with their sort keys. */
+async function expectCompanion(suffix: "!arr" | "!dep", slot: number): Promise<void> {
+  const all = await redis.zrange(board, 0, -1, "WITHSCORES");
+  const want: string[] = [];
+  for (let i = 0; i < all.length; i += 2) if (slotOf(all[i]!, SLOTS) === slot) want.push(all[i]!, all[i + 1]!);
+  expect(await redis.zrange(board + suffix, 0, -1, "WITHSCORES")).toEqual(want);
+}
+
+describe("a move in place", () => {
+  it("mirrors, cuts over and drains: each placement's readers see exactly its slots at every step", async () => {
+    const p = writerOf(P);
+    for (const s of BEFORE) for (const id of bySlot.get(s)!) await write(p, id);
+    await p.markServing(60_000);
+    await expectBoard(readerOf(P), BEFORE);
+
+    await beginMove(redis, keyPrefix, { gained: [4], lost: [3], from: P.builtFrom, to: Q.builtFrom }, { waitMs: 0 });
+    // the gained partition replayed into the live board while the old slots keep being written
+    for (const id of bySlot.get(4)!) await write(p, id);
+    for (const id of bySlot.get(3)!.slice(0, 5)) await write(p, id);
+    await write(p, bySlot.get(3)![5]!, 5);
+    await write(p, bySlot.get(0)![0]!);
+    await expectCompanion("!arr", 4);
+    await expectBoard(readerOf(P), BEFORE);
+
+    const copied = await copyLeaving(redis, keyPrefix, [3], SLOTS, {});
+    expect(copied.copied).toBe(39);
+    for (const id of bySlot.get(3)!.slice(6, 10)) await write(p, id); // after the copy: mirrored
+    await write(p, bySlot.get(3)![10]!, 5);
+    await write(p, bySlot.get(4)![0]!, 5); // an arrival leaves again
+    await expectCompanion("!dep", 3);
+    await expectCompanion("!arr", 4);
+    await expectBoard(readerOf(P), BEFORE);
+
+    await flipMove(redis, keyPrefix, P.builtFrom, Q.stamp);
+    expect(await readerOf(P).top("b", 1).then(() => "served", (err: unknown) => err)).toBeInstanceOf(Error); // the heartbeat says: moving
+    expect(await redis.get(keyLayout(keyPrefix).builtFrom)).toBe(Q.builtFrom);
+    expect((await p.apply(0, [])).drift, "the old placement's writer is refused").toBe(Q.builtFrom);
+    expect(await redis.exists(board + "!arr")).toBe(0);
+    expect((await moveOf(redis, keyPrefix))?.phase).toBe("drain");
+    expect(await redis.hexists(keyLayout(keyPrefix).offsets, "3")).toBe(0);
+    expect(await redis.hget(keyLayout(keyPrefix).offsets, "4")).toBe(String(offsets.get(4)! - 1n));
+
+    const q = writerOf(Q);
+    await q.markServing(60_000);
+    expect(await readerOf(P).top("b", 1).then(() => "served", (err: unknown) => err)).toBeInstanceOf(StampMismatch);
+    await expectBoard(readerOf(Q), AFTER); // departures still in the board key, left out
+    expect(await redis.zcard(board + "!dep")).toBe(oracle([3]).length);
+    await write(q, bySlot.get(4)![1]!);
+    await write(q, bySlot.get(1)![1]!);
+    await expectBoard(readerOf(Q), AFTER);
+
+    expect(await drainMove(redis, keyPrefix)).toBe(oracle([3]).length);
+    expect(await moveOf(redis, keyPrefix)).toBeUndefined();
+    expect(await redis.exists(board + "!dep")).toBe(0);
+    await expectBoard(readerOf(Q), AFTER);
+    expect((await redis.zrange(board, 0, -1)).sort()).toEqual(oracle(AFTER).sort());
+  });
+
+  it("given up before its cut-over, leaves the shard as it was once its arrivals are drained", async () => {
+    const p = writerOf(P);
+    for (const s of BEFORE) for (const id of bySlot.get(s)!.slice(0, 20)) await write(p, id);
+    await p.markServing(60_000);
+    await beginMove(redis, keyPrefix, { gained: [4], lost: [3], from: P.builtFrom, to: Q.builtFrom }, { waitMs: 0 });
+    for (const id of bySlot.get(4)!) await write(p, id);
+    await copyLeaving(redis, keyPrefix, [3], SLOTS, {});
+    await cancelMove(redis, keyPrefix);
+    expect((await moveOf(redis, keyPrefix))?.phase).toBe("undo");
+    expect(await redis.exists(board + "!dep")).toBe(0);
+    expect(await redis.hexists(keyLayout(keyPrefix).offsets, "4")).toBe(0);
+    await expectBoard(readerOf(P), BEFORE); // arrivals still in the board key, left out
+    await write(p, bySlot.get(3)![0]!);
+    await expectBoard(readerOf(P), BEFORE);
+
+    expect(await drainMove(redis, keyPrefix)).toBe(40);
+    expect(await moveOf(redis, keyPrefix)).toBeUndefined();
+    for (const id of bySlot.get(4)!) points.delete(id);
+    await expectBoard(readerOf(P), BEFORE);
+    expect((await redis.zrange(board, 0, -1)).sort()).toEqual(oracle(BEFORE).sort());
+    expect(await redis.get(keyLayout(keyPrefix).builtFrom)).toBe(P.builtFrom);
+  });
+
+  it("does not begin twice, nor from another build, nor while a snapshot is read", async () => {
+    const p = writerOf(P);
+    await write(p, bySlot.get(0)![0]!);
+    const spec0 = { gained: [4], lost: [3], from: P.builtFrom, to: Q.builtFrom };
+    await expect(beginMove(redis, keyPrefix, { ...spec0, from: Q.builtFrom }, { waitMs: 0 })).rejects.toThrow(/built from/);
+    await redis.set(keyLayout(keyPrefix).snapshotReading, "x", "PX", 60_000);
+    await expect(beginMove(redis, keyPrefix, spec0, { waitMs: 0 })).rejects.toThrow(/snapshot/);
+    await redis.del(keyLayout(keyPrefix).snapshotReading);
+    await beginMove(redis, keyPrefix, spec0, { waitMs: 0 });
+    await expect(beginMove(redis, keyPrefix, spec0, { waitMs: 0 })).rejects.toThrow(/phase 'moving'/);
+  });
+});
