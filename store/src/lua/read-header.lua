@@ -342,12 +342,23 @@ local function read_histogram(board)
   local out = { 0, card_of(board) }
   local counts = redis.call('ZRANGE', board .. '!hist', 0, -1, 'WITHSCORES')
   local minus = excl_buckets(board)
+  if not minus then
+    for i = 1, #counts do out[#out + 1] = counts[i] end
+    return out
+  end
+  -- as ZRANGE would list the buckets without the exclusion: by count, then bucket bytes
+  local left = {}
   for i = 1, #counts, 2 do
-    local c = tonumber(counts[i + 1]) - (minus and minus[counts[i]] or 0)
-    if c > 0 then
-      out[#out + 1] = counts[i]
-      out[#out + 1] = minus and tostring(c) or counts[i + 1]
-    end
+    local c = tonumber(counts[i + 1]) - (minus[counts[i]] or 0)
+    if c > 0 then left[#left + 1] = { counts[i], c } end
+  end
+  table.sort(left, function(x, y)
+    if x[2] ~= y[2] then return x[2] < y[2] end
+    return bytes_less(x[1], y[1])
+  end)
+  for _, b in ipairs(left) do
+    out[#out + 1] = b[1]
+    out[#out + 1] = tostring(b[2])
   end
   return out
 end

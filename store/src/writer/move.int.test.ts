@@ -99,10 +99,10 @@ async function expectBoard(reader: ShardReader, slots: number[]): Promise<void> 
 
 /** A companion holds exactly the board's players of `slot`, with their sort keys. */
 async function expectCompanion(suffix: "!arr" | "!dep", slot: number): Promise<void> {
-  const all = await redis.zrange(board, 0, -1, "WITHSCORES");
+  const all = await redis.zrange(board, "0", "-1", "WITHSCORES");
   const want: string[] = [];
   for (let i = 0; i < all.length; i += 2) if (slotOf(all[i]!, SLOTS) === slot) want.push(all[i]!, all[i + 1]!);
-  expect(await redis.zrange(board + suffix, 0, -1, "WITHSCORES")).toEqual(want);
+  expect(await redis.zrange(board + suffix, "0", "-1", "WITHSCORES")).toEqual(want);
 }
 
 describe("a move in place", () => {
@@ -152,7 +152,7 @@ describe("a move in place", () => {
     expect(await moveOf(redis, keyPrefix)).toBeUndefined();
     expect(await redis.exists(board + "!dep")).toBe(0);
     await expectBoard(readerOf(Q), AFTER);
-    expect((await redis.zrange(board, 0, -1)).sort()).toEqual(oracle(AFTER).sort());
+    expect((await redis.zrange(board, "0", "-1")).sort()).toEqual(oracle(AFTER).sort());
   });
 
   it("given up before its cut-over, leaves the shard as it was once its arrivals are drained", async () => {
@@ -174,7 +174,7 @@ describe("a move in place", () => {
     expect(await moveOf(redis, keyPrefix)).toBeUndefined();
     for (const id of bySlot.get(4)!) points.delete(id);
     await expectBoard(readerOf(P), BEFORE);
-    expect((await redis.zrange(board, 0, -1)).sort()).toEqual(oracle(BEFORE).sort());
+    expect((await redis.zrange(board, "0", "-1")).sort()).toEqual(oracle(BEFORE).sort());
     expect(await redis.get(keyLayout(keyPrefix).builtFrom)).toBe(P.builtFrom);
   });
 
