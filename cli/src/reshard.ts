@@ -22,8 +22,12 @@ export async function reshard(c: Clients, o: Options): Promise<string> {
       console.log(`placement epoch ${m.fromEpoch} -> ${m.toEpoch}: ${m.movedSlots.length} slots move (${moves})`);
     } else if (m.phase === Phase.BUILDING) {
       console.log(`${m.shardId}: building its new slots  ${m.eventsReplayed} records  ${Math.round(m.eventsPerSecond)}/s  lag ${m.lag}  eta ${(Number(m.etaMs) / 1000).toFixed(1)} s`);
+    } else if (m.phase === Phase.CUT_OVER) {
+      console.log(`cut over: placement epoch ${m.toEpoch} published ${m.cutOverMs} ms after the first shard's cut-over`);
+    } else if (m.phase === Phase.DELETING) {
+      console.log(`${m.shardId}: deleting the players it gave away  ${m.playersLeft} left`);
     } else if (m.phase === Phase.DONE) {
-      summary = `placement epoch ${m.toEpoch} in force; cut-over (first swap to publication) ${m.cutOverMs} ms`;
+      summary = `placement epoch ${m.toEpoch} in force; cut-over (first shard's cut-over to publication) ${m.cutOverMs} ms`;
     }
   }
   return summary;

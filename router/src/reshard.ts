@@ -72,8 +72,13 @@ export function reshardService(d: ReshardDeps): Pick<ImplOf<typeof AdminService>
       const moved = movedSlots(from.placement, next.placement);
       send({ phase: Phase.PLANNED, fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch), movedSlots: moved.map((m) => ({ slot: m.slot, fromShard: m.from, toShard: m.to })) });
       d.log.info({ from: from.epoch, to: next.epoch, shards: next.shards.map((s) => s.id), changed: changed.map((s) => s.id), movedSlots: moved.length }, "reshard planned");
-      const cutOverMs = await move(d, from, next, changed, ctx, (p) => send({ phase: Phase.BUILDING, fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch), ...p }));
-      send({ phase: Phase.DONE, fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch), cutOverMs: BigInt(Math.round(cutOverMs)) });
+      const epochs = { fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch) };
+      const cutOverMs = await move(d, from, next, changed, ctx, {
+        building: (p) => send({ phase: Phase.BUILDING, ...epochs, ...p }),
+        cutOver: (ms) => send({ phase: Phase.CUT_OVER, ...epochs, cutOverMs: BigInt(Math.round(ms)) }),
+        deleting: (shardId, left) => send({ phase: Phase.DELETING, ...epochs, shardId, playersLeft: BigInt(left) }),
+      });
+      send({ phase: Phase.DONE, ...epochs, cutOverMs: BigInt(Math.round(cutOverMs)) });
     },
     async getPlacement() {
       const p = d.pool.placement;
@@ -129,9 +134,17 @@ async function reachable(shards: readonly ShardAddress[], timeoutMs: number): Pr
 }
 
 type Progress = { shardId: string; eventsReplayed: bigint; eventsPerSecond: number; lag: bigint; etaMs: bigint };
+interface Reports {
+  building(p: Progress): void;
+  cutOver(ms: number): void;
+  deleting(shardId: string, playersLeft: number): void;
+}
 
-/** Rebuilds `changed` for `next`, swaps them together, publishes `next`; resolves with ms from the first swap to the publication. */
-async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlacement, changed: readonly ShardAddress[], ctx: CallContext, report: (p: Progress) => void): Promise<number> {
+/**
+ * Builds `changed` for `next`, cuts them over together, publishes `next`, waits for the moves in
+ * place to delete what they gave away; resolves with ms from the first cut-over to the publication.
+ */
+async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlacement, changed: readonly ShardAddress[], ctx: CallContext, report: Reports): Promise<number> {
   const { config, log } = d;
   const topicId = await d.topicIds.idOf(config.scoreTopic);
   if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist`);
@@ -153,7 +166,7 @@ async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlaceme
       ...(inPlace ?? { stamp, builtFrom: builtFrom(stamp, topicId), slots, mode: { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag } as const }),
       keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
       lease: leases.get(s.id)!, signal: group.signal,
-      onProgress: (p) => report({ shardId: p.shardId, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs) }),
+      onProgress: (p) => report.building({ shardId: p.shardId, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs) }),
       beforeSwap: () => (gate.done(), gate.all),
       onSwapped: () => ((firstSwapAt ||= performance.now()), swapped.done()),
       log: log.child({ shardId: s.id, reshard: next.epoch }),
@@ -170,6 +183,7 @@ async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlaceme
     log.info({ epoch: next.epoch, cutOverMs: Math.round(cutOverMs) }, "reshard: new placement published");
     const errs = (await Promise.all(failures)).filter((e) => e !== undefined);
     if (errs.length) throw new LadderError(Code.ABORTED, `placement epoch ${next.epoch} is published, but a shard did not swap in its rebuilt data: ${errs.map((e) => (e as Error).message).join("; ")}; rebuild it (RebuildShards) to serve again`);
+    report.cutOver(cutOverMs);
     await drained(changed.filter((s) => from.placement.slotsOf.has(s.id)), config.keyPrefix, ctx, report, log);
     return cutOverMs;
   } finally {
@@ -190,7 +204,7 @@ function inPlaceMove(config: Config, shardId: string, before: readonly number[],
 }
 
 /** Waits until the shard nodes of `shards` have deleted the players their moves gave away; reports what is left each second. */
-async function drained(shards: readonly ShardAddress[], keyPrefix: string, ctx: CallContext, report: (p: Progress) => void, log: Logger): Promise<void> {
+async function drained(shards: readonly ShardAddress[], keyPrefix: string, ctx: CallContext, report: Reports, log: Logger): Promise<void> {
   const t0 = performance.now();
   await Promise.all(shards.map(async (s) => {
     const redis = openRedis(s.redisUrl, { maxRetriesPerRequest: 2 });
@@ -199,7 +213,7 @@ async function drained(shards: readonly ShardAddress[], keyPrefix: string, ctx: 
       for (;;) {
         ctx.signal.throwIfAborted();
         if (!(await moveOf(redis, keyPrefix))) return;
-        report({ shardId: s.id, eventsReplayed: 0n, eventsPerSecond: 0, lag: BigInt(await movePending(redis, keyPrefix)), etaMs: 0n });
+        report.deleting(s.id, await movePending(redis, keyPrefix));
         await new Promise((r) => setTimeout(r, 1000));
       }
     } finally {
