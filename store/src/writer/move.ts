@@ -136,7 +136,7 @@ export async function beginMove(plain: Redis, keyPrefix: string, spec: MoveSpec,
 
 /**
  * Copies every board member of the `lost` slots into its key's "!dep" (phase 'moving'). Reports
- * (members scanned, members copied) after each board key's pages.
+ * (members scanned, members copied) after each page.
  */
 export async function copyLeaving(plain: Redis, keyPrefix: string, lost: readonly number[], numSlots: number, o: { signal?: AbortSignal; onProgress?(scanned: number, copied: number): void }): Promise<{ scanned: number; copied: number }> {
   const redis = withMoveScripts(plain);
@@ -159,8 +159,8 @@ export async function copyLeaving(plain: Redis, keyPrefix: string, lost: readonl
         if (reply[0] !== MoveStatus.OK) throw moveError("cannot copy the departing players", reply);
         copied += Number(reply[1]);
       }
+      o.onProgress?.(scanned, copied);
     } while (cursor !== "0");
-    o.onProgress?.(scanned, copied);
   }
   return { scanned, copied };
 }

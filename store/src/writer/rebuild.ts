@@ -342,7 +342,15 @@ async function moveInPlace(o: RebuildOptions, m: MoveMode, lease: RebuildLease, 
     await beginMove(live, o.keyPrefix, { gained: o.slots, lost: m.lost, from: o.builtFrom, to: m.to }, { waitMs: MOVE_BEGIN_WAIT_MS, signal: stop });
     begun = true;
     const t0 = performance.now();
-    const copied = await copyLeaving(live, o.keyPrefix, m.lost, m.numSlots, { signal: stop });
+    let said = Date.now();
+    const copied = await copyLeaving(live, o.keyPrefix, m.lost, m.numSlots, {
+      signal: stop,
+      onProgress: (scanned, departing) => {
+        if (Date.now() - said < 10_000) return;
+        said = Date.now();
+        log.info({ scanned, departing }, "move: setting the departing players aside");
+      },
+    });
     log.info({ gained: o.slots, lost: m.lost, scanned: copied.scanned, departing: copied.copied, ms: Math.round(performance.now() - t0) }, "move: departing players copied aside");
     const writer = new ShardWriter({ shardId: o.shardId, stamp: o.stamp, builtFrom: o.builtFrom, redis: live, keyPrefix: o.keyPrefix, dedupWindowMs: o.dedupWindowMs });
     let progress: RebuildProgress = { shardId: o.shardId, done: false, replayed: 0, perSecond: 0, lag: 0, etaMs: 0 };
