@@ -48,8 +48,7 @@ export function retryAcrossMoves<I extends object>(impl: I, clock: MoveClock): I
           return await handler(req, ctx);
         } catch (err) {
           const moving = clock.changedAt > 0 && (clock.epoch !== epoch || performance.now() - clock.changedAt < MOVE_WINDOW_MS);
-          const otherSlots = err instanceof StampMismatch && movingRefusal(err);
-          if ((!moving && !otherSlots) || !movingRefusal(err)) throw err;
+          if (!movingRefusal(err) || !(moving || err instanceof StampMismatch)) throw err;
           if (Date.now() + PAUSE_MS >= until && !moving) throw err;
           if (Date.now() + PAUSE_MS >= until)
             throw unavailable(`the shards are moving to placement epoch ${clock.epoch} (AdminService.Reshard); refused after ${tries} tries: ${(err as Error).message}`, err);

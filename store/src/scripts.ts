@@ -225,8 +225,9 @@ export interface MoveScripts {
   ladderMoveFinish(move: string, boardPattern: string): Promise<Reply>;
 }
 
+const MOVE_HEADER = lua("move-header");
 const MOVE_SOURCES = Object.freeze({
-  begin: lua("move-begin"), copy: lua("move-copy"), flip: lua("move-flip"), cancel: lua("move-cancel"), drain: lua("move-drain"), finish: lua("move-finish"),
+  begin: lua("move-begin"), copy: lua("move-copy"), flip: MOVE_HEADER + lua("move-flip"), cancel: MOVE_HEADER + lua("move-cancel"), drain: lua("move-drain"), finish: lua("move-finish"),
 });
 
 /** Defines the move scripts on `redis` (once per connection) and returns it typed with them. */

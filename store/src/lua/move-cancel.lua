@@ -17,17 +17,6 @@
 local move = redis.call('HMGET', KEYS[1], 'phase', 'arr')
 if move[1] ~= 'moving' then return { -1, move[1] or '' } end
 redis.call('HSET', KEYS[1], 'phase', 'undo')
-for p in string.gmatch(move[2], '%d+') do
-  redis.call('HDEL', KEYS[2], p)
-  redis.call('UNLINK', ARGV[2] .. p)
-  for _, m in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    if string.sub(m, -(#p + 1)) == '\n' .. p then redis.call('ZREM', KEYS[3], m) end
-  end
-end
-local cursor = '0'
-repeat
-  local page = redis.call('SCAN', cursor, 'MATCH', ARGV[1] .. '!dep', 'COUNT', 1000)
-  cursor = page[1]
-  if #page[2] > 0 then redis.call('UNLINK', unpack(page[2])) end
-until cursor == '0'
+forget_partitions(move[2], KEYS[2], KEYS[3], ARGV[2])
+unlink_matching(ARGV[1] .. '!dep')
 return { 0 }

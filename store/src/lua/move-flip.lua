@@ -28,22 +28,7 @@ redis.call('SET', KEYS[2], move[3])
 local ttl = redis.call('PTTL', KEYS[3])
 if ttl <= 0 then ttl = 10000 end
 redis.call('SET', KEYS[3], '!the shard\'s slots moved (AdminService.Reshard): its node is moving to the new placement\n' .. ARGV[2], 'PX', ttl)
-for p in string.gmatch(move[4], '%d+') do
-  redis.call('HDEL', KEYS[4], p)
-  redis.call('UNLINK', ARGV[4] .. p)
-  for _, m in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do
-    if string.sub(m, -(#p + 1)) == '\n' .. p then redis.call('ZREM', KEYS[5], m) end
-  end
-end
-local dropped = 0
-local cursor = '0'
-repeat
-  local page = redis.call('SCAN', cursor, 'MATCH', ARGV[3] .. '!arr', 'COUNT', 1000)
-  cursor = page[1]
-  if #page[2] > 0 then
-    redis.call('UNLINK', unpack(page[2]))
-    dropped = dropped + #page[2]
-  end
-until cursor == '0'
+forget_partitions(move[4], KEYS[4], KEYS[5], ARGV[4])
+local dropped = unlink_matching(ARGV[3] .. '!arr')
 redis.call('HSET', KEYS[1], 'phase', 'drain')
 return { 0, dropped }

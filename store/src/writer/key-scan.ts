@@ -6,9 +6,14 @@ export const globEscape = (prefix: string) => prefix.replace(/[*?[\]\\]/g, "\\$&
 
 /** Calls `fn` with each non-empty SCAN page of the keys under `prefix`. */
 export async function forEachKey(redis: Redis, prefix: string, fn: (keys: string[]) => Promise<void>): Promise<void> {
+  await forEachMatch(redis, `${globEscape(prefix)}*`, fn);
+}
+
+/** Calls `fn` with each non-empty SCAN page of the keys matching the glob `pattern`. */
+export async function forEachMatch(redis: Redis, pattern: string, fn: (keys: string[]) => Promise<void>): Promise<void> {
   let cursor = "0";
   do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${globEscape(prefix)}*`, "COUNT", 1000);
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
     cursor = next;
     if (keys.length) await fn(keys);
   } while (cursor !== "0");

@@ -52,7 +52,7 @@ import type { Logger } from "@ladder/common/logger";
 import { slotOf } from "@ladder/common/placement";
 import { keyLayout } from "../keys.js";
 import { MoveStatus, withMoveScripts } from "../scripts.js";
-import { globEscape } from "./key-scan.js";
+import { forEachMatch, globEscape } from "./key-scan.js";
 
 export type MovePhase = "moving" | "drain" | "undo";
 
@@ -70,6 +70,8 @@ export const MOVE_PAGE = 1000;
 const boardPattern = (keyPrefix: string) => `${globEscape(keyPrefix)}board:*`;
 const partitionList = (ps: readonly number[]) => `,${[...ps].sort((a, b) => a - b).join(",")},`;
 const parseList = (s: string | null | undefined) => (s ?? "").split(",").filter(Boolean).map(Number);
+/** The companion readers leave out while a move is in `phase` 'drain' or 'undo' (the one deleted then). */
+const deletedSuffix = (phase: MovePhase) => (phase === "drain" ? "!dep" : "!arr");
 
 /** The shard's move, or undefined when none is recorded. */
 export async function moveOf(redis: Redis, keyPrefix: string): Promise<MoveRecord | undefined> {
@@ -86,12 +88,7 @@ export function isBoardKey(keyPrefix: string, key: string): boolean {
 /** Every board key of the shard. */
 async function boardKeys(redis: Redis, keyPrefix: string): Promise<string[]> {
   const out: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", boardPattern(keyPrefix), "COUNT", 1000);
-    cursor = next;
-    for (const k of keys) if (isBoardKey(keyPrefix, k)) out.push(k);
-  } while (cursor !== "0");
+  await forEachMatch(redis, boardPattern(keyPrefix), async (keys) => void out.push(...keys.filter((k) => isBoardKey(keyPrefix, k))));
   return out;
 }
 
@@ -185,14 +182,10 @@ export async function cancelMove(plain: Redis, keyPrefix: string): Promise<void>
 export async function movePending(plain: Redis, keyPrefix: string): Promise<number> {
   const move = await moveOf(plain, keyPrefix);
   if (!move || move.phase === "moving") return 0;
-  const suffix = move.phase === "drain" ? "!dep" : "!arr";
   let left = 0;
-  let cursor = "0";
-  do {
-    const [next, keys] = await plain.scan(cursor, "MATCH", `${boardPattern(keyPrefix)}${suffix}`, "COUNT", 1000);
-    cursor = next;
+  await forEachMatch(plain, `${boardPattern(keyPrefix)}${deletedSuffix(move.phase)}`, async (keys) => {
     for (const k of keys) left += await plain.zcard(k);
-  } while (cursor !== "0");
+  });
   return left;
 }
 
@@ -207,22 +200,23 @@ export async function drainMove(plain: Redis, keyPrefix: string, o: { signal?: A
   for (;;) {
     const move = await moveOf(redis, keyPrefix);
     if (!move || move.phase === "moving") return deleted;
-    const suffix = move.phase === "drain" ? "!dep" : "!arr";
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${boardPattern(keyPrefix)}${suffix}`, "COUNT", 1000);
-      cursor = next;
+    const suffix = deletedSuffix(move.phase);
+    let changed = false;
+    await forEachMatch(redis, `${boardPattern(keyPrefix)}${suffix}`, async (keys) => {
       for (const companion of keys) {
-        const board = companion.slice(0, -suffix.length);
-        for (;;) {
+        let left = 1;
+        while (left > 0 && !changed) {
           o.signal?.throwIfAborted();
-          const reply = await redis.ladderMoveDrain(moveKey, board, MOVE_PAGE);
-          if (reply[0] !== MoveStatus.OK) return deleted; // the move ended or changed phase meanwhile
-          deleted += Number(reply[1]);
-          if (Number(reply[2]) === 0) break;
+          const reply = await redis.ladderMoveDrain(moveKey, companion.slice(0, -suffix.length), MOVE_PAGE);
+          if (reply[0] !== MoveStatus.OK) changed = true; // the move ended or changed phase meanwhile
+          else {
+            deleted += Number(reply[1]);
+            left = Number(reply[2]);
+          }
         }
       }
-    } while (cursor !== "0");
+    });
+    if (changed) return deleted;
     const done = await redis.ladderMoveFinish(moveKey, boardPattern(keyPrefix));
     if (done[0] === MoveStatus.OK) {
       o.log?.info({ phase: move.phase, deleted }, move.phase === "drain" ? "move done: the departed players are deleted" : "move undone: the arrivals are deleted");
