@@ -20,4 +20,16 @@ describe("common > murmur3", () => {
     expect(murmur3String("joueur-é")).toBe(murmur3(new TextEncoder().encode("joueur-é")));
     expect(murmur3String("joueur-é")).not.toBe(murmur3String("joueur-e"));
   });
+
+  it("hashes ASCII ids through the reused buffer exactly as their encoded bytes, at every length around its size", () => {
+    for (const n of [0, 1, 3, 4, 5, 31, 255, 256, 257, 600]) {
+      const id = Array.from({ length: n }, (_, i) => String.fromCharCode(0x21 + ((i * 37) % 94))).join("");
+      expect(murmur3String(id, 7)).toBe(murmur3(new TextEncoder().encode(id), 7));
+    }
+    // a long id, then a short one: nothing of the first is left in the hash of the second
+    murmur3String("x".repeat(200));
+    expect(murmur3String("p:000000000042")).toBe(murmur3(new TextEncoder().encode("p:000000000042")));
+    // non-ASCII after an ASCII prefix the buffer already took
+    expect(murmur3String("abcdé")).toBe(murmur3(new TextEncoder().encode("abcdé")));
+  });
 });
