@@ -14,4 +14,14 @@ describe("shard node > snapshot threshold", () => {
     expect(ids.map((id) => snapshotThreshold(1_000_000, id))).toEqual(thresholds); // the same on every start
     expect(snapshotThreshold(1, "shard-0")).toBeGreaterThanOrEqual(1);
   });
+
+  it("waits for as many records as the latest snapshot has members when it has more than LADDER_SNAPSHOT_RECORDS", () => {
+    const base = snapshotThreshold(1_000_000, "shard-1");
+    expect(snapshotThreshold(1_000_000, "shard-1", 0)).toBe(base);
+    expect(snapshotThreshold(1_000_000, "shard-1", 999_999)).toBe(base); // fewer members: the fixed count
+    const big = snapshotThreshold(1_000_000, "shard-1", 25_000_000);
+    expect(Math.abs(big - base * 25)).toBeLessThanOrEqual(25); // the same shard's stagger, on the members
+    expect(big).toBeGreaterThanOrEqual(25_000_000);
+    expect(big).toBeLessThan(37_500_000);
+  });
 });

@@ -4,7 +4,8 @@
  *
  *   take    checked every second, while the shard serves (its Redis is then complete up to its
  *           offsets): once its partitions hold at least snapshotThreshold() records past the
- *           latest snapshot (LADDER_SNAPSHOT_RECORDS, applied offsets summed, raised by up to
+ *           latest snapshot (LADDER_SNAPSHOT_RECORDS, or the members of the latest snapshot when
+ *           more: a snapshot costs one read per member; applied offsets summed, raised by up to
  *           half by the shard's id: shards written at the same rate would otherwise all take
  *           theirs at the same moment, and a soak saw three at once starve the 2-core
  *           machine's Redis servers) and
@@ -69,12 +70,19 @@ export interface NodeSnapshots {
 const RETRY_MIN_MS = 10_000;
 
 /**
- * The records past the latest snapshot at which shard `shardId` takes the next one: `everyRecords`
- * raised by 0–50%, a fraction fixed by the shard's id (FNV-1a), so shards written alike spread
- * their snapshots over time instead of taking them together.
+ * The records past the latest snapshot at which shard `shardId` takes the next one: `everyRecords`,
+ * or the members the latest snapshot holds when it holds more, raised by 0–50%, a fraction fixed by
+ * the shard's id (FNV-1a), so shards written alike spread their snapshots over time instead of taking
+ * them together.
+ *
+ * A snapshot costs a read and a write of every member; the records after it, a replay each when the
+ * shard is rebuilt. Waiting for as many records as members keeps the snapshots' cost at most about one
+ * member per record applied (a fixed count alone made a shard of 25M players read all 25M every 1M
+ * records), while a rebuild still loads at most one snapshot and replays about as many records as the
+ * shard has members: bounded by the players, not the history.
  */
-export function snapshotThreshold(everyRecords: number, shardId: string): number {
-  return Math.round(everyRecords * (1 + (fnv1a32(shardId) % 1000) / 2000));
+export function snapshotThreshold(everyRecords: number, shardId: string, latestMembers = 0): number {
+  return Math.round(Math.max(everyRecords, latestMembers) * (1 + (fnv1a32(shardId) % 1000) / 2000));
 }
 
 /** Creates the snapshot topic if needed and reads the newest snapshots; undefined when the topic cannot be used. */
@@ -142,11 +150,10 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
     log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, readMs: Math.round(res.readMs), longestCallMs: Math.round(res.longestCallMs), journaled: res.journaled, rotations: res.rotations, attempts: res.attempts, publishMs: Math.round(res.publishMs) }, "snapshot taken");
   };
 
-  const threshold = snapshotThreshold(o.everyRecords, o.shardId);
   const tick = () => {
     if (!ctx || taking || refilling || stopping.signal.aborted || Date.now() < nextTryAt || !ctx.serving()) return;
     const covered = o.slots.reduce((sum, p) => sum + Number((ctx!.applier.known.get(p) ?? -1n) + 1n), 0);
-    if (covered - (latest?.records ?? 0) < threshold) return;
+    if (covered - (latest?.records ?? 0) < snapshotThreshold(o.everyRecords, o.shardId, latest?.players ?? 0)) return;
     taking = take()
       .catch((err: unknown) => {
         if (stopping.signal.aborted) return;
