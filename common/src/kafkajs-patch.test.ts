@@ -48,7 +48,7 @@ describe("kafkajs request queue (patched)", () => {
 // partition (ingest's always do), and each record was spread into a new object before encoding.
 // Together ~24% of ingest's CPU per update (2026-12-03: 41-43 us before, 31-32 us after). These tests
 // check the patched code still does what kafkajs's own did: the same groups, partitions and records.
-const groupMessagesPerPartition = require("kafkajs/src/producer/groupMessagesPerPartition.js") as (o: { topic: string; partitionMetadata: Array<{ partitionId: number; leader: number }>; messages: Array<Record<string, unknown>>; partitioner: (o: { topic: string; partitionMetadata: unknown[]; message: Record<string, unknown> }) => number }) => Record<string, Array<Record<string, unknown>>>;
+const groupMessagesPerPartition = require("kafkajs/src/producer/groupMessagesPerPartition.js") as (o: { topic: string; partitionMetadata: Array<{ partitionId: number; leader: number }>; messages: Array<Record<string, unknown>>; partitioner: (o: { topic: string; partitionMetadata: Array<{ partitionId: number; leader: number }>; message: Record<string, unknown> }) => number }) => Record<string, Array<Record<string, unknown>>>;
 const createPartitioner = require("kafkajs/src/producer/partitioners/default/index.js") as () => (o: { topic: string; partitionMetadata: Array<{ partitionId: number; leader: number }>; message: Record<string, unknown> }) => number;
 const produceV3 = require("kafkajs/src/protocol/requests/produce/v3/request.js") as (o: Record<string, unknown>) => { encode(): Promise<{ buffer: Buffer }> };
 const Decoder = require("kafkajs/src/protocol/decoder.js") as new (b: Buffer) => { readString(): string | null; readInt16(): number; readInt32(): number };
