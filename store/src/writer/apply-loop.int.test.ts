@@ -59,7 +59,7 @@ describe("store > apply loop > Kafka commits", () => {
       topic: ns.topic, acks: -1,
       messages: slots.map((partition) => ({
         partition, key: `p${partition}`,
-        value: encodeScoreEvent({ board: DEFAULT_BOARD, playerId: `p${partition}`, op: Operation.INCREMENT, value: 1n, timestampMs: 1_700_000_000_000n, eventId: `e${n}-${partition}` }, Date.now()),
+        value: encodeScoreEvent({ board: "commits", playerId: `p${partition}`, op: Operation.INCREMENT, value: 1n, timestampMs: 1_700_000_000_000n, eventId: `e${n}-${partition}` }, Date.now()),
       })),
     });
     const applied = async (offset: bigint) => {
