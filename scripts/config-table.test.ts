@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { configTables, README, withConfigTables } from "./config-table.js";
+import { CONFIG_DOC, configTables, withConfigTables } from "./config-table.js";
 
 describe("scripts > config-table", () => {
-  it("README.md's configuration tables are the ones the schemas generate (npm run config-table rewrites them)", () => {
-    const readme = readFileSync(README, "utf8");
-    expect(readme, "README.md's configuration tables are stale: run npm run config-table").toBe(withConfigTables(readme));
+  it("docs/configuration.md's tables are the ones the schemas generate (npm run config-table rewrites them)", () => {
+    const doc = readFileSync(CONFIG_DOC, "utf8");
+    expect(doc, "docs/configuration.md's configuration tables are stale: run npm run config-table").toBe(withConfigTables(doc));
   });
 
   it("lists every variable of both schemas once, with a default and a meaning", () => {
@@ -21,7 +21,7 @@ describe("scripts > config-table", () => {
     expect(launcher).toContain("| `LADDER_REDIS_BASE_PORT` | `7001` |");
   });
 
-  it("replaces only what is between the markers, and refuses a README without them", () => {
+  it("replaces only what is between the markers, and refuses a file without them", () => {
     const text = "a\n<!-- config-table:x:start -->\nold\n<!-- config-table:x:end -->\nb\n";
     expect(withConfigTables(text, { x: "| new |" })).toBe("a\n<!-- config-table:x:start -->\n| new |\n<!-- config-table:x:end -->\nb\n");
     expect(() => withConfigTables("no markers", { x: "t" })).toThrow(/config-table:x:start/);
