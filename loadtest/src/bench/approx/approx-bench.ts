@@ -47,7 +47,6 @@ import { size } from "../output/format.js";
 import type { ApproxPlan } from "../plan.js";
 import { depthRanks, type RankSample } from "./accuracy.js";
 import { checkBoard, playersAt, type ApproxBoard, type BoardChecked } from "./approx-checks.js";
-import { approxNotes } from "./approx-notes.js";
 import { quantileBounds } from "./histogram-bounds.js";
 
 /** Seconds of rest over which the processes' rest rates are read. */
@@ -72,6 +71,7 @@ export interface ApproxRun {
 
 export const approxBenchmark: Benchmark = {
   name: "approx",
+  method: "approx/approx.md",
   title: "Exact vs approximate rank (score histograms), on a real cluster",
   async run(ctx) {
     const h2loadVersion = await requireH2load();
@@ -134,7 +134,7 @@ export const approxBenchmark: Benchmark = {
       const run: ApproxRun = { h2loadVersion, boards, seeded, checks, idle, accuracy, node, h2 };
       // every sampled answer, so that the accuracy figures can be worked out again from the JSON
       const sampleAnswers = boards.map((b, i) => ({ board: b.name, columns: SAMPLE_COLUMNS, rows: checked[i]!.samples.map((x) => [x.playerId, x.exact, x.points, x.byPlayer.atLeast, x.byPlayer.atMost, x.byPlayer.estimate]) }));
-      return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p), notes: approxNotes(ctx, run) };
+      return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p) };
     } finally {
       reader.close();
       admin.close();

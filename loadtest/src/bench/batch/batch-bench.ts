@@ -62,7 +62,6 @@ import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures }
 import type { BatchPlan } from "../plan.js";
 import { size } from "../output/format.js";
 import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";
-import { batchNotes } from "./batch-notes.js";
 import { atRest, costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
 import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets, windowPoints, DAILY_WINDOWS, type DayWritten } from "./daily-board.js";
 import { inFlight, timeReps } from "./node-runs.js";
@@ -116,6 +115,7 @@ export interface BatchRun {
 
 export const batchBenchmark: Benchmark = {
   name: "batch",
+  method: "batch/batch.md",
   title: "Batched reads and deep pages vs one call at a time, on a real cluster",
   async run(ctx) {
     const h2loadVersion = await requireH2load();
@@ -235,7 +235,6 @@ export const batchBenchmark: Benchmark = {
       return {
         figures: { plan: p, refs, rankSets: rankSets.map((s) => s.slice(0, 5)), standingPlayers, ...run },
         tables: batchTables(run, p),
-        notes: batchNotes(ctx, run),
       };
     } finally {
       reader.close();

@@ -32,7 +32,6 @@ import { count, size } from "../output/format.js";
 import { pushTables } from "../output/push-tables.js";
 import { checkTops, checkViews } from "./push-checks.js";
 import { startPushCluster, type PushCluster } from "./push-cluster.js";
-import { pushNotes } from "./push-notes.js";
 import { atRest, restLine, settle, sleep, type RestFigures } from "./push-rest.js";
 import { runStep, type StepFigures, type StepPlan, type StepWatchers } from "./push-step.js";
 import { ProbeBook } from "./probe-book.js";
@@ -76,6 +75,7 @@ export interface PushRun {
 
 export const pushBenchmark: Benchmark = {
   name: "push",
+  method: "push/push.md",
   title: "Push streams: watchers held, writes sustained, push latency, on a real cluster",
   async run(ctx) {
     const p = ctx.plan.push;
@@ -158,7 +158,7 @@ export const pushBenchmark: Benchmark = {
         sustained: { without: highestSustained(without), with: highestSustained(withW), topsOnly: highestSustained(topsOnly) },
       };
       ctx.say(`  highest rate sustained: ${count(run.sustained.without)} updates/s without watchers, ${count(run.sustained.with)} with ${count(watched.length)}, ${count(run.sustained.topsOnly)} with the WatchTop streams alone`);
-      return { figures: { plan: p, ...run }, tables: pushTables(run, p), notes: pushNotes(ctx, run) };
+      return { figures: { plan: p, ...run }, tables: pushTables(run, p) };
     } finally {
       players.close();
       tops.close();
