@@ -35,7 +35,8 @@ import { clusterClients, type ClusterClients } from "../../run/cluster-clients.j
 import { DEFAULT_SCORE_SHAPE } from "../../workload/score-distribution.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { costProbes, distinctPlayers, settle } from "../batch/batch-bench.js";
+import { costProbes, settle } from "../batch/cluster-costs.js";
+import { distinctPlayers } from "../../workload/player-ids.js";
 import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "../batch/cost-meter.js";
 import { timeReps } from "../batch/node-runs.js";
 import { BENCH_SPEC } from "../infra/bench-board.js";

@@ -24,7 +24,7 @@ import { rngFor } from "../../workload/rng.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { ownProcessTree, selfCpu, treeCpu } from "../infra/cpu-meter.js";
 import { measureClosedLoop, type Measurement } from "../infra/measure.js";
-import { rate, size } from "../output/format.js";
+import { size } from "../output/format.js";
 import { postgresTable, type PgRow } from "../output/postgres-table-view.js";
 import type { ReadRow } from "../output/reads-table.js";
 import type { ClosedLoopPlan } from "../plan.js";

@@ -22,9 +22,9 @@
  *   6. every stream closed, the change flags expired: at rest again
  */
 import { clusterClients } from "../../run/cluster-clients.js";
+import { distinctPlayers } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
-import { distinctPlayers } from "../batch/batch-bench.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_SPEC, seedUntilMs } from "../infra/bench-board.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -39,7 +39,7 @@ import { highestSustained, pcts, type Pcts } from "./step-summary.js";
 import { WatcherPool } from "./watchers.js";
 import { WriteDriver, type WriteDeps } from "./write-driver.js";
 
-export type { RestFigures } from "./push-rest.js";
+import type { HoldFigures, PushRun } from "./push-run.js";
 
 export const BOARD = "push-bench";
 /** Random streams of the watched players and of the writes (far from the other benches'). */
@@ -47,31 +47,6 @@ const WATCHED_STREAM = 900;
 const WRITES_STREAM = 901;
 /** GetRank calls in flight while checking the watchers. */
 const CHECK_PARALLEL = 32;
-
-export interface HoldFigures {
-  watchers: number;
-  tops: number;
-  connections: number;
-  /** From the first stream opened to the last first message. */
-  seconds: number;
-  /** Each stream's first message, ms after the streams began to be opened. */
-  firstMs: Pcts;
-  checkedFirst: number;
-}
-
-export interface PushRun {
-  seeded: string;
-  rest: RestFigures[];
-  hold: HoldFigures;
-  without: StepFigures[];
-  with: StepFigures[];
-  topsOnly: StepFigures[];
-  /** Highest rate sustained by each series (0: not even the first). */
-  sustained: { without: number; with: number; topsOnly: number };
-  checks: string[];
-  resetLines: string[];
-  flagsGoneS: number;
-}
 
 export const pushBenchmark: Benchmark = {
   name: "push",
