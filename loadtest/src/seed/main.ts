@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/common/config";
-import { createKafka } from "@ladder/common/kafka";
+import { createKafka } from "../log-client.js";
 import { rootLogger } from "@ladder/common/logger";
 import { buildPlacement } from "@ladder/common/placement";
 import { isLoopbackHost } from "../cli-values.js";

@@ -12,8 +12,7 @@
  *               store (raw-paths.ts), the services stopped.
  */
 import { randomBytes } from "node:crypto";
-import type { Kafka } from "kafkajs";
-import { ensureScoreTopic } from "@ladder/common/kafka";
+import { ensureScoreTopic, type Kafka } from "../../log-client.js";
 import { buildPlacement } from "@ladder/common/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";

@@ -17,9 +17,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { Partitioners, type Admin, type Kafka } from "kafkajs";
 import { loadConfig } from "@ladder/common/config";
-import { ensureScoreTopic } from "@ladder/common/kafka";
+import { bulkProducer, ensureScoreTopic, type Admin, type Kafka } from "../../log-client.js";
 import { buildPlacement } from "@ladder/common/placement";
 import { rebuildShard } from "@ladder/store/writer";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
@@ -94,7 +93,7 @@ export const rebuildBenchmark: Benchmark = {
 };
 
 async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records: number, eventIds: boolean): Promise<SeedFigures> {
-  const producer = kafka.producer({ idempotent: false, maxInFlightRequests: 2, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = bulkProducer(kafka, 2);
   await producer.connect();
   const bar = progressBar("produced", records);
   const start = performance.now();
