@@ -20,9 +20,9 @@ describe("bench > report", () => {
     expect(md).toContain("not for quoting");
     expect(md).toContain("2 min 5 s");
     expect(md).toContain("**t**\n\n| a |\n|---:|\n| 1 |");
-    expect(md).toContain("How it is measured: [writes/memory.md](../src/bench/writes/memory.md).");
+    expect(md).toContain("How it is measured: [loadtest/src/bench/writes/memory.md](../src/bench/writes/memory.md).");
     expect(md).toContain("**Failed** after 9 s: `Error: no broker`");
-    expect(md).toContain("loadtest/results/bench-quick-x.json");
+    expect(md).toContain("`bench-quick-x.json` beside this file");
   });
 
   it("names the files of a partial run after its benchmarks, so it never replaces the whole suite's summary", () => {
