@@ -8,7 +8,7 @@ import { fork } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { createClient, addService, listen } from "@ladder/common/grpc-adapter";
+import { createClient, listen } from "@ladder/common/grpc-adapter";
 import { HealthRegistry } from "@ladder/common/health";
 import { silentLogger } from "@ladder/common/logger";
 import { ShardReader } from "@ladder/store";

@@ -8,8 +8,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadConfig } from "@ladder/common/config";
-import { tokenFromFile } from "@ladder/common/credentials-file";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { clientToken } from "./client-token.js";
 import { clusterClients } from "./run/cluster-clients.js";
 
 const CALLS = 25;
@@ -17,7 +17,7 @@ const UNCOUNTED = 5;
 const config = loadConfig(process.env);
 const c = clusterClients({
   router: config.routerListen, ingest: config.ingestListen, connections: 1, timeoutMs: 10_000,
-  token: config.clientToken ?? tokenFromFile(config.clientCredentialsFile, "write"),
+  token: clientToken({}, config).token,
 });
 const acks: number[] = [];
 const fresh: number[] = [];

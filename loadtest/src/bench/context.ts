@@ -35,12 +35,12 @@ export interface BenchOutcome {
   /** Every figure, for the JSON file. */
   figures: Record<string, unknown>;
   tables: Table[];
-  /** What the figures measure and how, for the Markdown summary (one paragraph each). */
-  notes: string[];
 }
 
 export interface Benchmark {
   name: BenchName;
   title: string;
+  /** Its method, static Markdown beside it: the path under loadtest/src/bench/ (e.g. "reads/reads.md"). */
+  method: string;
   run(ctx: BenchContext): Promise<BenchOutcome>;
 }

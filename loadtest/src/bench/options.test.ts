@@ -10,6 +10,11 @@ describe("bench > options", () => {
     expect(parseBenchOptions(["--quick", "rebuild", "reads"])).toMatchObject({ quick: true, selected: ["reads", "rebuild"] });
   });
 
+  it("keeps a quick run's files out of the tree unless --out says otherwise", () => {
+    expect(parseBenchOptions(["--quick"]).outDir).not.toMatch(/^loadtest\/results/);
+    expect(parseBenchOptions(["--quick", "--out", "loadtest/results"]).outDir).toBe("loadtest/results");
+  });
+
   it("refuses an unknown name or flag", () => {
     expect(() => parseBenchOptions(["redis"])).toThrow(/unknown benchmark "redis"/);
     expect(() => parseBenchOptions(["--fast"])).toThrow();

@@ -2,6 +2,8 @@
  * The bench's command line: `npm run bench -- [--quick] [--out dir] [name ...]`, names
  * from BENCH_NAMES selecting benchmarks (all when none is given), run in BENCH_NAMES order.
  */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const BENCH_NAMES = ["reads", "memory", "postgres", "grpc", "batch", "approx", "push", "ingest", "rebuild", "boards"] as const;
@@ -17,17 +19,19 @@ export interface BenchOptions {
 export const USAGE = `usage: npm run bench -- [--quick] [--out dir] [benchmark ...]
   benchmarks   ${BENCH_NAMES.join(", ")} (default: all, in that order)
   --quick      small sizes and short runs: a smoke test of the suite, not figures to quote
-  --out dir    where bench-<date>.json and bench-latest.md go (default loadtest/results)`;
+  --out dir    where bench[-<names>].json and .md go (default loadtest/results; with --quick
+               the system's temporary directory, so a smoke run never lands in the tree)`;
 
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const { values, positionals } = parseArgs({
     args: [...argv],
     strict: true,
     allowPositionals: true,
-    options: { quick: { type: "boolean", default: false }, out: { type: "string", default: "loadtest/results" } },
+    options: { quick: { type: "boolean", default: false }, out: { type: "string" } },
   });
   const unknown = positionals.filter((p) => !(BENCH_NAMES as readonly string[]).includes(p));
   if (unknown.length) throw new Error(`unknown benchmark ${unknown.map((u) => `"${u}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}\n${USAGE}`);
   const selected = positionals.length ? BENCH_NAMES.filter((n) => positionals.includes(n)) : [...BENCH_NAMES];
-  return { quick: values.quick === true, selected, outDir: values.out as string };
+  const quick = values.quick === true;
+  return { quick, selected, outDir: values.out ?? (quick ? join(tmpdir(), "ladder-bench") : "loadtest/results") };
 }

@@ -10,6 +10,8 @@ import { renderText } from "./output/table.js";
 export interface BenchRecord extends Partial<BenchOutcome> {
   name: string;
   title: string;
+  /** Its method's Markdown, under loadtest/src/bench/. */
+  method: string;
   status: "ok" | "failed";
   error?: string;
   startedAt: string;
@@ -35,7 +37,7 @@ export async function runBenchmark(ctx: BenchContext, bench: Benchmark): Promise
   }
   const seconds = Math.round((performance.now() - t0) / 100) / 10;
   const record: BenchRecord = {
-    name: bench.name, title: bench.title, status: outcome ? "ok" : "failed", ...(error ? { error } : {}),
+    name: bench.name, title: bench.title, method: bench.method, status: outcome ? "ok" : "failed", ...(error ? { error } : {}),
     startedAt: startedAt.toISOString(), seconds, loadavgStart, loadavgEnd: loadAverages(), ...outcome,
   };
   for (const t of outcome?.tables ?? []) ctx.say(`\n${renderText(t)}`);

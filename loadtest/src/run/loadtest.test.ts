@@ -4,7 +4,7 @@ import type { ClusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";
 import { parseLoadtestOptions } from "./options.js";
 
-const config = loadConfig({});
+const config = loadConfig({ LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json" });
 
 /** A cluster whose GetRank answers after `latencyMs(n)` ms for the n-th call (0-based), on the fake clock. */
 function fakeCluster(latencyMs: (n: number) => number) {

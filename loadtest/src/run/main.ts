@@ -1,7 +1,7 @@
 /**
  * `npm run loadtest -- [options]` (options: run/options.ts, or --help). Drives the cluster
  * over gRPC, prints progress every second, and saves <out>/<name>.json and .html.
- * Wiring only. Ctrl-C stops sending; the run still reports.
+ * Exits 1 when the run measured refusals rather than the cluster (verdict.ts). Wiring only. Ctrl-C stops sending; the run still reports.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -12,6 +12,7 @@ import { clusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";
 import { parseLoadtestOptions, USAGE } from "./options.js";
 import { summaryText } from "./summary-text.js";
+import { verdict, verdictText } from "./verdict.js";
 
 if (process.argv.includes("--help")) {
   console.log(USAGE);
@@ -34,7 +35,7 @@ process.on("SIGINT", () => {
   stop.abort();
 });
 
-log.info({ router: options.router, ingest: options.ingest, board: options.board, players: options.players, mix: options.mixText, pacing: options.pacing, durationMs: options.durationMs }, "loadtest starting");
+log.info({ router: options.router, ingest: options.ingest, board: options.board, players: options.players, mix: options.mixText, pacing: options.pacing, durationMs: options.durationMs, token: options.tokenSource }, "loadtest starting");
 const result = await runLoadtest({ options, spec: config.boards.forBoard(options.board), clients, print: (line) => console.log(line), signal: stop.signal });
 clients.close();
 
@@ -44,5 +45,8 @@ const jsonPath = join(outDir, `${options.name}.json`);
 const htmlPath = join(outDir, `${options.name}.html`);
 writeFileSync(jsonPath, JSON.stringify(result, null, 2) + "\n");
 writeFileSync(htmlPath, renderHtml(result));
+const judged = verdict(result);
 console.log(summaryText(result));
 console.log(`results: ${jsonPath}\n         ${htmlPath}`);
+console.log(verdictText(judged));
+process.exitCode = judged.exitCode;

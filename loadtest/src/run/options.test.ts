@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/common/config";
 import { parseLoadtestOptions } from "./options.js";
 
-const config = loadConfig({ LADDER_ROUTER_LISTEN: "127.0.0.1:51051", LADDER_INGEST_LISTEN: "127.0.0.1:51052" });
+const config = loadConfig({ LADDER_ROUTER_LISTEN: "127.0.0.1:51051", LADDER_INGEST_LISTEN: "127.0.0.1:51052", LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json" });
 const at = new Date("2026-11-30T10:00:00.000Z");
 
 describe("loadtest > options", () => {

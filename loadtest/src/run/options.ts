@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import type { Config } from "@ladder/common/config";
 import { boardProblem } from "@ladder/common/validate";
 import { parseCount, parseDuration, parseLoopbackAddress, parseNumber } from "../cli-values.js";
+import { clientToken, type ClientToken } from "../client-token.js";
 import { DEFAULT_MIX, parseMix, type OpMix } from "../workload/op-mix.js";
 import { MAX_PLAYERS } from "../workload/player-ids.js";
 
@@ -44,6 +45,8 @@ export interface LoadtestOptions {
   outDir: string;
   name: string;
   token: string | undefined;
+  /** Where the token came from (client-token.ts): recorded instead of the token. */
+  tokenSource: ClientToken["source"];
   timeoutMs: number;
   topLimit: number;
   aroundRadius: number;
@@ -68,7 +71,10 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --warmup D              load sent first and left out of the totals (default 0s)
   --zipf s                activity skew, Zipf exponent (default 1.0; 0 = uniform)
   --seed N                random seed (default 1)
-  --token T               send "authorization: Bearer T" on every call (default LADDER_TOKEN)
+  --token T               send "authorization: Bearer T" on every call (default LADDER_TOKEN, else
+                          the first write grant of the credentials file)
+  --credentials FILE      credentials file (default LADDER_CREDENTIALS_FILE, else .ladder/credentials.json,
+                          which npm start writes)
   --timeout D             per-call deadline (default 5s)
   --top-limit N           GetTop page size (default 10)
   --around-radius N       GetAround radius (default 5)
@@ -84,7 +90,7 @@ export const USAGE = `usage: npm run loadtest -- [options]
 
 const FLAGS = [
   "router", "ingest", "board", "players", "mix", "batch", "write-op", "rate", "max-in-flight", "concurrency", "duration", "warmup", "zipf",
-  "seed", "token", "timeout", "top-limit", "around-radius", "connections", "lag-every", "lag-poll", "lag-timeout", "lag-max-probes",
+  "seed", "token", "credentials", "timeout", "top-limit", "around-radius", "connections", "lag-every", "lag-poll", "lag-timeout", "lag-max-probes",
   "out", "name", "audit-every",
 ] as const;
 type Flag = (typeof FLAGS)[number];
@@ -111,6 +117,7 @@ export function parseLoadtestOptions(argv: readonly string[], config: Config, no
   const pacing: Pacing = flag.concurrency !== undefined
     ? { kind: "closed", concurrency: get("concurrency", "", (t) => parseCount("concurrency", t, 1, 100_000)) }
     : { kind: "open", ratePerSec: get("rate", "200", (t) => parseNumber("rate", t, 0.001, 10_000_000)), maxInFlight: get("max-in-flight", "1000", (t) => parseCount("max-in-flight", t, 1, 1_000_000)) };
+  const found = get("credentials", "", () => clientToken({ token: flag.token, credentials: flag.credentials }, config));
   const lagEvery = /^0(ms|s)?$/.test(flag["lag-every"] ?? "") ? 0 : get("lag-every", "100ms", (t) => parseDuration("lag-every", t));
   const options: LoadtestOptions = {
     router: get("router", config.routerListen, (t) => parseLoopbackAddress("router", t)),
@@ -128,7 +135,8 @@ export function parseLoadtestOptions(argv: readonly string[], config: Config, no
     seed: get("seed", "1", (t) => parseCount("seed", t, 0, Number.MAX_SAFE_INTEGER)),
     outDir: flag.out ?? "loadtest/results",
     name: flag.name ?? `loadtest-${now.toISOString().replace(/[:.]/g, "-")}`,
-    token: flag.token ?? config.clientToken,
+    token: found?.token,
+    tokenSource: found?.source ?? "none",
     timeoutMs: get("timeout", "5s", (t) => parseDuration("timeout", t)),
     topLimit: get("top-limit", "10", (t) => parseCount("top-limit", t, 1, 1000)),
     aroundRadius: get("around-radius", "5", (t) => parseCount("around-radius", t, 0, 100)),

@@ -62,8 +62,8 @@ export function buildResult(r: ResultInputs): LoadtestResult {
 
 /** The options as recorded: the token is never written out. */
 export function publicOptions(o: LoadtestOptions): Record<string, unknown> {
-  const { token, mix, mixText, ...rest } = o;
-  return { ...rest, mix: mixText, token: token === undefined ? "none" : "(given)" };
+  const { token, tokenSource, mix, mixText, ...rest } = o;
+  return { ...rest, mix: mixText, token: token === undefined ? "none" : `(from ${tokenSource})` };
 }
 
 function spectrum(h: Histogram): PercentilePoint[] {

@@ -13,7 +13,7 @@
  * benchmark measures that path). A board defined with AdminService.CreateBoard is written as
  * ingest writes it (seed-board.ts): every record carries the definition's rules.
  */
-import type { Message, Producer } from "kafkajs";
+import type { Message, Producer } from "../log-client.js";
 import { encodeScoreEvent } from "@ladder/common/score-event";
 import { updateProblem } from "@ladder/common/validate";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";

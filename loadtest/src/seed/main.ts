@@ -1,13 +1,14 @@
 /**
  * `npm run seed -- --players N [--via kafka|redis] ...` (options: seed/options.ts, or --help).
  * Loads a board with N synthetic players fast, shows progress, prints and saves the
- * figures (<out>/<name>.json). Wiring only.
+ * figures (<out>/<name>.json), then asks the router to count the board (seed-verdict.ts):
+ * exits 1 when the players are not all there. Wiring only.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/common/config";
-import { createKafka } from "@ladder/common/kafka";
+import { createKafka } from "../log-client.js";
 import { rootLogger } from "@ladder/common/logger";
 import { buildPlacement } from "@ladder/common/placement";
 import { isLoopbackHost } from "../cli-values.js";
@@ -16,6 +17,7 @@ import { configuredBoard, resolveSeedBoard } from "./seed-board.js";
 import { memoryOf, runKafkaSeed, runRedisSeed, type SeedContext, type SeedResult } from "./seed-run.js";
 import { bytesPerMember } from "./shard-memory.js";
 import { seedSummary } from "./seed-summary.js";
+import { routerCount, seedProblems } from "./seed-verdict.js";
 
 if (process.argv.includes("--help")) {
   console.log(USAGE);
@@ -68,7 +70,7 @@ try {
     : await runRedisSeed(ctx);
   const memoryAfter = await memoryOf(ctx);
   const result: SeedResult = {
-    tool: "ladder-seed", startedAt: startedAt.toISOString(), options, ...run, memoryBefore, memoryAfter,
+    tool: "ladder-seed", startedAt: startedAt.toISOString(), options: { ...options, token: { token: undefined, source: options.token.source } }, ...run, memoryBefore, memoryAfter,
     redisBytesPerMember: bytesPerMember(memoryBefore, memoryAfter), seederPeakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss) / 2 ** 20),
   };
   say(seedSummary(result));
@@ -77,7 +79,12 @@ try {
   const file = join(outDir, `${options.name}.json`);
   writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
   say(`saved ${file}`);
-  if (!run.complete && options.wait) process.exitCode = 1;
+  const waited = options.via === "redis" || options.wait;
+  const count = waited ? await routerCount(config.routerListen, options.token.token, options.board) : undefined;
+  if (count && "total" in count) say(`router ${config.routerListen}: board "${options.board}" holds ${count.total.toLocaleString("en-US")} players`);
+  const problems = seedProblems({ players: options.players, board: options.board, router: config.routerListen, waited, complete: run.complete, count });
+  say(problems.length ? ["seed FAILED:", ...problems.map((p) => `  - ${p}`)].join("\n") : "seed: ok");
+  if (problems.length) process.exitCode = 1;
 } finally {
   clearInterval(rssTimer);
   await Promise.all(shards.map((s) => s.redis.quit()));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/common/config";
 import { parseSeedOptions } from "./options.js";
 
-const config = loadConfig({});
+const config = loadConfig({ LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json" });
 const now = new Date("2026-11-30T15:30:00Z");
 
 describe("loadtest > seed options", () => {

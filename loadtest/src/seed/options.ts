@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import type { Config } from "@ladder/common/config";
 import { boardProblem } from "@ladder/common/validate";
 import { parseCount, parseDuration, parseNumber } from "../cli-values.js";
+import { clientToken, type ClientToken } from "../client-token.js";
 import { MAX_PLAYERS } from "../workload/player-ids.js";
 import { DEFAULT_SCORE_SHAPE, type ScoreShape } from "../workload/score-distribution.js";
 
@@ -30,6 +31,8 @@ export interface SeedOptions {
   outDir: string;
   /** File name of the JSON summary, without .json. */
   name: string;
+  /** The token of the closing GetCount through the router (seed-verdict.ts); never saved. */
+  token: ClientToken;
 }
 
 export const USAGE = `usage: npm run seed -- --players N [options]
@@ -46,10 +49,13 @@ export const USAGE = `usage: npm run seed -- --players N [options]
   --score-sigma X      spread of ln(points) (default ${DEFAULT_SCORE_SHAPE.sigma})
   --window D           reached-at times spread over this window (default 30d)
   --until ISO-date     the window ends here (default: today 00:00 UTC)
+  --token T            token of the closing GetCount through the router (default LADDER_TOKEN, else the
+                       first write grant of the credentials file)
+  --credentials FILE   credentials file (default LADDER_CREDENTIALS_FILE, else .ladder/credentials.json)
   --out dir            where the JSON summary goes (default loadtest/results)
   --name label         its file name (default seed-<via>-<time>)`;
 
-const STRING_FLAGS = ["players", "first", "board", "via", "seed", "batch", "parallel", "score-median", "score-sigma", "window", "until", "out", "name"] as const;
+const STRING_FLAGS = ["players", "first", "board", "via", "seed", "batch", "parallel", "score-median", "score-sigma", "window", "until", "out", "name", "token", "credentials"] as const;
 
 export function parseSeedOptions(argv: readonly string[], config: Config, now = new Date()): SeedOptions {
   const { values } = parseArgs({
@@ -93,6 +99,7 @@ export function parseSeedOptions(argv: readonly string[], config: Config, now = 
     untilMs,
     outDir: flag.out ?? "loadtest/results",
     name: flag.name ?? `seed-${via}-${now.toISOString().replace(/[:.]/g, "-")}`,
+    token: get(() => clientToken({ token: flag.token, credentials: flag.credentials }, config)),
   };
   if (options.players && options.first !== undefined && options.first + options.players > MAX_PLAYERS) problems.push(`--first + --players must stay within ${MAX_PLAYERS} ids`);
   const spec = config.boards.forBoard(board);

@@ -7,7 +7,7 @@
  * all-time boards whose operations allow SET can be seeded (a seed SETs each player's score):
  * periods and windows need each record's period resolved by ingest.
  */
-import type { Kafka } from "kafkajs";
+import type { Kafka } from "../log-client.js";
 import { storedBoardName, type BoardSpec } from "@ladder/common/board-spec";
 import { BoardDefinitions, boardsTopicOf, specOfDefinition } from "@ladder/common/board-definitions";
 import type { Config } from "@ladder/common/config";

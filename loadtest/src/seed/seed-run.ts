@@ -3,9 +3,8 @@
  * (rates, time, memory). main.ts wires the connections; this file runs the phases.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { Partitioners, type Kafka } from "kafkajs";
 import type { Config } from "@ladder/common/config";
-import { ensureScoreTopic } from "@ladder/common/kafka";
+import { bulkProducer, ensureScoreTopic, type Kafka } from "../log-client.js";
 import type { Placement } from "@ladder/common/placement";
 import { keyLayout } from "@ladder/store";
 import { scoreSource } from "../workload/score-distribution.js";
@@ -90,7 +89,7 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
   const admin = kafka.admin();
   await admin.connect();
   const endOffsets = async (): Promise<Offsets> => new Map((await admin.fetchTopicOffsets(config.scoreTopic)).map((p) => [p.partition, BigInt(p.high)]));
-  const producer = kafka.producer({ idempotent: false, maxInFlightRequests: options.parallel, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = bulkProducer(kafka, options.parallel);
   await producer.connect();
   const phases: PhaseFigures[] = [];
   try {

@@ -8,7 +8,7 @@
  * through a keyed permutation of the id space, so the hottest players are scattered.
  */
 import { idPermutation } from "./id-permutation.js";
-import type { Rng } from "./rng.js";
+import { rngFor, type Rng } from "./rng.js";
 import { zipfSampler } from "./zipf-sampler.js";
 
 /** Largest id space: 10^12 ids fit the 12 digits. */
@@ -39,4 +39,12 @@ export function activePlayers(n: number, exponent: number, key: number): PlayerC
   const zipf = zipfSampler(n, exponent);
   const permutation = idPermutation(n, key);
   return { nextIndex: (rng) => permutation.apply(zipf.sample(rng) - 1) };
+}
+
+/** `n` distinct players drawn uniformly from the first `players` of the population. */
+export function distinctPlayers(seed: number, stream: number, n: number, players: number): string[] {
+  const rng = rngFor(seed, stream);
+  const out = new Set<string>();
+  while (out.size < n) out.add(playerId(rng.nextInt(players)));
+  return [...out];
 }

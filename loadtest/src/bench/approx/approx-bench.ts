@@ -35,7 +35,8 @@ import { clusterClients, type ClusterClients } from "../../run/cluster-clients.j
 import { DEFAULT_SCORE_SHAPE } from "../../workload/score-distribution.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { costProbes, distinctPlayers, settle } from "../batch/batch-bench.js";
+import { costProbes, settle } from "../batch/cluster-costs.js";
+import { distinctPlayers } from "../../workload/player-ids.js";
 import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "../batch/cost-meter.js";
 import { timeReps } from "../batch/node-runs.js";
 import { BENCH_SPEC } from "../infra/bench-board.js";
@@ -47,7 +48,6 @@ import { size } from "../output/format.js";
 import type { ApproxPlan } from "../plan.js";
 import { depthRanks, type RankSample } from "./accuracy.js";
 import { checkBoard, playersAt, type ApproxBoard, type BoardChecked } from "./approx-checks.js";
-import { approxNotes } from "./approx-notes.js";
 import { quantileBounds } from "./histogram-bounds.js";
 
 /** Seconds of rest over which the processes' rest rates are read. */
@@ -72,6 +72,7 @@ export interface ApproxRun {
 
 export const approxBenchmark: Benchmark = {
   name: "approx",
+  method: "approx/approx.md",
   title: "Exact vs approximate rank (score histograms), on a real cluster",
   async run(ctx) {
     const h2loadVersion = await requireH2load();
@@ -134,7 +135,7 @@ export const approxBenchmark: Benchmark = {
       const run: ApproxRun = { h2loadVersion, boards, seeded, checks, idle, accuracy, node, h2 };
       // every sampled answer, so that the accuracy figures can be worked out again from the JSON
       const sampleAnswers = boards.map((b, i) => ({ board: b.name, columns: SAMPLE_COLUMNS, rows: checked[i]!.samples.map((x) => [x.playerId, x.exact, x.points, x.byPlayer.atLeast, x.byPlayer.atMost, x.byPlayer.estimate]) }));
-      return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p), notes: approxNotes(ctx, run) };
+      return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p) };
     } finally {
       reader.close();
       admin.close();

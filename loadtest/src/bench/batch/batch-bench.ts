@@ -49,11 +49,10 @@ import {
 import { keyLayout } from "@ladder/store";
 import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
 import { readApplied } from "../../seed/apply-watch.js";
-import { playerId } from "../../workload/player-ids.js";
+import { distinctPlayers, playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { machineCpu, othersCpu, pidCpu, redisCommandStats, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
 import { BENCH_KEY_PREFIX, BENCH_SPEC } from "../infra/bench-board.js";
 import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
@@ -62,8 +61,8 @@ import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures }
 import type { BatchPlan } from "../plan.js";
 import { size } from "../output/format.js";
 import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";
-import { batchNotes } from "./batch-notes.js";
-import { atRest, costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
+import { costProbes, settle } from "./cluster-costs.js";
+import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
 import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets, windowPoints, DAILY_WINDOWS, type DayWritten } from "./daily-board.js";
 import { inFlight, timeReps } from "./node-runs.js";
 import { cursorDepths, keptEnds, pageAsks, pageLabel, type PageAsk, type Walk } from "./page-plan.js";
@@ -74,8 +73,6 @@ export const DAILY = "batch-daily";
 export const STANDING_PLAYERS = 20;
 /** Seconds of rest over which the processes' rest rates are read. */
 export const QUIET_S = 3;
-/** Back at rest: the router and Redis (together) below this many cores each. */
-const REST_CORES = 0.15;
 /**
  * h2load's load for the deepest offset pages: such a page takes tens of ms of router and Redis CPU
  * (every shard reads its first 10,000 entries), so 64 in flight wait seconds each and a run of a few
@@ -116,6 +113,7 @@ export interface BatchRun {
 
 export const batchBenchmark: Benchmark = {
   name: "batch",
+  method: "batch/batch.md",
   title: "Batched reads and deep pages vs one call at a time, on a real cluster",
   async run(ctx) {
     const h2loadVersion = await requireH2load();
@@ -235,7 +233,6 @@ export const batchBenchmark: Benchmark = {
       return {
         figures: { plan: p, refs, rankSets: rankSets.map((s) => s.slice(0, 5)), standingPlayers, ...run },
         tables: batchTables(run, p),
-        notes: batchNotes(ctx, run),
       };
     } finally {
       reader.close();
@@ -247,25 +244,7 @@ export const batchBenchmark: Benchmark = {
   },
 };
 
-/** `n` distinct players drawn uniformly from the first `players` of the population. */
-export function distinctPlayers(seed: number, stream: number, n: number, players: number): string[] {
-  const rng = rngFor(seed, stream);
-  const out = new Set<string>();
-  while (out.size < n) out.add(playerId(rng.nextInt(players)));
-  return [...out];
-}
 
-/** The cost meter's probes of a cluster: its router, its Redis (CPU and scripts), this process, the machine and the rest of it. */
-export function costProbes(cluster: IngestCluster): CostProbes {
-  return {
-    routerS: pidCpu(cluster.services.router().pid!),
-    redisS: sumProbes(cluster.redis.map(redisCpu)),
-    redisScripts: async () => (await Promise.all(cluster.redis.map(async (r) => redisCommandStats(await r.info("commandstats"), ["evalsha", "eval"]).calls))).reduce((a, b) => a + b, 0),
-    clientS: selfCpu,
-    machineS: machineCpu,
-    othersS: othersCpu,
-  };
-}
 
 /** Defines the daily board, writes its players' two days through ingest, waits until applied, and checks its sizes. */
 async function writeDaily(ctx: BenchContext, cluster: IngestCluster, writer: ClusterClients, admin: LadderClient["admin"], reader: ClusterClients) {
@@ -395,15 +374,5 @@ async function h2loadRounds(ctx: BenchContext, cluster: IngestCluster, probes: C
   }));
 }
 
-/** Waits until the router and Redis are back at rest (what a run left queued is done), at most 60 s; the seconds waited. */
-export async function settle(probes: CostProbes): Promise<number> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < 60_000) {
-    const a = await readCosts(probes);
-    await new Promise((r) => setTimeout(r, 250));
-    if (atRest(costDelta(a, await readCosts(probes)), REST_CORES)) break;
-  }
-  return round1((performance.now() - t0) / 1000);
-}
 
 const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -36,7 +36,6 @@ import { boardsMemoryTable, boardsReadTable, boardsWriteTable, writeLabel, type 
 import { checkAgainstApply, CHECK_PREFIX, idsOf, samplePlayers, sampleScores, type CheckResult } from "./apply-check.js";
 import { measureApply } from "./apply-cost.js";
 import { benchBoards, benchDays, boardKey, DAYS, encodeRecord, MAX_ALSO, type BenchBoards } from "./bench-boards.js";
-import { boardsNotes } from "./boards-notes.js";
 import { stateKeys, type StateKey } from "./board-state.js";
 import { dayScoreSource } from "./daily-players.js";
 import { PartitionChunks } from "./partition-chunks.js";
@@ -74,6 +73,7 @@ interface Round {
 
 export const boardsBenchmark: Benchmark = {
   name: "boards",
+  method: "boards/boards.md",
   title: "Boards: windows and multi-board writes",
   async run(ctx) {
     const nowMs = Date.now();
@@ -96,7 +96,6 @@ export const boardsBenchmark: Benchmark = {
     return {
       figures: { ...run, plan: p, boards: { windowed: boards.windowed.name, plain: boards.plain.name, also: boards.also.map((b) => b.name) } },
       tables: [boardsReadTable(run.reads, p.reads.concurrency), boardsWriteTable(run.writes), ...(run.memory ? [boardsMemoryTable(run.memory)] : [])],
-      notes: boardsNotes(ctx.plan, run),
     };
   },
 };

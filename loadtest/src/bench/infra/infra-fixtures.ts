@@ -6,8 +6,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { Redis } from "ioredis";
-import type { Kafka } from "kafkajs";
-import { createKafka } from "@ladder/common/kafka";
+import { createKafka, type Kafka } from "../../log-client.js";
 import { join } from "node:path";
 import type { Logger } from "@ladder/common/logger";
 import { brokerProperties } from "@ladder/deploy/kafka-config";

@@ -5,7 +5,7 @@
  * CPU and whether sustained, the push latency of each step with watchers, and what the change
  * stream costs the applies (per update, without watchers vs with the change streams on).
  */
-import type { PushRun, RestFigures } from "../push/push-bench.js";
+import type { PushRun, RestFigures } from "../push/push-run.js";
 import type { StepFigures } from "../push/push-step.js";
 import type { Pcts } from "../push/step-summary.js";
 import type { PushPlan } from "../plan.js";

@@ -8,21 +8,21 @@ const report: BenchReport = {
   machine: { cpus: 2, cpuModel: "Test CPU", memoryGiB: 24, node: "v20", platform: "linux x64", redisServer: "redis-server 7.0", kafka: "4.1.1" },
   loadavgStart: [1.5, 1, 1], loadavgEnd: [2.5, 1, 1],
   benchmarks: [
-    { name: "memory", title: "Memory", status: "ok", startedAt: "", seconds: 3, loadavgStart: [1, 1, 1], loadavgEnd: [2, 1, 1], figures: {}, notes: ["What it measures."], tables: [{ title: "t", columns: ["a"], rows: [["1"]] }] },
-    { name: "rebuild", title: "Rebuild", status: "failed", error: "Error: no broker\n  at x", startedAt: "", seconds: 9, loadavgStart: [1, 1, 1], loadavgEnd: [1, 1, 1] },
+    { name: "memory", title: "Memory", status: "ok", startedAt: "", seconds: 3, loadavgStart: [1, 1, 1], loadavgEnd: [2, 1, 1], figures: {}, method: "writes/memory.md", tables: [{ title: "t", columns: ["a"], rows: [["1"]] }] },
+    { name: "rebuild", title: "Rebuild", method: "writes/rebuild.md", status: "failed", error: "Error: no broker\n  at x", startedAt: "", seconds: 9, loadavgStart: [1, 1, 1], loadavgEnd: [1, 1, 1] },
   ],
 };
 
 describe("bench > report", () => {
-  it("writes a Markdown summary with the run's context, tables, notes and failures", () => {
+  it("writes a Markdown summary with the run's context, tables, method links and failures", () => {
     const md = markdownSummary(report, "bench-quick-x.json");
     expect(md).toContain("`npm run bench -- --quick memory rebuild`, 2026-11-30");
     expect(md).toContain("not for quoting");
     expect(md).toContain("2 min 5 s");
     expect(md).toContain("**t**\n\n| a |\n|---:|\n| 1 |");
-    expect(md).toContain("What it measures.");
+    expect(md).toContain("How it is measured: [loadtest/src/bench/writes/memory.md](../src/bench/writes/memory.md).");
     expect(md).toContain("**Failed** after 9 s: `Error: no broker`");
-    expect(md).toContain("loadtest/results/bench-quick-x.json");
+    expect(md).toContain("`bench-quick-x.json` beside this file");
   });
 
   it("names the files of a partial run after its benchmarks, so it never replaces the whole suite's summary", () => {

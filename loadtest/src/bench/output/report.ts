@@ -1,9 +1,11 @@
 /**
- * The run's two files: every figure as JSON (`bench-<time>.json`), and a Markdown
- * summary (`bench-latest.md`) to paste into the README: what ran where and when, then per
- * benchmark its tables (each under its title) and what they measure. A `--quick` run writes `bench-quick-*`
- * instead, so a smoke run never replaces the figures of a full one, and a run of some of the
- * benchmarks writes `bench-<names>-*` (e.g. `bench-grpc-latest.md`), never the whole suite's.
+ * The run's two files: every figure as JSON (`bench.json`), and a Markdown summary
+ * (`bench.md`): what ran where and when, then per benchmark its tables (each under its title)
+ * and a link to its method (static Markdown beside the benchmark). Each run replaces the files
+ * of the same selection (git keeps the earlier ones): a run of some of the benchmarks writes
+ * `bench-<names>.*` (e.g. `bench-grpc.md`), never the whole suite's, and a `--quick` run
+ * `bench-quick-*` (options.ts sends those out of the tree by default). Nothing else is written:
+ * docs quote these files, the files never edit the docs.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -44,23 +46,27 @@ export function markdownSummary(r: BenchReport, jsonName: string): string {
     `Measured in one run of ${formatMinutes(r.wallSeconds)} on one machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, ${m.redisServer}, Kafka ${m.kafka} (single broker, KRaft). `
       + `Load average (1 min) ${r.loadavgStart[0]} at the start, ${r.loadavgEnd[0]} at the end. Kafka, Redis, PostgreSQL, the services and the bench client all share the ${m.cpus} cores, `
       + "and the machine may have been running other work too: read the ratios next to the absolute figures. Every figure below was measured in this run; "
-      + `all of them, with more percentiles and CPU readings, are in \`loadtest/results/${jsonName}\`.`,
+      + `all of them, with more percentiles and CPU readings, are in \`${jsonName}\` beside this file.`,
   ];
   const sections = r.benchmarks.map((b) => [
     `### ${b.title}`,
     "",
     b.status === "failed" ? `**Failed** after ${b.seconds} s: \`${(b.error ?? "").split("\n")[0]}\`` : (b.tables ?? []).map((t) => `**${t.title}**\n\n${renderMarkdown(t)}`).join("\n\n"),
     "",
-    ...(b.notes ?? []).flatMap((n) => [n, ""]),
+    `How it is measured: [loadtest/src/bench/${b.method}](${METHOD_LINK_BASE}${b.method}).`,
+    "",
     `_Ran ${b.seconds} s; load average ${b.loadavgStart[0]} → ${b.loadavgEnd[0]}._`,
   ].join("\n"));
   return [...head, "", ...sections.flatMap((s) => [s, ""])].join("\n");
 }
 
+/** The bench folder as seen from loadtest/results, where the summaries are kept. */
+const METHOD_LINK_BASE = "../src/bench/";
+
 /** Whether the run measured only some of the benchmarks. */
 const partial = (r: BenchReport): boolean => BENCH_NAMES.some((n) => !r.selected.includes(n));
 
-/** bench, bench-quick, bench-grpc, bench-quick-grpc-ingest, ... */
+/** bench, bench-quick, bench-grpc, bench-quick-grpc-ingest, ...: the files' names without .json / .md. */
 export function filePrefix(r: BenchReport): string {
   return ["bench", ...(r.quick ? ["quick"] : []), ...(partial(r) ? r.selected : [])].join("-");
 }
@@ -76,9 +82,9 @@ export function writeReport(r: BenchReport, outDir: string): { json: string; mar
   const dir = resolve(outDir);
   mkdirSync(dir, { recursive: true });
   const prefix = filePrefix(r);
-  const jsonName = `${prefix}-${r.startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`;
+  const jsonName = `${prefix}.json`;
   const json = join(dir, jsonName);
-  const markdown = join(dir, `${prefix}-latest.md`);
+  const markdown = join(dir, `${prefix}.md`);
   writeFileSync(json, JSON.stringify(r, null, 2) + "\n");
   writeFileSync(markdown, markdownSummary(r, jsonName));
   return { json, markdown };

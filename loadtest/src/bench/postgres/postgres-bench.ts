@@ -24,7 +24,7 @@ import { rngFor } from "../../workload/rng.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { ownProcessTree, selfCpu, treeCpu } from "../infra/cpu-meter.js";
 import { measureClosedLoop, type Measurement } from "../infra/measure.js";
-import { rate, size } from "../output/format.js";
+import { size } from "../output/format.js";
 import { postgresTable, type PgRow } from "../output/postgres-table-view.js";
 import type { ReadRow } from "../output/reads-table.js";
 import type { ClosedLoopPlan } from "../plan.js";
@@ -41,6 +41,7 @@ interface PgLoad {
 
 export const postgresBenchmark: Benchmark = {
   name: "postgres",
+  method: "postgres/postgres.md",
   title: "PostgreSQL baseline",
   async run(ctx) {
     const plan = ctx.plan.postgres;
@@ -76,7 +77,6 @@ export const postgresBenchmark: Benchmark = {
       return {
         figures: { server: { binDir: server.binDir, settings: server.settings }, table, settings, loads, rows },
         tables: [postgresTable(rows, routerRows(ctx))],
-        notes: postgresNotes(ctx, settings, loads, rows),
       };
     } finally {
       await admin.end().catch(() => {});
@@ -115,22 +115,3 @@ function routerRows(ctx: BenchContext): ReadRow[] {
 
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20).toLocaleString("en-US");
 
-function postgresNotes(ctx: BenchContext, settings: Record<string, string>, loads: readonly PgLoad[], rows: readonly PgRow[]): string[] {
-  const { top, rank, rankPerCore } = ctx.plan.postgres;
-  const load = loads.map((l) => `${size(l.players)}: ${l.steps.map((s) => `${s.name} ${s.seconds} s${s.rowsPerSec ? ` (${s.rowsPerSec.toLocaleString("en-US")} rows/s)` : ""}`).join(", ")}; table + indexes ${mib(l.totalBytes)} MiB (${Math.round(l.totalBytes / l.players)} bytes per player), ${mib(l.residency.residentBytes)} of their ${mib(l.residency.bytes)} MiB of data in shared_buffers after pg_prewarm`);
-  const check = rows.map((r) => `${size(r.players)} ${r.question} (${r.m.concurrency}) ${rate(r.m.windowOpsPerSec)}`).join(", ");
-  return [
-    `PostgreSQL ${settings.server_version}, the bench's own server (initdb in a temporary directory, stopped and removed at the end) on the same 2 cores: shared_buffers ${settings.shared_buffers} (sized to hold the largest table with its indexes), `
-      + `everything else PostgreSQL's defaults (effective_cache_size ${settings.effective_cache_size}, work_mem ${settings.work_mem}, max_parallel_workers_per_gather ${settings.max_parallel_workers_per_gather}, jit ${settings.jit}). `
-      + "Table `(player_id text, score bigint)`, UNLOGGED, score = the board's order folded into one bigint (more points, then earlier time), btree on score and unique btree on player_id, VACUUM ANALYZE after each load (counts run as index-only scans), then pg_prewarm of the table and both indexes. Same players and scores as the Redis boards.",
-    `Closed loop over a pg connection pool, named (prepared) statements, ${top.concurrency} in flight for both questions: the router's concurrency in the reads benchmark, so each row compares the two at the same load. `
-      + `Rank once more with ${rankPerCore.concurrency} in flight, one query per core: PostgreSQL's own best rate, which no router row matches. `
-      + `Top 10 (\`ORDER BY score DESC LIMIT 10\`); exact rank (\`SELECT count(*)+1 ... WHERE score > (SELECT score ... WHERE player_id = $1)\`, random seeded players). `
-      + `Warm-up at least ${top.warmupMs / 1000} s and 2 answers per connection; then n = the calls sent in the measured window, which stays open at least ${top.durationMs / 1000} s and until it holds ${top.minCalls} calls (top) or ${rank.minCalls} (rank: ${rank.minCalls / rank.concurrency} per connection), at most ${rank.maxDurationMs / 1000} s; `
-      + "the load goes on until every measured call is answered, so each ran with the same number in flight. ops/s = in flight ÷ the mean time a connection took per measured call (its measured calls run back to back), which does not depend on where the window's edges fall among calls of several seconds; "
-      + `n / window, per s, as a check: ${check}. p50's interval: 95% confidence, from order statistics (n calls taken as independent).`,
-    `SQL rank here ignores the last tie-break (player id within the same minute and points): a slightly easier question than the router's. Router columns: the router over one shard (one redis-server, as PostgreSQL is one server) at ${ctx.plan.reads.concurrency} in flight, from the reads table of this run. `
-      + "cores: CPU seconds per second during the window, of PostgreSQL (the postmaster and every backend and parallel worker), of the bench process (client), and of everything else on the machine (others: work that is not the bench's).",
-    `Load: ${load.join("; ")}.`,
-  ];
-}

@@ -22,9 +22,9 @@
  *   6. every stream closed, the change flags expired: at rest again
  */
 import { clusterClients } from "../../run/cluster-clients.js";
+import { distinctPlayers } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
-import { distinctPlayers } from "../batch/batch-bench.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_SPEC, seedUntilMs } from "../infra/bench-board.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -32,7 +32,6 @@ import { count, size } from "../output/format.js";
 import { pushTables } from "../output/push-tables.js";
 import { checkTops, checkViews } from "./push-checks.js";
 import { startPushCluster, type PushCluster } from "./push-cluster.js";
-import { pushNotes } from "./push-notes.js";
 import { atRest, restLine, settle, sleep, type RestFigures } from "./push-rest.js";
 import { runStep, type StepFigures, type StepPlan, type StepWatchers } from "./push-step.js";
 import { ProbeBook } from "./probe-book.js";
@@ -40,7 +39,7 @@ import { highestSustained, pcts, type Pcts } from "./step-summary.js";
 import { WatcherPool } from "./watchers.js";
 import { WriteDriver, type WriteDeps } from "./write-driver.js";
 
-export type { RestFigures } from "./push-rest.js";
+import type { HoldFigures, PushRun } from "./push-run.js";
 
 export const BOARD = "push-bench";
 /** Random streams of the watched players and of the writes (far from the other benches'). */
@@ -49,33 +48,9 @@ const WRITES_STREAM = 901;
 /** GetRank calls in flight while checking the watchers. */
 const CHECK_PARALLEL = 32;
 
-export interface HoldFigures {
-  watchers: number;
-  tops: number;
-  connections: number;
-  /** From the first stream opened to the last first message. */
-  seconds: number;
-  /** Each stream's first message, ms after the streams began to be opened. */
-  firstMs: Pcts;
-  checkedFirst: number;
-}
-
-export interface PushRun {
-  seeded: string;
-  rest: RestFigures[];
-  hold: HoldFigures;
-  without: StepFigures[];
-  with: StepFigures[];
-  topsOnly: StepFigures[];
-  /** Highest rate sustained by each series (0: not even the first). */
-  sustained: { without: number; with: number; topsOnly: number };
-  checks: string[];
-  resetLines: string[];
-  flagsGoneS: number;
-}
-
 export const pushBenchmark: Benchmark = {
   name: "push",
+  method: "push/push.md",
   title: "Push streams: watchers held, writes sustained, push latency, on a real cluster",
   async run(ctx) {
     const p = ctx.plan.push;
@@ -158,7 +133,7 @@ export const pushBenchmark: Benchmark = {
         sustained: { without: highestSustained(without), with: highestSustained(withW), topsOnly: highestSustained(topsOnly) },
       };
       ctx.say(`  highest rate sustained: ${count(run.sustained.without)} updates/s without watchers, ${count(run.sustained.with)} with ${count(watched.length)}, ${count(run.sustained.topsOnly)} with the WatchTop streams alone`);
-      return { figures: { plan: p, ...run }, tables: pushTables(run, p), notes: pushNotes(ctx, run) };
+      return { figures: { plan: p, ...run }, tables: pushTables(run, p) };
     } finally {
       players.close();
       tops.close();

@@ -56,6 +56,7 @@ interface Sample {
 
 export const grpcBenchmark: Benchmark = {
   name: "grpc",
+  method: "reads/grpc.md",
   title: "Router vs its own gRPC floor, on a real cluster, with h2load",
   async run(ctx) {
     await requireH2load();
@@ -107,9 +108,6 @@ export const grpcBenchmark: Benchmark = {
           columns: ["router", "question", "calls/s", "÷ health check", "router CPU µs/call", "p50 ms"],
           rows: rows.map((r) => [r.router, r.question, count(r.rate), `${(r.ratio * 100).toFixed(0)}%`, r.cpuUsPerCall.toFixed(0), r.p50Ms.toFixed(2)]),
         }],
-        notes: [
-          `**grpc**: the local cluster's layout (Kafka, 3 redis-servers, 3 shard nodes, ingest, router) with ${size(p.players)} players seeded through Kafka, asked by h2load (gRPC frames over HTTP/2, ${p.connections} connections x ${p.streams} streams, ${p.seconds} s per run after 1 s of warm-up). "÷ health check" is the call's rate over grpc.health.v1.Health/Check on the same router in the same round: the floor of a grpc-js call on this machine. Router CPU per call counts the router process only (Redis, shard nodes and h2load share the same 2 cores). The cached router serves GetTop pages up to 100 ms old (LADDER_TOP_CACHE_MS); its other questions read the shards as the first router's do.`,
-        ],
       };
     } finally {
       await cluster.stop();

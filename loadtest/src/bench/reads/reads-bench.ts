@@ -57,6 +57,7 @@ interface RunState {
 
 export const readsBenchmark: Benchmark = {
   name: "reads",
+  method: "reads/reads.md",
   title: "Reads: router vs the floor",
   async run(ctx) {
     const state: RunState = { rows: [], agreement: [], routers: new Map() };
@@ -76,7 +77,6 @@ export const readsBenchmark: Benchmark = {
     return {
       figures: { rows: state.rows, agreement: state.agreement, seeding: ctx.layouts.steps, plan: ctx.plan.reads, heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran` },
       tables: readsTables(state.rows),
-      notes: readsNotes(ctx, state.agreement),
     };
   },
 };
@@ -141,17 +141,3 @@ async function routerUnderTest(ctx: BenchContext, layout: Layout): Promise<Route
   return { router, clients, answers: routerAnswers(clients, BENCH_BOARD, ctx.plan.reads) };
 }
 
-function readsNotes(ctx: BenchContext, agreement: ReadonlyArray<Agreement>): string[] {
-  const r = ctx.plan.reads;
-  const disagreements = agreement.reduce((a, x) => a + x.differences.length, 0);
-  return [
-    `Closed loop, ${r.concurrency} requests in flight from one client process, per row: ${r.warmupMs / 1000} s of warm-up (uncounted), then the requests sent in a ${r.durationMs / 1000} s window, the load going on until each is answered (infra/measure.ts); ops/s = ${r.concurrency} ÷ the mean time a connection spent per measured request; latency from send to answer (HdrHistogram). `
-      + `Rank and around ask about players drawn uniformly from the seeded ones (the same sequence for the router and the floor); top is GetTop limit ${r.topLimit}, around GetAround radius ${r.aroundRadius}.`,
-    "**router**: the real router process over N shards (one redis-server each), asked over gRPC (" + `${r.connections} connections` + "). **floor**: one redis-server holding every player in one sorted set with the same sort keys, asked directly from Node: ZRANK (rank), ZRANGE 0 9 WITHSCORES (top), ZRANK then ZRANGE r-5 r+5 WITHSCORES (around). The one-shard router reads that same redis-server.",
-    "Boards were seeded with the seeder's Redis path (ZADD straight into the shards' sorted sets), which skips Kafka. No shard node ran: the bench set each shard's heartbeat key itself (1 h TTL) so the router serves reads.",
-    `Answers were compared before timing: the top page and, for ${r.checkedPlayers} random players per size and layout, rank and around window: ${disagreements === 0 ? "the router and the floor agreed everywhere" : `**${disagreements} differences** (see the JSON)`}.`,
-    "cores: CPU seconds per second during the measured period, of the router process, of the Redis servers (their own INFO cpu, summed), of the bench process (client), of the whole machine (every process, anyone's), and of everything on it that is not the bench's (others: a shared machine's other work). "
-      + "Everything shares 2 cores. The floor's client (one Node process with ioredis) runs near a full core: the floor is as much that client's limit as Redis's. "
-      + "More shards cost more here, not less: every rank and around query asks every shard, and all shards share the same 2 cores; shards add capacity only on more machines.",
-  ];
-}

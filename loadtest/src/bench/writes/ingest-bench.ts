@@ -12,8 +12,7 @@
  *               store (raw-paths.ts), the services stopped.
  */
 import { randomBytes } from "node:crypto";
-import type { Kafka } from "kafkajs";
-import { ensureScoreTopic } from "@ladder/common/kafka";
+import { ensureScoreTopic, type Kafka } from "../../log-client.js";
 import { buildPlacement } from "@ladder/common/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -34,6 +33,7 @@ const DRAIN_TIMEOUT_MS = 300_000; // 5 min
 
 export const ingestBenchmark: Benchmark = {
   name: "ingest",
+  method: "writes/ingest.md",
   title: "Ingest end to end vs raw Kafka and raw Redis",
   async run(ctx) {
     const p = ctx.plan.ingest;
@@ -51,7 +51,7 @@ export const ingestBenchmark: Benchmark = {
       ctx.say(`raw Redis: ZADD per update, one pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight`);
       const rawRedis = await measureRawRedis(ctx, cluster);
       const figures: IngestFigures = { plan: p, endToEnd, rawKafka, rawRedis };
-      return { figures: { ...figures }, tables: [ingestTable(figures)], notes: ingestNotes(ctx, figures) };
+      return { figures: { ...figures }, tables: [ingestTable(figures)] };
     } finally {
       await cluster.stop();
     }
@@ -142,14 +142,3 @@ async function waitApplied(applied: () => Promise<number>, total: number): Promi
   }
 }
 
-function ingestNotes(ctx: BenchContext, f: IngestFigures): string[] {
-  const p = ctx.plan.ingest;
-  return [
-    `End to end: a ${p.shards}-shard local cluster (one Kafka broker, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest: real processes). Closed loop of SubmitScores calls, ${p.batch} SET updates each (players uniform over ${p.players.toLocaleString("en-US")} ids, event ids set, time stamped by ingest), ${p.concurrency} calls in flight, ${p.warmupMs / 1000} s warm-up, then the calls sent in a ${p.durationMs / 1000} s window (infra/measure.ts).`,
-    "**visible in Redis** = records the shard nodes applied during the measured period (the shards' applied offsets, which the apply script moves in the same atomic call as the scores) / its length. **acknowledged** = updates of the calls ingest answered OK. "
-      + `After the load stopped, the last acknowledged update was visible ${f.endToEnd.drainMs} ms later; over the whole run, warm-up and drain included, ${f.endToEnd.overallPerSec.toLocaleString("en-US")} updates/s.`,
-    `Raw Kafka: the same kafkajs producer settings as ingest (idempotent, maxInFlightRequests 1, acks=all), the same ScoreEvent records, to a fresh topic created like the score topic, services stopped; one sendBatch at a time (kafkajs's idempotent producer breaks under concurrent sends, which is why ingest commits one group at a time), of ${p.rawKafkaBatches.join(" and of ")} records: the call's batch, and the most ingest's group commit puts in one produce request. `
-      + `Raw Redis: one ZADD per update on the placement's shard (the apply script's core effect, without its offset and dedup bookkeeping), one ioredis pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight; same servers, another key. Raw runs: ${p.raw.warmupMs / 1000} s warm-up, ${p.raw.durationMs / 1000} s measured.`,
-    "Kafka, Redis, the services and the bench process share 2 cores: `machine` is every CPU's busy time, whatever ran it, `others` the part of it that is not the bench's (a shared machine's other work).",
-  ];
-}

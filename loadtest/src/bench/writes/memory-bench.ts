@@ -15,6 +15,7 @@ import type { Table } from "../output/table.js";
 
 export const memoryBenchmark: Benchmark = {
   name: "memory",
+  method: "writes/memory.md",
   title: "Memory: bytes per player per board in Redis",
   async run(ctx) {
     for (const players of ctx.plan.sizes) {
@@ -28,12 +29,6 @@ export const memoryBenchmark: Benchmark = {
     return {
       figures: { readings },
       tables: [memoryTable(readings)],
-      notes: [
-        "Bytes per player = (used_memory − used_memory of the same fresh, empty redis-server before any player) / players; one board, ids `p:` + 12 digits, the sort key as the score; with several shards, summed over their servers. "
-          + "**As seeded** is read right after the ZADDs. A sorted set's hash table grows by doubling and moves its buckets over incrementally, one step per operation on that set, keeping both tables until the move ends: right after seeding, some sizes (10M in one set) are caught in the middle, with the old table still allocated. "
-          + "**Steady** is read after the bench finished any such rehash with server-side lookups (a board under traffic does so within a few million operations): the figure to plan memory with. "
-          + "Both are read before any query (at the second size the first size's Lua scripts and heartbeat key add a few KB in all). used_memory_rss (what the processes hold from the OS, fragmentation included) is shown for reference.",
-      ],
     };
   },
 };

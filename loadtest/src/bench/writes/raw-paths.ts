@@ -12,8 +12,7 @@
  *               per shard per batch, several batches in flight, from Node with ioredis.
  */
 import type { Redis } from "ioredis";
-import type { Kafka, Producer } from "kafkajs";
-import { createScoreProducer } from "@ladder/common/kafka";
+import { createScoreProducer, type Kafka, type Producer } from "../../log-client.js";
 import { shardOf, type Placement } from "@ladder/common/placement";
 import { encodeSortKey } from "@ladder/common/score-encoding";
 import { encodeScoreEvent } from "@ladder/common/score-event";

@@ -17,9 +17,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { Partitioners, type Admin, type Kafka } from "kafkajs";
 import { loadConfig } from "@ladder/common/config";
-import { ensureScoreTopic } from "@ladder/common/kafka";
+import { bulkProducer, ensureScoreTopic, type Admin, type Kafka } from "../../log-client.js";
 import { buildPlacement } from "@ladder/common/placement";
 import { rebuildShard } from "@ladder/store/writer";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
@@ -65,6 +64,7 @@ export interface RebuildRun {
 
 export const rebuildBenchmark: Benchmark = {
   name: "rebuild",
+  method: "writes/rebuild.md",
   title: "Rebuild: replay from Kafka into a shard",
   async run(ctx) {
     const { records, shards: shardCounts, eventIds: variants } = ctx.plan.rebuild;
@@ -88,12 +88,12 @@ export const rebuildBenchmark: Benchmark = {
     } finally {
       await admin.disconnect();
     }
-    return { figures: { seeded, runs }, tables: [rebuildTable(seeded, runs)], notes: rebuildNotes(seeded) };
+    return { figures: { seeded, runs }, tables: [rebuildTable(seeded, runs)] };
   },
 };
 
 async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records: number, eventIds: boolean): Promise<SeedFigures> {
-  const producer = kafka.producer({ idempotent: false, maxInFlightRequests: 2, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = bulkProducer(kafka, 2);
   await producer.connect();
   const bar = progressBar("produced", records);
   const start = performance.now();
@@ -173,16 +173,5 @@ export function rebuildTable(seeded: readonly SeedFigures[], runs: readonly Rebu
   };
 }
 
-function rebuildNotes(seeded: readonly SeedFigures[]): string[] {
-  const bytes = seeded.map((s) => `${count(s.logBytes / s.records)} bytes ${s.eventIds ? "with" : "without"} event ids`).join(", ");
-  return [
-    `Each topic was seeded with the seeder's Kafka path: one SET ScoreEvent per player (key and value: ${bytes}), 20,000 records per produce request, 2 in flight, acks=all, not idempotent. `
-      + "With event ids, every record has its own (`bench-<run>:<n>`, as the load tool's writes), so the apply script takes its dedup path for each: ZSCORE in the partition's dedup sorted set, then ZADD of the id there, and one ZREMRANGEBYSCORE per script call to trim the set to the window (10 min). "
-      + "The seeder stamps every record with one ingest time, so no id falls out of the window: the dedup sets end up holding every id (the entries column), the most a window can hold for this many records. Without event ids, the script skips all of that: records a game server's retry can never duplicate.",
-    "Each rebuild runs `rebuildShard` in audit mode (a view next to the live keys; swap mode differs only in its target database and the final SWAPDB) into fresh redis-servers, one per shard, with the services' default apply batch (500 records per script call). "
-      + "records/s = records / replay s, where replay s runs from the call to the moment the bench saw every record applied in the view's offsets (polled every 50 ms). "
-      + "The call itself returns later: the rebuilder notices the end of the log on its own once-a-second poll, then leaves its consumer group.",
-  ];
-}
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

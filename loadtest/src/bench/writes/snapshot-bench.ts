@@ -33,9 +33,8 @@ import { cpus, homedir, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import { Partitioners, type Kafka, type Message } from "kafkajs";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
-import { createKafka, ensureScoreTopic, TopicIds } from "@ladder/common/kafka";
+import { bulkProducer, createKafka, ensureScoreTopic, TopicIds, type Kafka, type Message } from "../../log-client.js";
 import { rootLogger } from "@ladder/common/logger";
 import { slotOf } from "@ladder/common/placement";
 import { encodeScoreEvent } from "@ladder/common/score-event";
@@ -173,7 +172,7 @@ interface Produced { records: number; seconds: number; perSec: number }
 
 /** Records first..end-1: record n is round ⌊n / players⌋ of player n mod players. */
 async function produce(kafka: Kafka, topic: string, first: number, end: number): Promise<Produced> {
-  const producer = kafka.producer({ idempotent: false, maxInFlightRequests: 2, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = bulkProducer(kafka, 2);
   await producer.connect();
   const start = performance.now();
   const ingestedAtMs = Date.now();

@@ -1,0 +1,44 @@
+/**
+ * Whether a seed did what it says, checked where a reader looks: after the records are
+ * applied, the router's GetCount of the board (with the token the load tool would use) must
+ * answer at least the players seeded. A seed fails (exit code 1) when the shard nodes stopped
+ * applying, when the router refuses or cannot be reached, or when it sees fewer players.
+ */
+import { LadderClient } from "@ladder/client";
+import { statusName } from "../run/cluster-clients.js";
+
+/** What the router answered: the board's players, or the error's code and message. */
+export type RouterCount = { total: number } | { error: string };
+
+export async function routerCount(router: string, token: string | undefined, board: string): Promise<RouterCount> {
+  const client = new LadderClient({ router, ingest: router, token, timeoutMs: 10_000, retry: false });
+  try {
+    const answer = await client.leaderboard.getCount({ board });
+    return { total: Number(answer.total) };
+  } catch (err) {
+    return { error: `${statusName(err)}: ${(err as Error).message}` };
+  } finally {
+    client.close();
+  }
+}
+
+export interface SeedVerdictInput {
+  players: number;
+  board: string;
+  router: string;
+  /** Whether the seeder waited for the shard nodes to apply everything, and whether they did. */
+  waited: boolean;
+  complete: boolean;
+  /** The router's answer; undefined when not asked (not waited). */
+  count: RouterCount | undefined;
+}
+
+/** Why the seed failed, one line each; empty when it did what it says. */
+export function seedProblems(s: SeedVerdictInput): string[] {
+  const fmt = (n: number) => n.toLocaleString("en-US");
+  if (s.waited && !s.complete) return ["the shard nodes stopped applying the records before all were applied; see their logs"];
+  if (s.count === undefined) return [];
+  if ("error" in s.count) return [`the router (${s.router}) did not count board "${s.board}": ${s.count.error}`];
+  if (s.count.total < s.players) return [`the router counts ${fmt(s.count.total)} players on board "${s.board}", fewer than the ${fmt(s.players)} seeded`];
+  return [];
+}
