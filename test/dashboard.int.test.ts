@@ -5,6 +5,13 @@
 //   - a score submitted through ingest appears in the live top, at the rank GetTop gives it, without a
 //     reload (one page load in all, the page's own state kept);
 //   - searching a player shows its exact rank (GetRank) and its neighbourhood (GetAround, radius 5);
+//   - the last minutes' plots: the log's write rate, one lag line per shard, the board's size as
+//     GetCount gives it;
+//   - the board follows the URL: a hash typed into the open page, then Back, each show their board;
+//     a board without a definition, once read, is listed; a board without a histogram says so in
+//     one line;
+//   - at 1280×800 the shards are in view without scrolling; at phone width (390×844) nothing
+//     scrolls sideways;
 // and a screenshot of the page is saved (LADDER_DASHBOARD_SCREENSHOT, default in the temp dir; the
 // README's docs/dashboard.png is one).
 import { tmpdir } from "node:os";
@@ -102,7 +109,66 @@ describe("dashboard in a headless browser", () => {
     expect(await page.textContent("[data-testid=standing]")).toContain(`of ${rank.total}`);
     const around = await c.router.getAround({ board: BOARD, playerId: who, radius: 5 });
     expect(await rows("around-row")).toEqual(around.entries.map((e) => [e.playerId, String(e.rank), ""]));
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    console.log(`dashboard screenshot: ${SCREENSHOT}`);
+  });
+
+  it("plots the last minutes: the log's write rate, each shard's lag, the board's size", async () => {
+    const res = await c.ingest.submitScores({ updates: [{ board: BOARD, playerId: "late", value: 10n, timestampMs: BigInt(Date.now()) }] });
+    await c.waitApplied(res.offsets);
+    const { total } = await c.router.getCount({ board: BOARD });
+    await until(() => Number(document.querySelector("[data-testid=trend-writes] [data-testid=trend-line]")?.getAttribute("data-points") ?? 0) >= 2);
+    await page.waitForFunction((t: string) => document.querySelector("[data-testid=trend-size] [data-testid=trend-line]")?.getAttribute("data-last") === t, String(total), { timeout: LIVE_MS });
+    const lagLines = await page.$$eval("[data-testid=trend-lag] [data-testid=trend-line]", (ls) => ls.map((l) => l.getAttribute("data-series")));
+    expect(lagLines).toEqual([...c.services.shardIds].sort());
+    const rates = await page.$eval("[data-testid=trend-writes] [data-testid=trend-line]", (l) => l.getAttribute("data-last"));
+    expect(Number(rates)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("follows the URL: a hash typed into the open page, then Back", async () => {
+    const title = () => page.textContent("[data-testid=board-title]");
+    await page.evaluate(() => void ((globalThis as unknown as { location: { hash: string } }).location.hash = "#board=daily-kills"));
+    await page.waitForFunction(() => document.querySelector("[data-testid=board-title]") !== null && (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById("board-title").textContent === "daily-kills", undefined, { timeout: LIVE_MS });
+    await until(() => document.querySelector("[data-testid=histogram] p.note") !== null);
+    expect(await page.textContent("[data-testid=histogram]")).toContain("keeps no histogram");
+    const histogramHeight = await page.$eval(".panel.histogram", (p) => (p as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height);
+    expect(histogramHeight).toBeLessThan(120); // one line, not a box
+    await page.goBack();
+    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById("board-title").textContent === "arena", undefined, { timeout: LIVE_MS });
+    expect(await title()).toBe(BOARD);
+    await until(() => document.querySelector("[data-testid=top-row]")?.getAttribute("data-player") === "newcomer");
+    expect(await rows("top-row")).toEqual(await topOf(20));
+    expect(loads).toBe(1);
+  });
+
+  it("lists a board without a definition once it has been read", async () => {
+    const res = await c.ingest.submitScores({ updates: [{ board: "free-board", playerId: "solo", op: Operation.SET, value: 5n, timestampMs: BigInt(Date.now()) }] });
+    await c.waitApplied(res.offsets);
+    await page.evaluate(() => void ((globalThis as unknown as { location: { hash: string } }).location.hash = "#board=free-board"));
+    await until(() => document.querySelector("[data-testid=top-row]")?.getAttribute("data-player") === "solo");
+    await until(() => document.querySelector("[data-testid=recent-boards] [data-board=free-board]") !== null);
+    await page.goBack();
+  });
+
+  it("shows the shards without scrolling at 1280×800, and nothing scrolls sideways at phone width", async () => {
+    const sized = async (width: number, height: number) => {
+      const p = await browser.newPage({ viewport: { width, height } });
+      await p.goto(`${gateway.url}#board=${BOARD}`);
+      await p.waitForFunction(() => document.querySelectorAll("[data-testid=shard-row]").length === 3, undefined, { timeout: LIVE_MS });
+      return p;
+    };
+    const desk = await sized(1280, 800);
+    const shardsBottom = await desk.$eval(".panel.shards", (e) => (e as unknown as { getBoundingClientRect(): { bottom: number } }).getBoundingClientRect().bottom);
+    expect(shardsBottom).toBeLessThanOrEqual(800);
+    await desk.screenshot({ path: SCREENSHOT, fullPage: false });
+    await desk.close();
+    const phone = await sized(390, 844);
+    await phone.waitForSelector("[data-testid=top-row]", { timeout: LIVE_MS });
+    const widths = await phone.evaluate(() => {
+      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number });
+      return [d.document.documentElement.scrollWidth, d.innerWidth];
+    });
+    expect(widths[0]).toBeLessThanOrEqual(widths[1]!);
+    await phone.screenshot({ path: SCREENSHOT.replace(/\.png$/, "-phone.png"), fullPage: true });
+    await phone.close();
+    console.log(`dashboard screenshots: ${SCREENSHOT} and its -phone.png`);
   });
 });

@@ -3,12 +3,17 @@
  * the router serves them only to admins: the board list and the shards' health. What a caller gets
  * of them is a projection, public by design:
  *
- *   GET /api/boards   {boards: [{name, rules, createdAtMs}]}   AdminService.ListBoards: each defined
- *                     board's name and rules (order, ties, range, periods, windows, histogram bounds),
- *                     not what concerns writes (default operation, overrides, metadata limit);
+ *   GET /api/boards   {boards: [{name, rules, createdAtMs}], recent: [{name, lastReadMs}]}
+ *                     AdminService.ListBoards: each defined board's name and rules (order, ties,
+ *                     range, periods, windows, histogram bounds), not what concerns writes (default
+ *                     operation, overrides, metadata limit); then the boards without a definition
+ *                     that this gateway answered a read of lately (RECENT_BOARDS at most, the last
+ *                     read first), so that the dashboard can list boards made by writes alone;
  *   GET /api/status   {observedAtMs, shards: [{shardId, readiness, lagRecords, heartbeatAgeMs,
  *                     heartbeatTtlMs, keys, usedMemoryBytes}]}   AdminService.GetClusterStatus:
- *                     readiness, lag and size only (no refusal text, Redis addresses, nodes or Kafka).
+ *                     readiness, lag and size only (no refusal text, Redis addresses, nodes or Kafka);
+ *   GET /api/trends   the last minutes of the log's write rate, each shard's lag and a board's size
+ *                     (trends.ts), sampled from the same status answer.
  *
  * The caller is held to the read rules all the same: before answering, the gateway makes a read
  * with the caller's token (ListPeriods of a board name, which touches no shard) and passes on a
@@ -19,13 +24,16 @@
 import { toJson } from "@bufbuild/protobuf";
 import type { LadderClient } from "@ladder/client";
 import { Code, LadderError } from "@ladder/common/errors";
-import { BoardDefinitionSchema, ShardStatusSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { BoardDefinitionSchema, type GetClusterStatusResponse, ShardStatusSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { refuse } from "./http-errors.js";
 import { Params } from "./params.js";
 import type { ReadContext } from "./reads.js";
+import { type StatusReading, Trends } from "./trends.js";
 
 /** How long an answer is shared, ms. */
 export const SHARED_MS = 1000;
+/** Boards without a definition listed by /api/boards, the most recently read. */
+export const RECENT_BOARDS = 20;
 /** The board a caller's read rights are checked with: any valid name does (a missing board is NOT_FOUND after the check). */
 const PROBE_BOARD = "_";
 
@@ -39,10 +47,16 @@ export function pick(o: unknown, keys: readonly string[]): Record<string, unknow
 }
 
 export class ClusterView {
-  private readonly boardsAnswer: Shared<unknown>;
-  private readonly statusAnswer: Shared<unknown>;
+  private readonly boardsAnswer: Shared<{ boards: Record<string, unknown>[] }>;
+  private readonly statusAnswer: Shared<GetClusterStatusResponse>;
+  private readonly trendsOf = new Trends();
+  /** Boards read through this gateway: name → last read, Unix ms (Map order: least recent first). */
+  private readonly recent = new Map<string, number>();
 
-  constructor(private readonly client: LadderClient, token: string | undefined) {
+  constructor(
+    private readonly client: LadderClient,
+    token: string | undefined,
+  ) {
     const admin = (what: string) => {
       if (token === undefined) throw refuse(Code.UNAVAILABLE, `the gateway has no token for ${what} (LADDER_GATEWAY_TOKEN)`);
       return { token };
@@ -51,22 +65,40 @@ export class ClusterView {
       const res = await client.admin.listBoards({}, admin("the board list"));
       return { boards: res.boards.map((b) => pick(toJson(BoardDefinitionSchema, b, { alwaysEmitImplicit: true }), BOARD_FIELDS)) };
     });
-    this.statusAnswer = new Shared(async () => {
-      const res = await client.admin.getClusterStatus({}, admin("the shards' status"));
-      return { observedAtMs: String(res.observedAtMs), shards: res.shards.map((s) => pick(toJson(ShardStatusSchema, s, { alwaysEmitImplicit: true }), SHARD_FIELDS)) };
-    });
+    this.statusAnswer = new Shared(() => client.admin.getClusterStatus({}, admin("the shards' status")));
+  }
+
+  /** Notes a board read answered (not a refused one: a name nobody has written stays out of the list). */
+  readAnswered(board: string): void {
+    this.recent.delete(board);
+    this.recent.set(board, Date.now());
+    if (this.recent.size > 4 * RECENT_BOARDS) this.recent.delete(this.recent.keys().next().value!);
   }
 
   async boards(c: ReadContext): Promise<unknown> {
     new Params(c.search, []);
     await this.mayRead(c);
-    return this.boardsAnswer.get();
+    const { boards } = await this.boardsAnswer.get();
+    const defined = new Set(boards.map((b) => b.name));
+    const recent = [...this.recent].reverse().filter(([name]) => !defined.has(name)).slice(0, RECENT_BOARDS);
+    return { boards, recent: recent.map(([name, at]) => ({ name, lastReadMs: String(at) })) };
   }
 
   async status(c: ReadContext): Promise<unknown> {
     new Params(c.search, []);
     await this.mayRead(c);
-    return this.statusAnswer.get();
+    const res = await this.statusAnswer.get();
+    return { observedAtMs: String(res.observedAtMs), shards: res.shards.map((s) => pick(toJson(ShardStatusSchema, s, { alwaysEmitImplicit: true }), SHARD_FIELDS)) };
+  }
+
+  /** /api/trends: the series of trends.ts, with a board's size when `board` is given. */
+  async trends(c: ReadContext): Promise<unknown> {
+    const p = new Params(c.search, ["board", "period", "window"]);
+    await this.mayRead(c);
+    const name = p.text("board");
+    const where = { period: p.text("period"), window: p.text("window") };
+    const size = async () => Number((await this.client.leaderboard.getCount({ board: name, ...where }, { token: c.token, signal: c.signal })).total);
+    return this.trendsOf.read(async () => statusReading(await this.statusAnswer.get()), name ? { name, ...where, size } : undefined);
   }
 
   /** Throws the router's refusal of a read by this caller; resolves when it may read. */
@@ -75,6 +107,13 @@ export class ClusterView {
       if (LadderError.from(err).code !== Code.NOT_FOUND) throw err;
     });
   }
+}
+
+/** The log's end (every record acknowledged so far) and each shard's lag, from a status answer. */
+export function statusReading(res: GetClusterStatusResponse): StatusReading {
+  const ends = res.kafka?.endOffsets ?? [];
+  const logEnd = ends.length ? ends.reduce((sum, e) => sum + Number(e.offset), 0) : null;
+  return { logEnd, lag: Object.fromEntries(res.shards.map((s) => [s.shardId, s.lagRecords === undefined ? null : Number(s.lagRecords)])) };
 }
 
 /** One answer shared by every caller within SHARED_MS of the call that made it (and by those waiting for it). */

@@ -85,11 +85,13 @@ class Handler {
   readonly limiter: RateLimiter;
   private readonly files: ReadonlyMap<string, StaticFile>;
   private readonly route: (path: string) => { found: Route; board: string };
+  private readonly view: ClusterView;
 
   constructor(private readonly o: GatewayOptions) {
     this.files = loadStaticFiles(o.staticDir ?? PUBLIC_DIR);
     this.limiter = new RateLimiter(o.limits);
-    this.route = router(o.client, new ClusterView(o.client, o.adminToken));
+    this.view = new ClusterView(o.client, o.adminToken);
+    this.route = router(o.client, this.view);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -122,7 +124,11 @@ class Handler {
     const ac = new AbortController();
     res.once("close", () => ac.abort());
     const ctx: ReadContext = { board, search: url.searchParams, token: callerToken(req, url.searchParams), signal: ac.signal };
-    if ("read" in found) return sendJson(res, cors, await found.read(ctx));
+    if ("read" in found) {
+      const answer = await found.read(ctx);
+      if (board) this.view.readAnswered(board);
+      return sendJson(res, cors, answer);
+    }
     const release = this.limiter.openStream(client);
     if (!release) throw refuse(Code.RESOURCE_EXHAUSTED, `stream limit: ${streams} open streams per client`);
     try {
@@ -150,6 +156,7 @@ function router(client: LadderClient, view: ClusterView): (path: string) => { fo
   const fixed: Record<string, Route> = {
     "/api/boards": { read: (c) => view.boards(c) },
     "/api/status": { read: (c) => view.status(c) },
+    "/api/trends": { read: (c) => view.trends(c) },
     "/api/standing": { read: r.standing },
   };
   return (path) => {
