@@ -58,16 +58,18 @@ export function commandHelp(c: Command): string {
   ].join("\n");
 }
 
-/** `usage: npm run -s cli -- at --board B (--rank K | --top P) [--view NAME]`, wrapped. */
+/** `usage: npm run -s cli -- at --board B (--rank K | --top P) [--view NAME]`, wrapped; a set where its first flag is. */
 function usageLine(c: Command): string {
-  const grouped = new Set([...(c.exactlyOne ?? []), ...(c.atLeastOne ?? [])].flat());
+  const sets = [...(c.exactlyOne ?? []).map((s) => ({ s, exactly: true })), ...(c.atLeastOne ?? []).map((s) => ({ s, exactly: false }))];
   const parts: string[] = [];
   for (const [name, f] of Object.entries(c.flags)) {
-    if (grouped.has(name)) continue;
-    parts.push(f.required ? `--${name} ${f.placeholder}` : `[--${name} ${f.placeholder}]`);
+    const set = sets.find(({ s }) => s.includes(name));
+    if (!set) parts.push(f.required ? `--${name} ${f.placeholder}` : `[--${name} ${f.placeholder}]`);
+    else if (set.s[0] === name) {
+      const members = set.s.map((n) => `--${n} ${c.flags[n]!.placeholder}`);
+      parts.push(set.exactly ? `(${members.join(" | ")})` : `(${members.map((m) => `[${m}]`).join(" ")}, one at least)`);
+    }
   }
-  for (const set of c.exactlyOne ?? []) parts.push(`(${set.map((n) => `--${n} ${c.flags[n]!.placeholder}`).join(" | ")})`);
-  for (const set of c.atLeastOne ?? []) parts.push(`(${set.map((n) => `[--${n} ${c.flags[n]!.placeholder}]`).join(" ")}, one at least)`);
   const head = `usage: ${INVOCATION} ${c.name}`;
   const lines = [head];
   for (const p of parts) {
