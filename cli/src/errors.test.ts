@@ -22,7 +22,7 @@ describe("cli > errors", () => {
     const line = describeError(grpcError(16, "invalid bearer token"), ctx).line;
     expect(line).toMatch(/^UNAUTHENTICATED from the router at 127\.0\.0\.1:50051: invalid bearer token; /);
     expect(line).toContain("--token, else LADDER_TOKEN, else the admin token of .ladder/credentials.json");
-    expect(line).toContain("it sent the token of .ladder/credentials.json");
+    expect(line).toContain("it sent the token from .ladder/credentials.json");
     expect(describeError(grpcError(16, "missing bearer token"), { ...ctx, tokenSource: undefined }).line).toContain("it sent none");
   });
 

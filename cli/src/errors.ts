@@ -31,7 +31,7 @@ export interface ErrorContext {
   readonly service: "router" | "ingest";
   /** The addresses it was given, by service. */
   readonly addresses: Readonly<Record<"router" | "ingest", string>>;
-  /** Where the token came from ("--token", "LADDER_TOKEN", "the admin token of FILE"), or undefined when none was sent. */
+  /** Where the token came from ("--token", "LADDER_TOKEN", or the credentials file's path), or undefined when none was sent. */
   readonly tokenSource: string | undefined;
   /** The credentials file looked at when neither --token nor LADDER_TOKEN gave one. */
   readonly credentialsFile: string;
@@ -80,7 +80,7 @@ function grpcLine(err: GrpcError, ctx: ErrorContext): string {
   }
   if (name === "DEADLINE_EXCEEDED") return `DEADLINE_EXCEEDED: no answer from ${at} in time`;
   if (name === "UNAUTHENTICATED") {
-    const sent = ctx.tokenSource ? `it sent the token of ${ctx.tokenSource}` : `it sent none (no --token, no LADDER_TOKEN, and ${ctx.credentialsFile} has no admin token or is not there)`;
+    const sent = ctx.tokenSource ? `it sent the token from ${ctx.tokenSource}` : `it sent none (no --token, no LADDER_TOKEN, and ${ctx.credentialsFile} has no admin token or is not there)`;
     return `UNAUTHENTICATED from ${at}: ${err.details}; the token comes from --token, else LADDER_TOKEN, else the admin token of ${ctx.credentialsFile} (--credentials or LADDER_CREDENTIALS_FILE name another file): ${sent}`;
   }
   return `${name} from ${at}: ${err.details}`;

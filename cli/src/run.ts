@@ -41,13 +41,15 @@ export async function run(line: Extract<CommandLine, { kind: "run" }>, env: Node
     const config = loadConfig(env);
     const { connection: flags } = line;
     const credentialsFile = flags.credentials ?? config.clientCredentialsFile;
-    const fileToken = flags.token ?? config.clientToken ? undefined : tokenFromFile(credentialsFile, "admin");
-    const tokenSource = flags.token ? "--token" : config.clientToken ? "LADDER_TOKEN" : fileToken ? credentialsFile : undefined;
+    // the token: --token, else LADDER_TOKEN, else the admin token of the credentials file (read only then)
+    const given = flags.token ?? config.clientToken;
+    const token = given ?? tokenFromFile(credentialsFile, "admin");
+    const tokenSource = flags.token !== undefined ? "--token" : given !== undefined ? "LADDER_TOKEN" : token !== undefined ? credentialsFile : undefined;
     const addresses = { router: flags.router ?? config.routerListen, ingest: flags.ingest ?? config.ingestListen };
     errors = { service, addresses, tokenSource, credentialsFile };
     client = new LadderClient({
       ...addresses,
-      token: flags.token ?? config.clientToken ?? fileToken,
+      token,
       // TLS when a CA is configured (LADDER_TLS_CA_FILE) or the servers use TLS (system CAs), else plaintext
       tls: config.tlsCaFile ? { caFile: config.tlsCaFile } : config.tls !== undefined,
       // the CLI writes what it is told: an update has an event id only with --event-id (and is retried only then)
