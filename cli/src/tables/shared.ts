@@ -15,7 +15,7 @@ export const WHERE = {
 
 /** `--mode`: how ties rank (Entry.tied_rank). */
 export const MODE = oneOf({
-  meaning: "how tied players rank: unique (each its own, by the tie rule), competition (1, 1, 3) or dense (1, 1, 2), shown as a tied rank",
+  meaning: "how tied players rank, shown as a tied rank (unique: each its own, by the tie rule; competition: 1, 1, 3; dense: 1, 1, 2)",
   placeholder: "MODE",
   choices: ["unique", "competition", "dense"],
   default: "unique",
