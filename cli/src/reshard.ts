@@ -4,17 +4,16 @@
  * `placement`: AdminService.GetPlacement, the epoch, shards and slots the router reads by.
  */
 import { ReshardResponse_Phase as Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
-import type { Clients, Options } from "./commands.js";
+import type { ServiceSet } from "@ladder/client";
+import type { Values } from "./flags.js";
+import type { RESHARD } from "./tables/admin.js";
 
-const list = (v: unknown) => (v ? String(v).split(",").map((s) => s.trim()).filter(Boolean) : []);
-
-export async function reshard(c: Clients, o: Options): Promise<string> {
-  const add = list(o.add).map((item) => {
-    const eq = item.indexOf("=");
-    if (eq < 1) throw new Error(`--add: "${item}" is not id=redis://host:port`);
+export async function reshard(c: ServiceSet, o: Values<typeof RESHARD.flags>): Promise<string> {
+  const add = (o.add ?? []).map((item) => {
+    const eq = item.indexOf("="); // the table's pattern: id=redis://host:port
     return { id: item.slice(0, eq), redisUrl: item.slice(eq + 1) };
   });
-  const remove = list(o.remove);
+  const remove = o.remove ?? [];
   let summary = "";
   for await (const m of c.admin.reshard({ add, remove })) {
     if (m.phase === Phase.PLANNED) {
@@ -33,7 +32,7 @@ export async function reshard(c: Clients, o: Options): Promise<string> {
   return summary;
 }
 
-export async function placement(c: Clients): Promise<string> {
+export async function placement(c: ServiceSet): Promise<string> {
   const p = await c.admin.getPlacement({});
   const width = Math.max(...p.shards.map((s) => s.id.length));
   return [`placement epoch ${p.epoch}, ${p.numSlots} slots`, ...p.shards.map((s) => `  ${s.id.padEnd(width)}  ${s.redisUrl}  ${s.slots.length} slots: ${s.slots.join(",")}`)].join("\n");

@@ -1,5 +1,5 @@
 /**
- * `npm run cli -- status [--shard shard-0,shard-1]`: the router's AdminService.GetClusterStatus as
+ * `status [--shard shard-0,shard-1]`: the router's AdminService.GetClusterStatus as
  * tables (each shard's readiness, lag, heartbeat age, size and Redis nodes; Kafka), and, when a local
  * cluster launcher runs beside the CLI (its state file under LADDER_DATA_DIR, common/launcher-state.ts),
  * the launcher's view of the processes it supervises: up or restarting, pid, restarts, uptime, last
@@ -9,30 +9,29 @@
 import type { GetClusterStatusResponse, KafkaStatus, RedisNodeStatus, ShardStatus } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ShardReadiness } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { processAlive, readLauncherState, type LauncherProcess, type LauncherState } from "@ladder/common/launcher-state";
-import type { Clients, Options } from "./commands.js";
+import type { ServiceSet } from "@ladder/client";
+import type { RunContext } from "./context.js";
+import { CommandFailed, describeError } from "./errors.js";
+import type { Values } from "./flags.js";
+import type { STATUS } from "./tables/admin.js";
 
 /** The status call's deadline: it bounds each part by the router's shard timeout itself. */
 const STATUS_TIMEOUT_MS = 15_000;
 
-/** Options the CLI's main adds: where it sent the call, and the launcher's state file. */
-export const STATUS_CONTEXT = { router: "router-address", stateFile: "launcher-state-file" } as const;
-
-export async function status(c: Clients, o: Options): Promise<string> {
-  const shardIds = o.shard ? String(o.shard).split(",") : [];
-  const router = String(o[STATUS_CONTEXT.router] ?? "");
+export async function status(c: ServiceSet, o: Values<typeof STATUS.flags>, ctx: RunContext): Promise<string> {
+  const router = ctx.errors.addresses.router;
   const parts: string[] = [];
-  let failed: string | undefined;
+  let failed = false;
   try {
-    parts.push(clusterTables(await c.admin.getClusterStatus({ shardIds }, { timeoutMs: STATUS_TIMEOUT_MS }), router));
+    parts.push(clusterTables(await c.admin.getClusterStatus({ shardIds: o.shard ?? [] }, { timeoutMs: STATUS_TIMEOUT_MS }), router));
   } catch (err) {
-    const e = err as { code?: number; details?: string; message: string };
-    failed = e.details ? `router ${router}: error (gRPC code ${e.code}): ${e.details}` : `router ${router}: ${e.message}`;
-    parts.push(failed);
+    failed = true;
+    parts.push(describeError(err, { ...ctx.errors, service: "router" }).line);
   }
-  const launcher = launcherPart(String(o[STATUS_CONTEXT.stateFile] ?? ""));
+  const launcher = launcherPart(ctx.launcherStateFile);
   if (launcher) parts.push(launcher);
   const text = parts.join("\n\n");
-  if (failed) throw Object.assign(new Error(text), { exitCode: 1 });
+  if (failed) throw new CommandFailed(text, 1);
   return text;
 }
 

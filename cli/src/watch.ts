@@ -4,30 +4,31 @@
  * Runs until Ctrl-C. The client library resumes the stream from the last message after a reconnect.
  */
 import { PlayerEvent_Kind as Kind } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import type { Clients, Options } from "./commands.js";
+import type { ServiceSet } from "@ladder/client";
+import type { Values } from "./flags.js";
 import { entriesTable } from "./format.js";
+import type { WATCH } from "./tables/reads.js";
 
 const EVENT: Record<number, string> = { [Kind.OVERTAKEN]: "overtaken by", [Kind.PASSED]: "passed", [Kind.ENTERED_TOP]: "entered the top", [Kind.LEFT_TOP]: "left the top", [Kind.SCORE_CHANGED]: "score now" };
 
-export async function watch(c: Clients, o: Options): Promise<string> {
-  const board = String(o.board ?? "");
-  const where = { board, period: String(o.period ?? ""), window: String(o.window ?? "") };
-  const intervalMs = Number(o["interval-ms"] ?? 0);
+export async function watch(c: ServiceSet, o: Values<typeof WATCH.flags>): Promise<string> {
+  const where = { board: o.board, period: o.period ?? "", window: o.window ?? "" };
+  const intervalMs = o["interval-ms"];
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.on("SIGINT", onSigint);
   let messages = 0;
   try {
-    if (o.player) {
-      const topK = Number(o["top-k"] ?? 0);
-      for await (const m of c.leaderboard.watchPlayer({ ...where, playerId: String(o.player), topK, intervalMs }, { signal: controller.signal })) {
+    if (o.player !== undefined) {
+      const topK = o["top-k"];
+      for await (const m of c.leaderboard.watchPlayer({ ...where, playerId: o.player, topK, intervalMs }, { signal: controller.signal })) {
         messages++;
         const at = m.entry ? `rank ${m.entry.rank} of ${m.total}, score ${m.entry.score}` : `no score yet (${m.total} players)`;
         const events = m.events.map((e) => `${EVENT[e.kind] ?? "?"} ${e.kind === Kind.SCORE_CHANGED ? e.score : e.kind === Kind.ENTERED_TOP || e.kind === Kind.LEFT_TOP ? topK : e.otherPlayerId}`);
         console.log(`#${m.sequence} ${new Date().toISOString()} ${o.player}: ${at}${m.resynced ? " (read again)" : ""}${events.length ? ` — ${events.join(", ")}` : ""}`);
       }
     } else {
-      for await (const m of c.leaderboard.watchTop({ ...where, limit: Number(o.limit ?? 0), intervalMs }, { signal: controller.signal })) {
+      for await (const m of c.leaderboard.watchTop({ ...where, limit: o.limit, intervalMs }, { signal: controller.signal })) {
         messages++;
         console.log(`#${m.sequence} ${new Date(Number(m.readAtMs)).toISOString()} (${m.total} players)\n${entriesTable(m.entries)}`);
       }

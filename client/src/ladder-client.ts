@@ -15,21 +15,22 @@
  * rejects with grpc-js's ServiceError (`code`, `details`, `metadata`): the last attempt's, as it
  * came. `close()` closes the connections.
  */
-import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
-import { create, type DescMethod, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { create, type DescMethod, type MessageInitShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { DEFAULT_RETRY, retryPolicy, type RetryPolicy } from "./backoff.js";
+import type { CallOptions, CallsOf, ServiceCalls, ServiceSet, StreamOptions } from "./calls.js";
 import { assignEventIds } from "./event-ids.js";
 import { createClient, withBearer, type CallOptions as StubCallOptions } from "./grpc-stub.js";
 import { mayRetry, withRetries, type RetryEvent } from "./retry.js";
 import { resumeByToken, ServerStream, type Resume } from "./server-stream.js";
 import { Session } from "./session.js";
+import { readTlsFile } from "./tls-file.js";
 
-/** TLS: false (plaintext), true (TLS trusting the system's CAs), or TLS trusting a CA (PEM). */
+/** TLS: false (plaintext), true (TLS trusting the system's CAs), or TLS trusting a CA (PEM); an unreadable caFile throws a TlsFileError. */
 export type TlsOption = boolean | { caFile?: string; ca?: string | Buffer };
 
 export interface LadderClientOptions {
@@ -57,37 +58,6 @@ export interface LadderClientOptions {
   channelOptions?: grpc.ChannelOptions;
 }
 
-/** Options of one unary call. */
-export interface CallOptions {
-  /** The call's deadline from now, ms, its retries included (default: the client's timeoutMs). */
-  timeoutMs?: number;
-  /** This call's retries, over the client's; false: no retry. Calls not safe to retry never are. */
-  retry?: Partial<RetryPolicy> | false;
-  /** Aborting it cancels the call and its retries (CANCELLED, or the signal's reason during a pause). */
-  signal?: AbortSignal;
-  /** This call's bearer token, sent instead of the client's (a gateway forwarding its callers' tokens). */
-  token?: string;
-}
-
-/** Options of one server stream. */
-export interface StreamOptions<Req, Res> extends CallOptions {
-  /** The stream's deadline from now, ms (default: none). */
-  timeoutMs?: number;
-  /** How it continues after a transport failure (server-stream.ts); default resumeByToken; false: it does not. */
-  resume?: Resume<Req, Res> | false;
-}
-
-type Unary<M extends GenServiceMethods[string]> = (req: MessageInitShape<M["input"]>, options?: CallOptions) => Promise<MessageShape<M["output"]>>;
-type Streaming<M extends GenServiceMethods[string]> = (
-  req: MessageInitShape<M["input"]>,
-  options?: StreamOptions<MessageShape<M["input"]>, MessageShape<M["output"]>>,
-) => ServerStream<MessageShape<M["output"]>>;
-
-/** The calls of a service, typed from its descriptor. */
-export type ServiceCalls<S extends GenServiceMethods> = { [K in keyof S]: S[K]["methodKind"] extends "unary" ? Unary<S[K]> : Streaming<S[K]> };
-/** The calls of a generated service descriptor: CallsOf<typeof LeaderboardService>. */
-export type CallsOf<D> = D extends GenService<infer S> ? ServiceCalls<S> : never;
-
 /** The default deadline of a unary call, ms. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -102,7 +72,7 @@ export const DEFAULT_CHANNEL_OPTIONS: grpc.ChannelOptions = Object.freeze({
 
 type StubFn = (req: unknown, options: StubCallOptions) => Promise<unknown> | grpc.ClientReadableStream<unknown>;
 
-export class LadderClient {
+export class LadderClient implements ServiceSet {
   readonly ingest: CallsOf<typeof IngestService>;
   readonly leaderboard: CallsOf<typeof LeaderboardService>;
   readonly admin: CallsOf<typeof AdminService>;
@@ -197,6 +167,6 @@ const pathOf = (m: DescMethod) => `${m.parent.typeName}/${m.name}`;
 function channelCredentials(tls: TlsOption | undefined): grpc.ChannelCredentials {
   if (!tls) return grpc.credentials.createInsecure();
   if (tls === true) return grpc.credentials.createSsl();
-  const ca = tls.ca !== undefined ? Buffer.from(tls.ca) : tls.caFile !== undefined ? readFileSync(tls.caFile) : null;
+  const ca = tls.ca !== undefined ? Buffer.from(tls.ca) : tls.caFile !== undefined ? readTlsFile("tls.caFile", tls.caFile) : null;
   return grpc.credentials.createSsl(ca);
 }

@@ -19,18 +19,18 @@ import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { mergeConsistencyTokens, TokenMerger } from "./consistency.js";
-import type { CallOptions, CallsOf, LadderClient, ServiceCalls } from "./ladder-client.js";
+import type { CallOptions, CallsOf, ServiceCalls, ServiceSet } from "./calls.js";
 
 type Fields = DescMethod["input"]["fields"];
 const tokenField = (fields: Fields) => fields.find((f) => f.name === "consistency_token")?.localName;
 
-export class Session {
+export class Session implements ServiceSet {
   readonly ingest: CallsOf<typeof IngestService>;
   readonly leaderboard: CallsOf<typeof LeaderboardService>;
   readonly admin: CallsOf<typeof AdminService>;
   private readonly tokens = new TokenMerger();
 
-  constructor(client: Pick<LadderClient, "ingest" | "leaderboard" | "admin">) {
+  constructor(client: ServiceSet) {
     this.ingest = this.wrap(IngestService, client.ingest);
     this.leaderboard = this.wrap(LeaderboardService, client.leaderboard);
     this.admin = this.wrap(AdminService, client.admin);

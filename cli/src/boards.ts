@@ -1,0 +1,71 @@
+/**
+ * `boards list|get|create|update|delete`: board definitions (AdminService), one line per board.
+ */
+import type { ServiceSet } from "@ladder/client";
+import { Operation, PeriodKind, SortOrder, TieRule, WindowCombine } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { OPERATION, PERIOD_KIND, SORT_ORDER, TIE_RULE } from "./enums.js";
+import type { Values } from "./flags.js";
+import type { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE } from "./tables/boards.js";
+
+export async function boardsList(c: ServiceSet, o: Values<typeof BOARDS_LIST.flags>): Promise<string> {
+  const res = await c.admin.listBoards({ prefix: o.prefix ?? "" });
+  return res.boards.length ? res.boards.map(boardLine).join("\n") : "no boards defined";
+}
+
+export async function boardsGet(c: ServiceSet, o: Values<typeof BOARDS_GET.flags>): Promise<string> {
+  return boardLine((await c.admin.getBoard({ name: o.board })).board!);
+}
+
+export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE.flags>): Promise<string> {
+  const res = await c.admin.createBoard({
+    board: {
+      name: o.board,
+      rules: {
+        order: SORT_ORDER[o.order], tie: TIE_RULE[o.tie],
+        minPoints: o.min ?? 0n, maxPoints: o.max ?? 0n, resolutionMs: o["resolution-ms"] ?? 0,
+        period: PERIOD_KIND[o.period], timeZone: o.zone ?? "", cron: o.cron ?? "", keepPeriods: o.keep,
+        windows: (o.windows ?? []).map((w) => {
+          const [name, periods, combine] = w.split(":") as [string, string, string]; // the table's pattern: NAME:PERIODS:sum|best
+          return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
+        }),
+        histogramBounds: o.histogram ?? [],
+      },
+      defaultOp: OPERATION[o["default-op"]],
+      allowOpOverride: o["allow-override"],
+      maxMetadataBytes: o["max-metadata"],
+    },
+  });
+  return `defined ${boardLine(res.board!)}`;
+}
+
+/** Changes what the flags given name; the rest stays as the board has it. */
+export async function boardsUpdate(c: ServiceSet, o: Values<typeof BOARDS_UPDATE.flags>): Promise<string> {
+  const current = (await c.admin.getBoard({ name: o.board })).board!;
+  const res = await c.admin.updateBoard({
+    board: {
+      name: current.name,
+      defaultOp: o["default-op"] !== undefined ? OPERATION[o["default-op"]] : current.defaultOp,
+      allowOpOverride: o["allow-override"] ?? current.allowOpOverride,
+      maxMetadataBytes: o["max-metadata"] ?? current.maxMetadataBytes,
+    },
+  });
+  return `updated ${boardLine(res.board!)}`;
+}
+
+export async function boardsDelete(c: ServiceSet, o: Values<typeof BOARDS_DELETE.flags>): Promise<string> {
+  const res = await c.admin.deleteBoard({ name: o.board });
+  return `deleted ${res.board!.name} (generation ${res.board!.rules!.generation}): ${res.markers.length} deletion markers written; the shards drop its keys once they applied them (consistency token ${res.consistencyToken})`;
+}
+
+function boardLine(b: BoardDefinition): string {
+  const r = b.rules!;
+  const order = r.order === SortOrder.LOWER_IS_BETTER ? "lower is better" : "higher is better";
+  const tie = r.tie === TieRule.LATEST_FIRST ? "latest first" : r.tie === TieRule.PLAYER_ID ? "ties by player id" : "earliest first";
+  const kind = Object.entries(PERIOD_KIND).find(([, v]) => v === r.period)?.[0] ?? "none";
+  const windows = r.windows.map((w) => `${w.name} (${w.periods} periods, ${w.combine === WindowCombine.BEST ? "best" : "sum"})`).join(", ");
+  const period = r.period === PeriodKind.UNSPECIFIED ? "all-time" : `${kind}${r.cron ? ` "${r.cron}"` : ""} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}`;
+  const metadata = b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : "";
+  return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}, generation ${r.generation}`;
+}
+
