@@ -13,7 +13,7 @@ const TIMED = [
   "test/faults.int.test.ts", "test/failover.int.test.ts", "test/readiness.int.test.ts",
   "test/shutdown.int.test.ts", "test/rebuild-lease.int.test.ts", "test/motion.int.test.ts", "test/top-cache.int.test.ts",
   "test/read-your-writes.int.test.ts", "test/launcher.int.test.ts",
-  "client/src/client.int.test.ts", "test/gateway.int.test.ts", "test/dashboard.int.test.ts",
+  "client/src/client.int.test.ts", "test/gateway.int.test.ts", "test/gateway-backpressure.int.test.ts", "test/dashboard.int.test.ts",
 ];
 const integration = { globalSetup: ["test/global-setup.ts"], testTimeout: 180_000, hookTimeout: 240_000 };
 

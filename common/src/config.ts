@@ -96,6 +96,8 @@ export interface Config {
   readonly gatewayRate: number;
   readonly gatewayBurst: number;
   readonly gatewayStreams: number;
+  /** How long a live stream may wait for its client to take what was sent before the gateway ends it, ms. */
+  readonly gatewayStreamStallMs: number;
   /** The client is the last X-Forwarded-For address (behind a reverse proxy) instead of the peer. */
   readonly gatewayTrustProxy: boolean;
 }
@@ -167,6 +169,7 @@ export const servicesEnv = envVariables({
   LADDER_GATEWAY_RATE: int({ default: 20, min: 1, max: 1_000_000, description: "requests per second one client (its IP address) may make to the gateway's API, sustained; opening a stream counts one" }),
   LADDER_GATEWAY_BURST: int({ default: 60, min: 1, max: 1_000_000, description: "requests a client may make at once above that rate (its token bucket's size); past it the gateway answers 429 with `Retry-After`" }),
   LADDER_GATEWAY_STREAMS: int({ default: 8, min: 1, max: 10_000, description: "live streams one client may hold open at once; past it: 429" }),
+  LADDER_GATEWAY_STREAM_STALL_MS: int({ default: 10_000, min: 100, max: 600_000, description: "how long a live stream may wait, ms, for its client to take what was sent (the connection's buffers full) before the gateway ends it; a browser's EventSource that is still there reconnects with `Last-Event-ID`" }),
   LADDER_GATEWAY_TRUST_PROXY: flag({ default: false, description: "who a client is: the last address of `X-Forwarded-For`, as a reverse proxy in front of the gateway sets it (1), or the connection's peer address (0)" }),
 });
 
@@ -237,6 +240,7 @@ export const configSchema = envSchema(servicesEnv, {
     gatewayRate: v.LADDER_GATEWAY_RATE,
     gatewayBurst: v.LADDER_GATEWAY_BURST,
     gatewayStreams: v.LADDER_GATEWAY_STREAMS,
+    gatewayStreamStallMs: v.LADDER_GATEWAY_STREAM_STALL_MS,
     gatewayTrustProxy: v.LADDER_GATEWAY_TRUST_PROXY,
   }),
 });

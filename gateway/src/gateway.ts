@@ -37,6 +37,8 @@ export interface GatewayOptions {
   limits: RateLimits;
   trustProxy: boolean;
   log: Logger;
+  /** How long a live stream may leave what was sent untaken before it is cut, ms; default 10 s. */
+  streamStallMs?: number;
   /** The dashboard's files; default gateway/public. */
   staticDir?: string;
 }
@@ -53,6 +55,7 @@ type Route = { read: Read } | { watch: Watch };
 
 const JSON_HEADERS = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
 const SWEEP_MS = 60_000;
+const DEFAULT_STALL_MS = 10_000;
 
 export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const handler = new Handler(o);
@@ -91,7 +94,7 @@ class Handler {
     this.files = loadStaticFiles(o.staticDir ?? PUBLIC_DIR);
     this.limiter = new RateLimiter(o.limits);
     this.view = new ClusterView(o.client, o.adminToken);
-    this.route = router(o.client, this.view);
+    this.route = router(o.client, this.view, o.streamStallMs ?? DEFAULT_STALL_MS);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -150,9 +153,9 @@ function sendJson(res: ServerResponse, cors: Record<string, string>, body: unkno
 }
 
 /** The endpoint of an API path and the board it names; NOT_FOUND for no endpoint. */
-function router(client: LadderClient, view: ClusterView): (path: string) => { found: Route; board: string } {
+function router(client: LadderClient, view: ClusterView, stallMs: number): (path: string) => { found: Route; board: string } {
   const r = reads(client);
-  const w = watches(client);
+  const w = watches(client, stallMs);
   const fixed: Record<string, Route> = {
     "/api/boards": { read: (c) => view.boards(c) },
     "/api/status": { read: (c) => view.status(c) },

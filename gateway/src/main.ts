@@ -23,6 +23,7 @@ const gateway = await startGateway({
   adminToken: config.gatewayToken,
   corsOrigins: config.gatewayCorsOrigins,
   limits: { rate: config.gatewayRate, burst: config.gatewayBurst, streams: config.gatewayStreams },
+  streamStallMs: config.gatewayStreamStallMs,
   trustProxy: config.gatewayTrustProxy,
   log: log.child({ component: "http" }),
 });

@@ -14,9 +14,19 @@
  * `failure` with the same JSON body, and the response ends: an EventSource reconnects (with
  * Last-Event-ID) unless the page closes it; the dashboard closes it on anything but UNAVAILABLE.
  *
- * A comment line every KEEP_ALIVE_MS keeps proxies from closing a quiet stream. The stream is
- * cancelled (the router's call too) when the caller goes away.
+ * BACK-PRESSURE. An event is written only once the one before it has left the gateway's buffer
+ * (the response's `drain`); while a client does not take what was sent, the relay stops reading
+ * the router's stream, whose messages then wait in gRPC's flow control instead of the gateway's
+ * memory. A client that has not taken what was sent within `stallMs` (the connection's buffers
+ * full all that time: a tab in the background of a frozen browser, a client that never reads) is
+ * cut: its response destroyed, the router's call cancelled, its stream slot freed. What one stream
+ * holds in the gateway is thus bounded by one event beyond the socket's high-water mark. A browser
+ * that is still there reconnects with Last-Event-ID and continues the sequence.
+ *
+ * A comment line every KEEP_ALIVE_MS keeps proxies from closing a quiet stream (skipped while the
+ * client is behind). The stream is cancelled (the router's call too) when the caller goes away.
  */
+import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import type { ServerStream } from "@ladder/client";
 import { toHttpFailure } from "./http-errors.js";
@@ -40,6 +50,23 @@ export interface Relay<M> {
   dataOf(m: M): unknown;
   /** Headers every answer carries (CORS). */
   headers: Record<string, string>;
+  /** How long the client may leave what was sent untaken before the stream is cut, ms. */
+  stallMs: number;
+}
+
+/** Waits until `res` has drained; false when `ms` passed first (or the response closed). */
+async function drained(res: ServerResponse, ms: number): Promise<boolean> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), ms);
+  try {
+    await Promise.race([once(res, "drain", { signal: ac.signal }), once(res, "close", { signal: ac.signal }).then(() => Promise.reject(new Error("closed")))]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
 }
 
 /**
@@ -54,7 +81,7 @@ export async function relay<M>(res: ServerResponse, stream: ServerStream<M>, r: 
     committed = true;
     res.writeHead(200, { ...r.headers, ...SSE_HEADERS });
     res.flushHeaders();
-    keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+    keepAlive = setInterval(() => res.writableNeedDrain || res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
   };
   const timer = setTimeout(commit, COMMIT_MS);
   let left = false;
@@ -66,7 +93,12 @@ export async function relay<M>(res: ServerResponse, stream: ServerStream<M>, r: 
   try {
     for await (const m of stream) {
       commit();
-      res.write(`id: ${r.idOf(m)}\nevent: ${r.event}\ndata: ${JSON.stringify(r.dataOf(m))}\n\n`);
+      if (res.write(`id: ${r.idOf(m)}\nevent: ${r.event}\ndata: ${JSON.stringify(r.dataOf(m))}\n\n`)) continue;
+      if (await drained(res, r.stallMs)) continue;
+      left = true; // cut: the client took nothing for stallMs
+      stream.cancel();
+      res.destroy();
+      return;
     }
   } catch (err) {
     if (left) return;
