@@ -21,26 +21,26 @@ describe("scripts > check-deps", () => {
 
   it("accepts a tree that follows the architecture", () => {
     expect(violations([
-      pkg("common", ["@ladder/proto", "pino"], { "src/a.ts": 'import pino from "pino"; import { x } from "@ladder/proto/v1/x";' }),
-      pkg("router", ["@ladder/store", "@ladder/common"], { "src/q.ts": 'import { ShardReader } from "@ladder/store"; import { readFileSync } from "node:fs"; import { join } from "path";' }),
-      pkg("store", ["@ladder/common"], { "src/r.test.ts": 'import { it } from "vitest"; import { a } from "./a.js";' }, ["vitest"]),
+      pkg("platform", ["@ladder/proto", "pino"], { "src/a.ts": 'import pino from "pino"; import { x } from "@ladder/proto/v1/x";' }),
+      pkg("router", ["@ladder/store", "@ladder/platform"], { "src/q.ts": 'import { ShardReader } from "@ladder/store"; import { readFileSync } from "node:fs"; import { join } from "path";' }),
+      pkg("store", ["@ladder/model"], { "src/r.test.ts": 'import { it } from "vitest"; import { a } from "./a.js";' }, ["vitest"]),
     ])).toEqual([]);
   });
 
   it("refuses an import running up the layers, between services, or undeclared", () => {
     const found = violations([
-      pkg("common", ["@ladder/store"], { "src/a.ts": 'import { ShardReader } from "@ladder/store";' }),
-      pkg("router", ["@ladder/ingest"], { "src/b.ts": 'import { x } from "@ladder/ingest/y"; import { y } from "@ladder/common/z";' }),
-      pkg("cli", ["@ladder/common"], { "src/c.ts": 'import { t } from "../../deploy/local/src/credentials.js"; import Redis from "ioredis";' }),
+      pkg("model", ["@ladder/store"], { "src/a.ts": 'import { ShardReader } from "@ladder/store";' }),
+      pkg("router", ["@ladder/ingest"], { "src/b.ts": 'import { x } from "@ladder/ingest/y"; import { y } from "@ladder/platform/z";' }),
+      pkg("cli", ["@ladder/platform"], { "src/c.ts": 'import { t } from "../../deploy/local/src/credentials.js"; import Redis from "ioredis";' }),
       pkg("store", [], { "src/d.ts": 'import { it } from "vitest";' }, ["vitest"]),
       pkg("webapp", [], {}),
     ]);
     expect(found).toEqual([
-      "common/package.json: depends on @ladder/store, which the architecture forbids",
-      "common/src/a.ts: imports @ladder/store, which the architecture forbids",
+      "model/package.json: depends on @ladder/store, which the architecture forbids",
+      "model/src/a.ts: imports @ladder/store, which the architecture forbids",
       "router/package.json: depends on @ladder/ingest, which the architecture forbids",
       "router/src/b.ts: imports @ladder/ingest, which the architecture forbids",
-      "router/src/b.ts: imports @ladder/common, which router/package.json does not depend on",
+      "router/src/b.ts: imports @ladder/platform, which router/package.json does not depend on",
       'cli/src/c.ts: "../../deploy/local/src/credentials.js" reaches outside the package; import it by package name',
       "cli/src/c.ts: imports ioredis, which cli/package.json does not declare",
       "store/src/d.ts: imports vitest, which store/package.json does not declare",
@@ -55,13 +55,13 @@ describe("scripts > check-deps", () => {
         "src/a.int.test.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
         "src/b.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
       }, ["@ladder/test"]),
-      pkg("client", ["@ladder/common"], { "src/c.ts": 'import { x } from "@ladder/common/config";' }),
-      pkg("common", ["@ladder/client", "@ladder/proto"], { "src/d.ts": 'import { createClient } from "@ladder/client/grpc-stub";' }),
+      pkg("client", ["@ladder/platform"], { "src/c.ts": 'import { x } from "@ladder/platform/config";' }),
+      pkg("platform", ["@ladder/proto"], { "src/d.test.ts": 'import { createClient } from "@ladder/client/grpc-stub";' }, ["@ladder/client"]),
     ]);
     expect(found).toEqual([
       "client/src/b.ts: imports @ladder/test, which client/package.json does not depend on",
-      "client/package.json: depends on @ladder/common, which the architecture forbids",
-      "client/src/c.ts: imports @ladder/common, which the architecture forbids",
+      "client/package.json: depends on @ladder/platform, which the architecture forbids",
+      "client/src/c.ts: imports @ladder/platform, which the architecture forbids",
     ]);
   });
 });

@@ -2,18 +2,26 @@
  * The architecture check: the import graph is the architecture, so a wrong import must fail
  * the build. `npm test` (and `npm run typecheck`) run this after tsc.
  *
- * The layers, lowest first; a package may import only packages of lower layers, and the
- * services never import each other:
+ * The layers, lowest first; a package may import only packages of lower layers, and packages
+ * of one layer never import each other:
  *
- *   proto → client → common → store → {ingest, shard-node, router} → {cli, loadtest, deploy} → test
+ *   proto → model → platform → {log, store} → {ingest, shard-node, router, gateway} → {cli, loadtest, deploy} → test
  *
- * and the browser gateway, a service beside them that reaches the router through the client
- * library only: proto → client → common → gateway (it never touches a shard's Redis).
+ *   - proto: the API and the log record (generated), and the grpc-js codec of its services;
+ *   - model: the domain, pure code without I/O (score encoding, boards, periods, windows,
+ *     placement, validation, the score record, errors);
+ *   - platform: what every process runs on (config, logging, metrics, auth, TLS, backoff, the
+ *     gRPC adapter, health, shutdown);
+ *   - log: every use of Kafka, behind a small typed interface; the only package that may import
+ *     kafkajs or @platformatic/kafka (KAFKA_ONLY_IN below);
+ *   - store: a shard's Redis, and only that;
+ *   - the services glue log and store together (a shard node's apply loop) and serve them; the
+ *     browser gateway reaches the router through the client library only (no log, no store);
+ *   - the tools: loadtest may use deploy's launchers (it starts the clusters it measures); the
+ *     CLI may not (it runs against production clusters, not the local one).
  *
- * and, inside the top layers: loadtest may use deploy's launchers (it starts the clusters it
- * measures); the CLI may not (it runs against production clusters, not the local one). The
- * client library sits just above proto: a game server installs it without the cluster's
- * internals (common builds its servers' gRPC adapter on the client's stubs).
+ * The client library sits beside them on proto alone: a game server installs it without the
+ * cluster's internals. The tools, the gateway and the tests may use it.
  *
  * Test files may use more where TEST_ALLOWED says so, through devDependencies: the client's
  * integration test runs a real cluster with test/'s harness, which the library never imports.
@@ -31,24 +39,28 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Which @ladder packages each package may depend on. */
+/** Which @ladder packages each package may depend on. */
 export const ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freeze({
   proto: [],
   client: ["proto"],
-  common: ["proto", "client"],
-  store: ["proto", "common"],
-  ingest: ["proto", "common", "store"],
-  "shard-node": ["proto", "common", "store"],
-  router: ["proto", "common", "store"],
-  cli: ["proto", "client", "common"],
-  gateway: ["proto", "client", "common"],
-  deploy: ["proto", "common"],
-  loadtest: ["proto", "client", "common", "store", "deploy"],
-  test: ["proto", "common", "store", "deploy"],
+  model: ["proto"],
+  platform: ["proto", "model"],
+  log: ["proto", "model", "platform"],
+  store: ["proto", "model", "platform", "log"],
+  ingest: ["proto", "model", "platform", "log", "store"],
+  "shard-node": ["proto", "model", "platform", "log", "store"],
+  router: ["proto", "model", "platform", "log", "store"],
+  gateway: ["proto", "client", "model", "platform"],
+  cli: ["proto", "client", "model", "platform"],
+  deploy: ["proto", "model", "platform", "log"],
+  loadtest: ["proto", "client", "model", "platform", "log", "store", "deploy"],
+  test: ["proto", "client", "model", "platform", "log", "store", "deploy"],
 });
 
 /** Which more @ladder packages each package's test files may use (devDependencies only). */
 export const TEST_ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freeze({
   client: ["test"],
+  platform: ["client"], // the gRPC adapter's tests call their servers through the client's stubs
 });
 
 export interface PackageInfo {

@@ -5,11 +5,11 @@
 import { status } from "@grpc/grpc-js";
 import { ConfigResourceTypes } from "kafkajs";
 import { describe, expect, inject, it } from "vitest";
-import { createClient } from "@ladder/common/grpc-adapter";
-import { createKafka, ensureScoreTopic, scoreTopicSpec } from "@ladder/common/kafka";
-import { encodeToken } from "@ladder/common/consistency-token";
-import { rootLogger, silentLogger } from "@ladder/common/logger";
-import { freshNamespace } from "@ladder/common/test-namespace";
+import { createClient } from "@ladder/client/grpc-stub";
+import { createKafka, ensureScoreTopic, scoreTopicSpec } from "@ladder/log/kafka";
+import { encodeToken } from "@ladder/model/consistency-token";
+import { rootLogger, silentLogger } from "@ladder/platform/logger";
+import { freshNamespace } from "@ladder/platform/test-namespace";
 import { spawnService } from "@ladder/deploy/spawn-service";
 import { startServices } from "@ladder/deploy/services";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";

@@ -50,8 +50,8 @@
  */
 import { parseArgs } from "node:util";
 import { LadderClient } from "@ladder/client";
-import { loadConfig } from "@ladder/common/config";
-import { tokenFromFile } from "@ladder/common/credentials-file";
+import { loadConfig } from "@ladder/platform/config";
+import { tokenFromFile } from "@ladder/platform/credentials-file";
 import * as commands from "./commands.js";
 import { STATUS_CONTEXT } from "./status.js";
 

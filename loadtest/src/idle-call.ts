@@ -7,8 +7,8 @@
  * cluster's credentials file).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadConfig } from "@ladder/common/config";
-import { tokenFromFile } from "@ladder/common/credentials-file";
+import { loadConfig } from "@ladder/platform/config";
+import { tokenFromFile } from "@ladder/platform/credentials-file";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { clusterClients } from "./run/cluster-clients.js";
 

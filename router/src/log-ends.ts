@@ -13,9 +13,9 @@
  * the token is not refused: the read waits for it as before, bounded by the consistency wait.
  */
 import type { Admin } from "kafkajs";
-import type { RequiredOffsets } from "@ladder/common/consistency-token";
-import { invalidArgument } from "@ladder/common/errors";
-import type { Logger } from "@ladder/common/logger";
+import type { RequiredOffsets } from "@ladder/model/consistency-token";
+import { invalidArgument } from "@ladder/model/errors";
+import type { Logger } from "@ladder/platform/logger";
 
 export class LogEnds {
   private ends = new Map<number, bigint>();

@@ -26,8 +26,8 @@
  */
 import type { Admin, Kafka, Producer } from "kafkajs";
 import type { Redis } from "ioredis";
-import { fnv1a32 } from "@ladder/common/fnv1a";
-import type { Logger } from "@ladder/common/logger";
+import { fnv1a32 } from "@ladder/model/fnv1a";
+import type { Logger } from "@ladder/platform/logger";
 import {
   ensureSnapshotTopic, findSnapshots, manifestOffsets, notWorthLoading, refillFromSnapshot, snapshotTopicOf, takeSnapshot,
   type ChunkSlot, type ShardWriter, type SnapshotCandidates, type SnapshotManifest,

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import { dockerAvailable, startKafkaContainer, startRedisContainer } from "./containers.js";
 import { startInfra } from "./infra.js";
 import { describeKafka } from "./kafka-ready.js";

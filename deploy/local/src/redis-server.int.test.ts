@@ -6,10 +6,10 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 import { tempDir } from "./test-support.js";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 
 const log = silentLogger();
 const run = promisify(execFile);

@@ -6,10 +6,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
-import { loadConfig } from "@ladder/common/config";
-import { createKafka } from "@ladder/common/kafka";
-import { rootLogger } from "@ladder/common/logger";
-import { buildPlacement } from "@ladder/common/placement";
+import { loadConfig } from "@ladder/platform/config";
+import { createKafka } from "@ladder/log/kafka";
+import { rootLogger } from "@ladder/platform/logger";
+import { buildPlacement } from "@ladder/model/placement";
 import { isLoopbackHost } from "../cli-values.js";
 import { parseSeedOptions, USAGE } from "./options.js";
 import { configuredBoard, resolveSeedBoard } from "./seed-board.js";

@@ -4,9 +4,9 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Partitioners, type Kafka } from "kafkajs";
-import type { Config } from "@ladder/common/config";
-import { ensureScoreTopic } from "@ladder/common/kafka";
-import type { Placement } from "@ladder/common/placement";
+import type { Config } from "@ladder/platform/config";
+import { ensureScoreTopic } from "@ladder/log/kafka";
+import type { Placement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { scoreSource } from "../workload/score-distribution.js";
 import { readApplied, seededCount, watchApplied, type Offsets } from "./apply-watch.js";

@@ -15,8 +15,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
-import { retryUntil } from "@ladder/common/backoff";
-import { createTopic, durability, topicConfigs } from "@ladder/common/kafka";
+import { retryUntil } from "@ladder/platform/backoff";
+import { createTopic, durability, topicConfigs } from "@ladder/log/kafka";
 import { slotAssigner } from "./slot-assigner.js";
 
 export const SNAPSHOT_PARTITIONS = 16;

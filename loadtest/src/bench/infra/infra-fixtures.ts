@@ -7,9 +7,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import type { Kafka } from "kafkajs";
-import { createKafka } from "@ladder/common/kafka";
+import { createKafka } from "@ladder/log/kafka";
 import { join } from "node:path";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { brokerProperties } from "@ladder/deploy/kafka-config";
 import { startKafkaBroker, type KafkaBroker } from "@ladder/deploy/kafka-broker";
 import { ensureKafkaJars } from "@ladder/deploy/kafka-jars";

@@ -13,8 +13,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Kafka } from "kafkajs";
-import { ensureScoreTopic } from "@ladder/common/kafka";
-import { buildPlacement } from "@ladder/common/placement";
+import { ensureScoreTopic } from "@ladder/log/kafka";
+import { buildPlacement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { clusterClients } from "../../run/cluster-clients.js";

@@ -18,9 +18,9 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { Partitioners, type Admin, type Kafka } from "kafkajs";
-import { loadConfig } from "@ladder/common/config";
-import { ensureScoreTopic } from "@ladder/common/kafka";
-import { buildPlacement } from "@ladder/common/placement";
+import { loadConfig } from "@ladder/platform/config";
+import { ensureScoreTopic } from "@ladder/log/kafka";
+import { buildPlacement } from "@ladder/model/placement";
 import { rebuildShard } from "@ladder/store/writer";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
 import { seedKafka } from "../../seed/kafka-seeder.js";
