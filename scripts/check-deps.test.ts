@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { importsOf, violations, type PackageInfo } from "./check-deps.js";
+import { circles, importsOf, violations, type PackageInfo } from "./check-deps.js";
 
 const pkg = (dir: string, deps: string[], files: Record<string, string>, devDeps: string[] = []): PackageInfo => ({
   dir, deps: new Set(deps), devDeps: new Set(devDeps), files: new Map(Object.entries(files)),
@@ -63,5 +63,39 @@ describe("scripts > check-deps", () => {
       "client/package.json: depends on @ladder/platform, which the architecture forbids",
       "client/src/c.ts: imports @ladder/platform, which the architecture forbids",
     ]);
+  });
+
+  it("lets log/ alone import the Kafka clients", () => {
+    const found = violations([
+      pkg("log", ["kafkajs", "@platformatic/kafka"], { "src/k.ts": 'import type { Admin } from "kafkajs"; import { Admin as P } from "@platformatic/kafka";' }),
+      pkg("store", ["kafkajs"], { "src/s.ts": 'import type { Kafka } from "kafkajs";' }),
+      pkg("ingest", ["@platformatic/kafka"], { "src/i.ts": 'import { Producer } from "@platformatic/kafka";' }),
+    ]);
+    expect(found).toEqual([
+      "store/src/s.ts: imports kafkajs; Kafka is used through @ladder/log only",
+      "ingest/src/i.ts: imports @platformatic/kafka; Kafka is used through @ladder/log only",
+    ]);
+  });
+
+  it("finds import circles between files, relative and across packages, type-only imports included", () => {
+    const found = circles([
+      pkg("model", [], { "src/a.ts": 'import type { B } from "./b.js";', "src/b.ts": 'import { a } from "./a.js";', "src/c.ts": 'import { c } from "./c.js";', "src/d.ts": 'import { a } from "./a.js";' }),
+      pkg("platform", ["@ladder/store"], { "src/p.ts": 'import { s } from "@ladder/store/writer";' }),
+      { ...pkg("store", ["@ladder/platform"], { "src/writer/index.ts": 'export { w } from "./w.js";', "src/writer/w.ts": 'import { p } from "@ladder/platform/p";' }), exports: { "./writer": "./src/writer/index.ts" } },
+    ]);
+    expect(found).toEqual([
+      "import circle: model/src/a.ts → model/src/b.ts → model/src/a.ts",
+      "import circle: model/src/c.ts → model/src/c.ts",
+      "import circle: platform/src/p.ts → store/src/writer/index.ts → store/src/writer/w.ts → platform/src/p.ts",
+    ]);
+  });
+
+  it("accepts a graph without circles, and leaves the exempt folders out", () => {
+    const tree = [
+      pkg("model", [], { "src/a.ts": 'import { b } from "./b.js"; import { c } from "./c.js";', "src/b.ts": 'import { c } from "./c.js";', "src/c.ts": "export const c = 1;" }),
+      pkg("cli", [], { "src/x.ts": 'import { y } from "./y.js";', "src/y.ts": 'import { x } from "./x.js"; import { a } from "@ladder/model/a";' }),
+    ];
+    expect(circles(tree, ["cli/"])).toEqual([]);
+    expect(circles(tree)).toEqual(["import circle: cli/src/x.ts → cli/src/y.ts → cli/src/x.ts"]);
   });
 });

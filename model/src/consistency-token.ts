@@ -3,7 +3,7 @@
  * wrote per partition; encoded as base64url of a ConsistencyToken message, clients pass it
  * back opaquely on reads, and the router waits until the shards owning those partitions
  * have applied them. The router refuses a token that names offsets past the log's end
- * (router/log-ends.ts).
+ * (@ladder/log/log-ends).
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ConsistencyTokenSchema } from "@ladder/proto/leaderboard/v1/common_pb";

@@ -24,7 +24,8 @@ import type { Logger } from "@ladder/platform/logger";
 import type { TopicIds } from "@ladder/log/kafka";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
 import { builtFrom, shardStamp } from "@ladder/store";
-import { RebuildLease, leaseMode, rebuildShard, runningRebuild, snapshotTopicOf, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
+import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
+import { snapshotTopicOf } from "@ladder/log/snapshot-topic";
 import { viewProblem } from "@ladder/model/validate";
 import { codeName, routerMetrics } from "./metrics.js";
 

@@ -22,7 +22,7 @@ import { adminService } from "./admin-service.js";
 import { boardAdmin } from "./board-admin.js";
 import { clusterStatus } from "./cluster-status.js";
 import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
-import { LogEnds } from "./log-ends.js";
+import { LogEnds } from "@ladder/log/log-ends";
 import { waitApplied } from "./wait-applied.js";
 import { routerMetrics } from "./metrics.js";
 import { Queries } from "./queries.js";

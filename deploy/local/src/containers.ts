@@ -17,7 +17,7 @@ import { freePort } from "./free-port.js";
 import type { KafkaBroker } from "./kafka-broker.js";
 import { KAFKA_VERSION } from "./kafka-jars.js";
 import { randomClusterId } from "./kafka-config.js";
-import { describeKafka, warmKafka } from "./kafka-ready.js";
+import { describeKafka, warmKafka } from "@ladder/log/kafka-ready";
 import { choosePort, redisArgs, type RedisServer } from "./redis-server.js";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 

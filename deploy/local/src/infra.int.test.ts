@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@ladder/platform/logger";
 import { dockerAvailable, startKafkaContainer, startRedisContainer } from "./containers.js";
 import { startInfra } from "./infra.js";
-import { describeKafka } from "./kafka-ready.js";
+import { describeKafka } from "@ladder/log/kafka-ready";
 import { CACHE_DIR, tempDir } from "./test-support.js";
 
 const log = silentLogger();

@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import type { Logger } from "@ladder/platform/logger";
 import { freePort, portIsFree } from "./free-port.js";
 import { type BrokerPorts, brokerProperties, clusterIdOf, randomClusterId, recordedPorts } from "./kafka-config.js";
-import { describeKafka, warmKafka } from "./kafka-ready.js";
+import { describeKafka, warmKafka } from "@ladder/log/kafka-ready";
 import { describeExit, type LineLevel, type ManagedProcess, spawnManaged } from "./managed-process.js";
 import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/platform/backoff";
 

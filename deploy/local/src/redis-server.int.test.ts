@@ -106,7 +106,7 @@ describe("deploy > redis server", () => {
     const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
     const { stdout } = await run(process.execPath,
       ["--import", "tsx", "--input-type=module", "-e", script, here("redis-server.ts"),
-        here("../../../common/src/logger.ts"), join(dir, "orphan")],
+        here("../../../platform/src/logger.ts"), join(dir, "orphan")],
       { cwd: here("../../../") });
     const port = Number(stdout.trim());
     expect(port).toBeGreaterThan(0);

@@ -14,7 +14,7 @@ import { keyLayout } from "../keys.js";
 import { ShardWriter, type PreparedEvent } from "./shard-writer.js";
 import { chunkKey, encodeChunk, encodeManifest, manifestKey, type SnapshotManifest } from "./snapshot-format.js";
 import { unlinkPrefix } from "./key-scan.js";
-import { ensureSnapshotTopic } from "./snapshot-topic.js";
+import { ensureSnapshotTopic } from "@ladder/log/snapshot-topic";
 import { findSnapshots, loadSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "./snapshot.js";
 
 const log = silentLogger();

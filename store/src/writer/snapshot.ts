@@ -103,7 +103,7 @@ import {
   BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, countMembers, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, manifestKey, manifestOffsets, membersOf, valueLength,
   type ChunkSlot, type EntryToEncode, type SnapshotEntry, type SnapshotManifest,
 } from "./snapshot-format.js";
-import { readRange, snapshotTopicPartitions } from "./snapshot-topic.js";
+import { readRange, snapshotTopicPartitions } from "@ladder/log/snapshot-topic";
 
 /** A snapshot could not be used (missing or overwritten chunks, wrong checksum): replay instead. */
 export class SnapshotUnusable extends Error {

@@ -42,7 +42,8 @@ import { encodeScoreEvent } from "@ladder/model/score-event";
 import { startInfra } from "@ladder/deploy/infra";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { builtFrom, keyLayout, shardStamp } from "@ladder/store";
-import { ensureSnapshotTopic, rebuildShard, snapshotTopicOf, takeSnapshot, type RebuildProgress } from "@ladder/store/writer";
+import { ensureSnapshotTopic, snapshotTopicOf } from "@ladder/log/snapshot-topic";
+import { rebuildShard, takeSnapshot, type RebuildProgress } from "@ladder/store/writer";
 import { playerId } from "../../workload/player-ids.js";
 
 const SLOTS = 64;

@@ -16,7 +16,7 @@
 import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
 import { retryUntil } from "@ladder/platform/backoff";
-import { createTopic, durability, topicConfigs } from "@ladder/log/kafka";
+import { createTopic, durability, topicConfigs } from "./kafka.js";
 import { slotAssigner } from "./slot-assigner.js";
 
 export const SNAPSHOT_PARTITIONS = 16;

@@ -4,7 +4,7 @@
 // of producer ids. Without it, a client's first JoinGroup or idempotent InitProducerId fails with
 // "The coordinator is loading" (retriable, but kafkajs logs it as an error and restarts the consumer).
 import { Kafka, logLevel } from "kafkajs";
-import { kafkaRetry } from "@ladder/log/kafka-retry";
+import { kafkaRetry } from "./kafka-retry.js";
 import { LAUNCH_BACKOFF } from "@ladder/platform/backoff";
 
 export interface ClusterDescription {
