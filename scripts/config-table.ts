@@ -1,6 +1,6 @@
 /**
  * The configuration tables of docs/configuration.md, generated from the configuration schemas: the
- * services' variables (servicesEnv, common/src/config.ts) and the local launcher's (localEnv,
+ * services' variables (servicesEnv, platform/src/config.ts) and the local launcher's (localEnv,
  * deploy/local/src/local-config.ts). Each table sits between two marker comments,
  * `<!-- config-table:<name>:start -->` and `<!-- config-table:<name>:end -->`; the prose around
  * them is written by hand.
@@ -14,8 +14,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { servicesEnv } from "@ladder/common/config";
-import { envTable } from "@ladder/common/env-schema";
+import { servicesEnv } from "@ladder/platform/config";
+import { envTable } from "@ladder/platform/env-schema";
 import { localEnv } from "@ladder/deploy/local-config";
 
 /** The file that holds the tables. */

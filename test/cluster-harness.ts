@@ -1,15 +1,15 @@
 // Starts the cluster's services (3 shard nodes, router, ingest) as real processes on the shared test
 // infrastructure, in a fresh namespace, with clients for both APIs and a wait for applied offsets.
 import { afterEach, inject } from "vitest";
-import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
-import { rootLogger } from "@ladder/common/logger";
-import { isSentinelUrl, expandSentinelUrl } from "@ladder/common/redis-address";
+import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
+import { rootLogger } from "@ladder/platform/logger";
+import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, servesReads } from "@ladder/store";
 import { startServices, type RunningServices } from "@ladder/deploy/services";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { freshNamespace, type Namespace } from "@ladder/common/test-namespace";
+import { freshNamespace, type Namespace } from "@ladder/platform/test-namespace";
 
 
 export interface TestCluster {

@@ -15,7 +15,7 @@ import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { dockerAvailable, KAFKA_IMAGE, REDIS_IMAGE, requireImages, SERVICES_IMAGE } from "@ladder/deploy/containers";
 import { AdminService, ShardReadiness } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";

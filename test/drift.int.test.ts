@@ -3,13 +3,12 @@
 // the reason for services) when the configuration, the topic or the topic's durability differs,
 // and consistency tokens naming records past the log's end are refused at once.
 import { status } from "@grpc/grpc-js";
-import { ConfigResourceTypes } from "kafkajs";
 import { describe, expect, inject, it } from "vitest";
-import { createClient } from "@ladder/common/grpc-adapter";
-import { createKafka, ensureScoreTopic, scoreTopicSpec } from "@ladder/common/kafka";
-import { encodeToken } from "@ladder/common/consistency-token";
-import { rootLogger, silentLogger } from "@ladder/common/logger";
-import { freshNamespace } from "@ladder/common/test-namespace";
+import { createClient } from "@ladder/client/grpc-stub";
+import { createKafka, ensureScoreTopic, scoreTopicSpec, topicConfigs } from "@ladder/log/kafka";
+import { encodeToken } from "@ladder/model/consistency-token";
+import { rootLogger, silentLogger } from "@ladder/platform/logger";
+import { freshNamespace } from "@ladder/platform/test-namespace";
 import { spawnService } from "@ladder/deploy/spawn-service";
 import { startServices } from "@ladder/deploy/services";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
@@ -157,8 +156,7 @@ describe("drift", () => {
     );
     expect(err.message).toMatch(/exited with code 78/);
     expect(err.message).toMatch(/retention\.ms is 604800000, not -1/);
-    const configs = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: ns.topic }] });
-    expect(configs.resources[0]!.configEntries.find((e) => e.configName === "retention.ms")!.configValue).toBe("604800000"); // untouched
+    expect((await topicConfigs(admin, ns.topic)).get("retention.ms")).toBe("604800000"); // untouched
   });
 
   it("refuses consistency tokens that name records past the log's end, at once", async () => {

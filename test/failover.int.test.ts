@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import { startReplicatedRedis, type ReplicatedRedis } from "@ladder/deploy/replicated-redis";
 import { keyLayout } from "@ladder/store";
 import { startTestCluster, type TestCluster } from "./cluster-harness.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import { freePort } from "@ladder/deploy/free-port";
 import { startKafkaBroker, type KafkaBroker } from "@ladder/deploy/kafka-broker";
 import { ensureKafkaJars } from "@ladder/deploy/kafka-jars";

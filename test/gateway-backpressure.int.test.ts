@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rootLogger } from "@ladder/common/logger";
+import { rootLogger } from "@ladder/platform/logger";
 import { startGatewayService, type GatewayService } from "@ladder/deploy/gateway-service";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { startTestCluster, type TestCluster } from "./cluster-harness.js";

@@ -18,8 +18,8 @@
 //     scores) while a writer moves players through ingest.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
-import { rootLogger } from "@ladder/common/logger";
+import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
+import { rootLogger } from "@ladder/platform/logger";
 import { startGatewayService, type GatewayService } from "@ladder/deploy/gateway-service";
 import { AdminService, BoardDefinitionSchema, ShardStatusSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, WindowCombine } from "@ladder/proto/leaderboard/v1/common_pb";

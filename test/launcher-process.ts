@@ -1,9 +1,9 @@
 // The local cluster launcher (deploy/local/src/main.ts, `npm start`) run as a child process for tests:
 // on free ports, with its own data dir, topic and key prefix, its output kept for failure messages,
-// and its state file (common/launcher-state.ts) read to find the processes it supervises.
+// and its state file (platform/src/launcher-state.ts) read to find the processes it supervises.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { launcherStatePath, processAlive, readLauncherState, type LauncherProcess, type LauncherState } from "@ladder/common/launcher-state";
+import { launcherStatePath, processAlive, readLauncherState, type LauncherProcess, type LauncherState } from "@ladder/platform/launcher-state";
 import { freePort, portIsFree } from "@ladder/deploy/free-port";
 
 const REPO = join(import.meta.dirname, "..");

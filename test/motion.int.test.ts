@@ -20,9 +20,9 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { Operation, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { Scrape } from "./prom-text.js";

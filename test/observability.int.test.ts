@@ -5,7 +5,7 @@
 // they list their services and describe them down to the methods.
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "@ladder/common/grpc-adapter";
+import { createClient } from "@ladder/client/grpc-stub";
 import { AdminService, Phase, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";

@@ -1,6 +1,6 @@
 // Which period an instant falls in, written from the definitions (proto/leaderboard/v1/common.proto,
 // "PeriodKind") with the runtime's Intl time-zone data and plain arithmetic, independently of
-// common/src/periods.ts (luxon, cron-parser): a bug there must not agree with itself here.
+// model/src/periods.ts (luxon, cron-parser): a bug there must not agree with itself here.
 
 /** The wall-clock fields of `ms` in `zone`. */
 export function localParts(ms: number, zone: string): { year: number; month: number; day: number; hour: number; minute: number; weekday: number } {

@@ -2,7 +2,7 @@
 // players and write them over and over with rising scores (SET), and after every acknowledged batch
 // read one of the players they just wrote, with the batch's consistency token, by GetRank and
 // GetAround; other readers read the same board without tokens all the while. The router checks every
-// token against the log's end offsets it caches (router/log-ends.ts) and waits for the shards to apply
+// token against the log's end offsets it caches (@ladder/log/log-ends) and waits for the shards to apply
 // it (wait-applied.ts). On EVERY answer:
 //   - a token read shows exactly the score its writer just wrote (the writer is the only one to write
 //     that player, one batch at a time), never an older one, and is never refused (a fresh token is

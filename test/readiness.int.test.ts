@@ -5,7 +5,7 @@
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
-import { buildPlacement, shardOf } from "@ladder/common/placement";
+import { buildPlacement, shardOf } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, perTest, type TestCluster } from "./cluster-harness.js";

@@ -7,7 +7,7 @@
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, WindowCombine, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";

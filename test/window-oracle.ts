@@ -1,5 +1,5 @@
 // Windows of a board with periods, brute force, written from their definition in
-// proto/leaderboard/v1/common.proto (WindowRule, WindowCombine), not from common/src/windows.ts: the
+// proto/leaderboard/v1/common.proto (WindowRule, WindowCombine), not from model/src/windows.ts: the
 // window of n periods ending in period P holds, for every player with a score in any of P and the
 // n - 1 periods before it, SUM: the sum of those scores, reached when the last of them was; BEST: the
 // best of them by the board's order. Periods are put in order by walking time an hour at a time with

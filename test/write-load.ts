@@ -2,7 +2,7 @@
 // with the same ids on UNAVAILABLE or DEADLINE_EXCEEDED until acknowledged, as the API asks. Counts
 // what happened; the oracle takes a batch only once it is acknowledged.
 import { status } from "@grpc/grpc-js";
-import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { TestCluster } from "./cluster-harness.js";
 import { Oracle, type OracleUpdate } from "./oracle.js";

@@ -8,8 +8,8 @@
  * reads retried on UNAVAILABLE, a submit retried only when it has --event-id.
  */
 import { LadderClient, type ServiceSet } from "@ladder/client";
-import { loadConfig } from "@ladder/common/config";
-import { tokenFromFile } from "@ladder/common/credentials-file";
+import { loadConfig } from "@ladder/platform/config";
+import { tokenFromFile } from "@ladder/platform/credentials-file";
 import { boardsCreate, boardsDelete, boardsGet, boardsList, boardsUpdate } from "./boards.js";
 import type { CommandLine } from "./command-line.js";
 import type { RunContext } from "./context.js";

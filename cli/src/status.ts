@@ -1,14 +1,14 @@
 /**
  * `status [--shard shard-0,shard-1]`: the router's AdminService.GetClusterStatus as
  * tables (each shard's readiness, lag, heartbeat age, size and Redis nodes; Kafka), and, when a local
- * cluster launcher runs beside the CLI (its state file under LADDER_DATA_DIR, common/launcher-state.ts),
+ * cluster launcher runs beside the CLI (its state file under LADDER_DATA_DIR, platform/src/launcher-state.ts),
  * the launcher's view of the processes it supervises: up or restarting, pid, restarts, uptime, last
  * exit. When the router does not answer, what the launcher knows is still printed, and the command
  * fails (exit status 1) after it.
  */
 import type { GetClusterStatusResponse, KafkaStatus, RedisNodeStatus, ShardStatus } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ShardReadiness } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { processAlive, readLauncherState, type LauncherProcess, type LauncherState } from "@ladder/common/launcher-state";
+import { processAlive, readLauncherState, type LauncherProcess, type LauncherState } from "@ladder/platform/launcher-state";
 import type { ServiceSet } from "@ladder/client";
 import type { RunContext } from "./context.js";
 import { CommandFailed, describeError } from "./errors.js";

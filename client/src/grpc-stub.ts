@@ -2,34 +2,19 @@
  * The one adapter between protobuf-es service descriptors and grpc-js.
  *
  * protoc-gen-es v2 emits `GenService` descriptors; grpc-js wants a ServiceDefinition of paths and
- * (de)serializers. `methodDefinition` builds one method's from its descriptor (toBinary/fromBinary);
- * the servers' side (@ladder/common/grpc-adapter) starts from it too, so the cluster and its
- * clients share this one copy. `createClient` makes a typed stub over it: a promise per unary
+ * (de)serializers. `methodDefinition` builds one method's from its descriptor (toBinary/fromBinary,
+ * @ladder/proto/codec); the servers' side (@ladder/platform/grpc-adapter) starts from it too, so
+ * the cluster and its clients share this one copy. `createClient` makes a typed stub over it: a promise per unary
  * method, a grpc-js readable stream per server-streaming one. A stub adds nothing else — no default
  * deadline, no retries: LadderClient (ladder-client.ts) does. Unary and server-streaming methods
  * only.
  */
 import * as grpc from "@grpc/grpc-js";
-import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { create, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import { methodDefinition, serviceDefinition } from "@ladder/proto/codec";
 
-/** grpc-js's definition of one method: its path and the binary protobuf (de)serializers of its messages. */
-export function methodDefinition(m: DescMethod): grpc.MethodDefinition<Message, Message> {
-  return {
-    path: `/${m.parent.typeName}/${m.name}`,
-    requestStream: m.methodKind === "client_streaming" || m.methodKind === "bidi_streaming",
-    responseStream: m.methodKind === "server_streaming" || m.methodKind === "bidi_streaming",
-    requestSerialize: (msg: Message) => Buffer.from(toBinary(m.input, msg as never)),
-    requestDeserialize: (buf: Buffer) => fromBinary(m.input, buf),
-    responseSerialize: (msg: Message) => Buffer.from(toBinary(m.output, msg as never)),
-    responseDeserialize: (buf: Buffer) => fromBinary(m.output, buf),
-  };
-}
-
-/** The grpc-js ServiceDefinition of a protobuf-es service descriptor, keyed by the methods' local names. */
-export function serviceDefinition(service: DescService): grpc.ServiceDefinition {
-  return Object.fromEntries(service.methods.map((m) => [m.localName, methodDefinition(m)])) as grpc.ServiceDefinition;
-}
+export { methodDefinition, serviceDefinition } from "@ladder/proto/codec";
 
 /** Per-call options of a stub. */
 export interface CallOptions {

@@ -111,7 +111,7 @@ build_kafka() {
 }
 
 # The services' sources: every tracked (or new, not ignored) file of the workspaces they run from.
-SERVICE_WORKSPACES=(proto client common store ingest shard-node router gateway cli)
+SERVICE_WORKSPACES=(proto client model platform log store ingest shard-node router gateway cli)
 stage_services() {
   local context="$CACHE/context-services"
   rm -rf "$context/src" && mkdir -p "$context/src" "$context/deps"

@@ -2,7 +2,7 @@
 // Kafka image's context): the local cluster's own cache, fetched from Maven Central when missing.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { rootLogger } from "@ladder/common/logger";
+import { rootLogger } from "@ladder/platform/logger";
 import { ensureKafkaJars } from "../local/src/kafka-jars.js";
 
 const cacheDir = process.env.LADDER_CACHE_DIR ?? join(homedir(), ".cache", "ladder");

@@ -14,7 +14,7 @@
  * client's own word).
  */
 import type { IncomingMessage } from "node:http";
-import { Code } from "@ladder/common/errors";
+import { Code } from "@ladder/model/errors";
 import { refuse } from "./http-errors.js";
 
 /** The caller's bearer token, or undefined when it sent none. */

@@ -23,7 +23,7 @@
  */
 import { toJson } from "@bufbuild/protobuf";
 import type { LadderClient } from "@ladder/client";
-import { Code, LadderError } from "@ladder/common/errors";
+import { Code, LadderError } from "@ladder/model/errors";
 import { BoardDefinitionSchema, type GetClusterStatusResponse, ShardStatusSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { refuse } from "./http-errors.js";
 import { Params } from "./params.js";

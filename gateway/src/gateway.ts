@@ -15,8 +15,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { LadderClient } from "@ladder/client";
-import { Code } from "@ladder/common/errors";
-import type { Logger } from "@ladder/common/logger";
+import { Code } from "@ladder/model/errors";
+import type { Logger } from "@ladder/platform/logger";
 import { callerToken, clientOf } from "./caller.js";
 import { ClusterView } from "./cluster-view.js";
 import { corsHeaders, isPreflight, preflight } from "./cors.js";

@@ -1,6 +1,6 @@
 import { Metadata } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
-import { Code, LadderError } from "@ladder/common/errors";
+import { Code, LadderError } from "@ladder/model/errors";
 import { httpStatusOf, refuse, toHttpFailure } from "./http-errors.js";
 
 describe("gateway > errors as HTTP", () => {

@@ -12,7 +12,7 @@
  * DEADLINE_EXCEEDED 504, the rest 500). INTERNAL errors say "internal error" and are logged; their
  * details never reach the caller.
  */
-import { Code, LadderError } from "@ladder/common/errors";
+import { Code, LadderError } from "@ladder/model/errors";
 
 const HTTP_STATUS: Readonly<Partial<Record<Code, number>>> = Object.freeze({
   [Code.OK]: 200,

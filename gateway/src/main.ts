@@ -3,9 +3,9 @@
  * Wiring only.
  */
 import { LadderClient } from "@ladder/client";
-import { loadConfig } from "@ladder/common/config";
-import { rootLogger } from "@ladder/common/logger";
-import { onShutdown } from "@ladder/common/shutdown";
+import { loadConfig } from "@ladder/platform/config";
+import { rootLogger } from "@ladder/platform/logger";
+import { onShutdown } from "@ladder/platform/shutdown";
 import { startGateway } from "./gateway.js";
 
 const config = loadConfig(process.env);

@@ -5,7 +5,7 @@
  * 1,000, radius ≤ 100, ...) are left to it: one rule, one place. `access_token` is every
  * endpoint's (caller.ts).
  */
-import { Code } from "@ladder/common/errors";
+import { Code } from "@ladder/model/errors";
 import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { refuse } from "./http-errors.js";
 

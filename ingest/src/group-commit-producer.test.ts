@@ -3,9 +3,9 @@
 // integration tests (test/*.int.test.ts), which run ingest against a real broker.
 import type { Producer, RecordMetadata } from "kafkajs";
 import { describe, expect, it } from "vitest";
-import { Code } from "@ladder/common/errors";
-import { silentLogger } from "@ladder/common/logger";
-import { Registry } from "@ladder/common/metrics";
+import { Code } from "@ladder/model/errors";
+import { silentLogger } from "@ladder/platform/logger";
+import { Registry } from "@ladder/platform/metrics";
 import { GroupCommitProducer, type OutRecord } from "./group-commit-producer.js";
 import { ingestMetrics } from "./metrics.js";
 

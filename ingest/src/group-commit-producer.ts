@@ -24,9 +24,9 @@
  * latency, the records acknowledged, and the calls refused by reason.
  */
 import type { Producer } from "kafkajs";
-import { LadderError, Code, unavailable } from "@ladder/common/errors";
-import type { Logger } from "@ladder/common/logger";
-import { secondsSince } from "@ladder/common/metrics";
+import { LadderError, Code, unavailable } from "@ladder/model/errors";
+import type { Logger } from "@ladder/platform/logger";
+import { secondsSince } from "@ladder/platform/metrics";
 import { ingestMetrics, type IngestMetrics } from "./metrics.js";
 
 export interface OutRecord {

@@ -6,16 +6,16 @@
 import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { ScoreUpdate } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import type { BoardCatalog } from "@ladder/common/board-definitions";
-import type { Config } from "@ladder/common/config";
-import type { ImplOf } from "@ladder/common/grpc-adapter";
-import { encodeToken } from "@ladder/common/consistency-token";
-import { Code, invalidArgument, LadderError, notFound } from "@ladder/common/errors";
-import { slotOf } from "@ladder/common/placement";
-import { periodAt, type Period } from "@ladder/common/periods";
-import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/common/score-event";
-import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/common/validate";
-import { windowPlan } from "@ladder/common/windows";
+import type { BoardCatalog } from "@ladder/model/board-definitions";
+import type { Config } from "@ladder/platform/config";
+import type { ImplOf } from "@ladder/platform/grpc-adapter";
+import { encodeToken } from "@ladder/model/consistency-token";
+import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
+import { slotOf } from "@ladder/model/placement";
+import { periodAt, type Period } from "@ladder/model/periods";
+import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/model/score-event";
+import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/model/validate";
+import { windowPlan } from "@ladder/model/windows";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
 import { MAX_REPORTED, newReportId, type RankReporter, type ReportedUpdate } from "./rank-reports.js";
 

@@ -2,22 +2,22 @@
  * Ingest: IngestService in front of the score log. Wiring only.
  */
 import * as grpc from "@grpc/grpc-js";
-import { loadConfig } from "@ladder/common/config";
-import { Authenticator, requireRole } from "@ladder/common/auth";
-import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
-import { serverCredentials } from "@ladder/common/tls";
-import { HealthRegistry, ServingStatus } from "@ladder/common/health";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
-import { createKafka, createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/common/kafka";
-import { followBoardDefinitions } from "@ladder/common/board-definitions";
-import { rootLogger } from "@ladder/common/logger";
-import { startMetricsServer } from "@ladder/common/metrics";
-import { onShutdown } from "@ladder/common/shutdown";
+import { loadConfig } from "@ladder/platform/config";
+import { Authenticator, requireRole } from "@ladder/platform/auth";
+import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
+import { serverCredentials } from "@ladder/platform/tls";
+import { HealthRegistry, ServingStatus } from "@ladder/platform/health";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
+import { createKafka, createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/log/kafka";
+import { followBoardDefinitions } from "@ladder/log/board-definitions-follower";
+import { rootLogger } from "@ladder/platform/logger";
+import { startMetricsServer } from "@ladder/platform/metrics";
+import { onShutdown } from "@ladder/platform/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 import { RankReporter } from "./rank-reports.js";
-import { followPlacement, placementOrExit } from "@ladder/common/placement-log";
+import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
 /** How long ingest waits at start for the shard nodes to create the score topic. */
 const TOPIC_WAIT_MS = 120_000;
@@ -36,7 +36,7 @@ await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), 
   log.fatal({ err }, "the score topic is missing or does not match the configuration; exiting");
   process.exit(78); // EX_CONFIG
 });
-// every board definition read before serving, then followed (common/board-definitions.ts)
+// every board definition read before serving, then followed (model/src/board-definitions.ts)
 const admin = kafka.admin();
 const definitions = await followBoardDefinitions(config, kafka, admin, log.child({ component: "boards" }));
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.

@@ -1,9 +1,9 @@
 /**
- * Ingest's metrics (see common/src/metrics.ts): the group-commit producer's queue, the size
+ * Ingest's metrics (see platform/src/metrics.ts): the group-commit producer's queue, the size
  * and latency of its flushes (one produce request each), what it acknowledged and what it
  * refused. Calls and latency per rpc are the gRPC adapter's (ladder_grpc_server_*).
  */
-import { Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/common/metrics";
+import { Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/platform/metrics";
 
 export const ingestMetrics = metricSet((registry) => {
   const registers = [registry];

@@ -21,12 +21,12 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { storedBoardName, type BoardSpec } from "@ladder/common/board-spec";
-import type { Config } from "@ladder/common/config";
-import { deadlineExceeded, unavailable } from "@ladder/common/errors";
-import type { Placement } from "@ladder/common/placement";
-import type { ClusterPlacement } from "@ladder/common/placement-log";
-import { decodeSortKey } from "@ladder/common/score-encoding";
+import { storedBoardName, type BoardSpec } from "@ladder/model/board-spec";
+import type { Config } from "@ladder/platform/config";
+import { deadlineExceeded, unavailable } from "@ladder/model/errors";
+import type { Placement } from "@ladder/model/placement";
+import type { ClusterPlacement } from "@ladder/model/placement-record";
+import { decodeSortKey } from "@ladder/model/score-encoding";
 import { openRedis, shardStamp, ShardReader } from "@ladder/store";
 
 /** Updates one batch may ask rank reports for. */

@@ -5,8 +5,8 @@
  * `npm start` writes). Any role may read; writes need "write". `source` says where the token came
  * from, for the run's log and result file (never the token itself).
  */
-import type { Config } from "@ladder/common/config";
-import { tokenFromFile } from "@ladder/common/credentials-file";
+import type { Config } from "@ladder/platform/config";
+import { tokenFromFile } from "@ladder/platform/credentials-file";
 
 export interface ClientToken {
   token: string | undefined;

@@ -7,7 +7,7 @@
  * cluster's credentials file).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { clientToken } from "./client-token.js";
 import { clusterClients } from "./run/cluster-clients.js";

@@ -7,7 +7,7 @@
  */
 import { Partitioners, type Admin, type Kafka, type Message, type Producer } from "kafkajs";
 
-export { createKafka, createScoreProducer, ensureScoreTopic, TopicIds } from "@ladder/common/kafka";
+export { createKafka, createScoreProducer, ensureScoreTopic, TopicIds } from "@ladder/log/kafka";
 export type { Admin, Kafka, Message, Producer };
 
 /**

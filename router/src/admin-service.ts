@@ -17,15 +17,16 @@
 import type { Admin, Kafka } from "kafkajs";
 import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
-import type { Config } from "@ladder/common/config";
-import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavailable } from "@ladder/common/errors";
-import type { CallContext, ImplOf } from "@ladder/common/grpc-adapter";
-import type { Logger } from "@ladder/common/logger";
-import type { TopicIds } from "@ladder/common/kafka";
-import type { ClusterPlacement } from "@ladder/common/placement-log";
+import type { Config } from "@ladder/platform/config";
+import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavailable } from "@ladder/model/errors";
+import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
+import type { Logger } from "@ladder/platform/logger";
+import type { TopicIds } from "@ladder/log/kafka";
+import type { ClusterPlacement } from "@ladder/model/placement-record";
 import { builtFrom, shardStamp } from "@ladder/store";
-import { RebuildLease, leaseMode, rebuildShard, runningRebuild, snapshotTopicOf, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
-import { viewProblem } from "@ladder/common/validate";
+import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
+import { snapshotTopicOf } from "@ladder/log/snapshot-topic";
+import { viewProblem } from "@ladder/model/validate";
 import { codeName, routerMetrics } from "./metrics.js";
 
 export interface AdminDeps {

@@ -1,5 +1,5 @@
 /**
- * AdminService's board rpcs: define, read, list, update and delete boards (common/board-definitions.ts
+ * AdminService's board rpcs: define, read, list, update and delete boards (model/src/board-definitions.ts
  * says where definitions live and how every service follows them).
  *
  * A create or update writes the definition to the definitions topic, then waits until this
@@ -10,14 +10,15 @@
 import { create } from "@bufbuild/protobuf";
 import type { Producer } from "kafkajs";
 import { BoardDefinitionSchema, type AdminService, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { defaultOpOf, MAX_BOARDS, maxMetadataProblem, normalizeDefinition, publishDefinition, removeDefinition, sameRules, type BoardDefinitions } from "@ladder/common/board-definitions";
-import { encodeToken } from "@ladder/common/consistency-token";
-import { encodeBoardDeletion } from "@ladder/common/score-event";
-import { storedBoardName } from "@ladder/common/board-spec";
-import { Code, LadderError, invalidArgument, notFound } from "@ladder/common/errors";
-import type { ImplOf } from "@ladder/common/grpc-adapter";
-import type { Logger } from "@ladder/common/logger";
-import { boardProblem } from "@ladder/common/validate";
+import { defaultOpOf, MAX_BOARDS, maxMetadataProblem, normalizeDefinition, sameRules } from "@ladder/model/board-definitions";
+import { publishDefinition, removeDefinition, type BoardDefinitions } from "@ladder/log/board-definitions-follower";
+import { encodeToken } from "@ladder/model/consistency-token";
+import { encodeBoardDeletion } from "@ladder/model/score-event";
+import { storedBoardName } from "@ladder/model/board-spec";
+import { Code, LadderError, invalidArgument, notFound } from "@ladder/model/errors";
+import type { ImplOf } from "@ladder/platform/grpc-adapter";
+import type { Logger } from "@ladder/platform/logger";
+import { boardProblem } from "@ladder/model/validate";
 
 type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard" | "deleteBoard">;
 

@@ -17,10 +17,10 @@
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Admin } from "kafkajs";
-import type { Config } from "@ladder/common/config";
-import { Code, LadderError, notFound, unavailable } from "@ladder/common/errors";
-import type { ImplOf } from "@ladder/common/grpc-adapter";
-import { redactUrl } from "@ladder/common/logger";
+import type { Config } from "@ladder/platform/config";
+import { Code, LadderError, notFound, unavailable } from "@ladder/model/errors";
+import type { ImplOf } from "@ladder/platform/grpc-adapter";
+import { redactUrl } from "@ladder/platform/logger";
 import { keyLayout, type KeyLayout } from "@ladder/store";
 import { type AdminService, type KafkaStatusSchema, type RedisNodeStatusSchema, type ShardStatusSchema, ShardReadiness } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Deadlines } from "./deadlines.js";

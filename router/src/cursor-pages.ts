@@ -19,8 +19,8 @@
  * player twice, consecutive ranks, each rank the entry's rank in the board made of each shard as
  * read.
  */
-import { invalidArgument } from "@ladder/common/errors";
-import type { KeyedMember } from "@ladder/common/score-encoding";
+import { invalidArgument } from "@ladder/model/errors";
+import type { KeyedMember } from "@ladder/model/score-encoding";
 import type { ShardPool, Scope } from "./shard-pool.js";
 import { mergeTop } from "./top-merge.js";
 

@@ -4,12 +4,12 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { GetTopResponseSchema, RankMode as ProtoRankMode, type GetTopResponse, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { encodeOnce, type ImplOf } from "@ladder/common/grpc-adapter";
-import { Code, invalidArgument, LadderError, notFound } from "@ladder/common/errors";
-import { boardProblem, playerIdProblem, viewProblem } from "@ladder/common/validate";
+import { encodeOnce, type ImplOf } from "@ladder/platform/grpc-adapter";
+import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
+import { boardProblem, playerIdProblem, viewProblem } from "@ladder/model/validate";
 import type { Page, Queries, RankedEntry, Where } from "./queries.js";
 import type { RankMode } from "./ranks.js";
-import { bucketOfStored } from "@ladder/common/histogram";
+import { bucketOfStored } from "@ladder/model/histogram";
 
 export const MAX_LIMIT = 1000;
 export const MAX_DEPTH = 10_000;

@@ -3,8 +3,8 @@
  * sharing the listen address under a supervising process (LADDER_ROUTER_PROCESSES).
  */
 import cluster from "node:cluster";
-import { loadConfig } from "@ladder/common/config";
-import { rootLogger } from "@ladder/common/logger";
+import { loadConfig } from "@ladder/platform/config";
+import { rootLogger } from "@ladder/platform/logger";
 import { superviseRouters } from "./processes.js";
 import { runRouter } from "./router.js";
 

@@ -1,10 +1,10 @@
 /**
- * The router's metrics (see common/src/metrics.ts): its calls to each shard (shard-pool.ts),
+ * The router's metrics (see platform/src/metrics.ts): its calls to each shard (shard-pool.ts),
  * its waits for consistency tokens (wait-applied.ts) and the rebuilds it runs
  * (admin-service.ts). Calls and latency per rpc are the gRPC adapter's (ladder_grpc_server_*).
  */
-import { Code } from "@ladder/common/errors";
-import { bound, Counter, Gauge, Histogram, HotHistogram, LATENCY_BUCKETS, metricSet } from "@ladder/common/metrics";
+import { Code } from "@ladder/model/errors";
+import { bound, Counter, Gauge, Histogram, HotHistogram, LATENCY_BUCKETS, metricSet } from "@ladder/platform/metrics";
 
 export const routerMetrics = metricSet((registry) => {
   const registers = [registry];

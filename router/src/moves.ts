@@ -12,8 +12,8 @@
  * router has); if it still differs after MOVE_RETRY_MS outside a move, that refusal stands.
  * Anything else, and any read outside the window, fails as it would without a move.
  */
-import { Code, LadderError, unavailable } from "@ladder/common/errors";
-import type { CallContext } from "@ladder/common/grpc-adapter";
+import { Code, LadderError, unavailable } from "@ladder/model/errors";
+import type { CallContext } from "@ladder/platform/grpc-adapter";
 import { StampMismatch } from "@ladder/store";
 
 /** How long after a placement change refused reads are taken for the move's. */

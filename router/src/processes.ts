@@ -21,16 +21,16 @@
  *   - afterwards restarts a router that dies, after a pause that doubles from 1 s to 30 s
  *     while restarts keep failing within a minute; the others keep serving meanwhile;
  *   - serves the metrics of the routers that listen, summed, at LADDER_ROUTER_METRICS_LISTEN (each
- *     sends its registry over the cluster's IPC channel when asked: common/src/metrics.ts);
+ *     sends its registry over the cluster's IPC channel when asked: platform/src/metrics.ts);
  *   - on SIGTERM/SIGINT asks every router to stop (each drains as a lone router does) and
  *     exits once they have. A router whose supervisor dies exits too (cluster workers do when
  *     their IPC channel closes).
  */
 import cluster, { type Worker } from "node:cluster";
-import type { Config } from "@ladder/common/config";
-import type { Logger } from "@ladder/common/logger";
-import { startClusterMetricsServer } from "@ladder/common/metrics";
-import { onShutdown } from "@ladder/common/shutdown";
+import type { Config } from "@ladder/platform/config";
+import type { Logger } from "@ladder/platform/logger";
+import { startClusterMetricsServer } from "@ladder/platform/metrics";
+import { onShutdown } from "@ladder/platform/shutdown";
 
 const RESTART_MIN_MS = 1_000;
 const RESTART_MAX_MS = 30_000;

@@ -29,15 +29,15 @@
  * rank off by one, even above total. test/motion.int.test.ts checks all of this on every
  * answer while players move.
  */
-import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/common/board-spec";
-import { Code, invalidArgument, LadderError, notFound, unavailable } from "@ladder/common/errors";
-import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/common/histogram";
-import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/common/periods";
-import { decodeSortKey, encodeSortKey, pointsIndex, type KeyedMember } from "@ladder/common/score-encoding";
+import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/model/board-spec";
+import { Code, invalidArgument, LadderError, notFound, unavailable } from "@ladder/model/errors";
+import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
+import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
+import { decodeSortKey, encodeSortKey, pointsIndex, type KeyedMember } from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
 import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { entryAtRank } from "./select.js";
-import { windowReadSpec } from "@ladder/common/windows";
+import { windowReadSpec } from "@ladder/model/windows";
 import type { ShardPool } from "./shard-pool.js";
 import { FreshCache } from "./fresh-cache.js";
 import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
@@ -216,7 +216,7 @@ export class Queries {
   }
 
   /**
-   * A board's histogram summed over the shards (common/histogram.ts): counts per stored bucket (sort-key
+   * A board's histogram summed over the shards (model/src/histogram.ts): counts per stored bucket (sort-key
    * order) with their points ranges; FAILED_PRECONDITION for a board without histogram bounds.
    */
   async histogram(board: string, deadlineMs = Infinity, where: Where = {}): Promise<{ spec: BoardSpec; bounds: readonly number[] } & HistogramRead> {
@@ -243,7 +243,7 @@ export class Queries {
     return { counts, total: sum(reads.map((r) => r.card)), readAtMs };
   }
 
-  /** Where points (or a player's points) stand by the histogram alone (common/histogram.ts); NOT_FOUND for a player without a score. */
+  /** Where points (or a player's points) stand by the histogram alone (model/src/histogram.ts); NOT_FOUND for a player without a score. */
   async approximateRank(board: string, of: { score: number } | { playerId: string }, deadlineMs = Infinity, where: Where = {}): Promise<ApproximateRank & { points: number; total: number; range: { min: number; max: number }; readAtMs: number }> {
     const bounds = this.histogramBounds(board);
     const { spec, stored } = this.target(board, where);

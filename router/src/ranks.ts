@@ -26,9 +26,9 @@
  * COST. Two rounds of one command per shard (the reads of one shard asked in one turn go as one
  * read-batch.lua call, store/src/reader.ts): O(k log n) on a shard for k players asked.
  */
-import { Code, LadderError, unavailable } from "@ladder/common/errors";
-import type { BoardSpec } from "@ladder/common/board-spec";
-import { compareMembers, decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
+import { Code, LadderError, unavailable } from "@ladder/model/errors";
+import type { BoardSpec } from "@ladder/model/board-spec";
+import { compareMembers, decodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
 import type { RanksResult, ShardReader } from "@ladder/store";
 import type { ShardPool, Scope } from "./shard-pool.js";
 

@@ -1,5 +1,5 @@
 /**
- * Reads of a shard that has replicas (a sentinel:// shard, common/redis-address.ts): spread
+ * Reads of a shard that has replicas (a sentinel:// shard, platform/src/redis-address.ts): spread
  * over its primary and the replicas that are current, never answered by one that lags.
  *
  * Redis Sentinel decides failovers; the router only follows it. Every `probeMs` (a fifth of
@@ -39,11 +39,11 @@
  * only (the offsets the token is checked against are the primary's): see ShardPool.primaries().
  */
 import { Redis } from "ioredis";
-import { Code, LadderError, unavailable } from "@ladder/common/errors";
-import type { Logger } from "@ladder/common/logger";
-import { nodeAddress, type SentinelAddress } from "@ladder/common/redis-address";
+import { Code, LadderError, unavailable } from "@ladder/model/errors";
+import type { Logger } from "@ladder/platform/logger";
+import { nodeAddress, type SentinelAddress } from "@ladder/platform/redis-address";
 import { FAILOVER_RETRY_MS, openRedis, readyWithin, ShardReader, type AfterResult, type RanksResult, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
-import type { KeyedMember } from "@ladder/common/score-encoding";
+import type { KeyedMember } from "@ladder/model/score-encoding";
 
 export interface ReplicaSetOptions {
   shardId: string;

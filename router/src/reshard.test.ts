@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { placementOf } from "@ladder/common/placement-log";
+import { placementOf } from "@ladder/model/placement-record";
 import { plan } from "./reshard.js";
 
 const shards = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `shard-${i}`, redisUrl: `redis://127.0.0.1:${7001 + i}` }));

@@ -4,25 +4,25 @@
  * (processes.ts), it shares its metrics with the supervising process and tells it its port.
  */
 import * as grpc from "@grpc/grpc-js";
-import type { Config } from "@ladder/common/config";
-import { Authenticator, requireRole } from "@ladder/common/auth";
-import { addService, listen, shutdown } from "@ladder/common/grpc-adapter";
-import { serverCredentials } from "@ladder/common/tls";
-import { HealthRegistry, ServingStatus } from "@ladder/common/health";
-import type { Logger } from "@ladder/common/logger";
-import { shareMetricsWithClusterPrimary, startMetricsServer } from "@ladder/common/metrics";
-import { onShutdown } from "@ladder/common/shutdown";
+import type { Config } from "@ladder/platform/config";
+import { Authenticator, requireRole } from "@ladder/platform/auth";
+import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
+import { serverCredentials } from "@ladder/platform/tls";
+import { HealthRegistry, ServingStatus } from "@ladder/platform/health";
+import type { Logger } from "@ladder/platform/logger";
+import { shareMetricsWithClusterPrimary, startMetricsServer } from "@ladder/platform/metrics";
+import { onShutdown } from "@ladder/platform/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { decodeToken } from "@ladder/common/consistency-token";
-import { createKafka, TopicIds } from "@ladder/common/kafka";
-import { boardsTopicOf, followBoardDefinitions } from "@ladder/common/board-definitions";
+import { decodeToken } from "@ladder/model/consistency-token";
+import { createKafka, TopicIds } from "@ladder/log/kafka";
+import { boardsTopicOf, followBoardDefinitions } from "@ladder/log/board-definitions-follower";
 import type { Producer } from "kafkajs";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./admin-service.js";
 import { boardAdmin } from "./board-admin.js";
 import { clusterStatus } from "./cluster-status.js";
 import { leaderboardService, type TokenWaiter } from "./leaderboard-service.js";
-import { LogEnds } from "./log-ends.js";
+import { LogEnds } from "@ladder/log/log-ends";
 import { waitApplied } from "./wait-applied.js";
 import { routerMetrics } from "./metrics.js";
 import { Queries } from "./queries.js";
@@ -31,7 +31,7 @@ import { retryAcrossMoves } from "./moves.js";
 import { WatchHub } from "./watch/watch-hub.js";
 import { watchStreams } from "./watch/watch-streams.js";
 import { reshardService } from "./reshard.js";
-import { followPlacement, placementOrExit } from "@ladder/common/placement-log";
+import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
 
 export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean }): Promise<void> {
@@ -59,7 +59,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
   const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
   const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
-  // every board definition read before serving, then followed (common/board-definitions.ts)
+  // every board definition read before serving, then followed (model/src/board-definitions.ts)
   const definitions = await followBoardDefinitions(config, kafka, kafkaAdmin, log.child({ component: "boards" }));
   const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
   let producer: Promise<Producer> | undefined;

@@ -21,8 +21,8 @@
  * rank falls on (points and time unit alike, across shards), the read is refused
  * (FAILED_PRECONDITION) rather than read them all.
  */
-import { Code, LadderError, unavailable } from "@ladder/common/errors";
-import type { KeyedMember } from "@ladder/common/score-encoding";
+import { Code, LadderError, unavailable } from "@ladder/model/errors";
+import type { KeyedMember } from "@ladder/model/score-encoding";
 import type { ShardPool, Scope } from "./shard-pool.js";
 import { mergeTop } from "./top-merge.js";
 

@@ -1,6 +1,6 @@
 /**
  * The router's view of the shards: a routing table (placement + one ShardReader per
- * shard), built for each placement the router reads (common/src/placement-log.ts), frozen, and
+ * shard), built for each placement the router reads (model/src/placement-record.ts), frozen, and
  * swapped whole when a newer placement comes (swap): a query takes the table in force when it
  * starts and reads by it to its end; and a fan-out that asks shards in parallel under
  * a deadline. A shard that errors or misses the deadline fails the whole query with
@@ -18,13 +18,13 @@
  * the primaries only (reads with a consistency token).
  */
 import { Redis } from "ioredis";
-import type { ClusterPlacement } from "@ladder/common/placement-log";
-import { Code, LadderError, unavailable, deadlineExceeded } from "@ladder/common/errors";
-import { secondsSince } from "@ladder/common/metrics";
-import { shardOf, type Placement } from "@ladder/common/placement";
-import type { BoardSpecs } from "@ladder/common/board-spec";
-import type { Logger } from "@ladder/common/logger";
-import { parseSentinelUrl } from "@ladder/common/redis-address";
+import type { ClusterPlacement } from "@ladder/model/placement-record";
+import { Code, LadderError, unavailable, deadlineExceeded } from "@ladder/model/errors";
+import { secondsSince } from "@ladder/platform/metrics";
+import { shardOf, type Placement } from "@ladder/model/placement";
+import type { BoardSpecs } from "@ladder/model/board-spec";
+import type { Logger } from "@ladder/platform/logger";
+import { parseSentinelUrl } from "@ladder/platform/redis-address";
 import { auditPrefix, readyWithin, shardStamp, ShardReader } from "@ladder/store";
 import { Deadlines } from "./deadlines.js";
 import { ReplicaSet, ReplicatedReader } from "./replicas.js";

@@ -27,7 +27,7 @@
  * shard, shared by every request that arrives while it runs; memory is maxBoards x depth
  * entries at most.
  */
-import type { KeyedMember } from "@ladder/common/score-encoding";
+import type { KeyedMember } from "@ladder/model/score-encoding";
 import { FreshCache } from "./fresh-cache.js";
 
 /** What one fan-out read: the merged first `depth` entries and the board's size. */

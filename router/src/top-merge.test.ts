@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
-import { encodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
+import { DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
+import { encodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
 import { mergeTop, splitAround } from "./top-merge.js";
 
 const m = (playerId: string, key: number): KeyedMember => ({ playerId, key });

@@ -20,8 +20,8 @@
  * A player id in two lists would mean a shard holds a player that is not its own (a
  * placement that changed under stored data): the merge refuses it rather than answer.
  */
-import { Code, LadderError } from "@ladder/common/errors";
-import { compareMembers, type KeyedMember } from "@ladder/common/score-encoding";
+import { Code, LadderError } from "@ladder/model/errors";
+import { compareMembers, type KeyedMember } from "@ladder/model/score-encoding";
 
 /** The first `n` entries of the union of sorted lists (one per shard), in order. */
 export function mergeTop(lists: ReadonlyArray<readonly KeyedMember[]>, n: number): KeyedMember[] {

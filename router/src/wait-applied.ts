@@ -2,13 +2,13 @@
  * Read your writes: before a read that carries a consistency token, wait until every shard
  * owning one of the token's partitions has applied at least the token's offset there.
  * Polls the shards' applied offsets (one HMGET per shard per round, backing off with jitter
- * from 2 ms to 25 ms, common/backoff.ts); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the caller's
+ * from 2 ms to 25 ms, platform/src/backoff.ts); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the caller's
  * deadline, whichever is first. Each wait is timed by outcome (ladder_router_consistency_wait_seconds).
  */
-import type { RequiredOffsets } from "@ladder/common/consistency-token";
-import { POLL_BACKOFF, RetryExhausted, retryUntil } from "@ladder/common/backoff";
-import { LadderError, unavailable } from "@ladder/common/errors";
-import { secondsSince } from "@ladder/common/metrics";
+import type { RequiredOffsets } from "@ladder/model/consistency-token";
+import { POLL_BACKOFF, RetryExhausted, retryUntil } from "@ladder/platform/backoff";
+import { LadderError, unavailable } from "@ladder/model/errors";
+import { secondsSince } from "@ladder/platform/metrics";
 import type { ShardReader } from "@ladder/store";
 import type { ShardPool } from "./shard-pool.js";
 import { codeName, routerMetrics } from "./metrics.js";

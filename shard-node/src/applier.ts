@@ -11,8 +11,8 @@
  * what Redis lacks.
  */
 import type { Kafka } from "kafkajs";
-import type { BoardSpecs } from "@ladder/common/board-spec";
-import type { Logger } from "@ladder/common/logger";
+import type { BoardSpecs } from "@ladder/model/board-spec";
+import type { Logger } from "@ladder/platform/logger";
 import { startApplyLoop, type ShardWriter } from "@ladder/store/writer";
 import type { ShardMetrics } from "./metrics.js";
 

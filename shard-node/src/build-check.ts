@@ -12,8 +12,8 @@
  *   - Any difference in built-from is refused, naming what differs.
  */
 import type { Kafka } from "kafkajs";
-import { ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, type ScoreTopicPolicy, type TopicIds } from "@ladder/common/kafka";
-import type { Logger } from "@ladder/common/logger";
+import { ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, type ScoreTopicPolicy, type TopicIds } from "@ladder/log/kafka";
+import type { Logger } from "@ladder/platform/logger";
 import { builtFrom as builtFromOf, explainMismatch, stampFields } from "@ladder/store";
 import type { ShardState } from "@ladder/store/writer";
 

@@ -3,12 +3,12 @@
  * Wiring only: config, logger, Kafka, Redis, the placement it follows, and one shard run
  * (shard-run.ts) per slot set the placement gives it (placement-transitions.ts).
  */
-import { loadConfig } from "@ladder/common/config";
-import { createKafka, TopicIds } from "@ladder/common/kafka";
-import { redactUrl, rootLogger } from "@ladder/common/logger";
-import { startMetricsServer } from "@ladder/common/metrics";
-import { followPlacement, placementOrExit } from "@ladder/common/placement-log";
-import { onShutdown } from "@ladder/common/shutdown";
+import { loadConfig } from "@ladder/platform/config";
+import { createKafka, TopicIds } from "@ladder/log/kafka";
+import { redactUrl, rootLogger } from "@ladder/platform/logger";
+import { startMetricsServer } from "@ladder/platform/metrics";
+import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
+import { onShutdown } from "@ladder/platform/shutdown";
 import { openRedis } from "@ladder/store";
 import { ShardMetrics } from "./metrics.js";
 import { followSlots } from "./placement-transitions.js";

@@ -1,9 +1,9 @@
 /**
- * The shard node's metrics (see common/src/metrics.ts), each labelled with the shard: its
+ * The shard node's metrics (see platform/src/metrics.ts), each labelled with the shard: its
  * readiness state (readiness.ts), its lag behind the log per partition, what the applier
  * did with the records it fetched (applier.ts), and its snapshots (snapshots.ts).
  */
-import { Counter, Gauge, Histogram, metricSet } from "@ladder/common/metrics";
+import { Counter, Gauge, Histogram, metricSet } from "@ladder/platform/metrics";
 
 /** How a snapshot attempt ended. */
 export const SNAPSHOT_OUTCOMES = ["taken", "skipped", "failed"] as const;

@@ -1,5 +1,5 @@
 /**
- * A shard node's slots follow the placement (common/src/placement-log.ts). The node runs one
+ * A shard node's slots follow the placement (model/src/placement-record.ts). The node runs one
  * shard run (shard-run.ts) for the slots the newest placement gives its shard, none while the
  * placement does not name it (a new shard before its reshard, a removed one after), and moves
  * from one to the next, one transition at a time:
@@ -22,10 +22,11 @@
  */
 import type { Redis } from "ioredis";
 import type { Admin, Kafka } from "kafkajs";
-import type { Config } from "@ladder/common/config";
-import type { TopicIds } from "@ladder/common/kafka";
-import type { Logger } from "@ladder/common/logger";
-import type { ClusterPlacement, PlacementLog } from "@ladder/common/placement-log";
+import type { Config } from "@ladder/platform/config";
+import type { TopicIds } from "@ladder/log/kafka";
+import type { Logger } from "@ladder/platform/logger";
+import type { ClusterPlacement } from "@ladder/model/placement-record";
+import type { PlacementLog } from "@ladder/log/placement-follower";
 import { BuildMismatch } from "./build-check.js";
 import type { ShardMetrics } from "./metrics.js";
 import { startShardRun, type ShardRun } from "./shard-run.js";

@@ -31,7 +31,7 @@
  * (nothing can be acknowledged that it lacks for longer than that bound without its applier stalling).
  */
 import type { Admin } from "kafkajs";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { explainMismatch } from "@ladder/store";
 import { HeartbeatStatus, type ShardWriter } from "@ladder/store/writer";
 import type { Applier } from "./applier.js";

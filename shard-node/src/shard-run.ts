@@ -9,9 +9,9 @@
  */
 import type { Redis } from "ioredis";
 import type { Admin, Kafka } from "kafkajs";
-import type { Config } from "@ladder/common/config";
-import type { TopicIds } from "@ladder/common/kafka";
-import type { Logger } from "@ladder/common/logger";
+import type { Config } from "@ladder/platform/config";
+import type { TopicIds } from "@ladder/log/kafka";
+import type { Logger } from "@ladder/platform/logger";
 import { shardStamp } from "@ladder/store";
 import { inspectShard, ShardWriter, startMoveDrainer } from "@ladder/store/writer";
 import { startApplier } from "./applier.js";

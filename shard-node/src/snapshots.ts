@@ -26,12 +26,10 @@
  */
 import type { Admin, Kafka, Producer } from "kafkajs";
 import type { Redis } from "ioredis";
-import { fnv1a32 } from "@ladder/common/fnv1a";
-import type { Logger } from "@ladder/common/logger";
-import {
-  ensureSnapshotTopic, findSnapshots, manifestOffsets, notWorthLoading, refillFromSnapshot, snapshotTopicOf, takeSnapshot,
-  type ChunkSlot, type ShardWriter, type SnapshotCandidates, type SnapshotManifest,
-} from "@ladder/store/writer";
+import { fnv1a32 } from "@ladder/model/fnv1a";
+import type { Logger } from "@ladder/platform/logger";
+import { ensureSnapshotTopic, snapshotTopicOf } from "@ladder/log/snapshot-topic";
+import { findSnapshots, manifestOffsets, notWorthLoading, refillFromSnapshot, takeSnapshot, type ChunkSlot, type ShardWriter, type SnapshotCandidates, type SnapshotManifest } from "@ladder/store/writer";
 import type { Applier } from "./applier.js";
 import type { ShardMetrics } from "./metrics.js";
 

@@ -1,5 +1,5 @@
 /**
- * Opens a connection to a shard's Redis from its address (common/redis-address.ts): a
+ * Opens a connection to a shard's Redis from its address (platform/src/redis-address.ts): a
  * redis:// URL as it is, or the primary of a sentinel:// shard through Redis Sentinel. Every
  * part that writes to a shard's Redis (the shard node, rebuilds and their lease) opens it
  * here, so writes follow a failover: the connection asks the Sentinels for the primary's
@@ -12,7 +12,7 @@
  * closed."), which a failover under load hit (test/failover.int.test.ts).
  */
 import { Redis, type RedisOptions } from "ioredis";
-import { parseSentinelUrl } from "@ladder/common/redis-address";
+import { parseSentinelUrl } from "@ladder/platform/redis-address";
 
 /** How often a lost connection to a primary behind Sentinel is tried again: a failover takes seconds. */
 export const FAILOVER_RETRY_MS = 100;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { builtFrom, explainMismatch, shardStamp, stampFields } from "./identity.js";
 
 const boards = (maxPoints = 2 ** 31 - 1) => new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints }).spec!]);

@@ -19,8 +19,8 @@
  * is refused with FAILED_PRECONDITION naming what differs. Hashes are FNV-1a 32-bit over a
  * canonical text: short, stable, and only compared for equality.
  */
-import type { BoardSpecs } from "@ladder/common/board-spec";
-import { fnv1a32 } from "@ladder/common/fnv1a";
+import type { BoardSpecs } from "@ladder/model/board-spec";
+import { fnv1a32 } from "@ladder/model/fnv1a";
 
 export interface ShardIdentity {
   shardId: string;

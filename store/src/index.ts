@@ -9,7 +9,7 @@
  *   reader.ts           ShardReader: top, standing, window, entry, applied offsets (read-only scripts)
  *   writer/             ShardWriter (apply, heartbeat), the one apply loop, log replay and rebuilds
  *
- * The sort key stored as each member's score is common/score-encoding.ts's; this part only
+ * The sort key stored as each member's score is model/src/score-encoding.ts's; this part only
  * stores and compares it (read-window.lua's tie rule is the same order).
  */
 export { auditPrefix, keyLayout, type KeyLayout } from "./keys.js";

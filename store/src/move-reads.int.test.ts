@@ -7,7 +7,7 @@
 // move-drain.lua and check after every step that the readers see no change.
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { freshNamespace } from "@ladder/common/test-namespace";
+import { freshNamespace } from "@ladder/platform/test-namespace";
 import { withMoveScripts, withReadScripts, type MoveScripts, type ReadScripts, type Reply } from "./scripts.js";
 
 const redis = withMoveScripts(withReadScripts(new Redis(inject("redisUrls")[0]!))) as Redis & ReadScripts & MoveScripts;

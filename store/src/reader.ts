@@ -23,9 +23,9 @@
  * replica nodes: router/src/replicas.ts says why).
  */
 import type { Redis } from "ioredis";
-import type { KeyedMember } from "@ladder/common/score-encoding";
+import type { KeyedMember } from "@ladder/model/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
-import type { LadderError } from "@ladder/common/errors";
+import type { LadderError } from "@ladder/model/errors";
 import { readRefusal, ReadStatus, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
 
 export interface TopResult {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
-import { LadderError, Code } from "@ladder/common/errors";
+import { LadderError, Code } from "@ladder/model/errors";
 import { explainMismatch, stampFields } from "./identity.js";
 
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), "utf8");

@@ -1,11 +1,11 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { freshNamespace } from "@ladder/common/test-namespace";
-import { makeBoardSpec, DEFAULT_BOARD } from "@ladder/common/board-spec";
-import { Code, LadderError } from "@ladder/common/errors";
-import { firstKeys } from "@ladder/common/histogram";
-import { compareMembers, encodeSortKey, decodeSortKey, type KeyedMember } from "@ladder/common/score-encoding";
-import { BoardSpecs } from "@ladder/common/board-spec";
+import { freshNamespace } from "@ladder/platform/test-namespace";
+import { makeBoardSpec, DEFAULT_BOARD } from "@ladder/model/board-spec";
+import { Code, LadderError } from "@ladder/model/errors";
+import { firstKeys } from "@ladder/model/histogram";
+import { compareMembers, encodeSortKey, decodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
+import { BoardSpecs } from "@ladder/model/board-spec";
 import { builtFrom, shardStamp } from "./identity.js";
 import { ShardReader } from "./reader.js";
 import { HeartbeatStatus } from "./scripts.js";

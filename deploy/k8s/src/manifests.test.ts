@@ -4,7 +4,7 @@
 // workload, and metrics scraped from every service that serves them.
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { type K8sObject, renderBase, validate } from "./manifests.js";
 
 type Container = {

@@ -8,7 +8,7 @@
 // (its browsers reconnect once it is back), then ingest (no more writes), the router, the shard nodes,
 // the Sentinels (so none starts a failover), Redis, and Kafka last.
 import { join } from "node:path";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import type { Infra } from "./infra.js";
 import { startKafkaBroker, type KafkaBroker } from "./kafka-broker.js";
 import { ensureKafkaJars } from "./kafka-jars.js";

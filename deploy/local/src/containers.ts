@@ -12,14 +12,14 @@
 // `dataDir` of the returned handles is the data path inside the container; the data dies with the
 // container (no restart on the same data here).
 import { GenericContainer, getContainerRuntimeClient, ImageName, type StartedTestContainer, Wait } from "testcontainers";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { freePort } from "./free-port.js";
 import type { KafkaBroker } from "./kafka-broker.js";
 import { KAFKA_VERSION } from "./kafka-jars.js";
 import { randomClusterId } from "./kafka-config.js";
-import { describeKafka, warmKafka } from "./kafka-ready.js";
+import { describeKafka, warmKafka } from "@ladder/log/kafka-ready";
 import { choosePort, redisArgs, type RedisServer } from "./redis-server.js";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 
 export const KAFKA_IMAGE = `ladder/kafka:${KAFKA_VERSION}`;
 export const REDIS_IMAGE = "ladder/redis:bookworm";

@@ -1,11 +1,11 @@
 // The local cluster's tokens: made at random on the first `npm start`, kept in <data dir>/credentials.json
-// (mode 0600, the format of common/credentials-file.ts) and reused after. The launcher hands them to the
+// (mode 0600, the format of platform/src/credentials-file.ts) and reused after. The launcher hands them to the
 // services as LADDER_TOKENS; the CLI reads the admin token from the same file by default.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { TokenGrant } from "@ladder/common/auth";
-import { localCredentialsPath, readCredentialsFile } from "@ladder/common/credentials-file";
+import type { TokenGrant } from "@ladder/platform/auth";
+import { localCredentialsPath, readCredentialsFile } from "@ladder/platform/credentials-file";
 
 /** The tokens stored under `dataDir`, created on first use. */
 export function localCredentials(dataDir: string): TokenGrant[] {

@@ -1,6 +1,6 @@
 // Fetches (or finds in the cache, or in KAFKA_HOME) the Kafka broker's jars, so the first `npm start`
 // or test run does not wait for Maven. Run by scripts/setup.sh.
-import { rootLogger } from "@ladder/common/logger";
+import { rootLogger } from "@ladder/platform/logger";
 import { ensureKafkaJars } from "./kafka-jars.js";
 import { loadLocalConfig } from "./local-config.js";
 

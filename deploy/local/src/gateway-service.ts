@@ -3,7 +3,7 @@
 // as a deployment configures it: where it listens, the router it asks, its own admin token (the
 // board list and the shards' status), and any other settings (CORS origins, rate limits). Ready
 // when it logs "gateway listening"; its bound port is read from that line, so tests can ask for port 0.
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import type { ManagedProcess } from "./managed-process.js";
 import { spawnService, type Started } from "./spawn-service.js";
 

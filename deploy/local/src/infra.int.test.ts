@@ -3,10 +3,10 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import { dockerAvailable, startKafkaContainer, startRedisContainer } from "./containers.js";
 import { startInfra } from "./infra.js";
-import { describeKafka } from "./kafka-ready.js";
+import { describeKafka } from "@ladder/log/kafka-ready";
 import { CACHE_DIR, tempDir } from "./test-support.js";
 
 const log = silentLogger();

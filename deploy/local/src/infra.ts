@@ -4,7 +4,7 @@
 //
 // Local layout under `dataDir`: kafka/ for the broker, redis-<i>/ for each Redis server.
 import { join } from "node:path";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { dockerAvailable, startKafkaContainer, startRedisContainer } from "./containers.js";
 import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
 import { ensureKafkaJars } from "./kafka-jars.js";

@@ -2,7 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
 import { consumeCount, kafkaClient, kafkaLibs, tempDir } from "./test-support.js";
 

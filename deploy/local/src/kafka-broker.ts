@@ -11,12 +11,12 @@ import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { freePort, portIsFree } from "./free-port.js";
 import { type BrokerPorts, brokerProperties, clusterIdOf, randomClusterId, recordedPorts } from "./kafka-config.js";
-import { describeKafka, warmKafka } from "./kafka-ready.js";
+import { describeKafka, warmKafka } from "@ladder/log/kafka-ready";
 import { describeExit, type LineLevel, type ManagedProcess, spawnManaged } from "./managed-process.js";
-import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/common/backoff";
+import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/platform/backoff";
 
 export interface KafkaBroker {
   /** Bootstrap servers, e.g. ["127.0.0.1:9092"]. */

@@ -6,8 +6,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type Admin, CompressionTypes, ConfigResourceTypes, type Consumer, type Kafka, Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTopic as createTopicWaitingForLeaders } from "@ladder/common/kafka";
-import { silentLogger } from "@ladder/common/logger";
+import { createTopic as createTopicWaitingForLeaders } from "@ladder/log/kafka";
+import { silentLogger } from "@ladder/platform/logger";
 import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
 import { consumeCount, kafkaClient, kafkaLibs, tempDir } from "./test-support.js";
 
@@ -41,7 +41,7 @@ describe("deploy > kafkajs with kafka 4.1.1", () => {
 
   // kafkajs's createTopics with waitForLeaders, then our wait past its one gap: right after a create, a broker
   // may answer UNKNOWN_TOPIC_OR_PARTITION, which kafkajs throws instead of retrying (seen in CI here;
-  // common/src/kafka.ts createTopic says more)
+  // log/src/kafka.ts createTopic says more)
   async function createTopic(topic: string, numPartitions: number, configEntries: { name: string; value: string }[] = []) {
     expect(await createTopicWaitingForLeaders(admin, { topic, numPartitions, configEntries })).toBe(true);
   }

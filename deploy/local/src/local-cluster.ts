@@ -5,10 +5,10 @@
 // browser gateway in front of the router (its own token: the local admin's, or the first admin token
 // of LADDER_TOKENS). A part that fails to start stops what had started. Also the summary the
 // launcher prints.
-import type { TokenGrant } from "@ladder/common/auth";
-import type { Config } from "@ladder/common/config";
-import { localCredentialsPath } from "@ladder/common/credentials-file";
-import type { Logger } from "@ladder/common/logger";
+import type { TokenGrant } from "@ladder/platform/auth";
+import type { Config } from "@ladder/platform/config";
+import { localCredentialsPath } from "@ladder/platform/credentials-file";
+import type { Logger } from "@ladder/platform/logger";
 import { localCredentials } from "./credentials.js";
 import { startGatewayService, type GatewayService } from "./gateway-service.js";
 import { startInfra, type Infra } from "./infra.js";

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "@ladder/common/config";
+import { ConfigError } from "@ladder/platform/config";
 import { loadLocalConfig, localRedisPorts } from "./local-config.js";
 
 const problemsOf = (env: Record<string, string>) => {

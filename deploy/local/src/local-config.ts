@@ -1,14 +1,14 @@
 // Settings of the local cluster launcher (`npm start`), read once from the environment. The
 // services' own settings (topic, slots, listen addresses...) are LADDER_* variables of
-// common/src/config.ts, which the launcher passes through.
+// platform/src/config.ts, which the launcher passes through.
 //
 // The variables are the schema below (localEnv), built from the readers of
-// common/src/env-schema.ts like the services' schema; the README's launcher table is generated
+// platform/src/env-schema.ts like the services' schema; the README's launcher table is generated
 // from it (npm run config-table).
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { LADDER_DATA_DIR, LOG_LEVELS, type Env } from "@ladder/common/config";
-import { envSchema, envVariables, flag, int, oneOf, optional, parseEnv, path, port } from "@ladder/common/env-schema";
+import { LADDER_DATA_DIR, LOG_LEVELS, type Env } from "@ladder/platform/config";
+import { envSchema, envVariables, flag, int, oneOf, optional, parseEnv, path, port } from "@ladder/platform/env-schema";
 
 export interface LocalConfig {
   readonly shards: number;

@@ -7,9 +7,9 @@
 // running; the launcher's view of them is kept in <data dir>/launcher-state.json for `npm run cli --
 // status`. Ctrl-C (or SIGTERM) stops everything: services first, then Redis and Kafka. Data stays
 // under .ladder/ between runs: Kafka's log (and, with LADDER_REDIS_PERSIST=1, Redis's AOF).
-import { loadConfig } from "@ladder/common/config";
-import { launcherStatePath } from "@ladder/common/launcher-state";
-import { rootLogger } from "@ladder/common/logger";
+import { loadConfig } from "@ladder/platform/config";
+import { launcherStatePath } from "@ladder/platform/launcher-state";
+import { rootLogger } from "@ladder/platform/logger";
 import { clusterUnits } from "./cluster-units.js";
 import { loadLocalConfig } from "./local-config.js";
 import { clusterSummary, startLocalCluster, type LocalCluster } from "./local-cluster.js";

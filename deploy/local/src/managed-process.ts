@@ -6,7 +6,7 @@
 // handle (SIGKILL, or SIGTERM without a handler) cannot do that, so services should handle SIGTERM/SIGINT.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 
 export interface ExitStatus {
   code: number | null;

@@ -6,10 +6,10 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 import { tempDir } from "./test-support.js";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 
 const log = silentLogger();
 const run = promisify(execFile);
@@ -106,7 +106,7 @@ describe("deploy > redis server", () => {
     const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
     const { stdout } = await run(process.execPath,
       ["--import", "tsx", "--input-type=module", "-e", script, here("redis-server.ts"),
-        here("../../../common/src/logger.ts"), join(dir, "orphan")],
+        here("../../../platform/src/logger.ts"), join(dir, "orphan")],
       { cwd: here("../../../") });
     const port = Number(stdout.trim());
     expect(port).toBeGreaterThan(0);

@@ -5,10 +5,10 @@
 // With `replicaOf` it starts as a replica of that primary (replicated-redis.ts).
 import { mkdir } from "node:fs/promises";
 import { connect } from "node:net";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { freePort, portIsFree } from "./free-port.js";
 import { describeExit, spawnManaged, type ManagedProcess } from "./managed-process.js";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 
 export interface RedisServer {
   /** e.g. "redis://127.0.0.1:40123" */

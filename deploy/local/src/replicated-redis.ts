@@ -4,14 +4,14 @@
 // `downAfterMs`, the Sentinels agree it is down, elect one of them, and it promotes a replica; a
 // killed primary that comes back is made a replica of the new one. Nothing here fails over by itself.
 // Shard i's primary is watched under `<namePrefix><i>`; the services address it as
-// sentinel://<name> with LADDER_SENTINELS (common/src/redis-address.ts).
+// sentinel://<name> with LADDER_SENTINELS (platform/src/redis-address.ts).
 //
 // Data dirs under `dataDir`: redis-<i>/ for shard i's first primary (as without replicas),
 // redis-<i>-replica-<j>/ for its replicas, sentinel-<k>/ for the Sentinels.
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/common/backoff";
-import type { Logger } from "@ladder/common/logger";
+import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/platform/backoff";
+import type { Logger } from "@ladder/platform/logger";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { startSentinel, type SentinelServer } from "./sentinel.js";
 

@@ -4,8 +4,8 @@
 // replicas, other Sentinels and failovers), so a restart begins from the layout it is given.
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "@ladder/common/logger";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/common/backoff";
+import type { Logger } from "@ladder/platform/logger";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 import { describeExit, spawnManaged, type ManagedProcess } from "./managed-process.js";
 import { choosePort, ping } from "./redis-server.js";
 

@@ -3,7 +3,7 @@
 // (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
 // and ingest's bound ports, and every service's metrics port, are read from those lines, so tests can
 // ask for port 0.
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import type { ManagedProcess } from "./managed-process.js";
 import { spawnService, type Started } from "./spawn-service.js";
 

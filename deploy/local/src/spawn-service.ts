@@ -4,7 +4,7 @@
 // port, are read from that line, so callers can ask for port 0. Used by the local cluster launcher, the
 // tests and the benchmarks.
 import { fileURLToPath } from "node:url";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));

@@ -1,9 +1,9 @@
-// The launcher's state file (<data dir>/launcher-state.json, format in common/src/launcher-state.ts):
+// The launcher's state file (<data dir>/launcher-state.json, format in platform/src/launcher-state.ts):
 // rewritten whole on every change of a supervised process (written aside, then renamed over, so a
 // reader never sees half a file), removed when the launcher stops.
 import { renameSync, rmSync, writeFileSync } from "node:fs";
-import type { LauncherProcess, LauncherState } from "@ladder/common/launcher-state";
-import type { Logger } from "@ladder/common/logger";
+import type { LauncherProcess, LauncherState } from "@ladder/platform/launcher-state";
+import type { Logger } from "@ladder/platform/logger";
 
 export class StateFile {
   constructor(

@@ -2,7 +2,7 @@
 // clock and an injected sleep that records each pause: restarts with the policy's pauses, the others
 // untouched, failed starts retried, nothing restarted once stopping, stop order.
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "@ladder/common/logger";
+import { silentLogger } from "@ladder/platform/logger";
 import type { ExitStatus } from "./managed-process.js";
 import { Supervisor, type Running, type Supervised } from "./supervisor.js";
 

@@ -8,8 +8,8 @@
 // stop() (Ctrl-C) ends the supervision first: nothing is restarted from then on, a process that dies
 // meanwhile stays dead, a start already under way is let finish and its process stopped with the rest;
 // then every process is stopped, in `stopOrder` groups (services, then Sentinels, Redis, Kafka).
-import type { Logger } from "@ladder/common/logger";
-import type { LauncherProcess, ProcessKind } from "@ladder/common/launcher-state";
+import type { Logger } from "@ladder/platform/logger";
+import type { LauncherProcess, ProcessKind } from "@ladder/platform/launcher-state";
 import { describeExit, type ExitStatus } from "./managed-process.js";
 import { RestartBackoff, type RestartPolicy } from "./restart-policy.js";
 

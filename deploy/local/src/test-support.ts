@@ -4,8 +4,8 @@ import { mkdtemp } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Consumer, Kafka, type KafkaMessage, logLevel } from "kafkajs";
-import { KAFKA_BACKOFF, kafkaRetry } from "@ladder/common/backoff";
-import { silentLogger } from "@ladder/common/logger";
+import { KAFKA_BACKOFF, kafkaRetry } from "@ladder/log/kafka-retry";
+import { silentLogger } from "@ladder/platform/logger";
 import { ensureKafkaJars } from "./kafka-jars.js";
 
 export const CACHE_DIR = join(homedir(), ".cache", "ladder");

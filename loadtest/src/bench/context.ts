@@ -4,7 +4,7 @@
  * PostgreSQL benchmark compares itself with the router's) and share its fixtures (the
  * memory benchmark reads the seeded layouts of the read benchmark).
  */
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
 import type { CleanupStack } from "./infra/cleanup.js";
 import type { SeededLayouts } from "./infra/seeded-layouts.js";

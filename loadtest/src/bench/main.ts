@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rootLogger } from "@ladder/common/logger";
+import { rootLogger } from "@ladder/platform/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
 import type { Benchmark, BenchContext } from "./context.js";
 import { CleanupStack } from "./infra/cleanup.js";

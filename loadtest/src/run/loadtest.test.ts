@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import type { ClusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";
 import { parseLoadtestOptions } from "./options.js";

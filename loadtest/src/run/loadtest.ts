@@ -6,7 +6,7 @@
  * series shows every call, warm-up included, by when it was answered.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BoardSpec } from "@ladder/common/board-spec";
+import type { BoardSpec } from "@ladder/model/board-spec";
 import type { LoadtestResult } from "../model/loadtest-result.js";
 import { OPERATIONS, pickOperation } from "../workload/op-mix.js";
 import { activePlayers } from "../workload/player-ids.js";

@@ -5,8 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadConfig } from "@ladder/common/config";
-import { rootLogger } from "@ladder/common/logger";
+import { loadConfig } from "@ladder/platform/config";
+import { rootLogger } from "@ladder/platform/logger";
 import { renderHtml } from "../report/html-report.js";
 import { clusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { parseLoadtestOptions } from "./options.js";
 
 const config = loadConfig({ LADDER_ROUTER_LISTEN: "127.0.0.1:51051", LADDER_INGEST_LISTEN: "127.0.0.1:51052", LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json" });

@@ -4,8 +4,8 @@
  * else is a flag with a default. Every problem is reported together.
  */
 import { parseArgs } from "node:util";
-import type { Config } from "@ladder/common/config";
-import { boardProblem } from "@ladder/common/validate";
+import type { Config } from "@ladder/platform/config";
+import { boardProblem } from "@ladder/model/validate";
 import { parseCount, parseDuration, parseLoopbackAddress, parseNumber } from "../cli-values.js";
 import { clientToken, type ClientToken } from "../client-token.js";
 import { DEFAULT_MIX, parseMix, type OpMix } from "../workload/op-mix.js";

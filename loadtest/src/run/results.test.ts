@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as hdr from "hdr-histogram-js";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { OPERATIONS } from "../workload/op-mix.js";
 import { LatencyRecorder } from "./latency-recorder.js";
 import { parseLoadtestOptions } from "./options.js";

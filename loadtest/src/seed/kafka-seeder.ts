@@ -1,5 +1,5 @@
 /**
- * The Kafka path: ScoreEvent records (common/src/score-event.ts: key = player id, value =
+ * The Kafka path: ScoreEvent records (model/src/score-event.ts: key = player id, value =
  * the binary event, partition = the player's slot) produced straight into the score topic
  * in large batches, `parallel` produce requests in flight. The shard nodes then apply them
  * like any other record: the log stays the truth, and a shard rebuilt from it has these
@@ -14,8 +14,8 @@
  * ingest writes it (seed-board.ts): every record carries the definition's rules.
  */
 import type { Message, Producer } from "../log-client.js";
-import { encodeScoreEvent } from "@ladder/common/score-event";
-import { updateProblem } from "@ladder/common/validate";
+import { encodeScoreEvent } from "@ladder/model/score-event";
+import { updateProblem } from "@ladder/model/validate";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { InFlightLimit } from "./in-flight-limit.js";
 import type { SeededPlayer } from "./population.js";

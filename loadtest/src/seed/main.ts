@@ -7,10 +7,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { createKafka } from "../log-client.js";
-import { rootLogger } from "@ladder/common/logger";
-import { buildPlacement } from "@ladder/common/placement";
+import { rootLogger } from "@ladder/platform/logger";
+import { buildPlacement } from "@ladder/model/placement";
 import { isLoopbackHost } from "../cli-values.js";
 import { parseSeedOptions, USAGE } from "./options.js";
 import { configuredBoard, resolveSeedBoard } from "./seed-board.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { parseSeedOptions } from "./options.js";
 
 const config = loadConfig({ LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json" });

@@ -4,8 +4,8 @@
  * (loadConfig); the rest are flags. Every problem is reported together.
  */
 import { parseArgs } from "node:util";
-import type { Config } from "@ladder/common/config";
-import { boardProblem } from "@ladder/common/validate";
+import type { Config } from "@ladder/platform/config";
+import { boardProblem } from "@ladder/model/validate";
 import { parseCount, parseDuration, parseNumber } from "../cli-values.js";
 import { clientToken, type ClientToken } from "../client-token.js";
 import { MAX_PLAYERS } from "../workload/player-ids.js";

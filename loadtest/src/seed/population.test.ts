@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
-import { slotOf } from "@ladder/common/placement";
+import { DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
+import { slotOf } from "@ladder/model/placement";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution.js";
 import { population, type SeededPlayer } from "./population.js";
 

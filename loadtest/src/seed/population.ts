@@ -7,7 +7,7 @@
  * Players come out in chunks, with the slot (= partition) each one hashes to, so both
  * seeding paths can route them without hashing twice.
  */
-import { slotOf } from "@ladder/common/placement";
+import { slotOf } from "@ladder/model/placement";
 import { playerId } from "../workload/player-ids.js";
 import { rngFor } from "../workload/rng.js";
 import type { ScoreSource } from "../workload/score-distribution.js";

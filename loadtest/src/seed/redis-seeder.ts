@@ -9,9 +9,9 @@
  * applying hundreds of millions of records first would take hours.
  */
 import type { Redis } from "ioredis";
-import type { BoardSpec } from "@ladder/common/board-spec";
-import type { Placement } from "@ladder/common/placement";
-import { encodeSortKey } from "@ladder/common/score-encoding";
+import type { BoardSpec } from "@ladder/model/board-spec";
+import type { Placement } from "@ladder/model/placement";
+import { encodeSortKey } from "@ladder/model/score-encoding";
 import { InFlightLimit } from "./in-flight-limit.js";
 import type { SeededPlayer } from "./population.js";
 

@@ -8,11 +8,12 @@
  * periods and windows need each record's period resolved by ingest.
  */
 import type { Kafka } from "../log-client.js";
-import { storedBoardName, type BoardSpec } from "@ladder/common/board-spec";
-import { BoardDefinitions, boardsTopicOf, specOfDefinition } from "@ladder/common/board-definitions";
-import type { Config } from "@ladder/common/config";
-import type { Logger } from "@ladder/common/logger";
-import { resolveOp } from "@ladder/common/validate";
+import { storedBoardName, type BoardSpec } from "@ladder/model/board-spec";
+import { BoardDefinitions, boardsTopicOf } from "@ladder/log/board-definitions-follower";
+import { specOfDefinition } from "@ladder/model/board-definitions";
+import type { Config } from "@ladder/platform/config";
+import type { Logger } from "@ladder/platform/logger";
+import { resolveOp } from "@ladder/model/validate";
 import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 

@@ -3,9 +3,9 @@
  * (rates, time, memory). main.ts wires the connections; this file runs the phases.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Config } from "@ladder/common/config";
+import type { Config } from "@ladder/platform/config";
 import { bulkProducer, ensureScoreTopic, type Kafka } from "../log-client.js";
-import type { Placement } from "@ladder/common/placement";
+import type { Placement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { scoreSource } from "../workload/score-distribution.js";
 import { readApplied, seededCount, watchApplied, type Offsets } from "./apply-watch.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeBoardSpec, DEFAULT_BOARD } from "@ladder/common/board-spec";
+import { makeBoardSpec, DEFAULT_BOARD } from "@ladder/model/board-spec";
 import { rngFor } from "./rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "./score-distribution.js";
 

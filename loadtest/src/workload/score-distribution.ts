@@ -11,7 +11,7 @@
  * Reached-at times are uniform over a window that ends now (or at the board's horizon, if
  * earlier) and starts `windowMs` before, never before the board's epoch.
  */
-import type { BoardSpec } from "@ladder/common/board-spec";
+import type { BoardSpec } from "@ladder/model/board-spec";
 import type { Rng } from "./rng.js";
 
 export interface ScoreShape {

@@ -19,7 +19,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { openRedis } from "@ladder/store";
 
 /** One entry of a shard's change stream: a board key's entry of `player` went from `old` to `new` (sort keys; undefined: absent). */

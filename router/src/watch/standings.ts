@@ -5,7 +5,7 @@
  * WHAT HOLDS. The group has a position in each shard's change stream: the last change it
  * applied. An aligned watcher's rank is its exact rank on the board made of every shard as of the
  * group's position in it: 1 + the entries strictly ahead of its entry (sort key, then player id
- * bytes: the board's order, common/score-encoding.ts), and its total the board's size then. A
+ * bytes: the board's order, model/src/score-encoding.ts), and its total the board's size then. A
  * change of another player q from sort key o to n (either absent) moves the rank of exactly the
  * watchers between the two positions: +1 for those q is now ahead of and was not (q overtook
  * them), -1 for the opposite (they passed q); and the total by +1 for an entry added, -1 for one
@@ -24,7 +24,7 @@
  */
 import type { Change } from "./change-feed.js";
 import { compareChangeIds } from "./change-feed.js";
-import { compareMembers } from "@ladder/common/score-encoding";
+import { compareMembers } from "@ladder/model/score-encoding";
 
 export type EventKind = "overtaken" | "passed" | "entered_top" | "left_top" | "score_changed";
 

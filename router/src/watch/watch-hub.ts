@@ -14,7 +14,7 @@
  * A reset of a feed, and a new placement (feeds are started again for its shards), send every
  * watcher back to be read; their next message says it was resynced.
  */
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { keyLayout } from "@ladder/store";
 import { ChangeFeed, compareChangeIds, type Change } from "./change-feed.js";
 import { Standings, type StandingRead, type Watcher } from "./standings.js";

@@ -15,11 +15,11 @@
  * The streams end when the caller cancels, and with UNAVAILABLE when the router shuts down
  * (reconnect elsewhere with the resume token).
  */
-import { fnv1a32 } from "@ladder/common/fnv1a";
-import { decodeSortKey, encodeSortKey } from "@ladder/common/score-encoding";
-import { Code, LadderError, invalidArgument, unavailable } from "@ladder/common/errors";
-import type { CallContext, ImplOf } from "@ladder/common/grpc-adapter";
-import { boardProblem, playerIdProblem } from "@ladder/common/validate";
+import { fnv1a32 } from "@ladder/model/fnv1a";
+import { decodeSortKey, encodeSortKey } from "@ladder/model/score-encoding";
+import { Code, LadderError, invalidArgument, unavailable } from "@ladder/model/errors";
+import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
+import { boardProblem, playerIdProblem } from "@ladder/model/validate";
 import { PlayerEvent_Kind as Kind, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { Queries, RankedEntry } from "../queries.js";
 import { Watcher, type EventKind } from "./standings.js";

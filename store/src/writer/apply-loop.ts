@@ -23,10 +23,10 @@
  * if due. A chunk whose records do not follow Redis's offset (GAP) ends the batch.
  */
 import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from "kafkajs";
-import type { BoardSpecs } from "@ladder/common/board-spec";
+import type { BoardSpecs } from "@ladder/model/board-spec";
 import type { ApplyResult, PreparedEvent, ShardWriter } from "./shard-writer.js";
 import { prepareEvent } from "./prepare-event.js";
-import { slotAssigner } from "./slot-assigner.js";
+import { slotAssigner } from "@ladder/log/slot-assigner";
 
 export interface ApplyLoopOptions {
   kafka: Kafka;

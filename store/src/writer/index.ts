@@ -19,9 +19,7 @@ export { startApplyLoop, type ApplyLoop, type ApplyLoopOptions } from "./apply-l
 export { rebuildShard, leaseMode, REBUILD_STALL_MS, type MoveMode, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
 export { RebuildLease, runningRebuild, describeRebuild, LEASE_TTL_MS, LEASE_RENEW_MS, type RebuildHolder } from "./rebuild-lease.js";
 export { noopEvent, prepareEvent, type Prepared } from "./prepare-event.js";
-export { slotAssigner } from "./slot-assigner.js";
 export { findSnapshots, loadSnapshot, notWorthLoading, refillFromSnapshot, takeSnapshot, SnapshotUnusable, type LoadedSnapshot, type RefillOptions, type RefillResult, type SnapshotCandidates, type SnapshotSource, type TakenSnapshot, type TakeSnapshotOptions } from "./snapshot.js";
 export { manifestOffsets, type ChunkSlot, type SnapshotManifest } from "./snapshot-format.js";
-export { ensureSnapshotTopic, snapshotTopicOf, snapshotTopicPartitions, SNAPSHOT_PARTITIONS } from "./snapshot-topic.js";
 export { HeartbeatStatus } from "../scripts.js";
 export { beginMove, cancelMove, copyLeaving, drainMove, flipMove, isBoardKey, moveOf, movePending, startMoveDrainer, MOVE_PAGE, type MovePhase, type MoveRecord, type MoveSpec } from "./move.js";

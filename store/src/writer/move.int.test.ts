@@ -7,9 +7,9 @@
 // here is points descending (every points value is distinct, all at one time).
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
-import { slotOf } from "@ladder/common/placement";
-import { freshNamespace } from "@ladder/common/test-namespace";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
+import { slotOf } from "@ladder/model/placement";
+import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, shardStamp } from "../identity.js";
 import { keyLayout } from "../keys.js";
 import { ShardReader } from "../reader.js";

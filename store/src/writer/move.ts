@@ -47,9 +47,9 @@
  * per apply call, and one mirror write per entry change of a moving partition.
  */
 import type { Redis } from "ioredis";
-import { Code, LadderError } from "@ladder/common/errors";
-import type { Logger } from "@ladder/common/logger";
-import { slotOf } from "@ladder/common/placement";
+import { Code, LadderError } from "@ladder/model/errors";
+import type { Logger } from "@ladder/platform/logger";
+import { slotOf } from "@ladder/model/placement";
 import { keyLayout } from "../keys.js";
 import { MoveStatus, withMoveScripts } from "../scripts.js";
 import { forEachMatch, globEscape } from "./key-scan.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "@ladder/common/config";
-import { encodeScoreEvent } from "@ladder/common/score-event";
+import { loadConfig } from "@ladder/platform/config";
+import { encodeScoreEvent } from "@ladder/model/score-event";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { prepareEvent } from "./prepare-event.js";
 

@@ -3,15 +3,15 @@
  * with ingest's rules, quantize the time to the board's resolution. A record that fails
  * becomes a no-op (op 0) that only advances the partition's offset, and is reported.
  */
-import { storedBoardName, type BoardSpec, type BoardSpecs } from "@ladder/common/board-spec";
-import { specOfRules } from "@ladder/common/board-definitions";
-import { timeIndex } from "@ladder/common/score-encoding";
-import { decodeScoreEvent } from "@ladder/common/score-event";
+import { storedBoardName, type BoardSpec, type BoardSpecs } from "@ladder/model/board-spec";
+import { specOfRules } from "@ladder/model/board-definitions";
+import { timeIndex } from "@ladder/model/score-encoding";
+import { decodeScoreEvent } from "@ladder/model/score-event";
 import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PreparedEvent, PreparedWindows } from "./shard-writer.js";
-import { longestWindow, windowBaseUnits } from "@ladder/common/windows";
-import { firstKeys } from "@ladder/common/histogram";
-import { boardProblem, MAX_METADATA_BYTES, playerIdProblem, updateProblem } from "@ladder/common/validate";
+import { longestWindow, windowBaseUnits } from "@ladder/model/windows";
+import { firstKeys } from "@ladder/model/histogram";
+import { boardProblem, MAX_METADATA_BYTES, playerIdProblem, updateProblem } from "@ladder/model/validate";
 
 export interface Prepared {
   /**

@@ -25,8 +25,8 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
-import { Code, LadderError } from "@ladder/common/errors";
-import type { Logger } from "@ladder/common/logger";
+import { Code, LadderError } from "@ladder/model/errors";
+import type { Logger } from "@ladder/platform/logger";
 import { openRedis } from "../connect.js";
 import { keyLayout } from "../keys.js";
 import { withLeaseScripts, type LeaseScripts } from "../scripts.js";

@@ -61,10 +61,10 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Admin, Kafka } from "kafkajs";
-import type { BoardSpecs } from "@ladder/common/board-spec";
-import { Code, LadderError } from "@ladder/common/errors";
-import type { Logger } from "@ladder/common/logger";
-import { topicOffsets } from "@ladder/common/kafka";
+import type { BoardSpecs } from "@ladder/model/board-spec";
+import { Code, LadderError } from "@ladder/model/errors";
+import type { Logger } from "@ladder/platform/logger";
+import { topicOffsets } from "@ladder/log/kafka";
 import { openRedis } from "../connect.js";
 import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";

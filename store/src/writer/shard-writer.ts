@@ -32,11 +32,11 @@ export interface PreparedEvent {
   ingestedAtMs: number;
   /** Kept with the player's entry (ScoreUpdate.metadata); "" or absent keeps what it holds. */
   metadata?: string;
-  /** On a board with a histogram: the sort key each of its buckets starts at, ascending (common/histogram.ts firstKeys). */
+  /** On a board with a histogram: the sort key each of its buckets starts at, ascending (model/src/histogram.ts firstKeys). */
   histogram?: readonly number[];
   /** SubmitScoresRequest.report_ranks: the id under which the apply keeps the player's position before and after (apply-events.lua). */
   reportId?: string;
-  /** On a board with windows: what recomputing them takes (prepare-event.ts, common/windows.ts). */
+  /** On a board with windows: what recomputing them takes (prepare-event.ts, model/src/windows.ts). */
   windows?: PreparedWindows;
 }
 

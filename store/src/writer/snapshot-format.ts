@@ -20,7 +20,7 @@
  * (the shard is replayed from the log, or from a newer snapshot).
  */
 import { createHash, type Hash } from "node:crypto";
-import { fnv1a32 } from "@ladder/common/fnv1a";
+import { fnv1a32 } from "@ladder/model/fnv1a";
 
 /** Body bytes per chunk record: half of Kafka's default message size limit (1 MiB). */
 export const CHUNK_BYTES = 512 * 1024;

@@ -5,16 +5,16 @@
 import { Redis } from "ioredis";
 import type { Producer } from "kafkajs";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/common/board-spec";
-import { createKafka } from "@ladder/common/kafka";
-import { silentLogger } from "@ladder/common/logger";
-import { freshNamespace } from "@ladder/common/test-namespace";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
+import { createKafka } from "@ladder/log/kafka";
+import { silentLogger } from "@ladder/platform/logger";
+import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, shardStamp } from "../identity.js";
 import { keyLayout } from "../keys.js";
 import { ShardWriter, type PreparedEvent } from "./shard-writer.js";
 import { chunkKey, encodeChunk, encodeManifest, manifestKey, type SnapshotManifest } from "./snapshot-format.js";
 import { unlinkPrefix } from "./key-scan.js";
-import { ensureSnapshotTopic } from "./snapshot-topic.js";
+import { ensureSnapshotTopic } from "@ladder/log/snapshot-topic";
 import { findSnapshots, loadSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "./snapshot.js";
 
 const log = silentLogger();

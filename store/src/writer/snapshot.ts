@@ -93,8 +93,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Admin, Kafka, Producer } from "kafkajs";
 import type { Redis } from "ioredis";
-import type { Logger } from "@ladder/common/logger";
-import { topicOffsets } from "@ladder/common/kafka";
+import type { Logger } from "@ladder/platform/logger";
+import { topicOffsets } from "@ladder/log/kafka";
 import { explainMismatch } from "../identity.js";
 import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
@@ -103,7 +103,7 @@ import {
   BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, countMembers, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, manifestKey, manifestOffsets, membersOf, valueLength,
   type ChunkSlot, type EntryToEncode, type SnapshotEntry, type SnapshotManifest,
 } from "./snapshot-format.js";
-import { readRange, snapshotTopicPartitions } from "./snapshot-topic.js";
+import { readRange, snapshotTopicPartitions } from "@ladder/log/snapshot-topic";
 
 /** A snapshot could not be used (missing or overwritten chunks, wrong checksum): replay instead. */
 export class SnapshotUnusable extends Error {

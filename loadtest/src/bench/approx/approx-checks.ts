@@ -7,7 +7,7 @@
  * scores and the same rules, so a player's exact rank is that depth on each). A wrong answer fails
  * the benchmark through `fail`.
  */
-import { pointsBuckets } from "@ladder/common/histogram";
+import { pointsBuckets } from "@ladder/model/histogram";
 import type { GetApproximateRankResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { ClusterClients } from "../../run/cluster-clients.js";
 import { BENCH_SPEC } from "../infra/bench-board.js";

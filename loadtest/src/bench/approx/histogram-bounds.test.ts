@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pointsBuckets } from "@ladder/common/histogram";
+import { pointsBuckets } from "@ladder/model/histogram";
 import { BENCH_SPEC, benchPlayers } from "../infra/bench-board.js";
 import { DEFAULT_SCORE_SHAPE } from "../../workload/score-distribution.js";
 import { normalQuantile, quantileBounds, scoreQuantile } from "./histogram-bounds.js";

@@ -41,7 +41,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { LadderClient } from "@ladder/client";
-import { createClient } from "@ladder/common/grpc-adapter";
+import { createClient } from "@ladder/client/grpc-stub";
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@ladder/proto/grpc/health/v1/health_pb";
 import {
   GetRankRequestSchema, GetRanksRequestSchema, GetStandingRequestSchema, GetTopRequestSchema, type BoardRef, type GetTopResponse,

@@ -10,7 +10,7 @@
  * seeder's) at a time uniform within the day, today's before now.
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { BoardSpec } from "@ladder/common/board-spec";
+import type { BoardSpec } from "@ladder/model/board-spec";
 import { Operation, PeriodKind, WindowCombine } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { BoardDefinitionSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";

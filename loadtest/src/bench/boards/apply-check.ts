@@ -5,12 +5,12 @@
  * must hold, for each sampled player, the score the apply path stored, and expire when the apply
  * path made its twin expire. The apply path must also have made no key the pre-fill lacks.
  * Differences are reported, not mended: they say the pre-fill (board-state.ts, from the essay of
- * common/windows.ts) and the apply script disagree. The namespace is deleted afterwards.
+ * model/src/windows.ts) and the apply script disagree. The namespace is deleted afterwards.
  */
 import type { Redis } from "ioredis";
-import type { BoardSpec, BoardSpecs } from "@ladder/common/board-spec";
-import type { Period } from "@ladder/common/periods";
-import { slotOf } from "@ladder/common/placement";
+import type { BoardSpec, BoardSpecs } from "@ladder/model/board-spec";
+import type { Period } from "@ladder/model/periods";
+import { slotOf } from "@ladder/model/placement";
 import { ShardWriter } from "@ladder/store/writer";
 import { playerId } from "../../workload/player-ids.js";
 import { BENCH_SLOTS } from "../infra/bench-board.js";

@@ -13,7 +13,7 @@
  * (prepareEvent, ioredis). Every call must answer in sequence with all its records applied.
  */
 import type { Redis } from "ioredis";
-import type { BoardSpecs } from "@ladder/common/board-spec";
+import type { BoardSpecs } from "@ladder/model/board-spec";
 import { prepareEvent, type ShardWriter } from "@ladder/store/writer";
 import { InFlightLimit } from "../../seed/in-flight-limit.js";
 import { redisCommandStats, redisCpuSeconds } from "../infra/cpu-meter.js";

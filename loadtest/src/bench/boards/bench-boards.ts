@@ -16,12 +16,12 @@
 import { create } from "@bufbuild/protobuf";
 import { BoardDefinitionSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { BoardRulesSchema, Operation, PeriodKind, WindowCombine, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
-import { normalizeDefinition, specOfRules } from "@ladder/common/board-definitions";
-import { storedBoardName, type BoardSpec } from "@ladder/common/board-spec";
-import { periodAt, type Period } from "@ladder/common/periods";
-import { encodeScoreEvent, type ResolvedBoard } from "@ladder/common/score-event";
-import { resolveOp, updateProblem } from "@ladder/common/validate";
-import { nextPeriod, previousPeriod, windowPlan } from "@ladder/common/windows";
+import { normalizeDefinition, specOfRules } from "@ladder/model/board-definitions";
+import { storedBoardName, type BoardSpec } from "@ladder/model/board-spec";
+import { periodAt, type Period } from "@ladder/model/periods";
+import { encodeScoreEvent, type ResolvedBoard } from "@ladder/model/score-event";
+import { resolveOp, updateProblem } from "@ladder/model/validate";
+import { nextPeriod, previousPeriod, windowPlan } from "@ladder/model/windows";
 import { keyLayout } from "@ladder/store";
 
 /** Days written: every window key then holds what it holds in steady state. */

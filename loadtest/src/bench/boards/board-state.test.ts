@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeSortKey, encodeSortKey } from "@ladder/common/score-encoding";
+import { decodeSortKey, encodeSortKey } from "@ladder/model/score-encoding";
 import { benchBoards, benchDays, DAYS } from "./bench-boards.js";
 import { daysOfWindow, entryOf, stateKeys, windowEntry, type DayScore } from "./board-state.js";
 import { blockScores } from "./daily-players.js";

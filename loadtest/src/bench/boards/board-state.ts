@@ -1,6 +1,6 @@
 /**
  * What a shard holds of a daily board with windows once its players wrote a score on each of
- * `days` consecutive days, worked out from common/windows.ts's definitions (not from the apply
+ * `days` consecutive days, worked out from model/src/windows.ts's definitions (not from the apply
  * script), so the bench can pre-fill millions of players with ZADD and then check a sample of
  * them against the apply path (apply-check.ts).
  *
@@ -15,10 +15,10 @@
  * encoded with the window's encoding, its time counted from the window's first period
  * (windowReadSpec, what the router decodes with), clamped to that encoding's units.
  */
-import type { BoardSpec } from "@ladder/common/board-spec";
-import type { Period } from "@ladder/common/periods";
-import { encodeSortKey } from "@ladder/common/score-encoding";
-import { windowPlan, windowReadSpec, type WindowSpec } from "@ladder/common/windows";
+import type { BoardSpec } from "@ladder/model/board-spec";
+import type { Period } from "@ladder/model/periods";
+import { encodeSortKey } from "@ladder/model/score-encoding";
+import { windowPlan, windowReadSpec, type WindowSpec } from "@ladder/model/windows";
 
 /** A player's score of one day. */
 export interface DayScore {

@@ -1,5 +1,5 @@
 /**
- * Benchmark "boards": what windows and multi-board writes cost on a shard (common/windows.ts).
+ * Benchmark "boards": what windows and multi-board writes cost on a shard (model/src/windows.ts).
  *
  * Per round (1M, then 10M existing players; quick: 20k, 100k), one fresh redis-server is one
  * shard (key prefix "bench:"), holding the boards of bench-boards.ts pre-filled (prefill.ts)
@@ -18,10 +18,10 @@
  * (the bench sets the heartbeat key the reads need).
  */
 import type { Redis } from "ioredis";
-import { storedBoardName } from "@ladder/common/board-spec";
-import { loadConfig } from "@ladder/common/config";
-import type { Period } from "@ladder/common/periods";
-import { slotOf } from "@ladder/common/placement";
+import { storedBoardName } from "@ladder/model/board-spec";
+import { loadConfig } from "@ladder/platform/config";
+import type { Period } from "@ladder/model/periods";
+import { slotOf } from "@ladder/model/placement";
 import { ShardReader } from "@ladder/store";
 import { ShardWriter } from "@ladder/store/writer";
 import { usedMemory } from "../../seed/shard-memory.js";

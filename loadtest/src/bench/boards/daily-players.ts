@@ -4,8 +4,8 @@
  * time uniform within that day. Player i's scores depend only on (seed, i): the generator of
  * day d for the block of BLOCK players holding i is rngFor(seed, block * MAX_DAYS + d).
  */
-import type { BoardSpec } from "@ladder/common/board-spec";
-import type { Period } from "@ladder/common/periods";
+import type { BoardSpec } from "@ladder/model/board-spec";
+import type { Period } from "@ladder/model/periods";
 import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource, type ScoreSource } from "../../workload/score-distribution.js";
 import type { DayScore } from "./board-state.js";

@@ -9,7 +9,7 @@
  * path itself.
  */
 import type { Redis } from "ioredis";
-import type { BoardSpec } from "@ladder/common/board-spec";
+import type { BoardSpec } from "@ladder/model/board-spec";
 import { playerId } from "../../workload/player-ids.js";
 import { InFlightLimit } from "../../seed/in-flight-limit.js";
 import { progressBar } from "../../seed/progress-bar.js";

@@ -5,7 +5,7 @@
  * 30 days before today 00:00 UTC). Player i has the same score in Redis, in Kafka and in
  * PostgreSQL, so every store holds the same board.
  */
-import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec } from "@ladder/common/board-spec";
+import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec } from "@ladder/model/board-spec";
 import { population, type SeededPlayer } from "../../seed/population.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
 

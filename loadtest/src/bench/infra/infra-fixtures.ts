@@ -8,7 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { Redis } from "ioredis";
 import { createKafka, type Kafka } from "../../log-client.js";
 import { join } from "node:path";
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { brokerProperties } from "@ladder/deploy/kafka-config";
 import { startKafkaBroker, type KafkaBroker } from "@ladder/deploy/kafka-broker";
 import { ensureKafkaJars } from "@ladder/deploy/kafka-jars";

@@ -1,7 +1,7 @@
 /**
  * The router (router/src/main.ts) as a real process over a set of shards' Redis, on a
  * port of the bench's choosing, reads open. It reads the board definitions from the bench's
- * Kafka broker before it serves (common/board-definitions.ts), then follows them (one fetch
+ * Kafka broker before it serves (model/src/board-definitions.ts), then follows them (one fetch
  * waiting at the broker at a time); the bench's boards need no definition.
  */
 import type { RedisServer } from "@ladder/deploy/redis-server";

@@ -10,7 +10,7 @@
  * server of the memory benchmark.
  */
 import type { Redis } from "ioredis";
-import { buildPlacement, type Placement } from "@ladder/common/placement";
+import { buildPlacement, type Placement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { progressBar } from "../../seed/progress-bar.js";
 import { seedRedis } from "../../seed/redis-seeder.js";

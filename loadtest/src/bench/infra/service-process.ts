@@ -4,7 +4,7 @@
  * the bench's own environment is dropped, so a shell set up for another cluster cannot
  * leak into the bench's), and resolves once it logged its ready line.
  */
-import type { Logger } from "@ladder/common/logger";
+import type { Logger } from "@ladder/platform/logger";
 import { spawnService, type Started } from "@ladder/deploy/spawn-service";
 
 export interface ServiceSpec {

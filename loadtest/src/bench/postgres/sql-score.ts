@@ -5,12 +5,12 @@
  *
  *      score = maxKey − sortKey,   maxKey = (maxPoints − minPoints + 1) · timeUnits − 1   (≤ 2^53 − 1)
  *
- * with sortKey from common/src/score-encoding.ts. Only the last tie-break (player id,
+ * with sortKey from model/src/score-encoding.ts. Only the last tie-break (player id,
  * among equal points reached in the same minute) is not in it: such players share a
  * rank in SQL, rare with these scores.
  */
-import type { BoardSpec } from "@ladder/common/board-spec";
-import { encodeSortKey } from "@ladder/common/score-encoding";
+import type { BoardSpec } from "@ladder/model/board-spec";
+import { encodeSortKey } from "@ladder/model/score-encoding";
 
 export function sqlScore(spec: BoardSpec, points: number, reachedAtMs: number): number {
   return (spec.maxPoints - spec.minPoints + 1) * spec.timeUnits - 1 - encodeSortKey(spec, points, reachedAtMs);

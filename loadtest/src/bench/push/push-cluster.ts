@@ -16,7 +16,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { rootLogger } from "@ladder/common/logger";
+import { rootLogger } from "@ladder/platform/logger";
 import { keyLayout } from "@ladder/store";
 import type { BenchContext } from "../context.js";
 import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
@@ -38,7 +38,7 @@ export interface PushCluster {
    * From the router's /metrics (prom-client's defaults): its V8 heap in use, MiB, and its event
    * loop's delay p99 and max, ms, since the previous call (prom-client resets it on every scrape):
    * Node's histogram holds the time between its sampling timer's ticks, so ROUTER_LOOP_SAMPLE_MS
-   * (common/metrics.ts samples every 100 ms) is taken off.
+   * (platform/src/metrics.ts samples every 100 ms) is taken off.
    */
   routerMetrics(): Promise<RouterMetrics>;
   /** The router's heap in use and resident set right after a full garbage collection (gc-probe.mjs), MiB. */
@@ -56,7 +56,7 @@ export interface RouterMetrics {
 }
 
 const KEYS = keyLayout(BENCH_KEY_PREFIX);
-/** The router's event-loop sampling interval (EVENT_LOOP_SAMPLE_MS of common/metrics.ts). */
+/** The router's event-loop sampling interval (EVENT_LOOP_SAMPLE_MS of platform/src/metrics.ts). */
 export const ROUTER_LOOP_SAMPLE_MS = 100;
 const GC_PROBE = fileURLToPath(new URL("./gc-probe.mjs", import.meta.url));
 const PROBE_MSG = "bench gc probe";

@@ -2,7 +2,7 @@
  * The bench's watchers: WatchPlayer streams of many players and a few WatchTop streams, spread
  * round-robin over `connections` HTTP/2 connections to the router (one grpc-js channel each: a
  * local subchannel pool keeps them apart), read with the plain generated client
- * (@ladder/common/grpc-adapter createClient: a grpc-js readable stream per call, no resume: a
+ * (@ladder/platform/grpc-adapter createClient: a grpc-js readable stream per call, no resume: a
  * stream that ends is counted, never reopened behind the figures' back).
  *
  * For each watched player it keeps the last message (score, rank, total) and counts messages,
@@ -10,7 +10,7 @@
  * (the probe book). Times are this process's performance.now().
  */
 import * as grpc from "@grpc/grpc-js";
-import { createClient, type ClientOf } from "@ladder/common/grpc-adapter";
+import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { LeaderboardService, PlayerEvent_Kind, type WatchPlayerResponse, type WatchTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { SeenMessage } from "./probe-book.js";
 

@@ -12,8 +12,8 @@
  * No shard node runs: reads are served only while a shard's heartbeat key exists, so the
  * bench sets it itself (ShardWriter.heartbeat, 1 h TTL).
  */
-import { loadConfig } from "@ladder/common/config";
-import { buildPlacement } from "@ladder/common/placement";
+import { loadConfig } from "@ladder/platform/config";
+import { buildPlacement } from "@ladder/model/placement";
 import { builtFrom, shardStamp } from "@ladder/store";
 import { ShardWriter } from "@ladder/store/writer";
 import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";

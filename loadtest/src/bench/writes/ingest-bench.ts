@@ -13,7 +13,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ensureScoreTopic, type Kafka } from "../../log-client.js";
-import { buildPlacement } from "@ladder/common/placement";
+import { buildPlacement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { clusterClients } from "../../run/cluster-clients.js";

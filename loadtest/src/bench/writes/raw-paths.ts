@@ -2,7 +2,7 @@
  * The two ceilings the ingest path is compared with, each fed the same updates:
  *
  *   raw Kafka   the same client library configured as ingest's producer (kafkajs,
- *               idempotent, maxInFlightRequests 1, acks=all: common/src/kafka.ts's
+ *               idempotent, maxInFlightRequests 1, acks=all: log/src/kafka.ts's
  *               createScoreProducer), the same records (key = player id, value = the
  *               binary ScoreEvent, partition = slot), one sendBatch per batch, straight
  *               to a topic like the score topic. One sendBatch at a time, as ingest's
@@ -13,9 +13,9 @@
  */
 import type { Redis } from "ioredis";
 import { createScoreProducer, type Kafka, type Producer } from "../../log-client.js";
-import { shardOf, type Placement } from "@ladder/common/placement";
-import { encodeSortKey } from "@ladder/common/score-encoding";
-import { encodeScoreEvent } from "@ladder/common/score-event";
+import { shardOf, type Placement } from "@ladder/model/placement";
+import { encodeSortKey } from "@ladder/model/score-encoding";
+import { encodeScoreEvent } from "@ladder/model/score-event";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { BENCH_BOARD, BENCH_SPEC } from "../infra/bench-board.js";
 import type { BenchUpdate } from "./update-stream.js";

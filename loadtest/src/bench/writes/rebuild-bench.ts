@@ -17,9 +17,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { loadConfig } from "@ladder/common/config";
+import { loadConfig } from "@ladder/platform/config";
 import { bulkProducer, ensureScoreTopic, type Admin, type Kafka } from "../../log-client.js";
-import { buildPlacement } from "@ladder/common/placement";
+import { buildPlacement } from "@ladder/model/placement";
 import { rebuildShard } from "@ladder/store/writer";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
 import { seedKafka } from "../../seed/kafka-seeder.js";

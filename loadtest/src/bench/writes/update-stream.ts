@@ -4,7 +4,7 @@
  * synthetic distribution, each with an event id as a game server would send
  * (`<run>:<n>`). Deterministic for a seed.
  */
-import { slotOf } from "@ladder/common/placement";
+import { slotOf } from "@ladder/model/placement";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";

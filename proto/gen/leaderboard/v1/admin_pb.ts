@@ -1262,7 +1262,7 @@ export const AdminService: GenService<{
   /**
    * Reshard adds shards to the cluster or removes shards from it while it serves, and streams
    * the move's progress. The new placement (slots spread evenly over the shards, moving about
-   * the share each change must: common/src/placement.ts) is built on every shard whose slots
+   * the share each change must: model/src/placement.ts) is built on every shard whose slots
    * change, from the log, in the spare Redis database while the current placement keeps
    * serving and applying every write: the same replay as RebuildShards, of the new slot set,
    * under each shard's rebuild lease. Once every such shard is within the ready lag of the

@@ -1,0 +1,193 @@
+/**
+ * Board definitions: boards created through AdminService, kept in a compacted Kafka topic
+ * (`<score topic>.boards`, one partition, key = board name, value = a BoardDefinition, the
+ * latest record of a name is its definition) that routers and ingest follow.
+ *
+ * THE RULES TRAVEL WITH THE RECORDS. A definition's rules (order, tie rule, points range,
+ * resolution, epoch, generation) fix how its scores are stored; they never change while the
+ * board exists. Ingest copies them into every score record it writes to the board, and a
+ * shard applies a record by the rules it carries. So shard nodes need not follow this topic,
+ * and a shard rebuilt from the log applies every record as it was written, whatever the
+ * definitions say by then. Routers decode with the definition they follow: the same rules.
+ *
+ * GENERATIONS. A board's keys are named by its generation (board-spec.ts, storedBoardName):
+ * the time it was created (Unix ms). A definition over a name once written without one
+ * (LADDER_IMPLICIT_BOARDS) starts with empty keys of its own, as would a board created again.
+ *
+ * FOLLOWING. Each process reads the whole topic at start (a compacted topic holds one record
+ * per board, about 100 bytes each: 10,000 boards are ~1 MB) before it serves, then keeps
+ * following it (@ladder/log/board-definitions-follower), so a new board is known everywhere within
+ * a fraction of a second. This file is the definitions' meaning and encoding only, no I/O.
+ *
+ * WHAT MAY CHANGE. UpdateBoard may change the default operation and whether writes may
+ * override it (each write record carries the operation it resolved to), and the metadata limit
+ * (checked by ingest only). Concurrent creates of one name: the later record wins everywhere (as
+ * compaction will keep it), and the call whose record lost answers ABORTED.
+ *
+ * DELETION. DeleteBoard writes a tombstone of the name here (every follower drops the board),
+ * then a deletion marker into every partition of the score log (apply-events.lua: each shard drops
+ * the generation's keys once it applied the markers of all its partitions, and ignores the
+ * generation's records after them). If the router dies between the two, the definition is gone
+ * and no marker was written: the generation's keys stay on the shards, never read again (no
+ * definition names that generation), until an operator deletes them
+ * (`<prefix>board:<name>#<generation>*`). Stated in the README.
+ */
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { BoardDefinitionSchema, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { BoardRulesSchema, Operation, PeriodKind as ProtoPeriodKind, SortOrder, TieRule, WindowCombine, WindowRuleSchema, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { PeriodKind } from "./periods.js";
+import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type BoardSpecs, type TieRule as Tie } from "./board-spec.js";
+import { boardProblem, MAX_METADATA_BYTES } from "./validate.js";
+import { makeWindows, type WindowCombine as Combine } from "./windows.js";
+import { histogramProblem } from "./histogram.js";
+
+/** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
+export const MAX_BOARDS = 10_000;
+
+
+const TIES: Record<number, Tie> = { [TieRule.UNSPECIFIED]: "earliest", [TieRule.EARLIEST_FIRST]: "earliest", [TieRule.LATEST_FIRST]: "latest", [TieRule.PLAYER_ID]: "id" };
+const PERIODS: Record<number, PeriodKind> = { [ProtoPeriodKind.UNSPECIFIED]: "none", [ProtoPeriodKind.DAILY]: "daily", [ProtoPeriodKind.WEEKLY]: "weekly", [ProtoPeriodKind.MONTHLY]: "monthly", [ProtoPeriodKind.CRON]: "cron" };
+const OPERATIONS = new Set([Operation.SET, Operation.INCREMENT, Operation.BEST, Operation.DECREMENT]);
+const COMBINES: Record<number, Combine> = { [WindowCombine.UNSPECIFIED]: "sum", [WindowCombine.SUM]: "sum", [WindowCombine.BEST]: "best" };
+
+/** A board's spec from rules (a definition's, or those a score record carries). */
+export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: Operation; allowOpOverride?: boolean; maxMetadataBytes?: number } = {}): { spec?: BoardSpec; problems: string[] } {
+  const tie = TIES[rules.tie];
+  if (rules.order !== SortOrder.UNSPECIFIED && rules.order !== SortOrder.HIGHER_IS_BETTER && rules.order !== SortOrder.LOWER_IS_BETTER) return { problems: [`board "${board}": unknown sort order ${rules.order}`] };
+  if (tie === undefined) return { problems: [`board "${board}": unknown tie rule ${rules.tie}`] };
+  if (PERIODS[rules.period] === undefined) return { problems: [`board "${board}": unknown period kind ${rules.period}`] };
+  if (rules.minPoints < BigInt(Number.MIN_SAFE_INTEGER) || rules.maxPoints > BigInt(Number.MAX_SAFE_INTEGER)) return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
+  const combine = rules.windows.map((w) => COMBINES[w.combine]);
+  if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
+  const histogram = rules.histogramBounds.map(Number);
+  if (rules.histogramBounds.some((b) => b < BigInt(Number.MIN_SAFE_INTEGER) || b > BigInt(Number.MAX_SAFE_INTEGER))) return { problems: [`board "${board}": histogram_bounds must lie within ±(2^53 - 1)`] };
+  const made = makeBoardSpec({
+    prefix: board,
+    minPoints: Number(rules.minPoints),
+    maxPoints: Number(rules.maxPoints),
+    resolutionMs: rules.resolutionMs,
+    epochMs: Number(rules.epochMs),
+    lowerIsBetter: rules.order === SortOrder.LOWER_IS_BETTER,
+    tie,
+    generation: Number(rules.generation),
+    period: { kind: PERIODS[rules.period]!, zone: rules.timeZone || "UTC", cron: rules.cron, keep: rules.keepPeriods },
+    ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
+    ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
+    ...(op.maxMetadataBytes !== undefined ? { maxMetadataBytes: op.maxMetadataBytes } : {}),
+    ...(histogram.length ? { histogram: Object.freeze(histogram) } : {}),
+  });
+  const badHistogram = made.spec && histogramProblem(made.spec, histogram);
+  if (badHistogram) return { problems: [`board "${board}": ${badHistogram}`] };
+  if (!made.spec || rules.windows.length === 0) return made;
+  // cron periods are sampled from the board's creation (its generation): every service derives the same windows
+  const windows = makeWindows(made.spec, rules.windows.map((w, i) => ({ name: w.name, periods: w.periods, combine: combine[i]! })), Number(rules.generation));
+  return windows.windows ? { spec: Object.freeze({ ...made.spec, windows: windows.windows }), problems: [] } : { problems: windows.problems };
+}
+
+/** The spec of a stored definition. */
+export function specOfDefinition(d: BoardDefinition): BoardSpec {
+  const { spec, problems } = specOfRules(d.name, d.rules ?? create(BoardRulesSchema), { defaultOp: d.defaultOp, allowOpOverride: d.allowOpOverride, maxMetadataBytes: d.maxMetadataBytes });
+  if (!spec) throw new Error(problems.join("; "));
+  return spec;
+}
+
+/** Fills a requested definition's defaults; the problems make the request INVALID_ARGUMENT. */
+export function normalizeDefinition(requested: BoardDefinition, nowMs: number): { definition?: BoardDefinition; problems: string[] } {
+  const nameProblem = boardProblem(requested.name);
+  if (nameProblem) return { problems: [nameProblem] };
+  const r = requested.rules ?? create(BoardRulesSchema);
+  const unsetRange = r.minPoints === 0n && r.maxPoints === 0n;
+  const rules = create(BoardRulesSchema, {
+    order: r.order === SortOrder.UNSPECIFIED ? SortOrder.HIGHER_IS_BETTER : r.order,
+    tie: r.tie === TieRule.UNSPECIFIED ? TieRule.EARLIEST_FIRST : r.tie,
+    minPoints: unsetRange ? BigInt(DEFAULT_BOARD.minPoints) : r.minPoints,
+    maxPoints: unsetRange ? BigInt(DEFAULT_BOARD.maxPoints) : r.maxPoints,
+    resolutionMs: r.resolutionMs || DEFAULT_BOARD.resolutionMs,
+    epochMs: r.epochMs || BigInt(DEFAULT_BOARD.epochMs),
+    generation: BigInt(nowMs),
+    period: r.period,
+    timeZone: r.period === ProtoPeriodKind.UNSPECIFIED ? "" : r.timeZone || "UTC",
+    cron: r.cron,
+    keepPeriods: r.keepPeriods,
+    windows: r.windows.map((w) => create(WindowRuleSchema, { name: w.name, periods: w.periods, combine: w.combine === WindowCombine.UNSPECIFIED ? WindowCombine.SUM : w.combine })),
+    histogramBounds: r.histogramBounds,
+  });
+  const defaultOp = defaultOpOf(requested.defaultOp);
+  if (typeof defaultOp === "string") return { problems: [defaultOp] };
+  const metadata = maxMetadataProblem(requested.maxMetadataBytes);
+  if (metadata) return { problems: [metadata] };
+  const definition = create(BoardDefinitionSchema, {
+    name: requested.name, rules, defaultOp, allowOpOverride: requested.allowOpOverride, maxMetadataBytes: requested.maxMetadataBytes, createdAtMs: BigInt(nowMs), updatedAtMs: BigInt(nowMs),
+  });
+  const { problems } = specOfRules(definition.name, rules);
+  return problems.length ? { problems } : { definition, problems: [] };
+}
+
+/** A definition's default operation as requested (unspecified: BEST), or what is wrong with it. */
+export function defaultOpOf(requested: Operation): Operation | string {
+  const op = requested === Operation.UNSPECIFIED ? Operation.BEST : requested;
+  return OPERATIONS.has(op) ? op : `default_op ${requested} is not an operation (SET, INCREMENT, DECREMENT or BEST)`;
+}
+
+/** What is wrong with a definition's max_metadata_bytes, or undefined. */
+export function maxMetadataProblem(bytes: number): string | undefined {
+  return bytes > MAX_METADATA_BYTES ? `max_metadata_bytes ${bytes} is above ${MAX_METADATA_BYTES} (MAX_METADATA_BYTES)` : undefined;
+}
+
+/** Whether two sets of rules store scores alike (generation aside). */
+export function sameRules(a: BoardRules, b: BoardRules): boolean {
+  return a.order === b.order && a.tie === b.tie && a.minPoints === b.minPoints && a.maxPoints === b.maxPoints && a.resolutionMs === b.resolutionMs && a.epochMs === b.epochMs
+    && a.period === b.period && a.timeZone === b.timeZone && a.cron === b.cron && a.keepPeriods === b.keepPeriods
+    && a.histogramBounds.length === b.histogramBounds.length && a.histogramBounds.every((x, i) => x === b.histogramBounds[i])
+    && a.windows.length === b.windows.length && a.windows.every((w, i) => w.name === b.windows[i]!.name && w.periods === b.windows[i]!.periods && w.combine === b.windows[i]!.combine);
+}
+
+/**
+ * The boards a process knows: the defined ones, then (when boards without a definition are
+ * allowed) the configured specs by prefix. Swapped whole on every change: a reader holds one
+ * consistent catalog.
+ */
+export class BoardCatalog implements BoardResolver {
+  private readonly defined = new Map<string, { definition: BoardDefinition; spec: BoardSpec }>();
+
+  constructor(private readonly implicit: BoardSpecs | undefined) {}
+
+  forBoard(board: string): BoardSpec | undefined {
+    return this.defined.get(board)?.spec ?? this.implicit?.forBoard(board);
+  }
+
+  /** The definition of a defined board. */
+  definition(board: string): BoardDefinition | undefined {
+    return this.defined.get(board)?.definition;
+  }
+
+  /** The configured spec a board without a definition takes (undefined when such boards are not allowed). */
+  implicitSpec(board: string): BoardSpec | undefined {
+    return this.implicit?.forBoard(board);
+  }
+
+  list(prefix = ""): BoardDefinition[] {
+    return [...this.defined.values()].map((d) => d.definition).filter((d) => d.name.startsWith(prefix)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  get size(): number {
+    return this.defined.size;
+  }
+
+  /** A copy to change and swap in. */
+  clone(): BoardCatalog {
+    const copy = new BoardCatalog(this.implicit);
+    for (const [name, d] of this.defined) copy.defined.set(name, d);
+    return copy;
+  }
+
+  /** Applies one record of the topic (value undefined: a tombstone). */
+  apply(name: string, definition: BoardDefinition | undefined): void {
+    if (!definition) this.defined.delete(name);
+    else this.defined.set(name, { definition, spec: specOfDefinition(definition) });
+  }
+}
+
+/** A definition as its topic record's value (and back; throws on bytes that are not one). */
+export const encodeDefinition = (d: BoardDefinition) => Buffer.from(toBinary(BoardDefinitionSchema, d));
+export const decodeDefinition = (b: Uint8Array) => fromBinary(BoardDefinitionSchema, b);
