@@ -107,6 +107,11 @@ describe("board definitions", () => {
     console.log(`[boards] ingest took writes to a new board ${knownAfterMs.join(", ")} ms after CreateBoard answered`);
     expect((await admin.listBoards({})).boards.map((b) => b.name)).toEqual(["alpha", "kills", "speedrun"]);
     expect((await admin.listBoards({ prefix: "k" })).boards.map((b) => b.name)).toEqual(["kills"]);
+    for (const prefix of ["*", "k?", "x".repeat(100_000)]) {
+      const err = await admin.listBoards({ prefix }).then(() => undefined, (e: { code: number; details: string }) => e);
+      expect(err?.code, `ListBoards prefix ${prefix.slice(0, 10)}`).toBe(status.INVALID_ARGUMENT);
+      expect(err!.details).toMatch(/^prefix (may contain only|is longer than 64)/);
+    }
 
     const oracles = new Map(BOARDS.map((b) => [b.name, new RulesOracle(b.rules)]));
     const defaultOps = new Map(BOARDS.map((b) => [b.name, b.defaultOp]));

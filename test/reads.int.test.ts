@@ -280,6 +280,8 @@ describe("reads of many players, ties and deep pages", () => {
       expect(plain(at.entry!), `entry at the top ${p}%`).toEqual(want[Math.max(1, Math.ceil((p / 100) * want.length)) - 1]);
     }
     expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: BigInt(want.length + 1) } }))).toBe(status.NOT_FOUND);
+    for (const past of [2n ** 53n, 2n ** 63n - 1n]) expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: past } })), `rank ${past}`).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: 0n } }))).toBe(status.INVALID_ARGUMENT);
     // on a board larger than one search slice (512), with a wide points range: the search narrows over rounds
     await admin.createBoard({ board: { name: "r-wide", defaultOp: Operation.SET, rules: { maxPoints: 1_000_000n, resolutionMs: 1000 } } });
     const wide = new RulesOracle({ ...HIGH, maxPoints: 1_000_000, resolutionMs: 1000 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "./board-spec.js";
-import { boardProblem, playerIdProblem, updateProblem, viewProblem, type UpdateFields } from "./validate.js";
+import { boardPrefixProblem, boardProblem, playerIdProblem, updateProblem, viewProblem, type UpdateFields } from "./validate.js";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]); // what loadConfig({}) holds
@@ -24,6 +24,10 @@ describe("model > validate", () => {
 
   it("names what is wrong with boards and player ids", () => {
     expect(boardProblem("")).toMatch(/empty/);
+    expect(boardPrefixProblem("")).toBeUndefined();
+    expect(boardPrefixProblem("division:")).toBeUndefined();
+    expect(boardPrefixProblem("*")).toBe("prefix may contain only A-Z a-z 0-9 _ - . :");
+    expect(boardPrefixProblem("x".repeat(65))).toBe("prefix is longer than 64 characters");
     expect(boardProblem("x".repeat(65))).toMatch(/longer/);
     expect(boardProblem("a b")).toMatch(/only/);
     expect(playerIdProblem("")).toMatch(/empty/);

@@ -24,6 +24,12 @@ export function boardProblem(board: string): string | undefined {
   return undefined;
 }
 
+/** What is wrong with a ListBoards prefix (empty, or the start of a board name), or undefined. */
+export function boardPrefixProblem(prefix: string): string | undefined {
+  if (prefix === "") return undefined;
+  return boardProblem(prefix)?.replace(/^board/, "prefix");
+}
+
 /** What is wrong with a view name (same rules as a board name), or undefined. */
 export function viewProblem(view: string): string | undefined {
   return boardProblem(view)?.replace(/^board/, "view");

@@ -18,7 +18,7 @@ import { storedBoardName } from "@ladder/model/board-spec";
 import { Code, LadderError, invalidArgument, notFound } from "@ladder/model/errors";
 import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Logger } from "@ladder/platform/logger";
-import { boardProblem } from "@ladder/model/validate";
+import { boardPrefixProblem, boardProblem } from "@ladder/model/validate";
 
 type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard" | "deleteBoard">;
 
@@ -86,6 +86,8 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
     },
 
     async listBoards(req) {
+      const problem = boardPrefixProblem(req.prefix);
+      if (problem) throw invalidArgument(problem);
       return { boards: d.definitions.catalog.list(req.prefix) };
     },
 

@@ -113,11 +113,12 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       const at = req.at;
       let rank: number | ((total: number) => number);
       if (at.case === "rank") {
-        if (at.value < 1n || at.value > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidArgument(`rank ${at.value} is not a rank (1 or more)`);
-        rank = Number(at.value);
+        if (at.value < 1n) throw invalidArgument(`rank must be 1 or more (got ${at.value})`);
+        // no board holds 2^53 entries: a larger rank is past every board's end, found as such (NOT_FOUND)
+        rank = at.value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(at.value);
       } else if (at.case === "topPercent") {
         const p = at.value;
-        if (!(p > 0 && p <= 100)) throw invalidArgument(`top_percent ${p} is not in (0, 100]`);
+        if (!(p > 0 && p <= 100)) throw invalidArgument(`top_percent must be above 0 and at most 100 (got ${p})`);
         rank = (total) => Math.max(1, Math.ceil((p / 100) * total));
       } else throw invalidArgument("name a rank or a top_percent");
       await waitFor(req.consistencyToken, ctx.deadlineMs);
