@@ -24,6 +24,10 @@
  *     that dependency is an allowed edge of the table below;
  *   - any other bare import is a Node built-in or declared in the importer's package.json
  *     (devDependencies count only for test files: *.test.ts, test/).
+ *
+ * and for the build (tsconfig.build.json): every package with a tsconfig.json is one of its
+ * references, and that tsconfig.json references exactly the @ladder packages it depends on, so that
+ * `tsc -b` builds a package after what it imports and again when that changed.
  */
 import { builtinModules } from "node:module";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -123,7 +127,7 @@ export function readWorkspace(root: string): PackageInfo[] {
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
-    if (name === "node_modules" || name === "results") continue;
+    if (name === "node_modules" || name === "results" || name === "dist") continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path, out);
     else if (name.endsWith(".ts")) out.push(path);
@@ -131,8 +135,34 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
+/** tsconfig files are JSON with comments. */
+const readJsonc = (path: string) =>
+  JSON.parse(readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|("(?:\\.|[^"\\])*")|\/\/[^\n]*/g, (m, str: string | undefined) => str ?? ""));
+
+/** Where the build's project references differ from the packages' @ladder dependencies. */
+export function referenceProblems(root: string, packages: readonly PackageInfo[]): string[] {
+  const problems: string[] = [];
+  const built = new Set((readJsonc(join(root, "tsconfig.build.json")).references as { path: string }[]).map((r) => r.path.replace(/^\.\//, "")));
+  for (const pkg of packages) {
+    let config: { references?: { path: string }[] };
+    try {
+      config = readJsonc(join(root, pkg.dir, "tsconfig.json"));
+    } catch {
+      if (built.has(pkg.dir)) problems.push(`tsconfig.build.json: references ${pkg.dir}, which has no tsconfig.json`);
+      continue;
+    }
+    if (!built.has(pkg.dir)) problems.push(`tsconfig.build.json: does not reference ${pkg.dir}, which has a tsconfig.json`);
+    const refs = (config.references ?? []).map((r) => r.path.replace(/^\.\.\//, "")).sort();
+    const deps = [...pkg.deps].filter((d) => d.startsWith("@ladder/")).map((d) => d.slice("@ladder/".length)).sort();
+    if (refs.join() !== deps.join()) problems.push(`${pkg.dir}/tsconfig.json: references [${refs.join(", ")}], but ${pkg.dir}/package.json depends on [${deps.join(", ")}]`);
+  }
+  return problems;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const problems = violations(readWorkspace(resolve(dirname(fileURLToPath(import.meta.url)), "..")));
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const packages = readWorkspace(root);
+  const problems = [...violations(packages), ...referenceProblems(root, packages)];
   for (const p of problems) console.error(`check-deps: ${p}`);
   if (problems.length) process.exit(1);
   console.log("check-deps: the import graph follows the architecture");
