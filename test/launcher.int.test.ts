@@ -5,6 +5,10 @@
 // the shard must go from refusing reads to serving, as GetClusterStatus and `cli status` show; every
 // acknowledged write must then be read back exactly (each page of the board and each player's rank
 // equal to an oracle of what was written). SIGINT to the launcher must stop every process it started.
+// The launcher and its services run their compiled JavaScript on Node 24, with nothing else running
+// inside them (no TypeScript loader and its esbuild service).
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { freshNamespace } from "@ladder/platform/test-namespace";
+import { REPO } from "@ladder/deploy/built-entry";
 import { portIsFree } from "@ladder/deploy/free-port";
 import { AdminService, ShardReadiness, type GetClusterStatusResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -100,6 +105,20 @@ async function restarted(name: string, restarts: number, others: Record<string, 
   expect(JSON.parse(died.at(-1)!)).toMatchObject({ signal: "SIGKILL", code: null, restarts: restarts - 1 });
 }
 
+/** A process's command line and Node version (of the binary it runs), and its children's pids. */
+function processInfo(pid: number): { argv: string[]; nodeVersion: string; children: number[] } {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  const nodeVersion = execFileSync(readlinkSync(`/proc/${pid}/exe`), ["--version"], { encoding: "utf8" }).trim();
+  const children = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      return readFileSync(`/proc/${d}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1] === String(pid); // field 4: ppid
+    } catch {
+      return false; // exited meanwhile
+    }
+  }).map(Number);
+  return { argv, nodeVersion, children };
+}
+
 const shardOf = (s: GetClusterStatusResponse, shardId: string) => s.shards.find((x) => x.shardId === shardId)!;
 
 /** Polls GetClusterStatus until the shard's reads are refused; returns the refusal. */
@@ -176,6 +195,19 @@ describe("local launcher supervision", () => {
     expect(launcher.state()!.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
       ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`));
     await expectExact();
+  });
+
+  it("runs the launcher and each service as Node 24 on its build, dist/main.js, with no loader and no child process", () => {
+    const entries: Record<string, string> = { "shard-0": "shard-node", "shard-1": "shard-node", "shard-2": "shard-node", router: "router", ingest: "ingest", gateway: "gateway" };
+    const running = [{ name: "launcher", pid: launcher.child.pid! }, ...launcher.state()!.processes.filter((p) => p.name in entries).map((p) => ({ name: p.name, pid: p.pid! }))];
+    expect(running.map((p) => p.name)).toEqual(["launcher", ...Object.keys(entries)]);
+    for (const { name, pid } of running) {
+      const info = processInfo(pid);
+      const entry = name === "launcher" ? "deploy/local/dist/main.js" : `${entries[name]}/dist/main.js`;
+      expect(info.argv.slice(1), name).toEqual([join(REPO, entry)]);
+      expect(info.nodeVersion, name).toMatch(/^v24\./);
+      if (name !== "launcher") expect(info.children, `${name}'s children`).toEqual([]);
+    }
   });
 
   it("restarts a shard node killed with SIGKILL; its shard refuses reads, then serves every write, those made while it was down too", async () => {

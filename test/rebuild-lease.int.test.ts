@@ -16,6 +16,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClient, type CallOptions, type ClientOf } from "@ladder/client/grpc-stub";
 import { silentLogger } from "@ladder/platform/logger";
 import { keyLayout } from "@ladder/store";
+import { builtEntry } from "@ladder/deploy/built-entry";
 import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import { AdminService, Phase, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
@@ -230,7 +231,7 @@ describe("rebuild lease", () => {
   });
 
   it("cancels through the CLI's Ctrl-C: exits non-zero once the server cleaned up", async () => {
-    const cli = spawn(process.execPath, ["--import", "tsx", "cli/src/main.ts", "rebuild", "--shard", SHARD, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
+    const cli = spawn(process.execPath, [builtEntry("cli/src/main.ts"), "rebuild", "--shard", SHARD, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
       cwd: REPO, env: { ...process.env, LADDER_LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

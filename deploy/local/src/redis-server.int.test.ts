@@ -1,12 +1,12 @@
 import { readdir, rm } from "node:fs/promises";
 import { execFile } from "node:child_process";
 import { connect } from "node:net";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "@ladder/platform/logger";
+import { builtEntry, REPO } from "./built-entry.js";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 import { tempDir } from "./test-support.js";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
@@ -103,11 +103,10 @@ describe("deploy > redis server", () => {
       const r = await startRedisServer({ dataDir: process.argv[3], persist: false, log: silentLogger() });
       console.log(r.port);
       process.exit(0);`;
-    const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
     const { stdout } = await run(process.execPath,
-      ["--import", "tsx", "--input-type=module", "-e", script, here("redis-server.ts"),
-        here("../../../platform/src/logger.ts"), join(dir, "orphan")],
-      { cwd: here("../../../") });
+      ["--input-type=module", "-e", script, builtEntry("deploy/local/src/redis-server.ts"),
+        builtEntry("platform/src/logger.ts"), join(dir, "orphan")],
+      { cwd: REPO });
     const port = Number(stdout.trim());
     expect(port).toBeGreaterThan(0);
     await retryUntil(() => expect(tcpConnect(port)).rejects.toThrow(/ECONNREFUSED/), { ...LAUNCH_BACKOFF, what: "orphan gone", timeoutMs: 5000 });

@@ -1,5 +1,5 @@
 // Starts the cluster's own services as child processes: one shard node per Redis, then the router and
-// ingest, all from this checkout's TypeScript through tsx, configured only through LADDER_* variables
+// ingest, all from this checkout's build (dist/), configured only through LADDER_* variables
 // (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
 // and ingest's bound ports, and every service's metrics port, are read from those lines, so tests can
 // ask for port 0.

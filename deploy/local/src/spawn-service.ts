@@ -1,13 +1,11 @@
-// Starts one of the cluster's services (shard node, router, ingest) from this checkout's TypeScript as a
-// child process and resolves once it logs its ready line (an info-level pino line with that `msg`; the
-// services log at info or lower for this). A listening service's bound port, and its metrics server's
-// port, are read from that line, so callers can ask for port 0. Used by the local cluster launcher, the
-// tests and the benchmarks.
-import { fileURLToPath } from "node:url";
+// Starts one of the cluster's services (shard node, router, ingest) from this checkout's build (its
+// dist/ JavaScript: built-entry.ts) as a child process and resolves once it logs its ready line (an
+// info-level pino line with that `msg`; the services log at info or lower for this). A listening
+// service's bound port, and its metrics server's port, are read from that line, so callers can ask for
+// port 0. Used by the local cluster launcher, the tests and the benchmarks.
 import type { Logger } from "@ladder/platform/logger";
+import { nodeCommand, REPO } from "./built-entry.js";
 import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
-
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface Started {
   process: ManagedProcess;
@@ -19,7 +17,7 @@ export interface Started {
 
 export interface SpawnOptions {
   name: string;
-  /** Entry file relative to the repository, e.g. router/src/main.ts. */
+  /** Entry file relative to the repository, e.g. router/src/main.ts; its build (router/dist/main.js) runs. */
   entry: string;
   env: Record<string, string | undefined>;
   ready: string;
@@ -29,10 +27,11 @@ export interface SpawnOptions {
 
 export function spawnService({ name, entry, env, ready, timeoutMs, log }: SpawnOptions): Promise<Started> {
   return new Promise((resolve, reject) => {
+    const { command, args } = nodeCommand(entry); // throws (rejects) when the build is missing
     let settled = false;
     const proc = spawnManaged({
-      command: process.execPath,
-      args: ["--import", "tsx", entry],
+      command,
+      args,
       cwd: REPO,
       env,
       log,

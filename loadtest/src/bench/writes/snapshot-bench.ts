@@ -2,7 +2,7 @@
  * Benchmark "snapshot": how long a rebuild of a big shard takes with and without a snapshot
  * (issue #11, item 4). Standalone (not part of `npm run bench`):
  *
- *   node --import tsx loadtest/src/bench/writes/snapshot-bench.ts [--players 1000000] [--per-player 20]
+ *   node loadtest/dist/bench/writes/snapshot-bench.js [--players 1000000] [--per-player 20]
  *        [--tail 1000000] [--ids 100000] [--out loadtest/results]
  *
  * On its own Kafka broker and two redis-servers (local processes, nothing persisted):
@@ -264,7 +264,7 @@ function markdown(r: {
   return `# Snapshot benchmark
 
 Ran ${r.ranAt} on the 2-core development machine (Kafka, Redis and the benchmark share the cores), with
-\`node --import tsx loadtest/src/bench/writes/snapshot-bench.ts --players ${o.players} --per-player ${o.perPlayer}\`.
+\`node loadtest/dist/bench/writes/snapshot-bench.js --players ${o.players} --per-player ${o.perPlayer}\`.
 
 One shard owning all 64 partitions; ${n(o.players)} players; the log holds ${n(o.records)} records
 (${o.perPlayer} INCREMENTs per player); the snapshot was taken ${n(o.tail)} records before the log's end;
