@@ -5,6 +5,7 @@
 // tests and the benchmarks.
 import { fileURLToPath } from "node:url";
 import type { Logger } from "@ladder/common/logger";
+import { routineKafkaLine } from "./kafkajs-lines.js";
 import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -58,10 +59,12 @@ export function spawnService({ name, entry, env, ready, timeoutMs, log }: SpawnO
   });
 }
 
-/** pino levels: 40 warn, 50 error, 60 fatal. Plain lines (stack traces) are warnings. */
+/** pino levels: 40 warn, 50 error, 60 fatal. Plain lines (stack traces) are warnings; kafkajs's routine lines debug (kafkajs-lines.ts). */
 function levelOf(line: string): LineLevel {
-  const level = parseJson(line)?.level;
+  const rec = parseJson(line);
+  const level = rec?.level;
   if (typeof level !== "number") return "warn";
+  if (routineKafkaLine(rec!)) return "debug";
   return level >= 50 ? "error" : level >= 40 ? "warn" : "debug";
 }
 
