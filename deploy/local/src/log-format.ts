@@ -25,7 +25,7 @@ export function levelNumber(name: string): number {
 }
 
 /** Fields every record has (or that the layout shows elsewhere), not repeated as key=value. */
-const SHOWN = new Set(["level", "time", "msg", "pid", "hostname", "name", "service", "v"]);
+const SHOWN = new Set(["level", "time", "msg", "pid", "hostname", "name", "service", "v", "timestamp"]); // timestamp: kafkajs's copy of time
 
 const COLOR: Readonly<Record<string, string>> = { TRACE: "90", DEBUG: "90", INFO: "32", WARN: "33", ERROR: "31", FATAL: "35" };
 
