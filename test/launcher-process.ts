@@ -33,7 +33,8 @@ export async function freePortRange(count: number): Promise<number> {
   }
 }
 
-export async function startLauncher(dataDir: string, settings: Record<string, string>): Promise<LauncherRun> {
+/** A launcher's environment: its data dir, free Kafka and Redis ports, any-port listen addresses, then `settings`. */
+export async function launcherEnv(dataDir: string, settings: Record<string, string>): Promise<{ env: Record<string, string>; kafkaPort: number; redisBase: number }> {
   const kafkaPort = await freePort();
   const redisBase = await freePortRange(3);
   const inherited = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith("LADDER_") && e[1] !== undefined));
@@ -44,6 +45,11 @@ export async function startLauncher(dataDir: string, settings: Record<string, st
     LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_INGEST_METRICS_LISTEN: "127.0.0.1:0", LADDER_SHARD_METRICS_LISTEN: "127.0.0.1:0",
     ...settings,
   };
+  return { env, kafkaPort, redisBase };
+}
+
+export async function startLauncher(dataDir: string, settings: Record<string, string>): Promise<LauncherRun> {
+  const { env, kafkaPort, redisBase } = await launcherEnv(dataDir, settings);
   const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "deploy/local/src/main.ts")], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (b: Buffer) => void (out += b.toString("utf8")));
@@ -81,8 +87,23 @@ export function alivePids(pids: Iterable<number>): number[] {
 
 /** `npm run cli -- <args>` as a user runs it: exit code and output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return runScript("cli/src/main.ts", args, env);
+}
+
+/**
+ * The launcher's commands as a user runs them: `npm start -- <args>` (main) or `npm run cluster --
+ * <args>` (control): exit code, output and how long it took. A launcher started in the background
+ * keeps running after this resolves.
+ */
+export async function runLauncherCommand(script: "main" | "control", args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; ms: number }> {
+  const started = Date.now();
+  const result = await runScript(`deploy/local/src/${script}.ts`, args, env);
+  return { ...result, ms: Date.now() - started };
+}
+
+function runScript(file: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "cli/src/main.ts"), ...args], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO, file), ...args], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (b: Buffer) => void (out += b.toString("utf8")));
     child.stderr.on("data", (b: Buffer) => void (out += b.toString("utf8")));
