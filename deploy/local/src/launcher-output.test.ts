@@ -42,3 +42,11 @@ describe("deploy > launcher output", () => {
     expect(pretty.shown[0]).toMatch(/ WARN {2}shard-2 {4}Redis holds less\n$/);
   });
 });
+
+describe("deploy > launcher output > readable", () => {
+  it("shows the launcher's own lines under its name", () => {
+    const { out, shown } = output(true);
+    out.write(rec({ level: 30, msg: "kafka ready", ms: 12 }));
+    expect(shown[0]).toMatch(/ INFO  launcher {3}kafka ready ms=12\n$/);
+  });
+});

@@ -64,7 +64,7 @@ export class LauncherOutput {
     if (this.o.terminal === undefined) return;
     const level = typeof record?.level === "number" ? record.level : Number.POSITIVE_INFINITY;
     if (level < this.o.terminalLevel) return;
-    this.show(this.o.pretty ? formatLine(text, { sourceWidth: SOURCE_WIDTH, color: this.o.color }) : text);
+    this.show(this.o.pretty ? formatLine(text, { source: LAUNCHER_SOURCE, sourceWidth: SOURCE_WIDTH, color: this.o.color }) : text);
   }
 
   private show(line: string): void {
