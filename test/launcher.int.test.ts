@@ -333,7 +333,8 @@ describe("local launcher in the background", () => {
     expect(state.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
       ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`));
     expect(start.out).toContain(`logs       ${join(dataDir, "logs")}`);
-    expect(start.out).toMatch(new RegExp(`^  router +pid ${state.processes.find((p) => p.name === "router")!.pid} +${state.router}$`, "m"));
+    for (const p of state.processes) expect(start.out).toMatch(new RegExp(`^  ${p.name} +pid ${p.pid} +${p.address}$`, "m")); // every process, none missing
+    expect(start.out).toMatch(new RegExp(`^  router +${state.router}$`, "m"));
     expect(start.out).not.toMatch(/"level"/); // the launcher's lines went to its log file
     expect(logOf(dataDir, "launcher")).toMatch(/ladder is running:/);
 

@@ -78,8 +78,12 @@ try {
 const state = new StateFile(launcherStatePath(local.dataDir), {
   launcherPid: process.pid, startedAtMs, router: started.services.routerAddress, ingest: started.services.ingestAddress,
 }, log);
-const supervisor: Supervisor = new Supervisor({ policy: DEFAULT_RESTART_POLICY, log, onChange: () => state.write(supervisor.processes()) });
+// written once every process is watched, then on every change: a background start waits for it whole
+let watching = false;
+const supervisor: Supervisor = new Supervisor({ policy: DEFAULT_RESTART_POLICY, log, onChange: () => watching && state.write(supervisor.processes()) });
 for (const { spec, running } of clusterUnits({ local, ...started, log })) supervisor.watch(spec, running);
+watching = true;
+state.write(supervisor.processes());
 
 let stopping: Promise<void> | undefined;
 const stop = (signal: NodeJS.Signals) => (stopping ??= (async () => {
