@@ -34,7 +34,8 @@ export async function freePortRange(count: number): Promise<number> {
   }
 }
 
-export async function startLauncher(dataDir: string, settings: Record<string, string>): Promise<LauncherRun> {
+/** A launcher's environment: its data dir, free Kafka and Redis ports, any-port listen addresses, then `settings`. */
+export async function launcherEnv(dataDir: string, settings: Record<string, string>): Promise<{ env: Record<string, string>; kafkaPort: number; redisBase: number }> {
   const kafkaPort = await freePort();
   const redisBase = await freePortRange(3);
   const inherited = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith("LADDER_") && e[1] !== undefined));
@@ -45,6 +46,11 @@ export async function startLauncher(dataDir: string, settings: Record<string, st
     LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_INGEST_METRICS_LISTEN: "127.0.0.1:0", LADDER_SHARD_METRICS_LISTEN: "127.0.0.1:0",
     ...settings,
   };
+  return { env, kafkaPort, redisBase };
+}
+
+export async function startLauncher(dataDir: string, settings: Record<string, string>): Promise<LauncherRun> {
+  const { env, kafkaPort, redisBase } = await launcherEnv(dataDir, settings);
   const launcher = nodeCommand("deploy/local/src/main.ts"); // its build, as `npm start` runs it
   const child = spawn(launcher.command, launcher.args, { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
@@ -83,9 +89,24 @@ export function alivePids(pids: Iterable<number>): number[] {
 
 /** `npm run cli -- <args>` as a user runs it (its build): exit code and output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return runScript("cli/src/main.ts", args, env);
+}
+
+/**
+ * The launcher's commands as a user runs them: `npm start -- <args>` (main) or `npm run cluster --
+ * <args>` (control): exit code, output and how long it took. A launcher started in the background
+ * keeps running after this resolves.
+ */
+export async function runLauncherCommand(script: "main" | "control", args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; ms: number }> {
+  const started = Date.now();
+  const result = await runScript(`deploy/local/src/${script}.ts`, args, env);
+  return { ...result, ms: Date.now() - started };
+}
+
+function runScript(file: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const cli = nodeCommand("cli/src/main.ts", args);
-    const child = spawn(cli.command, cli.args, { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    const cmd = nodeCommand(file, args);
+    const child = spawn(cmd.command, cmd.args, { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (b: Buffer) => void (out += b.toString("utf8")));
     child.stderr.on("data", (b: Buffer) => void (out += b.toString("utf8")));

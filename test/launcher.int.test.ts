@@ -7,8 +7,12 @@
 // equal to an oracle of what was written). SIGINT to the launcher must stop every process it started.
 // The launcher and its services run their compiled JavaScript on Node 24, with nothing else running
 // inside them (no TypeScript loader and its esbuild service).
+// What a newcomer meets is checked too: a healthy start prints no warning or error, each process's
+// output lands in its own file under <data dir>/logs/, a second start is refused at once in one line,
+// `reset` removes the cluster's state; and a second launcher, started with --background, returns once
+// its cluster runs, answers `status`, and `stop` stops all of it and waits.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +21,7 @@ import { loadConfig } from "@ladder/platform/config";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { REPO } from "@ladder/deploy/built-entry";
+import { launcherStatePath, processAlive, readLauncherState } from "@ladder/platform/launcher-state";
 import { portIsFree } from "@ladder/deploy/free-port";
 import { AdminService, ShardReadiness, type GetClusterStatusResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -24,7 +29,7 @@ import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { TEST_TOKENS } from "./cluster-harness.js";
 import { getJson } from "./http-client.js";
-import { alivePids, runCli, startLauncher, until, type LauncherRun } from "./launcher-process.js";
+import { alivePids, launcherEnv, runCli, runLauncherCommand, startLauncher, until, type LauncherRun } from "./launcher-process.js";
 import { Oracle, plainEntry, type OracleUpdate } from "./oracle.js";
 
 const BOARD = "launcher";
@@ -179,7 +184,39 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 }, 90_000);
 
+/** The file of process `name` under the launcher's logs dir. */
+const logOf = (dataDir: string, name: string) => readFileSync(join(dataDir, "logs", `${name}.log`), "utf8");
+const ALREADY_RUNNING = (pid: number, dataDir: string) => `ladder is already running (pid ${pid}, data dir ${dataDir}); stop it with: npm run stop\n`;
+/** A second start, before, failed after 18 s (Kafka's wait for its port) with a stack trace; this bounds node + tsx starting up on a loaded machine. */
+const QUICKLY_MS = 12_000;
+
 describe("local launcher supervision", () => {
+  it("starts quietly: no warning or error line before it runs, no child's JSON quoted in its own; each process's output in its own file", () => {
+    const out = launcher.output();
+    const beforeRunning = out.slice(0, out.indexOf("ladder is running:")).split("\n").filter(Boolean);
+    expect(beforeRunning.length).toBeGreaterThan(5);
+    const loud = beforeRunning.filter((l) => !l.startsWith("{") || JSON.parse(l).level >= 40);
+    expect(loud, "lines at warn or above, or not JSON, before the cluster ran").toEqual([]);
+    expect(out).not.toMatch(/"line":"\{/);
+    const files = readdirSync(join(launcher.dataDir, "logs")).sort();
+    const want = ["launcher", "gateway", "ingest", "router", "shard-0", "shard-1", "shard-2", ...launcher.redisPorts.map((p) => `redis-${p}`)];
+    expect(files).toEqual(expect.arrayContaining(want.map((n) => `${n}.log`)));
+    expect(logOf(launcher.dataDir, "router")).toMatch(/^\{.*"msg":"router listening"/m); // the service's own pino lines, as printed
+    for (const i of [0, 1, 2]) expect(logOf(launcher.dataDir, `shard-${i}`)).toMatch(/"msg":"shard node ready"/);
+    expect(logOf(launcher.dataDir, `redis-${launcher.redisPorts[0]}`)).toMatch(/Ready to accept connections/);
+    expect(logOf(launcher.dataDir, "launcher")).toMatch(/"msg":"kafka ready"/);
+  });
+
+  it("refuses a second start on the same data dir at once, in one line, and exits 1; status names the running one", async () => {
+    const second = await runLauncherCommand("main", [], launcher.env);
+    expect({ code: second.code, out: second.out }).toEqual({ code: 1, out: ALREADY_RUNNING(launcher.child.pid!, launcher.dataDir) });
+    expect(second.ms).toBeLessThan(QUICKLY_MS);
+    const status = await runLauncherCommand("control", ["status"], launcher.env);
+    expect(status.code, status.out).toBe(0);
+    expect(status.out).toMatch(new RegExp(`^ladder is running \\(pid ${launcher.child.pid}, `));
+    expect(status.out).toMatch(/^ +shard-0 +up +pid \d+ /m);
+  });
+
   it("reports the running cluster: every shard serving with its lag, heartbeat, size and Redis node; Kafka and the topic", async () => {
     const s = await settled();
     expect(s.shards.map((x) => x.shardId)).toEqual(["shard-0", "shard-1", "shard-2"]);
@@ -239,6 +276,7 @@ describe("local launcher supervision", () => {
     await restarted("redis-2", 1, others);
     // the node found its Redis emptied and refilled it (its warning, passed on by the launcher)
     expect(launcher.output()).toMatch(/"service":"shard-2".*Redis holds less than was applied \(data lost\)/);
+    expect(logOf(launcher.dataDir, "shard-2")).toMatch(/Redis holds less than was applied \(data lost\)/);
     console.log(`redis-server kill -> restarted, refilled and serving: ${((back.at - at) / 1000).toFixed(1)} s; refusals seen: ${JSON.stringify([refusal, ...back.refusals])}`);
     await write(PLAYERS.filter((_, i) => i % 5 === 1).map((playerId) => ({ board: BOARD, playerId, op: Operation.BEST, value: 140, timestampMs: t0 + 1_200_000 })));
     await settled();
@@ -286,4 +324,74 @@ describe("local launcher supervision", () => {
     expect(shutdown).toMatch(/"msg":"stopping the cluster"/);
     expect(shutdown).not.toMatch(/"msg":"(process died|process restarted)/); // the processes it stopped were not restarted
   });
+
+  it("reset, once it stopped, removes Kafka's log, each Redis's files and the logs, says what it removed, and leaves anything else", async () => {
+    const entries = readdirSync(launcher.dataDir);
+    expect(entries).toEqual(expect.arrayContaining(["kafka", "redis-0", "logs"]));
+    const reset = await runLauncherCommand("control", ["reset"], launcher.env);
+    expect(reset.code, reset.out).toBe(0);
+    expect(reset.out).toMatch(new RegExp(`^removed from ${launcher.dataDir}:\n`));
+    for (const name of ["kafka", "redis-0", "redis-1", "redis-2", "logs"]) expect(reset.out).toMatch(new RegExp(`^  ${name} `, "m"));
+    expect(readdirSync(launcher.dataDir)).toEqual([]);
+    expect((await runLauncherCommand("control", ["reset"], launcher.env)).out).toBe(`nothing to remove in ${launcher.dataDir}\n`);
+  });
+});
+
+describe("local launcher in the background", () => {
+  let env: Record<string, string>;
+  let dataDir: string;
+  let launcherPid: number | undefined;
+  const pidsSeen = new Set<number>();
+
+  afterAll(async () => {
+    if (launcherPid !== undefined && processAlive(launcherPid)) {
+      process.kill(launcherPid, "SIGTERM");
+      await until("the background launcher gone", 60_000, () => (processAlive(launcherPid!) ? undefined : true)).catch(() => undefined);
+    }
+    for (const pid of alivePids(pidsSeen)) process.kill(pid, "SIGKILL");
+  }, 90_000);
+
+  it("returns once the cluster runs and says where; status, a second start and reset while it runs; stop stops it all and waits", async () => {
+    dataDir = join(dir, "background");
+    const ns = freshNamespace("launcher-bg");
+    ({ env } = await launcherEnv(dataDir, { LADDER_SCORE_TOPIC: ns.topic, LADDER_KEY_PREFIX: ns.keyPrefix, LADDER_SLOTS: "6" }));
+    const start = await runLauncherCommand("main", ["--background"], env);
+    expect(start.code, start.out).toBe(0);
+    launcherPid = Number(/ladder is running in the background \(pid (\d+)\)/.exec(start.out)?.[1]);
+    const state = readLauncherState(launcherStatePath(dataDir))!;
+    expect(state.launcherPid).toBe(launcherPid);
+    for (const p of state.processes) if (p.pid !== null) pidsSeen.add(p.pid);
+    expect(state.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
+      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`));
+    expect(start.out).toContain(`logs       ${join(dataDir, "logs")}`);
+    for (const p of state.processes) expect(start.out).toMatch(new RegExp(`^  ${p.name} +pid ${p.pid} +${p.address}$`, "m")); // every process, none missing
+    expect(start.out).toMatch(new RegExp(`^  router +${state.router}$`, "m"));
+    expect(start.out).not.toMatch(/"level"/); // the launcher's lines went to its log file
+    expect(logOf(dataDir, "launcher")).toMatch(/ladder is running:/);
+
+    const status = await runLauncherCommand("control", ["status"], env);
+    expect(status.code, status.out).toBe(0);
+    expect(status.out).toMatch(new RegExp(`^ladder is running \\(pid ${launcherPid}, `));
+    const second = await runLauncherCommand("main", ["--background"], env);
+    expect({ code: second.code, out: second.out }).toEqual({ code: 1, out: ALREADY_RUNNING(launcherPid, dataDir) });
+    expect(second.ms).toBeLessThan(QUICKLY_MS);
+    const refusedReset = await runLauncherCommand("control", ["reset"], env);
+    expect({ code: refusedReset.code, out: refusedReset.out }).toEqual({ code: 1, out: `ladder is running (pid ${launcherPid}, data dir ${dataDir}); stop it first: npm run stop\n` });
+    expect(existsSync(join(dataDir, "kafka"))).toBe(true);
+
+    const stop = await runLauncherCommand("control", ["stop"], env);
+    expect(stop.code, stop.out).toBe(0);
+    expect(stop.out).toMatch(/^stopping ladder \(pid \d+\): services, then Redis, then Kafka\nstopped in \d+\.\d s\n$/);
+    expect(processAlive(launcherPid)).toBe(false);
+    expect(alivePids(pidsSeen)).toEqual([]);
+    expect(readLauncherState(launcherStatePath(dataDir))).toBeUndefined();
+    expect(existsSync(join(dataDir, "launcher.pid"))).toBe(false);
+    const kafkaPort = Number(env.LADDER_KAFKA_PORT);
+    expect(await portIsFree(kafkaPort)).toBe(true);
+    const shutdown = logOf(dataDir, "launcher");
+    expect(shutdown).toMatch(/"signal":"SIGTERM".*"msg":"stopping the cluster"/);
+    expect(shutdown).not.toMatch(/"msg":"(process died|process restarted)/);
+    const after = await runLauncherCommand("control", ["status"], env);
+    expect({ code: after.code, out: after.out }).toEqual({ code: 3, out: `ladder is not running (data dir ${dataDir})\n` });
+  }, 300_000);
 });

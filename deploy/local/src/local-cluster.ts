@@ -12,6 +12,7 @@ import type { Logger } from "@ladder/platform/logger";
 import { localCredentials } from "./credentials.js";
 import { startGatewayService, type GatewayService } from "./gateway-service.js";
 import { startInfra, type Infra } from "./infra.js";
+import { logsDir } from "./log-files.js";
 import { SENTINELS, type LocalConfig } from "./local-config.js";
 import { startReplicatedRedis, type ReplicatedRedis } from "./replicated-redis.js";
 import { startServices, type RunningServices } from "./services.js";
@@ -106,10 +107,11 @@ export function clusterSummary({ infra, replicas, services: s, gateway }: LocalC
     ...(replicas ? [["sentinels (quorum 2, failover after 2 s down)", replicas.sentinelList] as [string, string]] : []),
     ...["router", "ingest", ...s.shardIds].map((name): [string, string] => [`metrics  ${name}`, s.metricsUrl(name)]),
     ["data", local.dataDir],
+    ["logs", `${logsDir(local.dataDir)}  (one file per process: npm run logs [-- <name>...])`],
     ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return ["", "ladder is running:", ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), "",
-    "every process is restarted if it dies; Ctrl-C stops them all",
-    "try:  npm run cli -- demo", "      npm run cli -- status", `      open ${gateway.url} (the dashboard)`, "stop: Ctrl-C", ""].join("\n");
+    "every process is restarted if it dies; Ctrl-C (or npm run stop) stops them all",
+    "try:  npm run cli -- demo", "      npm run cli -- status", `      open ${gateway.url} (the dashboard)`, "stop: Ctrl-C, or npm run stop", ""].join("\n");
 }

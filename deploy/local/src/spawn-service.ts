@@ -5,6 +5,7 @@
 // port 0. Used by the local cluster launcher, the tests and the benchmarks.
 import type { Logger } from "@ladder/platform/logger";
 import { nodeCommand, REPO } from "./built-entry.js";
+import { routineKafkaLine } from "./kafkajs-lines.js";
 import { spawnManaged, describeExit, type ManagedProcess, type LineLevel } from "./managed-process.js";
 
 export interface Started {
@@ -57,10 +58,12 @@ export function spawnService({ name, entry, env, ready, timeoutMs, log }: SpawnO
   });
 }
 
-/** pino levels: 40 warn, 50 error, 60 fatal. Plain lines (stack traces) are warnings. */
+/** pino levels: 40 warn, 50 error, 60 fatal. Plain lines (stack traces) are warnings; kafkajs's routine lines debug (kafkajs-lines.ts). */
 function levelOf(line: string): LineLevel {
-  const level = parseJson(line)?.level;
+  const rec = parseJson(line);
+  const level = rec?.level;
   if (typeof level !== "number") return "warn";
+  if (routineKafkaLine(rec!)) return "debug";
   return level >= 50 ? "error" : level >= 40 ? "warn" : "debug";
 }
 

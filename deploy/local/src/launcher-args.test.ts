@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { parseControlArgs, parseStartArgs, UsageError } from "./launcher-args.js";
+
+describe("deploy > launcher args", () => {
+  it("parses npm start's options", () => {
+    expect(parseStartArgs([])).toEqual({ background: false, detached: false, format: undefined });
+    expect(parseStartArgs(["--background", "--pretty"])).toEqual({ background: true, detached: false, format: "pretty" });
+    expect(parseStartArgs(["-b", "--json"])).toMatchObject({ background: true, format: "json" });
+    expect(() => parseStartArgs(["--bg"])).toThrow(UsageError);
+    expect(() => parseStartArgs(["--bg"])).toThrow(/unknown option --bg; usage: npm start/);
+  });
+
+  it("parses the control commands", () => {
+    expect(parseControlArgs(["stop"])).toEqual({ command: "stop" });
+    expect(parseControlArgs(["status"])).toEqual({ command: "status" });
+    expect(parseControlArgs(["logs"])).toEqual({ command: "logs", names: [], follow: true, lines: 20, json: false });
+    expect(parseControlArgs(["logs", "router", "shard-0.log", "--no-follow", "-n", "5", "--json"])).toEqual({ command: "logs", names: ["router", "shard-0"], follow: false, lines: 5, json: true });
+  });
+
+  it("refuses unknown commands and options, naming them, with the usage", () => {
+    expect(() => parseControlArgs([])).toThrow(/no command\nusage: npm run cluster/);
+    expect(() => parseControlArgs(["restart"])).toThrow(/unknown command restart/);
+    expect(() => parseControlArgs(["stop", "now"])).toThrow(/stop takes no arguments \(got now\)/);
+    expect(() => parseControlArgs(["logs", "--lines", "x"])).toThrow(/--lines takes a number of lines \(got x\)/);
+    expect(() => parseControlArgs(["logs", "--tail"])).toThrow(/unknown option --tail/);
+  });
+});
