@@ -1,27 +1,6 @@
 /**
- * Benchmark "approx": when an approximate rank beats the exact one, by how much, and what it
- * gives up (issue #10), on a real cluster through gRPC.
- *
- *   GetRank                        the exact rank: the owner's read, then every shard's count of
- *                                  the entries ahead (3 scripts over 2 rounds)
- *   GetApproximateRank(score)      every shard's histogram (3 scripts, 1 round), sorted sets untouched
- *   GetApproximateRank(player_id)  the player's points on its owner (a ZSCORE), then the histograms
- *
- * THE BOARDS are two all-time boards defined with AdminService.CreateBoard with the default rules
- * (points 0..2^31-1, 1-minute resolution), SET, and histogram_bounds of 16 and of 255 bounds at the
- * quantiles of the seeded score law (histogram-bounds.ts: equal-depth buckets). The same `players`
- * are seeded on both through Kafka (`npm run seed`, which writes a defined board as ingest would:
- * every record carries the definition's rules, so the shard nodes keep its histogram), and the
- * seeder waits until the shard nodes applied them. Nothing writes while anything is measured.
- *
- * HOW. Every answer kind is checked first with the Node client (approx-checks.ts, accuracy.ts); a
- * wrong answer fails the benchmark, and the sample's answers give the accuracy figures. Then, per
- * board and call, the Node client times calls one at a time, with the router's, the shards' Redis'
- * and its own CPU per call and the scripts Redis ran (batch/cost-meter.ts, less the rest rates).
- * Then h2load measures rates in rounds (infra/h2load.ts: one fixed request per run): the router's
- * health check first (the floor), then each board's GetRank and its two approximate calls about the
- * round's player; each rate is shown against the floor and against GetRank on the same board in
- * the same round, medians over the rounds.
+ * Benchmark "approx": exact against approximate rank on boards with 16 and 255 histogram bounds,
+ * on a real cluster: checks, accuracy, Node client costs, h2load rates. Method: approx.md.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";

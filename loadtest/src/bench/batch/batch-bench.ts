@@ -1,41 +1,6 @@
 /**
- * Benchmark "batch": the reads of many players, many boards and deep pages (issue #10) against
- * what a client would do without them, on a real cluster through gRPC.
- *
- *   ranks     GetRanks of 100 players (one call) vs GetRank of the same 100 players, one after
- *             another and with 10 and 100 in flight
- *   standing  GetStanding of one player over 5 boards (the seeded all-time board; the daily
- *             board's today and yesterday; its sum7 and best7 windows ending today) vs GetRank on
- *             each of the 5, one after another and all 5 in flight
- *   pages     GetTop pages of 10, 50 and 100 entries: the top page (offset 0), pages reached by
- *             cursor at depth ~1k, ~half the board and ~all of it (1M players: ranks 1,001,
- *             500,001, 999,001), and the deepest offset page allowed (offset + limit = 10,000)
- *
- * THE CLUSTER is the local cluster's layout (infra/ingest-cluster.ts: the run's Kafka, 3
- * redis-servers, 3 shard nodes, ingest, router), the router with its defaults (no top cache).
- * The all-time board gets `players` through Kafka (`npm run seed`); the daily board
- * (daily-board.ts) is defined with AdminService.CreateBoard and written through ingest, and the
- * bench waits until the shard nodes applied every acknowledged offset. Nothing writes while
- * anything is measured.
- *
- * DEEP CURSORS, HONESTLY. A cursor is opaque (a position in the board's order that only the
- * router makes): there is no GetTop at an offset beyond 10,000, and no read that hands out a
- * cursor for a player (GetRank and GetAround answer entries, not cursors). So the bench walks the
- * whole board from the top page with next_cursor, 1,000 entries a page (1,000 pages at 1M), as a
- * client paging to the bottom would; the walk checks every rank once (answer-checks.ts) and keeps
- * the next_cursor of the pages ending at the depths measured. Those cursors are what the pages at
- * depth are then asked with, unchanged: the board is at rest, so the page a cursor names stays the
- * page the walk saw, and each measured page is checked against the walk's entries at its ranks
- * (and its previous_cursor against the walk's page before it).
- *
- * HOW. Every kind of answer is asked first with the Node client and checked (answer-checks.ts);
- * a wrong answer fails the benchmark. Then the Node client times units of work one after another
- * (100 ranks, 5 standings, one page): wall time per unit, and per unit the CPU the router, the
- * shards' Redis and this process used and the scripts Redis ran, over the block of units, less
- * what the same processes spend at rest (cost-meter.ts). Then h2load (infra/h2load.ts: one fixed
- * request per run, 4 connections x 16 streams) measures rates, in rounds: the router's health
- * check first (the floor of a grpc-js call), then every request of the round, each run 1 s of
- * warm-up and `seconds` counted; the tables show medians over the rounds.
+ * Benchmark "batch": GetRanks, GetStanding and cursor pages against one call at a time, on
+ * a real cluster (Node client, then h2load). Method: batch.md.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";

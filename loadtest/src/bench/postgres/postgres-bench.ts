@@ -1,22 +1,6 @@
 /**
- * Benchmark "postgres": the textbook SQL leaderboard, the "why SQL struggles" case.
- *
- * The bench starts its own PostgreSQL (postgres-server.ts) with shared_buffers sized to
- * hold the largest table and its indexes. The same players as the Redis boards go into
- * one table (postgres-table.ts: COPY, then indexes on score and player_id, VACUUM ANALYZE),
- * at 1M and then 10M rows; after each load, pg_prewarm reads the table and both indexes
- * into shared_buffers (pg_buffercache then says how much of them is there), so no query
- * waits for a disk or the OS's page cache. Two questions are timed in a closed loop over
- * a connection pool, at the concurrency of the router's reads:
- *
- *   top 10      SELECT player_id, score FROM t ORDER BY score DESC LIMIT 10
- *   exact rank  SELECT count(*) + 1 FROM t WHERE score > (SELECT score FROM t WHERE player_id = $1)
- *
- * Rank counts everyone ahead: its cost grows with the table (seconds per query at 10M,
- * many seconds with 32 in flight), so its window stays open until it holds several calls
- * per worker (plan.ts; infra/measure.ts reports n and the median's confidence interval).
- * Figures are set next to the router's over one shard (one data server each) at the same
- * concurrency, from the read benchmark of the same run, when it ran.
+ * Benchmark "postgres": the textbook SQL leaderboard (top 10, exact rank by count) on the same
+ * players, at the router's concurrency, set next to the router's figures. Method: postgres.md.
  */
 import pg from "pg";
 import { playerId } from "../../workload/player-ids.js";

@@ -1,22 +1,6 @@
 /**
- * Benchmark "grpc": the router of a real cluster against its own gRPC floor, measured with a C
- * client so that the client costs little.
- *
- * The cluster is the local cluster's layout: the run's Kafka broker, 3 redis-servers, 3 shard
- * nodes, ingest and the router as real processes (infra/ingest-cluster.ts), with `players`
- * seeded through Kafka by `npm run seed` (the shard nodes apply them). A second router over the
- * same shards runs with the top cache on (LADDER_TOP_CACHE_MS=100): the cluster's own router runs
- * with it off, the default.
- *
- * The client is h2load (Debian's nghttp2-client) sending gRPC frames over HTTP/2: 4 connections x
- * 16 streams, one request body per run (a fixed player per run; the player changes from round to
- * round). Every question is measured in `rounds` rounds, each running health check, rank, top and
- * around one after another on the same router for `seconds` seconds (plus 1 s of warm-up that
- * counts for nothing): a round's ratio is the call's rate over the health check's rate in that
- * round, and the table shows each figure's median over the rounds. The router's CPU per call is
- * the router process's CPU time during the run (warm-up included) over the calls answered in the
- * measured window: an upper bound. h2load counts HTTP status 200; the gRPC status comes in the
- * trailers, so every question is asked once with the Node client first and must answer OK.
+ * Benchmark "grpc": the router of a real cluster against its own gRPC health check, with and
+ * without the top cache, through h2load. Method: grpc.md.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";

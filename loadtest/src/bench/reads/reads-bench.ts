@@ -1,16 +1,6 @@
 /**
- * Benchmark "reads": the router against the floor.
- *
- * For each size (1M, 10M players) the bench's players are seeded into a layout of 1, 2
- * and 4 shards (bench/infra/seeded-layouts.ts, the seeder's Redis path: no Kafka), the router runs
- * as a real process over each layout, and every question (exact rank, top 10, around
- * radius 5) is asked in a closed loop (32 in flight, after a warm-up) of the router and
- * of the floor: the one-shard layout's single Redis asked with plain commands
- * (read-questions.ts). Players asked about are drawn uniformly from the seeded ones, the
- * same sequence for the router and the floor. Before timing, answers are compared.
- *
- * No shard node runs: reads are served only while a shard's heartbeat key exists, so the
- * bench sets it itself (ShardWriter.heartbeat, 1 h TTL).
+ * Benchmark "reads": the router over 1, 2 and 4 shards against one Redis asked directly, in
+ * closed loops. Method: reads.md.
  */
 import { loadConfig } from "@ladder/common/config";
 import { buildPlacement } from "@ladder/common/placement";

@@ -1,15 +1,6 @@
 /**
- * Benchmark "ingest": score updates per second through the whole write path, against
- * the two stores it is built on.
- *
- *   end to end  SubmitScores batches over gRPC → ingest (validation, group commit,
- *               idempotent producer, acks=all) → Kafka → 3 shard nodes (apply script)
- *               → Redis, in a closed loop. An update counts when it is visible in Redis:
- *               the shards' applied offsets (moved atomically with the effects) are read
- *               as the measured period starts and ends. After the load stops, the time
- *               until every acknowledged update is applied is the drain.
- *   raw Kafka / raw Redis  the same updates, batches and concurrency straight into each
- *               store (raw-paths.ts), the services stopped.
+ * Benchmark "ingest": updates per second through the whole write path against raw Kafka and raw
+ * Redis (raw-paths.ts). Method: ingest.md.
  */
 import { randomBytes } from "node:crypto";
 import { ensureScoreTopic, type Kafka } from "../../log-client.js";

@@ -1,12 +1,6 @@
 /**
- * Benchmark "memory": bytes per player of one board in Redis, at 1M and 10M players:
- * (used_memory after seeding − used_memory of the same fresh, empty redis-server) /
- * players, for the loadtest's ids (`p:` + 12 digits), once any incremental rehash of the
- * set's hash table is finished (bench/infra/finish-rehash.ts), and as seeded. The readings are taken by the
- * seeded layouts (bench/infra/seeded-layouts.ts) right after each seeding step, before any query
- * touches the servers; when the read benchmark ran first, its one-shard layout already
- * holds them (and those of the 2- and 4-shard layouts, shown too), otherwise this seeds
- * a fresh server itself.
+ * Benchmark "memory": bytes per player of one board in Redis, read by the seeded layouts right
+ * after seeding. Method: memory.md.
  */
 import type { Benchmark } from "../context.js";
 import type { MemoryReading } from "../infra/seeded-layouts.js";
