@@ -22,14 +22,13 @@ import { batchBenchmark } from "./batch/batch-bench.js";
 import { boardsBenchmark } from "./boards/boards-bench.js";
 import { postgresBenchmark } from "./postgres/postgres-bench.js";
 import { pushBenchmark } from "./push/push-bench.js";
-import { grpcBenchmark } from "./reads/grpc-bench.js";
 import { readsBenchmark } from "./reads/reads-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { memoryBenchmark } from "./writes/memory-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 
-const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, grpc: grpcBenchmark, batch: batchBenchmark, approx: approxBenchmark, push: pushBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark, boards: boardsBenchmark };
+const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, batch: batchBenchmark, approx: approxBenchmark, push: pushBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark, boards: boardsBenchmark };
 const USES_LAYOUTS: readonly BenchName[] = ["reads", "memory"];
 
 if (process.argv.includes("--help")) {

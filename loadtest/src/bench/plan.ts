@@ -49,11 +49,9 @@ export interface BenchPlan {
   };
   /** Records replayed; shard counts to replay into; without and with event ids (the apply script's dedup path). */
   rebuild: { records: number; shards: number[]; eventIds: boolean[] };
-  /** The router of a real cluster against its own health check, with h2load (reads/grpc-bench.ts). */
-  grpc: { players: number; rounds: number; seconds: number; connections: number; streams: number };
   /** A daily board with two 7-day windows, on one shard (boards/boards-bench.ts). */
   boards: BoardsPlan;
-  /** Reads of many players, boards and deep pages against their one-at-a-time equivalents, on a real cluster (batch/batch-bench.ts). */
+  /** Reads of many players, boards and deep pages against their one-at-a-time equivalents, and the router against its health check, on a real cluster (batch/batch-bench.ts). */
   batch: BatchPlan;
   /** Exact vs approximate rank on boards with histograms, on a real cluster (approx/approx-bench.ts). */
   approx: ApproxPlan;
@@ -180,7 +178,6 @@ export function benchPlan(quick: boolean): BenchPlan {
       quick, sizes, shardCounts: [1, 2, 4], reads, postgres,
       ingest: { ...loop(8, 1 * SECOND, 3 * SECOND), batch: 1000, shards: 3, players: 100_000, raw: loop(8, 0.5 * SECOND, 1.5 * SECOND), rawKafkaBatches: [1000, 5000] },
       rebuild: { records: 50_000, shards: [1, 3], eventIds: [false, true] },
-      grpc: { players: 20_000, rounds: 1, seconds: 2, connections: 4, streams: 16 },
       boards: {
         sizes: [20_000, 100_000], fullStateMaxPlayers: 20_000, checkedPlayers: 50,
         reads: { ...loop(8, 0.3 * SECOND, 1 * SECOND), alone: 50, topLimit: 10, aroundRadius: 5 },
@@ -202,7 +199,6 @@ export function benchPlan(quick: boolean): BenchPlan {
       raw: loop(8, 2 * SECOND, 10 * SECOND), rawKafkaBatches: [1000, 5000], // 5000: GroupCommitProducer's cap
     },
     rebuild: { records: 1_000_000, shards: [1, 3], eventIds: [false, true] },
-    grpc: { players: 1_000_000, rounds: 3, seconds: 5, connections: 4, streams: 16 },
     boards: {
       sizes: [1_000_000, 10_000_000], fullStateMaxPlayers: 1_000_000, checkedPlayers: 300,
       reads: { ...loop(16, 1 * SECOND, 3 * SECOND), alone: 300, topLimit: 10, aroundRadius: 5 },

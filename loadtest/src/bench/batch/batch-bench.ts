@@ -1,6 +1,7 @@
 /**
- * Benchmark "batch": GetRanks, GetStanding and cursor pages against one call at a time, on
- * a real cluster (Node client, then h2load). Method: batch.md.
+ * Benchmark "batch": GetRanks, GetStanding and cursor pages against one call at a time, and
+ * the router's reads against its own gRPC health check with and without the top cache, on a
+ * real cluster (Node client, then h2load). Method: batch.md.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { LadderClient } from "@ladder/client";
 import { createClient } from "@ladder/common/grpc-adapter";
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@ladder/proto/grpc/health/v1/health_pb";
 import {
-  GetRankRequestSchema, GetRanksRequestSchema, GetStandingRequestSchema, GetTopRequestSchema, type BoardRef, type GetTopResponse,
+  GetAroundRequestSchema, GetRankRequestSchema, GetRanksRequestSchema, GetStandingRequestSchema, GetTopRequestSchema, type BoardRef, type GetTopResponse,
 } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { keyLayout } from "@ladder/store";
 import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
@@ -19,9 +20,12 @@ import { rngFor } from "../../workload/rng.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_KEY_PREFIX, BENCH_SPEC } from "../infra/bench-board.js";
+import { pidCpu } from "../infra/cpu-meter.js";
 import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
+import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
+import { startService } from "../infra/service-process.js";
 import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "../output/batch-tables.js";
 import type { BatchPlan } from "../plan.js";
 import { size } from "../output/format.js";
@@ -53,7 +57,9 @@ type Ref = Pick<BoardRef, "board" | "period" | "window">;
 
 /** One request h2load sends, with what the tables call it. */
 interface Ask<D extends DescMessage = DescMessage> {
-  part: "floor" | "ranks" | "standing" | "pages";
+  part: H2Row["part"];
+  /** The router asked: the cluster's, or the second one with the top cache on. */
+  router: H2Row["router"];
   label: string;
   path: string;
   schema: D;
@@ -191,8 +197,14 @@ export const batchBenchmark: Benchmark = {
       idle.push(await quiet());
 
       // h2load: rates, in rounds
-      const h2 = await h2loadRounds(ctx, cluster, probes, idle[0]!, p, { rankSets, standingPlayers, refs, pages });
-      for (const row of pageRows) row.h2 = h2.find((h) => h.part === "pages" && h.label === pageLabel(row));
+      const cached = await startCachedRouter(ctx, cluster);
+      const top10 = (await router().getTop({ board: BOARD, limit: 10 })).entries.map((e) => e.playerId).join();
+      const cachedClient = clusterClients({ router: cached.address, ingest: cached.address, connections: 1, timeoutMs: 10_000, token: undefined });
+      const cachedTop = await cachedClient.router().getTop({ board: BOARD, limit: 10 }).finally(() => cachedClient.close());
+      fail("the top-cache router's GetTop (10) = the router's", cachedTop.entries.map((e) => e.playerId).join() === top10 ? [] : ["another top 10"]);
+      const routers = { main: { address, probes }, cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } } };
+      const h2 = await h2loadRounds(ctx, routers, idle[0]!, p, { rankSets, standingPlayers, refs, pages }).finally(() => cached.stop());
+      for (const row of pageRows) row.h2 = h2.find((h) => h.part === "pages" && h.router === "main" && h.label === pageLabel(row));
 
       const run: BatchRun = { h2loadVersion, seeded, daily: daily.figures, checks, idle, node, walk: walk.figures, pages: pageRows, h2 };
       return {
@@ -301,23 +313,44 @@ function roundAsks(r: number, a: Asked): Ask[] {
   const set = a.rankSets[r % a.rankSets.length]!;
   const player = a.standingPlayers[r % a.standingPlayers.length]!;
   const refLabel = (ref: Ref) => `${ref.board === BOARD ? "all-time board" : "daily"}${ref.window ? ` ${ref.window}` : ref.board === DAILY ? (ref === a.refs[1] ? " today" : " yesterday") : ""}`;
+  const floor = (router: Ask["router"]): Ask[] => [
+    { part: "floor", router, label: "health check (the floor)", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {}, units: 1 },
+    { part: "ranks", router, label: "GetRank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: BOARD, playerId: set[0]! }, units: 1 },
+    { part: "reads", router, label: "GetTop (10)", path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: { board: BOARD, limit: 10 }, units: 1 },
+    { part: "reads", router, label: "GetAround (±5)", path: `${SERVICE}/GetAround`, schema: GetAroundRequestSchema, init: { board: BOARD, playerId: set[0]!, radius: 5 }, units: 1 },
+  ];
+  const router = "main" as const;
   return [
-    { part: "floor", label: "health check (the floor)", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {}, units: 1 },
-    { part: "ranks", label: `GetRanks (${set.length} players)`, path: `${SERVICE}/GetRanks`, schema: GetRanksRequestSchema, init: { board: BOARD, playerIds: set }, units: set.length },
-    { part: "ranks", label: "GetRank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: BOARD, playerId: set[0]! }, units: 1 },
-    { part: "standing", label: `GetStanding (${a.refs.length} boards)`, path: `${SERVICE}/GetStanding`, schema: GetStandingRequestSchema, init: { playerId: player, boards: a.refs }, units: a.refs.length },
-    ...a.refs.map((ref): Ask => ({ part: "standing", label: `GetRank, ${refLabel(ref)}`, path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: ref.board, period: ref.period, window: ref.window, playerId: player }, units: 1 })),
-    ...a.pages.map((pg): Ask => ({ part: "pages", label: pageLabel(pg), path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: pg.request, units: 1, ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}) })),
+    ...floor("main"),
+    { part: "ranks", router, label: `GetRanks (${set.length} players)`, path: `${SERVICE}/GetRanks`, schema: GetRanksRequestSchema, init: { board: BOARD, playerIds: set }, units: set.length },
+    { part: "standing", router, label: `GetStanding (${a.refs.length} boards)`, path: `${SERVICE}/GetStanding`, schema: GetStandingRequestSchema, init: { playerId: player, boards: a.refs }, units: a.refs.length },
+    ...a.refs.map((ref): Ask => ({ part: "standing", router, label: `GetRank, ${refLabel(ref)}`, path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: ref.board, period: ref.period, window: ref.window, playerId: player }, units: 1 })),
+    ...a.pages.map((pg): Ask => ({ part: "pages", router, label: pageLabel(pg), path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: pg.request, units: 1, ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}) })),
+    ...floor("cached"),
   ];
 }
 
-async function h2loadRounds(ctx: BenchContext, cluster: IngestCluster, probes: CostProbes, idle: IdleRates, p: BatchPlan, asked: Asked): Promise<H2Row[]> {
-  const address = cluster.services.routerAddress;
+/** A second router over the cluster's shards with LADDER_TOP_CACHE_MS=100 (the cluster's runs with it off, the default). */
+async function startCachedRouter(ctx: BenchContext, cluster: IngestCluster): Promise<{ address: string; pid: number; stop(): Promise<void> }> {
+  const address = `127.0.0.1:${await benchPort(ctx.ports)}`;
+  const started = await startService({
+    name: "router (top cache on)", entry: "router/src/main.ts", ready: "router listening", log: ctx.log,
+    settings: { ...cluster.services.env, LADDER_ROUTER_LISTEN: address, LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_TOP_CACHE_MS: "100" },
+  });
+  const entry = ctx.cleanup.push("router with the top cache", async () => void (await started.process.stop(10_000)));
+  return { address, pid: started.process.pid!, stop: () => entry.release() };
+}
+
+type Routers = Record<H2Row["router"], { address: string; probes: CostProbes }>;
+
+async function h2loadRounds(ctx: BenchContext, routers: Routers, idle: IdleRates, p: BatchPlan, asked: Asked): Promise<H2Row[]> {
   const samples = new Map<string, { ask: Ask; rounds: H2Row["rounds"] }>();
   for (let round = 0; round < p.rounds; round++) {
-    let floor = NaN;
+    const floor: Record<H2Row["router"], number> = { main: NaN, cached: NaN };
     for (const ask of roundAsks(round, asked)) {
-      const file = join(ctx.dataDir, `h2load-batch-${round}-${ask.label.replace(/\W+/g, "-")}.bin`);
+      const { address, probes } = routers[ask.router];
+      const key = `${ask.router} ${ask.label}`;
+      const file = join(ctx.dataDir, `h2load-batch-${round}-${key.replace(/\W+/g, "-")}.bin`);
       await writeFile(file, grpcFrame(ask.schema, ask.init as never));
       const a = await readCosts(probes);
       const r = await h2load(address, ask.path, file, { seconds: p.seconds, ...(ask.load ?? p) });
@@ -325,15 +358,15 @@ async function h2loadRounds(ctx: BenchContext, cluster: IngestCluster, probes: C
       const settled = await settle(probes); // the calls still queued when h2load stopped (a deep offset page's take seconds) finish before the next run
       // the CPU of the whole run (1 s of warm-up + the measured seconds) over the calls made in it at the measured rate
       const cost = perUnit(block, r.rate * (p.seconds + 1), idle);
-      if (ask.part === "floor") floor = r.rate;
-      const s = samples.get(ask.label) ?? { ask, rounds: [] };
-      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor, meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
-      samples.set(ask.label, s);
-      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores${settled > 0.5 ? `, ${settled} s to settle` : ""}`);
+      if (ask.part === "floor") floor[ask.router] = r.rate;
+      const s = samples.get(key) ?? { ask, rounds: [] };
+      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor[ask.router], meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
+      samples.set(key, s);
+      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.router === "cached" ? "top-cache router: " : ""}${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor[ask.router]) * 100).toFixed(0)}% of the floor), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores${settled > 0.5 ? `, ${settled} s to settle` : ""}`);
     }
   }
   return [...samples.values()].map(({ ask, rounds }) => ({
-    part: ask.part, label: ask.label, units: ask.units, load: ask.load ?? { connections: p.connections, streams: p.streams }, rounds,
+    part: ask.part, router: ask.router, label: ask.label, units: ask.units, load: ask.load ?? { connections: p.connections, streams: p.streams }, rounds,
     rate: median(rounds.map((x) => x.rate)), ofFloor: median(rounds.map((x) => x.ofFloor)), meanMs: median(rounds.map((x) => x.meanMs)),
     routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)), redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
   }));

@@ -1,8 +1,9 @@
 /**
  * The batch benchmark's tables: the Node client's units (100 ranks, 5 standings) one way and
  * the other, h2load's rates of the same calls, the pages by depth, and the walk that reached
- * the deep cursors. Ratios compare the batched call with its one-at-a-time equivalent, a page
- * with the top page of the same size.
+ * the deep cursors, and the router against its own health check with and without the top
+ * cache. Ratios compare the batched call with its one-at-a-time equivalent, a page with the
+ * top page of the same size, a read with the health check on the same router.
  */
 import type { UnitCost } from "../batch/cost-meter.js";
 import { setRate } from "../batch/node-runs.js";
@@ -26,7 +27,9 @@ export interface NodeRow {
 
 /** One h2load request over the rounds (medians), and each round's figures. */
 export interface H2Row {
-  part: "floor" | "ranks" | "standing" | "pages";
+  part: "floor" | "ranks" | "standing" | "pages" | "reads";
+  /** The cluster's router, or the second one with the top cache on (LADDER_TOP_CACHE_MS=100). */
+  router: "main" | "cached";
   label: string;
   units: number;
   /** h2load's connections x streams. */
@@ -101,7 +104,8 @@ export function singlesOf(h2: readonly H2Row[], part: "ranks" | "standing"): { u
   return { unitsPerSec: setRate(singles.map((r) => r.rate)) * n, routerUsPerUnit: singles.reduce((s, r) => s + r.routerUsPerCall, 0) / n, redisUsPerUnit: singles.reduce((s, r) => s + r.redisUsPerCall, 0) / n };
 }
 
-export function h2Table(h2: readonly H2Row[], p: Pick<BatchPlan, "connections" | "streams" | "rounds">): Table {
+export function h2Table(all: readonly H2Row[], p: Pick<BatchPlan, "connections" | "streams" | "rounds">): Table {
+  const h2 = all.filter((r) => r.router === "main" && r.part !== "reads");
   const rows: string[][] = [];
   const floor = h2.find((r) => r.part === "floor");
   if (floor) rows.push([floor.label, rate(floor.rate), "—", pct(floor.ofFloor), us(floor.routerUsPerCall), "—", "—", "—", ms(floor.meanMs)]);
@@ -123,6 +127,17 @@ export function h2Table(h2: readonly H2Row[], p: Pick<BatchPlan, "connections" |
     title: `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
     columns: ["call", "calls/s", "ranks (standings)/s", "÷ health check", "router CPU µs/call", "router CPU µs/rank", "Redis CPU µs/rank", "ranks/s ÷ one at a time", "h2load mean ms"],
     rows,
+  };
+}
+
+/** The health check, GetRank, GetTop (10) and GetAround (±5) on each router: the router against its own gRPC floor. */
+export function floorTable(h2: readonly H2Row[], p: Pick<BatchPlan, "connections" | "streams" | "rounds" | "players">): Table {
+  const asked = ["health check (the floor)", "GetRank", "GetTop (10)", "GetAround (±5)"];
+  const rows = (["main", "cached"] as const).flatMap((router) => asked.flatMap((label) => h2.filter((r) => r.router === router && r.label === label)));
+  return {
+    title: `Router vs its own health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players, 3 shards (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
+    columns: ["router", "question", "calls/s", "÷ health check", "router CPU µs/call", "h2load mean ms"],
+    rows: rows.map((r) => [r.router === "main" ? "router" : "router, top cache 100 ms", r.label, rate(r.rate), pct(r.ofFloor), us(r.routerUsPerCall), ms(r.meanMs)]),
   };
 }
 
@@ -160,6 +175,7 @@ export function batchTables(run: BatchTablesInput, p: BatchPlan): Table[] {
     nodeTable(run.node, "ranks", `${p.asked} ranks on the ${size(p.players)}-player board: one GetRanks vs ${p.asked} GetRank (Node client, one unit after another)`),
     nodeTable(run.node, "standing", `One player's standing on 5 boards (${size(p.players)} all-time; ${size(p.dailyPlayers)} daily today, yesterday, sum7, best7): one GetStanding vs 5 GetRank (Node client, one unit after another)`),
     h2Table(run.h2, p),
+    floorTable(run.h2, p),
     pagesTable(run.pages, p),
     walkTable(run.walk),
   ];
