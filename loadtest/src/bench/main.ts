@@ -27,8 +27,9 @@ import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { memoryBenchmark } from "./writes/memory-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
+import { snapshotBenchmark } from "./writes/snapshot-bench.js";
 
-const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, batch: batchBenchmark, approx: approxBenchmark, push: pushBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark, boards: boardsBenchmark };
+const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, batch: batchBenchmark, approx: approxBenchmark, push: pushBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark, snapshot: snapshotBenchmark, boards: boardsBenchmark };
 const USES_LAYOUTS: readonly BenchName[] = ["reads", "memory"];
 
 if (process.argv.includes("--help")) {
