@@ -2,8 +2,6 @@
  * Benchmark "approx": exact against approximate rank on boards with 16 and 255 histogram bounds,
  * on a real cluster: checks, accuracy, Node client costs, h2load rates. Method: approx.md.
  */
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { LadderClient } from "@ladder/client";
 import { createClient } from "@ladder/common/grpc-adapter";
@@ -14,12 +12,11 @@ import { clusterClients, type ClusterClients } from "../../run/cluster-clients.j
 import { DEFAULT_SCORE_SHAPE } from "../../workload/score-distribution.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { costProbes, settle } from "../batch/cluster-costs.js";
+import { costProbes, h2loadRun, restRates, settle, timeBlock } from "../batch/cluster-costs.js";
 import { distinctPlayers } from "../../workload/player-ids.js";
-import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "../batch/cost-meter.js";
-import { timeReps } from "../batch/node-runs.js";
+import type { CostProbes, IdleRates } from "../batch/cost-meter.js";
 import { BENCH_SPEC } from "../infra/bench-board.js";
-import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
+import { grpcFrame, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow, type CallKind } from "../output/approx-tables.js";
@@ -88,27 +85,19 @@ export const approxBenchmark: Benchmark = {
 
       // the Node client: one call at a time, its costs
       const probes = costProbes(cluster);
-      const quiet = async () => {
-        const a = await readCosts(probes);
-        await new Promise((r) => setTimeout(r, QUIET_S * 1000));
-        return idleRates(costDelta(a, await readCosts(probes)));
-      };
       await settle(probes);
-      const idle = [await quiet()];
+      const idle = [await restRates(probes, QUIET_S)];
       const node: ApproxNodeRow[] = [];
       for (const [i, b] of boards.entries()) {
         for (const call of CALLS) {
           const samples = checked[i]!.samples;
           const one = (rep: number) => ask(reader, b.name, call, samples[rep % samples.length]!);
-          await one(0); // warm-up, uncounted
-          const a = await readCosts(probes);
-          const msEach = await timeReps(p.nodeCalls, one);
-          const cost = perUnit(costDelta(a, await readCosts(probes)), p.nodeCalls, idle[0]!);
+          const { ms: msEach, cost } = await timeBlock(probes, idle[0]!, p.nodeCalls, one);
           node.push({ board: b.name, bounds: b.bounds.length, call, calls: p.nodeCalls, latencyMs: aloneSummary(msEach), cost });
           ctx.say(`  ${b.bounds.length} bounds, ${CALL_LABELS[call]}: p50 ${aloneSummary(msEach).p50} ms, router ${(cost.routerMs * 1000).toFixed(0)} µs, Redis ${(cost.redisMs * 1000).toFixed(0)} µs, ${cost.redisScripts} scripts per call; others ${cost.othersCores} cores`);
         }
       }
-      idle.push(await quiet());
+      idle.push(await restRates(probes, QUIET_S));
 
       const h2 = await h2loadRounds(ctx, address, probes, idle[0]!, p, boards, checked);
       const run: ApproxRun = { h2loadVersion, boards, seeded, checks, idle, accuracy, node, h2 };
@@ -167,20 +156,14 @@ async function h2loadRounds(ctx: BenchContext, address: string, probes: CostProb
     const rankRate = new Map<string, number>();
     for (const a of roundAsks(round, boards, checked)) {
       const key = `${a.board?.name ?? ""} ${a.call}`;
-      const file = join(ctx.dataDir, `h2load-approx-${round}-${key.replace(/\W+/g, "-")}.bin`);
-      await writeFile(file, grpcFrame(a.schema, a.init as never));
-      const before = await readCosts(probes);
-      const r = await h2load(address, a.path, file, p);
-      const block = costDelta(before, await readCosts(probes));
-      const settled = await settle(probes);
-      const cost = perUnit(block, r.rate * (p.seconds + 1), idle); // the whole run's CPU (1 s of warm-up + the measured seconds) over its calls at the measured rate
+      const r = await h2loadRun(ctx.dataDir, { address, path: a.path, body: grpcFrame(a.schema, a.init as never), tag: `approx-${round}-${key}` }, p, probes, idle);
       if (a.call === "floor") floor = r.rate;
       if (a.call === "rank") rankRate.set(a.board!.name, r.rate);
       const ofRank = a.board ? r.rate / rankRate.get(a.board.name)! : NaN;
       const s = samples.get(key) ?? { ask: a, rounds: [] };
-      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor, ofRank, meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
+      s.rounds.push({ ...r, ofFloor: r.rate / floor, ofRank });
       samples.set(key, s);
-      ctx.say(`  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores`);
+      ctx.say(`  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores`);
     }
   }
   return [...samples.values()].map(({ ask: a, rounds }) => ({

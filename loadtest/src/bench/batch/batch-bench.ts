@@ -3,8 +3,6 @@
  * the router's reads against its own gRPC health check with and without the top cache, on a
  * real cluster (Node client, then h2load). Method: batch.md.
  */
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { LadderClient } from "@ladder/client";
 import { createClient } from "@ladder/common/grpc-adapter";
@@ -21,7 +19,7 @@ import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_KEY_PREFIX, BENCH_SPEC } from "../infra/bench-board.js";
 import { pidCpu } from "../infra/cpu-meter.js";
-import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
+import { grpcFrame, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
 import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -30,10 +28,10 @@ import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures }
 import type { BatchPlan } from "../plan.js";
 import { size } from "../output/format.js";
 import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";
-import { costProbes, settle } from "./cluster-costs.js";
-import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
+import { costProbes, h2loadRun, restRates, settle, timeBlock } from "./cluster-costs.js";
+import type { CostProbes, IdleRates } from "./cost-meter.js";
 import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets, windowPoints, DAILY_WINDOWS, type DayWritten } from "./daily-board.js";
-import { inFlight, timeReps } from "./node-runs.js";
+import { inFlight } from "./node-runs.js";
 import { cursorDepths, keptEnds, pageAsks, pageLabel, type PageAsk, type Walk } from "./page-plan.js";
 
 export const BOARD = "batch-bench";
@@ -155,19 +153,11 @@ export const batchBenchmark: Benchmark = {
 
       // the Node client: units one after another, their costs
       const probes = costProbes(cluster);
-      const quiet = async () => {
-        const a = await readCosts(probes);
-        await new Promise((r) => setTimeout(r, QUIET_S * 1000));
-        return idleRates(costDelta(a, await readCosts(probes)));
-      };
       await settle(probes);
-      const idle = [await quiet()];
+      const idle = [await restRates(probes, QUIET_S)];
       const node: NodeRow[] = [];
       const block = async (part: NodeRow["part"], way: string, units: number, reps: number, unit: (rep: number) => Promise<unknown>) => {
-        await unit(0); // warm-up, uncounted
-        const a = await readCosts(probes);
-        const ms = await timeReps(reps, unit);
-        const cost = perUnit(costDelta(a, await readCosts(probes)), reps, idle[0]!);
+        const { ms, cost } = await timeBlock(probes, idle[0]!, reps, unit);
         node.push({ part, way, units, reps, latencyMs: aloneSummary(ms), cost });
         ctx.say(`  ${way}: p50 ${aloneSummary(ms).p50} ms per unit, router ${cost.routerMs} ms, Redis ${cost.redisMs} ms, ${cost.redisScripts} scripts; others ${cost.othersCores} cores`);
       };
@@ -194,7 +184,7 @@ export const batchBenchmark: Benchmark = {
         });
         pageRows.push({ limit: a.limit, kind: a.kind, label: a.label, firstRank: a.firstRank, node: node.at(-1)! });
       }
-      idle.push(await quiet());
+      idle.push(await restRates(probes, QUIET_S));
 
       // h2load: rates, in rounds
       const cached = await startCachedRouter(ctx, cluster);
@@ -350,19 +340,13 @@ async function h2loadRounds(ctx: BenchContext, routers: Routers, idle: IdleRates
     for (const ask of roundAsks(round, asked)) {
       const { address, probes } = routers[ask.router];
       const key = `${ask.router} ${ask.label}`;
-      const file = join(ctx.dataDir, `h2load-batch-${round}-${key.replace(/\W+/g, "-")}.bin`);
-      await writeFile(file, grpcFrame(ask.schema, ask.init as never));
-      const a = await readCosts(probes);
-      const r = await h2load(address, ask.path, file, { seconds: p.seconds, ...(ask.load ?? p) });
-      const block = costDelta(a, await readCosts(probes));
-      const settled = await settle(probes); // the calls still queued when h2load stopped (a deep offset page's take seconds) finish before the next run
-      // the CPU of the whole run (1 s of warm-up + the measured seconds) over the calls made in it at the measured rate
-      const cost = perUnit(block, r.rate * (p.seconds + 1), idle);
+      const run = { address, path: ask.path, body: grpcFrame(ask.schema, ask.init as never), tag: `batch-${round}-${key}` };
+      const r = await h2loadRun(ctx.dataDir, run, { seconds: p.seconds, ...(ask.load ?? p) }, probes, idle);
       if (ask.part === "floor") floor[ask.router] = r.rate;
       const s = samples.get(key) ?? { ask, rounds: [] };
-      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor[ask.router], meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
+      s.rounds.push({ ...r, ofFloor: r.rate / floor[ask.router] });
       samples.set(key, s);
-      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.router === "cached" ? "top-cache router: " : ""}${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor[ask.router]) * 100).toFixed(0)}% of the floor), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores${settled > 0.5 ? `, ${settled} s to settle` : ""}`);
+      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.router === "cached" ? "top-cache router: " : ""}${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor[ask.router]) * 100).toFixed(0)}% of the floor), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores${r.settledS > 0.5 ? `, ${r.settledS} s to settle` : ""}`);
     }
   }
   return [...samples.values()].map(({ ask, rounds }) => ({
