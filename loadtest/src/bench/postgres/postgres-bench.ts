@@ -2,6 +2,7 @@
  * Benchmark "postgres": the textbook SQL leaderboard (top 10, exact rank by count) on the same
  * players, at the router's concurrency, set next to the router's figures. Method: postgres.md.
  */
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
@@ -12,16 +13,8 @@ import { size } from "../output/format.js";
 import { postgresTable, type PgRow } from "../output/postgres-table-view.js";
 import type { ReadRow } from "../output/reads-table.js";
 import type { ClosedLoopPlan } from "../plan.js";
-import { buildIndexes, copyPlayers, createTable, dropIndexes, prewarm, randomTableName, tableSize, type PgStep, type Residency } from "./postgres-table.js";
+import { loadPlayers, type PgLoad } from "./postgres-table.js";
 import { startBenchPostgres, type BenchPostgres } from "./postgres-server.js";
-
-interface PgLoad {
-  players: number;
-  steps: PgStep[];
-  rows: number;
-  totalBytes: number;
-  residency: Residency;
-}
 
 export const postgresBenchmark: Benchmark = {
   name: "postgres",
@@ -38,22 +31,17 @@ export const postgresBenchmark: Benchmark = {
       await admin.connect();
       await admin.query("CREATE EXTENSION pg_prewarm; CREATE EXTENSION pg_buffercache");
       const settings = await serverSettings(admin);
-      const table = randomTableName();
+      const table = `ladder_bench_${randomBytes(4).toString("hex")}`;
       ctx.say(`PostgreSQL ${settings.server_version} on 127.0.0.1:${server.connection.port} (${server.binDir}), shared_buffers ${settings.shared_buffers}, table ${table}`);
-      await createTable(admin, table);
       const rows: PgRow[] = [];
       const loads: PgLoad[] = [];
       let loaded = 0;
       for (const [sizeIndex, players] of ctx.plan.sizes.entries()) {
         ctx.say(`${size(players)} rows: COPY ${size(players - loaded)} more, then indexes, VACUUM ANALYZE and pg_prewarm`);
-        if (loaded > 0) await dropIndexes(admin, table);
-        const steps = [await copyPlayers(admin, table, ctx.plan.seed, loaded, players - loaded), ...(await buildIndexes(admin, table))];
+        const load = await loadPlayers(admin, table, ctx.plan.seed, loaded, players);
         loaded = players;
-        const warmed = await prewarm(admin, table);
-        steps.push(warmed.step);
-        const load = { players, steps, ...(await tableSize(admin, table)), residency: warmed.residency };
         loads.push(load);
-        ctx.say(`  table + indexes ${mib(load.residency.bytes)} MiB, ${mib(load.residency.residentBytes)} MiB of them in shared_buffers`);
+        ctx.say(`  ${load.seconds} s; table + indexes ${mib(load.bytes)} MiB, ${mib(load.residentBytes)} MiB of them in shared_buffers`);
         rows.push(await measure(ctx, server, table, players, "top", plan.top, sizeIndex));
         rows.push(await measure(ctx, server, table, players, "rank", plan.rank, sizeIndex));
         rows.push(await measure(ctx, server, table, players, "rank", plan.rankPerCore, sizeIndex));
