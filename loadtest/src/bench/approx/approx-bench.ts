@@ -66,7 +66,7 @@ export const approxBenchmark: Benchmark = {
     try {
       for (const b of boards) await admin.admin.createBoard({ board: { name: b.name, defaultOp: Operation.SET, rules: { histogramBounds: b.bounds.map(BigInt) } } });
       const seeded: string[] = [];
-      for (const b of boards) seeded.push(await seedThroughKafka(ctx, cluster.services.env, b.name, p.players));
+      for (const b of boards) seeded.push(await seedThroughKafka(ctx, cluster, b.name, p.players));
 
       // every answer checked first
       const checks: string[] = [];

@@ -95,7 +95,7 @@ export const batchBenchmark: Benchmark = {
     const admin = new LadderClient({ router: address, token: cluster.adminToken });
     const health = createClient(Health, address);
     try {
-      const seeded = await seedThroughKafka(ctx, cluster.services.env, BOARD, p.players);
+      const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
       const daily = await writeDaily(ctx, cluster, writer, admin.admin, reader);
       const router = () => reader.router();
       const checks: string[] = [];

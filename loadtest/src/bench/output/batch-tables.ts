@@ -9,7 +9,7 @@ import type { UnitCost } from "../batch/cost-meter.js";
 import { setRate } from "../batch/node-runs.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { BatchPlan } from "../plan.js";
-import { count, ms, rate, ratio, size } from "./format.js";
+import { count, fixed1, fixed2, ms, pct, rate, ratio, size, whole } from "./format.js";
 import type { Table } from "./table.js";
 
 type Summary = Pick<LatencySummary, "mean" | "p50" | "p99" | "max">;
@@ -70,10 +70,6 @@ export interface BatchTablesInput {
   walk: WalkFigures;
 }
 
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "—");
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "—");
-const us = (x: number) => (Number.isFinite(x) ? count(x) : "—");
-const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : "—");
 
 /** The Node client's units of one part: the batched call first, the others as multiples of it. */
 export function nodeTable(rows: readonly NodeRow[], part: "ranks" | "standing", title: string): Table {
@@ -84,7 +80,7 @@ export function nodeTable(rows: readonly NodeRow[], part: "ranks" | "standing", 
     columns: ["way", "n", "ms per unit p50", "p99", "÷ batched (p50)", "router CPU ms/unit", "Redis CPU ms/unit", "Redis scripts/unit", "client CPU ms/unit", "cores: machine / others"],
     rows: mine.map((r) => [
       r.way, count(r.reps), ms(r.latencyMs.p50), ms(r.latencyMs.p99), ratio(r.latencyMs.p50, base?.latencyMs.p50),
-      f2(r.cost.routerMs), f2(r.cost.redisMs), f1(r.cost.redisScripts), f2(r.cost.clientMs), `${f2(r.cost.machineCores)} / ${f2(r.cost.othersCores)}`,
+      fixed2(r.cost.routerMs), fixed2(r.cost.redisMs), fixed1(r.cost.redisScripts), fixed2(r.cost.clientMs), `${fixed2(r.cost.machineCores)} / ${fixed2(r.cost.othersCores)}`,
     ]),
   };
 }
@@ -108,19 +104,19 @@ export function h2Table(all: readonly H2Row[], p: Pick<BatchPlan, "connections" 
   const h2 = all.filter((r) => r.router === "main" && r.part !== "reads");
   const rows: string[][] = [];
   const floor = h2.find((r) => r.part === "floor");
-  if (floor) rows.push([floor.label, rate(floor.rate), "—", pct(floor.ofFloor), us(floor.routerUsPerCall), "—", "—", "—", ms(floor.meanMs)]);
+  if (floor) rows.push([floor.label, rate(floor.rate), "—", pct(floor.ofFloor), whole(floor.routerUsPerCall), "—", "—", "—", ms(floor.meanMs)]);
   for (const part of ["ranks", "standing"] as const) {
     const singles = singlesOf(h2, part);
     for (const r of h2.filter((x) => x.part === part)) {
       const batched = r.units > 1;
       rows.push([
-        r.label, rate(r.rate), rate(r.rate * r.units), pct(r.ofFloor), us(r.routerUsPerCall), us(r.routerUsPerCall / r.units), us(r.redisUsPerCall / r.units),
+        r.label, rate(r.rate), rate(r.rate * r.units), pct(r.ofFloor), whole(r.routerUsPerCall), whole(r.routerUsPerCall / r.units), whole(r.redisUsPerCall / r.units),
         batched && singles ? ratio(r.rate * r.units, singles.unitsPerSec) : "—", ms(r.meanMs),
       ]);
     }
     if (part === "standing" && singles && h2.filter((x) => x.part === part && x.units === 1).length > 1) {
       const n = h2.filter((x) => x.part === part && x.units === 1).length;
-      rows.push([`GetRank x ${n}, one per board (from the rows above)`, rate(singles.unitsPerSec / n), rate(singles.unitsPerSec), "—", us(singles.routerUsPerUnit * n), us(singles.routerUsPerUnit), us(singles.redisUsPerUnit), "1x", "—"]);
+      rows.push([`GetRank x ${n}, one per board (from the rows above)`, rate(singles.unitsPerSec / n), rate(singles.unitsPerSec), "—", whole(singles.routerUsPerUnit * n), whole(singles.routerUsPerUnit), whole(singles.redisUsPerUnit), "1x", "—"]);
     }
   }
   return {
@@ -137,7 +133,7 @@ export function floorTable(h2: readonly H2Row[], p: Pick<BatchPlan, "connections
   return {
     title: `Router vs its own health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players, 3 shards (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
     columns: ["router", "question", "calls/s", "÷ health check", "router CPU µs/call", "h2load mean ms"],
-    rows: rows.map((r) => [r.router === "main" ? "router" : "router, top cache 100 ms", r.label, rate(r.rate), pct(r.ofFloor), us(r.routerUsPerCall), ms(r.meanMs)]),
+    rows: rows.map((r) => [r.router === "main" ? "router" : "router, top cache 100 ms", r.label, rate(r.rate), pct(r.ofFloor), whole(r.routerUsPerCall), ms(r.meanMs)]),
   };
 }
 
@@ -155,7 +151,7 @@ export function pagesTable(pages: readonly PageRow[], p: Pick<BatchPlan, "pageCa
       const top = topOf(r.limit);
       return [
         String(r.limit), r.label, count(r.firstRank), ms(r.node.latencyMs.p50), ms(r.node.latencyMs.p99), ratio(r.node.latencyMs.p50, top?.node.latencyMs.p50),
-        us(r.node.cost.routerMs * 1000), us(r.node.cost.redisMs * 1000), r.h2 ? `${rate(r.h2.rate)}${loadMark(r.h2, p)}` : "—", ratio(r.h2?.rate, top?.h2?.rate), r.h2 ? us(r.h2.routerUsPerCall) : "—",
+        whole(r.node.cost.routerMs * 1000), whole(r.node.cost.redisMs * 1000), r.h2 ? `${rate(r.h2.rate)}${loadMark(r.h2, p)}` : "—", ratio(r.h2?.rate, top?.h2?.rate), r.h2 ? whole(r.h2.routerUsPerCall) : "—",
       ];
     }),
   };

@@ -45,7 +45,7 @@ export const pushBenchmark: Benchmark = {
     const players = new WatcherPool({ address, connections: p.connections, board: BOARD, intervalMs: p.intervalMs, onPlayerMessage: (player, m, at) => book.onMessage(player, m, at) });
     const tops = new WatcherPool({ address, connections: 1, board: BOARD, intervalMs: p.intervalMs, onPlayerMessage: () => {} });
     try {
-      const seeded = await seedThroughKafka(ctx, cluster.services.env, BOARD, p.players);
+      const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
       const watched = distinctPlayers(ctx.plan.seed, WATCHED_STREAM, p.watchers, p.players);
       const checks: string[] = [];
       const fail = (what: string, problems: string[]) => {
