@@ -1,10 +1,10 @@
 /**
- * Seeded boards for the read and memory benchmarks: per shard count, fresh redis-servers holding
+ * Seeded boards for the read benchmark: per shard count, fresh redis-servers holding
  * the bench's players where placement puts them, written with the seeder's Redis path (variadic
  * ZADD, no Kafka), grown in steps (1M, then 9M more) so every size is measured on the same servers.
  * After each step used_memory is read as seeded and once more after any incremental rehash is
- * finished (finish-rehash.ts). The one-shard layout is the read benchmark's floor and the memory
- * benchmark's server.
+ * finished (finish-rehash.ts). The one-shard layout is the read benchmark's floor and its memory
+ * table's fresh server.
  */
 import type { Redis } from "ioredis";
 import { buildPlacement, type Placement } from "@ladder/common/placement";

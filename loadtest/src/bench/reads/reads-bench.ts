@@ -1,6 +1,6 @@
 /**
  * Benchmark "reads": the router over 1, 2 and 4 shards against one Redis asked directly, in
- * closed loops. Method: reads.md.
+ * closed loops, and the bytes per player of the layouts it seeds. Method: reads.md, memory.md.
  */
 import { loadConfig } from "@ladder/common/config";
 import { buildPlacement } from "@ladder/common/placement";
@@ -16,7 +16,7 @@ import { measureClosedLoop } from "../infra/measure.js";
 import { startRouter, type RouterProcess } from "../infra/router-process.js";
 import { BOARD_KEY, type Layout } from "../infra/seeded-layouts.js";
 import { size } from "../output/format.js";
-import { readsTables, type ReadRow } from "../output/reads-table.js";
+import { memoryTable, readsTables, type ReadRow } from "../output/reads-table.js";
 import { compareAnswers, type Agreement } from "./answers-agree.js";
 import { asker, floorAnswers, QUESTIONS, routerAnswers, type Question, type ReadAnswers } from "./read-questions.js";
 
@@ -64,9 +64,11 @@ export const readsBenchmark: Benchmark = {
         await r.router.stop();
       }
     }
+    // the layouts' memory, read right after each seeding step before any query (memory.md)
+    const readings = [...ctx.layouts.readings].sort((a, b) => a.players - b.players || a.shards - b.shards);
     return {
-      figures: { rows: state.rows, agreement: state.agreement, seeding: ctx.layouts.steps, plan: ctx.plan.reads, heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran` },
-      tables: readsTables(state.rows),
+      figures: { rows: state.rows, agreement: state.agreement, seeding: ctx.layouts.steps, memory: readings, plan: ctx.plan.reads, heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran` },
+      tables: [...readsTables(state.rows), memoryTable(readings)],
     };
   },
 };
