@@ -19,7 +19,7 @@ import { BENCH_SPEC } from "../infra/bench-board.js";
 import { grpcFrame, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
-import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow, type CallKind } from "../output/approx-tables.js";
+import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow, type CallKind } from "./approx-tables.js";
 import { size } from "../output/format.js";
 import type { ApproxPlan } from "../plan.js";
 import { depthRanks, type RankSample } from "./accuracy.js";

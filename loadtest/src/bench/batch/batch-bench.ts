@@ -24,7 +24,7 @@ import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.
 import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { startService } from "../infra/service-process.js";
-import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "../output/batch-tables.js";
+import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "./batch-tables.js";
 import type { BatchPlan } from "../plan.js";
 import { size } from "../output/format.js";
 import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";

@@ -17,7 +17,7 @@ import { BENCH_SLOTS, BENCH_SPECS } from "../infra/bench-board.js";
 import { finishRehash } from "../infra/finish-rehash.js";
 import { benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
 import { size } from "../output/format.js";
-import { boardsMemoryTable, boardsReadTable, boardsWriteTable, writeLabel, type BoardsMemory, type BoardsReadRow, type BoardsWriteRow, type ReadTarget } from "../output/boards-tables.js";
+import { boardsMemoryTable, boardsReadTable, boardsWriteTable, writeLabel, type BoardsMemory, type BoardsReadRow, type BoardsWriteRow, type ReadTarget } from "./boards-tables.js";
 import { checkAgainstApply, CHECK_PREFIX, idsOf, samplePlayers, sampleScores, type CheckResult } from "./apply-check.js";
 import { measureApply } from "./apply-cost.js";
 import { benchBoards, benchDays, boardKey, DAYS, encodeRecord, MAX_ALSO, type BenchBoards } from "./bench-boards.js";

@@ -10,7 +10,7 @@ import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_SPEC, seedUntilMs } from "../infra/bench-board.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { count, size } from "../output/format.js";
-import { pushTables } from "../output/push-tables.js";
+import { pushTables } from "./push-tables.js";
 import { checkTops, checkViews } from "./push-checks.js";
 import { startPushCluster, type PushCluster } from "./push-cluster.js";
 import { atRest, restLine, settle, sleep, type RestFigures } from "./push-rest.js";

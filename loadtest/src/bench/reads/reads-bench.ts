@@ -16,7 +16,7 @@ import { measureClosedLoop } from "../infra/measure.js";
 import { startRouter, type RouterProcess } from "../infra/router-process.js";
 import { BOARD_KEY, type Layout } from "../infra/seeded-layouts.js";
 import { size } from "../output/format.js";
-import { memoryTable, readsTables, type ReadRow } from "../output/reads-table.js";
+import { memoryTable, readsTables, type ReadRow } from "./reads-table.js";
 import { compareAnswers, type Agreement } from "./answers-agree.js";
 import { asker, floorAnswers, QUESTIONS, routerAnswers, type Question, type ReadAnswers } from "./read-questions.js";
 

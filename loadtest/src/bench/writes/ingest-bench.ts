@@ -15,7 +15,7 @@ import { pidCpu, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
 import { benchKafkaClient, benchRedis } from "../infra/infra-fixtures.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
 import { measureClosedLoop } from "../infra/measure.js";
-import { ingestTable, type IngestFigures } from "../output/ingest-table.js";
+import { ingestTable, type IngestFigures } from "./ingest-table.js";
 import { ingestLikeProducer, produceBatch, zaddBatch } from "./raw-paths.js";
 import { updateBatches } from "./update-stream.js";
 

@@ -5,9 +5,9 @@
  */
 import type { Measurement } from "../infra/measure.js";
 import type { MemoryReading } from "../infra/seeded-layouts.js";
-import type { Question } from "../reads/read-questions.js";
-import { cores, count, ms, rate, ratio, size } from "./format.js";
-import type { Table } from "./table.js";
+import type { Question } from "./read-questions.js";
+import { cores, count, ms, rate, ratio, size } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 export interface ReadRow {
   players: number;

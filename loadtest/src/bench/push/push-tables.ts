@@ -5,12 +5,12 @@
  * CPU and whether sustained, the push latency of each step with watchers, and what the change
  * stream costs the applies (per update, without watchers vs with the change streams on).
  */
-import type { PushRun, RestFigures } from "../push/push-run.js";
-import type { StepFigures } from "../push/push-step.js";
-import type { Pcts } from "../push/step-summary.js";
+import type { PushRun, RestFigures } from "./push-run.js";
+import type { StepFigures } from "./push-step.js";
+import type { Pcts } from "./step-summary.js";
 import type { PushPlan } from "../plan.js";
-import { count, fixed1, fixed2, ms, pct, rate, ratio, seconds } from "./format.js";
-import type { Table } from "./table.js";
+import { count, fixed1, fixed2, ms, pct, rate, ratio, seconds } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 /** CPU µs per update: cores ÷ updates/s. */
 export const usPerUpdate = (cores: number, perS: number) => (perS > 0 && Number.isFinite(cores) ? (cores / perS) * 1e6 : NaN);

@@ -5,12 +5,12 @@
  * cache. Ratios compare the batched call with its one-at-a-time equivalent, a page with the
  * top page of the same size, a read with the health check on the same router.
  */
-import type { UnitCost } from "../batch/cost-meter.js";
-import { setRate } from "../batch/node-runs.js";
+import type { UnitCost } from "./cost-meter.js";
+import { setRate } from "./node-runs.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { BatchPlan } from "../plan.js";
-import { count, fixed1, fixed2, ms, pct, rate, ratio, size, whole } from "./format.js";
-import type { Table } from "./table.js";
+import { count, fixed1, fixed2, ms, pct, rate, ratio, size, whole } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 type Summary = Pick<LatencySummary, "mean" | "p50" | "p99" | "max">;
 

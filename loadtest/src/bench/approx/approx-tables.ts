@@ -4,12 +4,12 @@
  * Node client's latency and per-call CPU, h2load's rates against the health check and against
  * GetRank on the same board in the same round). Rows go board by board, GetRank first.
  */
-import type { Accuracy, Pcts, RankSample } from "../approx/accuracy.js";
+import type { Accuracy, Pcts, RankSample } from "./accuracy.js";
 import type { UnitCost } from "../batch/cost-meter.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { ApproxPlan } from "../plan.js";
-import { count, ms, pct, rate, ratio, size, whole } from "./format.js";
-import type { Table } from "./table.js";
+import { count, ms, pct, rate, ratio, size, whole } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 export type CallKind = "rank" | "approx-score" | "approx-player";
 
