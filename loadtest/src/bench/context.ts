@@ -1,8 +1,7 @@
 /**
  * What every benchmark gets from main.ts, and what it gives back. Benchmarks run one
  * after another in one process; a later one may read an earlier one's figures (the
- * PostgreSQL benchmark compares itself with the router's) and share its fixtures (the
- * memory benchmark reads the seeded layouts of the read benchmark).
+ * PostgreSQL benchmark compares itself with the router's).
  */
 import type { Logger } from "@ladder/platform/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
@@ -25,7 +24,7 @@ export interface BenchContext {
   say(line: string): void;
   /** Outcomes of the benchmarks that ran before this one. */
   earlier: Partial<Record<BenchName, BenchOutcome>>;
-  /** Seeded Redis boards by shard count (reads, memory). */
+  /** Seeded Redis boards by shard count (the read benchmark). */
   layouts: SeededLayouts;
   /** The run's Kafka broker, started on first use (ingest, rebuild). */
   kafka(): Promise<KafkaBroker>;

@@ -22,15 +22,13 @@ import { batchBenchmark } from "./batch/batch-bench.js";
 import { boardsBenchmark } from "./boards/boards-bench.js";
 import { postgresBenchmark } from "./postgres/postgres-bench.js";
 import { pushBenchmark } from "./push/push-bench.js";
-import { grpcBenchmark } from "./reads/grpc-bench.js";
 import { readsBenchmark } from "./reads/reads-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
-import { memoryBenchmark } from "./writes/memory-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
+import { snapshotBenchmark } from "./writes/snapshot-bench.js";
 
-const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, memory: memoryBenchmark, postgres: postgresBenchmark, grpc: grpcBenchmark, batch: batchBenchmark, approx: approxBenchmark, push: pushBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark, boards: boardsBenchmark };
-const USES_LAYOUTS: readonly BenchName[] = ["reads", "memory"];
+const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, postgres: postgresBenchmark, batch: batchBenchmark, approx: approxBenchmark, push: pushBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark, snapshot: snapshotBenchmark, boards: boardsBenchmark };
 
 if (process.argv.includes("--help")) {
   console.log(USAGE);
@@ -69,10 +67,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 say(`ladder bench${options.quick ? " (quick: smoke-test sizes)" : ""}: ${options.selected.join(", ")}; load average ${loadavgStart.join(" ")}; data in ${dataDir}`);
 const records: BenchRecord[] = [];
 try {
-  const lastLayoutUser = options.selected.filter((n) => USES_LAYOUTS.includes(n)).at(-1);
   for (const name of options.selected) {
     records.push(await runBenchmark(ctx, BENCHMARKS[name]));
-    if (name === lastLayoutUser) await ctx.layouts.stopAll();
+    if (name === "reads") await ctx.layouts.stopAll();
   }
 } finally {
   await cleanup.releaseAll();

@@ -8,7 +8,7 @@
  * the bottom of the board and 3 rounds of h2load), "approx" in a few more (its cluster, two boards
  * of 1M players through Kafka, 3 rounds of h2load; its quick plan about 1.5 minutes), "push" in about
  * 7 more (its cluster, 1M players through Kafka, 10,000 watchers, 3 series of 15 s write steps; its quick
- * plan about 2 minutes), and "boards" in under 15 more, below 12 GB of Redis at any time (boardsPeakEntries).
+ * plan about 2 minutes), "snapshot" in about 10 more (20M records produced, three rebuilds), and "boards" in under 15 more, below 12 GB of Redis at any time (boardsPeakEntries).
  */
 
 /** One closed-loop measurement (infra/measure.ts): its figures are the calls sent in its window. */
@@ -49,11 +49,11 @@ export interface BenchPlan {
   };
   /** Records replayed; shard counts to replay into; without and with event ids (the apply script's dedup path). */
   rebuild: { records: number; shards: number[]; eventIds: boolean[] };
-  /** The router of a real cluster against its own health check, with h2load (reads/grpc-bench.ts). */
-  grpc: { players: number; rounds: number; seconds: number; connections: number; streams: number };
+  /** One shard rebuilt from its whole log and from its snapshot plus the tail (writes/snapshot-bench.ts). */
+  snapshot: SnapshotPlan;
   /** A daily board with two 7-day windows, on one shard (boards/boards-bench.ts). */
   boards: BoardsPlan;
-  /** Reads of many players, boards and deep pages against their one-at-a-time equivalents, on a real cluster (batch/batch-bench.ts). */
+  /** Reads of many players, boards and deep pages against their one-at-a-time equivalents, and the router against its health check, on a real cluster (batch/batch-bench.ts). */
   batch: BatchPlan;
   /** Exact vs approximate rank on boards with histograms, on a real cluster (approx/approx-bench.ts). */
   approx: ApproxPlan;
@@ -61,6 +61,16 @@ export interface BenchPlan {
   push: PushPlan;
   /** Random seed of every synthetic player and query. */
   seed: number;
+}
+
+export interface SnapshotPlan {
+  /** Players of the shard, and records per player in its log (INCREMENTs, one round each). */
+  players: number;
+  perPlayer: number;
+  /** Records after the snapshot: the tail the rebuild from it replays. */
+  tail: number;
+  /** Records on each side of the snapshot that carry event ids (dedup sets in the snapshot). */
+  ids: number;
 }
 
 export interface BoardsPlan {
@@ -180,7 +190,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       quick, sizes, shardCounts: [1, 2, 4], reads, postgres,
       ingest: { ...loop(8, 1 * SECOND, 3 * SECOND), batch: 1000, shards: 3, players: 100_000, raw: loop(8, 0.5 * SECOND, 1.5 * SECOND), rawKafkaBatches: [1000, 5000] },
       rebuild: { records: 50_000, shards: [1, 3], eventIds: [false, true] },
-      grpc: { players: 20_000, rounds: 1, seconds: 2, connections: 4, streams: 16 },
+      snapshot: { players: 20_000, perPlayer: 5, tail: 20_000, ids: 2_000 },
       boards: {
         sizes: [20_000, 100_000], fullStateMaxPlayers: 20_000, checkedPlayers: 50,
         reads: { ...loop(8, 0.3 * SECOND, 1 * SECOND), alone: 50, topLimit: 10, aroundRadius: 5 },
@@ -202,7 +212,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       raw: loop(8, 2 * SECOND, 10 * SECOND), rawKafkaBatches: [1000, 5000], // 5000: GroupCommitProducer's cap
     },
     rebuild: { records: 1_000_000, shards: [1, 3], eventIds: [false, true] },
-    grpc: { players: 1_000_000, rounds: 3, seconds: 5, connections: 4, streams: 16 },
+    snapshot: { players: 1_000_000, perPlayer: 20, tail: 1_000_000, ids: 100_000 }, // the tail: LADDER_SNAPSHOT_RECORDS' default
     boards: {
       sizes: [1_000_000, 10_000_000], fullStateMaxPlayers: 1_000_000, checkedPlayers: 300,
       reads: { ...loop(16, 1 * SECOND, 3 * SECOND), alone: 300, topLimit: 10, aroundRadius: 5 },

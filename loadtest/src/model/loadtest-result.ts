@@ -1,8 +1,6 @@
 /**
  * The result document of a loadtest run, as saved to `<out>/<name>.json`: types only (and
- * the format number). run/results.ts builds it from the run's recorders; report/
- * renders it and reads nothing else, so a saved result can be rendered without the load
- * tool. Latencies in ms; `histograms` holds each operation's HdrHistogram (values in µs)
+ * the format number). run/results.ts builds it from the run's recorders. Latencies in ms; `histograms` holds each operation's HdrHistogram (values in µs)
  * in the standard compressed base64 form, which HdrHistogram's own tools and plotters read.
  */
 import type { Operation } from "../workload/op-mix.js";

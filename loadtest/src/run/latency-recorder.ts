@@ -6,10 +6,7 @@
  *
  * Which calls count: a call is in the run's totals when it was SENT in the measured window
  * (`counts(sentMs)`, see measured-window.ts), however late it is answered; every call
- * goes into the time series, by the interval it was answered in, warm-up included. A
- * call sent during the warm-up and answered after it is in the series only: counting
- * calls by their answer (as this recorder once did, switching on a flag at the end of
- * the warm-up) let the warm-up's slowest calls into the measured figures.
+ * goes into the time series, by the interval it was answered in, warm-up included.
  *
  * Every completed call is recorded, failed ones included (a timeout costs its full
  * deadline; leaving failures out would flatter a struggling server); failures are also

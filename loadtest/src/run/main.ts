@@ -1,13 +1,12 @@
 /**
  * `npm run loadtest -- [options]` (options: run/options.ts, or --help). Drives the cluster
- * over gRPC, prints progress every second, and saves <out>/<name>.json and .html.
+ * over gRPC, prints progress every second, and saves <out>/<name>.json.
  * Exits 1 when the run measured refusals rather than the cluster (verdict.ts). Wiring only. Ctrl-C stops sending; the run still reports.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig } from "@ladder/platform/config";
 import { rootLogger } from "@ladder/platform/logger";
-import { renderHtml } from "../report/html-report.js";
 import { clusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";
 import { parseLoadtestOptions, USAGE } from "./options.js";
@@ -42,11 +41,9 @@ clients.close();
 const outDir = resolve(options.outDir);
 mkdirSync(outDir, { recursive: true });
 const jsonPath = join(outDir, `${options.name}.json`);
-const htmlPath = join(outDir, `${options.name}.html`);
 writeFileSync(jsonPath, JSON.stringify(result, null, 2) + "\n");
-writeFileSync(htmlPath, renderHtml(result));
 const judged = verdict(result);
 console.log(summaryText(result));
-console.log(`results: ${jsonPath}\n         ${htmlPath}`);
+console.log(`results: ${jsonPath}`);
 console.log(verdictText(judged));
 process.exitCode = judged.exitCode;

@@ -10,12 +10,7 @@
  * counts, however late it is answered. Rates are counted calls per second of the window:
  * in the open loop, the timetable's rate when every request of it went out; in the
  * closed loop each answer sends the next call, so calls sent per second are calls
- * answered per second.
- *
- * Why send time: counting calls by when they are answered, from the end of the warm-up,
- * let the calls of the warm-up that were still in flight at its end into the figures,
- * the slowest of the warm-up first (a call that outlives the warm-up is a slow one), and
- * set each one's whole latency, mostly spent in the warm-up, against the window.
+ * answered per second. (Counted by answer, the warm-up's slowest calls would get in.)
  */
 export class MeasuredWindow {
   private stoppedAtMs: number | undefined;

@@ -1,6 +1,6 @@
 /**
- * Builds the result document of a run (model/loadtest-result.ts: saved as JSON, rendered
- * as HTML by report/html-report.ts) from the run's recorders, options and probe counts.
+ * Builds the result document of a run (model/loadtest-result.ts, saved as JSON) from the
+ * run's recorders, options and probe counts.
  */
 import * as hdr from "hdr-histogram-js";
 import type { Histogram } from "hdr-histogram-js";

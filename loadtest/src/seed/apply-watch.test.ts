@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appliedSince, seededCount, watchApplied, type Offsets } from "./apply-watch.js";
+import { appliedAfter, appliedSince, seededCount, watchApplied, type Offsets } from "./apply-watch.js";
 
 const m = (entries: Array<[number, number]>): Offsets => new Map(entries.map(([p, o]) => [p, BigInt(o)]));
 
@@ -38,5 +38,11 @@ describe("loadtest > apply watch", () => {
     });
     expect(ok).toBe(false);
     expect(now).toBeGreaterThan(1000);
+  });
+
+  it("counts the records applied after the start offsets, with no end", () => {
+    const start = new Map([[0, 10n], [1, 0n]]);
+    expect(appliedAfter(start, new Map([[0, 14n], [1, 2n], [2, 0n]]))).toBe(5 + 3 + 1);
+    expect(appliedAfter(start, new Map([[0, 5n]]))).toBe(0);
   });
 });

@@ -74,3 +74,18 @@ export async function watchApplied(d: WatchDeps): Promise<boolean> {
     await d.sleep(d.pollMs);
   }
 }
+
+/** Records after `start` (per partition, the next offset at the start) up to `applied` (last applied, inclusive), with no end: what the benches count. */
+export function appliedAfter(start: Offsets, applied: Offsets): number {
+  let n = 0n;
+  for (const [p, last] of applied) {
+    const done = last + 1n - (start.get(p) ?? 0n);
+    if (done > 0n) n += done;
+  }
+  return Number(n);
+}
+
+/** A reading of the records every shard applied after `start`. */
+export function appliedCounter(shards: readonly Redis[], offsetsKey: string, start: Offsets): () => Promise<number> {
+  return async () => appliedAfter(start, await readApplied(shards, offsetsKey));
+}

@@ -1,24 +1,9 @@
 /**
- * Whether the approximate ranks hold, and what they give up, for the approx benchmark.
- *
- * THE CHECKS compare answers of different reads of one board at rest, each against what another
- * read says; nothing is worked out by hand:
- *   - GetHistogram: its buckets are the board's bounds, they sum to its total, the total is the
- *     players seeded, and each bucket's count is GetCount over the bucket's points range (the sorted
- *     sets, counted exactly);
- *   - GetApproximateRank(player_id): the player's points (GetRank's), the total, and
- *     rank_at_least <= GetRank's exact rank <= rank_at_most, with the estimate between the bounds;
- *     the bounds and bucket are what the histogram says (1 + the entries of better buckets, and
- *     those + the entries of the player's bucket);
- *   - GetApproximateRank(score = those points): where an entry with these points would stand, one
- *     more entry than the board holds (the proto: "+ 1 for a score not on the board"), so the
- *     same rank_at_least, bucket and estimate and rank_at_most one more; and the rank such an entry
- *     would take, anywhere among the entries with equal points (1 + GetCount(min_score = points + 1)
- *     to 1 + GetCount(min_score = points)), lies in those bounds;
- *   - GetRank's rank itself lies among the entries with its points: above < rank <= at or above.
- *
- * THE ACCURACY of an answer: its bound width (rank_at_most − rank_at_least + 1, the ranks the exact
- * one may be) and its estimate's error (|rank_estimate − exact|, and that ÷ exact).
+ * Whether the approximate ranks hold, and what they give up, for the approx benchmark: each
+ * answer checked against what another read of the same board at rest says (GetHistogram against
+ * GetCount, GetApproximateRank's bounds against GetRank's exact rank and GetCount of the points
+ * around it; the list is in approx.md, "Checked before measuring"), and each answer's bound width
+ * (rank_at_most − rank_at_least + 1) and estimate error (|rank_estimate − exact|, and ÷ exact).
  */
 
 export interface Bucket {

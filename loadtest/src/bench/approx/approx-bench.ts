@@ -1,30 +1,7 @@
 /**
- * Benchmark "approx": when an approximate rank beats the exact one, by how much, and what it
- * gives up (issue #10), on a real cluster through gRPC.
- *
- *   GetRank                        the exact rank: the owner's read, then every shard's count of
- *                                  the entries ahead (3 scripts over 2 rounds)
- *   GetApproximateRank(score)      every shard's histogram (3 scripts, 1 round), sorted sets untouched
- *   GetApproximateRank(player_id)  the player's points on its owner (a ZSCORE), then the histograms
- *
- * THE BOARDS are two all-time boards defined with AdminService.CreateBoard with the default rules
- * (points 0..2^31-1, 1-minute resolution), SET, and histogram_bounds of 16 and of 255 bounds at the
- * quantiles of the seeded score law (histogram-bounds.ts: equal-depth buckets). The same `players`
- * are seeded on both through Kafka (`npm run seed`, which writes a defined board as ingest would:
- * every record carries the definition's rules, so the shard nodes keep its histogram), and the
- * seeder waits until the shard nodes applied them. Nothing writes while anything is measured.
- *
- * HOW. Every answer kind is checked first with the Node client (approx-checks.ts, accuracy.ts); a
- * wrong answer fails the benchmark, and the sample's answers give the accuracy figures. Then, per
- * board and call, the Node client times calls one at a time, with the router's, the shards' Redis'
- * and its own CPU per call and the scripts Redis ran (batch/cost-meter.ts, less the rest rates).
- * Then h2load measures rates in rounds (infra/h2load.ts: one fixed request per run): the router's
- * health check first (the floor), then each board's GetRank and its two approximate calls about the
- * round's player; each rate is shown against the floor and against GetRank on the same board in
- * the same round, medians over the rounds.
+ * Benchmark "approx": exact against approximate rank on boards with 16 and 255 histogram bounds,
+ * on a real cluster: checks, accuracy, Node client costs, h2load rates. Method: approx.md.
  */
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { LadderClient } from "@ladder/client";
 import { createClient } from "@ladder/client/grpc-stub";
@@ -35,15 +12,14 @@ import { clusterClients, type ClusterClients } from "../../run/cluster-clients.j
 import { DEFAULT_SCORE_SHAPE } from "../../workload/score-distribution.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { costProbes, settle } from "../batch/cluster-costs.js";
+import { costProbes, h2loadRun, restRates, settle, timeBlock } from "../batch/cluster-costs.js";
 import { distinctPlayers } from "../../workload/player-ids.js";
-import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "../batch/cost-meter.js";
-import { timeReps } from "../batch/node-runs.js";
+import type { CostProbes, IdleRates } from "../batch/cost-meter.js";
 import { BENCH_SPEC } from "../infra/bench-board.js";
-import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
+import { grpcFrame, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
-import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow, type CallKind } from "../output/approx-tables.js";
+import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow, type CallKind } from "./approx-tables.js";
 import { size } from "../output/format.js";
 import type { ApproxPlan } from "../plan.js";
 import { depthRanks, type RankSample } from "./accuracy.js";
@@ -90,7 +66,7 @@ export const approxBenchmark: Benchmark = {
     try {
       for (const b of boards) await admin.admin.createBoard({ board: { name: b.name, defaultOp: Operation.SET, rules: { histogramBounds: b.bounds.map(BigInt) } } });
       const seeded: string[] = [];
-      for (const b of boards) seeded.push(await seedThroughKafka(ctx, cluster.services.env, b.name, p.players));
+      for (const b of boards) seeded.push(await seedThroughKafka(ctx, cluster, b.name, p.players));
 
       // every answer checked first
       const checks: string[] = [];
@@ -109,27 +85,19 @@ export const approxBenchmark: Benchmark = {
 
       // the Node client: one call at a time, its costs
       const probes = costProbes(cluster);
-      const quiet = async () => {
-        const a = await readCosts(probes);
-        await new Promise((r) => setTimeout(r, QUIET_S * 1000));
-        return idleRates(costDelta(a, await readCosts(probes)));
-      };
       await settle(probes);
-      const idle = [await quiet()];
+      const idle = [await restRates(probes, QUIET_S)];
       const node: ApproxNodeRow[] = [];
       for (const [i, b] of boards.entries()) {
         for (const call of CALLS) {
           const samples = checked[i]!.samples;
           const one = (rep: number) => ask(reader, b.name, call, samples[rep % samples.length]!);
-          await one(0); // warm-up, uncounted
-          const a = await readCosts(probes);
-          const msEach = await timeReps(p.nodeCalls, one);
-          const cost = perUnit(costDelta(a, await readCosts(probes)), p.nodeCalls, idle[0]!);
+          const { ms: msEach, cost } = await timeBlock(probes, idle[0]!, p.nodeCalls, one);
           node.push({ board: b.name, bounds: b.bounds.length, call, calls: p.nodeCalls, latencyMs: aloneSummary(msEach), cost });
           ctx.say(`  ${b.bounds.length} bounds, ${CALL_LABELS[call]}: p50 ${aloneSummary(msEach).p50} ms, router ${(cost.routerMs * 1000).toFixed(0)} µs, Redis ${(cost.redisMs * 1000).toFixed(0)} µs, ${cost.redisScripts} scripts per call; others ${cost.othersCores} cores`);
         }
       }
-      idle.push(await quiet());
+      idle.push(await restRates(probes, QUIET_S));
 
       const h2 = await h2loadRounds(ctx, address, probes, idle[0]!, p, boards, checked);
       const run: ApproxRun = { h2loadVersion, boards, seeded, checks, idle, accuracy, node, h2 };
@@ -188,20 +156,14 @@ async function h2loadRounds(ctx: BenchContext, address: string, probes: CostProb
     const rankRate = new Map<string, number>();
     for (const a of roundAsks(round, boards, checked)) {
       const key = `${a.board?.name ?? ""} ${a.call}`;
-      const file = join(ctx.dataDir, `h2load-approx-${round}-${key.replace(/\W+/g, "-")}.bin`);
-      await writeFile(file, grpcFrame(a.schema, a.init as never));
-      const before = await readCosts(probes);
-      const r = await h2load(address, a.path, file, p);
-      const block = costDelta(before, await readCosts(probes));
-      const settled = await settle(probes);
-      const cost = perUnit(block, r.rate * (p.seconds + 1), idle); // the whole run's CPU (1 s of warm-up + the measured seconds) over its calls at the measured rate
+      const r = await h2loadRun(ctx.dataDir, { address, path: a.path, body: grpcFrame(a.schema, a.init as never), tag: `approx-${round}-${key}` }, p, probes, idle);
       if (a.call === "floor") floor = r.rate;
       if (a.call === "rank") rankRate.set(a.board!.name, r.rate);
       const ofRank = a.board ? r.rate / rankRate.get(a.board.name)! : NaN;
       const s = samples.get(key) ?? { ask: a, rounds: [] };
-      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor, ofRank, meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
+      s.rounds.push({ ...r, ofFloor: r.rate / floor, ofRank });
       samples.set(key, s);
-      ctx.say(`  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores`);
+      ctx.say(`  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores`);
     }
   }
   return [...samples.values()].map(({ ask: a, rounds }) => ({

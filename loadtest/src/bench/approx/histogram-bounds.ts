@@ -1,20 +1,9 @@
 /**
- * The histogram bounds of the approx benchmark's boards, chosen over the score law the seeder
- * draws from (workload/score-distribution.ts: points = round(median · e^(sigma · Z)), Z standard
- * normal, clamped to the board's range).
- *
- * EQUAL-DEPTH BUCKETS. n bounds make n + 1 buckets; the bound k (k = 1..n) is put at the
- * k/(n+1) quantile of that law, so each bucket holds about 1/(n+1) of the players. The exact rank
- * lies within one bucket's players (GetApproximateRank's bounds), so equal depth makes the widest
- * bound as narrow as n bounds can make it anywhere on the board: about players / (n+1) ranks.
- * (Geometric spacing, the other natural choice for a log-normal law, puts as many bounds in the
- * empty tails as in the crowded middle.)
- *
- * ROUNDING. Points are the law's values rounded to integers, so points < b exactly when the raw
- * value < b − 0.5: the bound is the integer b with b − 0.5 nearest to the quantile q, i.e.
- * round(q + 0.5). Where the law is narrower than one point per bucket (a small median with a wide
- * sigma), rounded bounds collide: the duplicates, and bounds outside (minPoints, maxPoints], are
- * dropped, so a histogram may get fewer bounds than asked (the caller checks how many).
+ * The approx benchmark's histogram bounds: equal-depth buckets over the seeder's score law
+ * (workload/score-distribution.ts), bound k of n at its k/(n+1) quantile, so the widest bound is
+ * about players / (n+1) ranks anywhere on the board. Points are the law's values rounded, so a
+ * bound is round(q + 0.5); duplicates and bounds outside (minPoints, maxPoints] are dropped, and a
+ * histogram may get fewer bounds than asked (the caller checks how many). Method: approx.md.
  */
 import type { ScoreShape } from "../../workload/score-distribution.js";
 

@@ -1,21 +1,9 @@
 /**
- * What the batch benchmark checks before it times anything: every kind of answer it measures,
- * asked once with the Node client, must be right, not only OK. The boards are at rest while it
- * runs (everything written and applied first), so the batched reads and their one-at-a-time
- * equivalents must agree exactly:
- *
- *   GetRanks      the same entries (id, points, time, global rank) as GetRank of each player,
- *                 nobody missing, best first, rank_among 1..n, the board's size as total
- *   GetStanding   per board asked, in order: the board as asked, found, the entry and total of
- *                 GetRank with the same board, period and window, top_percent = 100 × rank / total
- *                 and percentile = 100 × (total − rank) / total
- *   cursor pages  a walk from the top through next_cursor sees ranks 1..total once each, in order,
- *                 no player twice, scores never rising (higher is better), the same total on every
- *                 page, and an empty next_cursor only on the last; a page measured at depth must
- *                 equal the walk's entries at those ranks, and its previous_cursor must lead back
- *                 to the walk's page before it
- *
- * Each returns the problems found as sentences (none: the answer is right).
+ * What the batch benchmark checks before it times anything (the boards at rest, so batched
+ * reads and their one-at-a-time equivalents must agree exactly): GetRanks against GetRank of each
+ * player, GetStanding against GetRank on each board, and a walk through next_cursor that sees
+ * ranks 1..total once each in order; the full list is in batch.md, "Checked". Each returns the
+ * problems found as sentences (none: the answer is right).
  */
 import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { BoardRef, GetRankResponse, GetRanksResponse, GetStandingResponse, GetTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";

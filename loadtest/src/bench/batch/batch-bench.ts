@@ -1,50 +1,14 @@
 /**
- * Benchmark "batch": the reads of many players, many boards and deep pages (issue #10) against
- * what a client would do without them, on a real cluster through gRPC.
- *
- *   ranks     GetRanks of 100 players (one call) vs GetRank of the same 100 players, one after
- *             another and with 10 and 100 in flight
- *   standing  GetStanding of one player over 5 boards (the seeded all-time board; the daily
- *             board's today and yesterday; its sum7 and best7 windows ending today) vs GetRank on
- *             each of the 5, one after another and all 5 in flight
- *   pages     GetTop pages of 10, 50 and 100 entries: the top page (offset 0), pages reached by
- *             cursor at depth ~1k, ~half the board and ~all of it (1M players: ranks 1,001,
- *             500,001, 999,001), and the deepest offset page allowed (offset + limit = 10,000)
- *
- * THE CLUSTER is the local cluster's layout (infra/ingest-cluster.ts: the run's Kafka, 3
- * redis-servers, 3 shard nodes, ingest, router), the router with its defaults (no top cache).
- * The all-time board gets `players` through Kafka (`npm run seed`); the daily board
- * (daily-board.ts) is defined with AdminService.CreateBoard and written through ingest, and the
- * bench waits until the shard nodes applied every acknowledged offset. Nothing writes while
- * anything is measured.
- *
- * DEEP CURSORS, HONESTLY. A cursor is opaque (a position in the board's order that only the
- * router makes): there is no GetTop at an offset beyond 10,000, and no read that hands out a
- * cursor for a player (GetRank and GetAround answer entries, not cursors). So the bench walks the
- * whole board from the top page with next_cursor, 1,000 entries a page (1,000 pages at 1M), as a
- * client paging to the bottom would; the walk checks every rank once (answer-checks.ts) and keeps
- * the next_cursor of the pages ending at the depths measured. Those cursors are what the pages at
- * depth are then asked with, unchanged: the board is at rest, so the page a cursor names stays the
- * page the walk saw, and each measured page is checked against the walk's entries at its ranks
- * (and its previous_cursor against the walk's page before it).
- *
- * HOW. Every kind of answer is asked first with the Node client and checked (answer-checks.ts);
- * a wrong answer fails the benchmark. Then the Node client times units of work one after another
- * (100 ranks, 5 standings, one page): wall time per unit, and per unit the CPU the router, the
- * shards' Redis and this process used and the scripts Redis ran, over the block of units, less
- * what the same processes spend at rest (cost-meter.ts). Then h2load (infra/h2load.ts: one fixed
- * request per run, 4 connections x 16 streams) measures rates, in rounds: the router's health
- * check first (the floor of a grpc-js call), then every request of the round, each run 1 s of
- * warm-up and `seconds` counted; the tables show medians over the rounds.
+ * Benchmark "batch": GetRanks, GetStanding and cursor pages against one call at a time, and
+ * the router's reads against its own gRPC health check with and without the top cache, on a
+ * real cluster (Node client, then h2load). Method: batch.md.
  */
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { LadderClient } from "@ladder/client";
 import { createClient } from "@ladder/client/grpc-stub";
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@ladder/proto/grpc/health/v1/health_pb";
 import {
-  GetRankRequestSchema, GetRanksRequestSchema, GetStandingRequestSchema, GetTopRequestSchema, type BoardRef, type GetTopResponse,
+  GetAroundRequestSchema, GetRankRequestSchema, GetRanksRequestSchema, GetStandingRequestSchema, GetTopRequestSchema, type BoardRef, type GetTopResponse,
 } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { keyLayout } from "@ladder/store";
 import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
@@ -54,17 +18,20 @@ import { rngFor } from "../../workload/rng.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_KEY_PREFIX, BENCH_SPEC } from "../infra/bench-board.js";
-import { grpcFrame, h2load, median, requireH2load } from "../infra/h2load.js";
+import { pidCpu } from "../infra/cpu-meter.js";
+import { grpcFrame, median, requireH2load } from "../infra/h2load.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
+import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
-import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "../output/batch-tables.js";
+import { startService } from "../infra/service-process.js";
+import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "./batch-tables.js";
 import type { BatchPlan } from "../plan.js";
 import { size } from "../output/format.js";
 import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";
-import { costProbes, settle } from "./cluster-costs.js";
-import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
+import { costProbes, h2loadRun, restRates, settle, timeBlock } from "./cluster-costs.js";
+import type { CostProbes, IdleRates } from "./cost-meter.js";
 import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets, windowPoints, DAILY_WINDOWS, type DayWritten } from "./daily-board.js";
-import { inFlight, timeReps } from "./node-runs.js";
+import { inFlight } from "./node-runs.js";
 import { cursorDepths, keptEnds, pageAsks, pageLabel, type PageAsk, type Walk } from "./page-plan.js";
 
 export const BOARD = "batch-bench";
@@ -88,7 +55,9 @@ type Ref = Pick<BoardRef, "board" | "period" | "window">;
 
 /** One request h2load sends, with what the tables call it. */
 interface Ask<D extends DescMessage = DescMessage> {
-  part: "floor" | "ranks" | "standing" | "pages";
+  part: H2Row["part"];
+  /** The router asked: the cluster's, or the second one with the top cache on. */
+  router: H2Row["router"];
   label: string;
   path: string;
   schema: D;
@@ -126,7 +95,7 @@ export const batchBenchmark: Benchmark = {
     const admin = new LadderClient({ router: address, token: cluster.adminToken });
     const health = createClient(Health, address);
     try {
-      const seeded = await seedThroughKafka(ctx, cluster.services.env, BOARD, p.players);
+      const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
       const daily = await writeDaily(ctx, cluster, writer, admin.admin, reader);
       const router = () => reader.router();
       const checks: string[] = [];
@@ -184,19 +153,11 @@ export const batchBenchmark: Benchmark = {
 
       // the Node client: units one after another, their costs
       const probes = costProbes(cluster);
-      const quiet = async () => {
-        const a = await readCosts(probes);
-        await new Promise((r) => setTimeout(r, QUIET_S * 1000));
-        return idleRates(costDelta(a, await readCosts(probes)));
-      };
       await settle(probes);
-      const idle = [await quiet()];
+      const idle = [await restRates(probes, QUIET_S)];
       const node: NodeRow[] = [];
       const block = async (part: NodeRow["part"], way: string, units: number, reps: number, unit: (rep: number) => Promise<unknown>) => {
-        await unit(0); // warm-up, uncounted
-        const a = await readCosts(probes);
-        const ms = await timeReps(reps, unit);
-        const cost = perUnit(costDelta(a, await readCosts(probes)), reps, idle[0]!);
+        const { ms, cost } = await timeBlock(probes, idle[0]!, reps, unit);
         node.push({ part, way, units, reps, latencyMs: aloneSummary(ms), cost });
         ctx.say(`  ${way}: p50 ${aloneSummary(ms).p50} ms per unit, router ${cost.routerMs} ms, Redis ${cost.redisMs} ms, ${cost.redisScripts} scripts; others ${cost.othersCores} cores`);
       };
@@ -223,11 +184,17 @@ export const batchBenchmark: Benchmark = {
         });
         pageRows.push({ limit: a.limit, kind: a.kind, label: a.label, firstRank: a.firstRank, node: node.at(-1)! });
       }
-      idle.push(await quiet());
+      idle.push(await restRates(probes, QUIET_S));
 
       // h2load: rates, in rounds
-      const h2 = await h2loadRounds(ctx, cluster, probes, idle[0]!, p, { rankSets, standingPlayers, refs, pages });
-      for (const row of pageRows) row.h2 = h2.find((h) => h.part === "pages" && h.label === pageLabel(row));
+      const cached = await startCachedRouter(ctx, cluster);
+      const top10 = (await router().getTop({ board: BOARD, limit: 10 })).entries.map((e) => e.playerId).join();
+      const cachedClient = clusterClients({ router: cached.address, ingest: cached.address, connections: 1, timeoutMs: 10_000, token: undefined });
+      const cachedTop = await cachedClient.router().getTop({ board: BOARD, limit: 10 }).finally(() => cachedClient.close());
+      fail("the top-cache router's GetTop (10) = the router's", cachedTop.entries.map((e) => e.playerId).join() === top10 ? [] : ["another top 10"]);
+      const routers = { main: { address, probes }, cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } } };
+      const h2 = await h2loadRounds(ctx, routers, idle[0]!, p, { rankSets, standingPlayers, refs, pages }).finally(() => cached.stop());
+      for (const row of pageRows) row.h2 = h2.find((h) => h.part === "pages" && h.router === "main" && h.label === pageLabel(row));
 
       const run: BatchRun = { h2loadVersion, seeded, daily: daily.figures, checks, idle, node, walk: walk.figures, pages: pageRows, h2 };
       return {
@@ -336,39 +303,54 @@ function roundAsks(r: number, a: Asked): Ask[] {
   const set = a.rankSets[r % a.rankSets.length]!;
   const player = a.standingPlayers[r % a.standingPlayers.length]!;
   const refLabel = (ref: Ref) => `${ref.board === BOARD ? "all-time board" : "daily"}${ref.window ? ` ${ref.window}` : ref.board === DAILY ? (ref === a.refs[1] ? " today" : " yesterday") : ""}`;
+  const floor = (router: Ask["router"]): Ask[] => [
+    { part: "floor", router, label: "health check (the floor)", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {}, units: 1 },
+    { part: "ranks", router, label: "GetRank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: BOARD, playerId: set[0]! }, units: 1 },
+    { part: "reads", router, label: "GetTop (10)", path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: { board: BOARD, limit: 10 }, units: 1 },
+    { part: "reads", router, label: "GetAround (±5)", path: `${SERVICE}/GetAround`, schema: GetAroundRequestSchema, init: { board: BOARD, playerId: set[0]!, radius: 5 }, units: 1 },
+  ];
+  const router = "main" as const;
   return [
-    { part: "floor", label: "health check (the floor)", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {}, units: 1 },
-    { part: "ranks", label: `GetRanks (${set.length} players)`, path: `${SERVICE}/GetRanks`, schema: GetRanksRequestSchema, init: { board: BOARD, playerIds: set }, units: set.length },
-    { part: "ranks", label: "GetRank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: BOARD, playerId: set[0]! }, units: 1 },
-    { part: "standing", label: `GetStanding (${a.refs.length} boards)`, path: `${SERVICE}/GetStanding`, schema: GetStandingRequestSchema, init: { playerId: player, boards: a.refs }, units: a.refs.length },
-    ...a.refs.map((ref): Ask => ({ part: "standing", label: `GetRank, ${refLabel(ref)}`, path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: ref.board, period: ref.period, window: ref.window, playerId: player }, units: 1 })),
-    ...a.pages.map((pg): Ask => ({ part: "pages", label: pageLabel(pg), path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: pg.request, units: 1, ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}) })),
+    ...floor("main"),
+    { part: "ranks", router, label: `GetRanks (${set.length} players)`, path: `${SERVICE}/GetRanks`, schema: GetRanksRequestSchema, init: { board: BOARD, playerIds: set }, units: set.length },
+    { part: "standing", router, label: `GetStanding (${a.refs.length} boards)`, path: `${SERVICE}/GetStanding`, schema: GetStandingRequestSchema, init: { playerId: player, boards: a.refs }, units: a.refs.length },
+    ...a.refs.map((ref): Ask => ({ part: "standing", router, label: `GetRank, ${refLabel(ref)}`, path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: ref.board, period: ref.period, window: ref.window, playerId: player }, units: 1 })),
+    ...a.pages.map((pg): Ask => ({ part: "pages", router, label: pageLabel(pg), path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: pg.request, units: 1, ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}) })),
+    ...floor("cached"),
   ];
 }
 
-async function h2loadRounds(ctx: BenchContext, cluster: IngestCluster, probes: CostProbes, idle: IdleRates, p: BatchPlan, asked: Asked): Promise<H2Row[]> {
-  const address = cluster.services.routerAddress;
+/** A second router over the cluster's shards with LADDER_TOP_CACHE_MS=100 (the cluster's runs with it off, the default). */
+async function startCachedRouter(ctx: BenchContext, cluster: IngestCluster): Promise<{ address: string; pid: number; stop(): Promise<void> }> {
+  const address = `127.0.0.1:${await benchPort(ctx.ports)}`;
+  const started = await startService({
+    name: "router (top cache on)", entry: "router/src/main.ts", ready: "router listening", log: ctx.log,
+    settings: { ...cluster.services.env, LADDER_ROUTER_LISTEN: address, LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_TOP_CACHE_MS: "100" },
+  });
+  const entry = ctx.cleanup.push("router with the top cache", async () => void (await started.process.stop(10_000)));
+  return { address, pid: started.process.pid!, stop: () => entry.release() };
+}
+
+type Routers = Record<H2Row["router"], { address: string; probes: CostProbes }>;
+
+async function h2loadRounds(ctx: BenchContext, routers: Routers, idle: IdleRates, p: BatchPlan, asked: Asked): Promise<H2Row[]> {
   const samples = new Map<string, { ask: Ask; rounds: H2Row["rounds"] }>();
   for (let round = 0; round < p.rounds; round++) {
-    let floor = NaN;
+    const floor: Record<H2Row["router"], number> = { main: NaN, cached: NaN };
     for (const ask of roundAsks(round, asked)) {
-      const file = join(ctx.dataDir, `h2load-batch-${round}-${ask.label.replace(/\W+/g, "-")}.bin`);
-      await writeFile(file, grpcFrame(ask.schema, ask.init as never));
-      const a = await readCosts(probes);
-      const r = await h2load(address, ask.path, file, { seconds: p.seconds, ...(ask.load ?? p) });
-      const block = costDelta(a, await readCosts(probes));
-      const settled = await settle(probes); // the calls still queued when h2load stopped (a deep offset page's take seconds) finish before the next run
-      // the CPU of the whole run (1 s of warm-up + the measured seconds) over the calls made in it at the measured rate
-      const cost = perUnit(block, r.rate * (p.seconds + 1), idle);
-      if (ask.part === "floor") floor = r.rate;
-      const s = samples.get(ask.label) ?? { ask, rounds: [] };
-      s.rounds.push({ rate: r.rate, ofFloor: r.rate / floor, meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS: settled });
-      samples.set(ask.label, s);
-      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor), router ${(cost.routerMs * 1000).toFixed(0)} µs/call, others ${cost.othersCores} cores${settled > 0.5 ? `, ${settled} s to settle` : ""}`);
+      const { address, probes } = routers[ask.router];
+      const key = `${ask.router} ${ask.label}`;
+      const run = { address, path: ask.path, body: grpcFrame(ask.schema, ask.init as never), tag: `batch-${round}-${key}` };
+      const r = await h2loadRun(ctx.dataDir, run, { seconds: p.seconds, ...(ask.load ?? p) }, probes, idle);
+      if (ask.part === "floor") floor[ask.router] = r.rate;
+      const s = samples.get(key) ?? { ask, rounds: [] };
+      s.rounds.push({ ...r, ofFloor: r.rate / floor[ask.router] });
+      samples.set(key, s);
+      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.router === "cached" ? "top-cache router: " : ""}${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor[ask.router]) * 100).toFixed(0)}% of the floor), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores${r.settledS > 0.5 ? `, ${r.settledS} s to settle` : ""}`);
     }
   }
   return [...samples.values()].map(({ ask, rounds }) => ({
-    part: ask.part, label: ask.label, units: ask.units, load: ask.load ?? { connections: p.connections, streams: p.streams }, rounds,
+    part: ask.part, router: ask.router, label: ask.label, units: ask.units, load: ask.load ?? { connections: p.connections, streams: p.streams }, rounds,
     rate: median(rounds.map((x) => x.rate)), ofFloor: median(rounds.map((x) => x.ofFloor)), meanMs: median(rounds.map((x) => x.meanMs)),
     routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)), redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
   }));

@@ -10,7 +10,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { size } from "../output/format.js";
 import type { PlainEntry } from "./answer-checks.js";
-import type { WalkFigures } from "../output/batch-tables.js";
+import type { WalkFigures } from "./batch-tables.js";
 
 /** The deepest an offset page may reach (router/src/leaderboard-service.ts MAX_DEPTH). */
 export const MAX_OFFSET_DEPTH = 10_000;

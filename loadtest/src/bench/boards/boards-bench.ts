@@ -1,21 +1,6 @@
 /**
- * Benchmark "boards": what windows and multi-board writes cost on a shard (model/src/windows.ts).
- *
- * Per round (1M, then 10M existing players; quick: 20k, 100k), one fresh redis-server is one
- * shard (key prefix "bench:"), holding the boards of bench-boards.ts pre-filled (prefill.ts)
- * with what players who wrote on each of 7 days (D1 .. D7, ending yesterday) leave behind:
- *
- *   full state (rounds up to fullStateMaxPlayers)  the windowed board's 7 daily keys and the 13
- *       keys of each window (ending D1 .. D13): memory is read after the daily keys and after the
- *       window keys; then reads; then the plain board and its 8 also boards as copies of D7 for
- *       the writes, the windowed write included
- *   read keys only (larger rounds)  day D7, sum7 and best7 ending in D7: the reads; then the
- *       window keys are deleted and D7 becomes the plain board, copied to the 8 also boards,
- *       for the writes; the windowed write is not measured (its state does not fit: see notes)
- *
- * A sample of players is checked against the apply path after each pre-fill (apply-check.ts).
- * Reads: window-reads.ts; writes: apply-cost.ts; both on the one shard, no shard node running
- * (the bench sets the heartbeat key the reads need).
+ * Benchmark "boards": what windows and multi-board writes cost on one shard: reads
+ * (window-reads.ts) and writes (apply-cost.ts) per round of existing players. Method: boards.md.
  */
 import type { Redis } from "ioredis";
 import { storedBoardName } from "@ladder/model/board-spec";
@@ -32,7 +17,7 @@ import { BENCH_SLOTS, BENCH_SPECS } from "../infra/bench-board.js";
 import { finishRehash } from "../infra/finish-rehash.js";
 import { benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
 import { size } from "../output/format.js";
-import { boardsMemoryTable, boardsReadTable, boardsWriteTable, writeLabel, type BoardsMemory, type BoardsReadRow, type BoardsWriteRow, type ReadTarget } from "../output/boards-tables.js";
+import { boardsMemoryTable, boardsReadTable, boardsWriteTable, writeLabel, type BoardsMemory, type BoardsReadRow, type BoardsWriteRow, type ReadTarget } from "./boards-tables.js";
 import { checkAgainstApply, CHECK_PREFIX, idsOf, samplePlayers, sampleScores, type CheckResult } from "./apply-check.js";
 import { measureApply } from "./apply-cost.js";
 import { benchBoards, benchDays, boardKey, DAYS, encodeRecord, MAX_ALSO, type BenchBoards } from "./bench-boards.js";

@@ -1,13 +1,10 @@
 /**
- * Seeded boards for the read and memory benchmarks: for each shard count, a set of fresh
- * redis-servers holding the bench's players on the shard placement gives them, written
- * with the seeder's Redis path (seed/redis-seeder.ts: variadic ZADD straight into the
- * sorted sets, which skips Kafka). A layout grows in steps (1M, then 9M more to 10M) so
- * every size is measured on the same servers. After each step the servers' used_memory
- * is read as seeded, then once more after any incremental rehash of the sets' hash
- * tables has been finished (finish-rehash.ts), before anything else touches them. The one-shard layout is one redis-server
- * with every player in one sorted set: the "floor" of the read benchmark, and the fresh
- * server of the memory benchmark.
+ * Seeded boards for the read benchmark: per shard count, fresh redis-servers holding
+ * the bench's players where placement puts them, written with the seeder's Redis path (variadic
+ * ZADD, no Kafka), grown in steps (1M, then 9M more) so every size is measured on the same servers.
+ * After each step used_memory is read as seeded and once more after any incremental rehash is
+ * finished (finish-rehash.ts). The one-shard layout is the read benchmark's floor and its memory
+ * table's fresh server.
  */
 import type { Redis } from "ioredis";
 import { buildPlacement, type Placement } from "@ladder/model/placement";

@@ -48,3 +48,10 @@ export function cores(c: Readonly<Record<string, number>>, keys: readonly string
 export function seconds(s: number): string {
   return `${s.toFixed(1)} s`;
 }
+
+/** x with 1 or 2 decimals, a whole number with separators, a share as a whole percentage (0.583 -> "58%"); "—" when not a number. */
+const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
+export const fixed1 = (x: number | undefined): string => (finite(x) ? x.toFixed(1) : "—");
+export const fixed2 = (x: number | undefined): string => (finite(x) ? x.toFixed(2) : "—");
+export const whole = (x: number | undefined): string => (finite(x) ? count(x) : "—");
+export const pct = (x: number | undefined): string => (finite(x) ? `${Math.round(x * 100)}%` : "—");

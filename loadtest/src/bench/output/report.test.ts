@@ -4,11 +4,11 @@ import { filePrefix, formatMinutes, markdownSummary, type BenchReport } from "./
 
 const report: BenchReport = {
   tool: "ladder-bench", format: 1, quick: true, startedAt: "2026-11-30T07:00:00.000Z", finishedAt: "2026-11-30T07:02:05.000Z", wallSeconds: 125,
-  selected: ["memory", "rebuild"],
+  selected: ["reads", "rebuild"],
   machine: { cpus: 2, cpuModel: "Test CPU", memoryGiB: 24, node: "v20", platform: "linux x64", redisServer: "redis-server 7.0", kafka: "4.1.1" },
   loadavgStart: [1.5, 1, 1], loadavgEnd: [2.5, 1, 1],
   benchmarks: [
-    { name: "memory", title: "Memory", status: "ok", startedAt: "", seconds: 3, loadavgStart: [1, 1, 1], loadavgEnd: [2, 1, 1], figures: {}, method: "writes/memory.md", tables: [{ title: "t", columns: ["a"], rows: [["1"]] }] },
+    { name: "reads", title: "Memory", status: "ok", startedAt: "", seconds: 3, loadavgStart: [1, 1, 1], loadavgEnd: [2, 1, 1], figures: {}, method: "writes/memory.md", tables: [{ title: "t", columns: ["a"], rows: [["1"]] }] },
     { name: "rebuild", title: "Rebuild", method: "writes/rebuild.md", status: "failed", error: "Error: no broker\n  at x", startedAt: "", seconds: 9, loadavgStart: [1, 1, 1], loadavgEnd: [1, 1, 1] },
   ],
 };
@@ -16,7 +16,7 @@ const report: BenchReport = {
 describe("bench > report", () => {
   it("writes a Markdown summary with the run's context, tables, method links and failures", () => {
     const md = markdownSummary(report, "bench-quick-x.json");
-    expect(md).toContain("`npm run bench -- --quick memory rebuild`, 2026-11-30");
+    expect(md).toContain("`npm run bench -- --quick reads rebuild`, 2026-11-30");
     expect(md).toContain("not for quoting");
     expect(md).toContain("2 min 5 s");
     expect(md).toContain("**t**\n\n| a |\n|---:|\n| 1 |");
@@ -26,8 +26,8 @@ describe("bench > report", () => {
   });
 
   it("names the files of a partial run after its benchmarks, so it never replaces the whole suite's summary", () => {
-    expect(filePrefix(report)).toBe("bench-quick-memory-rebuild");
-    expect(filePrefix({ ...report, quick: false, selected: ["grpc"] })).toBe("bench-grpc");
+    expect(filePrefix(report)).toBe("bench-quick-reads-rebuild");
+    expect(filePrefix({ ...report, quick: false, selected: ["push"] })).toBe("bench-push");
     expect(filePrefix({ ...report, quick: false, selected: [...BENCH_NAMES] })).toBe("bench");
     expect(filePrefix({ ...report, selected: [...BENCH_NAMES] })).toBe("bench-quick");
   });

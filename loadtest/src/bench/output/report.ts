@@ -3,7 +3,7 @@
  * (`bench.md`): what ran where and when, then per benchmark its tables (each under its title)
  * and a link to its method (static Markdown beside the benchmark). Each run replaces the files
  * of the same selection (git keeps the earlier ones): a run of some of the benchmarks writes
- * `bench-<names>.*` (e.g. `bench-grpc.md`), never the whole suite's, and a `--quick` run
+ * `bench-<names>.*` (e.g. `bench-push.md`), never the whole suite's, and a `--quick` run
  * `bench-quick-*` (options.ts sends those out of the tree by default). Nothing else is written:
  * docs quote these files, the files never edit the docs.
  */
@@ -66,7 +66,7 @@ const METHOD_LINK_BASE = "../src/bench/";
 /** Whether the run measured only some of the benchmarks. */
 const partial = (r: BenchReport): boolean => BENCH_NAMES.some((n) => !r.selected.includes(n));
 
-/** bench, bench-quick, bench-grpc, bench-quick-grpc-ingest, ...: the files' names without .json / .md. */
+/** bench, bench-quick, bench-push, bench-quick-push-ingest, ...: the files' names without .json / .md. */
 export function filePrefix(r: BenchReport): string {
   return ["bench", ...(r.quick ? ["quick"] : []), ...(partial(r) ? r.selected : [])].join("-");
 }

@@ -1,23 +1,8 @@
 /**
- * Benchmark "postgres": the textbook SQL leaderboard, the "why SQL struggles" case.
- *
- * The bench starts its own PostgreSQL (postgres-server.ts) with shared_buffers sized to
- * hold the largest table and its indexes. The same players as the Redis boards go into
- * one table (postgres-table.ts: COPY, then indexes on score and player_id, VACUUM ANALYZE),
- * at 1M and then 10M rows; after each load, pg_prewarm reads the table and both indexes
- * into shared_buffers (pg_buffercache then says how much of them is there), so no query
- * waits for a disk or the OS's page cache. Two questions are timed in a closed loop over
- * a connection pool, at the concurrency of the router's reads:
- *
- *   top 10      SELECT player_id, score FROM t ORDER BY score DESC LIMIT 10
- *   exact rank  SELECT count(*) + 1 FROM t WHERE score > (SELECT score FROM t WHERE player_id = $1)
- *
- * Rank counts everyone ahead: its cost grows with the table (seconds per query at 10M,
- * many seconds with 32 in flight), so its window stays open until it holds several calls
- * per worker (plan.ts; infra/measure.ts reports n and the median's confidence interval).
- * Figures are set next to the router's over one shard (one data server each) at the same
- * concurrency, from the read benchmark of the same run, when it ran.
+ * Benchmark "postgres": the textbook SQL leaderboard (top 10, exact rank by count) on the same
+ * players, at the router's concurrency, set next to the router's figures. Method: postgres.md.
  */
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
@@ -25,19 +10,11 @@ import type { Benchmark, BenchContext } from "../context.js";
 import { ownProcessTree, selfCpu, treeCpu } from "../infra/cpu-meter.js";
 import { measureClosedLoop, type Measurement } from "../infra/measure.js";
 import { size } from "../output/format.js";
-import { postgresTable, type PgRow } from "../output/postgres-table-view.js";
-import type { ReadRow } from "../output/reads-table.js";
+import { postgresTable, type PgRow } from "./postgres-table-view.js";
+import type { ReadRow } from "../reads/reads-table.js";
 import type { ClosedLoopPlan } from "../plan.js";
-import { buildIndexes, copyPlayers, createTable, dropIndexes, prewarm, randomTableName, tableSize, type PgStep, type Residency } from "./postgres-table.js";
+import { loadPlayers, type PgLoad } from "./postgres-table.js";
 import { startBenchPostgres, type BenchPostgres } from "./postgres-server.js";
-
-interface PgLoad {
-  players: number;
-  steps: PgStep[];
-  rows: number;
-  totalBytes: number;
-  residency: Residency;
-}
 
 export const postgresBenchmark: Benchmark = {
   name: "postgres",
@@ -54,22 +31,17 @@ export const postgresBenchmark: Benchmark = {
       await admin.connect();
       await admin.query("CREATE EXTENSION pg_prewarm; CREATE EXTENSION pg_buffercache");
       const settings = await serverSettings(admin);
-      const table = randomTableName();
+      const table = `ladder_bench_${randomBytes(4).toString("hex")}`;
       ctx.say(`PostgreSQL ${settings.server_version} on 127.0.0.1:${server.connection.port} (${server.binDir}), shared_buffers ${settings.shared_buffers}, table ${table}`);
-      await createTable(admin, table);
       const rows: PgRow[] = [];
       const loads: PgLoad[] = [];
       let loaded = 0;
       for (const [sizeIndex, players] of ctx.plan.sizes.entries()) {
         ctx.say(`${size(players)} rows: COPY ${size(players - loaded)} more, then indexes, VACUUM ANALYZE and pg_prewarm`);
-        if (loaded > 0) await dropIndexes(admin, table);
-        const steps = [await copyPlayers(admin, table, ctx.plan.seed, loaded, players - loaded), ...(await buildIndexes(admin, table))];
+        const load = await loadPlayers(admin, table, ctx.plan.seed, loaded, players);
         loaded = players;
-        const warmed = await prewarm(admin, table);
-        steps.push(warmed.step);
-        const load = { players, steps, ...(await tableSize(admin, table)), residency: warmed.residency };
         loads.push(load);
-        ctx.say(`  table + indexes ${mib(load.residency.bytes)} MiB, ${mib(load.residency.residentBytes)} MiB of them in shared_buffers`);
+        ctx.say(`  ${load.seconds} s; table + indexes ${mib(load.bytes)} MiB, ${mib(load.residentBytes)} MiB of them in shared_buffers`);
         rows.push(await measure(ctx, server, table, players, "top", plan.top, sizeIndex));
         rows.push(await measure(ctx, server, table, players, "rank", plan.rank, sizeIndex));
         rows.push(await measure(ctx, server, table, players, "rank", plan.rankPerCore, sizeIndex));

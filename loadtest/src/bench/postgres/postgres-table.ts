@@ -1,14 +1,10 @@
 /**
- * The PostgreSQL baseline's table: `player_id text, score bigint` (sql-score.ts), under a
- * name with a random suffix, in the bench's own server (postgres-server.ts). Rows are
- * loaded with COPY from the bench's population (the same players and scores as the Redis
- * boards); the table is UNLOGGED (no WAL: loads faster, reads the same). Indexes are
- * built after each load (a btree on score, a unique btree on player_id), then VACUUM
- * ANALYZE sets the visibility map and statistics, so counts can run as index-only scans,
- * and pg_prewarm reads the table and its indexes into shared_buffers: PostgreSQL at its
- * best for these queries.
+ * The PostgreSQL baseline's table: `(player_id, score)` UNLOGGED, score = the board's order as one
+ * bigint (sql-score.ts), a btree on score and a unique one on player_id, grown by COPY from one
+ * size to the next (the indexes dropped and rebuilt around it, then VACUUM ANALYZE), then read
+ * into shared_buffers with pg_prewarm (a sequential scan of a table larger than a quarter of
+ * shared_buffers goes through a small ring of buffers) and its pages there counted (pg_buffercache).
  */
-import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Client } from "pg";
@@ -16,67 +12,29 @@ import { from as copyFrom } from "pg-copy-streams";
 import { BENCH_SPEC, benchPlayers } from "../infra/bench-board.js";
 import { sqlScore } from "./sql-score.js";
 
-export interface PgStep {
-  name: string;
+/** A load's time, and the bytes of the table and its indexes (main forks) and how many of them are in shared_buffers. */
+export interface PgLoad {
+  players: number;
   seconds: number;
-  rows?: number;
-  rowsPerSec?: number;
-}
-
-export function randomTableName(): string {
-  return `ladder_bench_${randomBytes(4).toString("hex")}`;
-}
-
-export async function createTable(client: Client, table: string): Promise<void> {
-  await client.query(`CREATE UNLOGGED TABLE ${table} (player_id text NOT NULL, score bigint NOT NULL)`);
-}
-
-/** COPYs players first .. first+count-1 in. */
-export async function copyPlayers(client: Client, table: string, seed: number, first: number, count: number): Promise<PgStep> {
-  const start = performance.now();
-  const lines = function* () {
-    for (const chunk of benchPlayers(seed, first, count)) {
-      yield chunk.map((p) => `${p.playerId}\t${sqlScore(BENCH_SPEC, p.points, p.reachedAtMs)}\n`).join("");
-    }
-  };
-  await pipeline(Readable.from(lines()), client.query(copyFrom(`COPY ${table} (player_id, score) FROM STDIN`)));
-  return step("COPY", start, count);
-}
-
-export async function buildIndexes(client: Client, table: string): Promise<PgStep[]> {
-  const steps: PgStep[] = [];
-  let start = performance.now();
-  await client.query(`CREATE INDEX ${table}_score ON ${table} (score)`);
-  steps.push(step("CREATE INDEX (score)", start));
-  start = performance.now();
-  await client.query(`CREATE UNIQUE INDEX ${table}_player ON ${table} (player_id)`);
-  steps.push(step("CREATE UNIQUE INDEX (player_id)", start));
-  start = performance.now();
-  await client.query(`VACUUM ANALYZE ${table}`);
-  steps.push(step("VACUUM ANALYZE", start));
-  return steps;
-}
-
-export async function dropIndexes(client: Client, table: string): Promise<void> {
-  await client.query(`DROP INDEX IF EXISTS ${table}_score, ${table}_player`);
-}
-
-/** The table's and its indexes' data (main forks), and how much of it is in shared_buffers. */
-export interface Residency {
   bytes: number;
   residentBytes: number;
 }
 
-/**
- * Reads the table and both indexes into shared_buffers (pg_prewarm, which a sequential
- * scan would not do: scans of a table larger than a quarter of shared_buffers go through
- * a small ring of buffers), then counts their pages there (pg_buffercache).
- */
-export async function prewarm(client: Client, table: string): Promise<{ step: PgStep; residency: Residency }> {
-  const relations = [table, `${table}_score`, `${table}_player`];
+/** Grows `table` (created when `first` is 0) from players 0 .. first-1 to 0 .. players-1. */
+export async function loadPlayers(client: Client, table: string, seed: number, first: number, players: number): Promise<PgLoad> {
   const start = performance.now();
+  if (first === 0) await client.query(`CREATE UNLOGGED TABLE ${table} (player_id text NOT NULL, score bigint NOT NULL)`);
+  else await client.query(`DROP INDEX IF EXISTS ${table}_score, ${table}_player`);
+  const lines = function* () {
+    for (const chunk of benchPlayers(seed, first, players - first)) yield chunk.map((p) => `${p.playerId}\t${sqlScore(BENCH_SPEC, p.points, p.reachedAtMs)}\n`).join("");
+  };
+  await pipeline(Readable.from(lines()), client.query(copyFrom(`COPY ${table} (player_id, score) FROM STDIN`)));
+  await client.query(`CREATE INDEX ${table}_score ON ${table} (score)`);
+  await client.query(`CREATE UNIQUE INDEX ${table}_player ON ${table} (player_id)`);
+  await client.query(`VACUUM ANALYZE ${table}`);
+  const relations = [table, `${table}_score`, `${table}_player`];
   for (const r of relations) await client.query("SELECT pg_prewarm($1::regclass)", [r]);
-  const warmed = step("pg_prewarm", start);
+  const seconds = Math.round(performance.now() - start) / 1000;
   const res = await client.query<{ bytes: string; resident: string }>(
     `SELECT sum(pg_relation_size(c.oid)) AS bytes,
             sum((SELECT count(*) FROM pg_buffercache b
@@ -86,16 +44,5 @@ export async function prewarm(client: Client, table: string): Promise<{ step: Pg
        FROM pg_class c WHERE c.relname = ANY($1::text[])`,
     [relations],
   );
-  return { step: warmed, residency: { bytes: Number(res.rows[0]!.bytes), residentBytes: Number(res.rows[0]!.resident) } };
-}
-
-/** Rows, and bytes of the table with its indexes. */
-export async function tableSize(client: Client, table: string): Promise<{ rows: number; totalBytes: number }> {
-  const res = await client.query<{ rows: string; bytes: string }>(`SELECT (SELECT count(*) FROM ${table}) AS rows, pg_total_relation_size('${table}') AS bytes`);
-  return { rows: Number(res.rows[0]!.rows), totalBytes: Number(res.rows[0]!.bytes) };
-}
-
-function step(name: string, start: number, rows?: number): PgStep {
-  const seconds = (performance.now() - start) / 1000;
-  return { name, seconds: Math.round(seconds * 100) / 100, ...(rows === undefined ? {} : { rows, rowsPerSec: Math.round(rows / seconds) }) };
+  return { players, seconds, bytes: Number(res.rows[0]!.bytes), residentBytes: Number(res.rows[0]!.resident) };
 }

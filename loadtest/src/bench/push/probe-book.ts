@@ -1,23 +1,11 @@
 /**
- * Push latency, matched: each write the bench makes to be seen on a watcher's stream is a probe,
- * and the first message on that watcher's stream that shows the write's effect ends it.
- *
- *   own        a write of a watched player's own score (INCREMENT or SET to a score known in
- *              advance: the bench tracks every watched player's score, which only its probes
- *              change); ended by the first message whose entry has that score
- *   overtake   a write that moves another player q from just behind a watched player w to just
- *              ahead of it; ended by the first message on w's stream with an OVERTAKEN event
- *              naming q (a message carries every event since the previous one, with the rank
- *              right after each: the message with the new rank)
- *
- * Latency is measured from the write's send (the time the open loop meant to send its batch) and
- * from its acknowledgement (SubmitScores answered: the update is in Kafka). A message may come
- * before the bench's event loop has handled the acknowledgement; the latency from the
- * acknowledgement is then negative, and kept so. A write that failed ends its probe unmatched;
- * so does one not seen within the timeout (`expire`).
- *
- * A player is `busy` while a probe of it is open, as its watched player or as the other player:
- * the bench writes a busy player no more, so every expected score stays the one its write makes.
+ * Push latency, matched: each write the bench makes to be seen on a watcher's stream is a probe
+ * (`own`: the watched player's own score, ended by the first message with that score; `overtake`:
+ * another player passing it, ended by the first OVERTAKEN event naming that player), timed from
+ * the write's send and from its acknowledgement (negative when a message beats the bench's event
+ * loop to it, and kept so). A failed write or one not seen within the timeout (`expire`) ends its
+ * probe unmatched. A player is `busy` while a probe of it is open: the bench writes it no more, so
+ * every expected score stays the one its write makes. Method: push.md, "Push latency".
  */
 
 export type ProbeKind = "own" | "overtake";

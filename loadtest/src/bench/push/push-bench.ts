@@ -1,25 +1,6 @@
 /**
- * Benchmark "push" (issue #12): WatchPlayer and WatchTop streams held by the thousand, the writes
- * the cluster sustains while they keep up, and the push latency from a write to the watcher.
- *
- * THE CLUSTER is the batch bench's kind (3 shards, the run's Kafka, ingest, the router with its
- * defaults), `players` seeded through Kafka on an all-time board. In this order:
- *
- *   1. at rest without watchers: the router's memory and every process's CPU
- *   2. after a warm-up at the highest rate, uncounted, the write steps (`rates`) without watchers: no router keeps the shards' change flag, so
- *      they append nothing to their change streams (checked): the applies' baseline
- *   3. `watchers` WatchPlayer streams of distinct players drawn uniformly from the board (their
- *      ranks spread over all of it), and `tops` WatchTop streams, over `connections` HTTP/2
- *      connections; the time until every stream had its first message; a sample of first
- *      messages checked against GetRank, the tops against GetTop; at rest with them held
- *   4. the write steps with every watcher (`watchedRates`), ascending until one is not sustained
- *      (step-summary.ts): push latency (probe-book.ts), messages, CPU; after each, at rest,
- *      every watcher's last message checked against GetRank (a wrong one fails the benchmark)
- *      and the router's live heap
- *   5. the WatchPlayer streams closed, the WatchTop streams kept: the write steps (`rates`) again,
- *      the shards appending every change while the router has little to do with them: against
- *      step 2, what the change stream costs the applies
- *   6. every stream closed, the change flags expired: at rest again
+ * Benchmark "push": WatchPlayer and WatchTop streams held by the thousand, the write steps the
+ * cluster sustains with and without them, and push latency. Method: push.md.
  */
 import { clusterClients } from "../../run/cluster-clients.js";
 import { distinctPlayers } from "../../workload/player-ids.js";
@@ -29,7 +10,7 @@ import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_SPEC, seedUntilMs } from "../infra/bench-board.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { count, size } from "../output/format.js";
-import { pushTables } from "../output/push-tables.js";
+import { pushTables } from "./push-tables.js";
 import { checkTops, checkViews } from "./push-checks.js";
 import { startPushCluster, type PushCluster } from "./push-cluster.js";
 import { atRest, restLine, settle, sleep, type RestFigures } from "./push-rest.js";
@@ -64,7 +45,7 @@ export const pushBenchmark: Benchmark = {
     const players = new WatcherPool({ address, connections: p.connections, board: BOARD, intervalMs: p.intervalMs, onPlayerMessage: (player, m, at) => book.onMessage(player, m, at) });
     const tops = new WatcherPool({ address, connections: 1, board: BOARD, intervalMs: p.intervalMs, onPlayerMessage: () => {} });
     try {
-      const seeded = await seedThroughKafka(ctx, cluster.services.env, BOARD, p.players);
+      const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
       const watched = distinctPlayers(ctx.plan.seed, WATCHED_STREAM, p.watchers, p.players);
       const checks: string[] = [];
       const fail = (what: string, problems: string[]) => {

@@ -1,5 +1,5 @@
 /**
- * What a push benchmark run saw, for its tables (output/push-tables.ts) and the JSON: types only.
+ * What a push benchmark run saw, for its tables (push-tables.ts) and the JSON: types only.
  */
 import type { StepFigures } from "./push-step.js";
 import type { RestFigures } from "./push-rest.js";

@@ -1,13 +1,8 @@
 /**
  * One write step of the push bench, summed up: latency percentiles, and whether the cluster
- * sustained the step (the criterion below), with the reasons when it did not.
- *
- * SUSTAINED, with watchers: every batch of the window sent on time (none left unsent by the open
- * loop) and acknowledged (at least MIN_ACKED of the updates sent in the window, none failed); the shards applied every acknowledged update
- * within MAX_DRAIN_S of the window's end; no change feed reset (the router's log) and no
- * watcher resynced or ended; with WatchPlayer streams, every probe seen (none expired) and the
- * push latency from the acknowledgement at p99 within MAX_P99_MS, for own-score writes and
- * overtakes alike. Without watchers, the first two.
+ * sustained the step, with the reasons when it did not: every batch sent on time and acknowledged
+ * (MIN_ACKED), applied within MAX_DRAIN_S, and with watchers no feed reset, resync or ended
+ * stream, every probe seen and push latency p99 within MAX_P99_MS (push.md, "Sustained").
  */
 
 export const MIN_ACKED = 0.95;

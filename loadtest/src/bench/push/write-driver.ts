@@ -1,20 +1,10 @@
 /**
- * The push bench's writes: SubmitScores through ingest at a fixed rate of updates (an open loop
- * of batches, infra's run/open-loop.ts: each batch sent at its time whatever came back), in
- * batches of `batch` updates.
- *
- *   background  a random seeded player that is not watched (nor busy): INCREMENT of 1..incrementMax
- *               points, or with probability setShare a SET to a score of the seeded law
- *   own         (ownShare of the updates) a watched player gains 1..incrementMax points: an
- *               INCREMENT, or every other one a SET to its score + that gain, so its new score is
- *               known in advance (probe-book.ts); without watchers (its score unknown) the same
- *               players get INCREMENTs, unprobed
- *   overtake    (overtakeShare) the player just behind a watched player w (GetAround, read
- *               beforehand by a loop of its own) SET to w's points + 1: it passes w
- *
- * A watched player's score is known to the bench: it is its last message's, and only its own
- * probes change it; one whose write failed or was never seen is left alone from then on
- * (`tainted`), as is a player whose probe is open (`busy`).
+ * The push bench's writes: SubmitScores through ingest, an open loop of batches of `batch`
+ * updates at a fixed rate (run/open-loop.ts). Each update is a background write of an unwatched
+ * player, an `own` probe (a watched player gains points: its new score known in advance), or an
+ * `overtake` (the player just behind a watched one, from GetAround read beforehand, SET past it);
+ * push.md, "The writes", gives the shares. A player whose write failed or was never seen is left
+ * alone from then on (`tainted`), as is one whose probe is open (`busy`).
  */
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { LadderClient } from "@ladder/client";

@@ -1,16 +1,6 @@
 /**
- * Benchmark "reads": the router against the floor.
- *
- * For each size (1M, 10M players) the bench's players are seeded into a layout of 1, 2
- * and 4 shards (bench/infra/seeded-layouts.ts, the seeder's Redis path: no Kafka), the router runs
- * as a real process over each layout, and every question (exact rank, top 10, around
- * radius 5) is asked in a closed loop (32 in flight, after a warm-up) of the router and
- * of the floor: the one-shard layout's single Redis asked with plain commands
- * (read-questions.ts). Players asked about are drawn uniformly from the seeded ones, the
- * same sequence for the router and the floor. Before timing, answers are compared.
- *
- * No shard node runs: reads are served only while a shard's heartbeat key exists, so the
- * bench sets it itself (ShardWriter.heartbeat, 1 h TTL).
+ * Benchmark "reads": the router over 1, 2 and 4 shards against one Redis asked directly, in
+ * closed loops, and the bytes per player of the layouts it seeds. Method: reads.md, memory.md.
  */
 import { loadConfig } from "@ladder/platform/config";
 import { buildPlacement } from "@ladder/model/placement";
@@ -26,7 +16,7 @@ import { measureClosedLoop } from "../infra/measure.js";
 import { startRouter, type RouterProcess } from "../infra/router-process.js";
 import { BOARD_KEY, type Layout } from "../infra/seeded-layouts.js";
 import { size } from "../output/format.js";
-import { readsTables, type ReadRow } from "../output/reads-table.js";
+import { memoryTable, readsTables, type ReadRow } from "./reads-table.js";
 import { compareAnswers, type Agreement } from "./answers-agree.js";
 import { asker, floorAnswers, QUESTIONS, routerAnswers, type Question, type ReadAnswers } from "./read-questions.js";
 
@@ -74,9 +64,11 @@ export const readsBenchmark: Benchmark = {
         await r.router.stop();
       }
     }
+    // the layouts' memory, read right after each seeding step before any query (memory.md)
+    const readings = [...ctx.layouts.readings].sort((a, b) => a.players - b.players || a.shards - b.shards);
     return {
-      figures: { rows: state.rows, agreement: state.agreement, seeding: ctx.layouts.steps, plan: ctx.plan.reads, heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran` },
-      tables: readsTables(state.rows),
+      figures: { rows: state.rows, agreement: state.agreement, seeding: ctx.layouts.steps, memory: readings, plan: ctx.plan.reads, heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran` },
+      tables: [...readsTables(state.rows), memoryTable(readings)],
     };
   },
 };

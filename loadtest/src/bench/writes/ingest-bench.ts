@@ -1,15 +1,6 @@
 /**
- * Benchmark "ingest": score updates per second through the whole write path, against
- * the two stores it is built on.
- *
- *   end to end  SubmitScores batches over gRPC → ingest (validation, group commit,
- *               idempotent producer, acks=all) → Kafka → 3 shard nodes (apply script)
- *               → Redis, in a closed loop. An update counts when it is visible in Redis:
- *               the shards' applied offsets (moved atomically with the effects) are read
- *               as the measured period starts and ends. After the load stops, the time
- *               until every acknowledged update is applied is the drain.
- *   raw Kafka / raw Redis  the same updates, batches and concurrency straight into each
- *               store (raw-paths.ts), the services stopped.
+ * Benchmark "ingest": updates per second through the whole write path against raw Kafka and raw
+ * Redis (raw-paths.ts). Method: ingest.md.
  */
 import { randomBytes } from "node:crypto";
 import { ensureScoreTopic, type Kafka } from "../../log-client.js";
@@ -17,15 +8,14 @@ import { buildPlacement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { clusterClients } from "../../run/cluster-clients.js";
-import type { Offsets } from "../../seed/apply-watch.js";
+import { appliedCounter, type Offsets } from "../../seed/apply-watch.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { appliedCounter } from "../infra/apply-progress.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS } from "../infra/bench-board.js";
 import { pidCpu, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
 import { benchKafkaClient, benchRedis } from "../infra/infra-fixtures.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
 import { measureClosedLoop } from "../infra/measure.js";
-import { ingestTable, type IngestFigures } from "../output/ingest-table.js";
+import { ingestTable, type IngestFigures } from "./ingest-table.js";
 import { ingestLikeProducer, produceBatch, zaddBatch } from "./raw-paths.js";
 import { updateBatches } from "./update-stream.js";
 

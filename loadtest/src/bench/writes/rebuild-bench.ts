@@ -1,19 +1,6 @@
 /**
- * Benchmark "rebuild": records per second replayed from the score log into a shard.
- *
- * Two fresh topics (created like the score topic) are seeded with the bench's players
- * through the seeder's Kafka path (seed/kafka-seeder.ts: one SET record per player): one
- * with records without event ids, one with an event id on every record, as ingest's
- * records from game servers carry them. Then `rebuildShard` (store/src/writer/rebuild.ts)
- * replays each in `audit` mode into a view on fresh redis-servers, in this process, as
- * the router's AdminService would run it: once into a single shard that owns all 64
- * partitions, once into 3 shards in parallel. Records with event ids take the apply
- * script's dedup path: a ZSCORE lookup and a ZADD into the partition's dedup sorted set
- * per record (all the records share one ingest time, so every id stays in the window);
- * the view's dedup entries are counted to show it ran. The bench polls the view's applied
- * offsets every 50 ms to time the replay itself; the call's own duration adds the
- * consumer group's join, the rebuilder's once-a-second progress poll and its clean-up.
- * The view's size is checked against the records.
+ * Benchmark "rebuild": records per second replayed from the score log into 1 and 3 shards,
+ * without and with event ids. Method: rebuild.md.
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -24,9 +11,9 @@ import { rebuildShard } from "@ladder/store/writer";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
 import { seedKafka } from "../../seed/kafka-seeder.js";
 import { configuredBoard } from "../../seed/seed-board.js";
+import { appliedCounter } from "../../seed/apply-watch.js";
 import { progressBar } from "../../seed/progress-bar.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { appliedCounter } from "../infra/apply-progress.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPECS, benchPlayers } from "../infra/bench-board.js";
 import { benchKafkaClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
 import { count, ratio, size } from "../output/format.js";

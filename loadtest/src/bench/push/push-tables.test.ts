@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { PushRun, RestFigures } from "../push/push-run.js";
-import type { StepFigures } from "../push/push-step.js";
+import type { PushRun, RestFigures } from "./push-run.js";
+import type { StepFigures } from "./push-step.js";
 import { benchPlan } from "../plan.js";
 import { costTable, latencyTable, pushTables, stepsTable, usPerUpdate } from "./push-tables.js";
 

@@ -4,8 +4,8 @@
  * the end-to-end rate to each.
  */
 import type { Measurement } from "../infra/measure.js";
-import { count, ms, ratio } from "./format.js";
-import type { Table } from "./table.js";
+import { count, ms, ratio } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 export interface IngestFigures {
   plan: object;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RankSample } from "../approx/accuracy.js";
+import type { RankSample } from "./accuracy.js";
 import { benchPlan } from "../plan.js";
 import { approxTables, h2Table, nodeTable, relPct, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow } from "./approx-tables.js";
 

@@ -3,10 +3,10 @@
  * under load), the apply cost of a record by the boards it writes, and the memory of a daily
  * board with and without its windows.
  */
-import type { ApplyFigures } from "../boards/apply-cost.js";
-import type { KeyRead, ReadQuestion } from "../boards/window-reads.js";
-import { count, ms, rate, ratio, size } from "./format.js";
-import type { Table } from "./table.js";
+import type { ApplyFigures } from "./apply-cost.js";
+import type { KeyRead, ReadQuestion } from "./window-reads.js";
+import { count, ms, rate, ratio, size } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 export type ReadTarget = "period" | "sum7" | "best7";
 

@@ -4,9 +4,9 @@
  * run; dashes when there is none) and the ratios.
  */
 import type { Measurement } from "../infra/measure.js";
-import { cores, count, ms, rate, ratio, size } from "./format.js";
-import type { ReadRow } from "./reads-table.js";
-import type { Table } from "./table.js";
+import { cores, count, ms, rate, ratio, size } from "../output/format.js";
+import type { ReadRow } from "../reads/reads-table.js";
+import type { Table } from "../output/table.js";
 
 export interface PgRow {
   players: number;

@@ -1,11 +1,13 @@
 /**
  * The read benchmark's table: one row per size, question and server (the floor first,
- * then the router over 1, 2, 4 shards), with the router's ratios to the floor.
+ * then the router over 1, 2, 4 shards), with the router's ratios to the floor; and the memory
+ * table of the layouts the read benchmark seeded.
  */
 import type { Measurement } from "../infra/measure.js";
-import type { Question } from "../reads/read-questions.js";
-import { cores, count, ms, rate, ratio, size } from "./format.js";
-import type { Table } from "./table.js";
+import type { MemoryReading } from "../infra/seeded-layouts.js";
+import type { Question } from "./read-questions.js";
+import { cores, count, ms, rate, ratio, size } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 export interface ReadRow {
   players: number;
@@ -38,4 +40,16 @@ export function readsTables(rows: readonly ReadRow[]): Table[] {
 function compareTuples(a: number[], b: number[]): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return 0;
+}
+
+export function memoryTable(readings: readonly MemoryReading[]): Table {
+  const mib = (b: number) => count(b / 2 ** 20);
+  return {
+    title: "Memory: one board in Redis",
+    columns: ["players", "redis-servers", "bytes per player (steady)", "bytes per player (as seeded)", "used_memory MiB (board, steady)", "used_memory_rss MiB"],
+    rows: readings.map((r) => [
+      size(r.players), r.shards === 1 ? "1 (fresh)" : String(r.shards), r.bytesPerPlayer.toFixed(1), r.asSeededBytesPerPlayer.toFixed(1),
+      mib(r.usedMemoryBytes - r.emptyUsedMemoryBytes), mib(r.usedMemoryRssBytes),
+    ]),
+  };
 }

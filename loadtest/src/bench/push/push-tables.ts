@@ -5,16 +5,13 @@
  * CPU and whether sustained, the push latency of each step with watchers, and what the change
  * stream costs the applies (per update, without watchers vs with the change streams on).
  */
-import type { PushRun, RestFigures } from "../push/push-run.js";
-import type { StepFigures } from "../push/push-step.js";
-import type { Pcts } from "../push/step-summary.js";
+import type { PushRun, RestFigures } from "./push-run.js";
+import type { StepFigures } from "./push-step.js";
+import type { Pcts } from "./step-summary.js";
 import type { PushPlan } from "../plan.js";
-import { count, ms, rate, ratio, seconds } from "./format.js";
-import type { Table } from "./table.js";
+import { count, fixed1, fixed2, ms, pct, rate, ratio, seconds } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
-const c2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "—");
-const mib = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(1) : "—");
-const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? `${Math.round(x * 100)}%` : "—");
 /** CPU µs per update: cores ÷ updates/s. */
 export const usPerUpdate = (cores: number, perS: number) => (perS > 0 && Number.isFinite(cores) ? (cores / perS) * 1e6 : NaN);
 const shifts = (s: StepFigures) => (s.eventsPerS.overtaken ?? 0) + (s.eventsPerS.passed ?? 0);
@@ -38,8 +35,8 @@ export function restTable(rest: readonly RestFigures[]): Table {
     title: "At rest: the router's memory (as it stands: RSS from /proc, V8 heap in use from its metrics; live: right after a full garbage collection) and the cores each process used",
     columns: ["state", "router RSS MiB", "heap MiB", "live heap MiB", "live RSS MiB", "router", "shard nodes", "Redis", "client (bench)", "machine / others"],
     rows: rest.map((r) => [
-      r.label, mib(r.routerRssMiB), mib(r.routerHeapMiB), mib(r.routerLiveHeapMiB), mib(r.routerLiveRssMiB),
-      c2(r.cores.router), c2(r.cores.shardNodes), c2(r.cores.redis), c2(r.cores.client), `${c2(r.cores.machine)} / ${c2(r.cores.others)}`,
+      r.label, fixed1(r.routerRssMiB), fixed1(r.routerHeapMiB), fixed1(r.routerLiveHeapMiB), fixed1(r.routerLiveRssMiB),
+      fixed2(r.cores.router), fixed2(r.cores.shardNodes), fixed2(r.cores.redis), fixed2(r.cores.client), `${fixed2(r.cores.machine)} / ${fixed2(r.cores.others)}`,
     ]),
   };
 }
@@ -56,8 +53,8 @@ export function stepsTable(run: Pick<PushRun, "without" | "with" | "topsOnly">, 
       heldLabel(s), count(s.rate), rate(s.ackedPerS), rate(s.appliedPerS), Number.isFinite(s.drainS) ? s.drainS.toFixed(1) : "never",
       rate(s.changesPerS), s.watchers || s.tops ? rate(s.playerMessagesPerS + s.topMessagesPerS) : "—", s.watchers ? rate(shifts(s)) : "—",
       s.watchers ? count(usPerUpdate(s.cores.router, s.playerMessagesPerS + s.topMessagesPerS)) : "—",
-      [s.cores.router, s.cores.shardNodes, s.cores.redis, s.cores.ingest, s.cores.kafka, s.cores.client].map(c2).join(" / "), c2(s.cores.others),
-      ms(s.routerLoopDelayMs.p99), mib(s.liveHeapAfterMiB), s.shortfalls.length ? `no: ${s.shortfalls.join("; ")}` : "yes",
+      [s.cores.router, s.cores.shardNodes, s.cores.redis, s.cores.ingest, s.cores.kafka, s.cores.client].map(fixed2).join(" / "), fixed2(s.cores.others),
+      ms(s.routerLoopDelayMs.p99), fixed1(s.liveHeapAfterMiB), s.shortfalls.length ? `no: ${s.shortfalls.join("; ")}` : "yes",
     ]),
   };
 }

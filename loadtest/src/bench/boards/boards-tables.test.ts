@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ApplyFigures } from "../boards/apply-cost.js";
+import type { ApplyFigures } from "./apply-cost.js";
 import { boardsMemoryTable, boardsReadTable, boardsWriteTable, type BoardsReadRow } from "./boards-tables.js";
 import type { Measurement } from "../infra/measure.js";
 

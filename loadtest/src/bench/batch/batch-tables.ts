@@ -1,15 +1,16 @@
 /**
  * The batch benchmark's tables: the Node client's units (100 ranks, 5 standings) one way and
  * the other, h2load's rates of the same calls, the pages by depth, and the walk that reached
- * the deep cursors. Ratios compare the batched call with its one-at-a-time equivalent, a page
- * with the top page of the same size.
+ * the deep cursors, and the router against its own health check with and without the top
+ * cache. Ratios compare the batched call with its one-at-a-time equivalent, a page with the
+ * top page of the same size, a read with the health check on the same router.
  */
-import type { UnitCost } from "../batch/cost-meter.js";
-import { setRate } from "../batch/node-runs.js";
+import type { UnitCost } from "./cost-meter.js";
+import { setRate } from "./node-runs.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { BatchPlan } from "../plan.js";
-import { count, ms, rate, ratio, size } from "./format.js";
-import type { Table } from "./table.js";
+import { count, fixed1, fixed2, ms, pct, rate, ratio, size, whole } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 type Summary = Pick<LatencySummary, "mean" | "p50" | "p99" | "max">;
 
@@ -26,7 +27,9 @@ export interface NodeRow {
 
 /** One h2load request over the rounds (medians), and each round's figures. */
 export interface H2Row {
-  part: "floor" | "ranks" | "standing" | "pages";
+  part: "floor" | "ranks" | "standing" | "pages" | "reads";
+  /** The cluster's router, or the second one with the top cache on (LADDER_TOP_CACHE_MS=100). */
+  router: "main" | "cached";
   label: string;
   units: number;
   /** h2load's connections x streams. */
@@ -67,10 +70,6 @@ export interface BatchTablesInput {
   walk: WalkFigures;
 }
 
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "—");
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "—");
-const us = (x: number) => (Number.isFinite(x) ? count(x) : "—");
-const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : "—");
 
 /** The Node client's units of one part: the batched call first, the others as multiples of it. */
 export function nodeTable(rows: readonly NodeRow[], part: "ranks" | "standing", title: string): Table {
@@ -81,7 +80,7 @@ export function nodeTable(rows: readonly NodeRow[], part: "ranks" | "standing", 
     columns: ["way", "n", "ms per unit p50", "p99", "÷ batched (p50)", "router CPU ms/unit", "Redis CPU ms/unit", "Redis scripts/unit", "client CPU ms/unit", "cores: machine / others"],
     rows: mine.map((r) => [
       r.way, count(r.reps), ms(r.latencyMs.p50), ms(r.latencyMs.p99), ratio(r.latencyMs.p50, base?.latencyMs.p50),
-      f2(r.cost.routerMs), f2(r.cost.redisMs), f1(r.cost.redisScripts), f2(r.cost.clientMs), `${f2(r.cost.machineCores)} / ${f2(r.cost.othersCores)}`,
+      fixed2(r.cost.routerMs), fixed2(r.cost.redisMs), fixed1(r.cost.redisScripts), fixed2(r.cost.clientMs), `${fixed2(r.cost.machineCores)} / ${fixed2(r.cost.othersCores)}`,
     ]),
   };
 }
@@ -101,28 +100,40 @@ export function singlesOf(h2: readonly H2Row[], part: "ranks" | "standing"): { u
   return { unitsPerSec: setRate(singles.map((r) => r.rate)) * n, routerUsPerUnit: singles.reduce((s, r) => s + r.routerUsPerCall, 0) / n, redisUsPerUnit: singles.reduce((s, r) => s + r.redisUsPerCall, 0) / n };
 }
 
-export function h2Table(h2: readonly H2Row[], p: Pick<BatchPlan, "connections" | "streams" | "rounds">): Table {
+export function h2Table(all: readonly H2Row[], p: Pick<BatchPlan, "connections" | "streams" | "rounds">): Table {
+  const h2 = all.filter((r) => r.router === "main" && r.part !== "reads");
   const rows: string[][] = [];
   const floor = h2.find((r) => r.part === "floor");
-  if (floor) rows.push([floor.label, rate(floor.rate), "—", pct(floor.ofFloor), us(floor.routerUsPerCall), "—", "—", "—", ms(floor.meanMs)]);
+  if (floor) rows.push([floor.label, rate(floor.rate), "—", pct(floor.ofFloor), whole(floor.routerUsPerCall), "—", "—", "—", ms(floor.meanMs)]);
   for (const part of ["ranks", "standing"] as const) {
     const singles = singlesOf(h2, part);
     for (const r of h2.filter((x) => x.part === part)) {
       const batched = r.units > 1;
       rows.push([
-        r.label, rate(r.rate), rate(r.rate * r.units), pct(r.ofFloor), us(r.routerUsPerCall), us(r.routerUsPerCall / r.units), us(r.redisUsPerCall / r.units),
+        r.label, rate(r.rate), rate(r.rate * r.units), pct(r.ofFloor), whole(r.routerUsPerCall), whole(r.routerUsPerCall / r.units), whole(r.redisUsPerCall / r.units),
         batched && singles ? ratio(r.rate * r.units, singles.unitsPerSec) : "—", ms(r.meanMs),
       ]);
     }
     if (part === "standing" && singles && h2.filter((x) => x.part === part && x.units === 1).length > 1) {
       const n = h2.filter((x) => x.part === part && x.units === 1).length;
-      rows.push([`GetRank x ${n}, one per board (from the rows above)`, rate(singles.unitsPerSec / n), rate(singles.unitsPerSec), "—", us(singles.routerUsPerUnit * n), us(singles.routerUsPerUnit), us(singles.redisUsPerUnit), "1x", "—"]);
+      rows.push([`GetRank x ${n}, one per board (from the rows above)`, rate(singles.unitsPerSec / n), rate(singles.unitsPerSec), "—", whole(singles.routerUsPerUnit * n), whole(singles.routerUsPerUnit), whole(singles.redisUsPerUnit), "1x", "—"]);
     }
   }
   return {
     title: `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
     columns: ["call", "calls/s", "ranks (standings)/s", "÷ health check", "router CPU µs/call", "router CPU µs/rank", "Redis CPU µs/rank", "ranks/s ÷ one at a time", "h2load mean ms"],
     rows,
+  };
+}
+
+/** The health check, GetRank, GetTop (10) and GetAround (±5) on each router: the router against its own gRPC floor. */
+export function floorTable(h2: readonly H2Row[], p: Pick<BatchPlan, "connections" | "streams" | "rounds" | "players">): Table {
+  const asked = ["health check (the floor)", "GetRank", "GetTop (10)", "GetAround (±5)"];
+  const rows = (["main", "cached"] as const).flatMap((router) => asked.flatMap((label) => h2.filter((r) => r.router === router && r.label === label)));
+  return {
+    title: `Router vs its own health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players, 3 shards (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
+    columns: ["router", "question", "calls/s", "÷ health check", "router CPU µs/call", "h2load mean ms"],
+    rows: rows.map((r) => [r.router === "main" ? "router" : "router, top cache 100 ms", r.label, rate(r.rate), pct(r.ofFloor), whole(r.routerUsPerCall), ms(r.meanMs)]),
   };
 }
 
@@ -140,7 +151,7 @@ export function pagesTable(pages: readonly PageRow[], p: Pick<BatchPlan, "pageCa
       const top = topOf(r.limit);
       return [
         String(r.limit), r.label, count(r.firstRank), ms(r.node.latencyMs.p50), ms(r.node.latencyMs.p99), ratio(r.node.latencyMs.p50, top?.node.latencyMs.p50),
-        us(r.node.cost.routerMs * 1000), us(r.node.cost.redisMs * 1000), r.h2 ? `${rate(r.h2.rate)}${loadMark(r.h2, p)}` : "—", ratio(r.h2?.rate, top?.h2?.rate), r.h2 ? us(r.h2.routerUsPerCall) : "—",
+        whole(r.node.cost.routerMs * 1000), whole(r.node.cost.redisMs * 1000), r.h2 ? `${rate(r.h2.rate)}${loadMark(r.h2, p)}` : "—", ratio(r.h2?.rate, top?.h2?.rate), r.h2 ? whole(r.h2.routerUsPerCall) : "—",
       ];
     }),
   };
@@ -160,6 +171,7 @@ export function batchTables(run: BatchTablesInput, p: BatchPlan): Table[] {
     nodeTable(run.node, "ranks", `${p.asked} ranks on the ${size(p.players)}-player board: one GetRanks vs ${p.asked} GetRank (Node client, one unit after another)`),
     nodeTable(run.node, "standing", `One player's standing on 5 boards (${size(p.players)} all-time; ${size(p.dailyPlayers)} daily today, yesterday, sum7, best7): one GetStanding vs 5 GetRank (Node client, one unit after another)`),
     h2Table(run.h2, p),
+    floorTable(run.h2, p),
     pagesTable(run.pages, p),
     walkTable(run.walk),
   ];

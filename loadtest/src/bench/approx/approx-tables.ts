@@ -4,12 +4,12 @@
  * Node client's latency and per-call CPU, h2load's rates against the health check and against
  * GetRank on the same board in the same round). Rows go board by board, GetRank first.
  */
-import type { Accuracy, Pcts, RankSample } from "../approx/accuracy.js";
+import type { Accuracy, Pcts, RankSample } from "./accuracy.js";
 import type { UnitCost } from "../batch/cost-meter.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { ApproxPlan } from "../plan.js";
-import { count, ms, rate, ratio, size } from "./format.js";
-import type { Table } from "./table.js";
+import { count, ms, pct, rate, ratio, size, whole } from "../output/format.js";
+import type { Table } from "../output/table.js";
 
 export type CallKind = "rank" | "approx-score" | "approx-player";
 
@@ -59,8 +59,6 @@ export interface ApproxTablesInput {
   h2: ApproxH2Row[];
 }
 
-const us = (x: number) => (Number.isFinite(x) ? count(x) : "—");
-const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : "—");
 /** A relative error as a percentage, 2 significant digits ("0.41%", "12%"). */
 export const relPct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toPrecision(2))}%` : "—");
 const boardLabel = (r: { bounds: number }) => `${r.bounds} bounds`;
@@ -101,7 +99,7 @@ export function nodeTable(rows: readonly ApproxNodeRow[], p: Pick<ApproxPlan, "n
     columns: ["histogram", "call", "p50 ms", "p99 ms", "p50 ÷ GetRank", "router CPU µs/call", "Redis CPU µs/call", "Redis scripts/call", "client CPU µs/call", "cores: machine / others"],
     rows: rows.map((r) => [
       boardLabel(r), CALL_LABELS[r.call], ms(r.latencyMs.p50), ms(r.latencyMs.p99), ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50),
-      us(r.cost.routerMs * 1000), us(r.cost.redisMs * 1000), r.cost.redisScripts.toFixed(1), us(r.cost.clientMs * 1000), `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`,
+      whole(r.cost.routerMs * 1000), whole(r.cost.redisMs * 1000), r.cost.redisScripts.toFixed(1), whole(r.cost.clientMs * 1000), `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`,
     ]),
   };
 }
@@ -112,7 +110,7 @@ export function h2Table(rows: readonly ApproxH2Row[], p: Pick<ApproxPlan, "conne
     columns: ["histogram", "call", "calls/s", "÷ health check", "÷ GetRank (same board, same round)", "router CPU µs/call", "Redis CPU µs/call", "h2load mean ms"],
     rows: rows.map((r) => [
       r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }), r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call], rate(r.rate), pct(r.ofFloor),
-      r.call === "floor" ? "—" : `${Number(r.ofRank.toPrecision(3))}x`, us(r.routerUsPerCall), r.call === "floor" ? "—" : us(r.redisUsPerCall), ms(r.meanMs),
+      r.call === "floor" ? "—" : `${Number(r.ofRank.toPrecision(3))}x`, whole(r.routerUsPerCall), r.call === "floor" ? "—" : whole(r.redisUsPerCall), ms(r.meanMs),
     ]),
   };
 }
