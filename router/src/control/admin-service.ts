@@ -26,7 +26,7 @@ import type { ClusterPlacement } from "@ladder/common/placement-log";
 import { builtFrom, shardStamp } from "@ladder/store";
 import { RebuildLease, leaseMode, rebuildShard, runningRebuild, snapshotTopicOf, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
 import { viewProblem } from "@ladder/common/validate";
-import { codeName, routerMetrics } from "./metrics.js";
+import { codeName, routerMetrics } from "../metrics.js";
 
 export interface AdminDeps {
   config: Config;

@@ -28,7 +28,7 @@ import { parseSentinelUrl } from "@ladder/common/redis-address";
 import { auditPrefix, readyWithin, shardStamp, ShardReader } from "@ladder/store";
 import { Deadlines } from "./deadlines.js";
 import { ReplicaSet, ReplicatedReader } from "./replicas.js";
-import { codeName, routerMetrics } from "./metrics.js";
+import { codeName, routerMetrics } from "../metrics.js";
 
 export interface RoutingTable {
   /** The placement's epoch (placement-log.ts). */

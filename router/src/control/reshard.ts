@@ -46,7 +46,7 @@ import { movedSlots, placementOf, type ClusterPlacement, type PlacementLog } fro
 import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/common/redis-address";
 import { builtFrom, openRedis, readyWithin, shardStamp } from "@ladder/store";
 import { moveOf, movePending, RebuildLease, rebuildShard } from "@ladder/store/writer";
-import type { ShardPool } from "./shard-pool.js";
+import type { ShardPool } from "../read/shard-pool.js";
 
 export interface ReshardDeps {
   config: Config;
