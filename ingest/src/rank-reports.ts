@@ -18,6 +18,20 @@
  * read is when a shard does not serve (UNAVAILABLE): the batch stays written. They go by the
  * placement in force when the report starts (placement-log.ts); during a reshard's cut-over the
  * shards refuse a placement they no longer hold, and the report is refused the same way.
+ *
+ * WHY HERE AND NOT IN THE ROUTER. Considered (issue "A house others can carry on") and left here,
+ * for three reasons. The router's rpcs cannot answer it: GetRanks gives a rank now, but the
+ * previous rank is only in the list the apply kept, so ingest would need a new internal rpc, a
+ * credential and an address for the router, and writes that report ranks would fail whenever the
+ * router does, where today they depend only on the shards the report must read anyway. The work
+ * is the same Redis round trips in either process (applied offsets, the list, one count per other
+ * shard), so the router saves none of it and the call gains a gRPC hop: on 2026-12-03, a unary
+ * round trip between two Node processes on this machine (under load) took 0.6-1.2 ms at the median
+ * and 0.6-0.8 ms of the caller's CPU plus 0.4-0.7 ms of the server's per call, against which
+ * loadtest/README.md ("hop cost") measured the same hop at 4.5x a Redis script round trip; the
+ * router reads the shards' Redis directly for the same reason (router/src/read/shard-pool.ts).
+ * And nothing of the router's read path applies: reports read primaries (the records were just
+ * applied there), never replicas or caches.
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
