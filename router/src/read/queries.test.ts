@@ -269,6 +269,16 @@ describe("router > read > rank", () => {
     }
   });
 
+  it("asks only the players' owners first, then every shard once at one instant", async () => {
+    const { shards, queries } = board(30, 23);
+    const players = shards.shards[2]!.entries.slice(0, 3).map((e) => e.playerId);
+    await queries.ranks(BOARD, players, "unique");
+    expect(shards.asked.map((a) => [a.shard, a.read])).toEqual([["shard-2", "ranks"], ["shard-0", "ranks"], ["shard-1", "ranks"], ["shard-2", "ranks"]]);
+    // the second round counts, on the shards that do not own them, the positions the first round found
+    const positions = shards.asked[1]!.args[1] as KeyedMember[];
+    expect(positions.map((p) => p.playerId)).toEqual(players);
+  });
+
   it("reads again when a player moved between rounds, and answers as of the last round", async () => {
     const { shards, queries } = board(30, 10);
     const target = shards.shards[1]!.entries[3]!;
