@@ -66,7 +66,7 @@ function order(a: Standing, b: Standing): number {
   return Buffer.compare(utf8(a.playerId), utf8(b.playerId));
 }
 
-/** CPU seconds (user + system) used so far by each router process under the supervising one (router/src/processes.ts), by pid. */
+/** CPU seconds (user + system) used so far by each router process under the supervising one (router/src/control/processes.ts), by pid. */
 function routerCpu(c: TestCluster): Map<number, number> {
   const supervisor = c.services.router().pid!;
   const out = new Map<number, number>();

@@ -5,7 +5,7 @@
 import cluster from "node:cluster";
 import { loadConfig } from "@ladder/platform/config";
 import { rootLogger } from "@ladder/platform/logger";
-import { superviseRouters } from "./processes.js";
+import { superviseRouters } from "./control/processes.js";
 import { runRouter } from "./router.js";
 
 const config = loadConfig(process.env);

@@ -20,7 +20,7 @@
  * (ioredis) and in Redis, which the router's CPU profile under rank load showed as its largest
  * cost after gRPC.
  * A reader made with `batch: false` sends each read at once, alone (the router's readers of
- * replica nodes: router/src/replicas.ts says why).
+ * replica nodes: router/src/read/replicas.ts says why).
  */
 import type { Redis } from "ioredis";
 import type { KeyedMember } from "@ladder/model/score-encoding";
@@ -152,7 +152,7 @@ export class ShardReader {
   /**
    * ranks(), and at the same instant the id of the newest entry of this shard's change stream
    * ("0-0" when none) and the stream's generation ("" when none): what those ranks stand at in the
-   * shard's changes (router/src/watch).
+   * shard's changes (router/src/push).
    */
   async ranksAt(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult & { changeId: string; changeGen: string }> {
     const read: QueuedRead["read"] = ["P", players.length, ...players, positions.length, ...positions.flatMap((p) => [String(p.key), p.playerId])];

@@ -21,7 +21,7 @@
  */
 import { invalidArgument } from "@ladder/model/errors";
 import type { KeyedMember } from "@ladder/model/score-encoding";
-import type { ShardPool, Scope } from "./shard-pool.js";
+import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 import { mergeTop } from "./top-merge.js";
 
 interface Cursor {
@@ -61,7 +61,7 @@ export interface CursorPage {
 }
 
 /** The page of `limit` entries after (or before) `at` on the board stored as `stored`. */
-export async function cursorPage(pool: ShardPool, scope: Scope, stored: string, at: KeyedMember, backward: boolean, limit: number, deadlineMs: number): Promise<CursorPage> {
+export async function cursorPage(pool: ShardReads, scope: Scope<ShardStore>, stored: string, at: KeyedMember, backward: boolean, limit: number, deadlineMs: number): Promise<CursorPage> {
   const reads = await pool.fanOut(scope.stores, (s) => s.after(stored, at, limit, backward), deadlineMs);
   const total = reads.reduce((n, r) => n + r.card, 0);
   if (!backward) {

@@ -47,7 +47,7 @@ import { type PlacementLog } from "@ladder/log/placement-follower";
 import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/platform/redis-address";
 import { builtFrom, openRedis, readyWithin, shardStamp } from "@ladder/store";
 import { moveOf, movePending, RebuildLease, rebuildShard } from "@ladder/store/writer";
-import type { ShardPool } from "./shard-pool.js";
+import type { ShardPool } from "../read/shard-pool.js";
 
 export interface ReshardDeps {
   config: Config;

@@ -18,7 +18,7 @@ import type { Logger } from "@ladder/platform/logger";
 import { keyLayout } from "@ladder/store";
 import { ChangeFeed, compareChangeIds, type Change } from "./change-feed.js";
 import { Standings, type StandingRead, type Watcher } from "./standings.js";
-import type { ShardPool } from "../shard-pool.js";
+import type { ShardPool } from "../read/shard-pool.js";
 
 /** Changes kept per shard for watchers that join behind the group's position. */
 const HISTORY = 20_000;

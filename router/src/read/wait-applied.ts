@@ -11,7 +11,7 @@ import { LadderError, unavailable } from "@ladder/model/errors";
 import { secondsSince } from "@ladder/platform/metrics";
 import type { ShardReader } from "@ladder/store";
 import type { ShardPool } from "./shard-pool.js";
-import { codeName, routerMetrics } from "./metrics.js";
+import { codeName, routerMetrics } from "../metrics.js";
 
 export async function waitApplied(pool: ShardPool, required: RequiredOffsets, maxWaitMs: number, deadlineMs: number): Promise<void> {
   if (required.size === 0) return;

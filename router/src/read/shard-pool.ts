@@ -3,8 +3,8 @@
  * shard), built for each placement the router reads (model/src/placement-record.ts), frozen, and
  * swapped whole when a newer placement comes (swap): a query takes the table in force when it
  * starts and reads by it to its end; and a fan-out that asks shards in parallel under
- * a deadline. A shard that errors or misses the deadline fails the whole query with
- * UNAVAILABLE: a rank summed without one shard would be silently wrong.
+ * a deadline (shard-calls.ts). A shard that errors or misses the deadline fails the whole query
+ * with UNAVAILABLE: a rank summed without one shard would be silently wrong.
  *
  * Reads go straight from the router to each shard's Redis as read-only Lua scripts, not
  * through a gRPC hop to the shard node: on this stack one gRPC unary call costs several
@@ -19,16 +19,13 @@
  */
 import { Redis } from "ioredis";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
-import { Code, LadderError, unavailable, deadlineExceeded } from "@ladder/model/errors";
-import { secondsSince } from "@ladder/platform/metrics";
 import { shardOf, type Placement } from "@ladder/model/placement";
 import type { BoardSpecs } from "@ladder/model/board-spec";
 import type { Logger } from "@ladder/platform/logger";
 import { parseSentinelUrl } from "@ladder/platform/redis-address";
 import { auditPrefix, readyWithin, shardStamp, ShardReader } from "@ladder/store";
-import { Deadlines } from "./deadlines.js";
 import { ReplicaSet, ReplicatedReader } from "./replicas.js";
-import { codeName, routerMetrics } from "./metrics.js";
+import { ShardCalls, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
 
 export interface RoutingTable {
   /** The placement's epoch (placement-log.ts). */
@@ -51,13 +48,7 @@ export interface RoutingTable {
   readonly livePrimaries: Scope;
 }
 
-/** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
-export interface Scope {
-  ownerOf(playerId: string): ShardReader;
-  readonly stores: readonly ShardReader[];
-  /** Every store but `owner` (a store of this scope). */
-  othersOf(owner: ShardReader): readonly ShardReader[];
-}
+export type { Scope } from "./shard-calls.js";
 
 export interface ShardPoolOptions {
   /** The placement to read by first (swap() replaces it). */
@@ -82,7 +73,7 @@ interface Tables {
 /** How long a dropped shard's connection stays open after its placement was replaced. */
 const RETIRE_AFTER_MS = 10_000;
 
-export class ShardPool {
+export class ShardPool implements ShardReads {
   private readonly tables: Tables;
   private readonly o: ShardPoolOptions;
   private readonly keyPrefix: string;
@@ -90,17 +81,17 @@ export class ShardPool {
   /** Reads go to primaries only (see primaries()). */
   private readonly primaryOnly: boolean;
   /** Bounds every shard call (shared by the pools over the same shards). */
-  private readonly deadlines: Deadlines;
+  private readonly calls: ShardCalls;
 
   constructor(o: ShardPoolOptions | ShardPool, primaryOnly = false) {
     this.primaryOnly = primaryOnly;
     if (o instanceof ShardPool) {
       this.o = o.o;
       this.tables = o.tables;
-      this.deadlines = o.deadlines;
+      this.calls = o.calls;
     } else {
       this.o = o;
-      this.deadlines = new Deadlines();
+      this.calls = new ShardCalls(o.timeoutMs);
       this.tables = { current: undefined as unknown as RoutingTable, retired: new Set() };
     }
     this.keyPrefix = this.o.keyPrefix;
@@ -216,30 +207,17 @@ export class ShardPool {
 
   /** `work`, unless the caller's deadline (ms since epoch; Infinity: none) passes first: then DEADLINE_EXCEEDED. */
   waitUntil<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
-    if (deadlineMs === Infinity) return work;
-    return this.deadlines.within(work, deadlineMs - Date.now(), () => deadlineExceeded("the deadline passed while the shards were read"));
+    return this.calls.waitUntil(work, deadlineMs);
   }
 
-  /** Runs `fn` on every one of `stores` at once; all must answer before the deadline. */
-  async fanOut<T>(stores: readonly ShardReader[], fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
-    return Promise.all(stores.map((s) => this.call(s, fn, deadlineMs)));
+  /** Runs `fn` on every one of `stores` at once; all must answer before the deadline (shard-calls.ts). */
+  fanOut<S extends { shardId: string }, T>(stores: readonly S[], fn: (store: S) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
+    return this.calls.fanOut(stores, fn, deadlineMs);
   }
 
-  /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline; times it by outcome (metrics.ts). */
-  async call<T>(store: ShardReader, fn: (store: ShardReader) => Promise<T>, deadlineMs = Infinity): Promise<T> {
-    const budget = Math.min(this.timeoutMs, deadlineMs - Date.now());
-    if (budget <= 0) throw deadlineExceeded("deadline passed before the shards were asked");
-    const startedAt = performance.now();
-    let code: number = Code.OK;
-    try {
-      return await this.deadlines.within(fn(store), budget, () => unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`));
-    } catch (err) {
-      code = err instanceof LadderError ? err.code : Code.UNAVAILABLE;
-      if (err instanceof LadderError) throw err;
-      throw unavailable(`${store.shardId}: ${(err as Error).message}`, err);
-    } finally {
-      routerMetrics().shardCallOf(store.shardId, codeName(code)).observe(secondsSince(startedAt));
-    }
+  /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline (shard-calls.ts). */
+  call<S extends { shardId: string }, T>(store: S, fn: (store: S) => Promise<T>, deadlineMs = Infinity): Promise<T> {
+    return this.calls.call(store, fn, deadlineMs);
   }
 
   async close(): Promise<void> {
@@ -258,13 +236,13 @@ async function closeShards(table: RoutingTable, ids: readonly string[]): Promise
   }));
 }
 
-/** A scope over `stores` (shard id → store), with each owner's "other shards" listed once. */
-function scopeOver(placement: Placement, stores: ReadonlyMap<string, ShardReader>): Scope {
+/** A scope over `stores` (shard id → store) by `placement`, with each owner's "other shards" listed once. */
+export function scopeOver<S extends ShardStore>(placement: Placement, stores: ReadonlyMap<string, S>): Scope<S> {
   const all = Object.freeze([...stores.values()]);
   const others = new Map(all.map((owner) => [owner, Object.freeze(all.filter((s) => s !== owner))]));
   return Object.freeze({
     ownerOf: (playerId: string) => stores.get(shardOf(placement, playerId))!,
     stores: all,
-    othersOf: (owner: ShardReader) => others.get(owner)!,
+    othersOf: (owner: S) => others.get(owner)!,
   });
 }

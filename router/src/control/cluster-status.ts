@@ -23,8 +23,8 @@ import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import { redactUrl } from "@ladder/platform/logger";
 import { keyLayout, type KeyLayout } from "@ladder/store";
 import { type AdminService, type KafkaStatusSchema, type RedisNodeStatusSchema, type ShardStatusSchema, ShardReadiness } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { Deadlines } from "./deadlines.js";
-import type { ShardPool } from "./shard-pool.js";
+import { Deadlines } from "../read/deadlines.js";
+import type { ShardPool } from "../read/shard-pool.js";
 
 export interface StatusDeps {
   config: Config;

@@ -27,7 +27,7 @@ import { builtFrom, shardStamp } from "@ladder/store";
 import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
 import { snapshotTopicOf } from "@ladder/log/snapshot-topic";
 import { viewProblem } from "@ladder/model/validate";
-import { codeName, routerMetrics } from "./metrics.js";
+import { codeName, routerMetrics } from "../metrics.js";
 
 export interface AdminDeps {
   config: Config;

@@ -23,7 +23,7 @@
  */
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { KeyedMember } from "@ladder/model/score-encoding";
-import type { ShardPool, Scope } from "./shard-pool.js";
+import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 import { mergeTop } from "./top-merge.js";
 
 /** Keys probed per shard per round. */
@@ -48,7 +48,7 @@ export interface Selected {
  * The entry of global rank `rank` (1-based; or a function of the board's size, found by the first
  * round) of the board stored as `stored`; undefined when the board holds fewer.
  */
-export async function entryAtRank(pool: ShardPool, scope: Scope, stored: string, rank: number | ((total: number) => number), deadlineMs: number): Promise<Selected | undefined> {
+export async function entryAtRank(pool: ShardReads, scope: Scope<ShardStore>, stored: string, rank: number | ((total: number) => number), deadlineMs: number): Promise<Selected | undefined> {
   let k = typeof rank === "number" ? rank : NaN;
   for (let search = 0; search < MAX_SEARCHES; search++) {
     let lo = 0;

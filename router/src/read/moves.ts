@@ -1,5 +1,5 @@
 /**
- * Reads while the placement changes (reshard.ts). From a reshard's first swap until every
+ * Reads while the placement changes (../control/reshard.ts). From a reshard's first swap until every
  * changed shard's node serves the new placement, reads are refused, never answered from a mix
  * of placements: a shard swapped, or not yet, answers only readers of its own placement (its
  * stamp), and a node catching up answers nobody. Those refusals are short and expected, so a

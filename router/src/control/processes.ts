@@ -10,7 +10,7 @@
  * reconnect) spread over the routers; one connection uses one router. SO_REUSEPORT would
  * let the kernel do the accepting, but Node 20's `net` cannot set it.
  *
- * Each router is exactly the single-process router (router.ts), so every read answers the
+ * Each router is exactly the single-process router (../router.ts), so every read answers the
  * same whichever router takes it; what each keeps in memory is its own (its top cache may be
  * a little older or newer than another's, within the same stated bound).
  *

@@ -21,7 +21,7 @@ import { Code, LadderError, invalidArgument, unavailable } from "@ladder/model/e
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import { boardProblem, playerIdProblem } from "@ladder/model/validate";
 import { PlayerEvent_Kind as Kind, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import type { Queries, RankedEntry } from "../queries.js";
+import type { Queries, RankedEntry } from "../read/queries.js";
 import { Watcher, type EventKind } from "./standings.js";
 import type { PlayerWatch, TopWatch, WatchHub } from "./watch-hub.js";
 

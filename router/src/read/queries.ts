@@ -38,7 +38,7 @@ import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
 import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
-import type { ShardPool } from "./shard-pool.js";
+import type { ShardReads } from "./shard-calls.js";
 import { FreshCache } from "./fresh-cache.js";
 import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
 import { mergeTop, splitAround } from "./top-merge.js";
@@ -91,7 +91,7 @@ export class Queries {
   /** Decoding specs of window keys, by stored name (a SUM window's depends on its first period). */
   private readonly windowSpecs = new Map<string, BoardSpec>();
 
-  constructor(private readonly pool: ShardPool, private readonly boards: BoardResolver, o: QueriesOptions = {}) {
+  constructor(private readonly pool: ShardReads, private readonly boards: BoardResolver, o: QueriesOptions = {}) {
     this.cache = o.topCache && o.topCache.maxAgeMs > 0
       ? new TopCache({
         ...o.topCache,

@@ -29,8 +29,8 @@
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { BoardSpec } from "@ladder/model/board-spec";
 import { compareMembers, decodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
-import type { RanksResult, ShardReader } from "@ladder/store";
-import type { ShardPool, Scope } from "./shard-pool.js";
+import type { RanksResult } from "@ladder/store";
+import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
 /** Rounds of reads a batch may take while its players' scores keep moving (each one command per shard; the call's deadline bounds them too). */
 export const MAX_ROUNDS = 8;
@@ -61,10 +61,10 @@ export interface RanksAnswer {
 }
 
 /** The exact ranks of `players` (distinct) on the board stored as `stored`, decoded with `spec`. */
-export async function ranksOf(pool: ShardPool, scope: Scope, stored: string, spec: BoardSpec, players: readonly string[], mode: RankMode, deadlineMs: number): Promise<RanksAnswer> {
-  const owned = new Map<ShardReader, string[]>();
+export async function ranksOf(pool: ShardReads, scope: Scope<ShardStore>, stored: string, spec: BoardSpec, players: readonly string[], mode: RankMode, deadlineMs: number): Promise<RanksAnswer> {
+  const owned = new Map<ShardStore, string[]>();
   // each player's owner, hashed once: every round asks it again for every shard
-  const ownerOf = new Map<string, ShardReader>();
+  const ownerOf = new Map<string, ShardStore>();
   for (const p of players) {
     const owner = scope.ownerOf(p);
     ownerOf.set(p, owner);
@@ -98,7 +98,7 @@ export async function ranksOf(pool: ShardPool, scope: Scope, stored: string, spe
 }
 
 interface RoundRead {
-  s: ShardReader;
+  s: ShardStore;
   own: string[];
   others: KeyedMember[];
   r: RanksResult;

@@ -1,0 +1,446 @@
+/**
+ * The read path's exact logic (queries.ts, top-merge.ts, ranks.ts, select.ts, cursor-pages.ts and the
+ * fan-out of shard-calls.ts) against in-process fake shards: each fake holds its slice of a board and
+ * answers each read as its script's contract says (store/src/lua/read-header.lua), so the router's
+ * merge, sums and searches run as they run over Redis. Every answer is checked against an oracle
+ * written here: all the fakes' entries in one array, sorted by the board's definition (points
+ * descending, then time reached ascending, then player id by UTF-8 bytes), the answer read off it.
+ * Redis itself, and the scripts, are tested by test/reads.int.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
+import { Code, LadderError } from "@ladder/model/errors";
+import { encodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
+import { StampMismatch, type AfterResult, type RanksResult, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
+import { Queries } from "./queries.js";
+import { ShardCalls, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
+
+const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
+const BOARD = "b";
+const t0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+
+interface Standing { playerId: string; points: number; atMs: number }
+
+/** The board's order from its definition (not from the code under test). */
+function definedOrder(a: Standing, b: Standing): number {
+  if (a.points !== b.points) return a.points > b.points ? -1 : 1;
+  if (a.atMs !== b.atMs) return a.atMs < b.atMs ? -1 : 1;
+  return Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
+}
+
+/** A shard's sorted-set order: key ascending, then member bytes (what Redis keeps). */
+const setOrder = (a: KeyedMember, b: KeyedMember) => a.key - b.key || Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
+
+/** A read a fake was asked: which shard, which read, with what. */
+interface Asked { shard: string; read: string; args: unknown[] }
+
+/** One shard's slice of the board, answering reads as the read scripts' contracts say. */
+class FakeShard implements ShardStore {
+  readonly entries: KeyedMember[];
+  /** When set, every read fails (or hangs) this way instead of answering. */
+  fault: (() => Promise<never>) | undefined;
+  /** Called before each read: a test moves players between reads with it. */
+  beforeRead: ((read: string) => void) | undefined;
+
+  constructor(readonly shardId: string, entries: KeyedMember[], private readonly log: Asked[]) {
+    this.entries = [...entries].sort(setOrder);
+  }
+
+  private async answer<T>(read: string, args: unknown[], f: () => T): Promise<T> {
+    this.log.push({ shard: this.shardId, read, args });
+    if (this.fault) return this.fault();
+    this.beforeRead?.(read);
+    this.entries.sort(setOrder);
+    return f();
+  }
+
+  /** Members strictly ahead of position (key, player); player "" counts the keys below `key`. */
+  private ahead(at: KeyedMember): number {
+    return this.entries.filter((e) => setOrder(e, at) < 0).length;
+  }
+
+  private near(center: number, radius: number): { start: number; members: KeyedMember[] } {
+    return radius <= 0 ? { start: center, members: [] } : { start: Math.max(0, center - radius), members: this.entries.slice(Math.max(0, center - radius), center + radius + 1) };
+  }
+
+  top(_b: string, count: number): Promise<TopResult> {
+    return this.answer("top", [count], () => ({ card: this.entries.length, members: this.entries.slice(0, count) }));
+  }
+
+  standing(_b: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
+    return this.answer("standing", [playerId, radius], () => {
+      const i = this.entries.findIndex((e) => e.playerId === playerId);
+      if (i < 0) return undefined;
+      return { key: this.entries[i]!.key, metadata: "", ahead: i, card: this.entries.length, ...this.near(i, radius) };
+    });
+  }
+
+  window(_b: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
+    return this.answer("window", [key, playerId, radius], () => {
+      const lo = this.ahead({ playerId, key });
+      return { ahead: lo, card: this.entries.length, ...this.near(lo, radius) };
+    });
+  }
+
+  entry(_b: string, playerId: string): Promise<number | undefined> {
+    return this.answer("entry", [playerId], () => this.entries.find((e) => e.playerId === playerId)?.key);
+  }
+
+  ranks(_b: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult> {
+    return this.answer("ranks", [players, positions], () => ({
+      card: this.entries.length,
+      own: players.map((p) => {
+        const i = this.entries.findIndex((e) => e.playerId === p);
+        return i < 0 ? undefined : { key: this.entries[i]!.key, ahead: i, metadata: "" };
+      }),
+      aheadOf: positions.map((at) => this.ahead(at)),
+    }));
+  }
+
+  distinct(_b: string, units: number, bound: number, cap: number): Promise<number[]> {
+    return this.answer("distinct", [units, bound, cap], () => [...new Set(this.entries.map((e) => Math.floor(e.key / units)))].filter((v) => v < bound).slice(0, cap + 1));
+  }
+
+  after(_b: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
+    return this.answer("after", [from, count, backward], () => {
+      const lo = this.ahead(from);
+      const card = this.entries.length;
+      if (backward) {
+        const start = Math.max(0, lo - count);
+        return { card, start, ahead: lo, members: this.entries.slice(start, lo) };
+      }
+      const at = this.entries[lo];
+      const start = at && at.playerId === from.playerId && at.key === from.key ? lo + 1 : lo;
+      return { card, start, ahead: lo, members: this.entries.slice(start, start + count) };
+    });
+  }
+
+  histogram(): Promise<{ card: number; counts: Map<number, number> }> {
+    throw new Error("not part of these tests");
+  }
+
+  histogramAt(): Promise<{ card: number; better: number; inBucket: number }> {
+    throw new Error("not part of these tests");
+  }
+}
+
+/** Fake shards behind the real fan-out (ShardCalls: timeouts, error conversion); players owned as the board was dealt. */
+class FakeShards implements ShardReads {
+  readonly asked: Asked[] = [];
+  readonly shards: FakeShard[];
+  private readonly calls: ShardCalls;
+
+  constructor(slices: KeyedMember[][], timeoutMs = 1_000) {
+    this.shards = slices.map((s, i) => new FakeShard(`shard-${i}`, s, this.asked));
+    this.calls = new ShardCalls(timeoutMs);
+  }
+
+  scope(): Scope<ShardStore> {
+    const shards = this.shards;
+    return {
+      stores: shards,
+      // a player's owner is the shard that holds it; one held nowhere belongs to the first
+      ownerOf: (p) => shards.find((s) => s.entries.some((e) => e.playerId === p)) ?? shards[0]!,
+      othersOf: (owner) => shards.filter((s) => s !== owner),
+    };
+  }
+
+  waitUntil<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
+    return this.calls.waitUntil(work, deadlineMs);
+  }
+
+  fanOut<S extends ShardStore, T>(stores: readonly S[], fn: (store: S) => Promise<T>, deadlineMs?: number): Promise<T[]> {
+    return this.calls.fanOut(stores, fn, deadlineMs);
+  }
+
+  call<S extends ShardStore, T>(store: S, fn: (store: S) => Promise<T>, deadlineMs?: number): Promise<T> {
+    return this.calls.call(store, fn, deadlineMs);
+  }
+}
+
+/** A seeded board: few distinct (points, minute) pairs, so most entries tie on their key and only the id orders them. */
+function randomStandings(n: number, seed: number): Standing[] {
+  let s = seed;
+  const rand = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  // ids whose UTF-8 byte order differs from JavaScript's string order, and from numeric order
+  const prefixes = ["p", "P", "é", "\uE000", "\u{10000}"];
+  return Array.from({ length: n }, (_, i): Standing => ({
+    playerId: `${prefixes[Math.floor(rand() * prefixes.length)]}${i}`,
+    points: 100 + 10 * Math.floor(rand() * 4),
+    atMs: t0 + 60_000 * Math.floor(rand() * 3),
+  }));
+}
+
+const keyed = (s: Standing): KeyedMember => ({ playerId: s.playerId, key: encodeSortKey(spec, s.points, s.atMs) });
+
+/** The board dealt over `shardCount` shards (every `i`th standing to shard i % count, `empty` shards left empty), the queries over it and the oracle. */
+function board(n: number, seed: number, shardCount = 3, empty = 0) {
+  const standings = randomStandings(n, seed);
+  const slices: KeyedMember[][] = Array.from({ length: shardCount + empty }, () => []);
+  standings.forEach((s, i) => slices[(i * 7 + seed) % shardCount]!.push(keyed(s)));
+  const shards = new FakeShards(slices);
+  const queries = new Queries(shards, { forBoard: () => spec });
+  const oracle = [...standings].sort(definedOrder);
+  return { shards, queries, oracle, standings };
+}
+
+/** What a page says of each entry, to compare with the oracle. */
+const rows = (entries: ReadonlyArray<{ playerId: string; points: number; reachedAtMs: number; rank: number }>) =>
+  entries.map((e) => ({ playerId: e.playerId, points: e.points, atMs: e.reachedAtMs, rank: e.rank }));
+/** The oracle's entries [from, to) (0-based), with their 1-based ranks. */
+const expected = (oracle: Standing[], from: number, to: number) =>
+  oracle.slice(Math.max(0, from), to).map((s, i) => ({ playerId: s.playerId, points: s.points, atMs: s.atMs, rank: Math.max(0, from) + i + 1 }));
+/** Competition rank (1 + entries with better points) and dense rank (1 + distinct better points), from the oracle. */
+const competition = (oracle: Standing[], points: number) => 1 + oracle.filter((s) => s.points > points).length;
+const dense = (oracle: Standing[], points: number) => 1 + new Set(oracle.filter((s) => s.points > points).map((s) => s.points)).size;
+
+describe("router > read > top", () => {
+  it("merges the shards' tops into the one strict order, at every offset and limit", async () => {
+    for (const seed of [1, 2, 3]) {
+      const { queries, oracle } = board(90, seed);
+      for (const offset of [0, 1, 7, 29, 60, 89, 90, 95]) {
+        for (const limit of [1, 3, 10, 31]) {
+          const page = await queries.top(BOARD, offset, limit);
+          expect(rows(page.entries)).toEqual(expected(oracle, offset, offset + limit));
+          expect(page.total).toBe(oracle.length);
+        }
+      }
+    }
+  });
+
+  it("ranks ties by competition and dense rank as the oracle counts them", async () => {
+    const { queries, oracle } = board(60, 4);
+    for (const offset of [0, 13, 40]) {
+      for (const mode of ["competition", "dense"] as const) {
+        const page = await queries.top(BOARD, offset, 15, Infinity, {}, mode);
+        expect(page.entries.map((e) => e.tiedRank)).toEqual(oracle.slice(offset, offset + 15).map((s) => (mode === "competition" ? competition : dense)(oracle, s.points)));
+      }
+    }
+  });
+
+  it("asks every shard once for its first offset + limit, an empty shard included", async () => {
+    const { shards, queries, oracle } = board(40, 5, 2, 1);
+    const page = await queries.top(BOARD, 10, 5);
+    expect(rows(page.entries)).toEqual(expected(oracle, 10, 15));
+    expect(shards.asked.map((a) => [a.shard, a.read, a.args[0]]).sort()).toEqual([["shard-0", "top", 15], ["shard-1", "top", 15], ["shard-2", "top", 15]]);
+  });
+});
+
+describe("router > read > rank", () => {
+  it("is 1 + the entries ahead summed over the shards, for every player", async () => {
+    const { queries, oracle } = board(75, 6);
+    for (const [i, s] of oracle.entries()) {
+      const { entry, total } = await queries.rank(BOARD, s.playerId);
+      expect(rows([entry])).toEqual(expected(oracle, i, i + 1));
+      expect(total).toBe(oracle.length);
+    }
+  });
+
+  it("asks the owner for the player's standing, then every other shard once at the owner's key", async () => {
+    const { shards, queries, oracle } = board(30, 7);
+    const player = oracle[12]!;
+    const owner = shards.shards.find((s) => s.entries.some((e) => e.playerId === player.playerId))!;
+    await queries.rank(BOARD, player.playerId);
+    const key = encodeSortKey(spec, player.points, player.atMs);
+    expect(shards.asked[0]).toEqual({ shard: owner.shardId, read: "standing", args: [player.playerId, 0] });
+    expect(shards.asked.slice(1).map((a) => [a.shard, a.read, a.args[0], a.args[1]]).sort()).toEqual(
+      shards.shards.filter((s) => s !== owner).map((s) => [s.shardId, "window", key, player.playerId]));
+  });
+
+  it("answers NOT_FOUND for a player without an entry", async () => {
+    const { queries } = board(10, 8);
+    await expect(queries.rank(BOARD, "nobody")).rejects.toMatchObject({ code: Code.NOT_FOUND });
+  });
+
+  it("ranks many players at one instant: ranks, ranks among them, tied ranks, the missing ones", async () => {
+    const { queries, oracle } = board(80, 9);
+    const asked = [oracle[70]!, oracle[0]!, oracle[33]!, oracle[34]!, oracle[79]!, oracle[5]!].map((s) => s.playerId);
+    for (const mode of ["unique", "competition", "dense"] as const) {
+      const got = await queries.ranks(BOARD, [...asked, "nobody"], mode);
+      const want = [...asked].sort((a, b) => oracle.findIndex((s) => s.playerId === a) - oracle.findIndex((s) => s.playerId === b));
+      expect(got.found.map((f) => f.playerId)).toEqual(want);
+      for (const [i, f] of got.found.entries()) {
+        const at = oracle.findIndex((s) => s.playerId === f.playerId);
+        expect([f.rank, f.rankAmong, f.points]).toEqual([at + 1, i + 1, oracle[at]!.points]);
+        expect(f.tiedRank).toBe(mode === "unique" ? 0 : (mode === "competition" ? competition : dense)(oracle, oracle[at]!.points));
+      }
+      expect(got.missing).toEqual(["nobody"]);
+      expect(got.total).toBe(oracle.length);
+    }
+  });
+
+  it("asks only the players' owners first, then every shard once at one instant", async () => {
+    const { shards, queries } = board(30, 23);
+    const players = shards.shards[2]!.entries.slice(0, 3).map((e) => e.playerId);
+    await queries.ranks(BOARD, players, "unique");
+    expect(shards.asked.map((a) => [a.shard, a.read])).toEqual([["shard-2", "ranks"], ["shard-0", "ranks"], ["shard-1", "ranks"], ["shard-2", "ranks"]]);
+    // the second round counts, on the shards that do not own them, the positions the first round found
+    const positions = shards.asked[1]!.args[1] as KeyedMember[];
+    expect(positions.map((p) => p.playerId)).toEqual(players);
+  });
+
+  it("reads again when a player moved between rounds, and answers as of the last round", async () => {
+    const { shards, queries } = board(30, 10);
+    const target = shards.shards[1]!.entries[3]!;
+    let reads = 0;
+    shards.shards[1]!.beforeRead = (read) => {
+      if (read === "ranks" && ++reads === 2) target.key = encodeSortKey(spec, 1_000, t0); // now first of all
+    };
+    const got = await queries.ranks(BOARD, [target.playerId], "unique");
+    expect(got.found.map((f) => [f.playerId, f.rank, f.points])).toEqual([[target.playerId, 1, 1_000]]);
+  });
+
+  it("refuses with UNAVAILABLE, not a rank, while a player keeps moving", async () => {
+    const { shards, queries } = board(30, 11);
+    const target = shards.shards[2]!.entries[0]!;
+    let points = 500;
+    shards.shards[2]!.beforeRead = (read) => {
+      if (read === "ranks") target.key = encodeSortKey(spec, points++, t0);
+    };
+    await expect(queries.ranks(BOARD, [target.playerId], "unique")).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: expect.stringContaining("kept moving") });
+  });
+});
+
+describe("router > read > around", () => {
+  it("is the oracle's window around the player, across shard boundaries and clipped at both ends", async () => {
+    for (const [seed, shardCount] of [[12, 3], [13, 2], [14, 1]] as const) {
+      const { queries, oracle } = board(45, seed, shardCount);
+      for (const i of [0, 1, 2, 10, 22, 42, 43, 44]) {
+        for (const radius of [0, 1, 3, 8, 50]) {
+          const page = await queries.around(BOARD, oracle[i]!.playerId, radius);
+          expect(rows(page.entries)).toEqual(expected(oracle, i - radius, i + radius + 1));
+          expect(page.total).toBe(oracle.length);
+        }
+      }
+    }
+  });
+});
+
+describe("router > read > entry at rank", () => {
+  it("finds the entry of every rank, and none past either end", async () => {
+    const { queries, oracle } = board(70, 15);
+    for (let k = 1; k <= oracle.length; k++) {
+      const got = await queries.entryAt(BOARD, k);
+      expect(got && [got.entry.playerId, got.entry.rank, got.total]).toEqual([oracle[k - 1]!.playerId, k, oracle.length]);
+    }
+    expect(await queries.entryAt(BOARD, 0)).toBeUndefined();
+    expect(await queries.entryAt(BOARD, oracle.length + 1)).toBeUndefined();
+  });
+
+  it("takes a rank computed from the board's size (a top percentage)", async () => {
+    const { queries, oracle } = board(50, 16);
+    const got = await queries.entryAt(BOARD, (total) => Math.ceil(total * 0.1));
+    expect(got?.entry.playerId).toBe(oracle[4]!.playerId);
+    expect(got?.entry.rank).toBe(5);
+  });
+
+  it("finds every rank when all entries tie on one key", async () => {
+    const standings = Array.from({ length: 40 }, (_, i): Standing => ({ playerId: `t${i}`, points: 7, atMs: t0 }));
+    const slices: KeyedMember[][] = [[], [], []];
+    standings.forEach((s, i) => slices[i % 3]!.push(keyed(s)));
+    const queries = new Queries(new FakeShards(slices), { forBoard: () => spec });
+    const oracle = [...standings].sort(definedOrder);
+    for (const k of [1, 2, 20, 39, 40]) expect((await queries.entryAt(BOARD, k))?.entry.playerId).toBe(oracle[k - 1]!.playerId);
+  });
+});
+
+describe("router > read > cursor pages", () => {
+  it("walk forward from the first page and back from the last one through the whole board, in the oracle's order", async () => {
+    const { queries, oracle } = board(64, 17);
+    for (const limit of [1, 5, 7, 64]) {
+      const first = await queries.top(BOARD, 0, limit);
+      const seen = [...first.entries];
+      let next = queries.cursorsOf(BOARD, first).next;
+      let last = first;
+      let previous = "";
+      while (next) {
+        const page = await queries.pageAt(BOARD, next, limit);
+        seen.push(...page.entries);
+        [next, previous, last] = [page.next, page.previous, page];
+      }
+      expect(rows(seen)).toEqual(expected(oracle, 0, oracle.length));
+      expect(last.total).toBe(oracle.length);
+      // and back: each previous page ends right above the page it was made from
+      const back = [...last.entries];
+      while (previous) {
+        const page = await queries.pageAt(BOARD, previous, limit);
+        back.unshift(...page.entries);
+        previous = page.previous;
+      }
+      expect(rows(back)).toEqual(expected(oracle, 0, oracle.length));
+    }
+  });
+
+  it("continue from the position when the cursor's own player moved away: no entry skipped or repeated", async () => {
+    const { shards, queries, oracle } = board(40, 18);
+    const page = await queries.top(BOARD, 0, 10);
+    const { next } = queries.cursorsOf(BOARD, page);
+    const moved = shards.shards.flatMap((s) => s.entries).find((e) => e.playerId === oracle[9]!.playerId)!;
+    moved.key = encodeSortKey(spec, 1, t0); // the cursor's player falls to the bottom
+    const rest = await queries.pageAt(BOARD, next, 10);
+    const now = oracle.filter((s) => s.playerId !== moved.playerId);
+    expect(rows(rest.entries)).toEqual(now.slice(9, 19).map((s, i) => ({ playerId: s.playerId, points: s.points, atMs: s.atMs, rank: 10 + i })));
+  });
+
+  it("refuse a cursor of another board", async () => {
+    const { queries } = board(20, 19);
+    const { next } = queries.cursorsOf(BOARD, await queries.top(BOARD, 0, 5));
+    await expect(queries.pageAt("other", next, 5)).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+  });
+});
+
+describe("router > read > count", () => {
+  it("counts the entries whose points lie in a range, as the oracle does", async () => {
+    const { queries, oracle } = board(60, 20);
+    for (const [min, max] of [[100, 130], [110, 110], [115, 125], [undefined, 120], [120, undefined], [200, 300], [130, 100]] as const) {
+      const got = await queries.count(BOARD, min, max);
+      expect(got.count).toBe(oracle.filter((s) => s.points >= (min ?? -Infinity) && s.points <= (max ?? Infinity)).length);
+      expect(got.total).toBe(oracle.length);
+    }
+  });
+});
+
+describe("router > read > refusals", () => {
+  /** Every kind of read, on a board whose players are known. */
+  const reads = (queries: Queries, player: string, cursor: string): Array<[string, () => Promise<unknown>]> => [
+    ["top", () => queries.top(BOARD, 0, 10)],
+    ["rank", () => queries.rank(BOARD, player)],
+    ["around", () => queries.around(BOARD, player, 3)],
+    ["ranks", () => queries.ranks(BOARD, [player], "competition")],
+    ["entry at rank", () => queries.entryAt(BOARD, 5)],
+    ["cursor page", () => queries.pageAt(BOARD, cursor, 5)],
+    ["count", () => queries.count(BOARD, 100, 120)],
+  ];
+
+  const faults: Array<[string, (shardId: string) => () => Promise<never>, { code: number; message: RegExp }]> = [
+    ["built for another placement", (id) => () => Promise.reject(new StampMismatch(`${id}: the shard was built with another configuration than this router's: slots differ`, ["slots"])), { code: Code.FAILED_PRECONDITION, message: /another configuration.*slots differ/ }],
+    ["not serving", (id) => () => Promise.reject(new LadderError(Code.UNAVAILABLE, `${id}: not serving reads: catching up`, { retriable: true })), { code: Code.UNAVAILABLE, message: /not serving reads: catching up/ }],
+    ["unreachable", () => () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:7002")), { code: Code.UNAVAILABLE, message: /shard-1: connect ECONNREFUSED/ }],
+    ["silent", () => () => new Promise<never>(() => {}), { code: Code.UNAVAILABLE, message: /shard-1: no answer within 40 ms/ }],
+  ];
+
+  for (const [what, fault, want] of faults) {
+    it(`answers no read while one shard is ${what}: the whole read fails with its reason`, async () => {
+      const standings = randomStandings(30, 21);
+      const slices: KeyedMember[][] = [[], [], []];
+      standings.forEach((s, i) => slices[i % 3]!.push(keyed(s)));
+      const shards = new FakeShards(slices, 40);
+      const queries = new Queries(shards, { forBoard: () => spec });
+      const player = shards.shards[0]!.entries[2]!.playerId; // owned by a healthy shard: the faulty one is among the others
+      const { next } = queries.cursorsOf(BOARD, await queries.top(BOARD, 0, 5));
+      shards.shards[1]!.fault = fault("shard-1");
+      for (const [name, read] of reads(queries, player, next)) {
+        const err = await read().then(() => new Error(`${name} answered`), (e: unknown) => e);
+        expect(err, name).toBeInstanceOf(LadderError);
+        expect({ read: name, code: (err as LadderError).code }).toEqual({ read: name, code: want.code });
+        expect((err as LadderError).message, name).toMatch(want.message);
+      }
+    });
+  }
+
+  it("answers DEADLINE_EXCEEDED when the caller's deadline has passed, before asking any shard", async () => {
+    const { shards, queries } = board(10, 22);
+    await expect(queries.top(BOARD, 0, 5, Date.now() - 1)).rejects.toMatchObject({ code: Code.DEADLINE_EXCEEDED });
+    expect(shards.asked).toEqual([]);
+  });
+});

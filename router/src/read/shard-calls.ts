@@ -1,0 +1,71 @@
+/**
+ * The fan-out of the read path: calls to shards under the per-shard timeout and the caller's
+ * deadline, and what the queries need to know of the shards (ShardReads), so that the exact logic
+ * (queries.ts, ranks.ts, select.ts, cursor-pages.ts) reads real shards through a ShardPool
+ * (shard-pool.ts) and in-process fake shards in unit tests (queries.test.ts) alike.
+ *
+ * Refusals, the rule that keeps every answer exact: a call that throws a LadderError (a shard
+ * not serving, or built for another placement: store/src/reader.ts) fails with it unchanged; any
+ * other error (a connection refused, a reply that could not be read) fails with UNAVAILABLE
+ * naming the shard; a shard that does not answer within the per-shard timeout fails with
+ * UNAVAILABLE; a caller's deadline passed fails with DEADLINE_EXCEEDED. One shard failing fails
+ * the whole fan-out: a count summed without one shard would be silently wrong.
+ */
+import { Code, LadderError, unavailable, deadlineExceeded } from "@ladder/model/errors";
+import { secondsSince } from "@ladder/platform/metrics";
+import type { ShardReader } from "@ladder/store";
+import { Deadlines } from "./deadlines.js";
+import { codeName, routerMetrics } from "../metrics.js";
+
+/** The reads a query asks of one shard (store/src/reader.ts says what each returns). */
+export type ShardStore = Pick<ShardReader, "shardId" | "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after" | "histogram" | "histogramAt">;
+
+/** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
+export interface Scope<S extends ShardStore = ShardReader> {
+  ownerOf(playerId: string): S;
+  readonly stores: readonly S[];
+  /** Every store but `owner` (a store of this scope). */
+  othersOf(owner: S): readonly S[];
+}
+
+/** What the queries ask of the shards: a scope to read and calls under deadlines (a ShardPool, or fakes in tests). */
+export interface ShardReads {
+  /** The live boards ("" view) or audit view `view`, by the routing table in force. */
+  scope(view?: string): Scope<ShardStore>;
+  waitUntil<T>(work: Promise<T>, deadlineMs: number): Promise<T>;
+  fanOut<S extends ShardStore, T>(stores: readonly S[], fn: (store: S) => Promise<T>, deadlineMs?: number): Promise<T[]>;
+  call<S extends ShardStore, T>(store: S, fn: (store: S) => Promise<T>, deadlineMs?: number): Promise<T>;
+}
+
+export class ShardCalls {
+  /** `timeoutMs`: the longest wait for one shard call; `deadlines` may be shared by several (they share one timer). */
+  constructor(private readonly timeoutMs: number, private readonly deadlines = new Deadlines()) {}
+
+  /** `work`, unless the caller's deadline (ms since epoch; Infinity: none) passes first: then DEADLINE_EXCEEDED. */
+  waitUntil<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
+    if (deadlineMs === Infinity) return work;
+    return this.deadlines.within(work, deadlineMs - Date.now(), () => deadlineExceeded("the deadline passed while the shards were read"));
+  }
+
+  /** Runs `fn` on every one of `stores` at once; all must answer before the deadline. */
+  async fanOut<S extends { shardId: string }, T>(stores: readonly S[], fn: (store: S) => Promise<T>, deadlineMs = Infinity): Promise<T[]> {
+    return Promise.all(stores.map((s) => this.call(s, fn, deadlineMs)));
+  }
+
+  /** Runs `fn` on one shard under the per-shard timeout and the caller's deadline; times it by outcome (metrics.ts). */
+  async call<S extends { shardId: string }, T>(store: S, fn: (store: S) => Promise<T>, deadlineMs = Infinity): Promise<T> {
+    const budget = Math.min(this.timeoutMs, deadlineMs - Date.now());
+    if (budget <= 0) throw deadlineExceeded("deadline passed before the shards were asked");
+    const startedAt = performance.now();
+    let code: number = Code.OK;
+    try {
+      return await this.deadlines.within(fn(store), budget, () => unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`));
+    } catch (err) {
+      code = err instanceof LadderError ? err.code : Code.UNAVAILABLE;
+      if (err instanceof LadderError) throw err;
+      throw unavailable(`${store.shardId}: ${(err as Error).message}`, err);
+    } finally {
+      routerMetrics().shardCallOf(store.shardId, codeName(code)).observe(secondsSince(startedAt));
+    }
+  }
+}
