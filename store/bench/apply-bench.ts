@@ -98,12 +98,11 @@ function records(now: number): Buffer[] {
 async function main(): Promise<void> {
   const port = await freePort();
   const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-  const redis = new Redis({ port, host: "127.0.0.1", lazyConnect: true, maxRetriesPerRequest: 0 });
-  redis.on("error", () => {}); // refused while the server starts: retried below
+  // refused while the server starts: retried every 50 ms, the first command queued until then
+  const redis = new Redis({ port, host: "127.0.0.1", retryStrategy: () => 50, maxRetriesPerRequest: null });
+  redis.on("error", () => {});
   try {
-    for (let i = 0; ; i++) {
-      try { await redis.connect(); break; } catch (err) { if (i > 50) throw err; await new Promise((r) => setTimeout(r, 100)); }
-    }
+    await redis.ping();
     const boards = loadConfig({}).boards;
     const now = Date.now();
     const values = records(now);
