@@ -19,14 +19,14 @@ import { spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { parseArgs } from "node:util";
-import { create } from "@bufbuild/protobuf";
 import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/common/config";
-import { specOfRules } from "@ladder/common/board-definitions";
+import { normalizeDefinition, specOfRules } from "@ladder/common/board-definitions";
 import { periodAt } from "@ladder/common/periods";
 import { windowPlan } from "@ladder/common/windows";
 import { encodeScoreEvent } from "@ladder/common/score-event";
-import { BoardRulesSchema, Operation, PeriodKind, WindowCombine, WindowRuleSchema } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, PeriodKind, WindowCombine, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { prepareEvent } from "../src/writer/prepare-event.js";
 import { ShardWriter, type PreparedEvent } from "../src/writer/shard-writer.js";
 
@@ -67,12 +67,20 @@ function rng(seed: number): () => number {
   };
 }
 
+/** A defined board's rules as AdminService.CreateBoard makes them (generation 1). */
+function rulesOf(name: string, rules: Record<string, unknown>): BoardRules {
+  const requested = { name, rules: { minPoints: 0n, maxPoints: 0n, windows: [], histogramBounds: [], ...rules }, defaultOp: Operation.UNSPECIFIED, allowOpOverride: true, maxMetadataBytes: 64 };
+  const made = normalizeDefinition(requested as unknown as BoardDefinition, 1);
+  if (!made.definition?.rules) throw new Error(`board "${name}": ${made.problems.join("; ")}`);
+  return made.definition.rules;
+}
+
 function records(now: number): Buffer[] {
-  const histRules = create(BoardRulesSchema, { minPoints: 0n, maxPoints: 1_000_000n, resolutionMs: 1000, epochMs: BigInt(Date.UTC(2026, 0, 1)), generation: 1n, histogramBounds: [10n, 100n, 1000n, 5000n, 10_000n, 50_000n, 100_000n, 500_000n] });
-  const winRules = create(BoardRulesSchema, {
-    minPoints: 0n, maxPoints: 1_000_000n, resolutionMs: 1000, epochMs: BigInt(Date.UTC(2026, 0, 1)), generation: 1n, period: PeriodKind.DAILY, timeZone: "UTC", keepPeriods: 7,
+  const histRules = rulesOf("bench-hist", { minPoints: 0n, maxPoints: 1_000_000n, resolutionMs: 1000, epochMs: BigInt(Date.UTC(2026, 0, 1)), histogramBounds: [10n, 100n, 1000n, 5000n, 10_000n, 50_000n, 100_000n, 500_000n] });
+  const winRules = rulesOf("bench-win", {
+    minPoints: 0n, maxPoints: 1_000_000n, resolutionMs: 1000, epochMs: BigInt(Date.UTC(2026, 0, 1)), period: PeriodKind.DAILY, timeZone: "UTC", keepPeriods: 7,
     histogramBounds: [100n, 10_000n],
-    windows: [create(WindowRuleSchema, { name: "3d", periods: 3, combine: WindowCombine.SUM }), create(WindowRuleSchema, { name: "best2", periods: 2, combine: WindowCombine.BEST })],
+    windows: [{ name: "3d", periods: 3, combine: WindowCombine.SUM }, { name: "best2", periods: 2, combine: WindowCombine.BEST }],
   });
   const winSpec = specOfRules("bench-win", winRules).spec!;
   const random = rng(7);
