@@ -10,26 +10,40 @@ import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 import { LadderError, Code } from "@ladder/model/errors";
 import { explainMismatch, stampFields } from "./identity.js";
+import { APPLY_STATUS, luaPrelude, READ_STATUS } from "./script-codes.js";
 
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), "utf8");
-const READ_HEADER = lua("read-header");
+
+/**
+ * A script's source as loaded: the generated constants (script-codes.ts), then the named files
+ * of lua/ in order (includes first, the script itself last), concatenated into one chunk, so a
+ * local of an include is seen by everything after it.
+ */
+export function assemble(...names: string[]): string {
+  return [luaPrelude(), ...names.map(lua)].join("\n");
+}
+
+/** The includes of the apply script, in order: each needs only what comes before it. */
+const APPLY_INCLUDES = [
+  "includes/sorted-sets", "includes/scores", "includes/apply-input", "includes/apply-journal", "includes/apply-moves",
+  "includes/apply-histograms", "includes/apply-changes", "includes/apply-metadata", "includes/apply-dedup", "includes/apply-reports",
+  "includes/apply-windows", "includes/apply-deletion", "includes/apply-erasure", "includes/apply-scores",
+];
+const READ_INCLUDES = ["includes/sorted-sets", "read-header", "includes/read-lists", "includes/read-histograms"];
+const read = (name: string) => assemble(...READ_INCLUDES, name);
 const SOURCES = Object.freeze({
-  apply: lua("apply-events"),
+  apply: assemble(...APPLY_INCLUDES, "apply-events"),
   heartbeat: lua("heartbeat"),
-  top: READ_HEADER + lua("read-top"),
-  window: READ_HEADER + lua("read-window"),
-  entry: READ_HEADER + lua("read-entry"),
-  standing: READ_HEADER + lua("read-standing"),
-  batch: READ_HEADER + lua("read-batch"),
+  top: read("read-top"),
+  window: read("read-window"),
+  entry: read("read-entry"),
+  standing: read("read-standing"),
+  batch: read("read-batch"),
 });
 
-/** Status codes of the apply script. */
-export enum ApplyStatus {
-  OK = 0,
-  GAP = -3,
-  DRIFT = -5,
-  WRONG_TYPE = -8,
-}
+/** Status codes of the apply script (script-codes.ts, shared with the Lua). */
+export const ApplyStatus = APPLY_STATUS;
+export type ApplyStatus = (typeof APPLY_STATUS)[keyof typeof APPLY_STATUS];
 
 /** Status codes of the heartbeat script. */
 export enum HeartbeatStatus {
@@ -45,13 +59,9 @@ export enum HeartbeatStatus {
   WITHDRAWN = -7,
 }
 
-/** Status codes returned as the first element of the read scripts' replies. */
-export enum ReadStatus {
-  OK = 0,
-  SHARD_DOWN = -1,
-  /** The heartbeat is not the reader's stamp: not serving, or built from other configuration. */
-  MISMATCH = -2,
-}
+/** Status codes returned as the first element of the read scripts' replies (script-codes.ts, shared with the Lua). */
+export const ReadStatus = READ_STATUS;
+export type ReadStatus = (typeof READ_STATUS)[keyof typeof READ_STATUS];
 
 export type Reply = Array<string | number | null>;
 
@@ -67,8 +77,8 @@ export interface ReadScripts {
 
 /** The write scripts as commands on a connection. */
 export interface WriteScripts {
-  /** Arrays among `args` are flattened once (ioredis's Command): a long call need not be spread. */
-  ladderApply(numKeys: number, ...args: Array<string | number | ReadonlyArray<string | number>>): Promise<[number, number, number, string, number, string?]>;
+  /** apply-events.lua; arrays among `args` are flattened once (ioredis's Command): a long call need not be spread. */
+  ladderApply(numKeys: number, ...args: Array<string | number | Buffer | ReadonlyArray<string | number | Buffer>>): Promise<[number, number, number, string, number, string?]>;
   ladderHeartbeat(heartbeat: string, offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
 }
 

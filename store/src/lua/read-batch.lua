@@ -25,8 +25,8 @@
   Cost: the sum of the reads' costs.
 ]]
 local status = check_shard(KEYS[1], ARGV[1])
-if status ~= 0 then return { status } end
-local out = { 0 }
+if status ~= READ_OK then return { status } end
+local out = { READ_OK }
 local a = 2
 for k = 2, #KEYS do
   local board = KEYS[k]

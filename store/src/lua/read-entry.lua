@@ -11,5 +11,5 @@
   Cost: O(1).
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
-if status ~= 0 then return { status } end
+if status ~= READ_OK then return { status } end
 return read_entry(KEYS[1], ARGV[2])

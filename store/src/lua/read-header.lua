@@ -29,11 +29,18 @@
   exclusion is a fraction of the board), then walks the board skipping excluded members
   (one ZSCORE each). Without a move (no "<prefix>move"), one HGET per script and nothing else.
 
+  Assembled by store/src/scripts.ts after the generated constants (store/src/script-codes.ts)
+  and includes/sorted-sets.lua; includes/read-lists.lua and includes/read-histograms.lua follow.
+
   Status codes (first element of every read reply):
-     0  OK
-    -1  SHARD_DOWN    no heartbeat: the shard node is not running
-    -2  MISMATCH      the heartbeat is not the reader's stamp: not serving (and why), or
+    READ_OK           served
+    READ_SHARD_DOWN   no heartbeat: the shard node is not running
+    READ_MISMATCH     the heartbeat is not the reader's stamp: not serving (and why), or
                       built from another configuration
+
+  Input:  none (functions only: check_shard takes the heartbeat key and the reader's stamp)
+  Output: check_shard, excl_of, ahead_of, card_of, score_of, rank_of, range_of, first_from,
+          meta_of, append_entries, append_window
 ]]
 -- the exclusion companion's suffix of every board key read (see Moves above), or false
 local EXCL = false
@@ -41,11 +48,11 @@ local excl_cache = {}
 
 local function check_shard(heartbeat_key, expected_stamp)
   local value = redis.call('GET', heartbeat_key)
-  if not value then return -1 end
-  if value ~= expected_stamp then return -2 end
+  if not value then return READ_SHARD_DOWN end
+  if value ~= expected_stamp then return READ_MISMATCH end
   local phase = redis.call('HGET', string.sub(heartbeat_key, 1, #heartbeat_key - #'heartbeat') .. 'move', 'phase')
   if phase == 'moving' or phase == 'undo' then EXCL = '!arr' elseif phase == 'drain' then EXCL = '!dep' end
-  return 0
+  return READ_OK
 end
 
 -- the exclusion of `board` (a sorted set key), or false when it has none
@@ -60,29 +67,6 @@ local function excl_of(board)
   return e
 end
 
--- memcmp-style byte order of two strings (Lua's < uses strcoll, which is locale-dependent).
-local function bytes_less(a, b)
-  local n = math.min(#a, #b)
-  for i = 1, n do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then return x < y end
-  end
-  return #a < #b
-end
-
--- The members of sorted set `board` strictly ahead of position (score, player): ZCOUNT below the
--- score, then a binary search by rank among the members of exactly that score (read-window.lua's essay).
-local function phys_ahead(board, score, player)
-  local lo = redis.call('ZCOUNT', board, '-inf', '(' .. score)
-  local hi = redis.call('ZCOUNT', board, '-inf', score)
-  -- invariant: members at ranks < lo are ahead; members at ranks >= hi are behind
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    local member = redis.call('ZRANGE', board, mid, mid)[1]
-    if bytes_less(member, player) then lo = mid + 1 else hi = mid end
-  end
-  return lo
-end
 
 -- The same, not counting the board's exclusion.
 local function ahead_of(board, score, player)
@@ -177,24 +161,10 @@ local function first_from(board, from)
   end
 end
 
--- The excluded entries of each histogram bucket of `board` (bucket -> count), or false.
-local function excl_buckets(board)
-  local e = excl_of(board)
-  if not e then return false end
-  local bounds = redis.call('ZRANGE', board .. '!hbounds', 0, -1, 'WITHSCORES')
-  local minus = {}
-  for i = 1, #bounds, 2 do
-    local hi = '+inf'
-    if bounds[i + 3] then hi = '(' .. bounds[i + 3] end
-    minus[bounds[i]] = redis.call('ZCOUNT', e, bounds[i + 1], hi)
-  end
-  return minus
-end
-
 -- Metadata (apply-events.lua): "<board key>!meta" holds "<player>\n<metadata>" per player that has
 -- some; its lexical range [player\n, player\v) is exactly that player's member. '' when none.
 local function meta_of(meta_key, player)
-  local m = redis.call('ZRANGEBYLEX', meta_key, '[' .. player .. '\n', '(' .. player .. '\v', 'LIMIT', 0, 1)[1]
+  local m = meta_member(meta_key, player)
   if m then return string.sub(m, #player + 2) end
   return ''
 end
@@ -229,136 +199,3 @@ local function append_window(out, board, center, radius)
   return append_entries(out, board, range_of(board, start, center + radius))
 end
 
--- read-top.lua: { 0, card, meta, member1, key1, [metadata1], ... } for the first `count` entries.
-local function read_top(board, count)
-  return append_entries({ 0, card_of(board) }, board, range_of(board, 0, count - 1))
-end
-
--- read-window.lua: { 0, ahead, card, start, meta, member1, key1, [metadata1], ... } around position (score, player).
-local function read_window(board, score, player, radius)
-  local lo = ahead_of(board, score, player)
-  return append_window({ 0, lo, card_of(board) }, board, lo, radius)
-end
-
--- read-batch.lua's 'r': several players' standings on their own shard and the counts ahead of other
--- shards' positions, at one instant: { 0, card, meta, then per own player: key (false: none), ahead
--- (its ZRANK), [metadata]; then per position: the members strictly ahead of it }. A position with
--- player '' counts the members whose key is strictly below its key.
-local function read_ranks(board, players, positions)
-  local meta_key = board .. '!meta'
-  local with_meta = redis.call('EXISTS', meta_key) == 1
-  local out = { 0, card_of(board), with_meta and 1 or 0 }
-  for _, player in ipairs(players) do
-    local key = score_of(board, player)
-    out[#out + 1] = key
-    out[#out + 1] = key and rank_of(board, player, key) or 0
-    if with_meta then out[#out + 1] = key and meta_of(meta_key, player) or '' end
-  end
-  for i = 1, #positions, 2 do out[#out + 1] = ahead_of(board, positions[i], positions[i + 1]) end
-  return out
-end
-
--- read-batch.lua's 'P': read_ranks, then, read at the same instant, the id of the newest entry of the
--- shard's change stream ("<prefix>changes" beside "<prefix>board:…"; '0-0' when it has none) and the
--- stream's generation ("<prefix>changes:gen"; '' when none): the position in the shard's changes that
--- those ranks stand at (router/src/watch).
-local function read_ranks_at(board, players, positions)
-  local out = read_ranks(board, players, positions)
-  local at = string.find(board, 'board:', 1, true)
-  local prefix = at and string.sub(board, 1, at - 1) or ''
-  local last = at and redis.call('XREVRANGE', prefix .. 'changes', '+', '-', 'COUNT', 1)[1]
-  out[#out + 1] = last and last[1] or '0-0'
-  out[#out + 1] = (at and redis.call('GET', prefix .. 'changes:gen')) or ''
-  return out
-end
-
--- read-batch.lua's 'd': the distinct points indexes (floor(key / units)) of `board` below `bound`,
--- ascending, at most cap + 1 of them: { 0, idx1, idx2, ... }. One ZRANGE per value: O(values log n).
-local function read_distinct(board, units, bound, cap)
-  local out = { 0 }
-  local from = 0
-  while #out <= cap + 1 do
-    local first = first_from(board, from)
-    if #first == 0 then break end
-    local idx = math.floor(tonumber(first[2]) / units)
-    if idx >= bound then break end
-    out[#out + 1] = idx
-    from = (idx + 1) * units
-  end
-  return out
-end
-
--- read-batch.lua's 'a': the `count` members that follow position (score, player) (backward 0), or
--- that precede it (1), as append_entries gives them: { 0, card, start, ahead, meta, member1, key1,
--- [metadata1], ... }; ahead = the members strictly ahead of the position, start = the shard rank
--- of member1. The position's own member, if still there, is in neither direction.
-local function read_after(board, score, player, count, backward)
-  local lo = ahead_of(board, score, player)
-  local card = card_of(board)
-  if backward == 1 then
-    local start = lo - count
-    if start < 0 then start = 0 end
-    local range = {}
-    if lo > 0 then range = range_of(board, start, lo - 1) end
-    return append_entries({ 0, card, start, lo }, board, range)
-  end
-  local start = lo
-  local at = range_of(board, lo, lo)
-  if at[1] == player and tonumber(at[2]) == tonumber(score) then start = lo + 1 end
-  return append_entries({ 0, card, start, lo }, board, range_of(board, start, start + count - 1))
-end
-
--- read-standing.lua: { 0, key, ahead, card, metadata, start, meta, member1, key1, [metadata1], ... },
--- or { 0, false }.
-local function read_standing(board, player, radius)
-  local key = score_of(board, player)
-  if not key then return { 0, false } end
-  local ahead = rank_of(board, player, key)
-  return append_window({ 0, key, ahead, card_of(board), meta_of(board .. '!meta', player) }, board, ahead, radius)
-end
-
--- read-entry.lua: { 0, key } (key false when the player has no entry).
-local function read_entry(board, player)
-  return { 0, score_of(board, player) }
-end
-
--- read-batch.lua's 'h': a board key's histogram (apply-events.lua): { 0, card, bucket1, count1, ... },
--- buckets in sort-key order, empty ones left out.
--- read-batch.lua's 'H': the counts around stored bucket j of a board key's histogram: { 0, card,
--- the entries of the buckets before j, the entries of bucket j }. O(buckets) in the script, 4 numbers out.
-local function read_histogram_at(board, j)
-  local counts = redis.call('ZRANGE', board .. '!hist', 0, -1, 'WITHSCORES')
-  local minus = excl_buckets(board)
-  local better, at = 0, 0
-  for i = 1, #counts, 2 do
-    local b = tonumber(counts[i])
-    local c = tonumber(counts[i + 1]) - (minus and minus[counts[i]] or 0)
-    if b < j then better = better + c elseif b == j then at = c end
-  end
-  return { 0, card_of(board), better, at }
-end
-
-local function read_histogram(board)
-  local out = { 0, card_of(board) }
-  local counts = redis.call('ZRANGE', board .. '!hist', 0, -1, 'WITHSCORES')
-  local minus = excl_buckets(board)
-  if not minus then
-    for i = 1, #counts do out[#out + 1] = counts[i] end
-    return out
-  end
-  -- as ZRANGE would list the buckets without the exclusion: by count, then bucket bytes
-  local left = {}
-  for i = 1, #counts, 2 do
-    local c = tonumber(counts[i + 1]) - (minus[counts[i]] or 0)
-    if c > 0 then left[#left + 1] = { counts[i], c } end
-  end
-  table.sort(left, function(x, y)
-    if x[2] ~= y[2] then return x[2] < y[2] end
-    return bytes_less(x[1], y[1])
-  end)
-  for _, b in ipairs(left) do
-    out[#out + 1] = b[1]
-    out[#out + 1] = tostring(b[2])
-  end
-  return out
-end

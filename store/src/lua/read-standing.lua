@@ -29,5 +29,5 @@
   Cost: O(log n + r).
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
-if status ~= 0 then return { status } end
+if status ~= READ_OK then return { status } end
 return read_standing(KEYS[1], ARGV[2], tonumber(ARGV[3]))

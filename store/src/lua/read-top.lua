@@ -14,5 +14,5 @@
   Cost: O(log n + count), and O(count log n) more on a board that keeps metadata.
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
-if status ~= 0 then return { status } end
+if status ~= READ_OK then return { status } end
 return read_top(KEYS[1], tonumber(ARGV[2]))

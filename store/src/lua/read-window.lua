@@ -28,5 +28,5 @@
   Cost: O(log n * (1 + log2(ties))) + O(r).
 ]]
 local status = check_shard(KEYS[2], ARGV[1])
-if status ~= 0 then return { status } end
+if status ~= READ_OK then return { status } end
 return read_window(KEYS[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))

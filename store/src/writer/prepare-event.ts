@@ -9,6 +9,7 @@ import { timeIndex } from "@ladder/model/score-encoding";
 import { decodeScoreEvent } from "@ladder/model/score-event";
 import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PreparedEvent, PreparedWindows } from "./shard-writer.js";
+import { APPLY_OP, TIE_MODE, WINDOW_COMBINE } from "../script-codes.js";
 import { longestWindow, windowBaseUnits } from "@ladder/model/windows";
 import { firstKeys } from "@ladder/model/histogram";
 import { boardProblem, MAX_METADATA_BYTES, playerIdProblem, updateProblem } from "@ladder/model/validate";
@@ -26,13 +27,13 @@ export interface Prepared {
 
 /** A record that only advances its partition's offset. */
 export function noopEvent(offset: bigint): PreparedEvent {
-  return { offset, part: false, board: "", playerId: "", op: 0, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0, metadata: "" };
+  return { offset, part: false, board: "", playerId: "", op: APPLY_OP.NONE, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0, metadata: "" };
 }
 
 const noop = (offset: bigint, problem: string): Prepared => ({ problem, events: [noopEvent(offset)] });
 
 /** The apply script's op that removes the player from a board (a board left: ScoreUpdate.leave_board). */
-export const REMOVE_OP = 5;
+export const REMOVE_OP = APPLY_OP.REMOVE;
 
 /**
  * `shardPartitions`: how many partitions the applying shard owns (a board deletion's keys go once
@@ -111,7 +112,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
       part: events.length > 0,
       board: storedBoardName(t.board, spec, t.period),
       playerId: e.playerId,
-      op: t.leaving ? REMOVE_OP : decrement ? Operation.INCREMENT : t.op,
+      op: t.leaving ? REMOVE_OP : decrement ? APPLY_OP.INCREMENT : t.op,
       value: t.leaving ? 0 : decrement ? -Number(e.value) : Number(e.value),
       timeIdx: timeIndex(spec, Number(e.timestampMs)),
       maxPoints: spec.maxPoints,
@@ -141,10 +142,10 @@ function tombstone(playerId: string, boards: readonly string[], offset: bigint, 
 }
 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */
-export const ERASE_OP = 6;
+export const ERASE_OP = APPLY_OP.ERASE;
 
 /** The apply script's op of a board deletion marker (AdminService.DeleteBoard). */
-export const DELETE_BOARD_OP = 7;
+export const DELETE_BOARD_OP = APPLY_OP.DELETE_BOARD;
 
 /** Specs of the rules records carry, by board and generation: a board's rules never change within a generation (board-definitions.ts). */
 const fromRecords = new Map<string, BoardSpec | string>();
@@ -161,7 +162,7 @@ function specOfRecord(board: string, rules: BoardRules): BoardSpec | string {
   return spec;
 }
 
-const TIE_MODE = { earliest: 0, latest: 1, id: 2 } as const;
+const TIES = { earliest: TIE_MODE.EARLIEST, latest: TIE_MODE.LATEST, id: TIE_MODE.ID } as const;
 
 /**
  * What the apply script needs to recompute the windows a write touches (windows.ts): the stored
@@ -177,11 +178,11 @@ function windowsOf(t: Target, spec: BoardSpec): PreparedWindows | undefined | st
     return `record of board "${t.board}" does not list the ${around} periods around ${t.period} its windows need`;
   return {
     periodBoards: t.windowPeriods.map((p) => storedBoardName(t.board, spec, p)),
-    tie: TIE_MODE[spec.tie],
+    tie: TIES[spec.tie],
     windows: spec.windows.map((w) => {
       const ending = Array.from({ length: w.periods }, (_, j) => j); // the windows ending in P0 .. P(n-1)
       return {
-        combine: w.combine === "sum" ? 1 : 2,
+        combine: w.combine === "sum" ? WINDOW_COMBINE.SUM : WINDOW_COMBINE.BEST,
         periods: w.periods,
         maxPoints: w.encoding.maxPoints, minPoints: w.encoding.minPoints, timeUnits: w.encoding.timeUnits,
         boards: ending.map((j) => storedBoardName(t.board, spec, t.windowPeriods[n - 1 + j]!, w.name)),

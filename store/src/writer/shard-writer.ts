@@ -6,67 +6,10 @@
 import type { Redis } from "ioredis";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "../keys.js";
 import { ApplyStatus, HeartbeatStatus, withWriteScripts, type WriteScripts } from "../scripts.js";
+import { applyCall } from "./pack-event.js";
+import type { PreparedEvent } from "./prepared-event.js";
 
-/** A score event ready for the apply script: validated, time already quantized. */
-export interface PreparedEvent {
-  offset: bigint;
-  /** A further board of the previous event's record (same offset): applied in the same call as it, or not at all. */
-  part: boolean;
-  board: string;
-  playerId: string;
-  /** 1 SET, 2 INCREMENT (a DECREMENT comes as INCREMENT of the negated value), 3 BEST, 5 REMOVE (a board left), 6 ERASE (a tombstone), 7 DELETE BOARD (value: the shard's partitions); 0 = an unusable record that only advances the offset. */
-  op: number;
-  value: number;
-  timeIdx: number;
-  maxPoints: number;
-  minPoints: number;
-  timeUnits: number;
-  ttlSeconds: number;
-  /** Lower points rank first (BEST keeps the lower; the sort key counts points up from minPoints). */
-  lowerIsBetter: boolean;
-  /** On a board with periods: when the period's key expires (Unix ms; Redis PEXPIREAT); 0 = never. */
-  expireAtMs: number;
-  /** The caller's idempotency key ("" = none). */
-  eventId: string;
-  /** When ingest accepted the event (Unix ms): the clock of the dedup window. */
-  ingestedAtMs: number;
-  /** Kept with the player's entry (ScoreUpdate.metadata); "" or absent keeps what it holds. */
-  metadata?: string;
-  /** On a board with a histogram: the sort key each of its buckets starts at, ascending (model/src/histogram.ts firstKeys). */
-  histogram?: readonly number[];
-  /** SubmitScoresRequest.report_ranks: the id under which the apply keeps the player's position before and after (apply-events.lua). */
-  reportId?: string;
-  /** On a board with windows: what recomputing them takes (prepare-event.ts, model/src/windows.ts). */
-  windows?: PreparedWindows;
-}
-
-/** The windows a write into period P0 recomputes (see apply-events.lua). */
-export interface PreparedWindows {
-  /** Stored names of the periods P(-(N-1)) .. P(N-1), N being the longest window. */
-  periodBoards: string[];
-  /** How the board folds time into its keys: 0 earliest first, 1 latest first, 2 player id only. */
-  tie: number;
-  windows: Array<{
-    /** 1 SUM, 2 BEST. */
-    combine: number;
-    periods: number;
-    /** The window's encoding (SUM; BEST uses the board's). */
-    maxPoints: number;
-    minPoints: number;
-    timeUnits: number;
-    /** Stored names of the window's keys ending in P0 .. P(periods-1). */
-    boards: string[];
-    /** SUM: each key's first time unit (from the board's epoch). */
-    baseUnits: number[];
-    /** Each key's expiry (Unix ms). */
-    expireAtMs: number[];
-    /** The window's histogram bounds as sort keys of its encoding, when the board has a histogram. */
-    histogram?: readonly number[];
-  }>;
-}
-
-/** Fixed ARGV fields per event of the apply script (FIELDS in apply-events.lua). */
-const APPLY_FIELDS = 18;
+export type { PreparedEvent, PreparedWindows } from "./prepared-event.js";
 
 export interface ApplyResult {
   /** False when the events did not follow the stored offset: rewind to lastOffset + 1. */
@@ -150,49 +93,12 @@ export class ShardWriter {
    * Stops at the first event that does not follow the stored offset (inSequence false).
    */
   async apply(partition: number, events: readonly PreparedEvent[]): Promise<ApplyResult> {
-    const keys = [this.keys.offsets, this.keys.dedup(partition), this.keys.builtFrom, this.keys.snapshotReading, this.keys.snapshotJournal, this.keys.deletedBoards, this.keys.changes, this.keys.changesOn, this.keys.move, ...events.map((e) => this.keys.board(e.board))];
-    const args: Array<string | number> = [partition, events.length, this.dedupWindowMs, this.builtFrom];
-    // the windows' descriptions follow the events' fixed fields; their keys follow the events' board keys
-    const tail: Array<string | number> = [];
-    const fixed = 4 + events.length * APPLY_FIELDS;
-    // a histogram's bounds: n, then the n keys, in the tail once per list (events of one board share
-    // their spec's list: 500 events x 256 bounds each overflowed the call's arguments); 0 for none
-    const placed = new Map<readonly number[], number>();
-    const bounds = (list: readonly number[] | undefined) => {
-      if (!list?.length) return 0;
-      let at = placed.get(list);
-      if (at === undefined) {
-        placed.set(list, (at = 1 + fixed + tail.length));
-        tail.push(list.length);
-        for (const k of list) tail.push(k);
-      }
-      return at;
-    };
-    for (const e of events) {
-      const h = bounds(e.histogram);
-      const windowHists = e.windows?.windows.map((x) => bounds(x.histogram)) ?? [];
-      const w = e.windows ? 1 + fixed + tail.length : 0;
-      if (e.windows) this.describeWindows(e.windows, keys, tail, windowHists);
-      args.push(e.offset.toString(), e.playerId, e.op, e.value, e.timeIdx, e.maxPoints, e.minPoints, e.timeUnits, e.ttlSeconds, e.eventId, e.ingestedAtMs, e.lowerIsBetter ? 1 : 0, e.expireAtMs, e.part ? 1 : 0, w, e.metadata ?? "", e.reportId ?? "", h);
-    }
-    // passed as arrays (ioredis flattens them once): no spread of tens of thousands of arguments onto the stack
-    const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(keys.length, keys, args, tail);
+    const call = applyCall({ keys: this.keys, partition, events, dedupWindowMs: this.dedupWindowMs, builtFrom: this.builtFrom });
+    const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(call.keys.length, call.keys, call.args); // arrays: ioredis flattens them once
     const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };
     if (status === ApplyStatus.DRIFT) result.drift = builtFrom ?? "";
     if (status === ApplyStatus.WRONG_TYPE) throw new Error(`${this.shardId}: cannot apply partition ${partition}: ${builtFrom}, not a sorted set (nothing was applied; fix or delete the key)`);
     return result;
-  }
-
-  /** Appends one event's windows to the apply call: keys to `keys`, their description to `tail` (layout in apply-events.lua). */
-  private describeWindows(w: PreparedWindows, keys: string[], tail: Array<string | number>, hists: readonly number[]): void {
-    const around = w.periodBoards.length;
-    tail.push(keys.length + 1, (around + 1) / 2, w.tie, w.windows.length);
-    keys.push(...w.periodBoards.map((b) => this.keys.board(b)));
-    for (const [i, x] of w.windows.entries()) {
-      tail.push(x.combine, x.periods, keys.length + 1, x.maxPoints, x.minPoints, x.timeUnits, hists[i] ?? 0);
-      keys.push(...x.boards.map((b) => this.keys.board(b)));
-      for (let j = 0; j < x.periods; j++) tail.push(x.baseUnits[j]!, x.expireAtMs[j]!);
-    }
   }
 
   /** The last applied offset of every partition this Redis has seen. */

@@ -1,0 +1,26 @@
+--[[
+  Changes: while the change flag exists (routers with watchers keep it alive: router/src/watch),
+  every entry added, moved or removed appends to the change stream its board key (k), the player
+  (p) and its sort keys before (o) and after (n), '' when absent, in the order they happen,
+  trimmed to about CHANGES_KEPT entries. The stream is this shard's, as of what it applied: not
+  the log's state (no snapshot holds it; a rebuild's swap leaves it behind, and routers then read
+  again). A move's arrivals are left out (apply-moves.lua).
+
+  Input:  CHANGES_KEY, CHANGES_FLAG_KEY (apply-input.lua), MIRROR_INTO (apply-moves.lua)
+  Output: entry_moved(key, player, old, new, expire_at): call after every entry added, moved or
+          removed (old, new: sort keys, nil when absent): its histogram count moves, watchers hear of it
+]]
+local CHANGES_KEPT = 100000
+local changes_on = redis.call('EXISTS', CHANGES_FLAG_KEY) == 1 and MIRROR_INTO ~= '!arr'
+
+local function changed(key, player, old, new)
+  if not changes_on then return end
+  local o = old and string.format('%.17g', tonumber(old)) or ''
+  local n = new and string.format('%.17g', tonumber(new)) or ''
+  redis.call('XADD', CHANGES_KEY, 'MAXLEN', '~', CHANGES_KEPT, '*', 'k', key, 'p', player, 'o', o, 'n', n)
+end
+
+local function entry_moved(key, player, old, new, expire_at)
+  hist_move(key, old, new, expire_at)
+  changed(key, player, old, new)
+end

@@ -1,0 +1,41 @@
+--[[
+  Board deletion (AdminService.DeleteBoard): a deletion marker (OP_DELETE_BOARD, one in every
+  partition) is recorded in the deleted-generations set, a member "<board>#<generation>\n<partition>"
+  per marker (score 0); from then on this partition's records of that generation are ignored,
+  and once the shard holds the markers of all its partitions the generation's keys (every
+  period, window and companion key) are deleted: a SCAN, O(keys of the shard). Records of other
+  partitions before their own marker still apply before that, so a replay ends the same,
+  whatever the order of partitions.
+
+  Input:  DELETED_KEY, PARTITION, BOARD_PREFIX (apply-input.lua); an event's key (the
+          generation's key "<prefix>board:<board>#<generation>") and value (the number of
+          partitions of the shard)
+  Output: delete_board(ev), in_deleted_generation(key)
+]]
+local any_deleted = redis.call('EXISTS', DELETED_KEY) == 1
+
+local function delete_board(ev)
+  local key = ev.key
+  local stem = string.sub(key, #BOARD_PREFIX + 1)
+  local member = stem .. '\n' .. PARTITION
+  if not redis.call('ZSCORE', DELETED_KEY, member) then
+    redis.call('ZADD', DELETED_KEY, 0, member)
+    record(DELETED_KEY, member)
+    any_deleted = true
+  end
+  if redis.call('ZLEXCOUNT', DELETED_KEY, '[' .. stem .. '\n', '(' .. stem .. '\v') < ev.value then return end
+  redis.call('UNLINK', key)
+  local cursor = '0'
+  repeat
+    local page = redis.call('SCAN', cursor, 'MATCH', key .. '[@~!]*', 'COUNT', 1000)
+    cursor = page[1]
+    if #page[2] > 0 then redis.call('UNLINK', unpack(page[2])) end
+  until cursor == '0'
+end
+
+-- whether board key `key` belongs to a generation whose deletion marker this partition applied
+local function in_deleted_generation(key)
+  if not any_deleted then return false end
+  local stem = string.match(string.sub(key, #BOARD_PREFIX + 1), '^[^#@~!]*#%d+')
+  return stem ~= nil and redis.call('ZSCORE', DELETED_KEY, stem .. '\n' .. PARTITION) ~= false
+end

@@ -1,0 +1,69 @@
+--[[
+  Erasure (a tombstone, OP_ERASE: IngestService.DeletePlayer) erases the player from a board's
+  every key (generations, periods, windows, metadata) or, value 1, from every board (the key is
+  then the boards' common prefix): it SCANs the keys with that prefix, O(keys of the shard); and
+  drops the player's remembered event ids of those boards from the partition's dedup set,
+  O(its size).
+
+  Input:  DEDUP_KEY (apply-input.lua); an event's key, player and value
+  Output: erase(ev)
+]]
+local function ends_with(s, suffix) return string.sub(s, -#suffix) == suffix end
+
+-- the player's entry of key `k` gone, whatever `k` is (a board key, or one of its companions)
+local function erase_from(k, player)
+  if redis.call('TYPE', k).ok ~= 'zset' then return end
+  if ends_with(k, '!arr') or ends_with(k, '!dep') then
+    return -- a move's companions: mirrored by the board key
+  elseif ends_with(k, META) then
+    drop_meta(string.sub(k, 1, -#META - 1), player)
+  elseif ends_with(k, HIST) or ends_with(k, HBOUNDS) then
+    return -- a histogram's companions: counted below, by the board key
+  else
+    local was = redis.call('ZSCORE', k, player)
+    if was and redis.call('ZREM', k, player) == 1 then
+      record(k, player)
+      entry_moved(k, player, was, nil)
+      mirror(k, player)
+    end
+  end
+end
+
+-- The partition's remembered event ids of `player` ("<event id>\n<board key>\n<player>": neither
+-- a player id nor a board key holds a newline) on the board whose key is `key` (its generations,
+-- periods and windows included) or, `all`, on every board. O(the dedup set).
+local function forget_event_ids(player, key, all)
+  local suffix = '\n' .. player
+  local gone = {}
+  local total = redis.call('ZCARD', DEDUP_KEY)
+  for start = 0, total - 1, 1000 do
+    for _, m in ipairs(redis.call('ZRANGE', DEDUP_KEY, start, start + 999)) do
+      if ends_with(m, suffix) then
+        local board_key = string.match(string.sub(m, 1, #m - #suffix), '\n([^\n]*)$') or ''
+        if all or board_key == key or string.sub(board_key, 1, #key + 1) == key .. '#' then gone[#gone + 1] = m end
+      end
+    end
+  end
+  for _, m in ipairs(gone) do
+    redis.call('ZREM', DEDUP_KEY, m)
+    record(DEDUP_KEY, m)
+  end
+end
+
+local function erase(ev)
+  local key, player, all = ev.key, ev.player, ev.value == 1
+  local pattern = key .. '#*'
+  if all then
+    pattern = key .. '*'
+  else
+    erase_from(key, player)
+    erase_from(key .. META, player)
+  end
+  local cursor = '0'
+  repeat
+    local page = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)
+    cursor = page[1]
+    for _, k in ipairs(page[2]) do erase_from(k, player) end
+  until cursor == '0'
+  forget_event_ids(player, key, all)
+end

@@ -1,0 +1,29 @@
+--[[
+  The apply script's input, decoded once (the layout: apply-events.lua's Input). Every event
+  comes as one MessagePack map (store/src/writer/pack-event.ts), decoded by Redis's cmsgpack
+  into a table of named fields; its board key is added as `ev.key`.
+
+  Input:  KEYS, ARGV as apply-events.lua describes them
+  Output: the fixed keys by name, PARTITION, DEDUP_WINDOW_MS, BUILT_FROM, HISTOGRAMS (the call's
+          bucket-bound lists; an event's `hist` is an index into it, 0 for none), EVENTS,
+          BOARD_PREFIX ("<prefix>board:") and KEY_PREFIX ("<prefix>")
+]]
+local OFFSETS_KEY, DEDUP_KEY, BUILT_FROM_KEY = KEYS[1], KEYS[2], KEYS[3]
+local SNAPSHOT_FLAG_KEY, JOURNAL_KEY, DELETED_KEY = KEYS[4], KEYS[5], KEYS[6]
+local CHANGES_KEY, CHANGES_FLAG_KEY, MOVE_KEY = KEYS[7], KEYS[8], KEYS[9]
+local FIRST_BOARD_KEY = 10
+local FIRST_EVENT_ARG = 5
+
+local PARTITION = ARGV[1]
+local DEDUP_WINDOW_MS = tonumber(ARGV[2])
+local BUILT_FROM = ARGV[3]
+local HISTOGRAMS = cmsgpack.unpack(ARGV[4])
+local EVENTS = {}
+for i = FIRST_EVENT_ARG, #ARGV do
+  local ev = cmsgpack.unpack(ARGV[i])
+  ev.key = KEYS[FIRST_BOARD_KEY + i - FIRST_EVENT_ARG]
+  EVENTS[#EVENTS + 1] = ev
+end
+
+local KEY_PREFIX = string.sub(OFFSETS_KEY, 1, #OFFSETS_KEY - #'offsets')
+local BOARD_PREFIX = KEY_PREFIX .. 'board:'

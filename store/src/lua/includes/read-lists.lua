@@ -1,0 +1,100 @@
+--[[
+  The reads of the read scripts, one function each (read-header.lua's essay; each comment says
+  which script or read-batch.lua kind calls it and what it returns, status 0 first).
+
+  Input:  none (functions only; read-header.lua's primitives)
+  Output: read_top, read_window, read_ranks, read_ranks_at, read_distinct, read_after,
+          read_standing, read_entry
+]]
+-- read-top.lua: { 0, card, meta, member1, key1, [metadata1], ... } for the first `count` entries.
+local function read_top(board, count)
+  return append_entries({ READ_OK, card_of(board) }, board, range_of(board, 0, count - 1))
+end
+
+-- read-window.lua: { 0, ahead, card, start, meta, member1, key1, [metadata1], ... } around position (score, player).
+local function read_window(board, score, player, radius)
+  local lo = ahead_of(board, score, player)
+  return append_window({ READ_OK, lo, card_of(board) }, board, lo, radius)
+end
+
+-- read-batch.lua's 'r': several players' standings on their own shard and the counts ahead of other
+-- shards' positions, at one instant: { 0, card, meta, then per own player: key (false: none), ahead
+-- (its ZRANK), [metadata]; then per position: the members strictly ahead of it }. A position with
+-- player '' counts the members whose key is strictly below its key.
+local function read_ranks(board, players, positions)
+  local meta_key = board .. '!meta'
+  local with_meta = redis.call('EXISTS', meta_key) == 1
+  local out = { READ_OK, card_of(board), with_meta and 1 or 0 }
+  for _, player in ipairs(players) do
+    local key = score_of(board, player)
+    out[#out + 1] = key
+    out[#out + 1] = key and rank_of(board, player, key) or 0
+    if with_meta then out[#out + 1] = key and meta_of(meta_key, player) or '' end
+  end
+  for i = 1, #positions, 2 do out[#out + 1] = ahead_of(board, positions[i], positions[i + 1]) end
+  return out
+end
+
+-- read-batch.lua's 'P': read_ranks, then, read at the same instant, the id of the newest entry of the
+-- shard's change stream ("<prefix>changes" beside "<prefix>board:…"; '0-0' when it has none) and the
+-- stream's generation ("<prefix>changes:gen"; '' when none): the position in the shard's changes that
+-- those ranks stand at (router/src/watch).
+local function read_ranks_at(board, players, positions)
+  local out = read_ranks(board, players, positions)
+  local at = string.find(board, 'board:', 1, true)
+  local prefix = at and string.sub(board, 1, at - 1) or ''
+  local last = at and redis.call('XREVRANGE', prefix .. 'changes', '+', '-', 'COUNT', 1)[1]
+  out[#out + 1] = last and last[1] or '0-0'
+  out[#out + 1] = (at and redis.call('GET', prefix .. 'changes:gen')) or ''
+  return out
+end
+
+-- read-batch.lua's 'd': the distinct points indexes (floor(key / units)) of `board` below `bound`,
+-- ascending, at most cap + 1 of them: { 0, idx1, idx2, ... }. One ZRANGE per value: O(values log n).
+local function read_distinct(board, units, bound, cap)
+  local out = { READ_OK }
+  local from = 0
+  while #out <= cap + 1 do
+    local first = first_from(board, from)
+    if #first == 0 then break end
+    local idx = math.floor(tonumber(first[2]) / units)
+    if idx >= bound then break end
+    out[#out + 1] = idx
+    from = (idx + 1) * units
+  end
+  return out
+end
+
+-- read-batch.lua's 'a': the `count` members that follow position (score, player) (backward 0), or
+-- that precede it (1), as append_entries gives them: { 0, card, start, ahead, meta, member1, key1,
+-- [metadata1], ... }; ahead = the members strictly ahead of the position, start = the shard rank
+-- of member1. The position's own member, if still there, is in neither direction.
+local function read_after(board, score, player, count, backward)
+  local lo = ahead_of(board, score, player)
+  local card = card_of(board)
+  if backward == 1 then
+    local start = lo - count
+    if start < 0 then start = 0 end
+    local range = {}
+    if lo > 0 then range = range_of(board, start, lo - 1) end
+    return append_entries({ READ_OK, card, start, lo }, board, range)
+  end
+  local start = lo
+  local at = range_of(board, lo, lo)
+  if at[1] == player and tonumber(at[2]) == tonumber(score) then start = lo + 1 end
+  return append_entries({ READ_OK, card, start, lo }, board, range_of(board, start, start + count - 1))
+end
+
+-- read-standing.lua: { 0, key, ahead, card, metadata, start, meta, member1, key1, [metadata1], ... },
+-- or { 0, false }.
+local function read_standing(board, player, radius)
+  local key = score_of(board, player)
+  if not key then return { READ_OK, false } end
+  local ahead = rank_of(board, player, key)
+  return append_window({ READ_OK, key, ahead, card_of(board), meta_of(board .. '!meta', player) }, board, ahead, radius)
+end
+
+-- read-entry.lua: { 0, key } (key false when the player has no entry).
+local function read_entry(board, player)
+  return { READ_OK, score_of(board, player) }
+end
