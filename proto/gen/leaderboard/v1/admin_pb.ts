@@ -174,7 +174,8 @@ export const GetBoardResponseSchema: GenMessage<GetBoardResponse> = /*@__PURE__*
  */
 export type ListBoardsRequest = Message<"leaderboard.v1.ListBoardsRequest"> & {
   /**
-   * Only boards whose name starts with this (empty: every board).
+   * Only boards whose name starts with this (empty: every board). A prefix follows the rules of
+   * a board name (BoardDefinition.name): INVALID_ARGUMENT otherwise.
    *
    * @generated from field: string prefix = 1;
    */

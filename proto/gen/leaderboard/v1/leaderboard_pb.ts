@@ -1640,7 +1640,8 @@ export const LeaderboardService: GenService<{
    * GetEntryAtRank returns the entry at a global rank, or at a top percentage ("the score at the top
    * 10%"), exact, without reading the board from the top: a search over the score space with
    * per-shard counts (a few rounds of one read per shard), then one round from which the answer is
-   * picked, each shard at one instant. NOT_FOUND when the board holds fewer entries;
+   * picked, each shard at one instant. NOT_FOUND when the board holds fewer entries, whatever
+   * the rank (one above 2^53 included);
    * FAILED_PRECONDITION when more than 10,000 entries tie on score and time unit at that rank.
    *
    * @generated from rpc leaderboard.v1.LeaderboardService.GetEntryAtRank
