@@ -13,7 +13,7 @@
 //   - at 1280×800 the shards are in view without scrolling; at phone width (390×844) nothing
 //     scrolls sideways;
 // and a screenshot of the page is saved (LADDER_DASHBOARD_SCREENSHOT, default in the temp dir; the
-// README's docs/dashboard.png is one).
+// README's and docs/gateway.md's docs/dashboard.png is one).
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 // A brute-force model of a board: every acknowledged update applied in acknowledgement order, the
 // whole board sorted on demand. The cluster's answers must equal it exactly.
 //
-// The order is written here from its definition (README, "Scores, ties and order"), not imported from
+// The order is written here from its definition (docs/boards.md, "Scores, ties and order"), not imported from
 // the code under test: a bug in model/score-encoding's comparator must not be able to agree with itself.
 import type { BoardSpec } from "@ladder/model/board-spec";
 import { Operation, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";

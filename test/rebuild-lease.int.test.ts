@@ -1,4 +1,4 @@
-// Rebuilds are exclusive, cancellable, fail on a gap and honour deadlines (README, "Rebuilding a shard"):
+// Rebuilds are exclusive, cancellable, fail on a gap and honour deadlines (docs/operations.md, "Rebuilding a shard"):
 // two rebuilds of one shard at once (one runs, the other is refused with ABORTED naming it), a lease left
 // by a crashed rebuild (refused until it expires), a rebuild cancelled midway through the rpc and through
 // the CLI's Ctrl-C, one past its deadline, and one whose target is written to behind its back (a GAP).

@@ -1,5 +1,5 @@
 /**
- * Event ids: the idempotency keys of score updates (README "Guarantees"). A shard applies an
+ * Event ids: the idempotency keys of score updates (docs/guarantees.md). A shard applies an
  * (event id, board, player) once within the dedup window, so a batch whose every update carries
  * an id can be sent again after an answer that never came. The client gives each update without
  * an id a fresh random UUID before the first attempt; every retry then resends the very same ids.

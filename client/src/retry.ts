@@ -5,7 +5,7 @@
  *   - reads (every LeaderboardService rpc; AdminService's GetBoard, ListBoards, ListRebuilds,
  *     GetClusterStatus, GetPlacement): always;
  *   - IngestService.SubmitScores: when every update carries an event id. The shards apply an
- *     (event id, board, player) once within the dedup window (README "Guarantees"), so a batch
+ *     (event id, board, player) once within the dedup window (docs/guarantees.md), so a batch
  *     resent after an answer that never came counts once. LadderClient gives each update without
  *     an id a fresh one before the first attempt (event-ids.ts), so every retry resends the same ids;
  *   - nothing else: DeletePlayer (a second tombstone would also erase scores written in between),

@@ -2,7 +2,7 @@
  * Who is calling: the bearer token the gateway forwards to the router, and the client a rate limit
  * counts against.
  *
- * TOKEN. The router decides every read (reads are open unless LADDER_READS=token, README "API"):
+ * TOKEN. The router decides every read (reads are open unless LADDER_READS=token, docs/architecture.md):
  * the gateway forwards the caller's token with each call it makes for it, never one of its own.
  * A caller sends it as `Authorization: Bearer <token>`, or — for a browser's EventSource, which
  * cannot set headers — as the `access_token` query parameter (RFC 6750 §2.3; such URLs may be

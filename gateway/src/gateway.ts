@@ -1,6 +1,6 @@
 /**
  * The browser gateway: an HTTP server in front of the router for game web clients and the
- * dashboard (README "Gateway"). It answers GET only — reads as JSON (reads.ts, cluster-view.ts),
+ * dashboard (docs/gateway.md). It answers GET only — reads as JSON (reads.ts, cluster-view.ts),
  * live streams as Server-Sent Events (watch.ts) and the dashboard's files (static-files.ts) — and
  * never exposes a write or an admin rpc. Every API request:
  *

@@ -4,7 +4,7 @@
  * Each message becomes one event: `id:` its resume token, `event:` its kind, `data:` its proto3
  * JSON on one line. A browser's EventSource that loses the connection reconnects by itself and
  * sends the last id it received as `Last-Event-ID`, which the watch endpoints (watch.ts) pass to
- * the router as the resume token: the stream continues its sequence (README "Push").
+ * the router as the resume token: the stream continues its sequence (docs/push.md).
  *
  * STATUS. The response's headers wait for the stream's first message or its failure, at most
  * COMMIT_MS: a request the router refuses at once (a bad parameter, an unknown board, a missing

@@ -30,7 +30,7 @@
  * generation's records after them). If the router dies between the two, the definition is gone
  * and no marker was written: the generation's keys stay on the shards, never read again (no
  * definition names that generation), until an operator deletes them
- * (`<prefix>board:<name>#<generation>*`). Stated in the README.
+ * (`<prefix>board:<name>#<generation>*`). Stated in docs/boards.md, "Deleting a board".
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { BoardDefinitionSchema, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";

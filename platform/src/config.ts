@@ -5,7 +5,7 @@
  *
  * The variables are the schema below (servicesEnv): each declared once, with its type,
  * default, bounds and a one-line description, from the readers of env-schema.ts. The
- * README's configuration table is generated from it (npm run config-table), and a unit test
+ * docs/configuration.md's tables are generated from it (npm run config-table), and a unit test
  * fails when the two differ. Defaults are the local cluster's.
  */
 import { z } from "zod";

@@ -3,7 +3,7 @@
  * variable (integer with bounds, duration in ms, port, string matching a pattern, one of a
  * set, comma-separated list, flag, path, optional string), each a zod schema from the
  * variable's raw text (or undefined) to its value, with its documentation attached (envDocs):
- * a one-line description and the default as the README shows it. A schema is its variables
+ * a one-line description and the default as docs/configuration.md shows it. A schema is its variables
  * (envVariables: variable name → reader), checks across them and the building of the
  * configuration object (envSchema); parseEnv runs it and throws one ConfigError listing every
  * problem; envTable renders the variables' markdown table. The services' schema is in

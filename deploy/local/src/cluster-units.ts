@@ -1,7 +1,7 @@
 // What the launcher supervises (supervisor.ts): every process of the local cluster, each with the way
 // to start it again on the same ports and data dir. Kafka keeps its log (restarts replay nothing);
 // a shard's Redis comes back empty unless LADDER_REDIS_PERSIST, and its shard node then refills it
-// from the newest snapshot and the log, refusing reads until whole (README, "Snapshots"); in the
+// from the newest snapshot and the log, refusing reads until whole (docs/operations.md, "Snapshots"); in the
 // replica layout a restarted Redis server rejoins as a replica of the primary the Sentinels name
 // (replicated-redis.ts); the services come back on the addresses and metrics ports they had
 // (services.ts), the gateway on its address (gateway-service.ts). At shutdown the gateway stops first

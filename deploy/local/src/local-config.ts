@@ -3,7 +3,7 @@
 // platform/src/config.ts, which the launcher passes through.
 //
 // The variables are the schema below (localEnv), built from the readers of
-// platform/src/env-schema.ts like the services' schema; the README's launcher table is generated
+// platform/src/env-schema.ts like the services' schema; docs/configuration.md's launcher table is generated
 // from it (npm run config-table).
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";

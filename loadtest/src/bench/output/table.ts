@@ -1,6 +1,6 @@
 /**
  * A table of figures, rendered for the terminal (aligned columns) and as Markdown (for
- * the README). Cells are already formatted strings; numeric-looking columns are
+ * the result files, loadtest/results/<bench>.md). Cells are already formatted strings; numeric-looking columns are
  * right-aligned in both renderings.
  */
 

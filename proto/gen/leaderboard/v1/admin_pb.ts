@@ -174,7 +174,8 @@ export const GetBoardResponseSchema: GenMessage<GetBoardResponse> = /*@__PURE__*
  */
 export type ListBoardsRequest = Message<"leaderboard.v1.ListBoardsRequest"> & {
   /**
-   * Only boards whose name starts with this (empty: every board).
+   * Only boards whose name starts with this (empty: every board). A prefix follows the rules of
+   * a board name (BoardDefinition.name): INVALID_ARGUMENT otherwise.
    *
    * @generated from field: string prefix = 1;
    */
@@ -927,7 +928,7 @@ export type ReshardResponse = Message<"leaderboard.v1.ReshardResponse"> & {
   /**
    * PHASE_CUT_OVER and PHASE_DONE: ms from the first changed shard's cut-over (its swap, or its
    * move in place's flip) to the publication of the new placement (reads of a changed shard are
-   * refused from its cut-over until its node serves the new placement: see the README).
+   * refused from its cut-over until its node serves the new placement: see docs/operations.md).
    *
    * @generated from field: uint64 cut_over_ms = 10;
    */

@@ -43,7 +43,7 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
 
   /**
    * Highest points a player can hold. max_points - min_points takes b bits, leaving 53 - b
-   * bits of time units (see the README's "Scores, ties and order").
+   * bits of time units (see docs/boards.md, "Scores, ties and order").
    *
    * @generated from field: int64 max_points = 4;
    */
@@ -108,7 +108,7 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * Windows of the board: each combines a player's scores of consecutive periods ("the last 7
    * days"), read with `window` on GetTop, GetRank and GetAround. At most 4, only on a board with
    * periods, fixed at creation like the other rules. Shards keep each window as a sorted set of
-   * its own per period, updated in the same step as the period (see the README's "Windows").
+   * its own per period, updated in the same step as the period (see docs/boards.md, "Windows").
    *
    * @generated from field: repeated leaderboard.v1.WindowRule windows = 12;
    */
@@ -119,7 +119,9 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * GetApproximateRank): the points where buckets start, strictly ascending, each above
    * min_points and at most max_points, at most 255 (so at most 256 buckets: [min_points, b1),
    * [b1, b2), ..., [bn, max_points]). Each board key (period, window) keeps its own; a SUM window
-   * uses the same bounds (its sums beyond the last one fall in the last bucket).
+   * of n periods uses the same bounds over its own points range, min(min_points, n x min_points)
+   * to max(max_points, n x max_points): its first and last buckets are wider, the last one
+   * [bn, n x max_points] (for 2 periods, twice max_points).
    *
    * @generated from field: repeated int64 histogram_bounds = 13;
    */
@@ -478,7 +480,7 @@ export enum WindowCombine {
    * The sum of the player's points in the periods it has a score in. The combined score was
    * reached when the last of them was (the latest reached_at_ms of the parts), and ties are
    * ordered by the board's tie rule on that time. A SUM of n periods needs the sums to fit the
-   * 53-bit budget: (max_points - min_points) x n takes bits from time (see "Windows" in the README).
+   * 53-bit budget: (max_points - min_points) x n takes bits from time (see "Windows" in docs/boards.md).
    *
    * @generated from enum value: WINDOW_COMBINE_SUM = 1;
    */

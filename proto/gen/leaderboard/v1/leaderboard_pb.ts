@@ -556,8 +556,9 @@ export type GetApproximateRankResponse = Message<"leaderboard.v1.GetApproximateR
   rankAtLeast: bigint;
 
   /**
-   * ... and at most this (those + the entries of the score's bucket, + 1 for a score not on the
-   * board).
+   * ... and at most this (those + the entries of the score's bucket, + 1 when asked by score:
+   * the score counts as one entry more, even when entries hold exactly that score; asked by
+   * player_id, the player is one of the bucket's entries and nothing is added).
    *
    * @generated from field: uint64 rank_at_most = 3;
    */
@@ -1639,7 +1640,8 @@ export const LeaderboardService: GenService<{
    * GetEntryAtRank returns the entry at a global rank, or at a top percentage ("the score at the top
    * 10%"), exact, without reading the board from the top: a search over the score space with
    * per-shard counts (a few rounds of one read per shard), then one round from which the answer is
-   * picked, each shard at one instant. NOT_FOUND when the board holds fewer entries;
+   * picked, each shard at one instant. NOT_FOUND when the board holds fewer entries, whatever
+   * the rank (one above 2^53 included);
    * FAILED_PRECONDITION when more than 10,000 entries tie on score and time unit at that rank.
    *
    * @generated from rpc leaderboard.v1.LeaderboardService.GetEntryAtRank
@@ -1679,7 +1681,7 @@ export const LeaderboardService: GenService<{
    * at most one per interval_ms (changes in between are coalesced; the last message always shows
    * the top as it stands once changes stop). Each message is an exact top, as GetTop answers it:
    * the router reads it again from the shards when a change the shards applied (their change
-   * streams, README "Push") can touch it. The stream ends with UNAVAILABLE when the router cannot
+   * streams, docs/push.md) can touch it. The stream ends with UNAVAILABLE when the router cannot
    * follow the shards; reconnect with the last message's resume_token to continue from it.
    *
    * @generated from rpc leaderboard.v1.LeaderboardService.WatchTop
