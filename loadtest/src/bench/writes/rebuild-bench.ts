@@ -15,6 +15,7 @@
  * consumer group's join, the rebuilder's once-a-second progress poll and its clean-up.
  * The view's size is checked against the records.
  */
+import { LogClient } from "@ladder/log/log-client";
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
@@ -128,7 +129,7 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, seeded
     }, () => {}), POLL_MS);
     const stampOf = (id: string) => shardStamp({ shardId: id, topic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: BENCH_SPECS });
     await Promise.all(ids.map((id, i) => rebuildShard({
-      kafka, admin, topic, shardId: id, stamp: stampOf(id), builtFrom: builtFrom(stampOf(id), topic), slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
+      logClient: LogClient.wrap(kafka), topic, shardId: id, stamp: stampOf(id), builtFrom: builtFrom(stampOf(id), topic), slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
       boards: BENCH_SPECS, applyBatch: defaults.applyBatch, dedupWindowMs: defaults.dedupWindowMs,
       mode: { kind: "audit", view: VIEW, asOfOffsets: new Map(), asOfTimestampMs: 0 }, onProgress: () => {}, log: ctx.log,
     })));

@@ -27,6 +27,8 @@
  * consumer group's join, the once-a-second progress poll and the final swap included).
  * Figures go to <out>/snapshot-bench.json and .md.
  */
+import { LogClient } from "@ladder/log/log-client";
+import { wrapProducer } from "@ladder/log/record-producer";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, homedir, tmpdir, totalmem } from "node:os";
@@ -113,7 +115,7 @@ try {
   const memoryBefore = await usedMemory(redisA);
   const slowlog = await recordCommands(redisA);
   const t0 = performance.now();
-  const taken = await takeSnapshot({ redis: redisA, keyPrefix: PREFIX, shardId: SHARD, builtFrom: from, slots: SLOT_LIST, producer, topic: snapshotTopic, partitions, slot: "a" });
+  const taken = await takeSnapshot({ redis: redisA, keyPrefix: PREFIX, shardId: SHARD, builtFrom: from, slots: SLOT_LIST, producer: wrapProducer(producer), topic: snapshotTopic, partitions, slot: "a" });
   const snapshotSeconds = (performance.now() - t0) / 1000;
   const redisSide = await slowlog.stop();
   await producer.disconnect();
@@ -213,7 +215,7 @@ interface Rebuilt { seconds: number; replayed: number; perSec: number; snapshot?
 async function rebuild(redisUrl: string, topic: string, stamp: string, from: string, snapshotTopic: string | undefined): Promise<Rebuilt> {
   const start = performance.now();
   const done = await rebuildShard({
-    kafka, admin, topic, shardId: SHARD, stamp, builtFrom: from, slots: SLOT_LIST, redisUrl, keyPrefix: PREFIX, boards: BOARDS,
+    logClient: LogClient.wrap(kafka), topic, shardId: SHARD, stamp, builtFrom: from, slots: SLOT_LIST, redisUrl, keyPrefix: PREFIX, boards: BOARDS,
     applyBatch: APPLY_BATCH, dedupWindowMs: DEDUP_WINDOW_MS, mode: { kind: "swap", stagingDb: 1, readyLag: 1000 }, onProgress: () => {}, log,
     ...(snapshotTopic ? { snapshots: { topic: snapshotTopic } } : {}),
   });
