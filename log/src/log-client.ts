@@ -7,6 +7,9 @@
  *   offsets        each partition's low and high offsets of a topic (retried while leaders settle)
  *   endOffsets     each partition's high offset (the next to be written); endOffsetsOnce, unretried
  *   brokers        the cluster's brokers
+ *   describeTopic  a topic's partitions (replicas of each) and configuration entries
+ *   createTopic    a plain topic, waiting for its leaders (the tests' own topics)
+ *   committedOffsets  a group's committed offsets of a topic
  *   partitionsOf   a topic's partition count, undefined when it does not exist
  *   readRange      records from..until of one partition (snapshot-topic.ts)
  *   deleteGroup    a consumer group, once its throwaway use is over
@@ -17,7 +20,7 @@
  */
 import type { Admin, Kafka } from "kafkajs";
 import type { Logger } from "@ladder/platform/logger";
-import { createKafka, topicOffsets } from "./kafka.js";
+import { createKafka, createTopic, topicConfigs, topicOffsets } from "./kafka.js";
 import { consumePartitions, type ConsumeOptions, type LogRecord, type PartitionConsumer } from "./partition-consumer.js";
 import { connectProducer, type ProducerOptions, type RecordProducer } from "./record-producer.js";
 import { readRange, snapshotTopicPartitions } from "./snapshot-topic.js";
@@ -82,6 +85,24 @@ export class LogClient {
   /** Each partition's high offset, asked once (no retry: for probes that ask again anyway). */
   async endOffsetsOnce(topic: string): Promise<Map<number, bigint>> {
     return new Map((await this.admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
+  }
+
+  /** A topic's partitions with their replica counts, and its configuration entries by name. */
+  async describeTopic(topic: string): Promise<{ partitions: Array<{ partition: number; replicas: number }>; configs: Map<string, string> }> {
+    const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
+    const partitions = meta.topics[0]!.partitions.map((p) => ({ partition: p.partitionId, replicas: p.replicas.length }));
+    return { partitions, configs: await topicConfigs(this.admin, topic) };
+  }
+
+  /** Creates a topic of the broker's default settings and waits for its leaders; false when it existed. */
+  createTopic(topic: string, partitions: number): Promise<boolean> {
+    return createTopic(this.admin, { topic, numPartitions: partitions });
+  }
+
+  /** Per partition, the next offset `groupId` will read of `topic` (-1: none committed). */
+  async committedOffsets(groupId: string, topic: string): Promise<Map<number, bigint>> {
+    const [committed] = await this.admin.fetchOffsets({ groupId, topics: [topic] });
+    return new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
   }
 
   /** The cluster's brokers, as "host:port", sorted. */
