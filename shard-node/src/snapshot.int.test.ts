@@ -80,7 +80,7 @@ const take = async (slot: "a" | "b", from = FROM, finalJournal?: number): Promis
 };
 const source = () => ({ logClient, topic });
 
-describe("store > snapshots", () => {
+describe("shard node > snapshots", () => {
   it("loads exactly what was taken, under any prefix: boards, dedup sets, expiries, offsets", async () => {
     await fill(prefix, 50_000, { 0: 100, 1: 20, 2: 5 });
     const taken = await take("a");
