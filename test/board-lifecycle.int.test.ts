@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
-import { Kafka, logLevel } from "kafkajs";
+import { LogClient } from "@ladder/log/log-client";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { silentLogger } from "@ladder/platform/logger";
@@ -284,16 +284,14 @@ describe("board deletion", () => {
     expect(Number((await c.router.getTop({ board: "del-keep" })).total)).toBe(200); // the other board of those writes is untouched
 
     // a record of the deleted generation written after the markers (an ingest that did not know yet) is ignored
-    const kafka = new Kafka({ brokers: inject("kafkaBrokers"), clientId: "test-late", logLevel: logLevel.NOTHING });
-    const producer = kafka.producer();
-    await producer.connect();
+    const producer = await LogClient.unconnected(inject("kafkaBrokers"), "test-late", log).producer();
     // (built as ingest builds a record of that board: its rules, its period and the periods its window needs)
     const spec = specOfRules("del-me", first.rules!).spec!;
     const plan = windowPlan(spec, periodAt(spec.period, now));
     const late = encodeScoreEvent({ board: "del-me", playerId: "late", op: Operation.INCREMENT, value: 5n, timestampMs: BigInt(now), eventId: "" }, Date.now(), { rules: first.rules!, period: { id: dailyId(now, "UTC"), expireAtMs: plan.periodExpireAtMs }, windows: plan });
-    const [sent] = await producer.send({ topic: c.ns.topic, acks: -1, messages: [{ key: "late", value: late, partition: slotOf("late", 12) }] });
+    const [sent] = await producer.send(c.ns.topic, [{ key: "late", value: late, partition: slotOf("late", 12) }]);
     await producer.disconnect();
-    await c.waitApplied([{ partition: sent!.partition, offset: BigInt(sent!.baseOffset!) } as PartitionOffset]);
+    await c.waitApplied([{ partition: sent!.partition, offset: BigInt(sent!.baseOffset) } as PartitionOffset]);
     expect(await keysOf(redisUrls, prefix, "del-me", first.rules!.generation)).toEqual([]);
 
     // defined again: a new generation, empty, its own keys

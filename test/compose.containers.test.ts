@@ -13,7 +13,8 @@ import { isDeepStrictEqual } from "node:util";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
-import { Kafka, logLevel } from "kafkajs";
+import { LogClient } from "@ladder/log/log-client";
+import { silentLogger } from "@ladder/platform/logger";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { dockerAvailable, KAFKA_IMAGE, REDIS_IMAGE, requireImages, SERVICES_IMAGE } from "@ladder/deploy/containers";
@@ -85,14 +86,11 @@ describe("compose deployment", () => {
 
   it("writes on through a broker's and a Redis primary's death: nothing lost or doubled, every rank exact", async () => {
     // the score topic as the services made it against three brokers
-    const kafka = new Kafka({ clientId: "compose-test", brokers: BROKERS, logLevel: logLevel.NOTHING });
-    const kadmin = kafka.admin();
-    await kadmin.connect();
-    const meta = await kadmin.fetchTopicMetadata({ topics: [TOPIC] });
-    const configs = await kadmin.describeConfigs({ resources: [{ type: 2, name: TOPIC, configNames: ["min.insync.replicas"] }], includeSynonyms: false });
-    await kadmin.disconnect();
-    expect(new Set(meta.topics[0]!.partitions.map((p) => p.replicas.length))).toEqual(new Set([3]));
-    expect(configs.resources[0]!.configEntries[0]!.configValue).toBe("2");
+    const logClient = await LogClient.open(BROKERS, "compose-test", silentLogger());
+    const topic = await logClient.describeTopic(TOPIC);
+    await logClient.close();
+    expect(new Set(topic.partitions.map((p) => p.replicas))).toEqual(new Set([3]));
+    expect(topic.configs.get("min.insync.replicas")).toBe("2");
 
     const board = "compose1";
     const players = 2000;

@@ -6,11 +6,10 @@
 import * as grpc from "@grpc/grpc-js";
 import { status } from "@grpc/grpc-js";
 import fc from "fast-check";
-import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { createKafka } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
 import { silentLogger } from "@ladder/platform/logger";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -26,7 +25,7 @@ const SEED_BOARDS = ["malformed-seed", "malformed-seed:small"];
 const PLAYERS = Array.from({ length: 300 }, (_, i) => `p-${i}`);
 
 let cluster: TestCluster;
-let kafkaAdmin: Admin;
+let logClient: LogClient;
 let admin: ClientOf<typeof AdminService>;
 let anonymous: { ingest: ClientOf<typeof IngestService>; router: ClientOf<typeof LeaderboardService>; admin: ClientOf<typeof AdminService> };
 let raw: { ingest: RawClient; router: RawClient; admin: RawClient };
@@ -139,7 +138,7 @@ async function readBoards(): Promise<Record<string, { total: bigint; entries: En
 
 /** The score topic's end offset per partition. */
 async function logEnd(): Promise<Record<number, string>> {
-  return Object.fromEntries((await kafkaAdmin.fetchTopicOffsets(cluster.ns.topic)).map((p) => [p.partition, p.high]));
+  return Object.fromEntries([...(await logClient.endOffsetsOnce(cluster.ns.topic))].map(([partition, high]) => [partition, String(high)]));
 }
 
 function exitedServices(): string[] {
@@ -157,8 +156,7 @@ beforeAll(async () => {
   console.log(`malformed input: fast-check seed ${SEED} (LADDER_FUZZ_SEED=${SEED} replays it)`);
   cluster = await startTestCluster("malformed");
   const { ingestAddress, routerAddress } = cluster.services;
-  kafkaAdmin = createKafka(inject("kafkaBrokers"), "malformed-test", silentLogger()).admin();
-  await kafkaAdmin.connect();
+  logClient = await LogClient.open(inject("kafkaBrokers"), "malformed-test", silentLogger());
   admin = createClient(AdminService, routerAddress, undefined, {}, TEST_TOKENS.admin);
   anonymous = { ingest: createClient(IngestService, ingestAddress), router: createClient(LeaderboardService, routerAddress), admin: createClient(AdminService, routerAddress) };
   raw = {
@@ -184,7 +182,7 @@ afterAll(async () => {
   console.log(`malformed input: ${sent} requests in ${((Date.now() - fuzzingSince) / 1000).toFixed(1)} s, seed ${SEED}`);
   for (const c of [admin, anonymous?.ingest, anonymous?.router, anonymous?.admin]) c?.close();
   for (const c of Object.values(raw ?? {})) c.close();
-  await kafkaAdmin?.disconnect();
+  await logClient?.close();
   await cluster?.stop();
 });
 

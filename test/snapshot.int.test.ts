@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { createKafka, TopicIds } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
 import { silentLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
@@ -80,7 +81,7 @@ async function snapshotsOf(c: TestCluster, timeoutMs = 30_000): Promise<Map<stri
   for (;;) {
     const found = new Map<string, SnapshotManifest>();
     for (const shardId of SHARDS) {
-      const m = (await findSnapshots({ kafka, admin: kadmin, topic: snapshotTopicOf(c.ns.topic), shardId, builtFrom: await builtFromOf(c, shardId) })).candidates[0];
+      const m = (await findSnapshots({ logClient: LogClient.wrap(kafka), topic: snapshotTopicOf(c.ns.topic), shardId, builtFrom: await builtFromOf(c, shardId) })).candidates[0];
       if (m) found.set(shardId, m);
     }
     if (found.size === SHARDS.length) return found;

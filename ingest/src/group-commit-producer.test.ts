@@ -1,7 +1,7 @@
-// Unit tests of the queueing logic only: the producer below is a stand-in that answers sendBatch the way
-// kafkajs does (one result per partition with its base offset). Kafka itself is exercised by the
+// Unit tests of the queueing logic only: the producer below is a stand-in that answers send the way
+// @ladder/log's RecordProducer does (one result per partition with its base offset). Kafka itself is exercised by the
 // integration tests (test/*.int.test.ts), which run ingest against a real broker.
-import type { Producer, RecordMetadata } from "kafkajs";
+import type { RecordProducer, Written } from "@ladder/log/record-producer";
 import { describe, expect, it } from "vitest";
 import { Code } from "@ladder/model/errors";
 import { silentLogger } from "@ladder/platform/logger";
@@ -15,9 +15,8 @@ function standInProducer() {
   const sends: Send[] = [];
   const ends = new Map<number, bigint>();
   const producer = {
-    sendBatch: ({ topicMessages }: { topicMessages: Array<{ messages: OutRecord[] }> }) =>
-      new Promise<RecordMetadata[]>((resolve, reject) => {
-        const messages = topicMessages[0]!.messages;
+    send: (_topic: string, messages: OutRecord[]) =>
+      new Promise<Written[]>((resolve, reject) => {
         sends.push({
           messages,
           fail: reject,
@@ -27,13 +26,13 @@ function standInProducer() {
             resolve([...counts].map(([partition, n]) => {
               const base = ends.get(partition) ?? 0n;
               ends.set(partition, base + BigInt(n));
-              return { topicName: "t", partition, errorCode: 0, baseOffset: String(base) } as RecordMetadata;
+              return { partition, baseOffset: String(base) };
             }));
           },
         });
       }),
   };
-  return { producer: producer as unknown as Producer, sends };
+  return { producer: producer as unknown as RecordProducer, sends };
 }
 
 const rec = (partition: number, key = "p"): OutRecord => ({ partition, key, value: Buffer.from("v") });

@@ -2,7 +2,7 @@
  * Group commit onto the score log.
  *
  * Every SubmitScores call queues its records and waits. One flush at a time sends
- * everything queued as a single produce request (kafkajs sendBatch: one record batch per
+ * everything queued as a single produce request (one send of @ladder/log's RecordProducer: one record batch per
  * partition), with the idempotent producer and acks=all; when it is acknowledged each
  * waiting call learns the offsets of its own records. While a flush is in flight new
  * calls accumulate, so under load each produce request carries many calls: the cost of
@@ -23,7 +23,7 @@
  * Metrics (metrics.ts): the queue's records and calls, each flush's records, calls and
  * latency, the records acknowledged, and the calls refused by reason.
  */
-import type { Producer } from "kafkajs";
+import type { RecordProducer } from "@ladder/log/record-producer";
 import { LadderError, Code, unavailable } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
 import { secondsSince } from "@ladder/platform/metrics";
@@ -48,7 +48,7 @@ interface Pending {
 }
 
 export interface GroupCommitOptions {
-  producer: Producer;
+  producer: RecordProducer;
   topic: string;
   log: Logger;
   /** Records per produce request at most (a single call is never split); default 5,000. */
@@ -64,7 +64,7 @@ export class GroupCommitProducer {
   private queuedRecords = 0;
   private flushing = false;
 
-  private readonly producer: Producer;
+  private readonly producer: RecordProducer;
   private readonly topic: string;
   private readonly log: Logger;
   private readonly maxRecordsPerFlush: number;
@@ -149,10 +149,10 @@ export class GroupCommitProducer {
     this.metrics.flushCalls.observe(calls.length);
     const startedAt = performance.now();
     try {
-      const results = await this.producer.sendBatch({ topicMessages: [{ topic: this.topic, messages }], acks: -1 });
+      const results = await this.producer.send(this.topic, messages);
       this.metrics.flushSeconds.observe({ outcome: "ok" }, secondsSince(startedAt));
       this.metrics.acknowledgedRecords.inc(messages.length);
-      const base = new Map(results.map((r) => [r.partition, BigInt(r.baseOffset!)]));
+      const base = new Map(results.map((r) => [r.partition, BigInt(r.baseOffset)]));
       const seen = new Map<number, bigint>();
       for (const call of calls) {
         const written: WrittenOffsets = new Map();

@@ -14,6 +14,7 @@ import { rootLogger } from "@ladder/platform/logger";
 import { startMetricsServer } from "@ladder/platform/metrics";
 import { onShutdown } from "@ladder/platform/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
+import { wrapProducer } from "@ladder/log/record-producer";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 import { RankReporter } from "./rank-reports.js";
@@ -40,7 +41,7 @@ await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), 
 const admin = kafka.admin();
 const definitions = await followBoardDefinitions(config, kafka, admin, log.child({ component: "boards" }));
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
-const producer = await createScoreProducer(kafka);
+const producer = wrapProducer(await createScoreProducer(kafka));
 const server = new grpc.Server();
 const commit = new GroupCommitProducer({ producer, topic: config.scoreTopic, log: log.child({ component: "producer" }), maxQueuedRecords: config.ingestMaxQueued });
 const auth = new Authenticator(config.tokens, config.readsOpen);

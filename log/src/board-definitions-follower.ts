@@ -5,7 +5,8 @@
  * catalog a router or ingest serves from. What a definition means, and why shard nodes need
  * not follow it, is said in @ladder/model/board-definitions.
  */
-import type { Admin, Kafka, Producer } from "kafkajs";
+import type { Admin, Kafka } from "kafkajs";
+import type { RecordProducer } from "./record-producer.js";
 import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { BoardCatalog, decodeDefinition, encodeDefinition } from "@ladder/model/board-definitions";
 import type { BoardSpecs } from "@ladder/model/board-spec";
@@ -20,15 +21,15 @@ export const boardsTopicOf = (scoreTopic: string) => `${scoreTopic}.boards`;
 export const ensureBoardsTopic = ensureCompactedTopic;
 
 /** Writes a definition; resolves with its offset once the topic has it (acks from all in-sync replicas). */
-export async function publishDefinition(producer: Producer, topic: string, d: BoardDefinition): Promise<bigint> {
-  const [meta] = await producer.send({ topic, acks: -1, messages: [{ key: d.name, value: encodeDefinition(d), partition: 0 }] });
-  return BigInt(meta!.baseOffset ?? meta!.offset ?? "-1");
+export async function publishDefinition(producer: RecordProducer, topic: string, d: BoardDefinition): Promise<bigint> {
+  const [meta] = await producer.send(topic, [{ key: d.name, value: encodeDefinition(d), partition: 0 }]);
+  return BigInt(meta!.baseOffset);
 }
 
 /** Removes a board's definition (a tombstone of its name; compaction drops the name); resolves with the tombstone's offset. */
-export async function removeDefinition(producer: Producer, topic: string, name: string): Promise<bigint> {
-  const [meta] = await producer.send({ topic, acks: -1, messages: [{ key: name, value: null, partition: 0 }] });
-  return BigInt(meta!.baseOffset ?? meta!.offset ?? "-1");
+export async function removeDefinition(producer: RecordProducer, topic: string, name: string): Promise<bigint> {
+  const [meta] = await producer.send(topic, [{ key: name, value: null, partition: 0 }]);
+  return BigInt(meta!.baseOffset);
 }
 
 export interface FollowerOptions {

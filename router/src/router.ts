@@ -14,9 +14,10 @@ import { shareMetricsWithClusterPrimary, startMetricsServer } from "@ladder/plat
 import { onShutdown } from "@ladder/platform/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { decodeToken } from "@ladder/model/consistency-token";
-import { createKafka, TopicIds } from "@ladder/log/kafka";
+import { TopicIds } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
 import { boardsTopicOf, followBoardDefinitions } from "@ladder/log/board-definitions-follower";
-import type { Producer } from "kafkajs";
+import type { RecordProducer } from "@ladder/log/record-producer";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./control/admin-service.js";
 import { boardAdmin } from "./control/board-admin.js";
@@ -41,8 +42,8 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   else metrics = await startMetricsServer({ listen: config.routerMetricsListen, log });
   const server = new grpc.Server();
   const auth = new Authenticator(config.tokens, config.readsOpen);
-  const kafka = createKafka(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
-  const kafkaAdmin = kafka.admin(); // connects on first use: for rebuilds and to check consistency tokens
+  const logClient = LogClient.unconnected(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
+  const { kafka, admin: kafkaAdmin } = logClient; // the admin connects on first use: for rebuilds and to check consistency tokens
   // the placement read before serving, then followed: each newer one swaps the routing table (placement-log.ts)
   const placement = await placementOrExit(followPlacement(config, kafka, kafkaAdmin, log.child({ component: "placement" })), log);
   const pool = new ShardPool({
@@ -62,12 +63,8 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   // every board definition read before serving, then followed (model/src/board-definitions.ts)
   const definitions = await followBoardDefinitions(config, kafka, kafkaAdmin, log.child({ component: "boards" }));
   const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
-  let producer: Promise<Producer> | undefined;
-  const connectProducer = () => (producer ??= (async () => {
-    const p = kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
-    await p.connect();
-    return p;
-  })().catch((err: unknown) => {
+  let producer: Promise<RecordProducer> | undefined;
+  const connectProducer = () => (producer ??= logClient.producer({ idempotent: true }).catch((err: unknown) => {
     producer = undefined;
     throw err;
   }));
@@ -87,9 +84,9 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards));
   addService(server, LeaderboardService, { ...retryAcrossMoves(leaderboardService(queries, waitFor, primaryQueries), moves), ...streams }, log.child({ component: "grpc" }), requireRole(auth, "read"));
   const boardRpcs = boardAdmin({ definitions, topic: boardsTopicOf(config.scoreTopic), scoreTopic: config.scoreTopic, partitions: config.numSlots, producer: connectProducer, sizeOf: (stored) => primaryQueries.size(stored), log: log.child({ component: "boards" }) });
-  const statusRpc = clusterStatus({ config, pool, admin: kafkaAdmin });
-  const reshardRpcs = reshardService({ config, placement, pool, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "reshard" }) });
-  const rebuildRpcs = adminService({ config, placement: () => pool.placement, kafka, admin: kafkaAdmin, topicIds, log: log.child({ component: "admin" }) });
+  const statusRpc = clusterStatus({ config, pool, logClient });
+  const reshardRpcs = reshardService({ config, placement, pool, logClient, topicIds, log: log.child({ component: "reshard" }) });
+  const rebuildRpcs = adminService({ config, placement: () => pool.placement, logClient, topicIds, log: log.child({ component: "admin" }) });
   addService(server, AdminService, { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs }, log.child({ component: "grpc" }), requireRole(auth, "admin"));
   const health = new HealthRegistry();
   health.set(LeaderboardService.typeName, ServingStatus.SERVING);

@@ -10,14 +10,14 @@
  * answers GAP to the next records and the applier seeks back to Redis's offset + 1, replaying
  * what Redis lacks.
  */
-import type { Kafka } from "kafkajs";
+import type { LogClient } from "@ladder/log/log-client";
 import type { BoardSpecs } from "@ladder/model/board-spec";
 import type { Logger } from "@ladder/platform/logger";
 import { startApplyLoop, type ShardWriter } from "@ladder/store/writer";
 import type { ShardMetrics } from "./metrics.js";
 
 export interface ApplierOptions {
-  kafka: Kafka;
+  logClient: LogClient;
   topic: string;
   shardId: string;
   slots: readonly number[];
@@ -30,7 +30,7 @@ export interface ApplierOptions {
   /** Per partition, the last offset Redis holds (-1: none; a snapshot loaded at start included): fetch from just after it. */
   startAfter: ReadonlyMap<number, bigint>;
   log: Logger;
-  /** Called when the consumer has crashed for good (kafkajs will not restart it). */
+  /** Called when the consumer has crashed for good (it will not restart). */
   onFatal(err: Error): void;
   /** Called when a partition had to be rewound: the shard is behind until it catches up. */
   onRewind(partition: number): void;
@@ -67,13 +67,13 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   const { topic, shardId, slots, log } = opts;
   const stats: ApplierStats = { applied: 0, skipped: 0, duplicates: 0, invalid: 0, rewinds: 0 };
   const loop = await startApplyLoop({
-    kafka: opts.kafka, topic, groupId: `${topic}.shard.${shardId}`, slots, writer: opts.writer, boards: opts.boards, chunk: opts.applyBatch,
+    logClient: opts.logClient, topic, groupId: `${topic}.shard.${shardId}`, slots, writer: opts.writer, boards: opts.boards, chunk: opts.applyBatch,
     consumer: {
-      sessionTimeout: 10_000, // 10 s: a killed node's slots are free again this soon
-      heartbeatInterval: 1_000,
+      sessionTimeoutMs: 10_000, // 10 s: a killed node's slots are free again this soon
+      heartbeatIntervalMs: 1_000,
       // a fetch returns as soon as one record arrives (kafkajs minBytes 1); an idle one waits at the broker up
       // to this long: it bounds idle polling, not apply latency (and stopping waits for the fetch in flight)
-      maxWaitTimeInMs: opts.fetchWaitMs,
+      maxWaitMs: opts.fetchWaitMs,
       maxBytesPerPartition: 4 * 1024 * 1024, // 4 MiB
     },
     // Redis holds the applied offsets, so committing every few seconds (not after every chunk:
@@ -100,7 +100,7 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       opts.metrics?.rewinds.inc();
       log.warn({ partition, offset, fetched: fetchedFrom }, "records missing from Redis: rewinding to replay them");
       opts.onRewind(partition);
-      consumer.seek({ topic, partition, offset });
+      consumer.seek(partition, result.lastOffset + 1n);
     },
     onDrift: (_partition, builtFrom) => opts.onDrift(builtFrom),
     onFatal: opts.onFatal,
@@ -113,10 +113,10 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       stats.rewinds++;
       opts.metrics?.rewinds.inc();
       opts.known.set(partition, stored);
-      loop.consumer.seek({ topic, partition, offset: (stored + 1n).toString() });
+      loop.consumer.seek(partition, stored + 1n);
     },
     stop: () => loop.stop(),
-    pause: () => loop.consumer.pause([{ topic, partitions: [...slots] }]),
-    resume: () => loop.consumer.resume([{ topic, partitions: [...slots] }]),
+    pause: () => loop.consumer.pause(),
+    resume: () => loop.consumer.resume(),
   };
 }

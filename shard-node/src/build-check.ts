@@ -11,8 +11,8 @@
  *     adopts the node's, with a warning; an empty one records it.
  *   - Any difference in built-from is refused, naming what differs.
  */
-import type { Kafka } from "kafkajs";
 import { ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, type ScoreTopicPolicy, type TopicIds } from "@ladder/log/kafka";
+import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import { builtFrom as builtFromOf, explainMismatch, stampFields } from "@ladder/store";
 import type { ShardState } from "@ladder/store/writer";
@@ -23,7 +23,7 @@ export class BuildMismatch extends Error {
 }
 
 export interface BuildCheckOptions {
-  kafka: Kafka;
+  logClient: LogClient;
   topicIds: TopicIds;
   policy: ScoreTopicPolicy;
   shardId: string;
@@ -37,7 +37,7 @@ export interface BuildCheckOptions {
 export async function checkBuild(o: BuildCheckOptions): Promise<{ builtFrom: string; record: boolean }> {
   const topic = o.policy.topic;
   try {
-    const info = await ensureScoreTopic(o.kafka, o.policy, { create: !o.state.hasData });
+    const info = await ensureScoreTopic(o.logClient.kafka, o.policy, { create: !o.state.hasData });
     if (info.created) o.log.info({ topic, replication: info.replication, minInsyncReplicas: info.minInsyncReplicas }, "created the score topic");
   } catch (err) {
     if (err instanceof ScoreTopicInvalid) throw new BuildMismatch(`${o.shardId}: ${err.message}`);

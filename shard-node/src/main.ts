@@ -4,7 +4,8 @@
  * (shard-run.ts) per slot set the placement gives it (placement-transitions.ts).
  */
 import { loadConfig } from "@ladder/platform/config";
-import { createKafka, TopicIds } from "@ladder/log/kafka";
+import { TopicIds } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
 import { redactUrl, rootLogger } from "@ladder/platform/logger";
 import { startMetricsServer } from "@ladder/platform/metrics";
 import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
@@ -31,17 +32,15 @@ const shard = config.shards.find((s) => s.id === shardId)!;
 const redis = openRedis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
 redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connection error"));
 await redis.connect();
-const kafka = createKafka(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
+const logClient = await LogClient.open(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
 const topicIds = new TopicIds(config.kafkaBrokers, `ladder-shard-${shardId}-ids`);
-const admin = kafka.admin();
-await admin.connect();
-const placement = await placementOrExit(followPlacement(config, kafka, admin, log.child({ component: "placement" })), log);
+const placement = await placementOrExit(followPlacement(config, logClient.kafka, logClient.admin, log.child({ component: "placement" })), log);
 const named = placement.current.shards.find((s) => s.id === shardId);
 if (named && named.redisUrl !== shard.redisUrl)
   log.warn({ placement: redactUrl(named.redisUrl), configured: redactUrl(shard.redisUrl) }, "the placement names another Redis for this shard than LADDER_SHARDS: this node writes to the configured one");
 
 const node = await followSlots({
-  config, shardId, redis, kafka, admin, topicIds, metrics, placement, log,
+  config, shardId, redis, logClient, topicIds, metrics, placement, log,
   refuse: (message) => {
     log.fatal({ shardId }, message);
     process.exit(EX_CONFIG);
@@ -56,7 +55,7 @@ log.info({ shardId, redis: redactUrl(shard.redisUrl), epoch: placement.current.e
 onShutdown(log, async () => {
   await node.stop();
   await placement.stop();
-  await admin.disconnect();
+  await logClient.close();
   await topicIds.close();
   await redis.quit();
   await metricsServer.close();

@@ -21,9 +21,9 @@
  * refused by the data itself.
  */
 import type { Redis } from "ioredis";
-import type { Admin, Kafka } from "kafkajs";
 import type { Config } from "@ladder/platform/config";
 import type { TopicIds } from "@ladder/log/kafka";
+import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
 import type { PlacementLog } from "@ladder/log/placement-follower";
@@ -40,8 +40,7 @@ export interface FollowSlotsOptions {
   config: Config;
   shardId: string;
   redis: Redis;
-  kafka: Kafka;
-  admin: Admin;
+  logClient: LogClient;
   topicIds: TopicIds;
   metrics: ShardMetrics;
   placement: PlacementLog;
@@ -76,7 +75,7 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
     }
     try {
       run = await startShardRun({
-        config: o.config, shardId: o.shardId, slots: next, redis: o.redis, kafka: o.kafka, admin: o.admin, topicIds: o.topicIds, metrics: o.metrics,
+        config: o.config, shardId: o.shardId, slots: next, redis: o.redis, logClient: o.logClient, topicIds: o.topicIds, metrics: o.metrics,
         log: o.log.child({ epoch }), waitForBuildMs,
         onDrift: (problem) => onDrift(problem),
         onFatal: (err) => o.crash(err),

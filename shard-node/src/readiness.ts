@@ -30,7 +30,7 @@
  * ticks in the same way. So a serving shard keeps serving what it holds through a broker's failover
  * (nothing can be acknowledged that it lacks for longer than that bound without its applier stalling).
  */
-import type { Admin } from "kafkajs";
+import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import { explainMismatch } from "@ladder/store";
 import { HeartbeatStatus, type ShardWriter } from "@ladder/store/writer";
@@ -39,7 +39,7 @@ import type { ShardMetrics } from "./metrics.js";
 
 export interface ReadinessOptions {
   writer: ShardWriter;
-  admin: Admin;
+  logClient: LogClient;
   topic: string;
   slots: readonly number[];
   applier: Applier;
@@ -72,7 +72,7 @@ export interface Readiness {
 type Mode = { kind: "catch-up"; why: string; targets?: Map<number, bigint> } | { kind: "serve" };
 
 export function startReadiness(opts: ReadinessOptions): Readiness {
-  const { writer, admin, topic, slots, applier, ttlMs, log } = opts;
+  const { writer, logClient, topic, slots, applier, ttlMs, log } = opts;
   let mode: Mode = { kind: "catch-up", why: "a start" };
   let progress = { at: Date.now(), applied: -1n };
   let lagAboveSince: number | undefined;
@@ -81,7 +81,7 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
 
   const appliedSum = () => slots.reduce((sum, p) => sum + (applier.known.get(p) ?? -1n), 0n);
   const waitMs = Math.max(50, Math.floor(ttlMs / 3));
-  const probe = new LateAnswers(async () => new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)])));
+  const probe = new LateAnswers(() => logClient.endOffsetsOnce(topic));
   const source = new LateAnswers(() => opts.verifySource());
 
   const tick = async () => {

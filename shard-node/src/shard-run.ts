@@ -8,9 +8,9 @@
  * starts from the offsets stored there. A run also deletes what a move in place left to delete.
  */
 import type { Redis } from "ioredis";
-import type { Admin, Kafka } from "kafkajs";
 import type { Config } from "@ladder/platform/config";
 import type { TopicIds } from "@ladder/log/kafka";
+import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import { shardStamp } from "@ladder/store";
 import { inspectShard, ShardWriter, startMoveDrainer } from "@ladder/store/writer";
@@ -25,8 +25,7 @@ export interface ShardRunOptions {
   shardId: string;
   slots: readonly number[];
   redis: Redis;
-  kafka: Kafka;
-  admin: Admin;
+  logClient: LogClient;
   topicIds: TopicIds;
   metrics: ShardMetrics;
   log: Logger;
@@ -49,7 +48,7 @@ const BUILD_POLL_MS = 200;
 
 /** Starts a run; rejects with BuildMismatch when the Redis is built for something else (after `waitForBuildMs`). */
 export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
-  const { config, shardId, slots, redis, kafka, admin, log, metrics } = o;
+  const { config, shardId, slots, redis, logClient, log, metrics } = o;
   const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
   const build = await checkBuildWaiting(o, stamp);
   const writer = new ShardWriter({ shardId, stamp, builtFrom: build.builtFrom, redis, keyPrefix: config.keyPrefix, dedupWindowMs: config.dedupWindowMs });
@@ -57,7 +56,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   let readiness: Readiness | undefined;
   const snapshots = config.snapshots
     ? await openSnapshots({
-      kafka, admin, writer, redis, shardId, slots, keyPrefix: config.keyPrefix, builtFrom: build.builtFrom, scoreTopic: config.scoreTopic,
+      logClient, writer, redis, shardId, slots, keyPrefix: config.keyPrefix, builtFrom: build.builtFrom, scoreTopic: config.scoreTopic,
       replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync, everyRecords: config.snapshotRecords,
       minIntervalMs: config.snapshotMinIntervalMs, heartbeatTtlMs: config.heartbeatTtlMs, log: log.child({ component: "snapshots" }), metrics,
     })
@@ -65,7 +64,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   const installed = await snapshots?.refillAtStart(); // Redis empty, or far behind the newest snapshot
   const known = await writer.appliedOffsets(); // a loaded snapshot's included
   const applier = await startApplier({
-    kafka, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch, fetchWaitMs: config.fetchWaitMs,
+    logClient, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch, fetchWaitMs: config.fetchWaitMs,
     known,
     startAfter: new Map(slots.map((p) => [p, installed?.get(p) ?? known.get(p) ?? -1n])),
     metrics,
@@ -78,7 +77,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
     onFatal: o.onFatal,
   });
   readiness = startReadiness({
-    writer, admin, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs,
+    writer, logClient, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs,
     stallMs: config.stallMs, maxLag: config.maxLag, maxLagMs: config.maxLagMs,
     verifySource: () => topicProblem(o.topicIds, config.scoreTopic, build.builtFrom),
     onDrift: o.onDrift,
@@ -110,7 +109,7 @@ async function checkBuildWaiting(o: ShardRunOptions, stamp: string): Promise<{ b
   for (;;) {
     try {
       return await checkBuild({
-        kafka: o.kafka, topicIds: o.topicIds, shardId: o.shardId, stamp, state: await inspectShard(o.redis, o.config.keyPrefix), log: o.log,
+        logClient: o.logClient, topicIds: o.topicIds, shardId: o.shardId, stamp, state: await inspectShard(o.redis, o.config.keyPrefix), log: o.log,
         policy: { topic: o.config.scoreTopic, numSlots: o.config.numSlots, replication: o.config.topicReplication, minInsyncReplicas: o.config.topicMinInsync },
       });
     } catch (err) {

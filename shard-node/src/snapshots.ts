@@ -24,7 +24,8 @@
  *           loss, that it is catching up). Without a usable snapshot the applier replays the
  *           log from where Redis stands, as without snapshots.
  */
-import type { Admin, Kafka, Producer } from "kafkajs";
+import type { LogClient } from "@ladder/log/log-client";
+import type { RecordProducer } from "@ladder/log/record-producer";
 import type { Redis } from "ioredis";
 import { fnv1a32 } from "@ladder/model/fnv1a";
 import type { Logger } from "@ladder/platform/logger";
@@ -34,8 +35,7 @@ import type { Applier } from "./applier.js";
 import type { ShardMetrics } from "./metrics.js";
 
 export interface SnapshotsOptions {
-  kafka: Kafka;
-  admin: Admin;
+  logClient: LogClient;
   writer: ShardWriter;
   /** The shard's live database. */
   redis: Redis;
@@ -89,7 +89,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   const topic = snapshotTopicOf(o.scoreTopic);
   let partitions: number;
   try {
-    const t = await ensureSnapshotTopic(o.admin, { topic, ...(o.replication ? { replication: o.replication } : {}), ...(o.minInsyncReplicas ? { minInsyncReplicas: o.minInsyncReplicas } : {}) });
+    const t = await ensureSnapshotTopic(o.logClient.admin, { topic, ...(o.replication ? { replication: o.replication } : {}), ...(o.minInsyncReplicas ? { minInsyncReplicas: o.minInsyncReplicas } : {}) });
     if (t.created) log.info({ topic }, "created the snapshot topic");
     for (const problem of t.problems) log.warn({ topic }, `snapshot topic: ${problem}`);
     if (t.partitions < 2) return undefined;
@@ -98,7 +98,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
     log.warn({ err, topic }, "cannot use the snapshot topic: no snapshots (rebuilds and refills replay the whole log)");
     return undefined;
   }
-  const source = { kafka: o.kafka, admin: o.admin, topic };
+  const source = { logClient: o.logClient, topic };
   let found: SnapshotCandidates = { candidates: [], ignored: [] };
   try {
     found = await findSnapshots({ ...source, shardId: o.shardId, builtFrom: o.builtFrom });
@@ -110,7 +110,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   let newestSlot: ChunkSlot | undefined = found.candidates[0]?.chunks.slot ?? found.newestSlot;
   const chunksOf = new Map<ChunkSlot, number>(found.candidates.map((m) => [m.chunks.slot, m.chunks.count]));
   const stopping = new AbortController();
-  let producer: Producer | undefined;
+  let producer: RecordProducer | undefined;
   let ctx: { applier: Applier; serving(): boolean } | undefined;
   let taking: Promise<void> | undefined;
   let refilling: Promise<void> | undefined;
@@ -127,7 +127,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
 
   const take = async () => {
     const slot: ChunkSlot = newestSlot === "a" ? "b" : "a";
-    producer ??= await connectProducer(o.kafka);
+    producer ??= await o.logClient.producer(); // one request at a time, acks=all; a retried request may write a chunk twice, which readers skip
     const res = await takeSnapshot({
       redis: o.redis, keyPrefix: o.keyPrefix, shardId: o.shardId, builtFrom: o.builtFrom, slots: o.slots, producer, topic, partitions, slot,
       staleChunks: chunksOf.get(slot) ?? 0, ...(latest ? { notBefore: manifestOffsets(latest) } : {}), signal: stopping.signal,
@@ -229,11 +229,4 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
       await producer?.disconnect().catch(() => {});
     },
   };
-}
-
-/** One request at a time, acks=all; a retried request may write a chunk twice, which readers skip. */
-async function connectProducer(kafka: Kafka): Promise<Producer> {
-  const producer = kafka.producer({ maxInFlightRequests: 1, allowAutoTopicCreation: false });
-  await producer.connect();
-  return producer;
 }

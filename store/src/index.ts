@@ -1,5 +1,8 @@
 /**
- * @ladder/store: everything that touches a shard's Redis. This entry point is the read side,
+ * @ladder/store: the Redis side of a shard, and only that: it imports no Kafka and not
+ * @ladder/log. Where the log and Redis meet (the apply loop, snapshots, rebuilds), store
+ * names what it needs of the log in its own types (writer/log-port.ts) and the service passes
+ * its @ladder/log LogClient in. This entry point is the read side,
  * what the router imports; the write side is `@ladder/store/writer`, so who writes a shard's
  * Redis shows in the imports.
  *
@@ -7,7 +10,7 @@
  *   identity.ts         what a shard was built from (topic, slots, boards): the stamp every read and write checks
  *   scripts.ts, lua/    the Lua scripts, read once per process; status codes → errors in one place
  *   reader.ts           ShardReader: top, standing, window, entry, applied offsets (read-only scripts)
- *   writer/             ShardWriter (apply, heartbeat), the one apply loop, log replay and rebuilds
+ *   writer/             ShardWriter (apply, heartbeat), the one apply loop's Redis side, log replay and rebuilds
  *
  * The sort key stored as each member's score is model/src/score-encoding.ts's; this part only
  * stores and compares it (read-window.lua's tie rule is the same order).

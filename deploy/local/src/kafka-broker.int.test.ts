@@ -1,10 +1,11 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readAsGroup } from "@ladder/log/group-reader";
+import { LogClient } from "@ladder/log/log-client";
 import { silentLogger } from "@ladder/platform/logger";
 import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
-import { consumeCount, kafkaClient, kafkaLibs, tempDir } from "./test-support.js";
+import { kafkaLibs, tempDir } from "./test-support.js";
 
 const log = silentLogger();
 const TOPIC = "scores";
@@ -31,32 +32,22 @@ describe("deploy > kafka broker", () => {
   }
 
   async function produce(brokers: string[], count: number, from = 0): Promise<void> {
-    const producer = kafkaClient(brokers).producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
-    await producer.connect();
+    const producer = await LogClient.unconnected(brokers, "ladder-int-test", log).producer({ idempotent: true });
     const messages = Array.from({ length: count }, (_, i) => ({ key: `player-${from + i}`, value: `${from + i}` }));
-    await producer.send({ topic: TOPIC, acks: -1, messages });
+    await producer.send(TOPIC, messages);
     await producer.disconnect();
   }
 
   it("keeps messages and committed offsets across a clean restart on the same data dir", async () => {
     const dataDir = join(dir, "restart");
     const broker = await start(dataDir);
-    const kafka = kafkaClient(broker.brokers);
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 3 }], waitForLeaders: true });
-    await admin.disconnect();
+    const client = await LogClient.open(broker.brokers, "ladder-int-test", log);
+    await client.createTopic(TOPIC, 3);
+    await client.close();
     await produce(broker.brokers, 30);
 
-    const consumer = kafka.consumer({ groupId: "g1" });
-    await consumer.connect();
-    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-    const first = await consumeCount(consumer, 30);
-    expect(first.map((r) => Number(r.message.value?.toString())).sort((a, b) => a - b))
+    const first = await readAsGroup(client, { groupId: "g1", topic: TOPIC, count: 30 });
+    expect(first.map((r) => Number(r.value?.toString())).sort((a, b) => a - b))
       .toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(new Set(first.map((r) => r.partition))).toEqual(new Set([0, 1, 2]));
 
@@ -64,18 +55,13 @@ describe("deploy > kafka broker", () => {
     const again = await start(dataDir);
     expect(again.brokers).toEqual(broker.brokers);
 
-    const admin2 = kafkaClient(again.brokers).admin();
-    await admin2.connect();
-    const committed = await admin2.fetchOffsets({ groupId: "g1", topics: [TOPIC] });
-    expect(committed[0]?.partitions.reduce((sum, p) => sum + Number(p.offset), 0)).toBe(30);
-    const ends = await admin2.fetchTopicOffsets(TOPIC);
-    expect(ends.reduce((sum, p) => sum + Number(p.high), 0)).toBe(30);
-    await admin2.disconnect();
-
-    const reader = kafkaClient(again.brokers).consumer({ groupId: "g2" });
-    await reader.connect();
-    await reader.subscribe({ topic: TOPIC, fromBeginning: true });
-    expect(await consumeCount(reader, 30)).toHaveLength(30);
+    const client2 = await LogClient.open(again.brokers, "ladder-int-test", log);
+    const committed = await client2.committedOffsets("g1", TOPIC);
+    expect([...committed.values()].reduce((sum, p) => sum + Number(p), 0)).toBe(30);
+    const ends = await client2.endOffsetsOnce(TOPIC);
+    expect([...ends.values()].reduce((sum, p) => sum + Number(p), 0)).toBe(30);
+    expect(await readAsGroup(client2, { groupId: "g2", topic: TOPIC, count: 30 })).toHaveLength(30);
+    await client2.close();
     await again.stop();
   }, 180_000);
 
@@ -85,21 +71,19 @@ describe("deploy > kafka broker", () => {
     const port = await freePort();
     const broker = await start(dataDir, port);
     expect(broker.brokers).toEqual([`127.0.0.1:${port}`]);
-    const admin = kafkaClient(broker.brokers).admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 3 }], waitForLeaders: true });
-    await admin.disconnect();
+    const client = await LogClient.open(broker.brokers, "ladder-int-test", log);
+    await client.createTopic(TOPIC, 3);
+    await client.close();
     await produce(broker.brokers, 100);
     await broker.kill();
     await broker.kill(); // a second kill (and a stop) of a dead broker are no-ops
     await broker.stop();
 
     const again = await start(dataDir, port);
-    const admin2 = kafkaClient(again.brokers).admin();
-    await admin2.connect();
-    const ends = await admin2.fetchTopicOffsets(TOPIC);
-    expect(ends.reduce((sum, p) => sum + Number(p.high), 0)).toBe(100);
-    await admin2.disconnect();
+    const client2 = await LogClient.open(again.brokers, "ladder-int-test", log);
+    const ends = await client2.endOffsetsOnce(TOPIC);
+    expect([...ends.values()].reduce((sum, p) => sum + Number(p), 0)).toBe(100);
+    await client2.close();
     await produce(again.brokers, 10, 100);
     await again.stop();
   }, 180_000);

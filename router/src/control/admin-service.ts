@@ -14,7 +14,6 @@
  * Rebuild progress is also kept in this router's metrics (metrics.ts): which shards are
  * rebuilding, records replayed, the lag left, and how rebuilds ended.
  */
-import type { Admin, Kafka } from "kafkajs";
 import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { Config } from "@ladder/platform/config";
@@ -22,6 +21,7 @@ import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavail
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Logger } from "@ladder/platform/logger";
 import type { TopicIds } from "@ladder/log/kafka";
+import type { LogClient } from "@ladder/log/log-client";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
 import { builtFrom, shardStamp } from "@ladder/store";
 import { RebuildLease, leaseMode, rebuildShard, runningRebuild, type RebuildMode, type RebuildProgress } from "@ladder/store/writer";
@@ -33,8 +33,7 @@ export interface AdminDeps {
   config: Config;
   /** The placement rebuilds are made for: the one this router reads by. */
   placement: () => ClusterPlacement;
-  kafka: Kafka;
-  admin: Admin;
+  logClient: LogClient;
   /** The score topic's id, which rebuilt shards record as their source (store identity.ts). */
   topicIds: TopicIds;
   log: Logger;
@@ -43,7 +42,7 @@ export interface AdminDeps {
 type Shard = Config["shards"][number];
 
 /** The rebuild rpcs; the board rpcs are board-admin.ts's. */
-export function adminService({ config, placement: placementNow, kafka, admin, topicIds, log }: AdminDeps): Pick<ImplOf<typeof AdminService>, "rebuildShards" | "listRebuilds"> {
+export function adminService({ config, placement: placementNow, logClient, topicIds, log }: AdminDeps): Pick<ImplOf<typeof AdminService>, "rebuildShards" | "listRebuilds"> {
   const shardsOf = (ids: readonly string[]) => {
     const { shards } = placementNow();
     return [...new Set(ids.length ? ids : shards.map((s) => s.id))].map((id) => shards.find((s) => s.id === id) ?? notFoundShard(id));
@@ -55,7 +54,7 @@ export function adminService({ config, placement: placementNow, kafka, admin, to
       const mode = modeOf(req, config);
       const call = callStop(ctx);
       try {
-        await admin.connect();
+        await logClient.connect();
         const topicId = await topicIds.idOf(config.scoreTopic);
         if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist: nothing to rebuild from`);
         const stampOf = (id: string) => shardStamp({ shardId: id, topic: config.scoreTopic, numSlots: config.numSlots, slots: placement.slotsOf.get(id) ?? [], boards: config.boards });
@@ -72,7 +71,7 @@ export function adminService({ config, placement: placementNow, kafka, admin, to
         const signal = AbortSignal.any([call.signal, group.signal]);
         let first: unknown;
         const results = await Promise.allSettled(shards.map((s) => rebuildShard({
-          kafka, admin, topic: config.scoreTopic, shardId: s.id, stamp: stampOf(s.id), builtFrom: builtFrom(stampOf(s.id), topicId),
+          logClient, topic: config.scoreTopic, shardId: s.id, stamp: stampOf(s.id), builtFrom: builtFrom(stampOf(s.id), topicId),
           slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
           keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
           mode, onProgress: report, log: log.child({ shardId: s.id }), lease: leases.get(s.id), signal,

@@ -8,7 +8,7 @@
  * this one, the caller learns that its definition lost (ABORTED).
  */
 import { create } from "@bufbuild/protobuf";
-import type { Producer } from "kafkajs";
+import type { RecordProducer } from "@ladder/log/record-producer";
 import { BoardDefinitionSchema, type AdminService, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { defaultOpOf, MAX_BOARDS, maxMetadataProblem, normalizeDefinition, sameRules } from "@ladder/model/board-definitions";
 import { publishDefinition, removeDefinition, type BoardDefinitions } from "@ladder/log/board-definitions-follower";
@@ -30,7 +30,7 @@ export interface BoardAdminDeps {
   scoreTopic: string;
   partitions: number;
   /** A producer (connected on first use). */
-  producer: () => Promise<Producer>;
+  producer: () => Promise<RecordProducer>;
   /** Entries held under a stored board name on the live shards (a board written without a definition). */
   sizeOf(stored: string): Promise<number>;
   log: Logger;
@@ -126,8 +126,8 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       // then a marker in every partition: each shard drops the generation's keys once it applied all of its own
       const ingestedAtMs = Date.now();
       const value = encodeBoardDeletion(current.name, current.rules!, ingestedAtMs);
-      const sent = await producer.send({ topic: d.scoreTopic, acks: -1, messages: Array.from({ length: d.partitions }, (_, partition) => ({ key: current.name, value, partition })) });
-      const markers = new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset ?? m.offset ?? "-1")] as const));
+      const sent = await producer.send(d.scoreTopic, Array.from({ length: d.partitions }, (_, partition) => ({ key: current.name, value, partition })));
+      const markers = new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset)] as const));
       d.log.info({ board: current.name, generation: String(current.rules?.generation), partitions: markers.size }, "board deleted");
       return {
         board: current,

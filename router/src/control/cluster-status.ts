@@ -16,7 +16,7 @@
  * wanted when something is down.
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { Admin } from "kafkajs";
+import type { LogClient } from "@ladder/log/log-client";
 import type { Config } from "@ladder/platform/config";
 import { Code, LadderError, notFound, unavailable } from "@ladder/model/errors";
 import type { ImplOf } from "@ladder/platform/grpc-adapter";
@@ -31,7 +31,7 @@ export interface StatusDeps {
   /** The router's shards: reads and their connections. */
   pool: ShardPool;
   /** The router's Kafka admin client (shared with rebuilds and the log ends). */
-  admin: Admin;
+  logClient: LogClient;
 }
 
 type Bounded = <T>(work: Promise<T>, what: string) => Promise<T>;
@@ -39,7 +39,7 @@ type Bounded = <T>(work: Promise<T>, what: string) => Promise<T>;
 /** A board key no board can have (names never hold "~"): the readiness read finds nothing, and reads nothing else. */
 const PROBE_BOARD = "~status-probe";
 
-export function clusterStatus({ config, pool, admin }: StatusDeps): Pick<ImplOf<typeof AdminService>, "getClusterStatus"> {
+export function clusterStatus({ config, pool, logClient }: StatusDeps): Pick<ImplOf<typeof AdminService>, "getClusterStatus"> {
   const keys = keyLayout(config.keyPrefix);
   const deadlines = new Deadlines(20);
   const bounded: Bounded = (work, what) =>
@@ -51,7 +51,7 @@ export function clusterStatus({ config, pool, admin }: StatusDeps): Pick<ImplOf<
       const ids = req.shardIds.length ? [...new Set(req.shardIds)] : placed.map((s) => s.id);
       const shards = ids.map((id) => placed.find((s) => s.id === id) ?? unknownShard(id));
       const [kafka, ...parts] = await Promise.all([
-        kafkaStatus(config, admin, bounded),
+        kafkaStatus(config, logClient, bounded),
         ...shards.map(async (s) => {
           const slots = slotsOf.get(s.id) ?? [];
           const [ready, primary] = await Promise.all([readiness(pool, s.id), primaryFacts(pool, s.id, keys, slots, bounded)]);
@@ -156,22 +156,21 @@ function nodesOf(pool: ShardPool, shardId: string, redisUrl: string, primary: Pr
 }
 
 /** Kafka's brokers, and the score topic's end offsets; why not, when a broker or the topic does not answer. */
-async function kafkaStatus(config: Config, admin: Admin, bounded: Bounded): Promise<MessageInitShape<typeof KafkaStatusSchema> & { endOffsets: Array<{ partition: number; offset: bigint }> }> {
+async function kafkaStatus(config: Config, logClient: LogClient, bounded: Bounded): Promise<MessageInitShape<typeof KafkaStatusSchema> & { endOffsets: Array<{ partition: number; offset: bigint }> }> {
   const base = { bootstrap: [...config.kafkaBrokers], scoreTopic: config.scoreTopic, reachable: false, error: "", brokers: [] as string[], endOffsets: [] };
   const ask = <T>(work: () => Promise<T>, what: string): Promise<T> => {
     const asked = (async () => {
-      await admin.connect(); // a no-op once connected
+      await logClient.connect(); // a no-op once connected
       return work();
     })();
     asked.catch(() => {}); // a failure after the bound is already reported
     return bounded(asked, what);
   };
   try {
-    const cluster = await ask(() => admin.describeCluster(), "Kafka");
-    const brokers = cluster.brokers.map((b) => `${b.host}:${b.port}`).sort();
+    const brokers = await ask(() => logClient.brokers(), "Kafka");
     try {
-      const offsets = await ask(() => admin.fetchTopicOffsets(config.scoreTopic), `score topic ${config.scoreTopic}`);
-      return { ...base, reachable: true, brokers, endOffsets: offsets.map((o) => ({ partition: o.partition, offset: BigInt(o.high) })).sort((a, b) => a.partition - b.partition) };
+      const offsets = await ask(() => logClient.endOffsetsOnce(config.scoreTopic), `score topic ${config.scoreTopic}`);
+      return { ...base, reachable: true, brokers, endOffsets: [...offsets].map(([partition, offset]) => ({ partition, offset })).sort((a, b) => a.partition - b.partition) };
     } catch (err) {
       return { ...base, reachable: true, brokers, error: `score topic ${config.scoreTopic}: ${(err as Error).message}` };
     }

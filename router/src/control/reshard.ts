@@ -34,13 +34,13 @@
  * data: a shard whose cut-over failed then refuses reads under P' until RebuildShards rebuilds
  * it (the call's error names it).
  */
-import type { Admin, Kafka } from "kafkajs";
 import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ReshardResponse_Phase as Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { Config, ShardAddress } from "@ladder/platform/config";
 import { Code, LadderError, invalidArgument, unavailable } from "@ladder/model/errors";
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import type { TopicIds } from "@ladder/log/kafka";
+import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import { movedSlots, placementOf, type ClusterPlacement } from "@ladder/model/placement-record";
 import { type PlacementLog } from "@ladder/log/placement-follower";
@@ -53,8 +53,7 @@ export interface ReshardDeps {
   config: Config;
   placement: PlacementLog;
   pool: ShardPool;
-  kafka: Kafka;
-  admin: Admin;
+  logClient: LogClient;
   topicIds: TopicIds;
   log: Logger;
 }
@@ -163,7 +162,7 @@ async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlaceme
     // a shard that stays moves in place: it replays only the slots it gains and deletes those it loses
     const inPlace = before ? inPlaceMove(config, s.id, before, slots, topicId, stamp) : undefined;
     return rebuildShard({
-      kafka: d.kafka, admin: d.admin, topic: config.scoreTopic, shardId: s.id, redisUrl: s.redisUrl,
+      logClient: d.logClient, topic: config.scoreTopic, shardId: s.id, redisUrl: s.redisUrl,
       ...(inPlace ?? { stamp, builtFrom: builtFrom(stamp, topicId), slots, mode: { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag } as const }),
       keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
       lease: leases.get(s.id)!, signal: group.signal,

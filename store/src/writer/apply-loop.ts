@@ -18,18 +18,21 @@
  * rebalance, Kafka commits that lag) is skipped by the script. Every partition of a fetch
  * is applied at once: each waits on Redis, not on the CPU.
  *
+ * This file is the Redis side; the Kafka side (the consumer, its seeks and commits) is
+ * @ladder/log's partition-consumer.ts, reached through `logClient` (log-port.ts): the service passes
+ * its LogClient in.
+ *
  * Per chunk: slice → prepare (decode, validate, quantize; unusable records become no-ops
  * that only advance the offset) → apply → resolve the offset → heartbeat the group → commit
  * if due. A chunk whose records do not follow Redis's offset (GAP) ends the batch.
  */
-import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from "kafkajs";
 import type { BoardSpecs } from "@ladder/model/board-spec";
+import type { ApplyLog, BatchControl, ConsumeOptions, LogRecord, PartitionConsumer } from "./log-port.js";
 import type { ApplyResult, PreparedEvent, ShardWriter } from "./shard-writer.js";
 import { prepareEvent } from "./prepare-event.js";
-import { slotAssigner } from "@ladder/log/slot-assigner";
 
 export interface ApplyLoopOptions {
-  kafka: Kafka;
+  logClient: ApplyLog;
   topic: string;
   groupId: string;
   slots: readonly number[];
@@ -38,7 +41,7 @@ export interface ApplyLoopOptions {
   /** Records per script call. */
   chunk: number;
   /** Kafka consumer settings of this use (session timeout, fetch wait, fetch size). */
-  consumer: Pick<ConsumerConfig, "sessionTimeout" | "heartbeatInterval" | "maxWaitTimeInMs" | "maxBytesPerPartition">;
+  consumer: ConsumeOptions["settings"];
   /**
    * Per partition, the last offset already applied in the target (Redis's, or a loaded
    * snapshot's; -1: none): fetching starts right after it instead of where the group last
@@ -58,90 +61,57 @@ export interface ApplyLoopOptions {
   /** After each script call. */
   onApplied?(partition: number, result: ApplyResult, records: number): void;
   /** Redis's offset does not match the records fetched; the batch stops here. */
-  onGap(partition: number, result: ApplyResult, fetchedFrom: string, consumer: Consumer): void;
+  onGap(partition: number, result: ApplyResult, fetchedFrom: string, consumer: Pick<PartitionConsumer, "seek">): void;
   /** The shard was built from something else (identity.ts): nothing was applied; the batch stops here. */
   onDrift(partition: number, builtFrom: string): void;
-  /** The consumer crashed and kafkajs will not restart it. */
+  /** The consumer crashed and will not restart. */
   onFatal?(err: Error): void;
+  /** After each commit of the group's offsets. */
+  onCommit?(): void;
 }
 
 export interface ApplyLoop {
-  readonly consumer: Consumer;
+  readonly consumer: PartitionConsumer;
   /** Stops fetching, lets the chunk in flight finish, disconnects (the last commit may be up to the interval old: a start resumes from Redis's offsets). */
   stop(): Promise<void>;
 }
 
 export async function startApplyLoop(o: ApplyLoopOptions): Promise<ApplyLoop> {
-  const commits = { inFlight: false };
-  const consumer = o.kafka.consumer({ groupId: o.groupId, partitionAssigners: [slotAssigner(o.slots)], allowAutoTopicCreation: false, ...o.consumer });
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (!payload.restart) o.onFatal?.(payload.error);
+  const consumer = await o.logClient.consume({
+    topic: o.topic, groupId: o.groupId, slots: o.slots, settings: o.consumer,
+    ...(o.startAfter ? { startAfter: o.startAfter } : {}),
+    ...(o.commitEveryMs !== undefined ? { commitEveryMs: o.commitEveryMs } : {}),
+    onBatch: (partition, records, control) => applyBatch(partition, records, control, o),
+    ...(o.onFatal ? { onFatal: o.onFatal } : {}),
+    ...(o.onCommit ? { onCommit: o.onCommit } : {}),
   });
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics: [o.topic], fromBeginning: true });
-    await consumer.run({
-      // kafkajs's autoCommit commits after every batch whatever the interval says (runner.js
-      // autoCommitOffsets): with a fetch every few ms per node that was an OffsetCommit each time
-      // (~140/s per node under load, a third of the broker's CPU). Off, and applyBatch commits once
-      // the interval has passed (commitOffsetsIfNecessary honours it), one commit at a time: the
-      // partitions' batches run concurrently and would each see the interval passed; seeks then
-      // resolve locally.
-      autoCommit: false,
-      ...(o.commitEveryMs !== undefined ? { autoCommitInterval: o.commitEveryMs } : {}),
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: Math.max(1, o.slots.length),
-      eachBatch: (payload) => applyBatch(payload, consumer, o, commits),
-    });
-    for (const p of o.slots) {
-      const after = o.startAfter?.get(p);
-      if (after !== undefined && after >= -1n) consumer.seek({ topic: o.topic, partition: p, offset: (after + 1n).toString() });
-    }
-  } catch (err) {
-    await consumer.disconnect();
-    throw err;
-  }
-  return {
-    consumer,
-    async stop() {
-      await consumer.stop();
-      await consumer.disconnect();
-    },
-  };
+  return { consumer, stop: () => consumer.stop() };
 }
 
-async function applyBatch(payload: EachBatchPayload, consumer: Consumer, o: ApplyLoopOptions, commits: { inFlight: boolean }): Promise<void> {
-  const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale } = payload;
-  const stop = o.stopAt?.(batch.partition);
-  for (let i = 0; i < batch.messages.length; i += o.chunk) {
-    if (!isRunning() || isStale()) return;
-    const messages = batch.messages.slice(i, i + o.chunk).filter((m) => stop === undefined || BigInt(m.offset) <= stop);
+async function applyBatch(partition: number, records: readonly LogRecord[], control: BatchControl, o: ApplyLoopOptions): Promise<void> {
+  const stop = o.stopAt?.(partition);
+  for (let i = 0; i < records.length; i += o.chunk) {
+    if (!control.isRunning()) return;
+    const messages = records.slice(i, i + o.chunk).filter((m) => stop === undefined || BigInt(m.offset) <= stop);
     if (messages.length === 0) return;
     // a record may touch several boards: its events go to the script together (prepare-event.ts)
     const events = messages.flatMap((m) => {
       const { events: prepared, problem } = prepareEvent(m.value, BigInt(m.offset), o.boards, o.slots.length);
-      if (problem) o.onInvalid?.(batch.partition, prepared[0]!.offset, problem);
+      if (problem) o.onInvalid?.(partition, prepared[0]!.offset, problem);
       return o.filter ? prepared.map(o.filter) : prepared;
     });
-    const result = await o.writer.apply(batch.partition, events);
+    const result = await o.writer.apply(partition, events);
     if (result.drift !== undefined) {
-      o.onDrift(batch.partition, result.drift);
+      o.onDrift(partition, result.drift);
       return;
     }
-    o.onApplied?.(batch.partition, result, events.length);
+    o.onApplied?.(partition, result, events.length);
     if (!result.inSequence) {
-      o.onGap(batch.partition, result, messages[0]!.offset, consumer);
+      o.onGap(partition, result, messages[0]!.offset, control);
       return;
     }
-    resolveOffset(messages[messages.length - 1]!.offset);
-    await heartbeat();
-    if (o.commitEveryMs !== undefined && !commits.inFlight) {
-      commits.inFlight = true; // every resolved partition goes in the one commit
-      try {
-        await commitOffsetsIfNecessary();
-      } finally {
-        commits.inFlight = false;
-      }
-    }
+    control.resolve(messages[messages.length - 1]!.offset);
+    await control.heartbeat();
+    await control.commitIfDue();
   }
 }

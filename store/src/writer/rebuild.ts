@@ -60,14 +60,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import type { Admin, Kafka } from "kafkajs";
 import type { BoardSpecs } from "@ladder/model/board-spec";
 import { Code, LadderError } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
-import { topicOffsets } from "@ladder/log/kafka";
 import { openRedis } from "../connect.js";
 import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";
+import type { RebuildLog } from "./log-port.js";
 import { forEachKey, unlinkPrefix } from "./key-scan.js";
 import { manifestOffsets, type SnapshotManifest } from "./snapshot-format.js";
 import { findSnapshots, loadSnapshot, type SnapshotCandidates } from "./snapshot.js";
@@ -96,8 +95,8 @@ export interface MoveMode {
 }
 
 export interface RebuildOptions {
-  kafka: Kafka;
-  admin: Admin;
+  /** The score log and the snapshot topic (the service's @ladder/log LogClient). */
+  logClient: RebuildLog;
   topic: string;
   shardId: string;
   /** The shard's stamp (identity.ts): what readers expect in its heartbeat. */
@@ -224,7 +223,7 @@ async function stopOffsets(o: RebuildOptions): Promise<Map<number, bigint> | und
 }
 
 async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
-  return new Map((await topicOffsets(o.admin, o.topic)).map((p) => [p.partition, p.high]));
+  return o.logClient.endOffsets(o.topic);
 }
 
 /**
@@ -233,7 +232,7 @@ async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
  * undefined when none could be loaded: the replay then starts from offset 0.
  */
 async function loadSnapshotInto(o: RebuildOptions, topic: string, target: Redis, writer: ShardWriter, stop: AbortSignal): Promise<{ manifest: SnapshotManifest; ms: number } | undefined> {
-  const source = { kafka: o.kafka, admin: o.admin, topic };
+  const source = { logClient: o.logClient, topic };
   let found: SnapshotCandidates;
   try {
     found = await findSnapshots({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, signal: stop });
@@ -269,8 +268,8 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
   let failure: Error | undefined;
   const fail = (err: Error) => void (failure ??= err);
   const loop = await startApplyLoop({
-    kafka: o.kafka, topic: o.topic, groupId, slots: o.slots, writer, boards: o.boards, chunk: o.applyBatch,
-    consumer: { maxWaitTimeInMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 },
+    logClient: o.logClient, topic: o.topic, groupId, slots: o.slots, writer, boards: o.boards, chunk: o.applyBatch,
+    consumer: { maxWaitMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 },
     stopAt: (partition) => stopAt?.get(partition),
     ...(startAfter ? { startAfter } : {}),
     filter: (event) => (event.ingestedAtMs >= cutoff ? { ...noopEvent(event.offset), part: event.part } : event),
@@ -286,7 +285,7 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
     return progress;
   } finally {
     await loop.stop();
-    await o.admin.deleteGroups([groupId]).catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
+    await o.logClient.deleteGroup(groupId).catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
   }
 }
 

@@ -91,10 +91,8 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { Admin, Kafka, Producer } from "kafkajs";
 import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
-import { topicOffsets } from "@ladder/log/kafka";
 import { explainMismatch } from "../identity.js";
 import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
@@ -103,17 +101,16 @@ import {
   BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, countMembers, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, manifestKey, manifestOffsets, membersOf, valueLength,
   type ChunkSlot, type EntryToEncode, type SnapshotEntry, type SnapshotManifest,
 } from "./snapshot-format.js";
-import { readRange, snapshotTopicPartitions } from "@ladder/log/snapshot-topic";
+import type { SnapshotLog, SnapshotWriter } from "./log-port.js";
 
 /** A snapshot could not be used (missing or overwritten chunks, wrong checksum): replay instead. */
 export class SnapshotUnusable extends Error {
   override readonly name = "SnapshotUnusable";
 }
 
-/** Where snapshots are: the Kafka client, an admin, and the snapshot topic. */
+/** Where snapshots are: the log (the service's @ladder/log LogClient), and the snapshot topic. */
 export interface SnapshotSource {
-  kafka: Kafka;
-  admin: Admin;
+  logClient: SnapshotLog;
   topic: string;
 }
 
@@ -127,7 +124,7 @@ export interface TakeSnapshotOptions {
   shardId: string;
   builtFrom: string;
   slots: readonly number[];
-  producer: Producer;
+  producer: SnapshotWriter;
   topic: string;
   /** Partitions of the snapshot topic. */
   partitions: number;
@@ -188,9 +185,9 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
   let index = 0;
   for (const slice of encodeBody(frozen.entries, hash)) {
     o.signal?.throwIfAborted();
-    const [meta] = await o.producer.send({ topic: o.topic, acks: -1, messages: [{ key: chunkKey(o.shardId, o.slot, index), value: encodeChunk({ snapshotId, index, count }, slice), partition }] });
-    if (index === 0) firstOffset = meta!.baseOffset!;
-    lastOffset = meta!.baseOffset!;
+    const [meta] = await o.producer.send(o.topic, [{ key: chunkKey(o.shardId, o.slot, index), value: encodeChunk({ snapshotId, index, count }, slice), partition }]);
+    if (index === 0) firstOffset = meta!.baseOffset;
+    lastOffset = meta!.baseOffset;
     index++;
   }
   if (index !== count) throw new Error(`snapshot ${snapshotId}: wrote ${index} chunks, expected ${count}`);
@@ -199,10 +196,10 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
     keys: frozen.entries.length, bytes, sha256: hash.digest("hex"), chunks: { slot: o.slot, partition, count, firstOffset, lastOffset },
   };
   o.signal?.throwIfAborted();
-  await o.producer.send({ topic: o.topic, acks: -1, messages: [{ key: manifestKey(o.shardId), value: encodeManifest(manifest), partition: 0 }] });
+  await o.producer.send(o.topic, [{ key: manifestKey(o.shardId), value: encodeManifest(manifest), partition: 0 }]);
   if ((o.staleChunks ?? 0) > count) {
     const stale = Array.from({ length: o.staleChunks! - count }, (_, i) => ({ key: chunkKey(o.shardId, o.slot, count + i), value: null, partition }));
-    await o.producer.send({ topic: o.topic, acks: -1, messages: stale });
+    await o.producer.send(o.topic, stale);
   }
   const publishMs = performance.now() - publishStart;
   return { manifest, readMs: frozen.readMs, publishMs, longestCallMs: frozen.longestCallMs, finishMs: frozen.finishMs, journaled: frozen.journaled, rotations: frozen.rotations, attempts: frozen.attempts };
@@ -369,12 +366,12 @@ export interface SnapshotCandidates {
 /** The usable manifests of `shardId` in the snapshot topic (none when the topic does not exist). */
 export async function findSnapshots(s: SnapshotSource & { shardId: string; builtFrom: string; signal?: AbortSignal }): Promise<SnapshotCandidates> {
   const out: SnapshotCandidates = { candidates: [], ignored: [] };
-  if ((await snapshotTopicPartitions(s.admin, s.topic)) === undefined) return out;
-  const { low, high } = (await topicOffsets(s.admin, s.topic)).find((p) => p.partition === 0)!;
+  if ((await s.logClient.partitionsOf(s.topic)) === undefined) return out;
+  const { low, high } = (await s.logClient.offsets(s.topic)).find((p) => p.partition === 0)!;
   if (high <= low) return out;
   const key = manifestKey(s.shardId);
-  await readRange({
-    kafka: s.kafka, admin: s.admin, topic: s.topic, partition: 0, from: low, until: high - 1n, signal: s.signal,
+  await s.logClient.readRange({
+    topic: s.topic, partition: 0, from: low, until: high - 1n, signal: s.signal,
     onRecord(m) {
       if (m.key?.toString("utf8") !== key || m.value === null) return;
       const decoded = decodeManifest(m.value);
@@ -427,8 +424,8 @@ export async function loadSnapshot(s: SnapshotSource & { manifest: SnapshotManif
     names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
   };
   if (m.chunks.count > 0) {
-    await readRange({
-      kafka: s.kafka, admin: s.admin, topic: s.topic, partition: m.chunks.partition, from: BigInt(m.chunks.firstOffset), until: BigInt(m.chunks.lastOffset), signal: s.signal,
+    await s.logClient.readRange({
+      topic: s.topic, partition: m.chunks.partition, from: BigInt(m.chunks.firstOffset), until: BigInt(m.chunks.lastOffset), signal: s.signal,
       async onRecord(record) {
         const key = record.key?.toString("utf8") ?? "";
         if (!key.startsWith(`${m.shardId}|${m.chunks.slot}|`)) return; // another shard's, or the other slot's

@@ -2,6 +2,7 @@
  * Benchmark "rebuild": records per second replayed from the score log into 1 and 3 shards,
  * without and with event ids. Method: rebuild.md.
  */
+import { LogClient } from "@ladder/log/log-client";
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
@@ -115,7 +116,7 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, seeded
     }, () => {}), POLL_MS);
     const stampOf = (id: string) => shardStamp({ shardId: id, topic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: BENCH_SPECS });
     await Promise.all(ids.map((id, i) => rebuildShard({
-      kafka, admin, topic, shardId: id, stamp: stampOf(id), builtFrom: builtFrom(stampOf(id), topic), slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
+      logClient: LogClient.wrap(kafka), topic, shardId: id, stamp: stampOf(id), builtFrom: builtFrom(stampOf(id), topic), slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
       boards: BENCH_SPECS, applyBatch: defaults.applyBatch, dedupWindowMs: defaults.dedupWindowMs,
       mode: { kind: "audit", view: VIEW, asOfOffsets: new Map(), asOfTimestampMs: 0 }, onProgress: () => {}, log: ctx.log,
     })));

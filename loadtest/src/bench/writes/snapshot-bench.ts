@@ -2,6 +2,8 @@
  * Benchmark "snapshot": a rebuild of one big shard from the whole log against one from its
  * snapshot plus the tail, and what taking the snapshot costs. Method: snapshot.md.
  */
+import { LogClient } from "@ladder/log/log-client";
+import { wrapProducer } from "@ladder/log/record-producer";
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
@@ -66,7 +68,7 @@ export const snapshotBenchmark: Benchmark = {
       const producer = kafka.producer({ maxInFlightRequests: 1, allowAutoTopicCreation: false }); // as the shard node's
       await producer.connect();
       const slowlog = await recordCommands(redisA);
-      const taken = await takeSnapshot({ redis: redisA, keyPrefix: PREFIX, shardId: SHARD, builtFrom: from, slots: SLOT_LIST, producer, topic: snapshotTopic, partitions, slot: "a" }).finally(() => producer.disconnect());
+      const taken = await takeSnapshot({ redis: redisA, keyPrefix: PREFIX, shardId: SHARD, builtFrom: from, slots: SLOT_LIST, producer: wrapProducer(producer), topic: snapshotTopic, partitions, slot: "a" }).finally(() => producer.disconnect());
       const redisSide = await slowlog.stop();
       if ("skipped" in taken) throw new Error(`snapshot skipped: ${taken.skipped}`);
       const m = taken.manifest;
@@ -151,7 +153,7 @@ interface Rebuilt { seconds: number; replayed: number; perSec: number; snapshot?
 async function rebuildInto(kafka: Kafka, admin: ReturnType<Kafka["admin"]>, log: Logger, redisUrl: string, topic: string, stamp: string, from: string, snapshotTopic?: string): Promise<Rebuilt> {
   const start = performance.now();
   const done = await rebuildShard({
-    kafka, admin, topic, shardId: SHARD, stamp, builtFrom: from, slots: SLOT_LIST, redisUrl, keyPrefix: PREFIX, boards: BOARDS,
+    logClient: LogClient.wrap(kafka), topic, shardId: SHARD, stamp, builtFrom: from, slots: SLOT_LIST, redisUrl, keyPrefix: PREFIX, boards: BOARDS,
     applyBatch: APPLY_BATCH, dedupWindowMs: DEDUP_WINDOW_MS, mode: { kind: "swap", stagingDb: 1, readyLag: 1000 }, onProgress: () => {}, log,
     ...(snapshotTopic ? { snapshots: { topic: snapshotTopic } } : {}),
   });

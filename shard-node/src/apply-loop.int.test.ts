@@ -1,67 +1,62 @@
-// The apply loop's Kafka commits (apply-loop.ts), against a real Kafka and Redis. kafkajs's autoCommit
+// The apply loop's Kafka commits (store's apply-loop.ts over log's partition-consumer.ts, composed as the applier does), against a real Kafka and Redis. kafkajs's autoCommit
 // commits after every fetched batch whatever its interval says, and the partitions' concurrent batches
 // each saw the interval pass: under load a shard node sent ~140 OffsetCommits a second, a third of the
 // broker's CPU. The loop commits about once per interval however many batches it applies, and what it
 // commits reaches what it applied.
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import type { Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
-import { createKafka, ensureScoreTopic } from "@ladder/log/kafka";
+import { ensureScoreTopic } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
+import type { RecordProducer } from "@ladder/log/record-producer";
 import { silentLogger } from "@ladder/platform/logger";
 import { encodeScoreEvent } from "@ladder/model/score-event";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { builtFrom, shardStamp } from "../identity.js";
-import { startApplyLoop } from "./apply-loop.js";
-import { ShardWriter } from "./shard-writer.js";
+import { builtFrom, shardStamp } from "@ladder/store";
+import { ShardWriter, startApplyLoop } from "@ladder/store/writer";
 
 const log = silentLogger();
-const kafka = createKafka(inject("kafkaBrokers"), "test-apply-loop", log);
-const admin = kafka.admin();
+const logClient = LogClient.unconnected(inject("kafkaBrokers"), "test-apply-loop", log);
 const redis = new Redis(inject("redisUrls")[0]!);
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
 const slots = [0, 1, 2, 3];
-let producer: Producer;
+let producer: RecordProducer;
 
 beforeAll(async () => {
-  await admin.connect();
-  producer = kafka.producer({ maxInFlightRequests: 1, idempotent: true, allowAutoTopicCreation: false });
-  await producer.connect();
+  await logClient.connect();
+  producer = await logClient.producer({ idempotent: true });
 });
 afterAll(async () => {
   await producer.disconnect();
-  await admin.disconnect();
+  await logClient.close();
   await redis.quit();
 });
 
-describe("store > apply loop > Kafka commits", () => {
+describe("shard node > apply loop > Kafka commits", () => {
   it("commits about once per interval however many batches it applies, up to what it applied", async () => {
     const ns = freshNamespace("applyloop");
-    await ensureScoreTopic(kafka, { topic: ns.topic, numSlots: slots.length }, { create: true });
+    await ensureScoreTopic(logClient.kafka, { topic: ns.topic, numSlots: slots.length }, { create: true });
     const stamp = shardStamp({ shardId: "shard-a", topic: ns.topic, numSlots: slots.length, slots, boards });
     const writer = new ShardWriter({ shardId: "shard-a", stamp, builtFrom: builtFrom(stamp, "topic-id"), redis, keyPrefix: ns.keyPrefix, dedupWindowMs: 60_000 });
     await writer.recordBuiltFrom();
     const groupId = `${ns.topic}.shard.shard-a`;
     let batches = 0;
+    let commits = 0;
     const loop = await startApplyLoop({
-      kafka, topic: ns.topic, groupId, slots, writer, boards, chunk: 100,
-      consumer: { maxWaitTimeInMs: 100, maxBytesPerPartition: 1024 * 1024 },
+      logClient, topic: ns.topic, groupId, slots, writer, boards, chunk: 100,
+      consumer: { maxWaitMs: 100, maxBytesPerPartition: 1024 * 1024 },
       commitEveryMs: 1000,
       onApplied: () => batches++,
+      onCommit: () => commits++,
       onGap: () => { throw new Error("no gap expected"); },
       onDrift: () => { throw new Error("no drift expected"); },
     });
-    let commits = 0;
-    loop.consumer.on(loop.consumer.events.COMMIT_OFFSETS, () => commits++);
-    const send = (n: number) => producer.send({
-      topic: ns.topic, acks: -1,
-      messages: slots.map((partition) => ({
+    const send = (n: number) => producer.send(ns.topic, slots.map((partition) => ({
         partition, key: `p${partition}`,
         value: encodeScoreEvent({ board: "commits", playerId: `p${partition}`, op: Operation.INCREMENT, value: 1n, timestampMs: 1_700_000_000_000n, eventId: `e${n}-${partition}` }, Date.now()),
-      })),
-    });
+      })));
     const applied = async (offset: bigint) => {
       for (let i = 0; i < 200; i++) {
         const got = await writer.appliedOffsetsOf(slots);
@@ -86,10 +81,10 @@ describe("store > apply loop > Kafka commits", () => {
       expect(batches).toBeGreaterThanOrEqual(40); // many batches (each partition's own)...
       expect(commits).toBeGreaterThanOrEqual(2);
       expect(commits).toBeLessThanOrEqual(Math.ceil((spanMs + 1300) / 1000) + 1); // ...about one commit a second
-      const committed = await admin.fetchOffsets({ groupId, topics: [ns.topic] });
-      const next = committed[0]!.partitions.map((p) => [p.partition, Number(p.offset)]).sort((a, b) => a[0]! - b[0]!);
+      const committed = await logClient.committedOffsets(groupId, ns.topic);
+      expect([...committed.keys()].sort()).toEqual(slots);
       // committed = the next offset to read: at least everything applied before the last wave
-      for (const [, offset] of next) expect(offset).toBeGreaterThanOrEqual(40);
+      for (const offset of committed.values()) expect(offset).toBeGreaterThanOrEqual(40n);
     } finally {
       await loop.stop();
     }

@@ -1,42 +1,25 @@
 // kafkajs 2.2.4 (2023) against Kafka 4.1.1 (which dropped old protocol versions, KIP-896): every
-// client API the cluster relies on, run against a real broker. Uses the run's shared broker when the
-// global setup provides one, else starts its own.
+// client API the cluster relies on, run against a real broker: the run's shared one (test/global-setup.ts).
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
-import { type Admin, CompressionTypes, ConfigResourceTypes, type Consumer, type Kafka, Partitioners } from "kafkajs";
+import { type Admin, CompressionTypes, ConfigResourceTypes, type Consumer, Kafka, type KafkaMessage, logLevel, Partitioners } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTopic as createTopicWaitingForLeaders } from "@ladder/log/kafka";
-import { silentLogger } from "@ladder/platform/logger";
-import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
-import { consumeCount, kafkaClient, kafkaLibs, tempDir } from "./test-support.js";
+import { createTopic as createTopicWaitingForLeaders } from "./kafka.js";
+import { KAFKA_BACKOFF, kafkaRetry } from "./kafka-retry.js";
 
 const name = (what: string): string => `interop-${what}-${randomBytes(4).toString("hex")}`;
 
-describe("deploy > kafkajs with kafka 4.1.1", () => {
-  let own: { broker: KafkaBroker; dir: string } | undefined;
+describe("log > kafkajs with kafka 4.1.1", () => {
   let kafka: Kafka;
   let admin: Admin;
 
   beforeAll(async () => {
-    let brokers = inject("kafkaBrokers") ?? [];
-    if (brokers.length === 0) {
-      const dir = await tempDir("interop");
-      const broker = await startKafkaBroker({ libsDir: await kafkaLibs(), dataDir: join(dir, "kafka"), log: silentLogger() });
-      own = { broker, dir };
-      brokers = broker.brokers;
-    }
-    kafka = kafkaClient(brokers);
+    kafka = new Kafka({ clientId: "ladder-int-test", brokers: inject("kafkaBrokers"), logLevel: logLevel.ERROR, retry: kafkaRetry(KAFKA_BACKOFF, 8) });
     admin = kafka.admin();
     await admin.connect();
   }, 300_000);
 
   afterAll(async () => {
     await admin?.disconnect();
-    if (own) {
-      await own.broker.stop();
-      await rm(own.dir, { recursive: true, force: true });
-    }
   });
 
   // kafkajs's createTopics with waitForLeaders, then our wait past its one gap: right after a create, a broker
@@ -231,4 +214,31 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Runs `consumer` (already subscribed) until `count` messages have arrived, then disconnects it
+ * (committing offsets when auto-commit is on). Rejects after `timeoutMs`.
+ */
+async function consumeCount(consumer: Consumer, count: number, timeoutMs = 30_000): Promise<Array<{ partition: number; message: KafkaMessage }>> {
+  const received: Array<{ partition: number; message: KafkaMessage }> = [];
+  let done!: () => void;
+  const enough = new Promise<void>((resolve) => (done = resolve));
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => {
+      received.push({ partition, message });
+      if (received.length >= count) done();
+    },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`got ${received.length} of ${count} messages`)), timeoutMs);
+  });
+  try {
+    await Promise.race([enough, timeout]);
+  } finally {
+    clearTimeout(timer);
+    await consumer.disconnect();
+  }
+  return received;
 }

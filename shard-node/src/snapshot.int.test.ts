@@ -3,23 +3,19 @@
 // at its offsets, a snapshot of another topic id or configuration is ignored, a damaged or
 // half-written one is never used, and the install only ever moves a shard forward.
 import { Redis } from "ioredis";
-import type { Producer } from "kafkajs";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
-import { createKafka } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
+import type { RecordProducer } from "@ladder/log/record-producer";
 import { silentLogger } from "@ladder/platform/logger";
 import { freshNamespace } from "@ladder/platform/test-namespace";
-import { builtFrom, shardStamp } from "../identity.js";
-import { keyLayout } from "../keys.js";
-import { ShardWriter, type PreparedEvent } from "./shard-writer.js";
-import { chunkKey, encodeChunk, encodeManifest, manifestKey, type SnapshotManifest } from "./snapshot-format.js";
-import { unlinkPrefix } from "./key-scan.js";
+import { builtFrom, keyLayout, shardStamp } from "@ladder/store";
+import { chunkKey, encodeChunk, encodeManifest, manifestKey, ShardWriter, unlinkPrefix, type PreparedEvent, type SnapshotManifest } from "@ladder/store/writer";
 import { ensureSnapshotTopic } from "@ladder/log/snapshot-topic";
-import { findSnapshots, loadSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "./snapshot.js";
+import { findSnapshots, loadSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "@ladder/store/writer";
 
 const log = silentLogger();
-const kafka = createKafka(inject("kafkaBrokers"), "test-snapshots", log);
-const admin = kafka.admin();
+const logClient = LogClient.unconnected(inject("kafkaBrokers"), "test-snapshots", log);
 const redis = new Redis(inject("redisUrls")[0]!);
 const defaultRedis = redis;
 /** The applier's own connection, as in a shard node; and another database of the same server, where a copy is made under the same prefix. */
@@ -30,19 +26,18 @@ const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
 const slots = [0, 1, 2];
 const STAMP = shardStamp({ shardId: "shard-s", topic: "t", numSlots: 3, slots, boards });
 const FROM = builtFrom(STAMP, "topic-id-1");
-let producer: Producer;
+let producer: RecordProducer;
 let topic: string;
 let prefix: string;
 let partitions: number;
 
 beforeAll(async () => {
-  await admin.connect();
-  producer = kafka.producer({ maxInFlightRequests: 1, allowAutoTopicCreation: false });
-  await producer.connect();
+  await logClient.connect();
+  producer = await logClient.producer();
 });
 afterAll(async () => {
   await producer.disconnect();
-  await admin.disconnect();
+  await logClient.close();
   await redis.quit();
   await writerRedis.quit();
   await otherDb.quit();
@@ -52,7 +47,7 @@ beforeEach(async () => {
   const ns = freshNamespace("snap");
   topic = `${ns.topic}.snapshots`;
   prefix = ns.keyPrefix;
-  partitions = (await ensureSnapshotTopic(admin, { topic })).partitions;
+  partitions = (await ensureSnapshotTopic(logClient.admin, { topic })).partitions;
 });
 
 /** A shard's data as the apply script leaves it: boards, a dedup set, offsets, built-from. */
@@ -83,9 +78,9 @@ const take = async (slot: "a" | "b", from = FROM, finalJournal?: number): Promis
   if ("skipped" in res) throw new Error(res.skipped);
   return res;
 };
-const source = () => ({ kafka, admin, topic });
+const source = () => ({ logClient, topic });
 
-describe("store > snapshots", () => {
+describe("shard node > snapshots", () => {
   it("loads exactly what was taken, under any prefix: boards, dedup sets, expiries, offsets", async () => {
     await fill(prefix, 50_000, { 0: 100, 1: 20, 2: 5 });
     const taken = await take("a");
@@ -117,7 +112,7 @@ describe("store > snapshots", () => {
     await redis.hset(keyLayout(prefix).offsets, "0", "50");
     const second = await take("b");
     // a third snapshot dies half-way: a chunk of slot "a" written, no manifest; the second (slot "b") is untouched
-    const [dead] = await producer.send({ topic, messages: [{ key: chunkKey("shard-s", "a", 0), value: encodeChunk({ snapshotId: "dead", index: 0, count: 9 }, Buffer.from("x")), partition: first.manifest.chunks.partition }] });
+    const [dead] = await producer.send(topic, [{ key: chunkKey("shard-s", "a", 0), value: encodeChunk({ snapshotId: "dead", index: 0, count: 9 }, Buffer.from("x")), partition: first.manifest.chunks.partition }]);
     let found = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: FROM });
     expect(found.candidates.map((m) => m.snapshotId)).toEqual([second.manifest.snapshotId, first.manifest.snapshotId]);
     // once compaction keeps only the newest record of each key, the first snapshot's chunk 0 is that dead one
@@ -125,7 +120,7 @@ describe("store > snapshots", () => {
     await expect(loadSnapshot({ ...source(), manifest: compacted, redis, targetPrefix: freshNamespace("x").keyPrefix })).rejects.toThrow(/belongs to another snapshot/);
     // a manifest whose checksum does not match its chunks
     const forged: SnapshotManifest = { ...second.manifest, snapshotId: second.manifest.snapshotId, sha256: "0".repeat(64), takenAtMs: Date.now() };
-    await producer.send({ topic, messages: [{ key: manifestKey("shard-s"), value: encodeManifest(forged), partition: 0 }] });
+    await producer.send(topic, [{ key: manifestKey("shard-s"), value: encodeManifest(forged), partition: 0 }]);
     found = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: FROM });
     expect(found.candidates).toHaveLength(3);
     await expect(loadSnapshot({ ...source(), manifest: found.candidates[0]!, redis, targetPrefix: freshNamespace("x").keyPrefix })).rejects.toThrow(/does not match its manifest/);
