@@ -11,10 +11,19 @@ import { defineConfig } from "vitest/config";
 // (the drift refusals, the broker's own restarts) run in the first group. Each file uses its own
 // topic and key namespace.
 const TIMED = [
-  "test/faults.int.test.ts", "test/failover.int.test.ts", "test/readiness.int.test.ts",
-  "test/shutdown.int.test.ts", "test/rebuild-lease.int.test.ts", "test/motion.int.test.ts", "test/top-cache.int.test.ts",
-  "test/read-your-writes.int.test.ts", "test/launcher.int.test.ts",
-  "client/src/client.int.test.ts", "test/gateway.int.test.ts", "test/gateway-backpressure.int.test.ts", "test/dashboard.int.test.ts",
+  "test/faults.int.test.ts",
+  "test/failover.int.test.ts",
+  "test/readiness.int.test.ts",
+  "test/shutdown.int.test.ts",
+  "test/rebuild-lease.int.test.ts",
+  "test/motion.int.test.ts",
+  "test/top-cache.int.test.ts",
+  "test/read-your-writes.int.test.ts",
+  "test/launcher.int.test.ts",
+  "client/src/client.int.test.ts",
+  "test/gateway.int.test.ts",
+  "test/gateway-backpressure.int.test.ts",
+  "test/dashboard.int.test.ts",
 ];
 // Tests import the packages' sources (the "@ladder/source" condition of their exports), not their
 // builds in dist/; the processes they start run dist/ (test/global-setup.ts builds it first).

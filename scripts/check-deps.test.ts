@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { circles, importsOf, violations, type PackageInfo } from "./check-deps.js";
 
 const pkg = (dir: string, deps: string[], files: Record<string, string>, devDeps: string[] = []): PackageInfo => ({
-  dir, deps: new Set(deps), devDeps: new Set(devDeps), files: new Map(Object.entries(files)),
+  dir,
+  deps: new Set(deps),
+  devDeps: new Set(devDeps),
+  files: new Map(Object.entries(files)),
 });
 
 describe("scripts > check-deps", () => {
@@ -20,18 +23,24 @@ describe("scripts > check-deps", () => {
   });
 
   it("accepts a tree that follows the architecture", () => {
-    expect(violations([
-      pkg("platform", ["@ladder/proto", "pino"], { "src/a.ts": 'import pino from "pino"; import { x } from "@ladder/proto/v1/x";' }),
-      pkg("router", ["@ladder/store", "@ladder/platform"], { "src/q.ts": 'import { ShardReader } from "@ladder/store"; import { readFileSync } from "node:fs"; import { join } from "path";' }),
-      pkg("store", ["@ladder/model"], { "src/r.test.ts": 'import { it } from "vitest"; import { a } from "./a.js";' }, ["vitest"]),
-    ])).toEqual([]);
+    expect(
+      violations([
+        pkg("platform", ["@ladder/proto", "pino"], { "src/a.ts": 'import pino from "pino"; import { x } from "@ladder/proto/v1/x";' }),
+        pkg("router", ["@ladder/store", "@ladder/platform"], {
+          "src/q.ts": 'import { ShardReader } from "@ladder/store"; import { readFileSync } from "node:fs"; import { join } from "path";',
+        }),
+        pkg("store", ["@ladder/model"], { "src/r.test.ts": 'import { it } from "vitest"; import { a } from "./a.js";' }, ["vitest"]),
+      ]),
+    ).toEqual([]);
   });
 
   it("refuses an import running up the layers, between services, or undeclared", () => {
     const found = violations([
       pkg("model", ["@ladder/store"], { "src/a.ts": 'import { ShardReader } from "@ladder/store";' }),
       pkg("router", ["@ladder/ingest"], { "src/b.ts": 'import { x } from "@ladder/ingest/y"; import { y } from "@ladder/platform/z";' }),
-      pkg("cli", ["@ladder/platform"], { "src/c.ts": 'import { t } from "../../deploy/local/src/credentials.js"; import Redis from "ioredis";' }),
+      pkg("cli", ["@ladder/platform"], {
+        "src/c.ts": 'import { t } from "../../deploy/local/src/credentials.js"; import Redis from "ioredis";',
+      }),
       pkg("store", [], { "src/d.ts": 'import { it } from "vitest";' }, ["vitest"]),
       pkg("webapp", [], {}),
     ]);
@@ -50,13 +59,20 @@ describe("scripts > check-deps", () => {
 
   it("lets the client depend on proto only, and its test files on the test harness through devDependencies", () => {
     const found = violations([
-      pkg("client", ["@ladder/proto", "@grpc/grpc-js"], {
-        "src/a.ts": 'import * as grpc from "@grpc/grpc-js"; import { X } from "@ladder/proto/leaderboard/v1/x";',
-        "src/a.int.test.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
-        "src/b.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
-      }, ["@ladder/test"]),
+      pkg(
+        "client",
+        ["@ladder/proto", "@grpc/grpc-js"],
+        {
+          "src/a.ts": 'import * as grpc from "@grpc/grpc-js"; import { X } from "@ladder/proto/leaderboard/v1/x";',
+          "src/a.int.test.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
+          "src/b.ts": 'import { startTestCluster } from "@ladder/test/cluster-harness";',
+        },
+        ["@ladder/test"],
+      ),
       pkg("client", ["@ladder/platform"], { "src/c.ts": 'import { x } from "@ladder/platform/config";' }),
-      pkg("platform", ["@ladder/proto"], { "src/d.test.ts": 'import { createClient } from "@ladder/client/grpc-stub";' }, ["@ladder/client"]),
+      pkg("platform", ["@ladder/proto"], { "src/d.test.ts": 'import { createClient } from "@ladder/client/grpc-stub";' }, [
+        "@ladder/client",
+      ]),
     ]);
     expect(found).toEqual([
       "client/src/b.ts: imports @ladder/test, which client/package.json does not depend on",
@@ -67,7 +83,9 @@ describe("scripts > check-deps", () => {
 
   it("lets log/ alone import the Kafka clients", () => {
     const found = violations([
-      pkg("log", ["kafkajs", "@platformatic/kafka"], { "src/k.ts": 'import type { Admin } from "kafkajs"; import { Admin as P } from "@platformatic/kafka";' }),
+      pkg("log", ["kafkajs", "@platformatic/kafka"], {
+        "src/k.ts": 'import type { Admin } from "kafkajs"; import { Admin as P } from "@platformatic/kafka";',
+      }),
       pkg("store", ["kafkajs"], { "src/s.ts": 'import type { Kafka } from "kafkajs";' }),
       pkg("ingest", ["@platformatic/kafka"], { "src/i.ts": 'import { Producer } from "@platformatic/kafka";' }),
     ]);
@@ -79,9 +97,20 @@ describe("scripts > check-deps", () => {
 
   it("finds import circles between files, relative and across packages, type-only imports included", () => {
     const found = circles([
-      pkg("model", [], { "src/a.ts": 'import type { B } from "./b.js";', "src/b.ts": 'import { a } from "./a.js";', "src/c.ts": 'import { c } from "./c.js";', "src/d.ts": 'import { a } from "./a.js";' }),
+      pkg("model", [], {
+        "src/a.ts": 'import type { B } from "./b.js";',
+        "src/b.ts": 'import { a } from "./a.js";',
+        "src/c.ts": 'import { c } from "./c.js";',
+        "src/d.ts": 'import { a } from "./a.js";',
+      }),
       pkg("platform", ["@ladder/store"], { "src/p.ts": 'import { s } from "@ladder/store/writer";' }),
-      { ...pkg("store", ["@ladder/platform"], { "src/writer/index.ts": 'export { w } from "./w.js";', "src/writer/w.ts": 'import { p } from "@ladder/platform/p";' }), exports: { "./writer": "./src/writer/index.ts" } },
+      {
+        ...pkg("store", ["@ladder/platform"], {
+          "src/writer/index.ts": 'export { w } from "./w.js";',
+          "src/writer/w.ts": 'import { p } from "@ladder/platform/p";',
+        }),
+        exports: { "./writer": "./src/writer/index.ts" },
+      },
     ]);
     expect(found).toEqual([
       "import circle: model/src/a.ts → model/src/b.ts → model/src/a.ts",
@@ -92,8 +121,15 @@ describe("scripts > check-deps", () => {
 
   it("accepts a graph without circles, and finds one across files of another package", () => {
     const tree = [
-      pkg("model", [], { "src/a.ts": 'import { b } from "./b.js"; import { c } from "./c.js";', "src/b.ts": 'import { c } from "./c.js";', "src/c.ts": "export const c = 1;" }),
-      pkg("cli", [], { "src/x.ts": 'import { y } from "./y.js";', "src/y.ts": 'import { x } from "./x.js"; import { a } from "@ladder/model/a";' }),
+      pkg("model", [], {
+        "src/a.ts": 'import { b } from "./b.js"; import { c } from "./c.js";',
+        "src/b.ts": 'import { c } from "./c.js";',
+        "src/c.ts": "export const c = 1;",
+      }),
+      pkg("cli", [], {
+        "src/x.ts": 'import { y } from "./y.js";',
+        "src/y.ts": 'import { x } from "./x.js"; import { a } from "@ladder/model/a";',
+      }),
     ];
     expect(circles([tree[0]!])).toEqual([]);
     expect(circles(tree)).toEqual(["import circle: cli/src/x.ts → cli/src/y.ts → cli/src/x.ts"]);

@@ -74,10 +74,7 @@ export const KAFKA_ONLY_IN = "log";
  * loadtest/src/log-client.ts, and the seeder and benchmarks typed by it), being halved on
  * another branch. The list may only shrink.
  */
-export const KAFKA_PENDING: readonly string[] = Object.freeze([
-  "loadtest/",
-]);
-
+export const KAFKA_PENDING: readonly string[] = Object.freeze(["loadtest/"]);
 
 /** Which more @ladder packages each package's test files may use (devDependencies only). */
 export const TEST_ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freeze({
@@ -120,9 +117,14 @@ export function violations(packages: readonly PackageInfo[]): string[] {
       continue;
     }
     const forTests = TEST_ALLOWED[pkg.dir] ?? [];
-    const allowedDep = (dep: string, dev: boolean) => allowed.includes(dep.slice("@ladder/".length)) || (dev && forTests.includes(dep.slice("@ladder/".length)));
-    for (const dep of pkg.deps) if (dep.startsWith("@ladder/") && !allowedDep(dep, false)) problems.push(`${pkg.dir}/package.json: depends on ${dep}, which the architecture forbids`);
-    for (const dep of pkg.devDeps) if (dep.startsWith("@ladder/") && !allowedDep(dep, true)) problems.push(`${pkg.dir}/package.json: depends on ${dep}, which the architecture forbids`);
+    const allowedDep = (dep: string, dev: boolean) =>
+      allowed.includes(dep.slice("@ladder/".length)) || (dev && forTests.includes(dep.slice("@ladder/".length)));
+    for (const dep of pkg.deps)
+      if (dep.startsWith("@ladder/") && !allowedDep(dep, false))
+        problems.push(`${pkg.dir}/package.json: depends on ${dep}, which the architecture forbids`);
+    for (const dep of pkg.devDeps)
+      if (dep.startsWith("@ladder/") && !allowedDep(dep, true))
+        problems.push(`${pkg.dir}/package.json: depends on ${dep}, which the architecture forbids`);
     for (const [file, source] of pkg.files) {
       for (const spec of importsOf(source)) {
         const where = `${pkg.dir}/${file}`;
@@ -136,11 +138,18 @@ export function violations(packages: readonly PackageInfo[]): string[] {
         if (name.startsWith("@ladder/")) {
           if (isTestFile(pkg.dir, file) && pkg.devDeps.has(name) && allowedDep(name, true)) continue;
           if (!pkg.deps.has(name)) problems.push(`${where}: imports ${name}, which ${pkg.dir}/package.json does not depend on`);
-          else if (!allowed.includes(name.slice("@ladder/".length))) problems.push(`${where}: imports ${name}, which the architecture forbids`);
+          else if (!allowed.includes(name.slice("@ladder/".length)))
+            problems.push(`${where}: imports ${name}, which the architecture forbids`);
           continue;
         }
-        if (!pkg.deps.has(name) && !(isTestFile(pkg.dir, file) && pkg.devDeps.has(name))) problems.push(`${where}: imports ${name}, which ${pkg.dir}/package.json does not declare`);
-        if (KAFKA_CLIENTS.includes(name) && pkg.dir !== KAFKA_ONLY_IN && !KAFKA_PENDING.some((p) => where === p || (p.endsWith("/") && where.startsWith(p)))) problems.push(`${where}: imports ${name}; Kafka is used through @ladder/log only`);
+        if (!pkg.deps.has(name) && !(isTestFile(pkg.dir, file) && pkg.devDeps.has(name)))
+          problems.push(`${where}: imports ${name}, which ${pkg.dir}/package.json does not declare`);
+        if (
+          KAFKA_CLIENTS.includes(name) &&
+          pkg.dir !== KAFKA_ONLY_IN &&
+          !KAFKA_PENDING.some((p) => where === p || (p.endsWith("/") && where.startsWith(p)))
+        )
+          problems.push(`${where}: imports ${name}; Kafka is used through @ladder/log only`);
       }
     }
   }
@@ -149,7 +158,9 @@ export function violations(packages: readonly PackageInfo[]): string[] {
 
 /** Each export's source file: the "@ladder/source" condition of a conditional export, or the export itself. */
 function sourceExports(exports: Record<string, string | Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(exports).map(([k, v]) => [k, typeof v === "string" ? v : (v["@ladder/source"] ?? v.default ?? "")]));
+  return Object.fromEntries(
+    Object.entries(exports).map(([k, v]) => [k, typeof v === "string" ? v : (v["@ladder/source"] ?? v.default ?? "")]),
+  );
 }
 
 /** The file an import names, as "<package dir>/<path>", or undefined (not a workspace file). */
@@ -170,7 +181,8 @@ function resolveImport(byName: ReadonlyMap<string, PackageInfo>, pkg: PackageInf
     path = to?.replace(/^\.\//, "");
   }
   if (!target || path === undefined) return undefined;
-  for (const candidate of [path, `${path}.ts`, path.replace(/\.ts$/, ".d.ts")]) if (target.files.has(candidate)) return `${target.dir}/${candidate}`;
+  for (const candidate of [path, `${path}.ts`, path.replace(/\.ts$/, ".d.ts")])
+    if (target.files.has(candidate)) return `${target.dir}/${candidate}`;
   return undefined;
 }
 
@@ -248,10 +260,20 @@ function cycleIn(component: ReadonlySet<string>, edges: ReadonlyMap<string, read
 export function readWorkspace(root: string): PackageInfo[] {
   const rootPkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { workspaces: string[] };
   return rootPkg.workspaces.map((dir) => {
-    const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as { dependencies?: object; devDependencies?: object; exports?: Record<string, string | Record<string, string>> };
+    const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as {
+      dependencies?: object;
+      devDependencies?: object;
+      exports?: Record<string, string | Record<string, string>>;
+    };
     const files = new Map<string, string>();
     for (const path of walk(join(root, dir))) files.set(relative(join(root, dir), path).split(sep).join("/"), readFileSync(path, "utf8"));
-    return { dir, deps: new Set(Object.keys(pkg.dependencies ?? {})), devDeps: new Set(Object.keys(pkg.devDependencies ?? {})), files, ...(pkg.exports ? { exports: sourceExports(pkg.exports) } : {}) };
+    return {
+      dir,
+      deps: new Set(Object.keys(pkg.dependencies ?? {})),
+      devDeps: new Set(Object.keys(pkg.devDependencies ?? {})),
+      files,
+      ...(pkg.exports ? { exports: sourceExports(pkg.exports) } : {}),
+    };
   });
 }
 
@@ -267,12 +289,16 @@ function walk(dir: string, out: string[] = []): string[] {
 
 /** tsconfig files are JSON with comments. */
 const readJsonc = (path: string) =>
-  JSON.parse(readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|("(?:\\.|[^"\\])*")|\/\/[^\n]*/g, (m, str: string | undefined) => str ?? ""));
+  JSON.parse(
+    readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\/|("(?:\\.|[^"\\])*")|\/\/[^\n]*/g, (m, str: string | undefined) => str ?? ""),
+  );
 
 /** Where the build's project references differ from the packages' @ladder dependencies. */
 export function referenceProblems(root: string, packages: readonly PackageInfo[]): string[] {
   const problems: string[] = [];
-  const built = new Set((readJsonc(join(root, "tsconfig.build.json")).references as { path: string }[]).map((r) => r.path.replace(/^\.\//, "")));
+  const built = new Set(
+    (readJsonc(join(root, "tsconfig.build.json")).references as { path: string }[]).map((r) => r.path.replace(/^\.\//, "")),
+  );
   for (const pkg of packages) {
     let config: { references?: { path: string }[] };
     try {
@@ -283,8 +309,14 @@ export function referenceProblems(root: string, packages: readonly PackageInfo[]
     }
     if (!built.has(pkg.dir)) problems.push(`tsconfig.build.json: does not reference ${pkg.dir}, which has a tsconfig.json`);
     const refs = (config.references ?? []).map((r) => r.path.replace(/^\.\.\//, "")).sort();
-    const deps = [...pkg.deps].filter((d) => d.startsWith("@ladder/")).map((d) => d.slice("@ladder/".length)).sort();
-    if (refs.join() !== deps.join()) problems.push(`${pkg.dir}/tsconfig.json: references [${refs.join(", ")}], but ${pkg.dir}/package.json depends on [${deps.join(", ")}]`);
+    const deps = [...pkg.deps]
+      .filter((d) => d.startsWith("@ladder/"))
+      .map((d) => d.slice("@ladder/".length))
+      .sort();
+    if (refs.join() !== deps.join())
+      problems.push(
+        `${pkg.dir}/tsconfig.json: references [${refs.join(", ")}], but ${pkg.dir}/package.json depends on [${deps.join(", ")}]`,
+      );
   }
   return problems;
 }

@@ -15,7 +15,13 @@ describe("scripts > config-table", () => {
       const names = rows.map((r) => /^\| `([A-Z0-9_]+)` \|/.exec(r)?.[1]);
       expect(names.every(Boolean)).toBe(true);
       expect(new Set(names).size).toBe(names.length);
-      for (const row of rows) expect(row.split(/(?<!\\)\|/).map((c) => c.trim()).filter(Boolean)).toHaveLength(3);
+      for (const row of rows)
+        expect(
+          row
+            .split(/(?<!\\)\|/)
+            .map((c) => c.trim())
+            .filter(Boolean),
+        ).toHaveLength(3);
     }
     expect(services).toContain("| `LADDER_SLOTS` | `64` |");
     expect(launcher).toContain("| `LADDER_REDIS_BASE_PORT` | `7001` |");

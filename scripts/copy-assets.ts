@@ -36,7 +36,9 @@ for (const ref of readJsonc(join(ROOT, "tsconfig.build.json")).references as { p
   const options = readJsonc(join(pkg, "tsconfig.json")).compilerOptions ?? {};
   const src = resolve(pkg, options.rootDir ?? "src");
   const out = resolve(pkg, options.outDir ?? "dist");
-  const included = ((readJsonc(join(pkg, "tsconfig.json")).include as string[] | undefined) ?? [src]).map((d) => resolve(pkg, d.replace("${configDir}/", "")));
+  const included = ((readJsonc(join(pkg, "tsconfig.json")).include as string[] | undefined) ?? [src]).map((d) =>
+    resolve(pkg, d.replace("${configDir}/", "")),
+  );
   for (const file of included.flatMap((d) => [...filesUnder(d)])) {
     if (file.endsWith(".ts")) continue;
     const target = join(out, relative(src, file));

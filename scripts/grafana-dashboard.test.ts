@@ -42,7 +42,13 @@ async function registeredSeries(): Promise<{ series: Set<string>; ladder: string
 const metricsIn = (expr: string) => [...expr.matchAll(/\b(?:ladder|process|nodejs)_[a-z0-9_]+/g)].map((m) => m[0]);
 
 describe("deploy > grafana dashboard", () => {
-  const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as { uid: string; title: string; schemaVersion: number; panels: Panel[]; templating: { list: Array<{ name: string; type: string }> } };
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as {
+    uid: string;
+    title: string;
+    schemaVersion: number;
+    panels: Panel[];
+    templating: { list: Array<{ name: string; type: string }> };
+  };
   const panels = dashboard.panels.filter((p) => p.type !== "row");
 
   it("is a Grafana dashboard with a Prometheus datasource variable and panels that do not overlap", () => {
@@ -76,7 +82,9 @@ describe("deploy > grafana dashboard", () => {
 
   it("every ladder_* metric the code registers has a panel", async () => {
     const { ladder } = await registeredSeries();
-    const queried = new Set(panels.flatMap((p) => p.targets!.flatMap((t) => metricsIn(t.expr))).map((n) => n.replace(/_(bucket|sum|count)$/, "")));
+    const queried = new Set(
+      panels.flatMap((p) => p.targets!.flatMap((t) => metricsIn(t.expr))).map((n) => n.replace(/_(bucket|sum|count)$/, "")),
+    );
     for (const name of ladder) expect(queried.has(name), `${name} has no panel`).toBe(true);
   });
 });

@@ -39,17 +39,21 @@ afterAll(async () => {
 });
 
 let shared: Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService>; redisUrls: string[] }> | undefined;
-const cluster = () => (shared ??= (async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "ladder-lifecycle-"));
-  // own Redis servers: the rebuild swaps whole databases
-  const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-  cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-  const c = await startTestCluster("lifecycle", { redisUrls: redis.map((r) => r.url), settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" } });
-  cleanups.push(() => c.stop());
-  const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-  cleanups.push(async () => admin.close());
-  return { c, admin, redisUrls: redis.map((r) => r.url) };
-})());
+const cluster = () =>
+  (shared ??= (async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "ladder-lifecycle-"));
+    // own Redis servers: the rebuild swaps whole databases
+    const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
+    cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
+    const c = await startTestCluster("lifecycle", {
+      redisUrls: redis.map((r) => r.url),
+      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" },
+    });
+    cleanups.push(() => c.stop());
+    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+    cleanups.push(async () => admin.close());
+    return { c, admin, redisUrls: redis.map((r) => r.url) };
+  })());
 
 const EPOCH = Date.UTC(2026, 0, 1);
 const RULES: Rules = { lowerIsBetter: false, tie: "earliest", minPoints: 0, maxPoints: 10_000, resolutionMs: 1000, epochMs: EPOCH };
@@ -58,7 +62,13 @@ const codeOf = async (p: Promise<unknown>) => {
   const o = await outcome(p);
   return "ok" in o ? "ok" : o.code;
 };
-const withMeta = (e: Entry) => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank), metadata: e.metadata });
+const withMeta = (e: Entry) => ({
+  playerId: e.playerId,
+  score: Number(e.score),
+  reachedAtMs: Number(e.reachedAtMs),
+  rank: Number(e.rank),
+  metadata: e.metadata,
+});
 
 /** Until ingest refuses (NOT_FOUND) or takes (INVALID_ARGUMENT, for a value above the range) writes to `board`, as `want` says. */
 async function ingestSees(c: TestCluster, board: string, want: "defined" | "gone"): Promise<void> {
@@ -86,9 +96,23 @@ describe("entry metadata", () => {
   it("is kept with every board, period and window an update feeds, returned with every entry; exact while written, at rest and after a rebuild; a board left and an erasure drop it", async () => {
     const { c, admin } = await cluster();
     const DIVISIONS = ["meta-div:a", "meta-div:b"];
-    for (const name of ["meta-league", ...DIVISIONS]) await admin.createBoard({ board: { name, defaultOp: Operation.INCREMENT, maxMetadataBytes: 64, rules: { maxPoints: 10_000n, resolutionMs: 1000 } } });
+    for (const name of ["meta-league", ...DIVISIONS])
+      await admin.createBoard({
+        board: { name, defaultOp: Operation.INCREMENT, maxMetadataBytes: 64, rules: { maxPoints: 10_000n, resolutionMs: 1000 } },
+      });
     await admin.createBoard({
-      board: { name: "meta-daily", defaultOp: Operation.INCREMENT, maxMetadataBytes: 64, rules: { maxPoints: 10_000n, resolutionMs: 1000, period: PeriodKind.DAILY, keepPeriods: 5, windows: [{ name: "2d", periods: 2, combine: WindowCombine.SUM }] } },
+      board: {
+        name: "meta-daily",
+        defaultOp: Operation.INCREMENT,
+        maxMetadataBytes: 64,
+        rules: {
+          maxPoints: 10_000n,
+          resolutionMs: 1000,
+          period: PeriodKind.DAILY,
+          keepPeriods: 5,
+          windows: [{ name: "2d", periods: 2, combine: WindowCombine.SUM }],
+        },
+      },
     });
     await admin.createBoard({ board: { name: "meta-none", defaultOp: Operation.INCREMENT } });
     for (const b of ["meta-league", ...DIVISIONS, "meta-daily", "meta-none"]) await ingestSees(c, b, "defined");
@@ -111,7 +135,13 @@ describe("entry metadata", () => {
     let answers = 0;
     const ask = async (board: string, period: string, window: string, player: string, kind: number) => {
       const where = { board, period, window };
-      const got = await outcome<{ entries?: Entry[]; entry?: Entry; total: bigint }>(kind === 0 ? c.router.getTop({ ...where, limit: 100 }) : kind === 1 ? c.router.getAround({ ...where, playerId: player, radius: 3 }) : c.router.getRank({ ...where, playerId: player }));
+      const got = await outcome<{ entries?: Entry[]; entry?: Entry; total: bigint }>(
+        kind === 0
+          ? c.router.getTop({ ...where, limit: 100 })
+          : kind === 1
+            ? c.router.getAround({ ...where, playerId: player, radius: 3 })
+            : c.router.getRank({ ...where, playerId: player }),
+      );
       if ("code" in got) {
         if (got.code !== status.NOT_FOUND) problems.push(`${board}: code ${got.code} ${got.details}`);
         return;
@@ -124,7 +154,8 @@ describe("entry metadata", () => {
       for (const e of entries) {
         // a window's metadata comes from writes to its periods; a period's and a board's from writes to it
         const sources = window ? days.map((d) => `meta-daily@${d}`) : [key];
-        if (e.metadata !== "" && !sources.some((s) => written.get(`${s}|${e.playerId}`)?.has(e.metadata))) problems.push(`${key}: ${e.playerId} with metadata ${e.metadata} it never wrote there`);
+        if (e.metadata !== "" && !sources.some((s) => written.get(`${s}|${e.playerId}`)?.has(e.metadata)))
+          problems.push(`${key}: ${e.playerId} with metadata ${e.metadata} it never wrote there`);
       }
     };
     const readers = Array.from({ length: 2 }, async (_, r) => {
@@ -151,7 +182,15 @@ describe("entry metadata", () => {
         const period = dailyId(at, "UTC");
         const from = divisionOf.get(player);
         const to = from === undefined ? DIVISIONS[0]! : (round + i) % 5 === 0 ? DIVISIONS[1 - DIVISIONS.indexOf(from)]! : from;
-        updates.push({ board: "meta-league", playerId: player, value: BigInt(value), timestampMs: BigInt(at), metadata: md, alsoBoards: [to, "meta-daily"], ...(from && from !== to ? { leaveBoard: from } : {}) });
+        updates.push({
+          board: "meta-league",
+          playerId: player,
+          value: BigInt(value),
+          timestampMs: BigInt(at),
+          metadata: md,
+          alsoBoards: [to, "meta-daily"],
+          ...(from && from !== to ? { leaveBoard: from } : {}),
+        });
         for (const b of ["meta-league", to]) {
           scoreOf(b).apply(player, "inc", value, at);
           setMeta(b, player, md);
@@ -176,12 +215,17 @@ describe("entry metadata", () => {
 
     const expected = (stored: string) => {
       const want = stored.includes("~")
-        ? windowEntries(windowRules(RULES, "sum", 2), "sum", days.map((d) => scores.get(`meta-daily@${d}`)?.sorted()))
+        ? windowEntries(
+            windowRules(RULES, "sum", 2),
+            "sum",
+            days.map((d) => scores.get(`meta-daily@${d}`)?.sorted()),
+          )
         : scores.get(stored)!.sorted();
       return want.map((e) => ({ ...e, metadata: meta.get(stored)?.get(e.playerId) ?? "" }));
     };
     const reads: Array<[string, { board: string; period?: string; window?: string }]> = [
-      ["meta-league", { board: "meta-league" }], ...DIVISIONS.map((d): [string, { board: string }] => [d, { board: d }]),
+      ["meta-league", { board: "meta-league" }],
+      ...DIVISIONS.map((d): [string, { board: string }] => [d, { board: d }]),
       ...days.map((d): [string, { board: string; period: string }] => [`meta-daily@${d}`, { board: "meta-daily", period: d }]),
       [`meta-daily~2d@${days[1]}`, { board: "meta-daily", period: days[1]!, window: "2d" }],
     ];
@@ -190,8 +234,14 @@ describe("entry metadata", () => {
         const want = expected(stored);
         expect((await c.router.getTop({ ...where, limit: 1000 })).entries.map(withMeta), `${label} ${stored}`).toEqual(want);
         for (const e of want.filter((_, i) => i % 11 === 0)) {
-          expect(withMeta((await c.router.getRank({ ...where, playerId: e.playerId })).entry!), `${label} ${stored} rank of ${e.playerId}`).toEqual(e);
-          expect((await c.router.getAround({ ...where, playerId: e.playerId, radius: 2 })).entries.map(withMeta), `${label} ${stored} around ${e.playerId}`).toEqual(want.slice(Math.max(0, e.rank - 3), e.rank + 2));
+          expect(
+            withMeta((await c.router.getRank({ ...where, playerId: e.playerId })).entry!),
+            `${label} ${stored} rank of ${e.playerId}`,
+          ).toEqual(e);
+          expect(
+            (await c.router.getAround({ ...where, playerId: e.playerId, radius: 2 })).entries.map(withMeta),
+            `${label} ${stored} around ${e.playerId}`,
+          ).toEqual(want.slice(Math.max(0, e.rank - 3), e.rank + 2));
         }
       }
     };
@@ -203,7 +253,8 @@ describe("entry metadata", () => {
 
     // a division left loses the player's metadata there: back in it without metadata, it has none
     const mover = "m-mover";
-    const step = async (u: object) => c.waitApplied((await c.ingest.submitScores({ updates: [{ board: "meta-league", playerId: mover, value: 1n, ...u }] })).offsets);
+    const step = async (u: object) =>
+      c.waitApplied((await c.ingest.submitScores({ updates: [{ board: "meta-league", playerId: mover, value: 1n, ...u }] })).offsets);
     await step({ alsoBoards: [DIVISIONS[0]], metadata: "in-a" });
     expect((await c.router.getRank({ board: DIVISIONS[0]!, playerId: mover })).entry!.metadata).toBe("in-a");
     await step({ alsoBoards: [DIVISIONS[1]], leaveBoard: DIVISIONS[0] });
@@ -218,7 +269,9 @@ describe("entry metadata", () => {
     const erased = league[0]!.playerId;
     const gone = await c.ingest.deletePlayer({ playerId: erased });
     const againAt = Date.now();
-    const again = await c.ingest.submitScores({ updates: [{ board: "meta-league", playerId: erased, value: 1n, timestampMs: BigInt(againAt) }] });
+    const again = await c.ingest.submitScores({
+      updates: [{ board: "meta-league", playerId: erased, value: 1n, timestampMs: BigInt(againAt) }],
+    });
     await c.waitApplied([gone.offset!, ...again.offsets]);
     expect((await c.router.getRank({ board: "meta-league", playerId: erased })).entry!.metadata).toBe("");
     scoreOf("meta-league").remove(erased);
@@ -235,10 +288,17 @@ describe("entry metadata", () => {
     await exact("after a rebuild");
 
     // refused, nothing written
-    const bad = (board: string, metadata: string) => codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "m-new", value: 1n, metadata }] }));
+    const bad = (board: string, metadata: string) =>
+      codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "m-new", value: 1n, metadata }] }));
     expect(await bad("meta-none", "x")).toBe(status.INVALID_ARGUMENT); // keeps no metadata
     expect(await bad("meta-league", "x".repeat(65))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "meta-none", playerId: "m-new", value: 1n, alsoBoards: ["meta-league"], metadata: "x" }] }))).toBe(status.INVALID_ARGUMENT);
+    expect(
+      await codeOf(
+        c.ingest.submitScores({
+          updates: [{ board: "meta-none", playerId: "m-new", value: 1n, alsoBoards: ["meta-league"], metadata: "x" }],
+        }),
+      ),
+    ).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(admin.createBoard({ board: { name: "meta-huge", maxMetadataBytes: 5000 } }))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(c.router.getRank({ board: "meta-league", playerId: "m-new" }))).toBe(status.NOT_FOUND);
     // the limit may change: entries keep what they hold
@@ -253,7 +313,12 @@ describe("board deletion", () => {
     const prefix = c.ns.keyPrefix;
     const define = async () => {
       const res = await admin.createBoard({
-        board: { name: "del-me", defaultOp: Operation.INCREMENT, maxMetadataBytes: 32, rules: { period: PeriodKind.DAILY, keepPeriods: 3, windows: [{ name: "3d", periods: 3, combine: WindowCombine.BEST }] } },
+        board: {
+          name: "del-me",
+          defaultOp: Operation.INCREMENT,
+          maxMetadataBytes: 32,
+          rules: { period: PeriodKind.DAILY, keepPeriods: 3, windows: [{ name: "3d", periods: 3, combine: WindowCombine.BEST }] },
+        },
       });
       await ingestSees(c, "del-me", "defined");
       return res.board!;
@@ -264,7 +329,14 @@ describe("board deletion", () => {
     const now = Date.now();
     const write = async (players: number, tag: string) => {
       const res = await c.ingest.submitScores({
-        updates: Array.from({ length: players }, (_, i) => ({ board: "del-me", playerId: `${tag}-${i}`, value: BigInt(i + 1), timestampMs: BigInt(now - (i % 3) * DAY), metadata: `${tag}${i}`, alsoBoards: ["del-keep"] })),
+        updates: Array.from({ length: players }, (_, i) => ({
+          board: "del-me",
+          playerId: `${tag}-${i}`,
+          value: BigInt(i + 1),
+          timestampMs: BigInt(now - (i % 3) * DAY),
+          metadata: `${tag}${i}`,
+          alsoBoards: ["del-keep"],
+        })),
       });
       return res.offsets;
     };
@@ -288,7 +360,11 @@ describe("board deletion", () => {
     // (built as ingest builds a record of that board: its rules, its period and the periods its window needs)
     const spec = specOfRules("del-me", first.rules!).spec!;
     const plan = windowPlan(spec, periodAt(spec.period, now));
-    const late = encodeScoreEvent({ board: "del-me", playerId: "late", op: Operation.INCREMENT, value: 5n, timestampMs: BigInt(now), eventId: "" }, Date.now(), { rules: first.rules!, period: { id: dailyId(now, "UTC"), expireAtMs: plan.periodExpireAtMs }, windows: plan });
+    const late = encodeScoreEvent(
+      { board: "del-me", playerId: "late", op: Operation.INCREMENT, value: 5n, timestampMs: BigInt(now), eventId: "" },
+      Date.now(),
+      { rules: first.rules!, period: { id: dailyId(now, "UTC"), expireAtMs: plan.periodExpireAtMs }, windows: plan },
+    );
     const [sent] = await producer.send(c.ns.topic, [{ key: "late", value: late, partition: slotOf("late", 12) }]);
     await producer.disconnect();
     await c.waitApplied([{ partition: sent!.partition, offset: BigInt(sent!.baseOffset) } as PartitionOffset]);

@@ -15,7 +15,15 @@ import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { silentLogger } from "@ladder/platform/logger";
 import { startRedisServer } from "@ladder/deploy/redis-server";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { Operation, PeriodKind, SortOrder, TieRule, WindowCombine, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import {
+  Operation,
+  PeriodKind,
+  SortOrder,
+  TieRule,
+  WindowCombine,
+  type Entry,
+  type PartitionOffset,
+} from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { dailyId, monthlyId, weeklyAtStart, weeklyId } from "./period-oracle.js";
 import { rulesPageProblems, RulesOracle, type Op, type Rules, type RulesEntry } from "./rules-oracle.js";
@@ -35,12 +43,20 @@ const cluster = (_label: string, implicit: boolean) => {
   return clusters.get(implicit)!;
 };
 
-async function startCluster(label: string, implicit: boolean): Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService>; redisUrls: string[] }> {
+async function startCluster(
+  label: string,
+  implicit: boolean,
+): Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService>; redisUrls: string[] }> {
   dataDir ??= await mkdtemp(join(tmpdir(), "ladder-boards-"));
   // own Redis servers: the rebuild swaps whole databases
-  const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `${label}-${i}`), persist: false, log })));
+  const redis = await Promise.all(
+    [0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `${label}-${i}`), persist: false, log })),
+  );
   cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-  const c = await startTestCluster(label, { redisUrls: redis.map((r) => r.url), settings: { LADDER_IMPLICIT_BOARDS: implicit ? "1" : "0", LADDER_SNAPSHOTS: "0" } });
+  const c = await startTestCluster(label, {
+    redisUrls: redis.map((r) => r.url),
+    settings: { LADDER_IMPLICIT_BOARDS: implicit ? "1" : "0", LADDER_SNAPSHOTS: "0" },
+  });
   cleanups.push(() => c.stop());
   const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   cleanups.push(async () => admin.close());
@@ -48,7 +64,12 @@ async function startCluster(label: string, implicit: boolean): Promise<{ c: Test
 }
 
 const EPOCH = Date.UTC(2026, 0, 1);
-const plain = (e: Entry): RulesEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+const plain = (e: Entry): RulesEntry => ({
+  playerId: e.playerId,
+  score: Number(e.score),
+  reachedAtMs: Number(e.reachedAtMs),
+  rank: Number(e.rank),
+});
 const codeOf = async (p: Promise<unknown>) => {
   const o = await outcome(p);
   return "ok" in o ? "ok" : o.code;
@@ -63,17 +84,40 @@ async function knownToIngest(c: TestCluster, board: string, aboveRange: bigint):
   for (;;) {
     const code = await codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: aboveRange }] }));
     if (code === status.INVALID_ARGUMENT) return Date.now() - from;
-    if (code !== status.NOT_FOUND || Date.now() - from > 10_000) throw new Error(`ingest answered ${code} for board ${board} ${Date.now() - from} ms after it was defined`);
+    if (code !== status.NOT_FOUND || Date.now() - from > 10_000)
+      throw new Error(`ingest answered ${code} for board ${board} ${Date.now() - from} ms after it was defined`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
 
 /** The three boards and what their writes look like: small ranges and coarse times, so ties abound. */
-const BOARDS: Array<{ name: string; rules: Rules; defaultOp: Op; allowOverride: boolean; ops: Op[]; value: (r: () => number) => number }> = [
-  { name: "speedrun", rules: { lowerIsBetter: true, tie: "earliest", minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH }, defaultOp: "best", allowOverride: false, ops: ["best"], value: (r) => 1000 + Math.floor(r() * 40) * 100 },
-  { name: "kills", rules: { lowerIsBetter: false, tie: "latest", minPoints: 0, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH }, defaultOp: "inc", allowOverride: true, ops: ["inc", "inc", "dec", "set", "best"], value: (r) => Math.floor(r() * 6) },
-  { name: "alpha", rules: { lowerIsBetter: false, tie: "id", minPoints: -20, maxPoints: 20, resolutionMs: 60_000, epochMs: EPOCH }, defaultOp: "set", allowOverride: true, ops: ["set", "inc", "dec"], value: (r) => Math.floor(r() * 9) - 2 },
-];
+const BOARDS: Array<{ name: string; rules: Rules; defaultOp: Op; allowOverride: boolean; ops: Op[]; value: (r: () => number) => number }> =
+  [
+    {
+      name: "speedrun",
+      rules: { lowerIsBetter: true, tie: "earliest", minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH },
+      defaultOp: "best",
+      allowOverride: false,
+      ops: ["best"],
+      value: (r) => 1000 + Math.floor(r() * 40) * 100,
+    },
+    {
+      name: "kills",
+      rules: { lowerIsBetter: false, tie: "latest", minPoints: 0, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH },
+      defaultOp: "inc",
+      allowOverride: true,
+      ops: ["inc", "inc", "dec", "set", "best"],
+      value: (r) => Math.floor(r() * 6),
+    },
+    {
+      name: "alpha",
+      rules: { lowerIsBetter: false, tie: "id", minPoints: -20, maxPoints: 20, resolutionMs: 60_000, epochMs: EPOCH },
+      defaultOp: "set",
+      allowOverride: true,
+      ops: ["set", "inc", "dec"],
+      value: (r) => Math.floor(r() * 9) - 2,
+    },
+  ];
 const OP_OF: Record<Op, Operation> = { set: Operation.SET, inc: Operation.INCREMENT, dec: Operation.DECREMENT, best: Operation.BEST };
 const ORDER = (r: Rules) => (r.lowerIsBetter ? SortOrder.LOWER_IS_BETTER : SortOrder.HIGHER_IS_BETTER);
 const TIE = { earliest: TieRule.EARLIEST_FIRST, latest: TieRule.LATEST_FIRST, id: TieRule.PLAYER_ID } as const;
@@ -95,8 +139,16 @@ describe("board definitions", () => {
     for (const b of BOARDS) {
       const res = await admin.createBoard({
         board: {
-          name: b.name, defaultOp: OP_OF[b.defaultOp], allowOpOverride: b.allowOverride,
-          rules: { order: ORDER(b.rules), tie: TIE[b.rules.tie], minPoints: BigInt(b.rules.minPoints), maxPoints: BigInt(b.rules.maxPoints), resolutionMs: b.rules.resolutionMs },
+          name: b.name,
+          defaultOp: OP_OF[b.defaultOp],
+          allowOpOverride: b.allowOverride,
+          rules: {
+            order: ORDER(b.rules),
+            tie: TIE[b.rules.tie],
+            minPoints: BigInt(b.rules.minPoints),
+            maxPoints: BigInt(b.rules.maxPoints),
+            resolutionMs: b.rules.resolutionMs,
+          },
         },
       });
       expect(res.board!.rules!.generation).toBeGreaterThan(0n);
@@ -108,7 +160,10 @@ describe("board definitions", () => {
     expect((await admin.listBoards({})).boards.map((b) => b.name)).toEqual(["alpha", "kills", "speedrun"]);
     expect((await admin.listBoards({ prefix: "k" })).boards.map((b) => b.name)).toEqual(["kills"]);
     for (const prefix of ["*", "k?", "x".repeat(100_000)]) {
-      const err = await admin.listBoards({ prefix }).then(() => undefined, (e: { code: number; details: string }) => e);
+      const err = await admin.listBoards({ prefix }).then(
+        () => undefined,
+        (e: { code: number; details: string }) => e,
+      );
       expect(err?.code, `ListBoards prefix ${prefix.slice(0, 10)}`).toBe(status.INVALID_ARGUMENT);
       expect(err!.details).toMatch(/^prefix (may contain only|is longer than 64)/);
     }
@@ -129,7 +184,14 @@ describe("board definitions", () => {
           const named = b.allowOverride && rand() < 0.6 ? b.ops[Math.floor(rand() * b.ops.length)]! : undefined; // else the board's default
           const value = b.value(rand);
           const timestampMs = base + n * 2000 + Math.floor(rand() * 4) * 500; // coarse: many in one second
-          updates.push({ board: b.name, playerId, op: named ? OP_OF[named] : Operation.UNSPECIFIED, value: BigInt(value), timestampMs: BigInt(timestampMs), eventId: `${n}-${i}` });
+          updates.push({
+            board: b.name,
+            playerId,
+            op: named ? OP_OF[named] : Operation.UNSPECIFIED,
+            value: BigInt(value),
+            timestampMs: BigInt(timestampMs),
+            eventId: `${n}-${i}`,
+          });
           applied.push([b.name, playerId, named ?? defaultOps.get(b.name)!, value, timestampMs]);
         }
         const res = await c.ingest.submitScores({ updates });
@@ -147,11 +209,12 @@ describe("board definitions", () => {
       while (!stop) {
         const b = BOARDS[Math.floor(rr() * BOARDS.length)]!;
         const kind = Math.floor(rr() * 3);
-        const got = kind === 0
-          ? await outcome(c.router.getTop({ board: b.name, offset: BigInt(Math.floor(rr() * 100)), limit: 50 }))
-          : kind === 1
-            ? await outcome(c.router.getAround({ board: b.name, playerId: `p-${Math.floor(rr() * players)}`, radius: 4 }))
-            : await outcome(c.router.getRank({ board: b.name, playerId: `p-${Math.floor(rr() * players)}` }));
+        const got =
+          kind === 0
+            ? await outcome(c.router.getTop({ board: b.name, offset: BigInt(Math.floor(rr() * 100)), limit: 50 }))
+            : kind === 1
+              ? await outcome(c.router.getAround({ board: b.name, playerId: `p-${Math.floor(rr() * players)}`, radius: 4 }))
+              : await outcome(c.router.getRank({ board: b.name, playerId: `p-${Math.floor(rr() * players)}` }));
         if ("code" in got) {
           if (got.code !== status.NOT_FOUND && got.code !== status.UNAVAILABLE) problems.push(`${b.name}: code ${got.code} ${got.details}`);
           continue;
@@ -184,14 +247,20 @@ describe("board definitions", () => {
         expect(top.entries.map(plain), `${label} ${b.name} top`).toEqual(want);
         // every player's rank in one GetRanks, a sample by GetRank
         const all = await c.router.getRanks({ board: b.name, playerIds: want.map((e) => e.playerId) });
-        expect(all.entries.map((e) => plain(e.entry!)), `${label} ${b.name} ranks`).toEqual(want);
+        expect(
+          all.entries.map((e) => plain(e.entry!)),
+          `${label} ${b.name} ranks`,
+        ).toEqual(want);
         for (const e of want.filter((_, i) => i % 10 === 0)) {
           const got = await c.router.getRank({ board: b.name, playerId: e.playerId });
-          if (JSON.stringify(plain(got.entry!)) !== JSON.stringify(e)) wrong.push(`${label} ${b.name} rank of ${e.playerId}: ${JSON.stringify(plain(got.entry!))} != ${JSON.stringify(e)}`);
+          if (JSON.stringify(plain(got.entry!)) !== JSON.stringify(e))
+            wrong.push(`${label} ${b.name} rank of ${e.playerId}: ${JSON.stringify(plain(got.entry!))} != ${JSON.stringify(e)}`);
         }
         for (const e of want.filter((_, i) => i % 37 === 0)) {
           const got = await c.router.getAround({ board: b.name, playerId: e.playerId, radius: 3 });
-          expect(got.entries.map(plain), `${label} ${b.name} around ${e.playerId}`).toEqual(want.slice(Math.max(0, e.rank - 4), e.rank + 3));
+          expect(got.entries.map(plain), `${label} ${b.name} around ${e.playerId}`).toEqual(
+            want.slice(Math.max(0, e.rank - 4), e.rank + 3),
+          );
         }
       }
       expect(wrong.slice(0, 5)).toEqual([]);
@@ -208,26 +277,63 @@ describe("board definitions", () => {
 
   it("refuses what it must, with the status that says why, and writes nothing refused", async () => {
     const { c, admin } = await cluster("boards-refusals", false);
-    await admin.createBoard({ board: { name: "golf", rules: { order: SortOrder.LOWER_IS_BETTER, minPoints: 18n, maxPoints: 200n }, defaultOp: Operation.BEST, allowOpOverride: false } });
+    await admin.createBoard({
+      board: {
+        name: "golf",
+        rules: { order: SortOrder.LOWER_IS_BETTER, minPoints: 18n, maxPoints: 200n },
+        defaultOp: Operation.BEST,
+        allowOpOverride: false,
+      },
+    });
     await knownToIngest(c, "golf", 201n);
     // a board that is not defined, with boards without a definition off
-    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "nope", playerId: "a", op: Operation.SET, value: 1n }] }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "nope", playerId: "a", op: Operation.SET, value: 1n }] }))).toBe(
+      status.NOT_FOUND,
+    );
     expect(await codeOf(c.router.getTop({ board: "nope" }))).toBe(status.NOT_FOUND);
     expect(await codeOf(c.router.getRank({ board: "nope", playerId: "a" }))).toBe(status.NOT_FOUND);
     // the default only, outside the range, and a batch with one bad update writes nothing
-    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "golf", playerId: "a", op: Operation.SET, value: 70n }] }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "golf", playerId: "a", op: Operation.SET, value: 70n }] }))).toBe(
+      status.FAILED_PRECONDITION,
+    );
     expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "golf", playerId: "a", value: 7n }] }))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "golf", playerId: "a", value: 70n }, { board: "nope", playerId: "b", op: Operation.SET, value: 1n }] }))).toBe(status.NOT_FOUND);
-    const ok = await c.ingest.submitScores({ updates: [{ board: "golf", playerId: "b", value: 72n }, { board: "golf", playerId: "b", value: 75n }, { board: "golf", playerId: "c", value: 68n }] });
+    expect(
+      await codeOf(
+        c.ingest.submitScores({
+          updates: [
+            { board: "golf", playerId: "a", value: 70n },
+            { board: "nope", playerId: "b", op: Operation.SET, value: 1n },
+          ],
+        }),
+      ),
+    ).toBe(status.NOT_FOUND);
+    const ok = await c.ingest.submitScores({
+      updates: [
+        { board: "golf", playerId: "b", value: 72n },
+        { board: "golf", playerId: "b", value: 75n },
+        { board: "golf", playerId: "c", value: 68n },
+      ],
+    });
     await c.waitApplied(ok.offsets);
     const top = await c.router.getTop({ board: "golf" });
-    expect(top.entries.map((e) => [e.playerId, Number(e.score)])).toEqual([["c", 68], ["b", 72]]); // "a" was never written; b kept its best (lowest)
+    expect(top.entries.map((e) => [e.playerId, Number(e.score)])).toEqual([
+      ["c", 68],
+      ["b", 72],
+    ]); // "a" was never written; b kept its best (lowest)
     // definitions that cannot be, or conflict
     expect(await codeOf(admin.createBoard({ board: { name: "golf" } }))).toBe(status.ALREADY_EXISTS);
     expect(await codeOf(admin.createBoard({ board: { name: "bad name" } }))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(admin.createBoard({ board: { name: "inverted", rules: { minPoints: 10n, maxPoints: 5n } } }))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(admin.createBoard({ board: { name: "too-wide", rules: { minPoints: 0n, maxPoints: 2n ** 53n - 1n } } }))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(admin.updateBoard({ board: { name: "golf", rules: { order: SortOrder.HIGHER_IS_BETTER, minPoints: 18n, maxPoints: 200n } } }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(admin.createBoard({ board: { name: "inverted", rules: { minPoints: 10n, maxPoints: 5n } } }))).toBe(
+      status.INVALID_ARGUMENT,
+    );
+    expect(await codeOf(admin.createBoard({ board: { name: "too-wide", rules: { minPoints: 0n, maxPoints: 2n ** 53n - 1n } } }))).toBe(
+      status.INVALID_ARGUMENT,
+    );
+    expect(
+      await codeOf(
+        admin.updateBoard({ board: { name: "golf", rules: { order: SortOrder.HIGHER_IS_BETTER, minPoints: 18n, maxPoints: 200n } } }),
+      ),
+    ).toBe(status.FAILED_PRECONDITION);
     expect(await codeOf(admin.updateBoard({ board: { name: "nope" } }))).toBe(status.NOT_FOUND);
     expect(await codeOf(admin.getBoard({ name: "nope" }))).toBe(status.NOT_FOUND);
     // only the admin role defines boards
@@ -241,17 +347,33 @@ describe("board definitions", () => {
 
   it("with boards without a definition allowed: those still work, a definition over one is refused, a new one is used at once", async () => {
     const { c, admin } = await cluster("boards-implicit", true);
-    const legacy = await c.ingest.submitScores({ updates: [{ board: "legacy", playerId: "a", op: Operation.INCREMENT, value: 5n }, { board: "legacy", playerId: "a", op: Operation.INCREMENT, value: 5n }] });
+    const legacy = await c.ingest.submitScores({
+      updates: [
+        { board: "legacy", playerId: "a", op: Operation.INCREMENT, value: 5n },
+        { board: "legacy", playerId: "a", op: Operation.INCREMENT, value: 5n },
+      ],
+    });
     await c.waitApplied(legacy.offsets);
     expect(Number((await c.router.getRank({ board: "legacy", playerId: "a" })).entry!.score)).toBe(10);
     expect(await codeOf(admin.createBoard({ board: { name: "legacy" } }))).toBe(status.FAILED_PRECONDITION);
     // a board written without a definition needs an operation; a defined one takes its default
     expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "legacy", playerId: "a", value: 1n }] }))).toBe(status.INVALID_ARGUMENT);
-    const created = await admin.createBoard({ board: { name: "laps", rules: { order: SortOrder.LOWER_IS_BETTER, minPoints: 1n, maxPoints: 10_000n }, defaultOp: Operation.BEST } });
-    const res = await c.ingest.submitScores({ updates: [{ board: "laps", playerId: "a", value: 900n }, { board: "laps", playerId: "a", value: 950n }, { board: "laps", playerId: "b", value: 800n }] });
+    const created = await admin.createBoard({
+      board: { name: "laps", rules: { order: SortOrder.LOWER_IS_BETTER, minPoints: 1n, maxPoints: 10_000n }, defaultOp: Operation.BEST },
+    });
+    const res = await c.ingest.submitScores({
+      updates: [
+        { board: "laps", playerId: "a", value: 900n },
+        { board: "laps", playerId: "a", value: 950n },
+        { board: "laps", playerId: "b", value: 800n },
+      ],
+    });
     await c.waitApplied(res.offsets);
     const top = await c.router.getTop({ board: "laps" });
-    expect(top.entries.map((e) => [e.playerId, Number(e.score), Number(e.rank)])).toEqual([["b", 800, 1], ["a", 900, 2]]);
+    expect(top.entries.map((e) => [e.playerId, Number(e.score), Number(e.rank)])).toEqual([
+      ["b", 800, 1],
+      ["a", 900, 2],
+    ]);
     expect(created.board!.rules!.generation).toBeGreaterThan(0n);
     expect(Number((await c.router.getRank({ board: "legacy", playerId: "a" })).entry!.score)).toBe(10); // untouched
   });
@@ -261,14 +383,58 @@ describe("board periods", () => {
   // four boards with periods in four time zones; events placed around their boundaries, daylight-saving
   // changes included (Paris and Berlin 2026-10-25, New York 2026-11-01), weeks ago (late events) and now
   const PERIODIC = [
-    { name: "daily-paris", kind: PeriodKind.DAILY, zone: "Europe/Paris", cron: "", keep: 60, rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH }, op: "inc" as Op, idOf: (ms: number) => dailyId(ms, "Europe/Paris") },
-    { name: "weekly-ny", kind: PeriodKind.WEEKLY, zone: "America/New_York", cron: "", keep: 10, rules: { lowerIsBetter: true, tie: "earliest" as const, minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH }, op: "best" as Op, idOf: (ms: number) => weeklyId(ms, "America/New_York") },
-    { name: "monthly-tokyo", kind: PeriodKind.MONTHLY, zone: "Asia/Tokyo", cron: "", keep: 3, rules: { lowerIsBetter: false, tie: "latest" as const, minPoints: 0, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH }, op: "set" as Op, idOf: (ms: number) => monthlyId(ms, "Asia/Tokyo") },
-    { name: "fridays-berlin", kind: PeriodKind.CRON, zone: "Europe/Berlin", cron: "0 18 * * 5", keep: 8, rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH }, op: "inc" as Op, idOf: (ms: number) => new Date(weeklyAtStart(ms, "Europe/Berlin", 5, 18)).toISOString() },
+    {
+      name: "daily-paris",
+      kind: PeriodKind.DAILY,
+      zone: "Europe/Paris",
+      cron: "",
+      keep: 60,
+      rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH },
+      op: "inc" as Op,
+      idOf: (ms: number) => dailyId(ms, "Europe/Paris"),
+    },
+    {
+      name: "weekly-ny",
+      kind: PeriodKind.WEEKLY,
+      zone: "America/New_York",
+      cron: "",
+      keep: 10,
+      rules: { lowerIsBetter: true, tie: "earliest" as const, minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH },
+      op: "best" as Op,
+      idOf: (ms: number) => weeklyId(ms, "America/New_York"),
+    },
+    {
+      name: "monthly-tokyo",
+      kind: PeriodKind.MONTHLY,
+      zone: "Asia/Tokyo",
+      cron: "",
+      keep: 3,
+      rules: { lowerIsBetter: false, tie: "latest" as const, minPoints: 0, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH },
+      op: "set" as Op,
+      idOf: (ms: number) => monthlyId(ms, "Asia/Tokyo"),
+    },
+    {
+      name: "fridays-berlin",
+      kind: PeriodKind.CRON,
+      zone: "Europe/Berlin",
+      cron: "0 18 * * 5",
+      keep: 8,
+      rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH },
+      op: "inc" as Op,
+      idOf: (ms: number) => new Date(weeklyAtStart(ms, "Europe/Berlin", 5, 18)).toISOString(),
+    },
   ];
   const ANCHORS = [
-    "2026-10-24T22:00:00Z", "2026-10-25T01:00:00Z", "2026-10-25T23:00:00Z", "2026-10-23T16:00:00Z", "2026-10-30T17:00:00Z",
-    "2026-11-01T05:00:00Z", "2026-11-02T05:00:00Z", "2026-10-31T15:00:00Z", "2026-11-27T17:00:00Z", "2026-11-30T15:00:00Z",
+    "2026-10-24T22:00:00Z",
+    "2026-10-25T01:00:00Z",
+    "2026-10-25T23:00:00Z",
+    "2026-10-23T16:00:00Z",
+    "2026-10-30T17:00:00Z",
+    "2026-11-01T05:00:00Z",
+    "2026-11-02T05:00:00Z",
+    "2026-10-31T15:00:00Z",
+    "2026-11-27T17:00:00Z",
+    "2026-11-30T15:00:00Z",
   ].map(Date.parse);
 
   it("every event lands in the period of its own time in the board's zone; each period equals the oracle, while written, at rest and after a rebuild", async () => {
@@ -276,8 +442,19 @@ describe("board periods", () => {
     for (const b of PERIODIC) {
       await admin.createBoard({
         board: {
-          name: b.name, defaultOp: OP_OF[b.op],
-          rules: { order: ORDER(b.rules), tie: TIE[b.rules.tie], minPoints: BigInt(b.rules.minPoints), maxPoints: BigInt(b.rules.maxPoints), resolutionMs: b.rules.resolutionMs, period: b.kind, timeZone: b.zone, cron: b.cron, keepPeriods: b.keep },
+          name: b.name,
+          defaultOp: OP_OF[b.op],
+          rules: {
+            order: ORDER(b.rules),
+            tie: TIE[b.rules.tie],
+            minPoints: BigInt(b.rules.minPoints),
+            maxPoints: BigInt(b.rules.maxPoints),
+            resolutionMs: b.rules.resolutionMs,
+            period: b.kind,
+            timeZone: b.zone,
+            cron: b.cron,
+            keepPeriods: b.keep,
+          },
         },
       });
       await knownToIngest(c, b.name, BigInt(b.rules.maxPoints + 1));
@@ -302,7 +479,10 @@ describe("board periods", () => {
         }
         const [name, period] = keys[Math.floor(rand() * keys.length)]!.split("|") as [string, string];
         const b = PERIODIC.find((x) => x.name === name)!;
-        const ask: Promise<{ entries: Entry[]; total: bigint }> = rand() < 0.5 ? c.router.getTop({ board: name, period, limit: 40 }) : c.router.getAround({ board: name, period, playerId: `q-${Math.floor(rand() * 150)}`, radius: 3 });
+        const ask: Promise<{ entries: Entry[]; total: bigint }> =
+          rand() < 0.5
+            ? c.router.getTop({ board: name, period, limit: 40 })
+            : c.router.getAround({ board: name, period, playerId: `q-${Math.floor(rand() * 150)}`, radius: 3 });
         const got = await outcome(ask);
         if ("code" in got) {
           if (got.code !== status.NOT_FOUND) problems.push(`${name} ${period}: code ${got.code} ${got.details}`);
@@ -319,7 +499,10 @@ describe("board periods", () => {
       for (let i = 0; i < 150; i++) {
         const b = PERIODIC[Math.floor(rand() * PERIODIC.length)]!;
         // around a boundary (±90 min), or in the last hour
-        const at = rand() < 0.8 ? ANCHORS[Math.floor(rand() * ANCHORS.length)]! + Math.floor((rand() - 0.5) * 3 * 3600) * 1000 : now - Math.floor(rand() * 3600) * 1000;
+        const at =
+          rand() < 0.8
+            ? ANCHORS[Math.floor(rand() * ANCHORS.length)]! + Math.floor((rand() - 0.5) * 3 * 3600) * 1000
+            : now - Math.floor(rand() * 3600) * 1000;
         const playerId = `q-${Math.floor(rand() * 150)}`;
         const value = b.op === "best" ? 500 + Math.floor(rand() * 20) * 50 : Math.floor(rand() * 5) + 1;
         updates.push({ board: b.name, playerId, value: BigInt(value), timestampMs: BigInt(at), eventId: `${n}-${i}` });
@@ -340,7 +523,10 @@ describe("board periods", () => {
         const [name, period] = key.split("|") as [string, string];
         const want = oracle.sorted();
         const top = await c.router.getTop({ board: name, period, limit: 1000 });
-        expect({ total: Number(top.total), entries: top.entries.map(plain) }, `${label}: ${key}`).toEqual({ total: want.length, entries: want });
+        expect({ total: Number(top.total), entries: top.entries.map(plain) }, `${label}: ${key}`).toEqual({
+          total: want.length,
+          entries: want,
+        });
         for (const e of want.filter((_, i) => i % 5 === 0)) {
           const got = await c.router.getRank({ board: name, period, playerId: e.playerId });
           expect(plain(got.entry!), `${label}: ${key} rank of ${e.playerId}`).toEqual(e);
@@ -373,24 +559,43 @@ describe("board periods", () => {
 
   it("refuses late events past retention, periods not kept or not named right, and periods of all-time boards", async () => {
     const { c, admin } = await cluster("periods-refusals", false);
-    await admin.createBoard({ board: { name: "daily-short", defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, keepPeriods: 1 } } });
+    await admin.createBoard({
+      board: { name: "daily-short", defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, keepPeriods: 1 } },
+    });
     await admin.createBoard({ board: { name: "forever", defaultOp: Operation.INCREMENT } });
     await knownToIngest(c, "daily-short", 2n ** 32n);
     const day = 86_400_000;
     const yesterday = Date.now() - day;
-    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: "daily-short", playerId: "a", value: 1n, timestampMs: BigInt(Date.now() - 3 * day) }] }))).toBe(status.FAILED_PRECONDITION);
-    const ok = await c.ingest.submitScores({ updates: [{ board: "daily-short", playerId: "a", value: 4n, timestampMs: BigInt(yesterday) }, { board: "daily-short", playerId: "a", value: 2n }] });
+    expect(
+      await codeOf(
+        c.ingest.submitScores({ updates: [{ board: "daily-short", playerId: "a", value: 1n, timestampMs: BigInt(Date.now() - 3 * day) }] }),
+      ),
+    ).toBe(status.FAILED_PRECONDITION);
+    const ok = await c.ingest.submitScores({
+      updates: [
+        { board: "daily-short", playerId: "a", value: 4n, timestampMs: BigInt(yesterday) },
+        { board: "daily-short", playerId: "a", value: 2n },
+      ],
+    });
     await c.waitApplied(ok.offsets);
     const y = dailyId(yesterday, "UTC");
     expect(Number((await c.router.getRank({ board: "daily-short", period: y, playerId: "a" })).entry!.score)).toBe(4);
     expect(Number((await c.router.getRank({ board: "daily-short", playerId: "a" })).entry!.score)).toBe(2); // today: its own period
     expect(await codeOf(c.router.getTop({ board: "daily-short", period: dailyId(Date.now() - 3 * day, "UTC") }))).toBe(status.NOT_FOUND);
-    for (const bad of ["2026-13-01", "2026-W49", "yesterday"]) expect(await codeOf(c.router.getTop({ board: "daily-short", period: bad }))).toBe(status.INVALID_ARGUMENT);
+    for (const bad of ["2026-13-01", "2026-W49", "yesterday"])
+      expect(await codeOf(c.router.getTop({ board: "daily-short", period: bad }))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(c.router.getTop({ board: "forever", period: y }))).toBe(status.INVALID_ARGUMENT);
     expect((await c.router.listPeriods({ board: "forever" })).periods).toEqual([]);
     expect((await c.router.listPeriods({ board: "daily-short" })).periods.map((p) => p.id)).toEqual([dailyId(Date.now(), "UTC"), y]);
-    for (const bad of [{ period: PeriodKind.DAILY, timeZone: "Mars/Olympus" }, { period: PeriodKind.CRON, cron: "61 * * * *" }, { period: PeriodKind.CRON }, { period: PeriodKind.DAILY, keepPeriods: 5000 }]) {
-      expect(await codeOf(admin.createBoard({ board: { name: "bad-period", rules: bad } })), JSON.stringify(bad)).toBe(status.INVALID_ARGUMENT);
+    for (const bad of [
+      { period: PeriodKind.DAILY, timeZone: "Mars/Olympus" },
+      { period: PeriodKind.CRON, cron: "61 * * * *" },
+      { period: PeriodKind.CRON },
+      { period: PeriodKind.DAILY, keepPeriods: 5000 },
+    ]) {
+      expect(await codeOf(admin.createBoard({ board: { name: "bad-period", rules: bad } })), JSON.stringify(bad)).toBe(
+        status.INVALID_ARGUMENT,
+      );
     }
   });
 });
@@ -402,27 +607,58 @@ describe("board windows", () => {
   // weeks late, and now
   const WINDOWED = [
     {
-      name: "win-daily-paris", kind: PeriodKind.DAILY, zone: "Europe/Paris", cron: "", keep: 60, ops: ["inc", "inc", "dec", "set"] as Op[],
+      name: "win-daily-paris",
+      kind: PeriodKind.DAILY,
+      zone: "Europe/Paris",
+      cron: "",
+      keep: 60,
+      ops: ["inc", "inc", "dec", "set"] as Op[],
       rules: { lowerIsBetter: false, tie: "earliest" as const, minPoints: 0, maxPoints: 1000, resolutionMs: 1000, epochMs: EPOCH },
-      value: (r: () => number) => Math.floor(r() * 5) + 1, idOf: (ms: number) => dailyId(ms, "Europe/Paris"),
-      windows: [{ name: "3d", periods: 3, combine: "sum" as Combine }, { name: "best4", periods: 4, combine: "best" as Combine }],
+      value: (r: () => number) => Math.floor(r() * 5) + 1,
+      idOf: (ms: number) => dailyId(ms, "Europe/Paris"),
+      windows: [
+        { name: "3d", periods: 3, combine: "sum" as Combine },
+        { name: "best4", periods: 4, combine: "best" as Combine },
+      ],
     },
     {
-      name: "win-weekly-ny", kind: PeriodKind.WEEKLY, zone: "America/New_York", cron: "", keep: 12, ops: ["best"] as Op[],
+      name: "win-weekly-ny",
+      kind: PeriodKind.WEEKLY,
+      zone: "America/New_York",
+      cron: "",
+      keep: 12,
+      ops: ["best"] as Op[],
       rules: { lowerIsBetter: true, tie: "latest" as const, minPoints: 0, maxPoints: 100_000, resolutionMs: 1000, epochMs: EPOCH },
-      value: (r: () => number) => 500 + Math.floor(r() * 10) * 50, idOf: (ms: number) => weeklyId(ms, "America/New_York"),
-      windows: [{ name: "2w", periods: 2, combine: "sum" as Combine }, { name: "best3", periods: 3, combine: "best" as Combine }],
+      value: (r: () => number) => 500 + Math.floor(r() * 10) * 50,
+      idOf: (ms: number) => weeklyId(ms, "America/New_York"),
+      windows: [
+        { name: "2w", periods: 2, combine: "sum" as Combine },
+        { name: "best3", periods: 3, combine: "best" as Combine },
+      ],
     },
     {
-      name: "win-fridays", kind: PeriodKind.CRON, zone: "Europe/Berlin", cron: "0 18 * * 5", keep: 10, ops: ["set", "inc"] as Op[],
+      name: "win-fridays",
+      kind: PeriodKind.CRON,
+      zone: "Europe/Berlin",
+      cron: "0 18 * * 5",
+      keep: 10,
+      ops: ["set", "inc"] as Op[],
       rules: { lowerIsBetter: false, tie: "id" as const, minPoints: -20, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH },
-      value: (r: () => number) => Math.floor(r() * 9) - 3, idOf: (ms: number) => new Date(weeklyAtStart(ms, "Europe/Berlin", 5, 18)).toISOString(),
+      value: (r: () => number) => Math.floor(r() * 9) - 3,
+      idOf: (ms: number) => new Date(weeklyAtStart(ms, "Europe/Berlin", 5, 18)).toISOString(),
       windows: [{ name: "2f", periods: 2, combine: "sum" as Combine }],
     },
   ];
   const ANCHORS = [
-    "2026-10-24T22:00:00Z", "2026-10-25T01:00:00Z", "2026-10-25T23:00:00Z", "2026-10-26T22:30:00Z", "2026-10-30T17:00:00Z",
-    "2026-11-01T05:00:00Z", "2026-11-02T05:00:00Z", "2026-11-08T05:00:00Z", "2026-11-27T17:00:00Z",
+    "2026-10-24T22:00:00Z",
+    "2026-10-25T01:00:00Z",
+    "2026-10-25T23:00:00Z",
+    "2026-10-26T22:30:00Z",
+    "2026-10-30T17:00:00Z",
+    "2026-11-01T05:00:00Z",
+    "2026-11-02T05:00:00Z",
+    "2026-11-08T05:00:00Z",
+    "2026-11-27T17:00:00Z",
   ].map(Date.parse);
   const COMBINE = { sum: WindowCombine.SUM, best: WindowCombine.BEST } as const;
 
@@ -432,10 +668,20 @@ describe("board windows", () => {
     for (const b of WINDOWED) {
       const created = await admin.createBoard({
         board: {
-          name: b.name, defaultOp: OP_OF[b.ops[0]!], allowOpOverride: true,
+          name: b.name,
+          defaultOp: OP_OF[b.ops[0]!],
+          allowOpOverride: true,
           rules: {
-            order: ORDER(b.rules), tie: TIE[b.rules.tie], minPoints: BigInt(b.rules.minPoints), maxPoints: BigInt(b.rules.maxPoints), resolutionMs: b.rules.resolutionMs,
-            period: b.kind, timeZone: b.zone, cron: b.cron, keepPeriods: b.keep, windows: b.windows.map((w) => ({ name: w.name, periods: w.periods, combine: COMBINE[w.combine] })),
+            order: ORDER(b.rules),
+            tie: TIE[b.rules.tie],
+            minPoints: BigInt(b.rules.minPoints),
+            maxPoints: BigInt(b.rules.maxPoints),
+            resolutionMs: b.rules.resolutionMs,
+            period: b.kind,
+            timeZone: b.zone,
+            cron: b.cron,
+            keepPeriods: b.keep,
+            windows: b.windows.map((w) => ({ name: w.name, periods: w.periods, combine: COMBINE[w.combine] })),
           },
         },
       });
@@ -461,10 +707,12 @@ describe("board windows", () => {
         const w = b.windows[Math.floor(rr() * b.windows.length)]!;
         const at = rr() < 0.7 ? ANCHORS[Math.floor(rr() * ANCHORS.length)]! + Math.floor(rr() * 3) * 86_400_000 : now;
         const period = b.idOf(at);
-        const ask: Promise<{ entries?: Entry[]; entry?: Entry; total: bigint }> = rr() < 0.5
-          ? c.router.getTop({ board: b.name, period, window: w.name, limit: 60 })
-          : rr() < 0.5 ? c.router.getAround({ board: b.name, period, window: w.name, playerId: `w-${Math.floor(rr() * 120)}`, radius: 3 })
-            : c.router.getRank({ board: b.name, period, window: w.name, playerId: `w-${Math.floor(rr() * 120)}` });
+        const ask: Promise<{ entries?: Entry[]; entry?: Entry; total: bigint }> =
+          rr() < 0.5
+            ? c.router.getTop({ board: b.name, period, window: w.name, limit: 60 })
+            : rr() < 0.5
+              ? c.router.getAround({ board: b.name, period, window: w.name, playerId: `w-${Math.floor(rr() * 120)}`, radius: 3 })
+              : c.router.getRank({ board: b.name, period, window: w.name, playerId: `w-${Math.floor(rr() * 120)}` });
         const got = await outcome(ask);
         if ("code" in got) {
           if (got.code !== status.NOT_FOUND) problems.push(`${b.name} ${w.name}@${period}: code ${got.code} ${got.details}`);
@@ -472,7 +720,11 @@ describe("board windows", () => {
         }
         answers++;
         const entries = (got.ok.entries ?? [got.ok.entry!]).map(plain);
-        problems.push(...rulesPageProblems(windowRules(b.rules, w.combine, w.periods), entries, Number(got.ok.total)).map((p) => `${b.name} ${w.name}@${period}: ${p}`));
+        problems.push(
+          ...rulesPageProblems(windowRules(b.rules, w.combine, w.periods), entries, Number(got.ok.total)).map(
+            (p) => `${b.name} ${w.name}@${period}: ${p}`,
+          ),
+        );
       }
     });
     for (let n = 0; n < 10; n++) {
@@ -481,7 +733,10 @@ describe("board windows", () => {
       for (let i = 0; i < 150; i++) {
         const b = WINDOWED[Math.floor(rand() * WINDOWED.length)]!;
         // around a boundary (±36 h: a window spans several), or in the last hour
-        const at = rand() < 0.85 ? ANCHORS[Math.floor(rand() * ANCHORS.length)]! + Math.floor((rand() - 0.5) * 72 * 3600) * 1000 : now - Math.floor(rand() * 3600) * 1000;
+        const at =
+          rand() < 0.85
+            ? ANCHORS[Math.floor(rand() * ANCHORS.length)]! + Math.floor((rand() - 0.5) * 72 * 3600) * 1000
+            : now - Math.floor(rand() * 3600) * 1000;
         const playerId = `w-${Math.floor(rand() * 120)}`;
         const op = b.ops[Math.floor(rand() * b.ops.length)]!;
         const value = b.value(rand);
@@ -499,7 +754,12 @@ describe("board windows", () => {
     await c.waitApplied(offsets);
 
     // every window ending in a period from the first written to n - 1 past the last written
-    const checks: Array<{ b: (typeof WINDOWED)[number]; w: (typeof WINDOWED)[number]["windows"][number]; period: string; want: RulesEntry[] }> = [];
+    const checks: Array<{
+      b: (typeof WINDOWED)[number];
+      w: (typeof WINDOWED)[number]["windows"][number];
+      period: string;
+      want: RulesEntry[];
+    }> = [];
     for (const b of WINDOWED) {
       const sequence = periodSequence(b.idOf, Math.min(...ANCHORS) - 3 * 86_400_000, now + 30 * 86_400_000);
       const written = sequence.map((id, i) => (periods.has(`${b.name}|${id}`) ? i : -1)).filter((i) => i >= 0);
@@ -516,7 +776,10 @@ describe("board windows", () => {
         const top = await c.router.getTop({ board: b.name, period, window: w.name, limit: 1000 });
         expect({ total: Number(top.total), entries: top.entries.map(plain) }, where).toEqual({ total: want.length, entries: want });
         for (const e of want.filter((_, i) => i % 25 === 0)) {
-          expect(plain((await c.router.getRank({ board: b.name, period, window: w.name, playerId: e.playerId })).entry!), `${where} rank of ${e.playerId}`).toEqual(e);
+          expect(
+            plain((await c.router.getRank({ board: b.name, period, window: w.name, playerId: e.playerId })).entry!),
+            `${where} rank of ${e.playerId}`,
+          ).toEqual(e);
           const around = await c.router.getAround({ board: b.name, period, window: w.name, playerId: e.playerId, radius: 2 });
           expect(around.entries.map(plain), `${where} around ${e.playerId}`).toEqual(want.slice(Math.max(0, e.rank - 3), e.rank + 2));
         }
@@ -526,11 +789,15 @@ describe("board windows", () => {
     // the windows did combine: some players' SUMs span several periods, with equal sums and ties
     const sums = checks.filter((x) => x.w.combine === "sum" && x.b.name === "win-daily-paris").flatMap((x) => x.want);
     expect(sums.some((e) => e.score > 5)).toBe(true);
-    console.log(`[boards] windows checked: ${checks.length} (board, window, period), ${checks.reduce((n, x) => n + x.want.length, 0)} entries`);
+    console.log(
+      `[boards] windows checked: ${checks.length} (board, window, period), ${checks.reduce((n, x) => n + x.want.length, 0)} entries`,
+    );
     // retention: a window ending in P expires when P does (keep_periods + 1 periods after its start); P's own key
     // lives n - 1 periods longer (n = 4, the board's longest window), for the windows after it that include it
     const daily = WINDOWED[0]!;
-    const lastDay = periodSequence(daily.idOf, now - 3 * 86_400_000, now).filter((id) => periods.has(`${daily.name}|${id}`)).pop()!;
+    const lastDay = periodSequence(daily.idOf, now - 3 * 86_400_000, now)
+      .filter((id) => periods.has(`${daily.name}|${id}`))
+      .pop()!;
     const ahead = periodSequence(daily.idOf, now - 3 * 86_400_000, now + (daily.keep + 8) * 86_400_000);
     const startOf = (id: string) => {
       for (let t = Math.floor((now - 3 * 86_400_000) / 3_600_000) * 3_600_000; ; t += 3_600_000) if (daily.idOf(t) === id) return t;
@@ -562,14 +829,28 @@ describe("board windows", () => {
     // refusals
     expect(await codeOf(c.router.getTop({ board: "win-daily-paris", window: "nope" }))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(c.router.getRank({ board: "win-weekly-ny", window: "3d", playerId: "w-1" }))).toBe(status.INVALID_ARGUMENT);
-    expect(await codeOf(c.router.getTop({ board: "win-daily-paris", window: "3d", period: dailyId(Date.now() - 70 * 86_400_000, "Europe/Paris") }))).toBe(status.NOT_FOUND);
+    expect(
+      await codeOf(
+        c.router.getTop({ board: "win-daily-paris", window: "3d", period: dailyId(Date.now() - 70 * 86_400_000, "Europe/Paris") }),
+      ),
+    ).toBe(status.NOT_FOUND);
     await admin.createBoard({ board: { name: "win-forever", defaultOp: Operation.INCREMENT } });
     expect(await codeOf(c.router.getTop({ board: "win-forever", window: "3d" }))).toBe(status.INVALID_ARGUMENT);
     const bad = (rules: object) => codeOf(admin.createBoard({ board: { name: "win-bad", rules } }));
     expect(await bad({ windows: [{ name: "w", periods: 3 }] })).toBe(status.INVALID_ARGUMENT); // an all-time board
     expect(await bad({ period: PeriodKind.DAILY, windows: [{ name: "w", periods: 1 }] })).toBe(status.INVALID_ARGUMENT);
-    expect(await bad({ period: PeriodKind.DAILY, windows: [{ name: "w", periods: 3 }, { name: "w", periods: 4 }] })).toBe(status.INVALID_ARGUMENT);
-    expect(await bad({ period: PeriodKind.DAILY, maxPoints: 2n ** 40n, resolutionMs: 1, windows: [{ name: "w", periods: 3 }] })).toBe(status.INVALID_ARGUMENT);
+    expect(
+      await bad({
+        period: PeriodKind.DAILY,
+        windows: [
+          { name: "w", periods: 3 },
+          { name: "w", periods: 4 },
+        ],
+      }),
+    ).toBe(status.INVALID_ARGUMENT);
+    expect(await bad({ period: PeriodKind.DAILY, maxPoints: 2n ** 40n, resolutionMs: 1, windows: [{ name: "w", periods: 3 }] })).toBe(
+      status.INVALID_ARGUMENT,
+    );
     expect((await admin.listBoards({ prefix: "win-bad" })).boards).toEqual([]);
   });
 });
@@ -583,7 +864,11 @@ describe("several boards in one write: divisions", () => {
       await admin.createBoard({ board: { name, defaultOp: Operation.INCREMENT, rules: { maxPoints: 10_000n, resolutionMs: 1000 } } });
       await knownToIngest(c, name, 10_001n);
     }
-    expect((await admin.listBoards({ prefix: "division:" })).boards.map((b) => b.name)).toEqual(["division:bronze", "division:gold", "division:silver"]);
+    expect((await admin.listBoards({ prefix: "division:" })).boards.map((b) => b.name)).toEqual([
+      "division:bronze",
+      "division:gold",
+      "division:silver",
+    ]);
     const oracles = new Map(["league", ...DIVISIONS].map((n) => [n, new RulesOracle(rules)]));
     const divisionOf = new Map<string, string>();
     const rand = random(33);
@@ -615,8 +900,21 @@ describe("several boards in one write: divisions", () => {
         const value = 1 + Math.floor(rand() * 5);
         const at = base + n * 10_000 + Math.floor(rand() * 4) * 1000;
         const from = divisionOf.get(playerId);
-        const to = from === undefined ? "division:bronze" : rand() < 0.15 ? DIVISIONS[(DIVISIONS.indexOf(from) + (rand() < 0.5 ? 1 : 2)) % 3]! : from;
-        updates.push({ board: "league", playerId, value: BigInt(value), timestampMs: BigInt(at), eventId: `${n}-${i}`, alsoBoards: [to], ...(from && from !== to ? { leaveBoard: from } : {}) });
+        const to =
+          from === undefined
+            ? "division:bronze"
+            : rand() < 0.15
+              ? DIVISIONS[(DIVISIONS.indexOf(from) + (rand() < 0.5 ? 1 : 2)) % 3]!
+              : from;
+        updates.push({
+          board: "league",
+          playerId,
+          value: BigInt(value),
+          timestampMs: BigInt(at),
+          eventId: `${n}-${i}`,
+          alsoBoards: [to],
+          ...(from && from !== to ? { leaveBoard: from } : {}),
+        });
         oracles.get("league")!.apply(playerId, "inc", value, at);
         oracles.get(to)!.apply(playerId, "inc", value, at);
         if (from && from !== to) {
@@ -657,7 +955,9 @@ describe("several boards in one write: divisions", () => {
     expect(await code({ alsoBoards: ["division:gold"], leaveBoard: "division:nope" })).toBe(status.NOT_FOUND);
     expect(await code({ alsoBoards: ["division:gold"], leaveBoard: "division:gold" })).toBe(status.INVALID_ARGUMENT);
     expect(await code({ alsoBoards: ["division:gold"], value: 20_000n })).toBe(status.INVALID_ARGUMENT);
-    const last = await c.ingest.submitScores({ updates: [{ board: "league", playerId: "d-0", value: 1n, alsoBoards: [divisionOf.get("d-0") ?? "division:bronze"] }] });
+    const last = await c.ingest.submitScores({
+      updates: [{ board: "league", playerId: "d-0", value: 1n, alsoBoards: [divisionOf.get("d-0") ?? "division:bronze"] }],
+    });
     await c.waitApplied(last.offsets);
     expect(await codeOf(c.router.getRank({ board: "league", playerId: "z-new" }))).toBe(status.NOT_FOUND);
     expect(await codeOf(c.router.getRank({ board: "division:gold", playerId: "z-new" }))).toBe(status.NOT_FOUND);
@@ -673,14 +973,17 @@ describe("erasure", () => {
       for (const url of redisUrls) {
         const r = new Redis(url);
         for (const key of await r.keys(`${c.ns.keyPrefix}dedup:*`)) {
-          for (const m of await r.zrange(key, "0", "-1")) if (m.endsWith(`\n${player}`)) boards.add(m.split("\n")[1]!.replace(`${c.ns.keyPrefix}board:`, "").replace(/#.*/, ""));
+          for (const m of await r.zrange(key, "0", "-1"))
+            if (m.endsWith(`\n${player}`)) boards.add(m.split("\n")[1]!.replace(`${c.ns.keyPrefix}board:`, "").replace(/#.*/, ""));
         }
         r.disconnect();
       }
       return [...boards].sort();
     };
     await admin.createBoard({ board: { name: "er-global", defaultOp: Operation.INCREMENT } });
-    await admin.createBoard({ board: { name: "er-daily", defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, keepPeriods: 3 } } });
+    await admin.createBoard({
+      board: { name: "er-daily", defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, keepPeriods: 3 } },
+    });
     await admin.createBoard({ board: { name: "er-other", defaultOp: Operation.INCREMENT } });
     for (const b of ["er-global", "er-daily", "er-other"]) await knownToIngest(c, b, 2n ** 32n);
     const day = 86_400_000;
@@ -700,8 +1003,14 @@ describe("erasure", () => {
     const past = dailyId(Date.now() - 2 * day, "UTC");
     const where = async (player: string) => {
       const found: string[] = [];
-      for (const [board, period] of [["er-global", ""], ["er-other", ""], ["er-daily", ""], ["er-daily", past]] as const) {
-        if ((await codeOf(c.router.getRank({ board, period, playerId: player }))) === "ok") found.push(period ? `${board}@${period}` : board);
+      for (const [board, period] of [
+        ["er-global", ""],
+        ["er-other", ""],
+        ["er-daily", ""],
+        ["er-daily", past],
+      ] as const) {
+        if ((await codeOf(c.router.getRank({ board, period, playerId: player }))) === "ok")
+          found.push(period ? `${board}@${period}` : board);
       }
       return found;
     };
@@ -719,7 +1028,9 @@ describe("erasure", () => {
     expect(await where("e-3")).toEqual(["er-global", "er-other", "er-daily", `er-daily@${past}`]);
     expect(Number((await c.router.getTop({ board: "er-global", limit: 1 })).total)).toBe(39);
     // a read with the tombstone's token waits for the erasure
-    expect(await codeOf(c.router.getRank({ board: "er-global", playerId: "e-1", consistencyToken: all.consistencyToken }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.router.getRank({ board: "er-global", playerId: "e-1", consistencyToken: all.consistencyToken }))).toBe(
+      status.NOT_FOUND,
+    );
     // refusals write nothing
     expect(await codeOf(c.ingest.deletePlayer({ playerId: "" }))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(c.ingest.deletePlayer({ playerId: "e-3", boards: ["nope"] }))).toBe(status.NOT_FOUND);

@@ -11,7 +11,6 @@ import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb"
 import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { freshNamespace, type Namespace } from "@ladder/platform/test-namespace";
 
-
 export interface TestCluster {
   ns: Namespace;
   services: RunningServices;
@@ -69,7 +68,9 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
   const router = createClient(LeaderboardService, services.routerAddress, undefined, {}, TEST_TOKENS.read);
   // the primaries (through Sentinel for sentinel:// shards, following failovers)
   const sentinels = (opts.settings?.LADDER_SENTINELS ?? "").split(",").filter(Boolean);
-  const redis = redisUrls.map((url) => openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }));
+  const redis = redisUrls.map((url) =>
+    openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }),
+  );
   for (const r of redis) r.on("error", () => {}); // tests kill Redis on purpose
   const { offsets: offsetsKey, heartbeat: heartbeatKey } = keyLayout(ns.keyPrefix);
 
@@ -84,13 +85,18 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       // serving: the heartbeat holds the shard's stamp, not "!<why not>" (store/src/lua/heartbeat.lua)
       const serving = (await Promise.all(redis.map((r) => r.get(heartbeatKey)))).every(servesReads);
       if (behind.length === 0 && serving) return;
-      if (Date.now() > deadline) throw new Error(`offsets not applied within ${timeoutMs} ms: ${JSON.stringify(behind.map(([p, o]) => [p, String(o)]))}`);
+      if (Date.now() > deadline)
+        throw new Error(`offsets not applied within ${timeoutMs} ms: ${JSON.stringify(behind.map(([p, o]) => [p, String(o)]))}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
 
   return {
-    ns, services, ingest, router, waitApplied,
+    ns,
+    services,
+    ingest,
+    router,
+    waitApplied,
     async stop() {
       ingest.close();
       router.close();

@@ -21,7 +21,7 @@ const written: PartitionOffset[] = [];
 
 // Deterministic pseudo-random numbers, so a failure can be replayed.
 let seed = 20261130;
-const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
 
 /** Updates with many ties: scores from a narrow range, times from a few one-minute units. */
@@ -30,7 +30,13 @@ function randomUpdates(n: number, base: number): OracleUpdate[] {
   return Array.from({ length: n }, () => {
     const op = pick([Operation.SET, Operation.SET, Operation.INCREMENT, Operation.BEST]);
     const value = op === Operation.INCREMENT ? Math.floor(rand() * 7) - 2 : Math.floor(rand() * 40);
-    return { board: BOARD, playerId: `p-${Math.floor(rand() * PLAYERS)}`, op, value, timestampMs: pick(minutes) + Math.floor(rand() * 60_000) };
+    return {
+      board: BOARD,
+      playerId: `p-${Math.floor(rand() * PLAYERS)}`,
+      op,
+      value,
+      timestampMs: pick(minutes) + Math.floor(rand() * 60_000),
+    };
   });
 }
 
@@ -46,7 +52,11 @@ async function submit(updates: OracleUpdate[]): Promise<void> {
   }
 }
 
-const grpcCode = (p: Promise<unknown>) => p.then(() => "ok", (e: { code: number }) => e.code);
+const grpcCode = (p: Promise<unknown>) =>
+  p.then(
+    () => "ok",
+    (e: { code: number }) => e.code,
+  );
 
 async function expectMatchesOracle(): Promise<void> {
   const expected = oracle.sorted(BOARD);
@@ -131,12 +141,18 @@ describe("cluster > end to end", () => {
 
   it("reads its own writes with the consistency token", async () => {
     for (let i = 1; i <= 20; i++) {
-      const res = await cluster.ingest.submitScores({ updates: [{ board: "ryw", playerId: `w${i % 3}`, op: Operation.INCREMENT, value: BigInt(i) }] });
+      const res = await cluster.ingest.submitScores({
+        updates: [{ board: "ryw", playerId: `w${i % 3}`, op: Operation.INCREMENT, value: BigInt(i) }],
+      });
       const rank = await cluster.router.getRank({ board: "ryw", playerId: `w${i % 3}`, consistencyToken: res.consistencyToken });
-      const expected = Array.from({ length: i }, (_, k) => k + 1).filter((k) => k % 3 === i % 3).reduce((a, b) => a + b, 0);
+      const expected = Array.from({ length: i }, (_, k) => k + 1)
+        .filter((k) => k % 3 === i % 3)
+        .reduce((a, b) => a + b, 0);
       expect(Number(rank.entry!.score)).toBe(expected);
     }
-    expect(await grpcCode(cluster.router.getRank({ board: "ryw", playerId: "w1", consistencyToken: "not a token" }))).toBe(status.INVALID_ARGUMENT);
+    expect(await grpcCode(cluster.router.getRank({ board: "ryw", playerId: "w1", consistencyToken: "not a token" }))).toBe(
+      status.INVALID_ARGUMENT,
+    );
   });
 
   it("answers bad reads with INVALID_ARGUMENT and unknown players with NOT_FOUND", async () => {
@@ -165,7 +181,11 @@ describe("cluster > end to end", () => {
   it("serves an outside client built only from proto/", async () => {
     const pkg = grpc.loadPackageDefinition(
       loadSync(["leaderboard/v1/ingest.proto", "leaderboard/v1/leaderboard.proto"], {
-        includeDirs: [join(import.meta.dirname, "..", "proto")], keepCase: true, longs: String, enums: String, defaults: true,
+        includeDirs: [join(import.meta.dirname, "..", "proto")],
+        keepCase: true,
+        longs: String,
+        enums: String,
+        defaults: true,
       }),
     ) as unknown as { leaderboard: { v1: Record<string, grpc.ServiceClientConstructor> } };
     const creds = grpc.credentials.createInsecure();
@@ -174,7 +194,9 @@ describe("cluster > end to end", () => {
     const auth = new grpc.Metadata();
     auth.set("authorization", `Bearer ${TEST_TOKENS.write}`);
     const call = <T>(client: grpc.Client, method: string, req: object) =>
-      new Promise<T>((resolve, reject) => (client as unknown as Record<string, Function>)[method]!(req, auth, (e: Error | null, r: T) => (e ? reject(e) : resolve(r))));
+      new Promise<T>((resolve, reject) =>
+        (client as unknown as Record<string, Function>)[method]!(req, auth, (e: Error | null, r: T) => (e ? reject(e) : resolve(r))),
+      );
     const t = Date.now() - 120_000;
     const res = await call<{ offsets: PartitionOffset[]; accepted: number }>(ingest, "SubmitScores", {
       updates: [
@@ -186,11 +208,22 @@ describe("cluster > end to end", () => {
     });
     expect(res.accepted).toBe(4);
     await cluster.waitApplied(res.offsets.map((o) => ({ partition: o.partition, offset: BigInt(o.offset) }) as PartitionOffset));
-    const top = await call<{ entries: Array<{ player_id: string; score: string; rank: string }>; total: string }>(router, "GetTop", { board: "outside", limit: 10 });
-    expect(top.entries.map((e) => [e.player_id, e.score, e.rank])).toEqual([["cat", "500", "1"], ["ann", "300", "2"], ["bob", "300", "3"]]);
+    const top = await call<{ entries: Array<{ player_id: string; score: string; rank: string }>; total: string }>(router, "GetTop", {
+      board: "outside",
+      limit: 10,
+    });
+    expect(top.entries.map((e) => [e.player_id, e.score, e.rank])).toEqual([
+      ["cat", "500", "1"],
+      ["ann", "300", "2"],
+      ["bob", "300", "3"],
+    ]);
     const rank = await call<{ entry: { rank: string }; total: string }>(router, "GetRank", { board: "outside", player_id: "bob" });
     expect([rank.entry.rank, rank.total]).toEqual(["3", "3"]);
-    const around = await call<{ entries: Array<{ player_id: string }> }>(router, "GetAround", { board: "outside", player_id: "ann", radius: 1 });
+    const around = await call<{ entries: Array<{ player_id: string }> }>(router, "GetAround", {
+      board: "outside",
+      player_id: "ann",
+      radius: 1,
+    });
     expect(around.entries.map((e) => e.player_id)).toEqual(["cat", "ann", "bob"]);
     ingest.close();
     router.close();

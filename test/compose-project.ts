@@ -12,9 +12,30 @@ export const COMPOSE_FILE = fileURLToPath(new URL("../deploy/compose/docker-comp
 
 /** Every loopback port the compose file binds (its header lists them). */
 export const COMPOSE_PORTS = [
-  29091, 29092, 29093, 29191, 29192, 29193, // Kafka client, controller
-  27000, 27001, 27002, 27100, 27101, 27102, 27200, 27201, 27202, // Redis primaries, replicas, Sentinels
-  29470, 29471, 29472, 25051, 25053, 29464, 29466, 25052, 29465, // shard nodes' metrics, routers, ingest
+  29091,
+  29092,
+  29093,
+  29191,
+  29192,
+  29193, // Kafka client, controller
+  27000,
+  27001,
+  27002,
+  27100,
+  27101,
+  27102,
+  27200,
+  27201,
+  27202, // Redis primaries, replicas, Sentinels
+  29470,
+  29471,
+  29472,
+  25051,
+  25053,
+  29464,
+  29466,
+  25052,
+  29465, // shard nodes' metrics, routers, ingest
   25054, // the gateway
 ];
 
@@ -35,9 +56,13 @@ export interface ComposeProject {
 
 export function composeProject(name: string, env: Record<string, string>): ComposeProject {
   const compose = async (...args: string[]) =>
-    (await run("docker-compose", ["-f", COMPOSE_FILE, "-p", name, ...args], {
-      env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 300_000,
-    })).stdout;
+    (
+      await run("docker-compose", ["-f", COMPOSE_FILE, "-p", name, ...args], {
+        env: { ...process.env, ...env },
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 300_000,
+      })
+    ).stdout;
   const container = (service: string) => `${name}_${service}_1`;
   const inspect = async (service: string, format: string) =>
     (await run("docker", ["inspect", "-f", format, container(service)])).stdout.trim();

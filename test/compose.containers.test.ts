@@ -62,7 +62,10 @@ describe("compose deployment", () => {
     if (!(await dockerAvailable())) throw new Error("no docker engine answers: npm run test:containers starts one");
     await requireImages(KAFKA_IMAGE, REDIS_IMAGE, SERVICES_IMAGE);
     project = composeProject(`ladder-test-${process.pid}`, {
-      LADDER_TOKENS: JSON.stringify(grants), LADDER_GATEWAY_TOKEN: TEST_TOKENS.admin, LADDER_IMPLICIT_BOARDS: "1", LADDER_LOG_LEVEL: "warn",
+      LADDER_TOKENS: JSON.stringify(grants),
+      LADDER_GATEWAY_TOKEN: TEST_TOKENS.admin,
+      LADDER_IMPLICIT_BOARDS: "1",
+      LADDER_LOG_LEVEL: "warn",
     });
     const started = Date.now();
     await project.up();
@@ -73,7 +76,10 @@ describe("compose deployment", () => {
     for (;;) {
       const s = await admin.getClusterStatus({}, { timeoutMs: 3000 }).catch(() => undefined);
       if (s && s.shards.length === 3 && s.shards.every((x) => x.readiness === ShardReadiness.SERVING)) break;
-      if (Date.now() - started > 240_000) throw new Error(`not serving 240 s after up: ${JSON.stringify(s?.shards.map((x) => x.refusal))}\n${await project.logs("shard-node-0")}`);
+      if (Date.now() - started > 240_000)
+        throw new Error(
+          `not serving 240 s after up: ${JSON.stringify(s?.shards.map((x) => x.refusal))}\n${await project.logs("shard-node-0")}`,
+        );
       await sleep(500);
     }
     upMs = Date.now() - started;
@@ -109,7 +115,9 @@ describe("compose deployment", () => {
           const entries = page.entries.map(plain);
           reads[r]!.problems.push(...pageProblems(entries, Number(page.total), 1));
           // a player gets at most 1 per batch: what was acknowledged before the call, and the batch in flight
-          for (const e of entries) if (e.score > (bound.get(e.playerId) ?? 0) + 1) reads[r]!.problems.push(`${e.playerId} at ${e.score} over ${bound.get(e.playerId) ?? 0}`);
+          for (const e of entries)
+            if (e.score > (bound.get(e.playerId) ?? 0) + 1)
+              reads[r]!.problems.push(`${e.playerId} at ${e.score} over ${bound.get(e.playerId) ?? 0}`);
           reads[r]!.ok++;
           reads[r]!.okAt.push(Date.now());
         } catch (e) {
@@ -125,22 +133,28 @@ describe("compose deployment", () => {
     const loadStarted = Date.now();
     let load: WriteLoadResult;
     try {
-      load = await writeLoad({ ingest }, {
-        board, batches: 160, batchSize: 100, players,
-        afterBatch: async (b, sofar) => {
-          acknowledged = new Map(sofar.expected);
-          ackAt.push(Date.now());
-          await sleep(30);
-          if (b === 30) {
-            faults.broker = Date.now();
-            await project.crash("kafka-2");
-          }
-          if (b === 90) {
-            faults.redisPrimary = Date.now();
-            await project.crash("redis-1");
-          }
+      load = await writeLoad(
+        { ingest },
+        {
+          board,
+          batches: 160,
+          batchSize: 100,
+          players,
+          afterBatch: async (b, sofar) => {
+            acknowledged = new Map(sofar.expected);
+            ackAt.push(Date.now());
+            await sleep(30);
+            if (b === 30) {
+              faults.broker = Date.now();
+              await project.crash("kafka-2");
+            }
+            if (b === 90) {
+              faults.redisPrimary = Date.now();
+              await project.crash("redis-1");
+            }
+          },
         },
-      });
+      );
     } finally {
       stop = true;
       await Promise.all(readers);
@@ -181,15 +195,21 @@ describe("compose deployment", () => {
     oldPrimary.disconnect();
 
     const figures = {
-      upMs, loadMs: loadEnded - loadStarted, acknowledged: load.acknowledged, writeRetries: load.retries,
+      upMs,
+      loadMs: loadEnded - loadStarted,
+      acknowledged: load.acknowledged,
+      writeRetries: load.retries,
       writeOutageBrokerMs: longestGap(ackAt, faults.broker!, faults.broker! + 30_000),
       writeOutageRedisMs: longestGap(ackAt, faults.redisPrimary!, Math.min(loadEnded, faults.redisPrimary! + 30_000)),
       reads: reads.map((r) => ({
-        ok: r.ok, refused: r.refused,
+        ok: r.ok,
+        refused: r.refused,
         outageBrokerMs: longestGap(r.okAt, faults.broker!, Math.min(faults.redisPrimary!, faults.broker! + 30_000)),
         outageRedisMs: longestGap(r.okAt, faults.redisPrimary!, loadEnded),
       })),
-      brokerRestarts: brokerState.restarts, shard1Primary: primaryNow, oldPrimaryRole,
+      brokerRestarts: brokerState.restarts,
+      shard1Primary: primaryNow,
+      oldPrimaryRole,
     };
     report("outage and figures", figures);
     expect(reads.flatMap((r) => r.problems).slice(0, 5)).toEqual([]);
@@ -207,7 +227,8 @@ describe("compose deployment", () => {
   it("the gateway serves the dashboard and answers as the routers do, through router-1 while router-0 is stopped", async () => {
     const M = LeaderboardService.method;
     const started = Date.now();
-    for (;;) { // it answers /healthz once it listens (the router is not asked)
+    for (;;) {
+      // it answers /healthz once it listens (the router is not asked)
       const h = await http(`${GATEWAY}/healthz`).catch(() => undefined);
       if (h?.status === 200) {
         expect(h.body).toEqual({ status: "ok" });
@@ -221,14 +242,30 @@ describe("compose deployment", () => {
     expect([page.status, page.headers["content-type"]]).toEqual([200, "text/html; charset=utf-8"]);
     expect(page.body).toBe(await readFile(new URL("../gateway/public/index.html", import.meta.url), "utf8"));
     // its own token (LADDER_GATEWAY_TOKEN, an admin one of LADDER_TOKENS): the shards' status
-    const shards = (await getJson(`${GATEWAY}/api/status`) as { shards: Array<{ shardId: string; readiness: string }> }).shards;
+    const shards = ((await getJson(`${GATEWAY}/api/status`)) as { shards: Array<{ shardId: string; readiness: string }> }).shards;
     expect(shards.map((x) => [x.shardId, x.readiness])).toEqual([0, 1, 2].map((i) => [`shard-${i}`, "SHARD_READINESS_SERVING"]));
 
     const board = "compose-gateway";
     const players = 30;
-    await ingest.submitScores({ updates: Array.from({ length: players }, (_, i) => ({ board, playerId: `g${i}`, op: Operation.SET, value: BigInt(1 + ((i * 7) % 25)), timestampMs: BigInt(Date.now()) })) });
-    for (const deadline = Date.now() + 30_000; ; await sleep(200)) { // applied on every shard, seen by both routers
-      const totals = await Promise.all(routers.map((r) => r.getTop({ board, limit: 1 }).then((t) => Number(t.total), () => 0)));
+    await ingest.submitScores({
+      updates: Array.from({ length: players }, (_, i) => ({
+        board,
+        playerId: `g${i}`,
+        op: Operation.SET,
+        value: BigInt(1 + ((i * 7) % 25)),
+        timestampMs: BigInt(Date.now()),
+      })),
+    });
+    for (const deadline = Date.now() + 30_000; ; await sleep(200)) {
+      // applied on every shard, seen by both routers
+      const totals = await Promise.all(
+        routers.map((r) =>
+          r.getTop({ board, limit: 1 }).then(
+            (t) => Number(t.total),
+            () => 0,
+          ),
+        ),
+      );
       if (totals.every((t) => t === players)) break;
       if (Date.now() > deadline) throw new Error(`board ${board}: totals ${totals} of ${players} after 30 s`);
     }

@@ -27,8 +27,21 @@ async function grpcError(p: Promise<unknown>): Promise<{ code: number; details: 
 }
 
 /** Starts a service of `c` with `overrides` and returns the error it fails to start with. */
-async function startFailure(c: TestCluster, name: string, entry: string, overrides: Record<string, string>, ready: string): Promise<string> {
-  const err = await spawnService({ name, entry, env: { ...process.env, ...c.services.env, ...overrides }, ready, timeoutMs: 60_000, log: silentLogger() }).then(
+async function startFailure(
+  c: TestCluster,
+  name: string,
+  entry: string,
+  overrides: Record<string, string>,
+  ready: string,
+): Promise<string> {
+  const err = await spawnService({
+    name,
+    entry,
+    env: { ...process.env, ...c.services.env, ...overrides },
+    ready,
+    timeoutMs: 60_000,
+    log: silentLogger(),
+  }).then(
     (started) => {
       defer(() => started.process.stop(10_000));
       throw new Error(`${name} started, but should have refused`);
@@ -50,13 +63,28 @@ describe("drift", () => {
     await seed(c, 50);
     expect((await c.router.getTop({ board: "b", limit: 5 })).total).toBe(50n);
     // another number of slots: the cluster's placement cannot be read with it, so the router does not start
-    const slots = await startFailure(c, "router-slots", "router/src/main.ts", { LADDER_SLOTS: "16", LADDER_ROUTER_LISTEN: "127.0.0.1:0" }, "router listening");
+    const slots = await startFailure(
+      c,
+      "router-slots",
+      "router/src/main.ts",
+      { LADDER_SLOTS: "16", LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
+      "router listening",
+    );
     expect(slots).toMatch(/exited with code 78/);
     expect(slots).toMatch(/a placement of 12 slots, not 16/);
     // another shard list: the placement topic, not LADDER_SHARDS, says which shards there are (it seeds only epoch 1)
     const seeded = await spawnService({
-      name: "router-shards", entry: "router/src/main.ts", env: { ...process.env, ...c.services.env, LADDER_SHARDS: c.services.env.LADDER_SHARDS!.split(",").slice(0, 2).join(","), LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
-      ready: "router listening", timeoutMs: 60_000, log: silentLogger(),
+      name: "router-shards",
+      entry: "router/src/main.ts",
+      env: {
+        ...process.env,
+        ...c.services.env,
+        LADDER_SHARDS: c.services.env.LADDER_SHARDS!.split(",").slice(0, 2).join(","),
+        LADDER_ROUTER_LISTEN: "127.0.0.1:0",
+      },
+      ready: "router listening",
+      timeoutMs: 60_000,
+      log: silentLogger(),
     });
     defer(() => seeded.process.stop(10_000));
     const other = createClient(LeaderboardService, `127.0.0.1:${seeded.port}`, undefined, {}, TEST_TOKENS.read);
@@ -67,13 +95,21 @@ describe("drift", () => {
       [{ LADDER_BOARDS: JSON.stringify([{ prefix: "", maxPoints: 1_000_000, resolutionMs: 1000 }]) }, /board specs \(LADDER_BOARDS\)/],
     ] as const) {
       const router = await spawnService({
-        name: "router-drifted", entry: "router/src/main.ts", env: { ...process.env, ...c.services.env, ...overrides, LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
-        ready: "router listening", timeoutMs: 60_000, log: silentLogger(),
+        name: "router-drifted",
+        entry: "router/src/main.ts",
+        env: { ...process.env, ...c.services.env, ...overrides, LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
+        ready: "router listening",
+        timeoutMs: 60_000,
+        log: silentLogger(),
       });
       defer(() => router.process.stop(10_000));
       const client = createClient(LeaderboardService, `127.0.0.1:${router.port}`, undefined, {}, TEST_TOKENS.read);
       defer(async () => client.close());
-      for (const call of [() => client.getTop({ board: "b", limit: 5 }), () => client.getRank({ board: "b", playerId: "p1" }), () => client.getAround({ board: "b", playerId: "p1", radius: 2 })]) {
+      for (const call of [
+        () => client.getTop({ board: "b", limit: 5 }),
+        () => client.getRank({ board: "b", playerId: "p1" }),
+        () => client.getAround({ board: "b", playerId: "p1", radius: 2 }),
+      ]) {
         const err = await grpcError(call());
         expect(`${err.code} ${err.details}`).toMatch(new RegExp(`^${status.FAILED_PRECONDITION} .*${what.source}`));
       }
@@ -92,7 +128,10 @@ describe("drift", () => {
       // another number of slots: the cluster's placement cannot be read with it
       [{ LADDER_SHARD_ID: "shard-1", LADDER_SLOTS: "16" }, /a placement of 12 slots, not 16/],
       // shard-1's Redis given to shard-2
-      [{ LADDER_SHARD_ID: "shard-2", LADDER_SHARDS: `shard-0=${url0},shard-1=${url2},shard-2=${url1}` }, /shard id: shard-1 there, shard-2 here/],
+      [
+        { LADDER_SHARD_ID: "shard-2", LADDER_SHARDS: `shard-0=${url0},shard-1=${url2},shard-2=${url1}` },
+        /shard id: shard-1 there, shard-2 here/,
+      ],
     ];
     for (const [overrides, what] of cases) {
       const message = await startFailure(c, "shard-node-drifted", "shard-node/src/main.ts", overrides, "shard node ready");
@@ -115,7 +154,13 @@ describe("drift", () => {
     await admin.deleteTopics({ topics: [c.ns.topic] });
     await retry(async () => expect(await admin.listTopics()).not.toContain(c.ns.topic));
     await ensureScoreTopic(kafka, { topic: c.ns.topic, numSlots: 12 }, { create: true });
-    const message = await startFailure(c, "shard-node-recreated", "shard-node/src/main.ts", { LADDER_SHARD_ID: "shard-0" }, "shard node ready");
+    const message = await startFailure(
+      c,
+      "shard-node-recreated",
+      "shard-node/src/main.ts",
+      { LADDER_SHARD_ID: "shard-0" },
+      "shard node ready",
+    );
     expect(message).toMatch(/exited with code 78/);
     expect(message).toMatch(/score topic's id \(the topic was deleted and created again\)/);
   });
@@ -129,7 +174,13 @@ describe("drift", () => {
     defer(() => admin.disconnect());
     await admin.deleteTopics({ topics: [c.ns.topic] });
     await retry(async () => expect(await admin.listTopics()).not.toContain(c.ns.topic));
-    const message = await startFailure(c, "shard-node-no-topic", "shard-node/src/main.ts", { LADDER_SHARD_ID: "shard-0" }, "shard node ready");
+    const message = await startFailure(
+      c,
+      "shard-node-no-topic",
+      "shard-node/src/main.ts",
+      { LADDER_SHARD_ID: "shard-0" },
+      "shard node ready",
+    );
     expect(message).toMatch(/exited with code 78/);
     expect(message).toMatch(/does not exist, but this shard's Redis holds data built from it/);
     await retry(async () => expect(await admin.listTopics()).not.toContain(c.ns.topic)); // still not created
@@ -144,9 +195,13 @@ describe("drift", () => {
     weak.configEntries = [{ name: "retention.ms", value: String(7 * 86_400_000) }];
     await admin.createTopics({ topics: [weak], waitForLeaders: true });
     const err = await startServices({
-      kafkaBrokers: inject("kafkaBrokers"), redisUrls: inject("redisUrls"), routerListen: "127.0.0.1:0", ingestListen: "127.0.0.1:0",
+      kafkaBrokers: inject("kafkaBrokers"),
+      redisUrls: inject("redisUrls"),
+      routerListen: "127.0.0.1:0",
+      ingestListen: "127.0.0.1:0",
       settings: { LADDER_SCORE_TOPIC: ns.topic, LADDER_KEY_PREFIX: ns.keyPrefix, LADDER_SLOTS: "12", LADDER_LOG_LEVEL: "info" },
-      baseEnv: process.env, log: rootLogger({ level: "fatal", name: "test-drift-weak" }),
+      baseEnv: process.env,
+      log: rootLogger({ level: "fatal", name: "test-drift-weak" }),
     }).then(
       (s) => {
         defer(() => s.stop());

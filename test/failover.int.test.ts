@@ -40,15 +40,24 @@ const DOWN_AFTER_MS = 1000;
 async function replicated(label: string): Promise<ReplicatedRedis> {
   dataDir ??= await mkdtemp(join(tmpdir(), "ladder-failover-"));
   const rr = await startReplicatedRedis({
-    shards: 3, replicas: 1, dataDir: join(dataDir, `${label}-${Date.now()}`), persist: false,
-    namePrefix: `${label}-${Date.now().toString(36)}-`, downAfterMs: DOWN_AFTER_MS, failoverTimeoutMs: 5000, log,
+    shards: 3,
+    replicas: 1,
+    dataDir: join(dataDir, `${label}-${Date.now()}`),
+    persist: false,
+    namePrefix: `${label}-${Date.now().toString(36)}-`,
+    downAfterMs: DOWN_AFTER_MS,
+    failoverTimeoutMs: 5000,
+    log,
   });
   cleanups.push(() => rr.stop());
   return rr;
 }
 
 async function cluster(label: string, rr: ReplicatedRedis, settings: Record<string, string>): Promise<TestCluster> {
-  const c = await startTestCluster(label, { redisUrls: rr.shards.map((s) => s.url), settings: { LADDER_SENTINELS: rr.sentinelList, ...settings } });
+  const c = await startTestCluster(label, {
+    redisUrls: rr.shards.map((s) => s.url),
+    settings: { LADDER_SENTINELS: rr.sentinelList, ...settings },
+  });
   cleanups.push(() => c.stop());
   return c;
 }
@@ -80,7 +89,8 @@ function exactReader(c: TestCluster, board: string, oracle: Oracle, players: num
   const wrong: string[] = [];
   let i = 0;
   return {
-    counts, wrong,
+    counts,
+    wrong,
     async once(): Promise<void> {
       const n = i++;
       const player = `f-${(n * 7919) % players}`;
@@ -91,10 +101,16 @@ function exactReader(c: TestCluster, board: string, oracle: Oracle, players: num
         if (n % 4 === 3) {
           const r = await c.router.getAround({ board, playerId: player, radius: 3 }, { timeoutMs: 3000 });
           const at = expected.get(player)!.rank - 1;
-          [got, want] = [{ entries: r.entries.map(plain), total: Number(r.total) }, { entries: sorted.slice(Math.max(0, at - 3), at + 4), total: sorted.length }];
+          [got, want] = [
+            { entries: r.entries.map(plain), total: Number(r.total) },
+            { entries: sorted.slice(Math.max(0, at - 3), at + 4), total: sorted.length },
+          ];
         } else {
           const r = await c.router.getRank({ board, playerId: player }, { timeoutMs: 3000 });
-          [got, want] = [{ entry: plain(r.entry!), total: Number(r.total) }, { entry: expected.get(player), total: sorted.length }];
+          [got, want] = [
+            { entry: plain(r.entry!), total: Number(r.total) },
+            { entry: expected.get(player), total: sorted.length },
+          ];
         }
         if (isDeepStrictEqual(got, want)) counts.ok++;
         else {
@@ -124,7 +140,13 @@ describe("replicas and failover", () => {
     const players = 3000;
     const board = "fo1";
     let stop = false;
-    const reads = { ok: 0, notYetVisible: 0, problems: [] as string[], okAt: [] as number[], failed: [] as Array<{ at: number; why: string }> };
+    const reads = {
+      ok: 0,
+      notYetVisible: 0,
+      problems: [] as string[],
+      okAt: [] as number[],
+      failed: [] as Array<{ at: number; why: string }>,
+    };
     let acknowledged = new Map<string, number>(); // replaced, never changed
     const readers = Array.from({ length: 2 }, async (_, r) => {
       for (let n = 0; !stop; n++) {
@@ -140,10 +162,13 @@ describe("replicas and failover", () => {
             reads.problems.push(...pageProblems(entries, Number(page.total), 1));
             // a player gets at most 1 per batch: what was acknowledged once the answer came, and the batch in flight
             const bound = acknowledged;
-            for (const e of entries) if (e.score > (bound.get(e.playerId) ?? 0) + 1) reads.problems.push(`${e.playerId} at ${e.score}, over the ${bound.get(e.playerId) ?? 0} acknowledged`);
+            for (const e of entries)
+              if (e.score > (bound.get(e.playerId) ?? 0) + 1)
+                reads.problems.push(`${e.playerId} at ${e.score}, over the ${bound.get(e.playerId) ?? 0} acknowledged`);
           } else {
             const got = await c.router.getRank({ board, playerId: player }, { timeoutMs: 3000 });
-            if (Number(got.entry!.rank) < 1 || Number(got.entry!.rank) > Number(got.total)) reads.problems.push(`rank ${got.entry!.rank} of ${got.total}`);
+            if (Number(got.entry!.rank) < 1 || Number(got.entry!.rank) > Number(got.total))
+              reads.problems.push(`rank ${got.entry!.rank} of ${got.total}`);
           }
           reads.ok++;
           reads.okAt.push(Date.now());
@@ -162,7 +187,15 @@ describe("replicas and failover", () => {
     // two failovers in one run: shard-1's replica in sync when its primary dies; shard-2's cut off from
     // its primary for the last 3 batches (~0.3 s), so the replica Sentinel promotes lacks what the
     // primary applied last (asynchronous replication's loss, made certain) and the node must replay it
-    interface Failover { shard: number; replicaBehind: boolean; killAt: number; sentinelSwitchMs: number; appliedAgainMs: number; recordsLacking: number; done: Promise<void> }
+    interface Failover {
+      shard: number;
+      replicaBehind: boolean;
+      killAt: number;
+      sentinelSwitchMs: number;
+      appliedAgainMs: number;
+      recordsLacking: number;
+      done: Promise<void>;
+    }
     const failovers: Failover[] = [];
     const kill = async (i: number, replicaBehind: boolean) => {
       const shard = rr.shards[i]!;
@@ -170,12 +203,21 @@ describe("replicas and failover", () => {
       const atKill = sumOffsets(await primary.hgetall(offsetsKey));
       primary.disconnect();
       await shard.primary.kill();
-      const f: Failover = { shard: i, replicaBehind, killAt: Date.now(), sentinelSwitchMs: -1, appliedAgainMs: -1, recordsLacking: -1, done: Promise.resolve() };
+      const f: Failover = {
+        shard: i,
+        replicaBehind,
+        killAt: Date.now(),
+        sentinelSwitchMs: -1,
+        appliedAgainMs: -1,
+        recordsLacking: -1,
+        done: Promise.resolve(),
+      };
       if (replicaBehind) await replicas[i]!.config("SET", "masterauth", "");
       // in the background: when Sentinel names the replica, and when the shard applies past what the old primary held
       f.done = (async () => {
         while (Date.now() - f.killAt < 30_000) {
-          const [, port] = ((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", shard.name).catch(() => null)) as [string, string] | null) ?? [];
+          const [, port] =
+            ((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", shard.name).catch(() => null)) as [string, string] | null) ?? [];
           if (f.sentinelSwitchMs < 0 && Number(port) === shard.replicas[0]!.port) {
             f.sentinelSwitchMs = Date.now() - f.killAt;
             f.recordsLacking = Math.max(0, atKill - sumOffsets(await replicas[i]!.hgetall(offsetsKey)));
@@ -191,7 +233,10 @@ describe("replicas and failover", () => {
     };
     const batchAt: number[] = [];
     const load = await writeLoad(c, {
-      board, batches: 110, batchSize: 200, players,
+      board,
+      batches: 110,
+      batchSize: 200,
+      players,
       afterBatch: async (b, sofar) => {
         acknowledged = new Map(sofar.expected);
         batchAt.push(Date.now());
@@ -218,19 +263,29 @@ describe("replicas and failover", () => {
       const until = failovers[k + 1]?.killAt ?? Infinity;
       const failed = reads.failed.filter((r) => r.at >= f.killAt && r.at < until);
       return {
-        shard: `shard-${f.shard}`, replica: f.replicaBehind ? "cut off for the last ~0.3 s" : "in sync",
-        sentinelSwitchMs: f.sentinelSwitchMs, appliedAgainMs: f.appliedAgainMs, recordsLacking: f.recordsLacking,
-        readsRefused: failed.length, readsRefusedBeforeSwitch: failed.filter((r) => r.at <= f.killAt + f.sentinelSwitchMs).length,
+        shard: `shard-${f.shard}`,
+        replica: f.replicaBehind ? "cut off for the last ~0.3 s" : "in sync",
+        sentinelSwitchMs: f.sentinelSwitchMs,
+        appliedAgainMs: f.appliedAgainMs,
+        recordsLacking: f.recordsLacking,
+        readsRefused: failed.length,
+        readsRefusedBeforeSwitch: failed.filter((r) => r.at <= f.killAt + f.sentinelSwitchMs).length,
         readsAnsweredBeforeSwitch: reads.okAt.filter((t) => t > f.killAt && t <= f.killAt + f.sentinelSwitchMs).length,
         refusedBecause: [...new Set(failed.map((r) => r.why))].slice(0, 3),
         longestWithoutReadAnswerMs: longestGap(reads.okAt, f.killAt, Math.min(until, f.killAt + 10_000)),
         longestWithoutWriteAckMs: longestGap(batchAt, f.killAt, Math.min(until, f.killAt + 10_000)),
       };
     });
-    const replicaReads = (await Promise.all(replicas.map(async (r, i) => (i === 0 ? (await scriptCalls(r)) - replicaCalls[0]! : 0)))).reduce((a, b) => a + b, 0);
+    const replicaReads = (
+      await Promise.all(replicas.map(async (r, i) => (i === 0 ? (await scriptCalls(r)) - replicaCalls[0]! : 0)))
+    ).reduce((a, b) => a + b, 0);
     report("primary kill -9 under reads and writes", {
-      written: load.acknowledged, retriedBatches: load.retries, reads: { ok: reads.ok, notYetVisible: reads.notYetVisible, refused: reads.failed.length },
-      failovers: figures, readsAnsweredByShard0sReplica: replicaReads, ...audit,
+      written: load.acknowledged,
+      retriedBatches: load.retries,
+      reads: { ok: reads.ok, notYetVisible: reads.notYetVisible, refused: reads.failed.length },
+      failovers: figures,
+      readsAnsweredByShard0sReplica: replicaReads,
+      ...audit,
     });
     expect(reads.problems.slice(0, 5)).toEqual([]);
     for (const f of failovers) {

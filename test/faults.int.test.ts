@@ -32,8 +32,11 @@ afterAll(() => (dataDir ? rm(dataDir, { recursive: true, force: true }) : undefi
 
 async function ownRedis(n: number): Promise<RedisServer[]> {
   dataDir ??= await mkdtemp(join(tmpdir(), "ladder-faults-"));
-  const servers = await Promise.all(Array.from({ length: n }, async (_, i) =>
-    startRedisServer({ dataDir: join(dataDir, `redis-${Date.now()}-${i}`), persist: false, log })));
+  const servers = await Promise.all(
+    Array.from({ length: n }, async (_, i) =>
+      startRedisServer({ dataDir: join(dataDir, `redis-${Date.now()}-${i}`), persist: false, log }),
+    ),
+  );
   cleanups.push(() => Promise.all(servers.map((s) => s.stop())));
   return servers;
 }
@@ -52,12 +55,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * of the log, not yet the oracle's): consecutive ranks from `firstRank`, 1 <= rank <= total, no player
  * twice, the board's order, no more players than were written, no score above its acknowledged events.
  */
-function inFlightProblems(page: { entries: Entry[]; total: bigint }, acknowledged: ReadonlyMap<string, number>, firstRank: number): string[] {
+function inFlightProblems(
+  page: { entries: Entry[]; total: bigint },
+  acknowledged: ReadonlyMap<string, number>,
+  firstRank: number,
+): string[] {
   const entries = page.entries.map(plain);
   const problems = pageProblems(entries, Number(page.total), firstRank);
   if (Number(page.total) > acknowledged.size) problems.push(`total ${page.total} > ${acknowledged.size} players written`);
   for (const e of entries) {
-    if (!(e.score <= (acknowledged.get(e.playerId) ?? 0))) problems.push(`${e.playerId} at ${e.score} > ${acknowledged.get(e.playerId) ?? 0} acknowledged`);
+    if (!(e.score <= (acknowledged.get(e.playerId) ?? 0)))
+      problems.push(`${e.playerId} at ${e.score} > ${acknowledged.get(e.playerId) ?? 0} acknowledged`);
   }
   return problems;
 }
@@ -67,7 +75,10 @@ describe("faults", () => {
     const c = await cluster("kill-node");
     const victim = c.services.shardIds[0]!;
     const load = await writeLoad(c, {
-      board: "f1", batches: 60, batchSize: 200, players: 3000,
+      board: "f1",
+      batches: 60,
+      batchSize: 200,
+      players: 3000,
       afterBatch: async (b) => {
         if (b === 20) await c.services.shardNode(victim).kill();
         if (b === 35) await c.services.restartShardNode(victim);
@@ -82,10 +93,13 @@ describe("faults", () => {
   it("kill -9 of a shard's Redis, restarted empty: refused while replaying, then exact; then its node and Redis restarted empty on the quiet board: it replays at once", async () => {
     const redis = await ownRedis(3);
     const c = await cluster("kill-redis", { redisUrls: redis.map((r) => r.url) });
-    let outageReads = { unavailable: 0, ok: 0 };
+    const outageReads = { unavailable: 0, ok: 0 };
     const wrongAnswers: string[] = [];
     const load = await writeLoad(c, {
-      board: "f2", batches: 50, batchSize: 200, players: 3000,
+      board: "f2",
+      batches: 50,
+      batchSize: 200,
+      players: 3000,
       afterBatch: async (b, sofar) => {
         if (b !== 25) return;
         const victim = redis[1]!;
@@ -96,7 +110,8 @@ describe("faults", () => {
           // the shard may serve again while up to LADDER_READY_LAG records behind: check what must hold
           const code = await c.router.getTop({ board: "f2", limit: 10 }).then(
             (page) => (wrongAnswers.push(...inFlightProblems(page, sofar.expected, 1)), "ok"),
-            (e: { code: number }) => e.code);
+            (e: { code: number }) => e.code,
+          );
           if (code === status.UNAVAILABLE) outageReads.unavailable++;
           else if (code === "ok") outageReads.ok++;
           else throw new Error(`unexpected code ${code} during the outage`);
@@ -107,7 +122,12 @@ describe("faults", () => {
     });
     await c.waitApplied(load.offsets);
     const audit = await auditBoard(c, "f2", load.oracle);
-    report("kill -9 redis, data lost, replayed from the log", { written: load.acknowledged, acknowledged: load.acknowledged, outageReads, ...audit });
+    report("kill -9 redis, data lost, replayed from the log", {
+      written: load.acknowledged,
+      acknowledged: load.acknowledged,
+      outageReads,
+      ...audit,
+    });
     expect(outageReads.unavailable).toBeGreaterThan(0);
     expect(wrongAnswers).toEqual([]);
     expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: load.acknowledged });
@@ -153,7 +173,14 @@ describe("faults", () => {
     cleanups.push(() => broker.stop());
     const c = await cluster("kill-kafka", { kafkaBrokers: broker.brokers });
     // the writer keeps writing; meanwhile the broker is killed, kept down, and restarted
-    const loading = writeLoad(c, { board: "f3", batches: 80, batchSize: 100, players: 3000, attemptTimeoutMs: 2000, afterBatch: async () => void (await sleep(30)) });
+    const loading = writeLoad(c, {
+      board: "f3",
+      batches: 80,
+      batchSize: 100,
+      players: 3000,
+      attemptTimeoutMs: 2000,
+      afterBatch: async () => void (await sleep(30)),
+    });
     await sleep(1500);
     await broker.kill();
     const t = Date.now();
@@ -168,8 +195,12 @@ describe("faults", () => {
         await sleep(50);
       }
     })();
-    const during = await c.ingest.submitScores({ updates: [{ board: "f3-down", playerId: "x", op: 2, value: 1n, eventId: "down-1" }] }, { timeoutMs: 2000 })
-      .then(() => "ok", (e: { code: number }) => e.code);
+    const during = await c.ingest
+      .submitScores({ updates: [{ board: "f3-down", playerId: "x", op: 2, value: 1n, eventId: "down-1" }] }, { timeoutMs: 2000 })
+      .then(
+        () => "ok",
+        (e: { code: number }) => e.code,
+      );
     await sleep(3000);
     down = false;
     await reading;
@@ -181,7 +212,14 @@ describe("faults", () => {
     // a retry loop straddling the outage above exercises the dedup window when its first try landed
     await c.waitApplied(load.offsets, 120_000);
     const audit = await auditBoard(c, "f3", load.oracle);
-    report("kafka broker killed and restarted", { written: load.acknowledged + load.retries * 100, acknowledged: load.acknowledged, retriedBatches: load.retries, downForMs: downFor, readsWhileDown: reads, ...audit });
+    report("kafka broker killed and restarted", {
+      written: load.acknowledged + load.retries * 100,
+      acknowledged: load.acknowledged,
+      retriedBatches: load.retries,
+      downForMs: downFor,
+      readsWhileDown: reads,
+      ...audit,
+    });
     expect(reads.ok, "reads answered while the broker was down").toBeGreaterThan(reads.refused);
     expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: load.acknowledged });
   });
@@ -217,10 +255,18 @@ describe("faults", () => {
           if (n % 5 === 4) {
             const r = await c.router.getAround({ board: "f4", playerId: player, radius: 3 }, { timeoutMs: 2000 });
             const at = expected.get(player)!.rank - 1;
-            check(`around ${player}`, { entries: r.entries.map(plain), total: Number(r.total) }, { entries: sorted.slice(Math.max(0, at - 3), at + 4), total: sorted.length });
+            check(
+              `around ${player}`,
+              { entries: r.entries.map(plain), total: Number(r.total) },
+              { entries: sorted.slice(Math.max(0, at - 3), at + 4), total: sorted.length },
+            );
           } else {
             const r = await c.router.getRank({ board: "f4", playerId: player }, { timeoutMs: 2000 });
-            check(`rank ${player}`, { entry: plain(r.entry!), total: Number(r.total) }, { entry: expected.get(player), total: sorted.length });
+            check(
+              `rank ${player}`,
+              { entry: plain(r.entry!), total: Number(r.total) },
+              { entry: expected.get(player), total: sorted.length },
+            );
           }
         } catch (e) {
           if ((e as { code: number }).code !== status.UNAVAILABLE && (e as { code: number }).code !== status.DEADLINE_EXCEEDED) throw e;

@@ -31,8 +31,16 @@ let gateway: GatewayService;
 beforeAll(async () => {
   c = await startTestCluster("gw-backpressure");
   gateway = await startGatewayService({
-    listen: "127.0.0.1:0", routerAddress: c.services.routerAddress, baseEnv: { ...process.env, ...c.services.env }, log,
-    settings: { LADDER_GATEWAY_STREAMS: String(STALLED + 1), LADDER_GATEWAY_RATE: "1000", LADDER_GATEWAY_BURST: "1000", LADDER_GATEWAY_STREAM_STALL_MS: String(STALL_MS) },
+    listen: "127.0.0.1:0",
+    routerAddress: c.services.routerAddress,
+    baseEnv: { ...process.env, ...c.services.env },
+    log,
+    settings: {
+      LADDER_GATEWAY_STREAMS: String(STALLED + 1),
+      LADDER_GATEWAY_RATE: "1000",
+      LADDER_GATEWAY_BURST: "1000",
+      LADDER_GATEWAY_STREAM_STALL_MS: String(STALL_MS),
+    },
   });
 }, 240_000);
 afterAll(async () => {
@@ -47,7 +55,9 @@ const watchPath = `/api/boards/${BOARD}/watch/top?limit=100&interval_ms=50`;
 function stalledClient(address: string): Promise<{ socket: Socket; status: number }> {
   const [host, port] = [address.slice(0, address.lastIndexOf(":")), Number(address.slice(address.lastIndexOf(":") + 1))];
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port }, () => socket.write(`GET ${watchPath} HTTP/1.1\r\nHost: ${address}\r\nAccept: text/event-stream\r\n\r\n`));
+    const socket = connect({ host, port }, () =>
+      socket.write(`GET ${watchPath} HTTP/1.1\r\nHost: ${address}\r\nAccept: text/event-stream\r\n\r\n`),
+    );
     let head = "";
     socket.on("error", reject);
     socket.on("data", function onData(chunk) {
@@ -62,14 +72,28 @@ function stalledClient(address: string): Promise<{ socket: Socket; status: numbe
 
 describe("gateway > streams whose client stops reading", () => {
   it("ends them after the stall bound, keeps its memory bounded, and serves the reading client", async () => {
-    const seed = await c.ingest.submitScores({ updates: Array.from({ length: 200 }, (_, i) => ({ board: BOARD, playerId: id(i), op: Operation.SET, value: BigInt(i), timestampMs: BigInt(Date.now()) })) });
+    const seed = await c.ingest.submitScores({
+      updates: Array.from({ length: 200 }, (_, i) => ({
+        board: BOARD,
+        playerId: id(i),
+        op: Operation.SET,
+        value: BigInt(i),
+        timestampMs: BigInt(Date.now()),
+      })),
+    });
     await c.waitApplied(seed.offsets);
     let writing = true;
     let round = 0;
     const writer = (async () => {
       while (writing) {
         round++;
-        const updates = Array.from({ length: 40 }, (_, k) => ({ board: BOARD, playerId: id((round * 41 + k * 7) % 200), op: Operation.SET, value: BigInt(1000 + round * 50 + k), timestampMs: BigInt(Date.now()) }));
+        const updates = Array.from({ length: 40 }, (_, k) => ({
+          board: BOARD,
+          playerId: id((round * 41 + k * 7) % 200),
+          op: Operation.SET,
+          value: BigInt(1000 + round * 50 + k),
+          timestampMs: BigInt(Date.now()),
+        }));
         await c.ingest.submitScores({ updates });
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -90,7 +114,9 @@ describe("gateway > streams whose client stops reading", () => {
     }
     writing = false;
     await writer;
-    console.log(`gateway RSS ${(before / 2 ** 20).toFixed(1)} MiB at the start, peak ${(peak / 2 ** 20).toFixed(1)} MiB over ${RUN_MS / 1000} s with ${STALLED} stalled streams`);
+    console.log(
+      `gateway RSS ${(before / 2 ** 20).toFixed(1)} MiB at the start, peak ${(peak / 2 ** 20).toFixed(1)} MiB over ${RUN_MS / 1000} s with ${STALLED} stalled streams`,
+    );
 
     // every stalled stream was ended: its slot is free, so STALLED new streams open (the limit is STALLED + 1, the reader holds one)
     const again = await Promise.all(Array.from({ length: STALLED }, () => stalledClient(gateway.address)));

@@ -33,7 +33,8 @@ const READ = { Authorization: `Bearer ${TEST_TOKENS.read}` };
 const PLAYERS = 40;
 const now = Date.now();
 const log = rootLogger({ level: "fatal", name: "test-gateway" });
-const proto3 = <D extends DescMessage>(schema: D, m: MessageShape<D>) => toJson(schema, m, { alwaysEmitImplicit: true }) as Record<string, any>;
+const proto3 = <D extends DescMessage>(schema: D, m: MessageShape<D>) =>
+  toJson(schema, m, { alwaysEmitImplicit: true }) as Record<string, any>;
 
 let c: TestCluster;
 let admin: ClientOf<typeof AdminService>;
@@ -44,8 +45,25 @@ const api = (path: string) => `${open.url}api/${path}`;
 beforeAll(async () => {
   c = await startTestCluster("gateway", { settings: { LADDER_READS: "token" } });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-  await admin.createBoard({ board: { name: "arena", defaultOp: Operation.SET, rules: { maxPoints: 10_000n, resolutionMs: 1000, histogramBounds: [100n, 500n, 1000n] } } });
-  await admin.createBoard({ board: { name: "daily", defaultOp: Operation.INCREMENT, rules: { maxPoints: 10_000n, period: PeriodKind.DAILY, keepPeriods: 2, windows: [{ name: "3d", periods: 3, combine: WindowCombine.SUM }] } } });
+  await admin.createBoard({
+    board: {
+      name: "arena",
+      defaultOp: Operation.SET,
+      rules: { maxPoints: 10_000n, resolutionMs: 1000, histogramBounds: [100n, 500n, 1000n] },
+    },
+  });
+  await admin.createBoard({
+    board: {
+      name: "daily",
+      defaultOp: Operation.INCREMENT,
+      rules: {
+        maxPoints: 10_000n,
+        period: PeriodKind.DAILY,
+        keepPeriods: 2,
+        windows: [{ name: "3d", periods: 3, combine: WindowCombine.SUM }],
+      },
+    },
+  });
   const updates = Array.from({ length: PLAYERS }, (_, i) => [
     { board: "arena", playerId: `p${i}`, value: BigInt((i * 37) % 1200), timestampMs: BigInt(now - 60_000 + i) },
     { board: "daily", playerId: `p${i}`, value: BigInt(1 + (i % 7)), timestampMs: BigInt(now) },
@@ -55,8 +73,17 @@ beforeAll(async () => {
   await c.waitApplied(res.offsets);
   const base = { routerAddress: c.services.routerAddress, baseEnv: { ...process.env, ...c.services.env }, log };
   [open, strict] = await Promise.all([
-    startGatewayService({ ...base, listen: "127.0.0.1:0", adminToken: TEST_TOKENS.admin, settings: { LADDER_GATEWAY_CORS_ORIGINS: ORIGIN, LADDER_GATEWAY_RATE: "1000", LADDER_GATEWAY_BURST: "1000" } }),
-    startGatewayService({ ...base, listen: "127.0.0.1:0", settings: { LADDER_GATEWAY_RATE: "1", LADDER_GATEWAY_BURST: "5", LADDER_GATEWAY_STREAMS: "1", LADDER_GATEWAY_TRUST_PROXY: "1" } }),
+    startGatewayService({
+      ...base,
+      listen: "127.0.0.1:0",
+      adminToken: TEST_TOKENS.admin,
+      settings: { LADDER_GATEWAY_CORS_ORIGINS: ORIGIN, LADDER_GATEWAY_RATE: "1000", LADDER_GATEWAY_BURST: "1000" },
+    }),
+    startGatewayService({
+      ...base,
+      listen: "127.0.0.1:0",
+      settings: { LADDER_GATEWAY_RATE: "1", LADDER_GATEWAY_BURST: "5", LADDER_GATEWAY_STREAMS: "1", LADDER_GATEWAY_TRUST_PROXY: "1" },
+    }),
   ]);
 }, 180_000);
 afterAll(async () => {
@@ -72,31 +99,47 @@ describe("gateway: JSON reads", () => {
     const top = await c.router.getTop({ board: "arena", limit: 7, offset: 3n });
     expect(await getJson(api("boards/arena/top?limit=7&offset=3"), READ)).toEqual(proto3(M.getTop.output, top));
     const next = await c.router.getTop({ board: "arena", limit: 7, cursor: top.nextCursor });
-    expect(await getJson(api(`boards/arena/top?limit=7&cursor=${encodeURIComponent(top.nextCursor)}`), READ)).toEqual(proto3(M.getTop.output, next));
+    expect(await getJson(api(`boards/arena/top?limit=7&cursor=${encodeURIComponent(top.nextCursor)}`), READ)).toEqual(
+      proto3(M.getTop.output, next),
+    );
     const dense = await c.router.getTop({ board: "arena", limit: 5, rankMode: 2 });
     expect(await getJson(api("boards/arena/top?limit=5&rank_mode=dense"), READ)).toEqual(proto3(M.getTop.output, dense));
-    expect(await getJson(api("boards/arena/rank?player=p17"), READ)).toEqual(proto3(M.getRank.output, await c.router.getRank({ board: "arena", playerId: "p17" })));
-    expect(await getJson(api("boards/arena/around?player=p17&radius=3"), READ)).toEqual(proto3(M.getAround.output, await c.router.getAround({ board: "arena", playerId: "p17", radius: 3 })));
-    expect(await getJson(api("boards/daily/periods"), READ)).toEqual(proto3(M.listPeriods.output, await c.router.listPeriods({ board: "daily" })));
+    expect(await getJson(api("boards/arena/rank?player=p17"), READ)).toEqual(
+      proto3(M.getRank.output, await c.router.getRank({ board: "arena", playerId: "p17" })),
+    );
+    expect(await getJson(api("boards/arena/around?player=p17&radius=3"), READ)).toEqual(
+      proto3(M.getAround.output, await c.router.getAround({ board: "arena", playerId: "p17", radius: 3 })),
+    );
+    expect(await getJson(api("boards/daily/periods"), READ)).toEqual(
+      proto3(M.listPeriods.output, await c.router.listPeriods({ board: "daily" })),
+    );
     const week = await c.router.getTop({ board: "daily", window: "3d", limit: 5 });
     expect(await getJson(api("boards/daily/top?window=3d&limit=5"), READ)).toEqual(proto3(M.getTop.output, week));
-    const boards = [{ board: "arena", period: "", window: "" }, { board: "daily", period: "", window: "3d" }, { board: "plain", period: "", window: "" }];
+    const boards = [
+      { board: "arena", period: "", window: "" },
+      { board: "daily", period: "", window: "3d" },
+      { board: "plain", period: "", window: "" },
+    ];
     const standing = await c.router.getStanding({ playerId: "p3", boards });
     expect(await getJson(api("standing?player=p3&boards=arena,daily~3d,plain"), READ)).toEqual(proto3(M.getStanding.output, standing));
     const histogram = proto3(M.getHistogram.output, await c.router.getHistogram({ board: "arena" })) as Record<string, unknown>;
-    const viaGateway = await getJson(api("boards/arena/histogram"), READ) as Record<string, unknown>;
+    const viaGateway = (await getJson(api("boards/arena/histogram"), READ)) as Record<string, unknown>;
     expect({ ...viaGateway, readAtMs: undefined }).toEqual({ ...histogram, readAtMs: undefined }); // read_at_ms: the router's cache of it, up to 1 s
   });
 
   it("lists the defined boards and the shards' readiness, lag and size: projections of the admin answers", async () => {
     const list = await admin.listBoards({});
     const pick = (o: unknown, keys: string[]) => Object.fromEntries(keys.map((k) => [k, (o as Record<string, unknown>)[k]]));
-    expect(await getJson(api("boards"), READ)).toEqual({ boards: list.boards.map((b) => pick(proto3(BoardDefinitionSchema, b), ["name", "rules", "createdAtMs"])) });
-    const status = await getJson(api("status"), READ) as { observedAtMs: string; shards: Record<string, unknown>[] };
+    expect(await getJson(api("boards"), READ)).toEqual({
+      boards: list.boards.map((b) => pick(proto3(BoardDefinitionSchema, b), ["name", "rules", "createdAtMs"])),
+    });
+    const status = (await getJson(api("status"), READ)) as { observedAtMs: string; shards: Record<string, unknown>[] };
     const direct = await admin.getClusterStatus({});
     const steady = ["shardId", "readiness", "lagRecords", "heartbeatTtlMs", "keys"];
     expect(status.shards.map((s) => pick(s, steady))).toEqual(direct.shards.map((s) => pick(proto3(ShardStatusSchema, s), steady)));
-    expect(status.shards.map((s) => Object.keys(s).sort())).toEqual(direct.shards.map(() => ["heartbeatAgeMs", "heartbeatTtlMs", "keys", "lagRecords", "readiness", "shardId", "usedMemoryBytes"]));
+    expect(status.shards.map((s) => Object.keys(s).sort())).toEqual(
+      direct.shards.map(() => ["heartbeatAgeMs", "heartbeatTtlMs", "keys", "lagRecords", "readiness", "shardId", "usedMemoryBytes"]),
+    );
     expect(status.shards.every((s) => s.readiness === "SHARD_READINESS_SERVING" && Number(s.usedMemoryBytes) > 0)).toBe(true);
   });
 
@@ -115,7 +158,11 @@ describe("gateway: JSON reads", () => {
     expect(errorOf(await get("boards/bad%E0%A4%A/top"))).toEqual([400, "INVALID_ARGUMENT"]); // not even an escape
     expect(errorOf(await get("boards/plain/histogram"))).toEqual([400, "FAILED_PRECONDITION"]);
     const missing = await get("boards/arena/rank?player=nobody");
-    expect(missing).toMatchObject({ status: 404, headers: { "content-type": "application/json; charset=utf-8" }, body: { error: { code: "NOT_FOUND" } } });
+    expect(missing).toMatchObject({
+      status: 404,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: { error: { code: "NOT_FOUND" } },
+    });
     expect((missing.body as { error: { message: string } }).error.message).toMatch(/nobody/);
     expect(errorOf(await get("boards/arena/nothing"))).toEqual([404, "NOT_FOUND"]);
     const write = await http(api("boards/arena/top"), { method: "POST", headers: READ });
@@ -126,7 +173,8 @@ describe("gateway: JSON reads", () => {
   it("limits each client: 429 with Retry-After past its burst, and past its open streams", async () => {
     const as = (client: string) => ({ ...READ, "X-Forwarded-For": `203.0.113.7, ${client}` }); // the proxy's own entry is the last
     const answers: HttpAnswer[] = [];
-    for (let i = 0; i < 25 && !answers.some((a) => a.status === 429); i++) answers.push(await http(`${strict.url}api/boards/arena/top?limit=1`, { headers: as("192.0.2.1") }));
+    for (let i = 0; i < 25 && !answers.some((a) => a.status === 429); i++)
+      answers.push(await http(`${strict.url}api/boards/arena/top?limit=1`, { headers: as("192.0.2.1") }));
     expect(answers.slice(0, 5).map((a) => a.status)).toEqual([200, 200, 200, 200, 200]); // the burst
     const limited = answers.at(-1)!;
     expect(errorOf(limited)).toEqual([429, "RESOURCE_EXHAUSTED"]);
@@ -134,7 +182,7 @@ describe("gateway: JSON reads", () => {
     expect((await http(`${strict.url}api/boards/arena/top?limit=1`, { headers: as("192.0.2.2") })).status).toBe(200); // another client
     const first = await EventStream.open(`${strict.url}api/boards/arena/watch/top?limit=3`, as("192.0.2.3"));
     expect(first).toBeInstanceOf(EventStream);
-    const second = await EventStream.open(`${strict.url}api/boards/arena/watch/top?limit=3`, as("192.0.2.3")) as HttpAnswer;
+    const second = (await EventStream.open(`${strict.url}api/boards/arena/watch/top?limit=3`, as("192.0.2.3"))) as HttpAnswer;
     (first as EventStream).close();
     expect(errorOf(second)).toEqual([429, "RESOURCE_EXHAUSTED"]);
     expect((second.body as { error: { message: string } }).error.message).toMatch(/1 open streams per client/);
@@ -142,34 +190,54 @@ describe("gateway: JSON reads", () => {
 
   it("sends CORS headers to the allowed origin only, and answers its preflights", async () => {
     const from = (origin: string) => http(api("boards/arena/top?limit=1"), { headers: { ...READ, Origin: origin } });
-    expect((await from(ORIGIN)).headers).toMatchObject({ "access-control-allow-origin": ORIGIN, vary: "Origin", "access-control-expose-headers": "Retry-After" });
+    expect((await from(ORIGIN)).headers).toMatchObject({
+      "access-control-allow-origin": ORIGIN,
+      vary: "Origin",
+      "access-control-expose-headers": "Retry-After",
+    });
     expect((await from("https://evil.example")).headers["access-control-allow-origin"]).toBeUndefined();
-    const preflight = (origin: string) => http(api("boards/arena/top"), { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" } });
+    const preflight = (origin: string) =>
+      http(api("boards/arena/top"), {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" },
+      });
     const ok = await preflight(ORIGIN);
     expect(ok.status).toBe(204);
-    expect(ok.headers).toMatchObject({ "access-control-allow-origin": ORIGIN, "access-control-allow-methods": "GET", "access-control-allow-headers": "Authorization, Last-Event-ID" });
+    expect(ok.headers).toMatchObject({
+      "access-control-allow-origin": ORIGIN,
+      "access-control-allow-methods": "GET",
+      "access-control-allow-headers": "Authorization, Last-Event-ID",
+    });
     expect((await preflight("https://evil.example")).status).toBe(403);
   });
 });
 
 describe("gateway: live push (Server-Sent Events)", () => {
   it("pushes a submitted score on watch/top and watch/player, equal to GetTop and GetRank", async () => {
-    const top = await EventStream.open(api(`boards/arena/watch/top?limit=5&access_token=${TEST_TOKENS.read}`)) as EventStream;
-    const player = await EventStream.open(api("boards/arena/watch/player?player=p5&top_k=3"), READ) as EventStream;
+    const top = (await EventStream.open(api(`boards/arena/watch/top?limit=5&access_token=${TEST_TOKENS.read}`))) as EventStream;
+    const player = (await EventStream.open(api("boards/arena/watch/player?player=p5&top_k=3"), READ)) as EventStream;
     try {
       expect(top.res.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
       const first = await top.next(20_000);
       const { entries, total } = proto3(M.getTop.output, await c.router.getTop({ board: "arena", limit: 5 }));
       expect(first).toMatchObject({ event: "top", data: { entries, total, sequence: "1", readAtMs: expect.any(String) } });
       const firstOfPlayer = await player.next(20_000);
-      expect(firstOfPlayer.data).toMatchObject({ entry: proto3(M.getRank.output, await c.router.getRank({ board: "arena", playerId: "p5" })).entry!, sequence: "1" });
-      const res = await c.ingest.submitScores({ updates: [{ board: "arena", playerId: "p5", value: 9_999n, timestampMs: BigInt(Date.now()) }] });
+      expect(firstOfPlayer.data).toMatchObject({
+        entry: proto3(M.getRank.output, await c.router.getRank({ board: "arena", playerId: "p5" })).entry!,
+        sequence: "1",
+      });
+      const res = await c.ingest.submitScores({
+        updates: [{ board: "arena", playerId: "p5", value: 9_999n, timestampMs: BigInt(Date.now()) }],
+      });
       await c.waitApplied(res.offsets);
       const moved = await top.until((e) => (e.data as { entries: { playerId: string }[] }).entries[0]?.playerId === "p5", 20_000);
       expect(moved.data).toMatchObject({ entries: proto3(M.getTop.output, await c.router.getTop({ board: "arena", limit: 5 })).entries });
       expect(moved.id).toBe((moved.data as { resumeToken: string }).resumeToken);
       const climbed = await player.until((e) => (e.data as { entry?: { rank: string } }).entry?.rank === "1", 20_000);
-      expect(climbed.data).toMatchObject({ entry: { playerId: "p5", score: "9999", rank: "1" }, events: expect.arrayContaining([expect.objectContaining({ kind: "KIND_ENTERED_TOP" })]) });
+      expect(climbed.data).toMatchObject({
+        entry: { playerId: "p5", score: "9999", rank: "1" },
+        events: expect.arrayContaining([expect.objectContaining({ kind: "KIND_ENTERED_TOP" })]),
+      });
     } finally {
       top.close();
       player.close();
@@ -178,12 +246,14 @@ describe("gateway: live push (Server-Sent Events)", () => {
 
   it("continues a stream's sequence when it is resumed with Last-Event-ID; refuses a forged one and bad parameters before any event", async () => {
     const url = api("boards/arena/watch/top?limit=3");
-    const before = await EventStream.open(url, READ) as EventStream;
+    const before = (await EventStream.open(url, READ)) as EventStream;
     const seen = await before.next(20_000);
     before.close();
-    const res = await c.ingest.submitScores({ updates: [{ board: "arena", playerId: "resumed", value: 10_000n, timestampMs: BigInt(Date.now()) }] });
+    const res = await c.ingest.submitScores({
+      updates: [{ board: "arena", playerId: "resumed", value: 10_000n, timestampMs: BigInt(Date.now()) }],
+    });
     await c.waitApplied(res.offsets);
-    const after = await EventStream.open(url, { ...READ, "Last-Event-ID": seen.id }) as EventStream;
+    const after = (await EventStream.open(url, { ...READ, "Last-Event-ID": seen.id })) as EventStream;
     try {
       const next = await after.next(20_000);
       expect(BigInt((next.data as { sequence: string }).sequence)).toBe(BigInt((seen.data as { sequence: string }).sequence) + 1n);
@@ -191,10 +261,13 @@ describe("gateway: live push (Server-Sent Events)", () => {
     } finally {
       after.close();
     }
-    expect(errorOf(await EventStream.open(url, { ...READ, "Last-Event-ID": "forged" }) as HttpAnswer)).toEqual([400, "INVALID_ARGUMENT"]);
-    expect(errorOf(await EventStream.open(api("boards/arena/watch/top?limit=500"), READ) as HttpAnswer)).toEqual([400, "INVALID_ARGUMENT"]);
-    expect(errorOf(await EventStream.open(api("boards/arena/watch/player"), READ) as HttpAnswer)).toEqual([400, "INVALID_ARGUMENT"]);
-    expect(errorOf(await EventStream.open(api("boards/arena/watch/top"), {}) as HttpAnswer)).toEqual([401, "UNAUTHENTICATED"]);
+    expect(errorOf((await EventStream.open(url, { ...READ, "Last-Event-ID": "forged" })) as HttpAnswer)).toEqual([400, "INVALID_ARGUMENT"]);
+    expect(errorOf((await EventStream.open(api("boards/arena/watch/top?limit=500"), READ)) as HttpAnswer)).toEqual([
+      400,
+      "INVALID_ARGUMENT",
+    ]);
+    expect(errorOf((await EventStream.open(api("boards/arena/watch/player"), READ)) as HttpAnswer)).toEqual([400, "INVALID_ARGUMENT"]);
+    expect(errorOf((await EventStream.open(api("boards/arena/watch/top"), {})) as HttpAnswer)).toEqual([401, "UNAUTHENTICATED"]);
   });
 });
 
@@ -205,8 +278,16 @@ describe("gateway: reads while scores change", () => {
     const movers = Array.from({ length: 15 }, (_, i) => `gm${i}`);
     let seed = 11;
     const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
-    const set = (playerId: string, value: number) => ({ board, playerId, op: Operation.SET, value: BigInt(value), timestampMs: BigInt(Date.now()) });
-    const first = await c.ingest.submitScores({ updates: [...statics.map((s) => set(s.playerId, s.value)), ...movers.map((m) => set(m, rand(300)))] });
+    const set = (playerId: string, value: number) => ({
+      board,
+      playerId,
+      op: Operation.SET,
+      value: BigInt(value),
+      timestampMs: BigInt(Date.now()),
+    });
+    const first = await c.ingest.submitScores({
+      updates: [...statics.map((s) => set(s.playerId, s.value)), ...movers.map((m) => set(m, rand(300)))],
+    });
     await c.waitApplied(first.offsets);
     const total = statics.length + movers.length;
     const staticAt = new Map(statics.map((s) => [s.playerId, s.value]));
@@ -230,13 +311,13 @@ describe("gateway: reads while scores change", () => {
     const reader = async () => {
       while (!stop) {
         const offset = rand(40);
-        const top = await getJson(api(`boards/${board}/top?limit=20&offset=${offset}`), READ) as { entries: Row[]; total: string };
+        const top = (await getJson(api(`boards/${board}/top?limit=20&offset=${offset}`), READ)) as { entries: Row[]; total: string };
         checkRun(`top@${offset}`, top.entries, top.total, offset + 1);
         const who = rand(2) === 0 ? movers[rand(movers.length)]! : statics[rand(statics.length)]!.playerId;
-        const rank = await getJson(api(`boards/${board}/rank?player=${who}`), READ) as { entry: Row; total: string };
+        const rank = (await getJson(api(`boards/${board}/rank?player=${who}`), READ)) as { entry: Row; total: string };
         checkRun(`rank ${who}`, [rank.entry], rank.total);
         if (rank.entry.playerId !== who) problems.push(`rank ${who}: answered for ${rank.entry.playerId}`);
-        const around = await getJson(api(`boards/${board}/around?player=${who}&radius=4`), READ) as { entries: Row[]; total: string };
+        const around = (await getJson(api(`boards/${board}/around?player=${who}&radius=4`), READ)) as { entries: Row[]; total: string };
         checkRun(`around ${who}`, around.entries, around.total);
         if (!around.entries.some((e) => e.playerId === who)) problems.push(`around ${who}: the player is not in its own neighbourhood`);
         answers += 3;

@@ -34,14 +34,27 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const dataDir = mkdtemp(join(tmpdir(), "ladder-test-"));
     const log = rootLogger({ level: "warn", name: "test-infra" });
     shared = registry[SHARED] = {
-      dataDir, users: 0,
-      infra: Promise.all([dataDir, build()]).then(([dir]) => startInfra({ redisCount: 3, dataDir: dir, cacheDir: join(homedir(), ".cache", "ladder"), persistRedis: false, preferContainers: true, log })),
+      dataDir,
+      users: 0,
+      infra: Promise.all([dataDir, build()]).then(([dir]) =>
+        startInfra({
+          redisCount: 3,
+          dataDir: dir,
+          cacheDir: join(homedir(), ".cache", "ladder"),
+          persistRedis: false,
+          preferContainers: true,
+          log,
+        }),
+      ),
     };
   }
   shared.users++;
   const infra = await shared.infra;
   project.provide("kafkaBrokers", infra.kafka.brokers);
-  project.provide("redisUrls", infra.redis.map((r) => r.url));
+  project.provide(
+    "redisUrls",
+    infra.redis.map((r) => r.url),
+  );
   return async () => {
     if (--shared.users > 0) return;
     delete registry[SHARED];
@@ -52,7 +65,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
 /** `npm run build`: what the tests' child processes run, compiled from this checkout's sources. */
 async function build(): Promise<void> {
-  await promisify(execFile)("npm", ["run", "build", "--silent"], { cwd: join(import.meta.dirname, "..") }).catch((err: { stdout?: string; stderr?: string }) => {
-    throw new Error(`npm run build failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
-  });
+  await promisify(execFile)("npm", ["run", "build", "--silent"], { cwd: join(import.meta.dirname, "..") }).catch(
+    (err: { stdout?: string; stderr?: string }) => {
+      throw new Error(`npm run build failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`);
+    },
+  );
 }

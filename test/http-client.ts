@@ -47,16 +47,21 @@ export class EventStream {
   private buffer = "";
   ended = false;
 
-  private constructor(readonly res: IncomingMessage, private readonly close_: () => void) {
+  private constructor(
+    readonly res: IncomingMessage,
+    private readonly close_: () => void,
+  ) {
     res.setEncoding("utf8");
     res.on("data", (chunk: string) => {
       this.buffer += chunk;
-      for (let i; (i = this.buffer.indexOf("\n\n")) >= 0;) {
+      for (let i; (i = this.buffer.indexOf("\n\n")) >= 0; ) {
         const frame = this.buffer.slice(0, i);
         this.buffer = this.buffer.slice(i + 2);
         const fields = new Map<string, string>();
-        for (const line of frame.split("\n")) if (!line.startsWith(":")) fields.set(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trimStart());
-        if (fields.has("data")) this.events.push({ id: fields.get("id") ?? "", event: fields.get("event") ?? "message", data: JSON.parse(fields.get("data")!) });
+        for (const line of frame.split("\n"))
+          if (!line.startsWith(":")) fields.set(line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trimStart());
+        if (fields.has("data"))
+          this.events.push({ id: fields.get("id") ?? "", event: fields.get("event") ?? "message", data: JSON.parse(fields.get("data")!) });
       }
       this.wake();
     });
@@ -71,7 +76,9 @@ export class EventStream {
         if (res.statusCode === 200) return resolve(new EventStream(res, () => req.destroy()));
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }),
+        );
       });
       req.on("error", reject);
       req.end();

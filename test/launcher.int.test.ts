@@ -57,7 +57,9 @@ const pids = () => Object.fromEntries(launcher.state()!.processes.map((p) => [p.
 
 /** Writes one batch (acknowledged: applied to the oracle in acknowledgement order). */
 async function write(updates: OracleUpdate[]): Promise<void> {
-  const res = await clients.ingest.submitScores({ updates: updates.map((u) => ({ ...u, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs) })) });
+  const res = await clients.ingest.submitScores({
+    updates: updates.map((u) => ({ ...u, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs) })),
+  });
   expect(res.accepted).toBe(updates.length);
   for (const u of updates) oracle.apply(u);
   written += updates.length;
@@ -65,12 +67,19 @@ async function write(updates: OracleUpdate[]): Promise<void> {
 
 /** Every shard serving, nothing left to apply, and the log holding every acknowledged write. */
 async function settled(): Promise<GetClusterStatusResponse> {
-  return until("every shard serving and caught up", 60_000, async () => {
-    const s = await status().catch(() => undefined);
-    const ok = s && s.shards.every((x) => x.readiness === ShardReadiness.SERVING && x.lagRecords === 0n)
-      && s.kafka!.endOffsets.reduce((n, o) => n + o.offset, 0n) === BigInt(written);
-    return ok ? s : undefined;
-  }, 200);
+  return until(
+    "every shard serving and caught up",
+    60_000,
+    async () => {
+      const s = await status().catch(() => undefined);
+      const ok =
+        s &&
+        s.shards.every((x) => x.readiness === ShardReadiness.SERVING && x.lagRecords === 0n) &&
+        s.kafka!.endOffsets.reduce((n, o) => n + o.offset, 0n) === BigInt(written);
+      return ok ? s : undefined;
+    },
+    200,
+  );
 }
 
 /** Every page of the board and every player's rank equal the oracle. */
@@ -100,12 +109,17 @@ function kill(name: string): { at: number; others: Record<string, number | null>
 
 /** Waits until `name` is up again after its restart number `restarts`, and checks nobody else moved. */
 async function restarted(name: string, restarts: number, others: Record<string, number | null>): Promise<void> {
-  await until(`${name} restarted`, 60_000, () => (launcher.process(name).state === "up" && launcher.process(name).restarts === restarts ? true : undefined));
+  await until(`${name} restarted`, 60_000, () =>
+    launcher.process(name).state === "up" && launcher.process(name).restarts === restarts ? true : undefined,
+  );
   remember();
   const now = pids();
   for (const [other, pid] of Object.entries(others)) expect(now[other], `${other} kept running`).toBe(pid);
   expect(launcher.state()!.processes.filter((p) => p.state !== "up")).toEqual([]);
-  const died = launcher.output().split("\n").filter((l) => l.includes(`"process":"${name}"`) && l.includes("process died; restarting it"));
+  const died = launcher
+    .output()
+    .split("\n")
+    .filter((l) => l.includes(`"process":"${name}"`) && l.includes("process died; restarting it"));
   expect(died.length).toBe(restarts);
   expect(JSON.parse(died.at(-1)!)).toMatchObject({ signal: "SIGKILL", code: null, restarts: restarts - 1 });
 }
@@ -114,13 +128,20 @@ async function restarted(name: string, restarts: number, others: Record<string, 
 function processInfo(pid: number): { argv: string[]; nodeVersion: string; children: number[] } {
   const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
   const nodeVersion = execFileSync(readlinkSync(`/proc/${pid}/exe`), ["--version"], { encoding: "utf8" }).trim();
-  const children = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      return readFileSync(`/proc/${d}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1] === String(pid); // field 4: ppid
-    } catch {
-      return false; // exited meanwhile
-    }
-  }).map(Number);
+  const children = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return (
+          readFileSync(`/proc/${d}/stat`, "utf8")
+            .replace(/^.*\) /s, "")
+            .split(" ")[1] === String(pid)
+        ); // field 4: ppid
+      } catch {
+        return false; // exited meanwhile
+      }
+    })
+    .map(Number);
   return { argv, nodeVersion, children };
 }
 
@@ -128,20 +149,30 @@ const shardOf = (s: GetClusterStatusResponse, shardId: string) => s.shards.find(
 
 /** Polls GetClusterStatus until the shard's reads are refused; returns the refusal. */
 function refused(shardId: string): Promise<string> {
-  return until(`${shardId} refused`, 30_000, async () => {
-    const s = shardOf(await status(), shardId);
-    return s.readiness === ShardReadiness.UNAVAILABLE ? s.refusal : undefined;
-  }, 50);
+  return until(
+    `${shardId} refused`,
+    30_000,
+    async () => {
+      const s = shardOf(await status(), shardId);
+      return s.readiness === ShardReadiness.UNAVAILABLE ? s.refusal : undefined;
+    },
+    50,
+  );
 }
 
 /** Polls GetClusterStatus until the shard serves reads; returns when, and the distinct refusals seen meanwhile. */
 async function serving(shardId: string): Promise<{ at: number; refusals: string[] }> {
   const refusals = new Set<string>();
-  const at = await until(`${shardId} serving`, 90_000, async () => {
-    const s = shardOf(await status(), shardId);
-    if (s.readiness !== ShardReadiness.SERVING) refusals.add(s.refusal.replace(/\d+ records/, "N records"));
-    return s.readiness === ShardReadiness.SERVING ? Date.now() : undefined;
-  }, 50);
+  const at = await until(
+    `${shardId} serving`,
+    90_000,
+    async () => {
+      const s = shardOf(await status(), shardId);
+      if (s.readiness !== ShardReadiness.SERVING) refusals.add(s.refusal.replace(/\d+ records/, "N records"));
+      return s.readiness === ShardReadiness.SERVING ? Date.now() : undefined;
+    },
+    50,
+  );
   return { at, refusals: [...refusals] };
 }
 
@@ -149,12 +180,21 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ladder-launcher-"));
   const ns = freshNamespace("launcher");
   launcher = await startLauncher(join(dir, "data"), {
-    LADDER_SCORE_TOPIC: ns.topic, LADDER_KEY_PREFIX: ns.keyPrefix, LADDER_SLOTS: "12", LADDER_HEARTBEAT_TTL_MS: "1000", LADDER_TOKENS: JSON.stringify(grants),
+    LADDER_SCORE_TOPIC: ns.topic,
+    LADDER_KEY_PREFIX: ns.keyPrefix,
+    LADDER_SLOTS: "12",
+    LADDER_HEARTBEAT_TTL_MS: "1000",
+    LADDER_TOKENS: JSON.stringify(grants),
   });
-  const state = await until("the launcher up", 150_000, () => {
-    if (launcher.child.exitCode !== null) throw new Error(`the launcher exited:\n${launcher.output()}`);
-    return launcher.state();
-  }, 250).catch((err: Error) => {
+  const state = await until(
+    "the launcher up",
+    150_000,
+    () => {
+      if (launcher.child.exitCode !== null) throw new Error(`the launcher exited:\n${launcher.output()}`);
+      return launcher.state();
+    },
+    250,
+  ).catch((err: Error) => {
     throw new Error(`${err.message}; its output:\n${launcherLines(40)}`);
   });
   remember();
@@ -163,12 +203,26 @@ beforeAll(async () => {
     router: createClient(LeaderboardService, state.router),
     admin: createClient(AdminService, state.router, undefined, {}, TEST_TOKENS.admin),
   };
-  await write(PLAYERS.map((playerId, i) => ({ board: BOARD, playerId, op: Operation.SET, value: (i * 7919) % 150, timestampMs: t0 + (i % 5) * 60_000 })));
+  await write(
+    PLAYERS.map((playerId, i) => ({
+      board: BOARD,
+      playerId,
+      op: Operation.SET,
+      value: (i * 7919) % 150,
+      timestampMs: t0 + (i % 5) * 60_000,
+    })),
+  );
   await settled();
 }, 200_000);
 
 /** The launcher's own lines (not its services' debug lines), the last `n`. */
-const launcherLines = (n: number) => launcher.output().split("\n").filter((l) => !l.includes('"level":20')).slice(-n).join("\n");
+const launcherLines = (n: number) =>
+  launcher
+    .output()
+    .split("\n")
+    .filter((l) => !l.includes('"level":20'))
+    .slice(-n)
+    .join("\n");
 
 afterEach((ctx) => {
   if (ctx.task.result?.state === "fail") console.log(`the launcher's last lines:\n${launcherLines(30)}`);
@@ -186,7 +240,8 @@ afterAll(async () => {
 
 /** The file of process `name` under the launcher's logs dir. */
 const logOf = (dataDir: string, name: string) => readFileSync(join(dataDir, "logs", `${name}.log`), "utf8");
-const ALREADY_RUNNING = (pid: number, dataDir: string) => `ladder is already running (pid ${pid}, data dir ${dataDir}); stop it with: npm run stop\n`;
+const ALREADY_RUNNING = (pid: number, dataDir: string) =>
+  `ladder is already running (pid ${pid}, data dir ${dataDir}); stop it with: npm run stop\n`;
 /** A second start, before, failed after 18 s (Kafka's wait for its port) with a stack trace; this bounds node + tsx starting up on a loaded machine. */
 const QUICKLY_MS = 12_000;
 
@@ -199,7 +254,16 @@ describe("local launcher supervision", () => {
     expect(loud, "lines at warn or above, or not JSON, before the cluster ran").toEqual([]);
     expect(out).not.toMatch(/"line":"\{/);
     const files = readdirSync(join(launcher.dataDir, "logs")).sort();
-    const want = ["launcher", "gateway", "ingest", "router", "shard-0", "shard-1", "shard-2", ...launcher.redisPorts.map((p) => `redis-${p}`)];
+    const want = [
+      "launcher",
+      "gateway",
+      "ingest",
+      "router",
+      "shard-0",
+      "shard-1",
+      "shard-2",
+      ...launcher.redisPorts.map((p) => `redis-${p}`),
+    ];
     expect(files).toEqual(expect.arrayContaining(want.map((n) => `${n}.log`)));
     expect(logOf(launcher.dataDir, "router")).toMatch(/^\{.*"msg":"router listening"/m); // the service's own pino lines, as printed
     for (const i of [0, 1, 2]) expect(logOf(launcher.dataDir, `shard-${i}`)).toMatch(/"msg":"shard node ready"/);
@@ -225,18 +289,34 @@ describe("local launcher supervision", () => {
       expect(Number(x.heartbeatAgeMs)).toBeLessThanOrEqual(1000);
       expect(x.keys).toBeGreaterThan(0n);
       expect(x.usedMemoryBytes).toBeGreaterThan(0n);
-      expect(x.nodes).toMatchObject([{ address: `127.0.0.1:${launcher.redisPorts[i]}`, role: "master", reachable: true, servesReads: true }]);
+      expect(x.nodes).toMatchObject([
+        { address: `127.0.0.1:${launcher.redisPorts[i]}`, role: "master", reachable: true, servesReads: true },
+      ]);
     });
     expect(s.kafka).toMatchObject({ reachable: true, error: "", brokers: [`127.0.0.1:${launcher.kafkaPort}`] });
     expect(s.kafka!.endOffsets.map((o) => o.partition)).toEqual([...Array(12).keys()]);
     expect(launcher.state()!.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
-      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`));
+      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`),
+    );
     await expectExact();
   });
 
   it("runs the launcher and each service as Node 24 on its build, dist/main.js, with no loader and no child process", () => {
-    const entries: Record<string, string> = { "shard-0": "shard-node", "shard-1": "shard-node", "shard-2": "shard-node", router: "router", ingest: "ingest", gateway: "gateway" };
-    const running = [{ name: "launcher", pid: launcher.child.pid! }, ...launcher.state()!.processes.filter((p) => p.name in entries).map((p) => ({ name: p.name, pid: p.pid! }))];
+    const entries: Record<string, string> = {
+      "shard-0": "shard-node",
+      "shard-1": "shard-node",
+      "shard-2": "shard-node",
+      router: "router",
+      ingest: "ingest",
+      gateway: "gateway",
+    };
+    const running = [
+      { name: "launcher", pid: launcher.child.pid! },
+      ...launcher
+        .state()!
+        .processes.filter((p) => p.name in entries)
+        .map((p) => ({ name: p.name, pid: p.pid! })),
+    ];
     expect(running.map((p) => p.name)).toEqual(["launcher", ...Object.keys(entries)]);
     for (const { name, pid } of running) {
       const info = processInfo(pid);
@@ -249,7 +329,15 @@ describe("local launcher supervision", () => {
 
   it("restarts a shard node killed with SIGKILL; its shard refuses reads, then serves every write, those made while it was down too", async () => {
     const { at, others } = kill("shard-1");
-    await write(PLAYERS.filter((_, i) => i % 3 === 0).map((playerId, i) => ({ board: BOARD, playerId, op: Operation.INCREMENT, value: 1 + (i % 4), timestampMs: t0 + 600_000 })));
+    await write(
+      PLAYERS.filter((_, i) => i % 3 === 0).map((playerId, i) => ({
+        board: BOARD,
+        playerId,
+        op: Operation.INCREMENT,
+        value: 1 + (i % 4),
+        timestampMs: t0 + 600_000,
+      })),
+    );
     const refusal = await refused("shard-1");
     expect(refusal).toMatch(/^shard-1: (shard node is not running|not serving reads)/);
     const cli = await runCli(["status", "--router", launcher.state()!.router], { ...launcher.env, LADDER_TOKEN: TEST_TOKENS.admin });
@@ -258,7 +346,9 @@ describe("local launcher supervision", () => {
     expect(cli.out).toMatch(/^shard-0 +serving /m);
     expect(cli.out).toMatch(/^shard-1 +(restarting|up +\d+ +1 +.*killed by SIGKILL)/m); // the launcher's view: restarting, or just restarted
     const back = await serving("shard-1");
-    console.log(`shard node kill -> restarted and serving: ${((back.at - at) / 1000).toFixed(1)} s; refusals seen: ${JSON.stringify([refusal, ...back.refusals])}`);
+    console.log(
+      `shard node kill -> restarted and serving: ${((back.at - at) / 1000).toFixed(1)} s; refusals seen: ${JSON.stringify([refusal, ...back.refusals])}`,
+    );
     await restarted("shard-1", 1, others);
     await settled();
     await expectExact();
@@ -277,8 +367,18 @@ describe("local launcher supervision", () => {
     // the node found its Redis emptied and refilled it (its warning, passed on by the launcher)
     expect(launcher.output()).toMatch(/"service":"shard-2".*Redis holds less than was applied \(data lost\)/);
     expect(logOf(launcher.dataDir, "shard-2")).toMatch(/Redis holds less than was applied \(data lost\)/);
-    console.log(`redis-server kill -> restarted, refilled and serving: ${((back.at - at) / 1000).toFixed(1)} s; refusals seen: ${JSON.stringify([refusal, ...back.refusals])}`);
-    await write(PLAYERS.filter((_, i) => i % 5 === 1).map((playerId) => ({ board: BOARD, playerId, op: Operation.BEST, value: 140, timestampMs: t0 + 1_200_000 })));
+    console.log(
+      `redis-server kill -> restarted, refilled and serving: ${((back.at - at) / 1000).toFixed(1)} s; refusals seen: ${JSON.stringify([refusal, ...back.refusals])}`,
+    );
+    await write(
+      PLAYERS.filter((_, i) => i % 5 === 1).map((playerId) => ({
+        board: BOARD,
+        playerId,
+        op: Operation.BEST,
+        value: 140,
+        timestampMs: t0 + 1_200_000,
+      })),
+    );
     await settled();
     await expectExact();
   });
@@ -290,7 +390,11 @@ describe("local launcher supervision", () => {
     await restarted("router", 1, first.others);
     const second = kill("router");
     await restarted("router", 2, second.others);
-    const pauses = launcher.output().split("\n").filter((l) => l.includes(`"process":"router"`) && l.includes("process died")).map((l) => JSON.parse(l).restartInMs);
+    const pauses = launcher
+      .output()
+      .split("\n")
+      .filter((l) => l.includes(`"process":"router"`) && l.includes("process died"))
+      .map((l) => JSON.parse(l).restartInMs);
     expect(pauses).toEqual([1000, 2000]);
     const s = await settled();
     expect(s.shards.every((x) => x.readiness === ShardReadiness.SERVING)).toBe(true);
@@ -299,14 +403,20 @@ describe("local launcher supervision", () => {
 
   it("restarts the gateway killed with SIGKILL on its address: it answers the router's top again, and the shards' status", async () => {
     const url = `http://${launcher.process("gateway").address}/api/`;
-    const topOf = async () => ((await getJson(`${url}boards/${BOARD}/top?limit=5`)) as { entries: { playerId: string; rank: string }[] }).entries;
-    const want = (await clients.router.getTop({ board: BOARD, limit: 5 })).entries.map((e) => ({ playerId: e.playerId, rank: String(e.rank) }));
+    const topOf = async () =>
+      ((await getJson(`${url}boards/${BOARD}/top?limit=5`)) as { entries: { playerId: string; rank: string }[] }).entries;
+    const want = (await clients.router.getTop({ board: BOARD, limit: 5 })).entries.map((e) => ({
+      playerId: e.playerId,
+      rank: String(e.rank),
+    }));
     expect((await topOf()).map(({ playerId, rank }) => ({ playerId, rank }))).toEqual(want);
     const { others } = kill("gateway");
     await restarted("gateway", 1, others);
     expect((await topOf()).map(({ playerId, rank }) => ({ playerId, rank }))).toEqual(want);
     const shards = ((await getJson(`${url}status`)) as { shards: { shardId: string; readiness: string }[] }).shards;
-    expect(shards.map((x) => `${x.shardId}:${x.readiness}`)).toEqual(["shard-0", "shard-1", "shard-2"].map((id) => `${id}:SHARD_READINESS_SERVING`)); // with the admin token of LADDER_TOKENS
+    expect(shards.map((x) => `${x.shardId}:${x.readiness}`)).toEqual(
+      ["shard-0", "shard-1", "shard-2"].map((id) => `${id}:SHARD_READINESS_SERVING`),
+    ); // with the admin token of LADDER_TOKENS
   });
 
   it("stops every process it started on SIGINT, restarting none, and removes its state file", async () => {
@@ -318,7 +428,13 @@ describe("local launcher supervision", () => {
     expect(launcher.state()).toBeUndefined();
     expect(alivePids(seenPids)).toEqual([]);
     const gateway = last.processes.find((p) => p.name === "gateway")!.address;
-    const ports = [launcher.kafkaPort, ...launcher.redisPorts, Number(last.router.split(":")[1]), Number(last.ingest.split(":")[1]), Number(gateway.split(":")[1])];
+    const ports = [
+      launcher.kafkaPort,
+      ...launcher.redisPorts,
+      Number(last.router.split(":")[1]),
+      Number(last.ingest.split(":")[1]),
+      Number(gateway.split(":")[1]),
+    ];
     expect(await Promise.all(ports.map(portIsFree))).toEqual(ports.map(() => true));
     const shutdown = launcher.output().slice(before);
     expect(shutdown).toMatch(/"msg":"stopping the cluster"/);
@@ -362,7 +478,8 @@ describe("local launcher in the background", () => {
     expect(state.launcherPid).toBe(launcherPid);
     for (const p of state.processes) if (p.pid !== null) pidsSeen.add(p.pid);
     expect(state.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
-      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`));
+      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`),
+    );
     expect(start.out).toContain(`logs       ${join(dataDir, "logs")}`);
     for (const p of state.processes) expect(start.out).toMatch(new RegExp(`^  ${p.name} +pid ${p.pid} +${p.address}$`, "m")); // every process, none missing
     expect(start.out).toMatch(new RegExp(`^  router +${state.router}$`, "m"));
@@ -376,7 +493,10 @@ describe("local launcher in the background", () => {
     expect({ code: second.code, out: second.out }).toEqual({ code: 1, out: ALREADY_RUNNING(launcherPid, dataDir) });
     expect(second.ms).toBeLessThan(QUICKLY_MS);
     const refusedReset = await runLauncherCommand("control", ["reset"], env);
-    expect({ code: refusedReset.code, out: refusedReset.out }).toEqual({ code: 1, out: `ladder is running (pid ${launcherPid}, data dir ${dataDir}); stop it first: npm run stop\n` });
+    expect({ code: refusedReset.code, out: refusedReset.out }).toEqual({
+      code: 1,
+      out: `ladder is running (pid ${launcherPid}, data dir ${dataDir}); stop it first: npm run stop\n`,
+    });
     expect(existsSync(join(dataDir, "kafka"))).toBe(true);
 
     const stop = await runLauncherCommand("control", ["stop"], env);

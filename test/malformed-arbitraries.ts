@@ -41,12 +41,16 @@ const lenField = (field: number, bytes: number[]) => [...tag(field, 2), ...varin
 
 /** Numbers of the fields of `schema` carried length-delimited (strings, messages, repeated). */
 function lengthDelimitedFields(schema: DescMessage): number[] {
-  return schema.fields.filter((f) => f.fieldKind !== "enum" && (f.fieldKind !== "scalar" || f.scalar === ScalarType.STRING)).map((f) => f.number);
+  return schema.fields
+    .filter((f) => f.fieldKind !== "enum" && (f.fieldKind !== "scalar" || f.scalar === ScalarType.STRING))
+    .map((f) => f.number);
 }
 
 /** Numbers of the (singular or repeated) string fields of `schema`. */
 function stringFields(schema: DescMessage): number[] {
-  return schema.fields.filter((f) => (f.fieldKind === "scalar" || (f.fieldKind === "list" && f.listKind === "scalar")) && f.scalar === ScalarType.STRING).map((f) => f.number);
+  return schema.fields
+    .filter((f) => (f.fieldKind === "scalar" || (f.fieldKind === "list" && f.listKind === "scalar")) && f.scalar === ScalarType.STRING)
+    .map((f) => f.number);
 }
 
 const unknownField = fc.integer({ min: 100, max: 2 ** 29 - 1 });
@@ -62,14 +66,18 @@ export function undecodableTail(schema: DescMessage, atEnd = true): fc.Arbitrary
     // field number 0, any wire type; then anything
     fc.tuple(fc.integer({ min: 0, max: 7 }), someBytes(8)).map(([wt, rest]) => [wt, ...rest]),
     // wire types 6 and 7 do not exist
-    fc.tuple(fc.integer({ min: 1, max: 2 ** 29 - 1 }), fc.constantFrom(6, 7), someBytes(8)).map(([f, wt, rest]) => [...tag(f, wt), ...rest]),
+    fc
+      .tuple(fc.integer({ min: 1, max: 2 ** 29 - 1 }), fc.constantFrom(6, 7), someBytes(8))
+      .map(([f, wt, rest]) => [...tag(f, wt), ...rest]),
     // a tag varint of 6 to 10 bytes (a tag is a uint32)
     continuation(5, 9).map((b) => [...b, 0x01]),
     // an unknown group closed by another field, or a lone end-group tag
     fc.tuple(unknownField, fc.integer({ min: 1, max: 1000 })).map(([f, d]) => [...tag(f, 3), ...tag(f + d, 4)]),
     unknownField.map((f) => tag(f, 4)),
     // unknown groups nested past protobuf-es's recursion limit (100)
-    fc.tuple(unknownField, fc.integer({ min: 101, max: 3000 })).map(([f, depth]) => [...Array(depth).fill(tag(f, 3)).flat(), ...Array(depth).fill(tag(f, 4)).flat()]),
+    fc
+      .tuple(unknownField, fc.integer({ min: 101, max: 3000 }))
+      .map(([f, depth]) => [...Array(depth).fill(tag(f, 3)).flat(), ...Array(depth).fill(tag(f, 4)).flat()]),
   ];
   if (!atEnd) return fc.oneof(...anywhere);
   const lenFields = lengthDelimitedFields(schema);
@@ -78,7 +86,9 @@ export function undecodableTail(schema: DescMessage, atEnd = true): fc.Arbitrary
     // a tag varint cut off by the end
     continuation(1, 4),
     // a length (of a known length-delimited or an unknown field) past the end
-    fc.tuple(fc.constantFrom(...lenFields, 1000), someBytes(16), fc.integer({ min: 1, max: 2 ** 31 })).map(([f, body, extra]) => [...tag(f, 2), ...varint(body.length + extra), ...body]),
+    fc
+      .tuple(fc.constantFrom(...lenFields, 1000), someBytes(16), fc.integer({ min: 1, max: 2 ** 31 }))
+      .map(([f, body, extra]) => [...tag(f, 2), ...varint(body.length + extra), ...body]),
     // an unknown field's varint value, fixed64 or fixed32 cut off by the end
     fc.tuple(unknownField, continuation(1, 9)).map(([f, v]) => [...tag(f, 0), ...v]),
     fc.tuple(unknownField, someBytes(7)).map(([f, b]) => [...tag(f, 1), ...b]),
@@ -90,13 +100,27 @@ export function undecodableTail(schema: DescMessage, atEnd = true): fc.Arbitrary
 
 /** Byte sequences that are not UTF-8 wherever they stand between whole characters. */
 const notUtf8 = fc.constantFrom(
-  [0x80], [0xbf], [0xc0, 0xaf], [0xc1, 0xbf], [0xc3], [0xc3, 0x28], [0xe2, 0x82], [0xe0, 0x80, 0xaf],
-  [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf0, 0x82, 0x82, 0xac], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xfe], [0xff],
+  [0x80],
+  [0xbf],
+  [0xc0, 0xaf],
+  [0xc1, 0xbf],
+  [0xc3],
+  [0xc3, 0x28],
+  [0xe2, 0x82],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf0, 0x82, 0x82, 0xac],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xfe],
+  [0xff],
 );
 
 /** A string field of `schema` (one of its numbers) holding invalid UTF-8 amid valid text. */
 export function invalidUtf8Field(schema: DescMessage): fc.Arbitrary<number[]> {
-  return fc.tuple(fc.constantFrom(...stringFields(schema)), fc.string({ maxLength: 20 }), notUtf8, fc.string({ maxLength: 20 }))
+  return fc
+    .tuple(fc.constantFrom(...stringFields(schema)), fc.string({ maxLength: 20 }), notUtf8, fc.string({ maxLength: 20 }))
     .map(([f, before, bad, after]) => lenField(f, [...utf8(before), ...bad, ...utf8(after)]));
 }
 
@@ -105,7 +129,14 @@ export function invalidUtf8Field(schema: DescMessage): fc.Arbitrary<number[]> {
 export const BOARD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:";
 const boardChar = fc.constantFrom(...BOARD_CHARS);
 const isControl = (s: string) => /[\u0000-\u001f\u007f-\u009f]/.test(s);
-const wellFormed = (s: string) => { try { encodeURIComponent(s); return true; } catch { return false; } };
+const wellFormed = (s: string) => {
+  try {
+    encodeURIComponent(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** `s` with `x` inserted at `at` (taken modulo the length + 1). */
 const insert = (s: string, x: string, at: number) => s.slice(0, at % (s.length + 1)) + x + s.slice(at % (s.length + 1));
@@ -115,17 +146,38 @@ export const validBoard = (seeded: readonly string[]) =>
   fc.oneof(fc.constantFrom(...seeded), fc.string({ unit: boardChar, minLength: 1, maxLength: 64 }));
 
 /** 1-128 bytes of UTF-8 without control characters (nor U+FFFD, which a lone surrogate becomes on the wire). */
-export const validPlayer = (seeded: readonly string[]) => fc.oneof(
-  fc.constantFrom(...seeded),
-  fc.string({ unit: "grapheme", minLength: 1, maxLength: 24 })
-    .filter((s) => Buffer.byteLength(s) <= 128 && !isControl(s) && !s.includes("\ufffd") && wellFormed(s)),
-);
+export const validPlayer = (seeded: readonly string[]) =>
+  fc.oneof(
+    fc.constantFrom(...seeded),
+    fc
+      .string({ unit: "grapheme", minLength: 1, maxLength: 24 })
+      .filter((s) => Buffer.byteLength(s) <= 128 && !isControl(s) && !s.includes("\ufffd") && wellFormed(s)),
+  );
 
 const validEventId = fc.oneof(fc.constant(""), fc.string({ unit: "grapheme-ascii", maxLength: 128 }), fc.uuid());
 
 /** Characters a board (and a view) name may not hold, lone surrogates and controls among them. */
 const notBoardChar = fc.oneof(
-  fc.constantFrom(" ", "/", "#", "*", "=", "é", "ß", "😀", "\u0000", "\n", "\t", "\u007f", "\u0085", "\u200b", "\ufeff", "\ud800", "\udfff", "\ud83d"),
+  fc.constantFrom(
+    " ",
+    "/",
+    "#",
+    "*",
+    "=",
+    "é",
+    "ß",
+    "😀",
+    "\u0000",
+    "\n",
+    "\t",
+    "\u007f",
+    "\u0085",
+    "\u200b",
+    "\ufeff",
+    "\ud800",
+    "\udfff",
+    "\ud83d",
+  ),
   fc.string({ unit: "binary", minLength: 1, maxLength: 1 }).filter((c) => !BOARD_CHARS.includes(c)),
 );
 
@@ -139,16 +191,23 @@ export const badView = badBoard.filter((v) => v !== "");
 export const badPlayer = fc.oneof(
   fc.constant(""),
   // over 128 bytes, in ASCII or in fewer than 128 multi-byte characters
-  fc.tuple(fc.constantFrom("x", "é", "€", "😀", "a€😀"), fc.integer({ min: 129, max: 6000 })).map(([u, bytes]) =>
-    u.repeat(Math.ceil(bytes / Buffer.byteLength(u)))),
+  fc
+    .tuple(fc.constantFrom("x", "é", "€", "😀", "a€😀"), fc.integer({ min: 129, max: 6000 }))
+    .map(([u, bytes]) => u.repeat(Math.ceil(bytes / Buffer.byteLength(u)))),
   // a control character anywhere
-  fc.tuple(fc.string({ unit: "grapheme-ascii", maxLength: 40 }), fc.integer({ min: 0, max: 0x9f }).filter((c) => c < 0x20 || c >= 0x7f), fc.nat())
+  fc
+    .tuple(
+      fc.string({ unit: "grapheme-ascii", maxLength: 40 }),
+      fc.integer({ min: 0, max: 0x9f }).filter((c) => c < 0x20 || c >= 0x7f),
+      fc.nat(),
+    )
     .map(([s, c, at]) => insert(s, String.fromCharCode(c), at)),
   // (no lone surrogates: the typed client sends them as U+FFFD, a valid character; invalid UTF-8
   // on the wire is covered by the raw-bytes properties)
 );
 
-const badEventId = fc.tuple(fc.constantFrom("e", "é", "€", "😀"), fc.integer({ min: 129, max: 4096 }))
+const badEventId = fc
+  .tuple(fc.constantFrom("e", "é", "€", "😀"), fc.integer({ min: 129, max: 4096 }))
   .map(([u, bytes]) => u.repeat(Math.ceil(bytes / Buffer.byteLength(u))));
 
 // ---- score updates -----------------------------------------------------------------------
@@ -165,44 +224,64 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 export function validUpdate(boards: fc.Arbitrary<string>, players: fc.Arbitrary<string>, t: TimeRange): fc.Arbitrary<Update> {
-  return fc.record({
-    board: boards,
-    playerId: players,
-    op: fc.constantFrom(Operation.SET, Operation.INCREMENT, Operation.BEST),
-    magnitude: fc.bigInt(0n, MAX_POINTS),
-    negative: fc.boolean(),
-    timestampMs: fc.oneof(fc.constant(0n), fc.bigInt(BigInt(t.epochMs), BigInt(Date.now() - 60_000))),
-    eventId: validEventId,
-  }).map(({ magnitude, negative, ...u }) => ({ ...u, value: u.op === Operation.INCREMENT && negative ? -magnitude : magnitude }));
+  return fc
+    .record({
+      board: boards,
+      playerId: players,
+      op: fc.constantFrom(Operation.SET, Operation.INCREMENT, Operation.BEST),
+      magnitude: fc.bigInt(0n, MAX_POINTS),
+      negative: fc.boolean(),
+      timestampMs: fc.oneof(fc.constant(0n), fc.bigInt(BigInt(t.epochMs), BigInt(Date.now() - 60_000))),
+      eventId: validEventId,
+    })
+    .map(({ magnitude, negative, ...u }) => ({ ...u, value: u.op === Operation.INCREMENT && negative ? -magnitude : magnitude }));
 }
 
 type Defect = "board" | "player_id" | "event_id" | "op" | "value" | "timestamp_ms";
 
 /** What the error details say for each defect (the first one checked wins). */
 export const DEFECT_WORDS: Record<Defect, RegExp> = {
-  board: /^board /, player_id: /^player_id /, event_id: /^event_id /, op: /^op /, value: /^(value|increment) /, timestamp_ms: /^timestamp_ms /,
+  board: /^board /,
+  player_id: /^player_id /,
+  event_id: /^event_id /,
+  op: /^op /,
+  value: /^(value|increment) /,
+  timestamp_ms: /^timestamp_ms /,
 };
 
-const outOfInt32 = fc.oneof(fc.bigInt(MAX_POINTS + 1n, INT64_MAX), fc.bigInt(INT64_MIN, -MAX_POINTS - 1n), fc.constantFrom(INT64_MIN, INT64_MAX, 2n ** 31n, -(2n ** 31n)));
-const badValueFor = (op: Operation) => op === Operation.INCREMENT ? outOfInt32 : fc.oneof(outOfInt32, fc.bigInt(INT64_MIN, -1n), fc.constant(-1n));
-const badOp = fc.oneof(fc.constant(0), fc.integer({ min: 4, max: 2 ** 31 - 1 }), fc.integer({ min: -(2 ** 31), max: -1 }));
-const badTimestamp = (t: TimeRange) => fc.oneof(
-  fc.bigInt(INT64_MIN, -1n), fc.constant(-1n),
-  fc.bigInt(1n, BigInt(t.epochMs) - 1n), fc.constant(BigInt(t.epochMs) - 1n), // before 2026
-  fc.bigInt(BigInt(t.futureMs), INT64_MAX), fc.constantFrom(BigInt(t.horizonMs), INT64_MAX),
+const outOfInt32 = fc.oneof(
+  fc.bigInt(MAX_POINTS + 1n, INT64_MAX),
+  fc.bigInt(INT64_MIN, -MAX_POINTS - 1n),
+  fc.constantFrom(INT64_MIN, INT64_MAX, 2n ** 31n, -(2n ** 31n)),
 );
+const badValueFor = (op: Operation) =>
+  op === Operation.INCREMENT ? outOfInt32 : fc.oneof(outOfInt32, fc.bigInt(INT64_MIN, -1n), fc.constant(-1n));
+const badOp = fc.oneof(fc.constant(0), fc.integer({ min: 4, max: 2 ** 31 - 1 }), fc.integer({ min: -(2 ** 31), max: -1 }));
+const badTimestamp = (t: TimeRange) =>
+  fc.oneof(
+    fc.bigInt(INT64_MIN, -1n),
+    fc.constant(-1n),
+    fc.bigInt(1n, BigInt(t.epochMs) - 1n),
+    fc.constant(BigInt(t.epochMs) - 1n), // before 2026
+    fc.bigInt(BigInt(t.futureMs), INT64_MAX),
+    fc.constantFrom(BigInt(t.horizonMs), INT64_MAX),
+  );
 
 /** A valid update with one to three defects, and the defects. */
 export function invalidUpdate(valid: fc.Arbitrary<Update>, t: TimeRange): fc.Arbitrary<{ update: Update; defects: Defect[] }> {
   const all: Defect[] = ["board", "player_id", "event_id", "op", "value", "timestamp_ms"];
-  return fc.tuple(valid, fc.subarray(all, { minLength: 1, maxLength: 3 })).chain(([u, defects]) => fc.record({
-    board: defects.includes("board") ? badBoard : fc.constant(u.board),
-    playerId: defects.includes("player_id") ? badPlayer : fc.constant(u.playerId),
-    eventId: defects.includes("event_id") ? badEventId : fc.constant(u.eventId),
-    op: defects.includes("op") ? badOp : fc.constant(u.op!),
-    value: defects.includes("value") ? badValueFor(u.op!) : fc.constant(u.value),
-    timestampMs: defects.includes("timestamp_ms") ? badTimestamp(t) : fc.constant(u.timestampMs),
-  }).map((update) => ({ update, defects })));
+  return fc.tuple(valid, fc.subarray(all, { minLength: 1, maxLength: 3 })).chain(([u, defects]) =>
+    fc
+      .record({
+        board: defects.includes("board") ? badBoard : fc.constant(u.board),
+        playerId: defects.includes("player_id") ? badPlayer : fc.constant(u.playerId),
+        eventId: defects.includes("event_id") ? badEventId : fc.constant(u.eventId),
+        op: defects.includes("op") ? badOp : fc.constant(u.op!),
+        value: defects.includes("value") ? badValueFor(u.op!) : fc.constant(u.value),
+        timestampMs: defects.includes("timestamp_ms") ? badTimestamp(t) : fc.constant(u.timestampMs),
+      })
+      .map((update) => ({ update, defects })),
+  );
 }
 
 /** A batch and the INVALID_ARGUMENT details it must get. */
@@ -222,12 +301,18 @@ export function badBatch(valid: fc.Arbitrary<Update>, t: TimeRange): fc.Arbitrar
       words: bad.defects.map((d) => DEFECT_WORDS[d]),
     };
   });
-  const tooMany = fc.tuple(valid, fc.integer({ min: 1001, max: 1300 }), fc.option(invalidUpdate(valid, t))).map(([u, n, bad]): BadBatch => ({
-    updates: [...Array<Update>(n - 1).fill(u), bad?.update ?? u],
-    details: new RegExp(`^updates has ${n} entries, more than the limit of 1000$`),
-    words: [],
-  }));
-  return fc.oneof({ arbitrary: oneBad, weight: 20 }, { arbitrary: fc.constant<BadBatch>({ updates: [], details: /^updates is empty$/, words: [] }), weight: 1 }, { arbitrary: tooMany, weight: 1 });
+  const tooMany = fc.tuple(valid, fc.integer({ min: 1001, max: 1300 }), fc.option(invalidUpdate(valid, t))).map(
+    ([u, n, bad]): BadBatch => ({
+      updates: [...Array<Update>(n - 1).fill(u), bad?.update ?? u],
+      details: new RegExp(`^updates has ${n} entries, more than the limit of 1000$`),
+      words: [],
+    }),
+  );
+  return fc.oneof(
+    { arbitrary: oneBad, weight: 20 },
+    { arbitrary: fc.constant<BadBatch>({ updates: [], details: /^updates is empty$/, words: [] }), weight: 1 },
+    { arbitrary: tooMany, weight: 1 },
+  );
 }
 
 // ---- raw SubmitScores payloads -----------------------------------------------------------
@@ -244,25 +329,38 @@ const encodeUpdate = (u: Update) => [...toBinary(ScoreUpdateSchema, create(Score
 
 export function rawSubmitScores(valid: fc.Arbitrary<Update>): fc.Arbitrary<RawPayload> {
   const batch = fc.array(valid, { maxLength: 10 });
-  const raw = (kind: string, undecodable: boolean) => (bytes: number[]): RawPayload => ({ kind, bytes: Buffer.from(bytes), undecodable });
+  const raw =
+    (kind: string, undecodable: boolean) =>
+    (bytes: number[]): RawPayload => ({ kind, bytes: Buffer.from(bytes), undecodable });
   return fc.oneof(
     fc.uint8Array({ maxLength: 300 }).map((b) => raw("random bytes", false)([...b])),
-    fc.tuple(batch, undecodableTail(SubmitScoresRequestSchema)).map(([us, tail]) => raw("valid batch + undecodable tail", true)([...encodeBatch(us), ...tail])),
+    fc
+      .tuple(batch, undecodableTail(SubmitScoresRequestSchema))
+      .map(([us, tail]) => raw("valid batch + undecodable tail", true)([...encodeBatch(us), ...tail])),
     // one update (at a random index) with invalid UTF-8 in a string, or an undecodable tail inside it
-    fc.tuple(batch, valid, fc.oneof(invalidUtf8Field(ScoreUpdateSchema), undecodableTail(ScoreUpdateSchema, false)), fc.nat()).map(([us, u, bad, at]) => {
-      const index = at % (us.length + 1);
-      const inner = [...encodeUpdate(u), ...bad];
-      return raw("update with invalid UTF-8 or an undecodable tail", true)([...encodeBatch(us.slice(0, index)), ...lenField(1, inner), ...encodeBatch(us.slice(index))]);
-    }),
+    fc
+      .tuple(batch, valid, fc.oneof(invalidUtf8Field(ScoreUpdateSchema), undecodableTail(ScoreUpdateSchema, false)), fc.nat())
+      .map(([us, u, bad, at]) => {
+        const index = at % (us.length + 1);
+        const inner = [...encodeUpdate(u), ...bad];
+        return raw(
+          "update with invalid UTF-8 or an undecodable tail",
+          true,
+        )([...encodeBatch(us.slice(0, index)), ...lenField(1, inner), ...encodeBatch(us.slice(index))]);
+      }),
     // field 1 (updates) with a wrong wire type at the very end, at most 7 bytes after its tag
-    fc.tuple(batch, fc.constantFrom(0, 1, 3, 4, 5), someBytes(7)).map(([us, wt, rest]) => raw("updates with a wrong wire type", false)([...encodeBatch(us), ...tag(1, wt), ...rest])),
+    fc
+      .tuple(batch, fc.constantFrom(0, 1, 3, 4, 5), someBytes(7))
+      .map(([us, wt, rest]) => raw("updates with a wrong wire type", false)([...encodeBatch(us), ...tag(1, wt), ...rest])),
   );
 }
 
 // ---- consistency tokens ------------------------------------------------------------------
 
 const b64url = (bytes: number[] | Uint8Array) => Buffer.from(bytes).toString("base64url");
-const token = (offsets: Array<{ partition: number; offset: bigint }>) => [...toBinary(ConsistencyTokenSchema, create(ConsistencyTokenSchema, { offsets }))];
+const token = (offsets: Array<{ partition: number; offset: bigint }>) => [
+  ...toBinary(ConsistencyTokenSchema, create(ConsistencyTokenSchema, { offsets })),
+];
 
 /**
  * consistency_token values no reading of the contract can accept, for a cluster of `slots`
@@ -277,12 +375,21 @@ export function badToken(slots: number): fc.Arbitrary<string> {
   );
   return fc.oneof(
     // a character outside base64url (padding, the other alphabet, spaces, controls, non-ASCII)
-    fc.tuple(fc.base64String({ maxLength: 40 }).map((s) => s.replace(/=+$/, "")), fc.constantFrom("=", "+", "/", " ", ".", "\n", "\u0000", "é", "😀", "\ud800", "~", "%"), fc.nat())
+    fc
+      .tuple(
+        fc.base64String({ maxLength: 40 }).map((s) => s.replace(/=+$/, "")),
+        fc.constantFrom("=", "+", "/", " ", ".", "\n", "\u0000", "é", "😀", "\ud800", "~", "%"),
+        fc.nat(),
+      )
       .map(([s, c, at]) => insert(s, c, at)),
     // base64url of bytes that are not a ConsistencyToken
-    fc.tuple(fc.array(goodEntry, { maxLength: 3 }), undecodableTail(ConsistencyTokenSchema)).map(([es, tail]) => b64url([...token(es), ...tail])),
+    fc
+      .tuple(fc.array(goodEntry, { maxLength: 3 }), undecodableTail(ConsistencyTokenSchema))
+      .map(([es, tail]) => b64url([...token(es), ...tail])),
     // a well-formed token naming a partition this cluster lacks or a negative offset
-    fc.tuple(fc.array(goodEntry, { maxLength: 3 }), badEntry, fc.array(goodEntry, { maxLength: 3 })).map(([a, bad, b]) => b64url(token([...a, bad, ...b]))),
+    fc
+      .tuple(fc.array(goodEntry, { maxLength: 3 }), badEntry, fc.array(goodEntry, { maxLength: 3 }))
+      .map(([a, bad, b]) => b64url(token([...a, bad, ...b]))),
   );
 }
 
@@ -301,8 +408,13 @@ export interface BadRead {
 }
 
 const READ_WORDS = {
-  board: /^board: /, player_id: /^player_id: /, limit: /^limit /, offset: /^offset \+ limit /, radius: /^radius /,
-  consistency_token: /^consistency_token /, view: /^view: /,
+  board: /^board: /,
+  player_id: /^player_id: /,
+  limit: /^limit /,
+  offset: /^offset \+ limit /,
+  radius: /^radius /,
+  consistency_token: /^consistency_token /,
+  view: /^view: /,
 } as const;
 type ReadField = keyof typeof READ_WORDS;
 
@@ -310,7 +422,8 @@ const MAX_UINT32 = 2 ** 32 - 1;
 const MAX_UINT64 = 2n ** 64n - 1n;
 
 /** `good` or `bad` for `field`, as `defects` says. */
-const either = <T>(defects: readonly ReadField[], field: ReadField, good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>) => (defects.includes(field) ? bad : good);
+const either = <T>(defects: readonly ReadField[], field: ReadField, good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>) =>
+  defects.includes(field) ? bad : good;
 
 export function badRead(boards: fc.Arbitrary<string>, players: fc.Arbitrary<string>, slots: number): fc.Arbitrary<BadRead> {
   const tokens = badToken(slots);
@@ -320,25 +433,37 @@ export function badRead(boards: fc.Arbitrary<string>, players: fc.Arbitrary<stri
     view: either(d, "view", fc.constant(""), badView),
   });
   const withDefects = (fields: ReadField[]) => fc.subarray(fields, { minLength: 1, maxLength: 3 });
-  const top = withDefects(["board", "limit", "offset", "consistency_token", "view"]).chain((d) => fc.record({
-    ...common(d),
-    limit: either(d, "limit", fc.nat(1000), fc.integer({ min: 1001, max: MAX_UINT32 })),
-    room: fc.bigInt(0n, 10_000n),
-    excess: fc.oneof(fc.constant(1n), fc.bigInt(1n, MAX_UINT64)),
-  }).map(({ room, excess, ...req }): BadRead => {
-    const last = 10_000n - BigInt(req.limit === 0 ? 10 : req.limit); // the deepest valid offset (may be < 0)
-    const offset = d.includes("offset") ? bigMin(MAX_UINT64, bigMax(0n, last + excess)) : bigMin(room, bigMax(0n, last));
-    return { read: { rpc: "getTop", req: { ...req, offset } }, words: d.map((f) => READ_WORDS[f]) };
-  }));
-  const rank = withDefects(["board", "player_id", "consistency_token", "view"]).chain((d) => fc.record({
-    ...common(d),
-    playerId: either(d, "player_id", players, badPlayer),
-  }).map((req): BadRead => ({ read: { rpc: "getRank", req }, words: d.map((f) => READ_WORDS[f]) })));
-  const around = withDefects(["board", "player_id", "radius", "consistency_token", "view"]).chain((d) => fc.record({
-    ...common(d),
-    playerId: either(d, "player_id", players, badPlayer),
-    radius: either(d, "radius", fc.nat(100), fc.integer({ min: 101, max: MAX_UINT32 })),
-  }).map((req): BadRead => ({ read: { rpc: "getAround", req }, words: d.map((f) => READ_WORDS[f]) })));
+  const top = withDefects(["board", "limit", "offset", "consistency_token", "view"]).chain((d) =>
+    fc
+      .record({
+        ...common(d),
+        limit: either(d, "limit", fc.nat(1000), fc.integer({ min: 1001, max: MAX_UINT32 })),
+        room: fc.bigInt(0n, 10_000n),
+        excess: fc.oneof(fc.constant(1n), fc.bigInt(1n, MAX_UINT64)),
+      })
+      .map(({ room, excess, ...req }): BadRead => {
+        const last = 10_000n - BigInt(req.limit === 0 ? 10 : req.limit); // the deepest valid offset (may be < 0)
+        const offset = d.includes("offset") ? bigMin(MAX_UINT64, bigMax(0n, last + excess)) : bigMin(room, bigMax(0n, last));
+        return { read: { rpc: "getTop", req: { ...req, offset } }, words: d.map((f) => READ_WORDS[f]) };
+      }),
+  );
+  const rank = withDefects(["board", "player_id", "consistency_token", "view"]).chain((d) =>
+    fc
+      .record({
+        ...common(d),
+        playerId: either(d, "player_id", players, badPlayer),
+      })
+      .map((req): BadRead => ({ read: { rpc: "getRank", req }, words: d.map((f) => READ_WORDS[f]) })),
+  );
+  const around = withDefects(["board", "player_id", "radius", "consistency_token", "view"]).chain((d) =>
+    fc
+      .record({
+        ...common(d),
+        playerId: either(d, "player_id", players, badPlayer),
+        radius: either(d, "radius", fc.nat(100), fc.integer({ min: 101, max: MAX_UINT32 })),
+      })
+      .map((req): BadRead => ({ read: { rpc: "getAround", req }, words: d.map((f) => READ_WORDS[f]) })),
+  );
   return fc.oneof(top, rank, around);
 }
 
@@ -369,10 +494,12 @@ export function rawRead(reads: fc.Arbitrary<Read>): fc.Arbitrary<{ method: "GetT
   return reads.chain((r) => {
     const schema: DescMessage = schemas[r.rpc];
     const body = [...toBinary(schema, create(schema, r.req as never))];
-    return fc.oneof(
-      fc.tuple(invalidUtf8Field(schema), fc.boolean()).map(([bad, first]) => (first ? [...bad, ...body] : [...body, ...bad])),
-      undecodableTail(schema).map((tail) => [...body, ...tail]),
-    ).map((bytes) => ({ method: methods[r.rpc], bytes: Buffer.from(bytes) }));
+    return fc
+      .oneof(
+        fc.tuple(invalidUtf8Field(schema), fc.boolean()).map(([bad, first]) => (first ? [...bad, ...body] : [...body, ...bad])),
+        undecodableTail(schema).map((tail) => [...body, ...tail]),
+      )
+      .map((bytes) => ({ method: methods[r.rpc], bytes: Buffer.from(bytes) }));
   });
 }
 
@@ -399,41 +526,59 @@ export function badRebuild(shardIds: readonly string[], slots: number): fc.Arbit
     fc.record({ partition: fc.integer({ min: slots, max: MAX_UINT32 }), offset: fc.bigInt(-1n, INT64_MAX) }),
     fc.record({ partition: fc.nat(slots - 1), offset: fc.bigInt(INT64_MIN, -2n) }),
   );
-  const unknownShard = fc.oneof(fc.constantFrom("shard-3", "shard-00", "SHARD-0", " shard-0", "shard-0 ", "shard-1\u0000", "\ud800"), fc.string({ maxLength: 80 }))
+  const unknownShard = fc
+    .oneof(
+      fc.constantFrom("shard-3", "shard-00", "SHARD-0", " shard-0", "shard-0 ", "shard-1\u0000", "\ud800"),
+      fc.string({ maxLength: 80 }),
+    )
     .filter((id) => !shardIds.includes(id));
   return fc.oneof(
     fc.tuple(known, unknownShard, fc.nat(), goodView).map(([ids, unknown, at, auditView]): BadRebuild => {
       const i = at % (ids.length + 1);
       return { req: { shardIds: [...ids.slice(0, i), unknown, ...ids.slice(i)], auditView }, code: "NOT_FOUND", details: /^no shard "/ };
     }),
-    fc.record({ shardIds: known, auditView: badView, asOfTimestampMs: fc.bigInt(0n, INT64_MAX) })
+    fc
+      .record({ shardIds: known, auditView: badView, asOfTimestampMs: fc.bigInt(0n, INT64_MAX) })
       .map((req): BadRebuild => ({ req, code: "INVALID_ARGUMENT", details: /^audit_view: / })),
-    fc.record({
-      shardIds: known,
-      asOfTimestampMs: fc.oneof(fc.bigInt(INT64_MIN, INT64_MAX).filter((t) => t !== 0n), fc.constant(0n)),
-      asOfOffsets: fc.array(goodOffset, { maxLength: 4 }),
-    }).filter((r) => r.asOfTimestampMs !== 0n || r.asOfOffsets.length > 0)
+    fc
+      .record({
+        shardIds: known,
+        asOfTimestampMs: fc.oneof(
+          fc.bigInt(INT64_MIN, INT64_MAX).filter((t) => t !== 0n),
+          fc.constant(0n),
+        ),
+        asOfOffsets: fc.array(goodOffset, { maxLength: 4 }),
+      })
+      .filter((r) => r.asOfTimestampMs !== 0n || r.asOfOffsets.length > 0)
       .map((req): BadRebuild => ({ req, code: "INVALID_ARGUMENT", details: /^as_of_timestamp_ms and as_of_offsets need an audit_view$/ })),
-    fc.record({ shardIds: known, auditView: goodView, asOfTimestampMs: fc.bigInt(INT64_MIN, -1n) })
+    fc
+      .record({ shardIds: known, auditView: goodView, asOfTimestampMs: fc.bigInt(INT64_MIN, -1n) })
       .map((req): BadRebuild => ({ req, code: "INVALID_ARGUMENT", details: /^as_of_timestamp_ms must not be negative$/ })),
-    fc.tuple(known, goodView, fc.array(goodOffset, { maxLength: 3 }), badOffset, fc.array(goodOffset, { maxLength: 3 }))
-      .map(([ids, auditView, a, bad, b]): BadRebuild => ({ req: { shardIds: ids, auditView, asOfOffsets: [...a, bad, ...b] }, code: "INVALID_ARGUMENT", details: /^as_of_offsets: / })),
+    fc.tuple(known, goodView, fc.array(goodOffset, { maxLength: 3 }), badOffset, fc.array(goodOffset, { maxLength: 3 })).map(
+      ([ids, auditView, a, bad, b]): BadRebuild => ({
+        req: { shardIds: ids, auditView, asOfOffsets: [...a, bad, ...b] },
+        code: "INVALID_ARGUMENT",
+        details: /^as_of_offsets: /,
+      }),
+    ),
   );
 }
 
 /** Encoded refused rebuilds (unknown shard, cut-off without a view) with invalid UTF-8 or an undecodable tail. */
-export const rawRebuild: fc.Arbitrary<Buffer> = fc.oneof(
-  invalidUtf8Field(RebuildShardsRequestSchema),
-  undecodableTail(RebuildShardsRequestSchema),
-).map((bad) => {
-  const refused = [...toBinary(RebuildShardsRequestSchema, create(RebuildShardsRequestSchema, { shardIds: ["no-such-shard"], asOfTimestampMs: 1n }))];
-  return Buffer.from([...refused, ...bad]);
-});
+export const rawRebuild: fc.Arbitrary<Buffer> = fc
+  .oneof(invalidUtf8Field(RebuildShardsRequestSchema), undecodableTail(RebuildShardsRequestSchema))
+  .map((bad) => {
+    const refused = [
+      ...toBinary(RebuildShardsRequestSchema, create(RebuildShardsRequestSchema, { shardIds: ["no-such-shard"], asOfTimestampMs: 1n })),
+    ];
+    return Buffer.from([...refused, ...bad]);
+  });
 
 /** GetClusterStatus requests: known shards only (answered), or with an unknown one among them (NOT_FOUND). */
 export function clusterStatusRequest(shardIds: readonly string[]): fc.Arbitrary<{ shardIds: string[]; unknown: boolean }> {
   const known = fc.subarray([...shardIds]);
-  const unknownShard = fc.oneof(fc.constantFrom("shard-3", "shard-00", "SHARD-0", " shard-0", "shard-1\u0000", "\ud800", ""), fc.string({ maxLength: 80 }))
+  const unknownShard = fc
+    .oneof(fc.constantFrom("shard-3", "shard-00", "SHARD-0", " shard-0", "shard-1\u0000", "\ud800", ""), fc.string({ maxLength: 80 }))
     .filter((id) => !shardIds.includes(id));
   return fc.oneof(
     known.map((ids) => ({ shardIds: ids, unknown: false })),
@@ -445,10 +590,11 @@ export function clusterStatusRequest(shardIds: readonly string[]): fc.Arbitrary<
 }
 
 /** Encoded GetClusterStatus requests with invalid UTF-8 or an undecodable tail. */
-export const rawClusterStatus: fc.Arbitrary<Buffer> = fc.oneof(
-  invalidUtf8Field(GetClusterStatusRequestSchema),
-  undecodableTail(GetClusterStatusRequestSchema),
-).map((bad) => Buffer.from([...toBinary(GetClusterStatusRequestSchema, create(GetClusterStatusRequestSchema, { shardIds: ["shard-0"] })), ...bad]));
+export const rawClusterStatus: fc.Arbitrary<Buffer> = fc
+  .oneof(invalidUtf8Field(GetClusterStatusRequestSchema), undecodableTail(GetClusterStatusRequestSchema))
+  .map((bad) =>
+    Buffer.from([...toBinary(GetClusterStatusRequestSchema, create(GetClusterStatusRequestSchema, { shardIds: ["shard-0"] })), ...bad]),
+  );
 
 /** A Reshard request that must be refused with INVALID_ARGUMENT (nothing moves): which field `words` say. */
 export interface BadReshard {
@@ -459,15 +605,28 @@ export interface BadReshard {
 /** Bad Reshard requests for a cluster of `shardIds`: nothing named, a shard added that is there, a bad id or address, a shard removed that is not there or twice, every shard removed. */
 export function badReshard(shardIds: readonly string[]): fc.Arbitrary<BadReshard> {
   const known = fc.constantFrom(...shardIds);
-  const unknown = fc.oneof(fc.constantFrom("shard-9", "SHARD-0", " shard-0", "shard-1\u0000", "\ud800", ""), fc.string({ maxLength: 80 })).filter((id) => !shardIds.includes(id));
-  const badId = fc.oneof(fc.constantFrom("", "a b", "x".repeat(65), "shard/1", "\ud800", "é"), fc.string({ maxLength: 80 }).filter((id) => !/^[A-Za-z0-9_-]{1,64}$/.test(id)));
-  const badUrl = fc.oneof(fc.constantFrom("", "redis://", "http://127.0.0.1:7004", "127.0.0.1:7004", "sentinel://", "redis:/x"), fc.string({ maxLength: 80 }).filter((u) => !/^(rediss?|sentinel):\/\//.test(u)));
+  const unknown = fc
+    .oneof(fc.constantFrom("shard-9", "SHARD-0", " shard-0", "shard-1\u0000", "\ud800", ""), fc.string({ maxLength: 80 }))
+    .filter((id) => !shardIds.includes(id));
+  const badId = fc.oneof(
+    fc.constantFrom("", "a b", "x".repeat(65), "shard/1", "\ud800", "é"),
+    fc.string({ maxLength: 80 }).filter((id) => !/^[A-Za-z0-9_-]{1,64}$/.test(id)),
+  );
+  const badUrl = fc.oneof(
+    fc.constantFrom("", "redis://", "http://127.0.0.1:7004", "127.0.0.1:7004", "sentinel://", "redis:/x"),
+    fc.string({ maxLength: 80 }).filter((u) => !/^(rediss?|sentinel):\/\//.test(u)),
+  );
   const goodNew = fc.integer({ min: 10, max: 99 }).map((n) => ({ id: `new-${n}`, redisUrl: `redis://127.0.0.1:${20000 + n}` }));
   return fc.oneof<Array<fc.Arbitrary<BadReshard>>>(
     fc.constant<BadReshard>({ req: { add: [], remove: [] }, words: /at least one shard/ }),
-    fc.tuple(known, goodNew).map(([id, n]) => ({ req: { add: [n, { id, redisUrl: n.redisUrl }], remove: [] }, words: /add\[1\]\.id: .*already in the placement/ })),
+    fc.tuple(known, goodNew).map(([id, n]) => ({
+      req: { add: [n, { id, redisUrl: n.redisUrl }], remove: [] },
+      words: /add\[1\]\.id: .*already in the placement/,
+    })),
     badId.map((id) => ({ req: { add: [{ id, redisUrl: "redis://127.0.0.1:7004" }], remove: [] }, words: /add\[0\]\.id/ })),
-    fc.tuple(goodNew, badUrl).map(([n, redisUrl]) => ({ req: { add: [{ id: n.id, redisUrl }], remove: [] }, words: /add\[0\]\.redis_url/ })),
+    fc
+      .tuple(goodNew, badUrl)
+      .map(([n, redisUrl]) => ({ req: { add: [{ id: n.id, redisUrl }], remove: [] }, words: /add\[0\]\.redis_url/ })),
     goodNew.map((n) => ({ req: { add: [n, n], remove: [] }, words: /added twice/ })),
     unknown.map((id) => ({ req: { add: [], remove: [id] }, words: /remove\[0\]: .*not in the placement/ })),
     known.map((id) => ({ req: { add: [], remove: [id, id] }, words: /removed twice/ })),
@@ -476,10 +635,9 @@ export function badReshard(shardIds: readonly string[]): fc.Arbitrary<BadReshard
 }
 
 /** Encoded Reshard requests with invalid UTF-8 or an undecodable tail. */
-export const rawReshard: fc.Arbitrary<Buffer> = fc.oneof(
-  invalidUtf8Field(ReshardRequestSchema),
-  undecodableTail(ReshardRequestSchema),
-).map((bad) => Buffer.from([...toBinary(ReshardRequestSchema, create(ReshardRequestSchema, { remove: ["no-such-shard"] })), ...bad]));
+export const rawReshard: fc.Arbitrary<Buffer> = fc
+  .oneof(invalidUtf8Field(ReshardRequestSchema), undecodableTail(ReshardRequestSchema))
+  .map((bad) => Buffer.from([...toBinary(ReshardRequestSchema, create(ReshardRequestSchema, { remove: ["no-such-shard"] })), ...bad]));
 
 // ---- credentials -------------------------------------------------------------------------
 
@@ -488,17 +646,19 @@ const PRINTABLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromC
 /** `authorization` header values that name no known token (undefined: no header at all). */
 export function unknownCredential(tokens: readonly string[]): fc.Arbitrary<string | undefined> {
   const real = fc.constantFrom(...tokens);
-  return fc.oneof(
-    fc.constant(undefined),
-    fc.string({ unit: fc.constantFrom(...PRINTABLE), minLength: 1, maxLength: 100 }).map((t) => `Bearer ${t}`),
-    fc.string({ unit: fc.constantFrom(...PRINTABLE, " "), maxLength: 100 }),
-    fc.constantFrom("", "Bearer", "Bearer ", "bearer", "Token"),
-    real.map((t) => `Basic ${t}`),
-    real,
-    real.map((t) => `Bearer ${t}x`),
-    real.map((t) => `Bearer ${t.slice(0, -1)}`),
-    real.map((t) => `Bearer ${t.toUpperCase()}`),
-    real.map((t) => `Bearer ${t} ${t}`),
-    real.map((t) => `Bearer${t}`),
-  ).filter((h) => h === undefined || !tokens.includes(/^Bearer\s+(\S+)$/i.exec(h)?.[1] ?? ""));
+  return fc
+    .oneof(
+      fc.constant(undefined),
+      fc.string({ unit: fc.constantFrom(...PRINTABLE), minLength: 1, maxLength: 100 }).map((t) => `Bearer ${t}`),
+      fc.string({ unit: fc.constantFrom(...PRINTABLE, " "), maxLength: 100 }),
+      fc.constantFrom("", "Bearer", "Bearer ", "bearer", "Token"),
+      real.map((t) => `Basic ${t}`),
+      real,
+      real.map((t) => `Bearer ${t}x`),
+      real.map((t) => `Bearer ${t.slice(0, -1)}`),
+      real.map((t) => `Bearer ${t.toUpperCase()}`),
+      real.map((t) => `Bearer ${t} ${t}`),
+      real.map((t) => `Bearer${t}`),
+    )
+    .filter((h) => h === undefined || !tokens.includes(/^Bearer\s+(\S+)$/i.exec(h)?.[1] ?? ""));
 }

@@ -27,7 +27,11 @@ const PLAYERS = Array.from({ length: 300 }, (_, i) => `p-${i}`);
 let cluster: TestCluster;
 let logClient: LogClient;
 let admin: ClientOf<typeof AdminService>;
-let anonymous: { ingest: ClientOf<typeof IngestService>; router: ClientOf<typeof LeaderboardService>; admin: ClientOf<typeof AdminService> };
+let anonymous: {
+  ingest: ClientOf<typeof IngestService>;
+  router: ClientOf<typeof LeaderboardService>;
+  admin: ClientOf<typeof AdminService>;
+};
 let raw: { ingest: RawClient; router: RawClient; admin: RawClient };
 let before: { boards: Awaited<ReturnType<typeof readBoards>>; log: Record<number, string> };
 let sent = 0;
@@ -87,10 +91,20 @@ type RawClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
 /** A client of `service` whose requests are bytes sent as they are. */
 function rawClient(address: string, service: string, methods: Record<string, boolean>): RawClient {
   const identity = (b: Buffer) => b;
-  const definition = Object.fromEntries(Object.entries(methods).map(([name, streaming]) => [name, {
-    path: `/${service}/${name}`, requestStream: false, responseStream: streaming,
-    requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity,
-  }]));
+  const definition = Object.fromEntries(
+    Object.entries(methods).map(([name, streaming]) => [
+      name,
+      {
+        path: `/${service}/${name}`,
+        requestStream: false,
+        responseStream: streaming,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity,
+      },
+    ]),
+  );
   const Ctor = grpc.makeGenericClientConstructor(definition, service);
   return new Ctor(address, grpc.credentials.createInsecure()) as RawClient;
 }
@@ -98,15 +112,22 @@ function rawClient(address: string, service: string, methods: Record<string, boo
 function sendRaw(client: RawClient, method: string, bytes: Buffer, header: string | undefined): Promise<Outcome> {
   const { metadata } = withAuth(header);
   const options = { deadline: Date.now() + CALL_TIMEOUT_MS };
-  return outcome(new Promise((resolve, reject) => client[method]!(bytes, metadata, options, (err: Error | null) => (err ? reject(err) : resolve(undefined)))));
+  return outcome(
+    new Promise((resolve, reject) =>
+      client[method]!(bytes, metadata, options, (err: Error | null) => (err ? reject(err) : resolve(undefined))),
+    ),
+  );
 }
 
 function sendRead(read: arb.Read, header = bearer(TEST_TOKENS.read), client = cluster.router): Promise<Outcome> {
   const opts = withAuth(header);
   switch (read.rpc) {
-    case "getTop": return outcome(client.getTop(read.req, opts));
-    case "getRank": return outcome(client.getRank(read.req, opts));
-    case "getAround": return outcome(client.getAround(read.req, opts));
+    case "getTop":
+      return outcome(client.getTop(read.req, opts));
+    case "getRank":
+      return outcome(client.getRank(read.req, opts));
+    case "getAround":
+      return outcome(client.getAround(read.req, opts));
   }
 }
 
@@ -158,7 +179,11 @@ beforeAll(async () => {
   const { ingestAddress, routerAddress } = cluster.services;
   logClient = await LogClient.open(inject("kafkaBrokers"), "malformed-test", silentLogger());
   admin = createClient(AdminService, routerAddress, undefined, {}, TEST_TOKENS.admin);
-  anonymous = { ingest: createClient(IngestService, ingestAddress), router: createClient(LeaderboardService, routerAddress), admin: createClient(AdminService, routerAddress) };
+  anonymous = {
+    ingest: createClient(IngestService, ingestAddress),
+    router: createClient(LeaderboardService, routerAddress),
+    admin: createClient(AdminService, routerAddress),
+  };
   raw = {
     ingest: rawClient(ingestAddress, IngestService.typeName, { SubmitScores: false }),
     router: rawClient(routerAddress, LeaderboardService.typeName, { GetTop: false, GetRank: false, GetAround: false }),
@@ -168,7 +193,13 @@ beforeAll(async () => {
   const t0 = Date.now() - 3_600_000;
   const res = await cluster.ingest.submitScores({
     updates: [
-      ...PLAYERS.map((playerId, i) => ({ board: SEED_BOARDS[0]!, playerId, op: Operation.SET, value: BigInt((i * 7919) % 200), timestampMs: BigInt(t0 + (i % 7) * 60_000) })),
+      ...PLAYERS.map((playerId, i) => ({
+        board: SEED_BOARDS[0]!,
+        playerId,
+        op: Operation.SET,
+        value: BigInt((i * 7919) % 200),
+        timestampMs: BigInt(t0 + (i % 7) * 60_000),
+      })),
       ...PLAYERS.slice(0, 40).map((playerId, i) => ({ board: SEED_BOARDS[1]!, playerId, op: Operation.BEST, value: BigInt(i % 5) })),
     ],
   });
@@ -191,7 +222,11 @@ afterAll(async () => {
 async function checkBadBatch({ updates, details, words }: arb.BadBatch): Promise<void> {
   const o = await outcome(cluster.ingest.submitScores({ updates }, { timeoutMs: CALL_TIMEOUT_MS }));
   expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(details) });
-  if (words.length) expect(words.some((w) => w.test(o.details.replace(details, ""))), `"${o.details}" names none of the defects`).toBe(true);
+  if (words.length)
+    expect(
+      words.some((w) => w.test(o.details.replace(details, ""))),
+      `"${o.details}" names none of the defects`,
+    ).toBe(true);
 }
 
 async function checkRawSubmit({ bytes, undecodable }: arb.RawPayload): Promise<void> {
@@ -203,12 +238,18 @@ async function checkRawSubmit({ bytes, undecodable }: arb.RawPayload): Promise<v
 async function checkBadRead({ read, words }: arb.BadRead): Promise<void> {
   const o = await sendRead(read);
   expect(o).toMatchObject({ code: "INVALID_ARGUMENT" });
-  expect(words.some((w) => w.test(o.details)), `"${o.details}" names none of the bad fields`).toBe(true);
+  expect(
+    words.some((w) => w.test(o.details)),
+    `"${o.details}" names none of the bad fields`,
+  ).toBe(true);
 }
 
 async function checkRawRead({ method, bytes }: { method: string; bytes: Buffer }): Promise<void> {
   const o = await sendRaw(raw.router, method, bytes, undefined);
-  expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(`^request is not a valid leaderboard\\.v1\\.${method}Request: `) });
+  expect(o).toMatchObject({
+    code: "INVALID_ARGUMENT",
+    details: expect.stringMatching(`^request is not a valid leaderboard\\.v1\\.${method}Request: `),
+  });
 }
 
 async function checkBadRebuild({ req, code, details }: arb.BadRebuild): Promise<void> {
@@ -218,13 +259,22 @@ async function checkBadRebuild({ req, code, details }: arb.BadRebuild): Promise<
 
 async function checkRawRebuild(bytes: Buffer): Promise<void> {
   const options = { deadline: Date.now() + CALL_TIMEOUT_MS };
-  const o = await streamOutcome(raw.admin.RebuildShards!(bytes, withAuth(bearer(TEST_TOKENS.admin)).metadata, options) as grpc.ClientReadableStream<unknown>);
-  expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.RebuildShardsRequest: /), messages: 0 });
+  const o = await streamOutcome(
+    raw.admin.RebuildShards!(bytes, withAuth(bearer(TEST_TOKENS.admin)).metadata, options) as grpc.ClientReadableStream<unknown>,
+  );
+  expect(o).toMatchObject({
+    code: "INVALID_ARGUMENT",
+    details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.RebuildShardsRequest: /),
+    messages: 0,
+  });
 }
 
 async function checkClusterStatus({ shardIds, unknown }: { shardIds: string[]; unknown: boolean }): Promise<void> {
   if (unknown) {
-    expect(await outcome(admin.getClusterStatus({ shardIds }, { timeoutMs: CALL_TIMEOUT_MS }))).toMatchObject({ code: "NOT_FOUND", details: expect.stringMatching(/^no shard "/) });
+    expect(await outcome(admin.getClusterStatus({ shardIds }, { timeoutMs: CALL_TIMEOUT_MS }))).toMatchObject({
+      code: "NOT_FOUND",
+      details: expect.stringMatching(/^no shard "/),
+    });
     return;
   }
   sent++;
@@ -234,7 +284,10 @@ async function checkClusterStatus({ shardIds, unknown }: { shardIds: string[]; u
 
 async function checkRawClusterStatus(bytes: Buffer): Promise<void> {
   const o = await sendRaw(raw.admin, "GetClusterStatus", bytes, bearer(TEST_TOKENS.admin));
-  expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.GetClusterStatusRequest: /) });
+  expect(o).toMatchObject({
+    code: "INVALID_ARGUMENT",
+    details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.GetClusterStatusRequest: /),
+  });
 }
 
 describe("malformed input", () => {
@@ -254,7 +307,10 @@ describe("malformed input", () => {
         arb.unknownCredential(Object.values(TEST_TOKENS)).map((header) => ({ header, code: "UNAUTHENTICATED" })),
         fc.constantFrom(TEST_TOKENS.read, TEST_TOKENS.admin).map((t) => ({ header: bearer(t), code: "PERMISSION_DENIED" })),
       );
-      const batch = fc.oneof(fc.array(validUpdate, { minLength: 1, maxLength: 5 }), arb.badBatch(validUpdate, times).map((b) => b.updates));
+      const batch = fc.oneof(
+        fc.array(validUpdate, { minLength: 1, maxLength: 5 }),
+        arb.badBatch(validUpdate, times).map((b) => b.updates),
+      );
       await forAll(fc.tuple(caller, batch), 100, async ([{ header, code }, updates]) => {
         expect(await outcome(anonymous.ingest.submitScores({ updates }, withAuth(header)))).toMatchObject({ code });
         expect(await sendRaw(raw.ingest, "SubmitScores", Buffer.from([0xff]), header)).toMatchObject({ code });
@@ -285,7 +341,10 @@ describe("malformed input", () => {
     it("refuses unknown bearer tokens with UNAUTHENTICATED", async () => {
       // reads are open: no header is fine, and grpc-js drops values with spaces at either end
       const header = arb.unknownCredential(Object.values(TEST_TOKENS)).filter((h) => h !== undefined && h === h.trim());
-      const read = fc.oneof(arb.validRead(boards, players), arb.badRead(boards, players, slots()).map((b) => b.read));
+      const read = fc.oneof(
+        arb.validRead(boards, players),
+        arb.badRead(boards, players, slots()).map((b) => b.read),
+      );
       await forAll(fc.tuple(header, read), 80, async ([h, r]) => {
         expect(await sendRead(r, h, anonymous.router)).toMatchObject({ code: "UNAUTHENTICATED" });
       });
@@ -336,8 +395,14 @@ describe("malformed input", () => {
     it("rejects undecodable bytes and invalid UTF-8 with INVALID_ARGUMENT", async () => {
       await forAll(arb.rawReshard, 40, async (bytes) => {
         const options = { deadline: Date.now() + CALL_TIMEOUT_MS };
-        const o = await streamOutcome(raw.admin.Reshard!(bytes, withAuth(bearer(TEST_TOKENS.admin)).metadata, options) as grpc.ClientReadableStream<unknown>);
-        expect(o).toMatchObject({ code: "INVALID_ARGUMENT", details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.ReshardRequest: /), messages: 0 });
+        const o = await streamOutcome(
+          raw.admin.Reshard!(bytes, withAuth(bearer(TEST_TOKENS.admin)).metadata, options) as grpc.ClientReadableStream<unknown>,
+        );
+        expect(o).toMatchObject({
+          code: "INVALID_ARGUMENT",
+          details: expect.stringMatching(/^request is not a valid leaderboard\.v1\.ReshardRequest: /),
+          messages: 0,
+        });
       });
       expect(Number((await admin.getPlacement({})).epoch)).toBe(1);
     });
@@ -365,10 +430,13 @@ describe("malformed input", () => {
   });
 
   it("answers a burst of 440 malformed requests to every rpc at once", async () => {
-    const sample = <T>(a: fc.Arbitrary<T>, check: (x: T) => Promise<void>) => fc.sample(a, { seed: SEED, numRuns: 80 }).map((x) => () =>
-      check(x).catch((err: Error) => {
-        throw new Error(`${err.message}\nrequest: ${fc.stringify(x).slice(0, 2000)}`, { cause: err });
-      }));
+    const sample = <T>(a: fc.Arbitrary<T>, check: (x: T) => Promise<void>) =>
+      fc.sample(a, { seed: SEED, numRuns: 80 }).map(
+        (x) => () =>
+          check(x).catch((err: Error) => {
+            throw new Error(`${err.message}\nrequest: ${fc.stringify(x).slice(0, 2000)}`, { cause: err });
+          }),
+      );
     const jobs = [
       ...sample(arb.badBatch(validUpdate, times), checkBadBatch),
       ...sample(arb.rawSubmitScores(validUpdate), checkRawSubmit),
@@ -376,7 +444,10 @@ describe("malformed input", () => {
       ...sample(arb.rawRead(arb.validRead(boards, players)), checkRawRead),
       ...sample(arb.badRebuild(cluster.services.shardIds, slots()), checkBadRebuild).slice(0, 40),
       ...sample(arb.rawRebuild, checkRawRebuild).slice(0, 40),
-      ...sample(arb.clusterStatusRequest(cluster.services.shardIds).filter((r) => r.unknown), checkClusterStatus).slice(0, 20),
+      ...sample(
+        arb.clusterStatusRequest(cluster.services.shardIds).filter((r) => r.unknown),
+        checkClusterStatus,
+      ).slice(0, 20),
       ...sample(arb.rawClusterStatus, checkRawClusterStatus).slice(0, 20),
     ];
     await Promise.all(jobs.map((job) => job()));

@@ -49,7 +49,7 @@ const hotIds = Array.from({ length: HOT }, (_, i) => hotId(i));
 const isHot = new Set(hotIds);
 
 let seed = 7_2026;
-const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 const randInt = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
 interface Standing {
@@ -70,7 +70,10 @@ function order(a: Standing, b: Standing): number {
 function routerCpu(c: TestCluster): Map<number, number> {
   const supervisor = c.services.router().pid!;
   const out = new Map<number, number>();
-  for (const pid of execFileSync("pgrep", ["-P", String(supervisor)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number)) {
+  for (const pid of execFileSync("pgrep", ["-P", String(supervisor)], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean)
+    .map(Number)) {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100); // utime, stime in clock ticks (100 per second)
@@ -124,7 +127,8 @@ function motionSuite(processes: number, connections: number): void {
       const hi = lo + HOT - (hot ? 1 : 0);
       if (e.rank < lo || e.rank > hi) out.push(`${e.playerId} (${e.points}, ${e.reachedAtMs}) rank ${e.rank} outside [${lo}, ${hi}]`);
       const truth = staticById.get(e.playerId);
-      if (!hot && (!truth || truth.points !== e.points || truth.reachedAtMs !== e.reachedAtMs)) out.push(`${e.playerId} shows (${e.points}, ${e.reachedAtMs}), not the oracle's`);
+      if (!hot && (!truth || truth.points !== e.points || truth.reachedAtMs !== e.reachedAtMs))
+        out.push(`${e.playerId} shows (${e.points}, ${e.reachedAtMs}), not the oracle's`);
       if (hot && (e.points < 0 || e.points > HOT_MAX)) out.push(`${e.playerId} points ${e.points} outside the walk`);
     }
     if (asked) {
@@ -134,15 +138,24 @@ function motionSuite(processes: number, connections: number): void {
         const rank = entries[at]!.rank;
         const above = Math.min(asked.radius, rank - 1);
         const below = Math.min(asked.radius, total - rank);
-        if (at !== above || entries.length - at - 1 !== below) out.push(`${at} above and ${entries.length - at - 1} below rank ${rank}, want ${above} and ${below}`);
+        if (at !== above || entries.length - at - 1 !== below)
+          out.push(`${at} above and ${entries.length - at - 1} below rank ${rank}, want ${above} and ${below}`);
       }
     }
     return out;
   }
 
-  async function submit(updates: Array<{ playerId: string; op: Operation; value: number; timestampMs: number }>): Promise<PartitionOffset[]> {
+  async function submit(
+    updates: Array<{ playerId: string; op: Operation; value: number; timestampMs: number }>,
+  ): Promise<PartitionOffset[]> {
     const res = await cluster.ingest.submitScores({
-      updates: updates.map((u) => ({ board: BOARD, playerId: u.playerId, op: u.op, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs) })),
+      updates: updates.map((u) => ({
+        board: BOARD,
+        playerId: u.playerId,
+        op: u.op,
+        value: BigInt(u.value),
+        timestampMs: BigInt(u.timestampMs),
+      })),
     });
     expect(res.accepted).toBe(updates.length);
     return res.offsets;
@@ -151,17 +164,31 @@ function motionSuite(processes: number, connections: number): void {
   beforeAll(async () => {
     cluster = await startTestCluster(`motion-${processes}`, { settings: { LADDER_ROUTER_PROCESSES: String(processes) } });
     // readers spread over `connections` connections of their own (a connection stays with one router process)
-    readers = Array.from({ length: connections }, () => createClient(LeaderboardService, cluster.services.routerAddress, undefined, { "grpc.use_local_subchannel_pool": 1 }, TEST_TOKENS.read));
+    readers = Array.from({ length: connections }, () =>
+      createClient(
+        LeaderboardService,
+        cluster.services.routerAddress,
+        undefined,
+        { "grpc.use_local_subchannel_pool": 1 },
+        TEST_TOKENS.read,
+      ),
+    );
     // Static players: points in steps of 15 shared by threes, two time units, so exact-key ties
     // fall to the player id. They are never written again.
     const base = Date.now() - 3_600_000;
     const initial = Array.from({ length: STATIC }, (_, i) => ({
-      playerId: staticId(i), op: Operation.SET, value: 15 * Math.floor(i / 3), timestampMs: base + (i % 2) * 60_000,
+      playerId: staticId(i),
+      op: Operation.SET,
+      value: 15 * Math.floor(i / 3),
+      timestampMs: base + (i % 2) * 60_000,
     }));
     const hot = hotIds.map((playerId) => ({ playerId, op: Operation.SET, value: randInt(0, HOT_MAX), timestampMs: 0 }));
     const offsets = [...(await submit(initial)), ...(await submit(hot))];
     for (const u of initial) oracle.apply({ board: BOARD, ...u });
-    statics = oracle.sorted(BOARD).map(({ playerId, score, reachedAtMs }) => ({ playerId, points: score, reachedAtMs })).sort(order);
+    statics = oracle
+      .sorted(BOARD)
+      .map(({ playerId, score, reachedAtMs }) => ({ playerId, points: score, reachedAtMs }))
+      .sort(order);
     for (const s of statics) staticById.set(s.playerId, s);
     await cluster.waitApplied(offsets);
     expect(Number((await cluster.router.getTop({ board: BOARD, limit: 1 })).total)).toBe(TOTAL);
@@ -219,7 +246,12 @@ function motionSuite(processes: number, connections: number): void {
               const playerId = subject();
               const res = await router.getAround({ board: BOARD, playerId, radius: RADIUS });
               const entries = res.entries.map(plain);
-              record("around", entries, problems(entries, Number(res.total), { playerId, radius: RADIUS }), `around ${playerId} [${entries.map((e) => `${e.playerId}#${e.rank}`).join(", ")}]`);
+              record(
+                "around",
+                entries,
+                problems(entries, Number(res.total), { playerId, radius: RADIUS }),
+                `around ${playerId} [${entries.map((e) => `${e.playerId}#${e.rank}`).join(", ")}]`,
+              );
             } else if (r < 0.8) {
               const playerId = subject();
               const res = await router.getRank({ board: BOARD, playerId });
@@ -271,44 +303,62 @@ function motionSuite(processes: number, connections: number): void {
       }
     });
 
-    it.runIf(processes > 1)("restarts a router process killed with SIGKILL while the others answer, and serves their metrics summed", async () => {
-      const before = [...routerCpu(cluster).keys()];
-      expect(before).toHaveLength(processes);
-      process.kill(before[0]!, "SIGKILL");
-      // every connection answers again (those of the dead process reconnect to a live one); reads go on meanwhile
-      const answered = new Set<number>();
-      const deadline = Date.now() + 15_000;
-      while (answered.size < readers.length && Date.now() < deadline) {
-        await Promise.all(readers.map(async (r, i) => {
-          const res = await r.getRank({ board: BOARD, playerId: hotIds[0]! }).catch(() => undefined);
-          if (res && Number(res.total) === TOTAL) answered.add(i);
-        }));
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(answered.size).toBe(readers.length);
-      // the supervisor started a new process in the dead one's place
-      let after: number[] = [];
-      while (Date.now() < deadline + 15_000) {
-        after = [...routerCpu(cluster).keys()];
-        if (after.length === processes && !after.includes(before[0]!)) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(after).toHaveLength(processes);
-      expect(after).not.toContain(before[0]!);
-      expect(cluster.services.router().output()).toMatch(/a router process died; restarting it/);
-      while (!/router process restarted/.test(cluster.services.router().output()) && Date.now() < deadline + 30_000) await new Promise((r) => setTimeout(r, 100));
-      // GET /metrics on the supervisor sums every process's counters: exactly the calls made here, whichever process took them
-      const ranks = async () => (await Scrape.of(cluster.services.metricsUrl("router"))).sum("ladder_grpc_server_handled_total", { grpc_method: "GetRank", grpc_code: "OK" });
-      const fresh = Array.from({ length: 4 }, () => createClient(LeaderboardService, cluster.services.routerAddress, undefined, { "grpc.use_local_subchannel_pool": 1 }, TEST_TOKENS.read));
-      try {
-        for (const r of fresh) await r.getRank({ board: BOARD, playerId: hotIds[1]! }); // connected, on both processes in turn
-        const m0 = await ranks();
-        for (const r of fresh) for (let i = 0; i < 25; i++) await r.getRank({ board: BOARD, playerId: hotIds[i % HOT]! });
-        expect((await ranks()) - m0).toBe(100);
-      } finally {
-        for (const r of fresh) r.close();
-      }
-    });
+    it.runIf(processes > 1)(
+      "restarts a router process killed with SIGKILL while the others answer, and serves their metrics summed",
+      async () => {
+        const before = [...routerCpu(cluster).keys()];
+        expect(before).toHaveLength(processes);
+        process.kill(before[0]!, "SIGKILL");
+        // every connection answers again (those of the dead process reconnect to a live one); reads go on meanwhile
+        const answered = new Set<number>();
+        const deadline = Date.now() + 15_000;
+        while (answered.size < readers.length && Date.now() < deadline) {
+          await Promise.all(
+            readers.map(async (r, i) => {
+              const res = await r.getRank({ board: BOARD, playerId: hotIds[0]! }).catch(() => undefined);
+              if (res && Number(res.total) === TOTAL) answered.add(i);
+            }),
+          );
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(answered.size).toBe(readers.length);
+        // the supervisor started a new process in the dead one's place
+        let after: number[] = [];
+        while (Date.now() < deadline + 15_000) {
+          after = [...routerCpu(cluster).keys()];
+          if (after.length === processes && !after.includes(before[0]!)) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(after).toHaveLength(processes);
+        expect(after).not.toContain(before[0]!);
+        expect(cluster.services.router().output()).toMatch(/a router process died; restarting it/);
+        while (!/router process restarted/.test(cluster.services.router().output()) && Date.now() < deadline + 30_000)
+          await new Promise((r) => setTimeout(r, 100));
+        // GET /metrics on the supervisor sums every process's counters: exactly the calls made here, whichever process took them
+        const ranks = async () =>
+          (await Scrape.of(cluster.services.metricsUrl("router"))).sum("ladder_grpc_server_handled_total", {
+            grpc_method: "GetRank",
+            grpc_code: "OK",
+          });
+        const fresh = Array.from({ length: 4 }, () =>
+          createClient(
+            LeaderboardService,
+            cluster.services.routerAddress,
+            undefined,
+            { "grpc.use_local_subchannel_pool": 1 },
+            TEST_TOKENS.read,
+          ),
+        );
+        try {
+          for (const r of fresh) await r.getRank({ board: BOARD, playerId: hotIds[1]! }); // connected, on both processes in turn
+          const m0 = await ranks();
+          for (const r of fresh) for (let i = 0; i < 25; i++) await r.getRank({ board: BOARD, playerId: hotIds[i % HOT]! });
+          expect((await ranks()) - m0).toBe(100);
+        } finally {
+          for (const r of fresh) r.close();
+        }
+      },
+    );
   });
 }
 

@@ -32,6 +32,6 @@ export function aheadOf(sorted: readonly Standing[], e: Standing): number {
 /** A deterministic random source: rand() in [0, 1), randInt(lo, hi) inclusive. */
 export function seeded(seed: number): { rand(): number; randInt(lo: number, hi: number): number } {
   let s = seed;
-  const rand = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32;
   return { rand, randInt: (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1)) };
 }

@@ -28,7 +28,11 @@ afterAll(async () => {
 const serviceNames = () => ["router", "ingest", ...c.services.shardIds];
 const scrape = (service: string) => Scrape.of(c.services.metricsUrl(service));
 const scrapeAll = async () => new Map(await Promise.all(serviceNames().map(async (s) => [s, await scrape(s)] as const)));
-const code = (p: Promise<unknown>) => p.then(() => "OK", (e: { code: number }) => grpc.status[e.code]);
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => "OK",
+    (e: { code: number }) => grpc.status[e.code],
+  );
 
 /** Polls `check` (which throws while not yet true) until it passes or `ms` pass. */
 async function eventually<T>(check: () => Promise<T>, ms = 10_000): Promise<T> {
@@ -87,14 +91,21 @@ describe("metrics", () => {
     for (let i = 0; i < CALLS; i++) {
       const res = await c.ingest.submitScores({
         updates: Array.from({ length: PER_CALL }, (_, j) => ({
-          board: BOARD, playerId: `m-${i}-${j}`, op: Operation.SET, value: BigInt(i * PER_CALL + j), timestampMs: BigInt(Date.now()), eventId: `e-${i}-${j}`,
+          board: BOARD,
+          playerId: `m-${i}-${j}`,
+          op: Operation.SET,
+          value: BigInt(i * PER_CALL + j),
+          timestampMs: BigInt(Date.now()),
+          eventId: `e-${i}-${j}`,
         })),
       });
       offsets.push(...res.offsets);
       token = res.consistencyToken;
     }
     const anonymous = createClient(IngestService, c.services.ingestAddress);
-    expect(await code(anonymous.submitScores({ updates: [{ board: BOARD, playerId: "x", value: 1n, timestampMs: BigInt(Date.now()) }] }))).toBe("UNAUTHENTICATED");
+    expect(
+      await code(anonymous.submitScores({ updates: [{ board: BOARD, playerId: "x", value: 1n, timestampMs: BigInt(Date.now()) }] })),
+    ).toBe("UNAUTHENTICATED");
     anonymous.close();
     await c.waitApplied(offsets);
 
@@ -110,7 +121,8 @@ describe("metrics", () => {
       for (const shard of c.services.shardIds) expect(now.get(shard)!.sum("ladder_shard_lag_records", { shard }), shard).toBe(0); // at the next heartbeat
       return now;
     });
-    const delta = (service: string, name: string, match: Record<string, string> = {}) => after.get(service)!.sum(name, match) - before.get(service)!.sum(name, match);
+    const delta = (service: string, name: string, match: Record<string, string> = {}) =>
+      after.get(service)!.sum(name, match) - before.get(service)!.sum(name, match);
 
     // the router: every call by rpc and code, with its latency
     expect(delta("router", "ladder_grpc_server_handled_total", rpc(LEADERBOARD, "GetTop", "OK"))).toBe(3);
@@ -121,7 +133,8 @@ describe("metrics", () => {
     expect(delta("router", "ladder_grpc_server_handling_seconds_count", rpc(LEADERBOARD, "GetTop", "OK"))).toBe(3);
     expect(delta("router", "ladder_grpc_server_handling_seconds_sum", rpc(LEADERBOARD, "GetTop", "OK"))).toBeGreaterThan(0);
     // ... each shard's reads, and the one wait for a consistency token
-    for (const shard of c.services.shardIds) expect(delta("router", "ladder_router_shard_call_seconds_count", { shard, code: "OK" }), shard).toBeGreaterThanOrEqual(9);
+    for (const shard of c.services.shardIds)
+      expect(delta("router", "ladder_router_shard_call_seconds_count", { shard, code: "OK" }), shard).toBeGreaterThanOrEqual(9);
     expect(delta("router", "ladder_router_consistency_wait_seconds_count", { code: "OK" })).toBe(1);
 
     // ingest: the calls, and the records in flushes (group commit: at most one flush per call here)
@@ -194,16 +207,34 @@ describe("reflection", () => {
       expect(leaderboard.dependency).toContain("leaderboard/v1/common.proto");
       expect(files.map((f) => f.name)).toContain("leaderboard/v1/common.proto"); // with what it imports
       const svc = leaderboard.service.find((s) => s.name === "LeaderboardService")!;
-      expect(svc.method.map((m) => m.name)).toEqual(["GetTop", "GetRank", "GetAround", "ListPeriods", "GetRanks", "GetStanding", "GetCount", "GetEntryAtRank", "GetHistogram", "GetApproximateRank", "WatchTop", "WatchPlayer"]);
+      expect(svc.method.map((m) => m.name)).toEqual([
+        "GetTop",
+        "GetRank",
+        "GetAround",
+        "ListPeriods",
+        "GetRanks",
+        "GetStanding",
+        "GetCount",
+        "GetEntryAtRank",
+        "GetHistogram",
+        "GetApproximateRank",
+        "WatchTop",
+        "WatchPlayer",
+      ]);
       const getRank = svc.method.find((m) => m.name === "GetRank")!;
       expect([getRank.inputType, getRank.outputType]).toEqual([".leaderboard.v1.GetRankRequest", ".leaderboard.v1.GetRankResponse"]);
       expect(filesOf(method!).map((f) => f.name)).toContain("leaderboard/v1/leaderboard.proto");
-      const request = filesOf(message!).flatMap((f) => f.messageType).find((m) => m.name === "GetRankRequest")!;
+      const request = filesOf(message!)
+        .flatMap((f) => f.messageType)
+        .find((m) => m.name === "GetRankRequest")!;
       expect(request.field.map((f) => f.name)).toEqual(expect.arrayContaining(["board", "player_id", "consistency_token", "view"]));
       expect(unknown!.errorResponse?.errorCode).toBe(grpc.status.NOT_FOUND);
 
       const [ingest] = await reflect(c.services.ingestAddress, version, [{ fileContainingSymbol: INGEST }]);
-      const submit = filesOf(ingest!).flatMap((f) => f.service).find((s) => s.name === "IngestService")!.method.find((m) => m.name === "SubmitScores")!;
+      const submit = filesOf(ingest!)
+        .flatMap((f) => f.service)
+        .find((s) => s.name === "IngestService")!
+        .method.find((m) => m.name === "SubmitScores")!;
       expect(submit.inputType).toBe(".leaderboard.v1.SubmitScoresRequest");
     });
   }

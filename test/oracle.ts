@@ -22,7 +22,12 @@ export interface OracleEntry {
 }
 
 /** An entry of an answer (the wire's Entry, 64-bit fields as bigint) as plain numbers, to compare with the oracle's. */
-export const plainEntry = (e: Entry): OracleEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+export const plainEntry = (e: Entry): OracleEntry => ({
+  playerId: e.playerId,
+  score: Number(e.score),
+  reachedAtMs: Number(e.reachedAtMs),
+  rank: Number(e.rank),
+});
 
 /** An entry as far as the order goes: what an answer carries, rank aside. */
 export interface Standing {
@@ -55,7 +60,8 @@ export function pageProblems(entries: ReadonlyArray<OracleEntry>, total: number,
     if (e.rank < 1 || e.rank > total) problems.push(`rank ${e.rank} outside 1..${total}`);
     if (seen.has(e.playerId)) problems.push(`${e.playerId} twice`);
     seen.add(e.playerId);
-    if (i > 0 && boardOrder(entries[i - 1]!, e) >= 0) problems.push(`${entries[i - 1]!.playerId} listed ahead of ${e.playerId} out of order`);
+    if (i > 0 && boardOrder(entries[i - 1]!, e) >= 0)
+      problems.push(`${entries[i - 1]!.playerId} listed ahead of ${e.playerId} out of order`);
   });
   return problems;
 }

@@ -3,11 +3,30 @@
 // model/src/periods.ts (luxon, cron-parser): a bug there must not agree with itself here.
 
 /** The wall-clock fields of `ms` in `zone`. */
-export function localParts(ms: number, zone: string): { year: number; month: number; day: number; hour: number; minute: number; weekday: number } {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", weekday: "short" }).formatToParts(new Date(ms));
+export function localParts(
+  ms: number,
+  zone: string,
+): { year: number; month: number; day: number; hour: number; minute: number; weekday: number } {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: zone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    weekday: "short",
+  }).formatToParts(new Date(ms));
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   const weekday = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].indexOf(get("weekday")) + 1; // ISO: Monday 1 .. Sunday 7
-  return { year: Number(get("year")), month: Number(get("month")), day: Number(get("day")), hour: Number(get("hour")), minute: Number(get("minute")), weekday };
+  return {
+    year: Number(get("year")),
+    month: Number(get("month")),
+    day: Number(get("day")),
+    hour: Number(get("hour")),
+    minute: Number(get("minute")),
+    weekday,
+  };
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
@@ -47,7 +66,14 @@ export function weeklyAtStart(ms: number, zone: string, weekday: number, hour: n
   for (let offsetMin = -14 * 60; offsetMin <= 14 * 60; offsetMin += 15) {
     const candidate = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), hour) - offsetMin * 60_000;
     const l = localParts(candidate, zone);
-    if (l.year === day.getUTCFullYear() && l.month === day.getUTCMonth() + 1 && l.day === day.getUTCDate() && l.hour === hour && l.minute === 0) return candidate;
+    if (
+      l.year === day.getUTCFullYear() &&
+      l.month === day.getUTCMonth() + 1 &&
+      l.day === day.getUTCDate() &&
+      l.hour === hour &&
+      l.minute === 0
+    )
+      return candidate;
   }
   throw new Error(`no local ${hour}:00 on that day in ${zone}`);
 }

@@ -25,7 +25,10 @@ export function parseSamples(text: string): Sample[] {
 
 /** One scrape: the samples, with a lookup that sums every sample of `name` whose labels include `match`. */
 export class Scrape {
-  constructor(readonly text: string, readonly samples: readonly Sample[] = parseSamples(text)) {}
+  constructor(
+    readonly text: string,
+    readonly samples: readonly Sample[] = parseSamples(text),
+  ) {}
 
   static async of(url: string): Promise<Scrape> {
     const res = await fetch(url);

@@ -23,7 +23,9 @@ describe("proto > generated code", () => {
     const committed = join(repo, "proto", "gen");
     expect(files(committed)).toEqual(files(fresh));
     for (const f of files(fresh)) {
-      expect(readFileSync(join(committed, f), "utf8"), `proto/gen/${f} is stale: run npm run gen`).toBe(readFileSync(join(fresh, f), "utf8"));
+      expect(readFileSync(join(committed, f), "utf8"), `proto/gen/${f} is stale: run npm run gen`).toBe(
+        readFileSync(join(fresh, f), "utf8"),
+      );
     }
   });
 

@@ -72,14 +72,25 @@ function collect<T>(stream: AsyncIterable<T>, into: T[], errors: string[]): Prom
 describe("push streams", () => {
   it("every WatchPlayer and WatchTop message is exact at some instant, ranks move as the events say, and the last message is the final board, across a rebuild", async () => {
     const base = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
-    for (let i = 0; i < STATIC; i++) statics.push({ playerId: `s${String(i).padStart(3, "0")}`, points: 10 * Math.floor(i / 2), reachedAtMs: base + (i % 3) * 60_000 });
+    for (let i = 0; i < STATIC; i++)
+      statics.push({ playerId: `s${String(i).padStart(3, "0")}`, points: 10 * Math.floor(i / 2), reachedAtMs: base + (i % 3) * 60_000 });
     statics.sort(order);
     for (const s of statics) staticById.set(s.playerId, s);
     const walk = hotIds.map(() => randInt(0, HOT_MAX));
-    let token = (await c.ingest.submitScores({ updates: [
-      ...statics.map((s) => ({ board: BOARD, playerId: s.playerId, op: Operation.SET, value: BigInt(s.points), timestampMs: BigInt(s.reachedAtMs) })),
-      ...hotIds.map((playerId, i) => ({ board: BOARD, playerId, op: Operation.SET, value: BigInt(walk[i]!) })),
-    ] })).consistencyToken;
+    let token = (
+      await c.ingest.submitScores({
+        updates: [
+          ...statics.map((s) => ({
+            board: BOARD,
+            playerId: s.playerId,
+            op: Operation.SET,
+            value: BigInt(s.points),
+            timestampMs: BigInt(s.reachedAtMs),
+          })),
+          ...hotIds.map((playerId, i) => ({ board: BOARD, playerId, op: Operation.SET, value: BigInt(walk[i]!) })),
+        ],
+      })
+    ).consistencyToken;
     await c.router.getRank({ board: BOARD, playerId: hotIds[0]!, consistencyToken: token });
 
     // watchers: 8 statics spread over the board, 4 hot players, 2 tops
@@ -93,7 +104,11 @@ describe("push streams", () => {
       ...[...watchedStatics, ...watchedHot].map((playerId) => {
         const got: WatchPlayerResponse[] = [];
         players.set(playerId, got);
-        return collect(c.router.watchPlayer({ board: BOARD, playerId, topK: 20, intervalMs: 50 }, { signal: controller.signal }), got, errors);
+        return collect(
+          c.router.watchPlayer({ board: BOARD, playerId, topK: 20, intervalMs: 50 }, { signal: controller.signal }),
+          got,
+          errors,
+        );
       }),
       collect(c.router.watchTop({ board: BOARD, limit: 10, intervalMs: 50 }, { signal: controller.signal }), tops[0]!, errors),
       collect(c.router.watchTop({ board: BOARD, limit: 40, intervalMs: 200 }, { signal: controller.signal }), tops[1]!, errors),
@@ -136,33 +151,59 @@ describe("push streams", () => {
         const shown = { playerId, points: Number(e.score), reachedAtMs: Number(e.reachedAtMs) };
         const lo = 1 + staticAhead(shown);
         const hi = lo + HOT - (isHot.has(playerId) ? 1 : 0);
-        if (Number(e.rank) < lo || Number(e.rank) > hi) problems.push(`${playerId}: rank ${e.rank} outside [${lo}, ${hi}] for ${e.score} (message ${i + 1}${m.resynced ? ", resynced" : ""}; before it: ${got.slice(Math.max(0, i - 3), i).map((x) => `${x.entry?.rank}@${x.entry?.score}${x.resynced ? "R" : ""}[${x.events.map((v) => `${v.kind}:${v.otherPlayerId}`).join(" ")}]`).join(", ")}; its events: ${m.events.map((v) => `${v.kind}:${v.otherPlayerId}`).join(" ")})`);
+        if (Number(e.rank) < lo || Number(e.rank) > hi)
+          problems.push(
+            `${playerId}: rank ${e.rank} outside [${lo}, ${hi}] for ${e.score} (message ${i + 1}${m.resynced ? ", resynced" : ""}; before it: ${got
+              .slice(Math.max(0, i - 3), i)
+              .map(
+                (x) =>
+                  `${x.entry?.rank}@${x.entry?.score}${x.resynced ? "R" : ""}[${x.events.map((v) => `${v.kind}:${v.otherPlayerId}`).join(" ")}]`,
+              )
+              .join(", ")}; its events: ${m.events.map((v) => `${v.kind}:${v.otherPlayerId}`).join(" ")})`,
+          );
         if (!isHot.has(playerId) && Number(e.score) !== staticById.get(playerId)!.points) problems.push(`${playerId}: score ${e.score}`);
         const prev = got[i - 1]?.entry;
         if (prev && !isHot.has(playerId) && !m.resynced) {
           const moved = m.events.filter((x) => x.kind === Kind.OVERTAKEN).length - m.events.filter((x) => x.kind === Kind.PASSED).length;
-          if (Number(e.rank) - Number(prev.rank) !== moved) problems.push(`${playerId}: rank ${prev.rank} -> ${e.rank} but its events say ${moved >= 0 ? "+" : ""}${moved}`);
+          if (Number(e.rank) - Number(prev.rank) !== moved)
+            problems.push(`${playerId}: rank ${prev.rank} -> ${e.rank} but its events say ${moved >= 0 ? "+" : ""}${moved}`);
         }
       });
       const final = await c.router.getRank({ board: BOARD, playerId, consistencyToken: token });
       const last = got.at(-1)?.entry;
-      if (!last || last.rank !== final.entry!.rank || last.score !== final.entry!.score) problems.push(`${playerId}: last message rank ${last?.rank} score ${last?.score}, board ${final.entry!.rank} ${final.entry!.score}`);
+      if (!last || last.rank !== final.entry!.rank || last.score !== final.entry!.score)
+        problems.push(
+          `${playerId}: last message rank ${last?.rank} score ${last?.score}, board ${final.entry!.rank} ${final.entry!.score}`,
+        );
     }
     for (const [t, got] of tops.entries()) {
       const limit = t === 0 ? 10 : 40;
       messages += got.length;
       got.forEach((m) => {
-        if (m.entries.length !== limit || Number(m.total) !== TOTAL) problems.push(`top ${limit}: ${m.entries.length} entries of ${m.total}`);
+        if (m.entries.length !== limit || Number(m.total) !== TOTAL)
+          problems.push(`top ${limit}: ${m.entries.length} entries of ${m.total}`);
         m.entries.forEach((e, i) => {
           if (Number(e.rank) !== i + 1) problems.push(`top ${limit}: rank ${e.rank} at ${i + 1}`);
-          if (!isHot.has(e.playerId) && Number(e.score) !== staticById.get(e.playerId)?.points) problems.push(`top ${limit}: ${e.playerId} at ${e.score}`);
+          if (!isHot.has(e.playerId) && Number(e.score) !== staticById.get(e.playerId)?.points)
+            problems.push(`top ${limit}: ${e.playerId} at ${e.score}`);
           const prev = m.entries[i - 1];
-          if (prev && order({ playerId: prev.playerId, points: Number(prev.score), reachedAtMs: Number(prev.reachedAtMs) }, { playerId: e.playerId, points: Number(e.score), reachedAtMs: Number(e.reachedAtMs) }) >= 0) problems.push(`top ${limit}: out of order at ${i + 1}`);
+          if (
+            prev &&
+            order(
+              { playerId: prev.playerId, points: Number(prev.score), reachedAtMs: Number(prev.reachedAtMs) },
+              { playerId: e.playerId, points: Number(e.score), reachedAtMs: Number(e.reachedAtMs) },
+            ) >= 0
+          )
+            problems.push(`top ${limit}: out of order at ${i + 1}`);
         });
       });
       const final = await c.router.getTop({ board: BOARD, limit, consistencyToken: token });
       const last = got.at(-1);
-      if (!last || last.entries.map((e) => `${e.playerId}:${e.score}`).join() !== final.entries.map((e) => `${e.playerId}:${e.score}`).join()) problems.push(`top ${limit}: last message is not the final top`);
+      if (
+        !last ||
+        last.entries.map((e) => `${e.playerId}:${e.score}`).join() !== final.entries.map((e) => `${e.playerId}:${e.score}`).join()
+      )
+        problems.push(`top ${limit}: last message is not the final top`);
     }
     const resynced = [...players.values()].filter((got) => got.some((m) => m.resynced)).length;
     console.log(`[push] ${JSON.stringify({ batches, messages, resynced, perStream: [...players.values()].map((g) => g.length) })}`);
@@ -174,12 +215,21 @@ describe("push streams", () => {
     const lastOf = players.get(watchedStatics[0]!)!.at(-1)!;
     const resumed: WatchPlayerResponse[] = [];
     const again = new AbortController();
-    const stream = collect(c.router.watchPlayer({ board: BOARD, playerId: watchedStatics[0]!, intervalMs: 50, resumeToken: lastOf.resumeToken }, { signal: again.signal }), resumed, errors);
+    const stream = collect(
+      c.router.watchPlayer(
+        { board: BOARD, playerId: watchedStatics[0]!, intervalMs: 50, resumeToken: lastOf.resumeToken },
+        { signal: again.signal },
+      ),
+      resumed,
+      errors,
+    );
     await new Promise((r) => setTimeout(r, 800));
     expect(resumed).toEqual([]);
     // h00 to the bottom, then just ahead of the watched player: one of the two moves it past
     await c.ingest.submitScores({ updates: [{ board: BOARD, playerId: "h00", op: Operation.SET, value: 0n }] });
-    await c.ingest.submitScores({ updates: [{ board: BOARD, playerId: "h00", op: Operation.SET, value: BigInt(staticById.get(watchedStatics[0]!)!.points + 1) }] });
+    await c.ingest.submitScores({
+      updates: [{ board: BOARD, playerId: "h00", op: Operation.SET, value: BigInt(staticById.get(watchedStatics[0]!)!.points + 1) }],
+    });
     for (let i = 0; i < 50 && resumed.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     again.abort();
     await stream;

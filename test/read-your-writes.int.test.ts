@@ -27,7 +27,6 @@ const PLAIN_READERS = 8;
 const RUN_MS = 10_000;
 const MIN_TOKEN_READS = 200;
 
-
 describe("read your writes under concurrency", () => {
   it("answers every token read with the score just written, and every page whole, while writers and readers run at once", async () => {
     const c = await cluster("ryw");
@@ -57,7 +56,9 @@ describe("read your writes under concurrency", () => {
         const checkRank = startRead();
         const rank = await outcome(c.router.getRank({ board: BOARD, playerId: asked, consistencyToken: res.consistencyToken }));
         const checkAround = startRead();
-        const around = await outcome(c.router.getAround({ board: BOARD, playerId: asked, radius: 3, consistencyToken: res.consistencyToken }));
+        const around = await outcome(
+          c.router.getAround({ board: BOARD, playerId: asked, radius: 3, consistencyToken: res.consistencyToken }),
+        );
         counts.tokenReads += 2;
         if ("code" in rank) problems.push(`rank ${asked} with token: ${rank.code} ${rank.details}`);
         else {
@@ -77,7 +78,8 @@ describe("read your writes under concurrency", () => {
       for (let i = 0; Date.now() < until; i++) {
         const asked = `w${(r + i) % WRITERS}-${i % PLAYERS_PER_WRITER}`;
         const check = startRead();
-        const read: Promise<{ entries: Entry[]; total: bigint }> = i % 2 === 0 ? c.router.getTop({ board: BOARD, limit: 20 }) : c.router.getAround({ board: BOARD, playerId: asked, radius: 4 });
+        const read: Promise<{ entries: Entry[]; total: bigint }> =
+          i % 2 === 0 ? c.router.getTop({ board: BOARD, limit: 20 }) : c.router.getAround({ board: BOARD, playerId: asked, radius: 4 });
         const top = await outcome(read);
         counts.plainReads++;
         if ("code" in top) {
@@ -90,7 +92,10 @@ describe("read your writes under concurrency", () => {
       }
     };
 
-    await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), ...Array.from({ length: PLAIN_READERS }, (_, r) => plainReader(r))]);
+    await Promise.all([
+      ...Array.from({ length: WRITERS }, (_, w) => writer(w)),
+      ...Array.from({ length: PLAIN_READERS }, (_, r) => plainReader(r)),
+    ]);
     console.log(`[read-your-writes] ${JSON.stringify({ ...counts, problems: problems.length, first: problems.slice(0, 3) })}`);
     expect(problems.slice(0, 10)).toEqual([]);
     expect(counts.tokenReads).toBeGreaterThanOrEqual(MIN_TOKEN_READS);

@@ -36,7 +36,12 @@ describe("readiness", () => {
     const c = await cluster("ready-loss");
     const players = 3000;
     for (let i = 0; i < players; i += 1000) {
-      const updates = Array.from({ length: 1000 }, (_, j) => ({ board: "b", playerId: `p${i + j}`, op: Operation.SET, value: BigInt(i + j) }));
+      const updates = Array.from({ length: 1000 }, (_, j) => ({
+        board: "b",
+        playerId: `p${i + j}`,
+        op: Operation.SET,
+        value: BigInt(i + j),
+      }));
       await c.waitApplied((await c.ingest.submitScores({ updates })).offsets);
     }
     expect((await c.router.getTop({ board: "b", limit: 1 })).total).toBe(BigInt(players));
@@ -59,7 +64,9 @@ describe("readiness", () => {
         wholeInARow = 0;
       } else seen.other.push(`${r.code} ${r.details}`);
     }
-    console.log(`[readiness] data loss: ${JSON.stringify({ ...seen, partial: seen.partial.length, partialTotals: [...new Set(seen.partial)].slice(0, 10) })}`);
+    console.log(
+      `[readiness] data loss: ${JSON.stringify({ ...seen, partial: seen.partial.length, partialTotals: [...new Set(seen.partial)].slice(0, 10) })}`,
+    );
     expect(seen.other).toEqual([]);
     expect(seen.partial).toEqual([]); // never a partial board (a wrong total or top) served as exact
     expect(seen.unavailable).toBeGreaterThan(0); // it did refuse while refilling
@@ -84,7 +91,9 @@ describe("readiness", () => {
  */
 async function stuckApplier(c: TestCluster, shard: number, reason: RegExp): Promise<void> {
   const player = playerOn(`shard-${shard}`, "stuck");
-  await c.waitApplied((await c.ingest.submitScores({ updates: [{ board: "ok", playerId: player, op: Operation.SET, value: 1n }] })).offsets);
+  await c.waitApplied(
+    (await c.ingest.submitScores({ updates: [{ board: "ok", playerId: player, op: Operation.SET, value: 1n }] })).offsets,
+  );
   const redis = redisOf(shard);
   const poisoned = keyLayout(c.ns.keyPrefix).board("stuck");
   await redis.set(poisoned, "not a sorted set");

@@ -28,14 +28,21 @@ const HISTOGRAM_CACHE_MS = 500;
 // few points, coarse times: most entries tie on points, many on points and time (then by id), across shards
 const HIGH: Rules = { lowerIsBetter: false, tie: "earliest", minPoints: 0, maxPoints: 30, resolutionMs: 60_000, epochMs: EPOCH };
 const LOW: Rules = { lowerIsBetter: true, tie: "id", minPoints: 0, maxPoints: 50, resolutionMs: 1000, epochMs: EPOCH };
-const plain = (e: Entry): RulesEntry => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+const plain = (e: Entry): RulesEntry => ({
+  playerId: e.playerId,
+  score: Number(e.score),
+  reachedAtMs: Number(e.reachedAtMs),
+  rank: Number(e.rank),
+});
 
 /** Competition and dense ranks on a higher-is-better board, by player, from their definitions in leaderboard.proto (RankMode). */
 function tied(entries: readonly RulesEntry[]): Map<string, { competition: number; dense: number }> {
-  return new Map(entries.map((e) => {
-    const better = entries.filter((x) => x.score > e.score);
-    return [e.playerId, { competition: 1 + better.length, dense: 1 + new Set(better.map((x) => x.score)).size }];
-  }));
+  return new Map(
+    entries.map((e) => {
+      const better = entries.filter((x) => x.score > e.score);
+      return [e.playerId, { competition: 1 + better.length, dense: 1 + new Set(better.map((x) => x.score)).size }];
+    }),
+  );
 }
 
 const codeOf = async (p: Promise<unknown>) => {
@@ -44,20 +51,37 @@ const codeOf = async (p: Promise<unknown>) => {
 };
 
 let shared: Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> | undefined;
-const cluster = () => (shared ??= (async () => {
-  const c = await startTestCluster("reads", { settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0", LADDER_HISTOGRAM_CACHE_MS: String(HISTOGRAM_CACHE_MS) } });
-  cleanups.push(() => c.stop());
-  const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-  cleanups.push(async () => admin.close());
-  return { c, admin };
-})());
+const cluster = () =>
+  (shared ??= (async () => {
+    const c = await startTestCluster("reads", {
+      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0", LADDER_HISTOGRAM_CACHE_MS: String(HISTOGRAM_CACHE_MS) },
+    });
+    cleanups.push(() => c.stop());
+    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+    cleanups.push(async () => admin.close());
+    return { c, admin };
+  })());
 
 async function defineBoards(admin: ClientOf<typeof AdminService>, c: TestCluster): Promise<void> {
   await admin.createBoard({ board: { name: "r-high", defaultOp: Operation.SET, rules: { maxPoints: 30n, resolutionMs: 60_000 } } });
-  await admin.createBoard({ board: { name: "r-low", defaultOp: Operation.SET, rules: { order: 2, tie: 3, maxPoints: 50n, resolutionMs: 1000 } } });
-  await admin.createBoard({ board: { name: "r-daily", defaultOp: Operation.INCREMENT, rules: { maxPoints: 30n, resolutionMs: 60_000, period: PeriodKind.DAILY, keepPeriods: 3, windows: [{ name: "2d", periods: 2, combine: WindowCombine.SUM }] } } });
+  await admin.createBoard({
+    board: { name: "r-low", defaultOp: Operation.SET, rules: { order: 2, tie: 3, maxPoints: 50n, resolutionMs: 1000 } },
+  });
+  await admin.createBoard({
+    board: {
+      name: "r-daily",
+      defaultOp: Operation.INCREMENT,
+      rules: {
+        maxPoints: 30n,
+        resolutionMs: 60_000,
+        period: PeriodKind.DAILY,
+        keepPeriods: 3,
+        windows: [{ name: "2d", periods: 2, combine: WindowCombine.SUM }],
+      },
+    },
+  });
   for (const board of ["r-high", "r-low", "r-daily"]) {
-    for (const from = Date.now(); ;) {
+    for (const from = Date.now(); ; ) {
       const got = await outcome(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: 1000n }] }));
       if ("code" in got && got.code === status.INVALID_ARGUMENT) break;
       if (Date.now() - from > 10_000) throw new Error(`${board} not known to ingest`);
@@ -89,30 +113,44 @@ describe("reads of many players, ties and deep pages", () => {
         return { board: "r-high", playerId: p, value: BigInt(v), timestampMs: BigInt(at), alsoBoards: ["r-low"], op: Operation.SET };
       });
       // the daily board, at times of its own: yesterday or today
-      const dailies = players.filter(() => rand(3) === 0).map((p) => {
-        const v = 1 + rand(5);
-        const ts = rand(2) === 0 ? Date.now() - DAY : Date.now() - rand(600) * 1000;
-        const id = dailyId(ts, "UTC");
-        (daily.get(id) ?? daily.set(id, new RulesOracle(HIGH)).get(id)!).apply(p, "inc", v, ts);
-        return { board: "r-daily", playerId: p, value: BigInt(v), timestampMs: BigInt(ts) };
-      });
+      const dailies = players
+        .filter(() => rand(3) === 0)
+        .map((p) => {
+          const v = 1 + rand(5);
+          const ts = rand(2) === 0 ? Date.now() - DAY : Date.now() - rand(600) * 1000;
+          const id = dailyId(ts, "UTC");
+          (daily.get(id) ?? daily.set(id, new RulesOracle(HIGH)).get(id)!).apply(p, "inc", v, ts);
+          return { board: "r-daily", playerId: p, value: BigInt(v), timestampMs: BigInt(ts) };
+        });
       const res = await c.ingest.submitScores({ updates: [...updates, ...dailies] });
       offsets.push(...res.offsets);
     };
     await write(statics, 0);
     await write(movers, 0);
     await c.waitApplied(offsets);
-    const staticScore = new Map(high.sorted().filter((e) => e.playerId.startsWith("s-")).map((e) => [e.playerId, e]));
+    const staticScore = new Map(
+      high
+        .sorted()
+        .filter((e) => e.playerId.startsWith("s-"))
+        .map((e) => [e.playerId, e]),
+    );
 
     // readers check every answer while the movers move
     let stop = false;
     const problems: string[] = [];
     const counts = { ranks: 0, arounds: 0, standings: 0, pages: 0, sweeps: 0, counts: 0, selects: 0, refused: 0 };
     // a batch whose players keep moving for every round it may take is refused, not answered: allowed, counted
-    const refusedAsMoving = (o: { code: number; details: string }) => o.code === status.UNAVAILABLE && o.details.includes("kept moving") && ++counts.refused > 0;
+    const refusedAsMoving = (o: { code: number; details: string }) =>
+      o.code === status.UNAVAILABLE && o.details.includes("kept moving") && ++counts.refused > 0;
     const ranksReader = (async () => {
       while (!stop) {
-        const asked = [...new Set(Array.from({ length: 40 }, () => (rand(4) === 0 ? movers[rand(movers.length)]! : rand(8) === 0 ? `nobody-${rand(5)}` : statics[rand(statics.length)]!)))];
+        const asked = [
+          ...new Set(
+            Array.from({ length: 40 }, () =>
+              rand(4) === 0 ? movers[rand(movers.length)]! : rand(8) === 0 ? `nobody-${rand(5)}` : statics[rand(statics.length)]!,
+            ),
+          ),
+        ];
         const mode = [RankMode.UNSPECIFIED, RankMode.COMPETITION, RankMode.DENSE][rand(3)]!;
         const got = await outcome(c.router.getRanks({ board: "r-high", playerIds: asked, rankMode: mode }));
         if ("code" in got) {
@@ -122,26 +160,34 @@ describe("reads of many players, ties and deep pages", () => {
         counts.ranks++;
         const { entries, missing, total } = got.ok;
         const names = [...entries.map((e) => e.entry!.playerId), ...missing];
-        if (names.length !== asked.length || new Set(names).size !== asked.length || asked.some((p) => !names.includes(p))) problems.push(`getRanks: found + missing is not the players asked`);
+        if (names.length !== asked.length || new Set(names).size !== asked.length || asked.some((p) => !names.includes(p)))
+          problems.push(`getRanks: found + missing is not the players asked`);
         for (const p of missing) if (!p.startsWith("nobody")) problems.push(`getRanks: ${p} reported missing`);
         entries.forEach((e, i) => {
           const en = e.entry!;
           if (e.rankAmong !== i + 1) problems.push(`getRanks: rank_among ${e.rankAmong} at ${i + 1}`);
           if (en.rank < 1n || en.rank > total) problems.push(`getRanks: rank ${en.rank} outside 1..${total}`);
           if (i > 0 && en.rank <= entries[i - 1]!.entry!.rank) problems.push(`getRanks: ranks not increasing`);
-          if (i > 0 && rulesOrder(HIGH, plain(entries[i - 1]!.entry!), plain(en)) >= 0) problems.push(`getRanks: ${en.playerId} out of order`);
+          if (i > 0 && rulesOrder(HIGH, plain(entries[i - 1]!.entry!), plain(en)) >= 0)
+            problems.push(`getRanks: ${en.playerId} out of order`);
           const s = staticScore.get(en.playerId);
-          if (s && (Number(en.score) !== s.score || Number(en.reachedAtMs) !== s.reachedAtMs)) problems.push(`getRanks: static ${en.playerId} at ${en.score}`);
+          if (s && (Number(en.score) !== s.score || Number(en.reachedAtMs) !== s.reachedAtMs))
+            problems.push(`getRanks: static ${en.playerId} at ${en.score}`);
           if (mode !== RankMode.UNSPECIFIED) {
             if (en.tiedRank < 1n || en.tiedRank > en.rank) problems.push(`getRanks: tied rank ${en.tiedRank} of rank ${en.rank}`);
             const prev = entries[i - 1]?.entry;
-            if (prev && prev.score === en.score && prev.tiedRank !== en.tiedRank) problems.push(`getRanks: equal points, tied ranks ${prev.tiedRank} and ${en.tiedRank}`);
-            if (prev && prev.score !== en.score && en.tiedRank <= prev.tiedRank) problems.push(`getRanks: worse points, tied rank ${en.tiedRank} after ${prev.tiedRank}`);
-            if (mode === RankMode.DENSE && en.tiedRank > BigInt(31)) problems.push(`getRanks: dense rank ${en.tiedRank} above the 31 values there are`);
+            if (prev && prev.score === en.score && prev.tiedRank !== en.tiedRank)
+              problems.push(`getRanks: equal points, tied ranks ${prev.tiedRank} and ${en.tiedRank}`);
+            if (prev && prev.score !== en.score && en.tiedRank <= prev.tiedRank)
+              problems.push(`getRanks: worse points, tied rank ${en.tiedRank} after ${prev.tiedRank}`);
+            if (mode === RankMode.DENSE && en.tiedRank > BigInt(31))
+              problems.push(`getRanks: dense rank ${en.tiedRank} above the 31 values there are`);
           } else if (en.tiedRank !== 0n) problems.push(`getRanks: tied rank without a mode`);
         });
         // a neighbourhood with tied ranks: consecutive ranks, a new score starts its competition rank at its own rank
-        const around = await outcome(c.router.getAround({ board: "r-high", playerId: movers[rand(movers.length)]!, radius: 6, rankMode: RankMode.COMPETITION }));
+        const around = await outcome(
+          c.router.getAround({ board: "r-high", playerId: movers[rand(movers.length)]!, radius: 6, rankMode: RankMode.COMPETITION }),
+        );
         if ("code" in around) {
           if (around.code !== status.UNAVAILABLE) problems.push(`getAround: code ${around.code} ${around.details}`);
           continue;
@@ -152,8 +198,10 @@ describe("reads of many players, ties and deep pages", () => {
         page.forEach((e, i) => {
           const prev = page[i - 1];
           if (e.tiedRank < 1n || e.tiedRank > e.rank) problems.push(`around: tied rank ${e.tiedRank} of rank ${e.rank}`);
-          if (prev && prev.score === e.score && prev.tiedRank !== e.tiedRank) problems.push(`around: equal points, tied ${prev.tiedRank} and ${e.tiedRank}`);
-          if (prev && prev.score !== e.score && e.tiedRank !== e.rank) problems.push(`around: ${e.playerId} starts its points at rank ${e.rank}, tied ${e.tiedRank}`);
+          if (prev && prev.score === e.score && prev.tiedRank !== e.tiedRank)
+            problems.push(`around: equal points, tied ${prev.tiedRank} and ${e.tiedRank}`);
+          if (prev && prev.score !== e.score && e.tiedRank !== e.rank)
+            problems.push(`around: ${e.playerId} starts its points at rank ${e.rank}, tied ${e.tiedRank}`);
         });
       }
     })();
@@ -175,14 +223,21 @@ describe("reads of many players, ties and deep pages", () => {
             page = await c.router.getTop({ board: "r-high", limit: 37, cursor: next });
           }
           counts.sweeps++;
-          for (const p of statics) if (seen.get(p) !== 1) problems.push(`sweep ${backward ? "back" : "forward"}: static ${p} seen ${seen.get(p) ?? 0} times`);
+          for (const p of statics)
+            if (seen.get(p) !== 1) problems.push(`sweep ${backward ? "back" : "forward"}: static ${p} seen ${seen.get(p) ?? 0} times`);
         }
       }
     })();
     const otherReader = (async () => {
       while (!stop) {
         const p = movers[rand(movers.length)]!;
-        const got = await outcome(c.router.getStanding({ playerId: p, boards: [{ board: "r-high" }, { board: "r-low" }, { board: "r-daily", window: "2d" }], rankMode: RankMode.COMPETITION }));
+        const got = await outcome(
+          c.router.getStanding({
+            playerId: p,
+            boards: [{ board: "r-high" }, { board: "r-low" }, { board: "r-daily", window: "2d" }],
+            rankMode: RankMode.COMPETITION,
+          }),
+        );
         if ("code" in got) {
           if (!refusedAsMoving(got)) problems.push(`getStanding: code ${got.code} ${got.details}`);
           continue;
@@ -190,7 +245,13 @@ describe("reads of many players, ties and deep pages", () => {
         counts.standings++;
         for (const s of got.ok.standings) {
           if (s.board!.board !== "r-daily" && !s.found) problems.push(`getStanding: ${p} not found on ${s.board!.board}`);
-          if (s.found && (s.entry!.rank < 1n || s.entry!.rank > s.total || s.entry!.tiedRank > s.entry!.rank || s.topPercent <= 0 || s.topPercent > 100)) problems.push(`getStanding: ${p} on ${s.board!.board}: rank ${s.entry!.rank}, tied ${s.entry!.tiedRank} of ${s.total}, top ${s.topPercent}%`);
+          if (
+            s.found &&
+            (s.entry!.rank < 1n || s.entry!.rank > s.total || s.entry!.tiedRank > s.entry!.rank || s.topPercent <= 0 || s.topPercent > 100)
+          )
+            problems.push(
+              `getStanding: ${p} on ${s.board!.board}: rank ${s.entry!.rank}, tied ${s.entry!.tiedRank} of ${s.total}, top ${s.topPercent}%`,
+            );
         }
         const lo = rand(31);
         const hi = lo + rand(10);
@@ -198,19 +259,21 @@ describe("reads of many players, ties and deep pages", () => {
         counts.counts++;
         // the statics in [lo, hi] are counted whatever the movers do, each mover at most once; every player has a score
         const staticsIn = [...staticScore.values()].filter((e) => e.score >= lo && e.score <= hi).length;
-        if (n.total !== BigInt(statics.length + movers.length)) problems.push(`getCount: total ${n.total}, not ${statics.length + movers.length}`);
-        if (n.count < BigInt(staticsIn) || n.count > BigInt(staticsIn + movers.length)) problems.push(`getCount [${lo}, ${hi}]: ${n.count}, outside ${staticsIn}..${staticsIn + movers.length}`);
+        if (n.total !== BigInt(statics.length + movers.length))
+          problems.push(`getCount: total ${n.total}, not ${statics.length + movers.length}`);
+        if (n.count < BigInt(staticsIn) || n.count > BigInt(staticsIn + movers.length))
+          problems.push(`getCount [${lo}, ${hi}]: ${n.count}, outside ${staticsIn}..${staticsIn + movers.length}`);
         const k = 1 + rand(460);
         const at = await outcome(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: BigInt(k) } }));
         if ("code" in at) {
           if (!refusedAsMoving(at)) problems.push(`getEntryAtRank: code ${at.code} ${at.details}`);
-        }
-        else {
+        } else {
           counts.selects++;
           const e = at.ok.entry!;
           const s = staticScore.get(e.playerId);
           if (Number(e.rank) !== k || e.rank > at.ok.total) problems.push(`getEntryAtRank ${k}: rank ${e.rank} of ${at.ok.total}`);
-          if (s && (Number(e.score) !== s.score || Number(e.reachedAtMs) !== s.reachedAtMs)) problems.push(`getEntryAtRank ${k}: static ${e.playerId} at ${e.score}`);
+          if (s && (Number(e.score) !== s.score || Number(e.reachedAtMs) !== s.reachedAtMs))
+            problems.push(`getEntryAtRank ${k}: static ${e.playerId} at ${e.score}`);
         }
       }
     })();
@@ -218,7 +281,10 @@ describe("reads of many players, ties and deep pages", () => {
     // players moved (a loaded machine reads slower: the count must not depend on its speed)
     const enough = () => counts.ranks > 10 && counts.standings > 10 && counts.sweeps >= 2;
     for (let t = 1; t <= 25 || (!enough() && t <= 400); t++) {
-      await write(movers.filter(() => rand(2) === 0), Math.min(t, 170)); // times stay within the last 3 hours
+      await write(
+        movers.filter(() => rand(2) === 0),
+        Math.min(t, 170),
+      ); // times stay within the last 3 hours
       await new Promise((r) => setTimeout(r, 40));
     }
     stop = true;
@@ -236,22 +302,45 @@ describe("reads of many players, ties and deep pages", () => {
       const asked = [...want.map((e) => e.playerId).filter((_, i) => i % 3 !== 1), "nobody-1"];
       const got = await c.router.getRanks({ board: "r-high", playerIds: asked, rankMode: mode });
       const among = want.filter((e) => asked.includes(e.playerId));
-      expect(got.entries.map((e) => ({ ...plain(e.entry!), among: e.rankAmong })), `getRanks mode ${mode}`).toEqual(among.map((e, i) => ({ ...e, among: i + 1 })));
+      expect(
+        got.entries.map((e) => ({ ...plain(e.entry!), among: e.rankAmong })),
+        `getRanks mode ${mode}`,
+      ).toEqual(among.map((e, i) => ({ ...e, among: i + 1 })));
       expect(got.missing).toEqual(["nobody-1"]);
       expect(Number(got.total)).toBe(want.length);
       if (mode !== RankMode.UNSPECIFIED) {
-        const tiedWant = among.map((e) => (mode === RankMode.COMPETITION ? ties.get(e.playerId)!.competition : ties.get(e.playerId)!.dense));
-        expect(got.entries.map((e) => Number(e.entry!.tiedRank)), `tied ranks mode ${mode}`).toEqual(tiedWant);
+        const tiedWant = among.map((e) =>
+          mode === RankMode.COMPETITION ? ties.get(e.playerId)!.competition : ties.get(e.playerId)!.dense,
+        );
+        expect(
+          got.entries.map((e) => Number(e.entry!.tiedRank)),
+          `tied ranks mode ${mode}`,
+        ).toEqual(tiedWant);
         const page = await c.router.getTop({ board: "r-high", offset: 100n, limit: 150, rankMode: mode });
-        expect(page.entries.map((e) => Number(e.tiedRank)), `top page tied ranks mode ${mode}`).toEqual(want.slice(100, 250).map((e) => (mode === RankMode.COMPETITION ? ties.get(e.playerId)!.competition : ties.get(e.playerId)!.dense)));
+        expect(
+          page.entries.map((e) => Number(e.tiedRank)),
+          `top page tied ranks mode ${mode}`,
+        ).toEqual(
+          want
+            .slice(100, 250)
+            .map((e) => (mode === RankMode.COMPETITION ? ties.get(e.playerId)!.competition : ties.get(e.playerId)!.dense)),
+        );
         const tiedOf = (p: string) => (mode === RankMode.COMPETITION ? ties.get(p)!.competition : ties.get(p)!.dense);
         const around = await c.router.getAround({ board: "r-high", playerId: want[300]!.playerId, radius: 20, rankMode: mode });
-        expect(around.entries.map((e) => [plain(e), Number(e.tiedRank)]), `around with tied ranks, mode ${mode}`).toEqual(want.slice(280, 321).map((e) => [e, tiedOf(e.playerId)]));
+        expect(
+          around.entries.map((e) => [plain(e), Number(e.tiedRank)]),
+          `around with tied ranks, mode ${mode}`,
+        ).toEqual(want.slice(280, 321).map((e) => [e, tiedOf(e.playerId)]));
         const first = await c.router.getTop({ board: "r-high", limit: 40 });
         const deep = await c.router.getTop({ board: "r-high", limit: 40, cursor: first.nextCursor, rankMode: mode });
-        expect(deep.entries.map((e) => [plain(e), Number(e.tiedRank)]), `cursor page with tied ranks, mode ${mode}`).toEqual(want.slice(40, 80).map((e) => [e, tiedOf(e.playerId)]));
+        expect(
+          deep.entries.map((e) => [plain(e), Number(e.tiedRank)]),
+          `cursor page with tied ranks, mode ${mode}`,
+        ).toEqual(want.slice(40, 80).map((e) => [e, tiedOf(e.playerId)]));
         const one = await c.router.getRank({ board: "r-high", playerId: want[200]!.playerId, rankMode: mode });
-        expect(Number(one.entry!.tiedRank)).toBe(mode === RankMode.COMPETITION ? ties.get(want[200]!.playerId)!.competition : ties.get(want[200]!.playerId)!.dense);
+        expect(Number(one.entry!.tiedRank)).toBe(
+          mode === RankMode.COMPETITION ? ties.get(want[200]!.playerId)!.competition : ties.get(want[200]!.playerId)!.dense,
+        );
       }
     }
     // equal points on several shards really were there
@@ -279,13 +368,22 @@ describe("reads of many players, ties and deep pages", () => {
       const at = await c.router.getEntryAtRank({ board: "r-high", at: { case: "topPercent", value: p } });
       expect(plain(at.entry!), `entry at the top ${p}%`).toEqual(want[Math.max(1, Math.ceil((p / 100) * want.length)) - 1]);
     }
-    expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: BigInt(want.length + 1) } }))).toBe(status.NOT_FOUND);
-    for (const past of [2n ** 53n, 2n ** 63n - 1n]) expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: past } })), `rank ${past}`).toBe(status.NOT_FOUND);
+    expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: BigInt(want.length + 1) } }))).toBe(
+      status.NOT_FOUND,
+    );
+    for (const past of [2n ** 53n, 2n ** 63n - 1n])
+      expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: past } })), `rank ${past}`).toBe(
+        status.NOT_FOUND,
+      );
     expect(await codeOf(c.router.getEntryAtRank({ board: "r-high", at: { case: "rank", value: 0n } }))).toBe(status.INVALID_ARGUMENT);
     // on a board larger than one search slice (512), with a wide points range: the search narrows over rounds
     await admin.createBoard({ board: { name: "r-wide", defaultOp: Operation.SET, rules: { maxPoints: 1_000_000n, resolutionMs: 1000 } } });
     const wide = new RulesOracle({ ...HIGH, maxPoints: 1_000_000, resolutionMs: 1000 });
-    for (const from = Date.now(); (await codeOf(c.ingest.submitScores({ updates: [{ board: "r-wide", playerId: "probe", value: 2_000_000n }] }))) !== status.INVALID_ARGUMENT;) {
+    for (
+      const from = Date.now();
+      (await codeOf(c.ingest.submitScores({ updates: [{ board: "r-wide", playerId: "probe", value: 2_000_000n }] }))) !==
+      status.INVALID_ARGUMENT;
+    ) {
       if (Date.now() - from > 10_000) throw new Error("r-wide not known to ingest");
     }
     const wideOffsets: PartitionOffset[] = [];
@@ -312,31 +410,66 @@ describe("reads of many players, ties and deep pages", () => {
     expect(lowGot.entries.map((e) => plain(e.entry!))).toEqual(lowWant);
     // standings over 5 boards: periods and a window among them
     // a player with a score on each of the 5 boards (a board it is not on costs a batch's two rounds more)
-    const player = movers.find((m) => days.every((d) => daily.get(d)!.sorted().some((e) => e.playerId === m))) ?? movers[3]!;
-    const refs = [{ board: "r-high" }, { board: "r-low" }, { board: "r-daily", period: days[0]! }, { board: "r-daily", period: days[1]! }, { board: "r-daily", period: days[1]!, window: "2d" }];
+    const player =
+      movers.find((m) =>
+        days.every((d) =>
+          daily
+            .get(d)!
+            .sorted()
+            .some((e) => e.playerId === m),
+        ),
+      ) ?? movers[3]!;
+    const refs = [
+      { board: "r-high" },
+      { board: "r-low" },
+      { board: "r-daily", period: days[0]! },
+      { board: "r-daily", period: days[1]! },
+      { board: "r-daily", period: days[1]!, window: "2d" },
+    ];
     const st = await c.router.getStanding({ playerId: player, boards: refs });
-    const boardsWant = [want, lowWant, daily.get(days[0]!)!.sorted(), daily.get(days[1]!)!.sorted(), windowEntries(windowRules(HIGH, "sum", 2), "sum", days.map((d) => daily.get(d)!.sorted()))];
+    const boardsWant = [
+      want,
+      lowWant,
+      daily.get(days[0]!)!.sorted(),
+      daily.get(days[1]!)!.sorted(),
+      windowEntries(
+        windowRules(HIGH, "sum", 2),
+        "sum",
+        days.map((d) => daily.get(d)!.sorted()),
+      ),
+    ];
     st.standings.forEach((s, i) => {
       const e = boardsWant[i]!.find((x) => x.playerId === player);
-      expect({ found: s.found, total: Number(s.total), entry: s.found ? plain(s.entry!) : undefined }, `standing ${JSON.stringify(refs[i])}`).toEqual({ found: e !== undefined, total: boardsWant[i]!.length, entry: e });
+      expect(
+        { found: s.found, total: Number(s.total), entry: s.found ? plain(s.entry!) : undefined },
+        `standing ${JSON.stringify(refs[i])}`,
+      ).toEqual({ found: e !== undefined, total: boardsWant[i]!.length, entry: e });
       if (e) expect(s.topPercent).toBeCloseTo((100 * e.rank) / boardsWant[i]!.length, 9);
     });
     // counts of point ranges
-    for (const [min, max] of [[0, 30], [10, 10], [5, 20], [25, 100], [40, 50]] as const) {
+    for (const [min, max] of [
+      [0, 30],
+      [10, 10],
+      [5, 20],
+      [25, 100],
+      [40, 50],
+    ] as const) {
       const n = await c.router.getCount({ board: "r-high", minScore: BigInt(min), maxScore: BigInt(max) });
       expect(Number(n.count), `count ${min}..${max}`).toBe(want.filter((e) => e.score >= min && e.score <= max).length);
     }
     expect(Number((await c.router.getCount({ board: "r-low", maxScore: 10n })).count)).toBe(lowWant.filter((e) => e.score <= 10).length);
 
     // one command per shard per round: GetStanding of 5 boards, GetRanks of 300 players (MONITOR on every shard)
-    const monitors = await Promise.all(c.services.env.LADDER_SHARDS!.split(",").map(async (s) => {
-      const m = await new Redis(s.slice(s.indexOf("=") + 1)).monitor();
-      const lines: string[] = [];
-      m.on("monitor", (_t: string, args: string[]) => {
-        if (/^eval/i.test(args[0] ?? "") && args.some((a) => a.includes(`${c.ns.keyPrefix}board:r-`))) lines.push(args[0]!);
-      });
-      return { m, lines };
-    }));
+    const monitors = await Promise.all(
+      c.services.env.LADDER_SHARDS!.split(",").map(async (s) => {
+        const m = await new Redis(s.slice(s.indexOf("=") + 1)).monitor();
+        const lines: string[] = [];
+        m.on("monitor", (_t: string, args: string[]) => {
+          if (/^eval/i.test(args[0] ?? "") && args.some((a) => a.includes(`${c.ns.keyPrefix}board:r-`))) lines.push(args[0]!);
+        });
+        return { m, lines };
+      }),
+    );
     await new Promise((r) => setTimeout(r, 200));
     await c.router.getStanding({ playerId: player, boards: refs });
     await c.router.getRanks({ board: "r-high", playerIds: want.slice(0, 300).map((e) => e.playerId) });
@@ -352,8 +485,12 @@ describe("reads of many players, ties and deep pages", () => {
     const code = codeOf;
     expect(await code(c.router.getRanks({ board: "r-high", playerIds: [] }))).toBe(status.INVALID_ARGUMENT);
     expect(await code(c.router.getRanks({ board: "r-high", playerIds: ["a", "a"] }))).toBe(status.INVALID_ARGUMENT);
-    expect(await code(c.router.getRanks({ board: "r-high", playerIds: Array.from({ length: 1001 }, (_, i) => `x${i}`) }))).toBe(status.INVALID_ARGUMENT);
-    expect(await code(c.router.getStanding({ playerId: "a", boards: Array.from({ length: 17 }, () => ({ board: "r-high" })) }))).toBe(status.INVALID_ARGUMENT);
+    expect(await code(c.router.getRanks({ board: "r-high", playerIds: Array.from({ length: 1001 }, (_, i) => `x${i}`) }))).toBe(
+      status.INVALID_ARGUMENT,
+    );
+    expect(await code(c.router.getStanding({ playerId: "a", boards: Array.from({ length: 17 }, () => ({ board: "r-high" })) }))).toBe(
+      status.INVALID_ARGUMENT,
+    );
     expect(await code(c.router.getTop({ board: "r-high", cursor: "garbage" }))).toBe(status.INVALID_ARGUMENT);
     const other = await c.router.getTop({ board: "r-low", limit: 5 });
     expect(await code(c.router.getTop({ board: "r-high", cursor: other.nextCursor }))).toBe(status.INVALID_ARGUMENT);
@@ -367,9 +504,13 @@ describe("rank change on write", () => {
   it("a write reports its player's rank before and after on each board it touched: exact on a quiet board, consistent while others write", async () => {
     const { c, admin } = await cluster();
     const rules: Rules = { ...HIGH, maxPoints: 200 };
-    for (const name of ["r-report", "r-report-b"]) await admin.createBoard({ board: { name, defaultOp: Operation.INCREMENT, rules: { maxPoints: 200n, resolutionMs: 60_000 } } });
+    for (const name of ["r-report", "r-report-b"])
+      await admin.createBoard({ board: { name, defaultOp: Operation.INCREMENT, rules: { maxPoints: 200n, resolutionMs: 60_000 } } });
     for (const board of ["r-report", "r-report-b"]) {
-      for (const from = Date.now(); (await codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: 1000n }] }))) !== status.INVALID_ARGUMENT;) {
+      for (
+        const from = Date.now();
+        (await codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: 1000n }] }))) !== status.INVALID_ARGUMENT;
+      ) {
         if (Date.now() - from > 10_000) throw new Error(`${board} not known to ingest`);
       }
     }
@@ -391,43 +532,74 @@ describe("rank change on write", () => {
       const v = rand(25);
       const at = base + (10 + n) * 60_000;
       const before = Object.fromEntries(Object.entries(oracles).map(([b, o]) => [b, rankIn(o, player)]));
-      const res = await c.ingest.submitScores({ updates: [{ board: "r-report", playerId: player, value: BigInt(v), timestampMs: BigInt(at), alsoBoards: ["r-report-b"] }], reportRanks: true });
+      const res = await c.ingest.submitScores({
+        updates: [{ board: "r-report", playerId: player, value: BigInt(v), timestampMs: BigInt(at), alsoBoards: ["r-report-b"] }],
+        reportRanks: true,
+      });
       for (const o of Object.values(oracles)) o.apply(player, "inc", v, at);
       expect(res.rankChanges.map((r) => r.board)).toEqual(["r-report", "r-report-b"]);
       for (const r of res.rankChanges) {
         const o = oracles[r.board as keyof typeof oracles];
         const after = rankIn(o, player)!;
         const was = before[r.board];
-        expect({ prev: Number(r.previousRank), now: Number(r.newRank), prevScore: was ? Number(r.previousScore) : undefined, score: Number(r.newScore), total: Number(r.total) }, `${player} +${v} on ${r.board}`)
-          .toEqual({ prev: was?.rank ?? 0, now: after.rank, prevScore: was?.score, score: after.score, total: o.sorted().length });
+        expect(
+          {
+            prev: Number(r.previousRank),
+            now: Number(r.newRank),
+            prevScore: was ? Number(r.previousScore) : undefined,
+            score: Number(r.newScore),
+            total: Number(r.total),
+          },
+          `${player} +${v} on ${r.board}`,
+        ).toEqual({ prev: was?.rank ?? 0, now: after.rank, prevScore: was?.score, score: after.score, total: o.sorted().length });
       }
     }
     // others write meanwhile: each report is consistent (a better score never a worse rank), ranks within the board
     let stop = false;
     const others = (async () => {
       while (!stop) {
-        const updates = Array.from({ length: 50 }, () => ({ board: "r-report", playerId: `q-${rand(200)}`, value: BigInt(rand(3)), alsoBoards: ["r-report-b"] }));
+        const updates = Array.from({ length: 50 }, () => ({
+          board: "r-report",
+          playerId: `q-${rand(200)}`,
+          value: BigInt(rand(3)),
+          alsoBoards: ["r-report-b"],
+        }));
         await c.ingest.submitScores({ updates });
       }
     })();
     const problems: string[] = [];
     let reports = 0;
     for (let n = 0; n < 20; n++) {
-      const updates = Array.from({ length: 5 }, (_, i) => ({ board: "r-report", playerId: `q-${(n * 5 + i) % 200}`, value: BigInt(rand(4)), alsoBoards: ["r-report-b"] }));
+      const updates = Array.from({ length: 5 }, (_, i) => ({
+        board: "r-report",
+        playerId: `q-${(n * 5 + i) % 200}`,
+        value: BigInt(rand(4)),
+        alsoBoards: ["r-report-b"],
+      }));
       const res = await c.ingest.submitScores({ updates, reportRanks: true });
       for (const r of res.rankChanges) {
         reports++;
         const where = `${r.board} update ${r.updateIndex}`;
-        if (r.previousRank < 1n || r.newRank < 1n || r.newRank > r.total || r.previousRank > r.total) problems.push(`${where}: ranks ${r.previousRank} -> ${r.newRank} of ${r.total}`);
-        if (r.newScore > r.previousScore && r.newRank > r.previousRank) problems.push(`${where}: ${r.previousScore} -> ${r.newScore} but rank ${r.previousRank} -> ${r.newRank}`);
-        if (r.newScore === r.previousScore && r.newRank !== r.previousRank) problems.push(`${where}: same score, rank ${r.previousRank} -> ${r.newRank}`);
+        if (r.previousRank < 1n || r.newRank < 1n || r.newRank > r.total || r.previousRank > r.total)
+          problems.push(`${where}: ranks ${r.previousRank} -> ${r.newRank} of ${r.total}`);
+        if (r.newScore > r.previousScore && r.newRank > r.previousRank)
+          problems.push(`${where}: ${r.previousScore} -> ${r.newScore} but rank ${r.previousRank} -> ${r.newRank}`);
+        if (r.newScore === r.previousScore && r.newRank !== r.previousRank)
+          problems.push(`${where}: same score, rank ${r.previousRank} -> ${r.newRank}`);
       }
     }
     stop = true;
     await others;
     expect(problems.slice(0, 5)).toEqual([]);
     expect(reports).toBe(20 * 5 * 2);
-    expect(await codeOf(c.ingest.submitScores({ updates: Array.from({ length: 101 }, (_, i) => ({ board: "r-report", playerId: `z-${i}`, value: 1n })), reportRanks: true }))).toBe(status.INVALID_ARGUMENT);
+    expect(
+      await codeOf(
+        c.ingest.submitScores({
+          updates: Array.from({ length: 101 }, (_, i) => ({ board: "r-report", playerId: `z-${i}`, value: 1n })),
+          reportRanks: true,
+        }),
+      ),
+    ).toBe(status.INVALID_ARGUMENT);
   });
 });
 
@@ -437,15 +609,45 @@ describe("histograms and approximate ranks", () => {
     const BOUNDS = [10, 20, 30, 40, 60];
     const rules: Rules = { ...HIGH, maxPoints: 100 };
     const lowRules: Rules = { ...LOW, maxPoints: 100 };
-    await admin.createBoard({ board: { name: "r-hist", defaultOp: Operation.SET, rules: { maxPoints: 100n, resolutionMs: 60_000, histogramBounds: BOUNDS.map(BigInt) } } });
-    await admin.createBoard({ board: { name: "r-hist-low", defaultOp: Operation.SET, rules: { order: 2, tie: 3, maxPoints: 100n, resolutionMs: 1000, histogramBounds: BOUNDS.map(BigInt) } } });
-    await admin.createBoard({ board: { name: "r-hist-daily", defaultOp: Operation.INCREMENT, rules: { maxPoints: 100n, resolutionMs: 60_000, period: PeriodKind.DAILY, keepPeriods: 2, histogramBounds: BOUNDS.map(BigInt), windows: [{ name: "2d", periods: 2, combine: WindowCombine.SUM }] } } });
+    await admin.createBoard({
+      board: {
+        name: "r-hist",
+        defaultOp: Operation.SET,
+        rules: { maxPoints: 100n, resolutionMs: 60_000, histogramBounds: BOUNDS.map(BigInt) },
+      },
+    });
+    await admin.createBoard({
+      board: {
+        name: "r-hist-low",
+        defaultOp: Operation.SET,
+        rules: { order: 2, tie: 3, maxPoints: 100n, resolutionMs: 1000, histogramBounds: BOUNDS.map(BigInt) },
+      },
+    });
+    await admin.createBoard({
+      board: {
+        name: "r-hist-daily",
+        defaultOp: Operation.INCREMENT,
+        rules: {
+          maxPoints: 100n,
+          resolutionMs: 60_000,
+          period: PeriodKind.DAILY,
+          keepPeriods: 2,
+          histogramBounds: BOUNDS.map(BigInt),
+          windows: [{ name: "2d", periods: 2, combine: WindowCombine.SUM }],
+        },
+      },
+    });
     for (const board of ["r-hist", "r-hist-low", "r-hist-daily"]) {
-      for (const from = Date.now(); (await codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: 1000n }] }))) !== status.INVALID_ARGUMENT;) {
+      for (
+        const from = Date.now();
+        (await codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: 1000n }] }))) !== status.INVALID_ARGUMENT;
+      ) {
         if (Date.now() - from > 10_000) throw new Error(`${board} not known to ingest`);
       }
     }
-    expect(await codeOf(admin.createBoard({ board: { name: "r-hist-bad", rules: { maxPoints: 100n, histogramBounds: [50n, 40n] } } }))).toBe(status.INVALID_ARGUMENT);
+    expect(
+      await codeOf(admin.createBoard({ board: { name: "r-hist-bad", rules: { maxPoints: 100n, histogramBounds: [50n, 40n] } } })),
+    ).toBe(status.INVALID_ARGUMENT);
     const high = new RulesOracle(rules);
     const low = new RulesOracle(lowRules);
     const days = [dailyId(Date.now() - DAY, "UTC"), dailyId(Date.now(), "UTC")];
@@ -470,10 +672,13 @@ describe("histograms and approximate ranks", () => {
         const sum = h.ok.buckets.reduce((n, b) => n + b.count, 0n);
         if (sum !== h.ok.total) problems.push(`${board}: buckets hold ${sum}, total ${h.ok.total}`);
         // the router may answer from a histogram it read, but never one read more than its bound before the request
-        if (Number(h.ok.readAtMs) < asked - HISTOGRAM_CACHE_MS) problems.push(`${board}: histogram read at ${h.ok.readAtMs}, ${asked - Number(h.ok.readAtMs)} ms before the request`);
+        if (Number(h.ok.readAtMs) < asked - HISTOGRAM_CACHE_MS)
+          problems.push(`${board}: histogram read at ${h.ok.readAtMs}, ${asked - Number(h.ok.readAtMs)} ms before the request`);
         const a = await c.router.getApproximateRank({ board, of: { case: "score", value: BigInt(rand(101)) } });
-        if (Number(a.readAtMs) < asked - HISTOGRAM_CACHE_MS) problems.push(`${board}: approximate rank from a histogram read ${asked - Number(a.readAtMs)} ms before the request`);
-        if (!(a.rankAtLeast <= a.rankEstimate && a.rankEstimate <= a.rankAtMost && a.rankAtMost <= a.total + 1n)) problems.push(`${board}: approximate ${a.rankAtLeast} <= ${a.rankEstimate} <= ${a.rankAtMost} <= ${a.total} + 1 fails`);
+        if (Number(a.readAtMs) < asked - HISTOGRAM_CACHE_MS)
+          problems.push(`${board}: approximate rank from a histogram read ${asked - Number(a.readAtMs)} ms before the request`);
+        if (!(a.rankAtLeast <= a.rankEstimate && a.rankEstimate <= a.rankAtMost && a.rankAtMost <= a.total + 1n))
+          problems.push(`${board}: approximate ${a.rankAtLeast} <= ${a.rankEstimate} <= ${a.rankAtMost} <= ${a.total} + 1 fails`);
       }
     })();
     // 12 rounds of writes, more until the reader has checked enough answers (not a matter of the machine's speed)
@@ -506,34 +711,65 @@ describe("histograms and approximate ranks", () => {
     // at rest: every bucket's count, and the approximate ranks' bounds, from the oracle
     const starts = [0, ...BOUNDS];
     const ranges = starts.map((min, i) => ({ min, max: i + 1 < starts.length ? starts[i + 1]! - 1 : 100 }));
-    const histogramOf = (entries: readonly RulesEntry[]) => ranges.map((r) => ({ minScore: BigInt(r.min), maxScore: BigInt(r.max), count: BigInt(entries.filter((e) => e.score >= r.min && e.score <= r.max).length) }));
-    const sumWindow = windowEntries(windowRules(rules, "sum", 2), "sum", days.map((d) => daily.get(d)?.sorted()));
+    const histogramOf = (entries: readonly RulesEntry[]) =>
+      ranges.map((r) => ({
+        minScore: BigInt(r.min),
+        maxScore: BigInt(r.max),
+        count: BigInt(entries.filter((e) => e.score >= r.min && e.score <= r.max).length),
+      }));
+    const sumWindow = windowEntries(
+      windowRules(rules, "sum", 2),
+      "sum",
+      days.map((d) => daily.get(d)?.sorted()),
+    );
     const expectations: Array<[string, { board: string; period?: string; window?: string }, RulesEntry[], Rules]> = [
-      ["r-hist", { board: "r-hist" }, high.sorted(), rules], ["r-hist-low", { board: "r-hist-low" }, low.sorted(), lowRules],
-      ...days.map((d): [string, { board: string; period: string }, RulesEntry[], Rules] => [`r-hist-daily@${d}`, { board: "r-hist-daily", period: d }, daily.get(d)!.sorted(), rules]),
+      ["r-hist", { board: "r-hist" }, high.sorted(), rules],
+      ["r-hist-low", { board: "r-hist-low" }, low.sorted(), lowRules],
+      ...days.map((d): [string, { board: string; period: string }, RulesEntry[], Rules] => [
+        `r-hist-daily@${d}`,
+        { board: "r-hist-daily", period: d },
+        daily.get(d)!.sorted(),
+        rules,
+      ]),
     ];
     // with the last write's token: read after it was applied, never from the router's memory
     for (const [label, where, entries] of expectations) {
       const h = await c.router.getHistogram({ ...where, consistencyToken: token });
-      expect({ buckets: h.buckets.map((b) => ({ minScore: b.minScore, maxScore: b.maxScore, count: b.count })), total: Number(h.total) }, `histogram of ${label}`).toEqual({ buckets: histogramOf(entries), total: entries.length });
+      expect(
+        { buckets: h.buckets.map((b) => ({ minScore: b.minScore, maxScore: b.maxScore, count: b.count })), total: Number(h.total) },
+        `histogram of ${label}`,
+      ).toEqual({ buckets: histogramOf(entries), total: entries.length });
     }
     // the SUM window: the same bounds, its last bucket up to the window's sums (200)
     const win = await c.router.getHistogram({ board: "r-hist-daily", window: "2d", consistencyToken: token });
-    expect(win.buckets.map((b) => Number(b.count))).toEqual(ranges.map((r, i) => sumWindow.filter((e) => e.score >= r.min && (i === ranges.length - 1 || e.score <= r.max)).length));
+    expect(win.buckets.map((b) => Number(b.count))).toEqual(
+      ranges.map((r, i) => sumWindow.filter((e) => e.score >= r.min && (i === ranges.length - 1 || e.score <= r.max)).length),
+    );
     for (const [label, where, entries, r] of expectations.slice(0, 2)) {
       const better = (a: number, b: number) => (r.lowerIsBetter ? a < b : a > b);
       for (const e of entries.filter((_, i) => i % 23 === 0)) {
         const a = await c.router.getApproximateRank({ ...where, of: { case: "playerId", value: e.playerId }, consistencyToken: token });
         const bucket = ranges.find((x) => e.score >= x.min && e.score <= x.max)!;
-        const ahead = entries.filter((x) => better(x.score, bucket.min) && better(x.score, bucket.max) || (r.lowerIsBetter ? x.score < bucket.min : x.score > bucket.max)).length;
+        const ahead = entries.filter(
+          (x) =>
+            (better(x.score, bucket.min) && better(x.score, bucket.max)) || (r.lowerIsBetter ? x.score < bucket.min : x.score > bucket.max),
+        ).length;
         const inBucket = entries.filter((x) => x.score >= bucket.min && x.score <= bucket.max).length;
-        expect({ atLeast: Number(a.rankAtLeast), atMost: Number(a.rankAtMost), score: Number(a.score) }, `${label}: approximate rank of ${e.playerId}`).toEqual({ atLeast: ahead + 1, atMost: ahead + inBucket, score: e.score });
-        expect(e.rank >= Number(a.rankAtLeast) && e.rank <= Number(a.rankAtMost), `${label}: exact rank ${e.rank} within the bounds`).toBe(true);
+        expect(
+          { atLeast: Number(a.rankAtLeast), atMost: Number(a.rankAtMost), score: Number(a.score) },
+          `${label}: approximate rank of ${e.playerId}`,
+        ).toEqual({ atLeast: ahead + 1, atMost: ahead + inBucket, score: e.score });
+        expect(e.rank >= Number(a.rankAtLeast) && e.rank <= Number(a.rankAtMost), `${label}: exact rank ${e.rank} within the bounds`).toBe(
+          true,
+        );
       }
     }
     // without a token, once the bound has passed since the writes were applied, the router's memory holds them too
     await new Promise((r) => setTimeout(r, HISTOGRAM_CACHE_MS + 50));
-    expect((await c.router.getHistogram({ board: "r-hist" })).buckets.map((b) => b.count), "r-hist without a token, past the cache's bound").toEqual(histogramOf(high.sorted()).map((b) => b.count));
+    expect(
+      (await c.router.getHistogram({ board: "r-hist" })).buckets.map((b) => b.count),
+      "r-hist without a token, past the cache's bound",
+    ).toEqual(histogramOf(high.sorted()).map((b) => b.count));
     const top = high.sorted()[0]!;
     const cached = await c.router.getApproximateRank({ board: "r-hist", of: { case: "score", value: BigInt(top.score) } });
     expect(Number(cached.rankAtLeast), "approximate rank of the best score from memory").toBe(1);
@@ -542,7 +778,9 @@ describe("histograms and approximate ranks", () => {
     const erased = await c.ingest.deletePlayer({ playerId: gone.playerId, boards: ["r-hist"] });
     await c.waitApplied([erased.offset!]);
     high.remove(gone.playerId);
-    expect((await c.router.getHistogram({ board: "r-hist", consistencyToken: erased.consistencyToken })).buckets.map((b) => b.count)).toEqual(histogramOf(high.sorted()).map((b) => b.count));
+    expect(
+      (await c.router.getHistogram({ board: "r-hist", consistencyToken: erased.consistencyToken })).buckets.map((b) => b.count),
+    ).toEqual(histogramOf(high.sorted()).map((b) => b.count));
     await admin.createBoard({ board: { name: "r-hist-none" } });
     expect(await codeOf(c.router.getHistogram({ board: "r-hist-none" }))).toBe(status.FAILED_PRECONDITION);
   });

@@ -69,7 +69,10 @@ function startRebuild(req: object, opts?: CallOptions) {
     for (;;) {
       const hit = messages.find(pred);
       if (hit) return hit;
-      if (ended) throw new Error(`the rebuild ended before the awaited message: ${JSON.stringify(await outcome, (_, v) => (typeof v === "bigint" ? String(v) : v))}`);
+      if (ended)
+        throw new Error(
+          `the rebuild ended before the awaited message: ${JSON.stringify(await outcome, (_, v) => (typeof v === "bigint" ? String(v) : v))}`,
+        );
       if (Date.now() > deadline) throw new Error(`no such message within ${timeoutMs} ms`);
       await sleep(10);
     }
@@ -120,7 +123,9 @@ async function waitBoard(timeoutMs = 30_000): Promise<void> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "ladder-rebuild-lease-"));
-  redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `redis-${i}`), persist: false, log: silentLogger() })));
+  redis = await Promise.all(
+    [0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `redis-${i}`), persist: false, log: silentLogger() })),
+  );
   c = await startTestCluster("lease", { redisUrls: redis.map((r) => r.url), settings: { LADDER_APPLY_BATCH: APPLY_BATCH } });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   live = new Redis(redis[1]!.url, { db: 0 });
@@ -231,14 +236,22 @@ describe("rebuild lease", () => {
   });
 
   it("cancels through the CLI's Ctrl-C: exits non-zero once the server cleaned up", async () => {
-    const cli = spawn(process.execPath, [builtEntry("cli/src/main.ts"), "rebuild", "--shard", SHARD, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
-      cwd: REPO, env: { ...process.env, LADDER_LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"],
-    });
+    const cli = spawn(
+      process.execPath,
+      [builtEntry("cli/src/main.ts"), "rebuild", "--shard", SHARD, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
+      {
+        cwd: REPO,
+        env: { ...process.env, LADDER_LOG_LEVEL: "warn" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     cli.stdout.on("data", (d: Buffer) => void (stdout += d.toString()));
     cli.stderr.on("data", (d: Buffer) => void (stderr += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => cli.on("exit", (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      cli.on("exit", (code, signal) => resolve({ code, signal })),
+    );
     const deadline = Date.now() + 30_000;
     while (!/replaying\s+[1-9]\d* records/.test(stdout)) {
       if (Date.now() > deadline || cli.exitCode !== null) throw new Error(`the CLI showed no progress: ${stdout} ${stderr}`);

@@ -40,7 +40,9 @@ async function rebuild(req: object): Promise<RebuildShardsResponse[]> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "ladder-rebuild-"));
-  redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `redis-${i}`), persist: false, log: silentLogger() })));
+  redis = await Promise.all(
+    [0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `redis-${i}`), persist: false, log: silentLogger() })),
+  );
   c = await startTestCluster("rebuild", { redisUrls: redis.map((r) => r.url) });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
 }, 120_000);
@@ -85,13 +87,16 @@ describe("rebuild", () => {
     const answers = { old: 0, new: 0, neither: [] as unknown[] };
     const reader = (async () => {
       while (reading) {
-        const code = await c.router.getTop({ board: "r", limit: 10 }).then((page) => {
-          const got = top10(page);
-          if (isDeepStrictEqual(got, before)) answers.old++;
-          else if (isDeepStrictEqual(got, after)) answers.new++;
-          else answers.neither.push(got);
-          return "ok";
-        }, (e: { code: number }) => e.code);
+        const code = await c.router.getTop({ board: "r", limit: 10 }).then(
+          (page) => {
+            const got = top10(page);
+            if (isDeepStrictEqual(got, before)) answers.old++;
+            else if (isDeepStrictEqual(got, after)) answers.new++;
+            else answers.neither.push(got);
+            return "ok";
+          },
+          (e: { code: number }) => e.code,
+        );
         readCodes.set(code, (readCodes.get(code) ?? 0) + 1);
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -102,7 +107,9 @@ describe("rebuild", () => {
     expect(progress.at(-1)).toMatchObject({ shardId: "shard-1", phase: Phase.DONE });
     await c.waitApplied([...first.offsets, ...second.offsets]);
     const audit = await auditBoard(c, "r", all);
-    console.log(`[rebuild] shard-1 replayed ${progress.at(-1)!.eventsReplayed} records; reads during it: ${JSON.stringify(Object.fromEntries(readCodes))}, answered from the old board ${answers.old}, the new ${answers.new}; after: ${JSON.stringify(audit)}`);
+    console.log(
+      `[rebuild] shard-1 replayed ${progress.at(-1)!.eventsReplayed} records; reads during it: ${JSON.stringify(Object.fromEntries(readCodes))}, answered from the old board ${answers.old}, the new ${answers.new}; after: ${JSON.stringify(audit)}`,
+    );
     expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: 6000 });
     expect(readCodes.get("ok")).toBeGreaterThan(0);
     expect(answers.neither).toEqual([]);
@@ -135,7 +142,10 @@ describe("rebuild", () => {
     expect(await code(admin.rebuildShards({ auditView: "bad view" }) as AsyncIterable<unknown>)).toBe(status.INVALID_ARGUMENT);
     expect(await code(admin.rebuildShards({ asOfTimestampMs: 5n }) as AsyncIterable<unknown>)).toBe(status.INVALID_ARGUMENT);
     // a view that was never built: NOT_FOUND, not an empty board
-    const missing = await c.router.getTop({ board: "r", view: "no-such-view" }).then(() => "ok", (e: { code: number }) => e.code);
+    const missing = await c.router.getTop({ board: "r", view: "no-such-view" }).then(
+      () => "ok",
+      (e: { code: number }) => e.code,
+    );
     expect(missing).toBe(status.NOT_FOUND);
   });
 });

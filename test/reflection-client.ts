@@ -21,19 +21,33 @@ export interface ReflectionResponse {
 const PROTO_DIR = join(dirname(createRequire(import.meta.url).resolve("@grpc/reflection/package.json")), "build", "proto");
 
 function clientConstructor(version: ReflectionVersion): grpc.ServiceClientConstructor {
-  const definition = loadSync(`grpc/reflection/${version}/reflection.proto`, { includeDirs: [PROTO_DIR], longs: String, enums: String, defaults: true, oneofs: true });
-  const pkg = grpc.loadPackageDefinition(definition) as unknown as { grpc: { reflection: Record<ReflectionVersion, { ServerReflection: grpc.ServiceClientConstructor }> } };
+  const definition = loadSync(`grpc/reflection/${version}/reflection.proto`, {
+    includeDirs: [PROTO_DIR],
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  const pkg = grpc.loadPackageDefinition(definition) as unknown as {
+    grpc: { reflection: Record<ReflectionVersion, { ServerReflection: grpc.ServiceClientConstructor }> };
+  };
   return pkg.grpc.reflection[version].ServerReflection;
 }
 
 /** Sends `requests` on one reflection stream to `address` and resolves with the responses, in order. */
-export function reflect(address: string, version: ReflectionVersion, requests: readonly ReflectionRequest[], timeoutMs = 10_000): Promise<ReflectionResponse[]> {
+export function reflect(
+  address: string,
+  version: ReflectionVersion,
+  requests: readonly ReflectionRequest[],
+  timeoutMs = 10_000,
+): Promise<ReflectionResponse[]> {
   const Client = clientConstructor(version);
   const client = new Client(address, grpc.credentials.createInsecure());
   return new Promise<ReflectionResponse[]>((resolve, reject) => {
     const responses: ReflectionResponse[] = [];
-    const call = (client as unknown as Record<string, (o: grpc.CallOptions) => grpc.ClientDuplexStream<unknown, ReflectionResponse>>)
-      .ServerReflectionInfo!.call(client, { deadline: Date.now() + timeoutMs });
+    const call = (
+      client as unknown as Record<string, (o: grpc.CallOptions) => grpc.ClientDuplexStream<unknown, ReflectionResponse>>
+    ).ServerReflectionInfo!.call(client, { deadline: Date.now() + timeoutMs });
     call.on("data", (res: ReflectionResponse) => {
       responses.push(res);
       if (responses.length === requests.length) call.end();

@@ -54,7 +54,10 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "ladder-reshard-"));
   // own Redis servers: a reshard swaps whole databases (SWAPDB); the fourth is the shard added
   redis = await Promise.all([0, 1, 2, 3].map((i) => startRedisServer({ dataDir: join(dataDir, `r${i}`), persist: false, log })));
-  c = await startTestCluster("reshard", { redisUrls: redis.slice(0, 3).map((r) => r.url), settings: { LADDER_SNAPSHOTS: "0", LADDER_SLOTS: String(SLOTS) } });
+  c = await startTestCluster("reshard", {
+    redisUrls: redis.slice(0, 3).map((r) => r.url),
+    settings: { LADDER_SNAPSHOTS: "0", LADDER_SLOTS: String(SLOTS) },
+  });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
 }, 180_000);
 afterAll(async () => {
@@ -83,7 +86,8 @@ function problems(entries: Array<ReturnType<typeof plain>>, total: number): stri
     const hi = lo + HOT - (isHot.has(e.playerId) ? 1 : 0);
     if (e.rank < lo || e.rank > hi) out.push(`${e.playerId} (${e.points}) rank ${e.rank} outside [${lo}, ${hi}]`);
     const truth = staticById.get(e.playerId);
-    if (!isHot.has(e.playerId) && (!truth || truth.points !== e.points || truth.reachedAtMs !== e.reachedAtMs)) out.push(`${e.playerId} shows ${e.points}, not the oracle's`);
+    if (!isHot.has(e.playerId) && (!truth || truth.points !== e.points || truth.reachedAtMs !== e.reachedAtMs))
+      out.push(`${e.playerId} shows ${e.points}, not the oracle's`);
   }
   return out;
 }
@@ -99,14 +103,31 @@ describe("resharding online", () => {
   it("adds a shard, then removes one, while players move: every answer exact or UNAVAILABLE, nothing lost or doubled, every shard holding exactly its slots", async () => {
     // the board: statics in steps of 15 shared by threes over two time units, never written again; hot players walk
     const base = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
-    for (let i = 0; i < STATIC; i++) statics.push({ playerId: staticId(i), points: 15 * Math.floor(i / 3), reachedAtMs: base + (i % 2) * 60_000 });
+    for (let i = 0; i < STATIC; i++)
+      statics.push({ playerId: staticId(i), points: 15 * Math.floor(i / 3), reachedAtMs: base + (i % 2) * 60_000 });
     statics.sort(order);
     for (const s of statics) staticById.set(s.playerId, s);
     const walk = hotIds.map(() => randInt(0, HOT_MAX));
-    let token = (await c.ingest.submitScores({ updates: [
-      ...statics.map((s) => ({ board: BOARD, playerId: s.playerId, op: Operation.SET, value: BigInt(s.points), timestampMs: BigInt(s.reachedAtMs) })),
-      ...hotIds.map((playerId, i) => ({ board: BOARD, playerId, op: Operation.SET, value: BigInt(walk[i]!), eventId: `${playerId}-set` })),
-    ] })).consistencyToken;
+    let token = (
+      await c.ingest.submitScores({
+        updates: [
+          ...statics.map((s) => ({
+            board: BOARD,
+            playerId: s.playerId,
+            op: Operation.SET,
+            value: BigInt(s.points),
+            timestampMs: BigInt(s.reachedAtMs),
+          })),
+          ...hotIds.map((playerId, i) => ({
+            board: BOARD,
+            playerId,
+            op: Operation.SET,
+            value: BigInt(walk[i]!),
+            eventId: `${playerId}-set`,
+          })),
+        ],
+      })
+    ).consistencyToken;
     expect(Number((await c.router.getTop({ board: BOARD, limit: 1, consistencyToken: token })).total)).toBe(TOTAL);
 
     let stop = false;
@@ -131,9 +152,13 @@ describe("resharding online", () => {
       while (!stop) {
         const kind = (r + counts.answers) % 3;
         const player = kind === 1 ? statics[randInt(0, STATIC - 1)]!.playerId : hotIds[randInt(0, HOT - 1)]!;
-        const got = await outcome(kind === 0 ? c.router.getTop({ board: BOARD, limit: 60, offset: BigInt(randInt(0, 190)) })
-          : kind === 1 ? c.router.getRank({ board: BOARD, playerId: player }).then((x) => ({ entries: [x.entry!], total: x.total }))
-          : c.router.getAround({ board: BOARD, playerId: player, radius: 3 }));
+        const got = await outcome(
+          kind === 0
+            ? c.router.getTop({ board: BOARD, limit: 60, offset: BigInt(randInt(0, 190)) })
+            : kind === 1
+              ? c.router.getRank({ board: BOARD, playerId: player }).then((x) => ({ entries: [x.entry!], total: x.total }))
+              : c.router.getAround({ board: BOARD, playerId: player, radius: 3 }),
+        );
         if ("code" in got) {
           if (got.code !== status.UNAVAILABLE) found.push(`code ${got.code}: ${got.details}`);
           counts.refused++;
@@ -156,7 +181,8 @@ describe("resharding online", () => {
     const streams = watched.map(async (playerId) => {
       const got: Array<{ rank: number; points: number; resynced: boolean }> = [];
       try {
-        for await (const m of c.router.watchPlayer({ board: BOARD, playerId, intervalMs: 50 }, { signal: watching.signal })) got.push({ rank: Number(m.entry?.rank ?? 0), points: Number(m.entry?.score ?? -1), resynced: m.resynced });
+        for await (const m of c.router.watchPlayer({ board: BOARD, playerId, intervalMs: 50 }, { signal: watching.signal }))
+          got.push({ rank: Number(m.entry?.rank ?? 0), points: Number(m.entry?.score ?? -1), resynced: m.resynced });
       } catch (err) {
         if ((err as { code?: number }).code !== status.CANCELLED) found.push(`watch ${playerId}: ${(err as Error).message}`);
       }
@@ -176,17 +202,28 @@ describe("resharding online", () => {
       if (got.length === 0) found.push(`watch ${playerId}: no message`);
       for (const m of got) {
         const lo = 1 + staticAhead({ playerId, points: m.points, reachedAtMs: staticById.get(playerId)?.reachedAtMs ?? 0 });
-        if (!isHot.has(playerId) && (m.rank < lo || m.rank > lo + HOT)) found.push(`watch ${playerId}: rank ${m.rank} outside [${lo}, ${lo + HOT}]`);
+        if (!isHot.has(playerId) && (m.rank < lo || m.rank > lo + HOT))
+          found.push(`watch ${playerId}: rank ${m.rank} outside [${lo}, ${lo + HOT}]`);
       }
       const final = await c.router.getRank({ board: BOARD, playerId, consistencyToken: token });
-      if (got.at(-1)?.rank !== Number(final.entry!.rank)) found.push(`watch ${playerId}: last message rank ${got.at(-1)?.rank}, board ${final.entry!.rank}`);
+      if (got.at(-1)?.rank !== Number(final.entry!.rank))
+        found.push(`watch ${playerId}: last message rank ${got.at(-1)?.rank}, board ${final.entry!.rank}`);
       if (!got.some((m) => m.resynced)) found.push(`watch ${playerId}: never read again across two moves`);
     }
-    console.log(`[reshard] ${JSON.stringify({ ...counts, longestRefusalMs: Math.round(longestRefusalMs), cutOverMs: [added, removed].map((m) => Number(m.at(-1)?.cutOverMs)), moved: [added, removed].map((m) => m[0]?.movedSlots.length) })}`);
+    console.log(
+      `[reshard] ${JSON.stringify({ ...counts, longestRefusalMs: Math.round(longestRefusalMs), cutOverMs: [added, removed].map((m) => Number(m.at(-1)?.cutOverMs)), moved: [added, removed].map((m) => m[0]?.movedSlots.length) })}`,
+    );
     expect(found.slice(0, 5)).toEqual([]);
     expect(counts.answers).toBeGreaterThan(100);
-    for (const [m, from] of [[added, 1], [removed, 2]] as const) {
-      expect(m.map((x) => x.phase).filter((p) => p !== Phase.BUILDING && p !== Phase.DELETING)).toEqual([Phase.PLANNED, Phase.CUT_OVER, Phase.DONE]);
+    for (const [m, from] of [
+      [added, 1],
+      [removed, 2],
+    ] as const) {
+      expect(m.map((x) => x.phase).filter((p) => p !== Phase.BUILDING && p !== Phase.DELETING)).toEqual([
+        Phase.PLANNED,
+        Phase.CUT_OVER,
+        Phase.DONE,
+      ]);
       expect(Number(m[0]!.fromEpoch)).toBe(from);
       expect(m[0]!.movedSlots.length).toBeGreaterThan(0);
     }
@@ -195,38 +232,79 @@ describe("resharding online", () => {
     const page = await c.router.getTop({ board: BOARD, limit: 1000, consistencyToken: token });
     expect(Number(page.total)).toBe(TOTAL);
     const got = page.entries.map(plain);
-    expect(new Map(got.filter((e) => isHot.has(e.playerId)).map((e) => [e.playerId, e.points]))).toEqual(new Map(hotIds.map((id, i) => [id, walk[i]!])));
+    expect(new Map(got.filter((e) => isHot.has(e.playerId)).map((e) => [e.playerId, e.points]))).toEqual(
+      new Map(hotIds.map((id, i) => [id, walk[i]!])),
+    );
     expect(got.filter((e) => !isHot.has(e.playerId)).map((e) => e.playerId)).toEqual(statics.map((s) => s.playerId));
     expect(problems(got, Number(page.total))).toEqual([]);
 
     // the placement: epoch 3 over shard-0, shard-2, shard-3; each Redis holds exactly its slots' players
     const placed = await admin.getPlacement({});
-    expect({ epoch: Number(placed.epoch), shards: placed.shards.map((s) => s.id).sort() }).toEqual({ epoch: 3, shards: ["shard-0", "shard-2", "shard-3"] });
+    expect({ epoch: Number(placed.epoch), shards: placed.shards.map((s) => s.id).sort() }).toEqual({
+      epoch: 3,
+      shards: ["shard-0", "shard-2", "shard-3"],
+    });
     const boardKey = keyLayout(c.ns.keyPrefix).board(BOARD);
-    const urlOf = new Map([["shard-0", redis[0]!.url], ["shard-1", redis[1]!.url], ["shard-2", redis[2]!.url], ["shard-3", redis[3]!.url]]);
+    const urlOf = new Map([
+      ["shard-0", redis[0]!.url],
+      ["shard-1", redis[1]!.url],
+      ["shard-2", redis[2]!.url],
+      ["shard-3", redis[3]!.url],
+    ]);
     for (const s of placed.shards) {
       const r = new Redis(urlOf.get(s.id)!);
       const members = await r.zrange(boardKey, "0", "-1");
-      const leftovers = [...(await r.keys(`${c.ns.keyPrefix}move`)), ...(await r.keys(`${c.ns.keyPrefix}board:*!arr`)), ...(await r.keys(`${c.ns.keyPrefix}board:*!dep`))];
+      const leftovers = [
+        ...(await r.keys(`${c.ns.keyPrefix}move`)),
+        ...(await r.keys(`${c.ns.keyPrefix}board:*!arr`)),
+        ...(await r.keys(`${c.ns.keyPrefix}board:*!dep`)),
+      ];
       const spare = await r.select(1).then(() => r.dbsize());
       await r.quit();
       const mine = new Set(s.slots);
-      expect(members.filter((m) => !mine.has(slotOf(m, SLOTS))), `${s.id} holds players of other slots`).toEqual([]);
-      expect(members.length, `${s.id} holds every player of its slots`).toBe([...staticById.keys(), ...hotIds].filter((p) => mine.has(slotOf(p, SLOTS))).length);
+      expect(
+        members.filter((m) => !mine.has(slotOf(m, SLOTS))),
+        `${s.id} holds players of other slots`,
+      ).toEqual([]);
+      expect(members.length, `${s.id} holds every player of its slots`).toBe(
+        [...staticById.keys(), ...hotIds].filter((p) => mine.has(slotOf(p, SLOTS))).length,
+      );
       expect(spare, `${s.id}'s spare database is empty again`).toBe(0);
       expect(leftovers, `${s.id}'s moves in place are drained and ended`).toEqual([]);
     }
 
     // the old placement is refused by the shards themselves: a read by epoch 1, a write built for it
-    const config = loadConfig({ LADDER_SHARDS: redis.slice(0, 3).map((r, i) => `shard-${i}=${r.url}`).join(","), LADDER_SLOTS: String(SLOTS) });
+    const config = loadConfig({
+      LADDER_SHARDS: redis
+        .slice(0, 3)
+        .map((r, i) => `shard-${i}=${r.url}`)
+        .join(","),
+      LADDER_SLOTS: String(SLOTS),
+    });
     const old = placementOf(1, config.shards, SLOTS);
-    const oldStamp = shardStamp({ shardId: "shard-0", topic: c.ns.topic, numSlots: SLOTS, slots: old.placement.slotsOf.get("shard-0")!, boards: config.boards });
+    const oldStamp = shardStamp({
+      shardId: "shard-0",
+      topic: c.ns.topic,
+      numSlots: SLOTS,
+      slots: old.placement.slotsOf.get("shard-0")!,
+      boards: config.boards,
+    });
     const r0 = new Redis(redis[0]!.url);
     try {
       const reader = new ShardReader({ shardId: "shard-0", stamp: oldStamp, redis: r0, keyPrefix: c.ns.keyPrefix });
-      const refused = await reader.top(BOARD, 5).then(() => undefined, (err: unknown) => err);
+      const refused = await reader.top(BOARD, 5).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(refused).toBeInstanceOf(StampMismatch);
-      const stale = new ShardWriter({ shardId: "shard-0", stamp: oldStamp, builtFrom: builtFrom(oldStamp, "any-topic-id"), redis: r0, keyPrefix: c.ns.keyPrefix, dedupWindowMs: 60_000 });
+      const stale = new ShardWriter({
+        shardId: "shard-0",
+        stamp: oldStamp,
+        builtFrom: builtFrom(oldStamp, "any-topic-id"),
+        redis: r0,
+        keyPrefix: c.ns.keyPrefix,
+        dedupWindowMs: 60_000,
+      });
       const applied = await stale.apply(old.placement.slotsOf.get("shard-0")![0]!, []);
       expect(applied.drift, "a writer by the old placement is refused").toBeDefined();
     } finally {

@@ -24,7 +24,7 @@ export interface RulesEntry {
 
 /** Negative when `a` ranks ahead of `b` on a board with these rules. */
 export function rulesOrder(rules: Rules, a: Omit<RulesEntry, "rank">, b: Omit<RulesEntry, "rank">): number {
-  if (a.score !== b.score) return (a.score < b.score) === rules.lowerIsBetter ? -1 : 1;
+  if (a.score !== b.score) return a.score < b.score === rules.lowerIsBetter ? -1 : 1;
   if (rules.tie === "earliest" && a.reachedAtMs !== b.reachedAtMs) return a.reachedAtMs < b.reachedAtMs ? -1 : 1;
   if (rules.tie === "latest" && a.reachedAtMs !== b.reachedAtMs) return a.reachedAtMs > b.reachedAtMs ? -1 : 1;
   return Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
@@ -74,7 +74,8 @@ export function rulesPageProblems(rules: Rules, entries: readonly RulesEntry[], 
     if (seen.has(e.playerId)) problems.push(`${e.playerId} twice`);
     seen.add(e.playerId);
     if (e.score < rules.minPoints || e.score > rules.maxPoints) problems.push(`${e.playerId} at ${e.score}, outside the board's range`);
-    if (i > 0 && rulesOrder(rules, entries[i - 1]!, e) >= 0) problems.push(`${entries[i - 1]!.playerId} listed ahead of ${e.playerId} out of order`);
+    if (i > 0 && rulesOrder(rules, entries[i - 1]!, e) >= 0)
+      problems.push(`${entries[i - 1]!.playerId} listed ahead of ${e.playerId} out of order`);
   });
   return problems;
 }

@@ -15,7 +15,11 @@ describe("shutdown", () => {
   it("stops each service cleanly on SIGTERM under load, losing and doubling nothing", async () => {
     const exits: Record<string, unknown> = {};
     const load = await writeLoad(c, {
-      board: "s", batches: 40, batchSize: 200, players: 2000, attemptTimeoutMs: 3000,
+      board: "s",
+      batches: 40,
+      batchSize: 200,
+      players: 2000,
+      attemptTimeoutMs: 3000,
       afterBatch: async (b) => {
         if (b === 8) {
           const stopping = c.services.ingest().stop(10_000);

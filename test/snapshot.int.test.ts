@@ -70,7 +70,8 @@ async function cluster(label: string): Promise<TestCluster> {
   return c;
 }
 
-const stampOf = (c: TestCluster, shardId: string) => shardStamp({ shardId, topic: c.ns.topic, numSlots: SLOTS, slots: placement.slotsOf.get(shardId) ?? [], boards });
+const stampOf = (c: TestCluster, shardId: string) =>
+  shardStamp({ shardId, topic: c.ns.topic, numSlots: SLOTS, slots: placement.slotsOf.get(shardId) ?? [], boards });
 async function builtFromOf(c: TestCluster, shardId: string): Promise<string> {
   return builtFrom(stampOf(c, shardId), (await topicIds.idOf(c.ns.topic))!);
 }
@@ -81,13 +82,29 @@ async function snapshotsOf(c: TestCluster, timeoutMs = 30_000): Promise<Map<stri
   for (;;) {
     const found = new Map<string, SnapshotManifest>();
     for (const shardId of SHARDS) {
-      const m = (await findSnapshots({ logClient: LogClient.wrap(kafka), topic: snapshotTopicOf(c.ns.topic), shardId, builtFrom: await builtFromOf(c, shardId) })).candidates[0];
+      const m = (
+        await findSnapshots({
+          logClient: LogClient.wrap(kafka),
+          topic: snapshotTopicOf(c.ns.topic),
+          shardId,
+          builtFrom: await builtFromOf(c, shardId),
+        })
+      ).candidates[0];
       if (m) found.set(shardId, m);
     }
     if (found.size === SHARDS.length) return found;
     if (Date.now() > deadline) {
       const missing = SHARDS.filter((s) => !found.has(s));
-      const logs = missing.map((s) => c.services.shardNode(s).output().split("\n").filter((l) => /snapshot/i.test(l)).slice(-3).map((l) => l.slice(0, 800)).join("\n"));
+      const logs = missing.map((s) =>
+        c.services
+          .shardNode(s)
+          .output()
+          .split("\n")
+          .filter((l) => /snapshot/i.test(l))
+          .slice(-3)
+          .map((l) => l.slice(0, 800))
+          .join("\n"),
+      );
       throw new Error(`no snapshot of ${missing.join(", ")} within ${timeoutMs} ms:\n${logs.join("\n")}`);
     }
     await new Promise((r) => setTimeout(r, 250));
@@ -95,7 +112,8 @@ async function snapshotsOf(c: TestCluster, timeoutMs = 30_000): Promise<Map<stri
 }
 
 /** Sends `load`'s batches again with the same event ids (as a game server retrying them): every one is a duplicate. */
-const retry = (c: TestCluster, load: { board: string; run: string; batches: number }) => writeLoad(c, { ...load, batchSize: 200, players: 2000 });
+const retry = (c: TestCluster, load: { board: string; run: string; batches: number }) =>
+  writeLoad(c, { ...load, batchSize: 200, players: 2000 });
 
 async function rebuild(req: object): Promise<RebuildShardsResponse[]> {
   const out: RebuildShardsResponse[] = [];
@@ -109,13 +127,16 @@ async function stateOf(i: number, prefix: string): Promise<Record<string, unknow
   const keys = [...(await r.keys(`${prefix}board:*`)), ...(await r.keys(`${prefix}dedup:*`))].sort();
   const out: Record<string, unknown> = { offsets: await r.hgetall(keyLayout(prefix).offsets) };
   // a dedup member is "<event id>\n<board key>\n<player>": the board key carries the prefix
-  for (const k of keys) out[k.slice(prefix.length)] = (await r.zrange(k, "0", "-1", "WITHSCORES")).map((v) => v.split(`\n${prefix}`).join("\n"));
+  for (const k of keys)
+    out[k.slice(prefix.length)] = (await r.zrange(k, "0", "-1", "WITHSCORES")).map((v) => v.split(`\n${prefix}`).join("\n"));
   return out;
 }
 
 /** Deletes the score log's records before `snapshot` (Kafka's DeleteRecords): from then on only the snapshot holds them. */
 async function deleteLogBefore(c: TestCluster, snapshot: SnapshotManifest): Promise<void> {
-  const partitions = Object.entries(snapshot.offsets).filter(([, o]) => BigInt(o) >= 0n).map(([p, o]) => ({ partition: Number(p), offset: (BigInt(o) + 1n).toString() }));
+  const partitions = Object.entries(snapshot.offsets)
+    .filter(([, o]) => BigInt(o) >= 0n)
+    .map(([p, o]) => ({ partition: Number(p), offset: (BigInt(o) + 1n).toString() }));
   await kadmin.fetchTopicMetadata({ topics: [c.ns.topic] }); // kafkajs needs the partitions' leaders first
   await kadmin.deleteTopicRecords({ topic: c.ns.topic, partitions });
 }
@@ -139,14 +160,20 @@ describe("snapshots", () => {
     await c.waitApplied(offsets);
     const done = progress.filter((p) => p.phase === Phase.DONE);
     expect(done.map((p) => p.shardId).sort()).toEqual(SHARDS);
-    const logRecords = (shardId: string) => (placement.slotsOf.get(shardId) ?? []).reduce((sum, p) => sum + Math.max(-1, ...offsets.filter((o) => o.partition === p).map((o) => Number(o.offset))) + 1, 0);
+    const logRecords = (shardId: string) =>
+      (placement.slotsOf.get(shardId) ?? []).reduce(
+        (sum, p) => sum + Math.max(-1, ...offsets.filter((o) => o.partition === p).map((o) => Number(o.offset))) + 1,
+        0,
+      );
     for (const p of done) {
       const snap = snaps.get(p.shardId)!;
       expect(p.snapshotId).toBe(snap.snapshotId); // it started from the snapshot...
       expect(Number(p.snapshotRecords)).toBe(snap.records);
       expect(Number(p.eventsReplayed)).toBe(logRecords(p.shardId) - snap.records); // ...and replayed only the tail
     }
-    console.log(`[snapshot] rebuild: ${done.map((p) => `${p.shardId} snapshot of ${p.snapshotRecords} records + ${p.eventsReplayed} replayed`).join("; ")}`);
+    console.log(
+      `[snapshot] rebuild: ${done.map((p) => `${p.shardId} snapshot of ${p.snapshotRecords} records + ${p.eventsReplayed} replayed`).join("; ")}`,
+    );
     expect(await auditBoard(c, "s", all)).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: 7000 });
 
     // the same log replayed from offset 0 (an audit view never starts from a snapshot) gives the same keys, byte for byte
@@ -212,7 +239,11 @@ describe("snapshots", () => {
     // a loss while records flow (the apply script finds Redis behind the records fetched, before any heartbeat does)
     await deleteLogBefore(c, snaps.get("shard-0")!);
     const third = await writeLoad(c, {
-      board: "s", run: "c", batches: 10, batchSize: 200, players: 2000,
+      board: "s",
+      run: "c",
+      batches: 10,
+      batchSize: 200,
+      players: 2000,
       afterBatch: async (b) => void (b === 2 && (await clients[0]!.del(...(await clients[0]!.keys(`${c.ns.keyPrefix}*`))))),
     });
     await c.waitApplied([...first.offsets, ...retried.offsets, ...second.offsets, ...third.offsets]);
@@ -234,11 +265,23 @@ describe("snapshots", () => {
     const otherBoards = new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints: 1000 }).spec!]);
     const foreign = [
       builtFrom(stampOf(c, "shard-1"), "an-older-topic-id"), // the score topic was deleted and created again
-      builtFrom(shardStamp({ shardId: "shard-1", topic: c.ns.topic, numSlots: SLOTS, slots: placement.slotsOf.get("shard-1")!, boards: otherBoards }), (await topicIds.idOf(c.ns.topic))!),
+      builtFrom(
+        shardStamp({
+          shardId: "shard-1",
+          topic: c.ns.topic,
+          numSlots: SLOTS,
+          slots: placement.slotsOf.get("shard-1")!,
+          boards: otherBoards,
+        }),
+        (await topicIds.idOf(c.ns.topic))!,
+      ),
     ].map((from) => ({ ...real, builtFrom: from, offsets: ahead, records: real.records + 4_000_000, takenAtMs: Date.now() }));
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: snapshotTopicOf(c.ns.topic), messages: foreign.map((m) => ({ key: "shard-1", value: JSON.stringify(m), partition: 0 })) });
+    await producer.send({
+      topic: snapshotTopicOf(c.ns.topic),
+      messages: foreign.map((m) => ({ key: "shard-1", value: JSON.stringify(m), partition: 0 })),
+    });
     await producer.disconnect();
     const second = await writeLoad(c, { board: "s", run: "b", batches: 10, batchSize: 200, players: 2000 });
     const offsets = [...first.offsets, ...second.offsets];

@@ -18,8 +18,27 @@ const key = join(dir, "key.pem");
 let c: TestCluster;
 
 beforeAll(async () => {
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert], { stdio: "pipe" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+    ],
+    { stdio: "pipe" },
+  );
   c = await startTestCluster("tls", { settings: { LADDER_TLS_CERT_FILE: cert, LADDER_TLS_KEY_FILE: key } });
 }, 120_000);
 afterAll(async () => {
@@ -36,7 +55,10 @@ describe("tls", () => {
     const rank = await router.getRank({ board: "tls", playerId: "p", consistencyToken: res.consistencyToken });
     expect(Number(rank.entry!.score)).toBe(42);
     const plain = createClient(LeaderboardService, c.services.routerAddress, grpc.credentials.createInsecure(), {}, TEST_TOKENS.read);
-    const code = await plain.getRank({ board: "tls", playerId: "p" }, { timeoutMs: 2000 }).then(() => "ok", (e: { code: number }) => e.code);
+    const code = await plain.getRank({ board: "tls", playerId: "p" }, { timeoutMs: 2000 }).then(
+      () => "ok",
+      (e: { code: number }) => e.code,
+    );
     expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(code);
     for (const client of [ingest, router, plain]) client.close();
   });

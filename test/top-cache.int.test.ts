@@ -45,7 +45,9 @@ describe("top cache", () => {
           problems.push(`token top: ${top.code} ${top.details}`);
           continue;
         }
-        for (const e of top.ok.entries) if (e.playerId.startsWith(`c${w}-`) && e.score !== value) problems.push(`token top: ${e.playerId} at ${e.score}, just wrote ${value}`);
+        for (const e of top.ok.entries)
+          if (e.playerId.startsWith(`c${w}-`) && e.score !== value)
+            problems.push(`token top: ${e.playerId} at ${e.score}, just wrote ${value}`);
         applied[w]!.push({ at: Date.now(), value });
       }
     };
@@ -64,13 +66,15 @@ describe("top cache", () => {
         const entries = top.ok.entries.map(plainEntry);
         for (const p of pageProblems(entries, Number(top.ok.total))) problems.push(`top: ${p}`);
         const written = floor.filter((v) => v !== undefined).length * PLAYERS_PER_WRITER;
-        if (Number(top.ok.total) < written) problems.push(`top: total ${top.ok.total}, but ${written} players were applied more than ${MAX_AGE_MS} ms before`);
+        if (Number(top.ok.total) < written)
+          problems.push(`top: total ${top.ok.total}, but ${written} players were applied more than ${MAX_AGE_MS} ms before`);
         for (const e of top.ok.entries) {
           const w = Number(e.playerId.slice(1, e.playerId.indexOf("-")));
           const min = floor[w];
           if (min === undefined) continue;
           counts.staleChecks++;
-          if (e.score < min) problems.push(`top: ${e.playerId} at ${e.score}, but ${min} was applied more than ${MAX_AGE_MS} ms before the read`);
+          if (e.score < min)
+            problems.push(`top: ${e.playerId} at ${e.score}, but ${min} was applied more than ${MAX_AGE_MS} ms before the read`);
         }
       }
     };
@@ -78,7 +82,9 @@ describe("top cache", () => {
     const hitsBefore = (await Scrape.of(c.services.metricsUrl("router"))).sum("ladder_router_top_cache_total", { outcome: "hit" });
     await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), ...Array.from({ length: READERS }, () => reader())]);
     const scrape = await Scrape.of(c.services.metricsUrl("router"));
-    const outcomes = Object.fromEntries(["hit", "joined", "refreshed"].map((o) => [o, scrape.sum("ladder_router_top_cache_total", { outcome: o })]));
+    const outcomes = Object.fromEntries(
+      ["hit", "joined", "refreshed"].map((o) => [o, scrape.sum("ladder_router_top_cache_total", { outcome: o })]),
+    );
     console.log(`[top-cache] ${JSON.stringify({ ...counts, cache: outcomes, problems: problems.length, first: problems.slice(0, 3) })}`);
     expect(problems.slice(0, 10)).toEqual([]);
     expect(counts.staleChecks).toBeGreaterThan(100);

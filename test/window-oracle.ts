@@ -31,8 +31,10 @@ export function windowEntries(rules: Rules, combine: Combine, periods: ReadonlyA
     for (const e of entries ?? []) {
       const cur = combined.get(e.playerId);
       if (!cur) combined.set(e.playerId, { score: e.score, reachedAtMs: e.reachedAtMs });
-      else if (combine === "sum") combined.set(e.playerId, { score: cur.score + e.score, reachedAtMs: Math.max(cur.reachedAtMs, e.reachedAtMs) });
-      else if (rulesOrder(rules, e, { playerId: e.playerId, ...cur }) < 0) combined.set(e.playerId, { score: e.score, reachedAtMs: e.reachedAtMs });
+      else if (combine === "sum")
+        combined.set(e.playerId, { score: cur.score + e.score, reachedAtMs: Math.max(cur.reachedAtMs, e.reachedAtMs) });
+      else if (rulesOrder(rules, e, { playerId: e.playerId, ...cur }) < 0)
+        combined.set(e.playerId, { score: e.score, reachedAtMs: e.reachedAtMs });
     }
   }
   return [...combined]

@@ -47,7 +47,12 @@ export async function writeLoad(cluster: Pick<TestCluster, "ingest">, o: WriteLo
   for (let b = 0; b < o.batches; b++) {
     const timestampMs = firstBatchMs + b * BATCH_TIME_STEP_MS;
     const updates = Array.from({ length: o.batchSize }, (_, i) => ({
-      board: o.board, playerId: `f-${(b * 7919 + i * 104729) % o.players}`, op: Operation.INCREMENT, value: 1n, timestampMs: BigInt(timestampMs), eventId: `${o.board}-${o.run ?? ""}-${b}-${i}`,
+      board: o.board,
+      playerId: `f-${(b * 7919 + i * 104729) % o.players}`,
+      op: Operation.INCREMENT,
+      value: 1n,
+      timestampMs: BigInt(timestampMs),
+      eventId: `${o.board}-${o.run ?? ""}-${b}-${i}`,
     }));
     for (;;) {
       try {
@@ -93,9 +98,24 @@ export interface Audit {
  * oracle's rank of that player, or not their position in the pages. Given only the expected counts
  * (no times, so no order), it checks scores only.
  */
-export async function auditBoard(cluster: Pick<TestCluster, "router">, board: string, truth: Oracle, view?: string): Promise<Audit & { misranked: number }>;
-export async function auditBoard(cluster: Pick<TestCluster, "router">, board: string, truth: Map<string, number>, view?: string): Promise<Audit>;
-export async function auditBoard(cluster: Pick<TestCluster, "router">, board: string, truth: Map<string, number> | Oracle, view = ""): Promise<Audit> {
+export async function auditBoard(
+  cluster: Pick<TestCluster, "router">,
+  board: string,
+  truth: Oracle,
+  view?: string,
+): Promise<Audit & { misranked: number }>;
+export async function auditBoard(
+  cluster: Pick<TestCluster, "router">,
+  board: string,
+  truth: Map<string, number>,
+  view?: string,
+): Promise<Audit>;
+export async function auditBoard(
+  cluster: Pick<TestCluster, "router">,
+  board: string,
+  truth: Map<string, number> | Oracle,
+  view = "",
+): Promise<Audit> {
   const oracle = truth instanceof Oracle ? truth.byPlayer(board) : undefined;
   const expected = oracle ? new Map([...oracle].map(([p, e]) => [p, e.score])) : (truth as Map<string, number>);
   const actual = new Map<string, number>();

@@ -22,9 +22,15 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
     board: {
       name: o.board,
       rules: {
-        order: SORT_ORDER[o.order], tie: TIE_RULE[o.tie],
-        minPoints: o.min ?? 0n, maxPoints: o.max ?? 0n, resolutionMs: o["resolution-ms"] ?? 0,
-        period: PERIOD_KIND[o.period], timeZone: o.zone ?? "", cron: o.cron ?? "", keepPeriods: o.keep,
+        order: SORT_ORDER[o.order],
+        tie: TIE_RULE[o.tie],
+        minPoints: o.min ?? 0n,
+        maxPoints: o.max ?? 0n,
+        resolutionMs: o["resolution-ms"] ?? 0,
+        period: PERIOD_KIND[o.period],
+        timeZone: o.zone ?? "",
+        cron: o.cron ?? "",
+        keepPeriods: o.keep,
         windows: (o.windows ?? []).map((w) => {
           const [name, periods, combine] = w.split(":") as [string, string, string]; // the table's pattern: NAME:PERIODS:sum|best
           return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
@@ -64,8 +70,10 @@ function boardLine(b: BoardDefinition): string {
   const tie = r.tie === TieRule.LATEST_FIRST ? "latest first" : r.tie === TieRule.PLAYER_ID ? "ties by player id" : "earliest first";
   const kind = Object.entries(PERIOD_KIND).find(([, v]) => v === r.period)?.[0] ?? "none";
   const windows = r.windows.map((w) => `${w.name} (${w.periods} periods, ${w.combine === WindowCombine.BEST ? "best" : "sum"})`).join(", ");
-  const period = r.period === PeriodKind.UNSPECIFIED ? "all-time" : `${kind}${r.cron ? ` "${r.cron}"` : ""} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}`;
+  const period =
+    r.period === PeriodKind.UNSPECIFIED
+      ? "all-time"
+      : `${kind}${r.cron ? ` "${r.cron}"` : ""} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}`;
   const metadata = b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : "";
   return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}, generation ${r.generation}`;
 }
-

@@ -22,25 +22,52 @@ const refusal = (argv: string | string[]): string => {
 
 /** Command lines the README documents (before the CLI had tables): each must still parse. */
 const DOCUMENTED = [
-  "approx --board arena --score 1250", "approx --board arena --player alice", "around --board global --player alice --radius 5",
-  "at --board global --top 10", "at --board global --rank 1000",
-  "boards create --board arena --default-op inc --histogram 100,500,1000,5000", "boards create --board arena --default-op inc --max-metadata 128",
+  "approx --board arena --score 1250",
+  "approx --board arena --player alice",
+  "around --board global --player alice --radius 5",
+  "at --board global --top 10",
+  "at --board global --rank 1000",
+  "boards create --board arena --default-op inc --histogram 100,500,1000,5000",
+  "boards create --board arena --default-op inc --max-metadata 128",
   "boards create --board daily-kills --period daily --zone Europe/Paris --keep 30 --default-op inc --windows 7d:7:sum,best7:7:best",
-  "boards create --board division:gold --default-op inc", "boards create --board fridays --period cron --cron 0_18_*_*_5 --zone Europe/Berlin --keep 4",
+  "boards create --board division:gold --default-op inc",
+  "boards create --board fridays --period cron --cron 0_18_*_*_5 --zone Europe/Berlin --keep 4",
   "boards create --board speedrun --order lower --min 0 --max 3600000 --resolution-ms 1000 --default-op best",
-  "boards delete --board arena", "boards list", "boards", "boards get --board speedrun", "boards list --prefix division:",
-  "boards update --board speedrun --allow-override yes", "count --board global --min 1000 --max 1999", "demo",
-  "erase --player alice", "erase --player bob --boards daily-paris", "histogram --board arena", "periods --board daily-paris", "placement",
-  "rank --board daily-kills --window best7 --period 2026-11-30 --player alice", "ranks --board global --players alice,bob,carol --mode competition",
-  "rebuild --shard shard-1", "rebuild --view audit-nov --as-of-ts 1796000000000", "rebuilds", "reshard --add shard-3=redis://127.0.0.1:7004",
-  "reshard --remove shard-1", "standing --player alice --boards global,daily-kills,daily-kills~7d,daily-kills@2026-11-30",
-  "status --router 127.0.0.1:25051 --token T", "status --shard shard-1",
-  "submit --board arena --player alice --value 3 --op default --metadata {\"name\":\"Alice\"}", "submit --board arena --player alice --value 5 --op default --report-ranks yes",
-  "submit --board global --player alice --value 1200 --ingest 127.0.0.1:25052 --token T", "submit --board global --player bob --value 50 --op inc",
+  "boards delete --board arena",
+  "boards list",
+  "boards",
+  "boards get --board speedrun",
+  "boards list --prefix division:",
+  "boards update --board speedrun --allow-override yes",
+  "count --board global --min 1000 --max 1999",
+  "demo",
+  "erase --player alice",
+  "erase --player bob --boards daily-paris",
+  "histogram --board arena",
+  "periods --board daily-paris",
+  "placement",
+  "rank --board daily-kills --window best7 --period 2026-11-30 --player alice",
+  "ranks --board global --players alice,bob,carol --mode competition",
+  "rebuild --shard shard-1",
+  "rebuild --view audit-nov --as-of-ts 1796000000000",
+  "rebuilds",
+  "reshard --add shard-3=redis://127.0.0.1:7004",
+  "reshard --remove shard-1",
+  "standing --player alice --boards global,daily-kills,daily-kills~7d,daily-kills@2026-11-30",
+  "status --router 127.0.0.1:25051 --token T",
+  "status --shard shard-1",
+  'submit --board arena --player alice --value 3 --op default --metadata {"name":"Alice"}',
+  "submit --board arena --player alice --value 5 --op default --report-ranks yes",
+  "submit --board global --player alice --value 1200 --ingest 127.0.0.1:25052 --token T",
+  "submit --board global --player bob --value 50 --op inc",
   "submit --board league --player alice --value 30 --op default --also division:gold --leave division:silver",
-  "top --board global --limit 100 --cursor abc", "top --board daily-kills --window 7d", "top --board global --limit 10 --offset 0",
-  "top --board daily-paris --period 2026-11-30", "top --board global --view audit-nov",
-  "watch --board global --limit 10", "watch --board global --player alice --top-k 100",
+  "top --board global --limit 100 --cursor abc",
+  "top --board daily-kills --window 7d",
+  "top --board global --limit 10 --offset 0",
+  "top --board daily-paris --period 2026-11-30",
+  "top --board global --view audit-nov",
+  "watch --board global --limit 10",
+  "watch --board global --player alice --top-k 100",
 ];
 
 describe("cli > command line", () => {
@@ -54,16 +81,28 @@ describe("cli > command line", () => {
 
   it("gives values their types and defaults", () => {
     const submit = run("submit --board g --player a --value -12 --ts=1700000000000 --also x,y --report-ranks");
-    expect(submit).toMatchObject({ name: "submit", values: { board: "g", player: "a", value: -12n, ts: 1700000000000n, op: "set", also: ["x", "y"], "report-ranks": true } });
+    expect(submit).toMatchObject({
+      name: "submit",
+      values: { board: "g", player: "a", value: -12n, ts: 1700000000000n, op: "set", also: ["x", "y"], "report-ranks": true },
+    });
     expect(submit.values["event-id"]).toBeUndefined();
     expect(run("top --board g").values).toMatchObject({ limit: 10, offset: 0n, mode: "unique" });
     expect(run("count --board g --min -5").values).toMatchObject({ min: -5n });
-    expect(run("boards create --board b --histogram 10,20").values).toMatchObject({ histogram: [10n, 20n], "allow-override": false, "default-op": "best" });
+    expect(run("boards create --board b --histogram 10,20").values).toMatchObject({
+      histogram: [10n, 20n],
+      "allow-override": false,
+      "default-op": "best",
+    });
     expect(run("boards update --board b --allow-override no").values).toMatchObject({ "allow-override": false, "default-op": undefined });
   });
 
   it("takes the connection flags with any command, before or after its own", () => {
-    expect(run("top --router 10.0.0.1:1 --board g --token T").connection).toEqual({ router: "10.0.0.1:1", ingest: undefined, token: "T", credentials: undefined });
+    expect(run("top --router 10.0.0.1:1 --board g --token T").connection).toEqual({
+      router: "10.0.0.1:1",
+      ingest: undefined,
+      token: "T",
+      credentials: undefined,
+    });
     expect(run("submit --board g --player a --value 1 --ingest h:2").connection.ingest).toBe("h:2");
   });
 
@@ -85,7 +124,9 @@ describe("cli > command line", () => {
   });
 
   it("names an unknown flag, suggests the nearest and --help", () => {
-    expect(refusal("top --board g --limt 5")).toBe("top has no flag --limt (did you mean --limit?): npm run -s cli -- top --help lists its flags");
+    expect(refusal("top --board g --limt 5")).toBe(
+      "top has no flag --limt (did you mean --limit?): npm run -s cli -- top --help lists its flags",
+    );
     expect(refusal("top --board g --frobnicate 1")).toBe("top has no flag --frobnicate: npm run -s cli -- top --help lists its flags");
   });
 
@@ -93,7 +134,9 @@ describe("cli > command line", () => {
     const everyFlag = new Set(ALL.flatMap((c) => Object.keys(c.flags)));
     for (const c of ALL) {
       for (const flag of [...everyFlag, "nonsense"].filter((f) => !(f in c.flags) && !(f in CONNECTION))) {
-        expect(refusal([...c.name.split(" "), `--${flag}`, "1"]), `${c.name} --${flag}`).toMatch(new RegExp(`^${c.name} has no flag --${flag}\\b`));
+        expect(refusal([...c.name.split(" "), `--${flag}`, "1"]), `${c.name} --${flag}`).toMatch(
+          new RegExp(`^${c.name} has no flag --${flag}\\b`),
+        );
       }
     }
   });
@@ -114,7 +157,9 @@ describe("cli > command line", () => {
 
   it("names an unknown command or subcommand, with the nearest", () => {
     expect(refusal("tpo --board g")).toBe('unknown command "tpo" (did you mean top?): npm run -s cli -- --help lists the commands');
-    expect(refusal("boards crate")).toBe('boards has no subcommand "crate" (did you mean create?): it has list, get, create, update, delete');
+    expect(refusal("boards crate")).toBe(
+      'boards has no subcommand "crate" (did you mean create?): it has list, get, create, update, delete',
+    );
     expect(refusal("top --board g extra")).toMatch(/^top: unexpected "extra"/);
     expect(refusal([])).toMatch(/^which command\?/);
     expect(refusal("--board g")).toMatch(/^the command comes first \(got --board\)/);

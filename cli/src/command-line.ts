@@ -16,7 +16,12 @@ import { COMMANDS, CONNECTION, GROUP_DEFAULTS, type CommandName } from "./tables
 
 export type CommandLine =
   | { readonly kind: "help"; readonly text: string }
-  | { readonly kind: "run"; readonly name: CommandName; readonly values: Readonly<Record<string, unknown>>; readonly connection: Values<typeof CONNECTION> };
+  | {
+      readonly kind: "run";
+      readonly name: CommandName;
+      readonly values: Readonly<Record<string, unknown>>;
+      readonly connection: Values<typeof CONNECTION>;
+    };
 
 const HELP = new Set(["--help", "-h", "help"]);
 const isHelp = (token: string) => token === "--help" || token === "-h";
@@ -50,10 +55,19 @@ function helpOf(words: readonly string[]): CommandLine {
 /** The command the words name and the tokens after it; no name for a group asked for help (`boards --help`). */
 function commandOf(words: readonly string[]): { name: CommandName | undefined; tokens: readonly string[] } {
   const [first = "", second] = words;
-  if (first.startsWith("-")) throw new UsageError(`the command comes first (got ${first}): ${INVOCATION} <command> [flags]; ${INVOCATION} --help lists the commands`);
+  if (first.startsWith("-"))
+    throw new UsageError(
+      `the command comes first (got ${first}): ${INVOCATION} <command> [flags]; ${INVOCATION} --help lists the commands`,
+    );
   if (first in COMMANDS) return { name: first as CommandName, tokens: words.slice(1) };
   const subcommands = Object.keys(COMMANDS).filter((n) => n.startsWith(`${first} `));
-  if (subcommands.length === 0) throw new UsageError(`unknown command ${JSON.stringify(first)}${suggest(first, Object.keys(COMMANDS).map((n) => n.split(" ")[0]!))}: ${INVOCATION} --help lists the commands`);
+  if (subcommands.length === 0)
+    throw new UsageError(
+      `unknown command ${JSON.stringify(first)}${suggest(
+        first,
+        Object.keys(COMMANDS).map((n) => n.split(" ")[0]!),
+      )}: ${INVOCATION} --help lists the commands`,
+    );
   if (second === undefined || second.startsWith("-")) {
     if (second !== undefined && isHelp(second)) return { name: undefined, tokens: [] };
     return { name: GROUP_DEFAULTS[first]!, tokens: words.slice(1) };
@@ -71,10 +85,15 @@ function readFlags(spec: Command, tokens: readonly string[]): Map<string, unknow
   const given = new Map<string, unknown>();
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
-    if (!token.startsWith("--")) throw new UsageError(`${spec.name}: unexpected ${JSON.stringify(token)}: flags are --name value (${INVOCATION} ${spec.name} --help)`);
+    if (!token.startsWith("--"))
+      throw new UsageError(`${spec.name}: unexpected ${JSON.stringify(token)}: flags are --name value (${INVOCATION} ${spec.name} --help)`);
     const eq = token.indexOf("=");
     const name = token.slice(2, eq < 0 ? undefined : eq);
-    const flag: Flag | undefined = Object.hasOwn(spec.flags, name) ? spec.flags[name] : Object.hasOwn(CONNECTION, name) ? CONNECTION[name as keyof typeof CONNECTION] : undefined;
+    const flag: Flag | undefined = Object.hasOwn(spec.flags, name)
+      ? spec.flags[name]
+      : Object.hasOwn(CONNECTION, name)
+        ? CONNECTION[name as keyof typeof CONNECTION]
+        : undefined;
     if (!flag) {
       const near = suggest(name, [...Object.keys(spec.flags), ...Object.keys(CONNECTION)], "--");
       throw new UsageError(`${spec.name} has no flag --${name}${near}: ${INVOCATION} ${spec.name} --help lists its flags`);
@@ -101,8 +120,13 @@ function readFlags(spec: Command, tokens: readonly string[]): Map<string, unknow
 
 /** Required flags, and the sets of which one (or at least one) must be given. */
 function checkPresence(spec: Command, given: ReadonlyMap<string, unknown>): void {
-  const missing = Object.entries(spec.flags).filter(([name, f]) => f.required && !given.has(name)).map(([name]) => `--${name}`);
-  if (missing.length) throw new UsageError(`${spec.name} needs ${missing.join(" and ")}${missing.length === 1 ? ` (${spec.flags[missing[0]!.slice(2)]!.meaning})` : ""}`);
+  const missing = Object.entries(spec.flags)
+    .filter(([name, f]) => f.required && !given.has(name))
+    .map(([name]) => `--${name}`);
+  if (missing.length)
+    throw new UsageError(
+      `${spec.name} needs ${missing.join(" and ")}${missing.length === 1 ? ` (${spec.flags[missing[0]!.slice(2)]!.meaning})` : ""}`,
+    );
   for (const set of spec.exactlyOne ?? []) {
     const there = set.filter((n) => given.has(n));
     if (there.length === 0) throw new UsageError(`${spec.name} needs one of ${set.map((n) => `--${n}`).join(", ")}`);

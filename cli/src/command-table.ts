@@ -28,7 +28,8 @@ export interface Command<F extends Flags = Flags> {
 type FlagSets<F> = readonly (readonly (keyof F & string)[])[];
 
 /** A command table, typed by its flags (the flags' value types reach the implementation); its sets name its own flags. */
-export const command = <const F extends Flags>(c: Command<F> & { exactlyOne?: FlagSets<F>; atLeastOne?: FlagSets<F> }): Command<F> => Object.freeze(c);
+export const command = <const F extends Flags>(c: Command<F> & { exactlyOne?: FlagSets<F>; atLeastOne?: FlagSets<F> }): Command<F> =>
+  Object.freeze(c);
 
 /** How the CLI is run, at the head of every usage line. */
 export const INVOCATION = "npm run -s cli --";

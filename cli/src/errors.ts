@@ -20,7 +20,10 @@ export class UsageError extends Error {
 export class CommandFailed extends Error {
   override readonly name = "CommandFailed";
 
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
   }
 }
@@ -39,8 +42,23 @@ export interface ErrorContext {
 
 /** The standard gRPC status codes' names, by number. */
 const STATUS_NAMES = [
-  "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-  "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+  "OK",
+  "CANCELLED",
+  "UNKNOWN",
+  "INVALID_ARGUMENT",
+  "DEADLINE_EXCEEDED",
+  "NOT_FOUND",
+  "ALREADY_EXISTS",
+  "PERMISSION_DENIED",
+  "RESOURCE_EXHAUSTED",
+  "FAILED_PRECONDITION",
+  "ABORTED",
+  "OUT_OF_RANGE",
+  "UNIMPLEMENTED",
+  "INTERNAL",
+  "UNAVAILABLE",
+  "DATA_LOSS",
+  "UNAUTHENTICATED",
 ] as const;
 
 /** Socket errors grpc-js reports in an UNAVAILABLE's details, and what they mean. */
@@ -56,7 +74,8 @@ interface GrpcError {
   code: number;
   details: string;
 }
-const isGrpcError = (e: unknown): e is GrpcError => typeof (e as GrpcError)?.code === "number" && typeof (e as GrpcError)?.details === "string";
+const isGrpcError = (e: unknown): e is GrpcError =>
+  typeof (e as GrpcError)?.code === "number" && typeof (e as GrpcError)?.details === "string";
 
 /** What the user reads (without the "ladder: " prefix) and the exit status. */
 export function describeError(err: unknown, ctx?: ErrorContext): { line: string; exitCode: number } {
@@ -64,8 +83,10 @@ export function describeError(err: unknown, ctx?: ErrorContext): { line: string;
   if (err instanceof CommandFailed) return { line: err.message, exitCode: err.exitCode };
   if (isGrpcError(err) && ctx) return { line: grpcLine(err, ctx), exitCode: 1 };
   const e = err as Error & { option?: string; path?: string };
-  if (e?.name === "TlsFileError" && e.option === "tls.caFile") return { line: e.message.replace("LadderClient: options.tls.caFile", "LADDER_TLS_CA_FILE"), exitCode: 1 };
-  if (e instanceof TypeError || e instanceof ReferenceError || e instanceof SyntaxError) return { line: `internal error: ${e.stack}`, exitCode: 1 };
+  if (e?.name === "TlsFileError" && e.option === "tls.caFile")
+    return { line: e.message.replace("LadderClient: options.tls.caFile", "LADDER_TLS_CA_FILE"), exitCode: 1 };
+  if (e instanceof TypeError || e instanceof ReferenceError || e instanceof SyntaxError)
+    return { line: `internal error: ${e.stack}`, exitCode: 1 };
   return { line: e instanceof Error ? e.message : String(err), exitCode: 1 };
 }
 
@@ -80,7 +101,9 @@ function grpcLine(err: GrpcError, ctx: ErrorContext): string {
   }
   if (name === "DEADLINE_EXCEEDED") return `DEADLINE_EXCEEDED: no answer from ${at} in time`;
   if (name === "UNAUTHENTICATED") {
-    const sent = ctx.tokenSource ? `it sent the token from ${ctx.tokenSource}` : `it sent none (no --token, no LADDER_TOKEN, and ${ctx.credentialsFile} has no admin token or is not there)`;
+    const sent = ctx.tokenSource
+      ? `it sent the token from ${ctx.tokenSource}`
+      : `it sent none (no --token, no LADDER_TOKEN, and ${ctx.credentialsFile} has no admin token or is not there)`;
     return `UNAUTHENTICATED from ${at}: ${err.details}; the token comes from --token, else LADDER_TOKEN, else the admin token of ${ctx.credentialsFile} (--credentials or LADDER_CREDENTIALS_FILE name another file): ${sent}`;
   }
   return `${name} from ${at}: ${err.details}`;

@@ -58,9 +58,18 @@ export function shaped<const O extends FlagOptions & { pattern: RegExp; shape: s
 export function integer<const O extends FlagOptions & { min?: number; max?: number }>(o: O): Flag<number> & O {
   const min = o.min ?? Number.MIN_SAFE_INTEGER;
   const max = o.max ?? Number.MAX_SAFE_INTEGER;
-  const rule = o.min !== undefined && o.max !== undefined ? `${o.min}..${o.max}` : o.min !== undefined ? `at least ${o.min}` : o.max !== undefined ? `at most ${o.max}` : undefined;
+  const rule =
+    o.min !== undefined && o.max !== undefined
+      ? `${o.min}..${o.max}`
+      : o.min !== undefined
+        ? `at least ${o.min}`
+        : o.max !== undefined
+          ? `at most ${o.max}`
+          : undefined;
   return {
-    placeholder: "N", ...(rule ? { rule } : {}), ...o,
+    placeholder: "N",
+    ...(rule ? { rule } : {}),
+    ...o,
     parse: (t) => {
       if (!/^-?\d+$/.test(t)) return bad("must be an integer", t);
       const n = Number(t);
@@ -78,7 +87,9 @@ export function bigInteger<const O extends FlagOptions>(o: O): Flag<bigint> & O 
 export function decimal<const O extends FlagOptions & { above: number; max: number }>(o: O): Flag<number> & O {
   const rule = `a number above ${o.above} and at most ${o.max}`;
   return {
-    placeholder: "P", rule, ...o,
+    placeholder: "P",
+    rule,
+    ...o,
     parse: (t) => {
       const n = /^-?(\d+\.?\d*|\.\d+)$/.test(t) ? Number(t) : NaN;
       return n > o.above && n <= o.max ? ok(n) : bad(`must be ${rule}`, t);
@@ -90,14 +101,21 @@ export function decimal<const O extends FlagOptions & { above: number; max: numb
 export function oneOf<const O extends FlagOptions & { choices: readonly string[] }>(o: O): Flag<O["choices"][number]> & O {
   const all = o.choices.join("|");
   return {
-    placeholder: all.length <= 20 ? all : "CHOICE", ...(all.length <= 20 ? {} : { rule: `one of ${o.choices.join(", ")}` }), ...o,
+    placeholder: all.length <= 20 ? all : "CHOICE",
+    ...(all.length <= 20 ? {} : { rule: `one of ${o.choices.join(", ")}` }),
+    ...o,
     parse: (t) => (o.choices.includes(t) ? ok(t) : bad(`must be one of ${o.choices.join(", ")}`, t)),
   };
 }
 
 /** yes or no; the flag alone means yes. */
 export function yesNo<const O extends FlagOptions>(o: O): Flag<boolean> & O {
-  return { placeholder: "yes|no", bare: true, ...o, parse: (t) => (t === "yes" ? ok(true) : t === "no" ? ok(false) : bad("must be yes or no", t)) };
+  return {
+    placeholder: "yes|no",
+    bare: true,
+    ...o,
+    parse: (t) => (t === "yes" ? ok(true) : t === "no" ? ok(false) : bad("must be yes or no", t)),
+  };
 }
 
 /**
@@ -107,7 +125,8 @@ export function yesNo<const O extends FlagOptions>(o: O): Flag<boolean> & O {
 export function list<T = string, const O extends FlagOptions = FlagOptions>(o: O & { item?: Flag<T> }): Flag<T[]> & O {
   const item = o.item ?? (text({ meaning: "" }) as unknown as Flag<T>);
   return {
-    placeholder: `${item.placeholder},...`, ...o,
+    placeholder: `${item.placeholder},...`,
+    ...o,
     parse: (t) => {
       const out: T[] = [];
       for (const [i, part] of t.split(",").entries()) {

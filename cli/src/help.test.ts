@@ -5,7 +5,11 @@ import { ALL, CONNECTION } from "./tables/index.js";
 describe("cli > help", () => {
   it("lists every command in the tool's help, one line each", () => {
     const lines = toolHelp().split("\n");
-    for (const c of ALL) expect(lines.filter((l) => l.startsWith(`  ${c.name} `)), c.name).toEqual([expect.stringContaining(c.summary)]);
+    for (const c of ALL)
+      expect(
+        lines.filter((l) => l.startsWith(`  ${c.name} `)),
+        c.name,
+      ).toEqual([expect.stringContaining(c.summary)]);
     expect(toolHelp()).not.toContain("see cli/src/main.ts");
     expect(toolHelp()).toMatch(/^usage: npm run -s cli -- <command> \[flags\]$/m);
   });
@@ -47,6 +51,10 @@ describe("cli > help", () => {
   });
 
   it("lists a group's subcommands", () => {
-    expect(groupHelp("boards").split("\n").filter((l) => l.startsWith("  boards "))).toHaveLength(5);
+    expect(
+      groupHelp("boards")
+        .split("\n")
+        .filter((l) => l.startsWith("  boards ")),
+    ).toHaveLength(5);
   });
 });

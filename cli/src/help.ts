@@ -24,7 +24,7 @@ export function toolHelp(): string {
     "connection flags, taken by every command:",
     ...flagLines(CONNECTION),
     "",
-    "-s keeps npm from printing its \"> ladder@0.1.0 cli\" banner; `npm run cli -- ...` works the same with it.",
+    '-s keeps npm from printing its "> ladder@0.1.0 cli" banner; `npm run cli -- ...` works the same with it.',
   ].join("\n");
 }
 
@@ -83,7 +83,9 @@ function usageLine(c: Command): string {
 function flagLines(flags: Flags, c?: Command): string[] {
   const heads = Object.entries(flags).map(([name, f]) => `--${name} ${f.bare !== undefined ? `[${f.placeholder}]` : f.placeholder}`);
   const width = Math.max(...heads.map((h) => h.length));
-  return Object.values(flags).map((f, i) => `  ${heads[i]!.padEnd(width)}  ${f.meaning}${f.rule ? `, ${f.rule}` : ""}; ${presence(f, Object.keys(flags)[i]!, c)}`);
+  return Object.values(flags).map(
+    (f, i) => `  ${heads[i]!.padEnd(width)}  ${f.meaning}${f.rule ? `, ${f.rule}` : ""}; ${presence(f, Object.keys(flags)[i]!, c)}`,
+  );
 }
 
 /** "required", "default 10", "default: every board", "one of --rank, --top". */
@@ -92,7 +94,8 @@ function presence(f: Flag, name: string, c: Command | undefined): string {
   const set = [...(c?.exactlyOne ?? []), ...(c?.atLeastOne ?? [])].find((s) => s.includes(name));
   const bare = f.bare !== undefined ? "; alone: yes" : "";
   if (f.default !== undefined) return `default ${f.default}${bare}`;
-  if (set) return `${c?.exactlyOne?.includes(set) ? "exactly" : "at least"} one of ${set.map((n) => `--${n}`).join(", ")}${f.unsetMeans ? `; default: ${f.unsetMeans}` : ""}`;
+  if (set)
+    return `${c?.exactlyOne?.includes(set) ? "exactly" : "at least"} one of ${set.map((n) => `--${n}`).join(", ")}${f.unsetMeans ? `; default: ${f.unsetMeans}` : ""}`;
   return `default: ${f.unsetMeans ?? "none"}${bare}`;
 }
 

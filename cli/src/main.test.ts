@@ -44,17 +44,24 @@ describe("cli > main", () => {
   }, 60_000);
 
   it("refuses a bad value in one line, exit status 2", async () => {
-    expect(await cli(["submit", "--board", "g", "--player", "a", "--value", "abc"])).toEqual({ code: 2, stdout: "", stderr: 'ladder: --value must be an integer (got "abc")\n' });
+    expect(await cli(["submit", "--board", "g", "--player", "a", "--value", "abc"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'ladder: --value must be an integer (got "abc")\n',
+    });
   }, 60_000);
 
   it("names the address and npm start when the connection is refused", async () => {
     const port = await closedPort();
     expect(await cli(["top", "--board", "global", "--router", `127.0.0.1:${port}`])).toEqual({
-      code: 1, stdout: "",
+      code: 1,
+      stdout: "",
       stderr: `ladder: cannot reach the router at 127.0.0.1:${port} (connection refused): is the cluster running? Start it with npm start\n`,
     });
     const r = await cli(["submit", "--board", "g", "--player", "a", "--value", "1", "--ingest", `127.0.0.1:${port}`]);
-    expect(r.stderr).toBe(`ladder: cannot reach the ingest at 127.0.0.1:${port} (connection refused): is the cluster running? Start it with npm start\n`);
+    expect(r.stderr).toBe(
+      `ladder: cannot reach the ingest at 127.0.0.1:${port} (connection refused): is the cluster running? Start it with npm start\n`,
+    );
   }, 60_000);
 
   it("loads neither gRPC, the generated code nor the config before the command line is valid", () => {
@@ -63,7 +70,9 @@ describe("cli > main", () => {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      const code = readFileSync(file, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
       for (const m of code.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gm)) {
         const spec = m[1]!;
         if (spec.startsWith(".")) visit(resolve(dirname(file), spec.replace(/\.js$/, ".ts")));

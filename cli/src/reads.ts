@@ -13,8 +13,18 @@ import type { WHERE } from "./tables/shared.js";
 const where = (o: Values<typeof WHERE>) => ({ view: o.view ?? "", period: o.period ?? "", window: o.window ?? "" });
 
 export async function top(c: ServiceSet, o: Values<typeof TOP.flags>): Promise<string> {
-  const res = await c.leaderboard.getTop({ board: o.board, limit: o.limit, offset: o.offset, cursor: o.cursor ?? "", rankMode: RANK_MODE[o.mode], ...where(o) });
-  const cursors = [res.nextCursor && `next page: --cursor ${res.nextCursor}`, res.previousCursor && `previous page: --cursor ${res.previousCursor}`].filter(Boolean);
+  const res = await c.leaderboard.getTop({
+    board: o.board,
+    limit: o.limit,
+    offset: o.offset,
+    cursor: o.cursor ?? "",
+    rankMode: RANK_MODE[o.mode],
+    ...where(o),
+  });
+  const cursors = [
+    res.nextCursor && `next page: --cursor ${res.nextCursor}`,
+    res.previousCursor && `previous page: --cursor ${res.previousCursor}`,
+  ].filter(Boolean);
   return [`${entriesTable(res.entries)}\n(${res.total} players)`, ...cursors].join("\n");
 }
 
@@ -26,7 +36,10 @@ export async function rank(c: ServiceSet, o: Values<typeof RANK.flags>): Promise
 /** The players' global ranks and their ranks among themselves. */
 export async function ranks(c: ServiceSet, o: Values<typeof RANKS.flags>): Promise<string> {
   const res = await c.leaderboard.getRanks({ board: o.board, playerIds: o.players, rankMode: RANK_MODE[o.mode], ...where(o) });
-  const among = res.entries.map((e) => `${String(e.rankAmong).padStart(4)}. ${e.entry!.playerId}  rank ${e.entry!.rank}${e.entry!.tiedRank ? ` (tied ${e.entry!.tiedRank})` : ""}  score ${e.entry!.score}`);
+  const among = res.entries.map(
+    (e) =>
+      `${String(e.rankAmong).padStart(4)}. ${e.entry!.playerId}  rank ${e.entry!.rank}${e.entry!.tiedRank ? ` (tied ${e.entry!.tiedRank})` : ""}  score ${e.entry!.score}`,
+  );
   return [...among, ...(res.missing.length ? [`no score: ${res.missing.join(", ")}`] : []), `(${res.total} players)`].join("\n");
 }
 
@@ -37,11 +50,13 @@ export async function standing(c: ServiceSet, o: Values<typeof STANDING.flags>):
     return { board: m[1]!, period: m[2] ?? "", window: m[3] ?? "" };
   });
   const res = await c.leaderboard.getStanding({ playerId: o.player, boards, rankMode: RANK_MODE[o.mode] });
-  return res.standings.map((s) => {
-    const name = `${s.board!.board}${s.board!.period ? `@${s.board!.period}` : ""}${s.board!.window ? `~${s.board!.window}` : ""}`;
-    if (!s.found) return `${name}: no score (${s.total} players)`;
-    return `${name}: rank ${s.entry!.rank}${s.entry!.tiedRank ? ` (tied ${s.entry!.tiedRank})` : ""} of ${s.total}, score ${s.entry!.score}, top ${s.topPercent.toFixed(2)}%`;
-  }).join("\n");
+  return res.standings
+    .map((s) => {
+      const name = `${s.board!.board}${s.board!.period ? `@${s.board!.period}` : ""}${s.board!.window ? `~${s.board!.window}` : ""}`;
+      if (!s.found) return `${name}: no score (${s.total} players)`;
+      return `${name}: rank ${s.entry!.rank}${s.entry!.tiedRank ? ` (tied ${s.entry!.tiedRank})` : ""} of ${s.total}, score ${s.entry!.score}, top ${s.topPercent.toFixed(2)}%`;
+    })
+    .join("\n");
 }
 
 /** The entry at a global rank, or at the top P percent. */
@@ -55,7 +70,13 @@ export async function at(c: ServiceSet, o: Values<typeof AT.flags>): Promise<str
 export async function histogram(c: ServiceSet, o: Values<typeof HISTOGRAM.flags>): Promise<string> {
   const res = await c.leaderboard.getHistogram({ board: o.board, ...where(o) });
   const widest = Math.max(1, ...res.buckets.map((b) => Number(b.count)));
-  return [...res.buckets.map((b) => `${`${b.minScore}..${b.maxScore}`.padStart(24)}  ${String(b.count).padStart(9)}  ${"#".repeat(Math.round((40 * Number(b.count)) / widest))}`), `(${res.total} players)`].join("\n");
+  return [
+    ...res.buckets.map(
+      (b) =>
+        `${`${b.minScore}..${b.maxScore}`.padStart(24)}  ${String(b.count).padStart(9)}  ${"#".repeat(Math.round((40 * Number(b.count)) / widest))}`,
+    ),
+    `(${res.total} players)`,
+  ].join("\n");
 }
 
 /** The rank from the histogram alone, with its bounds. */
@@ -67,7 +88,12 @@ export async function approx(c: ServiceSet, o: Values<typeof APPROX.flags>): Pro
 
 /** Entries with points in a range, and the board's size. */
 export async function count(c: ServiceSet, o: Values<typeof COUNT.flags>): Promise<string> {
-  const res = await c.leaderboard.getCount({ board: o.board, ...where(o), ...(o.min !== undefined ? { minScore: o.min } : {}), ...(o.max !== undefined ? { maxScore: o.max } : {}) });
+  const res = await c.leaderboard.getCount({
+    board: o.board,
+    ...where(o),
+    ...(o.min !== undefined ? { minScore: o.min } : {}),
+    ...(o.max !== undefined ? { maxScore: o.max } : {}),
+  });
   return `${res.count} of ${res.total} players`;
 }
 
@@ -80,5 +106,10 @@ export async function around(c: ServiceSet, o: Values<typeof AROUND.flags>): Pro
 export async function periods(c: ServiceSet, o: Values<typeof PERIODS.flags>): Promise<string> {
   const res = await c.leaderboard.listPeriods({ board: o.board });
   if (res.periods.length === 0) return "an all-time board: no periods";
-  return res.periods.map((p, i) => `${p.id}  ${new Date(Number(p.startMs)).toISOString()} .. ${new Date(Number(p.endMs)).toISOString()}  expires ${new Date(Number(p.expireAtMs)).toISOString()}${i === 0 ? "  (current)" : ""}`).join("\n");
+  return res.periods
+    .map(
+      (p, i) =>
+        `${p.id}  ${new Date(Number(p.startMs)).toISOString()} .. ${new Date(Number(p.endMs)).toISOString()}  expires ${new Date(Number(p.expireAtMs)).toISOString()}${i === 0 ? "  (current)" : ""}`,
+    )
+    .join("\n");
 }

@@ -46,7 +46,9 @@ export async function rebuild(c: ServiceSet, o: Values<typeof REBUILD.flags>): P
       }
       if (p.snapshotId && !fromSnapshot.has(p.shardId)) {
         fromSnapshot.add(p.shardId);
-        console.log(`${p.shardId}: loaded snapshot ${p.snapshotId} (the first ${p.snapshotRecords} records of the log); replaying the rest`);
+        console.log(
+          `${p.shardId}: loaded snapshot ${p.snapshotId} (the first ${p.snapshotRecords} records of the log); replaying the rest`,
+        );
         if (p.phase !== Phase.DONE && p.eventsReplayed === 0n) continue;
       }
       const line = `${p.shardId}: ${p.phase === Phase.DONE ? "done" : "replaying"}  ${p.eventsReplayed} records  ${Math.round(p.eventsPerSecond)}/s  lag ${p.lag}  eta ${(Number(p.etaMs) / 1000).toFixed(1)} s`;
@@ -82,10 +84,14 @@ async function cancelled(c: ServiceSet, requested: string[], rebuildIds: Map<str
     const left = running.filter((r) => (ours.size ? ours.has(r.rebuildId) : true));
     if (left.length === 0) {
       const what = shards.length ? shards.join(", ") : "every shard";
-      return fail(`rebuild cancelled: the server stopped the rebuild of ${what} and cleaned up (spare data deleted, lease released; a rebuild stopped before its swap leaves the live data as it was)${finished}`);
+      return fail(
+        `rebuild cancelled: the server stopped the rebuild of ${what} and cleaned up (spare data deleted, lease released; a rebuild stopped before its swap leaves the live data as it was)${finished}`,
+      );
     }
     if (Date.now() > until) {
-      return fail(`rebuild cancelled, but the server had not confirmed the clean-up within ${CANCEL_CONFIRM_MS / 1000} s: still running ${left.map((r) => `${r.shardId} (rebuild ${r.rebuildId})`).join(", ")}; \`rebuilds\` shows when they stop${finished}`);
+      return fail(
+        `rebuild cancelled, but the server had not confirmed the clean-up within ${CANCEL_CONFIRM_MS / 1000} s: still running ${left.map((r) => `${r.shardId} (rebuild ${r.rebuildId})`).join(", ")}; \`rebuilds\` shows when they stop${finished}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }

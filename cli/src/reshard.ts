@@ -20,7 +20,9 @@ export async function reshard(c: ServiceSet, o: Values<typeof RESHARD.flags>): P
       const moves = m.movedSlots.map((s) => `${s.slot}:${s.fromShard}->${s.toShard}`).join(" ");
       console.log(`placement epoch ${m.fromEpoch} -> ${m.toEpoch}: ${m.movedSlots.length} slots move (${moves})`);
     } else if (m.phase === Phase.BUILDING) {
-      console.log(`${m.shardId}: building its new slots  ${m.eventsReplayed} records  ${Math.round(m.eventsPerSecond)}/s  lag ${m.lag}  eta ${(Number(m.etaMs) / 1000).toFixed(1)} s`);
+      console.log(
+        `${m.shardId}: building its new slots  ${m.eventsReplayed} records  ${Math.round(m.eventsPerSecond)}/s  lag ${m.lag}  eta ${(Number(m.etaMs) / 1000).toFixed(1)} s`,
+      );
     } else if (m.phase === Phase.CUT_OVER) {
       console.log(`cut over: placement epoch ${m.toEpoch} published ${m.cutOverMs} ms after the first shard's cut-over`);
     } else if (m.phase === Phase.DELETING) {
@@ -35,5 +37,8 @@ export async function reshard(c: ServiceSet, o: Values<typeof RESHARD.flags>): P
 export async function placement(c: ServiceSet): Promise<string> {
   const p = await c.admin.getPlacement({});
   const width = Math.max(...p.shards.map((s) => s.id.length));
-  return [`placement epoch ${p.epoch}, ${p.numSlots} slots`, ...p.shards.map((s) => `  ${s.id.padEnd(width)}  ${s.redisUrl}  ${s.slots.length} slots: ${s.slots.join(",")}`)].join("\n");
+  return [
+    `placement epoch ${p.epoch}, ${p.numSlots} slots`,
+    ...p.shards.map((s) => `  ${s.id.padEnd(width)}  ${s.redisUrl}  ${s.slots.length} slots: ${s.slots.join(",")}`),
+  ].join("\n");
 }

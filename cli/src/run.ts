@@ -27,14 +27,38 @@ type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof C
 
 /** Every command's implementation: a command of the tables without one does not compile. */
 const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
-  submit, erase, demo,
-  top, rank, around, ranks, standing, count, at, histogram, approx, periods, watch,
-  "boards list": boardsList, "boards get": boardsGet, "boards create": boardsCreate, "boards update": boardsUpdate, "boards delete": boardsDelete,
-  rebuild, rebuilds, reshard, placement, status,
+  submit,
+  erase,
+  demo,
+  top,
+  rank,
+  around,
+  ranks,
+  standing,
+  count,
+  at,
+  histogram,
+  approx,
+  periods,
+  watch,
+  "boards list": boardsList,
+  "boards get": boardsGet,
+  "boards create": boardsCreate,
+  "boards update": boardsUpdate,
+  "boards delete": boardsDelete,
+  rebuild,
+  rebuilds,
+  reshard,
+  placement,
+  status,
 };
 
 /** Runs the command, prints its answer (stdout) or its error (one line on stderr); the exit status. */
-export async function run(line: Extract<CommandLine, { kind: "run" }>, env: NodeJS.ProcessEnv, service: ErrorContext["service"]): Promise<number> {
+export async function run(
+  line: Extract<CommandLine, { kind: "run" }>,
+  env: NodeJS.ProcessEnv,
+  service: ErrorContext["service"],
+): Promise<number> {
   let client: LadderClient | undefined;
   let errors: ErrorContext | undefined;
   try {
@@ -44,7 +68,8 @@ export async function run(line: Extract<CommandLine, { kind: "run" }>, env: Node
     // the token: --token, else LADDER_TOKEN, else the admin token of the credentials file (read only then)
     const given = flags.token ?? config.clientToken;
     const token = given ?? tokenFromFile(credentialsFile, "admin");
-    const tokenSource = flags.token !== undefined ? "--token" : given !== undefined ? "LADDER_TOKEN" : token !== undefined ? credentialsFile : undefined;
+    const tokenSource =
+      flags.token !== undefined ? "--token" : given !== undefined ? "LADDER_TOKEN" : token !== undefined ? credentialsFile : undefined;
     const addresses = { router: flags.router ?? config.routerListen, ingest: flags.ingest ?? config.ingestListen };
     errors = { service, addresses, tokenSource, credentialsFile };
     client = new LadderClient({

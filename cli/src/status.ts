@@ -42,8 +42,10 @@ function clusterTables(s: GetClusterStatusResponse, router: string): string {
 }
 
 function shardRow(s: ShardStatus): string[] {
-  const readiness = s.readiness === ShardReadiness.SERVING ? "serving"
-    : `${s.readiness === ShardReadiness.MISCONFIGURED ? "MISCONFIGURED" : "refusing"}: ${s.refusal.replace(`${s.shardId}: `, "")}`;
+  const readiness =
+    s.readiness === ShardReadiness.SERVING
+      ? "serving"
+      : `${s.readiness === ShardReadiness.MISCONFIGURED ? "MISCONFIGURED" : "refusing"}: ${s.refusal.replace(`${s.shardId}: `, "")}`;
   return [
     s.shardId,
     readiness,
@@ -84,17 +86,26 @@ function launcherPart(path: string): string | undefined {
   }
   const now = Date.now();
   const rows = state.processes.map((p) => processRow(p, now));
-  return [`launcher pid ${state.launcherPid}, up ${duration(now - state.startedAtMs)} (${path})`,
-    table(["process", "state", "pid", "restarts", "uptime", "address", "last exit"], rows)].join("\n");
+  return [
+    `launcher pid ${state.launcherPid}, up ${duration(now - state.startedAtMs)} (${path})`,
+    table(["process", "state", "pid", "restarts", "uptime", "address", "last exit"], rows),
+  ].join("\n");
 }
 
 function processRow(p: LauncherProcess, now: number): string[] {
-  const state = p.state === "restarting" && p.nextStartAtMs !== null
-    ? (p.nextStartAtMs > now ? `restarting in ${seconds(p.nextStartAtMs - now)}` : "restarting (starting)")
-    : p.state;
+  const state =
+    p.state === "restarting" && p.nextStartAtMs !== null
+      ? p.nextStartAtMs > now
+        ? `restarting in ${seconds(p.nextStartAtMs - now)}`
+        : "restarting (starting)"
+      : p.state;
   return [
-    p.name, state, p.pid === null ? "-" : String(p.pid), String(p.restarts),
-    p.upSinceMs === null ? "-" : duration(now - p.upSinceMs), p.address,
+    p.name,
+    state,
+    p.pid === null ? "-" : String(p.pid),
+    String(p.restarts),
+    p.upSinceMs === null ? "-" : duration(now - p.upSinceMs),
+    p.address,
     p.lastExit === null ? "-" : `${p.lastExit}, ${duration(now - (p.lastExitAtMs ?? now))} ago`,
   ];
 }

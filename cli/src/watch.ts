@@ -9,7 +9,13 @@ import type { Values } from "./flags.js";
 import { entriesTable } from "./format.js";
 import type { WATCH } from "./tables/reads.js";
 
-const EVENT: Record<number, string> = { [Kind.OVERTAKEN]: "overtaken by", [Kind.PASSED]: "passed", [Kind.ENTERED_TOP]: "entered the top", [Kind.LEFT_TOP]: "left the top", [Kind.SCORE_CHANGED]: "score now" };
+const EVENT: Record<number, string> = {
+  [Kind.OVERTAKEN]: "overtaken by",
+  [Kind.PASSED]: "passed",
+  [Kind.ENTERED_TOP]: "entered the top",
+  [Kind.LEFT_TOP]: "left the top",
+  [Kind.SCORE_CHANGED]: "score now",
+};
 
 export async function watch(c: ServiceSet, o: Values<typeof WATCH.flags>): Promise<string> {
   const where = { board: o.board, period: o.period ?? "", window: o.window ?? "" };
@@ -24,8 +30,13 @@ export async function watch(c: ServiceSet, o: Values<typeof WATCH.flags>): Promi
       for await (const m of c.leaderboard.watchPlayer({ ...where, playerId: o.player, topK, intervalMs }, { signal: controller.signal })) {
         messages++;
         const at = m.entry ? `rank ${m.entry.rank} of ${m.total}, score ${m.entry.score}` : `no score yet (${m.total} players)`;
-        const events = m.events.map((e) => `${EVENT[e.kind] ?? "?"} ${e.kind === Kind.SCORE_CHANGED ? e.score : e.kind === Kind.ENTERED_TOP || e.kind === Kind.LEFT_TOP ? topK : e.otherPlayerId}`);
-        console.log(`#${m.sequence} ${new Date().toISOString()} ${o.player}: ${at}${m.resynced ? " (read again)" : ""}${events.length ? ` — ${events.join(", ")}` : ""}`);
+        const events = m.events.map(
+          (e) =>
+            `${EVENT[e.kind] ?? "?"} ${e.kind === Kind.SCORE_CHANGED ? e.score : e.kind === Kind.ENTERED_TOP || e.kind === Kind.LEFT_TOP ? topK : e.otherPlayerId}`,
+        );
+        console.log(
+          `#${m.sequence} ${new Date().toISOString()} ${o.player}: ${at}${m.resynced ? " (read again)" : ""}${events.length ? ` — ${events.join(", ")}` : ""}`,
+        );
       }
     } else {
       for await (const m of c.leaderboard.watchTop({ ...where, limit: o.limit, intervalMs }, { signal: controller.signal })) {

@@ -10,14 +10,28 @@ import type { DEMO, ERASE, SUBMIT } from "./tables/writes.js";
 
 export async function submit(c: ServiceSet, o: Values<typeof SUBMIT.flags>): Promise<string> {
   const res = await c.ingest.submitScores({
-    updates: [{
-      board: o.board, playerId: o.player, op: OPERATION[o.op], value: o.value, timestampMs: o.ts, eventId: o["event-id"] ?? "",
-      alsoBoards: o.also ?? [], leaveBoard: o.leave ?? "", metadata: o.metadata ?? "",
-    }],
+    updates: [
+      {
+        board: o.board,
+        playerId: o.player,
+        op: OPERATION[o.op],
+        value: o.value,
+        timestampMs: o.ts,
+        eventId: o["event-id"] ?? "",
+        alsoBoards: o.also ?? [],
+        leaveBoard: o.leave ?? "",
+        metadata: o.metadata ?? "",
+      },
+    ],
     reportRanks: o["report-ranks"],
   });
-  const ranks = res.rankChanges.map((r) => `${r.board}${r.period ? `@${r.period}` : ""}: rank ${r.previousRank === 0n ? "none" : r.previousRank} -> ${r.newRank} of ${r.total} (score ${r.previousRank === 0n ? "none" : r.previousScore} -> ${r.newScore})`);
-  return [`accepted ${res.accepted} at ${res.offsets.map((p) => `partition ${p.partition} offset ${p.offset}`).join(", ")}`, ...ranks].join("\n");
+  const ranks = res.rankChanges.map(
+    (r) =>
+      `${r.board}${r.period ? `@${r.period}` : ""}: rank ${r.previousRank === 0n ? "none" : r.previousRank} -> ${r.newRank} of ${r.total} (score ${r.previousRank === 0n ? "none" : r.previousScore} -> ${r.newScore})`,
+  );
+  return [`accepted ${res.accepted} at ${res.offsets.map((p) => `partition ${p.partition} offset ${p.offset}`).join(", ")}`, ...ranks].join(
+    "\n",
+  );
 }
 
 /** Erases a player (every board without --boards) through the log. */
@@ -38,7 +52,13 @@ export async function demo(c: ServiceSet, o: Values<typeof DEMO.flags>): Promise
   for (let start = 0; start < players; start += batch) {
     const updates = [];
     for (let i = start; i < Math.min(players, start + batch); i++) {
-      updates.push({ board, playerId: `player-${String(i).padStart(6, "0")}`, op: Operation.BEST, value: BigInt(Math.floor(Math.random() * 10_000)), timestampMs: BigInt(now - Math.floor(Math.random() * 3_600_000)) });
+      updates.push({
+        board,
+        playerId: `player-${String(i).padStart(6, "0")}`,
+        op: Operation.BEST,
+        value: BigInt(Math.floor(Math.random() * 10_000)),
+        timestampMs: BigInt(now - Math.floor(Math.random() * 3_600_000)),
+      });
     }
     await c.ingest.submitScores({ updates });
   }
@@ -46,8 +66,13 @@ export async function demo(c: ServiceSet, o: Values<typeof DEMO.flags>): Promise
   const someone = `player-${String(Math.floor(Math.random() * players)).padStart(6, "0")}`;
   const none = { view: undefined, period: undefined, window: undefined };
   return [
-    `submitted ${players} players to board "${board}"`, "", "top 10:", await top(c, { board, limit: 10, offset: 0n, cursor: undefined, mode: "unique", ...none }), "",
-    `around ${someone}:`, await around(c, { board, player: someone, radius: 3, ...none }),
+    `submitted ${players} players to board "${board}"`,
+    "",
+    "top 10:",
+    await top(c, { board, limit: 10, offset: 0n, cursor: undefined, mode: "unique", ...none }),
+    "",
+    `around ${someone}:`,
+    await around(c, { board, player: someone, radius: 3, ...none }),
   ].join("\n");
 }
 

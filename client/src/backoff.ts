@@ -42,8 +42,10 @@ export const NO_RETRY: RetryPolicy = Object.freeze({ ...DEFAULT_RETRY, maxAttemp
 export function retryPolicy(overrides: Partial<RetryPolicy> | false | undefined, base: RetryPolicy = DEFAULT_RETRY): RetryPolicy {
   if (overrides === false) return NO_RETRY;
   const p = { ...base, ...overrides };
-  if (!Number.isInteger(p.maxAttempts) || p.maxAttempts < 1) throw new RangeError(`retry.maxAttempts must be an integer >= 1, not ${p.maxAttempts}`);
-  if (!(p.initialBackoffMs >= 0) || !(p.maxBackoffMs >= p.initialBackoffMs)) throw new RangeError(`retry backoff must be 0 <= initialBackoffMs <= maxBackoffMs, not ${p.initialBackoffMs} and ${p.maxBackoffMs}`);
+  if (!Number.isInteger(p.maxAttempts) || p.maxAttempts < 1)
+    throw new RangeError(`retry.maxAttempts must be an integer >= 1, not ${p.maxAttempts}`);
+  if (!(p.initialBackoffMs >= 0) || !(p.maxBackoffMs >= p.initialBackoffMs))
+    throw new RangeError(`retry backoff must be 0 <= initialBackoffMs <= maxBackoffMs, not ${p.initialBackoffMs} and ${p.maxBackoffMs}`);
   if (!(p.multiplier >= 1)) throw new RangeError(`retry.multiplier must be >= 1, not ${p.multiplier}`);
   if (!(p.attemptTimeoutMs > 0)) throw new RangeError(`retry.attemptTimeoutMs must be > 0, not ${p.attemptTimeoutMs}`);
   return Object.freeze(p);

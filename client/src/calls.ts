@@ -32,17 +32,21 @@ export interface StreamOptions<Req, Res> extends CallOptions {
   resume?: Resume<Req, Res> | false;
 }
 
-type Unary<M extends GenServiceMethods[string]> = (req: MessageInitShape<M["input"]>, options?: CallOptions) => Promise<MessageShape<M["output"]>>;
+type Unary<M extends GenServiceMethods[string]> = (
+  req: MessageInitShape<M["input"]>,
+  options?: CallOptions,
+) => Promise<MessageShape<M["output"]>>;
 type Streaming<M extends GenServiceMethods[string]> = (
   req: MessageInitShape<M["input"]>,
   options?: StreamOptions<MessageShape<M["input"]>, MessageShape<M["output"]>>,
 ) => ServerStream<MessageShape<M["output"]>>;
 
 /** The calls of a service, typed from its descriptor. */
-export type ServiceCalls<S extends GenServiceMethods> = { [K in keyof S]: S[K]["methodKind"] extends "unary" ? Unary<S[K]> : Streaming<S[K]> };
+export type ServiceCalls<S extends GenServiceMethods> = {
+  [K in keyof S]: S[K]["methodKind"] extends "unary" ? Unary<S[K]> : Streaming<S[K]>;
+};
 /** The calls of a generated service descriptor: CallsOf<typeof LeaderboardService>. */
 export type CallsOf<D> = D extends GenService<infer S> ? ServiceCalls<S> : never;
-
 
 /** The calls of the cluster's three services: what a LadderClient and a Session both offer. */
 export interface ServiceSet {

@@ -39,7 +39,11 @@ function client(c: TestCluster, token: string, o: Partial<LadderClientOptions> =
 }
 
 /** The name of the gRPC code a call ended with, or "answered". */
-const outcome = (p: Promise<unknown>) => p.then(() => "answered", (e: { code?: number }) => status[e.code ?? -1] ?? String(e));
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => "answered",
+    (e: { code?: number }) => status[e.code ?? -1] ?? String(e),
+  );
 
 describe("client library", () => {
   it("writes through ingest restarts exactly once, and each session reads its own writes", async () => {
@@ -48,7 +52,10 @@ describe("client library", () => {
     defer(() => proxy.close());
     const retries: RetryEvent[] = [];
     const writes = client(c, TEST_TOKENS.write, {
-      ingest: proxy.address, timeoutMs: 60_000, retry: { maxAttempts: 10_000, initialBackoffMs: 10, maxBackoffMs: 250 }, onRetry: (e) => retries.push(e),
+      ingest: proxy.address,
+      timeoutMs: 60_000,
+      retry: { maxAttempts: 10_000, initialBackoffMs: 10, maxBackoffMs: 250 },
+      onRetry: (e) => retries.push(e),
     });
     const expected = new Map<string, number>();
     const problems: string[] = [];
@@ -71,8 +78,13 @@ describe("client library", () => {
     const writer = async (w: number) => {
       const session = writes.session();
       for (let b = 0; b < MIN_BATCHES_PER_WRITER || acked < FAULTS_AFTER.kill; b++) {
-        const batch = Array.from({ length: BATCH }, (_, i) => ({ playerId: `w${w}-${(b * 7 + i * 13) % PLAYERS_PER_WRITER}`, value: 1 + ((b + i) % 5) }));
-        await session.ingest.submitScores({ updates: batch.map((u) => ({ board: BOARD, playerId: u.playerId, op: Operation.INCREMENT, value: BigInt(u.value) })) });
+        const batch = Array.from({ length: BATCH }, (_, i) => ({
+          playerId: `w${w}-${(b * 7 + i * 13) % PLAYERS_PER_WRITER}`,
+          value: 1 + ((b + i) % 5),
+        }));
+        await session.ingest.submitScores({
+          updates: batch.map((u) => ({ board: BOARD, playerId: u.playerId, op: Operation.INCREMENT, value: BigInt(u.value) })),
+        });
         for (const u of batch) expected.set(u.playerId, (expected.get(u.playerId) ?? 0) + u.value);
         updates += batch.length;
         if (++acked === FAULTS_AFTER.lostAnswers) faults.push(loseAnswers());
@@ -83,7 +95,8 @@ describe("client library", () => {
         readsAfterWrite++;
         if (read.missing.length) problems.push(`writer ${w} batch ${b}: ${read.missing.join(", ")} missing after its write`);
         for (const e of read.entries) {
-          if (Number(e.entry!.score) !== expected.get(e.entry!.playerId)) problems.push(`writer ${w} batch ${b}: ${e.entry!.playerId} read ${e.entry!.score}, wrote ${expected.get(e.entry!.playerId)}`);
+          if (Number(e.entry!.score) !== expected.get(e.entry!.playerId))
+            problems.push(`writer ${w} batch ${b}: ${e.entry!.playerId} read ${e.entry!.score}, wrote ${expected.get(e.entry!.playerId)}`);
         }
       }
       return session.consistencyToken;
@@ -102,8 +115,10 @@ describe("client library", () => {
     }
     const admin = client(c, TEST_TOKENS.admin);
     const logRecords = (await admin.admin.getClusterStatus({})).kafka!.endOffsets.reduce((sum, p) => sum + Number(p.offset), 0);
-    console.log(`[client] ${acked} batches (${updates} updates) acknowledged, ${retries.length} retries (${timings.join(", ")}); ${readsAfterWrite} reads after writes; ` +
-      `log holds ${logRecords} records for ${updates} updates (${logRecords - updates} written more than once, dropped by the shards); lost ${lost}, doubled ${doubled}`);
+    console.log(
+      `[client] ${acked} batches (${updates} updates) acknowledged, ${retries.length} retries (${timings.join(", ")}); ${readsAfterWrite} reads after writes; ` +
+        `log holds ${logRecords} records for ${updates} updates (${logRecords - updates} written more than once, dropped by the shards); lost ${lost}, doubled ${doubled}`,
+    );
     expect(problems).toEqual([]);
     expect(retries.length).toBeGreaterThan(0);
     for (const r of retries) {
@@ -120,7 +135,9 @@ describe("client library", () => {
     const retries: RetryEvent[] = [];
     const patient = { maxAttempts: 1_000, initialBackoffMs: 10, maxBackoffMs: 50 };
     const wrong = client(c, "not-a-token-of-this-cluster", { retry: patient, onRetry: (e) => retries.push(e) });
-    expect(await outcome(wrong.ingest.submitScores({ updates: [{ board: BOARD, playerId: "p", op: Operation.SET, value: 1n }] }))).toBe("UNAUTHENTICATED");
+    expect(await outcome(wrong.ingest.submitScores({ updates: [{ board: BOARD, playerId: "p", op: Operation.SET, value: 1n }] }))).toBe(
+      "UNAUTHENTICATED",
+    );
     expect(await outcome(wrong.leaderboard.getTop({ board: BOARD }))).toBe("UNAUTHENTICATED");
     expect(retries).toEqual([]);
 
@@ -134,11 +151,15 @@ describe("client library", () => {
         process.kill(pid, "SIGCONT");
       }
     };
-    expect(await frozen(c.services.router().pid!, () => outcome(ok.leaderboard.getRank({ board: BOARD, playerId: "p" }, { timeoutMs: 1_500 })))).toBe("DEADLINE_EXCEEDED");
+    expect(
+      await frozen(c.services.router().pid!, () => outcome(ok.leaderboard.getRank({ board: BOARD, playerId: "p" }, { timeoutMs: 1_500 }))),
+    ).toBe("DEADLINE_EXCEEDED");
     const readRetries = retries.length;
     expect(readRetries).toBeGreaterThan(0); // each 300 ms attempt ran out and was tried again within the 1.5 s
     for (const r of retries) expect((r.error as { code: number }).code).toBe(status.DEADLINE_EXCEEDED);
-    expect(await frozen(c.services.ingest().pid!, () => outcome(ok.ingest.deletePlayer({ playerId: "nobody" }, { timeoutMs: 1_500 })))).toBe("DEADLINE_EXCEEDED");
+    expect(
+      await frozen(c.services.ingest().pid!, () => outcome(ok.ingest.deletePlayer({ playerId: "nobody" }, { timeoutMs: 1_500 }))),
+    ).toBe("DEADLINE_EXCEEDED");
     expect(retries.length).toBe(readRetries); // DeletePlayer is never retried
     // both answer again once thawed
     const session = ok.session();
@@ -148,7 +169,9 @@ describe("client library", () => {
     // RebuildShards through the stream helper, on a board of its own
     const rebuilt = ok.session();
     for (let b = 0; b < 5; b++) {
-      await rebuilt.ingest.submitScores({ updates: Array.from({ length: 200 }, (_, i) => ({ board: REBUILT, playerId: `p${i}`, op: Operation.INCREMENT, value: 1n })) });
+      await rebuilt.ingest.submitScores({
+        updates: Array.from({ length: 200 }, (_, i) => ({ board: REBUILT, playerId: `p${i}`, op: Operation.INCREMENT, value: 1n })),
+      });
     }
     const adminRetries: RetryEvent[] = [];
     const admin = client(c, TEST_TOKENS.admin, { onRetry: (e) => adminRetries.push(e) });
@@ -158,7 +181,10 @@ describe("client library", () => {
     for (const [shard, reports] of progress) {
       expect(reports.length, shard).toBeGreaterThanOrEqual(2); // one as the lease is held, one when done
       expect(reports.at(-1)!.phase, shard).toBe(Phase.DONE);
-      expect(reports.filter((r) => r.phase === Phase.DONE), shard).toHaveLength(1);
+      expect(
+        reports.filter((r) => r.phase === Phase.DONE),
+        shard,
+      ).toHaveLength(1);
       expect(new Set(reports.map((r) => r.rebuildId)).size, shard).toBe(1);
       const replayed = reports.map((r) => r.eventsReplayed);
       expect(replayed, shard).toEqual([...replayed].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));

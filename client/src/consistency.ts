@@ -25,7 +25,8 @@ export type TokenOffsets = ReadonlyMap<number, bigint>;
 /** The offsets a token names (largest per partition); throws for a token that is not one. */
 export function decodeConsistencyToken(token: string): Map<number, bigint> {
   const bytes = Buffer.from(token, "base64url");
-  if (!/^[A-Za-z0-9_-]+$/.test(token) || bytes.toString("base64url") !== token) throw new Error("consistency token is not canonical base64url");
+  if (!/^[A-Za-z0-9_-]+$/.test(token) || bytes.toString("base64url") !== token)
+    throw new Error("consistency token is not canonical base64url");
   const offsets = new Map<number, bigint>();
   for (const { partition, offset } of fromBinary(ConsistencyTokenSchema, bytes).offsets) {
     if (offset > (offsets.get(partition) ?? -1n)) offsets.set(partition, offset);

@@ -12,7 +12,10 @@ import { ScoreUpdateSchema, SubmitScoresRequestSchema, type SubmitScoresRequest 
  * The request as a message whose every update has an event id: the caller's ids are kept, each
  * missing one is a new UUID. The caller's objects are left as they were.
  */
-export function assignEventIds(request: MessageInitShape<typeof SubmitScoresRequestSchema>, newId: () => string = randomUUID): SubmitScoresRequest {
+export function assignEventIds(
+  request: MessageInitShape<typeof SubmitScoresRequestSchema>,
+  newId: () => string = randomUUID,
+): SubmitScoresRequest {
   const updates = (request.updates ?? []).map((u) => create(ScoreUpdateSchema, { ...u, eventId: u.eventId || newId() }));
   // a new object with every other field of the request, even when `request` is a message (create keeps those as given)
   return create(SubmitScoresRequestSchema, { ...request, updates } as MessageInitShape<typeof SubmitScoresRequestSchema>);

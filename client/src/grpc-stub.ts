@@ -57,20 +57,24 @@ export function createClient<S extends GenServiceMethods>(
   const client: Record<string, unknown> = { close: () => raw.close(), raw };
   for (const m of service.methods) {
     const call = (raw as unknown as Record<string, RawCall>)[m.localName]!.bind(raw);
-    client[m.localName] = m.methodKind === "unary"
-      ? (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) =>
-          new Promise((resolve, reject) => {
-            const done = cancelOnAbort(opts.signal, call(create(m.input, req), metadataFor(opts, token), grpcOptions(opts), (err: Error | null, res: unknown) => {
-              done();
-              if (err) reject(err);
-              else resolve(res);
-            }));
-          })
-      : (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) => {
-          const stream = call(create(m.input, req), metadataFor(opts, token), grpcOptions(opts)) as grpc.ClientReadableStream<unknown>;
-          stream.once("close", cancelOnAbort(opts.signal, stream));
-          return stream;
-        };
+    client[m.localName] =
+      m.methodKind === "unary"
+        ? (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) =>
+            new Promise((resolve, reject) => {
+              const done = cancelOnAbort(
+                opts.signal,
+                call(create(m.input, req), metadataFor(opts, token), grpcOptions(opts), (err: Error | null, res: unknown) => {
+                  done();
+                  if (err) reject(err);
+                  else resolve(res);
+                }),
+              );
+            })
+        : (req: MessageInitShape<typeof m.input>, opts: CallOptions = {}) => {
+            const stream = call(create(m.input, req), metadataFor(opts, token), grpcOptions(opts)) as grpc.ClientReadableStream<unknown>;
+            stream.once("close", cancelOnAbort(opts.signal, stream));
+            return stream;
+          };
   }
   return client as ServiceClient<S>;
 }

@@ -96,8 +96,12 @@ export class LadderClient implements ServiceSet {
     };
     const router = options.router !== undefined ? channel(options.router) : undefined;
     const ingest = options.ingest !== undefined ? channel(options.ingest) : undefined;
-    const bind = <S extends GenServiceMethods>(service: GenService<S>, address: string | undefined, ch: grpc.Channel | undefined, what: string) =>
-      this.calls(service, ch && createClient(service, address!, credentials, { channelOverride: ch }, options.token), what);
+    const bind = <S extends GenServiceMethods>(
+      service: GenService<S>,
+      address: string | undefined,
+      ch: grpc.Channel | undefined,
+      what: string,
+    ) => this.calls(service, ch && createClient(service, address!, credentials, { channelOverride: ch }, options.token), what);
     this.ingest = bind(IngestService, options.ingest, ingest, "ingest");
     this.leaderboard = bind(LeaderboardService, options.router, router, "router");
     this.admin = bind(AdminService, options.router, router, "router");
@@ -116,40 +120,50 @@ export class LadderClient implements ServiceSet {
   private calls<S extends GenServiceMethods>(service: GenService<S>, stub: object | undefined, what: string): ServiceCalls<S> {
     const out: Record<string, unknown> = {};
     for (const m of service.methods) {
-      const fn = stub ? ((stub as Record<string, StubFn>)[m.localName]!) : undefined;
+      const fn = stub ? (stub as Record<string, StubFn>)[m.localName]! : undefined;
       const unavailable = () => new Error(`LadderClient: no ${what} address given (options.${what}), needed by ${m.parent.name}.${m.name}`);
-      out[m.localName] = m.methodKind === "unary"
-        ? (req: unknown, o?: CallOptions) => (fn ? this.unary(m, fn, req, o) : Promise.reject(unavailable()))
-        : (req: unknown, o?: StreamOptions<never, never>) => {
-            if (!fn) throw unavailable();
-            return this.stream(m, fn, req, o);
-          };
+      out[m.localName] =
+        m.methodKind === "unary"
+          ? (req: unknown, o?: CallOptions) => (fn ? this.unary(m, fn, req, o) : Promise.reject(unavailable()))
+          : (req: unknown, o?: StreamOptions<never, never>) => {
+              if (!fn) throw unavailable();
+              return this.stream(m, fn, req, o);
+            };
     }
     return out as ServiceCalls<S>;
   }
 
   /** One unary call: its request made once (event ids given once), then attempts while it may be retried. */
   private async unary(m: DescMethod, fn: StubFn, init: unknown, o: CallOptions = {}): Promise<unknown> {
-    const request = m === IngestService.method.submitScores && this.giveEventIds
-      ? assignEventIds(init as MessageInitShape<typeof IngestService.method.submitScores.input>)
-      : create(m.input, init as MessageInitShape<typeof m.input>);
+    const request =
+      m === IngestService.method.submitScores && this.giveEventIds
+        ? assignEventIds(init as MessageInitShape<typeof IngestService.method.submitScores.input>)
+        : create(m.input, init as MessageInitShape<typeof m.input>);
     const deadline = Date.now() + (o.timeoutMs ?? this.timeoutMs);
     const policy = o.retry === undefined ? this.retry : retryPolicy(o.retry, this.retry);
     const metadata = metadataOf(o);
     if (policy.maxAttempts === 1 || !mayRetry(m, request)) return fn(request, { deadline, signal: o.signal, metadata });
     return withRetries((attemptDeadline) => fn(request, { deadline: attemptDeadline, signal: o.signal, metadata }) as Promise<unknown>, {
-      policy, deadline, method: pathOf(m), signal: o.signal, onRetry: this.onRetry,
+      policy,
+      deadline,
+      method: pathOf(m),
+      signal: o.signal,
+      onRetry: this.onRetry,
     });
   }
 
   private stream(m: DescMethod, fn: StubFn, init: unknown, o: StreamOptions<never, never> = {}): ServerStream<unknown> {
     const deadline = o.timeoutMs !== undefined ? Date.now() + o.timeoutMs : Infinity;
-    const resume = o.resume === false ? undefined : (o.resume as Resume<unknown, unknown> | undefined) ?? (resumeByToken(m) as Resume<unknown, unknown> | undefined);
+    const resume =
+      o.resume === false
+        ? undefined
+        : ((o.resume as Resume<unknown, unknown> | undefined) ?? (resumeByToken(m) as Resume<unknown, unknown> | undefined));
     const metadata = metadataOf(o);
     return new ServerStream({
       method: pathOf(m),
       request: create(m.input, init as MessageInitShape<typeof m.input>),
-      open: (request, signal) => fn(request, { deadline: Number.isFinite(deadline) ? deadline : undefined, signal, metadata }) as grpc.ClientReadableStream<unknown>,
+      open: (request, signal) =>
+        fn(request, { deadline: Number.isFinite(deadline) ? deadline : undefined, signal, metadata }) as grpc.ClientReadableStream<unknown>,
       resume,
       policy: o.retry === undefined ? this.retry : retryPolicy(o.retry, this.retry),
       deadline,

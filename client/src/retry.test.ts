@@ -9,8 +9,19 @@ import { isRetriedError, mayRetry, retrySafety, withRetries, type RetryEvent } f
 
 const grpcError = (code: status) => Object.assign(new Error(`${code} ${status[code]}`), { code, details: status[code] });
 const fast = retryPolicy({ maxAttempts: 4, initialBackoffMs: 1, maxBackoffMs: 2 });
-const NEVER = [status.INVALID_ARGUMENT, status.NOT_FOUND, status.FAILED_PRECONDITION, status.PERMISSION_DENIED, status.UNAUTHENTICATED,
-  status.ALREADY_EXISTS, status.ABORTED, status.CANCELLED, status.RESOURCE_EXHAUSTED, status.INTERNAL, status.UNKNOWN];
+const NEVER = [
+  status.INVALID_ARGUMENT,
+  status.NOT_FOUND,
+  status.FAILED_PRECONDITION,
+  status.PERMISSION_DENIED,
+  status.UNAUTHENTICATED,
+  status.ALREADY_EXISTS,
+  status.ABORTED,
+  status.CANCELLED,
+  status.RESOURCE_EXHAUSTED,
+  status.INTERNAL,
+  status.UNKNOWN,
+];
 
 /** An attempt that fails with `codes` in turn, then answers "ok"; counts its calls. */
 function attempts(...codes: status[]) {
@@ -30,8 +41,16 @@ describe("client > retry classification", () => {
     for (const m of LeaderboardService.methods) expect(retrySafety(m)).toBe(m.methodKind === "unary" ? "read" : "never");
     const admin = Object.fromEntries(AdminService.methods.map((m) => [m.name, retrySafety(m)]));
     expect(admin).toEqual({
-      RebuildShards: "never", ListRebuilds: "read", CreateBoard: "never", GetBoard: "read", ListBoards: "read",
-      UpdateBoard: "never", DeleteBoard: "never", GetClusterStatus: "read", Reshard: "never", GetPlacement: "read",
+      RebuildShards: "never",
+      ListRebuilds: "read",
+      CreateBoard: "never",
+      GetBoard: "read",
+      ListBoards: "read",
+      UpdateBoard: "never",
+      DeleteBoard: "never",
+      GetClusterStatus: "read",
+      Reshard: "never",
+      GetPlacement: "read",
     });
     const submit = IngestService.method.submitScores;
     const u = (eventId: string) => ({ board: "b", playerId: "p", op: Operation.SET, value: 1n, eventId });
@@ -53,9 +72,14 @@ describe("client > retry loop", () => {
   it("retries until an attempt answers, telling onRetry each time", async () => {
     const a = attempts(status.UNAVAILABLE, status.DEADLINE_EXCEEDED);
     const seen: RetryEvent[] = [];
-    await expect(withRetries(a.fn, { policy: fast, deadline: Date.now() + 10_000, method: "m", onRetry: (e) => seen.push(e) })).resolves.toBe("ok");
+    await expect(
+      withRetries(a.fn, { policy: fast, deadline: Date.now() + 10_000, method: "m", onRetry: (e) => seen.push(e) }),
+    ).resolves.toBe("ok");
     expect(a.calls).toHaveLength(3);
-    expect(seen.map((e) => [e.attempt, (e.error as { code: number }).code])).toEqual([[1, status.UNAVAILABLE], [2, status.DEADLINE_EXCEEDED]]);
+    expect(seen.map((e) => [e.attempt, (e.error as { code: number }).code])).toEqual([
+      [1, status.UNAVAILABLE],
+      [2, status.DEADLINE_EXCEEDED],
+    ]);
     for (const e of seen) expect(e.delayMs).toBeLessThanOrEqual(2);
   });
 
@@ -69,7 +93,9 @@ describe("client > retry loop", () => {
 
   it("stops after maxAttempts with the last attempt's error", async () => {
     const a = attempts(status.UNAVAILABLE, status.UNAVAILABLE, status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.UNAVAILABLE);
-    await expect(withRetries(a.fn, { policy: fast, deadline: Date.now() + 10_000, method: "m" })).rejects.toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    await expect(withRetries(a.fn, { policy: fast, deadline: Date.now() + 10_000, method: "m" })).rejects.toMatchObject({
+      code: status.DEADLINE_EXCEEDED,
+    });
     expect(a.calls).toHaveLength(4);
   });
 
@@ -77,7 +103,9 @@ describe("client > retry loop", () => {
     const slow = retryPolicy({ maxAttempts: 10, initialBackoffMs: 60_000, maxBackoffMs: 60_000, attemptTimeoutMs: 500 });
     const a = attempts(status.UNAVAILABLE);
     const deadline = Date.now() + 5_000;
-    await expect(withRetries(a.fn, { policy: slow, deadline, method: "m", random: () => 0.99 })).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await expect(withRetries(a.fn, { policy: slow, deadline, method: "m", random: () => 0.99 })).rejects.toMatchObject({
+      code: status.UNAVAILABLE,
+    });
     expect(a.calls).toHaveLength(1);
     expect(a.calls[0]!).toBeLessThan(deadline); // the attempt's own deadline: now + 500 ms, before the call's
     const b = attempts();
@@ -89,7 +117,14 @@ describe("client > retry loop", () => {
     const stop = new AbortController();
     const a = attempts(status.UNAVAILABLE, status.UNAVAILABLE);
     const policy = retryPolicy({ maxAttempts: 5, initialBackoffMs: 60_000, maxBackoffMs: 60_000 });
-    const running = withRetries(a.fn, { policy, deadline: Infinity, method: "m", signal: stop.signal, random: () => 0.5, onRetry: () => stop.abort(new Error("left")) });
+    const running = withRetries(a.fn, {
+      policy,
+      deadline: Infinity,
+      method: "m",
+      signal: stop.signal,
+      random: () => 0.5,
+      onRetry: () => stop.abort(new Error("left")),
+    });
     await expect(running).rejects.toThrow("left");
     expect(a.calls).toHaveLength(1);
   });

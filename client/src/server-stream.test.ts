@@ -16,16 +16,32 @@ import { LadderClient } from "./ladder-client.js";
 import type { RetryEvent } from "./retry.js";
 import { resumeByToken, ServerStream } from "./server-stream.js";
 
-const field = (name: string, number: number, type: Type) => ({ name, number, type, label: Label.OPTIONAL, jsonName: name.replace(/_(.)/g, (_, c: string) => c.toUpperCase()) });
+const field = (name: string, number: number, type: Type) => ({
+  name,
+  number,
+  type,
+  label: Label.OPTIONAL,
+  jsonName: name.replace(/_(.)/g, (_, c: string) => c.toUpperCase()),
+});
 /** test.v1.Watch: a server stream whose request and messages carry resume_token. */
-const Watch = createFileRegistry(create(FileDescriptorProtoSchema, {
-  name: "test/watch.proto", package: "test.v1", syntax: "proto3",
-  messageType: [
-    { name: "WatchRequest", field: [field("board", 1, Type.STRING), field("resume_token", 2, Type.STRING)] },
-    { name: "WatchUpdate", field: [field("resume_token", 1, Type.STRING), field("seq", 2, Type.INT64)] },
-  ],
-  service: [{ name: "Watch", method: [{ name: "Watch", inputType: ".test.v1.WatchRequest", outputType: ".test.v1.WatchUpdate", serverStreaming: true }] }],
-}), () => undefined).getService("test.v1.Watch")!;
+const Watch = createFileRegistry(
+  create(FileDescriptorProtoSchema, {
+    name: "test/watch.proto",
+    package: "test.v1",
+    syntax: "proto3",
+    messageType: [
+      { name: "WatchRequest", field: [field("board", 1, Type.STRING), field("resume_token", 2, Type.STRING)] },
+      { name: "WatchUpdate", field: [field("resume_token", 1, Type.STRING), field("seq", 2, Type.INT64)] },
+    ],
+    service: [
+      {
+        name: "Watch",
+        method: [{ name: "Watch", inputType: ".test.v1.WatchRequest", outputType: ".test.v1.WatchUpdate", serverStreaming: true }],
+      },
+    ],
+  }),
+  () => undefined,
+).getService("test.v1.Watch")!;
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -36,9 +52,14 @@ afterEach(async () => {
 async function serve(service: DescService, handlers: grpc.UntypedServiceImplementation) {
   const server = new grpc.Server();
   server.addService(serviceDefinition(service), handlers);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   const proxy = await faultProxy(`127.0.0.1:${port}`);
-  cleanups.push(() => proxy.close(), () => server.forceShutdown());
+  cleanups.push(
+    () => proxy.close(),
+    () => server.forceShutdown(),
+  );
   return proxy;
 }
 
@@ -58,16 +79,21 @@ describe("client > server streams", () => {
         call.on("cancelled", () => clearInterval(timer));
       },
     });
-    const stub = createClient(Watch as GenService<GenServiceMethods>, address, undefined, { "grpc.initial_reconnect_backoff_ms": 20 }) as unknown as Record<string, (req: unknown, o: object) => grpc.ClientReadableStream<Record<string, unknown>>>;
+    const stub = createClient(Watch as GenService<GenServiceMethods>, address, undefined, {
+      "grpc.initial_reconnect_backoff_ms": 20,
+    }) as unknown as Record<string, (req: unknown, o: object) => grpc.ClientReadableStream<Record<string, unknown>>>;
     cleanups.push(() => (stub as unknown as { close(): void }).close());
     const reconnects: RetryEvent[] = [];
     const seen: number[] = [];
     let [sinceOpen, cuts] = [0, 0];
     const lastBeforeReconnect = new Set<string>();
     const stream = new ServerStream<Record<string, unknown>>({
-      method: "test.v1.Watch/Watch", request: create(Watch.methods[0]!.input, { board: "b" }),
+      method: "test.v1.Watch/Watch",
+      request: create(Watch.methods[0]!.input, { board: "b" }),
       open: (request, signal) => stub.watch!(request, { signal }),
-      resume: resumeByToken(Watch.methods[0]!) as never, policy: fast, deadline: Date.now() + 30_000,
+      resume: resumeByToken(Watch.methods[0]!) as never,
+      policy: fast,
+      deadline: Date.now() + 30_000,
       onReconnect: (e) => {
         reconnects.push(e);
         lastBeforeReconnect.add(String(seen.at(-1)));
@@ -93,7 +119,8 @@ describe("client > server streams", () => {
     const { address, cut } = await serve(AdminService, {
       rebuildShards: (call: grpc.ServerWritableStream<unknown, Message>) => {
         calls++;
-        for (const n of [0n, 500n]) call.write(create(RebuildShardsResponseSchema, { shardId: "shard-1", rebuildId: "r1", eventsReplayed: n }));
+        for (const n of [0n, 500n])
+          call.write(create(RebuildShardsResponseSchema, { shardId: "shard-1", rebuildId: "r1", eventsReplayed: n }));
       },
     });
     expect(resumeByToken(AdminService.method.rebuildShards)).toBeUndefined();

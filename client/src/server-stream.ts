@@ -84,7 +84,8 @@ export class ServerStream<Res> implements AsyncIterable<Res> {
         return;
       } catch (err) {
         failures++;
-        const next = signal.aborted || codeOf(err) !== status.UNAVAILABLE || failures >= s.policy.maxAttempts ? undefined : s.resume?.(request, last);
+        const next =
+          signal.aborted || codeOf(err) !== status.UNAVAILABLE || failures >= s.policy.maxAttempts ? undefined : s.resume?.(request, last);
         if (next === undefined) throw err;
         const delayMs = backoffMs(s.policy, failures);
         if (Date.now() + delayMs >= s.deadline) throw err;
@@ -104,7 +105,8 @@ export class ServerStream<Res> implements AsyncIterable<Res> {
  * one). Undefined for a stream without them (RebuildShards).
  */
 export function resumeByToken(m: DescMethod): Resume<Record<string, unknown>, Record<string, unknown>> | undefined {
-  const tokenField = (fields: DescMethod["input"]["fields"]) => fields.find((f) => f.name === "resume_token" && f.fieldKind === "scalar" && f.scalar === ScalarType.STRING)?.localName;
+  const tokenField = (fields: DescMethod["input"]["fields"]) =>
+    fields.find((f) => f.name === "resume_token" && f.fieldKind === "scalar" && f.scalar === ScalarType.STRING)?.localName;
   const inField = tokenField(m.input.fields);
   const outField = tokenField(m.output.fields);
   if (m.methodKind !== "server_streaming" || inField === undefined || outField === undefined) return undefined;

@@ -54,15 +54,20 @@ export class Session implements ServiceSet {
   private wrap<S extends GenServiceMethods>(service: GenService<S>, calls: ServiceCalls<S>): ServiceCalls<S> {
     const out: Record<string, unknown> = {};
     for (const m of service.methods) {
-      const call = (calls as unknown as Record<string, (req: Record<string, unknown>, o?: CallOptions) => Promise<Record<string, unknown>>>)[m.localName]!;
+      const call = (
+        calls as unknown as Record<string, (req: Record<string, unknown>, o?: CallOptions) => Promise<Record<string, unknown>>>
+      )[m.localName]!;
       const tokenIn = tokenField(m.input.fields);
       const tokenOut = tokenField(m.output.fields);
-      out[m.localName] = m.methodKind !== "unary" || (tokenIn === undefined && tokenOut === undefined) ? call : async (req: Record<string, unknown>, o?: CallOptions) => {
-        const sent = tokenIn === undefined ? req : { ...req, [tokenIn]: this.tokenFor(String(req[tokenIn] ?? "")) };
-        const res = await call(sent, o);
-        if (tokenOut !== undefined) this.tokens.observe(String(res[tokenOut] ?? ""));
-        return res;
-      };
+      out[m.localName] =
+        m.methodKind !== "unary" || (tokenIn === undefined && tokenOut === undefined)
+          ? call
+          : async (req: Record<string, unknown>, o?: CallOptions) => {
+              const sent = tokenIn === undefined ? req : { ...req, [tokenIn]: this.tokenFor(String(req[tokenIn] ?? "")) };
+              const res = await call(sent, o);
+              if (tokenOut !== undefined) this.tokens.observe(String(res[tokenOut] ?? ""));
+              return res;
+            };
     }
     return out as ServiceCalls<S>;
   }

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { callerToken, clientOf } from "./caller.js";
 import { toHttpFailure } from "./http-errors.js";
 
-const request = (headers: Record<string, string>, remoteAddress = "10.0.0.9") => ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
+const request = (headers: Record<string, string>, remoteAddress = "10.0.0.9") =>
+  ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
 const query = (q: string) => new URLSearchParams(q);
 
 describe("gateway > caller", () => {

@@ -21,9 +21,11 @@ import { refuse } from "./http-errors.js";
 export function callerToken(req: IncomingMessage, search: URLSearchParams): string | undefined {
   const header = req.headers.authorization;
   const fromHeader = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  if (header !== undefined && fromHeader === undefined) throw refuse(Code.UNAUTHENTICATED, "the Authorization header is not \"Bearer <token>\"");
+  if (header !== undefined && fromHeader === undefined)
+    throw refuse(Code.UNAUTHENTICATED, 'the Authorization header is not "Bearer <token>"');
   const fromQuery = search.get("access_token") ?? undefined;
-  if (fromHeader !== undefined && fromQuery !== undefined && fromHeader !== fromQuery) throw refuse(Code.INVALID_ARGUMENT, "two different tokens: the Authorization header's and access_token");
+  if (fromHeader !== undefined && fromQuery !== undefined && fromHeader !== fromQuery)
+    throw refuse(Code.INVALID_ARGUMENT, "two different tokens: the Authorization header's and access_token");
   return fromHeader ?? (fromQuery === "" ? undefined : fromQuery);
 }
 
@@ -31,7 +33,11 @@ export function callerToken(req: IncomingMessage, search: URLSearchParams): stri
 export function clientOf(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = req.headers["x-forwarded-for"];
-    const last = (Array.isArray(forwarded) ? forwarded.join(",") : forwarded)?.split(",").map((s) => s.trim()).filter(Boolean).at(-1);
+    const last = (Array.isArray(forwarded) ? forwarded.join(",") : forwarded)
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .at(-1);
     if (last) return last;
   }
   return req.socket.remoteAddress ?? "unknown";

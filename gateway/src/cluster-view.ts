@@ -80,7 +80,10 @@ export class ClusterView {
     await this.mayRead(c);
     const { boards } = await this.boardsAnswer.get();
     const defined = new Set(boards.map((b) => b.name));
-    const recent = [...this.recent].reverse().filter(([name]) => !defined.has(name)).slice(0, RECENT_BOARDS);
+    const recent = [...this.recent]
+      .reverse()
+      .filter(([name]) => !defined.has(name))
+      .slice(0, RECENT_BOARDS);
     return { boards, recent: recent.map(([name, at]) => ({ name, lastReadMs: String(at) })) };
   }
 
@@ -88,7 +91,10 @@ export class ClusterView {
     new Params(c.search, []);
     await this.mayRead(c);
     const res = await this.statusAnswer.get();
-    return { observedAtMs: String(res.observedAtMs), shards: res.shards.map((s) => pick(toJson(ShardStatusSchema, s, { alwaysEmitImplicit: true }), SHARD_FIELDS)) };
+    return {
+      observedAtMs: String(res.observedAtMs),
+      shards: res.shards.map((s) => pick(toJson(ShardStatusSchema, s, { alwaysEmitImplicit: true }), SHARD_FIELDS)),
+    };
   }
 
   /** /api/trends: the series of trends.ts, with a board's size when `board` is given. */
@@ -97,7 +103,8 @@ export class ClusterView {
     await this.mayRead(c);
     const name = p.text("board");
     const where = { period: p.text("period"), window: p.text("window") };
-    const size = async () => Number((await this.client.leaderboard.getCount({ board: name, ...where }, { token: c.token, signal: c.signal })).total);
+    const size = async () =>
+      Number((await this.client.leaderboard.getCount({ board: name, ...where }, { token: c.token, signal: c.signal })).total);
     return this.trendsOf.read(async () => statusReading(await this.statusAnswer.get()), name ? { name, ...where, size } : undefined);
   }
 

@@ -31,5 +31,13 @@ export function preflight(req: IncomingMessage, allowed: readonly string[]): { s
   const headers = corsHeaders(req.headers.origin, allowed);
   const ok = headers["Access-Control-Allow-Origin"] !== undefined && req.headers["access-control-request-method"] === "GET";
   if (!ok) return { status: 403, headers };
-  return { status: 204, headers: { ...headers, "Access-Control-Allow-Methods": "GET", "Access-Control-Allow-Headers": ALLOW_HEADERS, "Access-Control-Max-Age": String(MAX_AGE_S) } };
+  return {
+    status: 204,
+    headers: {
+      ...headers,
+      "Access-Control-Allow-Methods": "GET",
+      "Access-Control-Allow-Headers": ALLOW_HEADERS,
+      "Access-Control-Max-Age": String(MAX_AGE_S),
+    },
+  };
 }

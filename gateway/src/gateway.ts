@@ -62,7 +62,10 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   const server = createServer((req, res) => {
     const startedAt = performance.now();
     void handler.handle(req, res).finally(() => {
-      o.log.debug({ method: req.method, path: req.url?.split("?")[0], status: res.statusCode, ms: Math.round(performance.now() - startedAt) }, "request");
+      o.log.debug(
+        { method: req.method, path: req.url?.split("?")[0], status: res.statusCode, ms: Math.round(performance.now() - startedAt) },
+        "request",
+      );
     });
   });
   const { host, port } = hostPort(o.listen);
@@ -75,11 +78,12 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   return {
     port: bound,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/`,
-    close: () => new Promise<void>((resolve) => {
-      clearInterval(sweep);
-      server.close(() => resolve());
-      server.closeAllConnections(); // open streams end; their browsers reconnect elsewhere or later
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(sweep);
+        server.close(() => resolve());
+        server.closeAllConnections(); // open streams end; their browsers reconnect elsewhere or later
+      }),
   };
 }
 
@@ -105,7 +109,10 @@ class Handler {
         const p = preflight(req, this.o.corsOrigins);
         res.writeHead(p.status, p.headers).end();
       } else if (req.method !== "GET") {
-        throw refuse(Code.UNIMPLEMENTED, `${req.method} is not served: the gateway answers reads (GET) only`, { status: 405, headers: { Allow: "GET, OPTIONS" } });
+        throw refuse(Code.UNIMPLEMENTED, `${req.method} is not served: the gateway answers reads (GET) only`, {
+          status: 405,
+          headers: { Allow: "GET, OPTIONS" },
+        });
       } else if (url.pathname === "/healthz") sendJson(res, cors, { status: "ok" });
       else if (url.pathname.startsWith("/api/")) await this.api(req, res, url, cors);
       else this.sendFile(res, url.pathname);
@@ -122,7 +129,10 @@ class Handler {
     const { rate, burst, streams } = this.o.limits;
     const client = clientOf(req, this.o.trustProxy);
     const wait = this.limiter.take(client);
-    if (wait > 0) throw refuse(Code.RESOURCE_EXHAUSTED, `rate limit: ${rate} requests a second, ${burst} at once`, { headers: { "Retry-After": String(wait) } });
+    if (wait > 0)
+      throw refuse(Code.RESOURCE_EXHAUSTED, `rate limit: ${rate} requests a second, ${burst} at once`, {
+        headers: { "Retry-After": String(wait) },
+      });
     const { found, board } = this.route(url.pathname);
     const ac = new AbortController();
     res.once("close", () => ac.abort());

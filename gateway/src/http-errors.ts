@@ -47,7 +47,11 @@ export interface HttpFailure {
 
 /** A refusal of the gateway's own: a gRPC code, and where HTTP says more, its own status and headers. */
 export class GatewayRefusal extends LadderError {
-  constructor(code: Code, message: string, readonly http: { status?: number; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: Code,
+    message: string,
+    readonly http: { status?: number; headers?: Record<string, string> } = {},
+  ) {
     super(code, message);
   }
 }

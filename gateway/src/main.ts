@@ -27,7 +27,16 @@ const gateway = await startGateway({
   trustProxy: config.gatewayTrustProxy,
   log: log.child({ component: "http" }),
 });
-log.info({ address: config.gatewayListen, port: gateway.port, url: gateway.url, router: config.gatewayRouter, corsOrigins: config.gatewayCorsOrigins }, "gateway listening");
+log.info(
+  {
+    address: config.gatewayListen,
+    port: gateway.port,
+    url: gateway.url,
+    router: config.gatewayRouter,
+    corsOrigins: config.gatewayCorsOrigins,
+  },
+  "gateway listening",
+);
 
 onShutdown(log, async () => {
   await gateway.close();

@@ -13,7 +13,10 @@ const UINT32_MAX = 2 ** 32 - 1;
 const COMMON = ["access_token"];
 
 export class Params {
-  constructor(private readonly search: URLSearchParams, takes: readonly string[]) {
+  constructor(
+    private readonly search: URLSearchParams,
+    takes: readonly string[],
+  ) {
     const known = new Set([...takes, ...COMMON]);
     for (const name of new Set(search.keys())) {
       if (!known.has(name)) throw invalid(`unknown parameter "${name}" (this endpoint takes ${takes.length ? takes.join(", ") : "none"})`);

@@ -27,7 +27,10 @@ interface Bucket {
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(private readonly limits: RateLimits, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly limits: RateLimits,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Takes a token for `client`: 0 when it had one, else the whole seconds until it will (≥ 1). */
   take(client: string): number {

@@ -47,12 +47,22 @@ export function reads(client: LadderClient): { board: Record<string, Read>; stan
       },
       top: async (c) => {
         const p = new Params(c.search, ["limit", "offset", "cursor", "rank_mode", ...WHERE]);
-        const req = { board: c.board, limit: p.uint32("limit"), offset: p.uint64("offset"), cursor: p.text("cursor"), rankMode: p.rankMode(), ...where(p) };
+        const req = {
+          board: c.board,
+          limit: p.uint32("limit"),
+          offset: p.uint64("offset"),
+          cursor: p.text("cursor"),
+          rankMode: p.rankMode(),
+          ...where(p),
+        };
         return json(M.getTop.output, await lb.getTop(req, opts(c)));
       },
       rank: async (c) => {
         const p = new Params(c.search, ["player", "rank_mode", ...WHERE]);
-        return json(M.getRank.output, await lb.getRank({ board: c.board, playerId: p.required("player"), rankMode: p.rankMode(), ...where(p) }, opts(c)));
+        return json(
+          M.getRank.output,
+          await lb.getRank({ board: c.board, playerId: p.required("player"), rankMode: p.rankMode(), ...where(p) }, opts(c)),
+        );
       },
       around: async (c) => {
         const p = new Params(c.search, ["player", "radius", "rank_mode", ...WHERE]);
@@ -66,7 +76,12 @@ export function reads(client: LadderClient): { board: Record<string, Read>; stan
     },
     standing: async (c) => {
       const p = new Params(c.search, ["player", "boards", "rank_mode"]);
-      const boards = p.required("boards").split(",").map((b) => b.trim()).filter(Boolean).map(boardRef);
+      const boards = p
+        .required("boards")
+        .split(",")
+        .map((b) => b.trim())
+        .filter(Boolean)
+        .map(boardRef);
       return json(M.getStanding.output, await lb.getStanding({ playerId: p.required("player"), boards, rankMode: p.rankMode() }, opts(c)));
     },
   };

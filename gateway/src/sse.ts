@@ -59,7 +59,10 @@ async function drained(res: ServerResponse, ms: number): Promise<boolean> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), ms);
   try {
-    await Promise.race([once(res, "drain", { signal: ac.signal }), once(res, "close", { signal: ac.signal }).then(() => Promise.reject(new Error("closed")))]);
+    await Promise.race([
+      once(res, "drain", { signal: ac.signal }),
+      once(res, "close", { signal: ac.signal }).then(() => Promise.reject(new Error("closed"))),
+    ]);
     return true;
   } catch {
     return false;

@@ -23,7 +23,8 @@ const TYPES: Readonly<Record<string, string>> = Object.freeze({
 const HEADERS = Object.freeze({
   "Cache-Control": "no-cache",
   "X-Content-Type-Options": "nosniff",
-  "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 });
 
 export interface StaticFile {

@@ -37,18 +37,37 @@ export type Watch = (ctx: WatchContext) => Promise<void>;
 /** The watch endpoints by their path's last segment. */
 export function watches(client: LadderClient, stallMs: number): Record<string, Watch> {
   const common = (c: WatchContext, p: Params) => ({
-    board: c.board, period: p.text("period"), window: p.text("window"), intervalMs: p.uint32("interval_ms"), resumeToken: resumeTokenOf(c.req, p),
+    board: c.board,
+    period: p.text("period"),
+    window: p.text("window"),
+    intervalMs: p.uint32("interval_ms"),
+    resumeToken: resumeTokenOf(c.req, p),
   });
   return {
     top: async (c) => {
       const p = new Params(c.search, ["limit", ...WHERE]);
       const stream = client.leaderboard.watchTop({ ...common(c, p), limit: p.uint32("limit") }, { token: c.token });
-      await relay(c.res, stream, { event: "top", headers: c.headers, stallMs, idOf: (m) => m.resumeToken, dataOf: (m) => json(M.watchTop.output, m) });
+      await relay(c.res, stream, {
+        event: "top",
+        headers: c.headers,
+        stallMs,
+        idOf: (m) => m.resumeToken,
+        dataOf: (m) => json(M.watchTop.output, m),
+      });
     },
     player: async (c) => {
       const p = new Params(c.search, ["player", "top_k", ...WHERE]);
-      const stream = client.leaderboard.watchPlayer({ ...common(c, p), playerId: p.required("player"), topK: p.uint32("top_k") }, { token: c.token });
-      await relay(c.res, stream, { event: "player", headers: c.headers, stallMs, idOf: (m) => m.resumeToken, dataOf: (m) => json(M.watchPlayer.output, m) });
+      const stream = client.leaderboard.watchPlayer(
+        { ...common(c, p), playerId: p.required("player"), topK: p.uint32("top_k") },
+        { token: c.token },
+      );
+      await relay(c.res, stream, {
+        event: "player",
+        headers: c.headers,
+        stallMs,
+        idOf: (m) => m.resumeToken,
+        dataOf: (m) => json(M.watchPlayer.output, m),
+      });
     },
   };
 }

@@ -23,11 +23,13 @@ function standInProducer() {
           release: () => {
             const counts = new Map<number, number>();
             for (const m of messages) counts.set(m.partition, (counts.get(m.partition) ?? 0) + 1);
-            resolve([...counts].map(([partition, n]) => {
-              const base = ends.get(partition) ?? 0n;
-              ends.set(partition, base + BigInt(n));
-              return { partition, baseOffset: String(base) };
-            }));
+            resolve(
+              [...counts].map(([partition, n]) => {
+                const base = ends.get(partition) ?? 0n;
+                ends.set(partition, base + BigInt(n));
+                return { partition, baseOffset: String(base) };
+              }),
+            );
           },
         });
       }),
@@ -48,7 +50,12 @@ describe("ingest > group commit producer", () => {
     const c = gc.submit([rec(1)], 10_000);
     expect(sends).toHaveLength(1); // b and c wait for a's flush
     sends[0]!.release();
-    expect(await a).toEqual(new Map([[0, 0n], [1, 0n]]));
+    expect(await a).toEqual(
+      new Map([
+        [0, 0n],
+        [1, 0n],
+      ]),
+    );
     await tick();
     expect(sends).toHaveLength(2);
     expect(sends[1]!.messages).toHaveLength(3); // one produce request for b and c
@@ -102,8 +109,12 @@ describe("ingest > group commit producer", () => {
     const registry = new Registry();
     const metrics = ingestMetrics(registry);
     const value = async (name: string, labels: Record<string, string> = {}) => {
-      const samples = (await registry.getMetricsAsJSON()).flatMap((m) => m.values.map((v) => ({ ...v, name: (v as { metricName?: string }).metricName ?? m.name })));
-      return samples.filter((v) => v.name === name && Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+      const samples = (await registry.getMetricsAsJSON()).flatMap((m) =>
+        m.values.map((v) => ({ ...v, name: (v as { metricName?: string }).metricName ?? m.name })),
+      );
+      return samples
+        .filter((v) => v.name === name && Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+        .reduce((sum, v) => sum + v.value, 0);
     };
     const gc = new GroupCommitProducer({ producer, topic: "t", log: silentLogger(), maxQueuedRecords: 4, metrics });
     const a = gc.submit([rec(0)], 10_000);

@@ -90,7 +90,11 @@ export class GroupCommitProducer {
   submit(records: OutRecord[], timeoutMs: number): Promise<WrittenOffsets> {
     if (this.queuedRecords + records.length > this.maxQueuedRecords) {
       this.metrics.refusedCalls.inc({ reason: "saturated" });
-      return Promise.reject(new LadderError(Code.RESOURCE_EXHAUSTED, `ingest is saturated (${this.queuedRecords} records waiting for the log): retry later`, { retriable: true }));
+      return Promise.reject(
+        new LadderError(Code.RESOURCE_EXHAUSTED, `ingest is saturated (${this.queuedRecords} records waiting for the log): retry later`, {
+          retriable: true,
+        }),
+      );
     }
     this.queuedRecords += records.length;
     return new Promise((resolve, reject) => {
@@ -167,7 +171,8 @@ export class GroupCommitProducer {
       this.metrics.flushSeconds.observe({ outcome: "error" }, secondsSince(startedAt));
       this.log.warn({ err, calls: calls.length, records: messages.length }, "produce failed");
       this.metrics.refusedCalls.inc({ reason: "log_error" }, calls.filter((c) => !c.settled).length);
-      for (const call of calls) this.settle(call, () => call.reject(unavailable(`the score log is unavailable: ${(err as Error).message}`, err)));
+      for (const call of calls)
+        this.settle(call, () => call.reject(unavailable(`the score log is unavailable: ${(err as Error).message}`, err)));
     }
   }
 }

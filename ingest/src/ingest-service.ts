@@ -27,13 +27,20 @@ export interface Boards {
   readonly catalog: BoardCatalog;
 }
 
-export function ingestService(config: Config, producer: GroupCommitProducer, boards: Boards, clock: () => number = Date.now, reporter?: RankReporter): ImplOf<typeof IngestService> {
+export function ingestService(
+  config: Config,
+  producer: GroupCommitProducer,
+  boards: Boards,
+  clock: () => number = Date.now,
+  reporter?: RankReporter,
+): ImplOf<typeof IngestService> {
   return {
     async submitScores(req, ctx) {
       const n = req.updates.length;
       if (n === 0) throw invalidArgument("updates is empty");
       if (n > config.maxBatch) throw invalidArgument(`updates has ${n} entries, more than the limit of ${config.maxBatch}`);
-      if (req.reportRanks && n > MAX_REPORTED) throw invalidArgument(`report_ranks takes at most ${MAX_REPORTED} updates (MAX_REPORTED); the batch has ${n}`);
+      if (req.reportRanks && n > MAX_REPORTED)
+        throw invalidArgument(`report_ranks takes at most ${MAX_REPORTED} updates (MAX_REPORTED); the batch has ${n}`);
       if (req.reportRanks && !reporter) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest reports no ranks");
       const now = clock();
       const catalog = boards.catalog; // one catalog for the whole batch
@@ -46,7 +53,10 @@ export function ingestService(config: Config, producer: GroupCommitProducer, boa
       });
       const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
       const written = await producer.submit(records, timeoutMs);
-      const rankChanges = reporter && reported.length ? await reporter.report(reported, written, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS)) : [];
+      const rankChanges =
+        reporter && reported.length
+          ? await reporter.report(reported, written, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS))
+          : [];
       return {
         offsets: [...written].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
         accepted: n,
@@ -77,18 +87,39 @@ export function ingestService(config: Config, producer: GroupCommitProducer, boa
 /** Boards one update may apply to besides its own (ScoreUpdate.also_boards). */
 export const MAX_ALSO_BOARDS = 8;
 
-function toRecord(u: ScoreUpdate, index: number, now: number, config: Config, catalog: BoardCatalog, reportId: string): { record: OutRecord; resolved: ReportedUpdate["boards"] } {
+function toRecord(
+  u: ScoreUpdate,
+  index: number,
+  now: number,
+  config: Config,
+  catalog: BoardCatalog,
+  reportId: string,
+): { record: OutRecord; resolved: ReportedUpdate["boards"] } {
   const at = `updates[${index}]`;
   const timestampMs = u.timestampMs === 0n ? BigInt(now) : u.timestampMs;
   const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false);
-  if (u.alsoBoards.length > MAX_ALSO_BOARDS) throw invalidArgument(`${at}.also_boards: ${u.alsoBoards.length} boards, more than ${MAX_ALSO_BOARDS}`);
+  if (u.alsoBoards.length > MAX_ALSO_BOARDS)
+    throw invalidArgument(`${at}.also_boards: ${u.alsoBoards.length} boards, more than ${MAX_ALSO_BOARDS}`);
   const names = [u.board, ...u.alsoBoards, ...(u.leaveBoard ? [u.leaveBoard] : [])];
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice !== undefined) throw invalidArgument(`${at}: board "${twice}" is named twice (board, also_boards and leave_board must differ)`);
   const also = u.alsoBoards.map((b, i) => resolveBoard(u, b, `${at}.also_boards[${i}]`, timestampMs, now, config, catalog, false));
   const leave = u.leaveBoard ? resolveBoard(u, u.leaveBoard, `${at}.leave_board`, timestampMs, now, config, catalog, true) : undefined;
-  const fields = { board: u.board, playerId: u.playerId, op: main.op, value: u.value, timestampMs, eventId: u.eventId, metadata: u.metadata, reportId };
-  const record = { partition: slotOf(u.playerId, config.numSlots), key: u.playerId, value: encodeScoreEvent(fields, now, main, { also, ...(leave ? { leave } : {}) }) };
+  const fields = {
+    board: u.board,
+    playerId: u.playerId,
+    op: main.op,
+    value: u.value,
+    timestampMs,
+    eventId: u.eventId,
+    metadata: u.metadata,
+    reportId,
+  };
+  const record = {
+    partition: slotOf(u.playerId, config.numSlots),
+    key: u.playerId,
+    value: encodeScoreEvent(fields, now, main, { also, ...(leave ? { leave } : {}) }),
+  };
   const resolved = [main, ...also].map((b) => ({ board: b.board, period: b.period?.id ?? "", spec: catalog.forBoard(b.board)! }));
   return { record, resolved };
 }
@@ -98,18 +129,35 @@ function toRecord(u: ScoreUpdate, index: number, now: number, config: Config, ca
  * allowed (FAILED_PRECONDITION), the update valid for the board (INVALID_ARGUMENT), its period still kept
  * (FAILED_PRECONDITION). A board left takes no operation and no value.
  */
-function resolveBoard(u: ScoreUpdate, board: string, at: string, timestampMs: bigint, now: number, config: Config, catalog: BoardCatalog, leaving: boolean): ResolvedBoard {
+function resolveBoard(
+  u: ScoreUpdate,
+  board: string,
+  at: string,
+  timestampMs: bigint,
+  now: number,
+  config: Config,
+  catalog: BoardCatalog,
+  leaving: boolean,
+): ResolvedBoard {
   const badName = boardProblem(board);
   if (badName) throw invalidArgument(`${at}: ${badName}`);
   const spec = catalog.forBoard(board);
-  if (!spec) throw notFound(`${at}: board "${board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`);
+  if (!spec)
+    throw notFound(
+      `${at}: board "${board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`,
+    );
   let op = Operation.UNSPECIFIED;
   if (!leaving) {
     const resolved = resolveOp(u.op, spec);
     if ("problem" in resolved) throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${resolved.problem}`);
     op = resolved.op;
-    const problem = updateProblem({ board, playerId: u.playerId, op, value: u.value, timestampMs, eventId: u.eventId }, spec, now, config.maxClockSkewMs)
-      ?? metadataProblem(u.metadata, spec.maxMetadataBytes);
+    const problem =
+      updateProblem(
+        { board, playerId: u.playerId, op, value: u.value, timestampMs, eventId: u.eventId },
+        spec,
+        now,
+        config.maxClockSkewMs,
+      ) ?? metadataProblem(u.metadata, spec.maxMetadataBytes);
     if (problem) throw invalidArgument(`${at}: ${problem}`);
   }
   let period: Period | undefined;
@@ -117,7 +165,10 @@ function resolveBoard(u: ScoreUpdate, board: string, at: string, timestampMs: bi
     // the event's own time decides its period, never the clock; a period no longer kept takes no more scores
     period = periodAt(spec.period, Number(timestampMs));
     if (now >= period.expireAtMs)
-      throw new LadderError(Code.FAILED_PRECONDITION, `${at}: timestamp_ms ${timestampMs} falls in period ${period.id} of board "${board}", no longer kept (it keeps the current period and ${spec.period.keep} before it)`);
+      throw new LadderError(
+        Code.FAILED_PRECONDITION,
+        `${at}: timestamp_ms ${timestampMs} falls in period ${period.id} of board "${board}", no longer kept (it keeps the current period and ${spec.period.keep} before it)`,
+      );
   }
   const rules = catalog.definition(board)?.rules;
   if (period && spec.windows.length > 0) {

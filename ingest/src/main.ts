@@ -29,9 +29,16 @@ const metrics = await startMetricsServer({ listen: config.ingestMetricsListen, l
 const kafka = createKafka(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
 // Ingest never creates the score topic (shard nodes do, and only over an empty shard): it waits
 // for it, then refuses to run on a topic weaker than configured (durability, retention, slots).
-const topicPolicy = { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync };
+const topicPolicy = {
+  topic: config.scoreTopic,
+  numSlots: config.numSlots,
+  replication: config.topicReplication,
+  minInsyncReplicas: config.topicMinInsync,
+};
 await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), {
-  ...LAUNCH_BACKOFF, what: `score topic ${config.scoreTopic}`, timeoutMs: TOPIC_WAIT_MS,
+  ...LAUNCH_BACKOFF,
+  what: `score topic ${config.scoreTopic}`,
+  timeoutMs: TOPIC_WAIT_MS,
   giveUp: (err) => (err instanceof ScoreTopicInvalid ? "it does not match the configuration" : undefined), // waiting won't fix it
 }).catch((err: unknown) => {
   log.fatal({ err }, "the score topic is missing or does not match the configuration; exiting");
@@ -43,13 +50,25 @@ const definitions = await followBoardDefinitions(config, kafka, admin, log.child
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
 const producer = wrapProducer(await createScoreProducer(kafka));
 const server = new grpc.Server();
-const commit = new GroupCommitProducer({ producer, topic: config.scoreTopic, log: log.child({ component: "producer" }), maxQueuedRecords: config.ingestMaxQueued });
+const commit = new GroupCommitProducer({
+  producer,
+  topic: config.scoreTopic,
+  log: log.child({ component: "producer" }),
+  maxQueuedRecords: config.ingestMaxQueued,
+});
 const auth = new Authenticator(config.tokens, config.readsOpen);
-if (!config.tokens.some((t) => t.roles.includes("write"))) log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
+if (!config.tokens.some((t) => t.roles.includes("write")))
+  log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
 // SubmitScoresRequest.report_ranks reads the shards' primaries, by the placement it follows (placement-log.ts)
 const placement = await placementOrExit(followPlacement(config, kafka, admin, log.child({ component: "placement" })), log);
 const reporter = new RankReporter(config, () => placement.current);
-addService(server, IngestService, ingestService(config, commit, definitions, Date.now, reporter), log.child({ component: "grpc" }), requireRole(auth, "write"));
+addService(
+  server,
+  IngestService,
+  ingestService(config, commit, definitions, Date.now, reporter),
+  log.child({ component: "grpc" }),
+  requireRole(auth, "write"),
+);
 const health = new HealthRegistry();
 health.set(IngestService.typeName, ServingStatus.SERVING);
 health.register(server, log);

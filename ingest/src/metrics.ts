@@ -8,22 +8,45 @@ import { Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/p
 export const ingestMetrics = metricSet((registry) => {
   const registers = [registry];
   return {
-    queuedRecords: new Gauge({ name: "ladder_ingest_queued_records", help: "records waiting to be sent to the log (LADDER_INGEST_MAX_QUEUED refuses more)", registers }),
-    queuedCalls: new Gauge({ name: "ladder_ingest_queued_calls", help: "SubmitScores calls whose records wait to be sent to the log", registers }),
+    queuedRecords: new Gauge({
+      name: "ladder_ingest_queued_records",
+      help: "records waiting to be sent to the log (LADDER_INGEST_MAX_QUEUED refuses more)",
+      registers,
+    }),
+    queuedCalls: new Gauge({
+      name: "ladder_ingest_queued_calls",
+      help: "SubmitScores calls whose records wait to be sent to the log",
+      registers,
+    }),
     flushRecords: new Histogram({
-      name: "ladder_ingest_flush_records", help: "records per flush (one produce request to the log)",
-      buckets: [1, 5, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000], registers,
+      name: "ladder_ingest_flush_records",
+      help: "records per flush (one produce request to the log)",
+      buckets: [1, 5, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000],
+      registers,
     }),
-    flushCalls: new Histogram({ name: "ladder_ingest_flush_calls", help: "SubmitScores calls per flush (group commit)", buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500], registers }),
+    flushCalls: new Histogram({
+      name: "ladder_ingest_flush_calls",
+      help: "SubmitScores calls per flush (group commit)",
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+      registers,
+    }),
     flushSeconds: new Histogram({
-      name: "ladder_ingest_flush_seconds", help: "time from a flush's produce request to the log's answer, by outcome (ok, error)",
-      labelNames: ["outcome"] as const, buckets: LATENCY_BUCKETS, registers,
+      name: "ladder_ingest_flush_seconds",
+      help: "time from a flush's produce request to the log's answer, by outcome (ok, error)",
+      labelNames: ["outcome"] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
     }),
-    acknowledgedRecords: new Counter({ name: "ladder_ingest_acknowledged_records_total", help: "records the log acknowledged (durable)", registers }),
+    acknowledgedRecords: new Counter({
+      name: "ladder_ingest_acknowledged_records_total",
+      help: "records the log acknowledged (durable)",
+      registers,
+    }),
     refusedCalls: new Counter({
       name: "ladder_ingest_refused_calls_total",
       help: "SubmitScores calls not acknowledged, by reason: saturated (queue full, nothing written), deadline (not acknowledged in time), log_error (the produce request failed)",
-      labelNames: ["reason"] as const, registers,
+      labelNames: ["reason"] as const,
+      registers,
     }),
   };
 });

@@ -87,7 +87,10 @@ export class RankReporter {
   /** Connections by "<shard id> <address>", kept across placements. */
   private readonly connections = new Map<string, Redis>();
 
-  constructor(private readonly config: Pick<Config, "scoreTopic" | "boards" | "keyPrefix">, private readonly placement: () => ClusterPlacement) {}
+  constructor(
+    private readonly config: Pick<Config, "scoreTopic" | "boards" | "keyPrefix">,
+    private readonly placement: () => ClusterPlacement,
+  ) {}
 
   /** The readers of the placement in force (built again when it changed). */
   private current(): Table {
@@ -102,7 +105,13 @@ export class RankReporter {
         redis.on("error", () => {}); // reported per call
         this.connections.set(key, redis);
       }
-      const stamp = shardStamp({ shardId: s.id, topic: this.config.scoreTopic, numSlots: p.placement.numSlots, slots: p.placement.slotsOf.get(s.id) ?? [], boards: this.config.boards });
+      const stamp = shardStamp({
+        shardId: s.id,
+        topic: this.config.scoreTopic,
+        numSlots: p.placement.numSlots,
+        slots: p.placement.slotsOf.get(s.id) ?? [],
+        boards: this.config.boards,
+      });
       readers.set(s.id, new ShardReader({ shardId: s.id, stamp, redis, keyPrefix: this.config.keyPrefix }));
     }
     return (this.table = { epoch: p.epoch, placement: p.placement, readers });
@@ -124,15 +133,21 @@ export class RankReporter {
         while (at + 6 <= list.length && list[at] !== stored) at += 6;
         if (at + 6 > list.length) return undefined; // no report kept (expired, or the record was not applied as a score)
         const [, before, aheadBefore, after, aheadAfter, card] = list.slice(at, at + 6) as [string, string, string, string, string, string];
-        const positions = [...(before ? [{ playerId: u.playerId, key: Number(before) }] : []), { playerId: u.playerId, key: Number(after) }];
+        const positions = [
+          ...(before ? [{ playerId: u.playerId, key: Number(before) }] : []),
+          { playerId: u.playerId, key: Number(after) },
+        ];
         const others = await Promise.all(all.filter((s) => s !== owner).map((s) => s.ranks(stored, [], positions)));
         const sumAhead = (k: number) => others.reduce((n, r) => n + r.aheadOf[k]!, 0);
         const score = (key: string) => BigInt(decodeSortKey(b.spec, Number(key)).points);
         return {
-          updateIndex: u.index, board: b.board, period: b.period,
+          updateIndex: u.index,
+          board: b.board,
+          period: b.period,
           previousRank: before ? BigInt(1 + Number(aheadBefore) + sumAhead(0)) : 0n,
           newRank: BigInt(1 + Number(aheadAfter) + sumAhead(before ? 1 : 0)),
-          previousScore: before ? score(before) : 0n, newScore: score(after),
+          previousScore: before ? score(before) : 0n,
+          newScore: score(after),
           total: BigInt(Number(card) + others.reduce((n, r) => n + r.card, 0)),
         };
       });
@@ -147,7 +162,8 @@ export class RankReporter {
         throw unavailable(`the batch was written, but ${reader.shardId} could not be read to report ranks: ${err.message}`, err);
       });
       if (done! >= offset) return;
-      if (Date.now() + POLL_MS >= deadlineMs) throw deadlineExceeded(`the batch was written, but ${reader.shardId} had not applied it when the deadline came: no rank report`);
+      if (Date.now() + POLL_MS >= deadlineMs)
+        throw deadlineExceeded(`the batch was written, but ${reader.shardId} had not applied it when the deadline came: no rank report`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }

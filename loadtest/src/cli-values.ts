@@ -7,7 +7,8 @@
 export function parseCount(flag: string, text: string, min: number, max: number): number {
   const m = /^([0-9.e+]+)([kMG]?)$/.exec(text.replace(/[_,]/g, ""));
   const value = m ? Number(m[1]) * { "": 1, k: 1e3, M: 1e6, G: 1e9 }[m[2] as "" | "k" | "M" | "G"] : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Error(`--${flag}: "${text}" must be an integer from ${min} to ${max}`);
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw new Error(`--${flag}: "${text}" must be an integer from ${min} to ${max}`);
   return value;
 }
 

@@ -6,7 +6,13 @@ import { clientToken } from "./client-token.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ladder-token-"));
 const file = join(dir, "credentials.json");
-writeFileSync(file, JSON.stringify([{ name: "reader", token: "r", roles: ["read"] }, { name: "game", token: "w", roles: ["write"] }]));
+writeFileSync(
+  file,
+  JSON.stringify([
+    { name: "reader", token: "r", roles: ["read"] },
+    { name: "game", token: "w", roles: ["write"] },
+  ]),
+);
 const none = { clientToken: undefined, clientCredentialsFile: join(dir, "missing.json") };
 
 describe("loadtest > client token", () => {

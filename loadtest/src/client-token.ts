@@ -15,7 +15,10 @@ export interface ClientToken {
 }
 
 /** Throws when the credentials file exists but is not one. */
-export function clientToken(flags: { token?: string; credentials?: string }, config: Pick<Config, "clientToken" | "clientCredentialsFile">): ClientToken {
+export function clientToken(
+  flags: { token?: string; credentials?: string },
+  config: Pick<Config, "clientToken" | "clientCredentialsFile">,
+): ClientToken {
   if (flags.token !== undefined) return { token: flags.token, source: "--token" };
   if (config.clientToken !== undefined) return { token: config.clientToken, source: "LADDER_TOKEN" };
   const path = flags.credentials ?? config.clientCredentialsFile;

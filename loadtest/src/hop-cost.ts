@@ -16,7 +16,13 @@ import { ShardReader } from "@ladder/store";
 import { ShardWriter } from "@ladder/store/writer";
 import { Health } from "@ladder/proto/grpc/health/v1/health_pb";
 
-const { values } = parseArgs({ options: { redis: { type: "string", default: "redis://127.0.0.1:7001" }, calls: { type: "string", default: "20000" }, serve: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    redis: { type: "string", default: "redis://127.0.0.1:7001" },
+    calls: { type: "string", default: "20000" },
+    serve: { type: "boolean", default: false },
+  },
+});
 
 if (values.serve) {
   // child: a gRPC server in its own process, answering Health.Check
@@ -31,20 +37,33 @@ if (values.serve) {
   const client = createClient(Health, `127.0.0.1:${port}`);
   const redis = new Redis(values.redis);
   const stamp = "bench|hop-cost"; // writer and reader agree on it: the shard serves
-  await new ShardWriter({ shardId: "bench", stamp, builtFrom: stamp, redis, keyPrefix: "bench-hop:", dedupWindowMs: 0 }).markServing(600_000);
+  await new ShardWriter({ shardId: "bench", stamp, builtFrom: stamp, redis, keyPrefix: "bench-hop:", dedupWindowMs: 0 }).markServing(
+    600_000,
+  );
   const reader = new ShardReader({ shardId: "bench", stamp, redis, keyPrefix: "bench-hop:" });
   const redisCall = () => reader.entry("b", "p");
   const grpcCall = () => client.check({ service: "" });
   const rows = [];
-  for (const [name, fn] of [["redis script", redisCall], ["grpc unary", grpcCall]] as const) {
+  for (const [name, fn] of [
+    ["redis script", redisCall],
+    ["grpc unary", grpcCall],
+  ] as const) {
     for (let i = 0; i < 2000; i++) await fn(); // warm-up
     rows.push({ name, sequentialPerSec: await rate(fn, calls, 1), inFlight64PerSec: await rate(fn, calls, 64) });
   }
-  const ratio = { sequential: rows[0]!.sequentialPerSec / rows[1]!.sequentialPerSec, inFlight64: rows[0]!.inFlight64PerSec / rows[1]!.inFlight64PerSec };
+  const ratio = {
+    sequential: rows[0]!.sequentialPerSec / rows[1]!.sequentialPerSec,
+    inFlight64: rows[0]!.inFlight64PerSec / rows[1]!.inFlight64PerSec,
+  };
   console.table(rows);
-  console.log(`redis script round trips per gRPC round trip: ${ratio.sequential.toFixed(2)}x sequential, ${ratio.inFlight64.toFixed(2)}x with 64 in flight`);
+  console.log(
+    `redis script round trips per gRPC round trip: ${ratio.sequential.toFixed(2)}x sequential, ${ratio.inFlight64.toFixed(2)}x with 64 in flight`,
+  );
   mkdirSync(new URL("../results/", import.meta.url), { recursive: true });
-  writeFileSync(new URL("../results/hop-cost.json", import.meta.url), JSON.stringify({ at: new Date().toISOString(), calls, rows, ratio }, null, 2));
+  writeFileSync(
+    new URL("../results/hop-cost.json", import.meta.url),
+    JSON.stringify({ at: new Date().toISOString(), calls, rows, ratio }, null, 2),
+  );
   client.close();
   await redis.quit();
   child.kill();
@@ -53,8 +72,10 @@ if (values.serve) {
 async function rate(fn: () => Promise<unknown>, n: number, concurrency: number): Promise<number> {
   let next = 0;
   const start = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next++ < n) await fn();
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < n) await fn();
+    }),
+  );
   return Math.round(n / (Number(process.hrtime.bigint() - start) / 1e9));
 }

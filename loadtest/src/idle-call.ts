@@ -16,7 +16,10 @@ const CALLS = 25;
 const UNCOUNTED = 5;
 const config = loadConfig(process.env);
 const c = clusterClients({
-  router: config.routerListen, ingest: config.ingestListen, connections: 1, timeoutMs: 10_000,
+  router: config.routerListen,
+  ingest: config.ingestListen,
+  connections: 1,
+  timeoutMs: 10_000,
   token: clientToken({}, config).token,
 });
 const acks: number[] = [];
@@ -24,7 +27,14 @@ const fresh: number[] = [];
 for (let i = 0; i < CALLS; i++) {
   await sleep(400);
   const t0 = performance.now();
-  const res = await c.ingest().submitScores({ updates: Array.from({ length: 500 }, (_, k) => ({ board: "idle", playerId: `i${k}`, op: Operation.SET, value: BigInt(i * 1000 + k) })) });
+  const res = await c.ingest().submitScores({
+    updates: Array.from({ length: 500 }, (_, k) => ({
+      board: "idle",
+      playerId: `i${k}`,
+      op: Operation.SET,
+      value: BigInt(i * 1000 + k),
+    })),
+  });
   const t1 = performance.now();
   await c.router().getRank({ board: "idle", playerId: "i7", consistencyToken: res.consistencyToken });
   if (i >= UNCOUNTED) {
@@ -34,4 +44,6 @@ for (let i = 0; i < CALLS; i++) {
 }
 c.close();
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(1);
-console.log(`500-update call on an idle cluster: p50 ${q(acks, 0.5)} ms, p90 ${q(acks, 0.9)} ms; ack -> token read answered: p50 ${q(fresh, 0.5)} ms, p90 ${q(fresh, 0.9)} ms (n=${acks.length})`);
+console.log(
+  `500-update call on an idle cluster: p50 ${q(acks, 0.5)} ms, p90 ${q(acks, 0.9)} ms; ack -> token read answered: p50 ${q(fresh, 0.5)} ms, p90 ${q(fresh, 0.9)} ms (n=${acks.length})`,
+);

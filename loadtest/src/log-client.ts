@@ -15,5 +15,10 @@ export type { Admin, Kafka, Message, Producer };
  * partition): not idempotent, `inFlight` produce requests at once, never creating a topic.
  */
 export function bulkProducer(kafka: Kafka, inFlight: number): Producer {
-  return kafka.producer({ idempotent: false, maxInFlightRequests: inFlight, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  return kafka.producer({
+    idempotent: false,
+    maxInFlightRequests: inFlight,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
 }

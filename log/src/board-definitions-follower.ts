@@ -56,7 +56,9 @@ export class BoardDefinitions {
   /** Creates the topic if needed, reads it to its end, then follows it. */
   static async start(o: FollowerOptions): Promise<BoardDefinitions> {
     const follower = await CompactedFollower.start<BoardCatalog>({
-      ...o, what: "board definitions", initial: new BoardCatalog(o.implicit),
+      ...o,
+      what: "board definitions",
+      initial: new BoardCatalog(o.implicit),
       apply: (catalog, records) => {
         const next = catalog.clone();
         for (const r of records) {
@@ -87,10 +89,25 @@ export class BoardDefinitions {
 const START_WAIT_MS = 120_000;
 
 /** A service's follower as its configuration says, retried while Kafka comes up: what router and ingest serve from. */
-export function followBoardDefinitions(config: Pick<Config, "scoreTopic" | "implicitBoards" | "boards" | "topicReplication" | "topicMinInsync" | "fetchWaitMs">, kafka: Kafka, admin: Admin, log: Logger): Promise<BoardDefinitions> {
+export function followBoardDefinitions(
+  config: Pick<Config, "scoreTopic" | "implicitBoards" | "boards" | "topicReplication" | "topicMinInsync" | "fetchWaitMs">,
+  kafka: Kafka,
+  admin: Admin,
+  log: Logger,
+): Promise<BoardDefinitions> {
   const topic = boardsTopicOf(config.scoreTopic);
-  return retryUntil(() => BoardDefinitions.start({
-    kafka, admin, topic, implicit: config.implicitBoards ? config.boards : undefined, log, fetchWaitMs: config.fetchWaitMs,
-    ...(config.topicReplication ? { replication: config.topicReplication } : {}), ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
-  }), { ...LAUNCH_BACKOFF, what: `board definitions (${topic})`, timeoutMs: START_WAIT_MS });
+  return retryUntil(
+    () =>
+      BoardDefinitions.start({
+        kafka,
+        admin,
+        topic,
+        implicit: config.implicitBoards ? config.boards : undefined,
+        log,
+        fetchWaitMs: config.fetchWaitMs,
+        ...(config.topicReplication ? { replication: config.topicReplication } : {}),
+        ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
+      }),
+    { ...LAUNCH_BACKOFF, what: `board definitions (${topic})`, timeoutMs: START_WAIT_MS },
+  );
 }

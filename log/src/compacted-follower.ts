@@ -80,7 +80,13 @@ export class CompactedFollower<S> {
   }
 
   private async run(): Promise<void> {
-    const consumer = this.o.kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: this.o.fetchWaitMs ?? 5_000, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+    const consumer = this.o.kafka.consumer({
+      groupId: this.groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: this.o.fetchWaitMs ?? 5_000,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+    });
     this.consumer = consumer;
     await consumer.connect();
     await consumer.subscribe({ topics: [this.o.topic], fromBeginning: true });
@@ -92,7 +98,7 @@ export class CompactedFollower<S> {
         const previous = this.current;
         this.current = this.o.apply(previous, records); // swapped whole
         this.next = records.at(-1)!.offset + 1n;
-        for (const w of this.waiters) if (w.offset < this.next) (this.waiters.delete(w), w.resolve());
+        for (const w of this.waiters) if (w.offset < this.next) this.waiters.delete(w), w.resolve();
         for (const l of this.listeners) {
           try {
             l(this.current, previous);
@@ -109,7 +115,10 @@ export class CompactedFollower<S> {
     if (offset < this.next) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const w = { offset, resolve: () => (clearTimeout(timer), resolve()) };
-      const timer = setTimeout(() => (this.waiters.delete(w), reject(new Error(`${this.o.what} not read up to offset ${offset} within ${timeoutMs} ms`))), timeoutMs);
+      const timer = setTimeout(
+        () => (this.waiters.delete(w), reject(new Error(`${this.o.what} not read up to offset ${offset} within ${timeoutMs} ms`))),
+        timeoutMs,
+      );
       this.waiters.add(w);
     });
   }
@@ -122,11 +131,17 @@ export class CompactedFollower<S> {
 }
 
 /** Creates a compacted topic of one partition if it does not exist, durable as the score topic. */
-export async function ensureCompactedTopic(admin: Admin, topic: string, wanted: { replication?: number; minInsyncReplicas?: number }): Promise<void> {
+export async function ensureCompactedTopic(
+  admin: Admin,
+  topic: string,
+  wanted: { replication?: number; minInsyncReplicas?: number },
+): Promise<void> {
   if ((await admin.listTopics()).includes(topic)) return;
   const { replication, minInsyncReplicas } = await durability(admin, wanted);
   await createTopic(admin, {
-    topic, numPartitions: 1, replicationFactor: replication,
+    topic,
+    numPartitions: 1,
+    replicationFactor: replication,
     configEntries: [
       { name: "cleanup.policy", value: "compact" },
       { name: "min.insync.replicas", value: String(minInsyncReplicas) },

@@ -27,7 +27,12 @@ describe("log > kafka > score topic", () => {
     await admin.connect();
     const meta = await admin.fetchTopicMetadata({ topics: [topic] });
     expect(meta.topics[0]!.partitions).toHaveLength(12);
-    expect(await configsOf(topic)).toMatchObject({ "retention.ms": "-1", "retention.bytes": "-1", "cleanup.policy": "delete", "min.insync.replicas": "1" });
+    expect(await configsOf(topic)).toMatchObject({
+      "retention.ms": "-1",
+      "retention.bytes": "-1",
+      "cleanup.policy": "delete",
+      "min.insync.replicas": "1",
+    });
   });
 
   it("is not created by a caller that may not create it", async () => {
@@ -40,16 +45,23 @@ describe("log > kafka > score topic", () => {
   it("refuses a topic whose partition count differs from the slots", async () => {
     const { topic } = freshNamespace("topic");
     await ensureScoreTopic(kafka, { topic, numSlots: 4 }, { create: true });
-    await expect(ensureScoreTopic(kafka, { topic, numSlots: 8 }, { create: false })).rejects.toThrow(/has 4 partitions but the cluster has 8 slots/);
+    await expect(ensureScoreTopic(kafka, { topic, numSlots: 8 }, { create: false })).rejects.toThrow(
+      /has 4 partitions but the cluster has 8 slots/,
+    );
   });
 
   it("refuses an existing topic weaker than configured, listing every difference", async () => {
     const { topic } = freshNamespace("topic");
     await admin.connect();
     const weak = scoreTopicSpec(topic, 4, 1, 1);
-    weak.configEntries = [{ name: "retention.ms", value: "604800000" }, { name: "cleanup.policy", value: "compact" }];
+    weak.configEntries = [
+      { name: "retention.ms", value: "604800000" },
+      { name: "cleanup.policy", value: "compact" },
+    ];
     await admin.createTopics({ topics: [weak], waitForLeaders: true });
-    const err = await ensureScoreTopic(kafka, { topic, numSlots: 4, replication: 1, minInsyncReplicas: 2 }, { create: false }).catch((e: unknown) => e);
+    const err = await ensureScoreTopic(kafka, { topic, numSlots: 4, replication: 1, minInsyncReplicas: 2 }, { create: false }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ScoreTopicInvalid);
     expect((err as ScoreTopicInvalid).problems).toEqual([
       "min.insync.replicas 1 is below the configured 2",
@@ -57,7 +69,9 @@ describe("log > kafka > score topic", () => {
       "cleanup.policy is compact, not delete (compaction would drop score changes)",
     ]);
     // and a replication above what exists
-    await expect(ensureScoreTopic(kafka, { topic, numSlots: 4, replication: 3 }, { create: false })).rejects.toThrow(/replication 1 is below the configured 3/);
+    await expect(ensureScoreTopic(kafka, { topic, numSlots: 4, replication: 3 }, { create: false })).rejects.toThrow(
+      /replication 1 is below the configured 3/,
+    );
   });
 
   it("has a topic id that changes when the topic is deleted and created again", async () => {
@@ -68,7 +82,11 @@ describe("log > kafka > score topic", () => {
     expect(await topicIds.idOf(topic)).toBe(first);
     await admin.connect();
     await admin.deleteTopics({ topics: [topic] });
-    await retryUntil(async () => expect(await topicIds.idOf(topic)).toBeUndefined(), { ...LAUNCH_BACKOFF, what: "topic deleted", timeoutMs: 15_000 });
+    await retryUntil(async () => expect(await topicIds.idOf(topic)).toBeUndefined(), {
+      ...LAUNCH_BACKOFF,
+      what: "topic deleted",
+      timeoutMs: 15_000,
+    });
     await ensureScoreTopic(kafka, { topic, numSlots: 2 }, { create: true });
     const second = await topicIds.idOf(topic);
     expect(second).toMatch(/^[0-9a-f-]{36}$/);

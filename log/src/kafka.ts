@@ -78,7 +78,10 @@ export class ScoreTopicMissing extends Error {
 
 /** The topic exists but is weaker than, or shaped unlike, what the cluster is configured for. */
 export class ScoreTopicInvalid extends Error {
-  constructor(topic: string, readonly problems: readonly string[]) {
+  constructor(
+    topic: string,
+    readonly problems: readonly string[],
+  ) {
     super(`score topic ${topic} does not match the configuration: ${problems.join("; ")}`);
     this.name = "ScoreTopicInvalid";
   }
@@ -132,10 +135,13 @@ export async function ensureScoreTopic(kafka: Kafka, policy: ScoreTopicPolicy, o
     const problems: string[] = [];
     if (partitions.length !== numSlots) problems.push(`it has ${partitions.length} partitions but the cluster has ${numSlots} slots`);
     if (actual.replication < replication) problems.push(`replication ${actual.replication} is below the configured ${replication}`);
-    if (!(actual.minInsyncReplicas >= minInsyncReplicas)) problems.push(`min.insync.replicas ${configs.get("min.insync.replicas")} is below the configured ${minInsyncReplicas}`);
-    if (configs.get("retention.ms") !== "-1") problems.push(`retention.ms is ${configs.get("retention.ms")}, not -1 (forever): the log must keep every record to rebuild shards`);
+    if (!(actual.minInsyncReplicas >= minInsyncReplicas))
+      problems.push(`min.insync.replicas ${configs.get("min.insync.replicas")} is below the configured ${minInsyncReplicas}`);
+    if (configs.get("retention.ms") !== "-1")
+      problems.push(`retention.ms is ${configs.get("retention.ms")}, not -1 (forever): the log must keep every record to rebuild shards`);
     if (configs.get("retention.bytes") !== "-1") problems.push(`retention.bytes is ${configs.get("retention.bytes")}, not -1 (unbounded)`);
-    if (configs.get("cleanup.policy") !== "delete") problems.push(`cleanup.policy is ${configs.get("cleanup.policy")}, not delete (compaction would drop score changes)`);
+    if (configs.get("cleanup.policy") !== "delete")
+      problems.push(`cleanup.policy is ${configs.get("cleanup.policy")}, not delete (compaction would drop score changes)`);
     if (problems.length) throw new ScoreTopicInvalid(topic, problems);
     return { ...actual, created };
   } finally {
@@ -144,7 +150,10 @@ export async function ensureScoreTopic(kafka: Kafka, policy: ScoreTopicPolicy, o
 }
 
 /** The replication and min.insync.replicas a topic gets: as configured, else min(3, brokers) and replication - 1 (at least 1). */
-export async function durability(admin: Admin, wanted: { replication?: number; minInsyncReplicas?: number }): Promise<{ replication: number; minInsyncReplicas: number }> {
+export async function durability(
+  admin: Admin,
+  wanted: { replication?: number; minInsyncReplicas?: number },
+): Promise<{ replication: number; minInsyncReplicas: number }> {
   const replication = wanted.replication ?? Math.min(3, (await admin.describeCluster()).brokers.length);
   return { replication, minInsyncReplicas: wanted.minInsyncReplicas ?? Math.max(1, replication - 1) };
 }
@@ -162,14 +171,21 @@ export async function createTopic(admin: Admin, spec: ITopicConfig): Promise<boo
     if ((err as { retriable?: boolean }).retriable !== true) throw err;
     return true;
   });
-  await retryUntil(async () => {
-    const meta = await admin.fetchTopicMetadata({ topics: [spec.topic] });
-    const partitions = meta.topics[0]?.partitions ?? [];
-    if (partitions.length === 0 || partitions.some((p) => p.leader < 0)) throw Object.assign(new Error(`topic ${spec.topic} has partitions without a leader`), { retriable: true });
-  }, {
-    initialMs: 50, maxMs: 500, timeoutMs: 30_000, what: `the leaders of topic ${spec.topic}`,
-    giveUp: (err) => ((err as { retriable?: boolean }).retriable === true ? undefined : (err as Error).message),
-  });
+  await retryUntil(
+    async () => {
+      const meta = await admin.fetchTopicMetadata({ topics: [spec.topic] });
+      const partitions = meta.topics[0]?.partitions ?? [];
+      if (partitions.length === 0 || partitions.some((p) => p.leader < 0))
+        throw Object.assign(new Error(`topic ${spec.topic} has partitions without a leader`), { retriable: true });
+    },
+    {
+      initialMs: 50,
+      maxMs: 500,
+      timeoutMs: 30_000,
+      what: `the leaders of topic ${spec.topic}`,
+      giveUp: (err) => ((err as { retriable?: boolean }).retriable === true ? undefined : (err as Error).message),
+    },
+  );
   return created;
 }
 
@@ -214,9 +230,16 @@ export class TopicIds {
  * leader for every partition yet ("This server is not the leader for that topic-partition"): such
  * retriable broker errors are retried for up to `timeoutMs`; any other error is thrown at once.
  */
-export async function topicOffsets(admin: Admin, topic: string, timeoutMs = 10_000): Promise<Array<{ partition: number; low: bigint; high: bigint }>> {
+export async function topicOffsets(
+  admin: Admin,
+  topic: string,
+  timeoutMs = 10_000,
+): Promise<Array<{ partition: number; low: bigint; high: bigint }>> {
   const offsets = await retryUntil(() => admin.fetchTopicOffsets(topic), {
-    initialMs: 50, maxMs: 500, timeoutMs, what: `the offsets of topic ${topic}`,
+    initialMs: 50,
+    maxMs: 500,
+    timeoutMs,
+    what: `the offsets of topic ${topic}`,
     giveUp: (err) => ((err as { retriable?: boolean }).retriable === true ? undefined : (err as Error).message),
   });
   return offsets.map((p) => ({ partition: p.partition, low: BigInt(p.low), high: BigInt(p.high) }));

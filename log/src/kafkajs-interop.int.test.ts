@@ -1,7 +1,16 @@
 // kafkajs 2.2.4 (2023) against Kafka 4.1.1 (which dropped old protocol versions, KIP-896): every
 // client API the cluster relies on, run against a real broker: the run's shared one (test/global-setup.ts).
 import { randomBytes } from "node:crypto";
-import { type Admin, CompressionTypes, ConfigResourceTypes, type Consumer, Kafka, type KafkaMessage, logLevel, Partitioners } from "kafkajs";
+import {
+  type Admin,
+  CompressionTypes,
+  ConfigResourceTypes,
+  type Consumer,
+  Kafka,
+  type KafkaMessage,
+  logLevel,
+  Partitioners,
+} from "kafkajs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTopic as createTopicWaitingForLeaders } from "./kafka.js";
 import { KAFKA_BACKOFF, kafkaRetry } from "./kafka-retry.js";
@@ -13,7 +22,12 @@ describe("log > kafkajs with kafka 4.1.1", () => {
   let admin: Admin;
 
   beforeAll(async () => {
-    kafka = new Kafka({ clientId: "ladder-int-test", brokers: inject("kafkaBrokers"), logLevel: logLevel.ERROR, retry: kafkaRetry(KAFKA_BACKOFF, 8) });
+    kafka = new Kafka({
+      clientId: "ladder-int-test",
+      brokers: inject("kafkaBrokers"),
+      logLevel: logLevel.ERROR,
+      retry: kafkaRetry(KAFKA_BACKOFF, 8),
+    });
     admin = kafka.admin();
     await admin.connect();
   }, 300_000);
@@ -35,7 +49,10 @@ describe("log > kafkajs with kafka 4.1.1", () => {
 
   it("admin creates topics with configs, describes and alters them, adds partitions, deletes", async () => {
     const topic = name("admin");
-    await createTopic(topic, 3, [{ name: "retention.ms", value: "-1" }, { name: "cleanup.policy", value: "delete" }]);
+    await createTopic(topic, 3, [
+      { name: "retention.ms", value: "-1" },
+      { name: "cleanup.policy", value: "delete" },
+    ]);
     expect(await admin.listTopics()).toContain(topic);
     const meta = await admin.fetchTopicMetadata({ topics: [topic] });
     expect(meta.topics[0]?.partitions).toHaveLength(3);
@@ -72,14 +89,19 @@ describe("log > kafkajs with kafka 4.1.1", () => {
     const p = producer();
     await p.connect();
     const first = await p.send({
-      topic, acks: -1, compression: CompressionTypes.GZIP,
+      topic,
+      acks: -1,
+      compression: CompressionTypes.GZIP,
       messages: Array.from({ length: 20 }, (_, i) => ({ key: `k${i % 5}`, value: `v${i}`, headers: { seq: String(i) } })),
     });
     expect(first.every((r) => r.errorCode === 0)).toBe(true);
-    await p.sendBatch({ acks: -1, topicMessages: [
-      { topic, messages: [{ key: "k0", value: "batch" }] },
-      { topic: other, messages: [{ value: "other" }] },
-    ] });
+    await p.sendBatch({
+      acks: -1,
+      topicMessages: [
+        { topic, messages: [{ key: "k0", value: "batch" }] },
+        { topic: other, messages: [{ value: "other" }] },
+      ],
+    });
     await p.disconnect();
 
     const c = kafka.consumer({ groupId: name("group") });
@@ -88,8 +110,9 @@ describe("log > kafkajs with kafka 4.1.1", () => {
     const got = await consumeCount(c, 22);
     const fromTopic = got.filter((r) => r.message.headers?.seq !== undefined);
     expect(fromTopic).toHaveLength(20);
-    expect(fromTopic.map((r) => Number(r.message.headers!.seq!.toString())).sort((a, b) => a - b))
-      .toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(fromTopic.map((r) => Number(r.message.headers!.seq!.toString())).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
     // One key, one partition: order within a key is the send order.
     const partitionOfKey = new Map<string, Set<number>>();
     for (const r of got) {
@@ -182,8 +205,12 @@ describe("log > kafkajs with kafka 4.1.1", () => {
     const topic = name("txn");
     const groupId = name("txn-group");
     await createTopic(topic, 1);
-    const p = kafka.producer({ transactionalId: name("txn-id"), idempotent: true, maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner });
+    const p = kafka.producer({
+      transactionalId: name("txn-id"),
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     await p.connect();
     const aborted = await p.transaction();
     await aborted.send({ topic, messages: [{ value: "aborted" }] });
@@ -220,7 +247,11 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
  * Runs `consumer` (already subscribed) until `count` messages have arrived, then disconnects it
  * (committing offsets when auto-commit is on). Rejects after `timeoutMs`.
  */
-async function consumeCount(consumer: Consumer, count: number, timeoutMs = 30_000): Promise<Array<{ partition: number; message: KafkaMessage }>> {
+async function consumeCount(
+  consumer: Consumer,
+  count: number,
+  timeoutMs = 30_000,
+): Promise<Array<{ partition: number; message: KafkaMessage }>> {
   const received: Array<{ partition: number; message: KafkaMessage }> = [];
   let done!: () => void;
   const enough = new Promise<void>((resolve) => (done = resolve));

@@ -88,7 +88,9 @@ export class LogClient {
   }
 
   /** A topic's partitions with their replica counts, and its configuration entries by name. */
-  async describeTopic(topic: string): Promise<{ partitions: Array<{ partition: number; replicas: number }>; configs: Map<string, string> }> {
+  async describeTopic(
+    topic: string,
+  ): Promise<{ partitions: Array<{ partition: number; replicas: number }>; configs: Map<string, string> }> {
     const meta = await this.admin.fetchTopicMetadata({ topics: [topic] });
     const partitions = meta.topics[0]!.partitions.map((p) => ({ partition: p.partitionId, replicas: p.replicas.length }));
     return { partitions, configs: await topicConfigs(this.admin, topic) };

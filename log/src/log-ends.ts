@@ -23,7 +23,11 @@ export class LogEnds {
   private seq = 0;
   private refreshing: { seq: number; done: Promise<void> } | undefined;
 
-  constructor(private readonly admin: Admin, private readonly topic: string, private readonly log: Logger) {}
+  constructor(
+    private readonly admin: Admin,
+    private readonly topic: string,
+    private readonly log: Logger,
+  ) {}
 
   /** Throws INVALID_ARGUMENT when `required` names an offset past the log's end. */
   async check(required: RequiredOffsets): Promise<void> {
@@ -36,7 +40,10 @@ export class LogEnds {
       return;
     }
     const bad = this.beyond(required);
-    if (bad) throw invalidArgument(`consistency_token names offset ${bad.offset} of partition ${bad.partition}, but the log ends before it (at ${bad.end}): not a token of this cluster's log`);
+    if (bad)
+      throw invalidArgument(
+        `consistency_token names offset ${bad.offset} of partition ${bad.partition}, but the log ends before it (at ${bad.end}): not a token of this cluster's log`,
+      );
   }
 
   private beyond(required: RequiredOffsets): { partition: number; offset: bigint; end: bigint } | undefined {

@@ -77,7 +77,9 @@ export interface PartitionConsumer {
 export async function consumePartitions(kafka: Kafka, o: ConsumeOptions): Promise<PartitionConsumer> {
   const s = o.settings;
   const consumer = kafka.consumer({
-    groupId: o.groupId, partitionAssigners: [slotAssigner(o.slots)], allowAutoTopicCreation: false,
+    groupId: o.groupId,
+    partitionAssigners: [slotAssigner(o.slots)],
+    allowAutoTopicCreation: false,
     ...(s.sessionTimeoutMs !== undefined ? { sessionTimeout: s.sessionTimeoutMs } : {}),
     ...(s.heartbeatIntervalMs !== undefined ? { heartbeatInterval: s.heartbeatIntervalMs } : {}),
     ...(s.maxWaitMs !== undefined ? { maxWaitTimeInMs: s.maxWaitMs } : {}),

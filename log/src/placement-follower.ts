@@ -23,15 +23,26 @@ type Seed = Pick<Config, "scoreTopic" | "numSlots" | "shards" | "topicReplicatio
 
 /** Follows the placement topic; `current` is the newest placement read. */
 export class PlacementLog {
-  private constructor(private readonly follower: CompactedFollower<ClusterPlacement | undefined>, private readonly kafka: Kafka, private readonly topic: string) {}
+  private constructor(
+    private readonly follower: CompactedFollower<ClusterPlacement | undefined>,
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+  ) {}
 
   /** Reads the topic to its end (creating it, and writing epoch 1 from `seed.shards` when it is empty), then follows it. */
   static async start(seed: Seed, kafka: Kafka, admin: Admin, log: Logger): Promise<PlacementLog> {
     const topic = placementTopicOf(seed.scoreTopic);
     let unusable: string | undefined; // why the newest record could not be used, if it could not
     const follower = await CompactedFollower.start<ClusterPlacement | undefined>({
-      kafka, admin, topic, what: "placement", initial: undefined, log, fetchWaitMs: seed.fetchWaitMs,
-      ...(seed.topicReplication ? { replication: seed.topicReplication } : {}), ...(seed.topicMinInsync ? { minInsyncReplicas: seed.topicMinInsync } : {}),
+      kafka,
+      admin,
+      topic,
+      what: "placement",
+      initial: undefined,
+      log,
+      fetchWaitMs: seed.fetchWaitMs,
+      ...(seed.topicReplication ? { replication: seed.topicReplication } : {}),
+      ...(seed.topicMinInsync ? { minInsyncReplicas: seed.topicMinInsync } : {}),
       apply: (current, records) => {
         let next = current;
         for (const r of records) {
@@ -78,7 +89,11 @@ export class PlacementLog {
     const producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     try {
-      const [meta] = await producer.send({ topic: this.topic, acks: -1, messages: [{ key: KEY, value: encodePlacement(next), partition: 0 }] });
+      const [meta] = await producer.send({
+        topic: this.topic,
+        acks: -1,
+        messages: [{ key: KEY, value: encodePlacement(next), partition: 0 }],
+      });
       await this.follower.waitFor(BigInt(meta!.baseOffset ?? meta!.offset ?? "-1"), 30_000);
     } finally {
       await producer.disconnect();
@@ -101,7 +116,9 @@ const START_WAIT_MS = 120_000;
 export async function followPlacement(seed: Seed, kafka: Kafka, admin: Admin, log: Logger): Promise<PlacementLog> {
   try {
     return await retryUntil(() => PlacementLog.start(seed, kafka, admin, log), {
-      ...LAUNCH_BACKOFF, what: `the placement (${placementTopicOf(seed.scoreTopic)})`, timeoutMs: START_WAIT_MS,
+      ...LAUNCH_BACKOFF,
+      what: `the placement (${placementTopicOf(seed.scoreTopic)})`,
+      timeoutMs: START_WAIT_MS,
       giveUp: (err) => (err instanceof PlacementUnusable ? err.message : undefined),
     });
   } catch (err) {

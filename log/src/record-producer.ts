@@ -35,7 +35,11 @@ export interface RecordProducer {
 }
 
 export async function connectProducer(kafka: Kafka, o: ProducerOptions = {}): Promise<RecordProducer> {
-  const producer = kafka.producer({ allowAutoTopicCreation: false, maxInFlightRequests: o.maxInFlightRequests ?? 1, ...(o.idempotent ? { idempotent: true } : {}) });
+  const producer = kafka.producer({
+    allowAutoTopicCreation: false,
+    maxInFlightRequests: o.maxInFlightRequests ?? 1,
+    ...(o.idempotent ? { idempotent: true } : {}),
+  });
   await producer.connect();
   return wrapProducer(producer);
 }

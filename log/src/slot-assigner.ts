@@ -16,7 +16,10 @@ export function slotAssigner(slots: readonly number[]): PartitionAssigner {
       const [leader, ...standby] = members.map((m) => m.memberId).sort();
       const assignment = Object.fromEntries(topics.map((t) => [t, [...slots]]));
       return [
-        { memberId: leader!, memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment, userData: Buffer.alloc(0) }) },
+        {
+          memberId: leader!,
+          memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment, userData: Buffer.alloc(0) }),
+        },
         ...standby.map((memberId) => ({
           memberId,
           memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 1, assignment: {}, userData: Buffer.alloc(0) }),
@@ -24,7 +27,10 @@ export function slotAssigner(slots: readonly number[]): PartitionAssigner {
       ];
     },
     protocol({ topics }) {
-      return { name: "LadderSlotAssigner", metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: Buffer.alloc(0) }) };
+      return {
+        name: "LadderSlotAssigner",
+        metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: Buffer.alloc(0) }),
+      };
     },
   });
 }

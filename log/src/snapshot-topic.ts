@@ -38,7 +38,11 @@ export interface SnapshotTopicPolicy {
  * just created by another process may not be known to every broker yet: retried for up to
  * `waitMs`.
  */
-export async function ensureSnapshotTopic(admin: Admin, p: SnapshotTopicPolicy, waitMs = 20_000): Promise<{ partitions: number; created: boolean; problems: string[] }> {
+export async function ensureSnapshotTopic(
+  admin: Admin,
+  p: SnapshotTopicPolicy,
+  waitMs = 20_000,
+): Promise<{ partitions: number; created: boolean; problems: string[] }> {
   return retryUntil(() => ensureOnce(admin, p), { initialMs: 250, maxMs: 2_000, what: `snapshot topic ${p.topic}`, timeoutMs: waitMs });
 }
 
@@ -47,7 +51,9 @@ async function ensureOnce(admin: Admin, p: SnapshotTopicPolicy): Promise<{ parti
   if (!(await admin.listTopics()).includes(p.topic)) {
     const { replication, minInsyncReplicas } = await durability(admin, p);
     created = await createTopic(admin, {
-      topic: p.topic, numPartitions: SNAPSHOT_PARTITIONS, replicationFactor: replication,
+      topic: p.topic,
+      numPartitions: SNAPSHOT_PARTITIONS,
+      replicationFactor: replication,
       configEntries: [
         { name: "cleanup.policy", value: "compact" },
         { name: "segment.bytes", value: String(64 * 1024 * 1024) },
@@ -62,7 +68,10 @@ async function ensureOnce(admin: Admin, p: SnapshotTopicPolicy): Promise<{ parti
   const configs = await topicConfigs(admin, p.topic);
   const problems: string[] = [];
   if (partitions < 2) problems.push(`it has ${partitions} partition(s), at least 2 are needed (manifests and chunks): snapshots are off`);
-  if (!String(configs.get("cleanup.policy")).includes("compact")) problems.push(`cleanup.policy is ${configs.get("cleanup.policy")}, not compact: old snapshots are never dropped, or deleted by retention`);
+  if (!String(configs.get("cleanup.policy")).includes("compact"))
+    problems.push(
+      `cleanup.policy is ${configs.get("cleanup.policy")}, not compact: old snapshots are never dropped, or deleted by retention`,
+    );
   return { partitions, created, problems };
 }
 
@@ -96,16 +105,28 @@ export interface ReadRangeOptions {
 export async function readRange(o: ReadRangeOptions): Promise<void> {
   if (o.until < o.from) return;
   const groupId = `${o.topic}.reader.${randomUUID()}`;
-  const consumer = o.kafka.consumer({ groupId, partitionAssigners: [slotAssigner([o.partition])], allowAutoTopicCreation: false, maxWaitTimeInMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 });
+  const consumer = o.kafka.consumer({
+    groupId,
+    partitionAssigners: [slotAssigner([o.partition])],
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: 100,
+    maxBytesPerPartition: 8 * 1024 * 1024,
+  });
   let settle!: (err?: unknown) => void;
   const finished = new Promise<void>((resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))));
   finished.catch(() => {}); // awaited below; may settle before that
   let last = Date.now();
   let done = false;
   const stallMs = o.stallMs ?? 30_000;
-  const timer = setInterval(() => {
-    if (Date.now() - last > stallMs) settle(new Error(`reading ${o.topic} partition ${o.partition} (offsets ${o.from}..${o.until}) made no progress for ${stallMs / 1000} s`));
-  }, Math.min(1000, stallMs));
+  const timer = setInterval(
+    () => {
+      if (Date.now() - last > stallMs)
+        settle(
+          new Error(`reading ${o.topic} partition ${o.partition} (offsets ${o.from}..${o.until}) made no progress for ${stallMs / 1000} s`),
+        );
+    },
+    Math.min(1000, stallMs),
+  );
   const onAbort = () => settle(o.signal!.reason);
   o.signal?.addEventListener("abort", onAbort, { once: true });
   consumer.on(consumer.events.CRASH, ({ payload }) => {

@@ -2,32 +2,60 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { BoardDefinitionSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { BoardRulesSchema, Operation, SortOrder, TieRule } from "@ladder/proto/leaderboard/v1/common_pb";
-import { BoardCatalog, decodeDefinition, encodeDefinition, normalizeDefinition, sameRules, specOfDefinition, specOfRules } from "./board-definitions.js";
+import {
+  BoardCatalog,
+  decodeDefinition,
+  encodeDefinition,
+  normalizeDefinition,
+  sameRules,
+  specOfDefinition,
+  specOfRules,
+} from "./board-definitions.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, storedBoardName } from "./board-spec.js";
 
 const now = Date.UTC(2026, 11, 1, 9);
 
 describe("model > board definitions", () => {
   it("fills a definition's defaults and gives it a generation", () => {
-    const { definition, problems } = normalizeDefinition(create(BoardDefinitionSchema, { name: "speedrun", rules: { order: SortOrder.LOWER_IS_BETTER } }), now);
+    const { definition, problems } = normalizeDefinition(
+      create(BoardDefinitionSchema, { name: "speedrun", rules: { order: SortOrder.LOWER_IS_BETTER } }),
+      now,
+    );
     expect(problems).toEqual([]);
-    expect(definition!.rules).toMatchObject({ order: SortOrder.LOWER_IS_BETTER, tie: TieRule.EARLIEST_FIRST, minPoints: 0n, maxPoints: 2n ** 31n - 1n, resolutionMs: 60_000, epochMs: BigInt(DEFAULT_BOARD.epochMs), generation: BigInt(now) });
+    expect(definition!.rules).toMatchObject({
+      order: SortOrder.LOWER_IS_BETTER,
+      tie: TieRule.EARLIEST_FIRST,
+      minPoints: 0n,
+      maxPoints: 2n ** 31n - 1n,
+      resolutionMs: 60_000,
+      epochMs: BigInt(DEFAULT_BOARD.epochMs),
+      generation: BigInt(now),
+    });
     expect(definition!.defaultOp).toBe(Operation.BEST);
     const spec = specOfDefinition(definition!);
-    expect(spec).toMatchObject({ lowerIsBetter: true, tie: "earliest", generation: now, defaultOp: Operation.BEST, allowOpOverride: false });
+    expect(spec).toMatchObject({
+      lowerIsBetter: true,
+      tie: "earliest",
+      generation: now,
+      defaultOp: Operation.BEST,
+      allowOpOverride: false,
+    });
     expect(storedBoardName("speedrun", spec)).toBe(`speedrun#${now}`);
     // the wire form round-trips
     expect(decodeDefinition(encodeDefinition(definition!))).toEqual(definition);
   });
 
   it("says what is wrong with a definition that cannot be", () => {
-    const problems = (d: Parameters<typeof create<typeof BoardDefinitionSchema>>[1]) => normalizeDefinition(create(BoardDefinitionSchema, d), now).problems;
+    const problems = (d: Parameters<typeof create<typeof BoardDefinitionSchema>>[1]) =>
+      normalizeDefinition(create(BoardDefinitionSchema, d), now).problems;
     expect(problems({ name: "" })).toEqual(["board is empty"]);
     expect(problems({ name: "a/b" })).toEqual(["board may contain only A-Z a-z 0-9 _ - . :"]);
     expect(problems({ name: "x", rules: { minPoints: 5n, maxPoints: 1n } })[0]).toMatch(/minPoints <= maxPoints/);
     expect(problems({ name: "x", rules: { minPoints: 0n, maxPoints: 2n ** 53n - 1n } })[0]).toMatch(/no bits for time/);
     expect(problems({ name: "x", defaultOp: 9 as Operation })[0]).toMatch(/not an operation/);
-    expect(specOfRules("x", create(BoardRulesSchema, { tie: 7 as TieRule, maxPoints: 1n, resolutionMs: 1, generation: 1n })).problems[0]).toMatch(/unknown tie rule/);
+    expect(
+      specOfRules("x", create(BoardRulesSchema, { tie: 7 as TieRule, maxPoints: 1n, resolutionMs: 1, generation: 1n })).problems[0],
+    ).toMatch(/unknown tie rule/);
   });
 
   it("compares rules without their generation", () => {
@@ -38,10 +66,14 @@ describe("model > board definitions", () => {
   });
 
   it("resolves a defined board first, then the configured specs when boards without a definition are allowed", () => {
-    const implicit = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!, makeBoardSpec({ ...DEFAULT_BOARD, prefix: "daily:", ttlSeconds: 86_400 }).spec!]);
+    const implicit = new BoardSpecs([
+      makeBoardSpec(DEFAULT_BOARD).spec!,
+      makeBoardSpec({ ...DEFAULT_BOARD, prefix: "daily:", ttlSeconds: 86_400 }).spec!,
+    ]);
     const open = new BoardCatalog(implicit);
     const closed = new BoardCatalog(undefined);
-    const def = normalizeDefinition(create(BoardDefinitionSchema, { name: "daily:golf", rules: { order: SortOrder.LOWER_IS_BETTER } }), now).definition!;
+    const def = normalizeDefinition(create(BoardDefinitionSchema, { name: "daily:golf", rules: { order: SortOrder.LOWER_IS_BETTER } }), now)
+      .definition!;
     open.apply(def.name, def);
     closed.apply(def.name, def);
     expect(open.forBoard("daily:golf")?.generation).toBe(now);

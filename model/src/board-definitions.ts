@@ -34,7 +34,16 @@
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { BoardDefinitionSchema, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { BoardRulesSchema, Operation, PeriodKind as ProtoPeriodKind, SortOrder, TieRule, WindowCombine, WindowRuleSchema, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import {
+  BoardRulesSchema,
+  Operation,
+  PeriodKind as ProtoPeriodKind,
+  SortOrder,
+  TieRule,
+  WindowCombine,
+  WindowRuleSchema,
+  type BoardRules,
+} from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PeriodKind } from "./periods.js";
 import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type BoardSpecs, type TieRule as Tie } from "./board-spec.js";
 import { boardProblem, MAX_METADATA_BYTES } from "./validate.js";
@@ -44,23 +53,40 @@ import { histogramProblem } from "./histogram.js";
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
 
-
-const TIES: Record<number, Tie> = { [TieRule.UNSPECIFIED]: "earliest", [TieRule.EARLIEST_FIRST]: "earliest", [TieRule.LATEST_FIRST]: "latest", [TieRule.PLAYER_ID]: "id" };
-const PERIODS: Record<number, PeriodKind> = { [ProtoPeriodKind.UNSPECIFIED]: "none", [ProtoPeriodKind.DAILY]: "daily", [ProtoPeriodKind.WEEKLY]: "weekly", [ProtoPeriodKind.MONTHLY]: "monthly", [ProtoPeriodKind.CRON]: "cron" };
+const TIES: Record<number, Tie> = {
+  [TieRule.UNSPECIFIED]: "earliest",
+  [TieRule.EARLIEST_FIRST]: "earliest",
+  [TieRule.LATEST_FIRST]: "latest",
+  [TieRule.PLAYER_ID]: "id",
+};
+const PERIODS: Record<number, PeriodKind> = {
+  [ProtoPeriodKind.UNSPECIFIED]: "none",
+  [ProtoPeriodKind.DAILY]: "daily",
+  [ProtoPeriodKind.WEEKLY]: "weekly",
+  [ProtoPeriodKind.MONTHLY]: "monthly",
+  [ProtoPeriodKind.CRON]: "cron",
+};
 const OPERATIONS = new Set([Operation.SET, Operation.INCREMENT, Operation.BEST, Operation.DECREMENT]);
 const COMBINES: Record<number, Combine> = { [WindowCombine.UNSPECIFIED]: "sum", [WindowCombine.SUM]: "sum", [WindowCombine.BEST]: "best" };
 
 /** A board's spec from rules (a definition's, or those a score record carries). */
-export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: Operation; allowOpOverride?: boolean; maxMetadataBytes?: number } = {}): { spec?: BoardSpec; problems: string[] } {
+export function specOfRules(
+  board: string,
+  rules: BoardRules,
+  op: { defaultOp?: Operation; allowOpOverride?: boolean; maxMetadataBytes?: number } = {},
+): { spec?: BoardSpec; problems: string[] } {
   const tie = TIES[rules.tie];
-  if (rules.order !== SortOrder.UNSPECIFIED && rules.order !== SortOrder.HIGHER_IS_BETTER && rules.order !== SortOrder.LOWER_IS_BETTER) return { problems: [`board "${board}": unknown sort order ${rules.order}`] };
+  if (rules.order !== SortOrder.UNSPECIFIED && rules.order !== SortOrder.HIGHER_IS_BETTER && rules.order !== SortOrder.LOWER_IS_BETTER)
+    return { problems: [`board "${board}": unknown sort order ${rules.order}`] };
   if (tie === undefined) return { problems: [`board "${board}": unknown tie rule ${rules.tie}`] };
   if (PERIODS[rules.period] === undefined) return { problems: [`board "${board}": unknown period kind ${rules.period}`] };
-  if (rules.minPoints < BigInt(Number.MIN_SAFE_INTEGER) || rules.maxPoints > BigInt(Number.MAX_SAFE_INTEGER)) return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
+  if (rules.minPoints < BigInt(Number.MIN_SAFE_INTEGER) || rules.maxPoints > BigInt(Number.MAX_SAFE_INTEGER))
+    return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
   const histogram = rules.histogramBounds.map(Number);
-  if (rules.histogramBounds.some((b) => b < BigInt(Number.MIN_SAFE_INTEGER) || b > BigInt(Number.MAX_SAFE_INTEGER))) return { problems: [`board "${board}": histogram_bounds must lie within ±(2^53 - 1)`] };
+  if (rules.histogramBounds.some((b) => b < BigInt(Number.MIN_SAFE_INTEGER) || b > BigInt(Number.MAX_SAFE_INTEGER)))
+    return { problems: [`board "${board}": histogram_bounds must lie within ±(2^53 - 1)`] };
   const made = makeBoardSpec({
     prefix: board,
     minPoints: Number(rules.minPoints),
@@ -80,13 +106,23 @@ export function specOfRules(board: string, rules: BoardRules, op: { defaultOp?: 
   if (badHistogram) return { problems: [`board "${board}": ${badHistogram}`] };
   if (!made.spec || rules.windows.length === 0) return made;
   // cron periods are sampled from the board's creation (its generation): every service derives the same windows
-  const windows = makeWindows(made.spec, rules.windows.map((w, i) => ({ name: w.name, periods: w.periods, combine: combine[i]! })), Number(rules.generation));
-  return windows.windows ? { spec: Object.freeze({ ...made.spec, windows: windows.windows }), problems: [] } : { problems: windows.problems };
+  const windows = makeWindows(
+    made.spec,
+    rules.windows.map((w, i) => ({ name: w.name, periods: w.periods, combine: combine[i]! })),
+    Number(rules.generation),
+  );
+  return windows.windows
+    ? { spec: Object.freeze({ ...made.spec, windows: windows.windows }), problems: [] }
+    : { problems: windows.problems };
 }
 
 /** The spec of a stored definition. */
 export function specOfDefinition(d: BoardDefinition): BoardSpec {
-  const { spec, problems } = specOfRules(d.name, d.rules ?? create(BoardRulesSchema), { defaultOp: d.defaultOp, allowOpOverride: d.allowOpOverride, maxMetadataBytes: d.maxMetadataBytes });
+  const { spec, problems } = specOfRules(d.name, d.rules ?? create(BoardRulesSchema), {
+    defaultOp: d.defaultOp,
+    allowOpOverride: d.allowOpOverride,
+    maxMetadataBytes: d.maxMetadataBytes,
+  });
   if (!spec) throw new Error(problems.join("; "));
   return spec;
 }
@@ -109,7 +145,13 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     timeZone: r.period === ProtoPeriodKind.UNSPECIFIED ? "" : r.timeZone || "UTC",
     cron: r.cron,
     keepPeriods: r.keepPeriods,
-    windows: r.windows.map((w) => create(WindowRuleSchema, { name: w.name, periods: w.periods, combine: w.combine === WindowCombine.UNSPECIFIED ? WindowCombine.SUM : w.combine })),
+    windows: r.windows.map((w) =>
+      create(WindowRuleSchema, {
+        name: w.name,
+        periods: w.periods,
+        combine: w.combine === WindowCombine.UNSPECIFIED ? WindowCombine.SUM : w.combine,
+      }),
+    ),
     histogramBounds: r.histogramBounds,
   });
   const defaultOp = defaultOpOf(requested.defaultOp);
@@ -117,7 +159,13 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
   const metadata = maxMetadataProblem(requested.maxMetadataBytes);
   if (metadata) return { problems: [metadata] };
   const definition = create(BoardDefinitionSchema, {
-    name: requested.name, rules, defaultOp, allowOpOverride: requested.allowOpOverride, maxMetadataBytes: requested.maxMetadataBytes, createdAtMs: BigInt(nowMs), updatedAtMs: BigInt(nowMs),
+    name: requested.name,
+    rules,
+    defaultOp,
+    allowOpOverride: requested.allowOpOverride,
+    maxMetadataBytes: requested.maxMetadataBytes,
+    createdAtMs: BigInt(nowMs),
+    updatedAtMs: BigInt(nowMs),
   });
   const { problems } = specOfRules(definition.name, rules);
   return problems.length ? { problems } : { definition, problems: [] };
@@ -136,10 +184,22 @@ export function maxMetadataProblem(bytes: number): string | undefined {
 
 /** Whether two sets of rules store scores alike (generation aside). */
 export function sameRules(a: BoardRules, b: BoardRules): boolean {
-  return a.order === b.order && a.tie === b.tie && a.minPoints === b.minPoints && a.maxPoints === b.maxPoints && a.resolutionMs === b.resolutionMs && a.epochMs === b.epochMs
-    && a.period === b.period && a.timeZone === b.timeZone && a.cron === b.cron && a.keepPeriods === b.keepPeriods
-    && a.histogramBounds.length === b.histogramBounds.length && a.histogramBounds.every((x, i) => x === b.histogramBounds[i])
-    && a.windows.length === b.windows.length && a.windows.every((w, i) => w.name === b.windows[i]!.name && w.periods === b.windows[i]!.periods && w.combine === b.windows[i]!.combine);
+  return (
+    a.order === b.order &&
+    a.tie === b.tie &&
+    a.minPoints === b.minPoints &&
+    a.maxPoints === b.maxPoints &&
+    a.resolutionMs === b.resolutionMs &&
+    a.epochMs === b.epochMs &&
+    a.period === b.period &&
+    a.timeZone === b.timeZone &&
+    a.cron === b.cron &&
+    a.keepPeriods === b.keepPeriods &&
+    a.histogramBounds.length === b.histogramBounds.length &&
+    a.histogramBounds.every((x, i) => x === b.histogramBounds[i]) &&
+    a.windows.length === b.windows.length &&
+    a.windows.every((w, i) => w.name === b.windows[i]!.name && w.periods === b.windows[i]!.periods && w.combine === b.windows[i]!.combine)
+  );
 }
 
 /**
@@ -167,7 +227,10 @@ export class BoardCatalog implements BoardResolver {
   }
 
   list(prefix = ""): BoardDefinition[] {
-    return [...this.defined.values()].map((d) => d.definition).filter((d) => d.name.startsWith(prefix)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.defined.values()]
+      .map((d) => d.definition)
+      .filter((d) => d.name.startsWith(prefix))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   get size(): number {

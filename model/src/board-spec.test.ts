@@ -14,8 +14,13 @@ describe("model > board spec", () => {
   // Ranges just above a power of two past 2^48: Math.log2 in floating point rounds log2(2^49 + 1)
   // down to exactly 49, one bit short, and then two (points, time) pairs share a key.
   const spans = [
-    ["2^48 values", 2 ** 48 - 1], ["2^48 + 1 values", 2 ** 48], ["2^49 + 1 values", 2 ** 49], ["2^50 + 2 values", 2 ** 50 + 1],
-    ["2^51 + 4 values", 2 ** 51 + 3], ["2^31 values", 2 ** 31 - 1], ["one value", 0],
+    ["2^48 values", 2 ** 48 - 1],
+    ["2^48 + 1 values", 2 ** 48],
+    ["2^49 + 1 values", 2 ** 49],
+    ["2^50 + 2 values", 2 ** 50 + 1],
+    ["2^51 + 4 values", 2 ** 51 + 3],
+    ["2^31 values", 2 ** 31 - 1],
+    ["one value", 0],
   ] as const;
   for (const [label, span] of spans) {
     it(`gives every (points, time) of a range of ${label} its own key within 53 bits`, () => {

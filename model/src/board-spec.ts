@@ -69,7 +69,17 @@ export interface BoardSpec {
 }
 
 type Derived = "timeUnits" | "horizonMs";
-type Defaulted = "ttlSeconds" | "lowerIsBetter" | "tie" | "generation" | "defaultOp" | "allowOpOverride" | "period" | "windows" | "maxMetadataBytes" | "histogram";
+type Defaulted =
+  | "ttlSeconds"
+  | "lowerIsBetter"
+  | "tie"
+  | "generation"
+  | "defaultOp"
+  | "allowOpOverride"
+  | "period"
+  | "windows"
+  | "maxMetadataBytes"
+  | "histogram";
 export type BoardSpecInput = Omit<BoardSpec, Derived | Defaulted> & Partial<Pick<BoardSpec, Defaulted>>;
 
 const MAX_EXACT_BITS = 53;
@@ -109,7 +119,13 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
   if (timeBits < 1) return { problems: [`${where}: points range leaves no bits for time (53-bit budget)`] };
   const timeUnits = 2 ** timeBits;
   const spec: BoardSpec = Object.freeze({
-    prefix, minPoints, maxPoints, resolutionMs, epochMs, ttlSeconds, timeUnits,
+    prefix,
+    minPoints,
+    maxPoints,
+    resolutionMs,
+    epochMs,
+    ttlSeconds,
+    timeUnits,
     horizonMs: epochMs + timeUnits * resolutionMs,
     lowerIsBetter: input.lowerIsBetter ?? false,
     tie: input.tie ?? "earliest",

@@ -5,7 +5,10 @@ import { decodeToken, encodeToken } from "./consistency-token.js";
 describe("model > consistency token", () => {
   it("round-trips offsets", () => {
     expect(decodeToken(encodeToken(new Map([[0, 0n]])), 64)).toEqual(new Map([[0, 0n]]));
-    const offsets = new Map([[3, 17n], [0, 9_000_000_000n]]);
+    const offsets = new Map([
+      [3, 17n],
+      [0, 9_000_000_000n],
+    ]);
     expect(decodeToken(encodeToken(offsets), 64)).toEqual(offsets);
     expect(decodeToken("", 64)).toEqual(new Map());
   });

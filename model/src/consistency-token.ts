@@ -31,7 +31,8 @@ export function decodeToken(token: string, numSlots: number): RequiredOffsets {
     throw invalidArgument(`consistency_token is malformed: ${(err as Error).message}`);
   }
   for (const { partition, offset } of offsets) {
-    if (partition >= numSlots || offset < 0n) throw invalidArgument(`consistency_token names partition ${partition} offset ${offset}, not in this cluster`);
+    if (partition >= numSlots || offset < 0n)
+      throw invalidArgument(`consistency_token names partition ${partition} offset ${offset}, not in this cluster`);
     if (offset > (required.get(partition) ?? -1n)) required.set(partition, offset);
   }
   return required;

@@ -26,7 +26,8 @@ export class LadderError extends Error {
   /** Wraps anything thrown as a LadderError; unknown errors become INTERNAL. */
   static from(err: unknown): LadderError {
     if (err instanceof LadderError) return err;
-    if (isServiceError(err)) return new LadderError(err.code, err.details || err.message, { retriable: RETRIABLE.has(err.code), cause: err });
+    if (isServiceError(err))
+      return new LadderError(err.code, err.details || err.message, { retriable: RETRIABLE.has(err.code), cause: err });
     const message = err instanceof Error ? err.message : String(err);
     return new LadderError(status.INTERNAL, message, { cause: err });
   }

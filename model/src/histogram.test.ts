@@ -7,7 +7,11 @@ const bounds = [10, 50];
 
 describe("histogram > buckets", () => {
   it("cut the points range at the bounds", () => {
-    expect(pointsBuckets(higher, bounds)).toEqual([{ min: 0, max: 9 }, { min: 10, max: 49 }, { min: 50, max: 100 }]);
+    expect(pointsBuckets(higher, bounds)).toEqual([
+      { min: 0, max: 9 },
+      { min: 10, max: 49 },
+      { min: 50, max: 100 },
+    ]);
   });
 
   it("start at sort keys in the board's order: the best points first", () => {
@@ -31,7 +35,8 @@ describe("histogram > buckets", () => {
       const listed = pointsBuckets(spec, bs);
       const stored = spec.lowerIsBetter ? listed : [...listed].reverse();
       stored.forEach((range, j) => expect(bucketOfStored(spec, bs, j)).toEqual(range));
-      for (let p = spec.minPoints; p <= spec.maxPoints; p++) expect(storedBucketOf(spec, bs, p)).toBe(stored.findIndex((r) => p >= r.min && p <= r.max));
+      for (let p = spec.minPoints; p <= spec.maxPoints; p++)
+        expect(storedBucketOf(spec, bs, p)).toBe(stored.findIndex((r) => p >= r.min && p <= r.max));
     }
   });
 
@@ -39,7 +44,12 @@ describe("histogram > buckets", () => {
     expect(histogramProblem(higher, [0])).toMatch(/within/);
     expect(histogramProblem(higher, [101])).toMatch(/within/);
     expect(histogramProblem(higher, [20, 20])).toMatch(/ascending/);
-    expect(histogramProblem({ ...higher, maxPoints: 1000 }, Array.from({ length: 256 }, (_, i) => i + 1))).toMatch(/MAX_HISTOGRAM_BOUNDS/);
+    expect(
+      histogramProblem(
+        { ...higher, maxPoints: 1000 },
+        Array.from({ length: 256 }, (_, i) => i + 1),
+      ),
+    ).toMatch(/MAX_HISTOGRAM_BOUNDS/);
     expect(histogramProblem(higher, [1, 100])).toBeUndefined();
   });
 });
@@ -52,7 +62,7 @@ describe("histogram > approximate rank", () => {
     const around = (p: number) => countsAround(counts, storedBucketOf(higher, bounds, p));
     expect(around(30)).toEqual({ better: 4, inBucket: 10 });
     const r = approximateRank(higher, bounds, around(30), 30, false);
-    expect({ atLeast: r.atLeast, atMost: r.atMost, bucket: r.bucket }).toEqual({ atLeast: 5, atMost: 15 , bucket: 1 });
+    expect({ atLeast: r.atLeast, atMost: r.atMost, bucket: r.bucket }).toEqual({ atLeast: 5, atMost: 15, bucket: 1 });
     // 19 of the bucket's 40 points lie above 30: floor(10 * 19 / 40) = 4 of its entries ahead
     expect(r.estimate).toBe(4 + 4 + 1);
     // a player holding 30 is one of the counts

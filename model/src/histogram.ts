@@ -25,10 +25,12 @@ type Encoding = Pick<BoardSpec, "minPoints" | "maxPoints" | "timeUnits" | "lower
 
 /** What is wrong with a board's histogram bounds, or undefined. */
 export function histogramProblem(spec: Encoding, bounds: readonly number[]): string | undefined {
-  if (bounds.length > MAX_HISTOGRAM_BOUNDS) return `histogram_bounds has ${bounds.length} bounds, more than ${MAX_HISTOGRAM_BOUNDS} (MAX_HISTOGRAM_BOUNDS)`;
+  if (bounds.length > MAX_HISTOGRAM_BOUNDS)
+    return `histogram_bounds has ${bounds.length} bounds, more than ${MAX_HISTOGRAM_BOUNDS} (MAX_HISTOGRAM_BOUNDS)`;
   for (let i = 0; i < bounds.length; i++) {
     const b = bounds[i]!;
-    if (!Number.isSafeInteger(b) || b <= spec.minPoints || b > spec.maxPoints) return `histogram_bounds: ${b} is not within (${spec.minPoints}, ${spec.maxPoints}]`;
+    if (!Number.isSafeInteger(b) || b <= spec.minPoints || b > spec.maxPoints)
+      return `histogram_bounds: ${b} is not within (${spec.minPoints}, ${spec.maxPoints}]`;
     if (i > 0 && b <= bounds[i - 1]!) return "histogram_bounds must be strictly ascending";
   }
   return undefined;
@@ -92,7 +94,13 @@ export function countsAround(counts: readonly number[], j: number): BucketCounts
  * Where points `p` stand, from the summed counts around p's stored bucket (storedBucketOf); `held`:
  * an entry with these points is one of the counts (a player asked), else one more would be.
  */
-export function approximateRank(spec: Encoding, bounds: readonly number[], { better, inBucket }: BucketCounts, p: number, held: boolean): ApproximateRank {
+export function approximateRank(
+  spec: Encoding,
+  bounds: readonly number[],
+  { better, inBucket }: BucketCounts,
+  p: number,
+  held: boolean,
+): ApproximateRank {
   const j = storedBucketOf(spec, bounds, p);
   const r = bucketOfStored(spec, bounds, j);
   const width = r.max - r.min + 1;

@@ -40,7 +40,12 @@ describe("model > periods", () => {
     const tokyo = rule({ kind: "monthly", zone: "Asia/Tokyo", keep: 1 });
     expect(periodAt(tokyo, utc("2026-11-30T15:00:00Z")).id).toBe("2026-12"); // already December in Tokyo
     const nov = periodAt(tokyo, utc("2026-11-15T00:00:00Z"));
-    expect(nov).toEqual({ id: "2026-11", startMs: utc("2026-10-31T15:00:00Z"), endMs: utc("2026-11-30T15:00:00Z"), expireAtMs: utc("2026-12-31T15:00:00Z") });
+    expect(nov).toEqual({
+      id: "2026-11",
+      startMs: utc("2026-10-31T15:00:00Z"),
+      endMs: utc("2026-11-30T15:00:00Z"),
+      expireAtMs: utc("2026-12-31T15:00:00Z"),
+    });
     expect(keptPeriods(tokyo, utc("2026-12-10T00:00:00Z")).map((p) => p.id)).toEqual(["2026-12", "2026-11"]);
   });
 
@@ -65,7 +70,14 @@ describe("model > periods", () => {
     expect(periodNamed(rule({ zone: "Europe/Paris" }), "2026-10-25")?.endMs).toBe(utc("2026-10-25T23:00:00Z"));
     expect(periodNamed(rule({ kind: "weekly" }), "2026-W49")?.startMs).toBe(utc("2026-11-30T00:00:00Z"));
     expect(periodNamed(rule({ kind: "monthly" }), "2026-11")?.id).toBe("2026-11");
-    for (const [kind, id] of [["daily", "2026-02-30"], ["daily", "2026-11"], ["weekly", "2026-W54"], ["weekly", "2026-49"], ["monthly", "2026-13"], ["monthly", "yesterday"]] as const) {
+    for (const [kind, id] of [
+      ["daily", "2026-02-30"],
+      ["daily", "2026-11"],
+      ["weekly", "2026-W54"],
+      ["weekly", "2026-49"],
+      ["monthly", "2026-13"],
+      ["monthly", "yesterday"],
+    ] as const) {
       expect(periodNamed(rule({ kind }), id), `${kind} ${id}`).toBeUndefined();
     }
   });

@@ -90,7 +90,7 @@ export function periodAt(r: PeriodRule, ms: number): Period {
   }
   // the last period starting at or before ms
   let lo = 0;
-  for (let hi = list.length; lo < hi;) {
+  for (let hi = list.length; lo < hi; ) {
     const mid = (lo + hi) >> 1;
     if (list[mid]!.startMs <= ms) lo = mid + 1;
     else hi = mid;
@@ -107,7 +107,9 @@ export function periodAt(r: PeriodRule, ms: number): Period {
 function findPeriod(r: PeriodRule, ms: number): Period {
   if (r.kind === "cron") {
     // the latest fire time at or before ms, and the next fire time after it
-    const start = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(ms + 1) }).prev().getTime();
+    const start = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(ms + 1) })
+      .prev()
+      .getTime();
     return cronPeriod(r, start);
   }
   const start = DateTime.fromMillis(ms, { zone: r.zone }).startOf(UNIT[r.kind as keyof typeof UNIT]);

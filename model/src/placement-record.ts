@@ -41,16 +41,30 @@ export interface ClusterPlacement {
 
 /** The placement of `shards` at `epoch`: the balanced ring table of placement.ts. */
 export function placementOf(epoch: number, shards: readonly ShardAddress[], numSlots: number, writtenAtMs = Date.now()): ClusterPlacement {
-  return Object.freeze({ epoch, shards: Object.freeze([...shards]), placement: buildPlacement(shards.map((s) => s.id), numSlots), writtenAtMs });
+  return Object.freeze({
+    epoch,
+    shards: Object.freeze([...shards]),
+    placement: buildPlacement(
+      shards.map((s) => s.id),
+      numSlots,
+    ),
+    writtenAtMs,
+  });
 }
 
 export function encodePlacement(p: ClusterPlacement): Buffer {
   const index = new Map(p.shards.map((s, i) => [s.id, i]));
-  return Buffer.from(toBinary(PlacementRecordSchema, create(PlacementRecordSchema, {
-    epoch: BigInt(p.epoch), writtenAtMs: BigInt(p.writtenAtMs),
-    shards: p.shards.map((s) => ({ id: s.id, redisUrl: s.redisUrl })),
-    slotToShard: p.placement.slotToShard.map((id) => index.get(id)!),
-  })));
+  return Buffer.from(
+    toBinary(
+      PlacementRecordSchema,
+      create(PlacementRecordSchema, {
+        epoch: BigInt(p.epoch),
+        writtenAtMs: BigInt(p.writtenAtMs),
+        shards: p.shards.map((s) => ({ id: s.id, redisUrl: s.redisUrl })),
+        slotToShard: p.placement.slotToShard.map((id) => index.get(id)!),
+      }),
+    ),
+  );
 }
 
 /** A record's placement; throws on a record that is not one, or is of another number of slots. */
@@ -58,11 +72,20 @@ export function decodePlacement(value: Uint8Array, numSlots: number): ClusterPla
   const r = fromBinary(PlacementRecordSchema, value);
   if (r.slotToShard.length !== numSlots) throw new Error(`a placement of ${r.slotToShard.length} slots, not ${numSlots} (LADDER_SLOTS)`);
   const shards = r.shards.map((s) => Object.freeze({ id: s.id, redisUrl: s.redisUrl }));
-  return Object.freeze({ epoch: Number(r.epoch), shards: Object.freeze(shards), placement: placementFromTable(shards.map((s) => s.id), r.slotToShard), writtenAtMs: Number(r.writtenAtMs) });
+  return Object.freeze({
+    epoch: Number(r.epoch),
+    shards: Object.freeze(shards),
+    placement: placementFromTable(
+      shards.map((s) => s.id),
+      r.slotToShard,
+    ),
+    writtenAtMs: Number(r.writtenAtMs),
+  });
 }
 
 /** The slots whose owner differs between two placements (from "" for a slot with none). */
 export function movedSlots(from: Placement, to: Placement): Array<{ slot: number; from: string; to: string }> {
-  return to.slotToShard.flatMap((owner, slot) => (from.slotToShard[slot] === owner ? [] : [{ slot, from: from.slotToShard[slot] ?? "", to: owner }]));
+  return to.slotToShard.flatMap((owner, slot) =>
+    from.slotToShard[slot] === owner ? [] : [{ slot, from: from.slotToShard[slot] ?? "", to: owner }],
+  );
 }
-

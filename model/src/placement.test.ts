@@ -136,7 +136,10 @@ describe("model > placement", () => {
       for (let n = 2; n <= 8; n++) {
         const before = buildPlacement(shards(n + 1), numSlots);
         for (const removed of before.shardIds) {
-          const after = buildPlacement(before.shardIds.filter((id) => id !== removed), numSlots);
+          const after = buildPlacement(
+            before.shardIds.filter((id) => id !== removed),
+            numSlots,
+          );
           const { moved } = moves(before.slotToShard, after.slotToShard);
           expect(moved).toBeGreaterThanOrEqual(before.slotsOf.get(removed)!.length);
           expect(moved / numSlots).toBeLessThanOrEqual(bound[numSlots] / (n + 1));

@@ -120,11 +120,17 @@ function controlPoints(shardId: string): number[] {
 export function placementFromTable(shardIds: readonly string[], slotToShard: readonly number[]): Placement {
   if (shardIds.length === 0) throw new Error("placement needs at least one shard");
   if (new Set(shardIds).size !== shardIds.length) throw new Error("placement: duplicate shard id");
-  if (slotToShard.length === 0 || slotToShard.some((i) => !Number.isInteger(i) || i < 0 || i >= shardIds.length)) throw new Error("placement: a slot names no shard of the list");
+  if (slotToShard.length === 0 || slotToShard.some((i) => !Number.isInteger(i) || i < 0 || i >= shardIds.length))
+    throw new Error("placement: a slot names no shard of the list");
   const owners = slotToShard.map((i) => shardIds[i]!);
   const slotsOf = new Map<string, number[]>([...shardIds].sort().map((id) => [id, []]));
   owners.forEach((shard, slot) => slotsOf.get(shard)!.push(slot));
-  return Object.freeze({ numSlots: slotToShard.length, shardIds: Object.freeze([...shardIds].sort()), slotToShard: Object.freeze(owners), slotsOf });
+  return Object.freeze({
+    numSlots: slotToShard.length,
+    shardIds: Object.freeze([...shardIds].sort()),
+    slotToShard: Object.freeze(owners),
+    slotsOf,
+  });
 }
 
 /** The shard that holds a player's data. */

@@ -25,16 +25,26 @@ export interface ResolvedBoard {
 function periodFields(b: Omit<ResolvedBoard, "board" | "op"> | undefined) {
   const w = b?.period ? b.windows : undefined;
   return {
-    period: b?.period?.id ?? "", periodExpireAtMs: b?.period ? BigInt(b.period.expireAtMs) : 0n,
-    windowPeriods: w ? [...w.periods] : [], windowPeriodStartsMs: w ? w.startsMs.map(BigInt) : [], windowExpireAtMs: w ? w.windowExpireAtMs.map(BigInt) : [],
+    period: b?.period?.id ?? "",
+    periodExpireAtMs: b?.period ? BigInt(b.period.expireAtMs) : 0n,
+    windowPeriods: w ? [...w.periods] : [],
+    windowPeriodStartsMs: w ? w.startsMs.map(BigInt) : [],
+    windowExpireAtMs: w ? w.windowExpireAtMs.map(BigInt) : [],
   };
 }
 
 function partOf(b: ResolvedBoard): BoardPart {
   const p = periodFields(b);
   return {
-    $typeName: "leaderboard.v1.BoardPart", board: b.board, op: b.op, rules: b.rules,
-    period: p.period, periodExpireAtMs: p.periodExpireAtMs, windowPeriods: p.windowPeriods, windowExpireAtMs: p.windowExpireAtMs, windowPeriodStartsMs: p.windowPeriodStartsMs,
+    $typeName: "leaderboard.v1.BoardPart",
+    board: b.board,
+    op: b.op,
+    rules: b.rules,
+    period: p.period,
+    periodExpireAtMs: p.periodExpireAtMs,
+    windowPeriods: p.windowPeriods,
+    windowExpireAtMs: p.windowExpireAtMs,
+    windowPeriodStartsMs: p.windowPeriodStartsMs,
   };
 }
 
@@ -46,19 +56,35 @@ function partOf(b: ResolvedBoard): BoardPart {
  * adds the fields one by one, which leaves a 20-field message in V8's dictionary mode and cost the
  * seeder ~20% of its CPU (profile of 2026-12-03); score-event.test.ts checks both give the same bytes.
  */
-export function encodeScoreEvent(fields: UpdateFields & { metadata?: string; reportId?: string }, ingestedAtMs: number, main?: Omit<ResolvedBoard, "board" | "op">, more: { also?: ResolvedBoard[]; leave?: ResolvedBoard } = {}): Buffer {
+export function encodeScoreEvent(
+  fields: UpdateFields & { metadata?: string; reportId?: string },
+  ingestedAtMs: number,
+  main?: Omit<ResolvedBoard, "board" | "op">,
+  more: { also?: ResolvedBoard[]; leave?: ResolvedBoard } = {},
+): Buffer {
   const p = periodFields(main);
   const event: ScoreEvent = {
     $typeName: "leaderboard.v1.ScoreEvent",
-    board: fields.board, playerId: fields.playerId, op: fields.op, value: fields.value, timestampMs: fields.timestampMs, eventId: fields.eventId,
+    board: fields.board,
+    playerId: fields.playerId,
+    op: fields.op,
+    value: fields.value,
+    timestampMs: fields.timestampMs,
+    eventId: fields.eventId,
     ingestedAtMs: BigInt(ingestedAtMs),
     rules: main?.rules,
-    period: p.period, periodExpireAtMs: p.periodExpireAtMs,
+    period: p.period,
+    periodExpireAtMs: p.periodExpireAtMs,
     also: more.also ? more.also.map(partOf) : [],
     leave: more.leave ? partOf(more.leave) : undefined,
-    erase: false, eraseBoards: [],
-    windowPeriods: p.windowPeriods, windowExpireAtMs: p.windowExpireAtMs, windowPeriodStartsMs: p.windowPeriodStartsMs,
-    metadata: fields.metadata ?? "", deleteBoard: false, reportId: fields.reportId ?? "",
+    erase: false,
+    eraseBoards: [],
+    windowPeriods: p.windowPeriods,
+    windowExpireAtMs: p.windowExpireAtMs,
+    windowPeriodStartsMs: p.windowPeriodStartsMs,
+    metadata: fields.metadata ?? "",
+    deleteBoard: false,
+    reportId: fields.reportId ?? "",
   };
   const bytes = toBinary(ScoreEventSchema, event);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -66,7 +92,12 @@ export function encodeScoreEvent(fields: UpdateFields & { metadata?: string; rep
 
 /** A tombstone's value (IngestService.DeletePlayer): erase `playerId` from `boards`, every board when empty. */
 export function encodeTombstone(playerId: string, boards: string[], ingestedAtMs: number): Buffer {
-  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, { playerId, erase: true, eraseBoards: boards, ingestedAtMs: BigInt(ingestedAtMs) })));
+  return Buffer.from(
+    toBinary(
+      ScoreEventSchema,
+      create(ScoreEventSchema, { playerId, erase: true, eraseBoards: boards, ingestedAtMs: BigInt(ingestedAtMs) }),
+    ),
+  );
 }
 
 /** Decodes a record value; throws on bytes that are not a ScoreEvent. */
@@ -79,5 +110,7 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
  * generation of `rules` of `board` is deleted.
  */
 export function encodeBoardDeletion(board: string, rules: BoardRules, ingestedAtMs: number): Buffer {
-  return Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, { board, rules, deleteBoard: true, ingestedAtMs: BigInt(ingestedAtMs) })));
+  return Buffer.from(
+    toBinary(ScoreEventSchema, create(ScoreEventSchema, { board, rules, deleteBoard: true, ingestedAtMs: BigInt(ingestedAtMs) })),
+  );
 }

@@ -85,7 +85,8 @@ export function updateProblem(u: UpdateFields, spec: BoardSpec, nowMs: number, m
     case Operation.INCREMENT:
     case Operation.DECREMENT: {
       const width = max - min;
-      if (u.value < -width || u.value > width) return `${u.op === Operation.INCREMENT ? "increment" : "decrement"} ${u.value} is larger than the board's range width ${width}`;
+      if (u.value < -width || u.value > width)
+        return `${u.op === Operation.INCREMENT ? "increment" : "decrement"} ${u.value} is larger than the board's range width ${width}`;
       break;
     }
     default:
@@ -104,6 +105,7 @@ export function updateProblem(u: UpdateFields, spec: BoardSpec, nowMs: number, m
 export function resolveOp(op: Operation, spec: BoardSpec): { op: Operation } | { problem: string } {
   if (spec.generation < 0) return { op };
   if (op === Operation.UNSPECIFIED) return { op: spec.defaultOp };
-  if (op !== spec.defaultOp && !spec.allowOpOverride) return { problem: `board "${spec.prefix}" takes only its default operation ${Operation[spec.defaultOp]} (allow_op_override is off)` };
+  if (op !== spec.defaultOp && !spec.allowOpOverride)
+    return { problem: `board "${spec.prefix}" takes only its default operation ${Operation[spec.defaultOp]} (allow_op_override is off)` };
   return { op };
 }

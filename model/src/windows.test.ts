@@ -9,7 +9,17 @@ import { MAX_WINDOW_PERIODS, longestPeriodMs, windowBaseUnits, windowPlan, windo
 const GEN = Date.UTC(2026, 10, 1);
 type RulesInit = Omit<NonNullable<Parameters<typeof create<typeof BoardRulesSchema>>[1]>, "$typeName">;
 const rules = (o: RulesInit = {}) =>
-  create(BoardRulesSchema, { minPoints: 0n, maxPoints: 1000n, resolutionMs: 1000, epochMs: BigInt(Date.UTC(2026, 0, 1)), generation: BigInt(GEN), period: PeriodKind.DAILY, timeZone: "Europe/Paris", keepPeriods: 10, ...o });
+  create(BoardRulesSchema, {
+    minPoints: 0n,
+    maxPoints: 1000n,
+    resolutionMs: 1000,
+    epochMs: BigInt(Date.UTC(2026, 0, 1)),
+    generation: BigInt(GEN),
+    period: PeriodKind.DAILY,
+    timeZone: "Europe/Paris",
+    keepPeriods: 10,
+    ...o,
+  });
 const win = (name: string, periods: number, combine = WindowCombine.SUM) => ({ name, periods, combine });
 
 describe("windows > definitions", () => {
@@ -19,7 +29,14 @@ describe("windows > definitions", () => {
     expect(sum!.encoding.maxPoints).toBe(3000);
     expect(sum!.encoding.minPoints).toBe(0);
     expect(sum!.encoding.timeUnits).toBe(2 ** (53 - 12)); // 3000 takes 12 bits
-    const encoding = (x: typeof spec) => ({ min: x!.minPoints, max: x!.maxPoints, units: x!.timeUnits, epoch: x!.epochMs, lower: x!.lowerIsBetter, tie: x!.tie });
+    const encoding = (x: typeof spec) => ({
+      min: x!.minPoints,
+      max: x!.maxPoints,
+      units: x!.timeUnits,
+      epoch: x!.epochMs,
+      lower: x!.lowerIsBetter,
+      tie: x!.tie,
+    });
     expect(encoding(best!.encoding)).toEqual(encoding(spec));
     // a board whose points may be negative: sums of 1..n parts reach n·min and n·max
     const neg = specOfRules("n", rules({ minPoints: -5n, maxPoints: 10n, windows: [win("w", 4)] })).spec!;
@@ -60,7 +77,9 @@ describe("windows > plans", () => {
     expect(plan.startsMs[2]! - plan.startsMs[1]!).toBe(24 * 3_600_000);
     expect(plan.startsMs[3]! - plan.startsMs[2]!).toBe(25 * 3_600_000); // Paris leaves summer time that day
     // the window ending in a period expires with it: keep 2, so 3 periods after its start
-    expect(plan.windowExpireAtMs).toEqual(["2026-10-25", "2026-10-26", "2026-10-27"].map((id) => periodNamed(spec!.period, id)!.expireAtMs));
+    expect(plan.windowExpireAtMs).toEqual(
+      ["2026-10-25", "2026-10-26", "2026-10-27"].map((id) => periodNamed(spec!.period, id)!.expireAtMs),
+    );
     // the period's own key lives until the last window including it expires
     expect(plan.periodExpireAtMs).toBe(plan.windowExpireAtMs[2]);
     expect(plan.periodExpireAtMs).toBeGreaterThan(p0.expireAtMs);

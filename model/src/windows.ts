@@ -56,7 +56,11 @@ const WINDOW_NAME = /^[a-z0-9_-]{1,32}$/;
 
 /** The longest a period of each calendar kind lasts, ms (a daylight-saving change adds an hour). */
 const HOUR = 3_600_000;
-const LONGEST: Record<"daily" | "weekly" | "monthly", number> = { daily: 25 * HOUR, weekly: (7 * 24 + 1) * HOUR, monthly: (31 * 24 + 1) * HOUR };
+const LONGEST: Record<"daily" | "weekly" | "monthly", number> = {
+  daily: 25 * HOUR,
+  weekly: (7 * 24 + 1) * HOUR,
+  monthly: (31 * 24 + 1) * HOUR,
+};
 /** Cron periods sampled for the longest (cron-parser takes about 1 ms a fire time here). */
 const CRON_SAMPLE = 100;
 
@@ -67,7 +71,11 @@ export interface WindowInput {
 }
 
 /** Validates a board's windows and derives their encodings; `nowMs` starts the sample of cron periods. */
-export function makeWindows(board: BoardSpec, inputs: readonly WindowInput[], nowMs: number): { windows?: readonly WindowSpec[]; problems: string[] } {
+export function makeWindows(
+  board: BoardSpec,
+  inputs: readonly WindowInput[],
+  nowMs: number,
+): { windows?: readonly WindowSpec[]; problems: string[] } {
   if (inputs.length === 0) return { windows: NO_WINDOWS, problems: [] };
   const where = `board "${board.prefix}"`;
   const problems: string[] = [];
@@ -89,16 +97,26 @@ export function makeWindows(board: BoardSpec, inputs: readonly WindowInput[], no
     }
     const n = w.periods;
     const made = makeBoardSpec({
-      prefix: board.prefix, minPoints: Math.min(board.minPoints, n * board.minPoints), maxPoints: Math.max(board.maxPoints, n * board.maxPoints),
-      resolutionMs: board.resolutionMs, epochMs: 0, lowerIsBetter: board.lowerIsBetter, tie: board.tie, generation: board.generation,
+      prefix: board.prefix,
+      minPoints: Math.min(board.minPoints, n * board.minPoints),
+      maxPoints: Math.max(board.maxPoints, n * board.maxPoints),
+      resolutionMs: board.resolutionMs,
+      epochMs: 0,
+      lowerIsBetter: board.lowerIsBetter,
+      tie: board.tie,
+      generation: board.generation,
     });
     if (!made.spec || !Number.isSafeInteger(n * board.maxPoints) || !Number.isSafeInteger(n * board.minPoints)) {
-      problems.push(`${where}: window "${w.name}": the sum of ${n} periods' points leaves no bits for time (53-bit budget): narrow the points range`);
+      problems.push(
+        `${where}: window "${w.name}": the sum of ${n} periods' points leaves no bits for time (53-bit budget): narrow the points range`,
+      );
       continue;
     }
     const spanUnits = Math.ceil((n * longestPeriodMs(board.period, nowMs)) / board.resolutionMs) + 1;
     if (board.tie !== "id" && spanUnits > made.spec.timeUnits)
-      problems.push(`${where}: window "${w.name}": ${n} periods at ${board.resolutionMs} ms resolution take ${spanUnits} time units, and the sums' ${Math.log2(made.spec.timeUnits)} bits of time hold ${made.spec.timeUnits}: narrow the points range, coarsen the resolution or shorten the window`);
+      problems.push(
+        `${where}: window "${w.name}": ${n} periods at ${board.resolutionMs} ms resolution take ${spanUnits} time units, and the sums' ${Math.log2(made.spec.timeUnits)} bits of time hold ${made.spec.timeUnits}: narrow the points range, coarsen the resolution or shorten the window`,
+      );
     windows.push(Object.freeze({ ...w, encoding: made.spec }));
   }
   return problems.length ? { problems } : { windows: Object.freeze(windows), problems };

@@ -38,7 +38,10 @@ const digest = (token: string) => createHash("sha256").update(token).digest("hex
 export class Authenticator {
   private readonly byDigest: ReadonlyMap<string, Principal>;
 
-  constructor(grants: readonly TokenGrant[], private readonly readsOpen: boolean) {
+  constructor(
+    grants: readonly TokenGrant[],
+    private readonly readsOpen: boolean,
+  ) {
     this.byDigest = new Map(grants.map((g) => [digest(g.token), { name: g.name, roles: new Set(g.roles) }]));
   }
 

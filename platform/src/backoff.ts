@@ -33,7 +33,10 @@ export interface RetryUntilOptions extends BackoffPolicy {
 
 /** The error `retryUntil` rejects with: the wait ran out or was given up. */
 export class RetryExhausted extends Error {
-  constructor(message: string, readonly lastError: unknown) {
+  constructor(
+    message: string,
+    readonly lastError: unknown,
+  ) {
     super(message, { cause: lastError });
     this.name = "RetryExhausted";
   }

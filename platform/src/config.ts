@@ -15,7 +15,22 @@ import { launcherStatePath } from "./launcher-state.js";
 import { redactSecrets } from "./redact.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "@ladder/model/board-spec";
 import { expandSentinelUrl, hostPortProblem, isSentinelUrl, parseSentinelName } from "./redis-address.js";
-import { duration, envSchema, envVar, envVariables, flag, int, list, oneOf, optional, parseEnv, path, string, type Env, type EnvVar } from "./env-schema.js";
+import {
+  duration,
+  envSchema,
+  envVar,
+  envVariables,
+  flag,
+  int,
+  list,
+  oneOf,
+  optional,
+  parseEnv,
+  path,
+  string,
+  type Env,
+  type EnvVar,
+} from "./env-schema.js";
 
 export { ConfigError, type Env } from "./env-schema.js";
 
@@ -108,86 +123,283 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
 const LISTEN = /^.+:\d+$/;
 
 /** The local cluster's data dir; the launcher keeps Kafka, Redis and credentials.json there, and a client looks for its credentials there. */
-export const LADDER_DATA_DIR = path({ default: ".ladder", description: "the local cluster's data dir: Kafka's and Redis's data, `credentials.json`, the launcher's `launcher-state.json` (git-ignored)" });
+export const LADDER_DATA_DIR = path({
+  default: ".ladder",
+  description:
+    "the local cluster's data dir: Kafka's and Redis's data, `credentials.json`, the launcher's `launcher-state.json` (git-ignored)",
+});
 
 /** Every variable the services read, in the order of Config. */
 export const servicesEnv = envVariables({
   LADDER_KAFKA_BROKERS: list({ default: "127.0.0.1:9092", description: "Kafka bootstrap servers, comma-separated host:port" }),
-  LADDER_SCORE_TOPIC: string({ default: "ladder.scores", pattern: /^[A-Za-z0-9._-]{1,200}$/, description: "the score log; created with one partition per slot, infinite retention" }),
-  LADDER_SLOTS: int({ default: 64, min: 1, max: 10_000, description: "slots = partitions of the score log; fixed for the life of a topic" }),
+  LADDER_SCORE_TOPIC: string({
+    default: "ladder.scores",
+    pattern: /^[A-Za-z0-9._-]{1,200}$/,
+    description: "the score log; created with one partition per slot, infinite retention",
+  }),
+  LADDER_SLOTS: int({
+    default: 64,
+    min: 1,
+    max: 10_000,
+    description: "slots = partitions of the score log; fixed for the life of a topic",
+  }),
   LADDER_SHARDS: shards(),
   LADDER_SENTINELS: sentinels(),
-  LADDER_REPLICA_MAX_LAG_MS: duration({ default: 1000, min: 1, max: 600_000, description: "a replica serves reads only while the router has seen it hold everything its primary had applied at most this long ago" }),
+  LADDER_REPLICA_MAX_LAG_MS: duration({
+    default: 1000,
+    min: 1,
+    max: 600_000,
+    description: "a replica serves reads only while the router has seen it hold everything its primary had applied at most this long ago",
+  }),
   LADDER_KEY_PREFIX: string({ default: "lb:", pattern: /^[A-Za-z0-9:._{}-]{0,64}$/, description: "prefix of every Redis key" }),
   LADDER_BOARDS: boards(),
-  LADDER_IMPLICIT_BOARDS: flag({ default: false, description: "boards need no definition (AdminService.CreateBoard): a write to any valid name creates it under `LADDER_BOARDS` (1; the local cluster's default), or reads and writes of a board not defined are `NOT_FOUND` (0)" }),
-  LADDER_SHARD_ID: optional({ unsetMeans: "— (shard nodes only)", description: "which shard a shard node serves: one of the ids of `LADDER_SHARDS`" }),
+  LADDER_IMPLICIT_BOARDS: flag({
+    default: false,
+    description:
+      "boards need no definition (AdminService.CreateBoard): a write to any valid name creates it under `LADDER_BOARDS` (1; the local cluster's default), or reads and writes of a board not defined are `NOT_FOUND` (0)",
+  }),
+  LADDER_SHARD_ID: optional({
+    unsetMeans: "— (shard nodes only)",
+    description: "which shard a shard node serves: one of the ids of `LADDER_SHARDS`",
+  }),
   LADDER_ROUTER_LISTEN: string({ default: "127.0.0.1:50051", pattern: LISTEN, description: "the router's gRPC listen address, host:port" }),
-  LADDER_ROUTER_PROCESSES: int({ default: 1, min: 1, max: 64, description: "router processes sharing `LADDER_ROUTER_LISTEN` (Node's cluster module: a supervising process accepts connections and hands them to the routers in turn, restarts one that dies, and serves their metrics summed at `LADDER_ROUTER_METRICS_LISTEN`)" }),
+  LADDER_ROUTER_PROCESSES: int({
+    default: 1,
+    min: 1,
+    max: 64,
+    description:
+      "router processes sharing `LADDER_ROUTER_LISTEN` (Node's cluster module: a supervising process accepts connections and hands them to the routers in turn, restarts one that dies, and serves their metrics summed at `LADDER_ROUTER_METRICS_LISTEN`)",
+  }),
   LADDER_INGEST_LISTEN: string({ default: "127.0.0.1:50052", pattern: LISTEN, description: "ingest's gRPC listen address, host:port" }),
-  LADDER_ROUTER_METRICS_LISTEN: string({ default: "127.0.0.1:9464", pattern: LISTEN, description: "where the router serves its Prometheus metrics (`GET /metrics`), host:port" }),
-  LADDER_INGEST_METRICS_LISTEN: string({ default: "127.0.0.1:9465", pattern: LISTEN, description: "where ingest serves its Prometheus metrics (`GET /metrics`), host:port" }),
-  LADDER_SHARD_METRICS_LISTEN: string({ default: "127.0.0.1:9470", pattern: LISTEN, description: "where a shard node serves its Prometheus metrics (`GET /metrics`), host:port; the local cluster gives shard i this port + i" }),
+  LADDER_ROUTER_METRICS_LISTEN: string({
+    default: "127.0.0.1:9464",
+    pattern: LISTEN,
+    description: "where the router serves its Prometheus metrics (`GET /metrics`), host:port",
+  }),
+  LADDER_INGEST_METRICS_LISTEN: string({
+    default: "127.0.0.1:9465",
+    pattern: LISTEN,
+    description: "where ingest serves its Prometheus metrics (`GET /metrics`), host:port",
+  }),
+  LADDER_SHARD_METRICS_LISTEN: string({
+    default: "127.0.0.1:9470",
+    pattern: LISTEN,
+    description:
+      "where a shard node serves its Prometheus metrics (`GET /metrics`), host:port; the local cluster gives shard i this port + i",
+  }),
   LADDER_MAX_BATCH: int({ default: 1000, min: 1, max: 100_000, description: "most updates in one SubmitScores" }),
-  LADDER_MAX_CLOCK_SKEW_MS: duration({ default: 5 * 60_000, min: 0, max: 24 * 3600_000, description: "how far ahead of ingest's clock an update's timestamp may be" }),
+  LADDER_MAX_CLOCK_SKEW_MS: duration({
+    default: 5 * 60_000,
+    min: 0,
+    max: 24 * 3600_000,
+    description: "how far ahead of ingest's clock an update's timestamp may be",
+  }),
   LADDER_SHARD_TIMEOUT_MS: duration({ default: 2000, min: 1, max: 600_000, description: "the router's deadline for one shard call" }),
-  LADDER_TOP_CACHE_MS: duration({ default: 0, min: 0, max: 60_000, description: "the router serves GetTop pages of the live boards from memory for at most this long after reading them (0: off); reads with a consistency token never use it" }),
-  LADDER_HISTOGRAM_CACHE_MS: duration({ default: 1000, min: 0, max: 60_000, description: "the router answers GetHistogram and GetApproximateRank of the live boards from a histogram it read at most this long before (0: every call reads the shards); reads with a consistency token never use it" }),
-  LADDER_TOP_CACHE_DEPTH: int({ default: 100, min: 1, max: 10_000, description: "how deep the top cache keeps each board (offset + limit up to this); deeper pages are read from the shards" }),
-  LADDER_HEARTBEAT_TTL_MS: duration({ default: 5000, min: 100, max: 600_000, description: "a shard node silent this long makes its shard's reads `UNAVAILABLE`" }),
+  LADDER_TOP_CACHE_MS: duration({
+    default: 0,
+    min: 0,
+    max: 60_000,
+    description:
+      "the router serves GetTop pages of the live boards from memory for at most this long after reading them (0: off); reads with a consistency token never use it",
+  }),
+  LADDER_HISTOGRAM_CACHE_MS: duration({
+    default: 1000,
+    min: 0,
+    max: 60_000,
+    description:
+      "the router answers GetHistogram and GetApproximateRank of the live boards from a histogram it read at most this long before (0: every call reads the shards); reads with a consistency token never use it",
+  }),
+  LADDER_TOP_CACHE_DEPTH: int({
+    default: 100,
+    min: 1,
+    max: 10_000,
+    description: "how deep the top cache keeps each board (offset + limit up to this); deeper pages are read from the shards",
+  }),
+  LADDER_HEARTBEAT_TTL_MS: duration({
+    default: 5000,
+    min: 100,
+    max: 600_000,
+    description: "a shard node silent this long makes its shard's reads `UNAVAILABLE`",
+  }),
   LADDER_APPLY_BATCH: int({ default: 500, min: 1, max: 10_000, description: "events per apply-script call of a shard node" }),
   LADDER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: `pino level: ${LOG_LEVELS.join(", ")}` }),
   LADDER_TOKENS: tokens(),
   LADDER_READS: oneOf({ values: ["open", "token"], default: "open", description: "`token`: reads need a token (with the read role) too" }),
   LADDER_TOKEN: optional({ description: "the token a client (CLI, load tool) sends" }),
-  LADDER_CREDENTIALS_FILE: optional({ unsetMeans: "`<LADDER_DATA_DIR>/credentials.json`", description: "a client's credentials file (JSON grants, the format of `LADDER_TOKENS`), read when it has no token" }),
+  LADDER_CREDENTIALS_FILE: optional({
+    unsetMeans: "`<LADDER_DATA_DIR>/credentials.json`",
+    description: "a client's credentials file (JSON grants, the format of `LADDER_TOKENS`), read when it has no token",
+  }),
   LADDER_DATA_DIR,
-  LADDER_TLS_CERT_FILE: optional({ unsetMeans: "— (plaintext)", description: "PEM certificate chain: serve TLS on every gRPC port (with `LADDER_TLS_KEY_FILE`)" }),
+  LADDER_TLS_CERT_FILE: optional({
+    unsetMeans: "— (plaintext)",
+    description: "PEM certificate chain: serve TLS on every gRPC port (with `LADDER_TLS_KEY_FILE`)",
+  }),
   LADDER_TLS_KEY_FILE: optional({ description: "PEM private key of that certificate" }),
   LADDER_TLS_CA_FILE: optional({ unsetMeans: "— (system CAs)", description: "PEM CA that clients (CLI, load tool) trust" }),
-  LADDER_DEDUP_WINDOW_MS: duration({ default: 10 * 60_000, min: 0, max: 7 * 86_400_000, description: "how long a shard remembers an event id, to drop its duplicates" }),
-  LADDER_READY_LAG: int({ default: 1000, min: 0, max: 1e9, description: "a rebuild swaps its database in once within this many records of the log's end; the shard then refuses reads until its node has applied the rest" }),
-  LADDER_FETCH_WAIT_MS: duration({ default: 5000, min: 10, max: 30_000, description: "how long a shard node's or a definitions follower's fetch waits at the broker when no record comes (a record ends the wait at once): bounds their polling when idle, and how long a shard node takes to stop" }),
-  LADDER_STALL_MS: duration({ default: 10_000, min: 100, max: 3_600_000, description: "a serving shard whose applier applies nothing this long while behind the log stops serving until it catches up" }),
-  LADDER_MAX_LAG: int({ default: 100_000, min: 0, max: 1e12, description: "a serving shard more than this many records behind the log for `LADDER_MAX_LAG_MS` stops serving until it catches up" }),
-  LADDER_MAX_LAG_MS: duration({ default: 30_000, min: 0, max: 3_600_000, description: "how long a shard may stay more than `LADDER_MAX_LAG` records behind" }),
-  LADDER_TOPIC_REPLICATION: int({ default: 0, min: 0, max: 100, description: "replicas of the score topic's partitions (0: min(3, brokers)); an existing topic with fewer is refused" }),
-  LADDER_TOPIC_MIN_ISR: int({ default: 0, min: 0, max: 100, description: "the score topic's `min.insync.replicas` (0: replication − 1, at least 1); an existing topic with less is refused" }),
-  LADDER_CONSISTENCY_WAIT_MS: duration({ default: 5000, min: 0, max: 600_000, description: "longest a read waits for its consistency token" }),
+  LADDER_DEDUP_WINDOW_MS: duration({
+    default: 10 * 60_000,
+    min: 0,
+    max: 7 * 86_400_000,
+    description: "how long a shard remembers an event id, to drop its duplicates",
+  }),
+  LADDER_READY_LAG: int({
+    default: 1000,
+    min: 0,
+    max: 1e9,
+    description:
+      "a rebuild swaps its database in once within this many records of the log's end; the shard then refuses reads until its node has applied the rest",
+  }),
+  LADDER_FETCH_WAIT_MS: duration({
+    default: 5000,
+    min: 10,
+    max: 30_000,
+    description:
+      "how long a shard node's or a definitions follower's fetch waits at the broker when no record comes (a record ends the wait at once): bounds their polling when idle, and how long a shard node takes to stop",
+  }),
+  LADDER_STALL_MS: duration({
+    default: 10_000,
+    min: 100,
+    max: 3_600_000,
+    description: "a serving shard whose applier applies nothing this long while behind the log stops serving until it catches up",
+  }),
+  LADDER_MAX_LAG: int({
+    default: 100_000,
+    min: 0,
+    max: 1e12,
+    description: "a serving shard more than this many records behind the log for `LADDER_MAX_LAG_MS` stops serving until it catches up",
+  }),
+  LADDER_MAX_LAG_MS: duration({
+    default: 30_000,
+    min: 0,
+    max: 3_600_000,
+    description: "how long a shard may stay more than `LADDER_MAX_LAG` records behind",
+  }),
+  LADDER_TOPIC_REPLICATION: int({
+    default: 0,
+    min: 0,
+    max: 100,
+    description: "replicas of the score topic's partitions (0: min(3, brokers)); an existing topic with fewer is refused",
+  }),
+  LADDER_TOPIC_MIN_ISR: int({
+    default: 0,
+    min: 0,
+    max: 100,
+    description: "the score topic's `min.insync.replicas` (0: replication − 1, at least 1); an existing topic with less is refused",
+  }),
+  LADDER_CONSISTENCY_WAIT_MS: duration({
+    default: 5000,
+    min: 0,
+    max: 600_000,
+    description: "longest a read waits for its consistency token",
+  }),
   LADDER_REBUILD_DB: int({ default: 1, min: 1, max: 15, description: "the spare Redis database a rebuild fills before `SWAPDB`" }),
-  LADDER_INGEST_MAX_QUEUED: int({ default: 100_000, min: 1, max: 10_000_000, description: "records ingest lets wait for the log before refusing more" }),
-  LADDER_SNAPSHOTS: flag({ default: true, description: "shard nodes write snapshots of their shard to the topic `<LADDER_SCORE_TOPIC>.snapshots`; a rebuild, or a shard whose Redis lost its data, loads the latest and replays only the log after it (0: none written or read)" }),
-  LADDER_SNAPSHOT_RECORDS: int({ default: 1_000_000, min: 1, max: 1e12, description: "a shard node takes a snapshot once its partitions have this many records past the latest snapshot (or as many as that snapshot has players, when more), raised by 0–50% by a fraction fixed per shard id (so shards written alike do not take theirs together)…" }),
-  LADDER_SNAPSHOT_MIN_INTERVAL_MS: duration({ default: 60_000, min: 0, max: 7 * 86_400_000, description: "…and this long has passed since the latest snapshot" }),
-  LADDER_GATEWAY_LISTEN: string({ default: "127.0.0.1:8080", pattern: LISTEN, description: "the browser gateway's HTTP listen address (read-only JSON, live push by Server-Sent Events, the dashboard), host:port" }),
-  LADDER_GATEWAY_ROUTER: optional({ unsetMeans: "`LADDER_ROUTER_LISTEN`", description: "the router the gateway asks, host:port; several as a gRPC target, `ipv4:host:port,host:port`: the first that answers, the next while it is away" }),
-  LADDER_GATEWAY_TOKEN: optional({ unsetMeans: "— (no board list, no shard status)", description: "the gateway's own token (admin role), used for two reads only: the board list (`ListBoards`) and the shards' readiness, lag and size (`GetClusterStatus`); every other read carries its caller's token" }),
+  LADDER_INGEST_MAX_QUEUED: int({
+    default: 100_000,
+    min: 1,
+    max: 10_000_000,
+    description: "records ingest lets wait for the log before refusing more",
+  }),
+  LADDER_SNAPSHOTS: flag({
+    default: true,
+    description:
+      "shard nodes write snapshots of their shard to the topic `<LADDER_SCORE_TOPIC>.snapshots`; a rebuild, or a shard whose Redis lost its data, loads the latest and replays only the log after it (0: none written or read)",
+  }),
+  LADDER_SNAPSHOT_RECORDS: int({
+    default: 1_000_000,
+    min: 1,
+    max: 1e12,
+    description:
+      "a shard node takes a snapshot once its partitions have this many records past the latest snapshot (or as many as that snapshot has players, when more), raised by 0–50% by a fraction fixed per shard id (so shards written alike do not take theirs together)…",
+  }),
+  LADDER_SNAPSHOT_MIN_INTERVAL_MS: duration({
+    default: 60_000,
+    min: 0,
+    max: 7 * 86_400_000,
+    description: "…and this long has passed since the latest snapshot",
+  }),
+  LADDER_GATEWAY_LISTEN: string({
+    default: "127.0.0.1:8080",
+    pattern: LISTEN,
+    description: "the browser gateway's HTTP listen address (read-only JSON, live push by Server-Sent Events, the dashboard), host:port",
+  }),
+  LADDER_GATEWAY_ROUTER: optional({
+    unsetMeans: "`LADDER_ROUTER_LISTEN`",
+    description:
+      "the router the gateway asks, host:port; several as a gRPC target, `ipv4:host:port,host:port`: the first that answers, the next while it is away",
+  }),
+  LADDER_GATEWAY_TOKEN: optional({
+    unsetMeans: "— (no board list, no shard status)",
+    description:
+      "the gateway's own token (admin role), used for two reads only: the board list (`ListBoards`) and the shards' readiness, lag and size (`GetClusterStatus`); every other read carries its caller's token",
+  }),
   LADDER_GATEWAY_CORS_ORIGINS: corsOrigins(),
-  LADDER_GATEWAY_RATE: int({ default: 20, min: 1, max: 1_000_000, description: "requests per second one client (its IP address) may make to the gateway's API, sustained; opening a stream counts one" }),
-  LADDER_GATEWAY_BURST: int({ default: 60, min: 1, max: 1_000_000, description: "requests a client may make at once above that rate (its token bucket's size); past it the gateway answers 429 with `Retry-After`" }),
-  LADDER_GATEWAY_STREAMS: int({ default: 8, min: 1, max: 10_000, description: "live streams one client may hold open at once; past it: 429" }),
-  LADDER_GATEWAY_STREAM_STALL_MS: int({ default: 10_000, min: 100, max: 600_000, description: "how long a live stream may wait, ms, for its client to take what was sent (the connection's buffers full) before the gateway ends it; a browser's EventSource that is still there reconnects with `Last-Event-ID`" }),
-  LADDER_GATEWAY_TRUST_PROXY: flag({ default: false, description: "who a client is: the last address of `X-Forwarded-For`, as a reverse proxy in front of the gateway sets it (1), or the connection's peer address (0)" }),
+  LADDER_GATEWAY_RATE: int({
+    default: 20,
+    min: 1,
+    max: 1_000_000,
+    description: "requests per second one client (its IP address) may make to the gateway's API, sustained; opening a stream counts one",
+  }),
+  LADDER_GATEWAY_BURST: int({
+    default: 60,
+    min: 1,
+    max: 1_000_000,
+    description:
+      "requests a client may make at once above that rate (its token bucket's size); past it the gateway answers 429 with `Retry-After`",
+  }),
+  LADDER_GATEWAY_STREAMS: int({
+    default: 8,
+    min: 1,
+    max: 10_000,
+    description: "live streams one client may hold open at once; past it: 429",
+  }),
+  LADDER_GATEWAY_STREAM_STALL_MS: int({
+    default: 10_000,
+    min: 100,
+    max: 600_000,
+    description:
+      "how long a live stream may wait, ms, for its client to take what was sent (the connection's buffers full) before the gateway ends it; a browser's EventSource that is still there reconnects with `Last-Event-ID`",
+  }),
+  LADDER_GATEWAY_TRUST_PROXY: flag({
+    default: false,
+    description:
+      "who a client is: the last address of `X-Forwarded-For`, as a reverse proxy in front of the gateway sets it (1), or the connection's peer address (0)",
+  }),
 });
 
 /** The services' configuration: the variables, checked across each other, as a Config. */
 export const configSchema = envSchema(servicesEnv, {
   check(v, problem) {
-    if (v.LADDER_TLS_CERT_FILE && !v.LADDER_TLS_KEY_FILE) problem("LADDER_TLS_KEY_FILE", "needed with LADDER_TLS_CERT_FILE (the two go together)");
-    if (v.LADDER_TLS_KEY_FILE && !v.LADDER_TLS_CERT_FILE) problem("LADDER_TLS_CERT_FILE", "needed with LADDER_TLS_KEY_FILE (the two go together)");
+    if (v.LADDER_TLS_CERT_FILE && !v.LADDER_TLS_KEY_FILE)
+      problem("LADDER_TLS_KEY_FILE", "needed with LADDER_TLS_CERT_FILE (the two go together)");
+    if (v.LADDER_TLS_KEY_FILE && !v.LADDER_TLS_CERT_FILE)
+      problem("LADDER_TLS_CERT_FILE", "needed with LADDER_TLS_KEY_FILE (the two go together)");
     if (v.LADDER_TOPIC_MIN_ISR > 0 && v.LADDER_TOPIC_REPLICATION > 0 && v.LADDER_TOPIC_MIN_ISR > v.LADDER_TOPIC_REPLICATION)
-      problem("LADDER_TOPIC_MIN_ISR", `${v.LADDER_TOPIC_MIN_ISR} is above LADDER_TOPIC_REPLICATION (${v.LADDER_TOPIC_REPLICATION}): no write could ever be acknowledged`);
+      problem(
+        "LADDER_TOPIC_MIN_ISR",
+        `${v.LADDER_TOPIC_MIN_ISR} is above LADDER_TOPIC_REPLICATION (${v.LADDER_TOPIC_REPLICATION}): no write could ever be acknowledged`,
+      );
     if (v.LADDER_SENTINELS.length === 0 && v.LADDER_SHARDS.some((s) => isSentinelUrl(s.redisUrl)))
-      problem("LADDER_SENTINELS", "needed by the sentinel:// shards of LADDER_SHARDS (the Sentinels to ask for their primary and replicas)");
+      problem(
+        "LADDER_SENTINELS",
+        "needed by the sentinel:// shards of LADDER_SHARDS (the Sentinels to ask for their primary and replicas)",
+      );
     if (v.LADDER_SHARD_ID !== undefined && !v.LADDER_SHARDS.some((s) => s.id === v.LADDER_SHARD_ID))
       problem("LADDER_SHARD_ID", `"${v.LADDER_SHARD_ID}" is not one of LADDER_SHARDS`);
-    if (v.LADDER_GATEWAY_ROUTER !== undefined && !LISTEN.test(v.LADDER_GATEWAY_ROUTER)) problem("LADDER_GATEWAY_ROUTER", `"${v.LADDER_GATEWAY_ROUTER}" is not host:port`);
+    if (v.LADDER_GATEWAY_ROUTER !== undefined && !LISTEN.test(v.LADDER_GATEWAY_ROUTER))
+      problem("LADDER_GATEWAY_ROUTER", `"${v.LADDER_GATEWAY_ROUTER}" is not host:port`);
   },
   build: (v): Config => ({
     kafkaBrokers: v.LADDER_KAFKA_BROKERS,
     scoreTopic: v.LADDER_SCORE_TOPIC,
     numSlots: v.LADDER_SLOTS,
-    shards: Object.freeze(v.LADDER_SHARDS.map((s) => (isSentinelUrl(s.redisUrl) && v.LADDER_SENTINELS.length ? Object.freeze({ id: s.id, redisUrl: expandSentinelUrl(s.redisUrl, v.LADDER_SENTINELS) }) : s))),
+    shards: Object.freeze(
+      v.LADDER_SHARDS.map((s) =>
+        isSentinelUrl(s.redisUrl) && v.LADDER_SENTINELS.length
+          ? Object.freeze({ id: s.id, redisUrl: expandSentinelUrl(s.redisUrl, v.LADDER_SENTINELS) })
+          : s,
+      ),
+    ),
     sentinels: v.LADDER_SENTINELS,
     replicaMaxLagMs: v.LADDER_REPLICA_MAX_LAG_MS,
     keyPrefix: v.LADDER_KEY_PREFIX,
@@ -212,7 +424,10 @@ export const configSchema = envSchema(servicesEnv, {
     clientToken: v.LADDER_TOKEN,
     clientCredentialsFile: v.LADDER_CREDENTIALS_FILE ?? localCredentialsPath(v.LADDER_DATA_DIR),
     launcherStateFile: launcherStatePath(v.LADDER_DATA_DIR),
-    tls: v.LADDER_TLS_CERT_FILE && v.LADDER_TLS_KEY_FILE ? Object.freeze({ certFile: v.LADDER_TLS_CERT_FILE, keyFile: v.LADDER_TLS_KEY_FILE }) : undefined,
+    tls:
+      v.LADDER_TLS_CERT_FILE && v.LADDER_TLS_KEY_FILE
+        ? Object.freeze({ certFile: v.LADDER_TLS_CERT_FILE, keyFile: v.LADDER_TLS_KEY_FILE })
+        : undefined,
     tlsCaFile: v.LADDER_TLS_CA_FILE,
     dedupWindowMs: v.LADDER_DEDUP_WINDOW_MS,
     readyLag: v.LADDER_READY_LAG,
@@ -249,7 +464,8 @@ export function loadConfig(env: Env): Config {
 
 /** LADDER_SHARDS: id=redis-url,... or id=sentinel://master-name,... */
 function shards(): EnvVar<readonly ShardAddress[]> {
-  const description = "the shards: comma-separated id=redis://host:port, or id=sentinel://master-name for a primary with replicas behind Redis Sentinel (`LADDER_SENTINELS`)";
+  const description =
+    "the shards: comma-separated id=redis://host:port, or id=sentinel://master-name for a primary with replicas behind Redis Sentinel (`LADDER_SENTINELS`)";
   return envVar({ default: `\`${DEFAULT_SHARDS}\``, description }, (raw, report) => {
     const parts = (raw ?? DEFAULT_SHARDS).split(",").filter(Boolean);
     const shards = parts.map((part) => {
@@ -257,7 +473,8 @@ function shards(): EnvVar<readonly ShardAddress[]> {
       const id = part.slice(0, eq).trim();
       const redisUrl = part.slice(eq + 1).trim();
       const sentinel = isSentinelUrl(redisUrl) ? parseSentinelName(redisUrl) : undefined;
-      if (eq < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || (!/^rediss?:\/\/.+/.test(redisUrl) && sentinel === undefined)) report(`"${redactSecrets(part)}" is not id=redis://host:port or id=sentinel://master-name`);
+      if (eq < 1 || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || (!/^rediss?:\/\/.+/.test(redisUrl) && sentinel === undefined))
+        report(`"${redactSecrets(part)}" is not id=redis://host:port or id=sentinel://master-name`);
       else if (typeof sentinel === "string") report(`"${redactSecrets(part)}": ${sentinel}`);
       return Object.freeze({ id, redisUrl });
     });
@@ -269,22 +486,35 @@ function shards(): EnvVar<readonly ShardAddress[]> {
 
 /** LADDER_SENTINELS: host:port,... (optional). */
 function sentinels(): EnvVar<readonly string[]> {
-  return envVar({ default: "— (no sentinel:// shards)", description: "the Redis Sentinels that `sentinel://` shards are found through, comma-separated host:port" }, (raw, report) => {
-    const items = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-    for (const item of items) {
-      const problem = hostPortProblem(item);
-      if (problem) report(problem);
-    }
-    return Object.freeze(items);
-  });
+  return envVar(
+    {
+      default: "— (no sentinel:// shards)",
+      description: "the Redis Sentinels that `sentinel://` shards are found through, comma-separated host:port",
+    },
+    (raw, report) => {
+      const items = (raw ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const item of items) {
+        const problem = hostPortProblem(item);
+        if (problem) report(problem);
+      }
+      return Object.freeze(items);
+    },
+  );
 }
 
 /** LADDER_GATEWAY_CORS_ORIGINS: comma-separated origins, or "*"; unset: none (same origin only). */
 function corsOrigins(): EnvVar<readonly string[]> {
   const description = "origins whose web pages may call the gateway (CORS), comma-separated `scheme://host[:port]`, or `*` for any";
   return envVar({ default: "— (same origin only)", description }, (raw, report) => {
-    const items = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-    for (const item of items) if (item !== "*" && !/^https?:\/\/[^/\s?#]+$/.test(item)) report(`"${item}" is not an origin: scheme://host[:port], no path`);
+    const items = (raw ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const item of items)
+      if (item !== "*" && !/^https?:\/\/[^/\s?#]+$/.test(item)) report(`"${item}" is not an origin: scheme://host[:port], no path`);
     return Object.freeze(items);
   });
 }
@@ -324,28 +554,35 @@ function tokens(): EnvVar<readonly TokenGrant[]> {
 /** LADDER_BOARDS: a JSON array of board specs (board-spec.ts), each over the default board's fields; the default board is kept unless one has prefix "". */
 function boards(): EnvVar<BoardSpecs> {
   const fields = "`{prefix, minPoints, maxPoints, resolutionMs, epochMs, ttlSeconds}`";
-  return envVar({ default: "the default board only", description: `JSON array of board specs ${fields}; prefix "" replaces the default board` }, (raw, report) => {
-    let inputs: BoardSpecInput[] = [];
-    if (raw) {
-      try {
-        const parsed: unknown = JSON.parse(raw);
-        if (!Array.isArray(parsed)) throw new Error("not an array");
-        // only the configured fields: order, tie rule and periods belong to defined boards (AdminService.CreateBoard)
-        const known = new Set(["prefix", "minPoints", "maxPoints", "resolutionMs", "epochMs", "ttlSeconds"]);
-        for (const p of parsed) for (const k of Object.keys(p as object)) if (!known.has(k)) report(`board spec field "${k}" is not one of ${fields}`);
-        inputs = parsed.map((p) => ({ ...DEFAULT_BOARD, ...Object.fromEntries(Object.entries(p as object).filter(([k]) => known.has(k))) }) as BoardSpecInput);
-      } catch (err) {
-        report(`not a JSON array of board specs (${(err as Error).message})`);
+  return envVar(
+    { default: "the default board only", description: `JSON array of board specs ${fields}; prefix "" replaces the default board` },
+    (raw, report) => {
+      let inputs: BoardSpecInput[] = [];
+      if (raw) {
+        try {
+          const parsed: unknown = JSON.parse(raw);
+          if (!Array.isArray(parsed)) throw new Error("not an array");
+          // only the configured fields: order, tie rule and periods belong to defined boards (AdminService.CreateBoard)
+          const known = new Set(["prefix", "minPoints", "maxPoints", "resolutionMs", "epochMs", "ttlSeconds"]);
+          for (const p of parsed)
+            for (const k of Object.keys(p as object)) if (!known.has(k)) report(`board spec field "${k}" is not one of ${fields}`);
+          inputs = parsed.map(
+            (p) =>
+              ({ ...DEFAULT_BOARD, ...Object.fromEntries(Object.entries(p as object).filter(([k]) => known.has(k))) }) as BoardSpecInput,
+          );
+        } catch (err) {
+          report(`not a JSON array of board specs (${(err as Error).message})`);
+        }
       }
-    }
-    if (!inputs.some((i) => i.prefix === "")) inputs.push(DEFAULT_BOARD);
-    const specs: BoardSpec[] = [];
-    for (const input of inputs) {
-      const { spec, problems } = makeBoardSpec(input);
-      for (const p of problems) report(p);
-      if (spec) specs.push(spec);
-    }
-    if (new Set(specs.map((s) => s.prefix)).size !== specs.length) report("prefixes must be unique");
-    return new BoardSpecs(specs.length && specs.some((s) => s.prefix === "") ? specs : [makeBoardSpec(DEFAULT_BOARD).spec!]);
-  });
+      if (!inputs.some((i) => i.prefix === "")) inputs.push(DEFAULT_BOARD);
+      const specs: BoardSpec[] = [];
+      for (const input of inputs) {
+        const { spec, problems } = makeBoardSpec(input);
+        for (const p of problems) report(p);
+        if (spec) specs.push(spec);
+      }
+      if (new Set(specs.map((s) => s.prefix)).size !== specs.length) report("prefixes must be unique");
+      return new BoardSpecs(specs.length && specs.some((s) => s.prefix === "") ? specs : [makeBoardSpec(DEFAULT_BOARD).spec!]);
+    },
+  );
 }

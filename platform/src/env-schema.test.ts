@@ -1,5 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, duration, envSchema, envTable, envVar, envVariables, flag, humanMs, int, list, oneOf, optional, parseEnv, path, port, string } from "./env-schema.js";
+import {
+  ConfigError,
+  duration,
+  envSchema,
+  envTable,
+  envVar,
+  envVariables,
+  flag,
+  humanMs,
+  int,
+  list,
+  oneOf,
+  optional,
+  parseEnv,
+  path,
+  port,
+  string,
+} from "./env-schema.js";
 
 const variables = envVariables({
   N: int({ default: 3, min: 1, max: 9, description: "a count" }),
@@ -38,12 +55,41 @@ const problemsOf = (env: Record<string, string>) => {
 describe("platform > env-schema", () => {
   it("reads defaults, values and freezes the result", () => {
     const c = parseEnv(schema, {});
-    expect(c).toEqual({ N: 3, WAIT_MS: 90_000, PORT: 80, NAME: "x", MODE: "a", ITEMS: ["p", "q"], ON: true, DIR: "/tmp", NOTE: undefined, PAIR: { a: 1, b: 2 } });
-    expect(Object.isFrozen(c)).toBe(true);
-    expect(parseEnv(schema, { N: "5", WAIT_MS: "0", PORT: "8080", NAME: "", MODE: "b", ITEMS: "z", ON: "0", DIR: "/d", NOTE: "n", PAIR: "3:4" })).toEqual({
-      N: 5, WAIT_MS: 0, PORT: 8080, NAME: "", MODE: "b", ITEMS: ["z"], ON: false, DIR: "/d", NOTE: "n", PAIR: { a: 3, b: 4 },
+    expect(c).toEqual({
+      N: 3,
+      WAIT_MS: 90_000,
+      PORT: 80,
+      NAME: "x",
+      MODE: "a",
+      ITEMS: ["p", "q"],
+      ON: true,
+      DIR: "/tmp",
+      NOTE: undefined,
+      PAIR: { a: 1, b: 2 },
     });
-    expect(parseEnv(schema, { N: "", WAIT_MS: "", MODE: "", ON: "", DIR: "", NOTE: "" })).toMatchObject({ N: 3, WAIT_MS: 90_000, MODE: "a", ON: true, DIR: "/tmp", NOTE: undefined });
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(
+      parseEnv(schema, { N: "5", WAIT_MS: "0", PORT: "8080", NAME: "", MODE: "b", ITEMS: "z", ON: "0", DIR: "/d", NOTE: "n", PAIR: "3:4" }),
+    ).toEqual({
+      N: 5,
+      WAIT_MS: 0,
+      PORT: 8080,
+      NAME: "",
+      MODE: "b",
+      ITEMS: ["z"],
+      ON: false,
+      DIR: "/d",
+      NOTE: "n",
+      PAIR: { a: 3, b: 4 },
+    });
+    expect(parseEnv(schema, { N: "", WAIT_MS: "", MODE: "", ON: "", DIR: "", NOTE: "" })).toMatchObject({
+      N: 3,
+      WAIT_MS: 90_000,
+      MODE: "a",
+      ON: true,
+      DIR: "/tmp",
+      NOTE: undefined,
+    });
   });
 
   it("reports every problem together, the cross checks too, naming the variable and its path", () => {
@@ -87,6 +133,13 @@ describe("platform > env-schema", () => {
   });
 
   it("says durations in words", () => {
-    expect([humanMs(300_000), humanMs(2000), humanMs(604_800_000), humanMs(3_600_000), humanMs(1500), humanMs(0)]).toEqual(["5 min", "2 s", "7 d", "1 h", "1500 ms", "0 ms"]);
+    expect([humanMs(300_000), humanMs(2000), humanMs(604_800_000), humanMs(3_600_000), humanMs(1500), humanMs(0)]).toEqual([
+      "5 min",
+      "2 s",
+      "7 d",
+      "1 h",
+      "1500 ms",
+      "0 ms",
+    ]);
   });
 });

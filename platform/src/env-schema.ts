@@ -117,7 +117,10 @@ export function oneOf<const V extends string>(o: Doc & { values: readonly V[]; d
 /** A comma-separated list of non-empty, trimmed items; VAR= is an empty list, reported. */
 export function list(o: Doc & { default: string }): EnvVar<readonly string[]> {
   return envVar({ description: o.description, default: code(o.default) }, (raw, report) => {
-    const items = (raw ?? o.default).split(",").map((s) => s.trim()).filter(Boolean);
+    const items = (raw ?? o.default)
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (items.length === 0) report("empty list");
     return Object.freeze(items);
   });
@@ -160,7 +163,10 @@ export const envVariables = <S extends EnvShape>(shape: S): z.ZodObject<S> => z.
  */
 export function envSchema<S extends EnvShape, T>(
   variables: z.ZodObject<S>,
-  o: { check?: (values: EnvValues<S>, problem: (name: keyof S & string, message: string) => void) => void; build: (values: EnvValues<S>) => T },
+  o: {
+    check?: (values: EnvValues<S>, problem: (name: keyof S & string, message: string) => void) => void;
+    build: (values: EnvValues<S>) => T;
+  },
 ): z.ZodType<T, Env> {
   return variables
     .superRefine(
@@ -199,7 +205,12 @@ export function envTable(variables: z.ZodObject): string {
 
 /** 300000 → "5 min", 2000 → "2 s", 604800000 → "7 d", 1500 → "1500 ms". */
 export function humanMs(ms: number): string {
-  const units: [number, string][] = [[86_400_000, "d"], [3_600_000, "h"], [60_000, "min"], [1000, "s"]];
+  const units: [number, string][] = [
+    [86_400_000, "d"],
+    [3_600_000, "h"],
+    [60_000, "min"],
+    [1000, "s"],
+  ];
   for (const [size, unit] of units) if (ms >= size && ms % size === 0) return `${ms / size} ${unit}`;
   return `${ms} ms`;
 }

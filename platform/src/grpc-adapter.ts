@@ -19,7 +19,16 @@
  * the services added with `addService`.
  */
 import * as grpc from "@grpc/grpc-js";
-import { create, toBinary, type DescMessage, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  toBinary,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+  type Message,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import { methodDefinition } from "@ladder/proto/codec";
 import { LadderError, invalidArgument } from "@ladder/model/errors";
@@ -98,11 +107,18 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
 export const grpcServerMetrics = metricSet((registry) => {
   const labelNames = ["grpc_service", "grpc_method", "grpc_code"] as const;
   return {
-    handled: new HotCounter({ name: "ladder_grpc_server_handled_total", help: "rpcs answered, by service, method and status code", labelNames, registers: [registry] }),
+    handled: new HotCounter({
+      name: "ladder_grpc_server_handled_total",
+      help: "rpcs answered, by service, method and status code",
+      labelNames,
+      registers: [registry],
+    }),
     seconds: new HotHistogram({
       name: "ladder_grpc_server_handling_seconds",
       help: "time from an rpc's arrival to its status (a server-streaming rpc: its whole stream), by service, method and status code",
-      labelNames, buckets: LATENCY_BUCKETS, registers: [registry],
+      labelNames,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
     }),
   };
 });
@@ -112,7 +128,10 @@ type RecordCall = (call: { cancelled: boolean }, code: grpc.status, startedAt: n
 
 function recorder(m: DescMethod): RecordCall {
   const { handled, seconds } = grpcServerMetrics();
-  const children = bound((code) => ({ handled: handled.labels(m.parent.typeName, m.name, code), seconds: seconds.labels(m.parent.typeName, m.name, code) }));
+  const children = bound((code) => ({
+    handled: handled.labels(m.parent.typeName, m.name, code),
+    seconds: seconds.labels(m.parent.typeName, m.name, code),
+  }));
   return (call, code, startedAt) => {
     const c = children(grpc.status[call.cancelled ? grpc.status.CANCELLED : code] ?? String(code));
     c.handled.inc();
@@ -140,7 +159,8 @@ export function addService<S extends GenServiceMethods>(
       if (req instanceof Undecodable) throw invalidArgument(`request is not a valid ${m.input.typeName}: ${req.reason}`);
     };
     const record = recorder(m);
-    handlers[m.localName] = m.methodKind === "server_streaming" ? streamHandler(m, fn, checked, log, record) : unaryHandler(m, fn, checked, log, record);
+    handlers[m.localName] =
+      m.methodKind === "server_streaming" ? streamHandler(m, fn, checked, log, record) : unaryHandler(m, fn, checked, log, record);
   }
   server.addService(serviceDefinition(service), handlers);
   served.set(server, [...(served.get(server) ?? []), service]);
@@ -148,46 +168,62 @@ export function addService<S extends GenServiceMethods>(
 
 type Check = (req: unknown, ctx: CallContext) => void;
 
-function unaryHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger, record: RecordCall): grpc.handleUnaryCall<unknown, unknown> {
+function unaryHandler(
+  m: DescMethod,
+  fn: (...args: never[]) => Promise<unknown>,
+  check: Check,
+  log: Logger,
+  record: RecordCall,
+): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const startedAt = performance.now();
     const ctx = contextOf(call);
-    Promise.resolve().then(() => {
-      check(call.request, ctx);
-      return (fn as (req: unknown, ctx: CallContext) => Promise<unknown>)(call.request, ctx);
-    }).then(
-      (res) => {
-        callback(null, create(m.output, res as MessageInitShape<typeof m.output>));
-        record(call, grpc.status.OK, startedAt);
-      },
-      (err: unknown) => {
-        const e = reportError(log, m, err);
-        callback(e);
-        record(call, e.code, startedAt);
-      },
-    );
+    Promise.resolve()
+      .then(() => {
+        check(call.request, ctx);
+        return (fn as (req: unknown, ctx: CallContext) => Promise<unknown>)(call.request, ctx);
+      })
+      .then(
+        (res) => {
+          callback(null, create(m.output, res as MessageInitShape<typeof m.output>));
+          record(call, grpc.status.OK, startedAt);
+        },
+        (err: unknown) => {
+          const e = reportError(log, m, err);
+          callback(e);
+          record(call, e.code, startedAt);
+        },
+      );
   };
 }
 
-function streamHandler(m: DescMethod, fn: (...args: never[]) => Promise<unknown>, check: Check, log: Logger, record: RecordCall): grpc.handleServerStreamingCall<unknown, unknown> {
+function streamHandler(
+  m: DescMethod,
+  fn: (...args: never[]) => Promise<unknown>,
+  check: Check,
+  log: Logger,
+  record: RecordCall,
+): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
     const startedAt = performance.now();
     const ctx = contextOf(call);
     const send = (msg: unknown) => call.write(create(m.output, msg as MessageInitShape<typeof m.output>));
-    Promise.resolve().then(() => {
-      check(call.request, ctx);
-      return (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx);
-    }).then(
-      () => {
-        call.end();
-        record(call, grpc.status.OK, startedAt);
-      },
-      (err: unknown) => {
-        const e = reportError(log, m, err);
-        call.emit("error", e); // grpc-js turns it into the status
-        record(call, e.code, startedAt);
-      },
-    );
+    Promise.resolve()
+      .then(() => {
+        check(call.request, ctx);
+        return (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx);
+      })
+      .then(
+        () => {
+          call.end();
+          record(call, grpc.status.OK, startedAt);
+        },
+        (err: unknown) => {
+          const e = reportError(log, m, err);
+          call.emit("error", e); // grpc-js turns it into the status
+          record(call, e.code, startedAt);
+        },
+      );
   };
 }
 

@@ -27,14 +27,19 @@ export class HealthRegistry {
   }
 
   register(server: grpc.Server, log: Logger): void {
-    addService(server, Health, {
-      check: async (req) => {
-        const status = this.statuses.get(req.service);
-        if (status === undefined) throw notFound(`unknown service "${req.service}"`);
-        return { status };
+    addService(
+      server,
+      Health,
+      {
+        check: async (req) => {
+          const status = this.statuses.get(req.service);
+          if (status === undefined) throw notFound(`unknown service "${req.service}"`);
+          return { status };
+        },
+        watch: (req, send, ctx) => this.watch(req.service, send, ctx.signal),
       },
-      watch: (req, send, ctx) => this.watch(req.service, send, ctx.signal),
-    }, log);
+      log,
+    );
   }
 
   private watch(service: string, send: (m: { status: Status }) => void, signal: AbortSignal): Promise<void> {

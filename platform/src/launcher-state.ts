@@ -60,7 +60,8 @@ export function readLauncherState(path: string): LauncherState | undefined {
     throw new Error(`launcher state ${path}: ${(err as Error).message}`);
   }
   const parsed = stateSchema.safeParse(safeJson(text));
-  if (!parsed.success) throw new Error(`launcher state ${path}: not a launcher state file (${parsed.error.issues[0]?.message ?? "invalid"})`);
+  if (!parsed.success)
+    throw new Error(`launcher state ${path}: not a launcher state file (${parsed.error.issues[0]?.message ?? "invalid"})`);
   return parsed.data;
 }
 

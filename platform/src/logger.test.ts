@@ -14,7 +14,10 @@ describe("platform > logger", () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
     const withSink = rootLogger({ level: "info", name: "t", destination: sink });
-    withSink.info({ redis: "redis://:hunter2@h:1", nested: { url: "redis://u:hunter2@h:2" }, list: ["rediss://:hunter2@h:3"] }, "connecting to redis://:hunter2@h:4");
+    withSink.info(
+      { redis: "redis://:hunter2@h:1", nested: { url: "redis://u:hunter2@h:2" }, list: ["rediss://:hunter2@h:3"] },
+      "connecting to redis://:hunter2@h:4",
+    );
     withSink.error({ err: new Error("connect to redis://:hunter2@h:5 failed") }, "oops");
     const text = lines.join("");
     expect(text).not.toContain("hunter2");

@@ -49,7 +49,13 @@ function redactFields(object: Record<string, unknown>, depth = 0): Record<string
 function redactValue(v: unknown, depth: number): unknown {
   if (typeof v === "string") return redactSecrets(v);
   if (depth > 3 || v === null || typeof v !== "object") return v;
-  if (v instanceof Error) return { type: v.name, message: redactSecrets(v.message), stack: v.stack ? redactSecrets(v.stack) : undefined, ...redactFields({ ...v } as Record<string, unknown>, depth + 1) };
+  if (v instanceof Error)
+    return {
+      type: v.name,
+      message: redactSecrets(v.message),
+      stack: v.stack ? redactSecrets(v.stack) : undefined,
+      ...redactFields({ ...v } as Record<string, unknown>, depth + 1),
+    };
   if (Array.isArray(v)) return v.map((x) => redactValue(x, depth + 1));
   return redactFields(v as Record<string, unknown>, depth + 1);
 }

@@ -5,7 +5,17 @@ import { createClient } from "@ladder/client/grpc-stub";
 import { grpcServerMetrics, listen, shutdown } from "./grpc-adapter.js";
 import { HealthRegistry } from "./health.js";
 import { silentLogger } from "./logger.js";
-import { Counter, Histogram, HotCounter, HotHistogram, metricSet, Registry, splitListen, startMetricsServer, type MetricsServer } from "./metrics.js";
+import {
+  Counter,
+  Histogram,
+  HotCounter,
+  HotHistogram,
+  metricSet,
+  Registry,
+  splitListen,
+  startMetricsServer,
+  type MetricsServer,
+} from "./metrics.js";
 
 const undo: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -63,20 +73,31 @@ describe("platform > metrics", () => {
     expect(() => hot.labels("s0")).toThrow(/label values/);
     expect(await ours.metrics()).toBe(await theirs.metrics());
     // the JSON a cluster's workers send (same series; prom-client adds an empty exemplar to buckets)
-    const plain = (ms: Awaited<ReturnType<Registry["getMetricsAsJSON"]>>) => ms.map((m) => ({ ...m, values: m.values.map((v) => { const { exemplar: _, ...rest } = v as typeof v & { exemplar?: unknown }; return rest; }) }));
+    const plain = (ms: Awaited<ReturnType<Registry["getMetricsAsJSON"]>>) =>
+      ms.map((m) => ({
+        ...m,
+        values: m.values.map((v) => {
+          const { exemplar: _, ...rest } = v as typeof v & { exemplar?: unknown };
+          return rest;
+        }),
+      }));
     expect(plain(await ours.getMetricsAsJSON())).toEqual(plain(await theirs.getMetricsAsJSON()));
     ours.resetMetrics();
     theirs.resetMetrics();
     hot.labels("s1", "OK").observe(0.2);
     ref.labels("s1", "OK").observe(0.2);
     // prom-client forgets the children on reset; the hot ones keep theirs at zero
-    expect((await ours.metrics()).split("\n").filter((l) => !/ 0$/.test(l))).toEqual((await theirs.metrics()).split("\n").filter((l) => !/ 0$/.test(l)));
+    expect((await ours.metrics()).split("\n").filter((l) => !/ 0$/.test(l))).toEqual(
+      (await theirs.metrics()).split("\n").filter((l) => !/ 0$/.test(l)),
+    );
   });
 
   it("refuses an address it cannot bind", async () => {
     const first = await startMetricsServer({ listen: "127.0.0.1:0", log: silentLogger(), registry: new Registry() });
     undo.push(() => first.close());
-    await expect(startMetricsServer({ listen: `127.0.0.1:${first.port}`, log: silentLogger(), registry: new Registry() })).rejects.toThrow(/EADDRINUSE/);
+    await expect(startMetricsServer({ listen: `127.0.0.1:${first.port}`, log: silentLogger(), registry: new Registry() })).rejects.toThrow(
+      /EADDRINUSE/,
+    );
   });
 
   it("splits host:port, IPv6 in brackets too", () => {
@@ -95,14 +116,19 @@ describe("platform > metrics", () => {
     undo.push(async () => client.close());
     const { handled, seconds } = grpcServerMetrics();
     const count = async (code: string) =>
-      (await handled.get()).values.find((v) => v.labels.grpc_service === "grpc.health.v1.Health" && v.labels.grpc_method === "Check" && v.labels.grpc_code === code)?.value ?? 0;
+      (await handled.get()).values.find(
+        (v) => v.labels.grpc_service === "grpc.health.v1.Health" && v.labels.grpc_method === "Check" && v.labels.grpc_code === code,
+      )?.value ?? 0;
     const [ok, notFound] = [await count("OK"), await count("NOT_FOUND")];
     await client.check({ service: "" });
     await client.check({ service: "" });
     await expect(client.check({ service: "nope" })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
     expect(await count("OK")).toBe(ok + 2);
     expect(await count("NOT_FOUND")).toBe(notFound + 1);
-    const timed = (await seconds.get()).values.find((v) => v.metricName === "ladder_grpc_server_handling_seconds_count" && v.labels.grpc_method === "Check" && v.labels.grpc_code === "OK");
+    const timed = (await seconds.get()).values.find(
+      (v) =>
+        v.metricName === "ladder_grpc_server_handling_seconds_count" && v.labels.grpc_method === "Check" && v.labels.grpc_code === "OK",
+    );
     expect(timed?.value).toBe(ok + 2);
   });
 });

@@ -93,7 +93,13 @@ export class HotHistogram {
   }
 
   /** What prom-client's Histogram.get() returns for the same observations. */
-  async get(): Promise<{ name: string; help: string; type: "histogram"; aggregator: "sum"; values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> }> {
+  async get(): Promise<{
+    name: string;
+    help: string;
+    type: "histogram";
+    aggregator: "sum";
+    values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }>;
+  }> {
     const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
     for (const c of this.children) {
       let cumulative = 0;
@@ -118,7 +124,10 @@ export class HotHistogramChild {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
-  constructor(private readonly bounds: readonly number[], readonly labelSet: Readonly<Record<string, string>>) {
+  constructor(
+    private readonly bounds: readonly number[],
+    readonly labelSet: Readonly<Record<string, string>>,
+  ) {
     this.counts = new Float64Array(bounds.length + 1);
   }
 
@@ -156,8 +165,20 @@ export class HotCounter {
     for (const r of o.registers) r.registerMetric(this as never);
   }
 
-  async get(): Promise<{ name: string; help: string; type: "counter"; aggregator: "sum"; values: Array<{ labels: Record<string, string>; value: number }> }> {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.children.map((c) => ({ labels: { ...c.labelSet }, value: c.value })) };
+  async get(): Promise<{
+    name: string;
+    help: string;
+    type: "counter";
+    aggregator: "sum";
+    values: Array<{ labels: Record<string, string>; value: number }>;
+  }> {
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: this.children.map((c) => ({ labels: { ...c.labelSet }, value: c.value })),
+    };
   }
 
   reset(): void {
@@ -167,7 +188,8 @@ export class HotCounter {
 
 /** The label set of `values` (in the metric's labelNames' order); throws when their number differs. */
 function labelSetOf(metric: { name: string; labelNames: readonly string[] }, values: readonly string[]): Record<string, string> {
-  if (values.length !== metric.labelNames.length) throw new Error(`${metric.name}: ${values.length} label values for ${metric.labelNames.length} labels`);
+  if (values.length !== metric.labelNames.length)
+    throw new Error(`${metric.name}: ${values.length} label values for ${metric.labelNames.length} labels`);
   return Object.fromEntries(metric.labelNames.map((n, i) => [n, values[i]!]));
 }
 
@@ -229,7 +251,8 @@ interface MetricsReply {
   error?: string;
 }
 type MetricJson = Awaited<ReturnType<Registry["getMetricsAsJSON"]>>[number];
-const isMetricsMessage = (m: unknown, kind: "request" | "reply"): boolean => typeof m === "object" && m !== null && (m as MetricsRequest).ladderMetrics === kind;
+const isMetricsMessage = (m: unknown, kind: "request" | "reply"): boolean =>
+  typeof m === "object" && m !== null && (m as MetricsRequest).ladderMetrics === kind;
 
 /**
  * In a worker of Node's cluster module: answers the supervising process's requests for this
@@ -264,7 +287,11 @@ const WORKER_ANSWER_MS = 2_000;
  * included: they count things). A worker that does not answer within 2 s is left out of that
  * scrape, and logged: its counters are missing from it, as they are once it has died.
  */
-export async function startClusterMetricsServer(o: { listen: string; log: Logger; workers: () => readonly MetricsWorker[] }): Promise<MetricsServer> {
+export async function startClusterMetricsServer(o: {
+  listen: string;
+  log: Logger;
+  workers: () => readonly MetricsWorker[];
+}): Promise<MetricsServer> {
   let next = 0;
   const ask = (w: MetricsWorker) =>
     new Promise<MetricJson[] | undefined>((resolve) => {

@@ -6,10 +6,19 @@ describe("platform > redis-address", () => {
     const full = expandSentinelUrl("sentinel://ladder-shard-0", ["127.0.0.1:7201", "h:7202", "[::1]:7203"]);
     expect(full).toBe("sentinel://127.0.0.1:7201,h:7202,[::1]:7203/ladder-shard-0");
     expect(parseSentinelUrl(full)).toEqual({
-      name: "ladder-shard-0", password: undefined,
-      sentinels: [{ host: "127.0.0.1", port: 7201 }, { host: "h", port: 7202 }, { host: "::1", port: 7203 }],
+      name: "ladder-shard-0",
+      password: undefined,
+      sentinels: [
+        { host: "127.0.0.1", port: 7201 },
+        { host: "h", port: 7202 },
+        { host: "::1", port: 7203 },
+      ],
     });
-    expect(parseSentinelUrl(expandSentinelUrl("sentinel://:s%40cret@m", ["h:1"]))).toEqual({ name: "m", password: "s@cret", sentinels: [{ host: "h", port: 1 }] });
+    expect(parseSentinelUrl(expandSentinelUrl("sentinel://:s%40cret@m", ["h:1"]))).toEqual({
+      name: "m",
+      password: "s@cret",
+      sentinels: [{ host: "h", port: 1 }],
+    });
   });
 
   it("leaves redis:// addresses alone and refuses malformed sentinel ones without showing the password", () => {

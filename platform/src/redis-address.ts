@@ -56,7 +56,8 @@ export function parseSentinelUrl(url: string): SentinelAddress | undefined {
   if (!isSentinelUrl(url)) return undefined;
   const { auth, rest } = splitAuth(url.slice("sentinel://".length));
   const slash = rest.lastIndexOf("/");
-  if (auth === null || slash < 0) throw new Error(`not a full sentinel address (sentinel://[:password@]host:port,.../master-name): ${redactPassword(url)}`);
+  if (auth === null || slash < 0)
+    throw new Error(`not a full sentinel address (sentinel://[:password@]host:port,.../master-name): ${redactPassword(url)}`);
   const name = rest.slice(slash + 1);
   const hosts = rest.slice(0, slash).split(",").filter(Boolean);
   if (!NAME.test(name) || hosts.length === 0 || hosts.some((h) => hostPortProblem(h) !== undefined))

@@ -36,6 +36,8 @@ export function fileDescriptorProtos(services: readonly DescService[]): Buffer[]
 /** Adds grpc.reflection.v1 and v1alpha ServerReflection to `server`, describing `services`. */
 export function addReflection(server: grpc.Server, services: readonly DescService[]): void {
   const protos = fileDescriptorProtos(services);
-  const definition = Object.fromEntries(services.map((s) => [s.typeName, { format: "Protocol Buffer 3 FileDescriptorProto", type: {}, fileDescriptorProtos: protos }]));
+  const definition = Object.fromEntries(
+    services.map((s) => [s.typeName, { format: "Protocol Buffer 3 FileDescriptorProto", type: {}, fileDescriptorProtos: protos }]),
+  );
   new ReflectionService(definition as unknown as PackageDefinition, { services: services.map((s) => s.typeName) }).addToServer(server);
 }

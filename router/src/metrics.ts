@@ -11,17 +11,21 @@ export const routerMetrics = metricSet((registry) => {
   const shardCall = new HotHistogram({
     name: "ladder_router_shard_call_seconds",
     help: "one read of one shard (a Lua script on its Redis, under LADDER_SHARD_TIMEOUT_MS), by shard and status code (OK, or the error the call failed with)",
-    labelNames: ["shard", "code"] as const, buckets: LATENCY_BUCKETS, registers,
+    labelNames: ["shard", "code"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
   });
   const topCache = new Counter({
     name: "ladder_router_top_cache_total",
     help: "GetTop requests the top cache answered, by outcome: hit (a fresh page in memory), joined (waited for a read under way), refreshed (read the shards)",
-    labelNames: ["outcome"] as const, registers,
+    labelNames: ["outcome"] as const,
+    registers,
   });
   const histogramCache = new Counter({
     name: "ladder_router_histogram_cache_total",
     help: "GetHistogram and GetApproximateRank requests the histogram cache answered, by outcome: hit (a fresh histogram in memory), joined (waited for a read under way), refreshed (read the shards)",
-    labelNames: ["outcome"] as const, registers,
+    labelNames: ["outcome"] as const,
+    registers,
   });
   return {
     shardCall,
@@ -34,15 +38,33 @@ export const routerMetrics = metricSet((registry) => {
     tokenWait: new Histogram({
       name: "ladder_router_consistency_wait_seconds",
       help: "time a read with a consistency token waited for the shards to apply its writes, by outcome (OK, or the status the read then failed with)",
-      labelNames: ["code"] as const, buckets: LATENCY_BUCKETS, registers,
+      labelNames: ["code"] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
     }),
-    rebuildsRunning: new Gauge({ name: "ladder_rebuild_running", help: "1 while a rebuild of the shard runs in this router, else 0", labelNames: ["shard"] as const, registers }),
-    rebuildReplayed: new Counter({ name: "ladder_rebuild_replayed_records_total", help: "records replayed from the log by rebuilds run in this router", labelNames: ["shard"] as const, registers }),
-    rebuildLag: new Gauge({ name: "ladder_rebuild_lag_records", help: "records the shard's running rebuild has left to replay (at its last progress report; 0 when done)", labelNames: ["shard"] as const, registers }),
+    rebuildsRunning: new Gauge({
+      name: "ladder_rebuild_running",
+      help: "1 while a rebuild of the shard runs in this router, else 0",
+      labelNames: ["shard"] as const,
+      registers,
+    }),
+    rebuildReplayed: new Counter({
+      name: "ladder_rebuild_replayed_records_total",
+      help: "records replayed from the log by rebuilds run in this router",
+      labelNames: ["shard"] as const,
+      registers,
+    }),
+    rebuildLag: new Gauge({
+      name: "ladder_rebuild_lag_records",
+      help: "records the shard's running rebuild has left to replay (at its last progress report; 0 when done)",
+      labelNames: ["shard"] as const,
+      registers,
+    }),
     rebuilds: new Counter({
       name: "ladder_rebuilds_total",
       help: "rebuilds ended, by shard, mode (swap, audit) and outcome (OK, or the status they failed with)",
-      labelNames: ["shard", "mode", "code"] as const, registers,
+      labelNames: ["shard", "mode", "code"] as const,
+      registers,
     }),
   };
 });

@@ -34,7 +34,6 @@ import { watchStreams } from "./push/watch-streams.js";
 import { reshardService } from "./control/reshard.js";
 import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
-
 export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean }): Promise<void> {
   // GET /metrics, from the start: served here, or by the supervising process from what this one shares
   let metrics: { port: number; close(): Promise<void> } | undefined;
@@ -47,8 +46,13 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   // the placement read before serving, then followed: each newer one swaps the routing table (placement-log.ts)
   const placement = await placementOrExit(followPlacement(config, kafka, kafkaAdmin, log.child({ component: "placement" })), log);
   const pool = new ShardPool({
-    placement: placement.current, topic: config.scoreTopic, boards: config.boards, keyPrefix: config.keyPrefix, timeoutMs: config.shardTimeoutMs,
-    replicaMaxLagMs: config.replicaMaxLagMs, log: log.child({ component: "shards" }),
+    placement: placement.current,
+    topic: config.scoreTopic,
+    boards: config.boards,
+    keyPrefix: config.keyPrefix,
+    timeoutMs: config.shardTimeoutMs,
+    replicaMaxLagMs: config.replicaMaxLagMs,
+    log: log.child({ component: "shards" }),
   });
   const moves = { epoch: pool.epoch, changedAt: 0 }; // moves.ts
   placement.onChange((p) => {
@@ -64,17 +68,19 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const definitions = await followBoardDefinitions(config, kafka, kafkaAdmin, log.child({ component: "boards" }));
   const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
   let producer: Promise<RecordProducer> | undefined;
-  const connectProducer = () => (producer ??= logClient.producer({ idempotent: true }).catch((err: unknown) => {
-    producer = undefined;
-    throw err;
-  }));
+  const connectProducer = () =>
+    (producer ??= logClient.producer({ idempotent: true }).catch((err: unknown) => {
+      producer = undefined;
+      throw err;
+    }));
   const waitFor: TokenWaiter = async (token, deadlineMs) => {
     const required = decodeToken(token, config.numSlots);
     if (required.size === 0) return;
     await logEnds.check(required);
     await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
   };
-  const queries = new Queries(pool, boards, { topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() },
+  const queries = new Queries(pool, boards, {
+    topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() },
     histogramCache: { maxAgeMs: config.histogramCacheMs, count: (outcome) => routerMetrics().histogramCacheOf(outcome).inc() },
   });
   const primaryQueries = new Queries(pool.primaries(), boards);
@@ -82,12 +88,38 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const hub = new WatchHub({ pool, keyPrefix: config.keyPrefix, log: log.child({ component: "watch" }) });
   placement.onChange(() => hub.onPlacement());
   const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards));
-  addService(server, LeaderboardService, { ...retryAcrossMoves(leaderboardService(queries, waitFor, primaryQueries), moves), ...streams }, log.child({ component: "grpc" }), requireRole(auth, "read"));
-  const boardRpcs = boardAdmin({ definitions, topic: boardsTopicOf(config.scoreTopic), scoreTopic: config.scoreTopic, partitions: config.numSlots, producer: connectProducer, sizeOf: (stored) => primaryQueries.size(stored), log: log.child({ component: "boards" }) });
+  addService(
+    server,
+    LeaderboardService,
+    { ...retryAcrossMoves(leaderboardService(queries, waitFor, primaryQueries), moves), ...streams },
+    log.child({ component: "grpc" }),
+    requireRole(auth, "read"),
+  );
+  const boardRpcs = boardAdmin({
+    definitions,
+    topic: boardsTopicOf(config.scoreTopic),
+    scoreTopic: config.scoreTopic,
+    partitions: config.numSlots,
+    producer: connectProducer,
+    sizeOf: (stored) => primaryQueries.size(stored),
+    log: log.child({ component: "boards" }),
+  });
   const statusRpc = clusterStatus({ config, pool, logClient });
   const reshardRpcs = reshardService({ config, placement, pool, logClient, topicIds, log: log.child({ component: "reshard" }) });
-  const rebuildRpcs = adminService({ config, placement: () => pool.placement, logClient, topicIds, log: log.child({ component: "admin" }) });
-  addService(server, AdminService, { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs }, log.child({ component: "grpc" }), requireRole(auth, "admin"));
+  const rebuildRpcs = adminService({
+    config,
+    placement: () => pool.placement,
+    logClient,
+    topicIds,
+    log: log.child({ component: "admin" }),
+  });
+  addService(
+    server,
+    AdminService,
+    { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs },
+    log.child({ component: "grpc" }),
+    requireRole(auth, "admin"),
+  );
   const health = new HealthRegistry();
   health.set(LeaderboardService.typeName, ServingStatus.SERVING);
   health.set(AdminService.typeName, ServingStatus.SERVING);

@@ -67,7 +67,13 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   const { topic, shardId, slots, log } = opts;
   const stats: ApplierStats = { applied: 0, skipped: 0, duplicates: 0, invalid: 0, rewinds: 0 };
   const loop = await startApplyLoop({
-    logClient: opts.logClient, topic, groupId: `${topic}.shard.${shardId}`, slots, writer: opts.writer, boards: opts.boards, chunk: opts.applyBatch,
+    logClient: opts.logClient,
+    topic,
+    groupId: `${topic}.shard.${shardId}`,
+    slots,
+    writer: opts.writer,
+    boards: opts.boards,
+    chunk: opts.applyBatch,
     consumer: {
       sessionTimeoutMs: 10_000, // 10 s: a killed node's slots are free again this soon
       heartbeatIntervalMs: 1_000,

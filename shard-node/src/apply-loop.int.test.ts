@@ -39,24 +39,56 @@ describe("shard node > apply loop > Kafka commits", () => {
     const ns = freshNamespace("applyloop");
     await ensureScoreTopic(logClient.kafka, { topic: ns.topic, numSlots: slots.length }, { create: true });
     const stamp = shardStamp({ shardId: "shard-a", topic: ns.topic, numSlots: slots.length, slots, boards });
-    const writer = new ShardWriter({ shardId: "shard-a", stamp, builtFrom: builtFrom(stamp, "topic-id"), redis, keyPrefix: ns.keyPrefix, dedupWindowMs: 60_000 });
+    const writer = new ShardWriter({
+      shardId: "shard-a",
+      stamp,
+      builtFrom: builtFrom(stamp, "topic-id"),
+      redis,
+      keyPrefix: ns.keyPrefix,
+      dedupWindowMs: 60_000,
+    });
     await writer.recordBuiltFrom();
     const groupId = `${ns.topic}.shard.shard-a`;
     let batches = 0;
     let commits = 0;
     const loop = await startApplyLoop({
-      logClient, topic: ns.topic, groupId, slots, writer, boards, chunk: 100,
+      logClient,
+      topic: ns.topic,
+      groupId,
+      slots,
+      writer,
+      boards,
+      chunk: 100,
       consumer: { maxWaitMs: 100, maxBytesPerPartition: 1024 * 1024 },
       commitEveryMs: 1000,
       onApplied: () => batches++,
       onCommit: () => commits++,
-      onGap: () => { throw new Error("no gap expected"); },
-      onDrift: () => { throw new Error("no drift expected"); },
+      onGap: () => {
+        throw new Error("no gap expected");
+      },
+      onDrift: () => {
+        throw new Error("no drift expected");
+      },
     });
-    const send = (n: number) => producer.send(ns.topic, slots.map((partition) => ({
-        partition, key: `p${partition}`,
-        value: encodeScoreEvent({ board: "commits", playerId: `p${partition}`, op: Operation.INCREMENT, value: 1n, timestampMs: 1_700_000_000_000n, eventId: `e${n}-${partition}` }, Date.now()),
-      })));
+    const send = (n: number) =>
+      producer.send(
+        ns.topic,
+        slots.map((partition) => ({
+          partition,
+          key: `p${partition}`,
+          value: encodeScoreEvent(
+            {
+              board: "commits",
+              playerId: `p${partition}`,
+              op: Operation.INCREMENT,
+              value: 1n,
+              timestampMs: 1_700_000_000_000n,
+              eventId: `e${n}-${partition}`,
+            },
+            Date.now(),
+          ),
+        })),
+      );
     const applied = async (offset: bigint) => {
       for (let i = 0; i < 200; i++) {
         const got = await writer.appliedOffsetsOf(slots);

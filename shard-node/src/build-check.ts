@@ -38,22 +38,28 @@ export async function checkBuild(o: BuildCheckOptions): Promise<{ builtFrom: str
   const topic = o.policy.topic;
   try {
     const info = await ensureScoreTopic(o.logClient.kafka, o.policy, { create: !o.state.hasData });
-    if (info.created) o.log.info({ topic, replication: info.replication, minInsyncReplicas: info.minInsyncReplicas }, "created the score topic");
+    if (info.created)
+      o.log.info({ topic, replication: info.replication, minInsyncReplicas: info.minInsyncReplicas }, "created the score topic");
   } catch (err) {
     if (err instanceof ScoreTopicInvalid) throw new BuildMismatch(`${o.shardId}: ${err.message}`);
     if (err instanceof ScoreTopicMissing)
-      throw new BuildMismatch(`${o.shardId}: score topic ${topic} does not exist, but this shard's Redis holds data built from it (${o.state.builtFrom ?? "before shards recorded their source"}); refusing to create a new, empty topic under it. Restore the topic, or clear the shard's keys to start over.`);
+      throw new BuildMismatch(
+        `${o.shardId}: score topic ${topic} does not exist, but this shard's Redis holds data built from it (${o.state.builtFrom ?? "before shards recorded their source"}); refusing to create a new, empty topic under it. Restore the topic, or clear the shard's keys to start over.`,
+      );
     throw err;
   }
   const topicId = await o.topicIds.idOf(topic);
   if (!topicId) throw new Error(`score topic ${topic} has no topic id (is the broker older than Kafka 2.8?)`);
   const builtFrom = builtFromOf(o.stamp, topicId);
   if (o.state.builtFrom === undefined) {
-    if (o.state.hasData) o.log.warn({ builtFrom }, "this shard's Redis has data but no record of what it was built from: recording the current configuration");
+    if (o.state.hasData)
+      o.log.warn({ builtFrom }, "this shard's Redis has data but no record of what it was built from: recording the current configuration");
     return { builtFrom, record: true };
   }
   if (o.state.builtFrom !== builtFrom)
-    throw new BuildMismatch(`${o.shardId}: this shard's Redis was built from something else than this node's configuration: ${explainMismatch(builtFrom, o.state.builtFrom)}. Fix the configuration, or rebuild the shard from the log (npm run cli -- rebuild --shard ${o.shardId}).`);
+    throw new BuildMismatch(
+      `${o.shardId}: this shard's Redis was built from something else than this node's configuration: ${explainMismatch(builtFrom, o.state.builtFrom)}. Fix the configuration, or rebuild the shard from the log (npm run cli -- rebuild --shard ${o.shardId}).`,
+    );
   return { builtFrom, record: false };
 }
 
@@ -62,5 +68,7 @@ export async function topicProblem(topicIds: TopicIds, topic: string, builtFrom:
   const id = await topicIds.idOf(topic);
   const expected = stampFields(builtFrom).get("topic-id");
   if (id === expected) return undefined;
-  return id === undefined ? `score topic ${topic} was deleted` : `score topic ${topic} was deleted and created again (id ${id}; this shard was built from ${expected})`;
+  return id === undefined
+    ? `score topic ${topic} was deleted`
+    : `score topic ${topic} was deleted and created again (id ${id}; this shard was built from ${expected})`;
 }

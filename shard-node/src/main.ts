@@ -34,13 +34,26 @@ redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connecti
 await redis.connect();
 const logClient = await LogClient.open(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
 const topicIds = new TopicIds(config.kafkaBrokers, `ladder-shard-${shardId}-ids`);
-const placement = await placementOrExit(followPlacement(config, logClient.kafka, logClient.admin, log.child({ component: "placement" })), log);
+const placement = await placementOrExit(
+  followPlacement(config, logClient.kafka, logClient.admin, log.child({ component: "placement" })),
+  log,
+);
 const named = placement.current.shards.find((s) => s.id === shardId);
 if (named && named.redisUrl !== shard.redisUrl)
-  log.warn({ placement: redactUrl(named.redisUrl), configured: redactUrl(shard.redisUrl) }, "the placement names another Redis for this shard than LADDER_SHARDS: this node writes to the configured one");
+  log.warn(
+    { placement: redactUrl(named.redisUrl), configured: redactUrl(shard.redisUrl) },
+    "the placement names another Redis for this shard than LADDER_SHARDS: this node writes to the configured one",
+  );
 
 const node = await followSlots({
-  config, shardId, redis, logClient, topicIds, metrics, placement, log,
+  config,
+  shardId,
+  redis,
+  logClient,
+  topicIds,
+  metrics,
+  placement,
+  log,
   refuse: (message) => {
     log.fatal({ shardId }, message);
     process.exit(EX_CONFIG);
@@ -50,7 +63,10 @@ const node = await followSlots({
     process.exit(1);
   },
 });
-log.info({ shardId, redis: redactUrl(shard.redisUrl), epoch: placement.current.epoch, slots: node.slots, metricsPort: metricsServer.port }, "shard node ready");
+log.info(
+  { shardId, redis: redactUrl(shard.redisUrl), epoch: placement.current.epoch, slots: node.slots, metricsPort: metricsServer.port },
+  "shard node ready",
+);
 
 onShutdown(log, async () => {
   await node.stop();

@@ -22,21 +22,64 @@ export const shardNodeMetrics = metricSet((registry) => {
     state: new Gauge({
       name: "ladder_shard_state",
       help: "1 for the shard's readiness state, 0 for the others: serving (reads answered), catching_up (after a start, a rewind or lost data: reads refused until caught up), withdrawn (stopped serving: stalled or too far behind)",
-      labelNames: ["shard", "state"] as const, registers,
+      labelNames: ["shard", "state"] as const,
+      registers,
     }),
-    lag: new Gauge({ name: "ladder_shard_lag_records", help: "records of the log not yet applied, per partition (at the last heartbeat)", labelNames: ["shard", "partition"] as const, registers }),
-    applied: new Counter({ name: "ladder_shard_applied_records_total", help: "records applied to the shard's Redis", labelNames: shard, registers }),
-    skipped: new Counter({ name: "ladder_shard_skipped_records_total", help: "records fetched again that the shard had applied already (redelivery), left alone", labelNames: shard, registers }),
-    duplicates: new Counter({ name: "ladder_shard_duplicate_records_total", help: "records dropped as retries of an event id applied within the dedup window", labelNames: shard, registers }),
-    invalid: new Counter({ name: "ladder_shard_invalid_records_total", help: "records that could not be applied (undecodable or invalid): skipped, logged", labelNames: shard, registers }),
-    rewinds: new Counter({ name: "ladder_shard_rewinds_total", help: "partitions rewound to replay records Redis lacks (Redis lost data)", labelNames: shard, registers }),
-    snapshots: new Counter({ name: "ladder_shard_snapshots_total", help: "snapshot attempts by outcome: taken (written to Kafka), skipped (nothing new, or not serving), failed (Kafka or Redis error; retried later)", labelNames: ["shard", "outcome"] as const, registers }),
+    lag: new Gauge({
+      name: "ladder_shard_lag_records",
+      help: "records of the log not yet applied, per partition (at the last heartbeat)",
+      labelNames: ["shard", "partition"] as const,
+      registers,
+    }),
+    applied: new Counter({
+      name: "ladder_shard_applied_records_total",
+      help: "records applied to the shard's Redis",
+      labelNames: shard,
+      registers,
+    }),
+    skipped: new Counter({
+      name: "ladder_shard_skipped_records_total",
+      help: "records fetched again that the shard had applied already (redelivery), left alone",
+      labelNames: shard,
+      registers,
+    }),
+    duplicates: new Counter({
+      name: "ladder_shard_duplicate_records_total",
+      help: "records dropped as retries of an event id applied within the dedup window",
+      labelNames: shard,
+      registers,
+    }),
+    invalid: new Counter({
+      name: "ladder_shard_invalid_records_total",
+      help: "records that could not be applied (undecodable or invalid): skipped, logged",
+      labelNames: shard,
+      registers,
+    }),
+    rewinds: new Counter({
+      name: "ladder_shard_rewinds_total",
+      help: "partitions rewound to replay records Redis lacks (Redis lost data)",
+      labelNames: shard,
+      registers,
+    }),
+    snapshots: new Counter({
+      name: "ladder_shard_snapshots_total",
+      help: "snapshot attempts by outcome: taken (written to Kafka), skipped (nothing new, or not serving), failed (Kafka or Redis error; retried later)",
+      labelNames: ["shard", "outcome"] as const,
+      registers,
+    }),
     snapshotSeconds: new Histogram({
       name: "ladder_shard_snapshot_seconds",
       help: "time of each step of the snapshots taken: read (the shard read page by page while Redis serves), longest_call (the longest single Redis call of that read), publish (written to Kafka)",
-      labelNames: ["shard", "step"] as const, buckets: SNAPSHOT_BUCKETS, registers,
+      labelNames: ["shard", "step"] as const,
+      buckets: SNAPSHOT_BUCKETS,
+      registers,
     }),
-    snapshotPlayers: new Gauge({ name: "ladder_shard_snapshot_players", help: "players (board entries) in the newest snapshot this node took or loaded", labelNames: shard, registers }),
+    snapshotPlayers: new Gauge({
+      name: "ladder_shard_snapshot_players",
+      help: "players (board entries) in the newest snapshot this node took or loaded",
+      labelNames: shard,
+      registers,
+    }),
   };
 });
 
@@ -49,7 +92,10 @@ export class ShardMetrics {
   readonly rewinds: Counter.Internal;
   private readonly m: ReturnType<typeof shardNodeMetrics>;
 
-  constructor(readonly shardId: string, registry?: Parameters<typeof shardNodeMetrics>[0]) {
+  constructor(
+    readonly shardId: string,
+    registry?: Parameters<typeof shardNodeMetrics>[0],
+  ) {
     this.m = shardNodeMetrics(registry);
     const shard = { shard: shardId };
     this.applied = this.m.applied.labels(shard);
@@ -70,7 +116,12 @@ export class ShardMetrics {
   snapshot(outcome: SnapshotOutcome, taken?: { readMs: number; longestCallMs: number; publishMs: number; players: number }): void {
     this.m.snapshots.inc({ shard: this.shardId, outcome });
     if (!taken) return;
-    for (const [step, ms] of [["read", taken.readMs], ["longest_call", taken.longestCallMs], ["publish", taken.publishMs]] as const) this.m.snapshotSeconds.observe({ shard: this.shardId, step }, ms / 1000);
+    for (const [step, ms] of [
+      ["read", taken.readMs],
+      ["longest_call", taken.longestCallMs],
+      ["publish", taken.publishMs],
+    ] as const)
+      this.m.snapshotSeconds.observe({ shard: this.shardId, step }, ms / 1000);
     this.m.snapshotPlayers.set({ shard: this.shardId }, taken.players);
   }
 

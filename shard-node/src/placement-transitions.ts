@@ -65,7 +65,8 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
   let stopped = false;
   let drifting = false;
   let queue: Promise<void> = Promise.resolve();
-  const enqueue = (step: () => Promise<void>) => (queue = queue.then(step).catch((err: unknown) => o.refuse(err instanceof Error ? err.message : String(err))));
+  const enqueue = (step: () => Promise<void>) =>
+    (queue = queue.then(step).catch((err: unknown) => o.refuse(err instanceof Error ? err.message : String(err))));
 
   const start = async (next: readonly number[], waitForBuildMs: number, epoch: number) => {
     slots = next;
@@ -75,8 +76,15 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
     }
     try {
       run = await startShardRun({
-        config: o.config, shardId: o.shardId, slots: next, redis: o.redis, logClient: o.logClient, topicIds: o.topicIds, metrics: o.metrics,
-        log: o.log.child({ epoch }), waitForBuildMs,
+        config: o.config,
+        shardId: o.shardId,
+        slots: next,
+        redis: o.redis,
+        logClient: o.logClient,
+        topicIds: o.topicIds,
+        metrics: o.metrics,
+        log: o.log.child({ epoch }),
+        waitForBuildMs,
         onDrift: (problem) => onDrift(problem),
         onFatal: (err) => o.crash(err),
       });
@@ -101,7 +109,8 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
       while (!stopped && same(slotsIn(o.placement.current), slots) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       drifting = false;
       if (stopped) return;
-      if (same(slotsIn(o.placement.current), slots)) throw new Error(`${o.shardId}: ${problem}: stopping; rebuild the shard from the log (npm run cli -- rebuild --shard ${o.shardId})`);
+      if (same(slotsIn(o.placement.current), slots))
+        throw new Error(`${o.shardId}: ${problem}: stopping; rebuild the shard from the log (npm run cli -- rebuild --shard ${o.shardId})`);
       await moveTo(o.placement.current, problem);
     });
   };

@@ -91,7 +91,8 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     if (!got) return; // no end offsets yet: the heartbeat waits (reads refused until one comes)
     const now = Date.now();
     if (now - got.at > opts.stallMs) {
-      if (mode.kind === "serve" && !withdrawal) withdrawal = `the score log's end offsets could not be read for ${Math.round((now - got.at) / 1000)} s`;
+      if (mode.kind === "serve" && !withdrawal)
+        withdrawal = `the score log's end offsets could not be read for ${Math.round((now - got.at) / 1000)} s`;
     }
     const ends = got.value;
     if (mode.kind === "catch-up" && !mode.targets) {
@@ -108,13 +109,19 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
         ? { mode: "catch-up" as const, reason: `catching up with the log after ${mode.why}` }
         : { mode: "serve" as const, reason: "" };
     const res = await writer.heartbeat({ ttlMs, partitions, ...request });
-    if (res.status !== HeartbeatStatus.DRIFT) opts.metrics?.setState(res.status === HeartbeatStatus.OK ? "serving" : res.status === HeartbeatStatus.WITHDRAWN ? "withdrawn" : "catching_up");
+    if (res.status !== HeartbeatStatus.DRIFT)
+      opts.metrics?.setState(
+        res.status === HeartbeatStatus.OK ? "serving" : res.status === HeartbeatStatus.WITHDRAWN ? "withdrawn" : "catching_up",
+      );
     switch (res.status) {
       case HeartbeatStatus.DRIFT:
         opts.onDrift(`its Redis now holds data built from something else: ${explainMismatch(writer.builtFrom, res.builtFrom ?? "")}`);
         return;
       case HeartbeatStatus.LOST:
-        log.warn({ partitions: [...res.lost.keys()], lag: res.lag }, "Redis holds less than was applied (data lost): replaying from the log");
+        log.warn(
+          { partitions: [...res.lost.keys()], lag: res.lag },
+          "Redis holds less than was applied (data lost): replaying from the log",
+        );
         for (const [partition, stored] of res.lost) applier.rewind(partition, stored);
         mode = { kind: "catch-up", why: "Redis lost data", targets: undefined };
         opts.onLost?.();
@@ -143,13 +150,15 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     const lag = slots.reduce((sum, p) => sum + Math.max(0, Number((ends.get(p) ?? 0n) - 1n - (applier.known.get(p) ?? -1n))), 0);
     const applied = appliedSum();
     if (applied !== progress.applied || lag === 0) progress = { at: now, applied };
-    if (lag > 0 && now - progress.at > opts.stallMs) return `the applier applied nothing for ${Math.round((now - progress.at) / 1000)} s while ${lag} records behind the log`;
+    if (lag > 0 && now - progress.at > opts.stallMs)
+      return `the applier applied nothing for ${Math.round((now - progress.at) / 1000)} s while ${lag} records behind the log`;
     if (lag <= opts.maxLag) {
       lagAboveSince = undefined;
       return undefined;
     }
     lagAboveSince ??= now;
-    if (now - lagAboveSince > opts.maxLagMs) return `${lag} records behind the log, more than ${opts.maxLag} for over ${Math.round(opts.maxLagMs / 1000)} s`;
+    if (now - lagAboveSince > opts.maxLagMs)
+      return `${lag} records behind the log, more than ${opts.maxLag} for over ${Math.round(opts.maxLagMs / 1000)} s`;
     return undefined;
   };
 
@@ -186,7 +195,12 @@ class LateAnswers<T> {
   constructor(private readonly ask: () => Promise<T>) {}
 
   async latest(waitMs: number): Promise<{ value: T; at: number } | undefined> {
-    this.running ??= this.ask().then((value) => void (this.answer = { value, at: Date.now() }), () => {}).finally(() => (this.running = undefined));
+    this.running ??= this.ask()
+      .then(
+        (value) => void (this.answer = { value, at: Date.now() }),
+        () => {},
+      )
+      .finally(() => (this.running = undefined));
     if (waitMs > 0) await Promise.race([this.running, new Promise((r) => setTimeout(r, waitMs))]);
     return this.answer;
   }

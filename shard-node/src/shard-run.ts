@@ -51,20 +51,46 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   const { config, shardId, slots, redis, logClient, log, metrics } = o;
   const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
   const build = await checkBuildWaiting(o, stamp);
-  const writer = new ShardWriter({ shardId, stamp, builtFrom: build.builtFrom, redis, keyPrefix: config.keyPrefix, dedupWindowMs: config.dedupWindowMs });
+  const writer = new ShardWriter({
+    shardId,
+    stamp,
+    builtFrom: build.builtFrom,
+    redis,
+    keyPrefix: config.keyPrefix,
+    dedupWindowMs: config.dedupWindowMs,
+  });
   if (build.record) await writer.recordBuiltFrom();
   let readiness: Readiness | undefined;
   const snapshots = config.snapshots
     ? await openSnapshots({
-      logClient, writer, redis, shardId, slots, keyPrefix: config.keyPrefix, builtFrom: build.builtFrom, scoreTopic: config.scoreTopic,
-      replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync, everyRecords: config.snapshotRecords,
-      minIntervalMs: config.snapshotMinIntervalMs, heartbeatTtlMs: config.heartbeatTtlMs, log: log.child({ component: "snapshots" }), metrics,
-    })
+        logClient,
+        writer,
+        redis,
+        shardId,
+        slots,
+        keyPrefix: config.keyPrefix,
+        builtFrom: build.builtFrom,
+        scoreTopic: config.scoreTopic,
+        replication: config.topicReplication,
+        minInsyncReplicas: config.topicMinInsync,
+        everyRecords: config.snapshotRecords,
+        minIntervalMs: config.snapshotMinIntervalMs,
+        heartbeatTtlMs: config.heartbeatTtlMs,
+        log: log.child({ component: "snapshots" }),
+        metrics,
+      })
     : undefined;
   const installed = await snapshots?.refillAtStart(); // Redis empty, or far behind the newest snapshot
   const known = await writer.appliedOffsets(); // a loaded snapshot's included
   const applier = await startApplier({
-    logClient, topic: config.scoreTopic, shardId, slots, writer, boards: config.boards, applyBatch: config.applyBatch, fetchWaitMs: config.fetchWaitMs,
+    logClient,
+    topic: config.scoreTopic,
+    shardId,
+    slots,
+    writer,
+    boards: config.boards,
+    applyBatch: config.applyBatch,
+    fetchWaitMs: config.fetchWaitMs,
     known,
     startAfter: new Map(slots.map((p) => [p, installed?.get(p) ?? known.get(p) ?? -1n])),
     metrics,
@@ -77,8 +103,15 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
     onFatal: o.onFatal,
   });
   readiness = startReadiness({
-    writer, logClient, topic: config.scoreTopic, slots, applier, ttlMs: config.heartbeatTtlMs,
-    stallMs: config.stallMs, maxLag: config.maxLag, maxLagMs: config.maxLagMs,
+    writer,
+    logClient,
+    topic: config.scoreTopic,
+    slots,
+    applier,
+    ttlMs: config.heartbeatTtlMs,
+    stallMs: config.stallMs,
+    maxLag: config.maxLag,
+    maxLagMs: config.maxLagMs,
     verifySource: () => topicProblem(o.topicIds, config.scoreTopic, build.builtFrom),
     onDrift: o.onDrift,
     onLost: () => snapshots?.refill("Redis lost data"),
@@ -91,7 +124,8 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   const drainer = startMoveDrainer(redis, config.keyPrefix, log.child({ component: "move-drain" }));
   log.info({ shardId, slots, stamp }, "shard run started");
   return {
-    slots, stamp,
+    slots,
+    stamp,
     async stop() {
       await drainer.stop();
       await readiness!.stop();
@@ -109,12 +143,23 @@ async function checkBuildWaiting(o: ShardRunOptions, stamp: string): Promise<{ b
   for (;;) {
     try {
       return await checkBuild({
-        logClient: o.logClient, topicIds: o.topicIds, shardId: o.shardId, stamp, state: await inspectShard(o.redis, o.config.keyPrefix), log: o.log,
-        policy: { topic: o.config.scoreTopic, numSlots: o.config.numSlots, replication: o.config.topicReplication, minInsyncReplicas: o.config.topicMinInsync },
+        logClient: o.logClient,
+        topicIds: o.topicIds,
+        shardId: o.shardId,
+        stamp,
+        state: await inspectShard(o.redis, o.config.keyPrefix),
+        log: o.log,
+        policy: {
+          topic: o.config.scoreTopic,
+          numSlots: o.config.numSlots,
+          replication: o.config.topicReplication,
+          minInsyncReplicas: o.config.topicMinInsync,
+        },
       });
     } catch (err) {
       if (!(err instanceof BuildMismatch) || Date.now() >= deadline) throw err;
-      if (!said) o.log.info({ slots: o.slots }, "waiting for this shard's Redis to hold data built for its new slots (a reshard swaps it in)");
+      if (!said)
+        o.log.info({ slots: o.slots }, "waiting for this shard's Redis to hold data built for its new slots (a reshard swaps it in)");
       said = true;
       await new Promise((r) => setTimeout(r, BUILD_POLL_MS));
     }

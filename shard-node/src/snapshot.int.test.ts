@@ -10,7 +10,16 @@ import type { RecordProducer } from "@ladder/log/record-producer";
 import { silentLogger } from "@ladder/platform/logger";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, keyLayout, shardStamp } from "@ladder/store";
-import { chunkKey, encodeChunk, encodeManifest, manifestKey, ShardWriter, unlinkPrefix, type PreparedEvent, type SnapshotManifest } from "@ladder/store/writer";
+import {
+  chunkKey,
+  encodeChunk,
+  encodeManifest,
+  manifestKey,
+  ShardWriter,
+  unlinkPrefix,
+  type PreparedEvent,
+  type SnapshotManifest,
+} from "@ladder/store/writer";
 import { ensureSnapshotTopic } from "@ladder/log/snapshot-topic";
 import { findSnapshots, loadSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "@ladder/store/writer";
 
@@ -74,7 +83,18 @@ async function contents(p: string, redis = defaultRedis): Promise<Record<string,
 }
 
 const take = async (slot: "a" | "b", from = FROM, finalJournal?: number): Promise<TakenSnapshot> => {
-  const res = await takeSnapshot({ redis, keyPrefix: prefix, shardId: "shard-s", builtFrom: from, slots, producer, topic, partitions, slot, ...(finalJournal ? { finalJournal } : {}) });
+  const res = await takeSnapshot({
+    redis,
+    keyPrefix: prefix,
+    shardId: "shard-s",
+    builtFrom: from,
+    slots,
+    producer,
+    topic,
+    partitions,
+    slot,
+    ...(finalJournal ? { finalJournal } : {}),
+  });
   if ("skipped" in res) throw new Error(res.skipped);
   return res;
 };
@@ -100,9 +120,22 @@ describe("shard node > snapshots", () => {
     await take("a");
     const otherTopic = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: builtFrom(STAMP, "topic-id-2") });
     expect(otherTopic.candidates).toEqual([]);
-    expect(otherTopic.ignored.join("\n")).toMatch(/score topic's id \(the topic was deleted and created again\): topic-id-1 there, topic-id-2 here/);
-    const otherBoards = builtFrom(shardStamp({ shardId: "shard-s", topic: "t", numSlots: 3, slots, boards: new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints: 1000 }).spec!]) }), "topic-id-1");
-    expect((await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: otherBoards })).ignored.join("\n")).toMatch(/board specs \(LADDER_BOARDS\)/);
+    expect(otherTopic.ignored.join("\n")).toMatch(
+      /score topic's id \(the topic was deleted and created again\): topic-id-1 there, topic-id-2 here/,
+    );
+    const otherBoards = builtFrom(
+      shardStamp({
+        shardId: "shard-s",
+        topic: "t",
+        numSlots: 3,
+        slots,
+        boards: new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints: 1000 }).spec!]),
+      }),
+      "topic-id-1",
+    );
+    expect((await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: otherBoards })).ignored.join("\n")).toMatch(
+      /board specs \(LADDER_BOARDS\)/,
+    );
     expect((await findSnapshots({ ...source(), shardId: "shard-x", builtFrom: FROM })).candidates).toEqual([]);
   });
 
@@ -112,18 +145,36 @@ describe("shard node > snapshots", () => {
     await redis.hset(keyLayout(prefix).offsets, "0", "50");
     const second = await take("b");
     // a third snapshot dies half-way: a chunk of slot "a" written, no manifest; the second (slot "b") is untouched
-    const [dead] = await producer.send(topic, [{ key: chunkKey("shard-s", "a", 0), value: encodeChunk({ snapshotId: "dead", index: 0, count: 9 }, Buffer.from("x")), partition: first.manifest.chunks.partition }]);
+    const [dead] = await producer.send(topic, [
+      {
+        key: chunkKey("shard-s", "a", 0),
+        value: encodeChunk({ snapshotId: "dead", index: 0, count: 9 }, Buffer.from("x")),
+        partition: first.manifest.chunks.partition,
+      },
+    ]);
     let found = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: FROM });
     expect(found.candidates.map((m) => m.snapshotId)).toEqual([second.manifest.snapshotId, first.manifest.snapshotId]);
     // once compaction keeps only the newest record of each key, the first snapshot's chunk 0 is that dead one
-    const compacted: SnapshotManifest = { ...first.manifest, chunks: { ...first.manifest.chunks, firstOffset: dead!.baseOffset!, lastOffset: dead!.baseOffset!, count: 1 } };
-    await expect(loadSnapshot({ ...source(), manifest: compacted, redis, targetPrefix: freshNamespace("x").keyPrefix })).rejects.toThrow(/belongs to another snapshot/);
+    const compacted: SnapshotManifest = {
+      ...first.manifest,
+      chunks: { ...first.manifest.chunks, firstOffset: dead!.baseOffset!, lastOffset: dead!.baseOffset!, count: 1 },
+    };
+    await expect(loadSnapshot({ ...source(), manifest: compacted, redis, targetPrefix: freshNamespace("x").keyPrefix })).rejects.toThrow(
+      /belongs to another snapshot/,
+    );
     // a manifest whose checksum does not match its chunks
-    const forged: SnapshotManifest = { ...second.manifest, snapshotId: second.manifest.snapshotId, sha256: "0".repeat(64), takenAtMs: Date.now() };
+    const forged: SnapshotManifest = {
+      ...second.manifest,
+      snapshotId: second.manifest.snapshotId,
+      sha256: "0".repeat(64),
+      takenAtMs: Date.now(),
+    };
     await producer.send(topic, [{ key: manifestKey("shard-s"), value: encodeManifest(forged), partition: 0 }]);
     found = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: FROM });
     expect(found.candidates).toHaveLength(3);
-    await expect(loadSnapshot({ ...source(), manifest: found.candidates[0]!, redis, targetPrefix: freshNamespace("x").keyPrefix })).rejects.toThrow(/does not match its manifest/);
+    await expect(
+      loadSnapshot({ ...source(), manifest: found.candidates[0]!, redis, targetPrefix: freshNamespace("x").keyPrefix }),
+    ).rejects.toThrow(/does not match its manifest/);
     // a refill tries the forged one, then the intact second one, and installs that
     const target = freshNamespace("refill").keyPrefix;
     const res = await refillFromSnapshot({ ...source(), shardId: "shard-s", builtFrom: FROM, slots, redis, keyPrefix: target, log });
@@ -145,16 +196,27 @@ describe("shard node > snapshots", () => {
     // a Redis ahead of the snapshot in one partition is left alone
     const ahead = freshNamespace("ahead").keyPrefix;
     await fill(ahead, 3, { 0: 401 });
-    expect(await refillFromSnapshot({ ...source(), shardId: "shard-s", builtFrom: FROM, slots, redis, keyPrefix: ahead, log })).toEqual({ skipped: expect.stringMatching(/applied more of partition 0/) });
+    expect(await refillFromSnapshot({ ...source(), shardId: "shard-s", builtFrom: FROM, slots, redis, keyPrefix: ahead, log })).toEqual({
+      skipped: expect.stringMatching(/applied more of partition 0/),
+    });
     // a Redis built from something else is left alone
     const drift = freshNamespace("drift").keyPrefix;
     await redis.set(keyLayout(drift).builtFrom, builtFrom(STAMP, "topic-id-0"));
-    expect(await refillFromSnapshot({ ...source(), shardId: "shard-s", builtFrom: FROM, slots, redis, keyPrefix: drift, log })).toEqual({ skipped: expect.stringMatching(/built from/) });
+    expect(await refillFromSnapshot({ ...source(), shardId: "shard-s", builtFrom: FROM, slots, redis, keyPrefix: drift, log })).toEqual({
+      skipped: expect.stringMatching(/built from/),
+    });
   });
 
   it("a snapshot read while records are applied is exactly the log replayed to its offsets; loaded, plus the rest of the log, it is the live state", async () => {
     const DEDUP_MS = 3000;
-    const writer = new ShardWriter({ shardId: "shard-s", stamp: STAMP, builtFrom: FROM, redis: writerRedis, keyPrefix: prefix, dedupWindowMs: DEDUP_MS });
+    const writer = new ShardWriter({
+      shardId: "shard-s",
+      stamp: STAMP,
+      builtFrom: FROM,
+      redis: writerRedis,
+      keyPrefix: prefix,
+      dedupWindowMs: DEDUP_MS,
+    });
     // the log of each partition, as the applier gets it (a player's records all in one partition, as the slot assigner puts them): sets, increments and bests on an all-time board, an expiring one and boards
     // that appear as the log goes on; few distinct scores (long runs of equal scores that pages must cross); retries of recent events; metadata
     const logOf = new Map<number, PreparedEvent[]>(slots.map((p) => [p, []]));
@@ -175,8 +237,21 @@ describe("shard node > snapshots", () => {
           const board = kind < 3 ? "daily" : kind === 3 ? `late-${Math.floor(made / 4000)}` : "global";
           const op = 1 + rand(3);
           e = {
-            offset, part: false, board, playerId: `player-${rand(7000) * slots.length + p}`, op, value: op === 2 ? rand(9) - 3 : rand(25), timeIdx: rand(3), maxPoints: 1_000_000, minPoints: -1_000_000,
-            timeUnits: 1000, ttlSeconds: board === "daily" ? 3600 : 0, eventId: `e-${p}-${log.length}`, ingestedAtMs: ++clock, lowerIsBetter: false, expireAtMs: 0,
+            offset,
+            part: false,
+            board,
+            playerId: `player-${rand(7000) * slots.length + p}`,
+            op,
+            value: op === 2 ? rand(9) - 3 : rand(25),
+            timeIdx: rand(3),
+            maxPoints: 1_000_000,
+            minPoints: -1_000_000,
+            timeUnits: 1000,
+            ttlSeconds: board === "daily" ? 3600 : 0,
+            eventId: `e-${p}-${log.length}`,
+            ingestedAtMs: ++clock,
+            lowerIsBetter: false,
+            expireAtMs: 0,
             metadata: rand(3) === 0 ? `{"name":"n${rand(4)}"}` : "", // kept in the board's metadata key, a sorted set of its own
           };
         }
@@ -205,7 +280,11 @@ describe("shard node > snapshots", () => {
     const taken: TakenSnapshot[] = [];
     try {
       // the last two set the journal aside until it holds at most 16 members: several rounds while records flow
-      for (const [slot, finalJournal] of [["a", undefined], ["b", 16], ["a", 16]] as const) {
+      for (const [slot, finalJournal] of [
+        ["a", undefined],
+        ["b", 16],
+        ["a", 16],
+      ] as const) {
         const before = appliedWhileRunning;
         taken.push(await take(slot, FROM, finalJournal));
         expect(appliedWhileRunning).toBeGreaterThan(before); // records were applied while it was read
@@ -217,7 +296,9 @@ describe("shard node > snapshots", () => {
     const live = await contents(prefix);
     expect(Object.keys(live).filter((k) => k.startsWith("board:late-")).length).toBeGreaterThan(3);
     for (const t of taken) {
-      console.log(`[snapshot] read while applying: ${t.manifest.players} players, ${t.journaled} members journaled, journal set aside ${t.rotations} time(s), ${t.attempts} attempt(s), read ${Math.round(t.readMs)} ms, longest call ${t.longestCallMs.toFixed(1)} ms, finish ${t.finishMs.toFixed(1)} ms`);
+      console.log(
+        `[snapshot] read while applying: ${t.manifest.players} players, ${t.journaled} members journaled, journal set aside ${t.rotations} time(s), ${t.attempts} attempt(s), read ${Math.round(t.readMs)} ms, longest call ${t.longestCallMs.toFixed(1)} ms, finish ${t.finishMs.toFixed(1)} ms`,
+      );
       expect(t.journaled).toBeGreaterThan(0);
       if (t !== taken[0]) expect(t.rotations).toBeGreaterThan(1);
       expect(t.manifest.players).toBeGreaterThan(2 * 4096); // more than one page of the biggest board
@@ -228,11 +309,25 @@ describe("shard node > snapshots", () => {
       await otherDb.set(keyLayout(prefix).builtFrom, FROM);
       // it is exactly what replaying the log up to its offsets makes
       await unlinkPrefix(replayDb, prefix);
-      const replay = new ShardWriter({ shardId: "shard-s", stamp: STAMP, builtFrom: FROM, redis: replayDb, keyPrefix: prefix, dedupWindowMs: DEDUP_MS });
+      const replay = new ShardWriter({
+        shardId: "shard-s",
+        stamp: STAMP,
+        builtFrom: FROM,
+        redis: replayDb,
+        keyPrefix: prefix,
+        dedupWindowMs: DEDUP_MS,
+      });
       for (const p of slots) await applyAll(replay, p, logOf.get(p)!.slice(0, Number(t.manifest.offsets[String(p)]) + 1));
       expect(await contents(prefix, otherDb)).toEqual(await contents(prefix, replayDb));
       // ...then every record of the log after it: the live state
-      const copy = new ShardWriter({ shardId: "shard-s", stamp: STAMP, builtFrom: FROM, redis: otherDb, keyPrefix: prefix, dedupWindowMs: DEDUP_MS });
+      const copy = new ShardWriter({
+        shardId: "shard-s",
+        stamp: STAMP,
+        builtFrom: FROM,
+        redis: otherDb,
+        keyPrefix: prefix,
+        dedupWindowMs: DEDUP_MS,
+      });
       for (const p of slots) {
         const after = Number(t.manifest.offsets[String(p)]) + 1;
         expect(after).toBeGreaterThan(15_000);
@@ -242,6 +337,8 @@ describe("shard node > snapshots", () => {
     }
     await unlinkPrefix(otherDb, prefix);
     await unlinkPrefix(replayDb, prefix);
-    expect(await redis.exists(keyLayout(prefix).snapshotReading, keyLayout(prefix).snapshotJournal, keyLayout(prefix).snapshotJournalSetAside)).toBe(0); // the journal stopped
+    expect(
+      await redis.exists(keyLayout(prefix).snapshotReading, keyLayout(prefix).snapshotJournal, keyLayout(prefix).snapshotJournalSetAside),
+    ).toBe(0); // the journal stopped
   }, 120_000);
 });

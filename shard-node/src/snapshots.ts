@@ -30,7 +30,17 @@ import type { Redis } from "ioredis";
 import { fnv1a32 } from "@ladder/model/fnv1a";
 import type { Logger } from "@ladder/platform/logger";
 import { ensureSnapshotTopic, snapshotTopicOf } from "@ladder/log/snapshot-topic";
-import { findSnapshots, manifestOffsets, notWorthLoading, refillFromSnapshot, takeSnapshot, type ChunkSlot, type ShardWriter, type SnapshotCandidates, type SnapshotManifest } from "@ladder/store/writer";
+import {
+  findSnapshots,
+  manifestOffsets,
+  notWorthLoading,
+  refillFromSnapshot,
+  takeSnapshot,
+  type ChunkSlot,
+  type ShardWriter,
+  type SnapshotCandidates,
+  type SnapshotManifest,
+} from "@ladder/store/writer";
 import type { Applier } from "./applier.js";
 import type { ShardMetrics } from "./metrics.js";
 
@@ -89,7 +99,11 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   const topic = snapshotTopicOf(o.scoreTopic);
   let partitions: number;
   try {
-    const t = await ensureSnapshotTopic(o.logClient.admin, { topic, ...(o.replication ? { replication: o.replication } : {}), ...(o.minInsyncReplicas ? { minInsyncReplicas: o.minInsyncReplicas } : {}) });
+    const t = await ensureSnapshotTopic(o.logClient.admin, {
+      topic,
+      ...(o.replication ? { replication: o.replication } : {}),
+      ...(o.minInsyncReplicas ? { minInsyncReplicas: o.minInsyncReplicas } : {}),
+    });
     if (t.created) log.info({ topic }, "created the snapshot topic");
     for (const problem of t.problems) log.warn({ topic }, `snapshot topic: ${problem}`);
     if (t.partitions < 2) return undefined;
@@ -118,19 +132,41 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
 
-  const refillOptions = () => ({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, slots: o.slots, redis: o.redis, keyPrefix: o.keyPrefix, log, signal: stopping.signal });
+  const refillOptions = () => ({
+    ...source,
+    shardId: o.shardId,
+    builtFrom: o.builtFrom,
+    slots: o.slots,
+    redis: o.redis,
+    keyPrefix: o.keyPrefix,
+    log,
+    signal: stopping.signal,
+  });
   const installed = (m: SnapshotManifest, ms: number, when: string) => {
     latest = m;
     o.metrics?.setSnapshotPlayers(m.players);
-    log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, bytes: m.bytes, ms: Math.round(ms) }, `${when}: loaded snapshot ${m.snapshotId}; applying the log after it`);
+    log.info(
+      { snapshot: m.snapshotId, records: m.records, players: m.players, bytes: m.bytes, ms: Math.round(ms) },
+      `${when}: loaded snapshot ${m.snapshotId}; applying the log after it`,
+    );
   };
 
   const take = async () => {
     const slot: ChunkSlot = newestSlot === "a" ? "b" : "a";
     producer ??= await o.logClient.producer(); // one request at a time, acks=all; a retried request may write a chunk twice, which readers skip
     const res = await takeSnapshot({
-      redis: o.redis, keyPrefix: o.keyPrefix, shardId: o.shardId, builtFrom: o.builtFrom, slots: o.slots, producer, topic, partitions, slot,
-      staleChunks: chunksOf.get(slot) ?? 0, ...(latest ? { notBefore: manifestOffsets(latest) } : {}), signal: stopping.signal,
+      redis: o.redis,
+      keyPrefix: o.keyPrefix,
+      shardId: o.shardId,
+      builtFrom: o.builtFrom,
+      slots: o.slots,
+      producer,
+      topic,
+      partitions,
+      slot,
+      staleChunks: chunksOf.get(slot) ?? 0,
+      ...(latest ? { notBefore: manifestOffsets(latest) } : {}),
+      signal: stopping.signal,
     });
     if ("skipped" in res) {
       o.metrics?.snapshot("skipped");
@@ -145,7 +181,23 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
     chunksOf.set(slot, m.chunks.count);
     nextTryAt = Date.now() + o.minIntervalMs;
     failures = 0;
-    log.info({ snapshot: m.snapshotId, records: m.records, players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, readMs: Math.round(res.readMs), longestCallMs: Math.round(res.longestCallMs), journaled: res.journaled, rotations: res.rotations, attempts: res.attempts, publishMs: Math.round(res.publishMs) }, "snapshot taken");
+    log.info(
+      {
+        snapshot: m.snapshotId,
+        records: m.records,
+        players: m.players,
+        keys: m.keys,
+        bytes: m.bytes,
+        chunks: m.chunks.count,
+        readMs: Math.round(res.readMs),
+        longestCallMs: Math.round(res.longestCallMs),
+        journaled: res.journaled,
+        rotations: res.rotations,
+        attempts: res.attempts,
+        publishMs: Math.round(res.publishMs),
+      },
+      "snapshot taken",
+    );
   };
 
   const tick = () => {

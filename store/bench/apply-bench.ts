@@ -32,8 +32,12 @@ import { ShardWriter, type PreparedEvent } from "../src/writer/shard-writer.js";
 
 const { values: opt } = parseArgs({
   options: {
-    records: { type: "string", default: "200000" }, chunk: { type: "string", default: "40" }, "in-flight": { type: "string", default: "4" },
-    partitions: { type: "string", default: "8" }, label: { type: "string", default: "" }, out: { type: "string" },
+    records: { type: "string", default: "200000" },
+    chunk: { type: "string", default: "40" },
+    "in-flight": { type: "string", default: "4" },
+    partitions: { type: "string", default: "8" },
+    label: { type: "string", default: "" },
+    out: { type: "string" },
   },
 });
 const RECORDS = Number(opt.records);
@@ -42,12 +46,13 @@ const IN_FLIGHT = Number(opt["in-flight"]);
 const PARTITIONS = Number(opt.partitions);
 const PLAYERS = 20_000;
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const port = (s.address() as { port: number }).port;
-    s.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
   });
-});
 
 /** utime + stime of a process, seconds (clock ticks of 10 ms: USER_HZ is 100 on Linux). */
 function cpuSecondsOf(pid: number): number {
@@ -69,18 +74,39 @@ function rng(seed: number): () => number {
 
 /** A defined board's rules as AdminService.CreateBoard makes them (generation 1). */
 function rulesOf(name: string, rules: Record<string, unknown>): BoardRules {
-  const requested = { name, rules: { minPoints: 0n, maxPoints: 0n, windows: [], histogramBounds: [], ...rules }, defaultOp: Operation.UNSPECIFIED, allowOpOverride: true, maxMetadataBytes: 64 };
+  const requested = {
+    name,
+    rules: { minPoints: 0n, maxPoints: 0n, windows: [], histogramBounds: [], ...rules },
+    defaultOp: Operation.UNSPECIFIED,
+    allowOpOverride: true,
+    maxMetadataBytes: 64,
+  };
   const made = normalizeDefinition(requested as unknown as BoardDefinition, 1);
   if (!made.definition?.rules) throw new Error(`board "${name}": ${made.problems.join("; ")}`);
   return made.definition.rules;
 }
 
 function records(now: number): Buffer[] {
-  const histRules = rulesOf("bench-hist", { minPoints: 0n, maxPoints: 1_000_000n, resolutionMs: 1000, epochMs: BigInt(Date.UTC(2026, 0, 1)), histogramBounds: [10n, 100n, 1000n, 5000n, 10_000n, 50_000n, 100_000n, 500_000n] });
+  const histRules = rulesOf("bench-hist", {
+    minPoints: 0n,
+    maxPoints: 1_000_000n,
+    resolutionMs: 1000,
+    epochMs: BigInt(Date.UTC(2026, 0, 1)),
+    histogramBounds: [10n, 100n, 1000n, 5000n, 10_000n, 50_000n, 100_000n, 500_000n],
+  });
   const winRules = rulesOf("bench-win", {
-    minPoints: 0n, maxPoints: 1_000_000n, resolutionMs: 1000, epochMs: BigInt(Date.UTC(2026, 0, 1)), period: PeriodKind.DAILY, timeZone: "UTC", keepPeriods: 7,
+    minPoints: 0n,
+    maxPoints: 1_000_000n,
+    resolutionMs: 1000,
+    epochMs: BigInt(Date.UTC(2026, 0, 1)),
+    period: PeriodKind.DAILY,
+    timeZone: "UTC",
+    keepPeriods: 7,
     histogramBounds: [100n, 10_000n],
-    windows: [{ name: "3d", periods: 3, combine: WindowCombine.SUM }, { name: "best2", periods: 2, combine: WindowCombine.BEST }],
+    windows: [
+      { name: "3d", periods: 3, combine: WindowCombine.SUM },
+      { name: "best2", periods: 2, combine: WindowCombine.BEST },
+    ],
   });
   const winSpec = specOfRules("bench-win", winRules).spec!;
   const random = rng(7);
@@ -93,11 +119,22 @@ function records(now: number): Buffer[] {
     const fields = { playerId, value, timestampMs: BigInt(at), eventId: `e${i}` };
     const kind = i % 3;
     if (kind === 0) out.push(encodeScoreEvent({ ...fields, board: "bench-plain", op: ops[i % 3]! }, now));
-    else if (kind === 1) out.push(encodeScoreEvent({ ...fields, board: "bench-hist", op: Operation.BEST, metadata: i % 2 ? `{"skin":${i % 7}}` : "" }, now, { rules: histRules }));
+    else if (kind === 1)
+      out.push(
+        encodeScoreEvent({ ...fields, board: "bench-hist", op: Operation.BEST, metadata: i % 2 ? `{"skin":${i % 7}}` : "" }, now, {
+          rules: histRules,
+        }),
+      );
     else {
       const period = periodAt(winSpec.period, at);
       const windows = windowPlan(winSpec, period);
-      out.push(encodeScoreEvent({ ...fields, board: "bench-win", op: Operation.INCREMENT }, now, { rules: winRules, period: { id: period.id, expireAtMs: windows.periodExpireAtMs }, windows }));
+      out.push(
+        encodeScoreEvent({ ...fields, board: "bench-win", op: Operation.INCREMENT }, now, {
+          rules: winRules,
+          period: { id: period.id, expireAtMs: windows.periodExpireAtMs },
+          windows,
+        }),
+      );
     }
   }
   return out;
@@ -105,7 +142,9 @@ function records(now: number): Buffer[] {
 
 async function main(): Promise<void> {
   const port = await freePort();
-  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
   // refused while the server starts: retried every 50 ms, the first command queued until then
   const redis = new Redis({ port, host: "127.0.0.1", retryStrategy: () => 50, maxRetriesPerRequest: null });
   redis.on("error", () => {});
@@ -126,9 +165,23 @@ async function main(): Promise<void> {
       });
       chunks.push({ partition, events });
     }
-    const writer = new ShardWriter({ shardId: "bench", stamp: "bench", builtFrom: "bench", redis, keyPrefix: "b:", dedupWindowMs: 3_600_000 });
+    const writer = new ShardWriter({
+      shardId: "bench",
+      stamp: "bench",
+      builtFrom: "bench",
+      redis,
+      keyPrefix: "b:",
+      dedupWindowMs: 3_600_000,
+    });
     // warm-up: the scripts loaded, the sets started (not counted): a tenth of the chunks, on other partitions
-    const warmWriter = new ShardWriter({ shardId: "bench", stamp: "bench", builtFrom: "bench", redis, keyPrefix: "w:", dedupWindowMs: 3_600_000 });
+    const warmWriter = new ShardWriter({
+      shardId: "bench",
+      stamp: "bench",
+      builtFrom: "bench",
+      redis,
+      keyPrefix: "w:",
+      dedupWindowMs: 3_600_000,
+    });
     for (const c of chunks.slice(0, Math.ceil(chunks.length / 10))) await warmWriter.apply(c.partition, c.events);
     const redis0 = cpuSecondsOf(server.pid!);
     const cpu0 = process.cpuUsage();
@@ -156,8 +209,15 @@ async function main(): Promise<void> {
     if (applied !== RECORDS) throw new Error(`${applied} of ${RECORDS} records applied`);
     const round = (x: number) => Math.round(x * 100) / 100;
     const line = {
-      label: opt.label, at: new Date().toISOString(), records: RECORDS, chunk: CHUNK, inFlight: IN_FLIGHT, seconds: round(seconds), recordsPerSec: Math.round(RECORDS / seconds),
-      redisCpuUsPerRecord: round((redisCpu * 1e6) / RECORDS), nodeCpuUsPerRecord: round(((cpu.user + cpu.system)) / RECORDS),
+      label: opt.label,
+      at: new Date().toISOString(),
+      records: RECORDS,
+      chunk: CHUNK,
+      inFlight: IN_FLIGHT,
+      seconds: round(seconds),
+      recordsPerSec: Math.round(RECORDS / seconds),
+      redisCpuUsPerRecord: round((redisCpu * 1e6) / RECORDS),
+      nodeCpuUsPerRecord: round((cpu.user + cpu.system) / RECORDS),
     };
     console.log(JSON.stringify(line));
     if (opt.out) appendFileSync(opt.out, JSON.stringify(line) + "\n");

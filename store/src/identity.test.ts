@@ -13,10 +13,18 @@ describe("store > identity", () => {
 
   it("changes with the topic, the slots and the board specs, and says which", () => {
     const here = shardStamp(base);
-    expect(explainMismatch(here, shardStamp({ ...base, topic: "other" }))).toBe("score topic (LADDER_SCORE_TOPIC): other there, ladder.scores here");
-    expect(explainMismatch(here, shardStamp({ ...base, slots: [1, 2] }))).toMatch(/^slots \(the placement: AdminService\.Reshard moves them; LADDER_SLOTS\): 64:\w{8} there, 64:\w{8} here$/);
+    expect(explainMismatch(here, shardStamp({ ...base, topic: "other" }))).toBe(
+      "score topic (LADDER_SCORE_TOPIC): other there, ladder.scores here",
+    );
+    expect(explainMismatch(here, shardStamp({ ...base, slots: [1, 2] }))).toMatch(
+      /^slots \(the placement: AdminService\.Reshard moves them; LADDER_SLOTS\): 64:\w{8} there, 64:\w{8} here$/,
+    );
     expect(explainMismatch(here, shardStamp({ ...base, numSlots: 32 }))).toMatch(/^slots \(the placement/);
-    expect(explainMismatch(here, shardStamp({ ...base, boards: boards(1000) }))).toMatch(/^board specs \(LADDER_BOARDS\): \w{8} there, \w{8} here$/);
-    expect(explainMismatch(builtFrom(here, "id-a"), builtFrom(here, "id-b"))).toBe("score topic's id (the topic was deleted and created again): id-b there, id-a here");
+    expect(explainMismatch(here, shardStamp({ ...base, boards: boards(1000) }))).toMatch(
+      /^board specs \(LADDER_BOARDS\): \w{8} there, \w{8} here$/,
+    );
+    expect(explainMismatch(builtFrom(here, "id-a"), builtFrom(here, "id-b"))).toBe(
+      "score topic's id (the topic was deleted and created again): id-b there, id-a here",
+    );
   });
 });

@@ -18,5 +18,13 @@
 export { auditPrefix, keyLayout, type KeyLayout } from "./keys.js";
 export { FAILOVER_RETRY_MS, openRedis, readyWithin } from "./connect.js";
 export { builtFrom, explainMismatch, shardStamp, stampFields, type ShardIdentity } from "./identity.js";
-export { ShardReader, type AfterResult, type RanksResult, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "./reader.js";
+export {
+  ShardReader,
+  type AfterResult,
+  type RanksResult,
+  type ShardReaderOptions,
+  type StandingResult,
+  type TopResult,
+  type WindowResult,
+} from "./reader.js";
 export { ReadStatus, servesReads, StampMismatch } from "./scripts.js";

@@ -37,7 +37,10 @@ function sample<T>(rnd: () => number, xs: readonly T[], n: number): T[] {
 
 // ---- the data -------------------------------------------------------------------------------------
 
-interface Entry { player: string; score: number }
+interface Entry {
+  player: string;
+  score: number;
+}
 interface Board {
   entries: Entry[]; // in board order (score ascending, then member bytes ascending)
   meta: Map<string, string>;
@@ -69,7 +72,13 @@ function exclusionOf(board: Board, shape: Shape, seed: number): Set<string> {
   if (shape === "top50") return new Set(entries.slice(0, 50).map((e) => e.player));
   // the last 187 entries (the unique large keys among them) but every 17th: runs of 16 excluded
   // members, one script page (first_from) each, then a kept one
-  if (shape === "tail17") return new Set(entries.slice(-187).filter((_, i) => i % 17 !== 16).map((e) => e.player));
+  if (shape === "tail17")
+    return new Set(
+      entries
+        .slice(-187)
+        .filter((_, i) => i % 17 !== 16)
+        .map((e) => e.player),
+    );
   const start = int(rnd, 200, entries.length - 700);
   return new Set(entries.slice(start, start + 450).map((e) => e.player));
 }
@@ -81,7 +90,11 @@ const bucketOf = (bounds: readonly number[], score: number) => {
 };
 
 /** Writes a board key with its metadata and histogram (and optionally a companion) under `prefix`. */
-async function writeBoard(prefix: string, board: Board, opts: { keep?: (player: string) => boolean; companion?: { suffix: string; members: Set<string> } } = {}) {
+async function writeBoard(
+  prefix: string,
+  board: Board,
+  opts: { keep?: (player: string) => boolean; companion?: { suffix: string; members: Set<string> } } = {},
+) {
   const key = `${prefix}board:b`;
   const keep = opts.keep ?? (() => true);
   const entries = board.entries.filter((e) => keep(e.player));
@@ -186,7 +199,10 @@ function readGroups(board: Board, excluded: Set<string>, seed: number): Array<[s
 
   const groups: Array<[string, Read[]]> = [];
   groups.push(["top", [1, 10, 100, 5000].map((n): Read => ({ args: ["t", n] })).concat([{ board: "c", args: ["t", 20] }])]);
-  groups.push(["window", positions.flatMap((e) => [0, 3, 25].map((r) => w(e, r))).concat([{ board: "c", args: ["w", "150", "c-p0001", 3] }])]);
+  groups.push([
+    "window",
+    positions.flatMap((e) => [0, 3, 25].map((r) => w(e, r))).concat([{ board: "c", args: ["w", "150", "c-p0001", 3] }]),
+  ]);
   const standing: Read[] = [];
   for (const e of sample(rnd, kept, 10)) standing.push({ args: ["s", e.player, 0] }, { args: ["s", e.player, 5] });
   standing.push({ args: ["s", kept[0]!.player, 5] }, { args: ["s", kept[kept.length - 1]!.player, 5] });
@@ -199,11 +215,27 @@ function readGroups(board: Board, excluded: Set<string>, seed: number): Array<[s
     const pos = [...sample(rnd, kept, 3), ...sample(rnd, gone, 3), ...sample(rnd, absent, 3)];
     return { args: [kind, own.length, ...own, pos.length, ...pos.flatMap((e) => [String(e.score), e.player])] };
   };
-  groups.push(["ranks", [ranks("r"), ranks("r"), ranks("P"), { args: ["r", 0, 0] }, { board: "c", args: ["r", 1, "c-p0002", 1, "100", "x"] }]]);
-  groups.push(["distinct", [[10, 1000, 100], [10, 15, 3], [10, 31, 5], [1, 100, 20], [1, 10, 3], [10, 1_000_000, 200], [100, 1_000_000, 10], [1, 1e9, 500]].map(([u, b, c]) => ({ args: ["d", u!, b!, c!] }))]);
+  groups.push([
+    "ranks",
+    [ranks("r"), ranks("r"), ranks("P"), { args: ["r", 0, 0] }, { board: "c", args: ["r", 1, "c-p0002", 1, "100", "x"] }],
+  ]);
+  groups.push([
+    "distinct",
+    [
+      [10, 1000, 100],
+      [10, 15, 3],
+      [10, 31, 5],
+      [1, 100, 20],
+      [1, 10, 3],
+      [10, 1_000_000, 200],
+      [100, 1_000_000, 10],
+      [1, 1e9, 500],
+    ].map(([u, b, c]) => ({ args: ["d", u!, b!, c!] })),
+  ]);
   const after: Read[] = [];
   const afterPos = [...sample(rnd, keptPos, 4), ...sample(rnd, gonePos, 4), ...sample(rnd, absent, 4), kept[0]!, gone[0]!];
-  for (const e of afterPos) for (const n of [1, 7, 40]) for (const back of [0, 1]) after.push({ args: ["a", String(e.score), e.player, n, back] });
+  for (const e of afterPos)
+    for (const n of [1, 7, 40]) for (const back of [0, 1]) after.push({ args: ["a", String(e.score), e.player, n, back] });
   groups.push(["after", after]);
   const hist: Read[] = [{ args: ["h"] }, { board: "c", args: ["h"] }];
   for (let j = -1; j <= board.bounds.length; j++) hist.push({ args: ["H", j] });
@@ -224,7 +256,9 @@ async function compareAll(label: string, moved: string, ref: string, board: Boar
   const H = (prefix: string) => `${prefix}heartbeat`;
   await same(`${label} ladderTop`, moved, ref, (p) => settle(redis.ladderTop(B(p), H(p), STAMP, 30)));
   await same(`${label} ladderWindow kept`, moved, ref, (p) => settle(redis.ladderWindow(B(p), H(p), STAMP, String(k.score), k.player, 4)));
-  await same(`${label} ladderWindow excluded`, moved, ref, (p) => settle(redis.ladderWindow(B(p), H(p), STAMP, String(g.score), g.player, 4)));
+  await same(`${label} ladderWindow excluded`, moved, ref, (p) =>
+    settle(redis.ladderWindow(B(p), H(p), STAMP, String(g.score), g.player, 4)),
+  );
   await same(`${label} ladderStanding kept`, moved, ref, (p) => settle(redis.ladderStanding(B(p), H(p), STAMP, k.player, 4)));
   await same(`${label} ladderStanding excluded`, moved, ref, (p) => settle(redis.ladderStanding(B(p), H(p), STAMP, g.player, 4)));
   await same(`${label} ladderEntry kept`, moved, ref, (p) => settle(redis.ladderEntry(B(p), H(p), STAMP, k.player)));
@@ -239,10 +273,17 @@ async function checkReference(ref: string, board: Board, excluded: Set<string>) 
   expect(await redis.zcard(`${ref}board:b`)).toBe(kept.length);
 }
 
-interface Scenario { seed: number; shape: Shape; phase: "moving" | "undo" | "drain"; suffix: "!arr" | "!dep" }
+interface Scenario {
+  seed: number;
+  shape: Shape;
+  phase: "moving" | "undo" | "drain";
+  suffix: "!arr" | "!dep";
+}
 
 const SCENARIOS: Scenario[] = [
-  ...[11, 22, 33].flatMap((seed) => (["uniform", "run", "top50", "tail17"] as const).map((shape) => ({ seed, shape, phase: "moving" as const, suffix: "!arr" as const }))),
+  ...[11, 22, 33].flatMap((seed) =>
+    (["uniform", "run", "top50", "tail17"] as const).map((shape) => ({ seed, shape, phase: "moving" as const, suffix: "!arr" as const })),
+  ),
   { seed: 44, shape: "uniform", phase: "drain", suffix: "!dep" },
   { seed: 55, shape: "top50", phase: "drain", suffix: "!dep" },
   { seed: 66, shape: "run", phase: "undo", suffix: "!arr" },
@@ -325,9 +366,15 @@ describe("move-drain.lua: deleting the exclusion changes no read", () => {
     const kept = board.entries.filter((e) => !excluded.has(e.player));
     const gone = board.entries.filter((e) => excluded.has(e.player));
     const reads: Read[] = [{ args: ["t", 100] }, { args: ["h"] }, ...[0, 1, 3, 5].map((j): Read => ({ args: ["H", j] }))];
-    for (const e of [...sample(rnd, kept, 3), ...sample(rnd, gone, 3), { player: "p0000", score: 150 }]) reads.push({ args: ["w", String(e.score), e.player, 5] });
+    for (const e of [...sample(rnd, kept, 3), ...sample(rnd, gone, 3), { player: "p0000", score: 150 }])
+      reads.push({ args: ["w", String(e.score), e.player, 5] });
     for (const e of [...sample(rnd, kept, 3), ...sample(rnd, gone, 2)]) reads.push({ args: ["s", e.player, 3] });
-    reads.push({ args: ["a", "100", "p1500", 40, 0] }, { args: ["a", "100", "p1500", 40, 1] }, { args: ["d", 10, 1000, 100] }, { args: ["d", 1, 1e9, 500] });
+    reads.push(
+      { args: ["a", "100", "p1500", 40, 0] },
+      { args: ["a", "100", "p1500", 40, 1] },
+      { args: ["d", 10, 1000, 100] },
+      { args: ["d", 1, 1e9, 500] },
+    );
     return reads;
   };
 
@@ -375,8 +422,12 @@ describe("move-drain.lua: deleting the exclusion changes no read", () => {
       const meta = await redis.zrange(`${B}!meta`, "0", "-1");
       expect(meta.filter((m) => excluded.has(m.slice(0, m.indexOf("\n"))))).toEqual([]);
       expect(meta).toEqual(await redis.zrange(`${ref}board:b!meta`, "0", "-1"));
-      expect(await redis.zrange(`${B}!hist`, "0", "-1", "WITHSCORES")).toEqual(await redis.zrange(`${ref}board:b!hist`, "0", "-1", "WITHSCORES"));
-      expect(await redis.zrange(`${B}!hbounds`, "0", "-1", "WITHSCORES")).toEqual(await redis.zrange(`${ref}board:b!hbounds`, "0", "-1", "WITHSCORES"));
+      expect(await redis.zrange(`${B}!hist`, "0", "-1", "WITHSCORES")).toEqual(
+        await redis.zrange(`${ref}board:b!hist`, "0", "-1", "WITHSCORES"),
+      );
+      expect(await redis.zrange(`${B}!hbounds`, "0", "-1", "WITHSCORES")).toEqual(
+        await redis.zrange(`${ref}board:b!hbounds`, "0", "-1", "WITHSCORES"),
+      );
       // drained: one more call deletes nothing
       expect(await redis.ladderMoveDrain(`${moved}move`, B, count)).toEqual([0, 0, 0]);
       await same(`${phase} drained`, moved, ref, (p) => batch(p, reads));

@@ -109,7 +109,11 @@ export class ShardReader {
 
   /** The shard's best `count` entries of a board, and its size. */
   async top(board: string, count: number): Promise<TopResult> {
-    const reply = await this.check(await (count <= BATCH_TOP_MAX ? this.queue(board, ["t", count]) : this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.stamp, count)));
+    const reply = await this.check(
+      await (count <= BATCH_TOP_MAX
+        ? this.queue(board, ["t", count])
+        : this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.stamp, count)),
+    );
     return { card: Number(reply[1]), members: entries(reply, 2) };
   }
 
@@ -130,7 +134,14 @@ export class ShardReader {
   async standing(board: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
     const reply = await this.check(await this.queue(board, ["s", playerId, radius]));
     if (reply[1] === undefined || reply[1] === null) return undefined;
-    return { key: Number(reply[1]), ahead: Number(reply[2]), card: Number(reply[3]), metadata: String(reply[4]), start: Number(reply[5]), members: entries(reply, 6) };
+    return {
+      key: Number(reply[1]),
+      ahead: Number(reply[2]),
+      card: Number(reply[3]),
+      metadata: String(reply[4]),
+      start: Number(reply[5]),
+      members: entries(reply, 6),
+    };
   }
 
   /** A player's sort key on a board, or undefined when it has none. */
@@ -145,7 +156,13 @@ export class ShardReader {
    * `positions` (a position with playerId "" counts the keys strictly below its key).
    */
   async ranks(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult> {
-    const read: QueuedRead["read"] = ["r", players.length, ...players, positions.length, ...positions.flatMap((p) => [String(p.key), p.playerId])];
+    const read: QueuedRead["read"] = [
+      "r",
+      players.length,
+      ...players,
+      positions.length,
+      ...positions.flatMap((p) => [String(p.key), p.playerId]),
+    ];
     return ranksOf(await this.check(await this.queue(board, read)), players.length, positions.length);
   }
 
@@ -154,8 +171,18 @@ export class ShardReader {
    * ("0-0" when none) and the stream's generation ("" when none): what those ranks stand at in the
    * shard's changes (router/src/push).
    */
-  async ranksAt(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult & { changeId: string; changeGen: string }> {
-    const read: QueuedRead["read"] = ["P", players.length, ...players, positions.length, ...positions.flatMap((p) => [String(p.key), p.playerId])];
+  async ranksAt(
+    board: string,
+    players: readonly string[],
+    positions: readonly KeyedMember[],
+  ): Promise<RanksResult & { changeId: string; changeGen: string }> {
+    const read: QueuedRead["read"] = [
+      "P",
+      players.length,
+      ...players,
+      positions.length,
+      ...positions.flatMap((p) => [String(p.key), p.playerId]),
+    ];
     const reply = await this.check(await this.queue(board, read));
     return { ...ranksOf(reply, players.length, positions.length), changeId: String(reply.at(-2)), changeGen: String(reply.at(-1) ?? "") };
   }
@@ -216,10 +243,14 @@ export class ShardReader {
     if (reads.length === 1 && OWN_SCRIPT.has(reads[0]!.read[0])) {
       const { board, read, resolve, reject } = reads[0]!;
       const r = this.redis;
-      const sent = read[0] === "t" ? r.ladderTop(board, hb, this.stamp, read[1])
-        : read[0] === "w" ? r.ladderWindow(board, hb, this.stamp, read[1], read[2], read[3])
-        : read[0] === "s" ? r.ladderStanding(board, hb, this.stamp, read[1], read[2])
-        : r.ladderEntry(board, hb, this.stamp, String(read[1]));
+      const sent =
+        read[0] === "t"
+          ? r.ladderTop(board, hb, this.stamp, read[1])
+          : read[0] === "w"
+            ? r.ladderWindow(board, hb, this.stamp, read[1], read[2], read[3])
+            : read[0] === "s"
+              ? r.ladderStanding(board, hb, this.stamp, read[1], read[2])
+              : r.ladderEntry(board, hb, this.stamp, String(read[1]));
       sent.then(resolve, reject);
       return;
     }
@@ -269,7 +300,16 @@ const OWN_SCRIPT = new Set(["t", "w", "s", "e"]);
 interface QueuedRead {
   /** The board's key. */
   board: string;
-  read: ["t", number] | ["w", string, string, number] | ["s", string, number] | ["e", string] | ["d", number, number, number] | ["a", string, string, number, number] | ["h"] | ["H", number] | ["r" | "P", ...Array<string | number>];
+  read:
+    | ["t", number]
+    | ["w", string, string, number]
+    | ["s", string, number]
+    | ["e", string]
+    | ["d", number, number, number]
+    | ["a", string, string, number, number]
+    | ["h"]
+    | ["H", number]
+    | ["r" | "P", ...Array<string | number>];
   resolve: (reply: Reply) => void;
   reject: (err: unknown) => void;
 }
@@ -281,7 +321,9 @@ function ranksOf(reply: Reply, players: number, positions: number): RanksResult 
   const own = Array.from({ length: players }, (_, i) => {
     const at = 3 + i * step;
     const key = reply[at];
-    return key === null || key === undefined ? undefined : { key: Number(key), ahead: Number(reply[at + 1]), metadata: withMeta ? String(reply[at + 2]) : "" };
+    return key === null || key === undefined
+      ? undefined
+      : { key: Number(key), ahead: Number(reply[at + 1]), metadata: withMeta ? String(reply[at + 2]) : "" };
   });
   const from = 3 + players * step;
   return { card: Number(reply[1]), own, aheadOf: Array.from({ length: positions }, (_, i) => Number(reply[from + i])) };
@@ -291,7 +333,8 @@ function ranksOf(reply: Reply, players: number, positions: number): RanksResult 
 function entries(reply: Reply, from: number): KeyedMember[] {
   const out: KeyedMember[] = [];
   if (Number(reply[from]) === 1) {
-    for (let i = from + 1; i + 2 < reply.length; i += 3) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]), metadata: String(reply[i + 2]) });
+    for (let i = from + 1; i + 2 < reply.length; i += 3)
+      out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]), metadata: String(reply[i + 2]) });
   } else {
     for (let i = from + 1; i + 1 < reply.length; i += 2) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]) });
   }

@@ -50,7 +50,11 @@ export const TIE_MODE = Object.freeze({ EARLIEST: 0, LATEST: 1, ID: 2 });
 
 /** Each group's Lua prefix: APPLY_OP.SET becomes OP_SET. */
 const GROUPS: ReadonlyArray<[string, Readonly<Record<string, number>>]> = [
-  ["OP", APPLY_OP], ["APPLY", APPLY_STATUS], ["READ", READ_STATUS], ["COMBINE", WINDOW_COMBINE], ["TIE", TIE_MODE],
+  ["OP", APPLY_OP],
+  ["APPLY", APPLY_STATUS],
+  ["READ", READ_STATUS],
+  ["COMBINE", WINDOW_COMBINE],
+  ["TIE", TIE_MODE],
 ];
 
 /** The Lua prelude declaring every code as a local (`local OP_SET = 1`), one a line. */

@@ -12,11 +12,18 @@ import { PackWriter, type Packable } from "./writer/msgpack.js";
 
 const redis = new Redis(inject("redisUrls")[0]!);
 afterAll(() => redis.quit());
-const run = (body: string, ...args: Array<string | number | Buffer>) => redis.eval(assemble("includes/scores") + body, 0, ...args) as Promise<unknown>;
+const run = (body: string, ...args: Array<string | number | Buffer>) =>
+  redis.eval(assemble("includes/scores") + body, 0, ...args) as Promise<unknown>;
 
 describe("apply script > generated constants", () => {
   it("hold the TypeScript's values in Lua", async () => {
-    const groups: Array<[string, Record<string, number>]> = [["OP", APPLY_OP], ["APPLY", APPLY_STATUS], ["READ", READ_STATUS], ["COMBINE", WINDOW_COMBINE], ["TIE", TIE_MODE]];
+    const groups: Array<[string, Record<string, number>]> = [
+      ["OP", APPLY_OP],
+      ["APPLY", APPLY_STATUS],
+      ["READ", READ_STATUS],
+      ["COMBINE", WINDOW_COMBINE],
+      ["TIE", TIE_MODE],
+    ];
     const names = groups.flatMap(([p, codes]) => Object.keys(codes).map((n) => `${p}_${n}`));
     const values = groups.flatMap(([, codes]) => Object.values(codes));
     expect(await run(`return { ${names.map((n) => `tostring(${n})`).join(", ")} }`)).toEqual(values.map(String));
@@ -45,13 +52,24 @@ function expected(v: Packable): string {
   if (v === null) return "nil";
   if (typeof v === "boolean") return String(v);
   const entries = Array.isArray(v) ? v.map((x, i) => [String(i + 1), x] as const) : Object.entries(v).filter(([, x]) => x !== undefined);
-  return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => `${k}=${expected(x as Packable)}`).join(",")}}`;
+  return `{${entries
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, x]) => `${k}=${expected(x as Packable)}`)
+    .join(",")}}`;
 }
 
 describe("apply script > packed arguments", () => {
   it("are decoded by cmsgpack into the values packed", async () => {
     const values: Packable[] = [
-      { offset: 2 ** 53 - 1, part: false, player: "p-é\u{1F600}", op: APPLY_OP.BEST, value: -(2 ** 53 - 1), windows: false, metadata: "m".repeat(300) },
+      {
+        offset: 2 ** 53 - 1,
+        part: false,
+        player: "p-é\u{1F600}",
+        op: APPLY_OP.BEST,
+        value: -(2 ** 53 - 1),
+        windows: false,
+        metadata: "m".repeat(300),
+      },
       [0, 127, 128, -1, -32, -33, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, 1764770000000, 0.5, -1.25],
       { nested: { list: [[], [1, [2, [3]]], Array.from({ length: 20 }, (_, i) => i * 1000)] }, empty: "", long: "x".repeat(70_000) },
       [],
@@ -75,11 +93,14 @@ describe("apply script > score encoding", () => {
       // the first, second and last time unit (the last one a timestamp can name: a safe integer)
       const last = Math.min(spec.timeUnits - 1, Math.floor((Number.MAX_SAFE_INTEGER - spec.epochMs) / spec.resolutionMs));
       const times = [0, 1, last].map((u) => spec.epochMs + u * spec.resolutionMs);
-      const points = [spec.minPoints, spec.minPoints + 1, 0, spec.maxPoints - 1, spec.maxPoints].filter((p) => p >= spec.minPoints && p <= spec.maxPoints);
+      const points = [spec.minPoints, spec.minPoints + 1, 0, spec.maxPoints - 1, spec.maxPoints].filter(
+        (p) => p >= spec.minPoints && p <= spec.maxPoints,
+      );
       const cases = points.flatMap((p) => times.map((t) => ({ p, t, idx: timeIndex(spec, t), key: encodeSortKey(spec, p, t) })));
       const enc = `{ max_points = ${spec.maxPoints}, min_points = ${spec.minPoints}, time_units = ${spec.timeUnits}, lower = ${spec.lowerIsBetter} }`;
       const tie = { earliest: TIE_MODE.EARLIEST, latest: TIE_MODE.LATEST, id: TIE_MODE.ID }[spec.tie];
-      const reply = (await run(`
+      const reply = (await run(
+        `
         local enc, out = ${enc}, {}
         for i = 1, #ARGV, 3 do
           local key = sort_key(tonumber(ARGV[i]), tonumber(ARGV[i + 1]), enc)
@@ -87,12 +108,16 @@ describe("apply script > score encoding", () => {
           local unit = time_unit_of(time_idx_of(stored, enc), ${tie}, enc.time_units)
           out[#out + 1] = string.format('%.17g %.17g %.17g %.17g', key, points_of(stored, enc), unit, fold_time(unit, ${tie}, enc.time_units))
         end
-        return out`, ...cases.flatMap((c) => [c.p, c.idx, c.key]))) as string[];
+        return out`,
+        ...cases.flatMap((c) => [c.p, c.idx, c.key]),
+      )) as string[];
       reply.forEach((line, i) => {
         const c = cases[i]!;
         const back = decodeSortKey(spec, c.key);
         const unit = spec.tie === "id" ? 0 : (back.reachedAtMs - spec.epochMs) / spec.resolutionMs;
-        expect(line, `${spec.minPoints}..${spec.maxPoints} ${spec.tie} points ${c.p} at ${c.t}`).toBe(`${c.key} ${back.points} ${unit} ${c.idx}`);
+        expect(line, `${spec.minPoints}..${spec.maxPoints} ${spec.tie} points ${c.p} at ${c.t}`).toBe(
+          `${c.key} ${back.points} ${unit} ${c.idx}`,
+        );
       });
     }
   });

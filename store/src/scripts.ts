@@ -25,9 +25,20 @@ export function assemble(...names: string[]): string {
 
 /** The includes of the apply script, in order: each needs only what comes before it. */
 const APPLY_INCLUDES = [
-  "includes/sorted-sets", "includes/scores", "includes/apply-input", "includes/apply-journal", "includes/apply-moves",
-  "includes/apply-histograms", "includes/apply-changes", "includes/apply-metadata", "includes/apply-dedup", "includes/apply-reports",
-  "includes/apply-windows", "includes/apply-deletion", "includes/apply-erasure", "includes/apply-scores",
+  "includes/sorted-sets",
+  "includes/scores",
+  "includes/apply-input",
+  "includes/apply-journal",
+  "includes/apply-moves",
+  "includes/apply-histograms",
+  "includes/apply-changes",
+  "includes/apply-metadata",
+  "includes/apply-dedup",
+  "includes/apply-reports",
+  "includes/apply-windows",
+  "includes/apply-deletion",
+  "includes/apply-erasure",
+  "includes/apply-scores",
 ];
 const READ_INCLUDES = ["includes/sorted-sets", "read-header", "includes/read-lists", "includes/read-histograms"];
 const read = (name: string) => assemble(...READ_INCLUDES, name);
@@ -78,7 +89,10 @@ export interface ReadScripts {
 /** The write scripts as commands on a connection. */
 export interface WriteScripts {
   /** apply-events.lua; arrays among `args` are flattened once (ioredis's Command): a long call need not be spread. */
-  ladderApply(numKeys: number, ...args: Array<string | number | Buffer | ReadonlyArray<string | number | Buffer>>): Promise<[number, number, number, string, number, string?]>;
+  ladderApply(
+    numKeys: number,
+    ...args: Array<string | number | Buffer | ReadonlyArray<string | number | Buffer>>
+  ): Promise<[number, number, number, string, number, string?]>;
   ladderHeartbeat(heartbeat: string, offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
 }
 
@@ -115,7 +129,10 @@ export function servesReads(heartbeat: string | null): boolean {
  */
 /** A read refused because the shard holds data of another stamp (identity.ts): `fields` says which parts differ ("slots" alone: another placement). */
 export class StampMismatch extends LadderError {
-  constructor(message: string, readonly fields: readonly string[]) {
+  constructor(
+    message: string,
+    readonly fields: readonly string[],
+  ) {
     super(Code.FAILED_PRECONDITION, message);
   }
 }
@@ -128,7 +145,8 @@ function differing(a: string, b: string): Set<string> {
 
 export function readRefusal(o: { status: number; heartbeat: string | null; shardId: string; stamp: string; view?: string }): LadderError {
   const { heartbeat, shardId, stamp, view } = o;
-  if (o.status !== ReadStatus.SHARD_DOWN && o.status !== ReadStatus.MISMATCH) return new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${o.status}`);
+  if (o.status !== ReadStatus.SHARD_DOWN && o.status !== ReadStatus.MISMATCH)
+    return new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${o.status}`);
   if (heartbeat === null) {
     if (view) return new LadderError(Code.NOT_FOUND, `no audit view "${view}" (never built, or still being built)`);
     return new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not running (no heartbeat)`, { retriable: true });
@@ -136,10 +154,18 @@ export function readRefusal(o: { status: number; heartbeat: string | null; shard
   const notServing = !servesReads(heartbeat);
   const theirs = notServing ? heartbeat.slice(heartbeat.indexOf("\n") + 1) : heartbeat;
   if (theirs !== stamp) {
-    const what = stampFields(theirs).get("shard") !== shardId ? `the configured Redis belongs to ${stampFields(theirs).get("shard")}` : explainMismatch(stamp, theirs);
-    return new StampMismatch(`${shardId}: the shard was built with another configuration than this router's: ${what}`, [...differing(stamp, theirs)]);
+    const what =
+      stampFields(theirs).get("shard") !== shardId
+        ? `the configured Redis belongs to ${stampFields(theirs).get("shard")}`
+        : explainMismatch(stamp, theirs);
+    return new StampMismatch(`${shardId}: the shard was built with another configuration than this router's: ${what}`, [
+      ...differing(stamp, theirs),
+    ]);
   }
-  if (notServing) return new LadderError(Code.UNAVAILABLE, `${shardId}: not serving reads: ${heartbeat.slice(1, heartbeat.indexOf("\n"))}`, { retriable: true });
+  if (notServing)
+    return new LadderError(Code.UNAVAILABLE, `${shardId}: not serving reads: ${heartbeat.slice(1, heartbeat.indexOf("\n"))}`, {
+      retriable: true,
+    });
   return new LadderError(Code.UNAVAILABLE, `${shardId}: the shard changed state during the read; retry`, { retriable: true });
 }
 
@@ -176,7 +202,14 @@ export enum InstallStatus {
 export interface SnapshotScripts {
   ladderSnapshotInstall(offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
   /** snapshot-begin.lua: starts the journal; every board and dedup key with its expiry. */
-  ladderSnapshotBegin(flag: string, journal: string, move: string, id: string, ttlMs: number, pattern: string): Promise<Array<string | number>>;
+  ladderSnapshotBegin(
+    flag: string,
+    journal: string,
+    move: string,
+    id: string,
+    ttlMs: number,
+    pattern: string,
+  ): Promise<Array<string | number>>;
   /** snapshot-page.lua, binary: the members after (score, member), with their scores as Redis prints them. */
   ladderSnapshotPageBuffer(key: string, afterScore: Buffer | string, afterMember: Buffer | string, count: number): Promise<Buffer[]>;
   /** snapshot-rotate.lua: sets the journal so far aside; [0, its members] or [-11]. */
@@ -184,13 +217,24 @@ export interface SnapshotScripts {
   /** snapshot-resolve.lua, binary: [next cursor, [key, member, score|null, ...]] of a journal set aside. */
   ladderSnapshotResolveBuffer(setAside: string, cursor: string, count: number): Promise<[Buffer, Array<Buffer | null>]>;
   /** snapshot-finish.lua, binary: offsets, built-from, keys and the journal's members as of now. */
-  ladderSnapshotFinishBuffer(flag: string, journal: string, offsets: string, builtFrom: string, id: string, pattern: string): Promise<[number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>] | [number]>;
+  ladderSnapshotFinishBuffer(
+    flag: string,
+    journal: string,
+    offsets: string,
+    builtFrom: string,
+    id: string,
+    pattern: string,
+  ): Promise<[number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>] | [number]>;
 }
 
 const SNAPSHOT_HEADER = lua("snapshot-header");
 const SNAPSHOT_SOURCES = Object.freeze({
-  install: lua("snapshot-install"), begin: SNAPSHOT_HEADER + lua("snapshot-begin"), page: lua("snapshot-page"), rotate: lua("snapshot-rotate"),
-  resolve: SNAPSHOT_HEADER + lua("snapshot-resolve"), finish: SNAPSHOT_HEADER + lua("snapshot-finish"),
+  install: lua("snapshot-install"),
+  begin: SNAPSHOT_HEADER + lua("snapshot-begin"),
+  page: lua("snapshot-page"),
+  rotate: lua("snapshot-rotate"),
+  resolve: SNAPSHOT_HEADER + lua("snapshot-resolve"),
+  finish: SNAPSHOT_HEADER + lua("snapshot-finish"),
 });
 
 /** Defines the snapshot scripts on `redis` (once per connection) and returns it typed with them. */
@@ -222,11 +266,30 @@ export enum MoveStatus {
 /** The scripts of a move in place (writer/move.ts) as commands on a connection. */
 export interface MoveScripts {
   /** move-begin.lua */
-  ladderMoveBegin(move: string, builtFrom: string, snapshotFlag: string, offsets: string, from: string, to: string, gained: string, lost: string): Promise<Reply>;
+  ladderMoveBegin(
+    move: string,
+    builtFrom: string,
+    snapshotFlag: string,
+    offsets: string,
+    from: string,
+    to: string,
+    gained: string,
+    lost: string,
+  ): Promise<Reply>;
   /** move-copy.lua */
   ladderMoveCopy(move: string, board: string, ...members: string[]): Promise<Reply>;
   /** move-flip.lua */
-  ladderMoveFlip(move: string, builtFrom: string, heartbeat: string, offsets: string, deleted: string, from: string, stamp: string, boardPattern: string, dedupPrefix: string): Promise<Reply>;
+  ladderMoveFlip(
+    move: string,
+    builtFrom: string,
+    heartbeat: string,
+    offsets: string,
+    deleted: string,
+    from: string,
+    stamp: string,
+    boardPattern: string,
+    dedupPrefix: string,
+  ): Promise<Reply>;
   /** move-cancel.lua */
   ladderMoveCancel(move: string, offsets: string, deleted: string, boardPattern: string, dedupPrefix: string): Promise<Reply>;
   /** move-drain.lua */
@@ -237,7 +300,12 @@ export interface MoveScripts {
 
 const MOVE_HEADER = lua("move-header");
 const MOVE_SOURCES = Object.freeze({
-  begin: lua("move-begin"), copy: lua("move-copy"), flip: MOVE_HEADER + lua("move-flip"), cancel: MOVE_HEADER + lua("move-cancel"), drain: lua("move-drain"), finish: lua("move-finish"),
+  begin: lua("move-begin"),
+  copy: lua("move-copy"),
+  flip: MOVE_HEADER + lua("move-flip"),
+  cancel: MOVE_HEADER + lua("move-cancel"),
+  drain: lua("move-drain"),
+  finish: lua("move-finish"),
 });
 
 /** Defines the move scripts on `redis` (once per connection) and returns it typed with them. */

@@ -34,10 +34,21 @@ beforeEach(async () => {
 let nextOffset = 0n;
 function ev(playerId: string, op: number, value: number, at = t0, board = "b", eventId = "", ingestedAtMs = at): PreparedEvent {
   return {
-    offset: nextOffset++, part: false, board, playerId, op, value,
+    offset: nextOffset++,
+    part: false,
+    board,
+    playerId,
+    op,
+    value,
     timeIdx: Math.floor((at - spec.epochMs) / spec.resolutionMs),
-    maxPoints: spec.maxPoints, minPoints: spec.minPoints, timeUnits: spec.timeUnits, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0,
-    eventId, ingestedAtMs,
+    maxPoints: spec.maxPoints,
+    minPoints: spec.minPoints,
+    timeUnits: spec.timeUnits,
+    ttlSeconds: 0,
+    lowerIsBetter: false,
+    expireAtMs: 0,
+    eventId,
+    ingestedAtMs,
   };
 }
 const standing = async (player: string) => {
@@ -52,8 +63,13 @@ describe("shard store > apply", () => {
 
   it("applies SET, INCREMENT and BEST, keeping the time of an unchanged score", async () => {
     const r = await writer.apply(0, [
-      ev("a", 1, 100, t0), ev("a", 2, 50, t0 + 60_000), ev("a", 3, 120, t0 + 120_000), ev("a", 3, 150, t0 + 180_000),
-      ev("b", 3, 10, t0), ev("b", 2, 0, t0 + 60_000), ev("b", 1, 10, t0 + 120_000),
+      ev("a", 1, 100, t0),
+      ev("a", 2, 50, t0 + 60_000),
+      ev("a", 3, 120, t0 + 120_000),
+      ev("a", 3, 150, t0 + 180_000),
+      ev("b", 3, 10, t0),
+      ev("b", 2, 0, t0 + 60_000),
+      ev("b", 1, 10, t0 + 120_000),
     ]);
     expect(r).toMatchObject({ inSequence: true, applied: 7, skipped: 0, lastOffset: 6n });
     // 100, +50 = 150 at +1 min; BEST 120 and BEST 150 leave 150 as it was, reached at +1 min.
@@ -136,8 +152,11 @@ describe("shard store > reads", () => {
     members.sort(compareMembers);
     const probes: KeyedMember[] = [
       ...members.filter((_, i) => i % 37 === 0),
-      { playerId: "p5", key: members[100]!.key }, { playerId: "", key: members[0]!.key }, { playerId: "zzz", key: members[399]!.key },
-      { playerId: "x", key: members[399]!.key + 1 }, { playerId: "x", key: 0 },
+      { playerId: "p5", key: members[100]!.key },
+      { playerId: "", key: members[0]!.key },
+      { playerId: "zzz", key: members[399]!.key },
+      { playerId: "x", key: members[399]!.key + 1 },
+      { playerId: "x", key: 0 },
     ];
     for (const probe of probes) {
       const expected = members.filter((m) => compareMembers(m, probe) < 0).length;
@@ -154,10 +173,17 @@ describe("shard store > reads", () => {
     nextOffset = 0n;
     const events = Array.from({ length: 60 }, (_, i) => ev(`q${i}`, 1, 10 + (i % 7), t0 + (i % 3) * 60_000));
     await writer.apply(0, [...events, ev("other-board", 1, 5, t0, "c")]);
-    const ask = () => [
-      store.standing("b", "q3", 2), store.window("b", 12345, "q3", 1), store.top("b", 5), store.entry("b", "q9"),
-      store.standing("b", "nobody", 1), store.top("c", 3), store.standing("c", "other-board", 0), store.entry("none", "q1"),
-    ] as const;
+    const ask = () =>
+      [
+        store.standing("b", "q3", 2),
+        store.window("b", 12345, "q3", 1),
+        store.top("b", 5),
+        store.entry("b", "q9"),
+        store.standing("b", "nobody", 1),
+        store.top("c", 3),
+        store.standing("c", "other-board", 0),
+        store.entry("none", "q1"),
+      ] as const;
     const alone: unknown[] = [];
     for (const read of ask()) alone.push(await read); // each awaited before the next: sent alone
     const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info("commandstats"))?.[1] ?? 0);
@@ -168,7 +194,14 @@ describe("shard store > reads", () => {
     expect(together[4]).toBeUndefined();
     expect(together[7]).toBeUndefined();
     await writer.clearHeartbeat();
-    const refused = await Promise.all(ask().map((p) => p.then(() => "answered", (e: LadderError) => e.code)));
+    const refused = await Promise.all(
+      ask().map((p) =>
+        p.then(
+          () => "answered",
+          (e: LadderError) => e.code,
+        ),
+      ),
+    );
     expect(refused).toEqual(Array(8).fill(Code.UNAVAILABLE));
   });
 
@@ -189,7 +222,10 @@ describe("shard store > reads", () => {
     await expect(otherSlots.top("b", 1)).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: /slots or shard list/ });
     const otherBoards = new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints: 1000 }).spec!]);
     const otherSpecs = new ShardReader({ shardId: "shard-x", stamp: shardStamp({ ...identity, boards: otherBoards }), redis, keyPrefix });
-    await expect(otherSpecs.entry("b", "a")).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: /board specs \(LADDER_BOARDS\)/ });
+    await expect(otherSpecs.entry("b", "a")).rejects.toMatchObject({
+      code: Code.FAILED_PRECONDITION,
+      message: /board specs \(LADDER_BOARDS\)/,
+    });
   });
 
   it("returns nothing for an unknown player or board", async () => {
@@ -207,12 +243,22 @@ describe("shard store > built from", () => {
     expect(await writer.readBuiltFrom()).toBeUndefined();
     expect(await writer.apply(0, [ev("a", 1, 5)])).toMatchObject({ inSequence: true, applied: 1 });
     expect(await writer.readBuiltFrom()).toBe(BUILT_FROM);
-    const recreated = new ShardWriter({ shardId: "shard-x", stamp: STAMP, builtFrom: builtFrom(STAMP, "topic-id-2"), redis, keyPrefix, dedupWindowMs: 0 });
+    const recreated = new ShardWriter({
+      shardId: "shard-x",
+      stamp: STAMP,
+      builtFrom: builtFrom(STAMP, "topic-id-2"),
+      redis,
+      keyPrefix,
+      dedupWindowMs: 0,
+    });
     const r = await recreated.apply(0, [ev("a", 2, 5)]);
     expect(r).toMatchObject({ applied: 0, drift: BUILT_FROM, lastOffset: 0n });
     expect((await store.entry("b", "a")) !== undefined).toBe(true);
     expect(decodeSortKey(spec, (await store.entry("b", "a"))!).points).toBe(5); // unchanged
-    expect(await recreated.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: [] })).toMatchObject({ status: HeartbeatStatus.DRIFT, builtFrom: BUILT_FROM });
+    expect(await recreated.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: [] })).toMatchObject({
+      status: HeartbeatStatus.DRIFT,
+      builtFrom: BUILT_FROM,
+    });
   });
 });
 
@@ -224,17 +270,30 @@ describe("shard store > heartbeat", () => {
   });
 
   it("serves in catch-up mode only once every partition reached its target, and says why not", async () => {
-    const behind = await writer.heartbeat({ ttlMs: 60_000, mode: "catch-up", reason: "catching up with the log after a start", partitions: at(2n, 10n) });
+    const behind = await writer.heartbeat({
+      ttlMs: 60_000,
+      mode: "catch-up",
+      reason: "catching up with the log after a start",
+      partitions: at(2n, 10n),
+    });
     expect(behind).toMatchObject({ status: HeartbeatStatus.LAGGING, lag: 7 });
-    await expect(store.top("b", 10)).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: "shard-x: not serving reads: catching up with the log after a start: 7 records to apply" });
+    await expect(store.top("b", 10)).rejects.toMatchObject({
+      code: Code.UNAVAILABLE,
+      message: "shard-x: not serving reads: catching up with the log after a start: 7 records to apply",
+    });
     const reached = await writer.heartbeat({ ttlMs: 60_000, mode: "catch-up", reason: "x", partitions: at(2n, 3n) });
     expect(reached).toMatchObject({ status: HeartbeatStatus.OK, lag: 0 });
     expect((await store.top("b", 10)).card).toBe(3);
   });
 
   it("withdraws when asked, with the reason", async () => {
-    expect(await writer.heartbeat({ ttlMs: 60_000, mode: "withdraw", reason: "the applier applied nothing for 12 s", partitions: at(2n, 50n) })).toMatchObject({ status: HeartbeatStatus.WITHDRAWN });
-    await expect(store.entry("b", "a")).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: /not serving reads: the applier applied nothing for 12 s/ });
+    expect(
+      await writer.heartbeat({ ttlMs: 60_000, mode: "withdraw", reason: "the applier applied nothing for 12 s", partitions: at(2n, 50n) }),
+    ).toMatchObject({ status: HeartbeatStatus.WITHDRAWN });
+    await expect(store.entry("b", "a")).rejects.toMatchObject({
+      code: Code.UNAVAILABLE,
+      message: /not serving reads: the applier applied nothing for 12 s/,
+    });
   });
 
   it("reports lost data and stops serving when Redis holds less than was applied", async () => {

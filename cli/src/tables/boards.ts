@@ -10,32 +10,53 @@ import { OPERATIONS } from "./writes.js";
 const DEFAULT_OPS = OPERATIONS.filter((op) => op !== "default");
 
 export const BOARDS_LIST = command({
-  name: "boards list", service: "router",
+  name: "boards list",
+  service: "router",
   summary: "the boards defined (also `boards` alone)",
   flags: { prefix: text({ meaning: "only the boards whose name starts with this", placeholder: "P", unsetMeans: "every board" }) },
   example: "boards list --prefix division:",
 });
 
 export const BOARDS_GET = command({
-  name: "boards get", service: "router",
+  name: "boards get",
+  service: "router",
   summary: "one board's definition",
   flags: { board: BOARD },
   example: "boards get --board speedrun",
 });
 
 export const BOARDS_CREATE = command({
-  name: "boards create", service: "router",
+  name: "boards create",
+  service: "router",
   summary: "define a board: order, ties, points range, periods, windows, histogram",
-  about: "A board without a definition takes the cluster's defaults (higher is better, earliest first, points 0..2147483647, 1 min resolution, all-time). The rules cannot change later; the default operation, --allow-override and --max-metadata can (boards update).",
+  about:
+    "A board without a definition takes the cluster's defaults (higher is better, earliest first, points 0..2147483647, 1 min resolution, all-time). The rules cannot change later; the default operation, --allow-override and --max-metadata can (boards update).",
   flags: {
     board: BOARD,
     order: oneOf({ meaning: "which scores are better", choices: ["higher", "lower"], default: "higher" }),
-    tie: oneOf({ meaning: "equal scores: the earliest reached first, the latest first, or by player id", choices: ["earliest", "latest", "id"], default: "earliest" }),
+    tie: oneOf({
+      meaning: "equal scores: the earliest reached first, the latest first, or by player id",
+      choices: ["earliest", "latest", "id"],
+      default: "earliest",
+    }),
     min: bigInteger({ meaning: "the lowest points a player can hold", unsetMeans: "0 (with --max unset too: the range 0..2147483647)" }),
     max: bigInteger({ meaning: "the highest points a player can hold", unsetMeans: "0 (with --min unset too: the range 0..2147483647)" }),
-    "resolution-ms": integer({ meaning: "the tie rule's time unit: times within one unit tie and fall to player id", min: 0, unsetMeans: "60000 (1 min)" }),
-    period: oneOf({ meaning: "when the board starts over", choices: ["none", "daily", "weekly", "monthly", "cron"], default: "none", placeholder: "PERIOD" }),
-    cron: text({ meaning: "with --period cron: when periods start, 5 fields (or 6, seconds first)", placeholder: "EXPR", unsetMeans: "none" }),
+    "resolution-ms": integer({
+      meaning: "the tie rule's time unit: times within one unit tie and fall to player id",
+      min: 0,
+      unsetMeans: "60000 (1 min)",
+    }),
+    period: oneOf({
+      meaning: "when the board starts over",
+      choices: ["none", "daily", "weekly", "monthly", "cron"],
+      default: "none",
+      placeholder: "PERIOD",
+    }),
+    cron: text({
+      meaning: "with --period cron: when periods start, 5 fields (or 6, seconds first)",
+      placeholder: "EXPR",
+      unsetMeans: "none",
+    }),
     zone: text({ meaning: "the periods' IANA time zone (Europe/Paris)", placeholder: "IANA", unsetMeans: "UTC" }),
     keep: integer({ meaning: "past periods kept besides the current one", default: "0", min: 0, max: 1000 }),
     windows: list({
@@ -43,28 +64,56 @@ export const BOARDS_CREATE = command({
       item: shaped({ meaning: "", pattern: /^[^:,]+:\d+:(sum|best)$/, shape: "NAME:PERIODS:sum|best" }),
       unsetMeans: "none",
     }),
-    "default-op": oneOf({ meaning: "the operation of a write that names none (--op default)", choices: DEFAULT_OPS, default: "best", placeholder: "OP" }),
+    "default-op": oneOf({
+      meaning: "the operation of a write that names none (--op default)",
+      choices: DEFAULT_OPS,
+      default: "best",
+      placeholder: "OP",
+    }),
     "allow-override": yesNo({ meaning: "whether a write may name another operation than the default", default: "no" }),
-    "max-metadata": integer({ meaning: "the most bytes of metadata a write may keep with an entry (0: none)", default: "0", min: 0, max: 4096, placeholder: "BYTES" }),
-    histogram: list({ meaning: "keep a score histogram with buckets starting at these points, ascending (histogram, approx)", item: bigInteger({ meaning: "" }), unsetMeans: "no histogram" }),
+    "max-metadata": integer({
+      meaning: "the most bytes of metadata a write may keep with an entry (0: none)",
+      default: "0",
+      min: 0,
+      max: 4096,
+      placeholder: "BYTES",
+    }),
+    histogram: list({
+      meaning: "keep a score histogram with buckets starting at these points, ascending (histogram, approx)",
+      item: bigInteger({ meaning: "" }),
+      unsetMeans: "no histogram",
+    }),
   },
   example: "boards create --board speedrun --order lower --min 0 --max 3600000 --resolution-ms 1000",
 });
 
 export const BOARDS_UPDATE = command({
-  name: "boards update", service: "router",
+  name: "boards update",
+  service: "router",
   summary: "change a board's default operation, --allow-override or --max-metadata",
   flags: {
     board: BOARD,
-    "default-op": oneOf({ meaning: "the operation of a write that names none", choices: DEFAULT_OPS, unsetMeans: "as it is", placeholder: "OP" }),
+    "default-op": oneOf({
+      meaning: "the operation of a write that names none",
+      choices: DEFAULT_OPS,
+      unsetMeans: "as it is",
+      placeholder: "OP",
+    }),
     "allow-override": yesNo({ meaning: "whether a write may name another operation than the default", unsetMeans: "as it is" }),
-    "max-metadata": integer({ meaning: "the most bytes of metadata a write may keep with an entry (0: none)", min: 0, max: 4096, placeholder: "BYTES", unsetMeans: "as it is" }),
+    "max-metadata": integer({
+      meaning: "the most bytes of metadata a write may keep with an entry (0: none)",
+      min: 0,
+      max: 4096,
+      placeholder: "BYTES",
+      unsetMeans: "as it is",
+    }),
   },
   example: "boards update --board speedrun --allow-override yes",
 });
 
 export const BOARDS_DELETE = command({
-  name: "boards delete", service: "router",
+  name: "boards delete",
+  service: "router",
   summary: "delete a board: its definition, then its entries on every shard",
   flags: { board: BOARD },
   example: "boards delete --board arena",

@@ -10,11 +10,30 @@ import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, T
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
 
 export const COMMANDS = Object.freeze({
-  submit: SUBMIT, erase: ERASE, demo: DEMO,
-  top: TOP, rank: RANK, around: AROUND, ranks: RANKS, standing: STANDING, count: COUNT, at: AT,
-  histogram: HISTOGRAM, approx: APPROX, periods: PERIODS, watch: WATCH,
-  "boards list": BOARDS_LIST, "boards get": BOARDS_GET, "boards create": BOARDS_CREATE, "boards update": BOARDS_UPDATE, "boards delete": BOARDS_DELETE,
-  rebuild: REBUILD, rebuilds: REBUILDS, reshard: RESHARD, placement: PLACEMENT, status: STATUS,
+  submit: SUBMIT,
+  erase: ERASE,
+  demo: DEMO,
+  top: TOP,
+  rank: RANK,
+  around: AROUND,
+  ranks: RANKS,
+  standing: STANDING,
+  count: COUNT,
+  at: AT,
+  histogram: HISTOGRAM,
+  approx: APPROX,
+  periods: PERIODS,
+  watch: WATCH,
+  "boards list": BOARDS_LIST,
+  "boards get": BOARDS_GET,
+  "boards create": BOARDS_CREATE,
+  "boards update": BOARDS_UPDATE,
+  "boards delete": BOARDS_DELETE,
+  rebuild: REBUILD,
+  rebuilds: REBUILDS,
+  reshard: RESHARD,
+  placement: PLACEMENT,
+  status: STATUS,
 });
 
 export type CommandName = keyof typeof COMMANDS;
@@ -24,10 +43,26 @@ export const GROUP_DEFAULTS: Readonly<Record<string, CommandName>> = Object.free
 
 /** Where the CLI connects and who it says it is: taken by every command, before or after its own flags. */
 export const CONNECTION = Object.freeze({
-  router: text({ meaning: "the router's address (reads, boards, admin)", placeholder: "HOST:PORT", unsetMeans: "$LADDER_ROUTER_LISTEN, else 127.0.0.1:50051" }),
-  ingest: text({ meaning: "ingest's address (submit, erase, demo)", placeholder: "HOST:PORT", unsetMeans: "$LADDER_INGEST_LISTEN, else 127.0.0.1:50052" }),
-  token: text({ meaning: "the bearer token sent with every call (shows in `ps` and the shell's history: prefer the others)", placeholder: "TOKEN", unsetMeans: "$LADDER_TOKEN, else the admin token of the credentials file" }),
-  credentials: text({ meaning: "a credentials file (JSON array of {name, token, roles}) to take the admin token from", placeholder: "FILE", unsetMeans: "$LADDER_CREDENTIALS_FILE, else <LADDER_DATA_DIR or .ladder>/credentials.json (written by npm start)" }),
+  router: text({
+    meaning: "the router's address (reads, boards, admin)",
+    placeholder: "HOST:PORT",
+    unsetMeans: "$LADDER_ROUTER_LISTEN, else 127.0.0.1:50051",
+  }),
+  ingest: text({
+    meaning: "ingest's address (submit, erase, demo)",
+    placeholder: "HOST:PORT",
+    unsetMeans: "$LADDER_INGEST_LISTEN, else 127.0.0.1:50052",
+  }),
+  token: text({
+    meaning: "the bearer token sent with every call (shows in `ps` and the shell's history: prefer the others)",
+    placeholder: "TOKEN",
+    unsetMeans: "$LADDER_TOKEN, else the admin token of the credentials file",
+  }),
+  credentials: text({
+    meaning: "a credentials file (JSON array of {name, token, roles}) to take the admin token from",
+    placeholder: "FILE",
+    unsetMeans: "$LADDER_CREDENTIALS_FILE, else <LADDER_DATA_DIR or .ladder>/credentials.json (written by npm start)",
+  }),
 });
 
 /** Every table, for the tests and for help. */

@@ -6,14 +6,20 @@ import { bigInteger, decimal, integer, list, shaped, text } from "../flags.js";
 import { BOARD, MODE, PLAYER, WHERE } from "./shared.js";
 
 export const TOP = command({
-  name: "top", service: "router",
+  name: "top",
+  service: "router",
   summary: "the best entries of a board, a page at a time",
-  about: "Prints the page and the board's size, and the cursors of the next and previous pages: pass one as --cursor to page at any depth (--offset reaches 10,000 at most).",
+  about:
+    "Prints the page and the board's size, and the cursors of the next and previous pages: pass one as --cursor to page at any depth (--offset reaches 10,000 at most).",
   flags: {
     board: BOARD,
     limit: integer({ meaning: "entries on the page", default: "10", min: 1, max: 1000 }),
     offset: bigInteger({ meaning: "entries to skip from the top (offset + limit at most 10,000)", default: "0" }),
-    cursor: text({ meaning: "a page's next or previous cursor, printed by an earlier top", placeholder: "C", unsetMeans: "start at --offset" }),
+    cursor: text({
+      meaning: "a page's next or previous cursor, printed by an earlier top",
+      placeholder: "C",
+      unsetMeans: "start at --offset",
+    }),
     mode: MODE,
     ...WHERE,
   },
@@ -21,17 +27,20 @@ export const TOP = command({
 });
 
 export const RANK = command({
-  name: "rank", service: "router",
+  name: "rank",
+  service: "router",
   summary: "a player's rank, score and time on a board",
   flags: { board: BOARD, player: PLAYER, mode: MODE, ...WHERE },
   example: "rank --board global --player alice",
 });
 
 export const AROUND = command({
-  name: "around", service: "router",
+  name: "around",
+  service: "router",
   summary: "the players just above and below a player",
   flags: {
-    board: BOARD, player: PLAYER,
+    board: BOARD,
+    player: PLAYER,
     radius: integer({ meaning: "neighbours on each side", default: "5", min: 1, max: 100 }),
     ...WHERE,
   },
@@ -39,7 +48,8 @@ export const AROUND = command({
 });
 
 export const RANKS = command({
-  name: "ranks", service: "router",
+  name: "ranks",
+  service: "router",
   summary: "several players' ranks, and their ranks among themselves",
   flags: {
     board: BOARD,
@@ -51,7 +61,8 @@ export const RANKS = command({
 });
 
 export const STANDING = command({
-  name: "standing", service: "router",
+  name: "standing",
+  service: "router",
   summary: "one player on several boards, periods and windows at once",
   flags: {
     player: PLAYER,
@@ -66,7 +77,8 @@ export const STANDING = command({
 });
 
 export const COUNT = command({
-  name: "count", service: "router",
+  name: "count",
+  service: "router",
   summary: "how many players have points in a range, and the board's size",
   flags: {
     board: BOARD,
@@ -78,7 +90,8 @@ export const COUNT = command({
 });
 
 export const AT = command({
-  name: "at", service: "router",
+  name: "at",
+  service: "router",
   summary: "the entry at a rank, or at the top P percent",
   flags: {
     board: BOARD,
@@ -91,14 +104,16 @@ export const AT = command({
 });
 
 export const HISTOGRAM = command({
-  name: "histogram", service: "router",
+  name: "histogram",
+  service: "router",
   summary: "a board's score histogram (a board created with --histogram)",
   flags: { board: BOARD, ...WHERE },
   example: "histogram --board arena",
 });
 
 export const APPROX = command({
-  name: "approx", service: "router",
+  name: "approx",
+  service: "router",
   summary: "a rank estimated from the histogram, with its exact bounds",
   flags: {
     board: BOARD,
@@ -111,16 +126,19 @@ export const APPROX = command({
 });
 
 export const PERIODS = command({
-  name: "periods", service: "router",
+  name: "periods",
+  service: "router",
   summary: "the periods a board keeps, the current one first",
   flags: { board: BOARD },
   example: "periods --board daily-paris",
 });
 
 export const WATCH = command({
-  name: "watch", service: "router",
+  name: "watch",
+  service: "router",
   summary: "follow the top, or one player, as it changes (Ctrl-C stops)",
-  about: "Without --player: prints the top each time it changes. With --player: prints the player's rank and what happened (overtaken by, passed, entered or left the top K). The stream resumes by itself after a reconnection.",
+  about:
+    "Without --player: prints the top each time it changes. With --player: prints the player's rank and what happened (overtaken by, passed, entered or left the top K). The stream resumes by itself after a reconnection.",
   flags: {
     board: BOARD,
     player: text({ meaning: "watch this player instead of the top", placeholder: "P", unsetMeans: "watch the top" }),

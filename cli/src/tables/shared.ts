@@ -8,9 +8,21 @@ export const PLAYER = text({ meaning: "the player's id", required: true, placeho
 
 /** `--view`, `--period`, `--window`: which copy of a board a read reads. */
 export const WHERE = {
-  view: text({ meaning: "read this audit view instead of the live board (made by `rebuild --view`)", placeholder: "NAME", unsetMeans: "the live board" }),
-  period: text({ meaning: "the period to read, on a board with periods (`periods --board B` lists them)", placeholder: "ID", unsetMeans: "the current period" }),
-  window: text({ meaning: "a window of the board ending in that period (`boards create --windows`)", placeholder: "NAME", unsetMeans: "none (the period alone)" }),
+  view: text({
+    meaning: "read this audit view instead of the live board (made by `rebuild --view`)",
+    placeholder: "NAME",
+    unsetMeans: "the live board",
+  }),
+  period: text({
+    meaning: "the period to read, on a board with periods (`periods --board B` lists them)",
+    placeholder: "ID",
+    unsetMeans: "the current period",
+  }),
+  window: text({
+    meaning: "a window of the board ending in that period (`boards create --windows`)",
+    placeholder: "NAME",
+    unsetMeans: "none (the period alone)",
+  }),
 } as const;
 
 /** `--mode`: how ties rank (Entry.tied_rank). */

@@ -8,10 +8,16 @@ import { loadConfig } from "@ladder/platform/config";
 import { type K8sObject, renderBase, validate } from "./manifests.js";
 
 type Container = {
-  name: string; args?: string[]; command?: string[]; ports?: Array<{ name?: string; containerPort: number }>;
-  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>; envFrom?: Array<{ configMapRef?: { name: string } }>;
+  name: string;
+  args?: string[];
+  command?: string[];
+  ports?: Array<{ name?: string; containerPort: number }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  envFrom?: Array<{ configMapRef?: { name: string } }>;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  startupProbe?: Probe; readinessProbe?: Probe; livenessProbe?: Probe;
+  startupProbe?: Probe;
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
 };
 type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: number | string } };
 type PodTemplate = { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } };
@@ -32,9 +38,13 @@ const envOf = (c: Container) => Object.fromEntries((c.env ?? []).map((e) => [e.n
 /** The environment a pod's container gets: the ladder-config map, then its own env, $(VAR) expanded as the kubelet does. */
 function podEnv(c: Container, fieldValues: Record<string, string>, secrets: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const from of c.envFrom ?? []) Object.assign(env, (objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === from.configMapRef?.name)?.data) ?? {});
+  for (const from of c.envFrom ?? [])
+    Object.assign(env, objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === from.configMapRef?.name)?.data ?? {});
   for (const e of c.env ?? []) {
-    env[e.name] = e.value !== undefined ? e.value.replace(/\$\(([A-Z_]+)\)/g, (_, v: string) => env[v] ?? `$(${v})`) : (fieldValues[e.name] ?? secrets[e.name] ?? "");
+    env[e.name] =
+      e.value !== undefined
+        ? e.value.replace(/\$\(([A-Z_]+)\)/g, (_, v: string) => env[v] ?? `$(${v})`)
+        : (fieldValues[e.name] ?? secrets[e.name] ?? "");
   }
   return env;
 }
@@ -48,7 +58,15 @@ describe("deploy > k8s base", () => {
     expect(objects.length).toBeGreaterThan(0);
     expect(await validate(objects)).toEqual([]);
     const kinds = new Set(objects.map((o) => `${o.apiVersion} ${o.kind}`));
-    for (const k of ["apps/v1 StatefulSet", "apps/v1 Deployment", "policy/v1 PodDisruptionBudget", "monitoring.coreos.com/v1 ServiceMonitor", "v1 Service", "v1 ConfigMap"]) expect(kinds).toContain(k);
+    for (const k of [
+      "apps/v1 StatefulSet",
+      "apps/v1 Deployment",
+      "policy/v1 PodDisruptionBudget",
+      "monitoring.coreos.com/v1 ServiceMonitor",
+      "v1 Service",
+      "v1 ConfigMap",
+    ])
+      expect(kinds).toContain(k);
   });
 
   it("the validation refuses an object that breaks its schema, and a kind it has no schema for", async () => {
@@ -85,7 +103,9 @@ describe("deploy > k8s base", () => {
     const sentinelEnv = envOf(sentinel.spec.template.spec.containers[0]!);
     const monitors = Object.fromEntries(sentinelEnv.SENTINEL_MONITOR!.split(",").map((m) => m.split("=") as [string, string]));
     const shards = Number(envOf(redis.spec.template.spec.containers[0]!).SHARDS);
-    const config = loadConfig(podEnv((named("Deployment", "router") as Workload).spec.template.spec.containers[0]!, {}, { LADDER_TOKENS: "[]" }));
+    const config = loadConfig(
+      podEnv((named("Deployment", "router") as Workload).spec.template.spec.containers[0]!, {}, { LADDER_TOKENS: "[]" }),
+    );
     expect(config.shards).toHaveLength(shards);
     expect(redis.spec.replicas % shards).toBe(0);
     expect(redis.spec.replicas / shards).toBeGreaterThanOrEqual(2); // a primary and a replica at least
@@ -119,7 +139,9 @@ describe("deploy > k8s base", () => {
       expect(probe?.httpGet?.port === "http" ? http : probe?.httpGet?.port).toBe(http);
     }
     expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
-    const services = of("Service") as Array<K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort?: number | string }> } }>;
+    const services = of("Service") as Array<
+      K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort?: number | string }> } }
+    >;
     const service = named("Service", "gateway") as (typeof services)[number];
     expect(matches(service.spec.selector, d.spec.template.metadata.labels)).toBe(true);
     const port = service.spec.ports.find((p) => p.name === "http")!;
@@ -134,15 +156,20 @@ describe("deploy > k8s base", () => {
     expect(matches(router.spec.selector, (named("Deployment", "router") as Workload).spec.template.metadata.labels)).toBe(true);
     expect(router.spec.ports.find((p) => p.name === "grpc")?.port).toBe(Number(routerPort));
     // the token is a key of the Secret the routers' grants come from (one Secret to create)
-    const secretOf = (cont: Container, name: string) => (cont.env!.find((e) => e.name === name)!.valueFrom as { secretKeyRef: { name: string; key: string } }).secretKeyRef;
+    const secretOf = (cont: Container, name: string) =>
+      (cont.env!.find((e) => e.name === name)!.valueFrom as { secretKeyRef: { name: string; key: string } }).secretKeyRef;
     expect(secretOf(c, "LADDER_GATEWAY_TOKEN")).toEqual({ name: "ladder-tokens", key: "gateway-token" });
-    expect(secretOf((named("Deployment", "router") as Workload).spec.template.spec.containers[0]!, "LADDER_TOKENS").name).toBe("ladder-tokens");
+    expect(secretOf((named("Deployment", "router") as Workload).spec.template.spec.containers[0]!, "LADDER_TOKENS").name).toBe(
+      "ladder-tokens",
+    );
   });
 
   it("every container of the services image runs a program its entry point knows", () => {
     const entry = readFileSync(new URL("../../images/services/ladder.sh", import.meta.url), "utf8");
     const known = [...entry.matchAll(/^\s+([a-z-]+)\) entry=/gm)].map((m) => m[1]);
-    const run = workloads().flatMap((w) => w.spec.template.spec.containers).filter((c) => /(^|\/)ladder\/services(:|$)/.test((c as { image?: string }).image ?? ""));
+    const run = workloads()
+      .flatMap((w) => w.spec.template.spec.containers)
+      .filter((c) => /(^|\/)ladder\/services(:|$)/.test((c as { image?: string }).image ?? ""));
     expect(run.map((c) => c.args?.[0]).sort()).toEqual(["gateway", "ingest", "router", "shard-node"]);
     for (const c of run) expect(known, c.name).toContain(c.args![0]);
   });
@@ -156,14 +183,21 @@ describe("deploy > k8s base", () => {
         expect(c.resources?.limits?.memory, `${w.metadata.name}/${c.name}`).toBeTruthy();
       }
       const covering = budgets.filter((b) => matches(b.spec.selector.matchLabels, w.spec.template.metadata.labels));
-      expect(covering.map((b) => b.metadata.name), w.metadata.name).toHaveLength(1);
+      expect(
+        covering.map((b) => b.metadata.name),
+        w.metadata.name,
+      ).toHaveLength(1);
     }
   });
 
   it("the ServiceMonitor scrapes every service with a metrics endpoint, at a container port named metrics", () => {
-    const monitor = named("ServiceMonitor", "ladder") as K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string }> } };
+    const monitor = named("ServiceMonitor", "ladder") as K8sObject & {
+      spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string }> };
+    };
     const port = monitor.spec.endpoints[0]!.port;
-    const services = of("Service") as Array<K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number }> } }>;
+    const services = of("Service") as Array<
+      K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number }> } }
+    >;
     const scraped = services.filter((s) => matches(monitor.spec.selector.matchLabels, s.metadata.labels ?? {}));
     expect(scraped.map((s) => s.metadata.name).sort()).toEqual(["ingest", "router", "shard-node"]);
     for (const w of workloads()) {

@@ -26,18 +26,23 @@ export interface K8sObject {
 
 export async function renderBase(dir = K8S_BASE): Promise<K8sObject[]> {
   const { stdout } = await run("kubectl", ["kustomize", dir], { maxBuffer: 16 * 1024 * 1024 });
-  return parseAllDocuments(stdout).map((d) => {
-    if (d.errors.length > 0) throw new Error(`kustomize output is not YAML: ${d.errors[0]!.message}`);
-    return d.toJS() as K8sObject;
-  }).filter((o) => o !== null);
+  return parseAllDocuments(stdout)
+    .map((d) => {
+      if (d.errors.length > 0) throw new Error(`kustomize output is not YAML: ${d.errors[0]!.message}`);
+      return d.toJS() as K8sObject;
+    })
+    .filter((o) => o !== null);
 }
 
 /** The model class of an apiVersion/kind: kubernetes-models/<group>/<version> exports one per kind. */
 async function modelOf(apiVersion: string, kind: string): Promise<(new (data: object) => { validate(): void }) | undefined> {
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-  const path = group === "monitoring.coreos.com"
-    ? `@kubernetes-models/prometheus-operator/${group}/${version}`
-    : group === "" ? `kubernetes-models/${version}` : `kubernetes-models/${group}/${version}`;
+  const path =
+    group === "monitoring.coreos.com"
+      ? `@kubernetes-models/prometheus-operator/${group}/${version}`
+      : group === ""
+        ? `kubernetes-models/${version}`
+        : `kubernetes-models/${group}/${version}`;
   const module = (await import(path).catch(() => ({}))) as Record<string, unknown>;
   return module[kind] as (new (data: object) => { validate(): void }) | undefined;
 }

@@ -26,7 +26,11 @@ export async function startInBackground(local: LocalConfig, args: readonly strin
   const logPath = logFilePath(local.dataDir, LAUNCHER_SOURCE);
   const logStart = fileSize(logPath);
   const out = openSync(logPath, "a");
-  const child = spawn(process.execPath, [...process.execArgv, MAIN, "--detached", ...args], { detached: true, stdio: ["ignore", out, out], env: process.env });
+  const child = spawn(process.execPath, [...process.execArgv, MAIN, "--detached", ...args], {
+    detached: true,
+    stdio: ["ignore", out, out],
+    env: process.env,
+  });
   closeSync(out);
   let exit: number | null | undefined;
   child.once("exit", (code, signal) => void (exit = code ?? (signal ? 128 : 1)));
@@ -45,7 +49,9 @@ export async function startInBackground(local: LocalConfig, args: readonly strin
   }
   if (exit === undefined) process.kill(child.pid!, "SIGTERM");
   const tail = readFileSync(logPath).subarray(logStart).toString("utf8").trimEnd().split("\n").slice(-30).join("\n");
-  console.error(`${tail}\nladder did not start (${exit === undefined ? `not running after ${START_TIMEOUT_MS / 1000} s` : `the launcher exited with code ${exit}`}); the whole log: ${logPath}`);
+  console.error(
+    `${tail}\nladder did not start (${exit === undefined ? `not running after ${START_TIMEOUT_MS / 1000} s` : `the launcher exited with code ${exit}`}); the whole log: ${logPath}`,
+  );
   return 1;
 }
 

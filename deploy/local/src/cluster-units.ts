@@ -57,7 +57,10 @@ const sentinelRunning = (s: SentinelServer) => runningOf(s.process, s.stop, s.ad
 function kafkaUnit({ local, infra, log }: UnitsOptions): ClusterUnit {
   return {
     spec: {
-      name: "kafka", kind: "kafka", address: infra.kafka.brokers.join(","), stopOrder: ORDER.kafka,
+      name: "kafka",
+      kind: "kafka",
+      address: infra.kafka.brokers.join(","),
+      stopOrder: ORDER.kafka,
       start: async () => {
         const libsDir = await ensureKafkaJars({ cacheDir: local.cacheDir, kafkaHome: local.kafkaHome, log });
         return kafkaRunning(await startKafkaBroker({ libsDir, dataDir: join(local.dataDir, "kafka"), port: local.kafkaPort, log }));
@@ -69,11 +72,19 @@ function kafkaUnit({ local, infra, log }: UnitsOptions): ClusterUnit {
 
 function redisUnits({ local, infra, replicas, log }: UnitsOptions): ClusterUnit[] {
   const unit = (name: string, server: RedisServer, start: () => Promise<RedisServer>): ClusterUnit => ({
-    spec: { name, kind: "redis", address: `127.0.0.1:${server.port}`, stopOrder: ORDER.redis, start: async () => redisRunning(await start()) },
+    spec: {
+      name,
+      kind: "redis",
+      address: `127.0.0.1:${server.port}`,
+      stopOrder: ORDER.redis,
+      start: async () => redisRunning(await start()),
+    },
     running: redisRunning(server),
   });
   if (!replicas) {
-    return infra.redis.map((r, i) => unit(`redis-${i}`, r, () => startRedisServer({ dataDir: r.dataDir, port: r.port, persist: local.persistRedis, log })));
+    return infra.redis.map((r, i) =>
+      unit(`redis-${i}`, r, () => startRedisServer({ dataDir: r.dataDir, port: r.port, persist: local.persistRedis, log })),
+    );
   }
   return replicas.shards.flatMap((shard, i) => [
     unit(`redis-${i}`, shard.primary, () => replicas.restartServer(shard.primary)),
@@ -83,29 +94,66 @@ function redisUnits({ local, infra, replicas, log }: UnitsOptions): ClusterUnit[
 
 function sentinelUnits({ replicas }: UnitsOptions): ClusterUnit[] {
   return (replicas?.sentinels ?? []).map((s, k) => ({
-    spec: { name: `sentinel-${k}`, kind: "sentinel", address: s.address, stopOrder: ORDER.sentinel, start: async () => sentinelRunning(await replicas!.restartSentinel(k)) },
+    spec: {
+      name: `sentinel-${k}`,
+      kind: "sentinel",
+      address: s.address,
+      stopOrder: ORDER.sentinel,
+      start: async () => sentinelRunning(await replicas!.restartSentinel(k)),
+    },
     running: sentinelRunning(s),
   }));
 }
 
 function serviceUnits(s: RunningServices, gateway: GatewayService): ClusterUnit[] {
-  const running = (proc: ManagedProcess): Running => ({ pid: proc.pid, startedAtMs: proc.startedAtMs, exited: proc.exited, stop: async () => void (await proc.stop(SERVICE_STOP_GRACE_MS)) });
+  const running = (proc: ManagedProcess): Running => ({
+    pid: proc.pid,
+    startedAtMs: proc.startedAtMs,
+    exited: proc.exited,
+    stop: async () => void (await proc.stop(SERVICE_STOP_GRACE_MS)),
+  });
   const hostPort = (url: string) => new URL(url).host;
   return [
-    ...s.shardIds.map((id): ClusterUnit => ({
-      spec: { name: id, kind: "shard-node", address: hostPort(s.metricsUrl(id)), stopOrder: ORDER.shardNode, start: async () => (await s.restartShardNode(id), running(s.shardNode(id))) },
-      running: running(s.shardNode(id)),
-    })),
+    ...s.shardIds.map(
+      (id): ClusterUnit => ({
+        spec: {
+          name: id,
+          kind: "shard-node",
+          address: hostPort(s.metricsUrl(id)),
+          stopOrder: ORDER.shardNode,
+          start: async () => (await s.restartShardNode(id), running(s.shardNode(id))),
+        },
+        running: running(s.shardNode(id)),
+      }),
+    ),
     {
-      spec: { name: "router", kind: "router", address: s.routerAddress, stopOrder: ORDER.router, start: async () => (await s.restartRouter(), running(s.router())) },
+      spec: {
+        name: "router",
+        kind: "router",
+        address: s.routerAddress,
+        stopOrder: ORDER.router,
+        start: async () => (await s.restartRouter(), running(s.router())),
+      },
       running: running(s.router()),
     },
     {
-      spec: { name: "ingest", kind: "ingest", address: s.ingestAddress, stopOrder: ORDER.ingest, start: async () => (await s.restartIngest(), running(s.ingest())) },
+      spec: {
+        name: "ingest",
+        kind: "ingest",
+        address: s.ingestAddress,
+        stopOrder: ORDER.ingest,
+        start: async () => (await s.restartIngest(), running(s.ingest())),
+      },
       running: running(s.ingest()),
     },
     {
-      spec: { name: "gateway", kind: "gateway", address: gateway.address, stopOrder: ORDER.gateway, start: async () => (await gateway.restart(), running(gateway.process())) },
+      spec: {
+        name: "gateway",
+        kind: "gateway",
+        address: gateway.address,
+        stopOrder: ORDER.gateway,
+        start: async () => (await gateway.restart(), running(gateway.process())),
+      },
       running: running(gateway.process()),
     },
   ];

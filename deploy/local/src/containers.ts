@@ -52,7 +52,9 @@ export async function requireImages(...images: string[]): Promise<void> {
   const missing: string[] = [];
   for (const image of images) if (!(await client.image.exists(ImageName.fromString(image)))) missing.push(image);
   if (missing.length > 0) {
-    throw new Error(`docker image${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not built: run \`bash ${BUILD_SCRIPT}\` (no registry is used)`);
+    throw new Error(
+      `docker image${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not built: run \`bash ${BUILD_SCRIPT}\` (no registry is used)`,
+    );
   }
 }
 
@@ -62,8 +64,11 @@ export interface KafkaContainerOptions {
   readyTimeoutMs?: number; // default 120 s
 }
 
-export async function startKafkaContainer({ log, image = KAFKA_IMAGE, readyTimeoutMs = 120_000 }:
-  KafkaContainerOptions): Promise<KafkaBroker> {
+export async function startKafkaContainer({
+  log,
+  image = KAFKA_IMAGE,
+  readyTimeoutMs = 120_000,
+}: KafkaContainerOptions): Promise<KafkaBroker> {
   const started = Date.now();
   await requireImages(image);
   const port = await freePort();
@@ -72,15 +77,22 @@ export async function startKafkaContainer({ log, image = KAFKA_IMAGE, readyTimeo
   const container = await new GenericContainer(image)
     .withNetworkMode("host")
     .withEnvironment({
-      KAFKA_NODE_ID: "1", KAFKA_CLUSTER_ID: randomClusterId(), KAFKA_PORT: String(port),
-      KAFKA_CONTROLLER_PORT: String(controllerPort), KAFKA_DATA_DIR,
+      KAFKA_NODE_ID: "1",
+      KAFKA_CLUSTER_ID: randomClusterId(),
+      KAFKA_PORT: String(port),
+      KAFKA_CONTROLLER_PORT: String(controllerPort),
+      KAFKA_DATA_DIR,
     })
     .withWaitStrategy(Wait.forListeningPorts()) // none exposed: readiness is the describe below
     .withStartupTimeout(readyTimeoutMs)
     .start();
   const brokers = [`127.0.0.1:${port}`];
   try {
-    await retryUntil(() => describeKafka(brokers), { ...LAUNCH_BACKOFF, what: `kafka container on ${brokers[0]}`, timeoutMs: readyTimeoutMs });
+    await retryUntil(() => describeKafka(brokers), {
+      ...LAUNCH_BACKOFF,
+      what: `kafka container on ${brokers[0]}`,
+      timeoutMs: readyTimeoutMs,
+    });
     await warmKafka(brokers);
   } catch (err) {
     const logs = await containerOutput(container);
@@ -99,8 +111,12 @@ export interface RedisContainerOptions {
   readyTimeoutMs?: number; // default 60 s
 }
 
-export async function startRedisContainer({ persist, log, image = REDIS_IMAGE, readyTimeoutMs = 60_000 }:
-  RedisContainerOptions): Promise<RedisServer> {
+export async function startRedisContainer({
+  persist,
+  log,
+  image = REDIS_IMAGE,
+  readyTimeoutMs = 60_000,
+}: RedisContainerOptions): Promise<RedisServer> {
   const started = Date.now();
   await requireImages(image);
   const port = await choosePort(0);
@@ -117,8 +133,11 @@ export async function startRedisContainer({ persist, log, image = REDIS_IMAGE, r
 }
 
 /** stop: SIGTERM, SIGKILL after 30 s, then remove; kill: SIGKILL (a crash), then remove. */
-function containerControls(container: StartedTestContainer, log: Logger, what: Record<string, unknown>):
-  { stop(): Promise<void>; kill(): Promise<void> } {
+function containerControls(
+  container: StartedTestContainer,
+  log: Logger,
+  what: Record<string, unknown>,
+): { stop(): Promise<void>; kill(): Promise<void> } {
   return {
     stop: async () => {
       await container.stop({ timeout: STOP_TIMEOUT_MS });
@@ -138,7 +157,10 @@ async function containerOutput(container: StartedTestContainer): Promise<string>
     const chunks: string[] = [];
     const stream = await container.logs({ tail: 40 });
     await new Promise<void>((resolve) => {
-      stream.on("data", (c: Buffer | string) => chunks.push(c.toString())).on("end", resolve).on("error", () => resolve());
+      stream
+        .on("data", (c: Buffer | string) => chunks.push(c.toString()))
+        .on("end", resolve)
+        .on("error", () => resolve());
       setTimeout(resolve, 2000);
     });
     return chunks.join("");

@@ -39,7 +39,14 @@ async function run(a: ControlArgs): Promise<number> {
       return reset(local, running);
     case "logs":
       try {
-        await followLogs({ dataDir: local.dataDir, names: a.names, follow: a.follow, lines: a.lines, json: a.json, write: (t) => void process.stdout.write(t) });
+        await followLogs({
+          dataDir: local.dataDir,
+          names: a.names,
+          follow: a.follow,
+          lines: a.lines,
+          json: a.json,
+          write: (t) => void process.stdout.write(t),
+        });
         return 0;
       } catch (err) {
         console.error((err as Error).message);
@@ -54,7 +61,13 @@ function reset(l: LocalConfig, pid: number | undefined): number {
     return 1;
   }
   const removed = resetDataDir(l.dataDir);
-  console.log(removed.length === 0 ? `nothing to remove in ${l.dataDir}` : [`removed from ${l.dataDir}:`, ...removed.map((r) => `  ${r.name.padEnd(20)} ${r.what}`), "the next start is a first one"].join("\n"));
+  console.log(
+    removed.length === 0
+      ? `nothing to remove in ${l.dataDir}`
+      : [`removed from ${l.dataDir}:`, ...removed.map((r) => `  ${r.name.padEnd(20)} ${r.what}`), "the next start is a first one"].join(
+          "\n",
+        ),
+  );
   return 0;
 }
 
@@ -68,7 +81,9 @@ async function stop(l: LocalConfig, pid: number | undefined): Promise<number> {
   process.kill(pid, "SIGTERM");
   while (processAlive(pid)) {
     if (Date.now() - started > STOP_TIMEOUT_MS) {
-      console.error(`ladder (pid ${pid}) still runs ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; its log: ${logsDir(l.dataDir)}/launcher.log`);
+      console.error(
+        `ladder (pid ${pid}) still runs ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; its log: ${logsDir(l.dataDir)}/launcher.log`,
+      );
       return 1;
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -88,10 +103,15 @@ function status(l: LocalConfig, pid: number | undefined): number {
     return 0;
   }
   const width = Math.max(...state.processes.map((p) => p.name.length));
-  console.log([
-    `ladder is running (pid ${pid}, up ${Math.round((Date.now() - state.startedAtMs) / 1000)} s, data dir ${l.dataDir}; logs in ${logsDir(l.dataDir)})`,
-    ...state.processes.map((p) => `  ${p.name.padEnd(width)}  ${p.state.padEnd(10)} pid ${String(p.pid ?? "-").padEnd(7)} ${p.address}${p.restarts ? `  restarts ${p.restarts}, last: ${p.lastExit}` : ""}`),
-    "the cluster's own view (shards, lag, Kafka): npm run cli -- status",
-  ].join("\n"));
+  console.log(
+    [
+      `ladder is running (pid ${pid}, up ${Math.round((Date.now() - state.startedAtMs) / 1000)} s, data dir ${l.dataDir}; logs in ${logsDir(l.dataDir)})`,
+      ...state.processes.map(
+        (p) =>
+          `  ${p.name.padEnd(width)}  ${p.state.padEnd(10)} pid ${String(p.pid ?? "-").padEnd(7)} ${p.address}${p.restarts ? `  restarts ${p.restarts}, last: ${p.lastExit}` : ""}`,
+      ),
+      "the cluster's own view (shards, lag, Kafka): npm run cli -- status",
+    ].join("\n"),
+  );
   return 0;
 }

@@ -5,5 +5,9 @@ import { ensureKafkaJars } from "./kafka-jars.js";
 import { loadLocalConfig } from "./local-config.js";
 
 const local = loadLocalConfig(process.env, process.cwd());
-const libs = await ensureKafkaJars({ cacheDir: local.cacheDir, kafkaHome: local.kafkaHome, log: rootLogger({ level: local.logLevel, name: "setup" }) });
+const libs = await ensureKafkaJars({
+  cacheDir: local.cacheDir,
+  kafkaHome: local.kafkaHome,
+  log: rootLogger({ level: local.logLevel, name: "setup" }),
+});
 console.log(`kafka jars: ${libs}`);

@@ -21,7 +21,10 @@ export interface FollowOptions {
 /** The processes that have a log file, sorted. */
 export function logNames(dataDir: string): string[] {
   try {
-    return readdirSync(logsDir(dataDir)).filter((f) => f.endsWith(".log")).map((f) => f.slice(0, -4)).sort();
+    return readdirSync(logsDir(dataDir))
+      .filter((f) => f.endsWith(".log"))
+      .map((f) => f.slice(0, -4))
+      .sort();
   } catch {
     return [];
   }
@@ -32,7 +35,10 @@ export async function followLogs(o: FollowOptions): Promise<void> {
   const available = logNames(o.dataDir);
   const names = o.names.length > 0 ? [...o.names] : available;
   const missing = names.filter((n) => !available.includes(n));
-  if (missing.length > 0) throw new Error(`no log of ${missing.join(", ")} in ${logsDir(o.dataDir)}; there are: ${available.join(", ") || "none (has the cluster run here?)"}`);
+  if (missing.length > 0)
+    throw new Error(
+      `no log of ${missing.join(", ")} in ${logsDir(o.dataDir)}; there are: ${available.join(", ") || "none (has the cluster run here?)"}`,
+    );
   const width = Math.max(0, ...names.map((n) => n.length));
   const show = (name: string, line: string) => o.write(`${o.json ? line : formatLine(line, { source: name, sourceWidth: width })}\n`);
   const offsets = new Map<string, number>();

@@ -35,18 +35,21 @@ export interface GatewayService {
 }
 
 export async function startGatewayService(o: GatewayServiceOptions): Promise<GatewayService> {
-  const start = (listen: string): Promise<Started> => spawnService({
-    name: "gateway",
-    entry: "gateway/src/main.ts",
-    env: {
-      ...o.baseEnv, ...o.settings,
-      LADDER_GATEWAY_LISTEN: listen, LADDER_GATEWAY_ROUTER: o.routerAddress,
-      ...(o.adminToken !== undefined ? { LADDER_GATEWAY_TOKEN: o.adminToken } : {}),
-    },
-    ready: "gateway listening",
-    timeoutMs: o.readyTimeoutMs ?? 60_000,
-    log: o.log.child({ service: "gateway" }),
-  });
+  const start = (listen: string): Promise<Started> =>
+    spawnService({
+      name: "gateway",
+      entry: "gateway/src/main.ts",
+      env: {
+        ...o.baseEnv,
+        ...o.settings,
+        LADDER_GATEWAY_LISTEN: listen,
+        LADDER_GATEWAY_ROUTER: o.routerAddress,
+        ...(o.adminToken !== undefined ? { LADDER_GATEWAY_TOKEN: o.adminToken } : {}),
+      },
+      ready: "gateway listening",
+      timeoutMs: o.readyTimeoutMs ?? 60_000,
+      log: o.log.child({ service: "gateway" }),
+    });
   let now = await start(o.listen);
   const address = `${o.listen.slice(0, o.listen.lastIndexOf(":"))}:${now.port!}`;
   return {

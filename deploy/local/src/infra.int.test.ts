@@ -52,8 +52,12 @@ describe("deploy > infra", () => {
 
   it("starts kafka and redis servers together, and stop ends them all", async () => {
     const infra = await startInfra({
-      redisCount: 2, dataDir: join(dir, "data"), cacheDir: CACHE_DIR,
-      persistRedis: true, preferContainers: true, log,
+      redisCount: 2,
+      dataDir: join(dir, "data"),
+      cacheDir: CACHE_DIR,
+      persistRedis: true,
+      preferContainers: true,
+      log,
     });
     try {
       expect(infra.redis).toHaveLength(2);
@@ -70,19 +74,30 @@ describe("deploy > infra", () => {
   }, 180_000);
 
   it("rejects a redisPorts list of the wrong length before starting anything", async () => {
-    await expect(startInfra({
-      redisCount: 2, redisPorts: [7001], dataDir: join(dir, "bad"), cacheDir: CACHE_DIR,
-      persistRedis: false, preferContainers: false, log,
-    })).rejects.toThrow(/redisPorts/);
+    await expect(
+      startInfra({
+        redisCount: 2,
+        redisPorts: [7001],
+        dataDir: join(dir, "bad"),
+        cacheDir: CACHE_DIR,
+        persistRedis: false,
+        preferContainers: false,
+        log,
+      }),
+    ).rejects.toThrow(/redisPorts/);
   });
 
-  it.runIf(docker)("runs kafka and redis in containers when a docker engine answers", async () => {
-    const [kafka, redis] = await Promise.all([startKafkaContainer({ log }), startRedisContainer({ persist: false, log })]);
-    try {
-      expect((await describeKafka(kafka.brokers)).brokers).toEqual(kafka.brokers);
-      expect(await pingRedis(redis.url)).toBe("PONG");
-    } finally {
-      await Promise.allSettled([kafka.stop(), redis.stop()]);
-    }
-  }, 300_000);
+  it.runIf(docker)(
+    "runs kafka and redis in containers when a docker engine answers",
+    async () => {
+      const [kafka, redis] = await Promise.all([startKafkaContainer({ log }), startRedisContainer({ persist: false, log })]);
+      try {
+        expect((await describeKafka(kafka.brokers)).brokers).toEqual(kafka.brokers);
+        expect(await pingRedis(redis.url)).toBe("PONG");
+      } finally {
+        await Promise.allSettled([kafka.stop(), redis.stop()]);
+      }
+    },
+    300_000,
+  );
 });

@@ -48,8 +48,8 @@ export async function startInfra(opts: InfraOptions): Promise<Infra> {
   const redis = Array.from({ length: redisCount }, (_, i) =>
     containers
       ? startRedisContainer({ persist: opts.persistRedis, log })
-      : startRedisServer({ dataDir: join(opts.dataDir, `redis-${i}`), port: redisPorts?.[i],
-        persist: opts.persistRedis, log }));
+      : startRedisServer({ dataDir: join(opts.dataDir, `redis-${i}`), port: redisPorts?.[i], persist: opts.persistRedis, log }),
+  );
 
   const settled = await Promise.allSettled([kafka, ...redis]);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");

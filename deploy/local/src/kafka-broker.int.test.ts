@@ -47,8 +47,7 @@ describe("deploy > kafka broker", () => {
     await produce(broker.brokers, 30);
 
     const first = await readAsGroup(client, { groupId: "g1", topic: TOPIC, count: 30 });
-    expect(first.map((r) => Number(r.value?.toString())).sort((a, b) => a - b))
-      .toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(first.map((r) => Number(r.value?.toString())).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(new Set(first.map((r) => r.partition))).toEqual(new Set([0, 1, 2]));
 
     await broker.stop();
@@ -91,7 +90,8 @@ describe("deploy > kafka broker", () => {
   it("fails with the broker's output when it cannot start", async () => {
     const emptyLibs = join(dir, "no-jars");
     await mkdir(emptyLibs, { recursive: true });
-    await expect(startKafkaBroker({ libsDir: emptyLibs, dataDir: join(dir, "broken"), log }))
-      .rejects.toThrow(/StorageTool format failed[\s\S]*kafka\.tools\.StorageTool/);
+    await expect(startKafkaBroker({ libsDir: emptyLibs, dataDir: join(dir, "broken"), log })).rejects.toThrow(
+      /StorageTool format failed[\s\S]*kafka\.tools\.StorageTool/,
+    );
   }, 60_000);
 });

@@ -138,8 +138,7 @@ async function formatOnce({ java, jvm, classpath, configPath, logDir, log }: For
  * Waits for the broker to answer as `clusterId`, then for its coordinators (see warmKafka); on failure
  * stops it and throws with its output and the tail of its log.
  */
-async function waitReady(proc: ManagedProcess, brokers: string[], clusterId: string, dataDir: string,
-  timeoutMs: number): Promise<void> {
+async function waitReady(proc: ManagedProcess, brokers: string[], clusterId: string, dataDir: string, timeoutMs: number): Promise<void> {
   try {
     await retryUntil(() => describeKafka(brokers, clusterId), {
       ...LAUNCH_BACKOFF,

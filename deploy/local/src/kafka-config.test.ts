@@ -4,12 +4,17 @@ import { brokerProperties, clusterIdOf, randomClusterId, recordedPorts } from ".
 describe("deploy > kafka config", () => {
   it("writes a single-node KRaft config on 127.0.0.1 with the given ports and log dir", () => {
     const text = brokerProperties({ port: 19092, controllerPort: 19093, logDir: "/data/logs" });
-    const props = Object.fromEntries(text.split("\n").filter((l) => l.includes("=")).map((l) => l.split(/=(.*)/s).slice(0, 2)));
+    const props = Object.fromEntries(
+      text
+        .split("\n")
+        .filter((l) => l.includes("="))
+        .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+    );
     expect(props).toMatchObject({
       "process.roles": "broker,controller",
       "node.id": "1",
       "controller.quorum.voters": "1@127.0.0.1:19093",
-      "listeners": "PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093",
+      listeners: "PLAINTEXT://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093",
       "advertised.listeners": "PLAINTEXT://127.0.0.1:19092",
       "log.dirs": "/data/logs",
       "auto.create.topics.enable": "false",

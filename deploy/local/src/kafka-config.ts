@@ -25,7 +25,7 @@ export function brokerProperties({ port, controllerPort, logDir }: BrokerPropert
     "process.roles": "broker,controller",
     "node.id": 1,
     "controller.quorum.voters": `1@127.0.0.1:${controllerPort}`,
-    "listeners": `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
     "advertised.listeners": `PLAINTEXT://127.0.0.1:${port}`,
     "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
     "controller.listener.names": "CONTROLLER",

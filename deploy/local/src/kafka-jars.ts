@@ -64,8 +64,16 @@ async function fetchInto(libs: string, pomHash: string, log: Logger): Promise<vo
 }
 
 async function mvnCopyDependencies(outputDir: string): Promise<void> {
-  const args = ["-q", "-B", "-Dstyle.color=never", "-f", KAFKA_POM, DEPENDENCY_PLUGIN,
-    "-DincludeScope=runtime", `-DoutputDirectory=${outputDir}`];
+  const args = [
+    "-q",
+    "-B",
+    "-Dstyle.color=never",
+    "-f",
+    KAFKA_POM,
+    DEPENDENCY_PLUGIN,
+    "-DincludeScope=runtime",
+    `-DoutputDirectory=${outputDir}`,
+  ];
   try {
     await run("mvn", args, { cwd: dirname(KAFKA_POM), timeout: MVN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
@@ -99,9 +107,14 @@ async function isComplete(libs: string, pomHash: string): Promise<boolean> {
 }
 
 async function hashFile(path: string): Promise<string> {
-  return createHash("sha256").update(await readFile(path)).digest("hex");
+  return createHash("sha256")
+    .update(await readFile(path))
+    .digest("hex");
 }
 
 async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

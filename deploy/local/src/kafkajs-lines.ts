@@ -15,10 +15,19 @@
 import { createRequire } from "node:module";
 
 /** kafkajs's protocol errors that mean "metadata is moving, ask again". */
-const PROPAGATING = new Set(["UNKNOWN_TOPIC_OR_PARTITION", "LEADER_NOT_AVAILABLE", "NOT_LEADER_FOR_PARTITION",
-  "GROUP_LOAD_IN_PROGRESS", "GROUP_COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR_FOR_GROUP"]);
+const PROPAGATING = new Set([
+  "UNKNOWN_TOPIC_OR_PARTITION",
+  "LEADER_NOT_AVAILABLE",
+  "NOT_LEADER_FOR_PARTITION",
+  "GROUP_LOAD_IN_PROGRESS",
+  "GROUP_COORDINATOR_NOT_AVAILABLE",
+  "NOT_COORDINATOR_FOR_GROUP",
+]);
 
-interface ProtocolError { type: string; message: string }
+interface ProtocolError {
+  type: string;
+  message: string;
+}
 const { errorCodes } = createRequire(import.meta.url)("kafkajs/src/protocol/error.js") as { errorCodes: ProtocolError[] };
 /** Their messages, as kafkajs writes them in the `error` field of its Connection lines. */
 const PROPAGATING_MESSAGES = new Set(errorCodes.filter((e) => PROPAGATING.has(e.type)).map((e) => e.message));

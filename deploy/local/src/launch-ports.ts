@@ -31,5 +31,8 @@ export function launcherPorts(local: LocalConfig, cluster: Pick<Config, "routerL
 export async function portInUse(ports: readonly NamedPort[]): Promise<string | undefined> {
   const free = await Promise.all(ports.map((p) => portIsFree(p.port)));
   const taken = ports.find((_, i) => !free[i]);
-  return taken && `port ${taken.port} for ${taken.what} is in use by another process (a ladder on another data dir?); stop it, or choose other ports`;
+  return (
+    taken &&
+    `port ${taken.port} for ${taken.what} is in use by another process (a ladder on another data dir?); stop it, or choose other ports`
+  );
 }

@@ -14,7 +14,13 @@ describe("deploy > launcher args", () => {
     expect(parseControlArgs(["stop"])).toEqual({ command: "stop" });
     expect(parseControlArgs(["status"])).toEqual({ command: "status" });
     expect(parseControlArgs(["logs"])).toEqual({ command: "logs", names: [], follow: true, lines: 20, json: false });
-    expect(parseControlArgs(["logs", "router", "shard-0.log", "--no-follow", "-n", "5", "--json"])).toEqual({ command: "logs", names: ["router", "shard-0"], follow: false, lines: 5, json: true });
+    expect(parseControlArgs(["logs", "router", "shard-0.log", "--no-follow", "-n", "5", "--json"])).toEqual({
+      command: "logs",
+      names: ["router", "shard-0"],
+      follow: false,
+      lines: 5,
+      json: true,
+    });
   });
 
   it("refuses unknown commands and options, naming them, with the usage", () => {

@@ -31,7 +31,13 @@ export function parseStartArgs(argv: readonly string[]): StartArgs {
 
 export type ControlArgs =
   | { readonly command: "start" | "stop" | "status" | "reset" }
-  | { readonly command: "logs"; readonly names: readonly string[]; readonly follow: boolean; readonly lines: number; readonly json: boolean };
+  | {
+      readonly command: "logs";
+      readonly names: readonly string[];
+      readonly follow: boolean;
+      readonly lines: number;
+      readonly json: boolean;
+    };
 
 export const CONTROL_USAGE = [
   "usage: npm run cluster -- <command>",

@@ -29,7 +29,12 @@ describe("deploy > launcher output", () => {
     const { out, shown, file } = output(false);
     out.write(rec({ level: 20, msg: "detail" }));
     out.write(rec({ level: 30, msg: "kafka ready" }));
-    expect(file("launcher").split("\n").filter(Boolean).map((l) => JSON.parse(l).msg)).toEqual(["detail", "kafka ready"]);
+    expect(
+      file("launcher")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).msg),
+    ).toEqual(["detail", "kafka ready"]);
     expect(shown.map((l) => JSON.parse(l).msg)).toEqual(["kafka ready"]);
   });
 
@@ -47,6 +52,6 @@ describe("deploy > launcher output > readable", () => {
   it("shows the launcher's own lines under its name", () => {
     const { out, shown } = output(true);
     out.write(rec({ level: 30, msg: "kafka ready", ms: 12 }));
-    expect(shown[0]).toMatch(/ INFO  launcher {3}kafka ready ms=12\n$/);
+    expect(shown[0]).toMatch(/ INFO {2}launcher {3}kafka ready ms=12\n$/);
   });
 });

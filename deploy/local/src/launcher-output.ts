@@ -52,11 +52,16 @@ export class LauncherOutput {
   private child(source: string, record: ChildRecord): void {
     this.append(source, record.line);
     if (this.o.terminal === undefined || !(record.level >= CHILD_SHOWN_LEVEL)) return;
-    if (this.o.pretty) return this.show(formatLine(record.line, { source, sourceWidth: SOURCE_WIDTH, color: this.o.color }));
+    if (this.o.pretty) {
+      this.show(formatLine(record.line, { source, sourceWidth: SOURCE_WIDTH, color: this.o.color }));
+      return;
+    }
     const own = parseRecord(record.line);
-    this.show(JSON.stringify(own !== undefined
-      ? { service: source, ...own }
-      : { level: record.level, time: record.time, service: source, msg: record.line }));
+    this.show(
+      JSON.stringify(
+        own !== undefined ? { service: source, ...own } : { level: record.level, time: record.time, service: source, msg: record.line },
+      ),
+    );
   }
 
   private own(text: string, record: Record<string, unknown> | undefined): void {

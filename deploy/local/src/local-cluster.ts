@@ -24,7 +24,12 @@ export interface LocalCluster {
   gateway: GatewayService;
 }
 
-export async function startLocalCluster(local: LocalConfig, cluster: Config, env: Readonly<Record<string, string | undefined>>, log: Logger): Promise<LocalCluster> {
+export async function startLocalCluster(
+  local: LocalConfig,
+  cluster: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  log: Logger,
+): Promise<LocalCluster> {
   const { infra, replicas, stop } = await startKafkaAndRedis(local, log);
   // tokens from the environment win; otherwise the local cluster's own
   const grants: readonly TokenGrant[] = cluster.tokens.length ? cluster.tokens : localCredentials(local.dataDir);
@@ -51,9 +56,12 @@ export async function startLocalCluster(local: LocalConfig, cluster: Config, env
       log,
     });
     const gateway = await startGatewayService({
-      listen: cluster.gatewayListen, routerAddress: services.routerAddress,
+      listen: cluster.gatewayListen,
+      routerAddress: services.routerAddress,
       adminToken: cluster.gatewayToken ?? grants.find((g) => g.roles.includes("admin"))?.token,
-      settings: { LADDER_LOG_LEVEL: logLevel }, baseEnv: env, log,
+      settings: { LADDER_LOG_LEVEL: logLevel },
+      baseEnv: env,
+      log,
     });
     return { infra, replicas, services, gateway };
   } catch (err) {
@@ -64,23 +72,41 @@ export async function startLocalCluster(local: LocalConfig, cluster: Config, env
 }
 
 /** Kafka and the shards' Redis (one server each, or the replica layout), started together; all or none. */
-async function startKafkaAndRedis(local: LocalConfig, log: Logger): Promise<Omit<LocalCluster, "services" | "gateway"> & { stop(): Promise<void> }> {
+async function startKafkaAndRedis(
+  local: LocalConfig,
+  log: Logger,
+): Promise<Omit<LocalCluster, "services" | "gateway"> & { stop(): Promise<void> }> {
   log.info({ dataDir: local.dataDir, shards: local.shards, replicas: local.replicas }, "starting Kafka and Redis");
   const replicated = local.replicas > 0;
   const base = local.redisBasePort;
   const [infraStarted, replicasStarted] = await Promise.allSettled([
     startInfra({
       redisCount: replicated ? 0 : local.shards, // the replica layout starts its own below
-      dataDir: local.dataDir, cacheDir: local.cacheDir, kafkaHome: local.kafkaHome, kafkaPort: local.kafkaPort,
+      dataDir: local.dataDir,
+      cacheDir: local.cacheDir,
+      kafkaHome: local.kafkaHome,
+      kafkaPort: local.kafkaPort,
       redisPorts: replicated ? [] : Array.from({ length: local.shards }, (_, i) => base + i),
-      persistRedis: local.persistRedis, preferContainers: false, log,
+      persistRedis: local.persistRedis,
+      preferContainers: false,
+      log,
     }),
     replicated
       ? startReplicatedRedis({
-        shards: local.shards, replicas: local.replicas, sentinels: SENTINELS, dataDir: local.dataDir, persist: local.persistRedis,
-        ports: { primary: (i) => base + i, replica: (i, j) => base + 100 * j + i, sentinel: (k) => base + 100 * (local.replicas + 1) + k },
-        downAfterMs: 2000, failoverTimeoutMs: 10_000, log,
-      })
+          shards: local.shards,
+          replicas: local.replicas,
+          sentinels: SENTINELS,
+          dataDir: local.dataDir,
+          persist: local.persistRedis,
+          ports: {
+            primary: (i) => base + i,
+            replica: (i, j) => base + 100 * j + i,
+            sentinel: (k) => base + 100 * (local.replicas + 1) + k,
+          },
+          downAfterMs: 2000,
+          failoverTimeoutMs: 10_000,
+          log,
+        })
       : Promise.resolve(undefined),
   ]);
   const stop = async () => {
@@ -92,7 +118,11 @@ async function startKafkaAndRedis(local: LocalConfig, log: Logger): Promise<Omit
     await stop();
     throw failed.reason;
   }
-  return { infra: (infraStarted as PromiseFulfilledResult<Infra>).value, replicas: (replicasStarted as PromiseFulfilledResult<ReplicatedRedis | undefined>).value, stop };
+  return {
+    infra: (infraStarted as PromiseFulfilledResult<Infra>).value,
+    replicas: (replicasStarted as PromiseFulfilledResult<ReplicatedRedis | undefined>).value,
+    stop,
+  };
 }
 
 /** What runs where, for the terminal. */
@@ -103,7 +133,10 @@ export function clusterSummary({ infra, replicas, services: s, gateway }: LocalC
     ["ingest   (IngestService)", s.ingestAddress],
     ["kafka    (topic " + cluster.scoreTopic + ", " + cluster.numSlots + " partitions)", infra.kafka.brokers.join(",")],
     ...infra.redis.map((r, i): [string, string] => [`${s.shardIds[i]}  (shard node + redis)`, r.url]),
-    ...(replicas?.shards ?? []).map((r, i): [string, string] => [`${s.shardIds[i]}  (shard node + ${r.url})`, `primary ${r.primary.url}, replica${r.replicas.length > 1 ? "s" : ""} ${r.replicas.map((x) => x.url).join(", ")}`]),
+    ...(replicas?.shards ?? []).map((r, i): [string, string] => [
+      `${s.shardIds[i]}  (shard node + ${r.url})`,
+      `primary ${r.primary.url}, replica${r.replicas.length > 1 ? "s" : ""} ${r.replicas.map((x) => x.url).join(", ")}`,
+    ]),
     ...(replicas ? [["sentinels (quorum 2, failover after 2 s down)", replicas.sentinelList] as [string, string]] : []),
     ...["router", "ingest", ...s.shardIds].map((name): [string, string] => [`metrics  ${name}`, s.metricsUrl(name)]),
     ["data", local.dataDir],
@@ -111,7 +144,16 @@ export function clusterSummary({ infra, replicas, services: s, gateway }: LocalC
     ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
-  return ["", "ladder is running:", ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), "",
+  return [
+    "",
+    "ladder is running:",
+    ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`),
+    "",
     "every process is restarted if it dies; Ctrl-C (or npm run stop) stops them all",
-    "try:  npm run cli -- demo", "      npm run cli -- status", `      open ${gateway.url} (the dashboard)`, "stop: Ctrl-C, or npm run stop", ""].join("\n");
+    "try:  npm run cli -- demo",
+    "      npm run cli -- status",
+    `      open ${gateway.url} (the dashboard)`,
+    "stop: Ctrl-C, or npm run stop",
+    "",
+  ].join("\n");
 }

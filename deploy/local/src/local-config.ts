@@ -30,13 +30,27 @@ const REDIS_DEFAULT_PORT = 6379;
 export const localEnv = envVariables({
   LADDER_LOCAL_SHARDS: int({ default: 3, min: 1, max: 64, description: "redis-server + shard node pairs to start" }),
   LADDER_DATA_DIR,
-  LADDER_CACHE_DIR: path({ default: join(homedir(), ".cache", "ladder"), shown: "`~/.cache/ladder`", description: "where Kafka's jars are cached" }),
+  LADDER_CACHE_DIR: path({
+    default: join(homedir(), ".cache", "ladder"),
+    shown: "`~/.cache/ladder`",
+    description: "where Kafka's jars are cached",
+  }),
   LADDER_KAFKA_PORT: port({ default: 9092, description: "the broker's client port" }),
   LADDER_REDIS_BASE_PORT: port({ default: 7001, description: "first Redis port; shard i gets base + i (the range may not include 6379)" }),
   KAFKA_HOME: optional({ unsetMeans: "— (fetch the jars)", description: "an unpacked Kafka 4.x to use instead of fetching jars" }),
   LADDER_LAUNCHER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: "the launcher's own pino level" }),
-  LADDER_REDIS_PERSIST: flag({ default: false, description: "shards' Redis keep an append-only file (1: restarts keep the data, at the cost of AOF rewrites that fork and serialize the whole board) or nothing (0: a restarted Redis is refilled from the latest snapshot and the log's tail)" }),
-  LADDER_LOCAL_REPLICAS: int({ default: 0, min: 0, max: 5, description: "replicas per shard's Redis (replica j of shard i on base + 100·j + i), and with any, 3 Redis Sentinels (base + 100·(replicas + 1) + 0…2) that fail a shard over to a replica; the services then address the shards as sentinel://ladder-shard-i" }),
+  LADDER_REDIS_PERSIST: flag({
+    default: false,
+    description:
+      "shards' Redis keep an append-only file (1: restarts keep the data, at the cost of AOF rewrites that fork and serialize the whole board) or nothing (0: a restarted Redis is refilled from the latest snapshot and the log's tail)",
+  }),
+  LADDER_LOCAL_REPLICAS: int({
+    default: 0,
+    min: 0,
+    max: 5,
+    description:
+      "replicas per shard's Redis (replica j of shard i on base + 100·j + i), and with any, 3 Redis Sentinels (base + 100·(replicas + 1) + 0…2) that fail a shard over to a replica; the services then address the shards as sentinel://ladder-shard-i",
+  }),
 });
 
 /** The launcher's Redis ports (primaries, replicas, Sentinels) as [first, last] ranges. */
@@ -54,8 +68,13 @@ const localSchema = (cwd: string) =>
   envSchema(localEnv, {
     check(v, problem) {
       const ranges = localRedisPorts(v.LADDER_REDIS_BASE_PORT, v.LADDER_LOCAL_SHARDS, v.LADDER_LOCAL_REPLICAS);
-      if (ranges.some(([first, last]) => first <= REDIS_DEFAULT_PORT && last >= REDIS_DEFAULT_PORT)) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would include ${REDIS_DEFAULT_PORT}`);
-      if (ranges.some(([, last]) => last > 65_535)) problem("LADDER_REDIS_BASE_PORT", `the Redis ports would go past 65535 (${v.LADDER_LOCAL_SHARDS} shards${v.LADDER_LOCAL_REPLICAS ? `, ${v.LADDER_LOCAL_REPLICAS} replica${v.LADDER_LOCAL_REPLICAS > 1 ? "s" : ""} each` : ""})`);
+      if (ranges.some(([first, last]) => first <= REDIS_DEFAULT_PORT && last >= REDIS_DEFAULT_PORT))
+        problem("LADDER_REDIS_BASE_PORT", `the Redis ports would include ${REDIS_DEFAULT_PORT}`);
+      if (ranges.some(([, last]) => last > 65_535))
+        problem(
+          "LADDER_REDIS_BASE_PORT",
+          `the Redis ports would go past 65535 (${v.LADDER_LOCAL_SHARDS} shards${v.LADDER_LOCAL_REPLICAS ? `, ${v.LADDER_LOCAL_REPLICAS} replica${v.LADDER_LOCAL_REPLICAS > 1 ? "s" : ""} each` : ""})`,
+        );
     },
     build: (v): LocalConfig => ({
       shards: v.LADDER_LOCAL_SHARDS,

@@ -26,9 +26,8 @@ export const LAUNCHER_SOURCE = "launcher";
  */
 export function sourceOf(record: Readonly<Record<string, unknown>>): string | undefined {
   const { service, proc, port } = record;
-  const name = typeof service === "string" ? service
-    : typeof proc === "string" ? (typeof port === "number" ? `${proc}-${port}` : proc)
-      : undefined;
+  const name =
+    typeof service === "string" ? service : typeof proc === "string" ? (typeof port === "number" ? `${proc}-${port}` : proc) : undefined;
   return name !== undefined && SAFE_NAME.test(name) ? name : undefined;
 }
 

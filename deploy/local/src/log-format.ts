@@ -88,7 +88,10 @@ function stackBelowMessage(stack: string): string {
 }
 
 function indent(text: string): string {
-  return text.split("\n").map((l) => `    ${l}`).join("\n");
+  return text
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
 }
 
 function pad(text: string, width: number | undefined): string {

@@ -58,8 +58,11 @@ if (taken !== undefined) {
 
 const pretty = args.format !== undefined ? args.format === "pretty" : process.stdout.isTTY === true;
 const output = new LauncherOutput({
-  dataDir: local.dataDir, terminal: args.detached ? undefined : process.stdout,
-  terminalLevel: levelNumber(local.logLevel), pretty, color: pretty && process.stdout.isTTY === true,
+  dataDir: local.dataDir,
+  terminal: args.detached ? undefined : process.stdout,
+  terminalLevel: levelNumber(local.logLevel),
+  pretty,
+  color: pretty && process.stdout.isTTY === true,
 });
 // debug at least: the children's routine lines reach their log files at debug
 const log = rootLogger({ level: local.logLevel === "trace" ? "trace" : "debug", name: "local-cluster", destination: output });
@@ -75,24 +78,36 @@ try {
   process.exit(1);
 }
 
-const state = new StateFile(launcherStatePath(local.dataDir), {
-  launcherPid: process.pid, startedAtMs, router: started.services.routerAddress, ingest: started.services.ingestAddress,
-}, log);
+const state = new StateFile(
+  launcherStatePath(local.dataDir),
+  {
+    launcherPid: process.pid,
+    startedAtMs,
+    router: started.services.routerAddress,
+    ingest: started.services.ingestAddress,
+  },
+  log,
+);
 // written once every process is watched, then on every change: a background start waits for it whole
 let watching = false;
-const supervisor: Supervisor = new Supervisor({ policy: DEFAULT_RESTART_POLICY, log, onChange: () => watching && state.write(supervisor.processes()) });
+const supervisor: Supervisor = new Supervisor({
+  policy: DEFAULT_RESTART_POLICY,
+  log,
+  onChange: () => watching && state.write(supervisor.processes()),
+});
 for (const { spec, running } of clusterUnits({ local, ...started, log })) supervisor.watch(spec, running);
 watching = true;
 state.write(supervisor.processes());
 
 let stopping: Promise<void> | undefined;
-const stop = (signal: NodeJS.Signals) => (stopping ??= (async () => {
-  log.info({ signal }, "stopping the cluster");
-  await supervisor.stop();
-  state.remove();
-  log.info("stopped");
-  process.exit(0);
-})());
+const stop = (signal: NodeJS.Signals) =>
+  (stopping ??= (async () => {
+    log.info({ signal }, "stopping the cluster");
+    await supervisor.stop();
+    state.remove();
+    log.info("stopped");
+    process.exit(0);
+  })());
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));
 

@@ -56,8 +56,7 @@ process.on("exit", () => {
 });
 
 export function spawnManaged(opts: ManagedProcessOptions): ManagedProcess {
-  const { command, args, cwd, env, log, levelOf = () => "debug", onLine: watch, parentExitSignal = "SIGTERM",
-    tailLines = 60 } = opts;
+  const { command, args, cwd, env, log, levelOf = () => "debug", onLine: watch, parentExitSignal = "SIGTERM", tailLines = 60 } = opts;
   const startedAtMs = Date.now();
   const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   const tail: string[] = [];

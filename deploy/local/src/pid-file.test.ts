@@ -43,6 +43,8 @@ describe("deploy > pid file", () => {
   });
 
   it("says in one line who runs and how to stop it", () => {
-    expect(alreadyRunning(42, "/repo/.ladder")).toBe("ladder is already running (pid 42, data dir /repo/.ladder); stop it with: npm run stop");
+    expect(alreadyRunning(42, "/repo/.ladder")).toBe(
+      "ladder is already running (pid 42, data dir /repo/.ladder); stop it with: npm run stop",
+    );
   });
 });

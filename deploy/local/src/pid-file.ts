@@ -10,9 +10,7 @@ import { processAlive } from "@ladder/platform/launcher-state";
 /** The pid file under a data dir. */
 export const pidFilePath = (dataDir: string): string => join(dataDir, "launcher.pid");
 
-export type PidClaim =
-  | { readonly claimed: true; release(): void }
-  | { readonly claimed: false; readonly pid: number };
+export type PidClaim = { readonly claimed: true; release(): void } | { readonly claimed: false; readonly pid: number };
 
 /**
  * Makes `path` name `pid`, unless a live process other than `pid` holds it (then `claimed: false`

@@ -6,7 +6,8 @@ describe("deploy > redis args", () => {
   it("binds 127.0.0.1, never snapshots, never evicts, and keeps an AOF only when persisting", () => {
     const volatile = redisArgs({ port: 7001, dataDir: "/d", persist: false });
     expect(volatile.join(" ")).toBe(
-      "--port 7001 --bind 127.0.0.1 --dir /d --daemonize no --save  --appendonly no --maxmemory-policy noeviction");
+      "--port 7001 --bind 127.0.0.1 --dir /d --daemonize no --save  --appendonly no --maxmemory-policy noeviction",
+    );
     const durable = redisArgs({ port: 7001, dataDir: "/d", persist: true });
     expect(durable).toEqual(expect.arrayContaining(["--appendonly", "yes", "--appendfsync", "everysec"]));
     expect(durable[durable.indexOf("--save") + 1]).toBe("");
@@ -19,7 +20,17 @@ describe("deploy > replica layout args", () => {
     expect(args).toContain("--replicaof 127.0.0.1 7001");
     expect(args).toContain("--repl-diskless-sync-delay 0");
     expect(redisArgs({ port: 7001, dataDir: "/d", persist: false, replicated: true }).join(" ")).toContain("--repl-diskless-sync-delay 0");
-    expect(sentinelConf({ port: 7201, dataDir: "/s", primaries: [{ name: "m0", address: "127.0.0.1:7001" }], quorum: 2, downAfterMs: 1000, failoverTimeoutMs: 5000 }))
-      .toBe("port 7201\nbind 127.0.0.1\ndaemonize no\ndir /s\nsentinel monitor m0 127.0.0.1 7001 2\nsentinel down-after-milliseconds m0 1000\nsentinel failover-timeout m0 5000\nsentinel parallel-syncs m0 1\n");
+    expect(
+      sentinelConf({
+        port: 7201,
+        dataDir: "/s",
+        primaries: [{ name: "m0", address: "127.0.0.1:7001" }],
+        quorum: 2,
+        downAfterMs: 1000,
+        failoverTimeoutMs: 5000,
+      }),
+    ).toBe(
+      "port 7201\nbind 127.0.0.1\ndaemonize no\ndir /s\nsentinel monitor m0 127.0.0.1 7001 2\nsentinel down-after-milliseconds m0 1000\nsentinel failover-timeout m0 5000\nsentinel parallel-syncs m0 1\n",
+    );
   });
 });

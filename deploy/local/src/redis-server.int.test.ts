@@ -103,17 +103,28 @@ describe("deploy > redis server", () => {
       const r = await startRedisServer({ dataDir: process.argv[3], persist: false, log: silentLogger() });
       console.log(r.port);
       process.exit(0);`;
-    const { stdout } = await run(process.execPath,
-      ["--input-type=module", "-e", script, builtEntry("deploy/local/src/redis-server.ts"),
-        builtEntry("platform/src/logger.ts"), join(dir, "orphan")],
-      { cwd: REPO });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        script,
+        builtEntry("deploy/local/src/redis-server.ts"),
+        builtEntry("platform/src/logger.ts"),
+        join(dir, "orphan"),
+      ],
+      { cwd: REPO },
+    );
     const port = Number(stdout.trim());
     expect(port).toBeGreaterThan(0);
-    await retryUntil(() => expect(tcpConnect(port)).rejects.toThrow(/ECONNREFUSED/), { ...LAUNCH_BACKOFF, what: "orphan gone", timeoutMs: 5000 });
+    await retryUntil(() => expect(tcpConnect(port)).rejects.toThrow(/ECONNREFUSED/), {
+      ...LAUNCH_BACKOFF,
+      what: "orphan gone",
+      timeoutMs: 5000,
+    });
   });
 
   it("refuses port 6379, which belongs to the machine's own Redis", async () => {
-    await expect(startRedisServer({ dataDir: join(dir, "x"), port: 6379, persist: false, log }))
-      .rejects.toThrow(/6379/);
+    await expect(startRedisServer({ dataDir: join(dir, "x"), port: 6379, persist: false, log })).rejects.toThrow(/6379/);
   });
 });

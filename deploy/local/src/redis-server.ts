@@ -58,7 +58,8 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
     await retryUntil(() => ping(port), {
       what: `redis-server on ${url}`,
       timeoutMs: readyTimeoutMs,
-      ...LAUNCH_BACKOFF, initialMs: 20,
+      ...LAUNCH_BACKOFF,
+      initialMs: 20,
       giveUp: () => (proc.hasExited() ? "process ended before it was ready" : undefined),
     });
   } catch (err) {
@@ -83,20 +84,38 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
   };
 }
 
-export function redisArgs({ port, dataDir, persist, replicaOf, replicated }: { port: number; dataDir: string; persist: boolean; replicaOf?: string; replicated?: boolean }): string[] {
+export function redisArgs({
+  port,
+  dataDir,
+  persist,
+  replicaOf,
+  replicated,
+}: {
+  port: number;
+  dataDir: string;
+  persist: boolean;
+  replicaOf?: string;
+  replicated?: boolean;
+}): string[] {
   // The shards' Redis is a rebuildable view: the AOF only makes restarts quick. Rewrites of a large
   // board cost seconds of a core each, so they wait for 4x growth past 1 GiB.
   const aof = persist
     ? ["--appendonly", "yes", "--appendfsync", "everysec", "--auto-aof-rewrite-percentage", "400", "--auto-aof-rewrite-min-size", "1gb"]
     : ["--appendonly", "no"];
   return [
-    "--port", String(port),
-    "--bind", "127.0.0.1",
-    "--dir", dataDir,
-    "--daemonize", "no",
-    "--save", "",
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dataDir,
+    "--daemonize",
+    "no",
+    "--save",
+    "",
     ...aof,
-    "--maxmemory-policy", "noeviction",
+    "--maxmemory-policy",
+    "noeviction",
     ...(replicated || replicaOf ? ["--repl-diskless-sync-delay", "0"] : []),
     ...(replicaOf ? ["--replicaof", replicaOf.slice(0, replicaOf.lastIndexOf(":")), replicaOf.slice(replicaOf.lastIndexOf(":") + 1)] : []),
   ];

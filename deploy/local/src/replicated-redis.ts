@@ -78,25 +78,76 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
     return s;
   };
   try {
-    const primaries = await Promise.all(names.map((_, i) =>
-      track(started.servers, startRedisServer({ dataDir: join(o.dataDir, `redis-${i}`), port: o.ports?.primary(i), persist: o.persist, replicated: true, log: o.log }))));
-    const replicas = await Promise.all(primaries.map((p, i) => Promise.all(Array.from({ length: o.replicas }, (_, j) =>
-      track(started.servers, startRedisServer({ dataDir: join(o.dataDir, `redis-${i}-replica-${j + 1}`), port: o.ports?.replica(i, j + 1), persist: o.persist, replicaOf: `127.0.0.1:${p.port}`, log: o.log }))))));
-    await Promise.all(replicas.flat().map((r) => waitFor(r.port, `replica on ${r.url} in sync with its primary`, readyTimeoutMs, async (c) => {
-      if (!/master_link_status:up/.test(await c.info("replication"))) throw new Error("not in sync yet");
-    })));
+    const primaries = await Promise.all(
+      names.map((_, i) =>
+        track(
+          started.servers,
+          startRedisServer({
+            dataDir: join(o.dataDir, `redis-${i}`),
+            port: o.ports?.primary(i),
+            persist: o.persist,
+            replicated: true,
+            log: o.log,
+          }),
+        ),
+      ),
+    );
+    const replicas = await Promise.all(
+      primaries.map((p, i) =>
+        Promise.all(
+          Array.from({ length: o.replicas }, (_, j) =>
+            track(
+              started.servers,
+              startRedisServer({
+                dataDir: join(o.dataDir, `redis-${i}-replica-${j + 1}`),
+                port: o.ports?.replica(i, j + 1),
+                persist: o.persist,
+                replicaOf: `127.0.0.1:${p.port}`,
+                log: o.log,
+              }),
+            ),
+          ),
+        ),
+      ),
+    );
+    await Promise.all(
+      replicas.flat().map((r) =>
+        waitFor(r.port, `replica on ${r.url} in sync with its primary`, readyTimeoutMs, async (c) => {
+          if (!/master_link_status:up/.test(await c.info("replication"))) throw new Error("not in sync yet");
+        }),
+      ),
+    );
     const watched = names.map((name, i) => ({ name, address: `127.0.0.1:${primaries[i]!.port}` }));
-    const sentinels = await Promise.all(Array.from({ length: sentinelCount }, (_, k) =>
-      track(started.sentinels, startSentinel({ dataDir: join(o.dataDir, `sentinel-${k}`), port: o.ports?.sentinel(k), primaries: watched, quorum, downAfterMs: o.downAfterMs, failoverTimeoutMs: o.failoverTimeoutMs, log: o.log }))));
+    const sentinels = await Promise.all(
+      Array.from({ length: sentinelCount }, (_, k) =>
+        track(
+          started.sentinels,
+          startSentinel({
+            dataDir: join(o.dataDir, `sentinel-${k}`),
+            port: o.ports?.sentinel(k),
+            primaries: watched,
+            quorum,
+            downAfterMs: o.downAfterMs,
+            failoverTimeoutMs: o.failoverTimeoutMs,
+            log: o.log,
+          }),
+        ),
+      ),
+    );
     // a failover needs the Sentinels to know the replicas and each other (they learn it within seconds)
-    await Promise.all(sentinels.map((s) => waitFor(s.port, `sentinel ${s.address} knowing every replica and Sentinel`, readyTimeoutMs, async (c) => {
-      for (const name of names) {
-        const known = (await c.call("SENTINEL", "REPLICAS", name)) as unknown[];
-        const peers = (await c.call("SENTINEL", "SENTINELS", name)) as unknown[];
-        if (known.length < o.replicas || peers.length < sentinelCount - 1) throw new Error(`${name}: ${known.length} replicas, ${peers.length} other sentinels known`);
-        await c.call("SENTINEL", "CKQUORUM", name);
-      }
-    })));
+    await Promise.all(
+      sentinels.map((s) =>
+        waitFor(s.port, `sentinel ${s.address} knowing every replica and Sentinel`, readyTimeoutMs, async (c) => {
+          for (const name of names) {
+            const known = (await c.call("SENTINEL", "REPLICAS", name)) as unknown[];
+            const peers = (await c.call("SENTINEL", "SENTINELS", name)) as unknown[];
+            if (known.length < o.replicas || peers.length < sentinelCount - 1)
+              throw new Error(`${name}: ${known.length} replicas, ${peers.length} other sentinels known`);
+            await c.call("SENTINEL", "CKQUORUM", name);
+          }
+        }),
+      ),
+    );
     o.log.info({ shards: o.shards, replicas: o.replicas, sentinels: sentinels.map((s) => s.address), quorum }, "replicated redis ready");
     const shards = names.map((name, i) => ({ name, url: `sentinel://${name}`, primary: primaries[i]!, replicas: replicas[i]! }));
     return {
@@ -104,7 +155,12 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
       sentinels,
       sentinelList: sentinels.map((s) => s.address).join(","),
       stop: () => stopAll(started, o.log),
-      ...restarts(o, shards, sentinels.map((s) => s.port), quorum),
+      ...restarts(
+        o,
+        shards,
+        sentinels.map((s) => s.port),
+        quorum,
+      ),
     };
   } catch (err) {
     await stopAll(started, o.log);
@@ -113,20 +169,50 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
 }
 
 /** How a server or Sentinel of the layout is started again after it died (see ReplicatedRedis). */
-function restarts(o: ReplicatedRedisOptions, shards: readonly ReplicatedShard[], sentinelPorts: readonly number[], quorum: number): Pick<ReplicatedRedis, "restartServer" | "restartSentinel"> {
+function restarts(
+  o: ReplicatedRedisOptions,
+  shards: readonly ReplicatedShard[],
+  sentinelPorts: readonly number[],
+  quorum: number,
+): Pick<ReplicatedRedis, "restartServer" | "restartSentinel"> {
   const shardOf = new Map(shards.flatMap((sh) => [sh.primary, ...sh.replicas].map((s): [number, ReplicatedShard] => [s.port, sh])));
-  const primaryNamed = (name: string, except?: number) => askSentinels(sentinelPorts.filter((p) => p !== except), name);
+  const primaryNamed = (name: string, except?: number) =>
+    askSentinels(
+      sentinelPorts.filter((p) => p !== except),
+      name,
+    );
   return {
     async restartServer(server) {
       const { name } = shardOf.get(server.port)!;
       const self = `127.0.0.1:${server.port}`;
       const primary = await waitForOtherPrimary(() => primaryNamed(name), self, 2 * o.downAfterMs + 5_000);
-      if (primary === undefined) o.log.warn({ server: self, shard: name }, "the Sentinels name no other primary: starting it as the primary, empty");
-      return startRedisServer({ dataDir: server.dataDir, port: server.port, persist: o.persist, replicated: true, replicaOf: primary, log: o.log });
+      if (primary === undefined)
+        o.log.warn({ server: self, shard: name }, "the Sentinels name no other primary: starting it as the primary, empty");
+      return startRedisServer({
+        dataDir: server.dataDir,
+        port: server.port,
+        persist: o.persist,
+        replicated: true,
+        replicaOf: primary,
+        log: o.log,
+      });
     },
     async restartSentinel(index) {
-      const watched = await Promise.all(shards.map(async (sh) => ({ name: sh.name, address: (await primaryNamed(sh.name, sentinelPorts[index])) ?? `127.0.0.1:${sh.primary.port}` })));
-      return startSentinel({ dataDir: join(o.dataDir, `sentinel-${index}`), port: sentinelPorts[index], primaries: watched, quorum, downAfterMs: o.downAfterMs, failoverTimeoutMs: o.failoverTimeoutMs, log: o.log });
+      const watched = await Promise.all(
+        shards.map(async (sh) => ({
+          name: sh.name,
+          address: (await primaryNamed(sh.name, sentinelPorts[index])) ?? `127.0.0.1:${sh.primary.port}`,
+        })),
+      );
+      return startSentinel({
+        dataDir: join(o.dataDir, `sentinel-${index}`),
+        port: sentinelPorts[index],
+        primaries: watched,
+        quorum,
+        downAfterMs: o.downAfterMs,
+        failoverTimeoutMs: o.failoverTimeoutMs,
+        log: o.log,
+      });
     },
   };
 }
@@ -142,7 +228,15 @@ async function stopAll(started: { servers: RedisServer[]; sentinels: SentinelSer
 /** The primary of `name` ("host:port") as the first of the Sentinels on `ports` that answers names it. */
 async function askSentinels(ports: readonly number[], name: string): Promise<string | undefined> {
   for (const port of ports) {
-    const c = new Redis({ host: "127.0.0.1", port, lazyConnect: true, connectTimeout: 500, commandTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const c = new Redis({
+      host: "127.0.0.1",
+      port,
+      lazyConnect: true,
+      connectTimeout: 500,
+      commandTimeout: 500,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     c.on("error", () => {});
     try {
       await c.connect();

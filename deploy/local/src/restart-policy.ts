@@ -27,7 +27,10 @@ export class RestartBackoff {
   private failures = 0;
   private upSince: number | undefined;
 
-  constructor(private readonly policy: RestartPolicy, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly policy: RestartPolicy,
+    private readonly now: () => number = Date.now,
+  ) {
     if (!(policy.initialMs > 0 && policy.maxMs >= policy.initialMs && policy.healthyAfterMs >= 0)) {
       throw new Error(`restart policy: need 0 < initialMs <= maxMs and healthyAfterMs >= 0, got ${JSON.stringify(policy)}`);
     }

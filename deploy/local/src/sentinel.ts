@@ -43,7 +43,9 @@ export interface SentinelOptions {
 }
 
 /** sentinel.conf for `o` (exported for its test). */
-export function sentinelConf(o: Pick<SentinelOptions, "primaries" | "quorum" | "downAfterMs" | "failoverTimeoutMs"> & { port: number; dataDir: string }): string {
+export function sentinelConf(
+  o: Pick<SentinelOptions, "primaries" | "quorum" | "downAfterMs" | "failoverTimeoutMs"> & { port: number; dataDir: string },
+): string {
   const lines = [`port ${o.port}`, "bind 127.0.0.1", "daemonize no", `dir ${o.dataDir}`];
   for (const p of o.primaries) {
     const colon = p.address.lastIndexOf(":");
@@ -70,7 +72,8 @@ export async function startSentinel(o: SentinelOptions): Promise<SentinelServer>
     await retryUntil(() => ping(port), {
       what: `redis sentinel on ${address}`,
       timeoutMs: readyTimeoutMs,
-      ...LAUNCH_BACKOFF, initialMs: 20,
+      ...LAUNCH_BACKOFF,
+      initialMs: 20,
       giveUp: () => (proc.hasExited() ? "process ended before it was ready" : undefined),
     });
   } catch (err) {

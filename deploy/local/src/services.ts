@@ -89,12 +89,39 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
   const extraShards = new Map<string, string>(); // shards added after the start: id -> Redis URL
   const startShard = async (id: string) => {
     const own: Record<string, string> = extraShards.has(id) ? { LADDER_SHARDS: `${env.LADDER_SHARDS},${id}=${extraShards.get(id)}` } : {};
-    shards.set(id, metricsBound(id, await spawn(id, ENTRY.shard, { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own }, "shard node ready")));
+    shards.set(
+      id,
+      metricsBound(
+        id,
+        await spawn(
+          id,
+          ENTRY.shard,
+          { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own },
+          "shard node ready",
+        ),
+      ),
+    );
   };
   const startRouter = async (listen: string) =>
-    metricsBound("router", await spawn("router", ENTRY.router, { LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! }, "router listening"));
+    metricsBound(
+      "router",
+      await spawn(
+        "router",
+        ENTRY.router,
+        { LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! },
+        "router listening",
+      ),
+    );
   const startIngest = async (listen: string) =>
-    metricsBound("ingest", await spawn("ingest", ENTRY.ingest, { LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! }, "ingest listening"));
+    metricsBound(
+      "ingest",
+      await spawn(
+        "ingest",
+        ENTRY.ingest,
+        { LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! },
+        "ingest listening",
+      ),
+    );
   let router: Started | undefined;
   let ingest: Started | undefined;
   try {

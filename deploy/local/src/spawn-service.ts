@@ -43,7 +43,11 @@ export function spawnService({ name, entry, env, ready, timeoutMs, log }: SpawnO
         if (rec?.msg !== ready) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ process: proc, port: typeof rec.port === "number" ? rec.port : undefined, metricsPort: typeof rec.metricsPort === "number" ? rec.metricsPort : undefined });
+        resolve({
+          process: proc,
+          port: typeof rec.port === "number" ? rec.port : undefined,
+          metricsPort: typeof rec.metricsPort === "number" ? rec.metricsPort : undefined,
+        });
       },
     });
     const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);
@@ -75,4 +79,3 @@ function parseJson(line: string): Record<string, unknown> | undefined {
     return undefined;
   }
 }
-

@@ -12,7 +12,10 @@ class FakeProcess implements Running {
   readonly exited: Promise<ExitStatus>;
   stopped = false;
   private end!: (s: ExitStatus) => void;
-  constructor(private readonly events: string[], private readonly name: string) {
+  constructor(
+    private readonly events: string[],
+    private readonly name: string,
+  ) {
     this.exited = new Promise((resolve) => (this.end = resolve));
   }
   die(signal: NodeJS.Signals = "SIGKILL"): void {
@@ -36,12 +39,13 @@ function harness() {
     log: silentLogger(),
     now: () => t,
     // each pause is recorded, the clock moves by it, and it ends when the test calls tick()
-    sleep: (ms, signal) => new Promise((resolve) => {
-      pauses.push(ms);
-      t += ms;
-      wake = resolve;
-      signal.addEventListener("abort", () => resolve(), { once: true });
-    }),
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        pauses.push(ms);
+        t += ms;
+        wake = resolve;
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      }),
   });
   const current = new Map<string, FakeProcess>();
   const failNext = new Map<string, number>();
@@ -49,7 +53,10 @@ function harness() {
     const first = new FakeProcess(events, name);
     current.set(name, first);
     const spec: Supervised = {
-      name, kind: "shard-node", address: `127.0.0.1:${7000 + current.size}`, stopOrder,
+      name,
+      kind: "shard-node",
+      address: `127.0.0.1:${7000 + current.size}`,
+      stopOrder,
       start: async () => {
         const fails = failNext.get(name) ?? 0;
         if (fails > 0) {
@@ -71,7 +78,18 @@ function harness() {
     wake = undefined;
     await settle();
   };
-  return { supervisor, pauses, events, current, failNext, add, tick, settle, view: (name: string) => supervisor.processes().find((p) => p.name === name)!, advance: (ms: number) => void (t += ms) };
+  return {
+    supervisor,
+    pauses,
+    events,
+    current,
+    failNext,
+    add,
+    tick,
+    settle,
+    view: (name: string) => supervisor.processes().find((p) => p.name === name)!,
+    advance: (ms: number) => void (t += ms),
+  };
 }
 
 describe("deploy > supervisor", () => {

@@ -70,8 +70,22 @@ export class Supervisor {
   watch(spec: Supervised, running: Running): void {
     if (this.units.some((u) => u.spec.name === spec.name)) throw new Error(`${spec.name} is supervised already`);
     const u: Unit = {
-      spec, running, starting: undefined, backoff: new RestartBackoff(this.o.policy, this.now),
-      view: { name: spec.name, kind: spec.kind, address: spec.address, state: "up", pid: running.pid ?? null, restarts: 0, upSinceMs: running.startedAtMs ?? this.now(), lastExit: null, lastExitAtMs: null, nextStartAtMs: null },
+      spec,
+      running,
+      starting: undefined,
+      backoff: new RestartBackoff(this.o.policy, this.now),
+      view: {
+        name: spec.name,
+        kind: spec.kind,
+        address: spec.address,
+        state: "up",
+        pid: running.pid ?? null,
+        restarts: 0,
+        upSinceMs: running.startedAtMs ?? this.now(),
+        lastExit: null,
+        lastExitAtMs: null,
+        nextStartAtMs: null,
+      },
     };
     u.backoff.up();
     this.units.push(u);
@@ -94,10 +108,14 @@ export class Supervisor {
     await Promise.allSettled(this.units.map((u) => u.starting));
     const orders = [...new Set(this.units.map((u) => u.spec.stopOrder))].sort((a, b) => a - b);
     for (const order of orders) {
-      await Promise.all(this.units.filter((u) => u.spec.stopOrder === order).map(async (u) => {
-        await u.running?.stop().catch((err: unknown) => this.o.log.warn({ err, process: u.spec.name }, "stopping a process failed"));
-        u.view = { ...u.view, state: "stopped", pid: null, nextStartAtMs: null };
-      }));
+      await Promise.all(
+        this.units
+          .filter((u) => u.spec.stopOrder === order)
+          .map(async (u) => {
+            await u.running?.stop().catch((err: unknown) => this.o.log.warn({ err, process: u.spec.name }, "stopping a process failed"));
+            u.view = { ...u.view, state: "stopped", pid: null, nextStartAtMs: null };
+          }),
+      );
     }
     this.o.onChange?.();
   }
@@ -110,7 +128,10 @@ export class Supervisor {
       u.running = undefined;
       const pause = u.backoff.died();
       u.view = { ...u.view, state: "restarting", pid: null, upSinceMs: null, lastExit: describeExit(exit), lastExitAtMs: this.now() };
-      this.o.log.error({ process: u.spec.name, processPid: pid, code: exit.code, signal: exit.signal, restarts: u.view.restarts, restartInMs: pause }, "process died; restarting it");
+      this.o.log.error(
+        { process: u.spec.name, processPid: pid, code: exit.code, signal: exit.signal, restarts: u.view.restarts, restartInMs: pause },
+        "process died; restarting it",
+      );
       await this.restart(u, pause);
     }
   }
@@ -136,7 +157,14 @@ export class Supervisor {
       }
       if (this.stopping) return; // stop() stops it with the rest
       u.backoff.up();
-      u.view = { ...u.view, state: "up", pid: u.running.pid ?? null, restarts: u.view.restarts + 1, upSinceMs: u.running.startedAtMs ?? this.now(), nextStartAtMs: null };
+      u.view = {
+        ...u.view,
+        state: "up",
+        pid: u.running.pid ?? null,
+        restarts: u.view.restarts + 1,
+        upSinceMs: u.running.startedAtMs ?? this.now(),
+        nextStartAtMs: null,
+      };
       this.o.log.info({ process: u.spec.name, processPid: u.running.pid, restarts: u.view.restarts, attempt }, "process restarted");
       this.o.onChange?.();
       return;

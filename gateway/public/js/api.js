@@ -57,7 +57,10 @@ export function stream({ path, params, event, onMessage, onState, explain }) {
   });
   source.onerror = () => {
     if (source.readyState !== EventSource.CLOSED) return onState("reconnecting");
-    explain().then(() => onState("stopped", "the stream was refused"), (err) => onState("stopped", `${err.code}: ${err.message}`));
+    explain().then(
+      () => onState("stopped", "the stream was refused"),
+      (err) => onState("stopped", `${err.code}: ${err.message}`),
+    );
   };
   return { close: () => source.close() };
 }

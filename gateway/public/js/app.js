@@ -25,7 +25,13 @@ const live = (s, detail) => {
 };
 const top = new LiveTop({ tbody: $("top"), meta: $("top-meta"), onState: live });
 const histogram = new HistogramView({ box: $("histogram"), meta: $("histogram-meta") });
-const player = new PlayerView({ standing: $("standing"), around: $("around"), events: $("events"), onState: () => {}, onEntry: (e) => histogram.mark(e && Number(e.score)) });
+const player = new PlayerView({
+  standing: $("standing"),
+  around: $("around"),
+  events: $("events"),
+  onState: () => {},
+  onEntry: (e) => histogram.mark(e && Number(e.score)),
+});
 const shards = new ShardsView({ tbody: $("shards"), meta: $("shards-meta") });
 const trends = new TrendsView({ writes: $("trend-writes"), lag: $("trend-lag"), size: $("trend-size"), meta: $("trends-meta") });
 
@@ -59,7 +65,9 @@ async function loadBoards() {
 
 /** "daily · 2 windows · histogram" */
 function describe(rules) {
-  const parts = [rules.period && rules.period !== "PERIOD_KIND_UNSPECIFIED" ? rules.period.replace("PERIOD_KIND_", "").toLowerCase() : "all-time"];
+  const parts = [
+    rules.period && rules.period !== "PERIOD_KIND_UNSPECIFIED" ? rules.period.replace("PERIOD_KIND_", "").toLowerCase() : "all-time",
+  ];
   if (rules.order === "SORT_ORDER_LOWER_IS_BETTER") parts.push("lower wins");
   if (rules.windows?.length) parts.push(`${rules.windows.length} window${rules.windows.length > 1 ? "s" : ""}`);
   if (rules.histogramBounds?.length) parts.push("histogram");
@@ -77,13 +85,19 @@ async function openBoard(name, keep = false) {
 }
 
 async function loadPeriods(name, def) {
-  const periods = await get(boardPath(name, "periods")).then((p) => p.periods, () => []);
+  const periods = await get(boardPath(name, "periods")).then(
+    (p) => p.periods,
+    () => [],
+  );
   $("period-field").hidden = periods.length === 0;
   $("period").replaceChildren(...periods.map((p, i) => el("option", i === 0 ? `${p.id} (current)` : p.id, { value: i === 0 ? "" : p.id })));
   $("period").value = state.period ?? "";
   const windows = def?.rules.windows ?? [];
   $("window-field").hidden = windows.length === 0;
-  $("window").replaceChildren(el("option", "— the period alone", { value: "" }), ...windows.map((w) => el("option", `${w.name} (${w.periods} periods)`, { value: w.name })));
+  $("window").replaceChildren(
+    el("option", "— the period alone", { value: "" }),
+    ...windows.map((w) => el("option", `${w.name} (${w.periods} periods)`, { value: w.name })),
+  );
   $("window").value = state.window ?? "";
 }
 

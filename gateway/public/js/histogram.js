@@ -26,9 +26,13 @@ export class HistogramView {
       this.box.replaceChildren(el("p", "This board keeps no histogram (a board defined with histogram_bounds does).", { class: "note" }));
       return;
     }
-    const load = () => get(boardPath(board, "histogram"), where).then((h) => this.draw(h), (err) => {
-      this.box.replaceChildren(el("p", `${err.code}: ${err.message}`, { class: "error" }));
-    });
+    const load = () =>
+      get(boardPath(board, "histogram"), where).then(
+        (h) => this.draw(h),
+        (err) => {
+          this.box.replaceChildren(el("p", `${err.code}: ${err.message}`, { class: "error" }));
+        },
+      );
     void load();
     this.timer = setInterval(load, REFRESH_MS);
   }
@@ -53,7 +57,17 @@ export class HistogramView {
     const every = Math.ceil(h.buckets.length / 8); // at most 8 labels
     h.buckets.forEach((b, i) => {
       const height = (Number(b.count) / max) * (H - 4);
-      const bar = svgEl("rect", { class: "bar", x: i * slot + 1, y: H - height, width: Math.max(1, slot - 2), height, "data-testid": "histogram-bar", "data-min": b.minScore, "data-max": b.maxScore, "data-count": b.count });
+      const bar = svgEl("rect", {
+        class: "bar",
+        x: i * slot + 1,
+        y: H - height,
+        width: Math.max(1, slot - 2),
+        height,
+        "data-testid": "histogram-bar",
+        "data-min": b.minScore,
+        "data-max": b.maxScore,
+        "data-count": b.count,
+      });
       bar.append(svgEl("title", {}, `${count(b.minScore)} – ${count(b.maxScore)}: ${count(b.count)} players`));
       bar.classList.toggle("mine", this.holds(bar));
       svg.append(bar);

@@ -33,8 +33,11 @@ export class PlayerView {
     await this.read(question);
     if (this.question !== question) return;
     this.source = stream({
-      path: boardPath(board, "watch/player"), params: { player: playerId, top_k: TOP_K, ...where }, event: "player",
-      onMessage: (m) => this.moved(question, m), onState: this.onState,
+      path: boardPath(board, "watch/player"),
+      params: { player: playerId, top_k: TOP_K, ...where },
+      event: "player",
+      onMessage: (m) => this.moved(question, m),
+      onState: this.onState,
       explain: () => get(boardPath(board, "periods")),
     });
   }
@@ -54,7 +57,10 @@ export class PlayerView {
   async read(q) {
     const params = { player: q.playerId, ...q.where };
     try {
-      const [rank, around] = await Promise.all([get(boardPath(q.board, "rank"), params), get(boardPath(q.board, "around"), { ...params, radius: RADIUS })]);
+      const [rank, around] = await Promise.all([
+        get(boardPath(q.board, "rank"), params),
+        get(boardPath(q.board, "around"), { ...params, radius: RADIUS }),
+      ]);
       if (this.question !== q) return;
       this.showRank(rank.entry, rank.total);
       this.showAround(around.entries, q.playerId);
@@ -71,16 +77,25 @@ export class PlayerView {
   showRank(entry, total) {
     const pct = (100 * Number(entry.rank)) / Number(total);
     const rank = el("strong", `#${count(entry.rank)}`, { "data-testid": "player-rank", "data-rank": entry.rank });
-    this.standing.replaceChildren(rank, ` of ${count(total)} · ${count(entry.score)} points · top ${pct < 1 ? pct.toFixed(2) : pct.toFixed(1)}%`);
+    this.standing.replaceChildren(
+      rank,
+      ` of ${count(total)} · ${count(entry.score)} points · top ${pct < 1 ? pct.toFixed(2) : pct.toFixed(1)}%`,
+    );
   }
 
   showAround(entries, playerId) {
-    this.around.replaceChildren(...entries.map((e) => {
-      const row = el("tr", "", { "data-testid": "around-row", "data-player": e.playerId, "data-rank": e.rank });
-      row.append(el("td", e.rank, { class: "num" }), el("td", e.playerId, { title: e.playerId }), el("td", count(e.score), { class: "num" }));
-      row.classList.toggle("me", e.playerId === playerId);
-      return row;
-    }));
+    this.around.replaceChildren(
+      ...entries.map((e) => {
+        const row = el("tr", "", { "data-testid": "around-row", "data-player": e.playerId, "data-rank": e.rank });
+        row.append(
+          el("td", e.rank, { class: "num" }),
+          el("td", e.playerId, { title: e.playerId }),
+          el("td", count(e.score), { class: "num" }),
+        );
+        row.classList.toggle("me", e.playerId === playerId);
+        return row;
+      }),
+    );
   }
 
   moved(q, m) {

@@ -18,9 +18,13 @@ export class ShardsView {
 
   start() {
     this.stop();
-    const poll = () => get("status").then((s) => this.draw(s), (err) => {
-      this.meta.replaceChildren(el("span", `${err.code}: ${err.message}`, { class: "error" }));
-    });
+    const poll = () =>
+      get("status").then(
+        (s) => this.draw(s),
+        (err) => {
+          this.meta.replaceChildren(el("span", `${err.code}: ${err.message}`, { class: "error" }));
+        },
+      );
     void poll();
     this.timer = setInterval(poll, POLL_MS);
   }
@@ -30,17 +34,21 @@ export class ShardsView {
   }
 
   draw(s) {
-    this.tbody.replaceChildren(...s.shards.map((x) => {
-      const [text, cls] = READINESS[x.readiness] ?? [x.readiness, "refusing"];
-      const row = el("tr", "", { "data-testid": "shard-row", "data-shard": x.shardId, "data-readiness": text });
-      row.append(
-        el("td", x.shardId), el("td", text, { class: cls }),
-        el("td", x.lagRecords === undefined || x.lagRecords === null ? "—" : `${count(x.lagRecords)} rec`, { class: "num" }),
-        el("td", x.keys == null ? "—" : count(x.keys), { class: "num" }), el("td", x.usedMemoryBytes == null ? "—" : bytes(x.usedMemoryBytes), { class: "num" }),
-        el("td", x.heartbeatAgeMs == null ? "none" : `${seconds(x.heartbeatAgeMs)} ago`, { class: "num" }),
-      );
-      return row;
-    }));
+    this.tbody.replaceChildren(
+      ...s.shards.map((x) => {
+        const [text, cls] = READINESS[x.readiness] ?? [x.readiness, "refusing"];
+        const row = el("tr", "", { "data-testid": "shard-row", "data-shard": x.shardId, "data-readiness": text });
+        row.append(
+          el("td", x.shardId),
+          el("td", text, { class: cls }),
+          el("td", x.lagRecords === undefined || x.lagRecords === null ? "—" : `${count(x.lagRecords)} rec`, { class: "num" }),
+          el("td", x.keys == null ? "—" : count(x.keys), { class: "num" }),
+          el("td", x.usedMemoryBytes == null ? "—" : bytes(x.usedMemoryBytes), { class: "num" }),
+          el("td", x.heartbeatAgeMs == null ? "none" : `${seconds(x.heartbeatAgeMs)} ago`, { class: "num" }),
+        );
+        return row;
+      }),
+    );
     this.meta.textContent = `as the router saw it at ${time(s.observedAtMs)}`;
   }
 }

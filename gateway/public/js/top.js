@@ -19,8 +19,11 @@ export class LiveTop {
     this.meta.textContent = "";
     const params = { limit, ...where };
     this.source = stream({
-      path: boardPath(board, "watch/top"), params, event: "top",
-      onMessage: (m) => this.show(m), onState: this.onState,
+      path: boardPath(board, "watch/top"),
+      params,
+      event: "top",
+      onMessage: (m) => this.show(m),
+      onState: this.onState,
       explain: () => get(boardPath(board, "top"), params),
     });
   }

@@ -23,9 +23,13 @@ export class TrendsView {
     this.stop();
     this.where = { board, ...where };
     const question = this.where;
-    const load = () => get("trends", question).then((t) => this.where === question && this.draw(t), (err) => {
-      this.meta.replaceChildren(el("span", `${err.code}: ${err.message}`, { class: "error" }));
-    });
+    const load = () =>
+      get("trends", question).then(
+        (t) => this.where === question && this.draw(t),
+        (err) => {
+          this.meta.replaceChildren(el("span", `${err.code}: ${err.message}`, { class: "error" }));
+        },
+      );
     void load();
     this.timer = setInterval(load, POLL_MS);
   }
@@ -41,11 +45,19 @@ export class TrendsView {
     const rate = c.filter((s) => s.writesPerSecond !== null).map((s) => [Number(s.atMs), s.writesPerSecond]);
     plot(this.writes, span, [{ name: "writes/s", points: rate }], (v) => `${count(Math.round(v))}/s`);
     const shards = [...new Set(c.flatMap((s) => Object.keys(s.lag)))].sort();
-    plot(this.lag, span, shards.map((id) => ({ name: id, points: c.filter((s) => s.lag[id] != null).map((s) => [Number(s.atMs), s.lag[id]]) })), (v) => `${count(v)} rec`);
+    plot(
+      this.lag,
+      span,
+      shards.map((id) => ({ name: id, points: c.filter((s) => s.lag[id] != null).map((s) => [Number(s.atMs), s.lag[id]]) })),
+      (v) => `${count(v)} rec`,
+    );
     const sizes = t.board?.samples.map((s) => [Number(s.atMs), s.total]) ?? [];
     plot(this.size, span, [{ name: t.board?.name ?? "board", points: sizes }], (v) => `${count(v)} players`);
     const minutes = Math.max(0, (span[1] - span[0]) / 60_000);
-    this.meta.textContent = c.length < 2 ? `collecting: a sample every ${t.stepMs / 1000} s while a dashboard is open` : `the last ${minutes < 1 ? `${Math.round(minutes * 60)} s` : `${minutes.toFixed(1)} min`}, a sample every ${t.stepMs / 1000} s`;
+    this.meta.textContent =
+      c.length < 2
+        ? `collecting: a sample every ${t.stepMs / 1000} s while a dashboard is open`
+        : `the last ${minutes < 1 ? `${Math.round(minutes * 60)} s` : `${minutes.toFixed(1)} min`}, a sample every ${t.stepMs / 1000} s`;
   }
 }
 
@@ -59,7 +71,14 @@ function plot(box, span, series, fmt) {
   const legend = el("div", "", { class: "legend" });
   drawn.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
-    const line = svgEl("polyline", { points: s.points.map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`).join(" "), stroke: color, "data-testid": "trend-line", "data-series": s.name, "data-points": s.points.length, "data-last": s.points.at(-1)[1] });
+    const line = svgEl("polyline", {
+      points: s.points.map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`).join(" "),
+      stroke: color,
+      "data-testid": "trend-line",
+      "data-series": s.name,
+      "data-points": s.points.length,
+      "data-last": s.points.at(-1)[1],
+    });
     svg.append(line);
     const item = el("span", `${s.name} ${fmt(s.points.at(-1)[1])}`);
     item.style.setProperty("--c", color);

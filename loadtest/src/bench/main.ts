@@ -28,7 +28,17 @@ import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 import { snapshotBenchmark } from "./writes/snapshot-bench.js";
 
-const BENCHMARKS: Record<BenchName, Benchmark> = { reads: readsBenchmark, postgres: postgresBenchmark, batch: batchBenchmark, approx: approxBenchmark, push: pushBenchmark, ingest: ingestBenchmark, rebuild: rebuildBenchmark, snapshot: snapshotBenchmark, boards: boardsBenchmark };
+const BENCHMARKS: Record<BenchName, Benchmark> = {
+  reads: readsBenchmark,
+  postgres: postgresBenchmark,
+  batch: batchBenchmark,
+  approx: approxBenchmark,
+  push: pushBenchmark,
+  ingest: ingestBenchmark,
+  rebuild: rebuildBenchmark,
+  snapshot: snapshotBenchmark,
+  boards: boardsBenchmark,
+};
 
 if (process.argv.includes("--help")) {
   console.log(USAGE);
@@ -53,7 +63,13 @@ cleanup.push(`data dir ${dataDir}`, () => rm(dataDir, { recursive: true, force: 
 const ports = new Set<number>();
 let broker: Promise<KafkaBroker> | undefined;
 const ctx: BenchContext = {
-  plan, dataDir, ports, cleanup, log, say, earlier: {},
+  plan,
+  dataDir,
+  ports,
+  cleanup,
+  log,
+  say,
+  earlier: {},
   layouts: new SeededLayouts({ dataDir, ports, cleanup, log, seed: plan.seed }),
   kafka: () => (broker ??= startBenchKafka({ dataDir, ports, cleanup, log })),
 };
@@ -64,7 +80,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-say(`ladder bench${options.quick ? " (quick: smoke-test sizes)" : ""}: ${options.selected.join(", ")}; load average ${loadavgStart.join(" ")}; data in ${dataDir}`);
+say(
+  `ladder bench${options.quick ? " (quick: smoke-test sizes)" : ""}: ${options.selected.join(", ")}; load average ${loadavgStart.join(" ")}; data in ${dataDir}`,
+);
 const records: BenchRecord[] = [];
 try {
   for (const name of options.selected) {
@@ -76,10 +94,20 @@ try {
 }
 const finishedAt = new Date();
 const report: BenchReport = {
-  tool: "ladder-bench", format: 1, quick: options.quick, startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString(),
-  wallSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 100) / 10, selected: options.selected,
-  machine: machineInfo(), loadavgStart, loadavgEnd: loadAverages(), benchmarks: records,
+  tool: "ladder-bench",
+  format: 1,
+  quick: options.quick,
+  startedAt: startedAt.toISOString(),
+  finishedAt: finishedAt.toISOString(),
+  wallSeconds: Math.round((finishedAt.getTime() - startedAt.getTime()) / 100) / 10,
+  selected: options.selected,
+  machine: machineInfo(),
+  loadavgStart,
+  loadavgEnd: loadAverages(),
+  benchmarks: records,
 };
 const files = writeReport(report, options.outDir);
-say(`\nall done in ${formatMinutes(report.wallSeconds)}; load average ${report.loadavgEnd.join(" ")}\nsaved ${files.json}\nsaved ${files.markdown}`);
+say(
+  `\nall done in ${formatMinutes(report.wallSeconds)}; load average ${report.loadavgEnd.join(" ")}\nsaved ${files.json}\nsaved ${files.markdown}`,
+);
 if (records.some((r) => r.status === "failed")) process.exitCode = 1;

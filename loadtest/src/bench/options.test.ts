@@ -3,7 +3,11 @@ import { parseBenchOptions } from "./options.js";
 
 describe("bench > options", () => {
   it("runs every benchmark in the fixed order by default", () => {
-    expect(parseBenchOptions([])).toEqual({ quick: false, selected: ["reads", "postgres", "batch", "approx", "push", "ingest", "rebuild", "snapshot", "boards"], outDir: "loadtest/results" });
+    expect(parseBenchOptions([])).toEqual({
+      quick: false,
+      selected: ["reads", "postgres", "batch", "approx", "push", "ingest", "rebuild", "snapshot", "boards"],
+      outDir: "loadtest/results",
+    });
   });
 
   it("selects benchmarks by name, keeping the fixed order", () => {

@@ -30,7 +30,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     options: { quick: { type: "boolean", default: false }, out: { type: "string" } },
   });
   const unknown = positionals.filter((p) => !(BENCH_NAMES as readonly string[]).includes(p));
-  if (unknown.length) throw new Error(`unknown benchmark ${unknown.map((u) => `"${u}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}\n${USAGE}`);
+  if (unknown.length)
+    throw new Error(`unknown benchmark ${unknown.map((u) => `"${u}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}\n${USAGE}`);
   const selected = positionals.length ? BENCH_NAMES.filter((n) => positionals.includes(n)) : [...BENCH_NAMES];
   const quick = values.quick === true;
   return { quick, selected, outDir: values.out ?? (quick ? join(tmpdir(), "ladder-bench") : "loadtest/results") };

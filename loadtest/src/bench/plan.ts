@@ -163,10 +163,21 @@ const MIN_CALLS = 30;
 const PG_BUFFER_BYTES_PER_ROW = 160;
 
 /** What the full and quick push plans share. */
-const PUSH = { tops: 5, topLimit: 10, intervalMs: 250, mix: { batch: 10, incrementMax: 100, setShare: 0.02, ownShare: 0.25, overtakeShare: 0.05 }, probeTimeoutS: 10 };
+const PUSH = {
+  tops: 5,
+  topLimit: 10,
+  intervalMs: 250,
+  mix: { batch: 10, incrementMax: 100, setShare: 0.02, ownShare: 0.25, overtakeShare: 0.05 },
+  probeTimeoutS: 10,
+};
 
 /** A closed loop of `concurrency` for `warmupMs` + a window of `durationMs` (longer for minCalls, up to maxDurationMs: 3x by default). */
-function loop(concurrency: number, warmupMs: number, durationMs: number, more: Partial<Pick<ClosedLoopPlan, "minCalls" | "maxDurationMs">> = {}): ClosedLoopPlan {
+function loop(
+  concurrency: number,
+  warmupMs: number,
+  durationMs: number,
+  more: Partial<Pick<ClosedLoopPlan, "minCalls" | "maxDurationMs">> = {},
+): ClosedLoopPlan {
   return { concurrency, warmupMs, durationMs, minCalls: more.minCalls ?? MIN_CALLS, maxDurationMs: more.maxDurationMs ?? 3 * durationMs };
 }
 
@@ -182,48 +193,139 @@ export function benchPlan(quick: boolean): BenchPlan {
   const postgres = {
     sharedBuffersMb: Math.max(128, Math.ceil((Math.max(...sizes) * PG_BUFFER_BYTES_PER_ROW) / 2 ** 20)),
     top: quick ? loop(c, 0.5 * SECOND, 1.5 * SECOND) : loop(c, 2 * SECOND, 10 * SECOND),
-    rank: quick ? loop(c, 0.5 * SECOND, 1.5 * SECOND, { minCalls: 2 * c, maxDurationMs: 20 * SECOND }) : loop(c, 2 * SECOND, 10 * SECOND, { minCalls: 6 * c, maxDurationMs: 180 * SECOND }),
+    rank: quick
+      ? loop(c, 0.5 * SECOND, 1.5 * SECOND, { minCalls: 2 * c, maxDurationMs: 20 * SECOND })
+      : loop(c, 2 * SECOND, 10 * SECOND, { minCalls: 6 * c, maxDurationMs: 180 * SECOND }),
     rankPerCore: quick ? loop(2, 0.5 * SECOND, 1.5 * SECOND) : loop(2, 2 * SECOND, 10 * SECOND, { maxDurationMs: 60 * SECOND }), // the project's machine: 2 cores
   };
   if (quick) {
     return {
-      quick, sizes, shardCounts: [1, 2, 4], reads, postgres,
-      ingest: { ...loop(8, 1 * SECOND, 3 * SECOND), batch: 1000, shards: 3, players: 100_000, raw: loop(8, 0.5 * SECOND, 1.5 * SECOND), rawKafkaBatches: [1000, 5000] },
+      quick,
+      sizes,
+      shardCounts: [1, 2, 4],
+      reads,
+      postgres,
+      ingest: {
+        ...loop(8, 1 * SECOND, 3 * SECOND),
+        batch: 1000,
+        shards: 3,
+        players: 100_000,
+        raw: loop(8, 0.5 * SECOND, 1.5 * SECOND),
+        rawKafkaBatches: [1000, 5000],
+      },
       rebuild: { records: 50_000, shards: [1, 3], eventIds: [false, true] },
       snapshot: { players: 20_000, perPlayer: 5, tail: 20_000, ids: 2_000 },
       boards: {
-        sizes: [20_000, 100_000], fullStateMaxPlayers: 20_000, checkedPlayers: 50,
+        sizes: [20_000, 100_000],
+        fullStateMaxPlayers: 20_000,
+        checkedPlayers: 50,
         reads: { ...loop(8, 0.3 * SECOND, 1 * SECOND), alone: 50, topLimit: 10, aroundRadius: 5 },
         writes: { warmupMs: 0.5 * SECOND, durationMs: 1.5 * SECOND, inFlight: 4 },
       },
       batch: {
-        players: 20_000, dailyPlayers: 5_000, asked: 100, rounds: 1, seconds: 2, connections: 4, streams: 16,
-        rankReps: 3, standingReps: 20, inFlight: [10, 100], pageLimits: [10, 50, 100], walkLimit: 1000, pageCalls: 30, writeBatch: 1000, writeInFlight: 4,
+        players: 20_000,
+        dailyPlayers: 5_000,
+        asked: 100,
+        rounds: 1,
+        seconds: 2,
+        connections: 4,
+        streams: 16,
+        rankReps: 3,
+        standingReps: 20,
+        inFlight: [10, 100],
+        pageLimits: [10, 50, 100],
+        walkLimit: 1000,
+        pageCalls: 30,
+        writeBatch: 1000,
+        writeInFlight: 4,
       },
-      approx: { players: 20_000, boundCounts: [16, 255], checkedPlayers: 300, nodeCalls: 200, rounds: 1, seconds: 2, connections: 4, streams: 16 },
-      push: { ...PUSH, players: 20_000, watchers: 1_000, connections: 10, checkedFirst: 200, rates: [250, 1_000], watchedRates: [100, 1_000], warmupS: 1, windowS: 5, restS: 2 },
+      approx: {
+        players: 20_000,
+        boundCounts: [16, 255],
+        checkedPlayers: 300,
+        nodeCalls: 200,
+        rounds: 1,
+        seconds: 2,
+        connections: 4,
+        streams: 16,
+      },
+      push: {
+        ...PUSH,
+        players: 20_000,
+        watchers: 1_000,
+        connections: 10,
+        checkedFirst: 200,
+        rates: [250, 1_000],
+        watchedRates: [100, 1_000],
+        warmupS: 1,
+        windowS: 5,
+        restS: 2,
+      },
       seed: 1,
     };
   }
   return {
-    quick, sizes, shardCounts: [1, 2, 4], reads, postgres,
+    quick,
+    sizes,
+    shardCounts: [1, 2, 4],
+    reads,
+    postgres,
     ingest: {
-      ...loop(8, 3 * SECOND, 15 * SECOND), batch: 1000, shards: 3, players: 1_000_000,
-      raw: loop(8, 2 * SECOND, 10 * SECOND), rawKafkaBatches: [1000, 5000], // 5000: GroupCommitProducer's cap
+      ...loop(8, 3 * SECOND, 15 * SECOND),
+      batch: 1000,
+      shards: 3,
+      players: 1_000_000,
+      raw: loop(8, 2 * SECOND, 10 * SECOND),
+      rawKafkaBatches: [1000, 5000], // 5000: GroupCommitProducer's cap
     },
     rebuild: { records: 1_000_000, shards: [1, 3], eventIds: [false, true] },
     snapshot: { players: 1_000_000, perPlayer: 20, tail: 1_000_000, ids: 100_000 }, // the tail: LADDER_SNAPSHOT_RECORDS' default
     boards: {
-      sizes: [1_000_000, 10_000_000], fullStateMaxPlayers: 1_000_000, checkedPlayers: 300,
+      sizes: [1_000_000, 10_000_000],
+      fullStateMaxPlayers: 1_000_000,
+      checkedPlayers: 300,
       reads: { ...loop(16, 1 * SECOND, 3 * SECOND), alone: 300, topLimit: 10, aroundRadius: 5 },
       writes: { warmupMs: 1.5 * SECOND, durationMs: 5 * SECOND, inFlight: 4 },
     },
     batch: {
-      players: 1_000_000, dailyPlayers: 100_000, asked: 100, rounds: 3, seconds: 5, connections: 4, streams: 16,
-      rankReps: 30, standingReps: 200, inFlight: [10, 100], pageLimits: [10, 50, 100], walkLimit: 1000, pageCalls: 300, writeBatch: 1000, writeInFlight: 4,
+      players: 1_000_000,
+      dailyPlayers: 100_000,
+      asked: 100,
+      rounds: 3,
+      seconds: 5,
+      connections: 4,
+      streams: 16,
+      rankReps: 30,
+      standingReps: 200,
+      inFlight: [10, 100],
+      pageLimits: [10, 50, 100],
+      walkLimit: 1000,
+      pageCalls: 300,
+      writeBatch: 1000,
+      writeInFlight: 4,
     },
-    approx: { players: 1_000_000, boundCounts: [16, 255], checkedPlayers: 300, nodeCalls: 1000, rounds: 3, seconds: 5, connections: 4, streams: 16 },
-    push: { ...PUSH, players: 1_000_000, watchers: 10_000, connections: 100, checkedFirst: 1_000, rates: [250, 500, 1_000, 2_000, 4_000], watchedRates: [10, 25, 50, 100, 250], warmupS: 3, windowS: 15, restS: 5 },
+    approx: {
+      players: 1_000_000,
+      boundCounts: [16, 255],
+      checkedPlayers: 300,
+      nodeCalls: 1000,
+      rounds: 3,
+      seconds: 5,
+      connections: 4,
+      streams: 16,
+    },
+    push: {
+      ...PUSH,
+      players: 1_000_000,
+      watchers: 10_000,
+      connections: 100,
+      checkedFirst: 1_000,
+      rates: [250, 500, 1_000, 2_000, 4_000],
+      watchedRates: [10, 25, 50, 100, 250],
+      warmupS: 3,
+      windowS: 15,
+      restS: 5,
+    },
     seed: 1,
   };
 }

@@ -37,8 +37,16 @@ export async function runBenchmark(ctx: BenchContext, bench: Benchmark): Promise
   }
   const seconds = Math.round((performance.now() - t0) / 100) / 10;
   const record: BenchRecord = {
-    name: bench.name, title: bench.title, method: bench.method, status: outcome ? "ok" : "failed", ...(error ? { error } : {}),
-    startedAt: startedAt.toISOString(), seconds, loadavgStart, loadavgEnd: loadAverages(), ...outcome,
+    name: bench.name,
+    title: bench.title,
+    method: bench.method,
+    status: outcome ? "ok" : "failed",
+    ...(error ? { error } : {}),
+    startedAt: startedAt.toISOString(),
+    seconds,
+    loadavgStart,
+    loadavgEnd: loadAverages(),
+    ...outcome,
   };
   for (const t of outcome?.tables ?? []) ctx.say(`\n${renderText(t)}`);
   ctx.say(`\n${bench.name}: ${record.status} in ${seconds} s (load average ${record.loadavgStart[0]} -> ${record.loadavgEnd[0]})`);

@@ -9,7 +9,10 @@ describe("loadtest > closed loop", () => {
     let inFlight = 0;
     let peak = 0;
     const done = runClosedLoop({
-      concurrency: 4, durationMs: 100, clock: () => Date.now(), stopped: () => false,
+      concurrency: 4,
+      durationMs: 100,
+      clock: () => Date.now(),
+      stopped: () => false,
       send: async () => {
         inFlight++;
         peak = Math.max(peak, inFlight);

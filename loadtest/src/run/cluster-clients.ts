@@ -26,10 +26,19 @@ export interface ClientSettings {
 }
 
 export function clusterClients(s: ClientSettings): ClusterClients {
-  const clients = Array.from({ length: s.connections }, () => new LadderClient({
-    router: s.router, ingest: s.ingest, token: s.token, timeoutMs: s.timeoutMs,
-    retry: false, assignEventIds: false, channelOptions: { "grpc.use_local_subchannel_pool": 1 },
-  }));
+  const clients = Array.from(
+    { length: s.connections },
+    () =>
+      new LadderClient({
+        router: s.router,
+        ingest: s.ingest,
+        token: s.token,
+        timeoutMs: s.timeoutMs,
+        retry: false,
+        assignEventIds: false,
+        channelOptions: { "grpc.use_local_subchannel_pool": 1 },
+      }),
+  );
   let i = 0;
   let r = 0;
   return {

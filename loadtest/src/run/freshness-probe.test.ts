@@ -82,7 +82,10 @@ describe("loadtest > freshness probe", () => {
   it("times out without recording a lag, and counts failed reads", async () => {
     const f = fake();
     let calls = 0;
-    const probe = new FreshnessProbe(options, { ...f.deps, read: async () => (++calls % 2 ? undefined : Promise.reject(new Error("down"))) });
+    const probe = new FreshnessProbe(options, {
+      ...f.deps,
+      read: async () => (++calls % 2 ? undefined : Promise.reject(new Error("down"))),
+    });
     probe.claim("p:1");
     probe.start("p:1", 700, 0, 0);
     await probe.drain();

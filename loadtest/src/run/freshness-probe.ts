@@ -49,7 +49,10 @@ export class FreshnessProbe {
   private readonly running = new Set<Promise<void>>();
   private lastClaimMs = -Infinity;
 
-  constructor(private readonly options: LagOptions, private readonly deps: ProbeDeps) {}
+  constructor(
+    private readonly options: LagOptions,
+    private readonly deps: ProbeDeps,
+  ) {}
 
   /** Whether the next write of `playerId` should carry a probe; if so it is reserved. */
   claim(playerId: string): boolean {

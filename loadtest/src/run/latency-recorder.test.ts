@@ -49,7 +49,12 @@ describe("loadtest > latency recorder", () => {
   it("summarizes an operation that never ran as zeros", () => {
     const r = new LatencyRecorder(["top"] as const);
     expect(opSummary(r.total("top"), 1000)).toEqual({
-      calls: 0, errors: 0, notFound: 0, errorsByCode: {}, callsPerSec: 0, latencyMs: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 },
+      calls: 0,
+      errors: 0,
+      notFound: 0,
+      errorsByCode: {},
+      callsPerSec: 0,
+      latencyMs: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 },
     });
   });
 

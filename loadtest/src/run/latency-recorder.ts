@@ -54,7 +54,10 @@ export class LatencyRecorder<K extends string> {
   private readonly interval = new Map<K, { histogram: Histogram; errors: number; notFound: number }>();
 
   /** `counts(sentMs)`: whether a call sent then belongs to the run's totals (all, by default: no warm-up). */
-  constructor(readonly names: readonly K[], private readonly counts: (sentMs: number) => boolean = () => true) {
+  constructor(
+    readonly names: readonly K[],
+    private readonly counts: (sentMs: number) => boolean = () => true,
+  ) {
     for (const name of names) {
       this.totals.set(name, { histogram: newHistogram(), count: 0, errorsByCode: {} });
       this.interval.set(name, { histogram: newHistogram(), errors: 0, notFound: 0 });
@@ -101,5 +104,13 @@ export class LatencyRecorder<K extends string> {
 
 function intervalPoint(h: Histogram, errors: number, notFound: number): IntervalPoint {
   const ms = (p: number) => (h.totalCount ? Math.min(h.getValueAtPercentile(p), h.maxValue) / 1000 : 0);
-  return { count: h.totalCount, errors, notFound, p50Ms: ms(50), p90Ms: ms(90), p99Ms: ms(99), maxMs: h.totalCount ? h.maxValue / 1000 : 0 };
+  return {
+    count: h.totalCount,
+    errors,
+    notFound,
+    p50Ms: ms(50),
+    p90Ms: ms(90),
+    p99Ms: ms(99),
+    maxMs: h.totalCount ? h.maxValue / 1000 : 0,
+  };
 }

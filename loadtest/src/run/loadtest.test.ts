@@ -24,7 +24,14 @@ function fakeCluster(latencyMs: (n: number) => number) {
 async function run(args: string[], latencyMs: (n: number) => number) {
   const options = parseLoadtestOptions(["--mix", "rank=1", "--lag-every", "0", ...args], config);
   const cluster = fakeCluster(latencyMs);
-  const done = runLoadtest({ options, spec: config.boards.forBoard(options.board), clients: cluster.clients, print: () => {}, signal: new AbortController().signal, clock: () => performance.now() });
+  const done = runLoadtest({
+    options,
+    spec: config.boards.forBoard(options.board),
+    clients: cluster.clients,
+    print: () => {},
+    signal: new AbortController().signal,
+    clock: () => performance.now(),
+  });
   await vi.advanceTimersByTimeAsync(10_000);
   return { result: await done, sentAt: cluster.sentAt };
 }

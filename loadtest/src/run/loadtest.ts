@@ -41,7 +41,14 @@ const TICK_MS = 1000; // progress line and time-series resolution
 /** How long the audit waits for audited players to read as expected after the load (applying the last writes). */
 const AUDIT_SETTLE_MS = 60_000;
 
-export async function runLoadtest({ options, spec, clients, print, signal, clock = () => performance.now() }: LoadtestDeps): Promise<LoadtestResult> {
+export async function runLoadtest({
+  options,
+  spec,
+  clients,
+  print,
+  signal,
+  clock = () => performance.now(),
+}: LoadtestDeps): Promise<LoadtestResult> {
   const rng = rngFor(options.seed);
   const startMs = clock();
   const window = new MeasuredWindow(startMs + options.warmupMs, startMs + options.warmupMs + options.durationMs);
@@ -53,11 +60,20 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
   const lag = new LatencyRecorder(["lag"] as const, counts); // a probe counts when its write does
   const readScore = scoreReader(clients, options.board);
   const probe = new FreshnessProbe(options.lag, {
-    read: readScore, onLag: (lagMs, sentMs) => lag.record("lag", { sentMs, latencyMs: lagMs }), counts, clock, sleep: (ms) => sleep(ms),
+    read: readScore,
+    onLag: (lagMs, sentMs) => lag.record("lag", { sentMs, latencyMs: lagMs }),
+    counts,
+    clock,
+    sleep: (ms) => sleep(ms),
   });
   const audit = options.auditEvery > 0 ? new WriteAudit(options.auditEvery) : undefined;
   const runner = operationRunner({
-    clients, options, rng, probe, clock, audit,
+    clients,
+    options,
+    rng,
+    probe,
+    clock,
+    audit,
     players: activePlayers(options.players, options.zipf, options.seed),
     scores: scoreSource(spec, DEFAULT_SCORE_SHAPE, Date.now()),
     runId: `lt${options.seed}-${Date.now().toString(36)}`,
@@ -66,7 +82,10 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
   const startedAt = new Date();
   const cpuStart = process.cpuUsage();
   const ticker = startTicker({ ops, lag, showLag: options.lag.everyMs > 0, inFlight: sender.inFlight, print, clock, everyMs: TICK_MS });
-  const warmup = options.warmupMs > 0 ? setTimeout(() => print(`warm-up over: measuring calls sent in the next ${options.durationMs / 1000} s`), options.warmupMs) : undefined;
+  const warmup =
+    options.warmupMs > 0
+      ? setTimeout(() => print(`warm-up over: measuring calls sent in the next ${options.durationMs / 1000} s`), options.warmupMs)
+      : undefined;
   try {
     const pacing = await drive(options, { send: sender.send, clock, stopped, startMs });
     const elapsedMs = window.lengthMs; // rates are per second of the window; its calls were all answered by now
@@ -79,7 +98,10 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
       print("load over: auditing the acknowledged increments (reading every audited player through the router)");
       audited = await audit.check({ read: readScore, concurrency: 32, settleMs: AUDIT_SETTLE_MS, clock, sleep: (ms) => sleep(ms) });
     }
-    return { ...buildResult({ options, startedAt, elapsedMs, pacing, ops, lag, probes: probe.stats, client }), ...(audited ? { audit: audited } : {}) };
+    return {
+      ...buildResult({ options, startedAt, elapsedMs, pacing, ops, lag, probes: probe.stats, client }),
+      ...(audited ? { audit: audited } : {}),
+    };
   } finally {
     clearTimeout(warmup);
     ticker.stop();
@@ -90,7 +112,13 @@ export async function runLoadtest({ options, spec, clients, print, signal, clock
  * Sends one operation of the mix and records it: sent at `sentMs` (the open loop's
  * intended time, the closed loop's actual send), latency from then to the answer.
  */
-function recordingSender(options: LoadtestOptions, runner: OperationRunner, ops: LatencyRecorder<(typeof OPERATIONS)[number]>, rng: Rng, clock: () => number) {
+function recordingSender(
+  options: LoadtestOptions,
+  runner: OperationRunner,
+  ops: LatencyRecorder<(typeof OPERATIONS)[number]>,
+  rng: Rng,
+  clock: () => number,
+) {
   let inFlight = 0;
   const send = async (sentMs: number) => {
     const op = pickOperation(options.mix, rng.nextDouble());

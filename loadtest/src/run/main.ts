@@ -34,8 +34,26 @@ process.on("SIGINT", () => {
   stop.abort();
 });
 
-log.info({ router: options.router, ingest: options.ingest, board: options.board, players: options.players, mix: options.mixText, pacing: options.pacing, durationMs: options.durationMs, token: options.tokenSource }, "loadtest starting");
-const result = await runLoadtest({ options, spec: config.boards.forBoard(options.board), clients, print: (line) => console.log(line), signal: stop.signal });
+log.info(
+  {
+    router: options.router,
+    ingest: options.ingest,
+    board: options.board,
+    players: options.players,
+    mix: options.mixText,
+    pacing: options.pacing,
+    durationMs: options.durationMs,
+    token: options.tokenSource,
+  },
+  "loadtest starting",
+);
+const result = await runLoadtest({
+  options,
+  spec: config.boards.forBoard(options.board),
+  clients,
+  print: (line) => console.log(line),
+  signal: stop.signal,
+});
 clients.close();
 
 const outDir = resolve(options.outDir);

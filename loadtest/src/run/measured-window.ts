@@ -16,7 +16,10 @@ export class MeasuredWindow {
   private stoppedAtMs: number | undefined;
 
   /** The window [fromMs, untilMs) on the run's clock. */
-  constructor(readonly fromMs: number, private readonly plannedUntilMs: number) {}
+  constructor(
+    readonly fromMs: number,
+    private readonly plannedUntilMs: number,
+  ) {}
 
   /** Whether a call sent at `sentMs` is in the run's figures. */
   counts(sentMs: number): boolean {

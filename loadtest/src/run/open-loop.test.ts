@@ -10,7 +10,11 @@ describe("loadtest > open loop", () => {
     const intended: number[] = [];
     const sentAt: number[] = [];
     const done = runOpenLoop({
-      timetable: timetable(100, 1000), durationMs: 1000, maxInFlight: 1000, clock: () => Date.now(), stopped: () => false,
+      timetable: timetable(100, 1000),
+      durationMs: 1000,
+      maxInFlight: 1000,
+      clock: () => Date.now(),
+      stopped: () => false,
       send: async (t) => {
         intended.push(t);
         sentAt.push(Date.now());
@@ -28,7 +32,11 @@ describe("loadtest > open loop", () => {
     const intended: number[] = [];
     const pending: Array<() => void> = [];
     const done = runOpenLoop({
-      timetable: timetable(1000, 1000), durationMs: 1000, maxInFlight: 5, clock: () => Date.now(), stopped: () => false,
+      timetable: timetable(1000, 1000),
+      durationMs: 1000,
+      maxInFlight: 5,
+      clock: () => Date.now(),
+      stopped: () => false,
       send: (t) => {
         intended.push(t);
         return new Promise<void>((resolve) => pending.push(resolve));
@@ -53,7 +61,11 @@ describe("loadtest > open loop", () => {
   it("stops at the end of the duration and reports what it could not send", async () => {
     const pending: Array<() => void> = [];
     const done = runOpenLoop({
-      timetable: timetable(100, 1000), durationMs: 1000, maxInFlight: 3, clock: () => Date.now(), stopped: () => false,
+      timetable: timetable(100, 1000),
+      durationMs: 1000,
+      maxInFlight: 3,
+      clock: () => Date.now(),
+      stopped: () => false,
       send: () => new Promise<void>((resolve) => pending.push(resolve)), // nothing answers until the end
     });
     await vi.advanceTimersByTimeAsync(1000);
@@ -65,7 +77,11 @@ describe("loadtest > open loop", () => {
   it("stops early when asked", async () => {
     let stop = false;
     const done = runOpenLoop({
-      timetable: timetable(100, 10_000), durationMs: 10_000, maxInFlight: 100, clock: () => Date.now(), stopped: () => stop,
+      timetable: timetable(100, 10_000),
+      durationMs: 10_000,
+      maxInFlight: 100,
+      clock: () => Date.now(),
+      stopped: () => stop,
       send: async () => {},
     });
     await vi.advanceTimersByTimeAsync(95);

@@ -58,7 +58,14 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
   async function write(sentMs: number): Promise<unknown> {
     const updates: Update[] = [];
     for (let i = 0; i < options.batch; i++) {
-      updates.push({ board, playerId: nextPlayer(), op: WIRE_OP[options.writeOp], value: BigInt(writeValue()), timestampMs: 0n, eventId: `${runId}:${seq++}` });
+      updates.push({
+        board,
+        playerId: nextPlayer(),
+        op: WIRE_OP[options.writeOp],
+        value: BigInt(writeValue()),
+        timestampMs: 0n,
+        eventId: `${runId}:${seq++}`,
+      });
     }
     const last = updates[updates.length - 1]!;
     const probed = probe?.claim(last.playerId) ?? false;

@@ -89,15 +89,43 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --name label            file name prefix of the results (default loadtest-<time>)`;
 
 const FLAGS = [
-  "router", "ingest", "board", "players", "mix", "batch", "write-op", "rate", "max-in-flight", "concurrency", "duration", "warmup", "zipf",
-  "seed", "token", "credentials", "timeout", "top-limit", "around-radius", "connections", "lag-every", "lag-poll", "lag-timeout", "lag-max-probes",
-  "out", "name", "audit-every",
+  "router",
+  "ingest",
+  "board",
+  "players",
+  "mix",
+  "batch",
+  "write-op",
+  "rate",
+  "max-in-flight",
+  "concurrency",
+  "duration",
+  "warmup",
+  "zipf",
+  "seed",
+  "token",
+  "credentials",
+  "timeout",
+  "top-limit",
+  "around-radius",
+  "connections",
+  "lag-every",
+  "lag-poll",
+  "lag-timeout",
+  "lag-max-probes",
+  "out",
+  "name",
+  "audit-every",
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
 /** Parses argv (without node and script); throws an Error listing every problem. */
 export function parseLoadtestOptions(argv: readonly string[], config: Config, now = new Date()): LoadtestOptions {
-  const { values } = parseArgs({ args: [...argv], strict: true, options: Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])) });
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])),
+  });
   const problems: string[] = [];
   const flag = values as Partial<Record<Flag, string>>;
   const get = <T>(name: Flag, fallback: string, parse: (text: string) => T): T => {
@@ -113,10 +141,16 @@ export function parseLoadtestOptions(argv: readonly string[], config: Config, no
   if (boardIssue) problems.push(`--board: ${boardIssue}`);
   const writeOp = flag["write-op"] ?? "set";
   if (!["set", "inc", "best"].includes(writeOp)) problems.push(`--write-op: "${writeOp}" is not set, inc or best`);
-  if (flag.rate !== undefined && flag.concurrency !== undefined) problems.push("--rate (open loop) and --concurrency (closed loop) exclude each other");
-  const pacing: Pacing = flag.concurrency !== undefined
-    ? { kind: "closed", concurrency: get("concurrency", "", (t) => parseCount("concurrency", t, 1, 100_000)) }
-    : { kind: "open", ratePerSec: get("rate", "200", (t) => parseNumber("rate", t, 0.001, 10_000_000)), maxInFlight: get("max-in-flight", "1000", (t) => parseCount("max-in-flight", t, 1, 1_000_000)) };
+  if (flag.rate !== undefined && flag.concurrency !== undefined)
+    problems.push("--rate (open loop) and --concurrency (closed loop) exclude each other");
+  const pacing: Pacing =
+    flag.concurrency !== undefined
+      ? { kind: "closed", concurrency: get("concurrency", "", (t) => parseCount("concurrency", t, 1, 100_000)) }
+      : {
+          kind: "open",
+          ratePerSec: get("rate", "200", (t) => parseNumber("rate", t, 0.001, 10_000_000)),
+          maxInFlight: get("max-in-flight", "1000", (t) => parseCount("max-in-flight", t, 1, 1_000_000)),
+        };
   const found = get("credentials", "", () => clientToken({ token: flag.token, credentials: flag.credentials }, config));
   const lagEvery = /^0(ms|s)?$/.test(flag["lag-every"] ?? "") ? 0 : get("lag-every", "100ms", (t) => parseDuration("lag-every", t));
   const options: LoadtestOptions = {
@@ -149,8 +183,10 @@ export function parseLoadtestOptions(argv: readonly string[], config: Config, no
       maxProbes: get("lag-max-probes", "20", (t) => parseCount("lag-max-probes", t, 1, 10_000)),
     },
   };
-  if (options.auditEvery > 0 && options.writeOp !== "inc") problems.push("--audit-every: needs --write-op inc (increments add up in any order)");
-  if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token)) problems.push("--token: must be printable ASCII without spaces");
+  if (options.auditEvery > 0 && options.writeOp !== "inc")
+    problems.push("--audit-every: needs --write-op inc (increments add up in any order)");
+  if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token))
+    problems.push("--token: must be printable ASCII without spaces");
   if (problems.length) throw new Error(`invalid options:\n  - ${problems.join("\n  - ")}\n${USAGE}`);
   return options;
 }

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { IntervalPoint } from "../model/loadtest-result.js";
 import { formatMs, formatProgress } from "./progress-line.js";
 
-const point = (count: number, p99Ms: number, errors = 0, notFound = 0): IntervalPoint => ({ count, errors, notFound, p50Ms: p99Ms / 2, p90Ms: p99Ms, p99Ms, maxMs: p99Ms * 2 });
+const point = (count: number, p99Ms: number, errors = 0, notFound = 0): IntervalPoint => ({
+  count,
+  errors,
+  notFound,
+  p50Ms: p99Ms / 2,
+  p90Ms: p99Ms,
+  p99Ms,
+  maxMs: p99Ms * 2,
+});
 
 describe("loadtest > progress line", () => {
   it("formats latencies with 3 significant digits", () => {
@@ -18,7 +26,9 @@ describe("loadtest > progress line", () => {
       lag: point(10, 62),
       inFlight: 4,
     });
-    expect(line).toBe("[  12s]     962 req/s | write 601/s p99 14.2ms | rank 361/s p99 5.1ms | lag p99 62ms (10) | errors write 2 | not found 7 | in flight 4");
+    expect(line).toBe(
+      "[  12s]     962 req/s | write 601/s p99 14.2ms | rank 361/s p99 5.1ms | lag p99 62ms (10) | errors write 2 | not found 7 | in flight 4",
+    );
   });
 
   it("scales counts to the interval's length and shows a missing lag as -", () => {

@@ -6,7 +6,10 @@ import { LatencyRecorder } from "./latency-recorder.js";
 import { parseLoadtestOptions } from "./options.js";
 import { buildResult, publicOptions } from "./results.js";
 
-const options = parseLoadtestOptions(["--mix", "write=1,rank=1", "--batch", "10", "--token", "s3cret"], loadConfig({ LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json" }));
+const options = parseLoadtestOptions(
+  ["--mix", "write=1,rank=1", "--batch", "10", "--token", "s3cret"],
+  loadConfig({ LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json" }),
+);
 
 function run() {
   const ops = new LatencyRecorder(OPERATIONS);
@@ -20,8 +23,14 @@ function run() {
   lag.tick(1);
   const probes = { started: 2, seen: 2, timedOut: 0, superseded: 0, writeFailed: 0, polls: 9, pollErrors: 0 };
   return buildResult({
-    options, startedAt: new Date("2026-11-30T00:00:00Z"), elapsedMs: 2000, pacing: { kind: "open", sent: 151, unsent: 0, peakInFlight: 3 },
-    ops, lag, probes, client: { peakRssMb: 100, cpuUserSec: 1, cpuSystemSec: 0.5 },
+    options,
+    startedAt: new Date("2026-11-30T00:00:00Z"),
+    elapsedMs: 2000,
+    pacing: { kind: "open", sent: 151, unsent: 0, peakInFlight: 3 },
+    ops,
+    lag,
+    probes,
+    client: { peakRssMb: 100, cpuUserSec: 1, cpuSystemSec: 0.5 },
   });
 }
 

@@ -5,7 +5,13 @@
 import * as hdr from "hdr-histogram-js";
 import type { Histogram } from "hdr-histogram-js";
 import { cpus } from "node:os";
-import { RESULT_FORMAT, type LoadtestResult, type OperationResult, type PercentilePoint, type ProbeStats } from "../model/loadtest-result.js";
+import {
+  RESULT_FORMAT,
+  type LoadtestResult,
+  type OperationResult,
+  type PercentilePoint,
+  type ProbeStats,
+} from "../model/loadtest-result.js";
 import { OPERATIONS, type Operation } from "../workload/op-mix.js";
 import type { LatencyRecorder } from "./latency-recorder.js";
 import type { LoadtestOptions } from "./options.js";
@@ -28,7 +34,8 @@ export interface ResultInputs {
 export function buildResult(r: ResultInputs): LoadtestResult {
   const active = OPERATIONS.filter((op) => r.options.mix[op] > 0);
   const operations: Partial<Record<Operation, OperationResult>> = {};
-  for (const op of active) operations[op] = { ...opSummary(r.ops.total(op), r.elapsedMs), percentiles: spectrum(r.ops.total(op).histogram) };
+  for (const op of active)
+    operations[op] = { ...opSummary(r.ops.total(op), r.elapsedMs), percentiles: spectrum(r.ops.total(op).histogram) };
   const all = Object.values(operations) as OperationResult[];
   const calls = all.reduce((s, o) => s + o.calls, 0);
   const writes = operations.write;
@@ -41,7 +48,12 @@ export function buildResult(r: ResultInputs): LoadtestResult {
     warmupSec: r.options.warmupMs / 1000,
     elapsedMs: Math.round(r.elapsedMs),
     options: publicOptions(r.options),
-    environment: { node: process.version, platform: `${process.platform}/${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "" },
+    environment: {
+      node: process.version,
+      platform: `${process.platform}/${process.arch}`,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "",
+    },
     pacing: r.pacing,
     operations,
     totals: {

@@ -5,7 +5,15 @@ import { verdict, verdictText } from "./verdict.js";
 function op(calls: number, errorsByCode: Record<string, number> = {}): OperationResult {
   const notFound = errorsByCode.NOT_FOUND ?? 0;
   const errors = Object.values(errorsByCode).reduce((a, b) => a + b, 0) - notFound;
-  return { calls, errors, notFound, errorsByCode, callsPerSec: 0, latencyMs: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 }, percentiles: [] };
+  return {
+    calls,
+    errors,
+    notFound,
+    errorsByCode,
+    callsPerSec: 0,
+    latencyMs: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 },
+    percentiles: [],
+  };
 }
 
 function result(operations: LoadtestResult["operations"], audit?: LoadtestResult["audit"]) {

@@ -25,7 +25,9 @@ export function verdict(r: Pick<LoadtestResult, "operations" | "totals" | "audit
   if (r.totals.calls === 0) reasons.push("no call was sent in the measured window");
   for (const [op, s] of Object.entries(r.operations)) {
     if (!s || s.calls === 0 || s.errors * 2 < s.calls) continue;
-    const codes = Object.entries(s.errorsByCode).filter(([code]) => code !== "NOT_FOUND").sort((a, b) => b[1] - a[1]);
+    const codes = Object.entries(s.errorsByCode)
+      .filter(([code]) => code !== "NOT_FOUND")
+      .sort((a, b) => b[1] - a[1]);
     const what = codes.length === 1 ? codes[0]![0] : `failed (${codes.map(([code, n]) => `${fmt(n)} ${code}`).join(", ")})`;
     reasons.push(`${fmt(s.errors)} of ${fmt(s.calls)} ${noun(op)} ${what}`);
   }
@@ -33,9 +35,12 @@ export function verdict(r: Pick<LoadtestResult, "operations" | "totals" | "audit
   const readCalls = reads.reduce((n, s) => n + s!.calls, 0);
   const readsNotFound = reads.reduce((n, s) => n + s!.notFound, 0);
   if (readCalls > 0 && readsNotFound === readCalls) {
-    reasons.push(`${fmt(readsNotFound)} of ${fmt(readCalls)} reads NOT_FOUND: the board holds none of the players read (seed it first with the same --board and --players: npm run seed)`);
+    reasons.push(
+      `${fmt(readsNotFound)} of ${fmt(readCalls)} reads NOT_FOUND: the board holds none of the players read (seed it first with the same --board and --players: npm run seed)`,
+    );
   }
-  if (r.audit && (r.audit.lost > 0 || r.audit.doubled > 0)) reasons.push(`loss audit: ${fmt(r.audit.lost)} players lost increments, ${fmt(r.audit.doubled)} doubled`);
+  if (r.audit && (r.audit.lost > 0 || r.audit.doubled > 0))
+    reasons.push(`loss audit: ${fmt(r.audit.lost)} players lost increments, ${fmt(r.audit.doubled)} doubled`);
   return { ok: reasons.length === 0, reasons, exitCode: reasons.length ? 1 : 0 };
 }
 

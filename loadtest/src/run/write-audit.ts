@@ -58,7 +58,13 @@ export class WriteAudit {
   }
 
   /** Reads every judged player until it matches or `settleMs` pass (see above). */
-  async check(o: { read: (playerId: string) => Promise<number | undefined>; concurrency: number; settleMs: number; clock: () => number; sleep: (ms: number) => Promise<void> }): Promise<AuditResult> {
+  async check(o: {
+    read: (playerId: string) => Promise<number | undefined>;
+    concurrency: number;
+    settleMs: number;
+    clock: () => number;
+    sleep: (ms: number) => Promise<void>;
+  }): Promise<AuditResult> {
     const started = o.clock();
     let pending = [...this.expected.keys()].filter((p) => !this.uncertain.has(p) && !this.excluded.has(p));
     const judged = pending.length;
@@ -79,9 +85,12 @@ export class WriteAudit {
     }
     const below = pending.filter((p) => (last.get(p) ?? 0) < this.expected.get(p)!);
     return {
-      players: judged, updates: this.updates,
-      lost: below.length, doubled: pending.length - below.length,
-      uncertain: this.uncertain.size, excluded: this.excluded.size,
+      players: judged,
+      updates: this.updates,
+      lost: below.length,
+      doubled: pending.length - below.length,
+      uncertain: this.uncertain.size,
+      excluded: this.excluded.size,
       settledMs: Math.round(o.clock() - started),
       examples: pending.slice(0, 5).map((p) => `${p}: read ${last.get(p) ?? "nothing"}, expected ${this.expected.get(p)}`),
     };

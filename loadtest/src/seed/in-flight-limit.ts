@@ -11,9 +11,11 @@ export class InFlightLimit {
   async run(task: () => Promise<unknown>): Promise<void> {
     while (this.pending.size >= this.limit) await Promise.race(this.pending);
     this.check();
-    const p: Promise<unknown> = task().catch((err: unknown) => {
-      this.failure ??= err;
-    }).finally(() => this.pending.delete(p));
+    const p: Promise<unknown> = task()
+      .catch((err: unknown) => {
+        this.failure ??= err;
+      })
+      .finally(() => this.pending.delete(p));
     this.pending.add(p);
   }
 

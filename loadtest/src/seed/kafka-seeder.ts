@@ -62,7 +62,14 @@ export async function seedKafka(d: KafkaSeedDeps): Promise<KafkaSeedResult> {
   };
   for (const chunk of d.players) {
     for (const p of chunk) {
-      const fields = { board: d.board, playerId: p.playerId, op: Operation.SET, value: BigInt(p.points), timestampMs: BigInt(p.reachedAtMs), eventId: eventId() };
+      const fields = {
+        board: d.board,
+        playerId: p.playerId,
+        op: Operation.SET,
+        value: BigInt(p.points),
+        timestampMs: BigInt(p.reachedAtMs),
+        eventId: eventId(),
+      };
       const problem = updateProblem(fields, d.target.spec, ingestedAtMs, 0);
       if (problem) throw new Error(`seed record for ${p.playerId} is invalid: ${problem}`);
       const value = encodeScoreEvent(fields, ingestedAtMs, d.target.rules ? { rules: d.target.rules } : undefined);

@@ -32,7 +32,10 @@ try {
   console.error((err as Error).message);
   process.exit(2);
 }
-const remote = [...config.shards.map((s) => new URL(s.redisUrl).hostname), ...config.kafkaBrokers.map((b) => b.replace(/:\d+$/, ""))].filter((h) => !isLoopbackHost(h));
+const remote = [
+  ...config.shards.map((s) => new URL(s.redisUrl).hostname),
+  ...config.kafkaBrokers.map((b) => b.replace(/:\d+$/, "")),
+].filter((h) => !isLoopbackHost(h));
 if (remote.length) {
   console.error(`the seeder only loads a cluster on this machine; not loopback: ${remote.join(", ")}`);
   process.exit(2);
@@ -51,27 +54,45 @@ try {
   await Promise.all(shards.map((s) => s.redis.quit()));
   process.exit(2);
 }
-const ctx: SeedContext = { options, config, placement: buildPlacement(config.shards.map((s) => s.id), config.numSlots), shards, target, say };
+const ctx: SeedContext = {
+  options,
+  config,
+  placement: buildPlacement(
+    config.shards.map((s) => s.id),
+    config.numSlots,
+  ),
+  shards,
+  target,
+  say,
+};
 
-say(options.via === "kafka"
-  ? `seeding${target.rules ? " the defined board" : ""} ${options.players.toLocaleString("en-US")} players on "${options.board}" via Kafka: ScoreEvent records straight into ${config.scoreTopic} (${config.numSlots} partitions).\n`
-    + "This bypasses ingest's gRPC (records are validated here with ingest's rules) but keeps the log as the truth: the shard nodes apply the records, and a shard rebuilt from the log has these players."
-  : `seeding ${options.players.toLocaleString("en-US")} players on "${options.board}" via Redis: ZADD straight into ${shards.length} shards' sorted sets.\n`
-    + "WARNING: this skips Kafka. Use it for read benchmarks only: these players are not in the log, so a shard rebuilt or replayed from the log loses them, and the board can't be rebuilt.");
-say(`scores: log-normal, median ${options.shape.medianPoints}, sigma ${options.shape.sigma}; reached between ${new Date(options.untilMs - options.shape.windowMs).toISOString()} and ${new Date(options.untilMs).toISOString()}; seed ${options.seed}`);
+say(
+  options.via === "kafka"
+    ? `seeding${target.rules ? " the defined board" : ""} ${options.players.toLocaleString("en-US")} players on "${options.board}" via Kafka: ScoreEvent records straight into ${config.scoreTopic} (${config.numSlots} partitions).\n` +
+        "This bypasses ingest's gRPC (records are validated here with ingest's rules) but keeps the log as the truth: the shard nodes apply the records, and a shard rebuilt from the log has these players."
+    : `seeding ${options.players.toLocaleString("en-US")} players on "${options.board}" via Redis: ZADD straight into ${shards.length} shards' sorted sets.\n` +
+        "WARNING: this skips Kafka. Use it for read benchmarks only: these players are not in the log, so a shard rebuilt or replayed from the log loses them, and the board can't be rebuilt.",
+);
+say(
+  `scores: log-normal, median ${options.shape.medianPoints}, sigma ${options.shape.sigma}; reached between ${new Date(options.untilMs - options.shape.windowMs).toISOString()} and ${new Date(options.untilMs).toISOString()}; seed ${options.seed}`,
+);
 
 const startedAt = new Date();
 let peakRss = process.memoryUsage().rss;
 const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 500);
 try {
   const memoryBefore = await memoryOf(ctx);
-  const run = options.via === "kafka"
-    ? await runKafkaSeed(ctx, kafka!)
-    : await runRedisSeed(ctx);
+  const run = options.via === "kafka" ? await runKafkaSeed(ctx, kafka!) : await runRedisSeed(ctx);
   const memoryAfter = await memoryOf(ctx);
   const result: SeedResult = {
-    tool: "ladder-seed", startedAt: startedAt.toISOString(), options: { ...options, token: { token: undefined, source: options.token.source } }, ...run, memoryBefore, memoryAfter,
-    redisBytesPerMember: bytesPerMember(memoryBefore, memoryAfter), seederPeakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss) / 2 ** 20),
+    tool: "ladder-seed",
+    startedAt: startedAt.toISOString(),
+    options: { ...options, token: { token: undefined, source: options.token.source } },
+    ...run,
+    memoryBefore,
+    memoryAfter,
+    redisBytesPerMember: bytesPerMember(memoryBefore, memoryAfter),
+    seederPeakRssMb: Math.round(Math.max(peakRss, process.memoryUsage().rss) / 2 ** 20),
   };
   say(seedSummary(result));
   const outDir = resolve(options.outDir);
@@ -81,8 +102,16 @@ try {
   say(`saved ${file}`);
   const waited = options.via === "redis" || options.wait;
   const count = waited ? await routerCount(config.routerListen, options.token.token, options.board) : undefined;
-  if (count && "total" in count) say(`router ${config.routerListen}: board "${options.board}" holds ${count.total.toLocaleString("en-US")} players`);
-  const problems = seedProblems({ players: options.players, board: options.board, router: config.routerListen, waited, complete: run.complete, count });
+  if (count && "total" in count)
+    say(`router ${config.routerListen}: board "${options.board}" holds ${count.total.toLocaleString("en-US")} players`);
+  const problems = seedProblems({
+    players: options.players,
+    board: options.board,
+    router: config.routerListen,
+    waited,
+    complete: run.complete,
+    count,
+  });
   say(problems.length ? ["seed FAILED:", ...problems.map((p) => `  - ${p}`)].join("\n") : "seed: ok");
   if (problems.length) process.exitCode = 1;
 } finally {

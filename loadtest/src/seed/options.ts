@@ -55,7 +55,23 @@ export const USAGE = `usage: npm run seed -- --players N [options]
   --out dir            where the JSON summary goes (default loadtest/results)
   --name label         its file name (default seed-<via>-<time>)`;
 
-const STRING_FLAGS = ["players", "first", "board", "via", "seed", "batch", "parallel", "score-median", "score-sigma", "window", "until", "out", "name", "token", "credentials"] as const;
+const STRING_FLAGS = [
+  "players",
+  "first",
+  "board",
+  "via",
+  "seed",
+  "batch",
+  "parallel",
+  "score-median",
+  "score-sigma",
+  "window",
+  "until",
+  "out",
+  "name",
+  "token",
+  "credentials",
+] as const;
 
 export function parseSeedOptions(argv: readonly string[], config: Config, now = new Date()): SeedOptions {
   const { values } = parseArgs({
@@ -101,7 +117,8 @@ export function parseSeedOptions(argv: readonly string[], config: Config, now = 
     name: flag.name ?? `seed-${via}-${now.toISOString().replace(/[:.]/g, "-")}`,
     token: get(() => clientToken({ token: flag.token, credentials: flag.credentials }, config)),
   };
-  if (options.players && options.first !== undefined && options.first + options.players > MAX_PLAYERS) problems.push(`--first + --players must stay within ${MAX_PLAYERS} ids`);
+  if (options.players && options.first !== undefined && options.first + options.players > MAX_PLAYERS)
+    problems.push(`--first + --players must stay within ${MAX_PLAYERS} ids`);
   const spec = config.boards.forBoard(board);
   if (Number.isFinite(untilMs) && (untilMs <= spec.epochMs || untilMs > spec.horizonMs))
     problems.push(`--until: ${new Date(untilMs).toISOString()} is outside board "${board}"'s time range`);

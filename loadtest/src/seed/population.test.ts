@@ -5,7 +5,8 @@ import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution
 import { population, type SeededPlayer } from "./population.js";
 
 const scores = scoreSource(makeBoardSpec(DEFAULT_BOARD).spec!, DEFAULT_SCORE_SHAPE, Date.UTC(2026, 10, 30));
-const all = (first: number, count: number, seed = 1): SeededPlayer[] => [...population({ first, count, seed, numSlots: 64, scores })].flat();
+const all = (first: number, count: number, seed = 1): SeededPlayer[] =>
+  [...population({ first, count, seed, numSlots: 64, scores })].flat();
 
 describe("loadtest > seed population", () => {
   it("yields every player of the range once, in order, in chunks of at most 1000", () => {

@@ -63,9 +63,13 @@ export function progressBar(label: string, total: number, out: NodeJS.WriteStrea
     barsize: BAR,
     barCompleteChar: "#",
     barIncompleteChar: "-",
-    format: (options, params) => barLine(label, cliProgress.Format.BarFormat(params.progress, options), {
-      done: params.value, total: params.total, startDone, elapsedMs: (params.stopTime ?? Date.now()) - params.startTime,
-    }),
+    format: (options, params) =>
+      barLine(label, cliProgress.Format.BarFormat(params.progress, options), {
+        done: params.value,
+        total: params.total,
+        startDone,
+        elapsedMs: (params.stopTime ?? Date.now()) - params.startTime,
+      }),
   });
   return {
     update(done) {

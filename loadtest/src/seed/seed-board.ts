@@ -33,7 +33,8 @@ export function configuredBoard(config: Pick<Config, "boards">, board: string): 
 /** A defined board's seed target; a problem (a string) when it cannot be seeded. */
 export function definedBoard(board: string, definition: Parameters<typeof specOfDefinition>[0]): SeedBoard | string {
   const spec = specOfDefinition(definition);
-  if (spec.period.kind !== "none") return `board "${board}" has periods: seed it through ingest (SubmitScores), which resolves each record's period`;
+  if (spec.period.kind !== "none")
+    return `board "${board}" has periods: seed it through ingest (SubmitScores), which resolves each record's period`;
   const op = resolveOp(Operation.SET, spec);
   if ("problem" in op) return `a seed SETs scores: ${op.problem}`;
   return { spec, rules: definition.rules!, stored: storedBoardName(board, spec) };

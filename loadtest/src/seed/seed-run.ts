@@ -73,11 +73,22 @@ export async function runRedisSeed(ctx: SeedContext): Promise<PathRun> {
   const phases: PhaseFigures[] = [];
   const bar = progressBar("players", options.players);
   let written = 0;
-  const result = await timed("zadd", () => written, phases, () => seedRedis({
-    shards: ctx.shards, placement: ctx.placement, key: keyLayout(config.keyPrefix).board(ctx.target.stored), spec: ctx.target.spec,
-    batch: options.batch, parallel: options.parallel, players: players(ctx),
-    onProgress: (n) => bar.update((written = n)),
-  })).finally(() => bar.finish());
+  const result = await timed(
+    "zadd",
+    () => written,
+    phases,
+    () =>
+      seedRedis({
+        shards: ctx.shards,
+        placement: ctx.placement,
+        key: keyLayout(config.keyPrefix).board(ctx.target.stored),
+        spec: ctx.target.spec,
+        batch: options.batch,
+        parallel: options.parallel,
+        players: players(ctx),
+        onProgress: (n) => bar.update((written = n)),
+      }),
+  ).finally(() => bar.finish());
   return { phases, complete: true, extra: { commands: result.commands, perShard: result.perShard } };
 }
 
@@ -85,10 +96,15 @@ export async function runRedisSeed(ctx: SeedContext): Promise<PathRun> {
 export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<PathRun> {
   const { options, config } = ctx;
   // The cluster's shard nodes create the score topic (and only over empty shards): seed a running cluster.
-  await ensureScoreTopic(kafka, { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync }, { create: false });
+  await ensureScoreTopic(
+    kafka,
+    { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync },
+    { create: false },
+  );
   const admin = kafka.admin();
   await admin.connect();
-  const endOffsets = async (): Promise<Offsets> => new Map((await admin.fetchTopicOffsets(config.scoreTopic)).map((p) => [p.partition, BigInt(p.high)]));
+  const endOffsets = async (): Promise<Offsets> =>
+    new Map((await admin.fetchTopicOffsets(config.scoreTopic)).map((p) => [p.partition, BigInt(p.high)]));
   const producer = bulkProducer(kafka, options.parallel);
   await producer.connect();
   const phases: PhaseFigures[] = [];
@@ -96,25 +112,54 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
     const before = await endOffsets();
     const bar = progressBar("produced", options.players);
     let produced = 0;
-    const result = await timed("produce", () => produced, phases, () => seedKafka({
-      producer, topic: config.scoreTopic, board: options.board, target: ctx.target, batch: options.batch, parallel: options.parallel,
-      players: players(ctx), onProgress: (n) => bar.update((produced = n)),
-    })).finally(() => bar.finish());
+    const result = await timed(
+      "produce",
+      () => produced,
+      phases,
+      () =>
+        seedKafka({
+          producer,
+          topic: config.scoreTopic,
+          board: options.board,
+          target: ctx.target,
+          batch: options.batch,
+          parallel: options.parallel,
+          players: players(ctx),
+          onProgress: (n) => bar.update((produced = n)),
+        }),
+    ).finally(() => bar.finish());
     const after = await endOffsets();
     if (!options.wait) return { phases, complete: false, extra: { logBytes: result.bytes, requests: result.requests } };
-    ctx.say(`waiting for the shard nodes to apply ${seededCount(before, after).toLocaleString("en-US")} records (the log is the truth; they apply it like any other)`);
+    ctx.say(
+      `waiting for the shard nodes to apply ${seededCount(before, after).toLocaleString("en-US")} records (the log is the truth; they apply it like any other)`,
+    );
     const applyBar = progressBar("applied ", seededCount(before, after));
     let applied = 0;
     let appliedBefore: number | undefined; // applied while producing, before the wait began
     const offsetsKey = keyLayout(config.keyPrefix).offsets;
-    const complete = await timed("apply tail after produce", () => applied - (appliedBefore ?? 0), phases, () => watchApplied({
-      before, after, read: () => readApplied(ctx.shards.map((s) => s.redis), offsetsKey),
-      onProgress: (n) => {
-        appliedBefore ??= n;
-        applyBar.update((applied = n));
-      },
-      pollMs: 250, stallMs: STALL_MS, sleep: (ms) => sleep(ms), clock: () => performance.now(),
-    })).finally(() => applyBar.finish());
+    const complete = await timed(
+      "apply tail after produce",
+      () => applied - (appliedBefore ?? 0),
+      phases,
+      () =>
+        watchApplied({
+          before,
+          after,
+          read: () =>
+            readApplied(
+              ctx.shards.map((s) => s.redis),
+              offsetsKey,
+            ),
+          onProgress: (n) => {
+            appliedBefore ??= n;
+            applyBar.update((applied = n));
+          },
+          pollMs: 250,
+          stallMs: STALL_MS,
+          sleep: (ms) => sleep(ms),
+          clock: () => performance.now(),
+        }),
+    ).finally(() => applyBar.finish());
     const total = phases[0]!.seconds + phases[1]!.seconds;
     phases.push({ name: "produce + apply", records: applied, seconds: Math.round(total * 100) / 100, perSec: Math.round(applied / total) });
     return { phases, complete, extra: { logBytes: result.bytes, requests: result.requests } };

@@ -8,8 +8,16 @@ const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFracti
 
 export function seedSummary(r: SeedResult): string {
   const lines = [""];
-  for (const p of r.phases) lines.push(`${p.name.padEnd(22)} ${fmt(p.records).padStart(13)} records in ${fmt(p.seconds, 1).padStart(7)} s = ${fmt(p.perSec).padStart(9)} /s`);
-  if (!r.complete) lines.push(r.options.wait ? "NOT COMPLETE: the shard nodes stopped making progress; see their logs" : "not waited for the shard nodes to apply (--no-wait)");
+  for (const p of r.phases)
+    lines.push(
+      `${p.name.padEnd(22)} ${fmt(p.records).padStart(13)} records in ${fmt(p.seconds, 1).padStart(7)} s = ${fmt(p.perSec).padStart(9)} /s`,
+    );
+  if (!r.complete)
+    lines.push(
+      r.options.wait
+        ? "NOT COMPLETE: the shard nodes stopped making progress; see their logs"
+        : "not waited for the shard nodes to apply (--no-wait)",
+    );
   const members = r.memoryAfter.reduce((a, s) => a + s.boardMembers, 0);
   const used = r.memoryAfter.reduce((a, s) => a + s.usedMemoryBytes, 0);
   lines.push(

@@ -39,6 +39,7 @@ export function seedProblems(s: SeedVerdictInput): string[] {
   if (s.waited && !s.complete) return ["the shard nodes stopped applying the records before all were applied; see their logs"];
   if (s.count === undefined) return [];
   if ("error" in s.count) return [`the router (${s.router}) did not count board "${s.board}": ${s.count.error}`];
-  if (s.count.total < s.players) return [`the router counts ${fmt(s.count.total)} players on board "${s.board}", fewer than the ${fmt(s.players)} seeded`];
+  if (s.count.total < s.players)
+    return [`the router counts ${fmt(s.count.total)} players on board "${s.board}", fewer than the ${fmt(s.players)} seeded`];
   return [];
 }

@@ -8,8 +8,14 @@ describe("loadtest > shard memory", () => {
   });
 
   it("divides the memory added by the members added", () => {
-    const before = [{ shard: "a", usedMemoryBytes: 1000, boardMembers: 0 }, { shard: "b", usedMemoryBytes: 1000, boardMembers: 0 }];
-    const after = [{ shard: "a", usedMemoryBytes: 11_000, boardMembers: 100 }, { shard: "b", usedMemoryBytes: 12_000, boardMembers: 100 }];
+    const before = [
+      { shard: "a", usedMemoryBytes: 1000, boardMembers: 0 },
+      { shard: "b", usedMemoryBytes: 1000, boardMembers: 0 },
+    ];
+    const after = [
+      { shard: "a", usedMemoryBytes: 11_000, boardMembers: 100 },
+      { shard: "b", usedMemoryBytes: 12_000, boardMembers: 100 },
+    ];
     expect(bytesPerMember(before, after)).toBe(105);
     expect(bytesPerMember(before, before)).toBeUndefined();
   });

@@ -11,10 +11,12 @@ export interface ShardMemory {
 }
 
 export async function shardMemory(shards: ReadonlyArray<{ id: string; redis: Redis }>, boardKey: string): Promise<ShardMemory[]> {
-  return Promise.all(shards.map(async ({ id, redis }) => {
-    const [info, card] = await Promise.all([redis.info("memory"), redis.zcard(boardKey)]);
-    return { shard: id, usedMemoryBytes: usedMemory(info), boardMembers: card };
-  }));
+  return Promise.all(
+    shards.map(async ({ id, redis }) => {
+      const [info, card] = await Promise.all([redis.info("memory"), redis.zcard(boardKey)]);
+      return { shard: id, usedMemoryBytes: usedMemory(info), boardMembers: card };
+    }),
+  );
 }
 
 /** used_memory from the text of INFO memory. */

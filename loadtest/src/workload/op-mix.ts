@@ -16,11 +16,15 @@ export const DEFAULT_MIX = "write=50,top=10,rank=30,around=10";
 export function parseMix(text: string): OpMix {
   const mix: Record<Operation, number> = { write: 0, top: 0, rank: 0, around: 0 };
   const problems: string[] = [];
-  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [name, raw, extra] = part.split("=");
     const weight = Number(raw);
     if (!OPERATIONS.includes(name as Operation)) problems.push(`unknown operation "${name}" (one of ${OPERATIONS.join(", ")})`);
-    else if (extra !== undefined || raw === undefined || raw.trim() === "" || !(weight >= 0) || !Number.isFinite(weight)) problems.push(`"${part}" is not op=weight with a weight >= 0`);
+    else if (extra !== undefined || raw === undefined || raw.trim() === "" || !(weight >= 0) || !Number.isFinite(weight))
+      problems.push(`"${part}" is not op=weight with a weight >= 0`);
     else mix[name as Operation] = weight;
   }
   if (!problems.length && OPERATIONS.every((op) => mix[op] === 0)) problems.push("every weight is 0");

@@ -9,7 +9,14 @@ describe("loadtest > rng", () => {
   });
 
   it("gives other numbers for another stream or seed", () => {
-    const first = (seed: number, stream: number) => Array.from({ length: 8 }, ((r) => () => r.nextUint32())(rngFor(seed, stream)));
+    const first = (seed: number, stream: number) =>
+      Array.from(
+        { length: 8 },
+        (
+          (r) => () =>
+            r.nextUint32()
+        )(rngFor(seed, stream)),
+      );
     expect(first(42, 7)).not.toEqual(first(42, 8));
     expect(first(42, 7)).not.toEqual(first(43, 7));
     expect(first(0, 0)).not.toEqual(first(2 ** 32, 0)); // the high half of the seed counts

@@ -42,7 +42,13 @@ export interface AdminDeps {
 type Shard = Config["shards"][number];
 
 /** The rebuild rpcs; the board rpcs are board-admin.ts's. */
-export function adminService({ config, placement: placementNow, logClient, topicIds, log }: AdminDeps): Pick<ImplOf<typeof AdminService>, "rebuildShards" | "listRebuilds"> {
+export function adminService({
+  config,
+  placement: placementNow,
+  logClient,
+  topicIds,
+  log,
+}: AdminDeps): Pick<ImplOf<typeof AdminService>, "rebuildShards" | "listRebuilds"> {
   const shardsOf = (ids: readonly string[]) => {
     const { shards } = placementNow();
     return [...new Set(ids.length ? ids : shards.map((s) => s.id))].map((id) => shards.find((s) => s.id === id) ?? notFoundShard(id));
@@ -56,34 +62,76 @@ export function adminService({ config, placement: placementNow, logClient, topic
       try {
         await logClient.connect();
         const topicId = await topicIds.idOf(config.scoreTopic);
-        if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist: nothing to rebuild from`);
-        const stampOf = (id: string) => shardStamp({ shardId: id, topic: config.scoreTopic, numSlots: config.numSlots, slots: placement.slotsOf.get(id) ?? [], boards: config.boards });
+        if (!topicId)
+          throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist: nothing to rebuild from`);
+        const stampOf = (id: string) =>
+          shardStamp({
+            shardId: id,
+            topic: config.scoreTopic,
+            numSlots: config.numSlots,
+            slots: placement.slotsOf.get(id) ?? [],
+            boards: config.boards,
+          });
         const leases = await takeLeases(shards, mode, config.keyPrefix, log);
         const ids = new Map([...leases].map(([id, lease]) => [id, lease.holder.id]));
-        const progress = rebuildMetrics(mode, shards.map((s) => s.id));
+        const progress = rebuildMetrics(
+          mode,
+          shards.map((s) => s.id),
+        );
         for (const s of shards) send({ shardId: s.id, phase: Phase.REPLAYING, rebuildId: ids.get(s.id) });
         const report = (p: RebuildProgress) => {
           progress.report(p);
-          send({ shardId: p.shardId, phase: p.done ? Phase.DONE : Phase.REPLAYING, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs), rebuildId: ids.get(p.shardId), snapshotId: p.snapshot?.id ?? "", snapshotRecords: BigInt(p.snapshot?.records ?? 0) });
+          send({
+            shardId: p.shardId,
+            phase: p.done ? Phase.DONE : Phase.REPLAYING,
+            eventsReplayed: BigInt(p.replayed),
+            eventsPerSecond: p.perSecond,
+            lag: BigInt(p.lag),
+            etaMs: BigInt(p.etaMs),
+            rebuildId: ids.get(p.shardId),
+            snapshotId: p.snapshot?.id ?? "",
+            snapshotRecords: BigInt(p.snapshot?.records ?? 0),
+          });
         };
         // the first shard to fail stops the others; the call fails with its error
         const group = new AbortController();
         const signal = AbortSignal.any([call.signal, group.signal]);
         let first: unknown;
-        const results = await Promise.allSettled(shards.map((s) => rebuildShard({
-          logClient, topic: config.scoreTopic, shardId: s.id, stamp: stampOf(s.id), builtFrom: builtFrom(stampOf(s.id), topicId),
-          slots: placement.slotsOf.get(s.id) ?? [], redisUrl: s.redisUrl,
-          keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
-          mode, onProgress: report, log: log.child({ shardId: s.id }), lease: leases.get(s.id), signal,
-          ...(config.snapshots ? { snapshots: { topic: snapshotTopicOf(config.scoreTopic) } } : {}),
-        }).then(() => progress.ended(s.id), (err: unknown) => {
-          progress.ended(s.id, err);
-          if (first === undefined && !call.signal.aborted) {
-            first = err;
-            group.abort(new LadderError(Code.ABORTED, `stopped because the rebuild of ${s.id} failed: ${LadderError.from(err).message}`));
-          }
-          throw err;
-        })));
+        const results = await Promise.allSettled(
+          shards.map((s) =>
+            rebuildShard({
+              logClient,
+              topic: config.scoreTopic,
+              shardId: s.id,
+              stamp: stampOf(s.id),
+              builtFrom: builtFrom(stampOf(s.id), topicId),
+              slots: placement.slotsOf.get(s.id) ?? [],
+              redisUrl: s.redisUrl,
+              keyPrefix: config.keyPrefix,
+              boards: config.boards,
+              applyBatch: config.applyBatch,
+              dedupWindowMs: config.dedupWindowMs,
+              mode,
+              onProgress: report,
+              log: log.child({ shardId: s.id }),
+              lease: leases.get(s.id),
+              signal,
+              ...(config.snapshots ? { snapshots: { topic: snapshotTopicOf(config.scoreTopic) } } : {}),
+            }).then(
+              () => progress.ended(s.id),
+              (err: unknown) => {
+                progress.ended(s.id, err);
+                if (first === undefined && !call.signal.aborted) {
+                  first = err;
+                  group.abort(
+                    new LadderError(Code.ABORTED, `stopped because the rebuild of ${s.id} failed: ${LadderError.from(err).message}`),
+                  );
+                }
+                throw err;
+              },
+            ),
+          ),
+        );
         if (call.signal.aborted) throw call.signal.reason;
         if (first !== undefined) throw first;
         const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -95,16 +143,29 @@ export function adminService({ config, placement: placementNow, logClient, topic
 
     async listRebuilds(req) {
       const shards = shardsOf(req.shardIds);
-      const running = await Promise.all(shards.map(async (s) => {
-        try {
-          return { shardId: s.id, holder: await runningRebuild(s.redisUrl, config.keyPrefix) };
-        } catch (err) {
-          throw unavailable(`${s.id}: cannot read its rebuild lease: ${(err as Error).message}`, err);
-        }
-      }));
+      const running = await Promise.all(
+        shards.map(async (s) => {
+          try {
+            return { shardId: s.id, holder: await runningRebuild(s.redisUrl, config.keyPrefix) };
+          } catch (err) {
+            throw unavailable(`${s.id}: cannot read its rebuild lease: ${(err as Error).message}`, err);
+          }
+        }),
+      );
       return {
         rebuilds: running.flatMap(({ shardId, holder }) =>
-          holder ? [{ shardId, rebuildId: holder.id, mode: holder.mode, holder: holder.holder, startedAtMs: BigInt(Number.isFinite(holder.startedAtMs) ? holder.startedAtMs : 0) }] : []),
+          holder
+            ? [
+                {
+                  shardId,
+                  rebuildId: holder.id,
+                  mode: holder.mode,
+                  holder: holder.holder,
+                  startedAtMs: BigInt(Number.isFinite(holder.startedAtMs) ? holder.startedAtMs : 0),
+                },
+              ]
+            : [],
+        ),
       };
     },
   };
@@ -134,7 +195,16 @@ async function takeLeases(shards: readonly Shard[], mode: RebuildMode, keyPrefix
   const leases = new Map<string, RebuildLease>();
   try {
     for (const s of shards) {
-      leases.set(s.id, await RebuildLease.acquire({ redisUrl: s.redisUrl, keyPrefix, shardId: s.id, mode: leaseMode(mode), log: log.child({ shardId: s.id }) }));
+      leases.set(
+        s.id,
+        await RebuildLease.acquire({
+          redisUrl: s.redisUrl,
+          keyPrefix,
+          shardId: s.id,
+          mode: leaseMode(mode),
+          log: log.child({ shardId: s.id }),
+        }),
+      );
     }
     return leases;
   } catch (err) {
@@ -150,7 +220,10 @@ function callStop(ctx: CallContext): { signal: AbortSignal; dispose(): void } {
   ctx.signal.addEventListener("abort", cancelled, { once: true });
   if (ctx.signal.aborted) cancelled();
   const timer = Number.isFinite(ctx.deadlineMs)
-    ? setTimeout(() => controller.abort(deadlineExceeded("the rebuild was stopped at the call's deadline")), Math.max(0, ctx.deadlineMs - Date.now()))
+    ? setTimeout(
+        () => controller.abort(deadlineExceeded("the rebuild was stopped at the call's deadline")),
+        Math.max(0, ctx.deadlineMs - Date.now()),
+      )
     : undefined;
   return {
     signal: controller.signal,
@@ -165,16 +238,26 @@ function notFoundShard(id: string): never {
   throw notFound(`no shard "${id}"`);
 }
 
-function modeOf(req: { auditView: string; asOfTimestampMs: bigint; asOfOffsets: Array<{ partition: number; offset: bigint }> }, config: Config): RebuildMode {
+function modeOf(
+  req: { auditView: string; asOfTimestampMs: bigint; asOfOffsets: Array<{ partition: number; offset: bigint }> },
+  config: Config,
+): RebuildMode {
   if (req.auditView === "") {
-    if (req.asOfTimestampMs !== 0n || req.asOfOffsets.length) throw invalidArgument("as_of_timestamp_ms and as_of_offsets need an audit_view");
+    if (req.asOfTimestampMs !== 0n || req.asOfOffsets.length)
+      throw invalidArgument("as_of_timestamp_ms and as_of_offsets need an audit_view");
     return { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag };
   }
   const problem = viewProblem(req.auditView);
   if (problem) throw invalidArgument(`audit_view: ${problem}`);
   if (req.asOfTimestampMs < 0n) throw invalidArgument("as_of_timestamp_ms must not be negative");
   for (const o of req.asOfOffsets) {
-    if (o.partition >= config.numSlots || o.offset < -1n) throw invalidArgument(`as_of_offsets: partition ${o.partition} offset ${o.offset} is not in this cluster`);
+    if (o.partition >= config.numSlots || o.offset < -1n)
+      throw invalidArgument(`as_of_offsets: partition ${o.partition} offset ${o.offset} is not in this cluster`);
   }
-  return { kind: "audit", view: req.auditView, asOfOffsets: new Map(req.asOfOffsets.map((o) => [o.partition, o.offset])), asOfTimestampMs: Number(req.asOfTimestampMs) };
+  return {
+    kind: "audit",
+    view: req.auditView,
+    asOfOffsets: new Map(req.asOfOffsets.map((o) => [o.partition, o.offset])),
+    asOfTimestampMs: Number(req.asOfTimestampMs),
+  };
 }

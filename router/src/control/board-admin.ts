@@ -46,11 +46,18 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
   const publish = async (def: BoardDefinition): Promise<BoardDefinition> => {
     const offset = await publishDefinition(await d.producer(), d.topic, def);
     await d.definitions.waitFor(offset, READ_BACK_MS).catch((err: Error) => {
-      throw new LadderError(Code.UNAVAILABLE, `the definition of "${def.name}" was written (offset ${offset}) but not read back: ${err.message}`, { retriable: true });
+      throw new LadderError(
+        Code.UNAVAILABLE,
+        `the definition of "${def.name}" was written (offset ${offset}) but not read back: ${err.message}`,
+        { retriable: true },
+      );
     });
     const now = d.definitions.catalog.definition(def.name);
     if (!now || now.rules?.generation !== def.rules?.generation || now.updatedAtMs !== def.updatedAtMs)
-      throw new LadderError(Code.ABORTED, `board "${def.name}" was defined by another call at the same time; its definition is the one kept (GetBoard)`);
+      throw new LadderError(
+        Code.ABORTED,
+        `board "${def.name}" was defined by another call at the same time; its definition is the one kept (GetBoard)`,
+      );
     return now;
   };
   const existing = (name: string): BoardDefinition => {
@@ -66,12 +73,21 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       const { definition, problems } = normalizeDefinition(req.board ?? create(BoardDefinitionSchema), Date.now());
       if (!definition) throw invalidArgument(problems.join("; "));
       const catalog = d.definitions.catalog;
-      if (catalog.definition(definition.name)) throw new LadderError(Code.ALREADY_EXISTS, `board "${definition.name}" is already defined (UpdateBoard changes what can change)`);
-      if (catalog.size >= MAX_BOARDS) throw new LadderError(Code.RESOURCE_EXHAUSTED, `the cluster holds ${catalog.size} defined boards, its limit (MAX_BOARDS = ${MAX_BOARDS})`);
+      if (catalog.definition(definition.name))
+        throw new LadderError(Code.ALREADY_EXISTS, `board "${definition.name}" is already defined (UpdateBoard changes what can change)`);
+      if (catalog.size >= MAX_BOARDS)
+        throw new LadderError(
+          Code.RESOURCE_EXHAUSTED,
+          `the cluster holds ${catalog.size} defined boards, its limit (MAX_BOARDS = ${MAX_BOARDS})`,
+        );
       const implicit = catalog.implicitSpec(definition.name);
       if (implicit) {
         const held = await d.sizeOf(storedBoardName(definition.name, implicit));
-        if (held > 0) throw new LadderError(Code.FAILED_PRECONDITION, `board "${definition.name}" holds ${held} entries written without a definition; a definition would start it empty under new rules: pick another name`);
+        if (held > 0)
+          throw new LadderError(
+            Code.FAILED_PRECONDITION,
+            `board "${definition.name}" holds ${held} entries written without a definition; a definition would start it empty under new rules: pick another name`,
+          );
       }
       const board = await publish(definition);
       // with boards taken without a definition, a write that reached ingest before it knew this one
@@ -97,7 +113,10 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       if (wanted.rules) {
         const asNew = normalizeDefinition(create(BoardDefinitionSchema, { name: wanted.name, rules: wanted.rules }), 0).definition;
         if (!asNew || !sameRules(asNew.rules!, current.rules!))
-          throw new LadderError(Code.FAILED_PRECONDITION, `board "${wanted.name}": its rules (order, tie rule, points range, resolution, epoch) never change; leave rules unset or equal to the board's`);
+          throw new LadderError(
+            Code.FAILED_PRECONDITION,
+            `board "${wanted.name}": its rules (order, tie rule, points range, resolution, epoch) never change; leave rules unset or equal to the board's`,
+          );
       }
       const defaultOp = defaultOpOf(wanted.defaultOp);
       if (typeof defaultOp === "string") throw invalidArgument(defaultOp);
@@ -121,12 +140,19 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       // the definition first: from then on ingest refuses the board (within its follower's bound)
       const offset = await removeDefinition(producer, d.topic, current.name);
       await d.definitions.waitFor(offset, READ_BACK_MS).catch((err: Error) => {
-        throw new LadderError(Code.UNAVAILABLE, `the deletion of "${current.name}" was written (offset ${offset}) but not read back: ${err.message}`, { retriable: true });
+        throw new LadderError(
+          Code.UNAVAILABLE,
+          `the deletion of "${current.name}" was written (offset ${offset}) but not read back: ${err.message}`,
+          { retriable: true },
+        );
       });
       // then a marker in every partition: each shard drops the generation's keys once it applied all of its own
       const ingestedAtMs = Date.now();
       const value = encodeBoardDeletion(current.name, current.rules!, ingestedAtMs);
-      const sent = await producer.send(d.scoreTopic, Array.from({ length: d.partitions }, (_, partition) => ({ key: current.name, value, partition })));
+      const sent = await producer.send(
+        d.scoreTopic,
+        Array.from({ length: d.partitions }, (_, partition) => ({ key: current.name, value, partition })),
+      );
       const markers = new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset)] as const));
       d.log.info({ board: current.name, generation: String(current.rules?.generation), partitions: markers.size }, "board deleted");
       return {

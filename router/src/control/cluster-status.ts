@@ -22,7 +22,13 @@ import { Code, LadderError, notFound, unavailable } from "@ladder/model/errors";
 import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import { redactUrl } from "@ladder/platform/logger";
 import { keyLayout, type KeyLayout } from "@ladder/store";
-import { type AdminService, type KafkaStatusSchema, type RedisNodeStatusSchema, type ShardStatusSchema, ShardReadiness } from "@ladder/proto/leaderboard/v1/admin_pb";
+import {
+  type AdminService,
+  type KafkaStatusSchema,
+  type RedisNodeStatusSchema,
+  type ShardStatusSchema,
+  ShardReadiness,
+} from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Deadlines } from "../read/deadlines.js";
 import type { ShardPool } from "../read/shard-pool.js";
 
@@ -72,7 +78,12 @@ interface ShardParts {
 }
 
 /** One shard's report from what was found; `ends`: the log's end offsets, when Kafka answered. */
-function shardStatus({ shard, slots, ready, primary }: ShardParts, config: Config, pool: ShardPool, ends: ReadonlyMap<number, bigint> | undefined): MessageInitShape<typeof ShardStatusSchema> {
+function shardStatus(
+  { shard, slots, ready, primary }: ShardParts,
+  config: Config,
+  pool: ShardPool,
+  ends: ReadonlyMap<number, bigint> | undefined,
+): MessageInitShape<typeof ShardStatusSchema> {
   return {
     shardId: shard.id,
     redis: redactUrl(shard.redisUrl),
@@ -98,7 +109,10 @@ async function readiness(pool: ShardPool, shardId: string): Promise<{ readiness:
     return { readiness: ShardReadiness.SERVING, refusal: "" };
   } catch (err) {
     const e = LadderError.from(err);
-    return { readiness: e.code === Code.FAILED_PRECONDITION ? ShardReadiness.MISCONFIGURED : ShardReadiness.UNAVAILABLE, refusal: e.message };
+    return {
+      readiness: e.code === Code.FAILED_PRECONDITION ? ShardReadiness.MISCONFIGURED : ShardReadiness.UNAVAILABLE,
+      refusal: e.message,
+    };
   }
 }
 
@@ -115,7 +129,13 @@ interface PrimaryFacts {
 }
 
 /** What the shard's primary holds, in one pipeline; undefined when it does not answer in time. */
-async function primaryFacts(pool: ShardPool, shardId: string, keys: KeyLayout, slots: readonly number[], bounded: Bounded): Promise<PrimaryFacts | undefined> {
+async function primaryFacts(
+  pool: ShardPool,
+  shardId: string,
+  keys: KeyLayout,
+  slots: readonly number[],
+  bounded: Bounded,
+): Promise<PrimaryFacts | undefined> {
   const redis = pool.nodesOf(shardId)!.primary;
   try {
     const p = redis.pipeline().pttl(keys.heartbeat).dbsize().info("memory").call("ROLE");
@@ -123,7 +143,13 @@ async function primaryFacts(pool: ShardPool, shardId: string, keys: KeyLayout, s
     const replies = (await bounded(p.exec(), shardId)) ?? [];
     const failed = replies.find(([err]) => err);
     if (failed || replies.length === 0) throw failed?.[0] ?? new Error("the pipeline was not run");
-    const [ttl, dbsize, info, role, applied] = replies.map(([, value]) => value) as [number, number, string, Array<string | number>, Array<string | null> | undefined];
+    const [ttl, dbsize, info, role, applied] = replies.map(([, value]) => value) as [
+      number,
+      number,
+      string,
+      Array<string | number>,
+      Array<string | null> | undefined,
+    ];
     return {
       applied: (applied ?? []).map((o) => (o === null ? -1n : BigInt(o))),
       heartbeatTtlLeftMs: Number(ttl),
@@ -148,16 +174,49 @@ function lagOf(slots: readonly number[], ends: ReadonlyMap<number, bigint>, appl
 }
 
 /** The shard's Redis nodes: the replica set's last probe, or its one server as the pipeline found it. */
-function nodesOf(pool: ShardPool, shardId: string, redisUrl: string, primary: PrimaryFacts | undefined): Array<MessageInitShape<typeof RedisNodeStatusSchema>> {
+function nodesOf(
+  pool: ShardPool,
+  shardId: string,
+  redisUrl: string,
+  primary: PrimaryFacts | undefined,
+): Array<MessageInitShape<typeof RedisNodeStatusSchema>> {
   const set = pool.nodesOf(shardId)!.replicas;
-  if (set) return set.nodeStates().map((n) => ({ address: n.address, role: n.role, reachable: n.reachable, replicationOffset: BigInt(n.offset), servesReads: n.servesReads }));
-  const address = redactUrl(redisUrl).replace(/^[a-z]+:\/\/(\*\*\*@)?/, "").replace(/\/.*$/, "");
-  return [{ address, role: primary?.role ?? "", reachable: primary !== undefined, replicationOffset: BigInt(primary?.offset ?? 0), servesReads: primary !== undefined }];
+  if (set)
+    return set.nodeStates().map((n) => ({
+      address: n.address,
+      role: n.role,
+      reachable: n.reachable,
+      replicationOffset: BigInt(n.offset),
+      servesReads: n.servesReads,
+    }));
+  const address = redactUrl(redisUrl)
+    .replace(/^[a-z]+:\/\/(\*\*\*@)?/, "")
+    .replace(/\/.*$/, "");
+  return [
+    {
+      address,
+      role: primary?.role ?? "",
+      reachable: primary !== undefined,
+      replicationOffset: BigInt(primary?.offset ?? 0),
+      servesReads: primary !== undefined,
+    },
+  ];
 }
 
 /** Kafka's brokers, and the score topic's end offsets; why not, when a broker or the topic does not answer. */
-async function kafkaStatus(config: Config, logClient: LogClient, bounded: Bounded): Promise<MessageInitShape<typeof KafkaStatusSchema> & { endOffsets: Array<{ partition: number; offset: bigint }> }> {
-  const base = { bootstrap: [...config.kafkaBrokers], scoreTopic: config.scoreTopic, reachable: false, error: "", brokers: [] as string[], endOffsets: [] };
+async function kafkaStatus(
+  config: Config,
+  logClient: LogClient,
+  bounded: Bounded,
+): Promise<MessageInitShape<typeof KafkaStatusSchema> & { endOffsets: Array<{ partition: number; offset: bigint }> }> {
+  const base = {
+    bootstrap: [...config.kafkaBrokers],
+    scoreTopic: config.scoreTopic,
+    reachable: false,
+    error: "",
+    brokers: [] as string[],
+    endOffsets: [],
+  };
   const ask = <T>(work: () => Promise<T>, what: string): Promise<T> => {
     const asked = (async () => {
       await logClient.connect(); // a no-op once connected
@@ -170,7 +229,12 @@ async function kafkaStatus(config: Config, logClient: LogClient, bounded: Bounde
     const brokers = await ask(() => logClient.brokers(), "Kafka");
     try {
       const offsets = await ask(() => logClient.endOffsetsOnce(config.scoreTopic), `score topic ${config.scoreTopic}`);
-      return { ...base, reachable: true, brokers, endOffsets: [...offsets].map(([partition, offset]) => ({ partition, offset })).sort((a, b) => a.partition - b.partition) };
+      return {
+        ...base,
+        reachable: true,
+        brokers,
+        endOffsets: [...offsets].map(([partition, offset]) => ({ partition, offset })).sort((a, b) => a.partition - b.partition),
+      };
     } catch (err) {
       return { ...base, reachable: true, brokers, error: `score topic ${config.scoreTopic}: ${(err as Error).message}` };
     }

@@ -79,13 +79,19 @@ export async function superviseRouters(config: Config, log: Logger): Promise<voi
       });
     });
 
-  onShutdown(log, async () => {
-    stopping = true;
-    const exits = [...started.keys()].map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once("exit", () => resolve()))));
-    for (const w of started.keys()) w.process.kill("SIGTERM");
-    await Promise.all(exits);
-    await metrics.close();
-  }, 15_000);
+  onShutdown(
+    log,
+    async () => {
+      stopping = true;
+      const exits = [...started.keys()].map(
+        (w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once("exit", () => resolve()))),
+      );
+      for (const w of started.keys()) w.process.kill("SIGTERM");
+      await Promise.all(exits);
+      await metrics.close();
+    },
+    15_000,
+  );
 
   let ports: number[];
   try {
@@ -98,5 +104,8 @@ export async function superviseRouters(config: Config, log: Logger): Promise<voi
     process.exit(1);
   }
   ready = true;
-  log.info({ address: config.routerListen, port: ports[0], metricsPort: metrics.port, shards: config.shards.length, processes: count }, "router listening");
+  log.info(
+    { address: config.routerListen, port: ports[0], metricsPort: metrics.port, shards: config.shards.length, processes: count },
+    "router listening",
+  );
 }

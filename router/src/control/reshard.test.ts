@@ -31,7 +31,15 @@ describe("reshard > plan", () => {
     expect(refused([], [])).toMatch(/at least one shard/);
     expect(refused([{ id: "shard-1", redisUrl: "redis://h:1" }], [])).toMatch(/already in the placement \(epoch 4\)/);
     expect(refused([{ id: "bad id", redisUrl: "redis://h:1" }], [])).toMatch(/add\[0\]\.id/);
-    expect(refused([{ id: "x", redisUrl: "redis://h:1" }, { id: "x", redisUrl: "redis://h:2" }], [])).toMatch(/added twice/);
+    expect(
+      refused(
+        [
+          { id: "x", redisUrl: "redis://h:1" },
+          { id: "x", redisUrl: "redis://h:2" },
+        ],
+        [],
+      ),
+    ).toMatch(/added twice/);
     expect(refused([{ id: "x", redisUrl: "http://h:1" }], [])).toMatch(/add\[0\]\.redis_url/);
     expect(refused([], ["shard-7"])).toMatch(/not in the placement/);
     expect(refused([], ["shard-0", "shard-0"])).toMatch(/removed twice/);

@@ -43,7 +43,7 @@ import type { TopicIds } from "@ladder/log/kafka";
 import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import { movedSlots, placementOf, type ClusterPlacement } from "@ladder/model/placement-record";
-import { type PlacementLog } from "@ladder/log/placement-follower";
+import type { PlacementLog } from "@ladder/log/placement-follower";
 import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/platform/redis-address";
 import { builtFrom, openRedis, readyWithin, shardStamp } from "@ladder/store";
 import { moveOf, movePending, RebuildLease, rebuildShard } from "@ladder/store/writer";
@@ -66,12 +66,34 @@ export function reshardService(d: ReshardDeps): Pick<ImplOf<typeof AdminService>
   return {
     async reshard(req, send, ctx) {
       const from = d.placement.current;
-      const next = plan(from, req.add.map((a) => ({ id: a.id, redisUrl: a.redisUrl })), req.remove, d.config);
+      const next = plan(
+        from,
+        req.add.map((a) => ({ id: a.id, redisUrl: a.redisUrl })),
+        req.remove,
+        d.config,
+      );
       const changed = next.shards.filter((s) => !sameSlots(from, next, s.id));
-      await reachable(next.shards.filter((s) => !from.shards.some((x) => x.id === s.id)), d.config.shardTimeoutMs);
+      await reachable(
+        next.shards.filter((s) => !from.shards.some((x) => x.id === s.id)),
+        d.config.shardTimeoutMs,
+      );
       const moved = movedSlots(from.placement, next.placement);
-      send({ phase: Phase.PLANNED, fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch), movedSlots: moved.map((m) => ({ slot: m.slot, fromShard: m.from, toShard: m.to })) });
-      d.log.info({ from: from.epoch, to: next.epoch, shards: next.shards.map((s) => s.id), changed: changed.map((s) => s.id), movedSlots: moved.length }, "reshard planned");
+      send({
+        phase: Phase.PLANNED,
+        fromEpoch: BigInt(from.epoch),
+        toEpoch: BigInt(next.epoch),
+        movedSlots: moved.map((m) => ({ slot: m.slot, fromShard: m.from, toShard: m.to })),
+      });
+      d.log.info(
+        {
+          from: from.epoch,
+          to: next.epoch,
+          shards: next.shards.map((s) => s.id),
+          changed: changed.map((s) => s.id),
+          movedSlots: moved.length,
+        },
+        "reshard planned",
+      );
       const epochs = { fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch) };
       const cutOverMs = await move(d, from, next, changed, ctx, {
         building: (p) => send({ phase: Phase.BUILDING, ...epochs, ...p }),
@@ -83,7 +105,8 @@ export function reshardService(d: ReshardDeps): Pick<ImplOf<typeof AdminService>
     async getPlacement() {
       const p = d.pool.placement;
       return {
-        epoch: BigInt(p.epoch), numSlots: p.placement.numSlots,
+        epoch: BigInt(p.epoch),
+        numSlots: p.placement.numSlots,
         shards: p.shards.map((s) => ({ id: s.id, redisUrl: redact(s.redisUrl), slots: [...(p.placement.slotsOf.get(s.id) ?? [])] })),
       };
     },
@@ -91,7 +114,12 @@ export function reshardService(d: ReshardDeps): Pick<ImplOf<typeof AdminService>
 }
 
 /** The next placement: `add` and `remove` applied to `from`; INVALID_ARGUMENT naming the first problem. */
-export function plan(from: ClusterPlacement, add: readonly ShardAddress[], remove: readonly string[], config: Pick<Config, "numSlots" | "sentinels">): ClusterPlacement {
+export function plan(
+  from: ClusterPlacement,
+  add: readonly ShardAddress[],
+  remove: readonly string[],
+  config: Pick<Config, "numSlots" | "sentinels">,
+): ClusterPlacement {
   if (add.length === 0 && remove.length === 0) throw invalidArgument("name at least one shard to add or to remove");
   const ids = new Set(from.shards.map((s) => s.id));
   for (const [i, a] of add.entries()) {
@@ -99,13 +127,17 @@ export function plan(from: ClusterPlacement, add: readonly ShardAddress[], remov
     if (ids.has(a.id)) throw invalidArgument(`add[${i}].id: shard "${a.id}" is already in the placement (epoch ${from.epoch})`);
     if (add.findIndex((x) => x.id === a.id) !== i) throw invalidArgument(`add[${i}].id: shard "${a.id}" is added twice`);
     const sentinel = isSentinelUrl(a.redisUrl) ? parseSentinelName(a.redisUrl) : undefined;
-    if (typeof sentinel === "string" || (sentinel === undefined && !/^rediss?:\/\/[^/\s]+/.test(a.redisUrl))) throw invalidArgument(`add[${i}].redis_url: "${redact(a.redisUrl)}" is not redis://host:port or sentinel://master-name`);
+    if (typeof sentinel === "string" || (sentinel === undefined && !/^rediss?:\/\/[^/\s]+/.test(a.redisUrl)))
+      throw invalidArgument(`add[${i}].redis_url: "${redact(a.redisUrl)}" is not redis://host:port or sentinel://master-name`);
   }
   for (const [i, id] of remove.entries()) {
     if (!ids.has(id)) throw invalidArgument(`remove[${i}]: shard "${id}" is not in the placement (epoch ${from.epoch})`);
     if (remove.indexOf(id) !== i) throw invalidArgument(`remove[${i}]: shard "${id}" is removed twice`);
   }
-  const full = (url: string) => (isSentinelUrl(url) && !url.includes("/", "sentinel://".length) && config.sentinels.length ? expandSentinelUrl(url, config.sentinels) : url);
+  const full = (url: string) =>
+    isSentinelUrl(url) && !url.includes("/", "sentinel://".length) && config.sentinels.length
+      ? expandSentinelUrl(url, config.sentinels)
+      : url;
   const shards = [...from.shards.filter((s) => !remove.includes(s.id)), ...add.map((a) => ({ id: a.id, redisUrl: full(a.redisUrl) }))];
   if (shards.length === 0) throw invalidArgument("the change leaves no shard");
   return placementOf(from.epoch + 1, shards, config.numSlots);
@@ -119,18 +151,20 @@ function sameSlots(a: ClusterPlacement, b: ClusterPlacement, id: string): boolea
 
 /** UNAVAILABLE unless every new shard's Redis answers within `timeoutMs`. */
 async function reachable(shards: readonly ShardAddress[], timeoutMs: number): Promise<void> {
-  await Promise.all(shards.map(async (s) => {
-    const redis = openRedis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs });
-    redis.on("error", () => {});
-    try {
-      await redis.connect();
-      await readyWithin(redis, timeoutMs);
-    } catch (err) {
-      throw unavailable(`new shard ${s.id}: its Redis ${redact(s.redisUrl)} cannot be reached: ${(err as Error).message}`, err);
-    } finally {
-      redis.disconnect();
-    }
-  }));
+  await Promise.all(
+    shards.map(async (s) => {
+      const redis = openRedis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs });
+      redis.on("error", () => {});
+      try {
+        await redis.connect();
+        await readyWithin(redis, timeoutMs);
+      } catch (err) {
+        throw unavailable(`new shard ${s.id}: its Redis ${redact(s.redisUrl)} cannot be reached: ${(err as Error).message}`, err);
+      } finally {
+        redis.disconnect();
+      }
+    }),
+  );
 }
 
 type Progress = { shardId: string; eventsReplayed: bigint; eventsPerSecond: number; lag: bigint; etaMs: bigint };
@@ -144,7 +178,14 @@ interface Reports {
  * Builds `changed` for `next`, cuts them over together, publishes `next`, waits for the moves in
  * place to delete what they gave away; resolves with ms from the first cut-over to the publication.
  */
-async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlacement, changed: readonly ShardAddress[], ctx: CallContext, report: Reports): Promise<number> {
+async function move(
+  d: ReshardDeps,
+  from: ClusterPlacement,
+  next: ClusterPlacement,
+  changed: readonly ShardAddress[],
+  ctx: CallContext,
+  report: Reports,
+): Promise<number> {
   const { config, log } = d;
   const topicId = await d.topicIds.idOf(config.scoreTopic);
   if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist`);
@@ -162,29 +203,66 @@ async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlaceme
     // a shard that stays moves in place: it replays only the slots it gains and deletes those it loses
     const inPlace = before ? inPlaceMove(config, s.id, before, slots, topicId, stamp) : undefined;
     return rebuildShard({
-      logClient: d.logClient, topic: config.scoreTopic, shardId: s.id, redisUrl: s.redisUrl,
-      ...(inPlace ?? { stamp, builtFrom: builtFrom(stamp, topicId), slots, mode: { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag } as const }),
-      keyPrefix: config.keyPrefix, boards: config.boards, applyBatch: config.applyBatch, dedupWindowMs: config.dedupWindowMs,
-      lease: leases.get(s.id)!, signal: group.signal,
-      onProgress: (p) => report.building({ shardId: p.shardId, eventsReplayed: BigInt(p.replayed), eventsPerSecond: p.perSecond, lag: BigInt(p.lag), etaMs: BigInt(p.etaMs) }),
+      logClient: d.logClient,
+      topic: config.scoreTopic,
+      shardId: s.id,
+      redisUrl: s.redisUrl,
+      ...(inPlace ?? {
+        stamp,
+        builtFrom: builtFrom(stamp, topicId),
+        slots,
+        mode: { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag } as const,
+      }),
+      keyPrefix: config.keyPrefix,
+      boards: config.boards,
+      applyBatch: config.applyBatch,
+      dedupWindowMs: config.dedupWindowMs,
+      lease: leases.get(s.id)!,
+      signal: group.signal,
+      onProgress: (p) =>
+        report.building({
+          shardId: p.shardId,
+          eventsReplayed: BigInt(p.replayed),
+          eventsPerSecond: p.perSecond,
+          lag: BigInt(p.lag),
+          etaMs: BigInt(p.etaMs),
+        }),
       beforeSwap: () => (gate.done(), gate.all),
       onSwapped: () => ((firstSwapAt ||= performance.now()), swapped.done()),
       log: log.child({ shardId: s.id, reshard: next.epoch }),
     });
   });
   // the first rebuild to fail stops the others (before the swaps: nothing swaps, nothing is published)
-  const failures = rebuilds.map((r) => r.then(() => undefined, (err: unknown) => (group.abort(err), err)));
+  const failures = rebuilds.map((r) =>
+    r.then(
+      () => undefined,
+      (err: unknown) => (group.abort(err), err),
+    ),
+  );
   try {
-    await Promise.race([swapped.all, Promise.all(failures).then((errs) => Promise.reject(errs.find((e) => e !== undefined) ?? new Error("no shard swapped")))]).catch(async (err: unknown) => {
+    await Promise.race([
+      swapped.all,
+      Promise.all(failures).then((errs) => Promise.reject(errs.find((e) => e !== undefined) ?? new Error("no shard swapped"))),
+    ]).catch(async (err: unknown) => {
       if (firstSwapAt === 0) throw LadderError.from(err);
     });
     await d.placement.publish(next);
     const cutOverMs = performance.now() - firstSwapAt;
     log.info({ epoch: next.epoch, cutOverMs: Math.round(cutOverMs) }, "reshard: new placement published");
     const errs = (await Promise.all(failures)).filter((e) => e !== undefined);
-    if (errs.length) throw new LadderError(Code.ABORTED, `placement epoch ${next.epoch} is published, but a shard did not swap in its rebuilt data: ${errs.map((e) => (e as Error).message).join("; ")}; rebuild it (RebuildShards) to serve again`);
+    if (errs.length)
+      throw new LadderError(
+        Code.ABORTED,
+        `placement epoch ${next.epoch} is published, but a shard did not swap in its rebuilt data: ${errs.map((e) => (e as Error).message).join("; ")}; rebuild it (RebuildShards) to serve again`,
+      );
     report.cutOver(cutOverMs);
-    await drained(changed.filter((s) => from.placement.slotsOf.has(s.id)), config.keyPrefix, ctx, report, log);
+    await drained(
+      changed.filter((s) => from.placement.slotsOf.has(s.id)),
+      config.keyPrefix,
+      ctx,
+      report,
+      log,
+    );
     return cutOverMs;
   } finally {
     ctx.signal.removeEventListener("abort", onCancel);
@@ -194,32 +272,49 @@ async function move(d: ReshardDeps, from: ClusterPlacement, next: ClusterPlaceme
 }
 
 /** The rebuild options of a shard that stays and moves its slots in place (store/src/writer/move.ts). */
-function inPlaceMove(config: Config, shardId: string, before: readonly number[], after: readonly number[], topicId: string, toStamp: string) {
+function inPlaceMove(
+  config: Config,
+  shardId: string,
+  before: readonly number[],
+  after: readonly number[],
+  topicId: string,
+  toStamp: string,
+) {
   const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots: before, boards: config.boards });
   return {
-    stamp, builtFrom: builtFrom(stamp, topicId),
+    stamp,
+    builtFrom: builtFrom(stamp, topicId),
     slots: after.filter((x) => !before.includes(x)),
-    mode: { kind: "move", readyLag: config.readyLag, lost: before.filter((x) => !after.includes(x)), numSlots: config.numSlots, to: builtFrom(toStamp, topicId), toStamp } as const,
+    mode: {
+      kind: "move",
+      readyLag: config.readyLag,
+      lost: before.filter((x) => !after.includes(x)),
+      numSlots: config.numSlots,
+      to: builtFrom(toStamp, topicId),
+      toStamp,
+    } as const,
   };
 }
 
 /** Waits until the shard nodes of `shards` have deleted the players their moves gave away; reports what is left each second. */
 async function drained(shards: readonly ShardAddress[], keyPrefix: string, ctx: CallContext, report: Reports, log: Logger): Promise<void> {
   const t0 = performance.now();
-  await Promise.all(shards.map(async (s) => {
-    const redis = openRedis(s.redisUrl, { maxRetriesPerRequest: 2 });
-    redis.on("error", () => {});
-    try {
-      for (;;) {
-        ctx.signal.throwIfAborted();
-        if (!(await moveOf(redis, keyPrefix))) return;
-        report.deleting(s.id, await movePending(redis, keyPrefix));
-        await new Promise((r) => setTimeout(r, 1000));
+  await Promise.all(
+    shards.map(async (s) => {
+      const redis = openRedis(s.redisUrl, { maxRetriesPerRequest: 2 });
+      redis.on("error", () => {});
+      try {
+        for (;;) {
+          ctx.signal.throwIfAborted();
+          if (!(await moveOf(redis, keyPrefix))) return;
+          report.deleting(s.id, await movePending(redis, keyPrefix));
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      } finally {
+        redis.disconnect();
       }
-    } finally {
-      redis.disconnect();
-    }
-  }));
+    }),
+  );
   log.info({ shards: shards.map((s) => s.id), ms: Math.round(performance.now() - t0) }, "reshard: the departed players are deleted");
 }
 
@@ -236,7 +331,11 @@ function countdown(n: number): { done(): void; all: Promise<void> } {
 async function takeLeases(shards: readonly ShardAddress[], keyPrefix: string, log: Logger): Promise<Map<string, RebuildLease>> {
   const leases = new Map<string, RebuildLease>();
   try {
-    for (const s of shards) leases.set(s.id, await RebuildLease.acquire({ redisUrl: s.redisUrl, keyPrefix, shardId: s.id, mode: LEASE_MODE, log: log.child({ shardId: s.id }) }));
+    for (const s of shards)
+      leases.set(
+        s.id,
+        await RebuildLease.acquire({ redisUrl: s.redisUrl, keyPrefix, shardId: s.id, mode: LEASE_MODE, log: log.child({ shardId: s.id }) }),
+      );
     return leases;
   } catch (err) {
     await Promise.all([...leases.values()].map((l) => l.release()));

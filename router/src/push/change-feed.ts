@@ -18,7 +18,7 @@
  * over). Its position then moves to the stream's newest id.
  */
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
 import { openRedis } from "@ladder/store";
 
@@ -109,7 +109,9 @@ export class ChangeFeed {
   private async loop(): Promise<void> {
     while (this.running) {
       try {
-        const reply = (await this.redis.xread("COUNT", COUNT, "BLOCK", BLOCK_MS, "STREAMS", this.o.streamKey, this.position)) as Array<[string, Array<[string, string[]]>]> | null;
+        const reply = (await this.redis.xread("COUNT", COUNT, "BLOCK", BLOCK_MS, "STREAMS", this.o.streamKey, this.position)) as Array<
+          [string, Array<[string, string[]]>]
+        > | null;
         if (!this.running) return;
         const why = await this.gap();
         if (why) {
@@ -141,12 +143,16 @@ export class ChangeFeed {
     const [flag, gen] = await Promise.all([this.redis.exists(this.o.flagKey), this.redis.get(this.o.genKey)]);
     if (flag === 0 || gen !== this.gen) {
       await this.raiseFlag();
-      return flag === 0 ? "the change flag was gone (the shard's data was swapped, flushed or restarted, or the flag expired)" : "the change stream's generation changed (the shard's data was swapped)";
+      return flag === 0
+        ? "the change flag was gone (the shard's data was swapped, flushed or restarted, or the flag expired)"
+        : "the change stream's generation changed (the shard's data was swapped)";
     }
     const info = (await this.redis.call("XINFO", "STREAM", this.o.streamKey).catch(() => undefined)) as unknown[] | undefined;
     const field = (name: string) => (info ? String(info[info.indexOf(name) + 1] ?? "0-0") : "0-0");
-    if (compareChangeIds(field("last-generated-id"), this.position) < 0) return "the shard's change stream went back (its data was swapped or lost)";
-    if (compareChangeIds(field("max-deleted-entry-id"), this.position) > 0) return "changes past this router's position were trimmed from the stream";
+    if (compareChangeIds(field("last-generated-id"), this.position) < 0)
+      return "the shard's change stream went back (its data was swapped or lost)";
+    if (compareChangeIds(field("max-deleted-entry-id"), this.position) > 0)
+      return "changes past this router's position were trimmed from the stream";
     return undefined;
   }
 

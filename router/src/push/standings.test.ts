@@ -21,7 +21,10 @@ function random(seed: number) {
 /** Every shard's changes, in order, from random moves (keys with many ties; adds and removals). */
 function makeChanges(rand: (n: number) => number, count: number): Map<string, Change[]> {
   const key = new Map<string, number | undefined>();
-  const out = new Map<string, Change[]>([["s0", []], ["s1", []]]);
+  const out = new Map<string, Change[]>([
+    ["s0", []],
+    ["s1", []],
+  ]);
   for (let i = 0; i < count; i++) {
     const p = PLAYERS[rand(PLAYERS.length)]!;
     const old = key.get(p);
@@ -37,10 +40,11 @@ function makeChanges(rand: (n: number) => number, count: number): Map<string, Ch
 /** The board at positions (changes applied per shard), as player -> key. */
 function boardAt(changes: Map<string, Change[]>, at: Map<string, number>): Map<string, number> {
   const board = new Map<string, number>();
-  for (const [shard, list] of changes) for (const c of list.slice(0, at.get(shard) ?? 0)) {
-    if (c.new === undefined) board.delete(c.player);
-    else board.set(c.player, c.new);
-  }
+  for (const [shard, list] of changes)
+    for (const c of list.slice(0, at.get(shard) ?? 0)) {
+      if (c.new === undefined) board.delete(c.player);
+      else board.set(c.player, c.new);
+    }
   return board;
 }
 
@@ -61,22 +65,36 @@ describe("watch > standings", () => {
     it(`keeps every aligned watcher's rank and total equal to the board at the group's positions (seed ${seed})`, () => {
       const rand = random(seed);
       const changes = makeChanges(rand, 400);
-      const group = new Standings(KEY, new Map([["s0", id(0)], ["s1", id(0)]]));
-      const done = new Map([["s0", 0], ["s1", 0]]); // changes handed on per shard
+      const group = new Standings(
+        KEY,
+        new Map([
+          ["s0", id(0)],
+          ["s1", id(0)],
+        ]),
+      );
+      const done = new Map([
+        ["s0", 0],
+        ["s1", 0],
+      ]); // changes handed on per shard
       const watchers = PLAYERS.filter((_, i) => i % 3 === 0).map((p) => new Watcher(p, 5));
       const seq = (x: string) => Number(x.split("-")[1]);
       const history = (shard: string, after: string) => changes.get(shard)!.filter((c) => seq(c.id) > seq(after));
       const waiting: Watcher[] = [...watchers];
       const join = (w: Watcher) => {
         // a read stands at positions between the group's and the shards' newest: either side of the group
-        const at = new Map([...done].map(([s, n]): [string, number] => [s, Math.max(0, Math.min(changes.get(s)!.length, n + rand(7) - 3))]));
+        const at = new Map(
+          [...done].map(([s, n]): [string, number] => [s, Math.max(0, Math.min(changes.get(s)!.length, n + rand(7) - 3))]),
+        );
         group.track(w);
         if (!group.join(w, readAt(changes, at, w.player), history)) waiting.push(w);
       };
       const check = () => {
         const board = boardAt(changes, done);
         for (const w of watchers.filter((x) => x.state === "aligned")) {
-          expect({ player: w.player, key: w.key, rank: w.rank, total: group.totalOf(w) }).toEqual({ player: w.player, ...oracle(board, w.player) });
+          expect({ player: w.player, key: w.key, rank: w.rank, total: group.totalOf(w) }).toEqual({
+            player: w.player,
+            ...oracle(board, w.player),
+          });
         }
       };
       let steps = 0;
@@ -110,10 +128,23 @@ describe("watch > standings", () => {
     // w at key 50 behind a (10) and b (20): rank 3 of 3
     expect(group.join(w, { key: 50, rank: 3, total: 3, at: new Map([["s0", id(0)]]) }, () => [])).toBe(true);
     group.apply([{ shard: "s0", id: id(1), key: KEY, player: "b", old: 20, new: 90 }]);
-    expect({ rank: w.rank, events: w.events.map((e) => [e.kind, e.other ?? "", e.rank]) }).toEqual({ rank: 2, events: [["passed", "b", 2], ["entered_top", "", 2]] });
+    expect({ rank: w.rank, events: w.events.map((e) => [e.kind, e.other ?? "", e.rank]) }).toEqual({
+      rank: 2,
+      events: [
+        ["passed", "b", 2],
+        ["entered_top", "", 2],
+      ],
+    });
     w.events = [];
     group.apply([{ shard: "s0", id: id(2), key: KEY, player: "c", old: undefined, new: 5 }]);
-    expect({ rank: w.rank, total: group.totalOf(w), events: w.events.map((e) => [e.kind, e.other ?? "", e.rank]) }).toEqual({ rank: 3, total: 4, events: [["overtaken", "c", 3], ["left_top", "", 3]] });
+    expect({ rank: w.rank, total: group.totalOf(w), events: w.events.map((e) => [e.kind, e.other ?? "", e.rank]) }).toEqual({
+      rank: 3,
+      total: 4,
+      events: [
+        ["overtaken", "c", 3],
+        ["left_top", "", 3],
+      ],
+    });
     // its own change: taken out to be read again
     const { reread } = group.apply([{ shard: "s0", id: id(3), key: KEY, player: "w", old: 50, new: 1 }]);
     expect(reread).toEqual([w]);

@@ -62,7 +62,10 @@ export class Watcher {
   totalAtAlign = 0;
   netAtAlign = 0;
 
-  constructor(readonly player: string, readonly topK: number) {}
+  constructor(
+    readonly player: string,
+    readonly topK: number,
+  ) {}
 }
 
 /** < 0 when (ak, ap) ranks ahead of (bk, bp): the board's order. */
@@ -82,7 +85,10 @@ export class Standings {
   private readonly byPlayer = new Map<string, Set<Watcher>>();
 
   /** `positions`: each shard's feed position when the group begins (feeds hand on every change of every key after it). */
-  constructor(readonly key: string, positions: ReadonlyMap<string, string> = new Map()) {
+  constructor(
+    readonly key: string,
+    positions: ReadonlyMap<string, string> = new Map(),
+  ) {
     for (const [shard, at] of positions) this.positions.set(shard, at);
   }
 
@@ -136,7 +142,12 @@ export class Standings {
    * `history` (the changes of this key after a shard position, oldest first; undefined when the
    * history no longer reaches back that far). Returns false when it must be read again.
    */
-  join(w: Watcher, read: StandingRead, history: (shard: string, after: string) => readonly Change[] | undefined, generation?: (shard: string) => string): boolean {
+  join(
+    w: Watcher,
+    read: StandingRead,
+    history: (shard: string, after: string) => readonly Change[] | undefined,
+    generation?: (shard: string) => string,
+  ): boolean {
     this.takeOut(w);
     // a read of another generation of a shard's stream (a swap the feed has not noticed yet) stands nowhere in it
     if (generation && read.gens && [...read.gens].some(([shard, gen]) => gen !== generation(shard))) return false;
@@ -258,5 +269,6 @@ function applyTo(w: Watcher, c: Change): void {
   w.rank += isAhead ? 1 : -1;
   w.dirty = true;
   w.events.push({ kind: isAhead ? "overtaken" : "passed", other: c.player, rank: w.rank, key: w.key });
-  if (w.topK > 0 && (before <= w.topK) !== (w.rank <= w.topK)) w.events.push({ kind: w.rank <= w.topK ? "entered_top" : "left_top", rank: w.rank, key: w.key });
+  if (w.topK > 0 && before <= w.topK !== w.rank <= w.topK)
+    w.events.push({ kind: w.rank <= w.topK ? "entered_top" : "left_top", rank: w.rank, key: w.key });
 }

@@ -88,15 +88,22 @@ export class WatchHub {
     const old = [...this.shards.values()];
     this.shards = new Map();
     await Promise.all(old.map((s) => s.feed.stop()));
-    const started = await Promise.all(placement.shards.map(async (s) => {
-      const feed = new ChangeFeed({
-        shard: s.id, redisUrl: s.redisUrl, streamKey: this.keys.changes, flagKey: this.keys.changesOn, genKey: this.keys.changesGen, log: this.o.log,
-        onChanges: (changes) => this.onChanges(changes),
-        onReset: (shard, position, why) => this.onReset(shard, position, why),
-      });
-      await feed.start();
-      return [s.id, { feed, history: [] as Change[] }] as [string, Shard];
-    }));
+    const started = await Promise.all(
+      placement.shards.map(async (s) => {
+        const feed = new ChangeFeed({
+          shard: s.id,
+          redisUrl: s.redisUrl,
+          streamKey: this.keys.changes,
+          flagKey: this.keys.changesOn,
+          genKey: this.keys.changesGen,
+          log: this.o.log,
+          onChanges: (changes) => this.onChanges(changes),
+          onReset: (shard, position, why) => this.onReset(shard, position, why),
+        });
+        await feed.start();
+        return [s.id, { feed, history: [] as Change[] }] as [string, Shard];
+      }),
+    );
     this.shards = new Map(started);
     this.epoch = placement.epoch;
     if (old.length) for (const [id, s] of this.shards) this.onReset(id, s.feed.at, `placement epoch ${placement.epoch}`);
@@ -104,7 +111,8 @@ export class WatchHub {
 
   /** The placement changed: the feeds follow it (every watcher read again) if any watcher is held. */
   onPlacement(): void {
-    if (this.players.size > 0 || this.tops.size > 0) void this.ready().catch((err: unknown) => this.o.log.warn({ err }, "change feeds not restarted for the new placement"));
+    if (this.players.size > 0 || this.tops.size > 0)
+      void this.ready().catch((err: unknown) => this.o.log.warn({ err }, "change feeds not restarted for the new placement"));
   }
 
   /** Starts watching `w` on `stored` (its first standing is read at once). */
@@ -179,7 +187,7 @@ export class WatchHub {
         for (const w of reread) this.reread(w, group);
         for (const w of moved) this.players.get(w)?.notify();
       }
-      for (const t of this.tops.get(key) ?? []) if (list.some((c) => touchesTop(t, c))) (t.dirty = true, t.notify());
+      for (const t of this.tops.get(key) ?? []) if (list.some((c) => touchesTop(t, c))) (t.dirty = true), t.notify();
     }
     // every group has now seen all of this shard's changes up to the batch's last (pending watchers may align)
     const last = changes.at(-1)!;
@@ -191,11 +199,12 @@ export class WatchHub {
     // the history before a reset is another stream's (or has a gap): no read may be caught up from it
     const s = this.shards.get(shard);
     if (s) s.history.length = 0;
-    for (const group of this.groups.values()) for (const w of group.resetAll(shard, position)) {
-      const watch = this.players.get(w);
-      if (watch) (watch.resynced = true, this.reread(w, group));
-    }
-    for (const set of this.tops.values()) for (const t of set) (t.dirty = true, t.notify());
+    for (const group of this.groups.values())
+      for (const w of group.resetAll(shard, position)) {
+        const watch = this.players.get(w);
+        if (watch) (watch.resynced = true), this.reread(w, group);
+      }
+    for (const set of this.tops.values()) for (const t of set) (t.dirty = true), t.notify();
     this.o.log.info({ shard, why }, "watchers read again");
   }
 
@@ -230,7 +239,14 @@ export class WatchHub {
           pause = READ_RETRY_MIN_MS / 2; // asked again meanwhile: this answer may predate its own change
           continue;
         }
-        if (group.join(watch.watcher, read, (shard, after) => this.history(shard, watch.key, after), (shard) => this.shards.get(shard)?.feed.generation ?? "")) {
+        if (
+          group.join(
+            watch.watcher,
+            read,
+            (shard, after) => this.history(shard, watch.key, after),
+            (shard) => this.shards.get(shard)?.feed.generation ?? "",
+          )
+        ) {
           watch.watcher.dirty = true;
           watch.notify();
           return;
@@ -277,6 +293,8 @@ export class WatchHub {
 /** Whether change `c` can change the top `t` last sent. */
 function touchesTop(t: TopWatch, c: Change): boolean {
   if (!t.full || !t.boundary) return true;
-  const within = (key: number | undefined) => key !== undefined && (key < t.boundary!.key || (key === t.boundary!.key && Buffer.compare(Buffer.from(c.player), Buffer.from(t.boundary!.playerId)) <= 0));
+  const within = (key: number | undefined) =>
+    key !== undefined &&
+    (key < t.boundary!.key || (key === t.boundary!.key && Buffer.compare(Buffer.from(c.player), Buffer.from(t.boundary!.playerId)) <= 0));
   return within(c.old) || within(c.new);
 }

@@ -34,7 +34,13 @@ export const MAX_WATCH_TOP = 100;
 export const MAX_TOP_K = 10_000;
 const RETRY_MAX_MS = 2_000;
 
-const KINDS: Record<EventKind, Kind> = { overtaken: Kind.OVERTAKEN, passed: Kind.PASSED, entered_top: Kind.ENTERED_TOP, left_top: Kind.LEFT_TOP, score_changed: Kind.SCORE_CHANGED };
+const KINDS: Record<EventKind, Kind> = {
+  overtaken: Kind.OVERTAKEN,
+  passed: Kind.PASSED,
+  entered_top: Kind.ENTERED_TOP,
+  left_top: Kind.LEFT_TOP,
+  score_changed: Kind.SCORE_CHANGED,
+};
 
 type Impl = Pick<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer">;
 
@@ -57,19 +63,21 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
     let wakeUp: (() => void) | undefined;
     const wake = () => wakeUp?.();
     signal.addEventListener("abort", wake, { once: true });
-    const wait = (ms?: number) => new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const timer = ms === undefined ? undefined : setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
+    const wait = (ms?: number) =>
+      new Promise<void>((resolve) => {
+        if (signal.aborted) return resolve();
+        const timer = ms === undefined ? undefined : setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wakeUp = undefined;
+          resolve();
+        }
+        wakeUp = done;
+      });
     let lastAt = -Infinity;
     const pace: Pace = {
-      wake, wait,
+      wake,
+      wait,
       async turn(ready) {
         for (;;) {
           if (signal.aborted) return false;
@@ -99,7 +107,16 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
       let shown = token ? { rank: Number(token.r ?? 0), key: token.k === undefined ? undefined : Number(token.k) } : undefined;
       const watcher = new Watcher(req.playerId, req.topK);
       await run(ctx, interval, async (signal, pace) => {
-        const watch: PlayerWatch = { watcher, key: hub.keyOf(stored), stored, get ended() { return signal.aborted; }, resynced: false, notify: pace.wake };
+        const watch: PlayerWatch = {
+          watcher,
+          key: hub.keyOf(stored),
+          stored,
+          get ended() {
+            return signal.aborted;
+          },
+          resynced: false,
+          notify: pace.wake,
+        };
         await hub.addPlayer(watch);
         try {
           while (await pace.turn(() => watcher.state === "aligned" && (watcher.dirty || watcher.events.length > 0 || watch.resynced))) {
@@ -113,14 +130,22 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
               const before = events.at(-1)?.rank ?? shown.rank;
               events.push({ kind: "score_changed", rank: now.rank, key: now.key });
               const inTop = (rank: number) => rank > 0 && rank <= req.topK;
-              if (req.topK > 0 && inTop(before) !== inTop(now.rank)) events.push({ kind: inTop(now.rank) ? "entered_top" : "left_top", rank: now.rank, key: now.key });
+              if (req.topK > 0 && inTop(before) !== inTop(now.rank))
+                events.push({ kind: inTop(now.rank) ? "entered_top" : "left_top", rank: now.rank, key: now.key });
             }
             seq++;
             send({
               ...(now.key === undefined ? {} : { entry: entryOf(spec, req.playerId, now.key, now.rank) }),
               total: BigInt(hub.totalOf(watch)),
-              events: events.map((e) => ({ kind: KINDS[e.kind], otherPlayerId: e.other ?? "", rank: BigInt(e.rank), score: BigInt(e.key === undefined ? 0 : decodeSortKey(spec, e.key).points) })),
-              sequence: BigInt(seq), resumeToken: encodeToken({ s: seq, r: now.rank, k: now.key }), resynced,
+              events: events.map((e) => ({
+                kind: KINDS[e.kind],
+                otherPlayerId: e.other ?? "",
+                rank: BigInt(e.rank),
+                score: BigInt(e.key === undefined ? 0 : decodeSortKey(spec, e.key).points),
+              })),
+              sequence: BigInt(seq),
+              resumeToken: encodeToken({ s: seq, r: now.rank, k: now.key }),
+              resynced,
             });
             shown = now;
             pace.sent();
@@ -144,10 +169,12 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
         const watch: TopWatch = { key: hub.keyOf(stored), boundary: undefined, full: false, dirty: true, notify: pace.wake };
         await hub.addTop(watch);
         try {
-          for (let pause = 100; await pace.turn(() => watch.dirty);) {
+          for (let pause = 100; await pace.turn(() => watch.dirty); ) {
             watch.dirty = false; // a change from here on calls for another read
             const readAtMs = Date.now();
-            const page = await queries.top(req.board, 0, limit, Infinity, where).catch((err: unknown) => (watch.dirty = true, retriable(err)));
+            const page = await queries
+              .top(req.board, 0, limit, Infinity, where)
+              .catch((err: unknown) => ((watch.dirty = true), retriable(err)));
             if (!page) {
               await pace.wait((pause = Math.min(RETRY_MAX_MS, pause * 2)));
               continue;
@@ -159,7 +186,13 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
             const hash = topHash(page.entries);
             if (hash === shown) continue;
             seq++;
-            send({ entries: page.entries.map(toEntry), total: BigInt(page.total), sequence: BigInt(seq), resumeToken: encodeToken({ s: seq, h: hash }), readAtMs: BigInt(readAtMs) });
+            send({
+              entries: page.entries.map(toEntry),
+              total: BigInt(page.total),
+              sequence: BigInt(seq),
+              resumeToken: encodeToken({ s: seq, h: hash }),
+              readAtMs: BigInt(readAtMs),
+            });
             shown = hash;
             pace.sent();
           }
@@ -180,7 +213,8 @@ function check(field: string, problem: string | undefined): void {
 
 function intervalOf(ms: number): number {
   if (ms === 0) return DEFAULT_INTERVAL_MS;
-  if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS) throw invalidArgument(`interval_ms ${ms} is not within ${MIN_INTERVAL_MS}..${MAX_INTERVAL_MS}`);
+  if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS)
+    throw invalidArgument(`interval_ms ${ms} is not within ${MIN_INTERVAL_MS}..${MAX_INTERVAL_MS}`);
   return ms;
 }
 

@@ -48,7 +48,8 @@ export function decodeCursor(cursor: string, stored: string, view: string): { at
   } catch {
     throw invalidArgument("cursor is not a cursor of GetTop");
   }
-  if (typeof c.k !== "number" || !Number.isSafeInteger(c.k) || c.k < 0 || typeof c.p !== "string" || typeof c.b !== "boolean") throw invalidArgument("cursor is not a cursor of GetTop");
+  if (typeof c.k !== "number" || !Number.isSafeInteger(c.k) || c.k < 0 || typeof c.p !== "string" || typeof c.b !== "boolean")
+    throw invalidArgument("cursor is not a cursor of GetTop");
   if (c.s !== stored || c.v !== view) throw invalidArgument("cursor belongs to another board, period, window or view");
   return { at: { key: c.k, playerId: c.p }, backward: c.b };
 }
@@ -61,14 +62,28 @@ export interface CursorPage {
 }
 
 /** The page of `limit` entries after (or before) `at` on the board stored as `stored`. */
-export async function cursorPage(pool: ShardReads, scope: Scope<ShardStore>, stored: string, at: KeyedMember, backward: boolean, limit: number, deadlineMs: number): Promise<CursorPage> {
+export async function cursorPage(
+  pool: ShardReads,
+  scope: Scope<ShardStore>,
+  stored: string,
+  at: KeyedMember,
+  backward: boolean,
+  limit: number,
+  deadlineMs: number,
+): Promise<CursorPage> {
   const reads = await pool.fanOut(scope.stores, (s) => s.after(stored, at, limit, backward), deadlineMs);
   const total = reads.reduce((n, r) => n + r.card, 0);
   if (!backward) {
-    const members = mergeTop(reads.map((r) => r.members), limit);
+    const members = mergeTop(
+      reads.map((r) => r.members),
+      limit,
+    );
     return { members, firstRank: 1 + reads.reduce((n, r) => n + r.start, 0), total };
   }
-  const all = mergeTop(reads.map((r) => r.members), Infinity);
+  const all = mergeTop(
+    reads.map((r) => r.members),
+    Infinity,
+  );
   const members = all.slice(Math.max(0, all.length - limit));
   const ahead = reads.reduce((n, r) => n + r.ahead, 0);
   return { members, firstRank: ahead - members.length + 1, total };

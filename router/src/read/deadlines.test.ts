@@ -25,7 +25,9 @@ describe("Deadlines", () => {
   it("keeps each call's own deadline when many are pending, and ignores an answer that comes after its deadline", async () => {
     const d = new Deadlines(5);
     const outcomes = await Promise.all(
-      [30, 200, 60, 200].map((budget, i) => d.within(later(100, `answer ${i}`), budget, () => new Error(`late ${i}`)).catch((e: Error) => e.message)),
+      [30, 200, 60, 200].map((budget, i) =>
+        d.within(later(100, `answer ${i}`), budget, () => new Error(`late ${i}`)).catch((e: Error) => e.message),
+      ),
     );
     expect(outcomes).toEqual(["late 0", "answer 1", "late 2", "answer 3"]);
     await sleep(20);

@@ -76,18 +76,21 @@ export class FreshCache<V> {
 
   private refresh(key: string): Promise<Fresh<V>> {
     const startedAt = this.o.now();
-    const done = this.o.read(key).then((value) => {
-      const entry: Fresh<V> = { startedAt, value };
-      const kept = this.entries.get(key);
-      if (!kept || kept.startedAt < startedAt) {
-        this.entries.delete(key);
-        this.entries.set(key, entry);
-        if (this.entries.size > this.o.maxKeys) this.entries.delete(this.entries.keys().next().value!);
-      }
-      return entry;
-    }).finally(() => {
-      if (this.reads.get(key)?.done === done) this.reads.delete(key);
-    });
+    const done = this.o
+      .read(key)
+      .then((value) => {
+        const entry: Fresh<V> = { startedAt, value };
+        const kept = this.entries.get(key);
+        if (!kept || kept.startedAt < startedAt) {
+          this.entries.delete(key);
+          this.entries.set(key, entry);
+          if (this.entries.size > this.o.maxKeys) this.entries.delete(this.entries.keys().next().value!);
+        }
+        return entry;
+      })
+      .finally(() => {
+        if (this.reads.get(key)?.done === done) this.reads.delete(key);
+      });
     this.reads.set(key, { startedAt, done });
     return done;
   }

@@ -3,7 +3,12 @@
  * Bad arguments are INVALID_ARGUMENT before any shard is asked.
  */
 import { create } from "@bufbuild/protobuf";
-import { GetTopResponseSchema, RankMode as ProtoRankMode, type GetTopResponse, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import {
+  GetTopResponseSchema,
+  RankMode as ProtoRankMode,
+  type GetTopResponse,
+  type LeaderboardService,
+} from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { encodeOnce, type ImplOf } from "@ladder/platform/grpc-adapter";
 import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
 import { boardProblem, playerIdProblem, viewProblem } from "@ladder/model/validate";
@@ -29,7 +34,11 @@ export type TokenWaiter = (token: string, deadlineMs: number) => Promise<void>;
  * checked against the offsets applied on each shard's primary, so they read the primaries, not
  * a replica that may not have those writes yet (replicas.ts).
  */
-export function leaderboardService(queries: Queries, waitFor: TokenWaiter, primaryQueries: Queries = queries): Omit<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer"> {
+export function leaderboardService(
+  queries: Queries,
+  waitFor: TokenWaiter,
+  primaryQueries: Queries = queries,
+): Omit<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer"> {
   const by = (token: string) => (token === "" ? queries : primaryQueries);
   return {
     async getTop(req, ctx) {
@@ -48,9 +57,15 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
           return got;
         };
         const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, where(req), read);
-        return { entries: page.entries.map(toEntry), total: BigInt(page.total), nextCursor: cursors.next, previousCursor: cursors.previous };
+        return {
+          entries: page.entries.map(toEntry),
+          total: BigInt(page.total),
+          nextCursor: cursors.next,
+          previousCursor: cursors.previous,
+        };
       }
-      if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH)) throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page deeper with the cursor of a page (next_cursor)`);
+      if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH))
+        throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page deeper with the cursor of a page (next_cursor)`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const page = await q.top(req.board, Number(req.offset), limit, ctx.deadlineMs, where(req), mode);
       return topResponse(page, () => q.cursorsOf(req.board, page, where(req)));
@@ -61,7 +76,10 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       if (mode !== "unique") {
-        const { found: [e], total } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, where(req));
+        const {
+          found: [e],
+          total,
+        } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, where(req));
         if (!e) throw notFound(`player "${req.playerId}" has no score on board "${req.board}"`);
         return { entry: toEntry(e), total: BigInt(total) };
       }
@@ -77,35 +95,51 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const res = await by(req.consistencyToken).ranks(req.board, req.playerIds, mode, ctx.deadlineMs, where(req));
-      return { entries: res.found.map((e) => ({ entry: toEntry(e), rankAmong: e.rankAmong })), missing: res.missing, total: BigInt(res.total) };
+      return {
+        entries: res.found.map((e) => ({ entry: toEntry(e), rankAmong: e.rankAmong })),
+        missing: res.missing,
+        total: BigInt(res.total),
+      };
     },
     async getStanding(req, ctx) {
       check("player_id", playerIdProblem(req.playerId));
       if (req.boards.length === 0) throw invalidArgument("boards is empty");
-      if (req.boards.length > MAX_STANDING_BOARDS) throw invalidArgument(`boards has ${req.boards.length} entries, more than ${MAX_STANDING_BOARDS}`);
+      if (req.boards.length > MAX_STANDING_BOARDS)
+        throw invalidArgument(`boards has ${req.boards.length} entries, more than ${MAX_STANDING_BOARDS}`);
       req.boards.forEach((b, i) => check(`boards[${i}].board`, boardProblem(b.board)));
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const q = by(req.consistencyToken);
       // asked together: the reads of each shard go as one command per round (store/src/reader.ts)
-      const standings = await Promise.all(req.boards.map(async (b) => {
-        const at = { period: b.period, window: b.window };
-        const board = { board: b.board, period: b.period, window: b.window };
-        const standing = (e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">, total: number) =>
-          ({ board, found: true, entry: toEntry(e), total: BigInt(total), topPercent: (100 * e.rank) / total, percentile: (100 * (total - e.rank)) / total });
-        // the unique rank as GetRank reads it (the owner, then the others: 3 reads per board, each shard's together);
-        // tied ranks, and the size of a board the player is not on, from a batch of one (ranks.ts)
-        if (mode === "unique") {
-          const got = await q.rank(b.board, req.playerId, ctx.deadlineMs, at).catch((err: unknown) => {
-            if (err instanceof LadderError && err.code === Code.NOT_FOUND && err.message.startsWith("player ")) return undefined;
-            throw err;
+      const standings = await Promise.all(
+        req.boards.map(async (b) => {
+          const at = { period: b.period, window: b.window };
+          const board = { board: b.board, period: b.period, window: b.window };
+          const standing = (
+            e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">,
+            total: number,
+          ) => ({
+            board,
+            found: true,
+            entry: toEntry(e),
+            total: BigInt(total),
+            topPercent: (100 * e.rank) / total,
+            percentile: (100 * (total - e.rank)) / total,
           });
-          if (got) return standing(got.entry, got.total);
-        }
-        const res = await q.ranks(b.board, [req.playerId], mode, ctx.deadlineMs, at);
-        const e = res.found[0];
-        return e ? standing(e, res.total) : { board, found: false, total: BigInt(res.total) };
-      }));
+          // the unique rank as GetRank reads it (the owner, then the others: 3 reads per board, each shard's together);
+          // tied ranks, and the size of a board the player is not on, from a batch of one (ranks.ts)
+          if (mode === "unique") {
+            const got = await q.rank(b.board, req.playerId, ctx.deadlineMs, at).catch((err: unknown) => {
+              if (err instanceof LadderError && err.code === Code.NOT_FOUND && err.message.startsWith("player ")) return undefined;
+              throw err;
+            });
+            if (got) return standing(got.entry, got.total);
+          }
+          const res = await q.ranks(b.board, [req.playerId], mode, ctx.deadlineMs, at);
+          const e = res.found[0];
+          return e ? standing(e, res.total) : { board, found: false, total: BigInt(res.total) };
+        }),
+      );
       return { standings };
     },
     async getEntryAtRank(req, ctx) {
@@ -130,8 +164,14 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       check("board", boardProblem(req.board));
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const h = await by(req.consistencyToken).histogram(req.board, ctx.deadlineMs, where(req));
-      const buckets = h.counts.map((count, j) => ({ range: bucketOfStored(h.spec, h.bounds, j), count })).sort((a, b) => a.range.min - b.range.min);
-      return { buckets: buckets.map((b) => ({ minScore: BigInt(b.range.min), maxScore: BigInt(b.range.max), count: BigInt(b.count) })), total: BigInt(h.total), readAtMs: BigInt(h.readAtMs) };
+      const buckets = h.counts
+        .map((count, j) => ({ range: bucketOfStored(h.spec, h.bounds, j), count }))
+        .sort((a, b) => a.range.min - b.range.min);
+      return {
+        buckets: buckets.map((b) => ({ minScore: BigInt(b.range.min), maxScore: BigInt(b.range.max), count: BigInt(b.count) })),
+        total: BigInt(h.total),
+        readAtMs: BigInt(h.readAtMs),
+      };
     },
     async getApproximateRank(req, ctx) {
       check("board", boardProblem(req.board));
@@ -144,8 +184,16 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const r = await by(req.consistencyToken).approximateRank(req.board, of, ctx.deadlineMs, where(req));
       return {
-        rankEstimate: BigInt(r.estimate), rankAtLeast: BigInt(r.atLeast), rankAtMost: BigInt(r.atMost), total: BigInt(r.total), score: BigInt(r.points),
-        bucket: { minScore: BigInt(r.range.min), maxScore: BigInt(r.range.max), count: BigInt(r.atMost - r.atLeast + ("playerId" in of ? 1 : 0)) },
+        rankEstimate: BigInt(r.estimate),
+        rankAtLeast: BigInt(r.atLeast),
+        rankAtMost: BigInt(r.atMost),
+        total: BigInt(r.total),
+        score: BigInt(r.points),
+        bucket: {
+          minScore: BigInt(r.range.min),
+          maxScore: BigInt(r.range.max),
+          count: BigInt(r.atMost - r.atLeast + ("playerId" in of ? 1 : 0)),
+        },
         readAtMs: BigInt(r.readAtMs),
       };
     },
@@ -170,7 +218,11 @@ export function leaderboardService(queries: Queries, waitFor: TokenWaiter, prima
     },
     async listPeriods(req) {
       check("board", boardProblem(req.board));
-      return { periods: queries.periods(req.board).map((p) => ({ id: p.id, startMs: BigInt(p.startMs), endMs: BigInt(p.endMs), expireAtMs: BigInt(p.expireAtMs) })) };
+      return {
+        periods: queries
+          .periods(req.board)
+          .map((p) => ({ id: p.id, startMs: BigInt(p.startMs), endMs: BigInt(p.endMs), expireAtMs: BigInt(p.expireAtMs) })),
+      };
     },
   };
 }
@@ -199,16 +251,38 @@ function topResponse(page: Page, cursors: () => { next: string; previous: string
   let res = topResponses.get(page);
   if (res === undefined) {
     const { next, previous } = cursors();
-    topResponses.set(page, (res = encodeOnce(GetTopResponseSchema, create(GetTopResponseSchema, { entries: page.entries.map(toEntry), total: BigInt(page.total), nextCursor: next, previousCursor: previous }))));
+    topResponses.set(
+      page,
+      (res = encodeOnce(
+        GetTopResponseSchema,
+        create(GetTopResponseSchema, {
+          entries: page.entries.map(toEntry),
+          total: BigInt(page.total),
+          nextCursor: next,
+          previousCursor: previous,
+        }),
+      )),
+    );
   }
   return res;
 }
 
 function toEntry(e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">) {
-  return { playerId: e.playerId, score: BigInt(e.points), rank: BigInt(e.rank), reachedAtMs: BigInt(e.reachedAtMs), metadata: e.metadata, tiedRank: BigInt(e.tiedRank ?? 0) };
+  return {
+    playerId: e.playerId,
+    score: BigInt(e.points),
+    rank: BigInt(e.rank),
+    reachedAtMs: BigInt(e.reachedAtMs),
+    metadata: e.metadata,
+    tiedRank: BigInt(e.tiedRank ?? 0),
+  };
 }
 
-const RANK_MODES: Record<number, RankMode> = { [ProtoRankMode.UNSPECIFIED]: "unique", [ProtoRankMode.COMPETITION]: "competition", [ProtoRankMode.DENSE]: "dense" };
+const RANK_MODES: Record<number, RankMode> = {
+  [ProtoRankMode.UNSPECIFIED]: "unique",
+  [ProtoRankMode.COMPETITION]: "competition",
+  [ProtoRankMode.DENSE]: "dense",
+};
 
 function rankMode(m: ProtoRankMode): RankMode {
   const mode = RANK_MODES[m];

@@ -51,7 +51,10 @@ export function retryAcrossMoves<I extends object>(impl: I, clock: MoveClock): I
           if (!movingRefusal(err) || !(moving || err instanceof StampMismatch)) throw err;
           if (Date.now() + PAUSE_MS >= until && !moving) throw err;
           if (Date.now() + PAUSE_MS >= until)
-            throw unavailable(`the shards are moving to placement epoch ${clock.epoch} (AdminService.Reshard); refused after ${tries} tries: ${(err as Error).message}`, err);
+            throw unavailable(
+              `the shards are moving to placement epoch ${clock.epoch} (AdminService.Reshard); refused after ${tries} tries: ${(err as Error).message}`,
+              err,
+            );
           await new Promise((r) => setTimeout(r, PAUSE_MS));
         }
       }

@@ -19,7 +19,11 @@ const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
 const BOARD = "b";
 const t0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
-interface Standing { playerId: string; points: number; atMs: number }
+interface Standing {
+  playerId: string;
+  points: number;
+  atMs: number;
+}
 
 /** The board's order from its definition (not from the code under test). */
 function definedOrder(a: Standing, b: Standing): number {
@@ -29,10 +33,15 @@ function definedOrder(a: Standing, b: Standing): number {
 }
 
 /** A shard's sorted-set order: key ascending, then member bytes (what Redis keeps). */
-const setOrder = (a: KeyedMember, b: KeyedMember) => a.key - b.key || Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
+const setOrder = (a: KeyedMember, b: KeyedMember) =>
+  a.key - b.key || Buffer.compare(Buffer.from(a.playerId, "utf8"), Buffer.from(b.playerId, "utf8"));
 
 /** A read a fake was asked: which shard, which read, with what. */
-interface Asked { shard: string; read: string; args: unknown[] }
+interface Asked {
+  shard: string;
+  read: string;
+  args: unknown[];
+}
 
 /** One shard's slice of the board, answering reads as the read scripts' contracts say. */
 class FakeShard implements ShardStore {
@@ -42,7 +51,11 @@ class FakeShard implements ShardStore {
   /** Called before each read: a test moves players between reads with it. */
   beforeRead: ((read: string) => void) | undefined;
 
-  constructor(readonly shardId: string, entries: KeyedMember[], private readonly log: Asked[]) {
+  constructor(
+    readonly shardId: string,
+    entries: KeyedMember[],
+    private readonly log: Asked[],
+  ) {
     this.entries = [...entries].sort(setOrder);
   }
 
@@ -60,7 +73,9 @@ class FakeShard implements ShardStore {
   }
 
   private near(center: number, radius: number): { start: number; members: KeyedMember[] } {
-    return radius <= 0 ? { start: center, members: [] } : { start: Math.max(0, center - radius), members: this.entries.slice(Math.max(0, center - radius), center + radius + 1) };
+    return radius <= 0
+      ? { start: center, members: [] }
+      : { start: Math.max(0, center - radius), members: this.entries.slice(Math.max(0, center - radius), center + radius + 1) };
   }
 
   top(_b: string, count: number): Promise<TopResult> {
@@ -98,7 +113,9 @@ class FakeShard implements ShardStore {
   }
 
   distinct(_b: string, units: number, bound: number, cap: number): Promise<number[]> {
-    return this.answer("distinct", [units, bound, cap], () => [...new Set(this.entries.map((e) => Math.floor(e.key / units)))].filter((v) => v < bound).slice(0, cap + 1));
+    return this.answer("distinct", [units, bound, cap], () =>
+      [...new Set(this.entries.map((e) => Math.floor(e.key / units)))].filter((v) => v < bound).slice(0, cap + 1),
+    );
   }
 
   after(_b: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
@@ -161,14 +178,17 @@ class FakeShards implements ShardReads {
 /** A seeded board: few distinct (points, minute) pairs, so most entries tie on their key and only the id orders them. */
 function randomStandings(n: number, seed: number): Standing[] {
   let s = seed;
-  const rand = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   // ids whose UTF-8 byte order differs from JavaScript's string order, and from numeric order
   const prefixes = ["p", "P", "é", "\uE000", "\u{10000}"];
-  return Array.from({ length: n }, (_, i): Standing => ({
-    playerId: `${prefixes[Math.floor(rand() * prefixes.length)]}${i}`,
-    points: 100 + 10 * Math.floor(rand() * 4),
-    atMs: t0 + 60_000 * Math.floor(rand() * 3),
-  }));
+  return Array.from(
+    { length: n },
+    (_, i): Standing => ({
+      playerId: `${prefixes[Math.floor(rand() * prefixes.length)]}${i}`,
+      points: 100 + 10 * Math.floor(rand() * 4),
+      atMs: t0 + 60_000 * Math.floor(rand() * 3),
+    }),
+  );
 }
 
 const keyed = (s: Standing): KeyedMember => ({ playerId: s.playerId, key: encodeSortKey(spec, s.points, s.atMs) });
@@ -189,7 +209,9 @@ const rows = (entries: ReadonlyArray<{ playerId: string; points: number; reached
   entries.map((e) => ({ playerId: e.playerId, points: e.points, atMs: e.reachedAtMs, rank: e.rank }));
 /** The oracle's entries [from, to) (0-based), with their 1-based ranks. */
 const expected = (oracle: Standing[], from: number, to: number) =>
-  oracle.slice(Math.max(0, from), to).map((s, i) => ({ playerId: s.playerId, points: s.points, atMs: s.atMs, rank: Math.max(0, from) + i + 1 }));
+  oracle
+    .slice(Math.max(0, from), to)
+    .map((s, i) => ({ playerId: s.playerId, points: s.points, atMs: s.atMs, rank: Math.max(0, from) + i + 1 }));
 /** Competition rank (1 + entries with better points) and dense rank (1 + distinct better points), from the oracle. */
 const competition = (oracle: Standing[], points: number) => 1 + oracle.filter((s) => s.points > points).length;
 const dense = (oracle: Standing[], points: number) => 1 + new Set(oracle.filter((s) => s.points > points).map((s) => s.points)).size;
@@ -213,7 +235,9 @@ describe("router > read > top", () => {
     for (const offset of [0, 13, 40]) {
       for (const mode of ["competition", "dense"] as const) {
         const page = await queries.top(BOARD, offset, 15, Infinity, {}, mode);
-        expect(page.entries.map((e) => e.tiedRank)).toEqual(oracle.slice(offset, offset + 15).map((s) => (mode === "competition" ? competition : dense)(oracle, s.points)));
+        expect(page.entries.map((e) => e.tiedRank)).toEqual(
+          oracle.slice(offset, offset + 15).map((s) => (mode === "competition" ? competition : dense)(oracle, s.points)),
+        );
       }
     }
   });
@@ -222,7 +246,11 @@ describe("router > read > top", () => {
     const { shards, queries, oracle } = board(40, 5, 2, 1);
     const page = await queries.top(BOARD, 10, 5);
     expect(rows(page.entries)).toEqual(expected(oracle, 10, 15));
-    expect(shards.asked.map((a) => [a.shard, a.read, a.args[0]]).sort()).toEqual([["shard-0", "top", 15], ["shard-1", "top", 15], ["shard-2", "top", 15]]);
+    expect(shards.asked.map((a) => [a.shard, a.read, a.args[0]]).sort()).toEqual([
+      ["shard-0", "top", 15],
+      ["shard-1", "top", 15],
+      ["shard-2", "top", 15],
+    ]);
   });
 });
 
@@ -243,8 +271,12 @@ describe("router > read > rank", () => {
     await queries.rank(BOARD, player.playerId);
     const key = encodeSortKey(spec, player.points, player.atMs);
     expect(shards.asked[0]).toEqual({ shard: owner.shardId, read: "standing", args: [player.playerId, 0] });
-    expect(shards.asked.slice(1).map((a) => [a.shard, a.read, a.args[0], a.args[1]]).sort()).toEqual(
-      shards.shards.filter((s) => s !== owner).map((s) => [s.shardId, "window", key, player.playerId]));
+    expect(
+      shards.asked
+        .slice(1)
+        .map((a) => [a.shard, a.read, a.args[0], a.args[1]])
+        .sort(),
+    ).toEqual(shards.shards.filter((s) => s !== owner).map((s) => [s.shardId, "window", key, player.playerId]));
   });
 
   it("answers NOT_FOUND for a player without an entry", async () => {
@@ -273,7 +305,12 @@ describe("router > read > rank", () => {
     const { shards, queries } = board(30, 23);
     const players = shards.shards[2]!.entries.slice(0, 3).map((e) => e.playerId);
     await queries.ranks(BOARD, players, "unique");
-    expect(shards.asked.map((a) => [a.shard, a.read])).toEqual([["shard-2", "ranks"], ["shard-0", "ranks"], ["shard-1", "ranks"], ["shard-2", "ranks"]]);
+    expect(shards.asked.map((a) => [a.shard, a.read])).toEqual([
+      ["shard-2", "ranks"],
+      ["shard-0", "ranks"],
+      ["shard-1", "ranks"],
+      ["shard-2", "ranks"],
+    ]);
     // the second round counts, on the shards that do not own them, the positions the first round found
     const positions = shards.asked[1]!.args[1] as KeyedMember[];
     expect(positions.map((p) => p.playerId)).toEqual(players);
@@ -297,13 +334,20 @@ describe("router > read > rank", () => {
     shards.shards[2]!.beforeRead = (read) => {
       if (read === "ranks") target.key = encodeSortKey(spec, points++, t0);
     };
-    await expect(queries.ranks(BOARD, [target.playerId], "unique")).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: expect.stringContaining("kept moving") });
+    await expect(queries.ranks(BOARD, [target.playerId], "unique")).rejects.toMatchObject({
+      code: Code.UNAVAILABLE,
+      message: expect.stringContaining("kept moving"),
+    });
   });
 });
 
 describe("router > read > around", () => {
   it("is the oracle's window around the player, across shard boundaries and clipped at both ends", async () => {
-    for (const [seed, shardCount] of [[12, 3], [13, 2], [14, 1]] as const) {
+    for (const [seed, shardCount] of [
+      [12, 3],
+      [13, 2],
+      [14, 1],
+    ] as const) {
       const { queries, oracle } = board(45, seed, shardCount);
       for (const i of [0, 1, 2, 10, 22, 42, 43, 44]) {
         for (const radius of [0, 1, 3, 8, 50]) {
@@ -379,7 +423,9 @@ describe("router > read > cursor pages", () => {
     moved.key = encodeSortKey(spec, 1, t0); // the cursor's player falls to the bottom
     const rest = await queries.pageAt(BOARD, next, 10);
     const now = oracle.filter((s) => s.playerId !== moved.playerId);
-    expect(rows(rest.entries)).toEqual(now.slice(9, 19).map((s, i) => ({ playerId: s.playerId, points: s.points, atMs: s.atMs, rank: 10 + i })));
+    expect(rows(rest.entries)).toEqual(
+      now.slice(9, 19).map((s, i) => ({ playerId: s.playerId, points: s.points, atMs: s.atMs, rank: 10 + i })),
+    );
   });
 
   it("refuse a cursor of another board", async () => {
@@ -392,7 +438,15 @@ describe("router > read > cursor pages", () => {
 describe("router > read > count", () => {
   it("counts the entries whose points lie in a range, as the oracle does", async () => {
     const { queries, oracle } = board(60, 20);
-    for (const [min, max] of [[100, 130], [110, 110], [115, 125], [undefined, 120], [120, undefined], [200, 300], [130, 100]] as const) {
+    for (const [min, max] of [
+      [100, 130],
+      [110, 110],
+      [115, 125],
+      [undefined, 120],
+      [120, undefined],
+      [200, 300],
+      [130, 100],
+    ] as const) {
       const got = await queries.count(BOARD, min, max);
       expect(got.count).toBe(oracle.filter((s) => s.points >= (min ?? -Infinity) && s.points <= (max ?? Infinity)).length);
       expect(got.total).toBe(oracle.length);
@@ -413,9 +467,24 @@ describe("router > read > refusals", () => {
   ];
 
   const faults: Array<[string, (shardId: string) => () => Promise<never>, { code: number; message: RegExp }]> = [
-    ["built for another placement", (id) => () => Promise.reject(new StampMismatch(`${id}: the shard was built with another configuration than this router's: slots differ`, ["slots"])), { code: Code.FAILED_PRECONDITION, message: /another configuration.*slots differ/ }],
-    ["not serving", (id) => () => Promise.reject(new LadderError(Code.UNAVAILABLE, `${id}: not serving reads: catching up`, { retriable: true })), { code: Code.UNAVAILABLE, message: /not serving reads: catching up/ }],
-    ["unreachable", () => () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:7002")), { code: Code.UNAVAILABLE, message: /shard-1: connect ECONNREFUSED/ }],
+    [
+      "built for another placement",
+      (id) => () =>
+        Promise.reject(
+          new StampMismatch(`${id}: the shard was built with another configuration than this router's: slots differ`, ["slots"]),
+        ),
+      { code: Code.FAILED_PRECONDITION, message: /another configuration.*slots differ/ },
+    ],
+    [
+      "not serving",
+      (id) => () => Promise.reject(new LadderError(Code.UNAVAILABLE, `${id}: not serving reads: catching up`, { retriable: true })),
+      { code: Code.UNAVAILABLE, message: /not serving reads: catching up/ },
+    ],
+    [
+      "unreachable",
+      () => () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:7002")),
+      { code: Code.UNAVAILABLE, message: /shard-1: connect ECONNREFUSED/ },
+    ],
     ["silent", () => () => new Promise<never>(() => {}), { code: Code.UNAVAILABLE, message: /shard-1: no answer within 40 ms/ }],
   ];
 
@@ -430,7 +499,10 @@ describe("router > read > refusals", () => {
       const { next } = queries.cursorsOf(BOARD, await queries.top(BOARD, 0, 5));
       shards.shards[1]!.fault = fault("shard-1");
       for (const [name, read] of reads(queries, player, next)) {
-        const err = await read().then(() => new Error(`${name} answered`), (e: unknown) => e);
+        const err = await read().then(
+          () => new Error(`${name} answered`),
+          (e: unknown) => e,
+        );
         expect(err, name).toBeInstanceOf(LadderError);
         expect({ read: name, code: (err as LadderError).code }).toEqual({ read: name, code: want.code });
         expect((err as LadderError).message, name).toMatch(want.message);

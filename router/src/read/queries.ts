@@ -91,30 +91,39 @@ export class Queries {
   /** Decoding specs of window keys, by stored name (a SUM window's depends on its first period). */
   private readonly windowSpecs = new Map<string, BoardSpec>();
 
-  constructor(private readonly pool: ShardReads, private readonly boards: BoardResolver, o: QueriesOptions = {}) {
-    this.cache = o.topCache && o.topCache.maxAgeMs > 0
-      ? new TopCache({
-        ...o.topCache,
-        read: (stored, depth) => this.readTop(stored, depth, Infinity, ""),
-        wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
-      })
-      : undefined;
-    this.histograms = o.histogramCache && o.histogramCache.maxAgeMs > 0
-      ? new FreshCache<HistogramRead>({
-        ...o.histogramCache,
-        read: (key) => {
-          const [buckets, stored] = [Number(key.slice(0, key.indexOf("|"))), key.slice(key.indexOf("|") + 1)];
-          return this.readHistogram(stored, buckets, Infinity, "");
-        },
-        wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
-      })
-      : undefined;
+  constructor(
+    private readonly pool: ShardReads,
+    private readonly boards: BoardResolver,
+    o: QueriesOptions = {},
+  ) {
+    this.cache =
+      o.topCache && o.topCache.maxAgeMs > 0
+        ? new TopCache({
+            ...o.topCache,
+            read: (stored, depth) => this.readTop(stored, depth, Infinity, ""),
+            wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
+          })
+        : undefined;
+    this.histograms =
+      o.histogramCache && o.histogramCache.maxAgeMs > 0
+        ? new FreshCache<HistogramRead>({
+            ...o.histogramCache,
+            read: (key) => {
+              const [buckets, stored] = [Number(key.slice(0, key.indexOf("|"))), key.slice(key.indexOf("|") + 1)];
+              return this.readHistogram(stored, buckets, Infinity, "");
+            },
+            wait: (refresh, deadlineMs) => this.pool.waitUntil(refresh, deadlineMs),
+          })
+        : undefined;
   }
 
   /** A board's spec; NOT_FOUND for a board that is neither defined nor allowed without a definition. */
   specOf(board: string): BoardSpec {
     const spec = this.boards.forBoard(board);
-    if (!spec) throw notFound(`board "${board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`);
+    if (!spec)
+      throw notFound(
+        `board "${board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`,
+      );
     return spec;
   }
 
@@ -134,10 +143,16 @@ export class Queries {
     const now = Date.now();
     const p = period === "" ? periodAt(spec.period, now) : periodNamed(spec.period, period);
     if (!p) throw invalidArgument(`period: "${period}" is not a ${spec.period.kind} period of board "${board}" (ListPeriods names them)`);
-    if (now >= p.expireAtMs) throw notFound(`period ${p.id} of board "${board}" is no longer kept (the board keeps the current period and ${spec.period.keep} before it)`);
+    if (now >= p.expireAtMs)
+      throw notFound(
+        `period ${p.id} of board "${board}" is no longer kept (the board keeps the current period and ${spec.period.keep} before it)`,
+      );
     if (window === "") return { spec, stored: storedBoardName(board, spec, p.id) };
     const w = spec.windows.find((x) => x.name === window);
-    if (!w) throw invalidArgument(`window: board "${board}" has no window "${window}"${spec.windows.length ? ` (its windows: ${spec.windows.map((x) => x.name).join(", ")})` : ""}`);
+    if (!w)
+      throw invalidArgument(
+        `window: board "${board}" has no window "${window}"${spec.windows.length ? ` (its windows: ${spec.windows.map((x) => x.name).join(", ")})` : ""}`,
+      );
     const stored = storedBoardName(board, spec, p.id, w.name);
     let read = this.windowSpecs.get(stored);
     if (read === undefined) {
@@ -152,7 +167,14 @@ export class Queries {
     return keptPeriods(this.specOf(board).period, Date.now());
   }
 
-  async top(board: string, offset: number, limit: number, deadlineMs = Infinity, where: Where = {}, mode: RankMode = "unique"): Promise<Page> {
+  async top(
+    board: string,
+    offset: number,
+    limit: number,
+    deadlineMs = Infinity,
+    where: Where = {},
+    mode: RankMode = "unique",
+  ): Promise<Page> {
     const { spec, stored } = this.target(board, where);
     const view = where.view ?? "";
     if (this.cache && view === "" && offset + limit <= this.cache.depth && mode === "unique") {
@@ -169,7 +191,13 @@ export class Queries {
   /** The merged first `n` entries of a board (by its stored name) and its size: one fan-out. */
   private async readTop(stored: string, n: number, deadlineMs: number, view: string): Promise<TopRead> {
     const tops = await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.top(stored, n), deadlineMs);
-    return { members: mergeTop(tops.map((t) => t.members), n), total: sum(tops.map((t) => t.card)) };
+    return {
+      members: mergeTop(
+        tops.map((t) => t.members),
+        n,
+      ),
+      total: sum(tops.map((t) => t.card)),
+    };
   }
 
   private page(spec: BoardSpec, read: TopRead, offset: number, limit: number, mode: RankMode = "unique"): Page {
@@ -180,7 +208,13 @@ export class Queries {
   }
 
   /** A page of `limit` entries at any depth, after (or before) a cursor's position (cursor-pages.ts). */
-  async pageAt(board: string, cursor: string, limit: number, deadlineMs = Infinity, where: Where = {}): Promise<Page & { next: string; previous: string }> {
+  async pageAt(
+    board: string,
+    cursor: string,
+    limit: number,
+    deadlineMs = Infinity,
+    where: Where = {},
+  ): Promise<Page & { next: string; previous: string }> {
     const { spec, stored } = this.target(board, where);
     const view = where.view ?? "";
     const { at, backward } = decodeCursor(cursor, stored, view);
@@ -189,7 +223,8 @@ export class Queries {
     const last = page.members[page.members.length - 1];
     const first = page.members[0];
     return {
-      entries, total: page.total,
+      entries,
+      total: page.total,
       next: last && page.firstRank + entries.length - 1 < page.total ? encodeCursor(stored, view, last, false) : "",
       previous: first && page.firstRank > 1 ? encodeCursor(stored, view, first, true) : "",
     };
@@ -209,7 +244,12 @@ export class Queries {
   }
 
   /** The entry at a global rank (or a function of the board's size), exact (select.ts); undefined when the board holds fewer. */
-  async entryAt(board: string, rank: number | ((total: number) => number), deadlineMs = Infinity, where: Where = {}): Promise<{ entry: RankedEntry; total: number } | undefined> {
+  async entryAt(
+    board: string,
+    rank: number | ((total: number) => number),
+    deadlineMs = Infinity,
+    where: Where = {},
+  ): Promise<{ entry: RankedEntry; total: number } | undefined> {
     const { spec, stored } = this.target(board, where);
     const got = await entryAtRank(this.pool, this.pool.scope(where.view ?? ""), stored, rank, deadlineMs);
     return got && { entry: ranked(spec, got.member, got.rank), total: got.total };
@@ -219,19 +259,25 @@ export class Queries {
    * A board's histogram summed over the shards (model/src/histogram.ts): counts per stored bucket (sort-key
    * order) with their points ranges; FAILED_PRECONDITION for a board without histogram bounds.
    */
-  async histogram(board: string, deadlineMs = Infinity, where: Where = {}): Promise<{ spec: BoardSpec; bounds: readonly number[] } & HistogramRead> {
+  async histogram(
+    board: string,
+    deadlineMs = Infinity,
+    where: Where = {},
+  ): Promise<{ spec: BoardSpec; bounds: readonly number[] } & HistogramRead> {
     const bounds = this.histogramBounds(board);
     const { spec, stored } = this.target(board, where);
     const view = where.view ?? "";
-    const read = this.histograms && view === ""
-      ? (await this.histograms.get(`${bounds.length + 1}|${stored}`, deadlineMs)).value
-      : await this.readHistogram(stored, bounds.length + 1, deadlineMs, view);
+    const read =
+      this.histograms && view === ""
+        ? (await this.histograms.get(`${bounds.length + 1}|${stored}`, deadlineMs)).value
+        : await this.readHistogram(stored, bounds.length + 1, deadlineMs, view);
     return { spec, bounds, ...read };
   }
 
   private histogramBounds(board: string): readonly number[] {
     const bounds = this.specOf(board).histogram;
-    if (bounds.length === 0) throw new LadderError(Code.FAILED_PRECONDITION, `board "${board}" keeps no histogram (BoardRules.histogram_bounds)`);
+    if (bounds.length === 0)
+      throw new LadderError(Code.FAILED_PRECONDITION, `board "${board}" keeps no histogram (BoardRules.histogram_bounds)`);
     return bounds;
   }
 
@@ -244,7 +290,12 @@ export class Queries {
   }
 
   /** Where points (or a player's points) stand by the histogram alone (model/src/histogram.ts); NOT_FOUND for a player without a score. */
-  async approximateRank(board: string, of: { score: number } | { playerId: string }, deadlineMs = Infinity, where: Where = {}): Promise<ApproximateRank & { points: number; total: number; range: { min: number; max: number }; readAtMs: number }> {
+  async approximateRank(
+    board: string,
+    of: { score: number } | { playerId: string },
+    deadlineMs = Infinity,
+    where: Where = {},
+  ): Promise<ApproximateRank & { points: number; total: number; range: { min: number; max: number }; readAtMs: number }> {
     const bounds = this.histogramBounds(board);
     const { spec, stored } = this.target(board, where);
     const scope = this.pool.scope(where.view ?? "");
@@ -254,7 +305,8 @@ export class Queries {
       if (key === undefined) throw notFound(`player "${of.playerId}" has no score on board "${board}"`);
       points = decodeSortKey(spec, key).points;
     } else points = of.score;
-    if (points < spec.minPoints || points > spec.maxPoints) throw invalidArgument(`score ${points} is outside the board's range [${spec.minPoints}, ${spec.maxPoints}]`);
+    if (points < spec.minPoints || points > spec.maxPoints)
+      throw invalidArgument(`score ${points} is outside the board's range [${spec.minPoints}, ${spec.maxPoints}]`);
     const j = storedBucketOf(spec, bounds, points);
     const held = "playerId" in of;
     if (this.histograms && (where.view ?? "") === "") {
@@ -280,9 +332,28 @@ export class Queries {
     for (let attempt = 0; attempt < TIE_ATTEMPTS; attempt++) {
       const page = await read();
       if (page.entries.length === 0) return page;
-      const { found, total } = await this.ranks(board, page.entries.map((e) => e.playerId), mode, deadlineMs, where);
-      const same = found.length === page.entries.length && found.every((f, i) => f.playerId === page.entries[i]!.playerId && f.rank === found[0]!.rank + i);
-      if (same) return { entries: found.map((f) => ({ playerId: f.playerId, points: f.points, reachedAtMs: f.reachedAtMs, rank: f.rank, metadata: f.metadata, tiedRank: f.tiedRank })), total };
+      const { found, total } = await this.ranks(
+        board,
+        page.entries.map((e) => e.playerId),
+        mode,
+        deadlineMs,
+        where,
+      );
+      const same =
+        found.length === page.entries.length &&
+        found.every((f, i) => f.playerId === page.entries[i]!.playerId && f.rank === found[0]!.rank + i);
+      if (same)
+        return {
+          entries: found.map((f) => ({
+            playerId: f.playerId,
+            points: f.points,
+            reachedAtMs: f.reachedAtMs,
+            rank: f.rank,
+            metadata: f.metadata,
+            tiedRank: f.tiedRank,
+          })),
+          total,
+        };
     }
     throw unavailable(`the entries of the page kept moving for ${TIE_ATTEMPTS} reads: no instant found at which to rank their ties; retry`);
   }
@@ -294,16 +365,33 @@ export class Queries {
   }
 
   /** Entries of a board whose points lie in [min, max] (either optional), and its size: one read per shard. */
-  async count(board: string, min: number | undefined, max: number | undefined, deadlineMs = Infinity, where: Where = {}): Promise<{ count: number; total: number }> {
+  async count(
+    board: string,
+    min: number | undefined,
+    max: number | undefined,
+    deadlineMs = Infinity,
+    where: Where = {},
+  ): Promise<{ count: number; total: number }> {
     const { spec, stored } = this.target(board, where);
     const lo = Math.max(spec.minPoints, min ?? spec.minPoints);
     const hi = Math.min(spec.maxPoints, max ?? spec.maxPoints);
-    const reads = await this.pool.fanOut(this.pool.scope(where.view ?? "").stores, (s) => {
-      if (lo > hi) return s.ranks(stored, [], []);
-      // the keys of points lo..hi are [first, end) whichever way the board orders
-      const [a, b] = spec.lowerIsBetter ? [pointsIndex(spec, lo), pointsIndex(spec, hi)] : [pointsIndex(spec, hi), pointsIndex(spec, lo)];
-      return s.ranks(stored, [], [{ playerId: "", key: a * spec.timeUnits }, { playerId: "", key: (b + 1) * spec.timeUnits }]);
-    }, deadlineMs);
+    const reads = await this.pool.fanOut(
+      this.pool.scope(where.view ?? "").stores,
+      (s) => {
+        if (lo > hi) return s.ranks(stored, [], []);
+        // the keys of points lo..hi are [first, end) whichever way the board orders
+        const [a, b] = spec.lowerIsBetter ? [pointsIndex(spec, lo), pointsIndex(spec, hi)] : [pointsIndex(spec, hi), pointsIndex(spec, lo)];
+        return s.ranks(
+          stored,
+          [],
+          [
+            { playerId: "", key: a * spec.timeUnits },
+            { playerId: "", key: (b + 1) * spec.timeUnits },
+          ],
+        );
+      },
+      deadlineMs,
+    );
     return { count: lo > hi ? 0 : sum(reads.map((r) => r.aheadOf[1]! - r.aheadOf[0]!)), total: sum(reads.map((r) => r.card)) };
   }
 
@@ -317,7 +405,8 @@ export class Queries {
     const scope = this.pool.scope(where.view ?? "");
     const owner = scope.ownerOf(playerId);
     const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);
-    if (own === undefined) throw notFound(`player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}`);
+    if (own === undefined)
+      throw notFound(`player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}`);
     const pivot: KeyedMember = { playerId, key: own.key, metadata: own.metadata };
     const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
     const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));

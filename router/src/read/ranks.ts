@@ -61,7 +61,15 @@ export interface RanksAnswer {
 }
 
 /** The exact ranks of `players` (distinct) on the board stored as `stored`, decoded with `spec`. */
-export async function ranksOf(pool: ShardReads, scope: Scope<ShardStore>, stored: string, spec: BoardSpec, players: readonly string[], mode: RankMode, deadlineMs: number): Promise<RanksAnswer> {
+export async function ranksOf(
+  pool: ShardReads,
+  scope: Scope<ShardStore>,
+  stored: string,
+  spec: BoardSpec,
+  players: readonly string[],
+  mode: RankMode,
+  deadlineMs: number,
+): Promise<RanksAnswer> {
   const owned = new Map<ShardStore, string[]>();
   // each player's owner, hashed once: every round asks it again for every shard
   const ownerOf = new Map<string, ShardStore>();
@@ -80,12 +88,19 @@ export async function ranksOf(pool: ShardReads, scope: Scope<ShardStore>, stored
     const found = [...known.values()];
     const bounds = mode === "unique" ? [] : [...new Set(found.map((m) => pointsIdx(spec, m.key)))];
     const worst = Math.max(-1, ...bounds);
-    const reads = await pool.fanOut(scope.stores, (s) => {
-      const own = owned.get(s) ?? [];
-      const others = found.filter((m) => ownerOf.get(m.playerId) !== s);
-      const positions = [...others, ...bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits }))];
-      return Promise.all([s.ranks(stored, own, positions), mode === "dense" && worst > 0 ? s.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([])]).then(([r, d]) => ({ s, own, others, r, d }));
-    }, deadlineMs);
+    const reads = await pool.fanOut(
+      scope.stores,
+      (s) => {
+        const own = owned.get(s) ?? [];
+        const others = found.filter((m) => ownerOf.get(m.playerId) !== s);
+        const positions = [...others, ...bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits }))];
+        return Promise.all([
+          s.ranks(stored, own, positions),
+          mode === "dense" && worst > 0 ? s.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([]),
+        ]).then(([r, d]) => ({ s, own, others, r, d }));
+      },
+      deadlineMs,
+    );
     const now = new Map<string, KeyedMember>();
     for (const { own, r } of reads) collect(own, r, now);
     if (!same(known, now)) {
@@ -94,7 +109,9 @@ export async function ranksOf(pool: ShardReads, scope: Scope<ShardStore>, stored
     }
     return answer(spec, players, now, reads, bounds, mode);
   }
-  throw unavailable(`the scores of the players asked kept moving for ${MAX_ROUNDS} rounds of reads: no instant found at which to rank them all; retry`);
+  throw unavailable(
+    `the scores of the players asked kept moving for ${MAX_ROUNDS} rounds of reads: no instant found at which to rank them all; retry`,
+  );
 }
 
 interface RoundRead {
@@ -105,7 +122,14 @@ interface RoundRead {
   d: number[];
 }
 
-function answer(spec: BoardSpec, players: readonly string[], at: Map<string, KeyedMember>, reads: RoundRead[], bounds: number[], mode: RankMode): RanksAnswer {
+function answer(
+  spec: BoardSpec,
+  players: readonly string[],
+  at: Map<string, KeyedMember>,
+  reads: RoundRead[],
+  bounds: number[],
+  mode: RankMode,
+): RanksAnswer {
   const ahead = new Map<string, number>();
   const below = new Map<number, number>(); // points index -> entries with better points, over every shard
   const aheadOwn = new Map<string, number>();
@@ -119,7 +143,11 @@ function answer(spec: BoardSpec, players: readonly string[], at: Map<string, Key
     });
     others.forEach((m, i) => ahead.set(m.playerId, (ahead.get(m.playerId) ?? 0) + r.aheadOf[i]!));
     bounds.forEach((b, i) => below.set(b, (below.get(b) ?? 0) + r.aheadOf[others.length + i]!));
-    if (d.length > MAX_DENSE_VALUES) throw new LadderError(Code.FAILED_PRECONDITION, `a dense rank here counts more than ${MAX_DENSE_VALUES} distinct scores above the player on ${s.shardId} alone (MAX_DENSE_VALUES): not answered; ask for competition ranks or the unique rank`);
+    if (d.length > MAX_DENSE_VALUES)
+      throw new LadderError(
+        Code.FAILED_PRECONDITION,
+        `a dense rank here counts more than ${MAX_DENSE_VALUES} distinct scores above the player on ${s.shardId} alone (MAX_DENSE_VALUES): not answered; ask for competition ranks or the unique rank`,
+      );
     for (const v of d) distinct.add(v);
   }
   const sortedDistinct = [...distinct].sort((a, b) => a - b);
@@ -127,7 +155,15 @@ function answer(spec: BoardSpec, players: readonly string[], at: Map<string, Key
     const { points, reachedAtMs } = decodeSortKey(spec, m.key);
     const idx = pointsIdx(spec, m.key);
     const tiedRank = mode === "competition" ? 1 + below.get(idx)! : mode === "dense" ? 1 + countBelow(sortedDistinct, idx) : 0;
-    return { playerId: m.playerId, points, reachedAtMs, metadata: m.metadata ?? "", rank: 1 + aheadOwn.get(m.playerId)! + (ahead.get(m.playerId) ?? 0), tiedRank, rankAmong: i + 1 };
+    return {
+      playerId: m.playerId,
+      points,
+      reachedAtMs,
+      metadata: m.metadata ?? "",
+      rank: 1 + aheadOwn.get(m.playerId)! + (ahead.get(m.playerId) ?? 0),
+      tiedRank,
+      rankAmong: i + 1,
+    };
   });
   return { found, missing: players.filter((p) => !at.has(p)), total };
 }
@@ -151,7 +187,7 @@ const pointsIdx = (spec: BoardSpec, key: number) => Math.floor(key / spec.timeUn
 /** How many of `sorted` (ascending) are below `v`. */
 function countBelow(sorted: readonly number[], v: number): number {
   let lo = 0;
-  for (let hi = sorted.length; lo < hi;) {
+  for (let hi = sorted.length; lo < hi; ) {
     const mid = (lo + hi) >> 1;
     if (sorted[mid]! < v) lo = mid + 1;
     else hi = mid;

@@ -42,7 +42,18 @@ import { Redis } from "ioredis";
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
 import { nodeAddress, type SentinelAddress } from "@ladder/platform/redis-address";
-import { FAILOVER_RETRY_MS, openRedis, readyWithin, ShardReader, type AfterResult, type RanksResult, type ShardReaderOptions, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
+import {
+  FAILOVER_RETRY_MS,
+  openRedis,
+  readyWithin,
+  ShardReader,
+  type AfterResult,
+  type RanksResult,
+  type ShardReaderOptions,
+  type StandingResult,
+  type TopResult,
+  type WindowResult,
+} from "@ladder/store";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 
 export interface ReplicaSetOptions {
@@ -145,7 +156,9 @@ export class ReplicaSet {
    * would then let serve (current when the primary was last seen; see usable()), ready first.
    */
   readableWithoutPrimary(): Redis[] {
-    const nodes = [...this.nodes.values()].filter((n) => n.address !== this.primaryAddress && n.misses <= MAX_MISSES && n.role === "slave" && this.heldWhenPrimaryLastSeen(n)).map((n) => n.redis);
+    const nodes = [...this.nodes.values()]
+      .filter((n) => n.address !== this.primaryAddress && n.misses <= MAX_MISSES && n.role === "slave" && this.heldWhenPrimaryLastSeen(n))
+      .map((n) => n.redis);
     return [...nodes.filter((r) => r.status === "ready"), ...nodes.filter((r) => r.status !== "ready")];
   }
 
@@ -156,8 +169,16 @@ export class ReplicaSet {
 
   /** The nodes as the last probe found them, the primary first: what they answered and whether reads go to them now. */
   nodeStates(now = Date.now()): NodeState[] {
-    const nodes = [...this.nodes.values()].sort((a, b) => Number(b.address === this.primaryAddress) - Number(a.address === this.primaryAddress));
-    return nodes.map((n) => ({ address: n.address, role: n.role, reachable: n.misses === 0 && n.role !== "", offset: n.offset, servesReads: this.usable(n, now) }));
+    const nodes = [...this.nodes.values()].sort(
+      (a, b) => Number(b.address === this.primaryAddress) - Number(a.address === this.primaryAddress),
+    );
+    return nodes.map((n) => ({
+      address: n.address,
+      role: n.role,
+      reachable: n.misses === 0 && n.role !== "",
+      offset: n.offset,
+      servesReads: this.usable(n, now),
+    }));
   }
 
   /** Whether `redis` is the connection to the node Sentinel names primary. */
@@ -213,31 +234,40 @@ export class ReplicaSet {
       while (this.samples.length > 1 && this.samples[0]!.at < keep) this.samples.shift();
     }
     const newest = this.primaryUp ? this.samples[this.samples.length - 1] : undefined;
-    await Promise.all([...this.nodes.values()].filter((n) => n !== primary).map(async (n) => {
-      // a replica under a steady write load is usually a few ms behind the sample just taken: ask
-      // again, briefly, rather than credit it only with the previous probe's sample
-      for (let attempt = 0; ; attempt++) {
-        const r = await roleOf(n.redis);
-        seen(n, r);
-        if (r?.[0] !== "slave") return;
-        const applied = Number(r[4]);
-        // the newest sample of the primary this replica has applied everything of
-        for (let i = this.samples.length - 1; i >= 0; i--) {
-          if (this.samples[i]!.offset <= applied) {
-            n.currentAt = Math.max(n.currentAt, this.samples[i]!.at);
-            break;
+    await Promise.all(
+      [...this.nodes.values()]
+        .filter((n) => n !== primary)
+        .map(async (n) => {
+          // a replica under a steady write load is usually a few ms behind the sample just taken: ask
+          // again, briefly, rather than credit it only with the previous probe's sample
+          for (let attempt = 0; ; attempt++) {
+            const r = await roleOf(n.redis);
+            seen(n, r);
+            if (r?.[0] !== "slave") return;
+            const applied = Number(r[4]);
+            // the newest sample of the primary this replica has applied everything of
+            for (let i = this.samples.length - 1; i >= 0; i--) {
+              if (this.samples[i]!.offset <= applied) {
+                n.currentAt = Math.max(n.currentAt, this.samples[i]!.at);
+                break;
+              }
+            }
+            if (!newest || newest.offset <= applied || attempt === CATCH_UP_ASKS) return;
+            await new Promise((resolve) => setTimeout(resolve, CATCH_UP_WAIT_MS));
           }
-        }
-        if (!newest || newest.offset <= applied || attempt === CATCH_UP_ASKS) return;
-        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_WAIT_MS));
-      }
-    }));
+        }),
+    );
     const now = Date.now();
     for (const n of this.nodes.values()) {
       const usable = this.usable(n, now);
       if (usable === n.usable) continue;
       n.usable = usable;
-      const why = n.address === this.primaryAddress ? "primary" : usable ? "replica, current" : `replica, ${n.role === "slave" ? `not current for ${now - n.currentAt} ms` : "not answering as a replica"}`;
+      const why =
+        n.address === this.primaryAddress
+          ? "primary"
+          : usable
+            ? "replica, current"
+            : `replica, ${n.role === "slave" ? `not current for ${now - n.currentAt} ms` : "not answering as a replica"}`;
       this.o.log?.info({ shardId: this.shardId, node: n.address, why }, usable ? "node serves reads" : "node does not serve reads");
     }
   }
@@ -257,7 +287,13 @@ export class ReplicaSet {
         // a replica Sentinel finds down is left out; "disconnected" alone is Sentinel's own link being
         // made again (it kills its clients' connections to the replica it promotes): no news, and
         // dropping the node then would forget what it was current as of, refusing reads it may answer
-        this.update(nodeAddress(master[0], master[1]), replicas.map(fields).filter((r) => !/s_down|o_down/.test(r.flags ?? "")).map((r) => nodeAddress(r.ip!, r.port!)));
+        this.update(
+          nodeAddress(master[0], master[1]),
+          replicas
+            .map(fields)
+            .filter((r) => !/s_down|o_down/.test(r.flags ?? ""))
+            .map((r) => nodeAddress(r.ip!, r.port!)),
+        );
         return;
       } catch (err) {
         lastError = err;
@@ -271,7 +307,8 @@ export class ReplicaSet {
 
   private update(primary: string, replicas: string[]): void {
     if (primary !== this.primaryAddress) {
-      if (this.primaryAddress !== undefined) this.o.log?.info({ shardId: this.shardId, from: this.primaryAddress, to: primary }, "Sentinel names a new primary");
+      if (this.primaryAddress !== undefined)
+        this.o.log?.info({ shardId: this.shardId, from: this.primaryAddress, to: primary }, "Sentinel names a new primary");
       this.primaryAddress = primary;
       this.samples = []; // offsets of another node's history
     }
@@ -304,7 +341,16 @@ export class ReplicaSet {
   }
 
   private connectSentinel(s: { host: string; port: number }): Redis {
-    const conn = new Redis({ host: s.host, port: s.port, enableOfflineQueue: true, maxRetriesPerRequest: 0, connectTimeout: this.o.timeoutMs, commandTimeout: this.o.timeoutMs, retryStrategy: () => null, lazyConnect: false });
+    const conn = new Redis({
+      host: s.host,
+      port: s.port,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: this.o.timeoutMs,
+      commandTimeout: this.o.timeoutMs,
+      retryStrategy: () => null,
+      lazyConnect: false,
+    });
     conn.on("error", () => {});
     return conn;
   }
@@ -366,35 +412,59 @@ export class ReplicatedReader extends ShardReader {
   }
 
   override top(board: string, count: number): Promise<TopResult> {
-    return this.onNode((r) => r.top(board, count), () => super.top(board, count));
+    return this.onNode(
+      (r) => r.top(board, count),
+      () => super.top(board, count),
+    );
   }
 
   override window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
-    return this.onNode((r) => r.window(board, key, playerId, radius), () => super.window(board, key, playerId, radius));
+    return this.onNode(
+      (r) => r.window(board, key, playerId, radius),
+      () => super.window(board, key, playerId, radius),
+    );
   }
 
   override standing(board: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
-    return this.onNode((r) => r.standing(board, playerId, radius), () => super.standing(board, playerId, radius));
+    return this.onNode(
+      (r) => r.standing(board, playerId, radius),
+      () => super.standing(board, playerId, radius),
+    );
   }
 
   override entry(board: string, playerId: string): Promise<number | undefined> {
-    return this.onNode((r) => r.entry(board, playerId), () => super.entry(board, playerId));
+    return this.onNode(
+      (r) => r.entry(board, playerId),
+      () => super.entry(board, playerId),
+    );
   }
 
   override ranks(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult> {
-    return this.onNode((r) => r.ranks(board, players, positions), () => super.ranks(board, players, positions));
+    return this.onNode(
+      (r) => r.ranks(board, players, positions),
+      () => super.ranks(board, players, positions),
+    );
   }
 
   override distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
-    return this.onNode((r) => r.distinct(board, units, bound, cap), () => super.distinct(board, units, bound, cap));
+    return this.onNode(
+      (r) => r.distinct(board, units, bound, cap),
+      () => super.distinct(board, units, bound, cap),
+    );
   }
 
   override histogram(board: string): Promise<{ card: number; counts: Map<number, number> }> {
-    return this.onNode((r) => r.histogram(board), () => super.histogram(board));
+    return this.onNode(
+      (r) => r.histogram(board),
+      () => super.histogram(board),
+    );
   }
 
   override after(board: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
-    return this.onNode((r) => r.after(board, from, count, backward), () => super.after(board, from, count, backward));
+    return this.onNode(
+      (r) => r.after(board, from, count, backward),
+      () => super.after(board, from, count, backward),
+    );
   }
 
   /** `read` on the usable nodes in turn until one answers; before the first probe found any, on the primary. */

@@ -48,7 +48,13 @@ export interface Selected {
  * The entry of global rank `rank` (1-based; or a function of the board's size, found by the first
  * round) of the board stored as `stored`; undefined when the board holds fewer.
  */
-export async function entryAtRank(pool: ShardReads, scope: Scope<ShardStore>, stored: string, rank: number | ((total: number) => number), deadlineMs: number): Promise<Selected | undefined> {
+export async function entryAtRank(
+  pool: ShardReads,
+  scope: Scope<ShardStore>,
+  stored: string,
+  rank: number | ((total: number) => number),
+  deadlineMs: number,
+): Promise<Selected | undefined> {
   let k = typeof rank === "number" ? rank : NaN;
   for (let search = 0; search < MAX_SEARCHES; search++) {
     let lo = 0;
@@ -57,8 +63,19 @@ export async function entryAtRank(pool: ShardReads, scope: Scope<ShardStore>, st
     let inSlice = Infinity;
     for (let round = 0; inSlice > FINAL && hi - lo > 1; round++) {
       const step = (hi - lo) / PROBES;
-      const probes = [...new Set(Array.from({ length: PROBES - 1 }, (_, j) => Math.floor(lo + step * (j + 1))))].filter((p) => p > lo && p < hi);
-      const reads = await pool.fanOut(scope.stores, (s) => s.ranks(stored, [], probes.map((key) => ({ playerId: "", key }))), deadlineMs);
+      const probes = [...new Set(Array.from({ length: PROBES - 1 }, (_, j) => Math.floor(lo + step * (j + 1))))].filter(
+        (p) => p > lo && p < hi,
+      );
+      const reads = await pool.fanOut(
+        scope.stores,
+        (s) =>
+          s.ranks(
+            stored,
+            [],
+            probes.map((key) => ({ playerId: "", key })),
+          ),
+        deadlineMs,
+      );
       const total = reads.reduce((n, r) => n + r.card, 0);
       if (Number.isNaN(k)) k = (rank as (total: number) => number)(total);
       if (round === 0 && (k > total || k < 1)) return undefined;
@@ -77,7 +94,11 @@ export async function entryAtRank(pool: ShardReads, scope: Scope<ShardStore>, st
       inSlice = upTo - below;
       if (probes.length === 0) break;
     }
-    if (inSlice > MAX_TIED) throw new LadderError(Code.FAILED_PRECONDITION, `more than ${MAX_TIED} entries tie on the score and time unit at rank ${k} (MAX_TIED): not read`);
+    if (inSlice > MAX_TIED)
+      throw new LadderError(
+        Code.FAILED_PRECONDITION,
+        `more than ${MAX_TIED} entries tie on the score and time unit at rank ${k} (MAX_TIED): not read`,
+      );
     // the last round: the entries from lo on and the count below lo, on every shard at one instant
     const count = Math.max(k - below, 1) + FINAL;
     const reads = await pool.fanOut(scope.stores, (s) => s.after(stored, { playerId: "", key: lo }, count, false), deadlineMs);
@@ -87,7 +108,10 @@ export async function entryAtRank(pool: ShardReads, scope: Scope<ShardStore>, st
     // the first m entries from lo on are exactly the merge's when no shard was asked for fewer than m
     const m = k - ahead;
     if (m >= 1 && m <= count) {
-      const merged = mergeTop(reads.map((r) => r.members), m);
+      const merged = mergeTop(
+        reads.map((r) => r.members),
+        m,
+      );
       if (merged.length === m) return { member: merged[m - 1]!, rank: k, total };
     }
   }

@@ -18,7 +18,10 @@ import { Deadlines } from "./deadlines.js";
 import { codeName, routerMetrics } from "../metrics.js";
 
 /** The reads a query asks of one shard (store/src/reader.ts says what each returns). */
-export type ShardStore = Pick<ShardReader, "shardId" | "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after" | "histogram" | "histogramAt">;
+export type ShardStore = Pick<
+  ShardReader,
+  "shardId" | "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after" | "histogram" | "histogramAt"
+>;
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
 export interface Scope<S extends ShardStore = ShardReader> {
@@ -39,7 +42,10 @@ export interface ShardReads {
 
 export class ShardCalls {
   /** `timeoutMs`: the longest wait for one shard call; `deadlines` may be shared by several (they share one timer). */
-  constructor(private readonly timeoutMs: number, private readonly deadlines = new Deadlines()) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly deadlines = new Deadlines(),
+  ) {}
 
   /** `work`, unless the caller's deadline (ms since epoch; Infinity: none) passes first: then DEADLINE_EXCEEDED. */
   waitUntil<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
@@ -59,7 +65,9 @@ export class ShardCalls {
     const startedAt = performance.now();
     let code: number = Code.OK;
     try {
-      return await this.deadlines.within(fn(store), budget, () => unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`));
+      return await this.deadlines.within(fn(store), budget, () =>
+        unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`),
+      );
     } catch (err) {
       code = err instanceof LadderError ? err.code : Code.UNAVAILABLE;
       if (err instanceof LadderError) throw err;

@@ -148,14 +148,39 @@ export class ShardPool implements ShardReads {
     const replicaSets = new Map<string, ReplicaSet>();
     const primaryStores = new Map<string, ShardReader>();
     for (const s of cp.shards) {
-      const stamp = shardStamp({ shardId: s.id, topic: o.topic, numSlots: placement.numSlots, slots: placement.slotsOf.get(s.id) ?? [], boards: o.boards });
+      const stamp = shardStamp({
+        shardId: s.id,
+        topic: o.topic,
+        numSlots: placement.numSlots,
+        slots: placement.slotsOf.get(s.id) ?? [],
+        boards: o.boards,
+      });
       const reader = { shardId: s.id, stamp, keyPrefix: this.keyPrefix };
       const kept = reuse?.urls.get(s.id) === s.redisUrl;
       const sentinel = parseSentinelUrl(s.redisUrl);
       // a primary with replicas behind Sentinel: reads spread over the current ones (replicas.ts)
-      const set = kept ? reuse!.replicaSets.get(s.id) : sentinel && new ReplicaSet({ shardId: s.id, url: s.redisUrl, sentinel, maxLagMs: o.replicaMaxLagMs ?? 1000, timeoutMs: this.timeoutMs, log: o.log });
+      const set = kept
+        ? reuse!.replicaSets.get(s.id)
+        : sentinel &&
+          new ReplicaSet({
+            shardId: s.id,
+            url: s.redisUrl,
+            sentinel,
+            maxLagMs: o.replicaMaxLagMs ?? 1000,
+            timeoutMs: this.timeoutMs,
+            log: o.log,
+          });
       // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
-      const redis = kept ? reuse!.connections.get(s.id)! : set ? set.primary : new Redis(s.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: this.timeoutMs, enableAutoPipelining: true });
+      const redis = kept
+        ? reuse!.connections.get(s.id)!
+        : set
+          ? set.primary
+          : new Redis(s.redisUrl, {
+              enableOfflineQueue: false,
+              maxRetriesPerRequest: 1,
+              connectTimeout: this.timeoutMs,
+              enableAutoPipelining: true,
+            });
       if (!set && !kept) redis.on("error", () => {}); // reported per query as UNAVAILABLE
       const primary = new ShardReader({ ...reader, redis });
       if (set) replicaSets.set(s.id, set);
@@ -165,7 +190,18 @@ export class ShardPool implements ShardReads {
       stores.set(s.id, set ? new ReplicatedReader(set, reader) : primary);
       primaryStores.set(s.id, primary);
     }
-    return Object.freeze({ epoch: cp.epoch, cluster: cp, placement, urls, connections, stamps, stores, replicaSets, live: scopeOver(placement, stores), livePrimaries: scopeOver(placement, primaryStores) });
+    return Object.freeze({
+      epoch: cp.epoch,
+      cluster: cp,
+      placement,
+      urls,
+      connections,
+      stamps,
+      stores,
+      replicaSets,
+      live: scopeOver(placement, stores),
+      livePrimaries: scopeOver(placement, primaryStores),
+    });
   }
 
   /** The live boards ("" view) or audit view `view`, over the current routing table. */
@@ -187,10 +223,17 @@ export class ShardPool implements ShardReads {
    * of the shards not connected.
    */
   async connected(): Promise<string[]> {
-    const waits = [...this.table.connections].map(([id, redis]) => readyWithin(redis, this.timeoutMs).then(() => undefined, () => id));
+    const waits = [...this.table.connections].map(([id, redis]) =>
+      readyWithin(redis, this.timeoutMs).then(
+        () => undefined,
+        () => id,
+      ),
+    );
     const down = (await Promise.all(waits)).filter((id): id is string => id !== undefined);
     // and the first look at the replicas, so reads spread from the first one
-    await Promise.all([...this.table.replicaSets.values()].map((set) => Promise.race([set.probed, new Promise((r) => setTimeout(r, this.timeoutMs))])));
+    await Promise.all(
+      [...this.table.replicaSets.values()].map((set) => Promise.race([set.probed, new Promise((r) => setTimeout(r, this.timeoutMs))])),
+    );
     return down;
   }
 
@@ -228,12 +271,17 @@ export class ShardPool implements ShardReads {
 
 /** Closes the connections (and replica sets) of `ids` in `table`. */
 async function closeShards(table: RoutingTable, ids: readonly string[]): Promise<void> {
-  await Promise.all(ids.map((id) => {
-    const set = table.replicaSets.get(id);
-    if (set) return set.close();
-    const c = table.connections.get(id)!;
-    return c.quit().then(() => undefined, () => c.disconnect());
-  }));
+  await Promise.all(
+    ids.map((id) => {
+      const set = table.replicaSets.get(id);
+      if (set) return set.close();
+      const c = table.connections.get(id)!;
+      return c.quit().then(
+        () => undefined,
+        () => c.disconnect(),
+      );
+    }),
+  );
 }
 
 /** A scope over `stores` (shard id → store) by `placement`, with each owner's "other shards" listed once. */

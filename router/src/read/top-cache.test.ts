@@ -7,14 +7,23 @@ function setup(o: { maxAgeMs?: number; maxBoards?: number } = {}) {
   const reads: Array<{ board: string; at: number; resolve: (r: TopRead) => void; reject: (e: Error) => void }> = [];
   const outcomes: string[] = [];
   const cache = new TopCache({
-    maxAgeMs: o.maxAgeMs ?? 100, depth: 10, maxBoards: o.maxBoards,
+    maxAgeMs: o.maxAgeMs ?? 100,
+    depth: 10,
+    maxBoards: o.maxBoards,
     read: (board) => new Promise<TopRead>((resolve, reject) => reads.push({ board, at: clock, resolve, reject })),
     wait: (p) => p,
     count: (outcome) => outcomes.push(outcome),
     now: () => clock,
   });
-  const read = (n: number): TopRead => ({ members: Array.from({ length: 10 }, (_, i) => ({ playerId: `p${i}`, key: n * 100 + i })), total: n });
-  const page = (board: string, offset = 0, limit = 3) => cache.page(board, offset, limit, Infinity, (r) => ({ keys: r.members.slice(offset, offset + limit).map((m) => m.key), total: r.total }));
+  const read = (n: number): TopRead => ({
+    members: Array.from({ length: 10 }, (_, i) => ({ playerId: `p${i}`, key: n * 100 + i })),
+    total: n,
+  });
+  const page = (board: string, offset = 0, limit = 3) =>
+    cache.page(board, offset, limit, Infinity, (r) => ({
+      keys: r.members.slice(offset, offset + limit).map((m) => m.key),
+      total: r.total,
+    }));
   const tick = () => new Promise((r) => setImmediate(r));
   return { cache, reads, outcomes, page, read, tick, advance: (ms: number) => (clock += ms) };
 }

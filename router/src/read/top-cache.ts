@@ -64,9 +64,12 @@ export class TopCache {
     this.maxAgeMs = o.maxAgeMs;
     this.depth = o.depth;
     this.cache = new FreshCache<Entry>({
-      maxAgeMs: o.maxAgeMs, wait: o.wait, maxKeys: o.maxBoards ?? 1000,
+      maxAgeMs: o.maxAgeMs,
+      wait: o.wait,
+      maxKeys: o.maxBoards ?? 1000,
       read: async (board) => ({ read: await o.read(board, o.depth), pages: new Map() }),
-      ...(o.count ? { count: o.count } : {}), ...(o.now ? { now: o.now } : {}),
+      ...(o.count ? { count: o.count } : {}),
+      ...(o.now ? { now: o.now } : {}),
     });
   }
 

@@ -7,7 +7,11 @@ const m = (playerId: string, key: number): KeyedMember => ({ playerId, key });
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
 const t0 = Date.UTC(2026, 10, 30, 12, 0, 0);
 
-interface Standing { playerId: string; points: number; atMs: number }
+interface Standing {
+  playerId: string;
+  points: number;
+  atMs: number;
+}
 /**
  * The board's order written from its definition, not from compareMembers: points descending, then the
  * time reached ascending (to the board's one-minute resolution), then player id by UTF-8 bytes.
@@ -22,15 +26,18 @@ const keyed = (s: Standing): KeyedMember => m(s.playerId, encodeSortKey(spec, s.
 /** A board in the defined order, as the members a shard stores. */
 function randomBoard(n: number, seed: number): KeyedMember[] {
   let s = seed;
-  const rand = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   // few distinct (points, minute) pairs: many exact ties that only the player id can break, with ids
   // whose UTF-8 byte order differs from JavaScript's string order ("\uE000" vs "\u{10000}")
   const prefixes = ["p", "é", "\uE000", "\u{10000}"];
-  const standings = Array.from({ length: n }, (_, i): Standing => ({
-    playerId: `${prefixes[Math.floor(rand() * prefixes.length)]}${Math.floor(rand() * 1e6)}-${i}`,
-    points: 100 + Math.floor(rand() * 5),
-    atMs: t0 + 60_000 * Math.floor(rand() * 4),
-  }));
+  const standings = Array.from(
+    { length: n },
+    (_, i): Standing => ({
+      playerId: `${prefixes[Math.floor(rand() * prefixes.length)]}${Math.floor(rand() * 1e6)}-${i}`,
+      points: 100 + Math.floor(rand() * 5),
+      atMs: t0 + 60_000 * Math.floor(rand() * 4),
+    }),
+  );
   return standings.sort(definedOrder).map(keyed);
 }
 
@@ -59,7 +66,10 @@ describe("router > merge top n", () => {
 describe("router > split around", () => {
   it("keeps the closest entries on each side and drops the pivot", () => {
     const pivot = m("p", 5);
-    const windows = [[m("a", 3), m("b", 4), m("p", 5), m("q", 6)], [m("c", 5), m("z", 5), m("d", 9)]];
+    const windows = [
+      [m("a", 3), m("b", 4), m("p", 5), m("q", 6)],
+      [m("c", 5), m("z", 5), m("d", 9)],
+    ];
     const { above, below } = splitAround(windows, pivot, 2);
     expect(above).toEqual([m("b", 4), m("c", 5)]);
     expect(below).toEqual([m("z", 5), m("q", 6)]);
@@ -68,7 +78,14 @@ describe("router > split around", () => {
   it("lists the pivot's player once: its copy in any window is dropped, whatever its key", () => {
     // the owner's window holds the player at the pivot's key; a copy at another key must not come back
     const pivot = m("p", 5);
-    const { above, below } = splitAround([[m("a", 3), m("p", 5), m("q", 6)], [m("p", 2), m("c", 7)]], pivot, 2);
+    const { above, below } = splitAround(
+      [
+        [m("a", 3), m("p", 5), m("q", 6)],
+        [m("p", 2), m("c", 7)],
+      ],
+      pivot,
+      2,
+    );
     expect([...above, ...below].map((e) => e.playerId)).toEqual(["a", "q", "c"]);
   });
 

@@ -73,5 +73,8 @@ export function splitAround(
 }
 
 function onTwoShards(playerId: string): LadderError {
-  return new LadderError(Code.INTERNAL, `player "${playerId}" answered by two shards: a shard holds a player the placement gives to another`);
+  return new LadderError(
+    Code.INTERNAL,
+    `player "${playerId}" answered by two shards: a shard holds a player the placement gives to another`,
+  );
 }

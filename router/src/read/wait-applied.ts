@@ -36,10 +36,13 @@ export async function waitApplied(pool: ShardPool, required: RequiredOffsets, ma
 async function waitShard(pool: ShardPool, store: ShardReader, needs: Array<[number, bigint]>, giveUpAt: number): Promise<void> {
   const partitions = needs.map(([p]) => p);
   try {
-    await retryUntil(async () => {
-      const applied = await pool.call(store, (s) => s.appliedOffsetsOf(partitions), giveUpAt);
-      if (!needs.every(([, offset], i) => applied[i]! >= offset)) throw notApplied(store);
-    }, { ...POLL_BACKOFF, what: store.shardId, timeoutMs: giveUpAt - Date.now() });
+    await retryUntil(
+      async () => {
+        const applied = await pool.call(store, (s) => s.appliedOffsetsOf(partitions), giveUpAt);
+        if (!needs.every(([, offset], i) => applied[i]! >= offset)) throw notApplied(store);
+      },
+      { ...POLL_BACKOFF, what: store.shardId, timeoutMs: giveUpAt - Date.now() },
+    );
   } catch (err) {
     if (err instanceof RetryExhausted) throw notApplied(store);
     throw err;

@@ -78,7 +78,10 @@ export interface ApplyLoop {
 
 export async function startApplyLoop(o: ApplyLoopOptions): Promise<ApplyLoop> {
   const consumer = await o.logClient.consume({
-    topic: o.topic, groupId: o.groupId, slots: o.slots, settings: o.consumer,
+    topic: o.topic,
+    groupId: o.groupId,
+    slots: o.slots,
+    settings: o.consumer,
     ...(o.startAfter ? { startAfter: o.startAfter } : {}),
     ...(o.commitEveryMs !== undefined ? { commitEveryMs: o.commitEveryMs } : {}),
     onBatch: (partition, records, control) => applyBatch(partition, records, control, o),

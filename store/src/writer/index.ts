@@ -14,14 +14,76 @@
  * Snapshots (snapshot.ts: the format, topic and rules) are taken by the shard node and loaded
  * by rebuilds and by a shard node whose Redis lost its data.
  */
-export { inspectShard, ShardWriter, type ApplyResult, type HeartbeatRequest, type HeartbeatResult, type PreparedEvent, type ShardState, type ShardWriterOptions } from "./shard-writer.js";
+export {
+  inspectShard,
+  ShardWriter,
+  type ApplyResult,
+  type HeartbeatRequest,
+  type HeartbeatResult,
+  type PreparedEvent,
+  type ShardState,
+  type ShardWriterOptions,
+} from "./shard-writer.js";
 export { startApplyLoop, type ApplyLoop, type ApplyLoopOptions } from "./apply-loop.js";
-export type { ApplyLog, BatchControl, ConsumeOptions, LogRecord, PartitionConsumer, RebuildLog, SnapshotLog, SnapshotWriter } from "./log-port.js";
-export { rebuildShard, leaseMode, REBUILD_STALL_MS, type MoveMode, type RebuildMode, type RebuildOptions, type RebuildProgress } from "./rebuild.js";
+export type {
+  ApplyLog,
+  BatchControl,
+  ConsumeOptions,
+  LogRecord,
+  PartitionConsumer,
+  RebuildLog,
+  SnapshotLog,
+  SnapshotWriter,
+} from "./log-port.js";
+export {
+  rebuildShard,
+  leaseMode,
+  REBUILD_STALL_MS,
+  type MoveMode,
+  type RebuildMode,
+  type RebuildOptions,
+  type RebuildProgress,
+} from "./rebuild.js";
 export { RebuildLease, runningRebuild, describeRebuild, LEASE_TTL_MS, LEASE_RENEW_MS, type RebuildHolder } from "./rebuild-lease.js";
 export { noopEvent, prepareEvent, type Prepared } from "./prepare-event.js";
-export { findSnapshots, loadSnapshot, notWorthLoading, refillFromSnapshot, takeSnapshot, SnapshotUnusable, type LoadedSnapshot, type RefillOptions, type RefillResult, type SnapshotCandidates, type SnapshotSource, type TakenSnapshot, type TakeSnapshotOptions } from "./snapshot.js";
-export { chunkKey, encodeChunk, encodeManifest, manifestKey, manifestOffsets, type ChunkSlot, type SnapshotManifest } from "./snapshot-format.js";
+export {
+  findSnapshots,
+  loadSnapshot,
+  notWorthLoading,
+  refillFromSnapshot,
+  takeSnapshot,
+  SnapshotUnusable,
+  type LoadedSnapshot,
+  type RefillOptions,
+  type RefillResult,
+  type SnapshotCandidates,
+  type SnapshotSource,
+  type TakenSnapshot,
+  type TakeSnapshotOptions,
+} from "./snapshot.js";
+export {
+  chunkKey,
+  encodeChunk,
+  encodeManifest,
+  manifestKey,
+  manifestOffsets,
+  type ChunkSlot,
+  type SnapshotManifest,
+} from "./snapshot-format.js";
 export { unlinkPrefix } from "./key-scan.js";
 export { HeartbeatStatus } from "../scripts.js";
-export { beginMove, cancelMove, copyLeaving, drainMove, flipMove, isBoardKey, moveOf, movePending, startMoveDrainer, MOVE_PAGE, type MovePhase, type MoveRecord, type MoveSpec } from "./move.js";
+export {
+  beginMove,
+  cancelMove,
+  copyLeaving,
+  drainMove,
+  flipMove,
+  isBoardKey,
+  moveOf,
+  movePending,
+  startMoveDrainer,
+  MOVE_PAGE,
+  type MovePhase,
+  type MoveRecord,
+  type MoveSpec,
+} from "./move.js";

@@ -54,12 +54,22 @@ export interface ApplyLog {
 export interface SnapshotLog {
   partitionsOf(topic: string): Promise<number | undefined>;
   offsets(topic: string): Promise<Array<{ partition: number; low: bigint; high: bigint }>>;
-  readRange(o: { topic: string; partition: number; from: bigint; until: bigint; onRecord(record: LogRecord): Promise<void> | void; signal?: AbortSignal }): Promise<void>;
+  readRange(o: {
+    topic: string;
+    partition: number;
+    from: bigint;
+    until: bigint;
+    onRecord(record: LogRecord): Promise<void> | void;
+    signal?: AbortSignal;
+  }): Promise<void>;
 }
 
 /** Where a snapshot is written: each send waits for acks=all and answers each partition's base offset. */
 export interface SnapshotWriter {
-  send(topic: string, records: ReadonlyArray<{ key: string; value: Buffer | null; partition: number }>): Promise<Array<{ partition: number; baseOffset: string }>>;
+  send(
+    topic: string,
+    records: ReadonlyArray<{ key: string; value: Buffer | null; partition: number }>,
+  ): Promise<Array<{ partition: number; baseOffset: string }>>;
 }
 
 /** What a rebuild needs: the apply loop's and snapshots' needs, the log's ends, and deleting its throwaway group. */

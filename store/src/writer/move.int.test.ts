@@ -54,7 +54,8 @@ beforeEach(async () => {
   nextPoints = 1000;
 });
 
-const writerOf = (w: { stamp: string; builtFrom: string }) => new ShardWriter({ shardId: "shard-m", stamp: w.stamp, builtFrom: w.builtFrom, redis, keyPrefix, dedupWindowMs: 0 });
+const writerOf = (w: { stamp: string; builtFrom: string }) =>
+  new ShardWriter({ shardId: "shard-m", stamp: w.stamp, builtFrom: w.builtFrom, redis, keyPrefix, dedupWindowMs: 0 });
 const readerOf = (w: { stamp: string }) => new ShardReader({ shardId: "shard-m", stamp: w.stamp, redis, keyPrefix });
 
 /** SET (op 1) or REMOVE (op 5) of `player` in its own partition, through `writer`; the oracle follows. */
@@ -63,8 +64,21 @@ async function write(writer: ShardWriter, player: string, op: 1 | 5 = 1): Promis
   const offset = offsets.get(p) ?? 0n;
   const value = nextPoints++;
   const e: PreparedEvent = {
-    offset, part: false, board: "b", playerId: player, op, value, timeIdx: Math.floor((t0 - spec.epochMs) / spec.resolutionMs),
-    maxPoints: spec.maxPoints, minPoints: spec.minPoints, timeUnits: spec.timeUnits, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: t0,
+    offset,
+    part: false,
+    board: "b",
+    playerId: player,
+    op,
+    value,
+    timeIdx: Math.floor((t0 - spec.epochMs) / spec.resolutionMs),
+    maxPoints: spec.maxPoints,
+    minPoints: spec.minPoints,
+    timeUnits: spec.timeUnits,
+    ttlSeconds: 0,
+    lowerIsBetter: false,
+    expireAtMs: 0,
+    eventId: "",
+    ingestedAtMs: t0,
   };
   const r = await writer.apply(p, [e]);
   expect(r.drift, `apply of partition ${p}`).toBeUndefined();
@@ -74,7 +88,11 @@ async function write(writer: ShardWriter, player: string, op: 1 | 5 = 1): Promis
 }
 
 /** The oracle's board of `slots`, best first. */
-const oracle = (slots: number[]) => [...points].filter(([id]) => slots.includes(slotOf(id, SLOTS))).sort((a, b) => b[1] - a[1]).map(([id]) => id);
+const oracle = (slots: number[]) =>
+  [...points]
+    .filter(([id]) => slots.includes(slotOf(id, SLOTS)))
+    .sort((a, b) => b[1] - a[1])
+    .map(([id]) => id);
 
 /** Every read a router makes, checked against the oracle of `slots`. */
 async function expectBoard(reader: ShardReader, slots: number[]): Promise<void> {
@@ -84,7 +102,10 @@ async function expectBoard(reader: ShardReader, slots: number[]): Promise<void> 
   expect(top.card).toBe(want.length);
   for (const i of [0, 7, want.length - 1]) {
     const s = await reader.standing("b", want[i]!, 2);
-    expect({ ahead: s?.ahead, around: s?.members.map((m) => m.playerId) }).toEqual({ ahead: i, around: want.slice(Math.max(0, i - 2), i + 3) });
+    expect({ ahead: s?.ahead, around: s?.members.map((m) => m.playerId) }).toEqual({
+      ahead: i,
+      around: want.slice(Math.max(0, i - 2), i + 3),
+    });
   }
   for (const [id] of points) {
     if (slots.includes(slotOf(id, SLOTS))) continue;
@@ -131,7 +152,14 @@ describe("a move in place", () => {
     await expectBoard(readerOf(P), BEFORE);
 
     await flipMove(redis, keyPrefix, P.builtFrom, Q.stamp);
-    expect(await readerOf(P).top("b", 1).then(() => "served", (err: unknown) => err)).toBeInstanceOf(Error); // the heartbeat says: moving
+    expect(
+      await readerOf(P)
+        .top("b", 1)
+        .then(
+          () => "served",
+          (err: unknown) => err,
+        ),
+    ).toBeInstanceOf(Error); // the heartbeat says: moving
     expect(await redis.get(keyLayout(keyPrefix).builtFrom)).toBe(Q.builtFrom);
     expect((await p.apply(0, [])).drift, "the old placement's writer is refused").toBe(Q.builtFrom);
     expect(await redis.exists(board + "!arr")).toBe(0);
@@ -141,7 +169,14 @@ describe("a move in place", () => {
 
     const q = writerOf(Q);
     await q.markServing(60_000);
-    expect(await readerOf(P).top("b", 1).then(() => "served", (err: unknown) => err)).toBeInstanceOf(StampMismatch);
+    expect(
+      await readerOf(P)
+        .top("b", 1)
+        .then(
+          () => "served",
+          (err: unknown) => err,
+        ),
+    ).toBeInstanceOf(StampMismatch);
     await expectBoard(readerOf(Q), AFTER); // departures still in the board key, left out
     expect(await redis.zcard(board + "!dep")).toBe(oracle([3]).length);
     await write(q, bySlot.get(4)![1]!);

@@ -102,7 +102,10 @@ const moveError = (what: string, reply: ReadonlyArray<unknown>) => {
     case MoveStatus.SNAPSHOT_READING:
       return new LadderError(Code.UNAVAILABLE, `${what}: a snapshot of the shard is being read`, { retriable: true });
     case MoveStatus.HOLDS_PARTITION:
-      return new LadderError(Code.FAILED_PRECONDITION, `${what}: the shard already holds offsets of partition ${detail}, which it is to gain`);
+      return new LadderError(
+        Code.FAILED_PRECONDITION,
+        `${what}: the shard already holds offsets of partition ${detail}, which it is to gain`,
+      );
     default:
       return new LadderError(Code.INTERNAL, `${what}: unexpected reply ${JSON.stringify(reply)}`);
   }
@@ -118,13 +121,27 @@ export interface MoveSpec {
 }
 
 /** Starts the move (phase 'moving'); waits up to `waitMs` for a snapshot being read to finish. */
-export async function beginMove(plain: Redis, keyPrefix: string, spec: MoveSpec, o: { waitMs: number; signal?: AbortSignal }): Promise<void> {
+export async function beginMove(
+  plain: Redis,
+  keyPrefix: string,
+  spec: MoveSpec,
+  o: { waitMs: number; signal?: AbortSignal },
+): Promise<void> {
   const redis = withMoveScripts(plain);
   const keys = keyLayout(keyPrefix);
   const until = Date.now() + o.waitMs;
   for (;;) {
     o.signal?.throwIfAborted();
-    const reply = await redis.ladderMoveBegin(keys.move, keys.builtFrom, keys.snapshotReading, keys.offsets, spec.from, spec.to, partitionList(spec.gained), partitionList(spec.lost));
+    const reply = await redis.ladderMoveBegin(
+      keys.move,
+      keys.builtFrom,
+      keys.snapshotReading,
+      keys.offsets,
+      spec.from,
+      spec.to,
+      partitionList(spec.gained),
+      partitionList(spec.lost),
+    );
     if (reply[0] === MoveStatus.OK) return;
     if (reply[0] !== MoveStatus.SNAPSHOT_READING || Date.now() >= until) throw moveError("cannot begin the move", reply);
     await new Promise((r) => setTimeout(r, 250));
@@ -135,7 +152,13 @@ export async function beginMove(plain: Redis, keyPrefix: string, spec: MoveSpec,
  * Copies every board member of the `lost` slots into its key's "!dep" (phase 'moving'). Reports
  * (members scanned, members copied) after each page.
  */
-export async function copyLeaving(plain: Redis, keyPrefix: string, lost: readonly number[], numSlots: number, o: { signal?: AbortSignal; onProgress?(scanned: number, copied: number): void }): Promise<{ scanned: number; copied: number }> {
+export async function copyLeaving(
+  plain: Redis,
+  keyPrefix: string,
+  lost: readonly number[],
+  numSlots: number,
+  o: { signal?: AbortSignal; onProgress?(scanned: number, copied: number): void },
+): Promise<{ scanned: number; copied: number }> {
   const redis = withMoveScripts(plain);
   const moveKey = keyLayout(keyPrefix).move;
   const leaving = new Set(lost);
@@ -166,7 +189,17 @@ export async function copyLeaving(plain: Redis, keyPrefix: string, lost: readonl
 export async function flipMove(plain: Redis, keyPrefix: string, from: string, stamp: string): Promise<void> {
   const redis = withMoveScripts(plain);
   const keys = keyLayout(keyPrefix);
-  const reply = await redis.ladderMoveFlip(keys.move, keys.builtFrom, keys.heartbeat, keys.offsets, keys.deletedBoards, from, stamp, boardPattern(keyPrefix), `${keyPrefix}dedup:`);
+  const reply = await redis.ladderMoveFlip(
+    keys.move,
+    keys.builtFrom,
+    keys.heartbeat,
+    keys.offsets,
+    keys.deletedBoards,
+    from,
+    stamp,
+    boardPattern(keyPrefix),
+    `${keyPrefix}dedup:`,
+  );
   if (reply[0] !== MoveStatus.OK) throw moveError("cannot cut over", reply);
 }
 
@@ -208,7 +241,8 @@ export async function drainMove(plain: Redis, keyPrefix: string, o: { signal?: A
         while (left > 0 && !changed) {
           o.signal?.throwIfAborted();
           const reply = await redis.ladderMoveDrain(moveKey, companion.slice(0, -suffix.length), MOVE_PAGE);
-          if (reply[0] !== MoveStatus.OK) changed = true; // the move ended or changed phase meanwhile
+          if (reply[0] !== MoveStatus.OK)
+            changed = true; // the move ended or changed phase meanwhile
           else {
             deleted += Number(reply[1]);
             left = Number(reply[2]);
@@ -219,7 +253,10 @@ export async function drainMove(plain: Redis, keyPrefix: string, o: { signal?: A
     if (changed) return deleted;
     const done = await redis.ladderMoveFinish(moveKey, boardPattern(keyPrefix));
     if (done[0] === MoveStatus.OK) {
-      o.log?.info({ phase: move.phase, deleted }, move.phase === "drain" ? "move done: the departed players are deleted" : "move undone: the arrivals are deleted");
+      o.log?.info(
+        { phase: move.phase, deleted },
+        move.phase === "drain" ? "move done: the departed players are deleted" : "move undone: the arrivals are deleted",
+      );
       return deleted;
     }
     if (done[0] !== 1) return deleted;
@@ -236,9 +273,12 @@ export function startMoveDrainer(redis: Redis, keyPrefix: string, log: Logger, e
   let running: Promise<void> = Promise.resolve();
   const tick = () => {
     running = drainMove(redis, keyPrefix, { signal: abort.signal, log })
-      .then(() => undefined, (err: unknown) => {
-        if (!abort.signal.aborted) log.warn({ err }, "draining the shard's move failed; trying again");
-      })
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          if (!abort.signal.aborted) log.warn({ err }, "draining the shard's move failed; trying again");
+        },
+      )
       .finally(() => {
         if (!abort.signal.aborted) timer = setTimeout(tick, everyMs);
       });

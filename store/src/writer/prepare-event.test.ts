@@ -11,9 +11,20 @@ const at = Date.UTC(2026, 10, 30, 12, 0, 30);
 describe("replay > prepare event", () => {
   it("quantizes the time and carries the board's encoding", () => {
     const value = encodeScoreEvent({ board: "g", playerId: "a", op: Operation.BEST, value: 7n, timestampMs: BigInt(at), eventId: "" }, at);
-    const { events: [event], problem } = prepareEvent(value, 41n, boards);
+    const {
+      events: [event],
+      problem,
+    } = prepareEvent(value, 41n, boards);
     expect(problem).toBeUndefined();
-    expect(event).toMatchObject({ offset: 41n, board: "g", playerId: "a", op: Operation.BEST, value: 7, maxPoints: spec.maxPoints, timeUnits: spec.timeUnits });
+    expect(event).toMatchObject({
+      offset: 41n,
+      board: "g",
+      playerId: "a",
+      op: Operation.BEST,
+      value: 7,
+      maxPoints: spec.maxPoints,
+      timeUnits: spec.timeUnits,
+    });
     expect(event.timeIdx).toBe(Math.floor((at - spec.epochMs) / 60_000));
   });
 
@@ -25,7 +36,10 @@ describe("replay > prepare event", () => {
   });
 
   it("accepts old timestamps on replay, however late", () => {
-    const old = encodeScoreEvent({ board: "g", playerId: "a", op: Operation.SET, value: 1n, timestampMs: BigInt(spec.epochMs), eventId: "" }, at);
+    const old = encodeScoreEvent(
+      { board: "g", playerId: "a", op: Operation.SET, value: 1n, timestampMs: BigInt(spec.epochMs), eventId: "" },
+      at,
+    );
     expect(prepareEvent(old, 4n, boards).problem).toBeUndefined();
   });
 });

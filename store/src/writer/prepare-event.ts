@@ -27,7 +27,24 @@ export interface Prepared {
 
 /** A record that only advances its partition's offset. */
 export function noopEvent(offset: bigint): PreparedEvent {
-  return { offset, part: false, board: "", playerId: "", op: APPLY_OP.NONE, value: 0, timeIdx: 0, maxPoints: 0, minPoints: 0, timeUnits: 1, ttlSeconds: 0, lowerIsBetter: false, expireAtMs: 0, eventId: "", ingestedAtMs: 0, metadata: "" };
+  return {
+    offset,
+    part: false,
+    board: "",
+    playerId: "",
+    op: APPLY_OP.NONE,
+    value: 0,
+    timeIdx: 0,
+    maxPoints: 0,
+    minPoints: 0,
+    timeUnits: 1,
+    ttlSeconds: 0,
+    lowerIsBetter: false,
+    expireAtMs: 0,
+    eventId: "",
+    ingestedAtMs: 0,
+    metadata: "",
+  };
 }
 
 const noop = (offset: bigint, problem: string): Prepared => ({ problem, events: [noopEvent(offset)] });
@@ -60,8 +77,15 @@ interface Target {
 
 function targetOf(t: Target, leaving: boolean): Target & { leaving: boolean } {
   return {
-    board: t.board, op: t.op, rules: t.rules, period: t.period, periodExpireAtMs: t.periodExpireAtMs,
-    windowPeriods: t.windowPeriods, windowPeriodStartsMs: t.windowPeriodStartsMs, windowExpireAtMs: t.windowExpireAtMs, leaving,
+    board: t.board,
+    op: t.op,
+    rules: t.rules,
+    period: t.period,
+    periodExpireAtMs: t.periodExpireAtMs,
+    windowPeriods: t.windowPeriods,
+    windowPeriodStartsMs: t.windowPeriodStartsMs,
+    windowExpireAtMs: t.windowExpireAtMs,
+    leaving,
   };
 }
 
@@ -75,9 +99,20 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
   }
   if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
   if (e.deleteBoard) {
-    if (boardProblem(e.board) || !e.rules || e.rules.generation <= 0n) return noop(offset, "board deletion marker names no defined board and generation");
+    if (boardProblem(e.board) || !e.rules || e.rules.generation <= 0n)
+      return noop(offset, "board deletion marker names no defined board and generation");
     if (!shardPartitions) return noop(offset, "board deletion marker: the shard's partition count is not known here");
-    return { events: [{ ...noopEvent(offset), board: storedBoardName(e.board, { generation: Number(e.rules.generation) }), op: DELETE_BOARD_OP, value: shardPartitions, ingestedAtMs: Number(e.ingestedAtMs) }] };
+    return {
+      events: [
+        {
+          ...noopEvent(offset),
+          board: storedBoardName(e.board, { generation: Number(e.rules.generation) }),
+          op: DELETE_BOARD_OP,
+          value: shardPartitions,
+          ingestedAtMs: Number(e.ingestedAtMs),
+        },
+      ],
+    };
   }
   // Fields are picked, never spread: a decoded message keeps its properties in dictionary mode,
   // where a spread of one cost ~9 us (more than the rest of this function; seeding profile, 2026-12-03).
@@ -95,12 +130,24 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     } else spec = boards.forBoard(t.board);
     if (!t.leaving) {
       // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
-      const problem = updateProblem({ board: t.board, playerId: e.playerId, op: t.op, value: e.value, timestampMs: e.timestampMs, eventId: e.eventId }, spec, Number.MAX_SAFE_INTEGER, 0);
+      const problem = updateProblem(
+        { board: t.board, playerId: e.playerId, op: t.op, value: e.value, timestampMs: e.timestampMs, eventId: e.eventId },
+        spec,
+        Number.MAX_SAFE_INTEGER,
+        0,
+      );
       if (problem) return noop(offset, problem);
     } else if (!e.playerId) return noop(offset, "player_id is empty");
-    if (Buffer.byteLength(e.metadata, "utf8") > MAX_METADATA_BYTES) return noop(offset, `metadata is longer than ${MAX_METADATA_BYTES} bytes`);
+    if (Buffer.byteLength(e.metadata, "utf8") > MAX_METADATA_BYTES)
+      return noop(offset, `metadata is longer than ${MAX_METADATA_BYTES} bytes`);
     // a board with periods: the record names the period (found by ingest) and when it expires
-    if ((spec.period.kind !== "none") !== (t.period !== "")) return noop(offset, t.period ? `record names period ${t.period} of board "${t.board}", which has none` : `record names no period of board "${t.board}", which has periods`);
+    if ((spec.period.kind !== "none") !== (t.period !== ""))
+      return noop(
+        offset,
+        t.period
+          ? `record names period ${t.period} of board "${t.board}", which has none`
+          : `record names no period of board "${t.board}", which has periods`,
+      );
     const windows = windowsOf(t, spec);
     if (typeof windows === "string") return noop(offset, windows);
     const decrement = t.op === Operation.DECREMENT;
@@ -137,7 +184,15 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
  */
 function tombstone(playerId: string, boards: readonly string[], offset: bigint, ingestedAtMs: number): PreparedEvent[] {
   if (playerIdProblem(playerId)) return [noopEvent(offset)];
-  const erase = (board: string, all: boolean, part: boolean): PreparedEvent => ({ ...noopEvent(offset), part, board, playerId, op: ERASE_OP, value: all ? 1 : 0, ingestedAtMs });
+  const erase = (board: string, all: boolean, part: boolean): PreparedEvent => ({
+    ...noopEvent(offset),
+    part,
+    board,
+    playerId,
+    op: ERASE_OP,
+    value: all ? 1 : 0,
+    ingestedAtMs,
+  });
   return boards.length === 0 ? [erase("", true, false)] : boards.map((b, i) => erase(b, false, i > 0));
 }
 
@@ -174,7 +229,12 @@ function windowsOf(t: Target, spec: BoardSpec): PreparedWindows | undefined | st
   const n = longestWindow(spec);
   if (n === 0) return undefined;
   const around = 2 * n - 1;
-  if (t.windowPeriods.length !== around || t.windowPeriodStartsMs.length !== around || t.windowExpireAtMs.length !== n || t.windowPeriods[n - 1] !== t.period)
+  if (
+    t.windowPeriods.length !== around ||
+    t.windowPeriodStartsMs.length !== around ||
+    t.windowExpireAtMs.length !== n ||
+    t.windowPeriods[n - 1] !== t.period
+  )
     return `record of board "${t.board}" does not list the ${around} periods around ${t.period} its windows need`;
   return {
     periodBoards: t.windowPeriods.map((p) => storedBoardName(t.board, spec, p)),
@@ -184,7 +244,9 @@ function windowsOf(t: Target, spec: BoardSpec): PreparedWindows | undefined | st
       return {
         combine: w.combine === "sum" ? WINDOW_COMBINE.SUM : WINDOW_COMBINE.BEST,
         periods: w.periods,
-        maxPoints: w.encoding.maxPoints, minPoints: w.encoding.minPoints, timeUnits: w.encoding.timeUnits,
+        maxPoints: w.encoding.maxPoints,
+        minPoints: w.encoding.minPoints,
+        timeUnits: w.encoding.timeUnits,
         boards: ending.map((j) => storedBoardName(t.board, spec, t.windowPeriods[n - 1 + j]!, w.name)),
         // the first period of the window ending in P(j) is P(j - periods + 1)
         baseUnits: ending.map((j) => windowBaseUnits(spec, Number(t.windowPeriodStartsMs[n - 1 + j - w.periods + 1]!))),

@@ -98,7 +98,12 @@ export class RebuildLease {
     const redis = withLeaseScripts(openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: 2, connectTimeout: 5000 }));
     redis.on("error", () => {}); // failures surface through the commands
     const key = keyLayout(o.keyPrefix).rebuildLease;
-    const holder: RebuildHolder = { id: randomBytes(6).toString("hex"), mode: o.mode, holder: `${hostname()} pid ${process.pid}`, startedAtMs: Date.now() };
+    const holder: RebuildHolder = {
+      id: randomBytes(6).toString("hex"),
+      mode: o.mode,
+      holder: `${hostname()} pid ${process.pid}`,
+      startedAtMs: Date.now(),
+    };
     const value = JSON.stringify(holder);
     try {
       for (let attempt = 0; ; attempt++) {
@@ -108,13 +113,20 @@ export class RebuildLease {
           return new RebuildLease(o.shardId, holder, redis, key, value, ttlMs, o.renewMs ?? LEASE_RENEW_MS, o.log, takenAt);
         }
         const current = await redis.get(key);
-        if (current !== null) throw new LadderError(Code.ABORTED, `${o.shardId} is already being rebuilt: ${describeRebuild(parseHolder(current))}; wait for it to finish or cancel it`);
+        if (current !== null)
+          throw new LadderError(
+            Code.ABORTED,
+            `${o.shardId} is already being rebuilt: ${describeRebuild(parseHolder(current))}; wait for it to finish or cancel it`,
+          );
         if (attempt >= 2) throw new LadderError(Code.ABORTED, `${o.shardId}: its rebuild lease keeps changing hands; try again`);
       }
     } catch (err) {
       redis.disconnect();
       if (err instanceof LadderError) throw err;
-      throw new LadderError(Code.UNAVAILABLE, `${o.shardId}: cannot take the rebuild lease: ${(err as Error).message}`, { retriable: true, cause: err });
+      throw new LadderError(Code.UNAVAILABLE, `${o.shardId}: cannot take the rebuild lease: ${(err as Error).message}`, {
+        retriable: true,
+        cause: err,
+      });
     }
   }
 
@@ -137,7 +149,11 @@ export class RebuildLease {
       ours = await this.redis.ladderLease(this.key, this.value, "renew", this.ttlMs);
     } catch (err) {
       this.log.warn({ err, shardId: this.shardId, rebuild: this.holder.id }, "could not renew the rebuild lease");
-      throw new LadderError(Code.UNAVAILABLE, `rebuild ${this.holder.id} of ${this.shardId}: cannot renew its lease: ${(err as Error).message}`, { retriable: true, cause: err });
+      throw new LadderError(
+        Code.UNAVAILABLE,
+        `rebuild ${this.holder.id} of ${this.shardId}: cannot renew its lease: ${(err as Error).message}`,
+        { retriable: true, cause: err },
+      );
     }
     if (ours !== 1) {
       this.markLost("it was taken over or deleted");
@@ -162,9 +178,15 @@ export class RebuildLease {
     clearTimeout(this.expiryTimer);
     try {
       const ours = await this.redis.ladderLease(this.key, this.value, "release", 0);
-      this.log.info({ shardId: this.shardId, rebuild: this.holder.id, released: ours === 1 }, ours === 1 ? "rebuild lease released" : "rebuild lease was no longer ours");
+      this.log.info(
+        { shardId: this.shardId, rebuild: this.holder.id, released: ours === 1 },
+        ours === 1 ? "rebuild lease released" : "rebuild lease was no longer ours",
+      );
     } catch (err) {
-      this.log.warn({ err, shardId: this.shardId, rebuild: this.holder.id }, `could not release the rebuild lease; it expires within ${this.ttlMs} ms`);
+      this.log.warn(
+        { err, shardId: this.shardId, rebuild: this.holder.id },
+        `could not release the rebuild lease; it expires within ${this.ttlMs} ms`,
+      );
     } finally {
       this.redis.disconnect();
     }
@@ -183,7 +205,9 @@ export class RebuildLease {
     clearInterval(this.renewTimer);
     clearTimeout(this.expiryTimer);
     this.log.warn({ shardId: this.shardId, rebuild: this.holder.id, why }, "rebuild lease lost");
-    this.lostController.abort(new LadderError(Code.ABORTED, `rebuild ${this.holder.id} of ${this.shardId} lost its lease (${why}): stopped without swapping`));
+    this.lostController.abort(
+      new LadderError(Code.ABORTED, `rebuild ${this.holder.id} of ${this.shardId} lost its lease (${why}): stopped without swapping`),
+    );
   }
 }
 
@@ -201,7 +225,9 @@ export async function runningRebuild(redisUrl: string, keyPrefix: string): Promi
 
 /** "rebuild <id> (<mode>) by <holder>, since <ISO time> (<n> s ago)". */
 export function describeRebuild(h: RebuildHolder): string {
-  const since = Number.isFinite(h.startedAtMs) ? `since ${new Date(h.startedAtMs).toISOString()} (${Math.round((Date.now() - h.startedAtMs) / 1000)} s ago)` : "since an unknown time";
+  const since = Number.isFinite(h.startedAtMs)
+    ? `since ${new Date(h.startedAtMs).toISOString()} (${Math.round((Date.now() - h.startedAtMs) / 1000)} s ago)`
+    : "since an unknown time";
   return `rebuild ${h.id} (${h.mode}) by ${h.holder}, ${since}`;
 }
 

@@ -159,7 +159,9 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
   const o: RebuildOptions = { ...options, onProgress: (p) => options.onProgress(loaded ? { ...p, snapshot: loaded } : p) };
   const audit = o.mode.kind === "audit";
   const targetPrefix = o.mode.kind === "audit" ? auditPrefix(o.keyPrefix, o.mode.view) : o.keyPrefix;
-  const lease = o.lease ?? (await RebuildLease.acquire({ redisUrl: o.redisUrl, keyPrefix: o.keyPrefix, shardId: o.shardId, mode: leaseMode(o.mode), log: o.log }));
+  const lease =
+    o.lease ??
+    (await RebuildLease.acquire({ redisUrl: o.redisUrl, keyPrefix: o.keyPrefix, shardId: o.shardId, mode: leaseMode(o.mode), log: o.log }));
   const stop = o.signal ? AbortSignal.any([o.signal, lease.lost]) : lease.lost;
   if (o.mode.kind === "move") {
     try {
@@ -173,11 +175,23 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
   try {
     stop.throwIfAborted();
     await unlinkPrefix(target, targetPrefix);
-    const writer = new ShardWriter({ shardId: o.shardId, stamp: o.stamp, builtFrom: o.builtFrom, redis: target, keyPrefix: targetPrefix, dedupWindowMs: o.dedupWindowMs });
+    const writer = new ShardWriter({
+      shardId: o.shardId,
+      stamp: o.stamp,
+      builtFrom: o.builtFrom,
+      redis: target,
+      keyPrefix: targetPrefix,
+      dedupWindowMs: o.dedupWindowMs,
+    });
     await writer.recordBuiltFrom();
     const snapshot = o.mode.kind === "swap" && o.snapshots ? await loadSnapshotInto(o, o.snapshots.topic, target, writer, stop) : undefined;
     if (snapshot) {
-      loaded = { id: snapshot.manifest.snapshotId, records: snapshot.manifest.records, players: snapshot.manifest.players, loadMs: Math.round(snapshot.ms) };
+      loaded = {
+        id: snapshot.manifest.snapshotId,
+        records: snapshot.manifest.records,
+        players: snapshot.manifest.players,
+        loadMs: Math.round(snapshot.ms),
+      };
       o.onProgress({ shardId: o.shardId, done: false, replayed: 0, perSecond: 0, lag: 0, etaMs: 0 });
     }
     const stopAt = await stopOffsets(o);
@@ -203,15 +217,26 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
 /** Deletes what a stopped rebuild wrote to its target, if the target is still its own. Never throws. */
 async function discard(o: RebuildOptions, lease: RebuildLease, target: Redis, prefix: string): Promise<void> {
   if (!lease.held) {
-    o.log.warn({ shardId: o.shardId }, "rebuild stopped without its lease: its target is left as it is (the next rebuild deletes it first)");
+    o.log.warn(
+      { shardId: o.shardId },
+      "rebuild stopped without its lease: its target is left as it is (the next rebuild deletes it first)",
+    );
     return;
   }
-  const what = o.mode.kind === "swap" ? `the spare database ${o.mode.stagingDb}` : o.mode.kind === "audit" ? `audit view "${o.mode.view}"` : "the live database";
+  const what =
+    o.mode.kind === "swap"
+      ? `the spare database ${o.mode.stagingDb}`
+      : o.mode.kind === "audit"
+        ? `audit view "${o.mode.view}"`
+        : "the live database";
   try {
     await bounded(unlinkPrefix(target, prefix), { ms: DISCARD_MS, onTimeout: () => new Error(`not done within ${DISCARD_MS} ms`) });
     o.log.info({ shardId: o.shardId }, `rebuild stopped: deleted what it wrote to ${what}`);
   } catch (err) {
-    o.log.warn({ err, shardId: o.shardId }, `rebuild stopped, but what it wrote to ${what} could not be deleted (the next rebuild deletes it first)`);
+    o.log.warn(
+      { err, shardId: o.shardId },
+      `rebuild stopped, but what it wrote to ${what} could not be deleted (the next rebuild deletes it first)`,
+    );
   }
 }
 
@@ -219,7 +244,9 @@ async function discard(o: RebuildOptions, lease: RebuildLease, target: Redis, pr
 async function stopOffsets(o: RebuildOptions): Promise<Map<number, bigint> | undefined> {
   if (o.mode.kind !== "audit") return undefined;
   const ends = await logEnds(o);
-  return new Map(o.slots.map((p) => [p, o.mode.kind === "audit" && o.mode.asOfOffsets.has(p) ? o.mode.asOfOffsets.get(p)! : ends.get(p)! - 1n]));
+  return new Map(
+    o.slots.map((p) => [p, o.mode.kind === "audit" && o.mode.asOfOffsets.has(p) ? o.mode.asOfOffsets.get(p)! : ends.get(p)! - 1n]),
+  );
 }
 
 async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
@@ -231,7 +258,13 @@ async function logEnds(o: RebuildOptions): Promise<Map<number, bigint>> {
  * snapshot that cannot be used, empties the target again and tries the next older one. Returns
  * undefined when none could be loaded: the replay then starts from offset 0.
  */
-async function loadSnapshotInto(o: RebuildOptions, topic: string, target: Redis, writer: ShardWriter, stop: AbortSignal): Promise<{ manifest: SnapshotManifest; ms: number } | undefined> {
+async function loadSnapshotInto(
+  o: RebuildOptions,
+  topic: string,
+  target: Redis,
+  writer: ShardWriter,
+  stop: AbortSignal,
+): Promise<{ manifest: SnapshotManifest; ms: number } | undefined> {
   const source = { logClient: o.logClient, topic };
   let found: SnapshotCandidates;
   try {
@@ -245,47 +278,100 @@ async function loadSnapshotInto(o: RebuildOptions, topic: string, target: Redis,
   for (const manifest of found.candidates) {
     try {
       const loaded = await loadSnapshot({ ...source, manifest, redis: target, targetPrefix: o.keyPrefix, signal: stop });
-      const offsets = Object.entries(manifest.offsets).filter(([, offset]) => BigInt(offset) >= 0n).flat();
+      const offsets = Object.entries(manifest.offsets)
+        .filter(([, offset]) => BigInt(offset) >= 0n)
+        .flat();
       if (offsets.length) await target.hset(writer.keys.offsets, ...offsets);
-      o.log.info({ shardId: o.shardId, snapshot: manifest.snapshotId, records: manifest.records, players: manifest.players, ms: Math.round(loaded.ms) }, "rebuild starts from a snapshot");
+      o.log.info(
+        {
+          shardId: o.shardId,
+          snapshot: manifest.snapshotId,
+          records: manifest.records,
+          players: manifest.players,
+          ms: Math.round(loaded.ms),
+        },
+        "rebuild starts from a snapshot",
+      );
       return { manifest, ms: loaded.ms };
     } catch (err) {
       if (stop.aborted) throw err;
       // unusable (SnapshotUnusable), or unreadable now (Kafka): a snapshot only saves time, never fails a rebuild
-      o.log.warn({ shardId: o.shardId, snapshot: manifest.snapshotId, why: (err as Error).message }, "snapshot not usable; trying an older one, or the log from offset 0");
+      o.log.warn(
+        { shardId: o.shardId, snapshot: manifest.snapshotId, why: (err as Error).message },
+        "snapshot not usable; trying an older one, or the log from offset 0",
+      );
       await unlinkPrefix(target, o.keyPrefix);
       await writer.recordBuiltFrom();
     }
   }
-  if (found.candidates.length === 0) o.log.info({ shardId: o.shardId }, "no snapshot of this shard built from this configuration: replaying from offset 0");
+  if (found.candidates.length === 0)
+    o.log.info({ shardId: o.shardId }, "no snapshot of this shard built from this configuration: replaying from offset 0");
   return undefined;
 }
 
-async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, stop: AbortSignal, startAfter?: ReadonlyMap<number, bigint>): Promise<RebuildProgress> {
+async function replay(
+  o: RebuildOptions,
+  writer: ShardWriter,
+  stopAt: Map<number, bigint> | undefined,
+  stop: AbortSignal,
+  startAfter?: ReadonlyMap<number, bigint>,
+): Promise<RebuildProgress> {
   const groupId = `${o.topic}.rebuild.${o.shardId}.${randomUUID()}`;
   const cutoff = o.mode.kind === "audit" && o.mode.asOfTimestampMs > 0 ? o.mode.asOfTimestampMs : Infinity;
   let replayed = 0;
   let failure: Error | undefined;
   const fail = (err: Error) => void (failure ??= err);
   const loop = await startApplyLoop({
-    logClient: o.logClient, topic: o.topic, groupId, slots: o.slots, writer, boards: o.boards, chunk: o.applyBatch,
+    logClient: o.logClient,
+    topic: o.topic,
+    groupId,
+    slots: o.slots,
+    writer,
+    boards: o.boards,
+    chunk: o.applyBatch,
     consumer: { maxWaitMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 },
     stopAt: (partition) => stopAt?.get(partition),
     ...(startAfter ? { startAfter } : {}),
     filter: (event) => (event.ingestedAtMs >= cutoff ? { ...noopEvent(event.offset), part: event.part } : event),
     onApplied: (_partition, _result, records) => void (replayed += records),
     onGap: (partition, result, fetchedFrom) =>
-      fail(new LadderError(Code.ABORTED, `rebuild of ${o.shardId} failed on a gap: partition ${partition} holds offset ${result.lastOffset} in the target, but the replay fetched from ${fetchedFrom}: something else wrote to the rebuild's target`)),
-    onDrift: (_partition, builtFrom) => fail(new LadderError(Code.FAILED_PRECONDITION, `rebuild of ${o.shardId}: its target holds data built from "${builtFrom}", not from this rebuild's source`)),
-    onFatal: (err) => fail(new LadderError(Code.UNAVAILABLE, `rebuild of ${o.shardId}: the replay's Kafka consumer failed: ${err.message}`, { retriable: true, cause: err })),
+      fail(
+        new LadderError(
+          Code.ABORTED,
+          `rebuild of ${o.shardId} failed on a gap: partition ${partition} holds offset ${result.lastOffset} in the target, but the replay fetched from ${fetchedFrom}: something else wrote to the rebuild's target`,
+        ),
+      ),
+    onDrift: (_partition, builtFrom) =>
+      fail(
+        new LadderError(
+          Code.FAILED_PRECONDITION,
+          `rebuild of ${o.shardId}: its target holds data built from "${builtFrom}", not from this rebuild's source`,
+        ),
+      ),
+    onFatal: (err) =>
+      fail(
+        new LadderError(Code.UNAVAILABLE, `rebuild of ${o.shardId}: the replay's Kafka consumer failed: ${err.message}`, {
+          retriable: true,
+          cause: err,
+        }),
+      ),
   });
   try {
-    const progress = await watch(o, writer, stopAt, () => replayed, () => failure, stop);
+    const progress = await watch(
+      o,
+      writer,
+      stopAt,
+      () => replayed,
+      () => failure,
+      stop,
+    );
     if (o.mode.kind !== "audit" && o.beforeSwap) await held(o.beforeSwap(progress), () => failure, stop);
     return progress;
   } finally {
     await loop.stop();
-    await o.logClient.deleteGroup(groupId).catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
+    await o.logClient
+      .deleteGroup(groupId)
+      .catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
   }
 }
 
@@ -294,10 +380,21 @@ async function replay(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number
  * when it aborts, a replay failure, or UNAVAILABLE when the applied offsets have not moved
  * for `stallMs` while behind (each poll of Kafka and Redis is bounded by the same time).
  */
-async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number, bigint> | undefined, replayed: () => number, failure: () => Error | undefined, stop: AbortSignal): Promise<RebuildProgress> {
+async function watch(
+  o: RebuildOptions,
+  writer: ShardWriter,
+  stopAt: Map<number, bigint> | undefined,
+  replayed: () => number,
+  failure: () => Error | undefined,
+  stop: AbortSignal,
+): Promise<RebuildProgress> {
   const stallMs = o.stallMs ?? REBUILD_STALL_MS;
   const stalled = (lag: number) =>
-    new LadderError(Code.UNAVAILABLE, `rebuild of ${o.shardId}: the replay made no progress for ${Math.round(stallMs / 1000)} s with ${Number.isFinite(lag) ? lag : "an unknown number of"} records to go (Kafka or the shard's Redis unreachable?)`, { retriable: true });
+    new LadderError(
+      Code.UNAVAILABLE,
+      `rebuild of ${o.shardId}: the replay made no progress for ${Math.round(stallMs / 1000)} s with ${Number.isFinite(lag) ? lag : "an unknown number of"} records to go (Kafka or the shard's Redis unreachable?)`,
+      { retriable: true },
+    );
   let last = { at: Date.now(), replayed: 0 };
   let previousLag = Infinity;
   let moved = { at: Date.now(), applied: "" };
@@ -305,8 +402,13 @@ async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number,
     await bounded(new Promise((r) => setTimeout(r, 1000)), { stop });
     const failed = failure();
     if (failed) throw failed;
-    const poll = async () => [stopAt ?? new Map([...(await logEnds(o))].map(([p, end]) => [p, end - 1n])), await writer.appliedOffsetsOf(o.slots)] as const;
-    const [targets, applied] = await bounded(poll(), { stop, ms: Math.max(1, moved.at + stallMs - Date.now()), onTimeout: () => stalled(previousLag) });
+    const poll = async () =>
+      [stopAt ?? new Map([...(await logEnds(o))].map(([p, end]) => [p, end - 1n])), await writer.appliedOffsetsOf(o.slots)] as const;
+    const [targets, applied] = await bounded(poll(), {
+      stop,
+      ms: Math.max(1, moved.at + stallMs - Date.now()),
+      onTimeout: () => stalled(previousLag),
+    });
     const lag = o.slots.reduce((sum, p, i) => sum + Math.max(0, Number((targets.get(p) ?? -1n) - applied[i]!)), 0);
     const now = Date.now();
     const appliedNow = applied.join(",");
@@ -314,7 +416,14 @@ async function watch(o: RebuildOptions, writer: ShardWriter, stopAt: Map<number,
     else if (lag > 0 && now - moved.at >= stallMs) throw stalled(lag);
     const perSecond = ((replayed() - last.replayed) * 1000) / Math.max(1, now - last.at);
     last = { at: now, replayed: replayed() };
-    const progress: RebuildProgress = { shardId: o.shardId, done: false, replayed: replayed(), perSecond, lag, etaMs: perSecond > 0 ? Math.round((lag / perSecond) * 1000) : 0 };
+    const progress: RebuildProgress = {
+      shardId: o.shardId,
+      done: false,
+      replayed: replayed(),
+      perSecond,
+      lag,
+      etaMs: perSecond > 0 ? Math.round((lag / perSecond) * 1000) : 0,
+    };
     // swap: at the log's end, or within the ready lag once live writes keep the replay from closing in
     const reached = lag === 0 || (o.mode.kind !== "audit" && lag <= o.mode.readyLag && lag >= previousLag);
     previousLag = lag;
@@ -338,7 +447,12 @@ async function moveInPlace(o: RebuildOptions, m: MoveMode, lease: RebuildLease, 
   try {
     stop.throwIfAborted();
     await settleEarlierMove(live, o, stop);
-    await beginMove(live, o.keyPrefix, { gained: o.slots, lost: m.lost, from: o.builtFrom, to: m.to }, { waitMs: MOVE_BEGIN_WAIT_MS, signal: stop });
+    await beginMove(
+      live,
+      o.keyPrefix,
+      { gained: o.slots, lost: m.lost, from: o.builtFrom, to: m.to },
+      { waitMs: MOVE_BEGIN_WAIT_MS, signal: stop },
+    );
     begun = true;
     const t0 = performance.now();
     let said = Date.now();
@@ -350,8 +464,18 @@ async function moveInPlace(o: RebuildOptions, m: MoveMode, lease: RebuildLease, 
         log.info({ scanned, departing }, "move: setting the departing players aside");
       },
     });
-    log.info({ gained: o.slots, lost: m.lost, scanned: copied.scanned, departing: copied.copied, ms: Math.round(performance.now() - t0) }, "move: departing players copied aside");
-    const writer = new ShardWriter({ shardId: o.shardId, stamp: o.stamp, builtFrom: o.builtFrom, redis: live, keyPrefix: o.keyPrefix, dedupWindowMs: o.dedupWindowMs });
+    log.info(
+      { gained: o.slots, lost: m.lost, scanned: copied.scanned, departing: copied.copied, ms: Math.round(performance.now() - t0) },
+      "move: departing players copied aside",
+    );
+    const writer = new ShardWriter({
+      shardId: o.shardId,
+      stamp: o.stamp,
+      builtFrom: o.builtFrom,
+      redis: live,
+      keyPrefix: o.keyPrefix,
+      dedupWindowMs: o.dedupWindowMs,
+    });
     let progress: RebuildProgress = { shardId: o.shardId, done: false, replayed: 0, perSecond: 0, lag: 0, etaMs: 0 };
     if (o.slots.length) progress = await replay(o, writer, undefined, stop);
     else if (o.beforeSwap) await held(o.beforeSwap(progress), () => undefined, stop);
@@ -388,8 +512,17 @@ async function settleEarlierMove(live: Redis, o: RebuildOptions, stop: AbortSign
     const earlier = await moveOf(live, o.keyPrefix);
     if (!earlier) return;
     if (earlier.phase === "moving") await cancelMove(live, o.keyPrefix);
-    if (!said) o.log.warn({ shardId: o.shardId, phase: earlier.phase }, "an earlier move of this shard is not finished: waiting for its shard node to drain it");
-    if (Date.now() >= until) throw new LadderError(Code.UNAVAILABLE, `move of ${o.shardId}: an earlier move of the shard (phase ${earlier.phase}) was not drained within ${MOVE_BEGIN_WAIT_MS / 1000} s; is its shard node running?`, { retriable: true });
+    if (!said)
+      o.log.warn(
+        { shardId: o.shardId, phase: earlier.phase },
+        "an earlier move of this shard is not finished: waiting for its shard node to drain it",
+      );
+    if (Date.now() >= until)
+      throw new LadderError(
+        Code.UNAVAILABLE,
+        `move of ${o.shardId}: an earlier move of the shard (phase ${earlier.phase}) was not drained within ${MOVE_BEGIN_WAIT_MS / 1000} s; is its shard node running?`,
+        { retriable: true },
+      );
     await bounded(new Promise((r) => setTimeout(r, 250)), { stop });
   }
 }
@@ -440,7 +573,11 @@ function bounded<T>(p: Promise<T>, o: { stop?: AbortSignal; ms?: number; onTimeo
     const onAbort = () => settle(() => reject(o.stop!.reason));
     if (o.stop?.aborted) return onAbort();
     o.stop?.addEventListener("abort", onAbort, { once: true });
-    if (o.ms !== undefined) timer = setTimeout(() => settle(() => reject(o.onTimeout?.() ?? new Error(`timed out after ${o.ms} ms`))), o.ms);
-    p.then((v) => settle(() => resolve(v)), (e: unknown) => settle(() => reject(e)));
+    if (o.ms !== undefined)
+      timer = setTimeout(() => settle(() => reject(o.onTimeout?.() ?? new Error(`timed out after ${o.ms} ms`))), o.ms);
+    p.then(
+      (v) => settle(() => resolve(v)),
+      (e: unknown) => settle(() => reject(e)),
+    );
   });
 }

@@ -97,7 +97,10 @@ export class ShardWriter {
     const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(call.keys.length, call.keys, call.args); // arrays: ioredis flattens them once
     const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };
     if (status === ApplyStatus.DRIFT) result.drift = builtFrom ?? "";
-    if (status === ApplyStatus.WRONG_TYPE) throw new Error(`${this.shardId}: cannot apply partition ${partition}: ${builtFrom}, not a sorted set (nothing was applied; fix or delete the key)`);
+    if (status === ApplyStatus.WRONG_TYPE)
+      throw new Error(
+        `${this.shardId}: cannot apply partition ${partition}: ${builtFrom}, not a sorted set (nothing was applied; fix or delete the key)`,
+      );
     return result;
   }
 

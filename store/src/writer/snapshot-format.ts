@@ -49,7 +49,8 @@ export interface EntryToEncode {
 }
 
 /** The byte length of a value given whole or in parts. */
-export const valueLength = (value: Buffer | readonly Buffer[]): number => (Buffer.isBuffer(value) ? value.length : value.reduce((sum, b) => sum + b.length, 0));
+export const valueLength = (value: Buffer | readonly Buffer[]): number =>
+  Buffer.isBuffer(value) ? value.length : value.reduce((sum, b) => sum + b.length, 0);
 
 /** How many members a members encoding holds. */
 export function countMembers(value: Buffer): number {
@@ -285,10 +286,21 @@ export function decodeManifest(value: Buffer | null): { manifest: SnapshotManife
   }
   if (m.format !== SNAPSHOT_FORMAT) return { problem: `format ${String(m.format)}, not ${SNAPSHOT_FORMAT}` };
   const c = m.chunks;
-  const ok = typeof m.shardId === "string" && typeof m.snapshotId === "string" && typeof m.builtFrom === "string" && typeof m.sha256 === "string"
-    && typeof m.offsets === "object" && m.offsets !== null && Object.values(m.offsets).every((o) => typeof o === "string" && /^-?\d+$/.test(o))
-    && [m.takenAtMs, m.records, m.players, m.keys, m.bytes].every((n) => Number.isSafeInteger(n))
-    && typeof c === "object" && c !== null && (c.slot === "a" || c.slot === "b") && Number.isInteger(c.partition) && Number.isInteger(c.count)
-    && /^\d+$/.test(String(c.firstOffset)) && /^\d+$/.test(String(c.lastOffset));
+  const ok =
+    typeof m.shardId === "string" &&
+    typeof m.snapshotId === "string" &&
+    typeof m.builtFrom === "string" &&
+    typeof m.sha256 === "string" &&
+    typeof m.offsets === "object" &&
+    m.offsets !== null &&
+    Object.values(m.offsets).every((o) => typeof o === "string" && /^-?\d+$/.test(o)) &&
+    [m.takenAtMs, m.records, m.players, m.keys, m.bytes].every((n) => Number.isSafeInteger(n)) &&
+    typeof c === "object" &&
+    c !== null &&
+    (c.slot === "a" || c.slot === "b") &&
+    Number.isInteger(c.partition) &&
+    Number.isInteger(c.count) &&
+    /^\d+$/.test(String(c.firstOffset)) &&
+    /^\d+$/.test(String(c.lastOffset));
   return ok ? { manifest: m as SnapshotManifest } : { problem: "missing or malformed fields" };
 }

@@ -98,8 +98,27 @@ import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
 import { globEscape, unlinkPrefix } from "./key-scan.js";
 import {
-  BodyDecoder, CHUNK_BYTES, SNAPSHOT_FORMAT, chunkKey, chunkPartition, countMembers, decodeChunk, decodeManifest, dropMembers, encodeBody, encodeChunk, encodeManifest, encodeMembers, manifestKey, manifestOffsets, membersOf, valueLength,
-  type ChunkSlot, type EntryToEncode, type SnapshotEntry, type SnapshotManifest,
+  BodyDecoder,
+  CHUNK_BYTES,
+  SNAPSHOT_FORMAT,
+  chunkKey,
+  chunkPartition,
+  countMembers,
+  decodeChunk,
+  decodeManifest,
+  dropMembers,
+  encodeBody,
+  encodeChunk,
+  encodeManifest,
+  encodeMembers,
+  manifestKey,
+  manifestOffsets,
+  membersOf,
+  valueLength,
+  type ChunkSlot,
+  type EntryToEncode,
+  type SnapshotEntry,
+  type SnapshotManifest,
 } from "./snapshot-format.js";
 import type { SnapshotLog, SnapshotWriter } from "./log-port.js";
 
@@ -159,15 +178,18 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
   try {
     frozen = await readShard(o.redis, o.keyPrefix, o.signal, o.finalJournal);
   } catch (err) {
-    if (err instanceof ShardMoving) return { skipped: "the shard's slots are moving (AdminService.Reshard): no snapshot until the move is done" };
+    if (err instanceof ShardMoving)
+      return { skipped: "the shard's slots are moving (AdminService.Reshard): no snapshot until the move is done" };
     throw err;
   }
-  if (frozen.builtFrom !== o.builtFrom) return { skipped: `the shard's Redis is built from "${frozen.builtFrom ?? "nothing"}", not "${o.builtFrom}"` };
+  if (frozen.builtFrom !== o.builtFrom)
+    return { skipped: `the shard's Redis is built from "${frozen.builtFrom ?? "nothing"}", not "${o.builtFrom}"` };
   const offsets: Record<string, string> = {};
   let records = 0;
   for (const p of o.slots) {
     const offset = BigInt(frozen.offsets[String(p)] ?? "-1");
-    if (offset < (o.notBefore?.get(p) ?? -1n)) return { skipped: `partition ${p} is at offset ${offset}, behind the latest snapshot (${o.notBefore!.get(p)})` };
+    if (offset < (o.notBefore?.get(p) ?? -1n))
+      return { skipped: `partition ${p} is at offset ${offset}, behind the latest snapshot (${o.notBefore!.get(p)})` };
     offsets[String(p)] = offset.toString();
     records += Number(offset + 1n);
   }
@@ -185,24 +207,49 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
   let index = 0;
   for (const slice of encodeBody(frozen.entries, hash)) {
     o.signal?.throwIfAborted();
-    const [meta] = await o.producer.send(o.topic, [{ key: chunkKey(o.shardId, o.slot, index), value: encodeChunk({ snapshotId, index, count }, slice), partition }]);
+    const [meta] = await o.producer.send(o.topic, [
+      { key: chunkKey(o.shardId, o.slot, index), value: encodeChunk({ snapshotId, index, count }, slice), partition },
+    ]);
     if (index === 0) firstOffset = meta!.baseOffset;
     lastOffset = meta!.baseOffset;
     index++;
   }
   if (index !== count) throw new Error(`snapshot ${snapshotId}: wrote ${index} chunks, expected ${count}`);
   const manifest: SnapshotManifest = {
-    format: SNAPSHOT_FORMAT, shardId: o.shardId, snapshotId, builtFrom: o.builtFrom, takenAtMs: Date.now(), offsets, records, players: frozen.players,
-    keys: frozen.entries.length, bytes, sha256: hash.digest("hex"), chunks: { slot: o.slot, partition, count, firstOffset, lastOffset },
+    format: SNAPSHOT_FORMAT,
+    shardId: o.shardId,
+    snapshotId,
+    builtFrom: o.builtFrom,
+    takenAtMs: Date.now(),
+    offsets,
+    records,
+    players: frozen.players,
+    keys: frozen.entries.length,
+    bytes,
+    sha256: hash.digest("hex"),
+    chunks: { slot: o.slot, partition, count, firstOffset, lastOffset },
   };
   o.signal?.throwIfAborted();
   await o.producer.send(o.topic, [{ key: manifestKey(o.shardId), value: encodeManifest(manifest), partition: 0 }]);
   if ((o.staleChunks ?? 0) > count) {
-    const stale = Array.from({ length: o.staleChunks! - count }, (_, i) => ({ key: chunkKey(o.shardId, o.slot, count + i), value: null, partition }));
+    const stale = Array.from({ length: o.staleChunks! - count }, (_, i) => ({
+      key: chunkKey(o.shardId, o.slot, count + i),
+      value: null,
+      partition,
+    }));
     await o.producer.send(o.topic, stale);
   }
   const publishMs = performance.now() - publishStart;
-  return { manifest, readMs: frozen.readMs, publishMs, longestCallMs: frozen.longestCallMs, finishMs: frozen.finishMs, journaled: frozen.journaled, rotations: frozen.rotations, attempts: frozen.attempts };
+  return {
+    manifest,
+    readMs: frozen.readMs,
+    publishMs,
+    longestCallMs: frozen.longestCallMs,
+    finishMs: frozen.finishMs,
+    journaled: frozen.journaled,
+    rotations: frozen.rotations,
+    attempts: frozen.attempts,
+  };
 }
 
 interface Frozen {
@@ -251,7 +298,9 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       return out;
     };
     try {
-      const listed = await timed(redis.ladderSnapshotBegin(keys.snapshotReading, keys.snapshotJournal, keys.move, id, JOURNAL_TTL_MS, pattern));
+      const listed = await timed(
+        redis.ladderSnapshotBegin(keys.snapshotReading, keys.snapshotJournal, keys.move, id, JOURNAL_TTL_MS, pattern),
+      );
       if (listed[0] === "!moving") throw new ShardMoving();
       const atBegin = new Map<string, number>();
       for (let i = 0; i < listed.length; i += 2) atBegin.set(String(listed[i]), Number(listed[i + 1]));
@@ -284,7 +333,9 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       let rotations = 0;
       for (let round = 0; round < ROTATIONS; round++) {
         rotations++;
-        const [status, size] = await timed(redis.ladderSnapshotRotate(keys.snapshotReading, keys.snapshotJournal, keys.snapshotJournalSetAside, id));
+        const [status, size] = await timed(
+          redis.ladderSnapshotRotate(keys.snapshotReading, keys.snapshotJournal, keys.snapshotJournalSetAside, id),
+        );
         if (status !== 0) throw new ReadAgain(JOURNAL_STOPPED);
         let cursor = "0";
         do {
@@ -297,11 +348,24 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         if ((size ?? 0) <= finalJournal) break;
       }
       const t0 = performance.now();
-      const reply = await redis.ladderSnapshotFinishBuffer(keys.snapshotReading, keys.snapshotJournal, keys.offsets, keys.builtFrom, id, pattern);
+      const reply = await redis.ladderSnapshotFinishBuffer(
+        keys.snapshotReading,
+        keys.snapshotJournal,
+        keys.offsets,
+        keys.builtFrom,
+        id,
+        pattern,
+      );
       const finishMs = performance.now() - t0;
       longestCallMs = Math.max(longestCallMs, finishMs);
       if (reply[0] !== 0 || reply.length < 5) throw new ReadAgain(JOURNAL_STOPPED);
-      const [, built, offsetPairs, keyPairs, changedTriples] = reply as [number, Buffer | null, Buffer[], Array<Buffer | number>, Array<Buffer | null>];
+      const [, built, offsetPairs, keyPairs, changedTriples] = reply as [
+        number,
+        Buffer | null,
+        Buffer[],
+        Array<Buffer | number>,
+        Array<Buffer | null>,
+      ];
       note(changedTriples);
       // assembled page by page, giving the event loop back between pages: the node applies and
       // beats its heartbeat meanwhile (done in one go, millions of members held it for seconds)
@@ -312,7 +376,8 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       names.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
       for (const [key, expireAt] of names) {
         const before = atBegin.get(key);
-        if (before !== undefined && before !== expireAt) throw new ReadAgain(`${key} expired and was made again while the snapshot read it`);
+        if (before !== undefined && before !== expireAt)
+          throw new ReadAgain(`${key} expired and was made again while the snapshot read it`);
         const journal = changed.get(key);
         const parts: Buffer[] = [];
         let members = 0;
@@ -337,8 +402,16 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       const offsets: Record<string, string> = {};
       for (let i = 0; i < offsetPairs.length; i += 2) offsets[offsetPairs[i]!.toString()] = offsetPairs[i + 1]!.toString();
       return {
-        builtFrom: built === null ? null : built.toString(), offsets, entries, players, readMs: performance.now() - started, longestCallMs, finishMs,
-        journaled, rotations, attempts: attempt,
+        builtFrom: built === null ? null : built.toString(),
+        offsets,
+        entries,
+        players,
+        readMs: performance.now() - started,
+        longestCallMs,
+        finishMs,
+        journaled,
+        rotations,
+        attempts: attempt,
       };
     } catch (err) {
       if (!(err instanceof ReadAgain)) {
@@ -364,22 +437,32 @@ export interface SnapshotCandidates {
 }
 
 /** The usable manifests of `shardId` in the snapshot topic (none when the topic does not exist). */
-export async function findSnapshots(s: SnapshotSource & { shardId: string; builtFrom: string; signal?: AbortSignal }): Promise<SnapshotCandidates> {
+export async function findSnapshots(
+  s: SnapshotSource & { shardId: string; builtFrom: string; signal?: AbortSignal },
+): Promise<SnapshotCandidates> {
   const out: SnapshotCandidates = { candidates: [], ignored: [] };
   if ((await s.logClient.partitionsOf(s.topic)) === undefined) return out;
   const { low, high } = (await s.logClient.offsets(s.topic)).find((p) => p.partition === 0)!;
   if (high <= low) return out;
   const key = manifestKey(s.shardId);
   await s.logClient.readRange({
-    topic: s.topic, partition: 0, from: low, until: high - 1n, signal: s.signal,
+    topic: s.topic,
+    partition: 0,
+    from: low,
+    until: high - 1n,
+    signal: s.signal,
     onRecord(m) {
       if (m.key?.toString("utf8") !== key || m.value === null) return;
       const decoded = decodeManifest(m.value);
       if ("problem" in decoded) return void out.ignored.push(`manifest at offset ${m.offset}: ${decoded.problem}`);
       const manifest = decoded.manifest;
       out.newestSlot = manifest.chunks.slot;
-      if (manifest.shardId !== s.shardId) return void out.ignored.push(`snapshot ${manifest.snapshotId}: of ${manifest.shardId}, not ${s.shardId}`);
-      if (manifest.builtFrom !== s.builtFrom) return void out.ignored.push(`snapshot ${manifest.snapshotId}: built from something else: ${explainMismatch(s.builtFrom, manifest.builtFrom)}`);
+      if (manifest.shardId !== s.shardId)
+        return void out.ignored.push(`snapshot ${manifest.snapshotId}: of ${manifest.shardId}, not ${s.shardId}`);
+      if (manifest.builtFrom !== s.builtFrom)
+        return void out.ignored.push(
+          `snapshot ${manifest.snapshotId}: built from something else: ${explainMismatch(s.builtFrom, manifest.builtFrom)}`,
+        );
       out.candidates.unshift(manifest);
     },
   });
@@ -397,7 +480,9 @@ export interface LoadedSnapshot {
  * keys of the same names). Throws SnapshotUnusable when a chunk is missing or overwritten or
  * the body's checksum differs; the keys restored so far are left for the caller to delete.
  */
-export async function loadSnapshot(s: SnapshotSource & { manifest: SnapshotManifest; redis: Redis; targetPrefix: string; signal?: AbortSignal }): Promise<LoadedSnapshot> {
+export async function loadSnapshot(
+  s: SnapshotSource & { manifest: SnapshotManifest; redis: Redis; targetPrefix: string; signal?: AbortSignal },
+): Promise<LoadedSnapshot> {
   const started = performance.now();
   const m = s.manifest;
   const decoder = new BodyDecoder();
@@ -425,14 +510,22 @@ export async function loadSnapshot(s: SnapshotSource & { manifest: SnapshotManif
   };
   if (m.chunks.count > 0) {
     await s.logClient.readRange({
-      topic: s.topic, partition: m.chunks.partition, from: BigInt(m.chunks.firstOffset), until: BigInt(m.chunks.lastOffset), signal: s.signal,
+      topic: s.topic,
+      partition: m.chunks.partition,
+      from: BigInt(m.chunks.firstOffset),
+      until: BigInt(m.chunks.lastOffset),
+      signal: s.signal,
       async onRecord(record) {
         const key = record.key?.toString("utf8") ?? "";
         if (!key.startsWith(`${m.shardId}|${m.chunks.slot}|`)) return; // another shard's, or the other slot's
         const chunk = decodeChunk(record.value);
-        if (!chunk || chunk.header.snapshotId !== m.snapshotId) throw new SnapshotUnusable(`snapshot ${m.snapshotId}: chunk record ${key} at offset ${record.offset} belongs to another snapshot (overwritten)`);
+        if (!chunk || chunk.header.snapshotId !== m.snapshotId)
+          throw new SnapshotUnusable(
+            `snapshot ${m.snapshotId}: chunk record ${key} at offset ${record.offset} belongs to another snapshot (overwritten)`,
+          );
         if (chunk.header.index < next) return; // written twice (a producer retry): the same bytes again
-        if (chunk.header.index !== next) throw new SnapshotUnusable(`snapshot ${m.snapshotId}: chunk ${next} is missing (overwritten by a later snapshot?)`);
+        if (chunk.header.index !== next)
+          throw new SnapshotUnusable(`snapshot ${m.snapshotId}: chunk ${next} is missing (overwritten by a later snapshot?)`);
         next++;
         for (const e of decoder.push(chunk.slice)) await restore(e);
       },
@@ -445,7 +538,8 @@ export async function loadSnapshot(s: SnapshotSource & { manifest: SnapshotManif
   } catch (err) {
     throw new SnapshotUnusable(`snapshot ${m.snapshotId}: ${(err as Error).message}`);
   }
-  if (sha !== m.sha256 || decoder.bytes !== m.bytes) throw new SnapshotUnusable(`snapshot ${m.snapshotId}: its body does not match its manifest (SHA-256 or size)`);
+  if (sha !== m.sha256 || decoder.bytes !== m.bytes)
+    throw new SnapshotUnusable(`snapshot ${m.snapshotId}: its body does not match its manifest (SHA-256 or size)`);
   return { names, ms: performance.now() - started };
 }
 
@@ -481,7 +575,8 @@ export function notWorthLoading(m: SnapshotManifest, slots: readonly number[], a
   if (ahead >= 0) return `Redis has applied more of partition ${slots[ahead]} than snapshot ${m.snapshotId}`;
   const gain = slots.reduce((sum, p, i) => sum + Number((snap.get(p) ?? -1n) - applied[i]!), 0);
   const empty = applied.every((a) => a < 0n);
-  if (gain === 0 || (!empty && gain < m.players)) return `snapshot ${m.snapshotId} is only ${gain} records ahead of Redis (replaying them is cheaper than loading ${m.players} players)`;
+  if (gain === 0 || (!empty && gain < m.players))
+    return `snapshot ${m.snapshotId} is only ${gain} records ahead of Redis (replaying them is cheaper than loading ${m.players} players)`;
   return undefined;
 }
 

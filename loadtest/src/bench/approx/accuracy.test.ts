@@ -1,14 +1,42 @@
 import { describe, expect, it } from "vitest";
-import { accuracy, depthRanks, fromHistogram, histogramProblems, percentiles, sampleProblems, type ApproxAnswer, type Bucket, type RankSample } from "./accuracy.js";
+import {
+  accuracy,
+  depthRanks,
+  fromHistogram,
+  histogramProblems,
+  percentiles,
+  sampleProblems,
+  type ApproxAnswer,
+  type Bucket,
+  type RankSample,
+} from "./accuracy.js";
 
 // a board of 10 players: 2 with 0..9 points, 5 with 10..99, 3 with 100..max
-const HIST: Bucket[] = [{ min: 0, max: 9, count: 2 }, { min: 10, max: 99, count: 5 }, { min: 100, max: 1000, count: 3 }];
+const HIST: Bucket[] = [
+  { min: 0, max: 9, count: 2 },
+  { min: 10, max: 99, count: 5 },
+  { min: 100, max: 1000, count: 3 },
+];
 const RANGES = HIST.map(({ min, max }) => ({ min, max }));
-const answer = (over: Partial<ApproxAnswer>): ApproxAnswer => ({ estimate: 5, atLeast: 4, atMost: 8, total: 10, score: 50, bucket: HIST[1]!, ...over });
+const answer = (over: Partial<ApproxAnswer>): ApproxAnswer => ({
+  estimate: 5,
+  atLeast: 4,
+  atMost: 8,
+  total: 10,
+  score: 50,
+  bucket: HIST[1]!,
+  ...over,
+});
 /** A player with 50 points at exact rank 6: 3 players above its bucket, 4 with more points than it, 6 with at least as many. */
 const sample = (over: Partial<RankSample> = {}): RankSample => ({
-  playerId: "p:1", exact: 6, points: 50, above: 4, atOrAbove: 6,
-  byPlayer: answer({}), byScore: answer({ atMost: 9 }), ...over,
+  playerId: "p:1",
+  exact: 6,
+  points: 50,
+  above: 4,
+  atOrAbove: 6,
+  byPlayer: answer({}),
+  byScore: answer({ atMost: 9 }),
+  ...over,
 });
 
 describe("bench > approx > accuracy", () => {
@@ -40,8 +68,12 @@ describe("bench > approx > accuracy", () => {
   });
 
   it("fails bounds that are not the histogram's, an estimate outside them, or a wrong player's points", () => {
-    expect(sampleProblems(sample({ byPlayer: answer({ atLeast: 5 }), byScore: answer({ atLeast: 5, atMost: 9 }) }), HIST, 10).join("\n")).toMatch(/the histogram: 3 entries in better buckets/);
-    expect(sampleProblems(sample({ byPlayer: answer({ estimate: 9 }), byScore: answer({ estimate: 9, atMost: 9 }) }), HIST, 10).join("\n")).toMatch(/estimate 9 outside \[4, 8\]/);
+    expect(
+      sampleProblems(sample({ byPlayer: answer({ atLeast: 5 }), byScore: answer({ atLeast: 5, atMost: 9 }) }), HIST, 10).join("\n"),
+    ).toMatch(/the histogram: 3 entries in better buckets/);
+    expect(
+      sampleProblems(sample({ byPlayer: answer({ estimate: 9 }), byScore: answer({ estimate: 9, atMost: 9 }) }), HIST, 10).join("\n"),
+    ).toMatch(/estimate 9 outside \[4, 8\]/);
     expect(sampleProblems(sample({ byPlayer: answer({ score: 49 }) }), HIST, 10).join("\n")).toMatch(/by player_id, 49 points/);
   });
 
@@ -52,7 +84,9 @@ describe("bench > approx > accuracy", () => {
   });
 
   it("fails a GetRank that is not among the entries with its points", () => {
-    expect(sampleProblems(sample({ above: 6, atOrAbove: 7 }), HIST, 10).join("\n")).toMatch(/GetCount counts 6 entries with more points and 7/);
+    expect(sampleProblems(sample({ above: 6, atOrAbove: 7 }), HIST, 10).join("\n")).toMatch(
+      /GetCount counts 6 entries with more points and 7/,
+    );
   });
 
   it("takes nearest-rank percentiles", () => {

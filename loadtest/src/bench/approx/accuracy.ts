@@ -36,13 +36,20 @@ export interface RankSample {
 }
 
 /** What is wrong with a GetHistogram answer: `counted[i]` is GetCount over expected[i]'s points range. */
-export function histogramProblems(buckets: readonly Bucket[], total: number, expected: ReadonlyArray<{ min: number; max: number }>, players: number, counted: readonly number[]): string[] {
+export function histogramProblems(
+  buckets: readonly Bucket[],
+  total: number,
+  expected: ReadonlyArray<{ min: number; max: number }>,
+  players: number,
+  counted: readonly number[],
+): string[] {
   const out: string[] = [];
   if (buckets.length !== expected.length) out.push(`${buckets.length} buckets, the bounds make ${expected.length}`);
   expected.forEach((e, i) => {
     const b = buckets[i];
     if (b && (b.min !== e.min || b.max !== e.max)) out.push(`bucket ${i}: [${b.min}, ${b.max}], the bounds make [${e.min}, ${e.max}]`);
-    if (b && b.count !== counted[i]) out.push(`bucket ${i} [${e.min}, ${e.max}]: ${b.count} entries, GetCount over its points counts ${counted[i]}`);
+    if (b && b.count !== counted[i])
+      out.push(`bucket ${i} [${e.min}, ${e.max}]: ${b.count} entries, GetCount over its points counts ${counted[i]}`);
   });
   const sum = buckets.reduce((s, b) => s + b.count, 0);
   if (sum !== total) out.push(`the buckets sum to ${sum}, the total is ${total}`);
@@ -64,21 +71,38 @@ export function sampleProblems(s: RankSample, histogram: readonly Bucket[], play
   const who = `${s.playerId} (${s.points} points, rank ${s.exact})`;
   const p = s.byPlayer;
   const q = s.byScore;
-  if (!(s.above < s.exact && s.exact <= s.atOrAbove)) out.push(`${who}: GetCount counts ${s.above} entries with more points and ${s.atOrAbove} with at least as many`);
+  if (!(s.above < s.exact && s.exact <= s.atOrAbove))
+    out.push(`${who}: GetCount counts ${s.above} entries with more points and ${s.atOrAbove} with at least as many`);
   if (p.score !== s.points) out.push(`${who}: by player_id, ${p.score} points`);
-  for (const [how, a] of [["by player_id", p], ["by score", q]] as const) {
+  for (const [how, a] of [
+    ["by player_id", p],
+    ["by score", q],
+  ] as const) {
     if (a.total !== players) out.push(`${who}: ${how}, total ${a.total}, ${players} players seeded`);
-    if (!(a.atLeast <= a.estimate && a.estimate <= a.atMost)) out.push(`${who}: ${how}, estimate ${a.estimate} outside [${a.atLeast}, ${a.atMost}]`);
+    if (!(a.atLeast <= a.estimate && a.estimate <= a.atMost))
+      out.push(`${who}: ${how}, estimate ${a.estimate} outside [${a.atLeast}, ${a.atMost}]`);
   }
-  if (!(p.atLeast <= s.exact && s.exact <= p.atMost)) out.push(`${who}: by player_id, bounds [${p.atLeast}, ${p.atMost}] do not hold the exact rank`);
+  if (!(p.atLeast <= s.exact && s.exact <= p.atMost))
+    out.push(`${who}: by player_id, bounds [${p.atLeast}, ${p.atMost}] do not hold the exact rank`);
   const h = fromHistogram(histogram, s.points);
   if (p.atLeast !== h.better + 1 || p.atMost !== h.better + (h.bucket?.count ?? NaN) || !sameBucket(p.bucket, h.bucket)) {
-    out.push(`${who}: by player_id, [${p.atLeast}, ${p.atMost}] in [${p.bucket.min}, ${p.bucket.max}] (${p.bucket.count}); the histogram: ${h.better} entries in better buckets, ${h.bucket?.count} in [${h.bucket?.min}, ${h.bucket?.max}]`);
+    out.push(
+      `${who}: by player_id, [${p.atLeast}, ${p.atMost}] in [${p.bucket.min}, ${p.bucket.max}] (${p.bucket.count}); the histogram: ${h.better} entries in better buckets, ${h.bucket?.count} in [${h.bucket?.min}, ${h.bucket?.max}]`,
+    );
   }
-  if (q.score !== s.points || q.atLeast !== p.atLeast || q.atMost !== p.atMost + 1 || q.estimate !== p.estimate || !sameBucket(q.bucket, p.bucket)) {
-    out.push(`${who}: by score, [${q.atLeast}, ${q.atMost}] estimate ${q.estimate} in [${q.bucket.min}, ${q.bucket.max}] (${q.bucket.count}); by player_id [${p.atLeast}, ${p.atMost}] estimate ${p.estimate} in [${p.bucket.min}, ${p.bucket.max}] (${p.bucket.count})`);
+  if (
+    q.score !== s.points ||
+    q.atLeast !== p.atLeast ||
+    q.atMost !== p.atMost + 1 ||
+    q.estimate !== p.estimate ||
+    !sameBucket(q.bucket, p.bucket)
+  ) {
+    out.push(
+      `${who}: by score, [${q.atLeast}, ${q.atMost}] estimate ${q.estimate} in [${q.bucket.min}, ${q.bucket.max}] (${q.bucket.count}); by player_id [${p.atLeast}, ${p.atMost}] estimate ${p.estimate} in [${p.bucket.min}, ${p.bucket.max}] (${p.bucket.count})`,
+    );
   }
-  if (!(q.atLeast <= s.above + 1 && s.atOrAbove + 1 <= q.atMost)) out.push(`${who}: by score, [${q.atLeast}, ${q.atMost}] do not hold a new entry's ranks ${s.above + 1}..${s.atOrAbove + 1}`);
+  if (!(q.atLeast <= s.above + 1 && s.atOrAbove + 1 <= q.atMost))
+    out.push(`${who}: by score, [${q.atLeast}, ${q.atMost}] do not hold a new entry's ranks ${s.above + 1}..${s.atOrAbove + 1}`);
   return out;
 }
 
@@ -106,7 +130,9 @@ export interface Accuracy {
   relError: Pcts;
 }
 
-export function accuracy(samples: ReadonlyArray<{ exact: number; answer: Pick<ApproxAnswer, "estimate" | "atLeast" | "atMost"> }>): Accuracy {
+export function accuracy(
+  samples: ReadonlyArray<{ exact: number; answer: Pick<ApproxAnswer, "estimate" | "atLeast" | "atMost"> }>,
+): Accuracy {
   const err = samples.map((s) => Math.abs(s.answer.estimate - s.exact));
   return {
     n: samples.length,

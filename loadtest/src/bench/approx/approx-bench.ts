@@ -53,18 +53,33 @@ export const approxBenchmark: Benchmark = {
   async run(ctx) {
     const h2loadVersion = await requireH2load();
     const p = ctx.plan.approx;
-    const boards: ApproxBoard[] = p.boundCounts.map((n) => ({ name: `approx-h${n}`, bounds: quantileBounds(DEFAULT_SCORE_SHAPE, n, BENCH_SPEC) }));
+    const boards: ApproxBoard[] = p.boundCounts.map((n) => ({
+      name: `approx-h${n}`,
+      bounds: quantileBounds(DEFAULT_SCORE_SHAPE, n, BENCH_SPEC),
+    }));
     boards.forEach((b, i) => {
-      if (b.bounds.length !== p.boundCounts[i]) throw new Error(`${p.boundCounts[i]} bounds asked, the score law gives ${b.bounds.length} distinct ones`);
+      if (b.bounds.length !== p.boundCounts[i])
+        throw new Error(`${p.boundCounts[i]} bounds asked, the score law gives ${b.bounds.length} distinct ones`);
     });
-    ctx.say(`starting a 3-shard cluster; ${size(p.players)} players through Kafka on each of ${boards.map((b) => `"${b.name}" (${b.bounds.length} bounds)`).join(" and ")}`);
+    ctx.say(
+      `starting a 3-shard cluster; ${size(p.players)} players through Kafka on each of ${boards.map((b) => `"${b.name}" (${b.bounds.length} bounds)`).join(" and ")}`,
+    );
     const cluster = await startIngestCluster(ctx, 3);
     const address = cluster.services.routerAddress;
-    const reader = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 60_000, token: undefined });
+    const reader = clusterClients({
+      router: address,
+      ingest: cluster.services.ingestAddress,
+      connections: 2,
+      timeoutMs: 60_000,
+      token: undefined,
+    });
     const admin = new LadderClient({ router: address, token: cluster.adminToken });
     const health = createClient(Health, address);
     try {
-      for (const b of boards) await admin.admin.createBoard({ board: { name: b.name, defaultOp: Operation.SET, rules: { histogramBounds: b.bounds.map(BigInt) } } });
+      for (const b of boards)
+        await admin.admin.createBoard({
+          board: { name: b.name, defaultOp: Operation.SET, rules: { histogramBounds: b.bounds.map(BigInt) } },
+        });
       const seeded: string[] = [];
       for (const b of boards) seeded.push(await seedThroughKafka(ctx, cluster, b.name, p.players));
 
@@ -79,9 +94,19 @@ export const approxBenchmark: Benchmark = {
       const deep = await playersAt(reader, boards[0]!.name, depthRanks(p.players));
       const checked: BoardChecked[] = [];
       for (const b of boards) checked.push(await checkBoard(reader, b, sampled, deep, p.players, fail));
-      ctx.say(`  checked: ${checks.length} answers (histograms, ${sampled.length} sampled players and ${deep.length} at fixed depths on each board), all right`);
-      const accuracy: AccuracyRow[] = boards.map((b, i) => ({ board: b.name, bounds: b.bounds.length, accuracy: checked[i]!.accuracy, depth: checked[i]!.depth }));
-      for (const a of accuracy) ctx.say(`  ${a.bounds} bounds: bound width p50 ${a.accuracy.width.p50} ranks (max ${a.accuracy.width.max}), estimate error p50 ${a.accuracy.absError.p50} ranks (max ${a.accuracy.absError.max})`);
+      ctx.say(
+        `  checked: ${checks.length} answers (histograms, ${sampled.length} sampled players and ${deep.length} at fixed depths on each board), all right`,
+      );
+      const accuracy: AccuracyRow[] = boards.map((b, i) => ({
+        board: b.name,
+        bounds: b.bounds.length,
+        accuracy: checked[i]!.accuracy,
+        depth: checked[i]!.depth,
+      }));
+      for (const a of accuracy)
+        ctx.say(
+          `  ${a.bounds} bounds: bound width p50 ${a.accuracy.width.p50} ranks (max ${a.accuracy.width.max}), estimate error p50 ${a.accuracy.absError.p50} ranks (max ${a.accuracy.absError.max})`,
+        );
 
       // the Node client: one call at a time, its costs
       const probes = costProbes(cluster);
@@ -94,7 +119,9 @@ export const approxBenchmark: Benchmark = {
           const one = (rep: number) => ask(reader, b.name, call, samples[rep % samples.length]!);
           const { ms: msEach, cost } = await timeBlock(probes, idle[0]!, p.nodeCalls, one);
           node.push({ board: b.name, bounds: b.bounds.length, call, calls: p.nodeCalls, latencyMs: aloneSummary(msEach), cost });
-          ctx.say(`  ${b.bounds.length} bounds, ${CALL_LABELS[call]}: p50 ${aloneSummary(msEach).p50} ms, router ${(cost.routerMs * 1000).toFixed(0)} µs, Redis ${(cost.redisMs * 1000).toFixed(0)} µs, ${cost.redisScripts} scripts per call; others ${cost.othersCores} cores`);
+          ctx.say(
+            `  ${b.bounds.length} bounds, ${CALL_LABELS[call]}: p50 ${aloneSummary(msEach).p50} ms, router ${(cost.routerMs * 1000).toFixed(0)} µs, Redis ${(cost.redisMs * 1000).toFixed(0)} µs, ${cost.redisScripts} scripts per call; others ${cost.othersCores} cores`,
+          );
         }
       }
       idle.push(await restRates(probes, QUIET_S));
@@ -102,7 +129,11 @@ export const approxBenchmark: Benchmark = {
       const h2 = await h2loadRounds(ctx, address, probes, idle[0]!, p, boards, checked);
       const run: ApproxRun = { h2loadVersion, boards, seeded, checks, idle, accuracy, node, h2 };
       // every sampled answer, so that the accuracy figures can be worked out again from the JSON
-      const sampleAnswers = boards.map((b, i) => ({ board: b.name, columns: SAMPLE_COLUMNS, rows: checked[i]!.samples.map((x) => [x.playerId, x.exact, x.points, x.byPlayer.atLeast, x.byPlayer.atMost, x.byPlayer.estimate]) }));
+      const sampleAnswers = boards.map((b, i) => ({
+        board: b.name,
+        columns: SAMPLE_COLUMNS,
+        rows: checked[i]!.samples.map((x) => [x.playerId, x.exact, x.points, x.byPlayer.atLeast, x.byPlayer.atMost, x.byPlayer.estimate]),
+      }));
       return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p) };
     } finally {
       reader.close();
@@ -117,13 +148,18 @@ export const approxBenchmark: Benchmark = {
 async function ask(c: ClusterClients, board: string, call: CallKind, s: RankSample): Promise<void> {
   if (call === "rank") {
     const r = await c.router().getRank({ board, playerId: s.playerId });
-    if (Number(r.entry!.rank) !== s.exact) throw new Error(`GetRank of ${s.playerId} on ${board}: ${r.entry!.rank}, ${s.exact} when checked`);
+    if (Number(r.entry!.rank) !== s.exact)
+      throw new Error(`GetRank of ${s.playerId} on ${board}: ${r.entry!.rank}, ${s.exact} when checked`);
     return;
   }
-  const of = call === "approx-score" ? { case: "score" as const, value: BigInt(s.points) } : { case: "playerId" as const, value: s.playerId };
+  const of =
+    call === "approx-score" ? { case: "score" as const, value: BigInt(s.points) } : { case: "playerId" as const, value: s.playerId };
   const r = await c.router().getApproximateRank({ board, of });
   const want = call === "approx-score" ? s.byScore : s.byPlayer;
-  if (Number(r.rankAtLeast) !== want.atLeast || Number(r.rankAtMost) !== want.atMost) throw new Error(`${CALL_LABELS[call]} of ${s.playerId} on ${board}: [${r.rankAtLeast}, ${r.rankAtMost}], [${want.atLeast}, ${want.atMost}] when checked`);
+  if (Number(r.rankAtLeast) !== want.atLeast || Number(r.rankAtMost) !== want.atMost)
+    throw new Error(
+      `${CALL_LABELS[call]} of ${s.playerId} on ${board}: [${r.rankAtLeast}, ${r.rankAtMost}], [${want.atLeast}, ${want.atMost}] when checked`,
+    );
 }
 
 /** One request h2load sends. */
@@ -142,33 +178,67 @@ function roundAsks(r: number, boards: readonly ApproxBoard[], checked: readonly 
     const s = checked[i]!.samples[r % checked[i]!.samples.length]!;
     out.push(
       { board, call: "rank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: board.name, playerId: s.playerId } },
-      { board, call: "approx-score", path: `${SERVICE}/GetApproximateRank`, schema: GetApproximateRankRequestSchema, init: { board: board.name, of: { case: "score", value: BigInt(s.points) } } },
-      { board, call: "approx-player", path: `${SERVICE}/GetApproximateRank`, schema: GetApproximateRankRequestSchema, init: { board: board.name, of: { case: "playerId", value: s.playerId } } },
+      {
+        board,
+        call: "approx-score",
+        path: `${SERVICE}/GetApproximateRank`,
+        schema: GetApproximateRankRequestSchema,
+        init: { board: board.name, of: { case: "score", value: BigInt(s.points) } },
+      },
+      {
+        board,
+        call: "approx-player",
+        path: `${SERVICE}/GetApproximateRank`,
+        schema: GetApproximateRankRequestSchema,
+        init: { board: board.name, of: { case: "playerId", value: s.playerId } },
+      },
     );
   });
   return out;
 }
 
-async function h2loadRounds(ctx: BenchContext, address: string, probes: CostProbes, idle: IdleRates, p: ApproxPlan, boards: readonly ApproxBoard[], checked: readonly BoardChecked[]): Promise<ApproxH2Row[]> {
+async function h2loadRounds(
+  ctx: BenchContext,
+  address: string,
+  probes: CostProbes,
+  idle: IdleRates,
+  p: ApproxPlan,
+  boards: readonly ApproxBoard[],
+  checked: readonly BoardChecked[],
+): Promise<ApproxH2Row[]> {
   const samples = new Map<string, { ask: H2Ask; rounds: ApproxH2Row["rounds"] }>();
   for (let round = 0; round < p.rounds; round++) {
     let floor = NaN;
     const rankRate = new Map<string, number>();
     for (const a of roundAsks(round, boards, checked)) {
       const key = `${a.board?.name ?? ""} ${a.call}`;
-      const r = await h2loadRun(ctx.dataDir, { address, path: a.path, body: grpcFrame(a.schema, a.init as never), tag: `approx-${round}-${key}` }, p, probes, idle);
+      const r = await h2loadRun(
+        ctx.dataDir,
+        { address, path: a.path, body: grpcFrame(a.schema, a.init as never), tag: `approx-${round}-${key}` },
+        p,
+        probes,
+        idle,
+      );
       if (a.call === "floor") floor = r.rate;
       if (a.call === "rank") rankRate.set(a.board!.name, r.rate);
       const ofRank = a.board ? r.rate / rankRate.get(a.board.name)! : NaN;
       const s = samples.get(key) ?? { ask: a, rounds: [] };
       s.rounds.push({ ...r, ofFloor: r.rate / floor, ofRank });
       samples.set(key, s);
-      ctx.say(`  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores`);
+      ctx.say(
+        `  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores`,
+      );
     }
   }
   return [...samples.values()].map(({ ask: a, rounds }) => ({
-    ...(a.board ? { board: a.board.name, bounds: a.board.bounds.length } : {}), call: a.call, rounds,
-    rate: median(rounds.map((x) => x.rate)), ofFloor: median(rounds.map((x) => x.ofFloor)), ofRank: median(rounds.map((x) => x.ofRank)), meanMs: median(rounds.map((x) => x.meanMs)),
-    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)), redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
+    ...(a.board ? { board: a.board.name, bounds: a.board.bounds.length } : {}),
+    call: a.call,
+    rounds,
+    rate: median(rounds.map((x) => x.rate)),
+    ofFloor: median(rounds.map((x) => x.ofFloor)),
+    ofRank: median(rounds.map((x) => x.ofRank)),
+    meanMs: median(rounds.map((x) => x.meanMs)),
+    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)),
+    redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
   }));
 }

@@ -50,7 +50,17 @@ export interface ApproxH2Row {
   meanMs: number;
   routerUsPerCall: number;
   redisUsPerCall: number;
-  rounds: Array<{ rate: number; ofFloor: number; ofRank: number; meanMs: number; routerUsPerCall: number; redisUsPerCall: number; machineCores: number; othersCores: number; settledS: number }>;
+  rounds: Array<{
+    rate: number;
+    ofFloor: number;
+    ofRank: number;
+    meanMs: number;
+    routerUsPerCall: number;
+    redisUsPerCall: number;
+    machineCores: number;
+    othersCores: number;
+    settledS: number;
+  }>;
 }
 
 export interface ApproxTablesInput {
@@ -64,7 +74,14 @@ export const relPct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).t
 const boardLabel = (r: { bounds: number }) => `${r.bounds} bounds`;
 
 export function accuracyTable(rows: readonly AccuracyRow[], p: Pick<ApproxPlan, "players">): Table {
-  const line = (r: AccuracyRow, what: string, x: Pcts, f: (v: number) => string) => [boardLabel(r), what, f(x.p50), f(x.p90), f(x.p99), f(x.max)];
+  const line = (r: AccuracyRow, what: string, x: Pcts, f: (v: number) => string) => [
+    boardLabel(r),
+    what,
+    f(x.p50),
+    f(x.p90),
+    f(x.p99),
+    f(x.max),
+  ];
   return {
     title: `What an approximate rank gives up: GetApproximateRank(player_id) of ${count(rows[0]?.accuracy.n ?? 0)} players drawn uniformly from the ${size(p.players)}, against GetRank`,
     columns: ["histogram", "figure", "p50", "p90", "p99", "max"],
@@ -83,10 +100,16 @@ export function depthTable(rows: readonly AccuracyRow[]): Table {
     title: "By depth: the player at each exact rank (GetEntryAtRank), its bounds and estimate on each board",
     columns: ["exact rank", "points", ...rows.flatMap((r) => [`${boardLabel(r)}: bounds`, "width", "estimate", "error ÷ exact"])],
     rows: first.map((s, i) => [
-      count(s.exact), count(s.points),
+      count(s.exact),
+      count(s.points),
       ...rows.flatMap((r) => {
         const d = r.depth[i]!.byPlayer;
-        return [`${count(d.atLeast)}..${count(d.atMost)}`, count(d.atMost - d.atLeast + 1), count(d.estimate), relPct(Math.abs(d.estimate - s.exact) / s.exact)];
+        return [
+          `${count(d.atLeast)}..${count(d.atMost)}`,
+          count(d.atMost - d.atLeast + 1),
+          count(d.estimate),
+          relPct(Math.abs(d.estimate - s.exact) / s.exact),
+        ];
       }),
     ]),
   };
@@ -96,10 +119,29 @@ export function nodeTable(rows: readonly ApproxNodeRow[], p: Pick<ApproxPlan, "n
   const rankOf = (r: ApproxNodeRow) => rows.find((x) => x.board === r.board && x.call === "rank");
   return {
     title: `One call at a time (Node client, n = ${count(p.nodeCalls)} calls each): latency and per-call cost`,
-    columns: ["histogram", "call", "p50 ms", "p99 ms", "p50 ÷ GetRank", "router CPU µs/call", "Redis CPU µs/call", "Redis scripts/call", "client CPU µs/call", "cores: machine / others"],
+    columns: [
+      "histogram",
+      "call",
+      "p50 ms",
+      "p99 ms",
+      "p50 ÷ GetRank",
+      "router CPU µs/call",
+      "Redis CPU µs/call",
+      "Redis scripts/call",
+      "client CPU µs/call",
+      "cores: machine / others",
+    ],
     rows: rows.map((r) => [
-      boardLabel(r), CALL_LABELS[r.call], ms(r.latencyMs.p50), ms(r.latencyMs.p99), ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50),
-      whole(r.cost.routerMs * 1000), whole(r.cost.redisMs * 1000), r.cost.redisScripts.toFixed(1), whole(r.cost.clientMs * 1000), `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`,
+      boardLabel(r),
+      CALL_LABELS[r.call],
+      ms(r.latencyMs.p50),
+      ms(r.latencyMs.p99),
+      ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50),
+      whole(r.cost.routerMs * 1000),
+      whole(r.cost.redisMs * 1000),
+      r.cost.redisScripts.toFixed(1),
+      whole(r.cost.clientMs * 1000),
+      `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`,
     ]),
   };
 }
@@ -107,10 +149,25 @@ export function nodeTable(rows: readonly ApproxNodeRow[], p: Pick<ApproxPlan, "n
 export function h2Table(rows: readonly ApproxH2Row[], p: Pick<ApproxPlan, "connections" | "streams" | "rounds">): Table {
   return {
     title: `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
-    columns: ["histogram", "call", "calls/s", "÷ health check", "÷ GetRank (same board, same round)", "router CPU µs/call", "Redis CPU µs/call", "h2load mean ms"],
+    columns: [
+      "histogram",
+      "call",
+      "calls/s",
+      "÷ health check",
+      "÷ GetRank (same board, same round)",
+      "router CPU µs/call",
+      "Redis CPU µs/call",
+      "h2load mean ms",
+    ],
     rows: rows.map((r) => [
-      r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }), r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call], rate(r.rate), pct(r.ofFloor),
-      r.call === "floor" ? "—" : `${Number(r.ofRank.toPrecision(3))}x`, whole(r.routerUsPerCall), r.call === "floor" ? "—" : whole(r.redisUsPerCall), ms(r.meanMs),
+      r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }),
+      r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call],
+      rate(r.rate),
+      pct(r.ofFloor),
+      r.call === "floor" ? "—" : `${Number(r.ofRank.toPrecision(3))}x`,
+      whole(r.routerUsPerCall),
+      r.call === "floor" ? "—" : whole(r.redisUsPerCall),
+      ms(r.meanMs),
     ]),
   };
 }

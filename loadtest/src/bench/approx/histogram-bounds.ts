@@ -18,12 +18,16 @@ export function normalQuantile(p: number): number {
   const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
   const low = 0.02425;
-  const tail = (q: number) => (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  const tail = (q: number) =>
+    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
   if (p < low) return tail(Math.sqrt(-2 * Math.log(p)));
   if (p > 1 - low) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
+    (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
 }
 
 /** The q-quantile of the seeded points' law before rounding: median · e^(sigma · Φ⁻¹(q)). */
@@ -32,7 +36,11 @@ export function scoreQuantile(shape: Pick<ScoreShape, "medianPoints" | "sigma">,
 }
 
 /** Up to n equal-depth bounds over the law (see the essay), strictly ascending, within (minPoints, maxPoints]. */
-export function quantileBounds(shape: Pick<ScoreShape, "medianPoints" | "sigma">, n: number, range: { minPoints: number; maxPoints: number }): number[] {
+export function quantileBounds(
+  shape: Pick<ScoreShape, "medianPoints" | "sigma">,
+  n: number,
+  range: { minPoints: number; maxPoints: number },
+): number[] {
   const out: number[] = [];
   for (let k = 1; k <= n; k++) {
     const b = Math.round(scoreQuantile(shape, k / (n + 1)) + 0.5);

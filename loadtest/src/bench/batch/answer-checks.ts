@@ -6,7 +6,13 @@
  * problems found as sentences (none: the answer is right).
  */
 import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
-import type { BoardRef, GetRankResponse, GetRanksResponse, GetStandingResponse, GetTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import type {
+  BoardRef,
+  GetRankResponse,
+  GetRanksResponse,
+  GetStandingResponse,
+  GetTopResponse,
+} from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 
 /** An entry without its message type, numbers as numbers. */
 export interface PlainEntry {
@@ -21,13 +27,26 @@ export function plain(e: Pick<Entry, "playerId" | "score" | "rank" | "reachedAtM
 }
 
 const show = (e: PlainEntry | undefined) => (e ? `${e.playerId} ${e.score} pts rank ${e.rank} at ${e.reachedAtMs}` : "none");
-const sameEntry = (a: PlainEntry | undefined, b: PlainEntry | undefined) => a !== undefined && b !== undefined && a.playerId === b.playerId && a.score === b.score && a.rank === b.rank && a.reachedAtMs === b.reachedAtMs;
+const sameEntry = (a: PlainEntry | undefined, b: PlainEntry | undefined) =>
+  a !== undefined &&
+  b !== undefined &&
+  a.playerId === b.playerId &&
+  a.score === b.score &&
+  a.rank === b.rank &&
+  a.reachedAtMs === b.reachedAtMs;
 
 /** A GetRanks answer for `asked` against GetRank of each of them (`single`, by player) on a board of `total` players. */
-export function ranksProblems(asked: readonly string[], res: Pick<GetRanksResponse, "entries" | "missing" | "total">, single: ReadonlyMap<string, Pick<GetRankResponse, "entry" | "total">>, total: number): string[] {
+export function ranksProblems(
+  asked: readonly string[],
+  res: Pick<GetRanksResponse, "entries" | "missing" | "total">,
+  single: ReadonlyMap<string, Pick<GetRankResponse, "entry" | "total">>,
+  total: number,
+): string[] {
   const problems: string[] = [];
-  if (res.missing.length) problems.push(`GetRanks reported ${res.missing.length} players missing (${res.missing.slice(0, 3).join(", ")}), every one has a score`);
-  if (res.entries.length !== asked.length - res.missing.length) problems.push(`GetRanks answered ${res.entries.length} entries and ${res.missing.length} missing for ${asked.length} players`);
+  if (res.missing.length)
+    problems.push(`GetRanks reported ${res.missing.length} players missing (${res.missing.slice(0, 3).join(", ")}), every one has a score`);
+  if (res.entries.length !== asked.length - res.missing.length)
+    problems.push(`GetRanks answered ${res.entries.length} entries and ${res.missing.length} missing for ${asked.length} players`);
   if (Number(res.total) !== total) problems.push(`GetRanks total ${res.total}, the board holds ${total}`);
   const seen = new Set<string>();
   res.entries.forEach((r, i) => {
@@ -47,27 +66,37 @@ export function ranksProblems(asked: readonly string[], res: Pick<GetRanksRespon
   return problems;
 }
 
-const refText = (r: Pick<BoardRef, "board" | "period" | "window">) => `${r.board}${r.period ? ` period ${r.period}` : ""}${r.window ? ` window ${r.window}` : ""}`;
+const refText = (r: Pick<BoardRef, "board" | "period" | "window">) =>
+  `${r.board}${r.period ? ` period ${r.period}` : ""}${r.window ? ` window ${r.window}` : ""}`;
 
 /** A GetStanding answer of one player on `refs` against GetRank of the player on each (`single`, in the same order). */
-export function standingProblems(refs: ReadonlyArray<Pick<BoardRef, "board" | "period" | "window">>, res: Pick<GetStandingResponse, "standings">, single: ReadonlyArray<Pick<GetRankResponse, "entry" | "total">>): string[] {
+export function standingProblems(
+  refs: ReadonlyArray<Pick<BoardRef, "board" | "period" | "window">>,
+  res: Pick<GetStandingResponse, "standings">,
+  single: ReadonlyArray<Pick<GetRankResponse, "entry" | "total">>,
+): string[] {
   const problems: string[] = [];
-  if (res.standings.length !== refs.length) problems.push(`GetStanding answered ${res.standings.length} standings for ${refs.length} boards`);
+  if (res.standings.length !== refs.length)
+    problems.push(`GetStanding answered ${res.standings.length} standings for ${refs.length} boards`);
   res.standings.forEach((s, i) => {
     const ref = refs[i];
     const one = single[i];
     if (!ref || !one) return;
     const where = refText(ref);
-    if (!s.board || refText(s.board) !== where) problems.push(`standing ${i} is of ${s.board ? refText(s.board) : "no board"}, asked ${where}`);
-    if (!s.found || !s.entry) return void problems.push(`${where}: not found, GetRank found ${show(one.entry ? plain(one.entry) : undefined)}`);
+    if (!s.board || refText(s.board) !== where)
+      problems.push(`standing ${i} is of ${s.board ? refText(s.board) : "no board"}, asked ${where}`);
+    if (!s.found || !s.entry)
+      return void problems.push(`${where}: not found, GetRank found ${show(one.entry ? plain(one.entry) : undefined)}`);
     const e = plain(s.entry);
     const o = one.entry ? plain(one.entry) : undefined;
     if (!sameEntry(e, o)) problems.push(`${where}: GetStanding ${show(e)}, GetRank ${show(o)}`);
     const total = Number(s.total);
     if (total !== Number(one.total)) problems.push(`${where}: GetStanding total ${total}, GetRank total ${one.total}`);
     if (!(total > 0) || e.rank < 1 || e.rank > total) return void problems.push(`${where}: rank ${e.rank} of ${total}`);
-    if (Math.abs(s.topPercent - (100 * e.rank) / total) > 1e-9) problems.push(`${where}: top_percent ${s.topPercent}, 100 × ${e.rank} / ${total} = ${(100 * e.rank) / total}`);
-    if (Math.abs(s.percentile - (100 * (total - e.rank)) / total) > 1e-9) problems.push(`${where}: percentile ${s.percentile}, 100 × (${total} − ${e.rank}) / ${total} = ${(100 * (total - e.rank)) / total}`);
+    if (Math.abs(s.topPercent - (100 * e.rank) / total) > 1e-9)
+      problems.push(`${where}: top_percent ${s.topPercent}, 100 × ${e.rank} / ${total} = ${(100 * e.rank) / total}`);
+    if (Math.abs(s.percentile - (100 * (total - e.rank)) / total) > 1e-9)
+      problems.push(`${where}: percentile ${s.percentile}, 100 × (${total} − ${e.rank}) / ${total} = ${(100 * (total - e.rank)) / total}`);
   });
   return problems;
 }
@@ -123,7 +152,12 @@ export class PageWalk {
 }
 
 /** A page measured against the walk's entries at its ranks (`expected`, in order): the same entries, and cursors where they must be. */
-export function pageProblems(what: string, page: Pick<GetTopResponse, "entries" | "total" | "nextCursor" | "previousCursor">, expected: readonly PlainEntry[], total: number): string[] {
+export function pageProblems(
+  what: string,
+  page: Pick<GetTopResponse, "entries" | "total" | "nextCursor" | "previousCursor">,
+  expected: readonly PlainEntry[],
+  total: number,
+): string[] {
   const problems: string[] = [];
   const got = page.entries.map(plain);
   if (got.length !== expected.length) problems.push(`${what}: ${got.length} entries, expected ${expected.length}`);

@@ -8,7 +8,13 @@ import { LadderClient } from "@ladder/client";
 import { createClient } from "@ladder/client/grpc-stub";
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "@ladder/proto/grpc/health/v1/health_pb";
 import {
-  GetAroundRequestSchema, GetRankRequestSchema, GetRanksRequestSchema, GetStandingRequestSchema, GetTopRequestSchema, type BoardRef, type GetTopResponse,
+  GetAroundRequestSchema,
+  GetRankRequestSchema,
+  GetRanksRequestSchema,
+  GetStandingRequestSchema,
+  GetTopRequestSchema,
+  type BoardRef,
+  type GetTopResponse,
 } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { keyLayout } from "@ladder/store";
 import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
@@ -30,7 +36,18 @@ import { size } from "../output/format.js";
 import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";
 import { costProbes, h2loadRun, restRates, settle, timeBlock } from "./cluster-costs.js";
 import type { CostProbes, IdleRates } from "./cost-meter.js";
-import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets, windowPoints, DAILY_WINDOWS, type DayWritten } from "./daily-board.js";
+import {
+  behind,
+  dailyBatches,
+  dailyDefinition,
+  dailyPlayerIndexes,
+  dailyScores,
+  daysWritten,
+  maxOffsets,
+  windowPoints,
+  DAILY_WINDOWS,
+  type DayWritten,
+} from "./daily-board.js";
 import { inFlight } from "./node-runs.js";
 import { cursorDepths, keptEnds, pageAsks, pageLabel, type PageAsk, type Walk } from "./page-plan.js";
 
@@ -71,7 +88,15 @@ interface Ask<D extends DescMessage = DescMessage> {
 export interface BatchRun {
   h2loadVersion: string;
   seeded: string;
-  daily: { players: number; stride: number; days: DayWritten[]; updates: number; ackSeconds: number; appliedSeconds: number; counts: Record<string, number> };
+  daily: {
+    players: number;
+    stride: number;
+    days: DayWritten[];
+    updates: number;
+    ackSeconds: number;
+    appliedSeconds: number;
+    counts: Record<string, number>;
+  };
   checks: string[];
   idle: IdleRates[];
   node: NodeRow[];
@@ -87,11 +112,25 @@ export const batchBenchmark: Benchmark = {
   async run(ctx) {
     const h2loadVersion = await requireH2load();
     const p = ctx.plan.batch;
-    ctx.say(`starting a 3-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}", ${size(p.dailyPlayers)} of them through ingest on the daily board "${DAILY}" (2 days)`);
+    ctx.say(
+      `starting a 3-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}", ${size(p.dailyPlayers)} of them through ingest on the daily board "${DAILY}" (2 days)`,
+    );
     const cluster = await startIngestCluster(ctx, 3);
     const address = cluster.services.routerAddress;
-    const reader = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 60_000, token: undefined });
-    const writer = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 60_000, token: cluster.writeToken });
+    const reader = clusterClients({
+      router: address,
+      ingest: cluster.services.ingestAddress,
+      connections: 2,
+      timeoutMs: 60_000,
+      token: undefined,
+    });
+    const writer = clusterClients({
+      router: address,
+      ingest: cluster.services.ingestAddress,
+      connections: 2,
+      timeoutMs: 60_000,
+      token: cluster.writeToken,
+    });
     const admin = new LadderClient({ router: address, token: cluster.adminToken });
     const health = createClient(Health, address);
     try {
@@ -124,11 +163,18 @@ export const batchBenchmark: Benchmark = {
       // every answer checked first
       fail("health check: SERVING", (await health.check({})).status === HealthCheckResponse_ServingStatus.SERVING ? [] : ["not SERVING"]);
       for (const set of rankSets) {
-        const single = new Map(await Promise.all(set.map(async (playerId) => [playerId, await router().getRank({ board: BOARD, playerId })] as const)));
-        fail(`GetRanks of ${set.length} players = GetRank of each (set ${rankSets.indexOf(set) + 1})`, ranksProblems(set, await router().getRanks({ board: BOARD, playerIds: set }), single, p.players));
+        const single = new Map(
+          await Promise.all(set.map(async (playerId) => [playerId, await router().getRank({ board: BOARD, playerId })] as const)),
+        );
+        fail(
+          `GetRanks of ${set.length} players = GetRank of each (set ${rankSets.indexOf(set) + 1})`,
+          ranksProblems(set, await router().getRanks({ board: BOARD, playerIds: set }), single, p.players),
+        );
       }
       for (const playerId of standingPlayers) {
-        const single = await Promise.all(refs.map((r) => router().getRank({ board: r.board, period: r.period, window: r.window, playerId })));
+        const single = await Promise.all(
+          refs.map((r) => router().getRank({ board: r.board, period: r.period, window: r.window, playerId })),
+        );
         const problems = standingProblems(refs, await router().getStanding({ playerId, boards: refs }), single);
         // the windows hold what the two days' writes make: SUM and BEST of the player's points
         const want = windowPoints(dailyScores(ctx.plan.seed, standingIndexes.get(playerId)!, daily.days, BENCH_SPEC));
@@ -149,7 +195,9 @@ export const batchBenchmark: Benchmark = {
         }
         fail(`page ${a.label} (limit ${a.limit}) = the walk's ranks ${a.firstRank}..${a.firstRank + a.limit - 1}`, problems);
       }
-      ctx.say(`  checked: ${checks.length} answers (${rankSets.length} GetRanks, ${standingPlayers.length} GetStanding, ${pages.length} pages, the walk), all right`);
+      ctx.say(
+        `  checked: ${checks.length} answers (${rankSets.length} GetRanks, ${standingPlayers.length} GetStanding, ${pages.length} pages, the walk), all right`,
+      );
 
       // the Node client: units one after another, their costs
       const probes = costProbes(cluster);
@@ -159,28 +207,41 @@ export const batchBenchmark: Benchmark = {
       const block = async (part: NodeRow["part"], way: string, units: number, reps: number, unit: (rep: number) => Promise<unknown>) => {
         const { ms, cost } = await timeBlock(probes, idle[0]!, reps, unit);
         node.push({ part, way, units, reps, latencyMs: aloneSummary(ms), cost });
-        ctx.say(`  ${way}: p50 ${aloneSummary(ms).p50} ms per unit, router ${cost.routerMs} ms, Redis ${cost.redisMs} ms, ${cost.redisScripts} scripts; others ${cost.othersCores} cores`);
+        ctx.say(
+          `  ${way}: p50 ${aloneSummary(ms).p50} ms per unit, router ${cost.routerMs} ms, Redis ${cost.redisMs} ms, ${cost.redisScripts} scripts; others ${cost.othersCores} cores`,
+        );
       };
       const setOf = (rep: number) => rankSets[rep % rankSets.length]!;
-      const rank = (playerId: string, r: Ref = refs[0]!) => router().getRank({ board: r.board, period: r.period, window: r.window, playerId });
+      const rank = (playerId: string, r: Ref = refs[0]!) =>
+        router().getRank({ board: r.board, period: r.period, window: r.window, playerId });
       await block("ranks", `GetRanks (${p.asked} players), one call`, p.asked, p.rankReps, async (rep) => {
         const res = await router().getRanks({ board: BOARD, playerIds: setOf(rep) });
         if (res.entries.length !== p.asked) throw new Error(`GetRanks answered ${res.entries.length} entries`);
       });
-      await block("ranks", `GetRank x ${p.asked}, one after another`, p.asked, p.rankReps, (rep) => inFlight(p.asked, 1, (i) => rank(setOf(rep)[i]!)));
-      for (const k of p.inFlight) await block("ranks", `GetRank x ${p.asked}, ${k} in flight`, p.asked, p.rankReps, (rep) => inFlight(p.asked, k, (i) => rank(setOf(rep)[i]!)));
+      await block("ranks", `GetRank x ${p.asked}, one after another`, p.asked, p.rankReps, (rep) =>
+        inFlight(p.asked, 1, (i) => rank(setOf(rep)[i]!)),
+      );
+      for (const k of p.inFlight)
+        await block("ranks", `GetRank x ${p.asked}, ${k} in flight`, p.asked, p.rankReps, (rep) =>
+          inFlight(p.asked, k, (i) => rank(setOf(rep)[i]!)),
+        );
       const standingOf = (rep: number) => standingPlayers[rep % standingPlayers.length]!;
       await block("standing", `GetStanding (${refs.length} boards), one call`, refs.length, p.standingReps, async (rep) => {
         const res = await router().getStanding({ playerId: standingOf(rep), boards: refs });
         if (res.standings.some((s) => !s.found)) throw new Error("GetStanding: a standing not found");
       });
-      await block("standing", `GetRank x ${refs.length} (one per board), one after another`, refs.length, p.standingReps, (rep) => inFlight(refs.length, 1, (i) => rank(standingOf(rep), refs[i])));
-      await block("standing", `GetRank x ${refs.length} (one per board), all in flight`, refs.length, p.standingReps, (rep) => inFlight(refs.length, refs.length, (i) => rank(standingOf(rep), refs[i])));
+      await block("standing", `GetRank x ${refs.length} (one per board), one after another`, refs.length, p.standingReps, (rep) =>
+        inFlight(refs.length, 1, (i) => rank(standingOf(rep), refs[i])),
+      );
+      await block("standing", `GetRank x ${refs.length} (one per board), all in flight`, refs.length, p.standingReps, (rep) =>
+        inFlight(refs.length, refs.length, (i) => rank(standingOf(rep), refs[i])),
+      );
       const pageRows: PageRow[] = [];
       for (const a of pages) {
         await block("pages", `page ${a.label}, limit ${a.limit}`, 1, p.pageCalls, async () => {
           const res = await router().getTop(a.request);
-          if (res.entries.length !== a.limit || Number(res.entries[0]!.rank) !== a.firstRank) throw new Error(`${a.label}: ${res.entries.length} entries from rank ${res.entries[0]?.rank}`);
+          if (res.entries.length !== a.limit || Number(res.entries[0]!.rank) !== a.firstRank)
+            throw new Error(`${a.label}: ${res.entries.length} entries from rank ${res.entries[0]?.rank}`);
         });
         pageRows.push({ limit: a.limit, kind: a.kind, label: a.label, firstRank: a.firstRank, node: node.at(-1)! });
       }
@@ -189,10 +250,25 @@ export const batchBenchmark: Benchmark = {
       // h2load: rates, in rounds
       const cached = await startCachedRouter(ctx, cluster);
       const top10 = (await router().getTop({ board: BOARD, limit: 10 })).entries.map((e) => e.playerId).join();
-      const cachedClient = clusterClients({ router: cached.address, ingest: cached.address, connections: 1, timeoutMs: 10_000, token: undefined });
-      const cachedTop = await cachedClient.router().getTop({ board: BOARD, limit: 10 }).finally(() => cachedClient.close());
-      fail("the top-cache router's GetTop (10) = the router's", cachedTop.entries.map((e) => e.playerId).join() === top10 ? [] : ["another top 10"]);
-      const routers = { main: { address, probes }, cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } } };
+      const cachedClient = clusterClients({
+        router: cached.address,
+        ingest: cached.address,
+        connections: 1,
+        timeoutMs: 10_000,
+        token: undefined,
+      });
+      const cachedTop = await cachedClient
+        .router()
+        .getTop({ board: BOARD, limit: 10 })
+        .finally(() => cachedClient.close());
+      fail(
+        "the top-cache router's GetTop (10) = the router's",
+        cachedTop.entries.map((e) => e.playerId).join() === top10 ? [] : ["another top 10"],
+      );
+      const routers = {
+        main: { address, probes },
+        cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } },
+      };
       const h2 = await h2loadRounds(ctx, routers, idle[0]!, p, { rankSets, standingPlayers, refs, pages }).finally(() => cached.stop());
       for (const row of pageRows) row.h2 = h2.find((h) => h.part === "pages" && h.router === "main" && h.label === pageLabel(row));
 
@@ -211,10 +287,14 @@ export const batchBenchmark: Benchmark = {
   },
 };
 
-
-
 /** Defines the daily board, writes its players' two days through ingest, waits until applied, and checks its sizes. */
-async function writeDaily(ctx: BenchContext, cluster: IngestCluster, writer: ClusterClients, admin: LadderClient["admin"], reader: ClusterClients) {
+async function writeDaily(
+  ctx: BenchContext,
+  cluster: IngestCluster,
+  writer: ClusterClients,
+  admin: LadderClient["admin"],
+  reader: ClusterClients,
+) {
   const p = ctx.plan.batch;
   await admin.createBoard({ board: dailyDefinition(DAILY) });
   const periods = (await reader.router().listPeriods({ board: DAILY })).periods;
@@ -225,38 +305,67 @@ async function writeDaily(ctx: BenchContext, cluster: IngestCluster, writer: Clu
   const batches = dailyBatches(DAILY, ctx.plan.seed, indexes, days, BENCH_SPEC, p.writeBatch);
   const t0 = performance.now();
   let updates = 0;
-  await Promise.all(Array.from({ length: p.writeInFlight }, async () => {
-    for (let b = batches.next(); !b.done; b = batches.next()) {
-      const res = await writer.ingest().submitScores({ updates: b.value });
-      updates += res.accepted;
-      maxOffsets(target, res.offsets);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: p.writeInFlight }, async () => {
+      for (let b = batches.next(); !b.done; b = batches.next()) {
+        const res = await writer.ingest().submitScores({ updates: b.value });
+        updates += res.accepted;
+        maxOffsets(target, res.offsets);
+      }
+    }),
+  );
   const ackSeconds = (performance.now() - t0) / 1000;
   const offsetsKey = keyLayout(BENCH_KEY_PREFIX).offsets;
-  for (let last = "", since = performance.now(); ;) {
+  for (let last = "", since = performance.now(); ; ) {
     const left = behind(target, await readApplied(cluster.redis, offsetsKey));
     if (left.length === 0) break;
     const now = `${left.length}`;
     if (now !== last) [last, since] = [now, performance.now()];
-    if (performance.now() - since > 120_000) throw new Error(`the shard nodes applied nothing more for 2 min; partitions behind: ${left.join(", ")}`);
+    if (performance.now() - since > 120_000)
+      throw new Error(`the shard nodes applied nothing more for 2 min; partitions behind: ${left.join(", ")}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const appliedSeconds = (performance.now() - t0) / 1000;
-  ctx.say(`  daily board: ${updates.toLocaleString("en-US")} updates (${days.map((d) => d.id).join(", ")}) acknowledged in ${ackSeconds.toFixed(1)} s, applied in ${appliedSeconds.toFixed(1)} s`);
+  ctx.say(
+    `  daily board: ${updates.toLocaleString("en-US")} updates (${days.map((d) => d.id).join(", ")}) acknowledged in ${ackSeconds.toFixed(1)} s, applied in ${appliedSeconds.toFixed(1)} s`,
+  );
   // every key holds every player: GetCount of each (a read new with the others)
   const counts: Record<string, number> = {};
-  const keys = [{ period: days[0].id, window: "" }, { period: days[1].id, window: "" }, ...DAILY_WINDOWS.map((w) => ({ period: days[1].id, window: w.name }))];
+  const keys = [
+    { period: days[0].id, window: "" },
+    { period: days[1].id, window: "" },
+    ...DAILY_WINDOWS.map((w) => ({ period: days[1].id, window: w.name })),
+  ];
   for (const k of keys) {
     const c = await reader.router().getCount({ board: DAILY, ...k });
     counts[`${k.period}${k.window ? `~${k.window}` : ""}`] = Number(c.count);
-    if (Number(c.count) !== p.dailyPlayers || Number(c.total) !== p.dailyPlayers) throw new Error(`GetCount of ${DAILY} ${k.period} ${k.window}: count ${c.count}, total ${c.total}, ${p.dailyPlayers} players written`);
+    if (Number(c.count) !== p.dailyPlayers || Number(c.total) !== p.dailyPlayers)
+      throw new Error(
+        `GetCount of ${DAILY} ${k.period} ${k.window}: count ${c.count}, total ${c.total}, ${p.dailyPlayers} players written`,
+      );
   }
-  return { days, indexes, figures: { players: p.dailyPlayers, stride, days, updates, ackSeconds: round1(ackSeconds), appliedSeconds: round1(appliedSeconds), counts } };
+  return {
+    days,
+    indexes,
+    figures: {
+      players: p.dailyPlayers,
+      stride,
+      days,
+      updates,
+      ackSeconds: round1(ackSeconds),
+      appliedSeconds: round1(appliedSeconds),
+      counts,
+    },
+  };
 }
 
 /** The whole board from the top through next_cursor, walkLimit entries a page, checked; keeps the pages the measured ones are checked against. */
-async function walkBoard(ctx: BenchContext, router: () => Router, p: BatchPlan, fail: (what: string, problems: string[]) => void): Promise<Walk> {
+async function walkBoard(
+  ctx: BenchContext,
+  router: () => Router,
+  p: BatchPlan,
+  fail: (what: string, problems: string[]) => void,
+): Promise<Walk> {
   const depths = cursorDepths(p.players, p.walkLimit);
   const keep = keptEnds(depths, p.walkLimit);
   const kept = new Map<number, { entries: PlainEntry[]; next: string }>();
@@ -265,12 +374,14 @@ async function walkBoard(ctx: BenchContext, router: () => Router, p: BatchPlan, 
   // warm-up, uncounted: the first pages, twice
   for (let pass = 0; pass < 2; pass++) {
     let cursor = "";
-    for (let i = 0; i < WALK_WARMUP_PAGES; i++) cursor = (await router().getTop({ board: BOARD, limit: p.walkLimit, ...(cursor ? { cursor } : {}) })).nextCursor;
+    for (let i = 0; i < WALK_WARMUP_PAGES; i++)
+      cursor = (await router().getTop({ board: BOARD, limit: p.walkLimit, ...(cursor ? { cursor } : {}) })).nextCursor;
   }
   const t0 = performance.now();
   let page: GetTopResponse | undefined;
   while (page === undefined || page.nextCursor !== "") {
-    const req: MessageInitShape<typeof GetTopRequestSchema> = page === undefined ? { board: BOARD, limit: p.walkLimit } : { board: BOARD, limit: p.walkLimit, cursor: page.nextCursor };
+    const req: MessageInitShape<typeof GetTopRequestSchema> =
+      page === undefined ? { board: BOARD, limit: p.walkLimit } : { board: BOARD, limit: p.walkLimit, cursor: page.nextCursor };
     const s = performance.now();
     page = await router().getTop(req);
     latencies.push({ depth: check.depth, ms: performance.now() - s });
@@ -282,10 +393,18 @@ async function walkBoard(ctx: BenchContext, router: () => Router, p: BatchPlan, 
   fail(`the walk: ${latencies.length} pages of ${p.walkLimit} through next_cursor, ranks 1..${check.depth} once each`, check.end());
   const tenth = Math.max(1, Math.floor(latencies.length / 10));
   const figures: WalkFigures = {
-    limit: p.walkLimit, pages: latencies.length, ranks: check.depth, seconds: round1(seconds),
-    first: aloneSummary(latencies.slice(0, tenth).map((l) => l.ms)), last: aloneSummary(latencies.slice(-tenth).map((l) => l.ms)), all: aloneSummary(latencies.map((l) => l.ms)), tenth,
+    limit: p.walkLimit,
+    pages: latencies.length,
+    ranks: check.depth,
+    seconds: round1(seconds),
+    first: aloneSummary(latencies.slice(0, tenth).map((l) => l.ms)),
+    last: aloneSummary(latencies.slice(-tenth).map((l) => l.ms)),
+    all: aloneSummary(latencies.map((l) => l.ms)),
+    tenth,
   };
-  ctx.say(`  walk: ${figures.pages} pages of ${p.walkLimit} in ${figures.seconds} s; first tenth p50 ${figures.first.p50} ms, last tenth p50 ${figures.last.p50} ms`);
+  ctx.say(
+    `  walk: ${figures.pages} pages of ${p.walkLimit} in ${figures.seconds} s; first tenth p50 ${figures.first.p50} ms, last tenth p50 ${figures.last.p50} ms`,
+  );
   return { figures, kept, depths };
 }
 
@@ -302,30 +421,111 @@ const SERVICE = "/leaderboard.v1.LeaderboardService";
 function roundAsks(r: number, a: Asked): Ask[] {
   const set = a.rankSets[r % a.rankSets.length]!;
   const player = a.standingPlayers[r % a.standingPlayers.length]!;
-  const refLabel = (ref: Ref) => `${ref.board === BOARD ? "all-time board" : "daily"}${ref.window ? ` ${ref.window}` : ref.board === DAILY ? (ref === a.refs[1] ? " today" : " yesterday") : ""}`;
+  const refLabel = (ref: Ref) =>
+    `${ref.board === BOARD ? "all-time board" : "daily"}${ref.window ? ` ${ref.window}` : ref.board === DAILY ? (ref === a.refs[1] ? " today" : " yesterday") : ""}`;
   const floor = (router: Ask["router"]): Ask[] => [
-    { part: "floor", router, label: "health check (the floor)", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {}, units: 1 },
-    { part: "ranks", router, label: "GetRank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: BOARD, playerId: set[0]! }, units: 1 },
-    { part: "reads", router, label: "GetTop (10)", path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: { board: BOARD, limit: 10 }, units: 1 },
-    { part: "reads", router, label: "GetAround (±5)", path: `${SERVICE}/GetAround`, schema: GetAroundRequestSchema, init: { board: BOARD, playerId: set[0]!, radius: 5 }, units: 1 },
+    {
+      part: "floor",
+      router,
+      label: "health check (the floor)",
+      path: "/grpc.health.v1.Health/Check",
+      schema: HealthCheckRequestSchema,
+      init: {},
+      units: 1,
+    },
+    {
+      part: "ranks",
+      router,
+      label: "GetRank",
+      path: `${SERVICE}/GetRank`,
+      schema: GetRankRequestSchema,
+      init: { board: BOARD, playerId: set[0]! },
+      units: 1,
+    },
+    {
+      part: "reads",
+      router,
+      label: "GetTop (10)",
+      path: `${SERVICE}/GetTop`,
+      schema: GetTopRequestSchema,
+      init: { board: BOARD, limit: 10 },
+      units: 1,
+    },
+    {
+      part: "reads",
+      router,
+      label: "GetAround (±5)",
+      path: `${SERVICE}/GetAround`,
+      schema: GetAroundRequestSchema,
+      init: { board: BOARD, playerId: set[0]!, radius: 5 },
+      units: 1,
+    },
   ];
   const router = "main" as const;
   return [
     ...floor("main"),
-    { part: "ranks", router, label: `GetRanks (${set.length} players)`, path: `${SERVICE}/GetRanks`, schema: GetRanksRequestSchema, init: { board: BOARD, playerIds: set }, units: set.length },
-    { part: "standing", router, label: `GetStanding (${a.refs.length} boards)`, path: `${SERVICE}/GetStanding`, schema: GetStandingRequestSchema, init: { playerId: player, boards: a.refs }, units: a.refs.length },
-    ...a.refs.map((ref): Ask => ({ part: "standing", router, label: `GetRank, ${refLabel(ref)}`, path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: ref.board, period: ref.period, window: ref.window, playerId: player }, units: 1 })),
-    ...a.pages.map((pg): Ask => ({ part: "pages", router, label: pageLabel(pg), path: `${SERVICE}/GetTop`, schema: GetTopRequestSchema, init: pg.request, units: 1, ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}) })),
+    {
+      part: "ranks",
+      router,
+      label: `GetRanks (${set.length} players)`,
+      path: `${SERVICE}/GetRanks`,
+      schema: GetRanksRequestSchema,
+      init: { board: BOARD, playerIds: set },
+      units: set.length,
+    },
+    {
+      part: "standing",
+      router,
+      label: `GetStanding (${a.refs.length} boards)`,
+      path: `${SERVICE}/GetStanding`,
+      schema: GetStandingRequestSchema,
+      init: { playerId: player, boards: a.refs },
+      units: a.refs.length,
+    },
+    ...a.refs.map(
+      (ref): Ask => ({
+        part: "standing",
+        router,
+        label: `GetRank, ${refLabel(ref)}`,
+        path: `${SERVICE}/GetRank`,
+        schema: GetRankRequestSchema,
+        init: { board: ref.board, period: ref.period, window: ref.window, playerId: player },
+        units: 1,
+      }),
+    ),
+    ...a.pages.map(
+      (pg): Ask => ({
+        part: "pages",
+        router,
+        label: pageLabel(pg),
+        path: `${SERVICE}/GetTop`,
+        schema: GetTopRequestSchema,
+        init: pg.request,
+        units: 1,
+        ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}),
+      }),
+    ),
     ...floor("cached"),
   ];
 }
 
 /** A second router over the cluster's shards with LADDER_TOP_CACHE_MS=100 (the cluster's runs with it off, the default). */
-async function startCachedRouter(ctx: BenchContext, cluster: IngestCluster): Promise<{ address: string; pid: number; stop(): Promise<void> }> {
+async function startCachedRouter(
+  ctx: BenchContext,
+  cluster: IngestCluster,
+): Promise<{ address: string; pid: number; stop(): Promise<void> }> {
   const address = `127.0.0.1:${await benchPort(ctx.ports)}`;
   const started = await startService({
-    name: "router (top cache on)", entry: "router/src/main.ts", ready: "router listening", log: ctx.log,
-    settings: { ...cluster.services.env, LADDER_ROUTER_LISTEN: address, LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0", LADDER_TOP_CACHE_MS: "100" },
+    name: "router (top cache on)",
+    entry: "router/src/main.ts",
+    ready: "router listening",
+    log: ctx.log,
+    settings: {
+      ...cluster.services.env,
+      LADDER_ROUTER_LISTEN: address,
+      LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0",
+      LADDER_TOP_CACHE_MS: "100",
+    },
   });
   const entry = ctx.cleanup.push("router with the top cache", async () => void (await started.process.stop(10_000)));
   return { address, pid: started.process.pid!, stop: () => entry.release() };
@@ -346,15 +546,24 @@ async function h2loadRounds(ctx: BenchContext, routers: Routers, idle: IdleRates
       const s = samples.get(key) ?? { ask, rounds: [] };
       s.rounds.push({ ...r, ofFloor: r.rate / floor[ask.router] });
       samples.set(key, s);
-      ctx.say(`  round ${round + 1}/${p.rounds}: ${ask.router === "cached" ? "top-cache router: " : ""}${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor[ask.router]) * 100).toFixed(0)}% of the floor), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores${r.settledS > 0.5 ? `, ${r.settledS} s to settle` : ""}`);
+      ctx.say(
+        `  round ${round + 1}/${p.rounds}: ${ask.router === "cached" ? "top-cache router: " : ""}${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor[ask.router]) * 100).toFixed(0)}% of the floor), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores${r.settledS > 0.5 ? `, ${r.settledS} s to settle` : ""}`,
+      );
     }
   }
   return [...samples.values()].map(({ ask, rounds }) => ({
-    part: ask.part, router: ask.router, label: ask.label, units: ask.units, load: ask.load ?? { connections: p.connections, streams: p.streams }, rounds,
-    rate: median(rounds.map((x) => x.rate)), ofFloor: median(rounds.map((x) => x.ofFloor)), meanMs: median(rounds.map((x) => x.meanMs)),
-    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)), redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
+    part: ask.part,
+    router: ask.router,
+    label: ask.label,
+    units: ask.units,
+    load: ask.load ?? { connections: p.connections, streams: p.streams },
+    rounds,
+    rate: median(rounds.map((x) => x.rate)),
+    ofFloor: median(rounds.map((x) => x.ofFloor)),
+    meanMs: median(rounds.map((x) => x.meanMs)),
+    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)),
+    redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
   }));
 }
-
 
 const round1 = (x: number) => Math.round(x * 10) / 10;

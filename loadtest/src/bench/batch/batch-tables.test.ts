@@ -3,11 +3,31 @@ import { benchPlan } from "../plan.js";
 import { batchTables, floorTable, h2Table, singlesOf, type H2Row, type NodeRow } from "./batch-tables.js";
 
 const cost = { wallMs: 10, routerMs: 5, redisMs: 1, redisScripts: 6, clientMs: 2, machineCores: 1.5, othersCores: 0.1 };
-const node = (part: NodeRow["part"], way: string, p50: number): NodeRow => ({ part, way, units: 100, reps: 30, latencyMs: { mean: p50, p50, p99: 2 * p50, max: 3 * p50 }, cost });
-const h2 = (part: H2Row["part"], label: string, units: number, rate: number, routerUsPerCall = 100, router: H2Row["router"] = "main"): H2Row => ({ part, router, label, units, rate, ofFloor: rate / 8000, meanMs: 5, routerUsPerCall, redisUsPerCall: 20, rounds: [] });
+const node = (part: NodeRow["part"], way: string, p50: number): NodeRow => ({
+  part,
+  way,
+  units: 100,
+  reps: 30,
+  latencyMs: { mean: p50, p50, p99: 2 * p50, max: 3 * p50 },
+  cost,
+});
+const h2 = (
+  part: H2Row["part"],
+  label: string,
+  units: number,
+  rate: number,
+  routerUsPerCall = 100,
+  router: H2Row["router"] = "main",
+): H2Row => ({ part, router, label, units, rate, ofFloor: rate / 8000, meanMs: 5, routerUsPerCall, redisUsPerCall: 20, rounds: [] });
 
 describe("bench > output > batch tables", () => {
-  const rates = [h2("floor", "health", 1, 8000), h2("ranks", "GetRanks (100 players)", 100, 200, 3000), h2("ranks", "GetRank", 1, 2000, 300), h2("standing", "GetStanding (5 boards)", 5, 500, 1000), ...[1000, 2000, 4000, 4000, 4000].map((r, i) => h2("standing", `GetRank ${i}`, 1, r, 200))];
+  const rates = [
+    h2("floor", "health", 1, 8000),
+    h2("ranks", "GetRanks (100 players)", 100, 200, 3000),
+    h2("ranks", "GetRank", 1, 2000, 300),
+    h2("standing", "GetStanding (5 boards)", 5, 500, 1000),
+    ...[1000, 2000, 4000, 4000, 4000].map((r, i) => h2("standing", `GetRank ${i}`, 1, r, 200)),
+  ];
 
   it("compares a batched call's units per second with its singles'", () => {
     expect(singlesOf(rates, "ranks")).toEqual({ unitsPerSec: 2000, routerUsPerUnit: 300, redisUsPerUnit: 20 });
@@ -31,21 +51,60 @@ describe("bench > output > batch tables", () => {
     const main = [h2("floor", "health check (the floor)", 1, 8000), h2("reads", "GetTop (10)", 1, 2000)];
     const t = floorTable([...cached, ...main, ...rates.slice(1)], { connections: 4, streams: 16, rounds: 3, players: 1_000_000 });
     expect(t.rows.map((r) => r.slice(0, 4))).toEqual([
-      ["router", "health check (the floor)", "8,000", "100%"], ["router", "GetRank", "2,000", "25%"], ["router", "GetTop (10)", "2,000", "25%"],
-      ["router, top cache 100 ms", "health check (the floor)", "5,000", "63%"], ["router, top cache 100 ms", "GetTop (10)", "4,500", "56%"],
+      ["router", "health check (the floor)", "8,000", "100%"],
+      ["router", "GetRank", "2,000", "25%"],
+      ["router", "GetTop (10)", "2,000", "25%"],
+      ["router, top cache 100 ms", "health check (the floor)", "5,000", "63%"],
+      ["router, top cache 100 ms", "GetTop (10)", "4,500", "56%"],
     ]);
-    expect(h2Table([...cached, ...rates], { connections: 4, streams: 16, rounds: 3 }).rows).toEqual(h2Table(rates, { connections: 4, streams: 16, rounds: 3 }).rows);
+    expect(h2Table([...cached, ...rates], { connections: 4, streams: 16, rounds: 3 }).rows).toEqual(
+      h2Table(rates, { connections: 4, streams: 16, rounds: 3 }).rows,
+    );
   });
 
   it("makes the six tables, the batched call the base of each Node table", () => {
     const plan = benchPlan(false).batch;
-    const tables = batchTables({
-      node: [node("ranks", "GetRanks", 10), node("ranks", "GetRank x 100", 300), node("standing", "GetStanding", 4), node("standing", "GetRank x 5", 10)],
-      h2: rates,
-      pages: [{ limit: 10, kind: "top", label: "top (offset 0)", firstRank: 1, node: node("pages", "top", 2), h2: h2("pages", "top", 1, 2000) }, { limit: 10, kind: "cursor", label: "cursor at depth 999k", firstRank: 999_001, node: node("pages", "deep", 2.2), h2: h2("pages", "deep", 1, 1900) }],
-      walk: { limit: 1000, pages: 1000, ranks: 1_000_000, seconds: 20, tenth: 100, first: { mean: 20, p50: 20, p99: 30, max: 40 }, last: { mean: 20, p50: 21, p99: 31, max: 41 }, all: { mean: 20, p50: 20, p99: 30, max: 41 } },
-    }, plan);
-    expect(tables.map((t) => t.title.split(":")[0])).toEqual(["100 ranks on the 1M-player board", "One player's standing on 5 boards (1M all-time; 100k daily today, yesterday, sum7, best7)", "Rates with h2load (4 connections x 16 streams, median of 3 rounds)", "Router vs its own health check, h2load 4 connections x 16 streams, 1M players, 3 shards (median of 3 rounds)", "Pages by depth", "The walk to the deep cursors"]);
+    const tables = batchTables(
+      {
+        node: [
+          node("ranks", "GetRanks", 10),
+          node("ranks", "GetRank x 100", 300),
+          node("standing", "GetStanding", 4),
+          node("standing", "GetRank x 5", 10),
+        ],
+        h2: rates,
+        pages: [
+          { limit: 10, kind: "top", label: "top (offset 0)", firstRank: 1, node: node("pages", "top", 2), h2: h2("pages", "top", 1, 2000) },
+          {
+            limit: 10,
+            kind: "cursor",
+            label: "cursor at depth 999k",
+            firstRank: 999_001,
+            node: node("pages", "deep", 2.2),
+            h2: h2("pages", "deep", 1, 1900),
+          },
+        ],
+        walk: {
+          limit: 1000,
+          pages: 1000,
+          ranks: 1_000_000,
+          seconds: 20,
+          tenth: 100,
+          first: { mean: 20, p50: 20, p99: 30, max: 40 },
+          last: { mean: 20, p50: 21, p99: 31, max: 41 },
+          all: { mean: 20, p50: 20, p99: 30, max: 41 },
+        },
+      },
+      plan,
+    );
+    expect(tables.map((t) => t.title.split(":")[0])).toEqual([
+      "100 ranks on the 1M-player board",
+      "One player's standing on 5 boards (1M all-time; 100k daily today, yesterday, sum7, best7)",
+      "Rates with h2load (4 connections x 16 streams, median of 3 rounds)",
+      "Router vs its own health check, h2load 4 connections x 16 streams, 1M players, 3 shards (median of 3 rounds)",
+      "Pages by depth",
+      "The walk to the deep cursors",
+    ]);
     expect(tables[0]!.rows.map((r) => r[4])).toEqual(["1x", "30x"]);
     expect(tables[4]!.rows[1]!.slice(2, 6)).toEqual(["999,001", "2.2", "4.4", "1.1x"]);
     expect(tables[4]!.rows[1]![9]).toBe("0.95x");

@@ -20,7 +20,10 @@ export function costProbes(cluster: IngestCluster): CostProbes {
   return {
     routerS: pidCpu(cluster.services.router().pid!),
     redisS: sumProbes(cluster.redis.map(redisCpu)),
-    redisScripts: async () => (await Promise.all(cluster.redis.map(async (r) => redisCommandStats(await r.info("commandstats"), ["evalsha", "eval"]).calls))).reduce((a, b) => a + b, 0),
+    redisScripts: async () =>
+      (
+        await Promise.all(cluster.redis.map(async (r) => redisCommandStats(await r.info("commandstats"), ["evalsha", "eval"]).calls))
+      ).reduce((a, b) => a + b, 0),
     clientS: selfCpu,
     machineS: machineCpu,
     othersS: othersCpu,
@@ -46,7 +49,12 @@ export async function restRates(probes: CostProbes, seconds: number): Promise<Id
 }
 
 /** `unit(0)` uncounted, then `unit(rep)` for rep = 0 .. reps-1 one after another: each one's ms, and the cost per unit less the rest rates. */
-export async function timeBlock(probes: CostProbes, idle: IdleRates, reps: number, unit: (rep: number) => Promise<unknown>): Promise<{ ms: number[]; cost: UnitCost }> {
+export async function timeBlock(
+  probes: CostProbes,
+  idle: IdleRates,
+  reps: number,
+  unit: (rep: number) => Promise<unknown>,
+): Promise<{ ms: number[]; cost: UnitCost }> {
   await unit(0);
   const a = await readCosts(probes);
   const ms = await timeReps(reps, unit);
@@ -69,7 +77,13 @@ export interface H2Run {
  * until the cluster is at rest (what the run left queued is done). The CPU is the whole run's
  * (1 s of warm-up + the measured seconds) over the calls made in it at the measured rate.
  */
-export async function h2loadRun(dataDir: string, run: { address: string; path: string; body: Uint8Array; tag: string }, shape: H2loadShape, probes: CostProbes, idle: IdleRates): Promise<H2Run> {
+export async function h2loadRun(
+  dataDir: string,
+  run: { address: string; path: string; body: Uint8Array; tag: string },
+  shape: H2loadShape,
+  probes: CostProbes,
+  idle: IdleRates,
+): Promise<H2Run> {
   const file = join(dataDir, `h2load-${run.tag.replace(/\W+/g, "-")}.bin`);
   await writeFile(file, run.body);
   const a = await readCosts(probes);
@@ -77,5 +91,13 @@ export async function h2loadRun(dataDir: string, run: { address: string; path: s
   const block = costDelta(a, await readCosts(probes));
   const settledS = await settle(probes);
   const cost = perUnit(block, r.rate * (shape.seconds + 1), idle);
-  return { rate: r.rate, meanMs: r.meanMs, routerUsPerCall: cost.routerMs * 1000, redisUsPerCall: cost.redisMs * 1000, machineCores: cost.machineCores, othersCores: cost.othersCores, settledS };
+  return {
+    rate: r.rate,
+    meanMs: r.meanMs,
+    routerUsPerCall: cost.routerMs * 1000,
+    redisUsPerCall: cost.redisMs * 1000,
+    machineCores: cost.machineCores,
+    othersCores: cost.othersCores,
+    settledS,
+  };
 }

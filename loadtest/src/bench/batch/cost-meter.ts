@@ -30,14 +30,27 @@ export const COST_FIELDS = ["routerS", "redisS", "redisScripts", "clientS", "mac
 
 export async function readCosts(probes: CostProbes, clock: () => number = () => performance.now()): Promise<CostReading> {
   const [routerS, redisS, redisScripts, clientS, machineS, othersS] = await Promise.all(COST_FIELDS.map((f) => probes[f]()));
-  return { wallS: clock() / 1000, routerS: routerS!, redisS: redisS!, redisScripts: redisScripts!, clientS: clientS!, machineS: machineS!, othersS: othersS! };
+  return {
+    wallS: clock() / 1000,
+    routerS: routerS!,
+    redisS: redisS!,
+    redisScripts: redisScripts!,
+    clientS: clientS!,
+    machineS: machineS!,
+    othersS: othersS!,
+  };
 }
 
 /** b − a, field by field. */
 export function costDelta(a: CostReading, b: CostReading): CostReading {
   return {
-    wallS: b.wallS - a.wallS, routerS: b.routerS - a.routerS, redisS: b.redisS - a.redisS,
-    redisScripts: b.redisScripts - a.redisScripts, clientS: b.clientS - a.clientS, machineS: b.machineS - a.machineS, othersS: b.othersS - a.othersS,
+    wallS: b.wallS - a.wallS,
+    routerS: b.routerS - a.routerS,
+    redisS: b.redisS - a.redisS,
+    redisScripts: b.redisScripts - a.redisScripts,
+    clientS: b.clientS - a.clientS,
+    machineS: b.machineS - a.machineS,
+    othersS: b.othersS - a.othersS,
   };
 }
 
@@ -46,7 +59,14 @@ export type IdleRates = Omit<CostReading, "wallS">;
 
 export function idleRates(quiet: CostReading): IdleRates {
   const per = (x: number) => (quiet.wallS > 0 ? x / quiet.wallS : 0);
-  return { routerS: per(quiet.routerS), redisS: per(quiet.redisS), redisScripts: per(quiet.redisScripts), clientS: per(quiet.clientS), machineS: per(quiet.machineS), othersS: per(quiet.othersS) };
+  return {
+    routerS: per(quiet.routerS),
+    redisS: per(quiet.redisS),
+    redisScripts: per(quiet.redisScripts),
+    clientS: per(quiet.clientS),
+    machineS: per(quiet.machineS),
+    othersS: per(quiet.othersS),
+  };
 }
 
 /** One unit's share of a block (`units` of them) after the rest rates are taken out: ms of wall and CPU, scripts as a count. */
@@ -66,8 +86,13 @@ export function perUnit(block: CostReading, units: number, idle: IdleRates): Uni
   const extra = (f: (typeof COST_FIELDS)[number]) => (block[f] - idle[f] * block.wallS) / units;
   const cores = (x: number) => round3(block.wallS > 0 ? x / block.wallS : 0);
   return {
-    wallMs: round3((block.wallS * 1000) / units), routerMs: round3(extra("routerS") * 1000), redisMs: round3(extra("redisS") * 1000),
-    redisScripts: round3(extra("redisScripts")), clientMs: round3(extra("clientS") * 1000), machineCores: cores(block.machineS), othersCores: cores(block.othersS),
+    wallMs: round3((block.wallS * 1000) / units),
+    routerMs: round3(extra("routerS") * 1000),
+    redisMs: round3(extra("redisS") * 1000),
+    redisScripts: round3(extra("redisScripts")),
+    clientMs: round3(extra("clientS") * 1000),
+    machineCores: cores(block.machineS),
+    othersCores: cores(block.othersS),
   };
 }
 

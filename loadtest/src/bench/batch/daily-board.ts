@@ -18,17 +18,27 @@ import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
 
-export const DAILY_WINDOWS = [{ name: "sum7", combine: "sum" }, { name: "best7", combine: "best" }] as const;
+export const DAILY_WINDOWS = [
+  { name: "sum7", combine: "sum" },
+  { name: "best7", combine: "best" },
+] as const;
 const KEEP_PERIODS = 7;
 /** Random streams of the daily board's scores: one per player, far from the bench's other streams. */
 const STREAM_BASE = 1_000_000;
 
 export function dailyDefinition(name: string): MessageInitShape<typeof BoardDefinitionSchema> {
   return {
-    name, defaultOp: Operation.SET, allowOpOverride: false,
+    name,
+    defaultOp: Operation.SET,
+    allowOpOverride: false,
     rules: {
-      period: PeriodKind.DAILY, keepPeriods: KEEP_PERIODS,
-      windows: DAILY_WINDOWS.map((w) => ({ name: w.name, periods: 7, combine: w.combine === "sum" ? WindowCombine.SUM : WindowCombine.BEST })),
+      period: PeriodKind.DAILY,
+      keepPeriods: KEEP_PERIODS,
+      windows: DAILY_WINDOWS.map((w) => ({
+        name: w.name,
+        periods: 7,
+        combine: w.combine === "sum" ? WindowCombine.SUM : WindowCombine.BEST,
+      })),
     },
   };
 }
@@ -41,7 +51,10 @@ export interface DayWritten {
 }
 
 /** The days to write from ListPeriods' periods (current first): yesterday, then today up to `nowMs` (exclusive). */
-export function daysWritten(periods: ReadonlyArray<{ id: string; startMs: bigint; endMs: bigint }>, nowMs: number): [DayWritten, DayWritten] {
+export function daysWritten(
+  periods: ReadonlyArray<{ id: string; startMs: bigint; endMs: bigint }>,
+  nowMs: number,
+): [DayWritten, DayWritten] {
   const [today, yesterday] = periods;
   if (!today || !yesterday) throw new Error(`the daily board lists ${periods.length} periods: a current one and yesterday are needed`);
   const day = (p: { id: string; startMs: bigint; endMs: bigint }, until: number): DayWritten => {
@@ -52,7 +65,12 @@ export function daysWritten(periods: ReadonlyArray<{ id: string; startMs: bigint
 }
 
 /** Player i's score on each day (points, time within the day). */
-export function dailyScores(seed: number, index: number, days: readonly DayWritten[], spec: BoardSpec): Array<{ points: number; reachedAtMs: number }> {
+export function dailyScores(
+  seed: number,
+  index: number,
+  days: readonly DayWritten[],
+  spec: BoardSpec,
+): Array<{ points: number; reachedAtMs: number }> {
   const rng = rngFor(seed, STREAM_BASE + index);
   return days.map((d) => scoreSource(spec, { ...DEFAULT_SCORE_SHAPE, windowMs: d.toMs - d.fromMs }, d.toMs).draw(rng));
 }
@@ -68,7 +86,14 @@ export function dailyPlayerIndexes(count: number, stride: number): number[] {
 }
 
 /** The SubmitScores batches writing `indexes`' scores on every day (SET, no event id), `batch` updates each. */
-export function* dailyBatches(board: string, seed: number, indexes: readonly number[], days: readonly DayWritten[], spec: BoardSpec, batch: number): Generator<Array<MessageInitShape<typeof ScoreUpdateSchema>>> {
+export function* dailyBatches(
+  board: string,
+  seed: number,
+  indexes: readonly number[],
+  days: readonly DayWritten[],
+  spec: BoardSpec,
+  batch: number,
+): Generator<Array<MessageInitShape<typeof ScoreUpdateSchema>>> {
   let out: Array<MessageInitShape<typeof ScoreUpdateSchema>> = [];
   for (const i of indexes) {
     const id = playerId(i);

@@ -22,10 +22,14 @@ describe("bench > batch > node runs", () => {
   it("times units one after another", async () => {
     let t = 0;
     const order: number[] = [];
-    const ms = await timeReps(3, async (rep) => {
-      order.push(rep);
-      t += 10 * (rep + 1);
-    }, () => t);
+    const ms = await timeReps(
+      3,
+      async (rep) => {
+        order.push(rep);
+        t += 10 * (rep + 1);
+      },
+      () => t,
+    );
     expect(order).toEqual([0, 1, 2]);
     expect(ms).toEqual([10, 20, 30]);
   });

@@ -20,7 +20,11 @@ export async function inFlight<T>(n: number, k: number, call: (i: number) => Pro
 }
 
 /** `unit(rep)` for rep = 0 .. reps-1, one after another; the time each took, ms. */
-export async function timeReps(reps: number, unit: (rep: number) => Promise<unknown>, clock: () => number = () => performance.now()): Promise<number[]> {
+export async function timeReps(
+  reps: number,
+  unit: (rep: number) => Promise<unknown>,
+  clock: () => number = () => performance.now(),
+): Promise<number[]> {
   const ms: number[] = [];
   for (let rep = 0; rep < reps; rep++) {
     const t0 = clock();

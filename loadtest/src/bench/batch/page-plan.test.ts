@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { PlainEntry } from "./answer-checks.js";
 import { cursorDepths, keptEnds, MAX_OFFSET_DEPTH, pageAsks, pageLabel } from "./page-plan.js";
 
-const entries = (from: number, n: number): PlainEntry[] => Array.from({ length: n }, (_, i) => ({ playerId: `p${from + i}`, score: 1e6 - from - i, rank: from + i, reachedAtMs: 0 }));
+const entries = (from: number, n: number): PlainEntry[] =>
+  Array.from({ length: n }, (_, i) => ({ playerId: `p${from + i}`, score: 1e6 - from - i, rank: from + i, reachedAtMs: 0 }));
 
 describe("bench > batch > page plan", () => {
   it("measures cursors one walk page in, half way and one page before the end", () => {
@@ -21,8 +22,16 @@ describe("bench > batch > page plan", () => {
     const kept = new Map([...keptEnds(depths, 1000)].map((end) => [end, { entries: entries(end - 999, 1000), next: `after-${end}` }]));
     const asks = pageAsks("b", { kept, depths }, { pageLimits: [10, 100], walkLimit: 1000 });
     expect(asks.map((a) => pageLabel(a))).toEqual([
-      "top (offset 0), limit 10", "cursor at depth 1k, limit 10", "cursor at depth 10k, limit 10", "cursor at depth 19k, limit 10", "offset 9,990, limit 10",
-      "top (offset 0), limit 100", "cursor at depth 1k, limit 100", "cursor at depth 10k, limit 100", "cursor at depth 19k, limit 100", "offset 9,900, limit 100",
+      "top (offset 0), limit 10",
+      "cursor at depth 1k, limit 10",
+      "cursor at depth 10k, limit 10",
+      "cursor at depth 19k, limit 10",
+      "offset 9,990, limit 10",
+      "top (offset 0), limit 100",
+      "cursor at depth 1k, limit 100",
+      "cursor at depth 10k, limit 100",
+      "cursor at depth 19k, limit 100",
+      "offset 9,900, limit 100",
     ]);
     for (const a of asks) {
       expect(a.expected.map((e) => e.rank)).toEqual(Array.from({ length: a.limit }, (_, i) => a.firstRank + i));

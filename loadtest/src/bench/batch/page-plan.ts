@@ -36,7 +36,10 @@ export interface PageAsk {
 
 /** The cursor depths measured: one walk page in, about half way, one walk page before the end (multiples of the walk's page). */
 export function cursorDepths(players: number, walkLimit: number): number[] {
-  if (players < 3 * walkLimit || players < MAX_OFFSET_DEPTH + walkLimit) throw new RangeError(`${players} players are too few for pages at depth: at least ${Math.max(3 * walkLimit, MAX_OFFSET_DEPTH + walkLimit)}`);
+  if (players < 3 * walkLimit || players < MAX_OFFSET_DEPTH + walkLimit)
+    throw new RangeError(
+      `${players} players are too few for pages at depth: at least ${Math.max(3 * walkLimit, MAX_OFFSET_DEPTH + walkLimit)}`,
+    );
   return [walkLimit, Math.round(players / 2 / walkLimit) * walkLimit, Math.floor((players - walkLimit) / walkLimit) * walkLimit];
 }
 
@@ -47,7 +50,11 @@ export function keptEnds(depths: readonly number[], walkLimit: number): Set<numb
 
 export const pageLabel = (a: { label: string; limit: number }) => `${a.label}, limit ${a.limit}`;
 
-export function pageAsks(board: string, walk: Pick<Walk, "kept" | "depths">, p: { pageLimits: readonly number[]; walkLimit: number }): PageAsk[] {
+export function pageAsks(
+  board: string,
+  walk: Pick<Walk, "kept" | "depths">,
+  p: { pageLimits: readonly number[]; walkLimit: number },
+): PageAsk[] {
   const at = (end: number) => {
     const page = walk.kept.get(end);
     if (!page) throw new Error(`the walk kept no page ending at rank ${end}`);
@@ -56,16 +63,35 @@ export function pageAsks(board: string, walk: Pick<Walk, "kept" | "depths">, p: 
   const out: PageAsk[] = [];
   for (const limit of p.pageLimits) {
     if (limit > p.walkLimit) throw new RangeError(`page limit ${limit} is above the walk's ${p.walkLimit}`);
-    out.push({ limit, kind: "top", label: "top (offset 0)", firstRank: 1, request: { board, limit }, expected: at(p.walkLimit).entries.slice(0, limit) });
+    out.push({
+      limit,
+      kind: "top",
+      label: "top (offset 0)",
+      firstRank: 1,
+      request: { board, limit },
+      expected: at(p.walkLimit).entries.slice(0, limit),
+    });
     for (const d of walk.depths) {
       const before = at(d).entries;
       out.push({
-        limit, kind: "cursor", label: `cursor at depth ${size(d)}`, firstRank: d + 1, request: { board, limit, cursor: at(d).next },
-        expected: at(d + p.walkLimit).entries.slice(0, limit), before: before.slice(before.length - limit),
+        limit,
+        kind: "cursor",
+        label: `cursor at depth ${size(d)}`,
+        firstRank: d + 1,
+        request: { board, limit, cursor: at(d).next },
+        expected: at(d + p.walkLimit).entries.slice(0, limit),
+        before: before.slice(before.length - limit),
       });
     }
     const offset = MAX_OFFSET_DEPTH - limit;
-    out.push({ limit, kind: "offset", label: `offset ${offset.toLocaleString("en-US")}`, firstRank: offset + 1, request: { board, limit, offset: BigInt(offset) }, expected: at(MAX_OFFSET_DEPTH).entries.slice(p.walkLimit - limit) });
+    out.push({
+      limit,
+      kind: "offset",
+      label: `offset ${offset.toLocaleString("en-US")}`,
+      firstRank: offset + 1,
+      request: { board, limit, offset: BigInt(offset) },
+      expected: at(MAX_OFFSET_DEPTH).entries.slice(p.walkLimit - limit),
+    });
   }
   return out;
 }

@@ -59,10 +59,24 @@ export function sampleScores(seed: number, sample: readonly number[], spec: Boar
  * the apply path may make (stored names under CHECK_PREFIX).
  */
 export async function checkAgainstApply(o: {
-  what: string; redis: Redis; boards: BoardSpecs; chunk: number; dedupWindowMs: number;
-  records: ReadonlyArray<{ player: string; value: Buffer }>; players: readonly string[]; keys: readonly ComparedKey[]; allowedKeys: ReadonlySet<string>;
+  what: string;
+  redis: Redis;
+  boards: BoardSpecs;
+  chunk: number;
+  dedupWindowMs: number;
+  records: ReadonlyArray<{ player: string; value: Buffer }>;
+  players: readonly string[];
+  keys: readonly ComparedKey[];
+  allowedKeys: ReadonlySet<string>;
 }): Promise<CheckResult> {
-  const writer = new ShardWriter({ shardId: "check", stamp: "bench-check", builtFrom: "bench-check", redis: o.redis, keyPrefix: CHECK_PREFIX, dedupWindowMs: o.dedupWindowMs });
+  const writer = new ShardWriter({
+    shardId: "check",
+    stamp: "bench-check",
+    builtFrom: "bench-check",
+    redis: o.redis,
+    keyPrefix: CHECK_PREFIX,
+    dedupWindowMs: o.dedupWindowMs,
+  });
   try {
     const byPartition = new Map<number, Buffer[]>();
     for (const r of o.records) {
@@ -70,7 +84,8 @@ export async function checkAgainstApply(o: {
       byPartition.set(p, [...(byPartition.get(p) ?? []), r.value]);
     }
     for (const [partition, values] of byPartition) {
-      for (let i = 0; i < values.length; i += o.chunk) await applyChunk(writer, o.boards, { partition, firstOffset: BigInt(i), items: values.slice(i, i + o.chunk) });
+      for (let i = 0; i < values.length; i += o.chunk)
+        await applyChunk(writer, o.boards, { partition, firstOffset: BigInt(i), items: values.slice(i, i + o.chunk) });
     }
     const made = await scanKeys(o.redis, `${CHECK_PREFIX}board:*`);
     const unexpectedKeys = made.filter((k) => !o.allowedKeys.has(k));
@@ -85,7 +100,8 @@ export async function checkAgainstApply(o: {
         const [filled, applied] = [replies[2 * j], replies[2 * j + 1]];
         if (filled === applied) return;
         differing++;
-        if (differences.length < 20) differences.push(`${k.label}, ${id}: pre-filled ${filled ?? "no entry"}, apply path ${applied ?? "no entry"}`);
+        if (differences.length < 20)
+          differences.push(`${k.label}, ${id}: pre-filled ${filled ?? "no entry"}, apply path ${applied ?? "no entry"}`);
       });
       const [filledAt, appliedAt] = replies.slice(-2);
       if (filledAt !== appliedAt) {
@@ -93,7 +109,15 @@ export async function checkAgainstApply(o: {
         differences.push(`${k.label}: pre-filled key expires at ${filledAt}, the apply path's at ${appliedAt}`);
       }
     }
-    return { what: o.what, players: o.players.length, keys: o.keys.length, compared: o.keys.length * o.players.length, differences, differing, unexpectedKeys };
+    return {
+      what: o.what,
+      players: o.players.length,
+      keys: o.keys.length,
+      compared: o.keys.length * o.players.length,
+      differences,
+      differing,
+      unexpectedKeys,
+    };
   } finally {
     const mine = await scanKeys(o.redis, `${CHECK_PREFIX}*`);
     for (let i = 0; i < mine.length; i += 1000) await o.redis.unlink(...mine.slice(i, i + 1000));

@@ -49,11 +49,18 @@ export async function applyChunk(writer: ShardWriter, boards: BoardSpecs, chunk:
   });
   const r = await writer.apply(chunk.partition, events);
   if (r.drift !== undefined || !r.inSequence || r.applied !== chunk.items.length)
-    throw new Error(`apply of partition ${chunk.partition} from offset ${chunk.firstOffset}: ${r.drift !== undefined ? `drift (${r.drift})` : `${r.applied} of ${chunk.items.length} applied, in sequence: ${r.inSequence}, last offset ${r.lastOffset}`}`);
+    throw new Error(
+      `apply of partition ${chunk.partition} from offset ${chunk.firstOffset}: ${r.drift !== undefined ? `drift (${r.drift})` : `${r.applied} of ${chunk.items.length} applied, in sequence: ${r.inSequence}, last offset ${r.lastOffset}`}`,
+    );
 }
 
 /** Applies chunks from `next` until it returns undefined, `inFlight` calls at once, one partition's calls in order. */
-async function applyAll(writer: ShardWriter, boards: BoardSpecs, next: () => PartitionChunk<Buffer> | undefined, inFlight: number): Promise<{ records: number; calls: number }> {
+async function applyAll(
+  writer: ShardWriter,
+  boards: BoardSpecs,
+  next: () => PartitionChunk<Buffer> | undefined,
+  inFlight: number,
+): Promise<{ records: number; calls: number }> {
   const limit = new InFlightLimit(inFlight);
   const tails = new Map<number, Promise<void>>();
   let records = 0;
@@ -63,30 +70,47 @@ async function applyAll(writer: ShardWriter, boards: BoardSpecs, next: () => Par
     const after = tails.get(chunk.partition) ?? Promise.resolve();
     let finished!: Promise<void>;
     // run() returns once the call has room and started; a failure comes back from a later run() or drain()
-    await limit.run(() => (finished = (async () => {
-      await after;
-      await applyChunk(writer, boards, chunk);
-      records += chunk.items.length;
-      calls++;
-    })()));
-    tails.set(chunk.partition, finished.catch(() => {}));
+    await limit.run(
+      () =>
+        (finished = (async () => {
+          await after;
+          await applyChunk(writer, boards, chunk);
+          records += chunk.items.length;
+          calls++;
+        })()),
+    );
+    tails.set(
+      chunk.partition,
+      finished.catch(() => {}),
+    );
   }
   await limit.drain();
   return { records, calls };
 }
 
 /** Times the apply of chunks from `next` (each encoded when asked for: see above). */
-export async function measureApply(o: { writer: ShardWriter; redis: Redis; boards: BoardSpecs; next: () => PartitionChunk<Buffer>; plan: ApplyPlan }): Promise<ApplyFigures> {
+export async function measureApply(o: {
+  writer: ShardWriter;
+  redis: Redis;
+  boards: BoardSpecs;
+  next: () => PartitionChunk<Buffer>;
+  plan: ApplyPlan;
+}): Promise<ApplyFigures> {
   const { writer, redis, boards, plan } = o;
   const warmStart = performance.now();
   let making = 0; // ms spent making records in the warm-up: the timed part has them made beforehand
-  const warm = await applyAll(writer, boards, () => {
-    if (performance.now() - warmStart >= plan.warmupMs) return undefined;
-    const t0 = performance.now();
-    const c = o.next();
-    making += performance.now() - t0;
-    return c;
-  }, plan.inFlight);
+  const warm = await applyAll(
+    writer,
+    boards,
+    () => {
+      if (performance.now() - warmStart >= plan.warmupMs) return undefined;
+      const t0 = performance.now();
+      const c = o.next();
+      making += performance.now() - t0;
+      return c;
+    },
+    plan.inFlight,
+  );
   const warmSeconds = (performance.now() - warmStart) / 1000;
   const perChunk = warm.records / Math.max(1, warm.calls);
   const rate = warm.records / Math.max(0.1 * warmSeconds, warmSeconds - making / 1000);
@@ -102,9 +126,14 @@ export async function measureApply(o: { writer: ShardWriter; redis: Redis; board
   const after = await serverCounters(redis);
   const per = (x: number) => round2(x / m.records);
   return {
-    records: m.records, calls: m.calls, seconds: round2(seconds), recordsPerSec: Math.round(m.records / seconds),
-    redisCpuUsPerRecord: per((after.cpuSeconds - before.cpuSeconds) * 1e6), scriptUsPerRecord: per(after.scriptUsec - before.scriptUsec),
-    benchCpuUsPerRecord: per(cpu.user + cpu.system), warmup: { records: warm.records, seconds: round2(warmSeconds) },
+    records: m.records,
+    calls: m.calls,
+    seconds: round2(seconds),
+    recordsPerSec: Math.round(m.records / seconds),
+    redisCpuUsPerRecord: per((after.cpuSeconds - before.cpuSeconds) * 1e6),
+    scriptUsPerRecord: per(after.scriptUsec - before.scriptUsec),
+    benchCpuUsPerRecord: per(cpu.user + cpu.system),
+    warmup: { records: warm.records, seconds: round2(warmSeconds) },
   };
 }
 

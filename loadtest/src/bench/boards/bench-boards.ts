@@ -27,7 +27,10 @@ import { keyLayout } from "@ladder/store";
 /** Days written: every window key then holds what it holds in steady state. */
 export const DAYS = 7;
 export const KEEP_PERIODS = 8;
-export const WINDOWS = [{ name: "sum7", periods: 7, combine: WindowCombine.SUM }, { name: "best7", periods: 7, combine: WindowCombine.BEST }] as const;
+export const WINDOWS = [
+  { name: "sum7", periods: 7, combine: WindowCombine.SUM },
+  { name: "best7", periods: 7, combine: WindowCombine.BEST },
+] as const;
 /** Boards of ScoreUpdate.also_boards at most (ingest's MAX_ALSO_BOARDS). */
 export const MAX_ALSO = 8;
 
@@ -47,12 +50,21 @@ export interface BenchBoards {
 export function benchBoards(nowMs: number): BenchBoards {
   const define = (name: string, windows: boolean): BenchBoard => {
     const requested = create(BoardDefinitionSchema, {
-      name, defaultOp: Operation.SET,
-      rules: create(BoardRulesSchema, { period: PeriodKind.DAILY, timeZone: "UTC", keepPeriods: KEEP_PERIODS, windows: windows ? WINDOWS.map((w) => ({ ...w })) : [] }),
+      name,
+      defaultOp: Operation.SET,
+      rules: create(BoardRulesSchema, {
+        period: PeriodKind.DAILY,
+        timeZone: "UTC",
+        keepPeriods: KEEP_PERIODS,
+        windows: windows ? WINDOWS.map((w) => ({ ...w })) : [],
+      }),
     });
     const { definition, problems } = normalizeDefinition(requested, nowMs);
     if (!definition) throw new Error(`board ${name}: ${problems.join("; ")}`);
-    const { spec, problems: more } = specOfRules(name, definition.rules!, { defaultOp: definition.defaultOp, allowOpOverride: definition.allowOpOverride });
+    const { spec, problems: more } = specOfRules(name, definition.rules!, {
+      defaultOp: definition.defaultOp,
+      allowOpOverride: definition.allowOpOverride,
+    });
     if (!spec) throw new Error(`board ${name}: ${more.join("; ")}`);
     return { name, rules: definition.rules!, spec };
   };
@@ -85,7 +97,12 @@ export function boardKey(prefix: string, b: BenchBoard, period: string, window =
 export function resolveBoard(b: BenchBoard, u: { playerId: string; value: number; timestampMs: number }, nowMs: number): ResolvedBoard {
   const resolved = resolveOp(Operation.UNSPECIFIED, b.spec);
   if ("problem" in resolved) throw new Error(`board ${b.name}: ${resolved.problem}`);
-  const problem = updateProblem({ board: b.name, playerId: u.playerId, op: resolved.op, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs), eventId: "" }, b.spec, nowMs, 0);
+  const problem = updateProblem(
+    { board: b.name, playerId: u.playerId, op: resolved.op, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs), eventId: "" },
+    b.spec,
+    nowMs,
+    0,
+  );
   if (problem) throw new Error(`board ${b.name}: ${problem}`);
   const period = periodAt(b.spec.period, u.timestampMs);
   if (nowMs >= period.expireAtMs) throw new Error(`board ${b.name}: period ${period.id} is no longer kept`);
@@ -95,7 +112,12 @@ export function resolveBoard(b: BenchBoard, u: { playerId: string; value: number
 }
 
 /** A record's value as ingest writes it: a SET of `value` on `main`, and on each of `also` (ScoreUpdate.also_boards), without event id. */
-export function encodeRecord(main: BenchBoard, also: readonly BenchBoard[], u: { playerId: string; value: number; timestampMs: number }, nowMs: number): Buffer {
+export function encodeRecord(
+  main: BenchBoard,
+  also: readonly BenchBoard[],
+  u: { playerId: string; value: number; timestampMs: number },
+  nowMs: number,
+): Buffer {
   const { board, op, ...rest } = resolveBoard(main, u, nowMs);
   const fields = { board, playerId: u.playerId, op, value: BigInt(u.value), timestampMs: BigInt(u.timestampMs), eventId: "" };
   return encodeScoreEvent(fields, nowMs, rest, { also: also.map((b) => resolveBoard(b, u, nowMs)) });

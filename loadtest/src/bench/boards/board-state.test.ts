@@ -13,7 +13,21 @@ const at = (day: number, minutes: number, points: number): DayScore => ({ points
 
 describe("bench > boards > board state", () => {
   it("writes 7 days ending yesterday and lists 7 period keys and 13 keys per window, expiring as the apply path makes them", () => {
-    expect(days.map((d) => d.id)).toEqual(["2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04", "2026-12-05", "2026-12-06", "2026-12-07"]);
+    expect(days.map((d) => d.id)).toEqual([
+      "2026-11-25",
+      "2026-11-26",
+      "2026-11-27",
+      "2026-11-28",
+      "2026-11-29",
+      "2026-11-30",
+      "2026-12-01",
+      "2026-12-02",
+      "2026-12-03",
+      "2026-12-04",
+      "2026-12-05",
+      "2026-12-06",
+      "2026-12-07",
+    ]);
     const keys = stateKeys(spec, days, DAYS);
     expect(keys.filter((k) => !k.window)).toHaveLength(7);
     expect(keys.filter((k) => k.window === sum7).map((k) => k.period.id)).toEqual(days.map((d) => d.id));
@@ -62,11 +76,12 @@ describe("bench > boards > board state", () => {
     const a = blockScores(7, 3, 1000, spec, days.slice(0, 7));
     const b = blockScores(7, 3, 10, spec, days.slice(0, 7));
     expect(b).toEqual(a.slice(0, 10));
-    for (const player of a) player.forEach((s, d) => {
-      expect(s.reachedAtMs).toBeGreaterThanOrEqual(days[d]!.startMs);
-      expect(s.reachedAtMs).toBeLessThan(days[d]!.endMs);
-      expect(s.points).toBeGreaterThanOrEqual(0);
-    });
+    for (const player of a)
+      player.forEach((s, d) => {
+        expect(s.reachedAtMs).toBeGreaterThanOrEqual(days[d]!.startMs);
+        expect(s.reachedAtMs).toBeLessThan(days[d]!.endMs);
+        expect(s.points).toBeGreaterThanOrEqual(0);
+      });
     expect(blockScores(8, 3, 10, spec, days.slice(0, 7))).not.toEqual(b);
   });
 });

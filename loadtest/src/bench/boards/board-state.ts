@@ -45,7 +45,10 @@ export interface StateKey {
  */
 export function stateKeys(spec: BoardSpec, periods: readonly Period[], written: number): StateKey[] {
   const longest = spec.windows.reduce((n, w) => Math.max(n, w.periods), 0);
-  if (periods.length < written + Math.max(0, longest - 1)) throw new RangeError(`${written} days written with windows of ${longest} periods need ${written + longest - 1} periods, got ${periods.length}`);
+  if (periods.length < written + Math.max(0, longest - 1))
+    throw new RangeError(
+      `${written} days written with windows of ${longest} periods need ${written + longest - 1} periods, got ${periods.length}`,
+    );
   const keys: StateKey[] = [];
   for (let day = 0; day < written; day++) {
     const period = periods[day]!;

@@ -17,7 +17,16 @@ import { BENCH_SLOTS, BENCH_SPECS } from "../infra/bench-board.js";
 import { finishRehash } from "../infra/finish-rehash.js";
 import { benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
 import { size } from "../output/format.js";
-import { boardsMemoryTable, boardsReadTable, boardsWriteTable, writeLabel, type BoardsMemory, type BoardsReadRow, type BoardsWriteRow, type ReadTarget } from "./boards-tables.js";
+import {
+  boardsMemoryTable,
+  boardsReadTable,
+  boardsWriteTable,
+  writeLabel,
+  type BoardsMemory,
+  type BoardsReadRow,
+  type BoardsWriteRow,
+  type ReadTarget,
+} from "./boards-tables.js";
 import { checkAgainstApply, CHECK_PREFIX, idsOf, samplePlayers, sampleScores, type CheckResult } from "./apply-check.js";
 import { measureApply } from "./apply-cost.js";
 import { benchBoards, benchDays, boardKey, DAYS, encodeRecord, MAX_ALSO, type BenchBoards } from "./bench-boards.js";
@@ -64,8 +73,19 @@ export const boardsBenchmark: Benchmark = {
     const nowMs = Date.now();
     const boards = benchBoards(nowMs);
     const days = benchDays(boards.windowed.spec, nowMs, 6);
-    const run: BoardsRun = { reads: [], writes: [], checks: [], fills: [], copies: [], scriptLoadMs: [], peakUsedMemory: [], days: days.map((d) => d.id) };
-    ctx.say(`days written: ${days[0]!.id} .. ${days[DAYS - 1]!.id} (D1 .. D7); one redis-server per round is one shard, no shard node runs (the bench sets the heartbeat key)`);
+    const run: BoardsRun = {
+      reads: [],
+      writes: [],
+      checks: [],
+      fills: [],
+      copies: [],
+      scriptLoadMs: [],
+      peakUsedMemory: [],
+      days: days.map((d) => d.id),
+    };
+    ctx.say(
+      `days written: ${days[0]!.id} .. ${days[DAYS - 1]!.id} (D1 .. D7); one redis-server per round is one shard, no shard node runs (the bench sets the heartbeat key)`,
+    );
     for (const players of ctx.plan.boards.sizes) {
       const fleet = await startRedisFleet(ctx, `boards-${size(players)}`, 1);
       const redis = benchRedis(fleet.servers[0]!.url);
@@ -79,8 +99,16 @@ export const boardsBenchmark: Benchmark = {
     }
     const p = ctx.plan.boards;
     return {
-      figures: { ...run, plan: p, boards: { windowed: boards.windowed.name, plain: boards.plain.name, also: boards.also.map((b) => b.name) } },
-      tables: [boardsReadTable(run.reads, p.reads.concurrency), boardsWriteTable(run.writes), ...(run.memory ? [boardsMemoryTable(run.memory)] : [])],
+      figures: {
+        ...run,
+        plan: p,
+        boards: { windowed: boards.windowed.name, plain: boards.plain.name, also: boards.also.map((b) => b.name) },
+      },
+      tables: [
+        boardsReadTable(run.reads, p.reads.concurrency),
+        boardsWriteTable(run.writes),
+        ...(run.memory ? [boardsMemoryTable(run.memory)] : []),
+      ],
     };
   },
 };
@@ -103,18 +131,41 @@ async function boardsRound(r: Round, url: string): Promise<void> {
     const b = await fillAndSettle(r, windows, redisKey, "window keys (sum7, best7 ending D1 .. D13)");
     const entries = async (keys: StateKey[]) => (await Promise.all(keys.map((k) => redis.zcard(redisKey(k))))).reduce((x, y) => x + y, 0);
     r.run.memory = {
-      players, days: DAYS, periodKeys: daily.length, windowKeys: windows.length, periodEntries: await entries(daily), windowEntries: await entries(windows),
-      periodBytes: a.settled - emptyBytes, windowBytes: b.settled - a.settled, asFilledPeriodBytes: a.asFilled - emptyBytes, asFilledWindowBytes: b.asFilled - a.settled,
+      players,
+      days: DAYS,
+      periodKeys: daily.length,
+      windowKeys: windows.length,
+      periodEntries: await entries(daily),
+      windowEntries: await entries(windows),
+      periodBytes: a.settled - emptyBytes,
+      windowBytes: b.settled - a.settled,
+      asFilledPeriodBytes: a.asFilled - emptyBytes,
+      asFilledWindowBytes: b.asFilled - a.settled,
     };
   } else {
     ctx.say(`${size(players)} players: only the keys read (day D7, sum7 and best7 ending D7); the whole state would not fit`);
     await fillAndSettle(r, Object.values(targets), redisKey, "D7, sum7 and best7 ending D7", false);
   }
-  const writer = new ShardWriter({ shardId: "shard-0", stamp: STAMP, builtFrom: "bench-boards", redis, keyPrefix: PREFIX, dedupWindowMs: loadConfig({}).dedupWindowMs });
+  const writer = new ShardWriter({
+    shardId: "shard-0",
+    stamp: STAMP,
+    builtFrom: "bench-boards",
+    redis,
+    keyPrefix: PREFIX,
+    dedupWindowMs: loadConfig({}).dedupWindowMs,
+  });
   await writer.markServing(HEARTBEAT_TTL_MS);
   const readerRedis = benchRedis(url);
   try {
-    await boardsReads(r, new ShardReader({ shardId: "shard-0", stamp: STAMP, redis: readerRedis, keyPrefix: PREFIX }), readerRedis, targets, full ? all : Object.values(targets), all, redisKey);
+    await boardsReads(
+      r,
+      new ShardReader({ shardId: "shard-0", stamp: STAMP, redis: readerRedis, keyPrefix: PREFIX }),
+      readerRedis,
+      targets,
+      full ? all : Object.values(targets),
+      all,
+      redisKey,
+    );
   } finally {
     readerRedis.disconnect();
   }
@@ -123,8 +174,22 @@ async function boardsRound(r: Round, url: string): Promise<void> {
 }
 
 /** Fills `keys`, finishes their rehash, and reads used_memory before and after that. */
-async function fillAndSettle(r: Round, keys: StateKey[], redisKey: (k: StateKey) => string, what: string, settle = true): Promise<{ asFilled: number; settled: number }> {
-  const fill = await fillKeys({ redis: r.redis, spec: r.boards.windowed.spec, seed: r.ctx.plan.seed, players: r.players, days: r.days.slice(0, DAYS), targets: keys.map((key) => ({ key, redisKey: redisKey(key) })), label: `filling ${what}` });
+async function fillAndSettle(
+  r: Round,
+  keys: StateKey[],
+  redisKey: (k: StateKey) => string,
+  what: string,
+  settle = true,
+): Promise<{ asFilled: number; settled: number }> {
+  const fill = await fillKeys({
+    redis: r.redis,
+    spec: r.boards.windowed.spec,
+    seed: r.ctx.plan.seed,
+    players: r.players,
+    days: r.days.slice(0, DAYS),
+    targets: keys.map((key) => ({ key, redisKey: redisKey(key) })),
+    label: `filling ${what}`,
+  });
   r.run.fills.push({ round: r.players, what, ...fill });
   r.ctx.say(`  ${what}: ${fill.members.toLocaleString("en-US")} members in ${fill.seconds} s (${fill.perSec.toLocaleString("en-US")}/s)`);
   const asFilled = usedMemory(await r.redis.info("memory"));
@@ -132,7 +197,15 @@ async function fillAndSettle(r: Round, keys: StateKey[], redisKey: (k: StateKey)
   return { asFilled, settled: usedMemory(await r.redis.info("memory")) };
 }
 
-async function boardsReads(r: Round, reader: ShardReader, readerRedis: Redis, targets: Record<ReadTarget, StateKey>, filled: StateKey[], all: StateKey[], redisKey: (k: StateKey, prefix?: string) => string): Promise<void> {
+async function boardsReads(
+  r: Round,
+  reader: ShardReader,
+  readerRedis: Redis,
+  targets: Record<ReadTarget, StateKey>,
+  filled: StateKey[],
+  all: StateKey[],
+  redisKey: (k: StateKey, prefix?: string) => string,
+): Promise<void> {
   const { ctx, players, boards } = r;
   const plan = ctx.plan.boards.reads;
   const stored = (k: StateKey) => storedBoardName(boards.windowed.name, boards.windowed.spec, k.period.id, k.window?.name ?? "");
@@ -152,11 +225,23 @@ async function boardsReads(r: Round, reader: ShardReader, readerRedis: Redis, ta
   // the pre-fill against the apply path, for a sample of players' 7 records
   const sample = samplePlayers(players, ctx.plan.boards.checkedPlayers, rngFor(ctx.plan.seed, 900).nextInt);
   const scores = sampleScores(ctx.plan.seed, sample, boards.windowed.spec, r.days.slice(0, DAYS));
-  const records = Array.from({ length: DAYS }, (_, d) => sample.map((i) => {
-    const s = scores.get(i)![d]!;
-    return { player: playerId(i), value: encodeRecord(boards.windowed, [], { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs) };
-  })).flat();
-  await check(r, "windowed board: 7 daily records per player", records, sample, filled.map((k) => ({ label: `${k.window?.name ?? "day"} ${k.period.id}`, benchKey: redisKey(k), checkKey: redisKey(k, CHECK_PREFIX) })), new Set(all.map((k) => redisKey(k, CHECK_PREFIX))));
+  const records = Array.from({ length: DAYS }, (_, d) =>
+    sample.map((i) => {
+      const s = scores.get(i)![d]!;
+      return {
+        player: playerId(i),
+        value: encodeRecord(boards.windowed, [], { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs),
+      };
+    }),
+  ).flat();
+  await check(
+    r,
+    "windowed board: 7 daily records per player",
+    records,
+    sample,
+    filled.map((k) => ({ label: `${k.window?.name ?? "day"} ${k.period.id}`, benchKey: redisKey(k), checkKey: redisKey(k, CHECK_PREFIX) })),
+    new Set(all.map((k) => redisKey(k, CHECK_PREFIX))),
+  );
   for (const row of rows) {
     ctx.say(`  ${size(players)}: ${row.read.question} of ${row.target}, alone then ${plan.concurrency} in flight`);
     await steadyReads(reader, readerRedis, stored(targets[row.target]), row.read, plan, picker(10 + rows.indexOf(row)));
@@ -164,16 +249,44 @@ async function boardsReads(r: Round, reader: ShardReader, readerRedis: Redis, ta
   r.run.reads.push(...rows);
 }
 
-async function check(r: Round, what: string, records: Array<{ player: string; value: Buffer }>, sample: number[], keys: Parameters<typeof checkAgainstApply>[0]["keys"], allowedKeys: Set<string>): Promise<void> {
-  const result = await checkAgainstApply({ what, redis: r.redis, boards: BENCH_SPECS, chunk: loadConfig({}).applyBatch, dedupWindowMs: loadConfig({}).dedupWindowMs, records, players: idsOf(sample), keys, allowedKeys });
+async function check(
+  r: Round,
+  what: string,
+  records: Array<{ player: string; value: Buffer }>,
+  sample: number[],
+  keys: Parameters<typeof checkAgainstApply>[0]["keys"],
+  allowedKeys: Set<string>,
+): Promise<void> {
+  const result = await checkAgainstApply({
+    what,
+    redis: r.redis,
+    boards: BENCH_SPECS,
+    chunk: loadConfig({}).applyBatch,
+    dedupWindowMs: loadConfig({}).dedupWindowMs,
+    records,
+    players: idsOf(sample),
+    keys,
+    allowedKeys,
+  });
   r.run.checks.push({ ...result, round: r.players });
   const bad = result.differing + result.unexpectedKeys.length;
-  r.ctx.say(`  check against the apply path (${what}): ${result.players} players x ${result.keys} keys, ${bad === 0 ? "every entry and expiry equal" : `${bad} DIFFERENCES`}`);
-  for (const d of [...result.differences, ...result.unexpectedKeys.map((k) => `the apply path made ${k}, which the pre-fill lacks`)].slice(0, 10)) r.ctx.say(`    ${d}`);
+  r.ctx.say(
+    `  check against the apply path (${what}): ${result.players} players x ${result.keys} keys, ${bad === 0 ? "every entry and expiry equal" : `${bad} DIFFERENCES`}`,
+  );
+  for (const d of [...result.differences, ...result.unexpectedKeys.map((k) => `the apply path made ${k}, which the pre-fill lacks`)].slice(
+    0,
+    10,
+  ))
+    r.ctx.say(`    ${d}`);
 }
 
 /** The plain board and the also boards, as copies of the windowed board's day D7 (what the same records would leave on boards without windows). */
-async function preparePlainBoards(r: Round, full: boolean, targets: Record<ReadTarget, StateKey>, redisKey: (k: StateKey) => string): Promise<void> {
+async function preparePlainBoards(
+  r: Round,
+  full: boolean,
+  targets: Record<ReadTarget, StateKey>,
+  redisKey: (k: StateKey) => string,
+): Promise<void> {
   const { redis, boards, days, players } = r;
   const d7 = days[DAYS - 1]!;
   const key = (b: typeof boards.plain) => ({ redisKey: boardKey(PREFIX, b, d7.id), expireAtMs: d7.expireAtMs });
@@ -186,15 +299,28 @@ async function preparePlainBoards(r: Round, full: boolean, targets: Record<ReadT
     await redis.pexpireat(key(boards.plain).redisKey, d7.expireAtMs);
   }
   seconds += await copyKey(redis, key(boards.plain).redisKey, boards.also.map(key));
-  r.run.copies.push({ round: players, what: full ? "D7 to the plain board and 8 also boards (COPY)" : "sum7, best7 deleted; D7 renamed to the plain board, copied to 8 also boards (COPY)", seconds });
+  r.run.copies.push({
+    round: players,
+    what: full
+      ? "D7 to the plain board and 8 also boards (COPY)"
+      : "sum7, best7 deleted; D7 renamed to the plain board, copied to 8 also boards (COPY)",
+    seconds,
+  });
   r.ctx.say(`  plain board and ${boards.also.length} also boards ready in ${seconds} s`);
   const sample = samplePlayers(players, r.ctx.plan.boards.checkedPlayers, rngFor(r.ctx.plan.seed, 901).nextInt);
   const scores = sampleScores(r.ctx.plan.seed, sample, boards.windowed.spec, days.slice(0, DAYS));
   const records = sample.map((i) => {
     const s = scores.get(i)![DAYS - 1]!;
-    return { player: playerId(i), value: encodeRecord(boards.plain, boards.also, { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs) };
+    return {
+      player: playerId(i),
+      value: encodeRecord(boards.plain, boards.also, { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs),
+    };
   });
-  const compared = [boards.plain, ...boards.also].map((b) => ({ label: `${b.name} ${d7.id}`, benchKey: key(b).redisKey, checkKey: boardKey(CHECK_PREFIX, b, d7.id) }));
+  const compared = [boards.plain, ...boards.also].map((b) => ({
+    label: `${b.name} ${d7.id}`,
+    benchKey: key(b).redisKey,
+    checkKey: boardKey(CHECK_PREFIX, b, d7.id),
+  }));
   await check(r, "plain board + 8 also_boards: day 7's record", records, sample, compared, new Set(compared.map((c) => c.checkKey)));
 }
 
@@ -202,27 +328,43 @@ async function boardsWrites(r: Round, writer: ShardWriter, full: boolean): Promi
   const { ctx, players, boards, days, nowMs, redis } = r;
   const d7 = days[DAYS - 1]!;
   const source = dayScoreSource(boards.windowed.spec, d7);
-  const variants: Array<Pick<BoardsWriteRow, "write" | "also">> = [{ write: "single", also: 0 }, ...ALSO_COUNTS.map((also) => ({ write: "also" as const, also })), { write: "windowed", also: 0 }];
+  const variants: Array<Pick<BoardsWriteRow, "write" | "also">> = [
+    { write: "single", also: 0 },
+    ...ALSO_COUNTS.map((also) => ({ write: "also" as const, also })),
+    { write: "windowed", also: 0 },
+  ];
   let offsets: bigint[] | undefined;
   for (const [v, variant] of variants.entries()) {
     if (variant.write === "windowed" && !full) {
-      r.run.writes.push({ players, ...variant, skipped: `its state (15 to 33 keys of ${size(players)} members) does not fit the memory budget` });
+      r.run.writes.push({
+        players,
+        ...variant,
+        skipped: `its state (15 to 33 keys of ${size(players)} members) does not fit the memory budget`,
+      });
       continue;
     }
     const main = variant.write === "windowed" ? boards.windowed : boards.plain;
     const also = boards.also.slice(0, variant.also);
     const rng = rngFor(ctx.plan.seed, 1000 + v);
     // players drawn into their partitions, their records encoded once their partition's chunk is taken
-    const chunks = new PartitionChunks<string>(BENCH_SLOTS, loadConfig({}).applyBatch, () => {
-      const id = playerId(rng.nextInt(players));
-      return { partition: slotOf(id, BENCH_SLOTS), item: id };
-    }, offsets);
+    const chunks = new PartitionChunks<string>(
+      BENCH_SLOTS,
+      loadConfig({}).applyBatch,
+      () => {
+        const id = playerId(rng.nextInt(players));
+        return { partition: slotOf(id, BENCH_SLOTS), item: id };
+      },
+      offsets,
+    );
     const next = () => {
       const c = chunks.next();
-      return { ...c, items: c.items.map((id) => {
-        const s = source.draw(rng);
-        return encodeRecord(main, also, { playerId: id, value: s.points, timestampMs: s.reachedAtMs }, nowMs);
-      }) };
+      return {
+        ...c,
+        items: c.items.map((id) => {
+          const s = source.draw(rng);
+          return encodeRecord(main, also, { playerId: id, value: s.points, timestampMs: s.reachedAtMs }, nowMs);
+        }),
+      };
     };
     ctx.say(`  ${size(players)}: ${writeLabel(variant)}`);
     const figures = await measureApply({ writer, redis, boards: BENCH_SPECS, next, plan: ctx.plan.boards.writes });

@@ -4,19 +4,41 @@ import { boardsMemoryTable, boardsReadTable, boardsWriteTable, type BoardsReadRo
 import type { Measurement } from "../infra/measure.js";
 
 const applied = (recordsPerSec: number, redisCpuUsPerRecord: number): ApplyFigures => ({
-  records: 50_000, calls: 100, seconds: 5, recordsPerSec, redisCpuUsPerRecord, scriptUsPerRecord: redisCpuUsPerRecord * 0.8, benchCpuUsPerRecord: 40, warmup: { records: 10_000, seconds: 1.5 },
+  records: 50_000,
+  calls: 100,
+  seconds: 5,
+  recordsPerSec,
+  redisCpuUsPerRecord,
+  scriptUsPerRecord: redisCpuUsPerRecord * 0.8,
+  benchCpuUsPerRecord: 40,
+  warmup: { records: 10_000, seconds: 1.5 },
 });
 const loop = (opsPerSec: number): Measurement => ({
-  concurrency: 16, calls: 1000, errors: 0, errorsByCode: {}, elapsedMs: 3000, opsPerSec, windowOpsPerSec: opsPerSec,
-  latencyMs: { mean: 0.5, p50: 0.4, p90: 0.8, p99: 1.2, p999: 2, max: 3 }, closedBy: "duration", warmupMs: 1000, cpuCores: {},
+  concurrency: 16,
+  calls: 1000,
+  errors: 0,
+  errorsByCode: {},
+  elapsedMs: 3000,
+  opsPerSec,
+  windowOpsPerSec: opsPerSec,
+  latencyMs: { mean: 0.5, p50: 0.4, p90: 0.8, p99: 1.2, p999: 2, max: 3 },
+  closedBy: "duration",
+  warmupMs: 1000,
+  cpuCores: {},
 });
 
 describe("bench > boards tables", () => {
   it("sets each window read beside the period's, by size and question", () => {
     const row = (target: BoardsReadRow["target"], question: "top" | "rank", ops: number, players = 1e6): BoardsReadRow => ({
-      players, target, entries: players, read: { question, firstMs: 0.31, alone: { calls: 300, latencyMs: { mean: 0.1, p50: 0.09, p99: 0.2, max: 1 } }, loop: loop(ops) },
+      players,
+      target,
+      entries: players,
+      read: { question, firstMs: 0.31, alone: { calls: 300, latencyMs: { mean: 0.1, p50: 0.09, p99: 0.2, max: 1 } }, loop: loop(ops) },
     });
-    const t = boardsReadTable([row("sum7", "rank", 30_000), row("period", "top", 10_000), row("period", "rank", 20_000), row("best7", "top", 5_000, 1e7)], 16);
+    const t = boardsReadTable(
+      [row("sum7", "rank", 30_000), row("period", "top", 10_000), row("period", "rank", 20_000), row("best7", "top", 5_000, 1e7)],
+      16,
+    );
     expect(t.rows.map((r) => [r[0], r[1], r[2], r[7], r[11]])).toEqual([
       ["1M", "top 10", "the period (day 7)", "10,000", "—"],
       ["1M", "rank", "the period (day 7)", "20,000", "—"],
@@ -44,7 +66,16 @@ describe("bench > boards tables", () => {
   });
 
   it("gives the memory of the board alone, of its windows and of both, per player and per entry", () => {
-    const t = boardsMemoryTable({ players: 1000, days: 7, periodKeys: 7, windowKeys: 26, periodEntries: 7000, windowEntries: 26_000, periodBytes: 700_000, windowBytes: 2_860_000 });
+    const t = boardsMemoryTable({
+      players: 1000,
+      days: 7,
+      periodKeys: 7,
+      windowKeys: 26,
+      periodEntries: 7000,
+      windowEntries: 26_000,
+      periodBytes: 700_000,
+      windowBytes: 2_860_000,
+    });
     expect(t.rows.map((r) => [r[2], r[5], r[6], r[7]])).toEqual([
       ["7", "700.0", "100.0", "1x"],
       ["26", "2860.0", "110.0", "4.09x"],

@@ -37,7 +37,13 @@ export function blockScores(seed: number, block: number, count: number, spec: Bo
 }
 
 /** Blocks of the players first .. first+count-1 (first a multiple of BLOCK), each with its first player's index. */
-export function* playerBlocks(seed: number, first: number, count: number, spec: BoardSpec, days: readonly Period[]): Generator<{ first: number; scores: DayScore[][] }> {
+export function* playerBlocks(
+  seed: number,
+  first: number,
+  count: number,
+  spec: BoardSpec,
+  days: readonly Period[],
+): Generator<{ first: number; scores: DayScore[][] }> {
   if (first % BLOCK !== 0) throw new RangeError(`first must be a multiple of ${BLOCK}`);
   for (let start = first; start < first + count; start += BLOCK) {
     yield { first: start, scores: blockScores(seed, start / BLOCK, Math.min(BLOCK, first + count - start), spec, days) };

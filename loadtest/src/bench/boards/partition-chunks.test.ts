@@ -26,7 +26,11 @@ describe("bench > boards > partition chunks", () => {
   it("continues a shard's offsets and refuses a partition out of range", () => {
     let n = 0;
     const chunks = new PartitionChunks(2, 3, () => ({ partition: n++ % 2, item: n }), [5n, 7n]);
-    expect([chunks.next(), chunks.next(), chunks.next()].map((c) => [c.partition, c.firstOffset])).toEqual([[0, 5n], [1, 7n], [0, 8n]]);
+    expect([chunks.next(), chunks.next(), chunks.next()].map((c) => [c.partition, c.firstOffset])).toEqual([
+      [0, 5n],
+      [1, 7n],
+      [0, 8n],
+    ]);
     expect(() => new PartitionChunks(2, 3, () => ({ partition: 2, item: 0 })).next()).toThrow(/out of range/);
   });
 });

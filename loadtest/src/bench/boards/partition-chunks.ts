@@ -23,7 +23,12 @@ export class PartitionChunks<T> {
    * `draw` gives a random item and its partition (0 .. partitions-1); `startOffsets` the offset
    * each partition's first chunk starts at (0 by default: a fresh shard).
    */
-  constructor(private readonly partitions: number, private readonly chunk: number, private readonly draw: () => { partition: number; item: T }, startOffsets?: readonly bigint[]) {
+  constructor(
+    private readonly partitions: number,
+    private readonly chunk: number,
+    private readonly draw: () => { partition: number; item: T },
+    startOffsets?: readonly bigint[],
+  ) {
     if (!(chunk >= 1) || !(partitions >= 1)) throw new RangeError("partitions and chunk must be at least 1");
     this.waiting = Array.from({ length: partitions }, () => []);
     this.nextOffset = Array.from({ length: partitions }, (_, p) => startOffsets?.[p] ?? 0n);

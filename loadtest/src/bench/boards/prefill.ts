@@ -29,7 +29,17 @@ export interface FillResult {
 }
 
 /** Fills `targets` with players 0 .. players-1 (their scores of `days`) and sets each key's expiry. */
-export async function fillKeys(o: { redis: Redis; spec: BoardSpec; seed: number; players: number; days: Parameters<typeof playerBlocks>[4]; targets: readonly FillTarget[]; label: string; batch?: number; parallel?: number }): Promise<FillResult> {
+export async function fillKeys(o: {
+  redis: Redis;
+  spec: BoardSpec;
+  seed: number;
+  players: number;
+  days: Parameters<typeof playerBlocks>[4];
+  targets: readonly FillTarget[];
+  label: string;
+  batch?: number;
+  parallel?: number;
+}): Promise<FillResult> {
   const batch = o.batch ?? 1000;
   const limit = new InFlightLimit(o.parallel ?? 8);
   const args: Array<Array<string | number>> = o.targets.map(() => []);

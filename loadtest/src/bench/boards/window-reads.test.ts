@@ -13,13 +13,19 @@ describe("bench > boards > window reads", () => {
     const asked: unknown[] = [];
     const reader = {
       top: async (board: string, n: number) => (asked.push(["top", board, n]), { card: 1, members: [] }),
-      standing: async (board: string, id: string, radius: number) => (asked.push(["standing", board, id, radius]), id === "gone" ? undefined : { key: 1, ahead: 0, card: 1, start: 0, members: [] }),
+      standing: async (board: string, id: string, radius: number) => (
+        asked.push(["standing", board, id, radius]), id === "gone" ? undefined : { key: 1, ahead: 0, card: 1, start: 0, members: [] }
+      ),
     } as unknown as ShardReader;
     const shape = { topLimit: 10, aroundRadius: 5 };
     await readCall(reader, "b@d", "top", shape, () => "p")();
     await readCall(reader, "b@d", "rank", shape, () => "p")();
     await readCall(reader, "b@d", "around", shape, () => "p")();
-    expect(asked).toEqual([["top", "b@d", 10], ["standing", "b@d", "p", 0], ["standing", "b@d", "p", 5]]);
+    expect(asked).toEqual([
+      ["top", "b@d", 10],
+      ["standing", "b@d", "p", 0],
+      ["standing", "b@d", "p", 5],
+    ]);
     await expect(readCall(reader, "b@d", "rank", shape, () => "gone")()).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

@@ -37,7 +37,13 @@ export interface KeyRead {
 }
 
 /** One call of `q` on the board stored as `stored`; rejects when the player has no entry. */
-export function readCall(reader: ShardReader, stored: string, q: ReadQuestion, plan: Pick<ReadsPlan, "topLimit" | "aroundRadius">, player: () => string): () => Promise<unknown> {
+export function readCall(
+  reader: ShardReader,
+  stored: string,
+  q: ReadQuestion,
+  plan: Pick<ReadsPlan, "topLimit" | "aroundRadius">,
+  player: () => string,
+): () => Promise<unknown> {
   if (q === "top") return () => reader.top(stored, plan.topLimit);
   const radius = q === "rank" ? 0 : plan.aroundRadius;
   return async () => {
@@ -49,7 +55,10 @@ export function readCall(reader: ShardReader, stored: string, q: ReadQuestion, p
 }
 
 /** Loads the read scripts on the reader's connection with a read of an empty board; returns how long each first call took (ms). */
-export async function loadReadScripts(reader: ShardReader, plan: Pick<ReadsPlan, "topLimit" | "aroundRadius">): Promise<Record<"top" | "standing", number>> {
+export async function loadReadScripts(
+  reader: ShardReader,
+  plan: Pick<ReadsPlan, "topLimit" | "aroundRadius">,
+): Promise<Record<"top" | "standing", number>> {
   return {
     top: await timeOne(() => reader.top("bench-no-such-board", plan.topLimit)),
     standing: await timeOne(() => reader.standing("bench-no-such-board", "nobody", plan.aroundRadius)),
@@ -64,7 +73,14 @@ export async function firstReads(reader: ShardReader, stored: string, plan: Read
 }
 
 /** The steady state of `read`'s question on `stored`: calls alone, then the closed loop. */
-export async function steadyReads(reader: ShardReader, redis: Redis, stored: string, read: KeyRead, plan: ReadsPlan, player: () => string): Promise<void> {
+export async function steadyReads(
+  reader: ShardReader,
+  redis: Redis,
+  stored: string,
+  read: KeyRead,
+  plan: ReadsPlan,
+  player: () => string,
+): Promise<void> {
   const call = readCall(reader, stored, read.question, plan, player);
   const latencies: number[] = [];
   for (let i = 0; i < plan.alone; i++) latencies.push(await timeOne(call));

@@ -16,7 +16,8 @@ describe("bench > cpu meter", () => {
   });
 
   it("sums the calls and time of the commands asked for from INFO commandstats", () => {
-    const info = "# Commandstats\r\ncmdstat_evalsha:calls=40,usec=8000,usec_per_call=200.00,rejected_calls=0,failed_calls=0\r\ncmdstat_eval:calls=2,usec=500,usec_per_call=250.00\r\ncmdstat_zadd:calls=9,usec=90\r\n";
+    const info =
+      "# Commandstats\r\ncmdstat_evalsha:calls=40,usec=8000,usec_per_call=200.00,rejected_calls=0,failed_calls=0\r\ncmdstat_eval:calls=2,usec=500,usec_per_call=250.00\r\ncmdstat_zadd:calls=9,usec=90\r\n";
     expect(redisCommandStats(info, ["evalsha", "eval"])).toEqual({ calls: 42, usec: 8500 });
     expect(redisCommandStats(info, ["zscore"])).toEqual({ calls: 0, usec: 0 });
   });

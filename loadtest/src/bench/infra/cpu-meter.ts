@@ -26,7 +26,10 @@ export function procStatTicks(stat: string): number {
  * the text of /proc/<pid>/stat.
  */
 export function procStat(stat: string): ProcTicks {
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number); // the command name may hold spaces
+  const f = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number); // the command name may hold spaces
   return { ppid: f[1]!, ticks: f[11]! + f[12]!, withEnded: f[11]! + f[12]! + f[13]! + f[14]! }; // fields 4 and 14-17 of proc(5), counted after the name
 }
 
@@ -56,13 +59,15 @@ export function treeTicks(procs: ReadonlyMap<number, ProcTicks>, roots: readonly
 async function allProcesses(): Promise<Map<number, ProcTicks>> {
   const pids = (await readdir("/proc")).filter((n) => /^\d+$/.test(n)).map(Number);
   const procs = new Map<number, ProcTicks>();
-  await Promise.all(pids.map(async (pid) => {
-    try {
-      procs.set(pid, procStat(await readFile(`/proc/${pid}/stat`, "utf8")));
-    } catch {
-      // it exited meanwhile
-    }
-  }));
+  await Promise.all(
+    pids.map(async (pid) => {
+      try {
+        procs.set(pid, procStat(await readFile(`/proc/${pid}/stat`, "utf8")));
+      } catch {
+        // it exited meanwhile
+      }
+    }),
+  );
   return procs;
 }
 

@@ -49,7 +49,23 @@ export async function requireH2load(): Promise<string> {
 
 /** One h2load run of `path` on `address` with the request body in file `body`. */
 export async function h2load(address: string, path: string, body: string, p: H2loadShape): Promise<H2loadResult> {
-  const args = ["-D", String(p.seconds), "--warm-up-time", "1", "-c", String(p.connections), "-m", String(p.streams), "-H", "content-type: application/grpc", "-H", "te: trailers", "-d", body, `http://${address}${path}`];
+  const args = [
+    "-D",
+    String(p.seconds),
+    "--warm-up-time",
+    "1",
+    "-c",
+    String(p.connections),
+    "-m",
+    String(p.streams),
+    "-H",
+    "content-type: application/grpc",
+    "-H",
+    "te: trailers",
+    "-d",
+    body,
+    `http://${address}${path}`,
+  ];
   const { stdout } = await run("h2load", args, { maxBuffer: 16 * 2 ** 20 });
   return parseH2load(stdout);
 }
@@ -61,7 +77,8 @@ export function parseH2load(stdout: string): H2loadResult {
   const failed = /(\d+) failed, (\d+) errored, (\d+) timeout/.exec(stdout);
   const non2xx = /status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(stdout);
   if (!Number.isFinite(rate) || !Number.isFinite(done)) throw new Error(`h2load printed no rate:\n${stdout}`);
-  if ((failed && failed.slice(1).some((n) => Number(n) > 0)) || (non2xx && non2xx.slice(1).some((n) => Number(n) > 0))) throw new Error(`h2load saw failed requests:\n${stdout}`);
+  if ((failed && failed.slice(1).some((n) => Number(n) > 0)) || (non2xx && non2xx.slice(1).some((n) => Number(n) > 0)))
+    throw new Error(`h2load saw failed requests:\n${stdout}`);
   // "time for request:  min  max  mean  sd  +/- sd", each with its unit (us, ms or s)
   const mean = /time for request:\s+[\d.]+[mu]?s\s+[\d.]+[mu]?s\s+([\d.]+)(m|u)?s/.exec(stdout);
   const meanMs = mean ? Number(mean[1]) * (mean[2] === "u" ? 1e-3 : mean[2] === "m" ? 1 : 1e3) : NaN;

@@ -36,7 +36,12 @@ export async function startRedisFleet(d: FixtureDeps, label: string, count: numb
   const entries: CleanupEntry[] = [];
   try {
     for (let i = 0; i < count; i++) {
-      const server = await startRedisServer({ dataDir: join(d.dataDir, `${label}-redis-${i}`), port: await benchPort(d.ports), persist: false, log: d.log });
+      const server = await startRedisServer({
+        dataDir: join(d.dataDir, `${label}-redis-${i}`),
+        port: await benchPort(d.ports),
+        persist: false,
+        log: d.log,
+      });
       servers.push(server);
       entries.push(d.cleanup.push(`redis-server ${server.url} (${label})`, () => server.stop()));
     }

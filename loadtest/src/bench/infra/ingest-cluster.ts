@@ -44,7 +44,10 @@ export async function startIngestCluster(ctx: BenchContext, shards: number, node
       LADDER_KEY_PREFIX: BENCH_KEY_PREFIX,
       LADDER_SLOTS: String(BENCH_SLOTS),
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
-      LADDER_TOKENS: JSON.stringify([{ name: "bench-game-server", token: writeToken, roles: ["write"] }, { name: "bench-admin", token: adminToken, roles: ["admin"] }]),
+      LADDER_TOKENS: JSON.stringify([
+        { name: "bench-game-server", token: writeToken, roles: ["write"] },
+        { name: "bench-admin", token: adminToken, roles: ["admin"] },
+      ]),
     },
     baseEnv: nodeOptions === undefined ? baseEnv() : { ...baseEnv(), NODE_OPTIONS: nodeOptions },
     log: ctx.log,
@@ -52,7 +55,12 @@ export async function startIngestCluster(ctx: BenchContext, shards: number, node
   const servicesEntry = ctx.cleanup.push("cluster services (ingest benchmark)", () => services.stop());
   const redis = fleet.servers.map((s) => benchRedis(s.url));
   return {
-    services, fleet, redis, topic, writeToken, adminToken,
+    services,
+    fleet,
+    redis,
+    topic,
+    writeToken,
+    adminToken,
     stopServices: () => servicesEntry.release(),
     async stop() {
       await servicesEntry.release();

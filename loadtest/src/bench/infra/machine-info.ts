@@ -13,7 +13,12 @@ export function machineInfo(): MachineInfo {
     // reported as unknown
   }
   return {
-    cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version, platform: `${process.platform} ${process.arch}`, redisServer, kafka: KAFKA_VERSION,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    redisServer,
+    kafka: KAFKA_VERSION,
   };
 }

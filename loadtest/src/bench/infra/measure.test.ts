@@ -12,16 +12,21 @@ function fakeServer(latencyMs: (n: number) => number) {
   const send = () => {
     const latency = latencyMs(n++);
     inFlight++;
-    return new Promise<void>((resolve) => setTimeout(() => {
-      answers.push({ at: performance.now(), inFlight });
-      inFlight--;
-      resolve();
-    }, latency));
+    return new Promise<void>((resolve) =>
+      setTimeout(() => {
+        answers.push({ at: performance.now(), inFlight });
+        inFlight--;
+        resolve();
+      }, latency),
+    );
   };
   return { send, answers, sent: () => n };
 }
 
-async function measure(plan: ClosedLoopPlan, latencyMs: (n: number) => number): Promise<{ m: Measurement; t0: number; answers: Array<{ at: number; inFlight: number }> }> {
+async function measure(
+  plan: ClosedLoopPlan,
+  latencyMs: (n: number) => number,
+): Promise<{ m: Measurement; t0: number; answers: Array<{ at: number; inFlight: number }> }> {
   const server = fakeServer(latencyMs);
   const t0 = performance.now();
   const done = measureClosedLoop({ plan, send: server.send, cpuMeter: fakeMeter });
@@ -37,7 +42,9 @@ describe("bench > closed-loop measurement", () => {
     // 2 in flight, 100 ms per call, 150 ms of warm-up and 2 answers per worker. At 200 ms the first
     // worker has its 2 answers, the other 1: the first sends call 4, which takes 1 s (answered at
     // 1.2 s, inside the window), then the other gets its second answer and opens the window.
-    const { m } = await measure({ concurrency: 2, warmupMs: 150, durationMs: 1000, minCalls: 1, maxDurationMs: 5000 }, (n) => (n === 4 ? 1000 : 100));
+    const { m } = await measure({ concurrency: 2, warmupMs: 150, durationMs: 1000, minCalls: 1, maxDurationMs: 5000 }, (n) =>
+      n === 4 ? 1000 : 100,
+    );
     expect(m.warmupMs).toBe(200);
     expect(m.elapsedMs).toBe(1000);
     // the opener's calls sent at 200, 300, ... 1100 ms, and the other worker's first after its slow one,
@@ -56,14 +63,23 @@ describe("bench > closed-loop measurement", () => {
       const call = { sentAt: performance.now(), answeredAt: 0, inFlight: 0 };
       calls.push(call);
       inFlight++;
-      return new Promise<void>((resolve) => setTimeout(() => {
-        Object.assign(call, { answeredAt: performance.now(), inFlight });
-        inFlight--;
-        resolve();
-      }, 100 + 3 * calls.length)); // no two calls sent or answered at once
+      return new Promise<void>((resolve) =>
+        setTimeout(
+          () => {
+            Object.assign(call, { answeredAt: performance.now(), inFlight });
+            inFlight--;
+            resolve();
+          },
+          100 + 3 * calls.length,
+        ),
+      ); // no two calls sent or answered at once
     };
     const t0 = performance.now();
-    const done = measureClosedLoop({ plan: { concurrency: 4, warmupMs: 0, durationMs: 1000, minCalls: 1, maxDurationMs: 5000 }, send, cpuMeter: fakeMeter });
+    const done = measureClosedLoop({
+      plan: { concurrency: 4, warmupMs: 0, durationMs: 1000, minCalls: 1, maxDurationMs: 5000 },
+      send,
+      cpuMeter: fakeMeter,
+    });
     await vi.advanceTimersByTimeAsync(60_000);
     const m = await done;
     const from = t0 + m.warmupMs;

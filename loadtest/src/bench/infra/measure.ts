@@ -158,11 +158,24 @@ export async function measureClosedLoop(deps: MeasureDeps): Promise<Measurement>
   const errors = Object.values(errorsByCode).reduce((a, b) => a + b, 0);
   const stats = latencyStats(latencies);
   const result: Measurement = {
-    concurrency: plan.concurrency, calls: sent, errors, errorsByCode, elapsedMs: round3(elapsedMs),
-    opsPerSec: round2((plan.concurrency * sent * 1000) / Math.max(1e-3, spans.reduce((sum, s) => sum + (s.calls > 0 ? s.lastAnswered - s.firstSent : 0), 0))),
-    windowOpsPerSec: round2((sent / elapsedMs) * 1000), latencyMs: latencySummary(histogram),
+    concurrency: plan.concurrency,
+    calls: sent,
+    errors,
+    errorsByCode,
+    elapsedMs: round3(elapsedMs),
+    opsPerSec: round2(
+      (plan.concurrency * sent * 1000) /
+        Math.max(
+          1e-3,
+          spans.reduce((sum, s) => sum + (s.calls > 0 ? s.lastAnswered - s.firstSent : 0), 0),
+        ),
+    ),
+    windowOpsPerSec: round2((sent / elapsedMs) * 1000),
+    latencyMs: latencySummary(histogram),
     ...(stats.p50Ci ? { p50CiMs: stats.p50Ci } : {}),
-    closedBy, warmupMs: round3(windowStart - t0), cpuCores,
+    closedBy,
+    warmupMs: round3(windowStart - t0),
+    cpuCores,
   };
   histogram.destroy();
   return result;

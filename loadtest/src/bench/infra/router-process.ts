@@ -16,7 +16,12 @@ export interface RouterProcess {
   stop(): Promise<void>;
 }
 
-export async function startRouter(d: FixtureDeps, shardIds: readonly string[], servers: readonly RedisServer[], kafkaBrokers: readonly string[]): Promise<RouterProcess> {
+export async function startRouter(
+  d: FixtureDeps,
+  shardIds: readonly string[],
+  servers: readonly RedisServer[],
+  kafkaBrokers: readonly string[],
+): Promise<RouterProcess> {
   const address = `127.0.0.1:${await benchPort(d.ports)}`;
   const settings = {
     LADDER_SHARDS: shardIds.map((id, i) => `${id}=${servers[i]!.url}`).join(","),

@@ -15,11 +15,29 @@ const run = promisify(execFile);
 /** Seeds players 0 .. players-1 of the bench's population onto `board`; returns the seeder's summary line. */
 export async function seedThroughKafka(ctx: BenchContext, cluster: IngestCluster, board: string, players: number): Promise<string> {
   const env = { ...cluster.services.env, LADDER_ROUTER_LISTEN: cluster.services.routerAddress }; // the router the seeder counts with
-  const args = [builtEntry("loadtest/src/seed/main.ts"), "--players", String(players), "--board", board, "--via", "kafka", "--seed", String(ctx.plan.seed), "--out", ctx.dataDir];
-  const { stdout } = await run(process.execPath, args, { env: { ...process.env, ...env }, maxBuffer: 64 * 2 ** 20 }).catch((err: { stdout?: string }) => {
-    throw new Error(`npm run seed failed:\n${(err.stdout ?? "").split("\n").slice(-8).join("\n")}`, { cause: err });
-  });
-  const summary = stdout.split("\n").filter((l) => l.startsWith("board ")).at(-1) ?? "(no summary line)";
+  const args = [
+    builtEntry("loadtest/src/seed/main.ts"),
+    "--players",
+    String(players),
+    "--board",
+    board,
+    "--via",
+    "kafka",
+    "--seed",
+    String(ctx.plan.seed),
+    "--out",
+    ctx.dataDir,
+  ];
+  const { stdout } = await run(process.execPath, args, { env: { ...process.env, ...env }, maxBuffer: 64 * 2 ** 20 }).catch(
+    (err: { stdout?: string }) => {
+      throw new Error(`npm run seed failed:\n${(err.stdout ?? "").split("\n").slice(-8).join("\n")}`, { cause: err });
+    },
+  );
+  const summary =
+    stdout
+      .split("\n")
+      .filter((l) => l.startsWith("board "))
+      .at(-1) ?? "(no summary line)";
   ctx.say(`  seeded: ${summary}`);
   return summary;
 }

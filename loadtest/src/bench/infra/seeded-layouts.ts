@@ -70,7 +70,15 @@ export class SeededLayouts {
     const fleet = await startRedisFleet(this.deps, `layout${shards}`, shards);
     const redis = fleet.servers.map((s) => benchRedis(s.url));
     const shardIds = fleet.servers.map((_, i) => `shard-${i}`);
-    const layout: Layout = { shards, shardIds, servers: fleet.servers, redis, placement: buildPlacement(shardIds, BENCH_SLOTS), seeded: 0, emptyUsedMemory: 0 };
+    const layout: Layout = {
+      shards,
+      shardIds,
+      servers: fleet.servers,
+      redis,
+      placement: buildPlacement(shardIds, BENCH_SLOTS),
+      seeded: 0,
+      emptyUsedMemory: 0,
+    };
     layout.emptyUsedMemory = (await infoMemory(redis)).used;
     this.live.set(shards, { layout, fleet });
     return layout;
@@ -90,12 +98,24 @@ export class SeededLayouts {
     const bar = progressBar(`seeding ${layout.shards} shard(s)`, players - from);
     const start = performance.now();
     const result = await seedRedis({
-      shards: layout.shardIds.map((id, i) => ({ id, redis: layout.redis[i]! })), placement: layout.placement, key: BOARD_KEY, spec: BENCH_SPEC,
-      batch: 1000, parallel: 8, players: benchPlayers(this.deps.seed, from, players - from), onProgress: (n) => bar.update(n),
+      shards: layout.shardIds.map((id, i) => ({ id, redis: layout.redis[i]! })),
+      placement: layout.placement,
+      key: BOARD_KEY,
+      spec: BENCH_SPEC,
+      batch: 1000,
+      parallel: 8,
+      players: benchPlayers(this.deps.seed, from, players - from),
+      onProgress: (n) => bar.update(n),
     }).finally(() => bar.finish());
     const seconds = (performance.now() - start) / 1000;
     layout.seeded = players;
-    this.steps.push({ shards: layout.shards, fromPlayers: from, toPlayers: players, seconds: round2(seconds), perSec: Math.round((players - from) / seconds) });
+    this.steps.push({
+      shards: layout.shards,
+      fromPlayers: from,
+      toPlayers: players,
+      seconds: round2(seconds),
+      perSec: Math.round((players - from) / seconds),
+    });
   }
 
   /** The memory figures taken when the layout of `shards` reached `players`. */
@@ -124,8 +144,15 @@ async function readMemory(layout: Layout, players: number): Promise<MemoryReadin
   const steady = await infoMemory(layout.redis);
   const perPlayer = (used: number) => round2((used - layout.emptyUsedMemory) / players);
   return {
-    shards: layout.shards, players, usedMemoryBytes: steady.used, emptyUsedMemoryBytes: layout.emptyUsedMemory, usedMemoryRssBytes: steady.rss, bytesPerPlayer: perPlayer(steady.used),
-    asSeededUsedMemoryBytes: seeded.used, asSeededBytesPerPlayer: perPlayer(seeded.used), rehashLookups: lookups.reduce((a, b) => a + b, 0),
+    shards: layout.shards,
+    players,
+    usedMemoryBytes: steady.used,
+    emptyUsedMemoryBytes: layout.emptyUsedMemory,
+    usedMemoryRssBytes: steady.rss,
+    bytesPerPlayer: perPlayer(steady.used),
+    asSeededUsedMemoryBytes: seeded.used,
+    asSeededBytesPerPlayer: perPlayer(seeded.used),
+    rehashLookups: lookups.reduce((a, b) => a + b, 0),
   };
 }
 

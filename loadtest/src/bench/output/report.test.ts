@@ -3,13 +3,48 @@ import { BENCH_NAMES } from "../options.js";
 import { filePrefix, formatMinutes, markdownSummary, type BenchReport } from "./report.js";
 
 const report: BenchReport = {
-  tool: "ladder-bench", format: 1, quick: true, startedAt: "2026-11-30T07:00:00.000Z", finishedAt: "2026-11-30T07:02:05.000Z", wallSeconds: 125,
+  tool: "ladder-bench",
+  format: 1,
+  quick: true,
+  startedAt: "2026-11-30T07:00:00.000Z",
+  finishedAt: "2026-11-30T07:02:05.000Z",
+  wallSeconds: 125,
   selected: ["reads", "rebuild"],
-  machine: { cpus: 2, cpuModel: "Test CPU", memoryGiB: 24, node: "v20", platform: "linux x64", redisServer: "redis-server 7.0", kafka: "4.1.1" },
-  loadavgStart: [1.5, 1, 1], loadavgEnd: [2.5, 1, 1],
+  machine: {
+    cpus: 2,
+    cpuModel: "Test CPU",
+    memoryGiB: 24,
+    node: "v20",
+    platform: "linux x64",
+    redisServer: "redis-server 7.0",
+    kafka: "4.1.1",
+  },
+  loadavgStart: [1.5, 1, 1],
+  loadavgEnd: [2.5, 1, 1],
   benchmarks: [
-    { name: "reads", title: "Memory", status: "ok", startedAt: "", seconds: 3, loadavgStart: [1, 1, 1], loadavgEnd: [2, 1, 1], figures: {}, method: "writes/memory.md", tables: [{ title: "t", columns: ["a"], rows: [["1"]] }] },
-    { name: "rebuild", title: "Rebuild", method: "writes/rebuild.md", status: "failed", error: "Error: no broker\n  at x", startedAt: "", seconds: 9, loadavgStart: [1, 1, 1], loadavgEnd: [1, 1, 1] },
+    {
+      name: "reads",
+      title: "Memory",
+      status: "ok",
+      startedAt: "",
+      seconds: 3,
+      loadavgStart: [1, 1, 1],
+      loadavgEnd: [2, 1, 1],
+      figures: {},
+      method: "writes/memory.md",
+      tables: [{ title: "t", columns: ["a"], rows: [["1"]] }],
+    },
+    {
+      name: "rebuild",
+      title: "Rebuild",
+      method: "writes/rebuild.md",
+      status: "failed",
+      error: "Error: no broker\n  at x",
+      startedAt: "",
+      seconds: 9,
+      loadavgStart: [1, 1, 1],
+      loadavgEnd: [1, 1, 1],
+    },
   ],
 };
 

@@ -43,20 +43,24 @@ export function markdownSummary(r: BenchReport, jsonName: string): string {
     `## Benchmarks: \`npm run bench${commandArgs(r)}\`, ${r.startedAt.slice(0, 10)}`,
     "",
     ...(r.quick ? ["**Quick run (smoke test): small sizes and short runs; these figures are not for quoting.**", ""] : []),
-    `Measured in one run of ${formatMinutes(r.wallSeconds)} on one machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, ${m.redisServer}, Kafka ${m.kafka} (single broker, KRaft). `
-      + `Load average (1 min) ${r.loadavgStart[0]} at the start, ${r.loadavgEnd[0]} at the end. Kafka, Redis, PostgreSQL, the services and the bench client all share the ${m.cpus} cores, `
-      + "and the machine may have been running other work too: read the ratios next to the absolute figures. Every figure below was measured in this run; "
-      + `all of them, with more percentiles and CPU readings, are in \`${jsonName}\` beside this file.`,
+    `Measured in one run of ${formatMinutes(r.wallSeconds)} on one machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, ${m.redisServer}, Kafka ${m.kafka} (single broker, KRaft). ` +
+      `Load average (1 min) ${r.loadavgStart[0]} at the start, ${r.loadavgEnd[0]} at the end. Kafka, Redis, PostgreSQL, the services and the bench client all share the ${m.cpus} cores, ` +
+      "and the machine may have been running other work too: read the ratios next to the absolute figures. Every figure below was measured in this run; " +
+      `all of them, with more percentiles and CPU readings, are in \`${jsonName}\` beside this file.`,
   ];
-  const sections = r.benchmarks.map((b) => [
-    `### ${b.title}`,
-    "",
-    b.status === "failed" ? `**Failed** after ${b.seconds} s: \`${(b.error ?? "").split("\n")[0]}\`` : (b.tables ?? []).map((t) => `**${t.title}**\n\n${renderMarkdown(t)}`).join("\n\n"),
-    "",
-    `How it is measured: [loadtest/src/bench/${b.method}](${METHOD_LINK_BASE}${b.method}).`,
-    "",
-    `_Ran ${b.seconds} s; load average ${b.loadavgStart[0]} → ${b.loadavgEnd[0]}._`,
-  ].join("\n"));
+  const sections = r.benchmarks.map((b) =>
+    [
+      `### ${b.title}`,
+      "",
+      b.status === "failed"
+        ? `**Failed** after ${b.seconds} s: \`${(b.error ?? "").split("\n")[0]}\``
+        : (b.tables ?? []).map((t) => `**${t.title}**\n\n${renderMarkdown(t)}`).join("\n\n"),
+      "",
+      `How it is measured: [loadtest/src/bench/${b.method}](${METHOD_LINK_BASE}${b.method}).`,
+      "",
+      `_Ran ${b.seconds} s; load average ${b.loadavgStart[0]} → ${b.loadavgEnd[0]}._`,
+    ].join("\n"),
+  );
   return [...head, "", ...sections.flatMap((s) => [s, ""])].join("\n");
 }
 

@@ -20,13 +20,26 @@ function rightAligned(t: Table): boolean[] {
 export function renderText(t: Table): string {
   const right = rightAligned(t);
   const widths = t.columns.map((h, c) => Math.max(h.length, ...t.rows.map((r) => (r[c] ?? "").length)));
-  const line = (cells: string[]) => cells.map((cell, c) => (right[c] ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  ").trimEnd();
-  return [t.title, line(t.columns), widths.map((w) => "-".repeat(w)).join("  "), ...t.rows.map((r) => line(t.columns.map((_, c) => r[c] ?? "")))].join("\n");
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => (right[c] ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!)))
+      .join("  ")
+      .trimEnd();
+  return [
+    t.title,
+    line(t.columns),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...t.rows.map((r) => line(t.columns.map((_, c) => r[c] ?? ""))),
+  ].join("\n");
 }
 
 export function renderMarkdown(t: Table): string {
   const right = rightAligned(t);
-  const escape = (s: string) => s.replace(/\|/g, "\\|");
-  const row = (cells: string[]) => `| ${cells.map(escape).join(" | ")} |`;
-  return [row(t.columns), `|${right.map((r) => (r ? "---:" : "---")).join("|")}|`, ...t.rows.map((r) => row(t.columns.map((_, c) => r[c] ?? "")))].join("\n");
+  const escapeCell = (s: string) => s.replace(/\|/g, "\\|");
+  const row = (cells: string[]) => `| ${cells.map(escapeCell).join(" | ")} |`;
+  return [
+    row(t.columns),
+    `|${right.map((r) => (r ? "---:" : "---")).join("|")}|`,
+    ...t.rows.map((r) => row(t.columns.map((_, c) => r[c] ?? ""))),
+  ].join("\n");
 }

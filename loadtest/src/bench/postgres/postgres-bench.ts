@@ -32,7 +32,9 @@ export const postgresBenchmark: Benchmark = {
       await admin.query("CREATE EXTENSION pg_prewarm; CREATE EXTENSION pg_buffercache");
       const settings = await serverSettings(admin);
       const table = `ladder_bench_${randomBytes(4).toString("hex")}`;
-      ctx.say(`PostgreSQL ${settings.server_version} on 127.0.0.1:${server.connection.port} (${server.binDir}), shared_buffers ${settings.shared_buffers}, table ${table}`);
+      ctx.say(
+        `PostgreSQL ${settings.server_version} on 127.0.0.1:${server.connection.port} (${server.binDir}), shared_buffers ${settings.shared_buffers}, table ${table}`,
+      );
       const rows: PgRow[] = [];
       const loads: PgLoad[] = [];
       let loaded = 0;
@@ -58,17 +60,33 @@ export const postgresBenchmark: Benchmark = {
   },
 };
 
-async function measure(ctx: BenchContext, server: BenchPostgres, table: string, players: number, question: "top" | "rank", plan: ClosedLoopPlan, sizeIndex: number): Promise<PgRow> {
+async function measure(
+  ctx: BenchContext,
+  server: BenchPostgres,
+  table: string,
+  players: number,
+  question: "top" | "rank",
+  plan: ClosedLoopPlan,
+  sizeIndex: number,
+): Promise<PgRow> {
   ctx.say(`${size(players)} rows, PostgreSQL ${question}, ${plan.concurrency} in flight`);
   const pool = new pg.Pool({ ...server.connection, max: plan.concurrency });
   pool.on("error", () => {}); // reported per query
   const rng = rngFor(ctx.plan.seed, 100 + sizeIndex);
-  const send = question === "top"
-    ? () => pool.query({ name: "top", text: `SELECT player_id, score FROM ${table} ORDER BY score DESC LIMIT 10` })
-    : () => pool.query({ name: "rank", text: `SELECT count(*) + 1 AS rank FROM ${table} WHERE score > (SELECT score FROM ${table} WHERE player_id = $1)`, values: [playerId(rng.nextInt(players))] });
+  const send =
+    question === "top"
+      ? () => pool.query({ name: "top", text: `SELECT player_id, score FROM ${table} ORDER BY score DESC LIMIT 10` })
+      : () =>
+          pool.query({
+            name: "rank",
+            text: `SELECT count(*) + 1 AS rank FROM ${table} WHERE score > (SELECT score FROM ${table} WHERE player_id = $1)`,
+            values: [playerId(rng.nextInt(players))],
+          });
   try {
     const m: Measurement = await measureClosedLoop({ plan, send, cpu: { postgres: treeCpu(server.pid), client: selfCpu } });
-    ctx.say(`  n = ${m.calls} in ${(m.elapsedMs / 1000).toFixed(1)} s (window closed by ${m.closedBy}), ${m.opsPerSec} per s, p50 ${m.latencyMs.p50} ms`);
+    ctx.say(
+      `  n = ${m.calls} in ${(m.elapsedMs / 1000).toFixed(1)} s (window closed by ${m.closedBy}), ${m.opsPerSec} per s, p50 ${m.latencyMs.p50} ms`,
+    );
     return { players, question, m };
   } finally {
     await pool.end();
@@ -76,8 +94,19 @@ async function measure(ctx: BenchContext, server: BenchPostgres, table: string, 
 }
 
 async function serverSettings(client: pg.Client): Promise<Record<string, string>> {
-  const names = ["server_version", "shared_buffers", "effective_cache_size", "work_mem", "max_parallel_workers_per_gather", "max_worker_processes", "jit"];
-  const res = await client.query<{ name: string; setting: string }>("SELECT name, current_setting(name) AS setting FROM unnest($1::text[]) AS name", [names]);
+  const names = [
+    "server_version",
+    "shared_buffers",
+    "effective_cache_size",
+    "work_mem",
+    "max_parallel_workers_per_gather",
+    "max_worker_processes",
+    "jit",
+  ];
+  const res = await client.query<{ name: string; setting: string }>(
+    "SELECT name, current_setting(name) AS setting FROM unnest($1::text[]) AS name",
+    [names],
+  );
   return Object.fromEntries(res.rows.map((r) => [r.name, r.setting]));
 }
 
@@ -86,4 +115,3 @@ function routerRows(ctx: BenchContext): ReadRow[] {
 }
 
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20).toLocaleString("en-US");
-

@@ -67,7 +67,8 @@ export async function startBenchPostgres(d: BenchPostgresDeps): Promise<BenchPos
   // (the benchmark's own stop, or the run's clean-up on an error or Ctrl-C, or both at once).
   let started = false;
   let stopping: Promise<void> | undefined;
-  const stopServer = () => (stopping ??= started ? exec("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]).then(() => {}) : Promise.resolve());
+  const stopServer = () =>
+    (stopping ??= started ? exec("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]).then(() => {}) : Promise.resolve());
   const entry = d.cleanup.push(`PostgreSQL (${dir})`, async () => {
     try {
       await stopServer();
@@ -89,7 +90,12 @@ export async function startBenchPostgres(d: BenchPostgresDeps): Promise<BenchPos
     unix_socket_directories: `'${dir}'`,
     shared_buffers: `'${d.sharedBuffersMb}MB'`,
   };
-  await appendFile(join(data, "postgresql.conf"), `\n# ladder bench\n${Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join("\n")}\n`);
+  await appendFile(
+    join(data, "postgresql.conf"),
+    `\n# ladder bench\n${Object.entries(settings)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join("\n")}\n`,
+  );
   const log = join(dir, "server.log");
   try {
     started = true; // from here on, stop it: pg_ctl may have started it before failing
@@ -114,7 +120,9 @@ export async function startBenchPostgres(d: BenchPostgresDeps): Promise<BenchPos
 /** The newest Debian-layout server binaries, else pg_config's. */
 async function postgresBinDir(): Promise<string> {
   const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? (await readdir(root)).filter((v) => /^\d+(\.\d+)?$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? (await readdir(root)).filter((v) => /^\d+(\.\d+)?$/.test(v)).sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const v of versions) if (existsSync(join(root, v, "bin", "initdb"))) return join(root, v, "bin");
   try {
     const dir = (await run("pg_config", ["--bindir"])).stdout.trim();
@@ -122,14 +130,19 @@ async function postgresBinDir(): Promise<string> {
   } catch {
     // no pg_config: fall through
   }
-  throw new Error("no PostgreSQL server binaries (initdb, pg_ctl, postgres) under /usr/lib/postgresql/<version>/bin or pg_config --bindir: install the server (Debian: apt-get install postgresql)");
+  throw new Error(
+    "no PostgreSQL server binaries (initdb, pg_ctl, postgres) under /usr/lib/postgresql/<version>/bin or pg_config --bindir: install the server (Debian: apt-get install postgresql)",
+  );
 }
 
 async function serverUser(): Promise<RunAs> {
   if (process.getuid?.() !== 0) return {};
   const line = (await readFile("/etc/passwd", "utf8")).split("\n").find((l) => l.startsWith("postgres:"));
   const [, , uid, gid] = line?.split(":") ?? [];
-  if (uid === undefined || gid === undefined) throw new Error("the bench runs as root, and PostgreSQL refuses to: it needs a `postgres` OS user to run its server as (Debian's postgresql package creates it)");
+  if (uid === undefined || gid === undefined)
+    throw new Error(
+      "the bench runs as root, and PostgreSQL refuses to: it needs a `postgres` OS user to run its server as (Debian's postgresql package creates it)",
+    );
   return { uid: Number(uid), gid: Number(gid) };
 }
 

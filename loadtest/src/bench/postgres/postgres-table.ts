@@ -26,7 +26,8 @@ export async function loadPlayers(client: Client, table: string, seed: number, f
   if (first === 0) await client.query(`CREATE UNLOGGED TABLE ${table} (player_id text NOT NULL, score bigint NOT NULL)`);
   else await client.query(`DROP INDEX IF EXISTS ${table}_score, ${table}_player`);
   const lines = function* () {
-    for (const chunk of benchPlayers(seed, first, players - first)) yield chunk.map((p) => `${p.playerId}\t${sqlScore(BENCH_SPEC, p.points, p.reachedAtMs)}\n`).join("");
+    for (const chunk of benchPlayers(seed, first, players - first))
+      yield chunk.map((p) => `${p.playerId}\t${sqlScore(BENCH_SPEC, p.points, p.reachedAtMs)}\n`).join("");
   };
   await pipeline(Readable.from(lines()), client.query(copyFrom(`COPY ${table} (player_id, score) FROM STDIN`)));
   await client.query(`CREATE INDEX ${table}_score ON ${table} (score)`);

@@ -6,5 +6,7 @@ process.on("SIGUSR2", () => {
   const t0 = performance.now();
   globalThis.gc?.();
   const m = process.memoryUsage();
-  process.stdout.write(`${JSON.stringify({ level: 30, msg: "bench gc probe", gc: typeof globalThis.gc === "function", heapUsed: m.heapUsed, rss: m.rss, gcMs: performance.now() - t0 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ level: 30, msg: "bench gc probe", gc: typeof globalThis.gc === "function", heapUsed: m.heapUsed, rss: m.rss, gcMs: performance.now() - t0 })}\n`,
+  );
 });

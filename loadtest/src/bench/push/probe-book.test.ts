@@ -3,7 +3,11 @@ import { ProbeBook, type Probe } from "./probe-book.js";
 
 const own = (watched: string, score: number, sentAt: number): Probe => ({ kind: "own", watched, score, sentAt });
 const overtake = (watched: string, other: string, sentAt: number): Probe => ({ kind: "overtake", watched, other, sentAt });
-const msg = (score: number | undefined, overtakenBy: string[] = [], previousAt?: number) => ({ score, overtakenBy, ...(previousAt === undefined ? {} : { previousAt }) });
+const msg = (score: number | undefined, overtakenBy: string[] = [], previousAt?: number) => ({
+  score,
+  overtakenBy,
+  ...(previousAt === undefined ? {} : { previousAt }),
+});
 
 describe("bench > push > probe book", () => {
   it("ends an own-score probe at the first message with the new score, measured from the send and from the acknowledgement", () => {

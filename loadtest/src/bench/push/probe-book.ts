@@ -115,7 +115,13 @@ export class ProbeBook {
 
   private finish(p: Probe): void {
     if (!this.close(p)) return;
-    this.samples.push({ kind: p.kind, fromSendMs: p.seenAt! - p.sentAt, fromAckMs: p.seenAt! - p.ackAt!, sentAt: p.sentAt, sincePreviousMs: p.sincePreviousMs });
+    this.samples.push({
+      kind: p.kind,
+      fromSendMs: p.seenAt! - p.sentAt,
+      fromAckMs: p.seenAt! - p.ackAt!,
+      sentAt: p.sentAt,
+      sincePreviousMs: p.sincePreviousMs,
+    });
   }
 
   /** Takes `p` out of the open probes; false when it was not open. */

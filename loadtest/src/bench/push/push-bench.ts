@@ -35,14 +35,34 @@ export const pushBenchmark: Benchmark = {
   title: "Push streams: watchers held, writes sustained, push latency, on a real cluster",
   async run(ctx) {
     const p = ctx.plan.push;
-    ctx.say(`starting a 3-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}"; ${count(p.watchers)} WatchPlayer + ${p.tops} WatchTop streams over ${p.connections} + 1 connections`);
+    ctx.say(
+      `starting a 3-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}"; ${count(p.watchers)} WatchPlayer + ${p.tops} WatchTop streams over ${p.connections} + 1 connections`,
+    );
     const pc = await startPushCluster(ctx);
     const { cluster } = pc;
     const address = cluster.services.routerAddress;
-    const reader = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 60_000, token: undefined });
-    const writer = clusterClients({ router: address, ingest: cluster.services.ingestAddress, connections: 4, timeoutMs: 30_000, token: cluster.writeToken });
+    const reader = clusterClients({
+      router: address,
+      ingest: cluster.services.ingestAddress,
+      connections: 2,
+      timeoutMs: 60_000,
+      token: undefined,
+    });
+    const writer = clusterClients({
+      router: address,
+      ingest: cluster.services.ingestAddress,
+      connections: 4,
+      timeoutMs: 30_000,
+      token: cluster.writeToken,
+    });
     const book = new ProbeBook();
-    const players = new WatcherPool({ address, connections: p.connections, board: BOARD, intervalMs: p.intervalMs, onPlayerMessage: (player, m, at) => book.onMessage(player, m, at) });
+    const players = new WatcherPool({
+      address,
+      connections: p.connections,
+      board: BOARD,
+      intervalMs: p.intervalMs,
+      onPlayerMessage: (player, m, at) => book.onMessage(player, m, at),
+    });
     const tops = new WatcherPool({ address, connections: 1, board: BOARD, intervalMs: p.intervalMs, onPlayerMessage: () => {} });
     try {
       const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
@@ -60,10 +80,23 @@ export const pushBenchmark: Benchmark = {
       await restHere("no watcher (before any)", { watchers: 0, tops: 0 });
 
       const deps: WriteDeps = {
-        ingest: () => writer.ingest(), router: () => reader.router(), board: BOARD, players: p.players, watched,
-        rng: rngFor(ctx.plan.seed, WRITES_STREAM), scores: scoreSource(BENCH_SPEC, DEFAULT_SCORE_SHAPE, seedUntilMs()), mix: p.mix, clock: () => performance.now(),
+        ingest: () => writer.ingest(),
+        router: () => reader.router(),
+        board: BOARD,
+        players: p.players,
+        watched,
+        rng: rngFor(ctx.plan.seed, WRITES_STREAM),
+        scores: scoreSource(BENCH_SPEC, DEFAULT_SCORE_SHAPE, seedUntilMs()),
+        mix: p.mix,
+        clock: () => performance.now(),
       };
-      const steps = { warmupS: p.warmupS, windowS: p.windowS, probeTimeoutS: p.probeTimeoutS, quietMs: Math.max(1000, 4 * p.intervalMs), intervalMs: p.intervalMs };
+      const steps = {
+        warmupS: p.warmupS,
+        windowS: p.windowS,
+        probeTimeoutS: p.probeTimeoutS,
+        quietMs: Math.max(1000, 4 * p.intervalMs),
+        intervalMs: p.intervalMs,
+      };
       if ((await pc.flagsSet()) !== 0) throw new Error("a shard's change flag is set before any watcher");
       // warm-up, uncounted: the first series must not pay for cold JITs (ingest, shard nodes, Kafka) that the later ones find warm
       const warm = Math.max(...p.rates);
@@ -71,7 +104,10 @@ export const pushBenchmark: Benchmark = {
       ctx.say(`  warm-up: ${count(warm)} updates/s for ${p.windowS} s, uncounted`);
       await settle(pc);
       const without = await series(ctx, pc, new WriteDriver(deps), steps, p.rates, {});
-      fail("without watchers: no change appended to the shards' change streams", without.filter((s) => s.changesPerS !== 0).map((s) => `${s.rate} updates/s: ${s.changesPerS} changes/s`));
+      fail(
+        "without watchers: no change appended to the shards' change streams",
+        without.filter((s) => s.changesPerS !== 0).map((s) => `${s.rate} updates/s: ${s.changesPerS} changes/s`),
+      );
 
       // every watcher
       const t0 = performance.now();
@@ -79,12 +115,27 @@ export const pushBenchmark: Benchmark = {
       tops.watchTops(p.tops, p.topLimit);
       await Promise.all([players.firstMessages(600_000), tops.firstMessages(600_000)]);
       const firstAt = [...players.players.values(), ...tops.tops].map((v) => v.firstAt! - t0);
-      const hold: HoldFigures = { watchers: watched.length, tops: p.tops, connections: p.connections, seconds: round2(Math.max(...firstAt) / 1000), firstMs: pcts(firstAt), checkedFirst: p.checkedFirst };
-      ctx.say(`  held ${count(hold.watchers)} + ${hold.tops} streams in ${hold.seconds} s (first message p50 ${Math.round(hold.firstMs.p50)} ms, p99 ${Math.round(hold.firstMs.p99)} ms)`);
+      const hold: HoldFigures = {
+        watchers: watched.length,
+        tops: p.tops,
+        connections: p.connections,
+        seconds: round2(Math.max(...firstAt) / 1000),
+        firstMs: pcts(firstAt),
+        checkedFirst: p.checkedFirst,
+      };
+      ctx.say(
+        `  held ${count(hold.watchers)} + ${hold.tops} streams in ${hold.seconds} s (first message p50 ${Math.round(hold.firstMs.p50)} ms, p99 ${Math.round(hold.firstMs.p99)} ms)`,
+      );
       const views = [...players.players.values()];
       const checkAll = async (when: string, which: "first" | "last", sample = views) => {
-        fail(`${when}: the ${which} message of ${count(sample.length)} watchers = GetRank`, await checkViews(() => reader.router(), BOARD, sample, CHECK_PARALLEL));
-        fail(`${when}: the ${which} message of the ${p.tops} top watchers = GetTop`, await checkTops(reader.router(), BOARD, p.topLimit, tops.tops));
+        fail(
+          `${when}: the ${which} message of ${count(sample.length)} watchers = GetRank`,
+          await checkViews(() => reader.router(), BOARD, sample, CHECK_PARALLEL),
+        );
+        fail(
+          `${when}: the ${which} message of the ${p.tops} top watchers = GetTop`,
+          await checkTops(reader.router(), BOARD, p.topLimit, tops.tops),
+        );
       };
       await checkAll("before any write", "first", views.slice(0, p.checkedFirst));
       const held = { watchers: watched.length, tops: p.tops };
@@ -101,7 +152,12 @@ export const pushBenchmark: Benchmark = {
       // the WatchTop streams alone: the change streams on, little for the router to do
       players.close();
       await restHere(`WatchPlayer streams closed, ${p.tops} WatchTop streams held`, { watchers: 0, tops: p.tops });
-      const topsOnly = await series(ctx, pc, new WriteDriver(deps), steps, p.rates, { tops }, async (s) => fail(`after ${count(s.rate)} updates/s with the WatchTop streams alone: their last messages = GetTop`, await checkTops(reader.router(), BOARD, p.topLimit, tops.tops)));
+      const topsOnly = await series(ctx, pc, new WriteDriver(deps), steps, p.rates, { tops }, async (s) =>
+        fail(
+          `after ${count(s.rate)} updates/s with the WatchTop streams alone: their last messages = GetTop`,
+          await checkTops(reader.router(), BOARD, p.topLimit, tops.tops),
+        ),
+      );
 
       tops.close();
       const t1 = performance.now();
@@ -110,10 +166,20 @@ export const pushBenchmark: Benchmark = {
       await restHere("every stream closed, the change flags expired", { watchers: 0, tops: 0 });
 
       const run: PushRun = {
-        seeded, rest, hold, without, with: withW, topsOnly, checks, resetLines: pc.resetLines, flagsGoneS,
+        seeded,
+        rest,
+        hold,
+        without,
+        with: withW,
+        topsOnly,
+        checks,
+        resetLines: pc.resetLines,
+        flagsGoneS,
         sustained: { without: highestSustained(without), with: highestSustained(withW), topsOnly: highestSustained(topsOnly) },
       };
-      ctx.say(`  highest rate sustained: ${count(run.sustained.without)} updates/s without watchers, ${count(run.sustained.with)} with ${count(watched.length)}, ${count(run.sustained.topsOnly)} with the WatchTop streams alone`);
+      ctx.say(
+        `  highest rate sustained: ${count(run.sustained.without)} updates/s without watchers, ${count(run.sustained.with)} with ${count(watched.length)}, ${count(run.sustained.topsOnly)} with the WatchTop streams alone`,
+      );
       return { figures: { plan: p, ...run }, tables: pushTables(run, p) };
     } finally {
       players.close();
@@ -129,7 +195,15 @@ export const pushBenchmark: Benchmark = {
  * The steps at `rates`, ascending; with probed watchers only until one is not sustained. `after`
  * runs after each step, at rest (the checks).
  */
-async function series(ctx: BenchContext, pc: PushCluster, driver: WriteDriver, plan: Omit<StepPlan, "rate">, rates: readonly number[], w: StepWatchers, after?: (s: StepFigures) => Promise<void>): Promise<StepFigures[]> {
+async function series(
+  ctx: BenchContext,
+  pc: PushCluster,
+  driver: WriteDriver,
+  plan: Omit<StepPlan, "rate">,
+  rates: readonly number[],
+  w: StepWatchers,
+  after?: (s: StepFigures) => Promise<void>,
+): Promise<StepFigures[]> {
   const out: StepFigures[] = [];
   for (const rate of rates) {
     const s = await runStep(pc, driver, { ...plan, rate }, w);
@@ -145,10 +219,12 @@ async function series(ctx: BenchContext, pc: PushCluster, driver: WriteDriver, p
 function stepLine(s: StepFigures): string {
   const lat = (x: Pcts | undefined) => (x ? `p50 ${Math.round(x.p50)} / p99 ${Math.round(x.p99)} ms (n ${x.n})` : "—");
   const who = s.watchers ? `${count(s.watchers)} + ${s.tops} watchers` : s.tops ? `${s.tops} WatchTop only` : "no watcher";
-  return `  ${who}, ${count(s.rate)} updates/s: acked ${count(s.ackedPerS)}/s, applied ${count(s.appliedPerS)}/s (drain ${s.drainS} s), changes ${count(s.changesPerS)}/s, messages ${count(s.playerMessagesPerS + s.topMessagesPerS)}/s, `
-    + `cores router ${s.cores.router} shards ${s.cores.shardNodes} Redis ${s.cores.redis} ingest ${s.cores.ingest} Kafka ${s.cores.kafka} client ${s.cores.client} others ${s.cores.others}; router loop p99 ${s.routerLoopDelayMs.p99} ms`
-    + (s.watchers ? `; own ${lat(s.own)}, overtake ${lat(s.overtake)}` : "")
-    + (s.shortfalls.length ? `; NOT sustained: ${s.shortfalls.join("; ")}` : "; sustained");
+  return (
+    `  ${who}, ${count(s.rate)} updates/s: acked ${count(s.ackedPerS)}/s, applied ${count(s.appliedPerS)}/s (drain ${s.drainS} s), changes ${count(s.changesPerS)}/s, messages ${count(s.playerMessagesPerS + s.topMessagesPerS)}/s, ` +
+    `cores router ${s.cores.router} shards ${s.cores.shardNodes} Redis ${s.cores.redis} ingest ${s.cores.ingest} Kafka ${s.cores.kafka} client ${s.cores.client} others ${s.cores.others}; router loop p99 ${s.routerLoopDelayMs.p99} ms` +
+    (s.watchers ? `; own ${lat(s.own)}, overtake ${lat(s.overtake)}` : "") +
+    (s.shortfalls.length ? `; NOT sustained: ${s.shortfalls.join("; ")}` : "; sustained")
+  );
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

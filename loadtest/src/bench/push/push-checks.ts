@@ -55,7 +55,10 @@ export async function checkTops(router: Router, board: string, limit: number, to
   const want = page.entries.map((e) => `${e.playerId} ${e.score} ${e.rank}`);
   const problems: string[] = [];
   tops.forEach((t, i) => {
-    if (t.entries.join("|") !== want.join("|") || t.total !== Number(page.total)) problems.push(`top watcher ${i}: its stream shows [${t.entries.slice(0, 3).join(", ")}, …] of ${t.total}, GetTop [${want.slice(0, 3).join(", ")}, …] of ${page.total}`);
+    if (t.entries.join("|") !== want.join("|") || t.total !== Number(page.total))
+      problems.push(
+        `top watcher ${i}: its stream shows [${t.entries.slice(0, 3).join(", ")}, …] of ${t.total}, GetTop [${want.slice(0, 3).join(", ")}, …] of ${page.total}`,
+      );
   });
   return problems;
 }

@@ -77,7 +77,8 @@ export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> 
   const resetLines: string[] = [];
   const probeWaiters: Array<(line: Record<string, unknown>) => void> = [];
   const log = rootLogger({
-    level: "debug", name: "bench",
+    level: "debug",
+    name: "bench",
     destination: {
       write(s: string) {
         if (s.includes("change feed reset")) {
@@ -99,7 +100,8 @@ export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> 
   const broker = await ctx.kafka();
   const pid = (p: number | undefined) => (p === undefined ? async () => NaN : pidCpu(p));
   return {
-    cluster, resetLines,
+    cluster,
+    resetLines,
     feedResets: () => resets,
     cpuProbes: {
       router: pidCpu(s.router().pid!),
@@ -107,7 +109,9 @@ export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> 
       redis: sumProbes(cluster.redis.map(redisCpu)),
       ingest: pidCpu(s.ingest().pid!),
       kafka: pid(broker.process?.pid),
-      client: selfCpu, machine: machineCpu, others: othersCpu,
+      client: selfCpu,
+      machine: machineCpu,
+      others: othersCpu,
     },
     async routerRssMiB() {
       const status = await readFile(`/proc/${s.router().pid}/status`, "utf8");
@@ -133,10 +137,12 @@ export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> 
       return { heapMiB: mib(line.heapUsed), rssMiB: mib(line.rss), gcMs: Math.round(Number(line.gcMs)) };
     },
     async changesAdded() {
-      const added = await Promise.all(cluster.redis.map(async (r) => {
-        const info = (await r.call("XINFO", "STREAM", KEYS.changes).catch(() => undefined)) as unknown[] | undefined;
-        return info ? Number(info[info.indexOf("entries-added") + 1] ?? 0) : 0;
-      }));
+      const added = await Promise.all(
+        cluster.redis.map(async (r) => {
+          const info = (await r.call("XINFO", "STREAM", KEYS.changes).catch(() => undefined)) as unknown[] | undefined;
+          return info ? Number(info[info.indexOf("entries-added") + 1] ?? 0) : 0;
+        }),
+      );
       return added.reduce((a, b) => a + b, 0);
     },
     async flagsSet() {

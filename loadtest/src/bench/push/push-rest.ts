@@ -19,7 +19,12 @@ export interface RestFigures {
 }
 
 /** The router's memory and every process's CPU over `seconds` of rest (the collection comes after the CPU interval). */
-export async function atRest(pc: PushCluster, label: string, held: { watchers: number; tops: number }, seconds: number): Promise<RestFigures> {
+export async function atRest(
+  pc: PushCluster,
+  label: string,
+  held: { watchers: number; tops: number },
+  seconds: number,
+): Promise<RestFigures> {
   await settle(pc);
   const read = () => Promise.all(CPU_NAMES.map((n) => pc.cpuProbes[n]().catch(() => NaN)));
   const a = await read();
@@ -27,16 +32,27 @@ export async function atRest(pc: PushCluster, label: string, held: { watchers: n
   await sleep(seconds * 1000);
   const b = await read();
   const wall = (performance.now() - t0) / 1000;
-  const cores = Object.fromEntries(CPU_NAMES.map((n, i) => [n, Math.round(((b[i]! - a[i]!) / wall) * 1000) / 1000])) as Record<CpuName, number>;
+  const cores = Object.fromEntries(CPU_NAMES.map((n, i) => [n, Math.round(((b[i]! - a[i]!) / wall) * 1000) / 1000])) as Record<
+    CpuName,
+    number
+  >;
   const [rss, metrics] = [await pc.routerRssMiB(), await pc.routerMetrics()];
   const live = await pc.routerLive();
-  return { label, ...held, routerRssMiB: Math.round(rss * 10) / 10, routerHeapMiB: metrics.heapUsedMiB, routerLiveHeapMiB: live.heapMiB, routerLiveRssMiB: live.rssMiB, cores };
+  return {
+    label,
+    ...held,
+    routerRssMiB: Math.round(rss * 10) / 10,
+    routerHeapMiB: metrics.heapUsedMiB,
+    routerLiveHeapMiB: live.heapMiB,
+    routerLiveRssMiB: live.rssMiB,
+    cores,
+  };
 }
 
 /** Waits until the router, the shard nodes, Redis, ingest and Kafka are back at rest (below 0.15 core each over 0.5 s), at most 30 s. */
 export async function settle(pc: PushCluster): Promise<void> {
   const probes = [pc.cpuProbes.router, pc.cpuProbes.shardNodes, pc.cpuProbes.redis, pc.cpuProbes.ingest, pc.cpuProbes.kafka];
-  for (const t0 = performance.now(); performance.now() - t0 < 30_000;) {
+  for (const t0 = performance.now(); performance.now() - t0 < 30_000; ) {
     const a = await Promise.all(probes.map((f) => f()));
     await sleep(500);
     const b = await Promise.all(probes.map((f) => f()));
@@ -46,8 +62,10 @@ export async function settle(pc: PushCluster): Promise<void> {
 
 export function restLine(r: RestFigures): string {
   const c = r.cores;
-  return `  ${r.label}: router RSS ${r.routerRssMiB} MiB, heap ${r.routerHeapMiB} MiB (live after a full GC: heap ${r.routerLiveHeapMiB}, RSS ${r.routerLiveRssMiB}); `
-    + `cores router ${c.router} / shard nodes ${c.shardNodes} / Redis ${c.redis} / client ${c.client} / machine ${c.machine} (others ${c.others})`;
+  return (
+    `  ${r.label}: router RSS ${r.routerRssMiB} MiB, heap ${r.routerHeapMiB} MiB (live after a full GC: heap ${r.routerLiveHeapMiB}, RSS ${r.routerLiveRssMiB}); ` +
+    `cores router ${c.router} / shard nodes ${c.shardNodes} / Redis ${c.redis} / client ${c.client} / machine ${c.machine} (others ${c.others})`
+  );
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));

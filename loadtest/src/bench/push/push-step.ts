@@ -94,8 +94,20 @@ export interface StepWatchers {
 export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan, w: StepWatchers): Promise<StepFigures> {
   const redis = pc.cluster.redis;
   const read = async (): Promise<Reading> => {
-    const [cpu, changes, applied] = await Promise.all([Promise.all(CPU_NAMES.map((n) => pc.cpuProbes[n]().catch(() => NaN))), pc.changesAdded(), appliedSum(redis)]);
-    return { at: performance.now(), cpu, changes, applied, playerMessages: w.players?.counters.playerMessages ?? 0, topMessages: w.tops?.counters.topMessages ?? 0, events: { ...w.players?.counters.events } };
+    const [cpu, changes, applied] = await Promise.all([
+      Promise.all(CPU_NAMES.map((n) => pc.cpuProbes[n]().catch(() => NaN))),
+      pc.changesAdded(),
+      appliedSum(redis),
+    ]);
+    return {
+      at: performance.now(),
+      cpu,
+      changes,
+      applied,
+      playerMessages: w.players?.counters.playerMessages ?? 0,
+      topMessages: w.tops?.counters.topMessages ?? 0,
+      events: { ...w.players?.counters.events },
+    };
   };
   const pools = [w.players, w.tops].filter((x): x is WatcherPool => x !== undefined);
   const resyncedNow = () => pools.reduce((n, x) => n + x.counters.resynced, 0);
@@ -138,34 +150,81 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
     for (const v of w.players?.players.values() ?? []) if (v.lastAt > lastMessage) lastMessage = v.lastAt;
     const quiet = performance.now() - lastMessage > s.quietMs;
     if ((w.book?.pending ?? 0) === 0 && quiet) break;
-    if (performance.now() - t1 > 120_000) throw new Error(`the streams did not go quiet within 120 s after the step at ${s.rate} updates/s`);
+    if (performance.now() - t1 > 120_000)
+      throw new Error(`the streams did not go quiet within 120 s after the step at ${s.rate} updates/s`);
     await sleep(100);
   }
   const settleS = (performance.now() - t1) / 1000;
 
-  const cores = Object.fromEntries(CPU_NAMES.map((n, i) => [n, round2(perSecond(a!.cpu[i]!, b!.cpu[i]!, windowS))])) as Record<CpuName, number>;
+  const cores = Object.fromEntries(CPU_NAMES.map((n, i) => [n, round2(perSecond(a!.cpu[i]!, b!.cpu[i]!, windowS))])) as Record<
+    CpuName,
+    number
+  >;
   const kinds = new Set([...Object.keys(a!.events), ...Object.keys(b!.events)]);
   const book = w.book;
-  const lat = (kind: "own" | "overtake", from: "fromAckMs" | "fromSendMs") => (book ? pcts(book.samplesSent(kind, windowFrom, windowTo).map((x) => x[from])) : undefined);
-  const paced = (kind: "own" | "overtake") => round2(pacedShare(book!.samplesSent(kind, windowFrom, windowTo).map((x) => x.sincePreviousMs), s.intervalMs));
+  const lat = (kind: "own" | "overtake", from: "fromAckMs" | "fromSendMs") =>
+    book ? pcts(book.samplesSent(kind, windowFrom, windowTo).map((x) => x[from])) : undefined;
+  const paced = (kind: "own" | "overtake") =>
+    round2(
+      pacedShare(
+        book!.samplesSent(kind, windowFrom, windowTo).map((x) => x.sincePreviousMs),
+        s.intervalMs,
+      ),
+    );
   const f: StepFigures = {
-    watchers: w.players?.players.size ?? 0, tops: w.tops?.tops.length ?? 0, rate: s.rate, windowS: round2(windowS), sent: res.sent, unsent: res.unsent,
-    ackedPerS: round1(res.acked.inWindow / s.windowS), appliedPerS: round1(perSecond(a!.applied, b!.applied, windowS)),
-    failed: res.failed, ackMs: pcts(res.ackMs), drainS: round2(drainS),
+    watchers: w.players?.players.size ?? 0,
+    tops: w.tops?.tops.length ?? 0,
+    rate: s.rate,
+    windowS: round2(windowS),
+    sent: res.sent,
+    unsent: res.unsent,
+    ackedPerS: round1(res.acked.inWindow / s.windowS),
+    appliedPerS: round1(perSecond(a!.applied, b!.applied, windowS)),
+    failed: res.failed,
+    ackMs: pcts(res.ackMs),
+    drainS: round2(drainS),
     changesPerS: round1(perSecond(a!.changes, b!.changes, windowS)),
     playerMessagesPerS: round1(perSecond(a!.playerMessages, b!.playerMessages, windowS)),
     topMessagesPerS: round1(perSecond(a!.topMessages, b!.topMessages, windowS)),
     eventsPerS: Object.fromEntries([...kinds].map((k) => [k, round1(perSecond(a!.events[k] ?? 0, b!.events[k] ?? 0, windowS))])),
-    cores, clientLoopDelayMs: { p99: loopDelayMs(loop.percentile(99) / 1e6, CLIENT_LOOP_SAMPLE_MS), max: loopDelayMs(loop.max / 1e6, CLIENT_LOOP_SAMPLE_MS) },
-    routerLoopDelayMs: { p99: routerEnd!.loopP99Ms, max: routerEnd!.loopMaxMs }, routerHeapMiB: routerEnd!.heapUsedMiB,
+    cores,
+    clientLoopDelayMs: {
+      p99: loopDelayMs(loop.percentile(99) / 1e6, CLIENT_LOOP_SAMPLE_MS),
+      max: loopDelayMs(loop.max / 1e6, CLIENT_LOOP_SAMPLE_MS),
+    },
+    routerLoopDelayMs: { p99: routerEnd!.loopP99Ms, max: routerEnd!.loopMaxMs },
+    routerHeapMiB: routerEnd!.heapUsedMiB,
     probes: { ...res.probes, expired: (book?.expired ?? 0) - expired0, failed: (book?.failed ?? 0) - failed0 },
-    ...(book ? { own: lat("own", "fromAckMs"), ownFromSend: lat("own", "fromSendMs"), overtake: lat("overtake", "fromAckMs"), overtakeFromSend: lat("overtake", "fromSendMs"), pacedShare: { own: paced("own"), overtake: paced("overtake") } } : {}),
-    feedResets: pc.feedResets() - resets0, resynced: resyncedNow() - resynced0, streamsEnded: endedNow() - ended0,
-    settleS: round1(settleS), routerRssMiB: round1(await pc.routerRssMiB()), shortfalls: [],
+    ...(book
+      ? {
+          own: lat("own", "fromAckMs"),
+          ownFromSend: lat("own", "fromSendMs"),
+          overtake: lat("overtake", "fromAckMs"),
+          overtakeFromSend: lat("overtake", "fromSendMs"),
+          pacedShare: { own: paced("own"), overtake: paced("overtake") },
+        }
+      : {}),
+    feedResets: pc.feedResets() - resets0,
+    resynced: resyncedNow() - resynced0,
+    streamsEnded: endedNow() - ended0,
+    settleS: round1(settleS),
+    routerRssMiB: round1(await pc.routerRssMiB()),
+    shortfalls: [],
   };
   f.shortfalls = shortfalls({
-    watchers: f.watchers > 0 || f.tops > 0, probed: w.book !== undefined, sentInWindow: res.sentInWindow, ackedInWindow: res.acked.inWindow, failedBatches: res.failed.batches, unsentBatches: res.unsent,
-    drainS, feedResets: f.feedResets, resynced: f.resynced, streamsEnded: f.streamsEnded, expiredProbes: f.probes.expired, own: f.own, overtake: f.overtake,
+    watchers: f.watchers > 0 || f.tops > 0,
+    probed: w.book !== undefined,
+    sentInWindow: res.sentInWindow,
+    ackedInWindow: res.acked.inWindow,
+    failedBatches: res.failed.batches,
+    unsentBatches: res.unsent,
+    drainS,
+    feedResets: f.feedResets,
+    resynced: f.resynced,
+    streamsEnded: f.streamsEnded,
+    expiredProbes: f.probes.expired,
+    own: f.own,
+    overtake: f.overtake,
   });
   return f;
 }

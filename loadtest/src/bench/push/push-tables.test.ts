@@ -4,17 +4,63 @@ import type { StepFigures } from "./push-step.js";
 import { benchPlan } from "../plan.js";
 import { costTable, latencyTable, pushTables, stepsTable, usPerUpdate } from "./push-tables.js";
 
-const cores = (router: number, shardNodes: number, redis: number) => ({ router, shardNodes, redis, ingest: 0.1, kafka: 0.3, client: 0.2, machine: 1.5, others: 0.01 });
+const cores = (router: number, shardNodes: number, redis: number) => ({
+  router,
+  shardNodes,
+  redis,
+  ingest: 0.1,
+  kafka: 0.3,
+  client: 0.2,
+  machine: 1.5,
+  others: 0.01,
+});
 const pct = (p50: number, n = 100) => ({ n, p50, p90: 2 * p50, p99: 3 * p50, max: 4 * p50 });
 const rest = (label: string, watchers: number, tops: number, shardNodes: number, redis: number): RestFigures => ({
-  label, watchers, tops, routerRssMiB: 180, routerHeapMiB: 60, routerLiveHeapMiB: 40, routerLiveRssMiB: 150, cores: cores(0.01, shardNodes, redis),
+  label,
+  watchers,
+  tops,
+  routerRssMiB: 180,
+  routerHeapMiB: 60,
+  routerLiveHeapMiB: 40,
+  routerLiveRssMiB: 150,
+  cores: cores(0.01, shardNodes, redis),
 });
 const step = (watchers: number, rate: number, over: Partial<StepFigures> = {}): StepFigures => ({
-  watchers, tops: watchers ? 5 : 0, rate, windowS: 10, sent: rate / 2, unsent: 0, ackedPerS: rate, appliedPerS: rate, failed: { batches: 0, byCode: {} }, ackMs: pct(10), drainS: 0.1,
-  changesPerS: watchers ? rate : 0, playerMessagesPerS: watchers ? 3000 : 0, topMessagesPerS: 0, eventsPerS: watchers ? { overtaken: 5000, passed: 2000, score_changed: 50 } : {},
-  cores: cores(0.5, 0.3, 0.05), clientLoopDelayMs: { p99: 20, max: 40 }, routerLoopDelayMs: { p99: 30, max: 80 }, routerHeapMiB: 90,
-  probes: { own: 50, overtake: 10, overtakeSkipped: 0, expired: 0, failed: 0 }, feedResets: 0, resynced: 0, streamsEnded: 0, settleS: 1, routerRssMiB: 200, shortfalls: [],
-  ...(watchers ? { own: pct(150), ownFromSend: pct(160), overtake: pct(120, 20), overtakeFromSend: pct(130, 20), pacedShare: { own: 0.8, overtake: 0.25 } } : {}),
+  watchers,
+  tops: watchers ? 5 : 0,
+  rate,
+  windowS: 10,
+  sent: rate / 2,
+  unsent: 0,
+  ackedPerS: rate,
+  appliedPerS: rate,
+  failed: { batches: 0, byCode: {} },
+  ackMs: pct(10),
+  drainS: 0.1,
+  changesPerS: watchers ? rate : 0,
+  playerMessagesPerS: watchers ? 3000 : 0,
+  topMessagesPerS: 0,
+  eventsPerS: watchers ? { overtaken: 5000, passed: 2000, score_changed: 50 } : {},
+  cores: cores(0.5, 0.3, 0.05),
+  clientLoopDelayMs: { p99: 20, max: 40 },
+  routerLoopDelayMs: { p99: 30, max: 80 },
+  routerHeapMiB: 90,
+  probes: { own: 50, overtake: 10, overtakeSkipped: 0, expired: 0, failed: 0 },
+  feedResets: 0,
+  resynced: 0,
+  streamsEnded: 0,
+  settleS: 1,
+  routerRssMiB: 200,
+  shortfalls: [],
+  ...(watchers
+    ? {
+        own: pct(150),
+        ownFromSend: pct(160),
+        overtake: pct(120, 20),
+        overtakeFromSend: pct(130, 20),
+        pacedShare: { own: 0.8, overtake: 0.25 },
+      }
+    : {}),
   ...over,
 });
 
@@ -25,11 +71,14 @@ describe("bench > output > push tables", () => {
   });
 
   it("lists the steps without watchers, with them, then with the tops alone, and says why a step was not sustained", () => {
-    const t = stepsTable({
-      without: [step(0, 250)],
-      with: [step(1000, 250, { liveHeapAfterMiB: 52.25 }), step(1000, 1000, { drainS: Infinity, shortfalls: ["3 change feed resets"] })],
-      topsOnly: [step(0, 250, { tops: 5, topMessagesPerS: 8 })],
-    }, { windowS: 10, intervalMs: 250 });
+    const t = stepsTable(
+      {
+        without: [step(0, 250)],
+        with: [step(1000, 250, { liveHeapAfterMiB: 52.25 }), step(1000, 1000, { drainS: Infinity, shortfalls: ["3 change feed resets"] })],
+        topsOnly: [step(0, 250, { tops: 5, topMessagesPerS: 8 })],
+      },
+      { windowS: 10, intervalMs: 250 },
+    );
     // router CPU per message: 0.5 cores ÷ 3,000 messages/s = 167 µs
     expect(t.rows.map((r) => [r[0], r[1], r[4], r[6], r[7], r[8], r[12], r[13]])).toEqual([
       ["none", "250", "0.1", "—", "—", "—", "—", "yes"],
@@ -59,9 +108,16 @@ describe("bench > output > push tables", () => {
 
   it("makes the five tables", () => {
     const run = {
-      seeded: "", rest: [rest("a", 0, 0, 0.1, 0.01), rest("b", 1000, 5, 0.1, 0.01), rest("c", 0, 5, 0.1, 0.01)], without: [step(0, 250)], with: [step(1000, 250)],
-      topsOnly: [step(0, 250, { tops: 5 })], sustained: { without: 250, with: 250, topsOnly: 250 },
-      hold: { watchers: 1000, tops: 5, connections: 10, seconds: 1.2, firstMs: pct(900, 1005), checkedFirst: 200 }, checks: [], resetLines: [], flagsGoneS: 25,
+      seeded: "",
+      rest: [rest("a", 0, 0, 0.1, 0.01), rest("b", 1000, 5, 0.1, 0.01), rest("c", 0, 5, 0.1, 0.01)],
+      without: [step(0, 250)],
+      with: [step(1000, 250)],
+      topsOnly: [step(0, 250, { tops: 5 })],
+      sustained: { without: 250, with: 250, topsOnly: 250 },
+      hold: { watchers: 1000, tops: 5, connections: 10, seconds: 1.2, firstMs: pct(900, 1005), checkedFirst: 200 },
+      checks: [],
+      resetLines: [],
+      flagsGoneS: 25,
     } satisfies PushRun;
     const tables = pushTables(run, benchPlan(true).push);
     expect(tables.map((t) => t.rows.length)).toEqual([1, 3, 3, 2, 1]);

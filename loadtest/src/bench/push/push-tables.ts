@@ -16,27 +16,53 @@ import type { Table } from "../output/table.js";
 export const usPerUpdate = (cores: number, perS: number) => (perS > 0 && Number.isFinite(cores) ? (cores / perS) * 1e6 : NaN);
 const shifts = (s: StepFigures) => (s.eventsPerS.overtaken ?? 0) + (s.eventsPerS.passed ?? 0);
 /** Who was watching during a step. */
-export const heldLabel = (s: Pick<StepFigures, "watchers" | "tops">) => (s.watchers ? `${count(s.watchers)} + ${s.tops} tops` : s.tops ? `${s.tops} WatchTop only` : "none");
+export const heldLabel = (s: Pick<StepFigures, "watchers" | "tops">) =>
+  s.watchers ? `${count(s.watchers)} + ${s.tops} tops` : s.tops ? `${s.tops} WatchTop only` : "none";
 
 export function holdTable(run: Pick<PushRun, "hold">): Table {
   const h = run.hold;
   return {
     title: "Holding the watchers: every stream opened at once, until each had its first message",
     columns: ["streams", "HTTP/2 connections", "all first messages within", "first message p50 / p99 ms", "checked before measuring"],
-    rows: [[
-      `${count(h.watchers)} WatchPlayer + ${h.tops} WatchTop`, `${count(h.connections)} + 1`, seconds(h.seconds), `${ms(h.firstMs.p50)} / ${ms(h.firstMs.p99)}`,
-      `${count(h.checkedFirst)} first messages = GetRank, ${h.tops} tops = GetTop`,
-    ]],
+    rows: [
+      [
+        `${count(h.watchers)} WatchPlayer + ${h.tops} WatchTop`,
+        `${count(h.connections)} + 1`,
+        seconds(h.seconds),
+        `${ms(h.firstMs.p50)} / ${ms(h.firstMs.p99)}`,
+        `${count(h.checkedFirst)} first messages = GetRank, ${h.tops} tops = GetTop`,
+      ],
+    ],
   };
 }
 
 export function restTable(rest: readonly RestFigures[]): Table {
   return {
-    title: "At rest: the router's memory (as it stands: RSS from /proc, V8 heap in use from its metrics; live: right after a full garbage collection) and the cores each process used",
-    columns: ["state", "router RSS MiB", "heap MiB", "live heap MiB", "live RSS MiB", "router", "shard nodes", "Redis", "client (bench)", "machine / others"],
+    title:
+      "At rest: the router's memory (as it stands: RSS from /proc, V8 heap in use from its metrics; live: right after a full garbage collection) and the cores each process used",
+    columns: [
+      "state",
+      "router RSS MiB",
+      "heap MiB",
+      "live heap MiB",
+      "live RSS MiB",
+      "router",
+      "shard nodes",
+      "Redis",
+      "client (bench)",
+      "machine / others",
+    ],
     rows: rest.map((r) => [
-      r.label, fixed1(r.routerRssMiB), fixed1(r.routerHeapMiB), fixed1(r.routerLiveHeapMiB), fixed1(r.routerLiveRssMiB),
-      fixed2(r.cores.router), fixed2(r.cores.shardNodes), fixed2(r.cores.redis), fixed2(r.cores.client), `${fixed2(r.cores.machine)} / ${fixed2(r.cores.others)}`,
+      r.label,
+      fixed1(r.routerRssMiB),
+      fixed1(r.routerHeapMiB),
+      fixed1(r.routerLiveHeapMiB),
+      fixed1(r.routerLiveRssMiB),
+      fixed2(r.cores.router),
+      fixed2(r.cores.shardNodes),
+      fixed2(r.cores.redis),
+      fixed2(r.cores.client),
+      `${fixed2(r.cores.machine)} / ${fixed2(r.cores.others)}`,
     ]),
   };
 }
@@ -46,23 +72,52 @@ export function stepsTable(run: Pick<PushRun, "without" | "with" | "topsOnly">, 
   return {
     title: `Write steps (open loop, ${p.windowS} s windows): rates, changes and messages per second, cores; watchers at interval_ms ${p.intervalMs}`,
     columns: [
-      "watchers", "offered updates/s", "acked/s", "applied/s", "drain s", "changes/s", "msgs/s", "rank shifts/s", "router µs/msg",
-      "cores: router / shard nodes / Redis / ingest / Kafka / client", "others", "router loop delay p99 ms", "live heap after MiB", "sustained",
+      "watchers",
+      "offered updates/s",
+      "acked/s",
+      "applied/s",
+      "drain s",
+      "changes/s",
+      "msgs/s",
+      "rank shifts/s",
+      "router µs/msg",
+      "cores: router / shard nodes / Redis / ingest / Kafka / client",
+      "others",
+      "router loop delay p99 ms",
+      "live heap after MiB",
+      "sustained",
     ],
     rows: steps.map((s) => [
-      heldLabel(s), count(s.rate), rate(s.ackedPerS), rate(s.appliedPerS), Number.isFinite(s.drainS) ? s.drainS.toFixed(1) : "never",
-      rate(s.changesPerS), s.watchers || s.tops ? rate(s.playerMessagesPerS + s.topMessagesPerS) : "—", s.watchers ? rate(shifts(s)) : "—",
+      heldLabel(s),
+      count(s.rate),
+      rate(s.ackedPerS),
+      rate(s.appliedPerS),
+      Number.isFinite(s.drainS) ? s.drainS.toFixed(1) : "never",
+      rate(s.changesPerS),
+      s.watchers || s.tops ? rate(s.playerMessagesPerS + s.topMessagesPerS) : "—",
+      s.watchers ? rate(shifts(s)) : "—",
       s.watchers ? count(usPerUpdate(s.cores.router, s.playerMessagesPerS + s.topMessagesPerS)) : "—",
-      [s.cores.router, s.cores.shardNodes, s.cores.redis, s.cores.ingest, s.cores.kafka, s.cores.client].map(fixed2).join(" / "), fixed2(s.cores.others),
-      ms(s.routerLoopDelayMs.p99), fixed1(s.liveHeapAfterMiB), s.shortfalls.length ? `no: ${s.shortfalls.join("; ")}` : "yes",
+      [s.cores.router, s.cores.shardNodes, s.cores.redis, s.cores.ingest, s.cores.kafka, s.cores.client].map(fixed2).join(" / "),
+      fixed2(s.cores.others),
+      ms(s.routerLoopDelayMs.p99),
+      fixed1(s.liveHeapAfterMiB),
+      s.shortfalls.length ? `no: ${s.shortfalls.join("; ")}` : "yes",
     ]),
   };
 }
 
 export function latencyTable(steps: readonly StepFigures[]): Table {
   const row = (s: StepFigures, kind: string, fromAck: Pcts | undefined, fromSend: Pcts | undefined, paced: number | undefined) => [
-    count(s.rate), kind, count(fromAck?.n ?? 0), ms(fromAck?.p50 ?? NaN), ms(fromAck?.p90 ?? NaN), ms(fromAck?.p99 ?? NaN), ms(fromAck?.max ?? NaN),
-    ms(fromSend?.p50 ?? NaN), ms(fromSend?.p99 ?? NaN), pct(paced),
+    count(s.rate),
+    kind,
+    count(fromAck?.n ?? 0),
+    ms(fromAck?.p50 ?? NaN),
+    ms(fromAck?.p90 ?? NaN),
+    ms(fromAck?.p99 ?? NaN),
+    ms(fromAck?.max ?? NaN),
+    ms(fromSend?.p50 ?? NaN),
+    ms(fromSend?.p99 ?? NaN),
+    pct(paced),
   ];
   return {
     title: "Push latency: a write's acknowledgement (and its send) to the first message on the watcher's stream that shows it, ms",
@@ -79,22 +134,41 @@ export function latencyTable(steps: readonly StepFigures[]): Table {
  * change streams on (the WatchTop streams alone), less what the same processes spend at rest
  * in each state (`restWithout`, `restWith`).
  */
-export function costTable(run: Pick<PushRun, "without" | "topsOnly">, restWithout: RestFigures | undefined, restWith: RestFigures | undefined): Table {
+export function costTable(
+  run: Pick<PushRun, "without" | "topsOnly">,
+  restWithout: RestFigures | undefined,
+  restWith: RestFigures | undefined,
+): Table {
   const rows: string[][] = [];
   for (const w of run.topsOnly) {
     const o = run.without.find((s) => s.rate === w.rate);
     if (!o) continue;
-    const per = (s: StepFigures, rest: RestFigures | undefined, k: "shardNodes" | "redis" | "router") => usPerUpdate(s.cores[k] - (rest?.cores[k] ?? 0), s.appliedPerS);
+    const per = (s: StepFigures, rest: RestFigures | undefined, k: "shardNodes" | "redis" | "router") =>
+      usPerUpdate(s.cores[k] - (rest?.cores[k] ?? 0), s.appliedPerS);
     rows.push([
-      count(w.rate), `${rate(o.appliedPerS)} / ${rate(w.appliedPerS)}`, `${rate(o.changesPerS)} / ${rate(w.changesPerS)}`,
-      `${count(per(o, restWithout, "shardNodes"))} / ${count(per(w, restWith, "shardNodes"))}`, ratio(per(w, restWith, "shardNodes"), per(o, restWithout, "shardNodes")),
-      `${count(per(o, restWithout, "redis"))} / ${count(per(w, restWith, "redis"))}`, ratio(per(w, restWith, "redis"), per(o, restWithout, "redis")),
+      count(w.rate),
+      `${rate(o.appliedPerS)} / ${rate(w.appliedPerS)}`,
+      `${rate(o.changesPerS)} / ${rate(w.changesPerS)}`,
+      `${count(per(o, restWithout, "shardNodes"))} / ${count(per(w, restWith, "shardNodes"))}`,
+      ratio(per(w, restWith, "shardNodes"), per(o, restWithout, "shardNodes")),
+      `${count(per(o, restWithout, "redis"))} / ${count(per(w, restWith, "redis"))}`,
+      ratio(per(w, restWith, "redis"), per(o, restWithout, "redis")),
       count(per(w, restWith, "router")),
     ]);
   }
   return {
-    title: "What the change stream costs the applies: each rate without watchers / with the WatchTop streams alone (the shards append every change while a router watches anything); CPU less each state's rest",
-    columns: ["updates/s", "applied/s", "changes appended/s", "shard nodes CPU µs/update", "with ÷ without", "Redis CPU µs/update", "with ÷ without", "router CPU µs/update (its feeds)"],
+    title:
+      "What the change stream costs the applies: each rate without watchers / with the WatchTop streams alone (the shards append every change while a router watches anything); CPU less each state's rest",
+    columns: [
+      "updates/s",
+      "applied/s",
+      "changes appended/s",
+      "shard nodes CPU µs/update",
+      "with ÷ without",
+      "Redis CPU µs/update",
+      "with ÷ without",
+      "router CPU µs/update (its feeds)",
+    ],
     rows,
   };
 }

@@ -2,9 +2,20 @@ import { describe, expect, it } from "vitest";
 import { highestSustained, pacedShare, pcts, perSecond, shortfalls, type StepFacts } from "./step-summary.js";
 
 const fine = (over: Partial<StepFacts> = {}): StepFacts => ({
-  watchers: true, probed: true, sentInWindow: 10_000, ackedInWindow: 10_000, failedBatches: 0, unsentBatches: 0, drainS: 0.2,
-  feedResets: 0, resynced: 0, streamsEnded: 0, expiredProbes: 0,
-  own: { n: 100, p50: 100, p90: 200, p99: 400, max: 500 }, overtake: { n: 20, p50: 90, p90: 150, p99: 300, max: 300 }, ...over,
+  watchers: true,
+  probed: true,
+  sentInWindow: 10_000,
+  ackedInWindow: 10_000,
+  failedBatches: 0,
+  unsentBatches: 0,
+  drainS: 0.2,
+  feedResets: 0,
+  resynced: 0,
+  streamsEnded: 0,
+  expiredProbes: 0,
+  own: { n: 100, p50: 100, p90: 200, p99: 400, max: 500 },
+  overtake: { n: 20, p50: 90, p90: 150, p99: 300, max: 300 },
+  ...over,
 });
 
 describe("bench > push > step summary", () => {
@@ -22,14 +33,22 @@ describe("bench > push > step summary", () => {
     expect(shortfalls(fine({ drainS: 2.5 }))).toEqual(["applied 2.5 s after the window (limit 2 s)"]);
     expect(shortfalls(fine({ drainS: Infinity }))).toEqual(["applied never after the window (limit 2 s)"]);
     expect(shortfalls(fine({ feedResets: 3, resynced: 40 }))).toEqual(["3 change feed resets", "40 resynced messages"]);
-    expect(shortfalls(fine({ own: { n: 100, p50: 300, p90: 800, p99: 1500, max: 2000 } }))).toEqual(["own-score push latency p99 1500 ms from the acknowledgement (limit 1000 ms)"]);
-    expect(shortfalls(fine({ overtake: { n: 0, p50: NaN, p90: NaN, p99: NaN, max: NaN }, expiredProbes: 2 }))).toEqual(["2 writes never seen on their watcher's stream", "no overtake latency sample"]);
+    expect(shortfalls(fine({ own: { n: 100, p50: 300, p90: 800, p99: 1500, max: 2000 } }))).toEqual([
+      "own-score push latency p99 1500 ms from the acknowledgement (limit 1000 ms)",
+    ]);
+    expect(shortfalls(fine({ overtake: { n: 0, p50: NaN, p90: NaN, p99: NaN, max: NaN }, expiredProbes: 2 }))).toEqual([
+      "2 writes never seen on their watcher's stream",
+      "no overtake latency sample",
+    ]);
   });
 
   it("judges a step without watchers by its writes and applies alone, one with WatchTop streams only by its feeds too", () => {
     const none = fine({ watchers: false, probed: false, own: undefined, overtake: undefined, feedResets: 1 });
     expect(shortfalls(none)).toEqual([]);
-    expect(shortfalls({ ...none, unsentBatches: 4, failedBatches: 1 })).toEqual(["1 failed batches", "4 batches never sent (the client could not keep the rate)"]);
+    expect(shortfalls({ ...none, unsentBatches: 4, failedBatches: 1 })).toEqual([
+      "1 failed batches",
+      "4 batches never sent (the client could not keep the rate)",
+    ]);
     expect(shortfalls({ ...none, watchers: true })).toEqual(["1 change feed resets"]);
   });
 

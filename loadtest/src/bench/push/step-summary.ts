@@ -46,19 +46,25 @@ export interface StepFacts {
 /** Why a step was not sustained; empty when it was. */
 export function shortfalls(f: StepFacts): string[] {
   const out: string[] = [];
-  if (f.ackedInWindow < MIN_ACKED * f.sentInWindow) out.push(`acknowledged ${f.ackedInWindow} of the ${f.sentInWindow} updates sent in the window`);
+  if (f.ackedInWindow < MIN_ACKED * f.sentInWindow)
+    out.push(`acknowledged ${f.ackedInWindow} of the ${f.sentInWindow} updates sent in the window`);
   if (f.failedBatches > 0) out.push(`${f.failedBatches} failed batches`);
   if (f.unsentBatches > 0) out.push(`${f.unsentBatches} batches never sent (the client could not keep the rate)`);
-  if (!(f.drainS <= MAX_DRAIN_S)) out.push(`applied ${Number.isFinite(f.drainS) ? `${f.drainS.toFixed(1)} s` : "never"} after the window (limit ${MAX_DRAIN_S} s)`);
+  if (!(f.drainS <= MAX_DRAIN_S))
+    out.push(`applied ${Number.isFinite(f.drainS) ? `${f.drainS.toFixed(1)} s` : "never"} after the window (limit ${MAX_DRAIN_S} s)`);
   if (!f.watchers) return out;
   if (f.feedResets > 0) out.push(`${f.feedResets} change feed resets`);
   if (f.resynced > 0) out.push(`${f.resynced} resynced messages`);
   if (f.streamsEnded > 0) out.push(`${f.streamsEnded} streams ended`);
   if (f.expiredProbes > 0) out.push(`${f.expiredProbes} writes never seen on their watcher's stream`);
   if (!f.probed) return out;
-  for (const [what, p] of [["own-score", f.own], ["overtake", f.overtake]] as const) {
+  for (const [what, p] of [
+    ["own-score", f.own],
+    ["overtake", f.overtake],
+  ] as const) {
     if (!p || p.n === 0) out.push(`no ${what} latency sample`);
-    else if (p.p99 > MAX_P99_MS) out.push(`${what} push latency p99 ${Math.round(p.p99)} ms from the acknowledgement (limit ${MAX_P99_MS} ms)`);
+    else if (p.p99 > MAX_P99_MS)
+      out.push(`${what} push latency p99 ${Math.round(p.p99)} ms from the acknowledgement (limit ${MAX_P99_MS} ms)`);
   }
   return out;
 }

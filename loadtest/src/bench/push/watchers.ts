@@ -11,7 +11,12 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { LeaderboardService, PlayerEvent_Kind, type WatchPlayerResponse, type WatchTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import {
+  LeaderboardService,
+  PlayerEvent_Kind,
+  type WatchPlayerResponse,
+  type WatchTopResponse,
+} from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { SeenMessage } from "./probe-book.js";
 
 type Router = ClientOf<typeof LeaderboardService>;
@@ -54,8 +59,11 @@ export interface WatcherPoolOptions {
 }
 
 const KIND_NAMES: Record<number, string> = {
-  [PlayerEvent_Kind.OVERTAKEN]: "overtaken", [PlayerEvent_Kind.PASSED]: "passed", [PlayerEvent_Kind.ENTERED_TOP]: "entered_top",
-  [PlayerEvent_Kind.LEFT_TOP]: "left_top", [PlayerEvent_Kind.SCORE_CHANGED]: "score_changed",
+  [PlayerEvent_Kind.OVERTAKEN]: "overtaken",
+  [PlayerEvent_Kind.PASSED]: "passed",
+  [PlayerEvent_Kind.ENTERED_TOP]: "entered_top",
+  [PlayerEvent_Kind.LEFT_TOP]: "left_top",
+  [PlayerEvent_Kind.SCORE_CHANGED]: "score_changed",
 };
 
 export class WatcherPool {
@@ -70,9 +78,12 @@ export class WatcherPool {
   private onAllFirst: ((err?: Error) => void) | undefined;
 
   constructor(private readonly o: WatcherPoolOptions) {
-    this.clients = Array.from({ length: o.connections }, () => createClient(LeaderboardService, o.address, grpc.credentials.createInsecure(), {
-      "grpc.use_local_subchannel_pool": 1, "grpc.max_receive_message_length": 16 * 2 ** 20,
-    }));
+    this.clients = Array.from({ length: o.connections }, () =>
+      createClient(LeaderboardService, o.address, grpc.credentials.createInsecure(), {
+        "grpc.use_local_subchannel_pool": 1,
+        "grpc.max_receive_message_length": 16 * 2 ** 20,
+      }),
+    );
   }
 
   private client(): Router {
@@ -100,7 +111,7 @@ export class WatcherPool {
       const call = this.client().watchTop({ board: this.o.board, limit, intervalMs: this.o.intervalMs });
       call.on("data", (m: WatchTopResponse) => {
         const now = performance.now();
-        if (view.firstAt === undefined) (view.firstAt = now, this.firstArrived());
+        if (view.firstAt === undefined) (view.firstAt = now), this.firstArrived();
         view.messages++;
         this.counters.topMessages++;
         view.entries = m.entries.map((e) => `${e.playerId} ${e.score} ${e.rank}`);
@@ -114,7 +125,13 @@ export class WatcherPool {
   firstMessages(timeoutMs: number): Promise<void> {
     if (this.waitingFirst === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.waitingFirst} of ${this.players.size + this.tops.length} streams had no first message after ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`${this.waitingFirst} of ${this.players.size + this.tops.length} streams had no first message after ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
       this.onAllFirst = (err) => {
         clearTimeout(timer);
         this.onAllFirst = undefined;
@@ -154,7 +171,7 @@ export class WatcherPool {
 
   private onPlayer(view: PlayerView, m: WatchPlayerResponse): void {
     const now = performance.now();
-    if (view.firstAt === undefined) (view.firstAt = now, this.firstArrived());
+    if (view.firstAt === undefined) (view.firstAt = now), this.firstArrived();
     view.messages++;
     const previousAt = Number.isNaN(view.lastAt) ? undefined : view.lastAt;
     view.lastAt = now;

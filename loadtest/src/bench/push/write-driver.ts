@@ -76,9 +76,23 @@ export class WriteDriver {
   }
 
   /** Sends `rate` updates/s for warmupMs + windowMs; figures of the batches sent in the window (from warmupMs on). */
-  async run(rate: number, warmupMs: number, windowMs: number, onWindow: (edge: "start" | "end") => Promise<void>): Promise<WriteStepResult> {
+  async run(
+    rate: number,
+    warmupMs: number,
+    windowMs: number,
+    onWindow: (edge: "start" | "end") => Promise<void>,
+  ): Promise<WriteStepResult> {
     const { d } = this;
-    const r: WriteStepResult = { sent: 0, unsent: 0, sentInWindow: 0, acked: { updates: 0, inWindow: 0 }, failed: { batches: 0, byCode: {} }, ackMs: [], probes: { own: 0, overtake: 0, overtakeSkipped: 0 }, offsets: new Map() };
+    const r: WriteStepResult = {
+      sent: 0,
+      unsent: 0,
+      sentInWindow: 0,
+      acked: { updates: 0, inWindow: 0 },
+      failed: { batches: 0, byCode: {} },
+      ackMs: [],
+      probes: { own: 0, overtake: 0, overtakeSkipped: 0 },
+      offsets: new Map(),
+    };
     const start = d.clock();
     const windowStart = start + warmupMs;
     let done = false;
@@ -90,7 +104,12 @@ export class WriteDriver {
       await onWindow("end");
     })();
     const loop = await runOpenLoop({
-      timetable: timetable(rate / d.mix.batch, warmupMs + windowMs), durationMs: warmupMs + windowMs, maxInFlight: 256, startMs: start, clock: d.clock, stopped: () => false,
+      timetable: timetable(rate / d.mix.batch, warmupMs + windowMs),
+      durationMs: warmupMs + windowMs,
+      maxInFlight: 256,
+      startMs: start,
+      clock: d.clock,
+      stopped: () => false,
       send: async (intended) => {
         const { updates, probes } = this.batch(intended, r);
         if (intended >= windowStart) r.sentInWindow += updates.length;
@@ -100,9 +119,9 @@ export class WriteDriver {
           for (const p of probes) d.probes!.acked(p, at);
           r.acked.updates += res.accepted;
           maxOffsets(r.offsets, res.offsets);
-          if (intended >= windowStart) (r.acked.inWindow += res.accepted, r.ackMs.push(at - intended));
+          if (intended >= windowStart) (r.acked.inWindow += res.accepted), r.ackMs.push(at - intended);
         } catch (err) {
-          for (const p of probes) (d.probes!.writeFailed(p), this.tainted.add(p.watched));
+          for (const p of probes) d.probes!.writeFailed(p), this.tainted.add(p.watched);
           r.failed.batches++;
           const code = String((err as { code?: unknown }).code ?? "ERROR");
           r.failed.byCode[code] = (r.failed.byCode[code] ?? 0) + 1;
@@ -126,7 +145,8 @@ export class WriteDriver {
     const { mix, rng } = d;
     const updates: Array<{ board: string; playerId: string; op: Operation; value: bigint }> = [];
     const probes: Probe[] = [];
-    const put = (player: string, op: Operation, value: number) => updates.push({ board: d.board, playerId: player, op, value: BigInt(value) });
+    const put = (player: string, op: Operation, value: number) =>
+      updates.push({ board: d.board, playerId: player, op, value: BigInt(value) });
     for (let i = 0; i < mix.batch; i++) {
       const u = rng.nextDouble();
       if (u < mix.ownShare && d.watched.length > 0) {
@@ -215,7 +235,7 @@ export class WriteDriver {
       }
       this.reserved.delete(w);
     }
-    for (const o of this.ready.splice(0)) (this.reserved.delete(o.watched), this.reserved.delete(o.other));
+    for (const o of this.ready.splice(0)) this.reserved.delete(o.watched), this.reserved.delete(o.other);
   }
 }
 

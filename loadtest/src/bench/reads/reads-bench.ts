@@ -51,8 +51,12 @@ export const readsBenchmark: Benchmark = {
   title: "Reads: router vs the floor",
   async run(ctx) {
     const state: RunState = { rows: [], agreement: [], routers: new Map() };
-    ctx.say("seeding with the seeder's Redis path (seed/redis-seeder.ts): ZADD straight into each shard's sorted set. This skips Kafka: these boards are for reads only.");
-    ctx.say(`no shard node runs here: the bench sets each shard's heartbeat key itself (ShardWriter.heartbeat, TTL ${HEARTBEAT_TTL_MS / 60_000} min) so the router serves reads.`);
+    ctx.say(
+      "seeding with the seeder's Redis path (seed/redis-seeder.ts): ZADD straight into each shard's sorted set. This skips Kafka: these boards are for reads only.",
+    );
+    ctx.say(
+      `no shard node runs here: the bench sets each shard's heartbeat key itself (ShardWriter.heartbeat, TTL ${HEARTBEAT_TTL_MS / 60_000} min) so the router serves reads.`,
+    );
     try {
       for (const [sizeIndex, players] of ctx.plan.sizes.entries()) {
         const round = await floorRound(ctx, players, sizeIndex, state);
@@ -67,7 +71,14 @@ export const readsBenchmark: Benchmark = {
     // the layouts' memory, read right after each seeding step before any query (memory.md)
     const readings = [...ctx.layouts.readings].sort((a, b) => a.players - b.players || a.shards - b.shards);
     return {
-      figures: { rows: state.rows, agreement: state.agreement, seeding: ctx.layouts.steps, memory: readings, plan: ctx.plan.reads, heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran` },
+      figures: {
+        rows: state.rows,
+        agreement: state.agreement,
+        seeding: ctx.layouts.steps,
+        memory: readings,
+        plan: ctx.plan.reads,
+        heartbeat: `set by the bench, TTL ${HEARTBEAT_TTL_MS} ms; no shard node ran`,
+      },
       tables: [...readsTables(state.rows), memoryTable(readings)],
     };
   },
@@ -80,13 +91,18 @@ async function floorRound(ctx: BenchContext, players: number, sizeIndex: number,
   const redis = layout.redis[0]!;
   const sample = playerPicker(ctx.plan.seed + 1, sizeIndex, players);
   const round: SizeRound = {
-    players, floor: floorAnswers(redis, BOARD_KEY, ctx.plan.reads),
+    players,
+    floor: floorAnswers(redis, BOARD_KEY, ctx.plan.reads),
     pick: (q) => playerPicker(ctx.plan.seed, sizeIndex * 10 + QUESTIONS.indexOf(q), players),
     sample: Array.from({ length: ctx.plan.reads.checkedPlayers }, () => sample()),
   };
   for (const q of QUESTIONS) {
     ctx.say(`${size(players)} players, floor (one Redis), ${q}`);
-    const m = await measureClosedLoop({ plan: ctx.plan.reads, send: asker(round.floor, q, round.pick(q)), cpu: { redis: redisCpu(redis), client: selfCpu } });
+    const m = await measureClosedLoop({
+      plan: ctx.plan.reads,
+      send: asker(round.floor, q, round.pick(q)),
+      cpu: { redis: redisCpu(redis), client: selfCpu },
+    });
     state.rows.push({ players, target: "floor", shards: 1, question: q, m });
   }
   return round;
@@ -102,7 +118,8 @@ async function routerRound(ctx: BenchContext, round: SizeRound, shards: number, 
   state.routers.set(shards, under);
   const agreed = await compareAnswers(under.answers, round.floor, round.sample);
   state.agreement.push({ players, shards, ...agreed });
-  if (agreed.differences.length) ctx.say(`WARNING: router (${shards} shards) and floor disagree at ${size(players)}:\n  ${agreed.differences.slice(0, 5).join("\n  ")}`);
+  if (agreed.differences.length)
+    ctx.say(`WARNING: router (${shards} shards) and floor disagree at ${size(players)}:\n  ${agreed.differences.slice(0, 5).join("\n  ")}`);
   for (const q of QUESTIONS) {
     ctx.say(`${size(players)} players, router over ${shards} shard(s), ${q}`);
     const cpu = { router: pidCpu(under.router.pid), redis: sumProbes(layout.redis.map(redisCpu)), client: selfCpu };
@@ -121,15 +138,35 @@ function playerPicker(seed: number, stream: number, players: number): () => stri
 async function serveReads(layout: Layout): Promise<void> {
   const config = loadConfig({ LADDER_SLOTS: String(BENCH_SLOTS) });
   const placement = buildPlacement(layout.shardIds, BENCH_SLOTS);
-  await Promise.all(layout.shardIds.map((id, i) => {
-    const stamp = shardStamp({ shardId: id, topic: config.scoreTopic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: config.boards });
-    return new ShardWriter({ shardId: id, stamp, builtFrom: builtFrom(stamp, "seeded-by-the-bench"), redis: layout.redis[i]!, keyPrefix: BENCH_KEY_PREFIX, dedupWindowMs: 0 }).markServing(HEARTBEAT_TTL_MS);
-  }));
+  await Promise.all(
+    layout.shardIds.map((id, i) => {
+      const stamp = shardStamp({
+        shardId: id,
+        topic: config.scoreTopic,
+        numSlots: BENCH_SLOTS,
+        slots: placement.slotsOf.get(id) ?? [],
+        boards: config.boards,
+      });
+      return new ShardWriter({
+        shardId: id,
+        stamp,
+        builtFrom: builtFrom(stamp, "seeded-by-the-bench"),
+        redis: layout.redis[i]!,
+        keyPrefix: BENCH_KEY_PREFIX,
+        dedupWindowMs: 0,
+      }).markServing(HEARTBEAT_TTL_MS);
+    }),
+  );
 }
 
 async function routerUnderTest(ctx: BenchContext, layout: Layout): Promise<RouterUnderTest> {
   const router = await startRouter(ctx, layout.shardIds, layout.servers, (await ctx.kafka()).brokers);
-  const clients = clusterClients({ router: router.address, ingest: router.address, connections: ctx.plan.reads.connections, timeoutMs: 30_000, token: undefined });
+  const clients = clusterClients({
+    router: router.address,
+    ingest: router.address,
+    connections: ctx.plan.reads.connections,
+    timeoutMs: 30_000,
+    token: undefined,
+  });
   return { router, clients, answers: routerAnswers(clients, BENCH_BOARD, ctx.plan.reads) };
 }
-

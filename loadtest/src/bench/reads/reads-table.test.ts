@@ -3,8 +3,17 @@ import type { Measurement } from "../infra/measure.js";
 import { readsTables, type ReadRow } from "./reads-table.js";
 
 const m = (opsPerSec: number, p50: number): Measurement => ({
-  concurrency: 32, calls: opsPerSec * 10, errors: 0, errorsByCode: {}, elapsedMs: 10_000, opsPerSec,
-  latencyMs: { mean: p50, p50, p90: p50, p99: p50 * 2, p999: p50 * 3, max: p50 * 4 }, windowOpsPerSec: opsPerSec, closedBy: "duration", warmupMs: 2000, cpuCores: { router: 0.7, redis: 0.2, client: 0.5, machine: 1.9, others: 0.1 },
+  concurrency: 32,
+  calls: opsPerSec * 10,
+  errors: 0,
+  errorsByCode: {},
+  elapsedMs: 10_000,
+  opsPerSec,
+  latencyMs: { mean: p50, p50, p90: p50, p99: p50 * 2, p999: p50 * 3, max: p50 * 4 },
+  windowOpsPerSec: opsPerSec,
+  closedBy: "duration",
+  warmupMs: 2000,
+  cpuCores: { router: 0.7, redis: 0.2, client: 0.5, machine: 1.9, others: 0.1 },
 });
 
 describe("bench > reads table", () => {

@@ -27,7 +27,9 @@ export const ingestBenchmark: Benchmark = {
   title: "Ingest end to end vs raw Kafka and raw Redis",
   async run(ctx) {
     const p = ctx.plan.ingest;
-    ctx.say(`starting a ${p.shards}-shard cluster (Kafka, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest)`);
+    ctx.say(
+      `starting a ${p.shards}-shard cluster (Kafka, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest)`,
+    );
     const cluster = await startIngestCluster(ctx, p.shards);
     const kafka = benchKafkaClient(ctx, await ctx.kafka(), "ladder-bench");
     try {
@@ -52,31 +54,62 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
   const p = ctx.plan.ingest;
   const admin = kafka.admin();
   await admin.connect();
-  const clients = clusterClients({ router: cluster.services.routerAddress, ingest: cluster.services.ingestAddress, connections: 2, timeoutMs: 30_000, token: cluster.writeToken });
+  const clients = clusterClients({
+    router: cluster.services.routerAddress,
+    ingest: cluster.services.ingestAddress,
+    connections: 2,
+    timeoutMs: 30_000,
+    token: cluster.writeToken,
+  });
   try {
     const start = await logEnds(admin, cluster.topic);
     const applied = appliedCounter(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, start);
     const next = updateBatches(ctx.plan.seed, p.players, `bench-${randomBytes(4).toString("hex")}`);
-    const send = () => clients.ingest().submitScores({ updates: next(p.batch).map((u) => ({ board: BENCH_BOARD, playerId: u.playerId, op: Operation.SET, value: BigInt(u.points), timestampMs: 0n, eventId: u.eventId })) });
+    const send = () =>
+      clients.ingest().submitScores({
+        updates: next(p.batch).map((u) => ({
+          board: BENCH_BOARD,
+          playerId: u.playerId,
+          op: Operation.SET,
+          value: BigInt(u.points),
+          timestampMs: 0n,
+          eventId: u.eventId,
+        })),
+      });
     const s = cluster.services;
-    const cpu = { ingest: pidCpu(s.ingest().pid!), shardNodes: sumProbes(s.shardIds.map((id) => pidCpu(s.shardNode(id).pid!))), redis: sumProbes(cluster.redis.map(redisCpu)), client: selfCpu };
-    ctx.say(`end to end: SubmitScores of ${p.batch} SETs, ${p.concurrency} in flight, ${p.warmupMs / 1000} s warm-up + ${p.durationMs / 1000} s`);
+    const cpu = {
+      ingest: pidCpu(s.ingest().pid!),
+      shardNodes: sumProbes(s.shardIds.map((id) => pidCpu(s.shardNode(id).pid!))),
+      redis: sumProbes(cluster.redis.map(redisCpu)),
+      client: selfCpu,
+    };
+    ctx.say(
+      `end to end: SubmitScores of ${p.batch} SETs, ${p.concurrency} in flight, ${p.warmupMs / 1000} s warm-up + ${p.durationMs / 1000} s`,
+    );
     const firstSend = performance.now();
     let appliedAtStart = 0;
     let appliedAtEnd = 0;
-    const m = await measureClosedLoop({ plan: p, send, cpu, onMeasureStart: async () => void (appliedAtStart = await applied()), onMeasureEnd: async () => void (appliedAtEnd = await applied()) });
+    const m = await measureClosedLoop({
+      plan: p,
+      send,
+      cpu,
+      onMeasureStart: async () => void (appliedAtStart = await applied()),
+      onMeasureEnd: async () => void (appliedAtEnd = await applied()),
+    });
     const loadEnd = performance.now();
     const produced = sumOffsets(await logEnds(admin, cluster.topic)) - sumOffsets(start);
     ctx.say(`waiting for the shard nodes to apply all ${produced.toLocaleString("en-US")} acknowledged updates`);
     const allApplied = await waitApplied(applied, produced);
     const seconds = m.elapsedMs / 1000;
     return {
-      call: m, batch: p.batch,
+      call: m,
+      batch: p.batch,
       ackedPerSec: Math.round(((m.calls - m.errors) * p.batch) / seconds),
       visiblePerSec: Math.round((appliedAtEnd - appliedAtStart) / seconds),
       appliedInWindow: appliedAtEnd - appliedAtStart,
       drainMs: Math.round(allApplied - loadEnd),
-      produced, overallPerSec: Math.round(produced / ((allApplied - firstSend) / 1000)),
+      produced,
+      overallPerSec: Math.round(produced / ((allApplied - firstSend) / 1000)),
     };
   } finally {
     clients.close();
@@ -91,7 +124,11 @@ async function measureRawKafka(ctx: BenchContext, kafka: Kafka, batch: number): 
   const producer = await ingestLikeProducer(kafka);
   try {
     const next = updateBatches(ctx.plan.seed, p.players, `raw-${randomBytes(4).toString("hex")}`);
-    const m = await measureClosedLoop({ plan: { ...p.raw, concurrency: 1 }, send: () => produceBatch(producer, topic, next(batch)), cpu: { client: selfCpu } });
+    const m = await measureClosedLoop({
+      plan: { ...p.raw, concurrency: 1 },
+      send: () => produceBatch(producer, topic, next(batch)),
+      cpu: { client: selfCpu },
+    });
     return { call: m, batch, perSec: Math.round(((m.calls - m.errors) * batch) / (m.elapsedMs / 1000)), topic };
   } finally {
     await producer.disconnect();
@@ -103,9 +140,17 @@ async function measureRawRedis(ctx: BenchContext, cluster: IngestCluster): Promi
   const ids = cluster.services.shardIds;
   const connections = ids.map((_, i) => benchRedis(cluster.fleet.servers[i]!.url));
   try {
-    const target = { placement: buildPlacement(ids, BENCH_SLOTS), redis: new Map(ids.map((id, i) => [id, connections[i]!])), key: keyLayout("bench-raw:").board(BENCH_BOARD) };
+    const target = {
+      placement: buildPlacement(ids, BENCH_SLOTS),
+      redis: new Map(ids.map((id, i) => [id, connections[i]!])),
+      key: keyLayout("bench-raw:").board(BENCH_BOARD),
+    };
     const next = updateBatches(ctx.plan.seed, p.players, "raw");
-    const m = await measureClosedLoop({ plan: p.raw, send: () => zaddBatch(target, next(p.batch)), cpu: { redis: sumProbes(connections.map(redisCpu)), client: selfCpu } });
+    const m = await measureClosedLoop({
+      plan: p.raw,
+      send: () => zaddBatch(target, next(p.batch)),
+      cpu: { redis: sumProbes(connections.map(redisCpu)), client: selfCpu },
+    });
     return { call: m, batch: p.batch, perSec: Math.round(((m.calls - m.errors) * p.batch) / (m.elapsedMs / 1000)) };
   } finally {
     connections.forEach((c) => c.disconnect());
@@ -131,4 +176,3 @@ async function waitApplied(applied: () => Promise<number>, total: number): Promi
     await new Promise((r) => setTimeout(r, 20));
   }
 }
-

@@ -30,17 +30,40 @@ export interface IngestFigures {
 export function ingestTable(f: IngestFigures): Table {
   const e2e = f.endToEnd.visiblePerSec;
   const label: Record<string, string> = { shardNodes: "shard nodes", redis: "Redis" };
-  const cores = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${label[k] ?? k} ${v.toFixed(2)}`).join(", ");
-  const row = (path: string, counted: string, perSec: number, m: Measurement): string[] =>
-    [path, counted, count(perSec), ms(m.latencyMs.p50), ms(m.latencyMs.p99), count(m.errors), ratio(e2e, perSec), cores(m.cpuCores)];
+  const cores = (c: Record<string, number>) =>
+    Object.entries(c)
+      .map(([k, v]) => `${label[k] ?? k} ${v.toFixed(2)}`)
+      .join(", ");
+  const row = (path: string, counted: string, perSec: number, m: Measurement): string[] => [
+    path,
+    counted,
+    count(perSec),
+    ms(m.latencyMs.p50),
+    ms(m.latencyMs.p99),
+    count(m.errors),
+    ratio(e2e, perSec),
+    cores(m.cpuCores),
+  ];
   return {
     title: `Ingest: score updates per second (batches of ${f.endToEnd.batch}, ${f.endToEnd.call.concurrency} in flight)`,
     columns: ["path", "counted when", "updates/s", "batch p50 ms", "batch p99 ms", "errors", "end to end ÷ this", "cores"],
     rows: [
       row("SubmitScores → ingest → Kafka → shard nodes → Redis", "visible in Redis", e2e, f.endToEnd.call),
       row("(the same run)", "acknowledged by ingest", f.endToEnd.ackedPerSec, f.endToEnd.call),
-      ...f.rawKafka.map((k) => row(`raw Kafka produce, ${count(k.batch)} per request, 1 in flight (kafkajs, idempotent, acks=all)`, "acknowledged by Kafka", k.perSec, k.call)),
-      row(`raw Redis ZADD, ${count(f.rawRedis.batch)} per batch, ${f.rawRedis.call.concurrency} in flight (ioredis pipelines)`, "answered by Redis", f.rawRedis.perSec, f.rawRedis.call),
+      ...f.rawKafka.map((k) =>
+        row(
+          `raw Kafka produce, ${count(k.batch)} per request, 1 in flight (kafkajs, idempotent, acks=all)`,
+          "acknowledged by Kafka",
+          k.perSec,
+          k.call,
+        ),
+      ),
+      row(
+        `raw Redis ZADD, ${count(f.rawRedis.batch)} per batch, ${f.rawRedis.call.concurrency} in flight (ioredis pipelines)`,
+        "answered by Redis",
+        f.rawRedis.perSec,
+        f.rawRedis.call,
+      ),
     ],
   };
 }

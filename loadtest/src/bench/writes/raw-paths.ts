@@ -27,8 +27,19 @@ export const ingestLikeProducer = (kafka: Kafka): Promise<Producer> => createSco
 export async function produceBatch(producer: Producer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
   const now = Date.now();
   const messages = batch.map((u) => ({
-    key: u.playerId, partition: u.slot,
-    value: encodeScoreEvent({ board: BENCH_BOARD, playerId: u.playerId, op: Operation.SET, value: BigInt(u.points), timestampMs: BigInt(now), eventId: u.eventId }, now),
+    key: u.playerId,
+    partition: u.slot,
+    value: encodeScoreEvent(
+      {
+        board: BENCH_BOARD,
+        playerId: u.playerId,
+        op: Operation.SET,
+        value: BigInt(u.points),
+        timestampMs: BigInt(now),
+        eventId: u.eventId,
+      },
+      now,
+    ),
   }));
   await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
 }
@@ -50,11 +61,13 @@ export async function zaddBatch(t: RawRedisTarget, batch: readonly BenchUpdate[]
     if (list) list.push(u);
     else byShard.set(shard, [u]);
   }
-  await Promise.all([...byShard].map(async ([shard, updates]) => {
-    const pipeline = t.redis.get(shard)!.pipeline();
-    for (const u of updates) pipeline.zadd(t.key, encodeSortKey(BENCH_SPEC, u.points, now), u.playerId);
-    const results = (await pipeline.exec()) ?? [];
-    const failed = results.find(([err]) => err);
-    if (failed) throw failed[0];
-  }));
+  await Promise.all(
+    [...byShard].map(async ([shard, updates]) => {
+      const pipeline = t.redis.get(shard)!.pipeline();
+      for (const u of updates) pipeline.zadd(t.key, encodeSortKey(BENCH_SPEC, u.points, now), u.playerId);
+      const results = (await pipeline.exec()) ?? [];
+      const failed = results.find(([err]) => err);
+      if (failed) throw failed[0];
+    }),
+  );
 }

@@ -69,7 +69,9 @@ export const rebuildBenchmark: Benchmark = {
         const seed = await seedTopic(ctx, kafka, topic, records, eventIds);
         seeded.push(seed);
         for (const shards of shardCounts) {
-          ctx.say(`rebuilding ${size(records)} records ${eventIds ? "with" : "without"} event ids into ${shards} shard(s) (audit view "${VIEW}")`);
+          ctx.say(
+            `rebuilding ${size(records)} records ${eventIds ? "with" : "without"} event ids into ${shards} shard(s) (audit view "${VIEW}")`,
+          );
           runs.push(await rebuildInto(ctx, kafka, admin, seed, shards));
         }
       }
@@ -87,11 +89,25 @@ async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records
   const start = performance.now();
   try {
     const r = await seedKafka({
-      producer, topic, board: BENCH_BOARD, target: configuredBoard({ boards: BENCH_SPECS }, BENCH_BOARD), batch: 20_000, parallel: 2, players: benchPlayers(ctx.plan.seed, 0, records), onProgress: (n) => bar.update(n),
+      producer,
+      topic,
+      board: BENCH_BOARD,
+      target: configuredBoard({ boards: BENCH_SPECS }, BENCH_BOARD),
+      batch: 20_000,
+      parallel: 2,
+      players: benchPlayers(ctx.plan.seed, 0, records),
+      onProgress: (n) => bar.update(n),
       ...(eventIds ? { eventIdPrefix: `bench-${randomBytes(4).toString("hex")}` } : {}),
     }).finally(() => bar.finish());
     const seconds = (performance.now() - start) / 1000;
-    return { topic, eventIds, records: r.produced, seconds: Math.round(seconds * 100) / 100, perSec: Math.round(r.produced / seconds), logBytes: r.bytes };
+    return {
+      topic,
+      eventIds,
+      records: r.produced,
+      seconds: Math.round(seconds * 100) / 100,
+      perSec: Math.round(r.produced / seconds),
+      logBytes: r.bytes,
+    };
   } finally {
     await producer.disconnect();
   }
@@ -110,16 +126,39 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, seeded
     const start = performance.now();
     let firstAt: number | undefined;
     let doneAt: number | undefined;
-    const poll = setInterval(() => void applied().then((n) => {
-      if (n > 0) firstAt ??= performance.now();
-      if (n >= records) doneAt ??= performance.now();
-    }, () => {}), POLL_MS);
-    const stampOf = (id: string) => shardStamp({ shardId: id, topic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: BENCH_SPECS });
-    await Promise.all(ids.map((id, i) => rebuildShard({
-      logClient: LogClient.wrap(kafka), topic, shardId: id, stamp: stampOf(id), builtFrom: builtFrom(stampOf(id), topic), slots: placement.slotsOf.get(id) ?? [], redisUrl: fleet.servers[i]!.url, keyPrefix: BENCH_KEY_PREFIX,
-      boards: BENCH_SPECS, applyBatch: defaults.applyBatch, dedupWindowMs: defaults.dedupWindowMs,
-      mode: { kind: "audit", view: VIEW, asOfOffsets: new Map(), asOfTimestampMs: 0 }, onProgress: () => {}, log: ctx.log,
-    })));
+    const poll = setInterval(
+      () =>
+        void applied().then(
+          (n) => {
+            if (n > 0) firstAt ??= performance.now();
+            if (n >= records) doneAt ??= performance.now();
+          },
+          () => {},
+        ),
+      POLL_MS,
+    );
+    const stampOf = (id: string) =>
+      shardStamp({ shardId: id, topic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: BENCH_SPECS });
+    await Promise.all(
+      ids.map((id, i) =>
+        rebuildShard({
+          logClient: LogClient.wrap(kafka),
+          topic,
+          shardId: id,
+          stamp: stampOf(id),
+          builtFrom: builtFrom(stampOf(id), topic),
+          slots: placement.slotsOf.get(id) ?? [],
+          redisUrl: fleet.servers[i]!.url,
+          keyPrefix: BENCH_KEY_PREFIX,
+          boards: BENCH_SPECS,
+          applyBatch: defaults.applyBatch,
+          dedupWindowMs: defaults.dedupWindowMs,
+          mode: { kind: "audit", view: VIEW, asOfOffsets: new Map(), asOfTimestampMs: 0 },
+          onProgress: () => {},
+          log: ctx.log,
+        }),
+      ),
+    );
     const end = performance.now();
     clearInterval(poll);
     if ((await applied()) >= records) doneAt ??= end;
@@ -127,8 +166,15 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, seeded
     const viewDedupEntries = (await Promise.all(redis.map((r) => dedupEntries(r, viewKeys)))).reduce((a, b) => a + b, 0);
     const replaySeconds = ((doneAt ?? end) - start) / 1000;
     return {
-      shards, eventIds, records, replaySeconds: round2(replaySeconds), replayPerSec: Math.round(records / replaySeconds),
-      firstRecordSeconds: round2(((firstAt ?? end) - start) / 1000), callSeconds: round2((end - start) / 1000), viewPlayers, viewDedupEntries,
+      shards,
+      eventIds,
+      records,
+      replaySeconds: round2(replaySeconds),
+      replayPerSec: Math.round(records / replaySeconds),
+      firstRecordSeconds: round2(((firstAt ?? end) - start) / 1000),
+      callSeconds: round2((end - start) / 1000),
+      viewPlayers,
+      viewDedupEntries,
     };
   } finally {
     redis.forEach((r) => r.disconnect());
@@ -149,17 +195,45 @@ export function rebuildTable(seeded: readonly SeedFigures[], runs: readonly Rebu
   const withoutIds = (r: RebuildRun) => runs.find((x) => !x.eventIds && x.shards === r.shards);
   return {
     title: `Rebuild: ${size(seeded[0]?.records ?? 0)} records replayed from Kafka (audit mode, one process)`,
-    columns: ["into", "event ids", "records", "records/s", "÷ without ids", "replay s", "first record after s", "rebuildShard returned after s", "players in the view", "dedup entries in the view"],
+    columns: [
+      "into",
+      "event ids",
+      "records",
+      "records/s",
+      "÷ without ids",
+      "replay s",
+      "first record after s",
+      "rebuildShard returned after s",
+      "players in the view",
+      "dedup entries in the view",
+    ],
     rows: [
       ...runs.map((r) => [
-        `${r.shards} shard${r.shards > 1 ? "s" : ""}${r.shards > 1 ? " in parallel" : " (all 64 partitions)"}`, ids(r.eventIds), count(r.records), count(r.replayPerSec),
+        `${r.shards} shard${r.shards > 1 ? "s" : ""}${r.shards > 1 ? " in parallel" : " (all 64 partitions)"}`,
+        ids(r.eventIds),
+        count(r.records),
+        count(r.replayPerSec),
         r.eventIds ? ratio(r.replayPerSec, withoutIds(r)?.replayPerSec) : "—",
-        r.replaySeconds.toFixed(2), r.firstRecordSeconds.toFixed(2), r.callSeconds.toFixed(2), count(r.viewPlayers), count(r.viewDedupEntries),
+        r.replaySeconds.toFixed(2),
+        r.firstRecordSeconds.toFixed(2),
+        r.callSeconds.toFixed(2),
+        count(r.viewPlayers),
+        count(r.viewDedupEntries),
       ]),
-      ...seeded.map((s) => ["(seeding the topic: seeder's Kafka path)", ids(s.eventIds), count(s.records), count(s.perSec), "—", s.seconds.toFixed(2), "—", "—", "—", "—"]),
+      ...seeded.map((s) => [
+        "(seeding the topic: seeder's Kafka path)",
+        ids(s.eventIds),
+        count(s.records),
+        count(s.perSec),
+        "—",
+        s.seconds.toFixed(2),
+        "—",
+        "—",
+        "—",
+        "—",
+      ]),
     ],
   };
 }
-
 
 const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -33,7 +33,14 @@ const APPLY_BATCH = 500;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The log's records and players: record n is round ⌊n / players⌋ of player n mod players; `head` of them come before the snapshot. */
-interface Log { kafka: Kafka; topic: string; p: SnapshotPlan; head: number; ids: string[]; slotsOf: Int16Array }
+interface Log {
+  kafka: Kafka;
+  topic: string;
+  p: SnapshotPlan;
+  head: number;
+  ids: string[];
+  slotsOf: Int16Array;
+}
 
 export const snapshotBenchmark: Benchmark = {
   name: "snapshot",
@@ -62,17 +69,31 @@ export const snapshotBenchmark: Benchmark = {
       const log: Log = { kafka, topic, p, head: total - p.tail, ids, slotsOf: Int16Array.from(ids, (id) => slotOf(id, SLOTS)) };
       const rebuild = (url: string, snapshots?: string) => rebuildInto(kafka, admin, ctx.log, url, topic, stamp, from, snapshots);
 
-      ctx.say(`producing ${count(log.head)} records (${count(p.players)} players × ${p.perPlayer - 1} rounds), then rebuilding Redis A from offset 0`);
+      ctx.say(
+        `producing ${count(log.head)} records (${count(p.players)} players × ${p.perPlayer - 1} rounds), then rebuilding Redis A from offset 0`,
+      );
       const produceHead = await produce(log, 0, log.head);
       const beforeTail = await rebuild(urlA);
       const producer = kafka.producer({ maxInFlightRequests: 1, allowAutoTopicCreation: false }); // as the shard node's
       await producer.connect();
       const slowlog = await recordCommands(redisA);
-      const taken = await takeSnapshot({ redis: redisA, keyPrefix: PREFIX, shardId: SHARD, builtFrom: from, slots: SLOT_LIST, producer: wrapProducer(producer), topic: snapshotTopic, partitions, slot: "a" }).finally(() => producer.disconnect());
+      const taken = await takeSnapshot({
+        redis: redisA,
+        keyPrefix: PREFIX,
+        shardId: SHARD,
+        builtFrom: from,
+        slots: SLOT_LIST,
+        producer: wrapProducer(producer),
+        topic: snapshotTopic,
+        partitions,
+        slot: "a",
+      }).finally(() => producer.disconnect());
       const redisSide = await slowlog.stop();
       if ("skipped" in taken) throw new Error(`snapshot skipped: ${taken.skipped}`);
       const m = taken.manifest;
-      ctx.say(`  snapshot: ${count(m.players)} players, ${(m.bytes / 1e6).toFixed(1)} MB; producing the tail of ${count(p.tail)} records, then both rebuilds`);
+      ctx.say(
+        `  snapshot: ${count(m.players)} players, ${(m.bytes / 1e6).toFixed(1)} MB; producing the tail of ${count(p.tail)} records, then both rebuilds`,
+      );
       const produceTail = await produce(log, log.head, total);
       const full = await rebuild(urlB);
       const fromSnapshot = await rebuild(urlA, snapshotTopic);
@@ -80,23 +101,69 @@ export const snapshotBenchmark: Benchmark = {
       if (!equal) throw new Error("the rebuild from the snapshot and the tail differs from the full replay");
       const speedup = round2(full.seconds / fromSnapshot.seconds);
       const snapshot = {
-        players: m.players, keys: m.keys, bytes: m.bytes, chunks: m.chunks.count, readMs: Math.round(taken.readMs), longestCallMs: round2(taken.longestCallMs),
-        longestInRedisMs: round2(redisSide.longestMs), redisCommands: redisSide.commands, finishMs: round2(taken.finishMs), publishMs: Math.round(taken.publishMs),
+        players: m.players,
+        keys: m.keys,
+        bytes: m.bytes,
+        chunks: m.chunks.count,
+        readMs: Math.round(taken.readMs),
+        longestCallMs: round2(taken.longestCallMs),
+        longestInRedisMs: round2(redisSide.longestMs),
+        redisCommands: redisSide.commands,
+        finishMs: round2(taken.finishMs),
+        publishMs: Math.round(taken.publishMs),
       };
       return {
-        figures: { plan: p, records: total, produce: { head: produceHead, tail: produceTail }, rebuildBeforeTail: beforeTail, snapshot, rebuildWithoutSnapshot: full, rebuildWithSnapshot: fromSnapshot, speedup, equal },
-        tables: [{
-          title: `One shard of ${count(p.players)} players, ${count(total)} records in the log, the snapshot ${count(p.tail)} records before its end; both rebuilds leave the same keys, byte for byte`,
-          columns: ["rebuild of the shard", "records replayed", "time", "records/s"],
-          rows: [
-            ["without a snapshot, from offset 0", count(full.replayed), secs(full.seconds), count(full.perSec)],
-            [`from the snapshot: load (${secs((fromSnapshot.snapshot?.loadMs ?? 0) / 1000)}), then the tail`, count(fromSnapshot.replayed), secs(fromSnapshot.seconds), `${speedup}x faster`],
-          ],
-        }, {
-          title: "Taking the snapshot",
-          columns: ["players", "read ms", "longest call ms (client)", "longest command ms (Redis)", "finish ms", "written to Kafka ms", "MB", "chunks"],
-          rows: [[count(m.players), count(snapshot.readMs), String(snapshot.longestCallMs), `${snapshot.longestInRedisMs} (of ${count(snapshot.redisCommands)})`, String(snapshot.finishMs), count(snapshot.publishMs), (m.bytes / 1e6).toFixed(1), String(snapshot.chunks)]],
-        }],
+        figures: {
+          plan: p,
+          records: total,
+          produce: { head: produceHead, tail: produceTail },
+          rebuildBeforeTail: beforeTail,
+          snapshot,
+          rebuildWithoutSnapshot: full,
+          rebuildWithSnapshot: fromSnapshot,
+          speedup,
+          equal,
+        },
+        tables: [
+          {
+            title: `One shard of ${count(p.players)} players, ${count(total)} records in the log, the snapshot ${count(p.tail)} records before its end; both rebuilds leave the same keys, byte for byte`,
+            columns: ["rebuild of the shard", "records replayed", "time", "records/s"],
+            rows: [
+              ["without a snapshot, from offset 0", count(full.replayed), secs(full.seconds), count(full.perSec)],
+              [
+                `from the snapshot: load (${secs((fromSnapshot.snapshot?.loadMs ?? 0) / 1000)}), then the tail`,
+                count(fromSnapshot.replayed),
+                secs(fromSnapshot.seconds),
+                `${speedup}x faster`,
+              ],
+            ],
+          },
+          {
+            title: "Taking the snapshot",
+            columns: [
+              "players",
+              "read ms",
+              "longest call ms (client)",
+              "longest command ms (Redis)",
+              "finish ms",
+              "written to Kafka ms",
+              "MB",
+              "chunks",
+            ],
+            rows: [
+              [
+                count(m.players),
+                count(snapshot.readMs),
+                String(snapshot.longestCallMs),
+                `${snapshot.longestInRedisMs} (of ${count(snapshot.redisCommands)})`,
+                String(snapshot.finishMs),
+                count(snapshot.publishMs),
+                (m.bytes / 1e6).toFixed(1),
+                String(snapshot.chunks),
+              ],
+            ],
+          },
+        ],
       };
     } finally {
       redisA.disconnect();
@@ -108,7 +175,11 @@ export const snapshotBenchmark: Benchmark = {
   },
 };
 
-interface Produced { records: number; seconds: number; perSec: number }
+interface Produced {
+  records: number;
+  seconds: number;
+  perSec: number;
+}
 
 /** Records first..end-1 of the log. */
 async function produce({ kafka, topic, p, head, ids, slotsOf }: Log, first: number, end: number): Promise<Produced> {
@@ -124,7 +195,9 @@ async function produce({ kafka, topic, p, head, ids, slotsOf }: Log, first: numb
   const flush = async () => {
     const batch = messages;
     messages = [];
-    const p: Promise<unknown> = producer.sendBatch({ topicMessages: [{ topic, messages: batch }], acks: -1 }).then(() => inFlight.delete(p));
+    const p: Promise<unknown> = producer
+      .sendBatch({ topicMessages: [{ topic, messages: batch }], acks: -1 })
+      .then(() => inFlight.delete(p));
     inFlight.add(p);
     if (inFlight.size >= 3) await Promise.race(inFlight);
   };
@@ -135,7 +208,17 @@ async function produce({ kafka, topic, p, head, ids, slotsOf }: Log, first: numb
       const index = n % players;
       const id = ids[index]!;
       const withId = n >= snapshotPoint - idsAround && n < snapshotPoint + idsAround;
-      const value = encodeScoreEvent({ board: BOARD, playerId: id, op: Operation.INCREMENT, value: BigInt(1 + ((index * 31 + round * 17) % 100)), timestampMs: BigInt(firstRoundMs + round * roundStepMs), eventId: withId ? `e-${n}` : "" }, ingestedAtMs);
+      const value = encodeScoreEvent(
+        {
+          board: BOARD,
+          playerId: id,
+          op: Operation.INCREMENT,
+          value: BigInt(1 + ((index * 31 + round * 17) % 100)),
+          timestampMs: BigInt(firstRoundMs + round * roundStepMs),
+          eventId: withId ? `e-${n}` : "",
+        },
+        ingestedAtMs,
+      );
       messages.push({ key: id, value, partition: slotsOf[index]! });
       if (messages.length >= 20_000) await flush();
     }
@@ -148,20 +231,53 @@ async function produce({ kafka, topic, p, head, ids, slotsOf }: Log, first: numb
   return { records: end - first, seconds: round2(seconds), perSec: Math.round((end - first) / seconds) };
 }
 
-interface Rebuilt { seconds: number; replayed: number; perSec: number; snapshot?: RebuildProgress["snapshot"]; players: number }
+interface Rebuilt {
+  seconds: number;
+  replayed: number;
+  perSec: number;
+  snapshot?: RebuildProgress["snapshot"];
+  players: number;
+}
 
-async function rebuildInto(kafka: Kafka, admin: ReturnType<Kafka["admin"]>, log: Logger, redisUrl: string, topic: string, stamp: string, from: string, snapshotTopic?: string): Promise<Rebuilt> {
+async function rebuildInto(
+  kafka: Kafka,
+  admin: ReturnType<Kafka["admin"]>,
+  log: Logger,
+  redisUrl: string,
+  topic: string,
+  stamp: string,
+  from: string,
+  snapshotTopic?: string,
+): Promise<Rebuilt> {
   const start = performance.now();
   const done = await rebuildShard({
-    logClient: LogClient.wrap(kafka), topic, shardId: SHARD, stamp, builtFrom: from, slots: SLOT_LIST, redisUrl, keyPrefix: PREFIX, boards: BOARDS,
-    applyBatch: APPLY_BATCH, dedupWindowMs: DEDUP_WINDOW_MS, mode: { kind: "swap", stagingDb: 1, readyLag: 1000 }, onProgress: () => {}, log,
+    logClient: LogClient.wrap(kafka),
+    topic,
+    shardId: SHARD,
+    stamp,
+    builtFrom: from,
+    slots: SLOT_LIST,
+    redisUrl,
+    keyPrefix: PREFIX,
+    boards: BOARDS,
+    applyBatch: APPLY_BATCH,
+    dedupWindowMs: DEDUP_WINDOW_MS,
+    mode: { kind: "swap", stagingDb: 1, readyLag: 1000 },
+    onProgress: () => {},
+    log,
     ...(snapshotTopic ? { snapshots: { topic: snapshotTopic } } : {}),
   });
   const seconds = (performance.now() - start) / 1000;
   const r = new Redis(redisUrl);
   const boardPlayers = await r.zcard(keyLayout(PREFIX).board(BOARD));
   r.disconnect();
-  return { seconds: round2(seconds), replayed: done.replayed, perSec: Math.round(done.replayed / seconds), ...(done.snapshot ? { snapshot: done.snapshot } : {}), players: boardPlayers };
+  return {
+    seconds: round2(seconds),
+    replayed: done.replayed,
+    perSec: Math.round(done.replayed / seconds),
+    ...(done.snapshot ? { snapshot: done.snapshot } : {}),
+    players: boardPlayers,
+  };
 }
 
 /** Logs every command of `r`'s server in its SLOWLOG until stop(), which says how many ran and the longest (as Redis timed it), and puts the settings back. */
@@ -184,7 +300,10 @@ async function recordCommands(r: Redis): Promise<{ stop(): Promise<{ commands: n
 async function digest(r: Redis): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const keys = [...(await r.keys(`${PREFIX}board:*`)), ...(await r.keys(`${PREFIX}dedup:*`))].sort();
-  for (const k of keys) out[k] = createHash("sha256").update((await r.dumpBuffer(k))!).digest("hex");
+  for (const k of keys)
+    out[k] = createHash("sha256")
+      .update((await r.dumpBuffer(k))!)
+      .digest("hex");
   out.offsets = JSON.stringify(Object.entries(await r.hgetall(keyLayout(PREFIX).offsets)).sort());
   return out;
 }

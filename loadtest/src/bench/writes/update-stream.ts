@@ -23,8 +23,9 @@ export function updateBatches(seed: number, players: number, runId: string, nowM
   const rng = rngFor(seed, 7);
   const scores = scoreSource(BENCH_SPEC, DEFAULT_SCORE_SHAPE, nowMs);
   let n = 0;
-  return (size) => Array.from({ length: size }, () => {
-    const id = playerId(rng.nextInt(players));
-    return { playerId: id, slot: slotOf(id, BENCH_SLOTS), points: scores.points(rng), eventId: `${runId}:${n++}` };
-  });
+  return (size) =>
+    Array.from({ length: size }, () => {
+      const id = playerId(rng.nextInt(players));
+      return { playerId: id, slot: slotOf(id, BENCH_SLOTS), points: scores.points(rng), eventId: `${runId}:${n++}` };
+    });
 }
