@@ -130,9 +130,13 @@ describe("gateway: JSON reads", () => {
   it("lists the defined boards and the shards' readiness, lag and size: projections of the admin answers", async () => {
     const list = await admin.listBoards({});
     const pick = (o: unknown, keys: string[]) => Object.fromEntries(keys.map((k) => [k, (o as Record<string, unknown>)[k]]));
-    expect(await getJson(api("boards"), READ)).toEqual({
-      boards: list.boards.map((b) => pick(proto3(BoardDefinitionSchema, b), ["name", "rules", "createdAtMs"])),
-    });
+    await getJson(api("boards/plain/top"), READ); // a board without a definition, read through this gateway
+    const boards = (await getJson(api("boards"), READ)) as { boards: unknown[]; recent: { name: string; lastReadMs: string }[] };
+    expect(Object.keys(boards).sort()).toEqual(["boards", "recent"]);
+    expect(boards.boards).toEqual(list.boards.map((b) => pick(proto3(BoardDefinitionSchema, b), ["name", "rules", "createdAtMs"])));
+    // boards read lately without a definition: "plain" (last read first), never a defined one
+    expect(boards.recent[0]).toEqual({ name: "plain", lastReadMs: expect.stringMatching(/^\d+$/) });
+    expect(boards.recent.filter((r) => list.boards.some((b) => b.name === r.name))).toEqual([]);
     const status = (await getJson(api("status"), READ)) as { observedAtMs: string; shards: Record<string, unknown>[] };
     const direct = await admin.getClusterStatus({});
     const steady = ["shardId", "readiness", "lagRecords", "heartbeatTtlMs", "keys"];
