@@ -45,7 +45,12 @@ export async function resolveSeedBoard(config: Config, kafka: Kafka, log: Logger
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const defs = await BoardDefinitions.start({ kafka, admin, topic: boardsTopicOf(config.scoreTopic), implicit: undefined, log });
+    const defs = await BoardDefinitions.start({
+      client: { kafka, admin },
+      topic: boardsTopicOf(config.scoreTopic),
+      implicit: undefined,
+      log,
+    });
     const definition = defs.catalog.definition(board);
     await defs.stop();
     if (!definition) return configuredBoard(config, board);

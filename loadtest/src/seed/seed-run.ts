@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Config } from "@ladder/platform/config";
+import { LogClient } from "@ladder/log/log-client";
 import { bulkProducer, ensureScoreTopic, type Kafka } from "../log-client.js";
 import type { Placement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
@@ -97,7 +98,7 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
   const { options, config } = ctx;
   // The cluster's shard nodes create the score topic (and only over empty shards): seed a running cluster.
   await ensureScoreTopic(
-    kafka,
+    LogClient.wrap(kafka),
     { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync },
     { create: false },
   );

@@ -3,6 +3,7 @@
  * Redis (raw-paths.ts). Method: ingest.md.
  */
 import { randomBytes } from "node:crypto";
+import { LogClient } from "@ladder/log/log-client";
 import { ensureScoreTopic, type Kafka } from "../../log-client.js";
 import { buildPlacement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
@@ -120,7 +121,7 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
 async function measureRawKafka(ctx: BenchContext, kafka: Kafka, batch: number): Promise<IngestFigures["rawKafka"][number]> {
   const p = ctx.plan.ingest;
   const topic = `bench.raw.${randomBytes(4).toString("hex")}`;
-  await ensureScoreTopic(kafka, { topic, numSlots: BENCH_SLOTS }, { create: true }); // created like the score topic
+  await ensureScoreTopic(LogClient.wrap(kafka), { topic, numSlots: BENCH_SLOTS }, { create: true }); // created like the score topic
   const producer = await ingestLikeProducer(kafka);
   try {
     const next = updateBatches(ctx.plan.seed, p.players, `raw-${randomBytes(4).toString("hex")}`);

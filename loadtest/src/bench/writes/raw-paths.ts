@@ -12,7 +12,9 @@
  *               per shard per batch, several batches in flight, from Node with ioredis.
  */
 import type { Redis } from "ioredis";
-import { createScoreProducer, type Kafka, type Producer } from "../../log-client.js";
+import type { RecordProducer } from "@ladder/log/record-producer";
+import { LogClient } from "@ladder/log/log-client";
+import { createScoreProducer, type Kafka } from "../../log-client.js";
 import { shardOf, type Placement } from "@ladder/model/placement";
 import { encodeSortKey } from "@ladder/model/score-encoding";
 import { encodeScoreEvent } from "@ladder/model/score-event";
@@ -21,10 +23,10 @@ import { BENCH_BOARD, BENCH_SPEC } from "../infra/bench-board.js";
 import type { BenchUpdate } from "./update-stream.js";
 
 /** A producer set up as ingest sets up its own (the same factory). */
-export const ingestLikeProducer = (kafka: Kafka): Promise<Producer> => createScoreProducer(kafka);
+export const ingestLikeProducer = (kafka: Kafka): Promise<RecordProducer> => createScoreProducer(LogClient.wrap(kafka));
 
 /** Produces one batch as ingest would have encoded it (time stamped now, as ingest does for timestamp 0). */
-export async function produceBatch(producer: Producer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
+export async function produceBatch(producer: RecordProducer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
   const now = Date.now();
   const messages = batch.map((u) => ({
     key: u.playerId,
@@ -41,7 +43,7 @@ export async function produceBatch(producer: Producer, topic: string, batch: rea
       now,
     ),
   }));
-  await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
+  await producer.send(topic, messages);
 }
 
 export interface RawRedisTarget {

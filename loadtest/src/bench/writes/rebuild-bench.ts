@@ -64,7 +64,7 @@ export const rebuildBenchmark: Benchmark = {
     try {
       for (const eventIds of variants) {
         const topic = `bench.rebuild.${randomBytes(4).toString("hex")}`;
-        await ensureScoreTopic(kafka, { topic, numSlots: BENCH_SLOTS }, { create: true });
+        await ensureScoreTopic(LogClient.wrap(kafka), { topic, numSlots: BENCH_SLOTS }, { create: true });
         ctx.say(`seeding ${size(records)} records ${eventIds ? "with" : "without"} event ids into ${topic} with the seeder's Kafka path`);
         const seed = await seedTopic(ctx, kafka, topic, records, eventIds);
         seeded.push(seed);

@@ -60,11 +60,11 @@ export const snapshotBenchmark: Benchmark = {
     try {
       await admin.connect();
       const topic = `bench.snapshot.${Date.now()}`;
-      await ensureScoreTopic(kafka, { topic, numSlots: SLOTS }, { create: true });
+      await ensureScoreTopic(LogClient.wrap(kafka), { topic, numSlots: SLOTS }, { create: true });
       const stamp = shardStamp({ shardId: SHARD, topic, numSlots: SLOTS, slots: SLOT_LIST, boards: BOARDS });
       const from = builtFrom(stamp, (await topicIds.idOf(topic))!);
       const snapshotTopic = snapshotTopicOf(topic);
-      const { partitions } = await ensureSnapshotTopic(admin, { topic: snapshotTopic });
+      const { partitions } = await ensureSnapshotTopic(LogClient.wrap(kafka), { topic: snapshotTopic });
       const ids = Array.from({ length: p.players }, (_, i) => playerId(i));
       const log: Log = { kafka, topic, p, head: total - p.tail, ids, slotsOf: Int16Array.from(ids, (id) => slotOf(id, SLOTS)) };
       const rebuild = (url: string, snapshots?: string) => rebuildInto(kafka, admin, ctx.log, url, topic, stamp, from, snapshots);
