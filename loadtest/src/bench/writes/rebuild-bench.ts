@@ -17,7 +17,7 @@ import { progressBar } from "../../seed/progress-bar.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPECS, benchPlayers } from "../infra/bench-board.js";
 import { benchLogClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
-import { count, ratio, size } from "../output/format.js";
+import { count, ratio, round2, size } from "../output/format.js";
 import type { Table } from "../output/table.js";
 
 const VIEW = "bench";
@@ -232,5 +232,3 @@ export function rebuildTable(seeded: readonly SeedFigures[], runs: readonly Rebu
     ],
   };
 }
-
-const round2 = (x: number) => Math.round(x * 100) / 100;

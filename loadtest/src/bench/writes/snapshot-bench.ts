@@ -18,7 +18,7 @@ import { rebuildShard, takeSnapshot, type RebuildProgress } from "@ladder/store/
 import { playerId } from "../../workload/player-ids.js";
 import type { Benchmark } from "../context.js";
 import { benchLogClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
-import { count, seconds as secs } from "../output/format.js";
+import { count, round2, seconds as secs } from "../output/format.js";
 import type { SnapshotPlan } from "../plan.js";
 
 const SLOTS = 64;
@@ -30,7 +30,6 @@ const BOARDS = new BoardSpecs([SPEC]);
 const SLOT_LIST = Array.from({ length: SLOTS }, (_, i) => i);
 const DEDUP_WINDOW_MS = 600_000;
 const APPLY_BATCH = 500;
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The log's records and players: record n is round ⌊n / players⌋ of player n mod players; `head` of them come before the snapshot. */
 interface Log {
