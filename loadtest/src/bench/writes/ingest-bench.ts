@@ -38,7 +38,7 @@ export const ingestBenchmark: Benchmark = {
       await cluster.stopServices();
       const rawKafka = [];
       for (const batch of p.rawKafkaBatches) {
-        ctx.say(`raw Kafka: kafkajs idempotent producer, acks=all, sendBatch of ${batch} records, one at a time`);
+        ctx.say(`raw Kafka: kafkajs idempotent producer, acks=all, produce requests of ${batch} records, one at a time`);
         rawKafka.push(await measureRawKafka(ctx, client, batch));
       }
       ctx.say(`raw Redis: ZADD per update, one pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight`);
