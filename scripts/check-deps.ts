@@ -32,8 +32,7 @@
  *     that dependency is an allowed edge of the table below;
  *   - any other bare import is a Node built-in or declared in the importer's package.json
  *     (devDependencies count only for test files: *.test.ts, test/);
- *   - kafkajs and @platformatic/kafka are imported by log/ alone (KAFKA_ONLY_IN), save the
- *     files of KAFKA_PENDING, named one by one;
+ *   - kafkajs and @platformatic/kafka are imported by log/ alone (KAFKA_ONLY_IN);
  *   - no import circle between files, in any package, through relative and @ladder imports
  *     alike (type-only imports count: a circle of types is a circle of ideas).
  *
@@ -68,13 +67,6 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freez
 /** The Kafka client libraries, and the one package that may import them. */
 export const KAFKA_CLIENTS: readonly string[] = Object.freeze(["kafkajs", "@platformatic/kafka"]);
 export const KAFKA_ONLY_IN = "log";
-
-/**
- * Files that still import kafkajs outside log/: only loadtest/ (its one module of Kafka uses,
- * loadtest/src/log-client.ts, and the seeder and benchmarks typed by it), being halved on
- * another branch. The list may only shrink.
- */
-export const KAFKA_PENDING: readonly string[] = Object.freeze(["loadtest/"]);
 
 /** Which more @ladder packages each package's test files may use (devDependencies only). */
 export const TEST_ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freeze({
@@ -144,11 +136,7 @@ export function violations(packages: readonly PackageInfo[]): string[] {
         }
         if (!pkg.deps.has(name) && !(isTestFile(pkg.dir, file) && pkg.devDeps.has(name)))
           problems.push(`${where}: imports ${name}, which ${pkg.dir}/package.json does not declare`);
-        if (
-          KAFKA_CLIENTS.includes(name) &&
-          pkg.dir !== KAFKA_ONLY_IN &&
-          !KAFKA_PENDING.some((p) => where === p || (p.endsWith("/") && where.startsWith(p)))
-        )
+        if (KAFKA_CLIENTS.includes(name) && pkg.dir !== KAFKA_ONLY_IN)
           problems.push(`${where}: imports ${name}; Kafka is used through @ladder/log only`);
       }
     }

@@ -6,6 +6,7 @@ import { status } from "@grpc/grpc-js";
 import { describe, expect, inject, it } from "vitest";
 import { createClient } from "@ladder/client/grpc-stub";
 import { createKafka, ensureScoreTopic, scoreTopicSpec, topicConfigs } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
 import { encodeToken } from "@ladder/model/consistency-token";
 import { rootLogger, silentLogger } from "@ladder/platform/logger";
 import { freshNamespace } from "@ladder/platform/test-namespace";
@@ -153,7 +154,7 @@ describe("drift", () => {
     defer(() => admin.disconnect());
     await admin.deleteTopics({ topics: [c.ns.topic] });
     await retry(async () => expect(await admin.listTopics()).not.toContain(c.ns.topic));
-    await ensureScoreTopic(kafka, { topic: c.ns.topic, numSlots: 12 }, { create: true });
+    await ensureScoreTopic(LogClient.wrap(kafka), { topic: c.ns.topic, numSlots: 12 }, { create: true });
     const message = await startFailure(
       c,
       "shard-node-recreated",

@@ -8,13 +8,13 @@ import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
 import { serverCredentials } from "@ladder/platform/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/platform/health";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
-import { createKafka, createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/log/kafka";
+import { createScoreProducer, ensureScoreTopic, ScoreTopicInvalid } from "@ladder/log/kafka";
+import { LogClient } from "@ladder/log/log-client";
 import { followBoardDefinitions } from "@ladder/log/board-definitions-follower";
 import { rootLogger } from "@ladder/platform/logger";
 import { startMetricsServer } from "@ladder/platform/metrics";
 import { onShutdown } from "@ladder/platform/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
-import { wrapProducer } from "@ladder/log/record-producer";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 import { RankReporter } from "./rank-reports.js";
@@ -26,7 +26,7 @@ const TOPIC_WAIT_MS = 120_000;
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "ingest" });
 const metrics = await startMetricsServer({ listen: config.ingestMetricsListen, log }); // GET /metrics, from the start
-const kafka = createKafka(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
+const logClient = LogClient.unconnected(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
 // Ingest never creates the score topic (shard nodes do, and only over an empty shard): it waits
 // for it, then refuses to run on a topic weaker than configured (durability, retention, slots).
 const topicPolicy = {
@@ -35,7 +35,7 @@ const topicPolicy = {
   replication: config.topicReplication,
   minInsyncReplicas: config.topicMinInsync,
 };
-await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), {
+await retryUntil(() => ensureScoreTopic(logClient, topicPolicy, { create: false }), {
   ...LAUNCH_BACKOFF,
   what: `score topic ${config.scoreTopic}`,
   timeoutMs: TOPIC_WAIT_MS,
@@ -45,10 +45,9 @@ await retryUntil(() => ensureScoreTopic(kafka, topicPolicy, { create: false }), 
   process.exit(78); // EX_CONFIG
 });
 // every board definition read before serving, then followed (model/src/board-definitions.ts)
-const admin = kafka.admin();
-const definitions = await followBoardDefinitions(config, kafka, admin, log.child({ component: "boards" }));
+const definitions = await followBoardDefinitions(config, logClient, log.child({ component: "boards" }));
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
-const producer = wrapProducer(await createScoreProducer(kafka));
+const producer = await createScoreProducer(logClient);
 const server = new grpc.Server();
 const commit = new GroupCommitProducer({
   producer,
@@ -60,7 +59,7 @@ const auth = new Authenticator(config.tokens, config.readsOpen);
 if (!config.tokens.some((t) => t.roles.includes("write")))
   log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
 // SubmitScoresRequest.report_ranks reads the shards' primaries, by the placement it follows (placement-log.ts)
-const placement = await placementOrExit(followPlacement(config, kafka, admin, log.child({ component: "placement" })), log);
+const placement = await placementOrExit(followPlacement(config, logClient, log.child({ component: "placement" })), log);
 const reporter = new RankReporter(config, () => placement.current);
 addService(
   server,
@@ -82,6 +81,6 @@ onShutdown(log, async () => {
   await reporter.close();
   await placement.stop();
   await definitions.stop();
-  await admin.disconnect();
+  await logClient.close();
   await metrics.close();
 });

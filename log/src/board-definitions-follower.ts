@@ -5,7 +5,6 @@
  * catalog a router or ingest serves from. What a definition means, and why shard nodes need
  * not follow it, is said in @ladder/model/board-definitions.
  */
-import type { Admin, Kafka } from "kafkajs";
 import type { RecordProducer } from "./record-producer.js";
 import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { BoardCatalog, decodeDefinition, encodeDefinition } from "@ladder/model/board-definitions";
@@ -14,6 +13,7 @@ import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 import type { Config } from "@ladder/platform/config";
 import type { Logger } from "@ladder/platform/logger";
 import { CompactedFollower, ensureCompactedTopic } from "./compacted-follower.js";
+import type { LogHandle } from "./log-handle.js";
 
 export const boardsTopicOf = (scoreTopic: string) => `${scoreTopic}.boards`;
 
@@ -33,8 +33,8 @@ export async function removeDefinition(producer: RecordProducer, topic: string, 
 }
 
 export interface FollowerOptions {
-  kafka: Kafka;
-  admin: Admin;
+  /** The caller's LogClient. */
+  client: LogHandle;
   topic: string;
   /** Specs of boards without a definition; undefined: such boards are refused. */
   implicit: BoardSpecs | undefined;
@@ -55,8 +55,11 @@ export class BoardDefinitions {
 
   /** Creates the topic if needed, reads it to its end, then follows it. */
   static async start(o: FollowerOptions): Promise<BoardDefinitions> {
+    const { client, ...rest } = o;
     const follower = await CompactedFollower.start<BoardCatalog>({
-      ...o,
+      ...rest,
+      kafka: client.kafka,
+      admin: client.admin,
       what: "board definitions",
       initial: new BoardCatalog(o.implicit),
       apply: (catalog, records) => {
@@ -91,16 +94,14 @@ const START_WAIT_MS = 120_000;
 /** A service's follower as its configuration says, retried while Kafka comes up: what router and ingest serve from. */
 export function followBoardDefinitions(
   config: Pick<Config, "scoreTopic" | "implicitBoards" | "boards" | "topicReplication" | "topicMinInsync" | "fetchWaitMs">,
-  kafka: Kafka,
-  admin: Admin,
+  client: LogHandle,
   log: Logger,
 ): Promise<BoardDefinitions> {
   const topic = boardsTopicOf(config.scoreTopic);
   return retryUntil(
     () =>
       BoardDefinitions.start({
-        kafka,
-        admin,
+        client,
         topic,
         implicit: config.implicitBoards ? config.boards : undefined,
         log,

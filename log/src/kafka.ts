@@ -5,13 +5,15 @@
  * identified by its topic id.
  */
 import { Admin as PlatformaticAdmin } from "@platformatic/kafka";
-import kafkajs, { Kafka, logLevel, Partitioners, type Admin, type ITopicConfig, type LogEntry, type Producer } from "kafkajs";
+import kafkajs, { Kafka, logLevel, Partitioners, type Admin, type ITopicConfig, type LogEntry } from "kafkajs";
 
 // Not among the names Node's ES module loader finds in kafkajs's CommonJS exports: take it from the default export.
 const { ConfigResourceTypes } = kafkajs;
 import { KAFKA_BACKOFF, kafkaRetry } from "./kafka-retry.js";
 import { retryUntil } from "@ladder/platform/backoff";
 import type { Logger } from "@ladder/platform/logger";
+import type { LogHandle } from "./log-handle.js";
+import { wrapProducer, type RecordProducer } from "./record-producer.js";
 
 export function createKafka(brokers: readonly string[], clientId: string, log: Logger): Kafka {
   return new Kafka({
@@ -37,8 +39,8 @@ export function createKafka(brokers: readonly string[], clientId: string, log: L
  * kafkajs issues #598, #1005); unbounded retries, as exactly-once needs (the caller bounds how
  * long it waits); every record names its partition (= slot), so the partitioner is unused.
  */
-export async function createScoreProducer(kafka: Kafka): Promise<Producer> {
-  const producer = kafka.producer({
+export async function createScoreProducer(client: LogHandle): Promise<RecordProducer> {
+  const producer = client.kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
@@ -46,7 +48,7 @@ export async function createScoreProducer(kafka: Kafka): Promise<Producer> {
     retry: kafkaRetry(KAFKA_BACKOFF, Number.MAX_SAFE_INTEGER),
   });
   await producer.connect();
-  return producer;
+  return wrapProducer(producer);
 }
 
 /** What the score topic must be: how it is created, and the least an existing one may be. */
@@ -114,8 +116,8 @@ export function scoreTopicSpec(topic: string, numSlots: number, replication: num
  * would put players on the wrong shard), replication and min.insync.replicas must be at least
  * the policy's, and retention must be infinite with cleanup.policy=delete.
  */
-export async function ensureScoreTopic(kafka: Kafka, policy: ScoreTopicPolicy, opts: { create: boolean }): Promise<ScoreTopicInfo> {
-  const admin = kafka.admin();
+export async function ensureScoreTopic(client: LogHandle, policy: ScoreTopicPolicy, opts: { create: boolean }): Promise<ScoreTopicInfo> {
+  const admin = client.kafka.admin(); // its own, connected for this call only
   await admin.connect();
   try {
     const { topic, numSlots } = policy;

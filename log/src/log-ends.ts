@@ -12,10 +12,10 @@
  * after it arrived. If Kafka can't be asked,
  * the token is not refused: the read waits for it as before, bounded by the consistency wait.
  */
-import type { Admin } from "kafkajs";
 import type { RequiredOffsets } from "@ladder/model/consistency-token";
 import { invalidArgument } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
+import type { LogHandle } from "./log-handle.js";
 
 export class LogEnds {
   private ends = new Map<number, bigint>();
@@ -24,7 +24,7 @@ export class LogEnds {
   private refreshing: { seq: number; done: Promise<void> } | undefined;
 
   constructor(
-    private readonly admin: Admin,
+    private readonly client: LogHandle,
     private readonly topic: string,
     private readonly log: Logger,
   ) {}
@@ -64,9 +64,10 @@ export class LogEnds {
         continue;
       }
       const seq = ++this.seq;
-      const done = this.admin
+      const { admin } = this.client;
+      const done = admin
         .connect() // a no-op once connected
-        .then(() => this.admin.fetchTopicOffsets(this.topic))
+        .then(() => admin.fetchTopicOffsets(this.topic))
         .then((offsets) => void (this.ends = new Map(offsets.map((o) => [o.partition, BigInt(o.high)]))))
         .finally(() => {
           if (this.refreshing?.seq === seq) this.refreshing = undefined;

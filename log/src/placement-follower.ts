@@ -4,12 +4,13 @@
  * written from LADDER_SHARDS by the first process that finds it empty. What the record holds
  * and why a change is safe: @ladder/model/placement-record.
  */
-import type { Admin, Kafka } from "kafkajs";
+import type { Kafka } from "kafkajs";
 import { decodePlacement, encodePlacement, placementOf, type ClusterPlacement } from "@ladder/model/placement-record";
 import { LAUNCH_BACKOFF, RetryExhausted, retryUntil } from "@ladder/platform/backoff";
 import type { Config } from "@ladder/platform/config";
 import type { Logger } from "@ladder/platform/logger";
 import { CompactedFollower } from "./compacted-follower.js";
+import type { LogHandle } from "./log-handle.js";
 
 export const placementTopicOf = (scoreTopic: string) => `${scoreTopic}.placement`;
 const KEY = "placement";
@@ -30,7 +31,8 @@ export class PlacementLog {
   ) {}
 
   /** Reads the topic to its end (creating it, and writing epoch 1 from `seed.shards` when it is empty), then follows it. */
-  static async start(seed: Seed, kafka: Kafka, admin: Admin, log: Logger): Promise<PlacementLog> {
+  static async start(seed: Seed, client: LogHandle, log: Logger): Promise<PlacementLog> {
+    const { kafka, admin } = client;
     const topic = placementTopicOf(seed.scoreTopic);
     let unusable: string | undefined; // why the newest record could not be used, if it could not
     const follower = await CompactedFollower.start<ClusterPlacement | undefined>({
@@ -113,9 +115,9 @@ const START_WAIT_MS = 120_000;
  * cannot use rejects with PlacementUnusable at once (waiting won't fix it): the service should
  * stop with EX_CONFIG (78), as for any other configuration mismatch.
  */
-export async function followPlacement(seed: Seed, kafka: Kafka, admin: Admin, log: Logger): Promise<PlacementLog> {
+export async function followPlacement(seed: Seed, client: LogHandle, log: Logger): Promise<PlacementLog> {
   try {
-    return await retryUntil(() => PlacementLog.start(seed, kafka, admin, log), {
+    return await retryUntil(() => PlacementLog.start(seed, client, log), {
       ...LAUNCH_BACKOFF,
       what: `the placement (${placementTopicOf(seed.scoreTopic)})`,
       timeoutMs: START_WAIT_MS,

@@ -7,7 +7,7 @@
  * Not the score log's ingest producer (score-producer.ts: group commits, one request in flight
  * by design), though it may be configured the same (`idempotent`, one request in flight).
  */
-import type { Kafka, Producer } from "kafkajs";
+import { Partitioners, type Kafka, type Producer } from "kafkajs";
 
 /** A record to write: key, value (null = a tombstone), and the partition it goes to (undefined: kafkajs's default partitioner). */
 export interface OutgoingRecord {
@@ -38,6 +38,7 @@ export async function connectProducer(kafka: Kafka, o: ProducerOptions = {}): Pr
   const producer = kafka.producer({
     allowAutoTopicCreation: false,
     maxInFlightRequests: o.maxInFlightRequests ?? 1,
+    createPartitioner: Partitioners.DefaultPartitioner, // named, as kafkajs asks (records without a partition go by key)
     ...(o.idempotent ? { idempotent: true } : {}),
   });
   await producer.connect();

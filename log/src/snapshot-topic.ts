@@ -17,6 +17,7 @@ import { randomUUID } from "node:crypto";
 import type { Admin, Kafka, KafkaMessage } from "kafkajs";
 import { retryUntil } from "@ladder/platform/backoff";
 import { createTopic, durability, topicConfigs } from "./kafka.js";
+import type { LogHandle } from "./log-handle.js";
 import { slotAssigner } from "./slot-assigner.js";
 
 export const SNAPSHOT_PARTITIONS = 16;
@@ -39,11 +40,16 @@ export interface SnapshotTopicPolicy {
  * `waitMs`.
  */
 export async function ensureSnapshotTopic(
-  admin: Admin,
+  client: LogHandle,
   p: SnapshotTopicPolicy,
   waitMs = 20_000,
 ): Promise<{ partitions: number; created: boolean; problems: string[] }> {
-  return retryUntil(() => ensureOnce(admin, p), { initialMs: 250, maxMs: 2_000, what: `snapshot topic ${p.topic}`, timeoutMs: waitMs });
+  return retryUntil(() => ensureOnce(client.admin, p), {
+    initialMs: 250,
+    maxMs: 2_000,
+    what: `snapshot topic ${p.topic}`,
+    timeoutMs: waitMs,
+  });
 }
 
 async function ensureOnce(admin: Admin, p: SnapshotTopicPolicy): Promise<{ partitions: number; created: boolean; problems: string[] }> {

@@ -42,9 +42,9 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const server = new grpc.Server();
   const auth = new Authenticator(config.tokens, config.readsOpen);
   const logClient = LogClient.unconnected(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
-  const { kafka, admin: kafkaAdmin } = logClient; // the admin connects on first use: for rebuilds and to check consistency tokens
+  // its admin connects on first use: for rebuilds and to check consistency tokens
   // the placement read before serving, then followed: each newer one swaps the routing table (placement-log.ts)
-  const placement = await placementOrExit(followPlacement(config, kafka, kafkaAdmin, log.child({ component: "placement" })), log);
+  const placement = await placementOrExit(followPlacement(config, logClient, log.child({ component: "placement" })), log);
   const pool = new ShardPool({
     placement: placement.current,
     topic: config.scoreTopic,
@@ -63,9 +63,9 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   const down = await pool.connected();
   if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
   const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
-  const logEnds = new LogEnds(kafkaAdmin, config.scoreTopic, log.child({ component: "log-ends" }));
+  const logEnds = new LogEnds(logClient, config.scoreTopic, log.child({ component: "log-ends" }));
   // every board definition read before serving, then followed (model/src/board-definitions.ts)
-  const definitions = await followBoardDefinitions(config, kafka, kafkaAdmin, log.child({ component: "boards" }));
+  const definitions = await followBoardDefinitions(config, logClient, log.child({ component: "boards" }));
   const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
   let producer: Promise<RecordProducer> | undefined;
   const connectProducer = () =>
@@ -137,7 +137,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     await placement.stop();
     await definitions.stop();
     if (producer) await (await producer.catch(() => undefined))?.disconnect();
-    await kafkaAdmin.disconnect();
+    await logClient.close();
     await topicIds.close();
     await metrics?.close();
   });

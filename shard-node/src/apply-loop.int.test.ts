@@ -37,7 +37,7 @@ afterAll(async () => {
 describe("shard node > apply loop > Kafka commits", () => {
   it("commits about once per interval however many batches it applies, up to what it applied", async () => {
     const ns = freshNamespace("applyloop");
-    await ensureScoreTopic(logClient.kafka, { topic: ns.topic, numSlots: slots.length }, { create: true });
+    await ensureScoreTopic(logClient, { topic: ns.topic, numSlots: slots.length }, { create: true });
     const stamp = shardStamp({ shardId: "shard-a", topic: ns.topic, numSlots: slots.length, slots, boards });
     const writer = new ShardWriter({
       shardId: "shard-a",

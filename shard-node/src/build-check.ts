@@ -37,7 +37,7 @@ export interface BuildCheckOptions {
 export async function checkBuild(o: BuildCheckOptions): Promise<{ builtFrom: string; record: boolean }> {
   const topic = o.policy.topic;
   try {
-    const info = await ensureScoreTopic(o.logClient.kafka, o.policy, { create: !o.state.hasData });
+    const info = await ensureScoreTopic(o.logClient, o.policy, { create: !o.state.hasData });
     if (info.created)
       o.log.info({ topic, replication: info.replication, minInsyncReplicas: info.minInsyncReplicas }, "created the score topic");
   } catch (err) {

@@ -34,10 +34,7 @@ redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connecti
 await redis.connect();
 const logClient = await LogClient.open(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
 const topicIds = new TopicIds(config.kafkaBrokers, `ladder-shard-${shardId}-ids`);
-const placement = await placementOrExit(
-  followPlacement(config, logClient.kafka, logClient.admin, log.child({ component: "placement" })),
-  log,
-);
+const placement = await placementOrExit(followPlacement(config, logClient, log.child({ component: "placement" })), log);
 const named = placement.current.shards.find((s) => s.id === shardId);
 if (named && named.redisUrl !== shard.redisUrl)
   log.warn(

@@ -56,7 +56,7 @@ beforeEach(async () => {
   const ns = freshNamespace("snap");
   topic = `${ns.topic}.snapshots`;
   prefix = ns.keyPrefix;
-  partitions = (await ensureSnapshotTopic(logClient.admin, { topic })).partitions;
+  partitions = (await ensureSnapshotTopic(logClient, { topic })).partitions;
 });
 
 /** A shard's data as the apply script leaves it: boards, a dedup set, offsets, built-from. */

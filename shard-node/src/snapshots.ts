@@ -99,7 +99,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   const topic = snapshotTopicOf(o.scoreTopic);
   let partitions: number;
   try {
-    const t = await ensureSnapshotTopic(o.logClient.admin, {
+    const t = await ensureSnapshotTopic(o.logClient, {
       topic,
       ...(o.replication ? { replication: o.replication } : {}),
       ...(o.minInsyncReplicas ? { minInsyncReplicas: o.minInsyncReplicas } : {}),

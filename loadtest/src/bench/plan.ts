@@ -44,7 +44,7 @@ export interface BenchPlan {
     players: number;
     /** The raw Kafka and raw Redis runs (raw Kafka always has one request in flight: see writes/raw-paths.ts). */
     raw: ClosedLoopPlan;
-    /** Records per sendBatch of the raw Kafka runs: the call's batch, and ingest's largest group commit. */
+    /** Records per produce request of the raw Kafka runs: the call's batch, and ingest's largest group commit. */
     rawKafkaBatches: number[];
   };
   /** Records replayed; shard counts to replay into; without and with event ids (the apply script's dedup path). */

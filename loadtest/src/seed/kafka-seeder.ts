@@ -13,7 +13,7 @@
  * benchmark measures that path). A board defined with AdminService.CreateBoard is written as
  * ingest writes it (seed-board.ts): every record carries the definition's rules.
  */
-import type { Message, Producer } from "../log-client.js";
+import type { OutgoingRecord, RecordProducer } from "@ladder/log/record-producer";
 import { encodeScoreEvent } from "@ladder/model/score-event";
 import { updateProblem } from "@ladder/model/validate";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -22,7 +22,7 @@ import type { SeededPlayer } from "./population.js";
 import type { SeedBoard } from "./seed-board.js";
 
 export interface KafkaSeedDeps {
-  producer: Producer;
+  producer: RecordProducer;
   topic: string;
   board: string;
   /** How the board is resolved (seed-board.ts): its spec checks each record, a defined board's rules go into it. */
@@ -44,7 +44,7 @@ export interface KafkaSeedResult {
 export async function seedKafka(d: KafkaSeedDeps): Promise<KafkaSeedResult> {
   const limit = new InFlightLimit(d.parallel);
   const ingestedAtMs = Date.now();
-  let messages: Message[] = [];
+  let messages: OutgoingRecord[] = [];
   let produced = 0;
   let requests = 0;
   let bytes = 0;
@@ -55,7 +55,7 @@ export async function seedKafka(d: KafkaSeedDeps): Promise<KafkaSeedResult> {
     messages = [];
     requests++;
     await limit.run(async () => {
-      await d.producer.sendBatch({ topicMessages: [{ topic: d.topic, messages: batch }], acks: -1 });
+      await d.producer.send(d.topic, batch); // acks=all
       produced += batch.length;
       d.onProgress(produced);
     });

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
-import { createKafka } from "../log-client.js";
+import { LogClient } from "@ladder/log/log-client";
 import { rootLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
 import { isLoopbackHost } from "../cli-values.js";
@@ -44,13 +44,15 @@ if (remote.length) {
 const say = (line: string) => console.log(line);
 const shards = config.shards.map((s) => ({ id: s.id, redis: new Redis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }) }));
 await Promise.all(shards.map((s) => s.redis.connect()));
-const kafka = options.via === "kafka" ? createKafka(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" })) : undefined;
+const kafka =
+  options.via === "kafka" ? await LogClient.open(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" })) : undefined;
 let target;
 try {
   // a defined board is seeded by its definition (read from the cluster's definitions topic); the Redis path knows only configured specs
   target = kafka ? await resolveSeedBoard(config, kafka, log, options.board) : configuredBoard(config, options.board);
 } catch (err) {
   console.error((err as Error).message);
+  await kafka?.close();
   await Promise.all(shards.map((s) => s.redis.quit()));
   process.exit(2);
 }
@@ -116,5 +118,6 @@ try {
   if (problems.length) process.exitCode = 1;
 } finally {
   clearInterval(rssTimer);
+  await kafka?.close();
   await Promise.all(shards.map((s) => s.redis.quit()));
 }

@@ -7,9 +7,9 @@
  * all-time boards whose operations allow SET can be seeded (a seed SETs each player's score):
  * periods and windows need each record's period resolved by ingest.
  */
-import type { Kafka } from "../log-client.js";
 import { storedBoardName, type BoardSpec } from "@ladder/model/board-spec";
 import { BoardDefinitions, boardsTopicOf } from "@ladder/log/board-definitions-follower";
+import type { LogClient } from "@ladder/log/log-client";
 import { specOfDefinition } from "@ladder/model/board-definitions";
 import type { Config } from "@ladder/platform/config";
 import type { Logger } from "@ladder/platform/logger";
@@ -41,18 +41,12 @@ export function definedBoard(board: string, definition: Parameters<typeof specOf
 }
 
 /** Reads the definitions topic to its end once and resolves `board`. */
-export async function resolveSeedBoard(config: Config, kafka: Kafka, log: Logger, board: string): Promise<SeedBoard> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const defs = await BoardDefinitions.start({ kafka, admin, topic: boardsTopicOf(config.scoreTopic), implicit: undefined, log });
-    const definition = defs.catalog.definition(board);
-    await defs.stop();
-    if (!definition) return configuredBoard(config, board);
-    const target = definedBoard(board, definition);
-    if (typeof target === "string") throw new Error(target);
-    return target;
-  } finally {
-    await admin.disconnect();
-  }
+export async function resolveSeedBoard(config: Config, client: LogClient, log: Logger, board: string): Promise<SeedBoard> {
+  const defs = await BoardDefinitions.start({ client, topic: boardsTopicOf(config.scoreTopic), implicit: undefined, log });
+  const definition = defs.catalog.definition(board);
+  await defs.stop();
+  if (!definition) return configuredBoard(config, board);
+  const target = definedBoard(board, definition);
+  if (typeof target === "string") throw new Error(target);
+  return target;
 }

@@ -4,7 +4,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Config } from "@ladder/platform/config";
-import { bulkProducer, ensureScoreTopic, type Kafka } from "../log-client.js";
+import { ensureScoreTopic } from "@ladder/log/kafka";
+import type { LogClient } from "@ladder/log/log-client";
 import type { Placement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { scoreSource } from "../workload/score-distribution.js";
@@ -93,20 +94,17 @@ export async function runRedisSeed(ctx: SeedContext): Promise<PathRun> {
 }
 
 /** Records into the score topic, then (unless --no-wait) until the shard nodes applied them. */
-export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<PathRun> {
+export async function runKafkaSeed(ctx: SeedContext, client: LogClient): Promise<PathRun> {
   const { options, config } = ctx;
   // The cluster's shard nodes create the score topic (and only over empty shards): seed a running cluster.
   await ensureScoreTopic(
-    kafka,
+    client,
     { topic: config.scoreTopic, numSlots: config.numSlots, replication: config.topicReplication, minInsyncReplicas: config.topicMinInsync },
     { create: false },
   );
-  const admin = kafka.admin();
-  await admin.connect();
-  const endOffsets = async (): Promise<Offsets> =>
-    new Map((await admin.fetchTopicOffsets(config.scoreTopic)).map((p) => [p.partition, BigInt(p.high)]));
-  const producer = bulkProducer(kafka, options.parallel);
-  await producer.connect();
+  const endOffsets = (): Promise<Offsets> => client.endOffsetsOnce(config.scoreTopic);
+  // records name their partitions; not idempotent (a seed never retries a record), `parallel` requests in flight
+  const producer = await client.producer({ maxInFlightRequests: options.parallel });
   const phases: PhaseFigures[] = [];
   try {
     const before = await endOffsets();
@@ -165,7 +163,6 @@ export async function runKafkaSeed(ctx: SeedContext, kafka: Kafka): Promise<Path
     return { phases, complete, extra: { logBytes: result.bytes, requests: result.requests } };
   } finally {
     await producer.disconnect();
-    await admin.disconnect();
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MIX, mixShares, parseMix, pickOperation } from "./op-mix.js";
+import { DEFAULT_MIX, parseMix, pickOperation } from "./op-mix.js";
 
 describe("loadtest > op mix", () => {
   it("parses the default mix", () => {
@@ -29,9 +29,5 @@ describe("loadtest > op mix", () => {
     expect(pickOperation(mix, 0)).toBe("top");
     expect(pickOperation(mix, 0.999999999999)).toBe("around");
     expect(pickOperation(mix, 1)).toBe("around");
-  });
-
-  it("gives shares of 1", () => {
-    expect(mixShares(parseMix("write=3,rank=1"))).toEqual({ write: 0.75, top: 0, rank: 0.25, around: 0 });
   });
 });

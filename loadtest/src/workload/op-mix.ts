@@ -45,9 +45,3 @@ export function pickOperation(mix: OpMix, u: number): Operation {
   }
   return last; // u * total rounded up to total
 }
-
-/** The mix as fractions of 1, for reports. */
-export function mixShares(mix: OpMix): Record<Operation, number> {
-  const total = OPERATIONS.reduce((sum, op) => sum + mix[op], 0);
-  return Object.fromEntries(OPERATIONS.map((op) => [op, mix[op] / total])) as Record<Operation, number>;
-}

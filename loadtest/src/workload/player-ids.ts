@@ -21,11 +21,6 @@ export function playerId(index: number): string {
   return "p:" + String(index).padStart(DIGITS, "0");
 }
 
-/** The index of a synthetic player id, or undefined for any other id. */
-export function playerIndex(id: string): number | undefined {
-  return /^p:\d{12}$/.test(id) ? Number(id.slice(2)) : undefined;
-}
-
 export interface PlayerChooser {
   /** The index (0-based) of the next active player. */
   nextIndex(rng: Rng): number;

@@ -32,7 +32,7 @@ import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { startService } from "../infra/service-process.js";
 import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "./batch-tables.js";
 import type { BatchPlan } from "../plan.js";
-import { size } from "../output/format.js";
+import { round1, size } from "../output/format.js";
 import { pageProblems, PageWalk, plain, ranksProblems, standingProblems, type PlainEntry } from "./answer-checks.js";
 import { costProbes, h2loadRun, restRates, settle, timeBlock } from "./cluster-costs.js";
 import type { CostProbes, IdleRates } from "./cost-meter.js";
@@ -565,5 +565,3 @@ async function h2loadRounds(ctx: BenchContext, routers: Routers, idle: IdleRates
     redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
   }));
 }
-
-const round1 = (x: number) => Math.round(x * 10) / 10;

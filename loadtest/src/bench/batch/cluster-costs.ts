@@ -10,10 +10,10 @@ import { h2load, type H2loadShape } from "../infra/h2load.js";
 import type { IngestCluster } from "../infra/ingest-cluster.js";
 import { atRest, costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates, type UnitCost } from "./cost-meter.js";
 import { timeReps } from "./node-runs.js";
+import { round1 } from "../output/format.js";
 
 /** Busy cores (router + Redis) below which the cluster counts as at rest. */
 const REST_CORES = 0.15;
-const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** The cost meter's probes of a cluster: its router, its Redis (CPU and scripts), this process, the machine and the rest of it. */
 export function costProbes(cluster: IngestCluster): CostProbes {

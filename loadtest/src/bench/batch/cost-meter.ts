@@ -12,6 +12,7 @@
  * readings, so that a block's figures are what its calls added. Per call figures are then the
  * block's ÷ its calls (or its units: 100 ranks, 5 standings).
  */
+import { round3 } from "../output/format.js";
 
 /** Readings of totals so far (seconds of CPU, script calls). */
 export interface CostReading {
@@ -100,5 +101,3 @@ export function perUnit(block: CostReading, units: number, idle: IdleRates): Uni
 export function atRest(interval: CostReading, cores: number): boolean {
   return interval.wallS > 0 && interval.routerS / interval.wallS < cores && interval.redisS / interval.wallS < cores;
 }
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;

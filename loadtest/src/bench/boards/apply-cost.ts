@@ -18,6 +18,7 @@ import { prepareEvent, type ShardWriter } from "@ladder/store/writer";
 import { InFlightLimit } from "../../seed/in-flight-limit.js";
 import { redisCommandStats, redisCpuSeconds } from "../infra/cpu-meter.js";
 import type { PartitionChunk } from "./partition-chunks.js";
+import { round2 } from "../output/format.js";
 
 export interface ApplyPlan {
   warmupMs: number;
@@ -141,5 +142,3 @@ async function serverCounters(redis: Redis): Promise<{ cpuSeconds: number; scrip
   const [cpu, stats] = await Promise.all([redis.info("cpu"), redis.info("commandstats")]);
   return { cpuSeconds: redisCpuSeconds(cpu), scriptUsec: redisCommandStats(stats, ["evalsha", "eval"]).usec };
 }
-
-const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -18,6 +18,7 @@ import type { ShardReader } from "@ladder/store";
 import { latencyStats, measureClosedLoop, type Measurement } from "../infra/measure.js";
 import { redisCpu, selfCpu } from "../infra/cpu-meter.js";
 import type { ClosedLoopPlan } from "../plan.js";
+import { round3 } from "../output/format.js";
 
 export const READ_QUESTIONS = ["top", "rank", "around"] as const;
 export type ReadQuestion = (typeof READ_QUESTIONS)[number];
@@ -100,5 +101,3 @@ async function timeOne(call: () => Promise<unknown>): Promise<number> {
   await call();
   return round3(performance.now() - t0);
 }
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;

@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { Redis } from "ioredis";
-import { createKafka, type Kafka } from "../../log-client.js";
+import { LogClient } from "@ladder/log/log-client";
 import { join } from "node:path";
 import type { Logger } from "@ladder/platform/logger";
 import { brokerProperties } from "@ladder/deploy/kafka-config";
@@ -71,12 +71,12 @@ export async function startBenchKafka(d: FixtureDeps): Promise<KafkaBroker> {
 }
 
 /**
- * A kafkajs client of the bench's own on `broker`. Its log is silenced: the broker's
- * routine hiccups (a fresh topic's leader not yet known) are retried, and real failures
- * reach the caller as errors.
+ * A LogClient of the bench's own on `broker`, its admin connected (close() disconnects it).
+ * Its log is silenced: the broker's routine hiccups (a fresh topic's leader not yet known)
+ * are retried, and real failures reach the caller as errors.
  */
-export function benchKafkaClient(d: Pick<FixtureDeps, "log">, broker: KafkaBroker, clientId: string): Kafka {
-  return createKafka(broker.brokers, clientId, d.log.child({ component: "kafka" }, { level: "fatal" }));
+export function benchLogClient(d: Pick<FixtureDeps, "log">, broker: KafkaBroker, clientId: string): Promise<LogClient> {
+  return LogClient.open(broker.brokers, clientId, d.log.child({ component: "kafka" }, { level: "fatal" }));
 }
 
 /**

@@ -34,6 +34,7 @@ import { newHistogram } from "../../run/latency-recorder.js";
 import { latencySummary } from "../../run/summary.js";
 import type { ClosedLoopPlan } from "../plan.js";
 import { machineCpu, othersCpu, startCpuMeter, type CpuProbe } from "./cpu-meter.js";
+import { round2, round3 } from "../output/format.js";
 
 /** Answers each worker gets in the warm-up, at least. */
 export const WARMUP_ANSWERS = 2;
@@ -201,6 +202,3 @@ export function errorCode(err: unknown): string {
   if (typeof code === "string" && code) return code;
   return "ERROR";
 }
-
-const round2 = (x: number) => Math.round(x * 100) / 100;
-const round3 = (x: number) => Math.round(x * 1000) / 1000;

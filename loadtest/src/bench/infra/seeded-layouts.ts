@@ -16,6 +16,7 @@ import type { RedisServer } from "@ladder/deploy/redis-server";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPEC, benchPlayers } from "./bench-board.js";
 import { finishRehash } from "./finish-rehash.js";
 import { benchRedis, startRedisFleet, type FixtureDeps, type RedisFleet } from "./infra-fixtures.js";
+import { round2 } from "../output/format.js";
 
 export interface Layout {
   shards: number;
@@ -161,5 +162,3 @@ async function infoMemory(redis: readonly Redis[]): Promise<{ used: number; rss:
   const rss = (info: string) => Number(/^used_memory_rss:(\d+)/m.exec(info)?.[1] ?? NaN);
   return { used: infos.reduce((a, i) => a + usedMemory(i), 0), rss: infos.reduce((a, i) => a + rss(i), 0) };
 }
-
-const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -55,3 +55,8 @@ export const fixed1 = (x: number | undefined): string => (finite(x) ? x.toFixed(
 export const fixed2 = (x: number | undefined): string => (finite(x) ? x.toFixed(2) : "—");
 export const whole = (x: number | undefined): string => (finite(x) ? count(x) : "—");
 export const pct = (x: number | undefined): string => (finite(x) ? `${Math.round(x * 100)}%` : "—");
+
+/** x rounded to 1, 2 or 3 decimals, as a number: the figures the JSON keeps. */
+export const round1 = (x: number): number => Math.round(x * 10) / 10;
+export const round2 = (x: number): number => Math.round(x * 100) / 100;
+export const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -9,7 +9,7 @@ import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribut
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_SPEC, seedUntilMs } from "../infra/bench-board.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
-import { count, size } from "../output/format.js";
+import { count, round2, size } from "../output/format.js";
 import { pushTables } from "./push-tables.js";
 import { checkTops, checkViews } from "./push-checks.js";
 import { startPushCluster, type PushCluster } from "./push-cluster.js";
@@ -226,5 +226,3 @@ function stepLine(s: StepFigures): string {
     (s.shortfalls.length ? `; NOT sustained: ${s.shortfalls.join("; ")}` : "; sustained")
   );
 }
-
-const round2 = (x: number) => Math.round(x * 100) / 100;

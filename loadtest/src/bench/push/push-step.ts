@@ -15,6 +15,7 @@ import type { ProbeBook } from "./probe-book.js";
 import { pacedShare, pcts, perSecond, shortfalls, type Pcts } from "./step-summary.js";
 import type { WatcherPool } from "./watchers.js";
 import type { WriteDriver, WriteStepResult } from "./write-driver.js";
+import { round1, round2 } from "../output/format.js";
 
 const OFFSETS_KEY = keyLayout(BENCH_KEY_PREFIX).offsets;
 const CLIENT_LOOP_SAMPLE_MS = 10;
@@ -237,5 +238,3 @@ async function appliedSum(redis: readonly Redis[]): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const round1 = (x: number) => Math.round(x * 10) / 10;
-const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -4,6 +4,7 @@
  * (MIN_ACKED), applied within MAX_DRAIN_S, and with watchers no feed reset, resync or ended
  * stream, every probe seen and push latency p99 within MAX_P99_MS (push.md, "Sustained").
  */
+import { round1 } from "../output/format.js";
 
 export const MIN_ACKED = 0.95;
 export const MAX_DRAIN_S = 2;
@@ -93,5 +94,3 @@ export function highestSustained(steps: ReadonlyArray<{ rate: number; shortfalls
 export function perSecond(before: number, after: number, seconds: number): number {
   return seconds > 0 ? (after - before) / seconds : NaN;
 }
-
-const round1 = (x: number) => Math.round(x * 10) / 10;

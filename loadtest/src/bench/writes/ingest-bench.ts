@@ -3,7 +3,8 @@
  * Redis (raw-paths.ts). Method: ingest.md.
  */
 import { randomBytes } from "node:crypto";
-import { ensureScoreTopic, type Kafka } from "../../log-client.js";
+import { createScoreProducer, ensureScoreTopic } from "@ladder/log/kafka";
+import type { LogClient } from "@ladder/log/log-client";
 import { buildPlacement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -12,11 +13,11 @@ import { appliedCounter, type Offsets } from "../../seed/apply-watch.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS } from "../infra/bench-board.js";
 import { pidCpu, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
-import { benchKafkaClient, benchRedis } from "../infra/infra-fixtures.js";
+import { benchLogClient, benchRedis } from "../infra/infra-fixtures.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
 import { measureClosedLoop } from "../infra/measure.js";
 import { ingestTable, type IngestFigures } from "./ingest-table.js";
-import { ingestLikeProducer, produceBatch, zaddBatch } from "./raw-paths.js";
+import { produceBatch, zaddBatch } from "./raw-paths.js";
 import { updateBatches } from "./update-stream.js";
 
 const DRAIN_TIMEOUT_MS = 300_000; // 5 min
@@ -31,29 +32,28 @@ export const ingestBenchmark: Benchmark = {
       `starting a ${p.shards}-shard cluster (Kafka, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest)`,
     );
     const cluster = await startIngestCluster(ctx, p.shards);
-    const kafka = benchKafkaClient(ctx, await ctx.kafka(), "ladder-bench");
+    const client = await benchLogClient(ctx, await ctx.kafka(), "ladder-bench");
     try {
-      const endToEnd = await measureEndToEnd(ctx, cluster, kafka);
+      const endToEnd = await measureEndToEnd(ctx, cluster, client);
       await cluster.stopServices();
       const rawKafka = [];
       for (const batch of p.rawKafkaBatches) {
-        ctx.say(`raw Kafka: kafkajs idempotent producer, acks=all, sendBatch of ${batch} records, one at a time`);
-        rawKafka.push(await measureRawKafka(ctx, kafka, batch));
+        ctx.say(`raw Kafka: kafkajs idempotent producer, acks=all, produce requests of ${batch} records, one at a time`);
+        rawKafka.push(await measureRawKafka(ctx, client, batch));
       }
       ctx.say(`raw Redis: ZADD per update, one pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight`);
       const rawRedis = await measureRawRedis(ctx, cluster);
       const figures: IngestFigures = { plan: p, endToEnd, rawKafka, rawRedis };
       return { figures: { ...figures }, tables: [ingestTable(figures)] };
     } finally {
+      await client.close();
       await cluster.stop();
     }
   },
 };
 
-async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka: Kafka): Promise<IngestFigures["endToEnd"]> {
+async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, client: LogClient): Promise<IngestFigures["endToEnd"]> {
   const p = ctx.plan.ingest;
-  const admin = kafka.admin();
-  await admin.connect();
   const clients = clusterClients({
     router: cluster.services.routerAddress,
     ingest: cluster.services.ingestAddress,
@@ -62,7 +62,7 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
     token: cluster.writeToken,
   });
   try {
-    const start = await logEnds(admin, cluster.topic);
+    const start = await client.endOffsetsOnce(cluster.topic);
     const applied = appliedCounter(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, start);
     const next = updateBatches(ctx.plan.seed, p.players, `bench-${randomBytes(4).toString("hex")}`);
     const send = () =>
@@ -97,7 +97,7 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
       onMeasureEnd: async () => void (appliedAtEnd = await applied()),
     });
     const loadEnd = performance.now();
-    const produced = sumOffsets(await logEnds(admin, cluster.topic)) - sumOffsets(start);
+    const produced = sumOffsets(await client.endOffsetsOnce(cluster.topic)) - sumOffsets(start);
     ctx.say(`waiting for the shard nodes to apply all ${produced.toLocaleString("en-US")} acknowledged updates`);
     const allApplied = await waitApplied(applied, produced);
     const seconds = m.elapsedMs / 1000;
@@ -113,15 +113,14 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, kafka:
     };
   } finally {
     clients.close();
-    await admin.disconnect();
   }
 }
 
-async function measureRawKafka(ctx: BenchContext, kafka: Kafka, batch: number): Promise<IngestFigures["rawKafka"][number]> {
+async function measureRawKafka(ctx: BenchContext, client: LogClient, batch: number): Promise<IngestFigures["rawKafka"][number]> {
   const p = ctx.plan.ingest;
   const topic = `bench.raw.${randomBytes(4).toString("hex")}`;
-  await ensureScoreTopic(kafka, { topic, numSlots: BENCH_SLOTS }, { create: true }); // created like the score topic
-  const producer = await ingestLikeProducer(kafka);
+  await ensureScoreTopic(client, { topic, numSlots: BENCH_SLOTS }, { create: true }); // created like the score topic
+  const producer = await createScoreProducer(client);
   try {
     const next = updateBatches(ctx.plan.seed, p.players, `raw-${randomBytes(4).toString("hex")}`);
     const m = await measureClosedLoop({
@@ -155,10 +154,6 @@ async function measureRawRedis(ctx: BenchContext, cluster: IngestCluster): Promi
   } finally {
     connections.forEach((c) => c.disconnect());
   }
-}
-
-async function logEnds(admin: ReturnType<Kafka["admin"]>, topic: string): Promise<Offsets> {
-  return new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, BigInt(o.high)]));
 }
 
 function sumOffsets(o: Offsets): number {

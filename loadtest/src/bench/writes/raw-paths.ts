@@ -4,15 +4,15 @@
  *   raw Kafka   the same client library configured as ingest's producer (kafkajs,
  *               idempotent, maxInFlightRequests 1, acks=all: log/src/kafka.ts's
  *               createScoreProducer), the same records (key = player id, value = the
- *               binary ScoreEvent, partition = slot), one sendBatch per batch, straight
- *               to a topic like the score topic. One sendBatch at a time, as ingest's
+ *               binary ScoreEvent, partition = slot), one send per batch, straight
+ *               to a topic like the score topic. One send at a time, as ingest's
  *               group commit does.
  *   raw Redis   one ZADD per update (what the apply script does per SET, without its
  *               bookkeeping) on the shard that placement gives the player, one pipeline
  *               per shard per batch, several batches in flight, from Node with ioredis.
  */
 import type { Redis } from "ioredis";
-import { createScoreProducer, type Kafka, type Producer } from "../../log-client.js";
+import type { RecordProducer } from "@ladder/log/record-producer";
 import { shardOf, type Placement } from "@ladder/model/placement";
 import { encodeSortKey } from "@ladder/model/score-encoding";
 import { encodeScoreEvent } from "@ladder/model/score-event";
@@ -20,11 +20,8 @@ import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { BENCH_BOARD, BENCH_SPEC } from "../infra/bench-board.js";
 import type { BenchUpdate } from "./update-stream.js";
 
-/** A producer set up as ingest sets up its own (the same factory). */
-export const ingestLikeProducer = (kafka: Kafka): Promise<Producer> => createScoreProducer(kafka);
-
-/** Produces one batch as ingest would have encoded it (time stamped now, as ingest does for timestamp 0). */
-export async function produceBatch(producer: Producer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
+/** Produces one batch (on a producer of log/src/kafka.ts's createScoreProducer, as ingest's) as ingest would have encoded it (time stamped now, as ingest does for timestamp 0). */
+export async function produceBatch(producer: RecordProducer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
   const now = Date.now();
   const messages = batch.map((u) => ({
     key: u.playerId,
@@ -41,7 +38,7 @@ export async function produceBatch(producer: Producer, topic: string, batch: rea
       now,
     ),
   }));
-  await producer.sendBatch({ topicMessages: [{ topic, messages }], acks: -1 });
+  await producer.send(topic, messages);
 }
 
 export interface RawRedisTarget {

@@ -2,11 +2,11 @@
  * Benchmark "rebuild": records per second replayed from the score log into 1 and 3 shards,
  * without and with event ids. Method: rebuild.md.
  */
-import { LogClient } from "@ladder/log/log-client";
+import type { LogClient } from "@ladder/log/log-client";
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
-import { bulkProducer, ensureScoreTopic, type Admin, type Kafka } from "../../log-client.js";
+import { ensureScoreTopic } from "@ladder/log/kafka";
 import { buildPlacement } from "@ladder/model/placement";
 import { rebuildShard } from "@ladder/store/writer";
 import { auditPrefix, builtFrom, keyLayout, shardStamp } from "@ladder/store";
@@ -16,8 +16,8 @@ import { appliedCounter } from "../../seed/apply-watch.js";
 import { progressBar } from "../../seed/progress-bar.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPECS, benchPlayers } from "../infra/bench-board.js";
-import { benchKafkaClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
-import { count, ratio, size } from "../output/format.js";
+import { benchLogClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
+import { count, ratio, round2, size } from "../output/format.js";
 import type { Table } from "../output/table.js";
 
 const VIEW = "bench";
@@ -56,35 +56,32 @@ export const rebuildBenchmark: Benchmark = {
   title: "Rebuild: replay from Kafka into a shard",
   async run(ctx) {
     const { records, shards: shardCounts, eventIds: variants } = ctx.plan.rebuild;
-    const kafka = benchKafkaClient(ctx, await ctx.kafka(), "ladder-bench-rebuild");
-    const admin = kafka.admin();
-    await admin.connect();
+    const client = await benchLogClient(ctx, await ctx.kafka(), "ladder-bench-rebuild");
     const seeded: SeedFigures[] = [];
     const runs: RebuildRun[] = [];
     try {
       for (const eventIds of variants) {
         const topic = `bench.rebuild.${randomBytes(4).toString("hex")}`;
-        await ensureScoreTopic(kafka, { topic, numSlots: BENCH_SLOTS }, { create: true });
+        await ensureScoreTopic(client, { topic, numSlots: BENCH_SLOTS }, { create: true });
         ctx.say(`seeding ${size(records)} records ${eventIds ? "with" : "without"} event ids into ${topic} with the seeder's Kafka path`);
-        const seed = await seedTopic(ctx, kafka, topic, records, eventIds);
+        const seed = await seedTopic(ctx, client, topic, records, eventIds);
         seeded.push(seed);
         for (const shards of shardCounts) {
           ctx.say(
             `rebuilding ${size(records)} records ${eventIds ? "with" : "without"} event ids into ${shards} shard(s) (audit view "${VIEW}")`,
           );
-          runs.push(await rebuildInto(ctx, kafka, admin, seed, shards));
+          runs.push(await rebuildInto(ctx, client, seed, shards));
         }
       }
     } finally {
-      await admin.disconnect();
+      await client.close();
     }
     return { figures: { seeded, runs }, tables: [rebuildTable(seeded, runs)] };
   },
 };
 
-async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records: number, eventIds: boolean): Promise<SeedFigures> {
-  const producer = bulkProducer(kafka, 2);
-  await producer.connect();
+async function seedTopic(ctx: BenchContext, client: LogClient, topic: string, records: number, eventIds: boolean): Promise<SeedFigures> {
+  const producer = await client.producer({ maxInFlightRequests: 2 });
   const bar = progressBar("produced", records);
   const start = performance.now();
   try {
@@ -113,7 +110,7 @@ async function seedTopic(ctx: BenchContext, kafka: Kafka, topic: string, records
   }
 }
 
-async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, seeded: SeedFigures, shards: number): Promise<RebuildRun> {
+async function rebuildInto(ctx: BenchContext, client: LogClient, seeded: SeedFigures, shards: number): Promise<RebuildRun> {
   const { topic, records, eventIds } = seeded;
   const fleet = await startRedisFleet(ctx, `rebuild${shards}`, shards);
   const redis = fleet.servers.map((s) => benchRedis(s.url));
@@ -142,7 +139,7 @@ async function rebuildInto(ctx: BenchContext, kafka: Kafka, admin: Admin, seeded
     await Promise.all(
       ids.map((id, i) =>
         rebuildShard({
-          logClient: LogClient.wrap(kafka),
+          logClient: client,
           topic,
           shardId: id,
           stamp: stampOf(id),
@@ -235,5 +232,3 @@ export function rebuildTable(seeded: readonly SeedFigures[], runs: readonly Rebu
     ],
   };
 }
-
-const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -2,12 +2,12 @@
  * Benchmark "snapshot": a rebuild of one big shard from the whole log against one from its
  * snapshot plus the tail, and what taking the snapshot costs. Method: snapshot.md.
  */
-import { LogClient } from "@ladder/log/log-client";
-import { wrapProducer } from "@ladder/log/record-producer";
+import type { LogClient } from "@ladder/log/log-client";
+import type { OutgoingRecord } from "@ladder/log/record-producer";
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
-import { bulkProducer, ensureScoreTopic, TopicIds, type Kafka, type Message } from "../../log-client.js";
+import { ensureScoreTopic, TopicIds } from "@ladder/log/kafka";
 import type { Logger } from "@ladder/platform/logger";
 import { slotOf } from "@ladder/model/placement";
 import { encodeScoreEvent } from "@ladder/model/score-event";
@@ -17,8 +17,8 @@ import { ensureSnapshotTopic, snapshotTopicOf } from "@ladder/log/snapshot-topic
 import { rebuildShard, takeSnapshot, type RebuildProgress } from "@ladder/store/writer";
 import { playerId } from "../../workload/player-ids.js";
 import type { Benchmark } from "../context.js";
-import { benchKafkaClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
-import { count, seconds as secs } from "../output/format.js";
+import { benchLogClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
+import { count, round2, seconds as secs } from "../output/format.js";
 import type { SnapshotPlan } from "../plan.js";
 
 const SLOTS = 64;
@@ -30,11 +30,10 @@ const BOARDS = new BoardSpecs([SPEC]);
 const SLOT_LIST = Array.from({ length: SLOTS }, (_, i) => i);
 const DEDUP_WINDOW_MS = 600_000;
 const APPLY_BATCH = 500;
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The log's records and players: record n is round ⌊n / players⌋ of player n mod players; `head` of them come before the snapshot. */
 interface Log {
-  kafka: Kafka;
+  client: LogClient;
   topic: string;
   p: SnapshotPlan;
   head: number;
@@ -51,31 +50,28 @@ export const snapshotBenchmark: Benchmark = {
     const total = p.players * p.perPlayer;
     const broker = await ctx.kafka();
     const fleet = await startRedisFleet(ctx, "snapshot", 2);
-    const kafka = benchKafkaClient(ctx, broker, "ladder-bench-snapshot");
-    const admin = kafka.admin();
+    const client = await benchLogClient(ctx, broker, "ladder-bench-snapshot");
     const topicIds = new TopicIds(broker.brokers, "ladder-bench-snapshot-ids");
     const [urlA, urlB] = fleet.servers.map((r) => r.url) as [string, string];
     const redisA = benchRedis(urlA);
     const redisB = benchRedis(urlB);
     try {
-      await admin.connect();
       const topic = `bench.snapshot.${Date.now()}`;
-      await ensureScoreTopic(kafka, { topic, numSlots: SLOTS }, { create: true });
+      await ensureScoreTopic(client, { topic, numSlots: SLOTS }, { create: true });
       const stamp = shardStamp({ shardId: SHARD, topic, numSlots: SLOTS, slots: SLOT_LIST, boards: BOARDS });
       const from = builtFrom(stamp, (await topicIds.idOf(topic))!);
       const snapshotTopic = snapshotTopicOf(topic);
-      const { partitions } = await ensureSnapshotTopic(admin, { topic: snapshotTopic });
+      const { partitions } = await ensureSnapshotTopic(client, { topic: snapshotTopic });
       const ids = Array.from({ length: p.players }, (_, i) => playerId(i));
-      const log: Log = { kafka, topic, p, head: total - p.tail, ids, slotsOf: Int16Array.from(ids, (id) => slotOf(id, SLOTS)) };
-      const rebuild = (url: string, snapshots?: string) => rebuildInto(kafka, admin, ctx.log, url, topic, stamp, from, snapshots);
+      const log: Log = { client, topic, p, head: total - p.tail, ids, slotsOf: Int16Array.from(ids, (id) => slotOf(id, SLOTS)) };
+      const rebuild = (url: string, snapshots?: string) => rebuildInto(client, ctx.log, url, topic, stamp, from, snapshots);
 
       ctx.say(
         `producing ${count(log.head)} records (${count(p.players)} players × ${p.perPlayer - 1} rounds), then rebuilding Redis A from offset 0`,
       );
       const produceHead = await produce(log, 0, log.head);
       const beforeTail = await rebuild(urlA);
-      const producer = kafka.producer({ maxInFlightRequests: 1, allowAutoTopicCreation: false }); // as the shard node's
-      await producer.connect();
+      const producer = await client.producer(); // as the shard node's: one request in flight
       const slowlog = await recordCommands(redisA);
       const taken = await takeSnapshot({
         redis: redisA,
@@ -83,7 +79,7 @@ export const snapshotBenchmark: Benchmark = {
         shardId: SHARD,
         builtFrom: from,
         slots: SLOT_LIST,
-        producer: wrapProducer(producer),
+        producer,
         topic: snapshotTopic,
         partitions,
         slot: "a",
@@ -168,7 +164,7 @@ export const snapshotBenchmark: Benchmark = {
     } finally {
       redisA.disconnect();
       redisB.disconnect();
-      await admin.disconnect().catch(() => {});
+      await client.close().catch(() => {});
       await topicIds.close().catch(() => {});
       await fleet.stop();
     }
@@ -182,22 +178,19 @@ interface Produced {
 }
 
 /** Records first..end-1 of the log. */
-async function produce({ kafka, topic, p, head, ids, slotsOf }: Log, first: number, end: number): Promise<Produced> {
+async function produce({ client, topic, p, head, ids, slotsOf }: Log, first: number, end: number): Promise<Produced> {
   const { players, perPlayer, ids: idsAround } = p;
-  const producer = bulkProducer(kafka, 2);
-  await producer.connect();
+  const producer = await client.producer({ maxInFlightRequests: 2 });
   const start = performance.now();
   const ingestedAtMs = Date.now();
   const roundStepMs = 60_000;
   const firstRoundMs = Date.now() - perPlayer * roundStepMs; // in the past, one minute (one time unit) per round
   const inFlight = new Set<Promise<unknown>>();
-  let messages: Message[] = [];
+  let messages: OutgoingRecord[] = [];
   const flush = async () => {
     const batch = messages;
     messages = [];
-    const p: Promise<unknown> = producer
-      .sendBatch({ topicMessages: [{ topic, messages: batch }], acks: -1 })
-      .then(() => inFlight.delete(p));
+    const p: Promise<unknown> = producer.send(topic, batch).then(() => inFlight.delete(p));
     inFlight.add(p);
     if (inFlight.size >= 3) await Promise.race(inFlight);
   };
@@ -240,8 +233,7 @@ interface Rebuilt {
 }
 
 async function rebuildInto(
-  kafka: Kafka,
-  admin: ReturnType<Kafka["admin"]>,
+  client: LogClient,
   log: Logger,
   redisUrl: string,
   topic: string,
@@ -251,7 +243,7 @@ async function rebuildInto(
 ): Promise<Rebuilt> {
   const start = performance.now();
   const done = await rebuildShard({
-    logClient: LogClient.wrap(kafka),
+    logClient: client,
     topic,
     shardId: SHARD,
     stamp,
