@@ -32,91 +32,101 @@ const watches = watchStreams(hub, unreachable);
 const ctx = { deadlineMs: Date.now() + 60_000, signal: new AbortController().signal } as unknown as CallContext;
 
 type Call = () => Promise<unknown>;
+/** A request with a decoded message's defaults ("" for strings, 0 for numbers) under `fields`. */
+const req = (fields: Record<string, unknown>) =>
+  ({
+    view: "",
+    period: "",
+    window: "",
+    consistencyToken: "",
+    cursor: "",
+    rankMode: 0,
+    offset: 0n,
+    limit: 0,
+    radius: 0,
+    ...fields,
+  }) as never;
 const B = "b";
 const long = "x".repeat(65);
 
 const ROWS: Array<[string, Call, string]> = [
-  ["GetTop limit", () => reads.getTop({ board: B, limit: 5000 } as never, ctx), "limit: must be 1..1000 (0: 10), got 5000"],
+  ["GetTop limit", () => reads.getTop(req({ board: B, limit: 5000 }), ctx), "limit: must be 1..1000 (0: 10), got 5000"],
   [
     "GetTop offset with a cursor",
-    () => reads.getTop({ board: B, limit: 10, cursor: "c", offset: 3n, rankMode: 0 } as never, ctx),
+    () => reads.getTop(req({ board: B, limit: 10, cursor: "c", offset: 3n, rankMode: 0 }), ctx),
     "offset: must be 0 with a cursor (the cursor says where the page starts), got 3",
   ],
   [
     "GetTop depth",
-    () => reads.getTop({ board: B, limit: 100, offset: 9950n, cursor: "", rankMode: 0 } as never, ctx),
+    () => reads.getTop(req({ board: B, limit: 100, offset: 9950n, cursor: "", rankMode: 0 }), ctx),
     "offset: offset + limit must be at most 10000, got 10050; page deeper with a page's next_cursor",
   ],
   [
     "GetTop rank_mode",
-    () => reads.getTop({ board: B, limit: 1, cursor: "", offset: 0n, rankMode: 7 } as never, ctx),
+    () => reads.getTop(req({ board: B, limit: 1, cursor: "", offset: 0n, rankMode: 7 }), ctx),
     "rank_mode: must be UNSPECIFIED (0), COMPETITION (1) or DENSE (2), got 7",
   ],
-  ["GetTop board empty", () => reads.getTop({ board: "" } as never, ctx), "board is empty: it must be 1 to 64 of A-Z a-z 0-9 _ - . :"],
-  ["GetTop board long", () => reads.getTop({ board: long } as never, ctx), "board is 65 characters long, more than 64"],
-  ["GetTop board characters", () => reads.getTop({ board: "a b" } as never, ctx), 'board may contain only A-Z a-z 0-9 _ - . :, got "a b"'],
+  ["GetTop board empty", () => reads.getTop(req({ board: "" }), ctx), "board is empty: it must be 1 to 64 of A-Z a-z 0-9 _ - . :"],
+  ["GetTop board long", () => reads.getTop(req({ board: long }), ctx), "board is 65 characters long, more than 64"],
+  ["GetTop board characters", () => reads.getTop(req({ board: "a b" }), ctx), 'board may contain only A-Z a-z 0-9 _ - . :, got "a b"'],
   [
     "GetRank player_id",
-    () => reads.getRank({ board: B, playerId: "" } as never, ctx),
+    () => reads.getRank(req({ board: B, playerId: "" }), ctx),
     "player_id is empty: it must be 1 to 128 bytes of UTF-8",
   ],
   [
     "GetRank player_id long",
-    () => reads.getRank({ board: B, playerId: "p".repeat(129) } as never, ctx),
+    () => reads.getRank(req({ board: B, playerId: "p".repeat(129) }), ctx),
     "player_id is 129 bytes long, more than 128",
   ],
-  ["GetRanks none", () => reads.getRanks({ board: B, playerIds: [] } as never, ctx), "player_ids: must name 1..1000 players, got 0"],
+  ["GetRanks none", () => reads.getRanks(req({ board: B, playerIds: [] }), ctx), "player_ids: must name 1..1000 players, got 0"],
   [
     "GetRanks too many",
-    () => reads.getRanks({ board: B, playerIds: Array.from({ length: 1001 }, (_, i) => `p${i}`) } as never, ctx),
+    () => reads.getRanks(req({ board: B, playerIds: Array.from({ length: 1001 }, (_, i) => `p${i}`) }), ctx),
     "player_ids: must name 1..1000 players, got 1001",
   ],
   [
     "GetRanks one bad",
-    () => reads.getRanks({ board: B, playerIds: ["a", ""] } as never, ctx),
+    () => reads.getRanks(req({ board: B, playerIds: ["a", ""] }), ctx),
     "player_ids[1]: player_id is empty: it must be 1 to 128 bytes of UTF-8",
   ],
   [
     "GetRanks twice",
-    () => reads.getRanks({ board: B, playerIds: ["a", "b", "a"] } as never, ctx),
+    () => reads.getRanks(req({ board: B, playerIds: ["a", "b", "a"] }), ctx),
     'player_ids: must name each player once, got "a" twice',
   ],
-  ["GetStanding none", () => reads.getStanding({ playerId: "p", boards: [] } as never, ctx), "boards: must name 1..16 boards, got 0"],
+  ["GetStanding none", () => reads.getStanding(req({ playerId: "p", boards: [] }), ctx), "boards: must name 1..16 boards, got 0"],
   [
     "GetStanding too many",
-    () => reads.getStanding({ playerId: "p", boards: Array.from({ length: 17 }, () => ({ board: B })) } as never, ctx),
+    () => reads.getStanding(req({ playerId: "p", boards: Array.from({ length: 17 }, () => ({ board: B })) }), ctx),
     "boards: must name 1..16 boards, got 17",
   ],
   [
     "GetStanding a bad board",
-    () => reads.getStanding({ playerId: "p", boards: [{ board: B }, { board: "" }] } as never, ctx),
+    () => reads.getStanding(req({ playerId: "p", boards: [{ board: B }, { board: "" }] }), ctx),
     "boards[1].board is empty: it must be 1 to 64 of A-Z a-z 0-9 _ - . :",
   ],
   [
     "GetEntryAtRank rank 0",
-    () => reads.getEntryAtRank({ board: B, at: { case: "rank", value: 0n } } as never, ctx),
+    () => reads.getEntryAtRank(req({ board: B, at: { case: "rank", value: 0n } }), ctx),
     "rank: must be 1 or more, got 0",
   ],
   [
     "GetEntryAtRank top_percent",
-    () => reads.getEntryAtRank({ board: B, at: { case: "topPercent", value: 150 } } as never, ctx),
+    () => reads.getEntryAtRank(req({ board: B, at: { case: "topPercent", value: 150 } }), ctx),
     "top_percent: must be above 0 and at most 100, got 150",
   ],
   [
     "GetEntryAtRank neither",
-    () => reads.getEntryAtRank({ board: B, at: { case: undefined } } as never, ctx),
+    () => reads.getEntryAtRank(req({ board: B, at: { case: undefined } }), ctx),
     "at: must be a rank or a top_percent, got neither",
   ],
   [
     "GetApproximateRank neither",
-    () => reads.getApproximateRank({ board: B, of: { case: undefined } } as never, ctx),
+    () => reads.getApproximateRank(req({ board: B, of: { case: undefined } }), ctx),
     "of: must be a score or a player_id, got neither",
   ],
-  [
-    "GetAround radius",
-    () => reads.getAround({ board: B, playerId: "p", radius: 101 } as never, ctx),
-    "radius: must be 1..100 (0: 5), got 101",
-  ],
+  ["GetAround radius", () => reads.getAround(req({ board: B, playerId: "p", radius: 101 }), ctx), "radius: must be 1..100 (0: 5), got 101"],
   [
     "WatchTop limit",
     () => watches.watchTop({ board: B, limit: 1001 } as never, () => undefined as never, ctx),

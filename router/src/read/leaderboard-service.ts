@@ -43,6 +43,7 @@ export function leaderboardService(
   return {
     async getTop(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       const limit = req.limit === 0 ? DEFAULT_LIMIT : req.limit;
       if (limit > MAX_LIMIT) throw invalidArgument(`limit: must be 1..${MAX_LIMIT} (0: ${DEFAULT_LIMIT}), got ${limit}`);
       const mode = rankMode(req.rankMode);
@@ -53,11 +54,11 @@ export function leaderboardService(
         await waitFor(req.consistencyToken, ctx.deadlineMs);
         let cursors = { next: "", previous: "" };
         const read = async () => {
-          const got = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, where(req));
+          const got = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, w);
           cursors = got;
           return got;
         };
-        const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, where(req), read);
+        const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, w, read);
         return {
           entries: page.entries.map(toEntry),
           total: BigInt(page.total),
@@ -70,11 +71,12 @@ export function leaderboardService(
           `offset: offset + limit must be at most ${MAX_DEPTH}, got ${req.offset + BigInt(limit)}; page deeper with a page's next_cursor`,
         );
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await q.top(req.board, Number(req.offset), limit, ctx.deadlineMs, where(req), mode);
-      return topResponse(page, () => q.cursorsOf(req.board, page, where(req)));
+      const page = await q.top(req.board, Number(req.offset), limit, ctx.deadlineMs, w, mode);
+      return topResponse(page, () => q.cursorsOf(req.board, page, w));
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       check("player_id", playerIdProblem(req.playerId));
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
@@ -82,15 +84,16 @@ export function leaderboardService(
         const {
           found: [e],
           total,
-        } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, where(req));
+        } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, w);
         if (!e) throw notFound(`player "${req.playerId}" has no score on board "${req.board}"`);
         return { entry: toEntry(e), total: BigInt(total) };
       }
-      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, where(req));
+      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, w);
       return { entry: toEntry(entry), total: BigInt(total) };
     },
     async getRanks(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       const n = req.playerIds.length;
       if (n === 0 || n > MAX_RANKS) throw invalidArgument(`player_ids: must name 1..${MAX_RANKS} players, got ${n}`);
       req.playerIds.forEach((p, i) => check(`player_ids[${i}]`, playerIdProblem(p)));
@@ -98,7 +101,7 @@ export function leaderboardService(
       if (twice !== undefined) throw invalidArgument(`player_ids: must name each player once, got "${twice}" twice`);
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const res = await by(req.consistencyToken).ranks(req.board, req.playerIds, mode, ctx.deadlineMs, where(req));
+      const res = await by(req.consistencyToken).ranks(req.board, req.playerIds, mode, ctx.deadlineMs, w);
       return {
         entries: res.found.map((e) => ({ entry: toEntry(e), rankAmong: e.rankAmong })),
         missing: res.missing,
@@ -147,6 +150,7 @@ export function leaderboardService(
     },
     async getEntryAtRank(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       const at = req.at;
       let rank: number | ((total: number) => number);
       if (at.case === "rank") {
@@ -159,14 +163,15 @@ export function leaderboardService(
         rank = (total) => Math.max(1, Math.ceil((p / 100) * total));
       } else throw invalidArgument("at: must be a rank or a top_percent, got neither");
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const got = await by(req.consistencyToken).entryAt(req.board, rank, ctx.deadlineMs, where(req));
+      const got = await by(req.consistencyToken).entryAt(req.board, rank, ctx.deadlineMs, w);
       if (!got) throw notFound(`board "${req.board}" holds fewer entries than that rank`);
       return { entry: toEntry(got.entry), total: BigInt(got.total) };
     },
     async getHistogram(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const h = await by(req.consistencyToken).histogram(req.board, ctx.deadlineMs, where(req));
+      const h = await by(req.consistencyToken).histogram(req.board, ctx.deadlineMs, w);
       const buckets = h.counts
         .map((count, j) => ({ range: bucketOfStored(h.spec, h.bounds, j), count }))
         .sort((a, b) => a.range.min - b.range.min);
@@ -178,6 +183,7 @@ export function leaderboardService(
     },
     async getApproximateRank(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       let of: { score: number } | { playerId: string };
       if (req.of.case === "score") of = { score: Number(req.of.value) };
       else if (req.of.case === "playerId") {
@@ -185,7 +191,7 @@ export function leaderboardService(
         of = { playerId: req.of.value };
       } else throw invalidArgument("of: must be a score or a player_id, got neither");
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const r = await by(req.consistencyToken).approximateRank(req.board, of, ctx.deadlineMs, where(req));
+      const r = await by(req.consistencyToken).approximateRank(req.board, of, ctx.deadlineMs, w);
       return {
         rankEstimate: BigInt(r.estimate),
         rankAtLeast: BigInt(r.atLeast),
@@ -202,21 +208,23 @@ export function leaderboardService(
     },
     async getCount(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const bound = (v: bigint | undefined) => (v === undefined ? undefined : Number(v));
-      const res = await by(req.consistencyToken).count(req.board, bound(req.minScore), bound(req.maxScore), ctx.deadlineMs, where(req));
+      const res = await by(req.consistencyToken).count(req.board, bound(req.minScore), bound(req.maxScore), ctx.deadlineMs, w);
       return { count: BigInt(res.count), total: BigInt(res.total) };
     },
     async getAround(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       check("player_id", playerIdProblem(req.playerId));
       const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
       if (radius > MAX_RADIUS) throw invalidArgument(`radius: must be 1..${MAX_RADIUS} (0: ${DEFAULT_RADIUS}), got ${radius}`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const q = by(req.consistencyToken);
       const mode = rankMode(req.rankMode);
-      const read = () => q.around(req.board, req.playerId, radius, ctx.deadlineMs, where(req));
-      const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, where(req), read);
+      const read = () => q.around(req.board, req.playerId, radius, ctx.deadlineMs, w);
+      const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, w, read);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
     async listPeriods(req) {
