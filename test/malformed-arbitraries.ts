@@ -304,13 +304,13 @@ export function badBatch(valid: fc.Arbitrary<Update>, t: TimeRange): fc.Arbitrar
   const tooMany = fc.tuple(valid, fc.integer({ min: 1001, max: 1300 }), fc.option(invalidUpdate(valid, t))).map(
     ([u, n, bad]): BadBatch => ({
       updates: [...Array<Update>(n - 1).fill(u), bad?.update ?? u],
-      details: new RegExp(`^updates has ${n} entries, more than the limit of 1000$`),
+      details: new RegExp(`^updates: must hold 1\\.\\.1000 updates, got ${n}$`),
       words: [],
     }),
   );
   return fc.oneof(
     { arbitrary: oneBad, weight: 20 },
-    { arbitrary: fc.constant<BadBatch>({ updates: [], details: /^updates is empty$/, words: [] }), weight: 1 },
+    { arbitrary: fc.constant<BadBatch>({ updates: [], details: /^updates: must hold 1\.\.1000 updates, got 0$/, words: [] }), weight: 1 },
     { arbitrary: tooMany, weight: 1 },
   );
 }
@@ -408,13 +408,13 @@ export interface BadRead {
 }
 
 const READ_WORDS = {
-  board: /^board: /,
-  player_id: /^player_id: /,
-  limit: /^limit /,
-  offset: /^offset \+ limit /,
-  radius: /^radius /,
-  consistency_token: /^consistency_token /,
-  view: /^view: /,
+  board: /^board /,
+  player_id: /^player_id /,
+  limit: /^limit: must be 1\.\.1000 \(0: 10\), got \d+$/,
+  offset: /^offset: offset \+ limit must be at most 10000, got \d+/,
+  radius: /^radius: must be 1\.\.100 \(0: 5\), got \d+$/,
+  consistency_token: /^consistency_token: must /,
+  view: /^view /,
 } as const;
 type ReadField = keyof typeof READ_WORDS;
 
@@ -550,10 +550,16 @@ export function badRebuild(shardIds: readonly string[], slots: number): fc.Arbit
         asOfOffsets: fc.array(goodOffset, { maxLength: 4 }),
       })
       .filter((r) => r.asOfTimestampMs !== 0n || r.asOfOffsets.length > 0)
-      .map((req): BadRebuild => ({ req, code: "INVALID_ARGUMENT", details: /^as_of_timestamp_ms and as_of_offsets need an audit_view$/ })),
+      .map(
+        (req): BadRebuild => ({
+          req,
+          code: "INVALID_ARGUMENT",
+          details: /^audit_view: must be set with as_of_timestamp_ms or as_of_offsets/,
+        }),
+      ),
     fc
       .record({ shardIds: known, auditView: goodView, asOfTimestampMs: fc.bigInt(INT64_MIN, -1n) })
-      .map((req): BadRebuild => ({ req, code: "INVALID_ARGUMENT", details: /^as_of_timestamp_ms must not be negative$/ })),
+      .map((req): BadRebuild => ({ req, code: "INVALID_ARGUMENT", details: /^as_of_timestamp_ms: must be 0 or more, got -\d+$/ })),
     fc.tuple(known, goodView, fc.array(goodOffset, { maxLength: 3 }), badOffset, fc.array(goodOffset, { maxLength: 3 })).map(
       ([ids, auditView, a, bad, b]): BadRebuild => ({
         req: { shardIds: ids, auditView, asOfOffsets: [...a, bad, ...b] },

@@ -1,5 +1,6 @@
 /**
- * Running a command whose command line parsed: the cluster's config (addresses, TLS, token), one
+ * Running a command whose command line parsed: the client's config (addresses, TLS, token:
+ * platform/src/client-config.ts, not the services' whole schema), one
  * LadderClient, the command's implementation, and what it printed or the one line of its error
  * (errors.ts). main.ts imports this file only once the command line is valid, so `--help` and
  * usage errors never load gRPC, the generated code or the config schema.
@@ -8,7 +9,7 @@
  * reads retried on UNAVAILABLE, a submit retried only when it has --event-id.
  */
 import { LadderClient, type ServiceSet } from "@ladder/client";
-import { loadConfig } from "@ladder/platform/config";
+import { loadClientConfig } from "@ladder/platform/client-config";
 import { tokenFromFile } from "@ladder/platform/credentials-file";
 import { boardsCreate, boardsDelete, boardsGet, boardsList, boardsUpdate } from "./boards.js";
 import type { CommandLine } from "./command-line.js";
@@ -62,7 +63,7 @@ export async function run(
   let client: LadderClient | undefined;
   let errors: ErrorContext | undefined;
   try {
-    const config = loadConfig(env);
+    const config = loadClientConfig(env);
     const { connection: flags } = line;
     const credentialsFile = flags.credentials ?? config.clientCredentialsFile;
     // the token: --token, else LADDER_TOKEN, else the admin token of the credentials file (read only then)
@@ -76,7 +77,7 @@ export async function run(
       ...addresses,
       token,
       // TLS when a CA is configured (LADDER_TLS_CA_FILE) or the servers use TLS (system CAs), else plaintext
-      tls: config.tlsCaFile ? { caFile: config.tlsCaFile } : config.tls !== undefined,
+      tls: config.tlsCaFile ? { caFile: config.tlsCaFile } : config.serversUseTls,
       // the CLI writes what it is told: an update has an event id only with --event-id (and is retried only then)
       assignEventIds: false,
     });

@@ -37,10 +37,9 @@ export function ingestService(
   return {
     async submitScores(req, ctx) {
       const n = req.updates.length;
-      if (n === 0) throw invalidArgument("updates is empty");
-      if (n > config.maxBatch) throw invalidArgument(`updates has ${n} entries, more than the limit of ${config.maxBatch}`);
+      if (n === 0 || n > config.maxBatch) throw invalidArgument(`updates: must hold 1..${config.maxBatch} updates, got ${n}`);
       if (req.reportRanks && n > MAX_REPORTED)
-        throw invalidArgument(`report_ranks takes at most ${MAX_REPORTED} updates (MAX_REPORTED); the batch has ${n}`);
+        throw invalidArgument(`report_ranks: takes batches of at most ${MAX_REPORTED} updates (MAX_REPORTED), got ${n}`);
       if (req.reportRanks && !reporter) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest reports no ranks");
       const now = clock();
       const catalog = boards.catalog; // one catalog for the whole batch
@@ -66,14 +65,15 @@ export function ingestService(
     },
     async deletePlayer(req, ctx) {
       const badPlayer = playerIdProblem(req.playerId);
-      if (badPlayer) throw invalidArgument(`player_id: ${badPlayer}`);
+      if (badPlayer) throw invalidArgument(badPlayer); // it names player_id
       const catalog = boards.catalog;
       req.boards.forEach((board, i) => {
         const bad = boardProblem(board);
         if (bad) throw invalidArgument(`boards[${i}]: ${bad}`);
         if (!catalog.forBoard(board)) throw notFound(`boards[${i}]: board "${board}" is not defined`);
       });
-      if (new Set(req.boards).size !== req.boards.length) throw invalidArgument("boards: a board is named twice");
+      const twice = req.boards.find((b, i) => req.boards.indexOf(b) !== i);
+      if (twice !== undefined) throw invalidArgument(`boards: must name each board once, got "${twice}" twice`);
       const now = clock();
       const value = encodeTombstone(req.playerId, [...req.boards], now);
       const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
@@ -99,7 +99,7 @@ function toRecord(
   const timestampMs = u.timestampMs === 0n ? BigInt(now) : u.timestampMs;
   const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false);
   if (u.alsoBoards.length > MAX_ALSO_BOARDS)
-    throw invalidArgument(`${at}.also_boards: ${u.alsoBoards.length} boards, more than ${MAX_ALSO_BOARDS}`);
+    throw invalidArgument(`${at}.also_boards: must name at most ${MAX_ALSO_BOARDS} boards, got ${u.alsoBoards.length}`);
   const names = [u.board, ...u.alsoBoards, ...(u.leaveBoard ? [u.leaveBoard] : [])];
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice !== undefined) throw invalidArgument(`${at}: board "${twice}" is named twice (board, also_boards and leave_board must differ)`);

@@ -48,9 +48,11 @@ describe("model > board definitions", () => {
   it("says what is wrong with a definition that cannot be", () => {
     const problems = (d: Parameters<typeof create<typeof BoardDefinitionSchema>>[1]) =>
       normalizeDefinition(create(BoardDefinitionSchema, d), now).problems;
-    expect(problems({ name: "" })).toEqual(["board is empty"]);
-    expect(problems({ name: "a/b" })).toEqual(["board may contain only A-Z a-z 0-9 _ - . :"]);
-    expect(problems({ name: "x", rules: { minPoints: 5n, maxPoints: 1n } })[0]).toMatch(/minPoints <= maxPoints/);
+    expect(problems({ name: "" })).toEqual(["board is empty: it must be 1 to 64 of A-Z a-z 0-9 _ - . :"]);
+    expect(problems({ name: "a/b" })).toEqual(['board may contain only A-Z a-z 0-9 _ - . :, got "a/b"']);
+    expect(problems({ name: "x", rules: { minPoints: 5n, maxPoints: 1n } })[0]).toMatch(
+      /^board "x": rules.min_points and rules.max_points must be integers with rules.min_points <= rules.max_points, got 5 and 1$/,
+    );
     expect(problems({ name: "x", rules: { minPoints: 0n, maxPoints: 2n ** 53n - 1n } })[0]).toMatch(/no bits for time/);
     expect(problems({ name: "x", defaultOp: 9 as Operation })[0]).toMatch(/not an operation/);
     expect(

@@ -105,11 +105,18 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
   const ttlSeconds = input.ttlSeconds ?? 0;
   const generation = input.generation ?? -1;
   const where = generation >= 0 ? `board "${prefix}"` : `board spec "${prefix}"`;
+  // a defined board's problems name BoardRules' proto fields, a spec of LADDER_BOARDS its JSON keys
+  const [min, max, resolution, epoch] =
+    generation >= 0
+      ? ["rules.min_points", "rules.max_points", "rules.resolution_ms", "rules.epoch_ms"]
+      : ["minPoints", "maxPoints", "resolutionMs", "epochMs"];
   if (!Number.isSafeInteger(minPoints) || !Number.isSafeInteger(maxPoints) || minPoints > maxPoints)
-    problems.push(`${where}: minPoints and maxPoints must be integers with minPoints <= maxPoints`);
-  if (!Number.isSafeInteger(resolutionMs) || resolutionMs < 1) problems.push(`${where}: resolutionMs must be a positive integer`);
-  if (!Number.isSafeInteger(epochMs) || epochMs < 0) problems.push(`${where}: epochMs must be a non-negative integer`);
-  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 0) problems.push(`${where}: ttlSeconds must be a non-negative integer`);
+    problems.push(`${where}: ${min} and ${max} must be integers with ${min} <= ${max}, got ${minPoints} and ${maxPoints}`);
+  if (!Number.isSafeInteger(resolutionMs) || resolutionMs < 1)
+    problems.push(`${where}: ${resolution} must be a positive integer, got ${resolutionMs}`);
+  if (!Number.isSafeInteger(epochMs) || epochMs < 0) problems.push(`${where}: ${epoch} must be a non-negative integer, got ${epochMs}`);
+  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 0)
+    problems.push(`${where}: ttlSeconds must be a non-negative integer, got ${ttlSeconds}`);
   const period = Object.freeze({ ...ALL_TIME, ...input.period });
   const periodProblem = periodRuleProblem(period);
   if (periodProblem) problems.push(`${where}: ${periodProblem}`);

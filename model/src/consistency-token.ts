@@ -28,11 +28,13 @@ export function decodeToken(token: string, numSlots: number): RequiredOffsets {
     offsets = fromBinary(ConsistencyTokenSchema, bytes).offsets;
     if (offsets.length === 0) throw new Error("names no offsets");
   } catch (err) {
-    throw invalidArgument(`consistency_token is malformed: ${(err as Error).message}`);
+    throw invalidArgument(`consistency_token: must be empty or a token a write answered, got a malformed one (${(err as Error).message})`);
   }
   for (const { partition, offset } of offsets) {
     if (partition >= numSlots || offset < 0n)
-      throw invalidArgument(`consistency_token names partition ${partition} offset ${offset}, not in this cluster`);
+      throw invalidArgument(
+        `consistency_token: must name partitions 0..${numSlots - 1} and offsets of 0 or more, got partition ${partition} offset ${offset}`,
+      );
     if (offset > (required.get(partition) ?? -1n)) required.set(partition, offset);
   }
   return required;

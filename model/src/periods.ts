@@ -54,7 +54,8 @@ export const MAX_KEPT_PERIODS = 1000;
 export function periodRuleProblem(r: PeriodRule): string | undefined {
   if (r.kind === "none") return undefined;
   if (!DateTime.now().setZone(r.zone).isValid) return `time_zone "${r.zone}" is not an IANA time zone known here`;
-  if (!Number.isInteger(r.keep) || r.keep < 0 || r.keep > MAX_KEPT_PERIODS) return `keep_periods must be 0 to ${MAX_KEPT_PERIODS}`;
+  if (!Number.isInteger(r.keep) || r.keep < 0 || r.keep > MAX_KEPT_PERIODS)
+    return `keep_periods must be 0 to ${MAX_KEPT_PERIODS}, got ${r.keep}`;
   if (r.kind === "cron") {
     if (r.cron.trim() === "") return "a cron period needs a cron expression";
     try {

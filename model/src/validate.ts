@@ -13,14 +13,15 @@ export const MAX_EVENT_ID_BYTES = 128;
 /** The most bytes of metadata any board may keep with an entry (BoardDefinition.max_metadata_bytes). */
 export const MAX_METADATA_BYTES = 4096;
 const BOARD_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+const BOARD_CHARACTERS = "A-Z a-z 0-9 _ - . :";
 // C0 and C1 control characters, and lone surrogates (which UTF-8 cannot carry).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export function boardProblem(board: string): string | undefined {
-  if (board.length === 0) return "board is empty";
-  if (board.length > MAX_BOARD_LENGTH) return `board is longer than ${MAX_BOARD_LENGTH} characters`;
-  if (!BOARD_PATTERN.test(board)) return "board may contain only A-Z a-z 0-9 _ - . :";
+  if (board.length === 0) return `board is empty: it must be 1 to ${MAX_BOARD_LENGTH} of ${BOARD_CHARACTERS}`;
+  if (board.length > MAX_BOARD_LENGTH) return `board is ${board.length} characters long, more than ${MAX_BOARD_LENGTH}`;
+  if (!BOARD_PATTERN.test(board)) return `board may contain only ${BOARD_CHARACTERS}, got "${board}"`;
   return undefined;
 }
 
@@ -36,11 +37,12 @@ export function viewProblem(view: string): string | undefined {
 }
 
 export function playerIdProblem(playerId: string): string | undefined {
-  if (playerId.length === 0) return "player_id is empty";
-  if (Buffer.byteLength(playerId, "utf8") > MAX_PLAYER_ID_BYTES) return `player_id is longer than ${MAX_PLAYER_ID_BYTES} bytes`;
+  if (playerId.length === 0) return `player_id is empty: it must be 1 to ${MAX_PLAYER_ID_BYTES} bytes of UTF-8`;
+  const bytes = Buffer.byteLength(playerId, "utf8");
+  if (bytes > MAX_PLAYER_ID_BYTES) return `player_id is ${bytes} bytes long, more than ${MAX_PLAYER_ID_BYTES}`;
   // Invalid UTF-8 on the wire fails decoding already; a JS caller can still pass lone surrogates.
   if (LONE_SURROGATE.test(playerId)) return "player_id is not valid UTF-8";
-  if (CONTROL.test(playerId)) return "player_id contains control characters";
+  if (CONTROL.test(playerId)) return "player_id contains control characters: it must have none (U+0000-001F, U+007F-009F)";
   return undefined;
 }
 
@@ -74,7 +76,8 @@ export interface UpdateFields {
 export function updateProblem(u: UpdateFields, spec: BoardSpec, nowMs: number, maxSkewMs: number): string | undefined {
   const basic = boardProblem(u.board) ?? playerIdProblem(u.playerId);
   if (basic) return basic;
-  if (Buffer.byteLength(u.eventId, "utf8") > MAX_EVENT_ID_BYTES) return `event_id is longer than ${MAX_EVENT_ID_BYTES} bytes`;
+  const eventIdBytes = Buffer.byteLength(u.eventId, "utf8");
+  if (eventIdBytes > MAX_EVENT_ID_BYTES) return `event_id is ${eventIdBytes} bytes long, more than ${MAX_EVENT_ID_BYTES}`;
   const min = BigInt(spec.minPoints);
   const max = BigInt(spec.maxPoints);
   switch (u.op) {

@@ -191,7 +191,7 @@ describe("platform > config", () => {
     ]);
     expect(problemsOf({ LADDER_TOKENS: "{}" })).toEqual(["LADDER_TOKENS: not a JSON array"]);
     expect(problemsOf({ LADDER_BOARDS: JSON.stringify([{ prefix: "a", minPoints: 5, maxPoints: 1 }]) })).toEqual([
-      'LADDER_BOARDS: board spec "a": minPoints and maxPoints must be integers with minPoints <= maxPoints',
+      'LADDER_BOARDS: board spec "a": minPoints and maxPoints must be integers with minPoints <= maxPoints, got 5 and 1',
     ]);
   });
 

@@ -6,7 +6,8 @@
  * The variables are the schema below (servicesEnv): each declared once, with its type,
  * default, bounds and a one-line description, from the readers of env-schema.ts. The
  * docs/configuration.md's tables are generated from it (npm run config-table), and a unit test
- * fails when the two differ. Defaults are the local cluster's.
+ * fails when the two differ. Defaults are the local cluster's. The variables a client reads
+ * are declared in client-config.ts, which the CLI loads alone, and listed here in their places.
  */
 import { z } from "zod";
 import { ROLES, type TokenGrant } from "./auth.js";
@@ -14,6 +15,7 @@ import { localCredentialsPath } from "./credentials-file.js";
 import { launcherStatePath } from "./launcher-state.js";
 import { redactSecrets } from "./redact.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "@ladder/model/board-spec";
+import { CLIENT_VARIABLES, LADDER_DATA_DIR, LISTEN } from "./client-config.js";
 import { expandSentinelUrl, hostPortProblem, isSentinelUrl, parseSentinelName } from "./redis-address.js";
 import {
   duration,
@@ -26,7 +28,6 @@ import {
   oneOf,
   optional,
   parseEnv,
-  path,
   string,
   type Env,
   type EnvVar,
@@ -119,15 +120,7 @@ export const DEFAULT_SHARDS = "shard-0=redis://127.0.0.1:7001,shard-1=redis://12
 /** pino's levels. */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
-/** host:port */
-const LISTEN = /^.+:\d+$/;
-
-/** The local cluster's data dir; the launcher keeps Kafka, Redis and credentials.json there, and a client looks for its credentials there. */
-export const LADDER_DATA_DIR = path({
-  default: ".ladder",
-  description:
-    "the local cluster's data dir: Kafka's and Redis's data, `credentials.json`, the launcher's `launcher-state.json` (git-ignored)",
-});
+export { LADDER_DATA_DIR };
 
 /** Every variable the services read, in the order of Config. */
 export const servicesEnv = envVariables({
@@ -162,7 +155,7 @@ export const servicesEnv = envVariables({
     unsetMeans: "— (shard nodes only)",
     description: "which shard a shard node serves: one of the ids of `LADDER_SHARDS`",
   }),
-  LADDER_ROUTER_LISTEN: string({ default: "127.0.0.1:50051", pattern: LISTEN, description: "the router's gRPC listen address, host:port" }),
+  LADDER_ROUTER_LISTEN: CLIENT_VARIABLES.LADDER_ROUTER_LISTEN,
   LADDER_ROUTER_PROCESSES: int({
     default: 1,
     min: 1,
@@ -170,7 +163,7 @@ export const servicesEnv = envVariables({
     description:
       "router processes sharing `LADDER_ROUTER_LISTEN` (Node's cluster module: a supervising process accepts connections and hands them to the routers in turn, restarts one that dies, and serves their metrics summed at `LADDER_ROUTER_METRICS_LISTEN`)",
   }),
-  LADDER_INGEST_LISTEN: string({ default: "127.0.0.1:50052", pattern: LISTEN, description: "ingest's gRPC listen address, host:port" }),
+  LADDER_INGEST_LISTEN: CLIENT_VARIABLES.LADDER_INGEST_LISTEN,
   LADDER_ROUTER_METRICS_LISTEN: string({
     default: "127.0.0.1:9464",
     pattern: LISTEN,
@@ -225,18 +218,12 @@ export const servicesEnv = envVariables({
   LADDER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: `pino level: ${LOG_LEVELS.join(", ")}` }),
   LADDER_TOKENS: tokens(),
   LADDER_READS: oneOf({ values: ["open", "token"], default: "open", description: "`token`: reads need a token (with the read role) too" }),
-  LADDER_TOKEN: optional({ description: "the token a client (CLI, load tool) sends" }),
-  LADDER_CREDENTIALS_FILE: optional({
-    unsetMeans: "`<LADDER_DATA_DIR>/credentials.json`",
-    description: "a client's credentials file (JSON grants, the format of `LADDER_TOKENS`), read when it has no token",
-  }),
+  LADDER_TOKEN: CLIENT_VARIABLES.LADDER_TOKEN,
+  LADDER_CREDENTIALS_FILE: CLIENT_VARIABLES.LADDER_CREDENTIALS_FILE,
   LADDER_DATA_DIR,
-  LADDER_TLS_CERT_FILE: optional({
-    unsetMeans: "— (plaintext)",
-    description: "PEM certificate chain: serve TLS on every gRPC port (with `LADDER_TLS_KEY_FILE`)",
-  }),
+  LADDER_TLS_CERT_FILE: CLIENT_VARIABLES.LADDER_TLS_CERT_FILE,
   LADDER_TLS_KEY_FILE: optional({ description: "PEM private key of that certificate" }),
-  LADDER_TLS_CA_FILE: optional({ unsetMeans: "— (system CAs)", description: "PEM CA that clients (CLI, load tool) trust" }),
+  LADDER_TLS_CA_FILE: CLIENT_VARIABLES.LADDER_TLS_CA_FILE,
   LADDER_DEDUP_WINDOW_MS: duration({
     default: 10 * 60_000,
     min: 0,

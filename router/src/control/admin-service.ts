@@ -244,15 +244,19 @@ function modeOf(
 ): RebuildMode {
   if (req.auditView === "") {
     if (req.asOfTimestampMs !== 0n || req.asOfOffsets.length)
-      throw invalidArgument("as_of_timestamp_ms and as_of_offsets need an audit_view");
+      throw invalidArgument(
+        "audit_view: must be set with as_of_timestamp_ms or as_of_offsets (a rebuild as of a point makes a view), got none",
+      );
     return { kind: "swap", stagingDb: config.rebuildDb, readyLag: config.readyLag };
   }
   const problem = viewProblem(req.auditView);
   if (problem) throw invalidArgument(`audit_view: ${problem}`);
-  if (req.asOfTimestampMs < 0n) throw invalidArgument("as_of_timestamp_ms must not be negative");
+  if (req.asOfTimestampMs < 0n) throw invalidArgument(`as_of_timestamp_ms: must be 0 or more, got ${req.asOfTimestampMs}`);
   for (const o of req.asOfOffsets) {
     if (o.partition >= config.numSlots || o.offset < -1n)
-      throw invalidArgument(`as_of_offsets: partition ${o.partition} offset ${o.offset} is not in this cluster`);
+      throw invalidArgument(
+        `as_of_offsets: each must be a partition 0..${config.numSlots - 1} and an offset of -1 or more, got partition ${o.partition} offset ${o.offset}`,
+      );
   }
   return {
     kind: "audit",

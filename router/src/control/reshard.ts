@@ -120,7 +120,7 @@ export function plan(
   remove: readonly string[],
   config: Pick<Config, "numSlots" | "sentinels">,
 ): ClusterPlacement {
-  if (add.length === 0 && remove.length === 0) throw invalidArgument("name at least one shard to add or to remove");
+  if (add.length === 0 && remove.length === 0) throw invalidArgument("add, remove: must name at least one shard between them, got none");
   const ids = new Set(from.shards.map((s) => s.id));
   for (const [i, a] of add.entries()) {
     if (!SHARD_ID.test(a.id)) throw invalidArgument(`add[${i}].id: "${a.id}" is not 1-64 of A-Z a-z 0-9 _ -`);

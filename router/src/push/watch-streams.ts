@@ -99,7 +99,7 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
     async watchPlayer(req, send, ctx) {
       check("board", boardProblem(req.board));
       check("player_id", playerIdProblem(req.playerId));
-      if (req.topK > MAX_TOP_K) throw invalidArgument(`top_k ${req.topK} is above ${MAX_TOP_K}`);
+      if (req.topK > MAX_TOP_K) throw invalidArgument(`top_k: must be 0..${MAX_TOP_K}, got ${req.topK}`);
       const interval = intervalOf(req.intervalMs);
       const { spec, stored } = queries.target(req.board, { period: req.period, window: req.window });
       const token = decodeToken(req.resumeToken);
@@ -158,7 +158,7 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
     async watchTop(req, send, ctx) {
       check("board", boardProblem(req.board));
       const limit = req.limit === 0 ? DEFAULT_TOP : req.limit;
-      if (limit > MAX_WATCH_TOP) throw invalidArgument(`limit ${limit} is above ${MAX_WATCH_TOP}`);
+      if (limit > MAX_WATCH_TOP) throw invalidArgument(`limit: must be 1..${MAX_WATCH_TOP} (0: ${DEFAULT_TOP}), got ${limit}`);
       const interval = intervalOf(req.intervalMs);
       const where = { period: req.period, window: req.window };
       const { spec, stored } = queries.target(req.board, where);
@@ -207,14 +207,15 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
   };
 }
 
+/** INVALID_ARGUMENT naming `field`; a problem that starts with the field's name ("board is empty") is not prefixed twice. */
 function check(field: string, problem: string | undefined): void {
-  if (problem) throw invalidArgument(`${field}: ${problem}`);
+  if (problem) throw invalidArgument(problem.startsWith(`${field} `) ? problem : `${field}: ${problem}`);
 }
 
 function intervalOf(ms: number): number {
   if (ms === 0) return DEFAULT_INTERVAL_MS;
   if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS)
-    throw invalidArgument(`interval_ms ${ms} is not within ${MIN_INTERVAL_MS}..${MAX_INTERVAL_MS}`);
+    throw invalidArgument(`interval_ms: must be ${MIN_INTERVAL_MS}..${MAX_INTERVAL_MS} (0: ${DEFAULT_INTERVAL_MS}), got ${ms}`);
   return ms;
 }
 
@@ -243,7 +244,7 @@ function decodeToken(token: string): Token | undefined {
     if (!Number.isSafeInteger(t.s) || t.s < 0) throw new Error("no sequence");
     return t;
   } catch {
-    throw invalidArgument("resume_token: not a token this service gave");
+    throw invalidArgument("resume_token: must be empty or a resume_token this stream sent, got another string");
   }
 }
 

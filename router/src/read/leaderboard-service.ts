@@ -43,20 +43,22 @@ export function leaderboardService(
   return {
     async getTop(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       const limit = req.limit === 0 ? DEFAULT_LIMIT : req.limit;
-      if (limit > MAX_LIMIT) throw invalidArgument(`limit ${limit} is above ${MAX_LIMIT}`);
+      if (limit > MAX_LIMIT) throw invalidArgument(`limit: must be 1..${MAX_LIMIT} (0: ${DEFAULT_LIMIT}), got ${limit}`);
       const mode = rankMode(req.rankMode);
       const q = by(req.consistencyToken);
       if (req.cursor !== "") {
-        if (req.offset !== 0n) throw invalidArgument("offset must be 0 with a cursor: the cursor says where the page starts");
+        if (req.offset !== 0n)
+          throw invalidArgument(`offset: must be 0 with a cursor (the cursor says where the page starts), got ${req.offset}`);
         await waitFor(req.consistencyToken, ctx.deadlineMs);
         let cursors = { next: "", previous: "" };
         const read = async () => {
-          const got = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, where(req));
+          const got = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, w);
           cursors = got;
           return got;
         };
-        const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, where(req), read);
+        const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, w, read);
         return {
           entries: page.entries.map(toEntry),
           total: BigInt(page.total),
@@ -65,13 +67,16 @@ export function leaderboardService(
         };
       }
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH))
-        throw invalidArgument(`offset + limit is above ${MAX_DEPTH}: page deeper with the cursor of a page (next_cursor)`);
+        throw invalidArgument(
+          `offset: offset + limit must be at most ${MAX_DEPTH}, got ${req.offset + BigInt(limit)}; page deeper with a page's next_cursor`,
+        );
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const page = await q.top(req.board, Number(req.offset), limit, ctx.deadlineMs, where(req), mode);
-      return topResponse(page, () => q.cursorsOf(req.board, page, where(req)));
+      const page = await q.top(req.board, Number(req.offset), limit, ctx.deadlineMs, w, mode);
+      return topResponse(page, () => q.cursorsOf(req.board, page, w));
     },
     async getRank(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       check("player_id", playerIdProblem(req.playerId));
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
@@ -79,22 +84,24 @@ export function leaderboardService(
         const {
           found: [e],
           total,
-        } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, where(req));
+        } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, w);
         if (!e) throw notFound(`player "${req.playerId}" has no score on board "${req.board}"`);
         return { entry: toEntry(e), total: BigInt(total) };
       }
-      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, where(req));
+      const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, w);
       return { entry: toEntry(entry), total: BigInt(total) };
     },
     async getRanks(req, ctx) {
       check("board", boardProblem(req.board));
-      if (req.playerIds.length === 0) throw invalidArgument("player_ids is empty");
-      if (req.playerIds.length > MAX_RANKS) throw invalidArgument(`player_ids has ${req.playerIds.length} ids, more than ${MAX_RANKS}`);
+      const w = where(req); // the view, checked before anything waits or reads
+      const n = req.playerIds.length;
+      if (n === 0 || n > MAX_RANKS) throw invalidArgument(`player_ids: must name 1..${MAX_RANKS} players, got ${n}`);
       req.playerIds.forEach((p, i) => check(`player_ids[${i}]`, playerIdProblem(p)));
-      if (new Set(req.playerIds).size !== req.playerIds.length) throw invalidArgument("player_ids: a player is named twice");
+      const twice = req.playerIds.find((p, i) => req.playerIds.indexOf(p) !== i);
+      if (twice !== undefined) throw invalidArgument(`player_ids: must name each player once, got "${twice}" twice`);
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const res = await by(req.consistencyToken).ranks(req.board, req.playerIds, mode, ctx.deadlineMs, where(req));
+      const res = await by(req.consistencyToken).ranks(req.board, req.playerIds, mode, ctx.deadlineMs, w);
       return {
         entries: res.found.map((e) => ({ entry: toEntry(e), rankAmong: e.rankAmong })),
         missing: res.missing,
@@ -103,9 +110,8 @@ export function leaderboardService(
     },
     async getStanding(req, ctx) {
       check("player_id", playerIdProblem(req.playerId));
-      if (req.boards.length === 0) throw invalidArgument("boards is empty");
-      if (req.boards.length > MAX_STANDING_BOARDS)
-        throw invalidArgument(`boards has ${req.boards.length} entries, more than ${MAX_STANDING_BOARDS}`);
+      if (req.boards.length === 0 || req.boards.length > MAX_STANDING_BOARDS)
+        throw invalidArgument(`boards: must name 1..${MAX_STANDING_BOARDS} boards, got ${req.boards.length}`);
       req.boards.forEach((b, i) => check(`boards[${i}].board`, boardProblem(b.board)));
       const mode = rankMode(req.rankMode);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
@@ -144,26 +150,28 @@ export function leaderboardService(
     },
     async getEntryAtRank(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       const at = req.at;
       let rank: number | ((total: number) => number);
       if (at.case === "rank") {
-        if (at.value < 1n) throw invalidArgument(`rank must be 1 or more (got ${at.value})`);
+        if (at.value < 1n) throw invalidArgument(`rank: must be 1 or more, got ${at.value}`);
         // no board holds 2^53 entries: a larger rank is past every board's end, found as such (NOT_FOUND)
         rank = at.value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(at.value);
       } else if (at.case === "topPercent") {
         const p = at.value;
-        if (!(p > 0 && p <= 100)) throw invalidArgument(`top_percent must be above 0 and at most 100 (got ${p})`);
+        if (!(p > 0 && p <= 100)) throw invalidArgument(`top_percent: must be above 0 and at most 100, got ${p}`);
         rank = (total) => Math.max(1, Math.ceil((p / 100) * total));
-      } else throw invalidArgument("name a rank or a top_percent");
+      } else throw invalidArgument("at: must be a rank or a top_percent, got neither");
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const got = await by(req.consistencyToken).entryAt(req.board, rank, ctx.deadlineMs, where(req));
+      const got = await by(req.consistencyToken).entryAt(req.board, rank, ctx.deadlineMs, w);
       if (!got) throw notFound(`board "${req.board}" holds fewer entries than that rank`);
       return { entry: toEntry(got.entry), total: BigInt(got.total) };
     },
     async getHistogram(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const h = await by(req.consistencyToken).histogram(req.board, ctx.deadlineMs, where(req));
+      const h = await by(req.consistencyToken).histogram(req.board, ctx.deadlineMs, w);
       const buckets = h.counts
         .map((count, j) => ({ range: bucketOfStored(h.spec, h.bounds, j), count }))
         .sort((a, b) => a.range.min - b.range.min);
@@ -175,14 +183,15 @@ export function leaderboardService(
     },
     async getApproximateRank(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       let of: { score: number } | { playerId: string };
       if (req.of.case === "score") of = { score: Number(req.of.value) };
       else if (req.of.case === "playerId") {
         check("player_id", playerIdProblem(req.of.value));
         of = { playerId: req.of.value };
-      } else throw invalidArgument("name a score or a player_id");
+      } else throw invalidArgument("of: must be a score or a player_id, got neither");
       await waitFor(req.consistencyToken, ctx.deadlineMs);
-      const r = await by(req.consistencyToken).approximateRank(req.board, of, ctx.deadlineMs, where(req));
+      const r = await by(req.consistencyToken).approximateRank(req.board, of, ctx.deadlineMs, w);
       return {
         rankEstimate: BigInt(r.estimate),
         rankAtLeast: BigInt(r.atLeast),
@@ -199,21 +208,23 @@ export function leaderboardService(
     },
     async getCount(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const bound = (v: bigint | undefined) => (v === undefined ? undefined : Number(v));
-      const res = await by(req.consistencyToken).count(req.board, bound(req.minScore), bound(req.maxScore), ctx.deadlineMs, where(req));
+      const res = await by(req.consistencyToken).count(req.board, bound(req.minScore), bound(req.maxScore), ctx.deadlineMs, w);
       return { count: BigInt(res.count), total: BigInt(res.total) };
     },
     async getAround(req, ctx) {
       check("board", boardProblem(req.board));
+      const w = where(req); // the view, checked before anything waits or reads
       check("player_id", playerIdProblem(req.playerId));
       const radius = req.radius === 0 ? DEFAULT_RADIUS : req.radius;
-      if (radius > MAX_RADIUS) throw invalidArgument(`radius ${radius} is above ${MAX_RADIUS}`);
+      if (radius > MAX_RADIUS) throw invalidArgument(`radius: must be 1..${MAX_RADIUS} (0: ${DEFAULT_RADIUS}), got ${radius}`);
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const q = by(req.consistencyToken);
       const mode = rankMode(req.rankMode);
-      const read = () => q.around(req.board, req.playerId, radius, ctx.deadlineMs, where(req));
-      const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, where(req), read);
+      const read = () => q.around(req.board, req.playerId, radius, ctx.deadlineMs, w);
+      const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, w, read);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
     async listPeriods(req) {
@@ -238,8 +249,11 @@ function view(name: string): string {
   return name;
 }
 
+/** INVALID_ARGUMENT naming `field` (a path such as `boards[2].board`) when there is a problem; a problem that starts with the field's own name ("board is empty") is not prefixed twice. */
 function check(field: string, problem: string | undefined): void {
-  if (problem) throw invalidArgument(`${field}: ${problem}`);
+  if (!problem) return;
+  const name = field.replace(/^.*[.\]]/, "");
+  throw invalidArgument(problem.startsWith(`${name} `) ? `${field}${problem.slice(name.length)}` : `${field}: ${problem}`);
 }
 
 /**
@@ -286,6 +300,6 @@ const RANK_MODES: Record<number, RankMode> = {
 
 function rankMode(m: ProtoRankMode): RankMode {
   const mode = RANK_MODES[m];
-  if (!mode) throw invalidArgument(`rank_mode ${m} is not a rank mode`);
+  if (!mode) throw invalidArgument(`rank_mode: must be UNSPECIFIED (0), COMPETITION (1) or DENSE (2), got ${m}`);
   return mode;
 }

@@ -306,7 +306,7 @@ export class Queries {
       points = decodeSortKey(spec, key).points;
     } else points = of.score;
     if (points < spec.minPoints || points > spec.maxPoints)
-      throw invalidArgument(`score ${points} is outside the board's range [${spec.minPoints}, ${spec.maxPoints}]`);
+      throw invalidArgument(`score: must be within the board's range [${spec.minPoints}, ${spec.maxPoints}], got ${points}`);
     const j = storedBucketOf(spec, bounds, points);
     const held = "playerId" in of;
     if (this.histograms && (where.view ?? "") === "") {
