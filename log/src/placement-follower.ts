@@ -29,8 +29,11 @@ export class PlacementLog {
     private readonly topic: string,
   ) {}
 
-  /** Reads the topic to its end (creating it, and writing epoch 1 from `seed.shards` when it is empty), then follows it. */
-  static async start(seed: Seed, kafka: Kafka, admin: Admin, log: Logger): Promise<PlacementLog> {
+  /**
+   * Reads the topic to its end (creating it, and writing epoch 1 from `seed.shards` when it is empty), then follows it.
+   * Placements are written through `publisher` (the router's control login), `kafka` when not given.
+   */
+  static async start(seed: Seed, kafka: Kafka, admin: Admin, log: Logger, publisher: Kafka = kafka): Promise<PlacementLog> {
     const topic = placementTopicOf(seed.scoreTopic);
     let unusable: string | undefined; // why the newest record could not be used, if it could not
     const follower = await CompactedFollower.start<ClusterPlacement | undefined>({
@@ -58,7 +61,7 @@ export class PlacementLog {
         return next;
       },
     });
-    const p = new PlacementLog(follower, kafka, topic);
+    const p = new PlacementLog(follower, publisher, topic);
     if (unusable !== undefined) {
       // never write over a cluster's placement from a configuration that cannot read it
       await follower.stop();
@@ -113,9 +116,9 @@ const START_WAIT_MS = 120_000;
  * cannot use rejects with PlacementUnusable at once (waiting won't fix it): the service should
  * stop with EX_CONFIG (78), as for any other configuration mismatch.
  */
-export async function followPlacement(seed: Seed, kafka: Kafka, admin: Admin, log: Logger): Promise<PlacementLog> {
+export async function followPlacement(seed: Seed, kafka: Kafka, admin: Admin, log: Logger, publisher?: Kafka): Promise<PlacementLog> {
   try {
-    return await retryUntil(() => PlacementLog.start(seed, kafka, admin, log), {
+    return await retryUntil(() => PlacementLog.start(seed, kafka, admin, log, publisher), {
       ...LAUNCH_BACKOFF,
       what: `the placement (${placementTopicOf(seed.scoreTopic)})`,
       timeoutMs: START_WAIT_MS,
