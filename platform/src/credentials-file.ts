@@ -47,12 +47,12 @@ export function readCredentialsDocument(path: string): CredentialsDocument {
   }
   if (isGrants(parsed)) return { tokens: parsed };
   const doc = parsed as Partial<CredentialsDocument> | null;
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc) || !isGrants(doc.tokens ?? [])) {
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc) || !isGrants(doc.tokens)) {
     throw new Error(`credentials file ${path}: not a JSON array of {name, token, roles} nor an object with "tokens" of them`);
   }
   if (doc.kafka !== undefined && !isKafkaLogins(doc.kafka))
     throw new Error(`credentials file ${path}: "kafka" is not {"caFile", "users": {name: password}}`);
-  return { ...doc, tokens: doc.tokens ?? [] };
+  return { ...doc, tokens: doc.tokens };
 }
 
 /** Writes `doc` in the object form, mode 0600 (also when the file existed with another mode). */
