@@ -28,3 +28,6 @@ openssl x509 -req -in "$work/broker.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key
 (umask 027 && cat "$work/broker.key" "$work/broker.crt" >"$dir/broker.pem")
 cp "$work/ca.pem" "$dir/ca.pem"
 chmod 0644 "$dir/ca.pem"
+chmod 0755 "$dir"
+# run as root (compose's init step): the brokers' key goes to the kafka user, readable by no other
+if [ "$(id -u)" = 0 ] && id kafka >/dev/null 2>&1; then chown kafka:kafka "$dir/broker.pem"; fi
