@@ -18,7 +18,9 @@ import { type KafkaBroker, startKafkaBroker } from "@ladder/deploy/kafka-broker"
 import { grantRoleAcls } from "@ladder/deploy/local-cluster";
 import { kafkaLibs, tempDir } from "@ladder/deploy/test-support";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { startTestCluster, type TestCluster } from "./cluster-harness.js";
+import { createClient } from "@ladder/client/grpc-stub";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 
 const log = silentLogger();
 const BOARD = "guarded";
@@ -62,12 +64,13 @@ function forged(player: string, value: bigint) {
 async function produceAs(
   security: KafkaSecurity | undefined,
   record: ReturnType<typeof forged>,
+  topic = c.ns.topic,
 ): Promise<{ ok: PartitionOffset } | { refused: string }> {
   const client = LogClient.unconnected(broker.brokers, "test-forger", log, security);
   try {
     const producer = await client.producer();
     try {
-      const [w] = await producer.send(c.ns.topic, [record]);
+      const [w] = await producer.send(topic, [record]);
       return { ok: { partition: w!.partition, offset: BigInt(w!.baseOffset) } as PartitionOffset };
     } finally {
       await producer.disconnect().catch(() => {});
@@ -128,4 +131,21 @@ describe("kafka security > secured broker", () => {
       ["super", 5n],
     ]);
   }, 180_000);
+
+  it("writes the router's control plane under its own login: a board defined, then deleted with its markers in every partition", async () => {
+    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+    try {
+      const created = await admin.createBoard({ board: { name: "defined", defaultOp: Operation.INCREMENT } });
+      expect(created.board?.name).toBe("defined");
+      expect((await admin.getBoard({ name: "defined" })).board?.name).toBe("defined");
+      const deleted = await admin.deleteBoard({ name: "defined" });
+      expect(deleted.markers).toHaveLength(SLOTS); // one per score partition, written as router-control
+      await c.waitApplied(deleted.markers);
+      // the router's reader, which follows those definitions, could not have written them
+      const definitions = await produceAs(login("router"), { key: "x", value: Buffer.from("x"), partition: 0 }, `${c.ns.topic}.boards`);
+      expect(definitions).toHaveProperty("refused");
+    } finally {
+      admin.close();
+    }
+  }, 120_000);
 });
