@@ -19,7 +19,7 @@ import { grantRoleAcls } from "@ladder/deploy/local-cluster";
 import { kafkaLibs, tempDir } from "@ladder/deploy/test-support";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { createClient } from "@ladder/client/grpc-stub";
-import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 
 const log = silentLogger();
@@ -132,7 +132,7 @@ describe("kafka security > secured broker", () => {
     ]);
   }, 180_000);
 
-  it("writes the router's control plane under its own login: a board defined, then deleted with its markers in every partition", async () => {
+  it("writes the router's control plane under its own login (a board defined, deleted with its markers); rebuilds read as the router", async () => {
     const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
     try {
       const created = await admin.createBoard({ board: { name: "defined", defaultOp: Operation.INCREMENT } });
@@ -141,6 +141,10 @@ describe("kafka security > secured broker", () => {
       const deleted = await admin.deleteBoard({ name: "defined" });
       expect(deleted.markers).toHaveLength(SLOTS); // one per score partition, written as router-control
       await c.waitApplied(deleted.markers);
+      // a rebuild reads the log (and the snapshots) under the router's reader login: the board comes back whole
+      const before = await top();
+      for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+      expect(await top()).toEqual(before);
       // the router's reader, which follows those definitions, could not have written them
       const definitions = await produceAs(login("router"), { key: "x", value: Buffer.from("x"), partition: 0 }, `${c.ns.topic}.boards`);
       expect(definitions).toHaveProperty("refused");
