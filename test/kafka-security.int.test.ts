@@ -144,6 +144,7 @@ describe("kafka security > secured broker", () => {
       // a rebuild reads the log (and the snapshots) under the router's reader login: the board comes back whole
       const before = await top();
       for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+      await c.waitApplied([]); // every shard serving again, once its node has applied the newest records
       expect(await top()).toEqual(before);
       // the router's reader, which follows those definitions, could not have written them
       const definitions = await produceAs(login("router"), { key: "x", value: Buffer.from("x"), partition: 0 }, `${c.ns.topic}.boards`);
