@@ -6,6 +6,7 @@ import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, servesReads } from "@ladder/store";
 import { startServices, type RunningServices } from "@ladder/deploy/services";
+import type { KafkaRoleSettings } from "@ladder/deploy/kafka-credentials";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -40,11 +41,16 @@ export interface TestClusterOptions {
   kafkaBrokers?: string[];
   /** redis://host:port, or sentinel://master-name with LADDER_SENTINELS in `settings` (replicated-redis.ts). */
   redisUrls?: string[];
+  /** Each service's own login to a secured broker (kafka-credentials.ts); none for the shared PLAINTEXT one. */
+  kafkaLogins?: KafkaRoleSettings;
+  /** Runs once the namespace is chosen, before any service starts (e.g. a secured broker's ACLs on its topic). */
+  prepare?(ns: Namespace): Promise<void>;
 }
 
 export async function startTestCluster(label: string, opts: TestClusterOptions = {}): Promise<TestCluster> {
   const ns = freshNamespace(label);
   const redisUrls = opts.redisUrls ?? inject("redisUrls");
+  await opts.prepare?.(ns);
   const services = await startServices({
     kafkaBrokers: opts.kafkaBrokers ?? inject("kafkaBrokers"),
     redisUrls,
@@ -60,6 +66,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       LADDER_TOKENS: JSON.stringify(grants),
       ...opts.settings,
     },
+    ...(opts.kafkaLogins ? { kafkaLogins: opts.kafkaLogins } : {}),
     baseEnv: process.env,
     // services' own warnings are expected in fault tests; start failures carry their output anyway
     log: rootLogger({ level: (process.env.LADDER_TEST_LOG_LEVEL ?? "fatal") as "fatal", name: `test-${label}` }),

@@ -52,6 +52,8 @@ export interface ComposeProject {
   /** How often the engine restarted a service's container, and whether it runs. */
   state(service: string): Promise<{ running: boolean; restarts: number }>;
   logs(service: string, tail?: number): Promise<string>;
+  /** A file inside a running service's container (`docker exec cat`). */
+  readFile(service: string, path: string): Promise<string>;
 }
 
 export function composeProject(name: string, env: Record<string, string>): ComposeProject {
@@ -91,6 +93,9 @@ export function composeProject(name: string, env: Record<string, string>): Compo
     async state(service) {
       const [running, restarts] = (await inspect(service, "{{.State.Running}} {{.RestartCount}}")).split(" ");
       return { running: running === "true", restarts: Number(restarts) };
+    },
+    async readFile(service, path) {
+      return (await run("docker", ["exec", container(service), "cat", path])).stdout;
     },
     async logs(service, tail = 40) {
       const { stdout, stderr } = await run("docker", ["logs", "--tail", String(tail), container(service)], { maxBuffer: 16 * 1024 * 1024 });

@@ -8,12 +8,16 @@
 // player's rank on both routers must equal the oracle's. Prints the outage clients saw. The gateway
 // (HTTP, the same image) serves the dashboard's files, the shards' status with its own token, and the
 // top and a rank equal to the routers' gRPC answers, through router-1 while router-0 is stopped.
-import { readFile } from "node:fs/promises";
+import { writeFileSync } from "node:fs";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { LogClient } from "@ladder/log/log-client";
+import { describeKafka } from "@ladder/log/kafka-ready";
 import { silentLogger } from "@ladder/platform/logger";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
@@ -32,6 +36,13 @@ const ROUTERS = ["127.0.0.1:25051", "127.0.0.1:25053"];
 const INGEST = "127.0.0.1:25052";
 const GATEWAY = "http://127.0.0.1:25054";
 const BROKERS = ["127.0.0.1:29091", "127.0.0.1:29092", "127.0.0.1:29093"];
+/** The Kafka users' passwords compose needs (its top comment); the broker's is the test's own login. */
+const KAFKA_PASSWORDS = Object.fromEntries(
+  ["BROKER", "INGEST", "SHARD", "ROUTER", "ROUTER_CONTROL"].map((u) => [
+    `KAFKA_${u}_PASSWORD`,
+    `compose${u.toLowerCase().replace("_", "")}0123456789`,
+  ]),
+);
 const TOPIC = "ladder.scores"; // the compose file's (the services' default)
 const grants = [
   { name: "game", token: TEST_TOKENS.write, roles: ["write"] },
@@ -62,6 +73,7 @@ describe("compose deployment", () => {
     if (!(await dockerAvailable())) throw new Error("no docker engine answers: npm run test:containers starts one");
     await requireImages(KAFKA_IMAGE, REDIS_IMAGE, SERVICES_IMAGE);
     project = composeProject(`ladder-test-${process.pid}`, {
+      ...KAFKA_PASSWORDS,
       LADDER_TOKENS: JSON.stringify(grants),
       LADDER_GATEWAY_TOKEN: TEST_TOKENS.admin,
       LADDER_IMPLICIT_BOARDS: "1",
@@ -92,7 +104,15 @@ describe("compose deployment", () => {
 
   it("writes on through a broker's and a Redis primary's death: nothing lost or doubled, every rank exact", async () => {
     // the score topic as the services made it against three brokers
-    const logClient = await LogClient.open(BROKERS, "compose-test", silentLogger());
+    // the brokers are secured: no metadata without a login; the test logs in as the brokers' own user
+    await expect(describeKafka(BROKERS)).rejects.toThrow();
+    const caFile = join(await mkdtemp(join(tmpdir(), "ladder-compose-ca-")), "ca.pem");
+    writeFileSync(caFile, await project.readFile("kafka-1", "/etc/ladder/kafka-tls/ca.pem"));
+    const superUser = {
+      sasl: { mechanism: "scram-sha-512" as const, username: "broker", password: KAFKA_PASSWORDS.KAFKA_BROKER_PASSWORD! },
+      tls: { caFile },
+    };
+    const logClient = await LogClient.open(BROKERS, "compose-test", silentLogger(), superUser);
     const topic = await logClient.describeTopic(TOPIC);
     await logClient.close();
     expect(new Set(topic.partitions.map((p) => p.replicas))).toEqual(new Set([3]));

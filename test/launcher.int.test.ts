@@ -12,12 +12,14 @@
 // `reset` removes the cluster's state; and a second launcher, started with --background, returns once
 // its cluster runs, answers `status`, and `stop` stops all of it and waits.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
+import { kafkaLoginFromFile } from "@ladder/platform/credentials-file";
+import { describeKafka } from "@ladder/log/kafka-ready";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { REPO } from "@ladder/deploy/built-entry";
@@ -299,6 +301,36 @@ describe("local launcher supervision", () => {
       ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`),
     );
     await expectExact();
+  });
+
+  it("secures its broker: no metadata without a login; each service gets only its own; the logins in credentials.json, 0600", async () => {
+    const brokers = [`127.0.0.1:${launcher.kafkaPort}`];
+    await expect(describeKafka(brokers)).rejects.toThrow(); // what `kcat -b 127.0.0.1:<port> -L` asks
+    const file = join(launcher.dataDir, "credentials.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const ingest = kafkaLoginFromFile(file, "ingest")!;
+    const security = { sasl: { mechanism: "scram-sha-512" as const, ...ingest }, tls: { caFile: ingest.caFile } };
+    await expect(describeKafka(brokers, undefined, { ...security, sasl: { ...security.sasl, password: "wrong" } })).rejects.toThrow();
+    expect((await describeKafka(brokers, undefined, security)).brokers).toEqual(brokers);
+    const envOf = (pid: number) =>
+      Object.fromEntries(
+        readFileSync(`/proc/${pid}/environ`, "utf8")
+          .split("\0")
+          .filter((kv) => kv.startsWith("LADDER_KAFKA_") && kv.includes("USERNAME"))
+          .map((kv) => kv.split(/=(.*)/s).slice(0, 2)),
+      );
+    const logins = Object.fromEntries(
+      launcher
+        .state()!
+        .processes.filter((p) => ["router", "ingest", "shard-0", "gateway"].includes(p.name))
+        .map((p) => [p.name, envOf(p.pid!)]),
+    );
+    expect(logins).toEqual({
+      "shard-0": { LADDER_KAFKA_SASL_USERNAME: "shard" },
+      router: { LADDER_KAFKA_SASL_USERNAME: "router", LADDER_KAFKA_CONTROL_SASL_USERNAME: "router-control" },
+      ingest: { LADDER_KAFKA_SASL_USERNAME: "ingest" },
+      gateway: {},
+    });
   });
 
   it("runs the launcher and each service as Node 24 on its build, dist/main.js, with no loader and no child process", () => {

@@ -110,7 +110,7 @@ build_kafka() {
   libs="$(cd "$ROOT" && node -C @ladder/source --import tsx deploy/images/kafka-libs.ts)" # a build tool, run from source
   rm -rf "$context" && mkdir -p "$context"
   cp -r "$libs" "$context/libs" && rm -f "$context/libs/.complete"
-  cp "$HERE/kafka/Dockerfile" "$HERE/kafka/ladder-kafka.sh" "$ROOT/deploy/local/kafka/log4j2.xml" "$context/"
+  cp "$HERE/kafka/Dockerfile" "$HERE/kafka/ladder-kafka.sh" "$HERE/kafka/ladder-kafka-tls.sh" "$ROOT/deploy/local/kafka/log4j2.xml" "$context/"
   docker_build "ladder/kafka:$KAFKA_VERSION" "$1" "$context" --build-arg "BASE=ladder/debian:$SUITE"
 }
 

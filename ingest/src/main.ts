@@ -26,7 +26,7 @@ const TOPIC_WAIT_MS = 120_000;
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "ingest" });
 const metrics = await startMetricsServer({ listen: config.ingestMetricsListen, log }); // GET /metrics, from the start
-const logClient = LogClient.unconnected(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }));
+const logClient = LogClient.unconnected(config.kafkaBrokers, "ladder-ingest", log.child({ component: "kafka" }), config.kafkaSecurity);
 // Ingest never creates the score topic (shard nodes do, and only over an empty shard): it waits
 // for it, then refuses to run on a topic weaker than configured (durability, retention, slots).
 const topicPolicy = {

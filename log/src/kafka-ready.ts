@@ -6,6 +6,7 @@
 import { Kafka, logLevel } from "kafkajs";
 import { kafkaRetry } from "./kafka-retry.js";
 import { LAUNCH_BACKOFF } from "@ladder/platform/backoff";
+import { kafkajsSecurity, type KafkaSecurity } from "./kafka-security.js";
 
 export interface ClusterDescription {
   clusterId: string;
@@ -14,10 +15,11 @@ export interface ClusterDescription {
 
 const PROBE_GROUP = "ladder-ready-check";
 
-function quietClient(brokers: string[], retries: number): Kafka {
+function quietClient(brokers: string[], retries: number, security: KafkaSecurity | undefined): Kafka {
   return new Kafka({
     clientId: "ladder-ready-check",
     brokers,
+    ...kafkajsSecurity(security),
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1000,
     requestTimeout: 3000,
@@ -30,8 +32,8 @@ function quietClient(brokers: string[], retries: number): Kafka {
  * brokers, rejects if the broker does not answer or (when `expectClusterId` is given) is another
  * cluster, e.g. a previous broker still holding the port while it shuts down.
  */
-export async function describeKafka(brokers: string[], expectClusterId?: string): Promise<ClusterDescription> {
-  const admin = quietClient(brokers, 0).admin();
+export async function describeKafka(brokers: string[], expectClusterId?: string, security?: KafkaSecurity): Promise<ClusterDescription> {
+  const admin = quietClient(brokers, 0, security).admin();
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
@@ -48,8 +50,8 @@ export async function describeKafka(brokers: string[], expectClusterId?: string)
  * Waits (through kafkajs' own retries, about 15 s at most) until the group coordinator answers for a
  * probe group and an idempotent producer gets a producer id. Rejects if either still fails.
  */
-export async function warmKafka(brokers: string[]): Promise<void> {
-  const kafka = quietClient(brokers, 20);
+export async function warmKafka(brokers: string[], security?: KafkaSecurity): Promise<void> {
+  const kafka = quietClient(brokers, 20, security);
   const admin = kafka.admin();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   try {

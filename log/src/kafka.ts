@@ -14,11 +14,14 @@ import { retryUntil } from "@ladder/platform/backoff";
 import type { Logger } from "@ladder/platform/logger";
 import type { LogHandle } from "./log-handle.js";
 import { wrapProducer, type RecordProducer } from "./record-producer.js";
+import { kafkajsSecurity, platformaticSecurity, type KafkaSecurity } from "./kafka-security.js";
 
-export function createKafka(brokers: readonly string[], clientId: string, log: Logger): Kafka {
+/** A kafkajs client of `brokers`; `security` (SASL and TLS, from Config.kafkaSecurity) unset: PLAINTEXT without login. */
+export function createKafka(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity): Kafka {
   return new Kafka({
     clientId,
     brokers: [...brokers],
+    ...kafkajsSecurity(security),
     connectionTimeout: 3_000, // 3 s
     requestTimeout: 30_000, // 30 s
     retry: kafkaRetry(KAFKA_BACKOFF, 8),
@@ -208,8 +211,8 @@ export async function topicConfigs(admin: Admin, topic: string): Promise<Map<str
 export class TopicIds {
   private readonly admin: PlatformaticAdmin;
 
-  constructor(brokers: readonly string[], clientId: string) {
-    this.admin = new PlatformaticAdmin({ clientId, bootstrapBrokers: [...brokers], retries: 3 });
+  constructor(brokers: readonly string[], clientId: string, security?: KafkaSecurity) {
+    this.admin = new PlatformaticAdmin({ clientId, bootstrapBrokers: [...brokers], retries: 3, ...platformaticSecurity(security) });
   }
 
   async idOf(topic: string): Promise<string | undefined> {

@@ -21,6 +21,7 @@
 import type { Admin, Kafka } from "kafkajs";
 import type { Logger } from "@ladder/platform/logger";
 import { createKafka, createTopic, topicConfigs, topicOffsets } from "./kafka.js";
+import type { KafkaSecurity } from "./kafka-security.js";
 import { consumePartitions, type ConsumeOptions, type LogRecord, type PartitionConsumer } from "./partition-consumer.js";
 import { connectProducer, type ProducerOptions, type RecordProducer } from "./record-producer.js";
 import { readRange, snapshotTopicPartitions } from "./snapshot-topic.js";
@@ -48,9 +49,9 @@ export class LogClient {
     this.admin = kafka.admin();
   }
 
-  /** A client of `brokers` (kafka.ts's settings), its admin connected. */
-  static async open(brokers: readonly string[], clientId: string, log: Logger): Promise<LogClient> {
-    const client = LogClient.unconnected(brokers, clientId, log);
+  /** A client of `brokers` (kafka.ts's settings, `security`'s login and TLS), its admin connected. */
+  static async open(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity): Promise<LogClient> {
+    const client = LogClient.unconnected(brokers, clientId, log, security);
     await client.admin.connect();
     return client;
   }
@@ -61,8 +62,8 @@ export class LogClient {
   }
 
   /** A client whose admin is not connected yet (connect() does it). */
-  static unconnected(brokers: readonly string[], clientId: string, log: Logger): LogClient {
-    return new LogClient(createKafka(brokers, clientId, log));
+  static unconnected(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity): LogClient {
+    return new LogClient(createKafka(brokers, clientId, log, security));
   }
 
   connect(): Promise<void> {

@@ -30,8 +30,11 @@ export class PlacementLog {
     private readonly topic: string,
   ) {}
 
-  /** Reads the topic to its end (creating it, and writing epoch 1 from `seed.shards` when it is empty), then follows it. */
-  static async start(seed: Seed, client: LogHandle, log: Logger): Promise<PlacementLog> {
+  /**
+   * Reads the topic to its end (creating it, and writing epoch 1 from `seed.shards` when it is empty), then follows it.
+   * Placements are written through `publisher` (the router's control login), `client` when not given.
+   */
+  static async start(seed: Seed, client: LogHandle, log: Logger, publisher: LogHandle = client): Promise<PlacementLog> {
     const { kafka, admin } = client;
     const topic = placementTopicOf(seed.scoreTopic);
     let unusable: string | undefined; // why the newest record could not be used, if it could not
@@ -60,7 +63,7 @@ export class PlacementLog {
         return next;
       },
     });
-    const p = new PlacementLog(follower, kafka, topic);
+    const p = new PlacementLog(follower, publisher.kafka, topic);
     if (unusable !== undefined) {
       // never write over a cluster's placement from a configuration that cannot read it
       await follower.stop();
@@ -115,9 +118,9 @@ const START_WAIT_MS = 120_000;
  * cannot use rejects with PlacementUnusable at once (waiting won't fix it): the service should
  * stop with EX_CONFIG (78), as for any other configuration mismatch.
  */
-export async function followPlacement(seed: Seed, client: LogHandle, log: Logger): Promise<PlacementLog> {
+export async function followPlacement(seed: Seed, client: LogHandle, log: Logger, publisher?: LogHandle): Promise<PlacementLog> {
   try {
-    return await retryUntil(() => PlacementLog.start(seed, client, log), {
+    return await retryUntil(() => PlacementLog.start(seed, client, log, publisher), {
       ...LAUNCH_BACKOFF,
       what: `the placement (${placementTopicOf(seed.scoreTopic)})`,
       timeoutMs: START_WAIT_MS,

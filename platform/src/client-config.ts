@@ -30,7 +30,8 @@ export const CLIENT_VARIABLES = {
   LADDER_TOKEN: optional({ description: "the token a client (CLI, load tool) sends" }),
   LADDER_CREDENTIALS_FILE: optional({
     unsetMeans: "`<LADDER_DATA_DIR>/credentials.json`",
-    description: "a client's credentials file (JSON grants, the format of `LADDER_TOKENS`), read when it has no token",
+    description:
+      'a client\'s credentials file (JSON grants, the format of `LADDER_TOKENS`, or `{"tokens": [...], "kafka": {...}}`), read when it has no token; a Kafka seed takes its `ingest` login from it',
   }),
   LADDER_DATA_DIR,
   LADDER_TLS_CERT_FILE: optional({

@@ -14,6 +14,7 @@ import { ROLES, type TokenGrant } from "./auth.js";
 import { localCredentialsPath } from "./credentials-file.js";
 import { launcherStatePath } from "./launcher-state.js";
 import { redactSecrets } from "./redact.js";
+import { checkKafkaSecurity, kafkaSecurityEnv, kafkaSecurityOf, type KafkaSecurity } from "./kafka-security.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "@ladder/model/board-spec";
 import { CLIENT_VARIABLES, LADDER_DATA_DIR, LISTEN } from "./client-config.js";
 import { expandSentinelUrl, hostPortProblem, isSentinelUrl, parseSentinelName } from "./redis-address.js";
@@ -40,6 +41,10 @@ export type { ShardAddress };
 
 export interface Config {
   readonly kafkaBrokers: readonly string[];
+  /** SASL and TLS to the brokers (kafka-security.ts); undefined: PLAINTEXT without login. */
+  readonly kafkaSecurity: KafkaSecurity | undefined;
+  /** The router's control plane's login (its writes); kafkaSecurity when no control user is set. */
+  readonly kafkaControlSecurity: KafkaSecurity | undefined;
   readonly scoreTopic: string;
   readonly numSlots: number;
   readonly shards: readonly ShardAddress[];
@@ -125,6 +130,7 @@ export { LADDER_DATA_DIR };
 /** Every variable the services read, in the order of Config. */
 export const servicesEnv = envVariables({
   LADDER_KAFKA_BROKERS: list({ default: "127.0.0.1:9092", description: "Kafka bootstrap servers, comma-separated host:port" }),
+  ...kafkaSecurityEnv,
   LADDER_SCORE_TOPIC: string({
     default: "ladder.scores",
     pattern: /^[A-Za-z0-9._-]{1,200}$/,
@@ -357,6 +363,7 @@ export const servicesEnv = envVariables({
 /** The services' configuration: the variables, checked across each other, as a Config. */
 export const configSchema = envSchema(servicesEnv, {
   check(v, problem) {
+    checkKafkaSecurity(v, problem);
     if (v.LADDER_TLS_CERT_FILE && !v.LADDER_TLS_KEY_FILE)
       problem("LADDER_TLS_KEY_FILE", "needed with LADDER_TLS_CERT_FILE (the two go together)");
     if (v.LADDER_TLS_KEY_FILE && !v.LADDER_TLS_CERT_FILE)
@@ -378,6 +385,8 @@ export const configSchema = envSchema(servicesEnv, {
   },
   build: (v): Config => ({
     kafkaBrokers: v.LADDER_KAFKA_BROKERS,
+    kafkaSecurity: kafkaSecurityOf(v).main,
+    kafkaControlSecurity: kafkaSecurityOf(v).control,
     scoreTopic: v.LADDER_SCORE_TOPIC,
     numSlots: v.LADDER_SLOTS,
     shards: Object.freeze(

@@ -23,4 +23,16 @@ describe("platform > logger", () => {
     expect(text).not.toContain("hunter2");
     expect(text.match(/\*\*\*@/g)?.length).toBe(6); // the error's message shows in its stack too
   });
+
+  it("masks Kafka passwords: a password field, a JAAS line and a SCRAM argument", () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+    const withSink = rootLogger({ level: "info", name: "t", destination: sink });
+    withSink.info({ sasl: { mechanism: "scram-sha-512", username: "ingest", password: "hunter2" } }, "login");
+    withSink.info('sasl.jaas.config=ScramLoginModule required username="broker" password="hunter2" user_broker="hunter2";');
+    withSink.error({ err: new Error("format --add-scram SCRAM-SHA-512=[name=ingest,password=hunter2] failed") }, "oops");
+    const text = lines.join("");
+    expect(text).not.toContain("hunter2");
+    expect(text).toContain('"username":"ingest"');
+  });
 });

@@ -40,9 +40,12 @@ export function rootLogger({ level, name, destination }: LoggerOptions): Logger 
 export const redactUrl = redactSecrets;
 export { redactSecrets };
 
+/** Fields whose value is a secret whatever it looks like (a Kafka SASL password, kafka-security.ts). */
+const SECRET_FIELD = /^(password|passwd|secret)$/i;
+
 function redactFields(object: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(object)) out[k] = redactValue(v, depth);
+  for (const [k, v] of Object.entries(object)) out[k] = SECRET_FIELD.test(k) && v !== undefined ? "***" : redactValue(v, depth);
   return out;
 }
 

@@ -41,10 +41,22 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   else metrics = await startMetricsServer({ listen: config.routerMetricsListen, log });
   const server = new grpc.Server();
   const auth = new Authenticator(config.tokens, config.readsOpen);
-  const logClient = LogClient.unconnected(config.kafkaBrokers, "ladder-router-admin", log.child({ component: "kafka" }));
+  const logClient = LogClient.unconnected(
+    config.kafkaBrokers,
+    "ladder-router-admin",
+    log.child({ component: "kafka" }),
+    config.kafkaSecurity,
+  );
   // its admin connects on first use: for rebuilds and to check consistency tokens
+  // what the control plane writes (definitions, deletion markers, placements) goes out under its own login
+  const control = LogClient.unconnected(
+    config.kafkaBrokers,
+    "ladder-router-control",
+    log.child({ component: "kafka-control" }),
+    config.kafkaControlSecurity,
+  );
   // the placement read before serving, then followed: each newer one swaps the routing table (placement-log.ts)
-  const placement = await placementOrExit(followPlacement(config, logClient, log.child({ component: "placement" })), log);
+  const placement = await placementOrExit(followPlacement(config, logClient, log.child({ component: "placement" }), control), log);
   const pool = new ShardPool({
     placement: placement.current,
     topic: config.scoreTopic,
@@ -62,14 +74,14 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   });
   const down = await pool.connected();
   if (down.length) log.warn({ shards: down }, "shards not reachable yet: their reads answer UNAVAILABLE until they are");
-  const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids");
+  const topicIds = new TopicIds(config.kafkaBrokers, "ladder-router-ids", config.kafkaSecurity);
   const logEnds = new LogEnds(logClient, config.scoreTopic, log.child({ component: "log-ends" }));
   // every board definition read before serving, then followed (model/src/board-definitions.ts)
   const definitions = await followBoardDefinitions(config, logClient, log.child({ component: "boards" }));
   const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
   let producer: Promise<RecordProducer> | undefined;
   const connectProducer = () =>
-    (producer ??= logClient.producer({ idempotent: true }).catch((err: unknown) => {
+    (producer ??= control.producer({ idempotent: true }).catch((err: unknown) => {
       producer = undefined;
       throw err;
     }));

@@ -32,8 +32,13 @@ const shard = config.shards.find((s) => s.id === shardId)!;
 const redis = openRedis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
 redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connection error"));
 await redis.connect();
-const logClient = await LogClient.open(config.kafkaBrokers, `ladder-shard-${shardId}`, log.child({ component: "kafka" }));
-const topicIds = new TopicIds(config.kafkaBrokers, `ladder-shard-${shardId}-ids`);
+const logClient = await LogClient.open(
+  config.kafkaBrokers,
+  `ladder-shard-${shardId}`,
+  log.child({ component: "kafka" }),
+  config.kafkaSecurity,
+);
+const topicIds = new TopicIds(config.kafkaBrokers, `ladder-shard-${shardId}-ids`, config.kafkaSecurity);
 const placement = await placementOrExit(followPlacement(config, logClient, log.child({ component: "placement" })), log);
 const named = placement.current.shards.find((s) => s.id === shardId);
 if (named && named.redisUrl !== shard.redisUrl)

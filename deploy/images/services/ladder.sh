@@ -9,7 +9,8 @@ case "$service" in
   ingest) entry=ingest/dist/main.js ;;
   gateway) entry=gateway/dist/main.js ;; # the browser gateway: HTTP, and the dashboard's files (gateway/public)
   cli) entry=cli/dist/main.js ;;
-  *) echo "usage: ladder shard-node|router|ingest|gateway|cli [args...]" >&2; exit 2 ;;
+  kafka-acls) entry=log/dist/acls-main.js ;; # the roles' ACLs on a secured Kafka (log/src/kafka-acls.ts), then exits
+  *) echo "usage: ladder shard-node|router|ingest|gateway|cli|kafka-acls [args...]" >&2; exit 2 ;;
 esac
 shift
 cd /app

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
+import { KAFKA_ROLE_USERS } from "@ladder/log/kafka-acls";
 import { type K8sObject, renderBase, validate } from "./manifests.js";
 
 type Container = {
@@ -13,6 +14,7 @@ type Container = {
   command?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
   env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
   envFrom?: Array<{ configMapRef?: { name: string } }>;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   startupProbe?: Probe;
@@ -20,7 +22,8 @@ type Container = {
   livenessProbe?: Probe;
 };
 type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: number | string } };
-type PodTemplate = { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } };
+type Volume = { name: string; secret?: { secretName: string; items?: Array<{ key: string; path: string }> } };
+type PodTemplate = { metadata: { labels: Record<string, string> }; spec: { containers: Container[]; volumes?: Volume[] } };
 type Workload = K8sObject & { spec: { replicas: number; template: PodTemplate; selector: { matchLabels: Record<string, string> } } };
 
 let objects: K8sObject[];
@@ -35,8 +38,12 @@ const matches = (selector: Record<string, string>, labels: Record<string, string
   Object.entries(selector).every(([k, v]) => labels[k] === v);
 const envOf = (c: Container) => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
 
+/** What the kafka-users Secret gives the services' LADDER_KAFKA_*_SASL_PASSWORD, for loadConfig. */
+const KAFKA_PASSWORDS = { LADDER_KAFKA_SASL_PASSWORD: "k8s-kafka-password", LADDER_KAFKA_CONTROL_SASL_PASSWORD: "k8s-control-password" };
+
 /** The environment a pod's container gets: the ladder-config map, then its own env, $(VAR) expanded as the kubelet does. */
-function podEnv(c: Container, fieldValues: Record<string, string>, secrets: Record<string, string>): Record<string, string> {
+function podEnv(c: Container, fieldValues: Record<string, string>, given: Record<string, string>): Record<string, string> {
+  const secrets: Record<string, string> = { ...KAFKA_PASSWORDS, ...given };
   const env: Record<string, string> = {};
   for (const from of c.envFrom ?? [])
     Object.assign(env, objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === from.configMapRef?.name)?.data ?? {});
@@ -213,5 +220,48 @@ describe("deploy > k8s base", () => {
       const listen = Object.entries(env).find(([k]) => /^LADDER_.*METRICS_LISTEN$/.test(k))?.[1];
       expect(listen, w.metadata.name).toBe(`0.0.0.0:${metrics[0]!.containerPort}`);
     }
+  });
+
+  it("Kafka is secured: each service logs in over TLS as its own user from the kafka-users Secret; the brokers make those users; a Job the ACLs", () => {
+    const secretRef = (c: Container, name: string) =>
+      (c.env?.find((e) => e.name === name)?.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)?.secretKeyRef;
+    const caOf = (t: PodTemplate, c: Container, caFile: string) => {
+      const mount = c.volumeMounts?.find((m) => caFile.startsWith(`${m.mountPath}/`));
+      const volume = t.spec.volumes?.find((v) => v.name === mount?.name);
+      return volume?.secret; // the CA's key only: not the brokers' private key
+    };
+    const logins: Record<string, string[]> = { ingest: ["ingest"], router: ["router", "router-control"], "shard-node": ["shard"] };
+    for (const [name, users] of Object.entries(logins)) {
+      const w = workloads().find((x) => x.metadata.name === name)!;
+      const c = w.spec.template.spec.containers[0]!;
+      const config = loadConfig(podEnv(c, { POD_INDEX: "0" }, { LADDER_TOKENS: "[]" }));
+      expect(config.kafkaSecurity?.sasl?.username, name).toBe(users[0]);
+      expect(config.kafkaControlSecurity?.sasl?.username, name).toBe(users.at(-1));
+      expect(secretRef(c, "LADDER_KAFKA_SASL_PASSWORD"), name).toEqual({ name: "kafka-users", key: users[0] });
+      expect(config.kafkaSecurity?.tls?.caFile, name).toBeTruthy();
+      expect(caOf(w.spec.template, c, config.kafkaSecurity!.tls!.caFile!), name).toEqual({
+        secretName: "kafka-tls",
+        items: [{ key: "ca.pem", path: "ca.pem" }],
+      });
+    }
+    const gateway = (named("Deployment", "gateway") as Workload).spec.template.spec.containers[0]!;
+    expect(gateway.env?.some((e) => e.name.startsWith("LADDER_KAFKA_SASL"))).toBe(false);
+
+    const kafka = (named("StatefulSet", "kafka") as Workload).spec.template;
+    const broker = kafka.spec.containers[0]!;
+    expect(secretRef(broker, "KAFKA_BROKER_PASSWORD")).toEqual({ name: "kafka-users", key: "broker" });
+    const made = envOf(broker)
+      .KAFKA_SCRAM_USERS!.split(",")
+      .map((u) => u.split("=")[0]);
+    expect(made).toEqual([...KAFKA_ROLE_USERS]);
+    expect(kafka.spec.volumes?.find((v) => v.secret?.secretName === "kafka-tls")).toBeTruthy();
+
+    const job = named("Job", "kafka-acls") as K8sObject & { spec: { template: PodTemplate } };
+    const acls = job.spec.template.spec.containers[0]!;
+    expect(acls.args).toEqual(["kafka-acls"]);
+    expect(readFileSync(new URL("../../images/services/ladder.sh", import.meta.url), "utf8")).toMatch(/^\s+kafka-acls\) entry=/m);
+    const config = loadConfig(podEnv(acls, {}, { LADDER_KAFKA_SASL_PASSWORD: "broker-password" }));
+    expect(config.kafkaSecurity?.sasl?.username).toBe("broker");
+    expect(secretRef(acls, "LADDER_KAFKA_SASL_PASSWORD")).toEqual({ name: "kafka-users", key: "broker" });
   });
 });

@@ -12,6 +12,7 @@ import type { Logger } from "@ladder/platform/logger";
 import type { Infra } from "./infra.js";
 import { startKafkaBroker, type KafkaBroker } from "./kafka-broker.js";
 import { ensureKafkaJars } from "./kafka-jars.js";
+import { brokerSecurityOf, localKafkaLogins } from "./kafka-credentials.js";
 import type { LocalConfig } from "./local-config.js";
 import type { GatewayService } from "./gateway-service.js";
 import type { ManagedProcess } from "./managed-process.js";
@@ -63,7 +64,10 @@ function kafkaUnit({ local, infra, log }: UnitsOptions): ClusterUnit {
       stopOrder: ORDER.kafka,
       start: async () => {
         const libsDir = await ensureKafkaJars({ cacheDir: local.cacheDir, kafkaHome: local.kafkaHome, log });
-        return kafkaRunning(await startKafkaBroker({ libsDir, dataDir: join(local.dataDir, "kafka"), port: local.kafkaPort, log }));
+        const security = brokerSecurityOf(localKafkaLogins(local.dataDir)); // the logins it was formatted with
+        return kafkaRunning(
+          await startKafkaBroker({ libsDir, dataDir: join(local.dataDir, "kafka"), port: local.kafkaPort, log, security }),
+        );
       },
     },
     running: kafkaRunning(infra.kafka),

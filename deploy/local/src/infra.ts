@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type { Logger } from "@ladder/platform/logger";
 import { dockerAvailable, startKafkaContainer, startRedisContainer } from "./containers.js";
-import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
+import { type KafkaBroker, type KafkaBrokerSecurity, startKafkaBroker } from "./kafka-broker.js";
 import { ensureKafkaJars } from "./kafka-jars.js";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 
@@ -28,6 +28,8 @@ export interface InfraOptions {
   kafkaHome?: string;
   /** Fixed Kafka client port (local processes only); else a free one. */
   kafkaPort?: number;
+  /** The local broker secured (SASL_SSL, SCRAM users, ACLs); absent: PLAINTEXT. Not for containers. */
+  kafkaSecurity?: KafkaBrokerSecurity;
   /** Fixed Redis ports, one per server (local processes only); else free ones. */
   redisPorts?: number[];
   /** Redis keeps an append-only file (fsync every second) when true. */
@@ -41,7 +43,7 @@ export async function startInfra(opts: InfraOptions): Promise<Infra> {
   if (redisPorts !== undefined && redisPorts.length !== redisCount) {
     throw new Error(`redisPorts has ${redisPorts.length} ports for ${redisCount} redis servers`);
   }
-  const containers = preferContainers && (await dockerAvailable());
+  const containers = preferContainers && opts.kafkaSecurity === undefined && (await dockerAvailable());
   log.info({ redisCount, containers }, containers ? "starting infra in containers" : "starting infra as local processes");
 
   const kafka = containers ? startKafkaContainer({ log }) : startLocalKafka(opts);
@@ -63,9 +65,15 @@ export async function startInfra(opts: InfraOptions): Promise<Infra> {
 }
 
 async function startLocalKafka(opts: InfraOptions): Promise<KafkaBroker> {
-  const { cacheDir, kafkaHome, kafkaPort, log } = opts;
+  const { cacheDir, kafkaHome, kafkaPort, kafkaSecurity, log } = opts;
   const libsDir = await ensureKafkaJars({ cacheDir, kafkaHome, log });
-  return startKafkaBroker({ libsDir, dataDir: join(opts.dataDir, "kafka"), port: kafkaPort, log });
+  return startKafkaBroker({
+    libsDir,
+    dataDir: join(opts.dataDir, "kafka"),
+    port: kafkaPort,
+    log,
+    ...(kafkaSecurity ? { security: kafkaSecurity } : {}),
+  });
 }
 
 async function stopAll(services: { stop(): Promise<void> }[], log: Logger): Promise<void> {

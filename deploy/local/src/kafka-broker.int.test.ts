@@ -1,8 +1,10 @@
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAsGroup } from "@ladder/log/group-reader";
 import { LogClient } from "@ladder/log/log-client";
+import { describeKafka } from "@ladder/log/kafka-ready";
 import { silentLogger } from "@ladder/platform/logger";
 import { type KafkaBroker, startKafkaBroker } from "./kafka-broker.js";
 import { kafkaLibs, tempDir } from "./test-support.js";
@@ -92,6 +94,40 @@ describe("deploy > kafka broker", () => {
     await mkdir(emptyLibs, { recursive: true });
     await expect(startKafkaBroker({ libsDir: emptyLibs, dataDir: join(dir, "broken"), log })).rejects.toThrow(
       /StorageTool format failed[\s\S]*kafka\.tools\.StorageTool/,
+    );
+  }, 60_000);
+
+  const security = { brokerUser: "broker", brokerPassword: "broker-pw", users: { ingest: "ingest-pw" } };
+  const loginOf = (broker: KafkaBroker, user: string, password: string) => ({
+    sasl: { mechanism: "scram-sha-512" as const, username: user, password },
+    tls: { caFile: broker.caFile },
+  });
+
+  it("secured: logins only over TLS, kept across a restart with its certificate; server.properties 0600", async () => {
+    const dataDir = join(dir, "secured");
+    const broker = await startKafkaBroker({ libsDir, dataDir, log, security });
+    running.push(broker);
+    expect(broker.caFile).toBe(join(dataDir, "tls", "ca.pem"));
+    await expect(describeKafka(broker.brokers)).rejects.toThrow();
+    expect((await describeKafka(broker.brokers, undefined, loginOf(broker, "ingest", "ingest-pw"))).brokers).toEqual(broker.brokers);
+    expect(statSync(join(dataDir, "server.properties")).mode & 0o777).toBe(0o600);
+    const ca = readFileSync(broker.caFile!, "utf8");
+    await broker.stop();
+
+    const again = await startKafkaBroker({ libsDir, dataDir, log, security });
+    running.push(again);
+    expect(readFileSync(again.caFile!, "utf8")).toBe(ca);
+    expect((await describeKafka(again.brokers, undefined, loginOf(again, "ingest", "ingest-pw"))).brokers).toEqual(again.brokers);
+    await expect(describeKafka(again.brokers, undefined, loginOf(again, "ingest", "wrong"))).rejects.toThrow();
+    await again.stop();
+  }, 180_000);
+
+  it("secured: refuses a log dir formatted without its SASL users, saying what to do, before starting anything", async () => {
+    const dataDir = join(dir, "formatted-plain");
+    await mkdir(join(dataDir, "logs"), { recursive: true });
+    writeFileSync(join(dataDir, "logs", "meta.properties"), "cluster.id=AAAAAAAAAAAAAAAAAAAAAA\nnode.id=1\n");
+    await expect(startKafkaBroker({ libsDir, dataDir, log, security })).rejects.toThrow(
+      /formatted without the SASL users ingest, broker: remove .* so that it is formatted again with them/,
     );
   }, 60_000);
 });

@@ -44,4 +44,31 @@ describe("deploy > kafka config", () => {
       expect(Buffer.from(id, "base64url")).toHaveLength(16);
     }
   });
+
+  it("secured: SASL_SSL for clients, SASL PLAIN for the controller, PEM TLS, the authorizer denying by default", () => {
+    const security = { keystoreFile: "/d/tls/broker.pem", caFile: "/d/tls/ca.pem", user: "broker", password: "pw" };
+    const text = brokerProperties({ port: 19092, controllerPort: 19093, logDir: "/data/logs", security });
+    const props = Object.fromEntries(
+      text
+        .split("\n")
+        .filter((l) => l.includes("="))
+        .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+    );
+    expect(props).toMatchObject({
+      listeners: "SASL_SSL://127.0.0.1:19092,CONTROLLER://127.0.0.1:19093",
+      "advertised.listeners": "SASL_SSL://127.0.0.1:19092",
+      "listener.security.protocol.map": "SASL_SSL:SASL_SSL,CONTROLLER:SASL_PLAINTEXT",
+      "inter.broker.listener.name": "SASL_SSL",
+      "sasl.enabled.mechanisms": "SCRAM-SHA-512",
+      "sasl.mechanism.controller.protocol": "PLAIN",
+      "ssl.keystore.type": "PEM",
+      "ssl.keystore.location": "/d/tls/broker.pem",
+      "ssl.truststore.location": "/d/tls/ca.pem",
+      "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+      "allow.everyone.if.no.acl.found": "false",
+      "super.users": "User:broker",
+    });
+    expect(Object.keys(props).some((k) => k.startsWith("listener.name.plaintext"))).toBe(false);
+    expect(recordedPorts(text)).toEqual({ port: 19092, controllerPort: 19093 });
+  });
 });

@@ -5,11 +5,19 @@
 // browser gateway in front of the router (its own token: the local admin's, or the first admin token
 // of LADDER_TOKENS). A part that fails to start stops what had started. Also the summary the
 // launcher prints.
+//
+// The broker is secured: clients log in with SCRAM-SHA-512 over TLS on loopback, each service with its
+// own user (kafka-credentials.ts, kept in credentials.json) and only the ACLs its role needs
+// (log/src/kafka-acls.ts), created at every start by the broker's own user.
 import type { TokenGrant } from "@ladder/platform/auth";
 import type { Config } from "@ladder/platform/config";
 import { localCredentialsPath } from "@ladder/platform/credentials-file";
 import type { Logger } from "@ladder/platform/logger";
+import { createRoleAcls } from "@ladder/log/kafka-acls";
+import { LogClient } from "@ladder/log/log-client";
 import { localCredentials } from "./credentials.js";
+import { brokerSecurityOf, kafkaRoleSettings, localKafkaLogins, type LocalKafkaLogins } from "./kafka-credentials.js";
+import type { KafkaBroker } from "./kafka-broker.js";
 import { startGatewayService, type GatewayService } from "./gateway-service.js";
 import { startInfra, type Infra } from "./infra.js";
 import { logsDir } from "./log-files.js";
@@ -30,12 +38,14 @@ export async function startLocalCluster(
   env: Readonly<Record<string, string | undefined>>,
   log: Logger,
 ): Promise<LocalCluster> {
-  const { infra, replicas, stop } = await startKafkaAndRedis(local, log);
+  const logins = localKafkaLogins(local.dataDir);
+  const { infra, replicas, stop } = await startKafkaAndRedis(local, logins, log);
   // tokens from the environment win; otherwise the local cluster's own
   const grants: readonly TokenGrant[] = cluster.tokens.length ? cluster.tokens : localCredentials(local.dataDir);
   const logLevel = cluster.logLevel === "silent" ? "info" : cluster.logLevel;
   let services: RunningServices | undefined;
   try {
+    await grantRoleAcls(infra.kafka, cluster.scoreTopic, log);
     services = await startServices({
       kafkaBrokers: infra.kafka.brokers,
       redisUrls: replicas ? replicas.shards.map((s) => s.url) : infra.redis.map((r) => r.url),
@@ -52,6 +62,7 @@ export async function startLocalCluster(
         LADDER_TOKENS: JSON.stringify(grants),
         ...(replicas ? { LADDER_SENTINELS: replicas.sentinelList } : {}),
       },
+      kafkaLogins: kafkaRoleSettings(logins),
       baseEnv: env,
       log,
     });
@@ -72,8 +83,21 @@ export async function startLocalCluster(
 }
 
 /** Kafka and the shards' Redis (one server each, or the replica layout), started together; all or none. */
+/** The roles' ACLs on `scoreTopic` and its internal topics, created by the broker's own user. */
+export async function grantRoleAcls(kafka: KafkaBroker, scoreTopic: string, log: Logger): Promise<void> {
+  if (!kafka.superUser) return;
+  const client = await LogClient.open(kafka.brokers, "ladder-launcher-acls", log.child({ component: "kafka" }), kafka.superUser);
+  try {
+    const acls = await createRoleAcls(client, scoreTopic);
+    log.info({ acls, scoreTopic }, "kafka ACLs in place");
+  } finally {
+    await client.close();
+  }
+}
+
 async function startKafkaAndRedis(
   local: LocalConfig,
+  logins: LocalKafkaLogins,
   log: Logger,
 ): Promise<Omit<LocalCluster, "services" | "gateway"> & { stop(): Promise<void> }> {
   log.info({ dataDir: local.dataDir, shards: local.shards, replicas: local.replicas }, "starting Kafka and Redis");
@@ -86,6 +110,7 @@ async function startKafkaAndRedis(
       cacheDir: local.cacheDir,
       kafkaHome: local.kafkaHome,
       kafkaPort: local.kafkaPort,
+      kafkaSecurity: brokerSecurityOf(logins),
       redisPorts: replicated ? [] : Array.from({ length: local.shards }, (_, i) => base + i),
       persistRedis: local.persistRedis,
       preferContainers: false,
@@ -142,6 +167,7 @@ export function clusterSummary({ infra, replicas, services: s, gateway }: LocalC
     ["data", local.dataDir],
     ["logs", `${logsDir(local.dataDir)}  (one file per process: npm run logs [-- <name>...])`],
     ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
+    ["kafka logins", `${localCredentialsPath(local.dataDir)}  (SASL/SCRAM-SHA-512 over TLS, CA ${infra.kafka.caFile ?? "-"})`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return [

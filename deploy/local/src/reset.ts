@@ -8,7 +8,7 @@ import { join } from "node:path";
 
 const FIXED = new Map<string, string>([
   ["kafka", "Kafka's log: scores, snapshots, placements"],
-  ["credentials.json", "the local tokens"],
+  ["credentials.json", "the local tokens and Kafka logins"],
   ["logs", "the processes' logs"],
   ["launcher-state.json", "the launcher's state"],
   ["launcher.pid", "the launcher's pid file"],

@@ -4,6 +4,7 @@
 // and ingest's bound ports, and every service's metrics port, are read from those lines, so tests can
 // ask for port 0.
 import type { Logger } from "@ladder/platform/logger";
+import type { KafkaRoleSettings } from "./kafka-credentials.js";
 import type { ManagedProcess } from "./managed-process.js";
 import { spawnService, type Started } from "./spawn-service.js";
 
@@ -25,6 +26,8 @@ export interface ServicesOptions {
    * 127.0.0.1:0 for all. A service restarted keeps the port it had.
    */
   metricsListen?: { router: string; ingest: string; shard(index: number): string };
+  /** Each service's own Kafka login (kafka-credentials.ts); absent: none (a PLAINTEXT broker). */
+  kafkaLogins?: KafkaRoleSettings;
   /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...). */
   settings?: Readonly<Record<string, string>>;
   /** The environment the children inherit (PATH and friends). */
@@ -96,7 +99,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
         await spawn(
           id,
           ENTRY.shard,
-          { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own },
+          { ...opts.kafkaLogins?.shard, LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own },
           "shard node ready",
         ),
       ),
@@ -108,7 +111,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       await spawn(
         "router",
         ENTRY.router,
-        { LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! },
+        { ...opts.kafkaLogins?.router, LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! },
         "router listening",
       ),
     );
@@ -118,7 +121,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       await spawn(
         "ingest",
         ENTRY.ingest,
-        { LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! },
+        { ...opts.kafkaLogins?.ingest, LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! },
         "ingest listening",
       ),
     );

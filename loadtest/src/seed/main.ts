@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
 import { LogClient } from "@ladder/log/log-client";
+import { seedKafkaSecurity } from "../kafka-login.js";
 import { rootLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
 import { isLoopbackHost } from "../cli-values.js";
@@ -45,7 +46,9 @@ const say = (line: string) => console.log(line);
 const shards = config.shards.map((s) => ({ id: s.id, redis: new Redis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }) }));
 await Promise.all(shards.map((s) => s.redis.connect()));
 const kafka =
-  options.via === "kafka" ? await LogClient.open(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" })) : undefined;
+  options.via === "kafka"
+    ? await LogClient.open(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" }), seedKafkaSecurity(config))
+    : undefined;
 let target;
 try {
   // a defined board is seeded by its definition (read from the cluster's definitions topic); the Redis path knows only configured specs
