@@ -1,0 +1,281 @@
+// The cluster of the partition harness: Kafka, three Redis servers, three shard nodes, the router and
+// ingest, each on a host of its own (topology.ts), every link between them through a link proxy of its
+// own on the harness (link-proxy.ts), so that one link can be cut, delayed or stalled while the others
+// work. The parts run plaintext and unauthenticated, as the other integration tests' do.
+//
+//   link                 proxy address (harness)   the client host's /etc/hosts
+//   router  -> redis-i   10.231.7.(100+i):6400     redis-i.pt
+//   shard-i -> redis-i   10.231.7.(110+i):6400     redis-i.pt
+//   shard-i -> kafka     10.231.7.(120+i):9092     kafka.pt
+//   ingest  -> kafka     10.231.7.130:9092         kafka.pt
+//   router  -> kafka     10.231.7.131:9092         kafka.pt
+//
+// The placement names redis://redis-i.pt:6400, so each host reaches shard i's Redis through its own
+// link. Kafka advertises kafka.pt:9092, so a client's every connection after the bootstrap takes its
+// link too; a second listener (10.231.7.10:9093) is the harness's own, for the broker's readiness.
+// A host's names not listed reach the server host directly. The harness reaches the router and ingest
+// directly (its checkers stand for players and game servers, not for a link under test).
+import { execFile } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { Logger } from "@ladder/platform/logger";
+import { builtEntry, REPO } from "@ladder/deploy/built-entry";
+import { brokerProperties, randomClusterId } from "@ladder/deploy/kafka-config";
+import { spawnManaged, type ManagedProcess } from "@ladder/deploy/managed-process";
+import { describeKafka, warmKafka } from "@ladder/log/kafka-ready";
+import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
+import { buildTopology, SUBNET, type HostSpec, type Topology } from "./topology.js";
+import { linkProxy, type LinkProxy } from "./link-proxy.js";
+
+export const SHARDS = 3;
+const REDIS_PORT = 6400;
+const KAFKA_PORT = 9092;
+const KAFKA_HARNESS_PORT = 9093;
+const KAFKA_CONTROLLER_PORT = 9094;
+export const ROUTER_PORT = 50051;
+export const INGEST_PORT = 50052;
+const LOG4J_CONFIG = fileURLToPath(new URL("../../deploy/local/kafka/log4j2.xml", import.meta.url));
+const JVM_FLAGS = ["-Xms256m", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true"];
+
+const at = (octet: number) => `${SUBNET}.${octet}`;
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+export const linkNames = {
+  routerRedis: (i: number) => `router->redis-${i}`,
+  shardRedis: (i: number) => `shard-${i}->redis-${i}`,
+  shardKafka: (i: number) => `shard-${i}->kafka`,
+  ingestKafka: "ingest->kafka",
+  routerKafka: "router->kafka",
+};
+
+interface LinkPlan {
+  name: string;
+  octet: number;
+  target: string;
+  port: number;
+}
+
+function linkPlan(): LinkPlan[] {
+  const redis = (i: number) => `${at(20 + i)}:${REDIS_PORT}`;
+  const kafka = `${at(10)}:${KAFKA_PORT}`;
+  return [
+    ...range(SHARDS).map((i) => ({ name: linkNames.routerRedis(i), octet: 100 + i, target: redis(i), port: REDIS_PORT })),
+    ...range(SHARDS).map((i) => ({ name: linkNames.shardRedis(i), octet: 110 + i, target: redis(i), port: REDIS_PORT })),
+    ...range(SHARDS).map((i) => ({ name: linkNames.shardKafka(i), octet: 120 + i, target: kafka, port: KAFKA_PORT })),
+    { name: linkNames.ingestKafka, octet: 130, target: kafka, port: KAFKA_PORT },
+    { name: linkNames.routerKafka, octet: 131, target: kafka, port: KAFKA_PORT },
+  ];
+}
+
+function hostPlan(): HostSpec[] {
+  const direct: Record<string, string> = { "kafka.pt": at(10) };
+  for (const i of range(SHARDS)) direct[`redis-${i}.pt`] = at(20 + i);
+  return [
+    { name: "kafka", octet: 10, hosts: direct },
+    ...range(SHARDS).map((i) => ({ name: `redis${i}`, octet: 20 + i })),
+    ...range(SHARDS).map((i) => ({
+      name: `shard${i}`,
+      octet: 30 + i,
+      hosts: { ...direct, [`redis-${i}.pt`]: at(110 + i), "kafka.pt": at(120 + i) },
+    })),
+    {
+      name: "router",
+      octet: 40,
+      hosts: { ...direct, ...Object.fromEntries(range(SHARDS).map((i) => [`redis-${i}.pt`, at(100 + i)])), "kafka.pt": at(131) },
+    },
+    { name: "ingest", octet: 41, hosts: { ...direct, "kafka.pt": at(130) } },
+  ];
+}
+
+export interface NetCluster {
+  topology: Topology;
+  links: Map<string, LinkProxy>;
+  link(name: string): LinkProxy;
+  routerAddress: string;
+  ingestAddress: string;
+  /** The harness's own view of shard i's Redis (direct, not through a link). */
+  redisAddress(i: number): string;
+  process(name: string): ManagedProcess;
+  stop(): Promise<void>;
+}
+
+export interface NetClusterOptions {
+  dataDir: string;
+  kafkaLibs: string;
+  /** LADDER_* settings of every service. */
+  settings: Record<string, string>;
+  log: Logger;
+}
+
+export async function startNetCluster(o: NetClusterOptions): Promise<NetCluster> {
+  const topology = await buildTopology(hostPlan());
+  const procs = new Map<string, ManagedProcess>();
+  const links = new Map<string, LinkProxy>();
+  const stop = async () => {
+    const order = ["ingest", "router", ...range(SHARDS).map((i) => `shard-${i}`), ...range(SHARDS).map((i) => `redis-${i}`), "kafka"];
+    for (const group of [order.slice(0, 2), order.slice(2, 2 + SHARDS), order.slice(2 + SHARDS)])
+      await Promise.all(group.map((n) => procs.get(n)?.stop(10_000)));
+    await Promise.all([...links.values()].map((l) => l.close()));
+    await topology.destroy();
+  };
+  try {
+    for (const l of linkPlan()) {
+      const listen = await topology.addHarnessAddress(l.octet);
+      links.set(l.name, await linkProxy(l.name, listen, l.target, l.port));
+    }
+    const inNs = (host: string, command: string, args: string[]) => ({
+      command: "ip",
+      args: ["netns", "exec", topology.netns(host), command, ...args],
+    });
+    const start = async (
+      name: string,
+      host: string,
+      cmd: { command: string; args: string[] },
+      ready: (line: string) => boolean,
+      env?: Record<string, string>,
+    ) => {
+      const p = await startUntil(name, { ...inNs(host, cmd.command, cmd.args), env, log: o.log.child({ proc: name }) }, ready);
+      procs.set(name, p);
+    };
+    await Promise.all([
+      startKafka(o, topology, (cmd, ready) => start("kafka", "kafka", cmd, ready)),
+      ...range(SHARDS).map(async (i) => {
+        const dir = join(o.dataDir, `redis-${i}`);
+        await mkdir(dir, { recursive: true });
+        const args = [
+          "--port",
+          String(REDIS_PORT),
+          "--bind",
+          at(20 + i),
+          "--protected-mode",
+          "no",
+          "--dir",
+          dir,
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+        ];
+        await start(`redis-${i}`, `redis${i}`, { command: "redis-server", args }, (l) => l.includes("Ready to accept connections"));
+      }),
+    ]);
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      LADDER_KAFKA_BROKERS: `kafka.pt:${KAFKA_PORT}`,
+      LADDER_SHARDS: range(SHARDS)
+        .map((i) => `shard-${i}=redis://redis-${i}.pt:${REDIS_PORT}`)
+        .join(","),
+      LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0",
+      LADDER_INGEST_METRICS_LISTEN: "127.0.0.1:0",
+      LADDER_SHARD_METRICS_LISTEN: "127.0.0.1:0",
+      LADDER_IMPLICIT_BOARDS: "1",
+      LADDER_LOG_LEVEL: "info",
+      ...o.settings,
+    };
+    const service = (entry: string) => ({ command: process.execPath, args: [builtEntry(entry)] });
+    await Promise.all(
+      range(SHARDS).map((i) =>
+        start(`shard-${i}`, `shard${i}`, service("shard-node/src/main.ts"), readyLine("shard node ready"), {
+          ...env,
+          LADDER_SHARD_ID: `shard-${i}`,
+        }),
+      ),
+    );
+    await start("router", "router", service("router/src/main.ts"), readyLine("router listening"), {
+      ...env,
+      LADDER_ROUTER_LISTEN: `${at(40)}:${ROUTER_PORT}`,
+    });
+    await start("ingest", "ingest", service("ingest/src/main.ts"), readyLine("ingest listening"), {
+      ...env,
+      LADDER_INGEST_LISTEN: `${at(41)}:${INGEST_PORT}`,
+    });
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+  return {
+    topology,
+    links,
+    link(name) {
+      const l = links.get(name);
+      if (!l) throw new Error(`no link "${name}": one of ${[...links.keys()].join(", ")}`);
+      return l;
+    },
+    routerAddress: `${at(40)}:${ROUTER_PORT}`,
+    ingestAddress: `${at(41)}:${INGEST_PORT}`,
+    redisAddress: (i) => `${at(20 + i)}:${REDIS_PORT}`,
+    process(name) {
+      const p = procs.get(name);
+      if (!p) throw new Error(`no process "${name}"`);
+      return p;
+    },
+    stop,
+  };
+}
+
+const readyLine = (msg: string) => (line: string) => line.startsWith("{") && line.includes(`"msg":"${msg}"`);
+
+/** Spawns, resolves once a line satisfies `ready`; rejects with the output when it exits or 90 s pass. */
+function startUntil(
+  name: string,
+  o: { command: string; args: string[]; env?: Record<string, string>; log: Logger },
+  ready: (line: string) => boolean,
+): Promise<ManagedProcess> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const proc = spawnManaged({
+      ...o,
+      cwd: REPO,
+      levelOf: (line) => (line.includes('"level":50') || line.includes('"level":60') ? "error" : "debug"),
+      onLine: (line) => {
+        if (settled || !ready(line)) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(proc);
+      },
+    });
+    const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void proc.kill();
+      reject(new Error(`${name} ${why}\n${proc.output()}`));
+    };
+    const timer = setTimeout(() => fail("not ready after 90 s"), 90_000);
+    void proc.exited.then((s) => fail(`exited (${JSON.stringify(s)})`));
+  });
+}
+
+async function startKafka(
+  o: NetClusterOptions,
+  topology: Topology,
+  start: (cmd: { command: string; args: string[] }, ready: (line: string) => boolean) => Promise<void>,
+): Promise<void> {
+  const dir = join(o.dataDir, "kafka");
+  const logDir = join(dir, "logs");
+  await mkdir(dir, { recursive: true });
+  const host = topology.address("kafka");
+  const own: Record<string, string> = {
+    "controller.quorum.voters": `1@127.0.0.1:${KAFKA_CONTROLLER_PORT}`,
+    listeners: `PLAINTEXT://${host}:${KAFKA_PORT},HARNESS://${host}:${KAFKA_HARNESS_PORT},CONTROLLER://127.0.0.1:${KAFKA_CONTROLLER_PORT}`,
+    "advertised.listeners": `PLAINTEXT://kafka.pt:${KAFKA_PORT},HARNESS://${host}:${KAFKA_HARNESS_PORT}`,
+    "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,HARNESS:PLAINTEXT,CONTROLLER:PLAINTEXT",
+  };
+  const base = brokerProperties({ port: KAFKA_PORT, controllerPort: KAFKA_CONTROLLER_PORT, logDir })
+    .split("\n")
+    .filter((l) => !Object.keys(own).some((k) => l.startsWith(`${k}=`)));
+  const configPath = join(dir, "server.properties");
+  const { writeFile } = await import("node:fs/promises");
+  await writeFile(configPath, [...base, ...Object.entries(own).map(([k, v]) => `${k}=${v}`)].join("\n"));
+  const jvm = [...JVM_FLAGS, `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`, `-Dkafka.logs.dir=${dir}`];
+  const classpath = ["-cp", join(o.kafkaLibs, "*")];
+  const clusterId = randomClusterId();
+  await promisify(execFile)("java", [...jvm, ...classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configPath], {
+    timeout: 90_000,
+  });
+  await start({ command: "java", args: [...jvm, ...classpath, "kafka.Kafka", configPath] }, () => true);
+  const brokers = [`${host}:${KAFKA_HARNESS_PORT}`];
+  await retryUntil(() => describeKafka(brokers, clusterId), { ...LAUNCH_BACKOFF, what: `kafka on ${brokers[0]}`, timeoutMs: 90_000 });
+  await warmKafka(brokers);
+}
