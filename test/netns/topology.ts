@@ -16,7 +16,7 @@
 // placement reaches a different proxy from each host. `destroy()` removes every namespace, link and
 // hosts file of the prefix, also ones a crashed earlier run left; it is safe to call twice.
 import { execFile } from "node:child_process";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -84,6 +84,7 @@ export async function removeLeftovers(): Promise<void> {
   await ip("link", "del", HARNESS_LINK).catch(() => {}); // gone with its peer's namespace; kept if that failed
   const etc = await readdir(NETNS_ETC).catch(() => [] as string[]);
   for (const d of etc.filter((n) => n.startsWith(PREFIX))) await rm(join(NETNS_ETC, d), { recursive: true, force: true });
+  await rmdir(NETNS_ETC).catch(() => {}); // only when empty: others' files stay
 }
 
 async function refuseTakenSubnet(): Promise<void> {

@@ -26,6 +26,8 @@ export const BOARD = "pt";
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
 const ATTEMPT_TIMEOUT_MS = 3000;
 const RETRY_PAUSE_MS = 100;
+/** Between a writer's batches: a few thousand updates a second in all, leaving this 2-core machine some room. */
+const WRITE_PAUSE_MS = 5;
 
 export interface Attempt {
   kind: "write" | "top" | "rank" | "around";
@@ -33,6 +35,12 @@ export interface Attempt {
   endMs: number;
   /** Absent when answered. */
   refused?: { code: number; details: string };
+  /**
+   * How stale an answer was: the most time, over its entries, by which the read's start followed the
+   * acknowledgement of an update the entry does not show yet (0: it showed every update acknowledged
+   * before the read began).
+   */
+  staleMs?: number;
 }
 
 export interface Traffic {
@@ -62,7 +70,7 @@ export function startTraffic(
   const wrong: string[] = [];
   const unexpected: string[] = [];
   const sent = new Map<string, number>();
-  const acked = new Map<string, number>();
+  const acked = new Map<string, number[]>(); // player -> when each of its updates was acknowledged, in order
   let acknowledged = 0;
   let running = true;
 
@@ -84,11 +92,15 @@ export function startTraffic(
           const res = await ingest.submitScores({ updates }, { timeoutMs: ATTEMPT_TIMEOUT_MS });
           attempts.push({ kind: "write", startMs, endMs: Date.now() });
           offsets.push(...res.offsets);
+          const ackedAt = Date.now();
           for (const u of updates) {
             oracle.apply({ board: BOARD, playerId: u.playerId, op: u.op, value: 1, timestampMs });
-            acked.set(u.playerId, (acked.get(u.playerId) ?? 0) + 1);
+            const times = acked.get(u.playerId) ?? [];
+            times.push(ackedAt);
+            acked.set(u.playerId, times);
           }
           acknowledged += updates.length;
+          await sleep(WRITE_PAUSE_MS);
           break;
         } catch (err) {
           const e = err as { code?: number; details?: string };
@@ -102,17 +114,20 @@ export function startTraffic(
   }
 
   const seen = new Map<string, number>(); // player -> the highest score read
-  function checkEntry(e: ReturnType<typeof plainEntry>, total: number, what: string): void {
+  let staleMs = 0; // of the answer being checked
+  function checkEntry(e: ReturnType<typeof plainEntry>, total: number, what: string, readStartMs: number): void {
+    const missed = acked.get(e.playerId)?.[e.score]; // its first acknowledged update not shown
+    if (missed !== undefined && missed < readStartMs) staleMs = Math.max(staleMs, readStartMs - missed);
     if (e.score > (sent.get(e.playerId) ?? 0)) wrong.push(`${what}: ${e.playerId} at ${e.score} > ${sent.get(e.playerId) ?? 0} sent`);
     if (e.score < (seen.get(e.playerId) ?? 0)) wrong.push(`${what}: ${e.playerId} at ${e.score} after ${seen.get(e.playerId)} was read`);
     if (e.rank < 1 || e.rank > total) wrong.push(`${what}: ${e.playerId} rank ${e.rank} outside 1..${total}`);
     seen.set(e.playerId, Math.max(e.score, seen.get(e.playerId) ?? 0));
   }
-  function checkPage(entries: Entry[], total: bigint, what: string, firstRank?: number): void {
+  function checkPage(entries: Entry[], total: bigint, what: string, readStartMs: number, firstRank?: number): void {
     const plain = entries.map(plainEntry);
     for (const p of pageProblems(plain, Number(total), firstRank)) wrong.push(`${what}: ${p}`);
     if (Number(total) > sent.size) wrong.push(`${what}: total ${total} > ${sent.size} players sent`);
-    for (const e of plain) checkEntry(e, Number(total), what);
+    for (const e of plain) checkEntry(e, Number(total), what, readStartMs);
   }
 
   async function reader(): Promise<void> {
@@ -128,28 +143,30 @@ export function startTraffic(
       const offset = (n * 7) % Math.max(1, known.length);
       const startMs = Date.now();
       const what = `${kind}#${n}`;
+      staleMs = 0;
       try {
         const opts = { timeoutMs: ATTEMPT_TIMEOUT_MS };
         if (kind === "top") {
           const r = await router.getTop({ board: BOARD, offset: BigInt(offset), limit: 10 }, opts);
-          checkPage(r.entries, r.total, `${what} offset ${offset}`, r.entries.length ? offset + 1 : undefined);
+          checkPage(r.entries, r.total, `${what} offset ${offset}`, startMs, r.entries.length ? offset + 1 : undefined);
         } else if (kind === "rank") {
           const r = await router.getRank({ board: BOARD, playerId: player }, opts);
           if (!r.entry || r.entry.playerId !== player) wrong.push(`${what}: asked ${player}, answered ${r.entry?.playerId}`);
-          else checkEntry(plainEntry(r.entry), Number(r.total), what);
+          else checkEntry(plainEntry(r.entry), Number(r.total), what, startMs);
         } else {
           const r = await router.getAround({ board: BOARD, playerId: player, radius: 3 }, opts);
           if (!r.entries.some((e) => e.playerId === player)) wrong.push(`${what}: ${player} not in its own window`);
-          checkPage(r.entries, r.total, what);
+          checkPage(r.entries, r.total, what, startMs);
         }
-        attempts.push({ kind, startMs, endMs: Date.now() });
+        attempts.push({ kind, startMs, endMs: Date.now(), staleMs });
       } catch (err) {
         const e = err as { code?: number; details?: string };
         const endMs = Date.now();
         if (e.code === status.NOT_FOUND) {
           // the player's shard is behind its acknowledgement: an answer, unless it was read before
           if (seen.has(player)) wrong.push(`${what}: ${player} NOT_FOUND after it was read at ${seen.get(player)}`);
-          attempts.push({ kind, startMs, endMs });
+          const missed = acked.get(player)?.[0];
+          attempts.push({ kind, startMs, endMs, staleMs: missed !== undefined && missed < startMs ? startMs - missed : 0 });
           continue;
         }
         attempts.push({ kind, startMs, endMs, refused: { code: e.code ?? -1, details: e.details ?? String(err) } });
