@@ -116,6 +116,8 @@ export interface NetCluster {
   sentinels: string;
   /** The primary of shard 2 as each Sentinel names it (host:port), asked directly. */
   sentinelPrimaries(): Promise<string[]>;
+  /** Each of shard 2's servers' role and replication offset (INFO replication), asked directly. */
+  replication(): Promise<string>;
   /** Where shard 2's Redis run: its first primary and its replica (host:port). */
   sentinelServers: { primary: string; replica: string; hostOf(address: string): string };
   process(name: string): ManagedProcess;
@@ -276,6 +278,23 @@ export async function startNetCluster(o: NetClusterOptions): Promise<NetCluster>
           }
         }),
       ),
+    replication: () =>
+      Promise.all(
+        [at(20 + SENTINEL_SHARD), at(25)].map(async (host) => {
+          const r = new Redis({ host, port: REDIS_PORT, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 });
+          r.on("error", () => {});
+          try {
+            await r.connect();
+            const info = await r.info("replication");
+            const field = (k: string) => new RegExp(`^${k}:(.*)$`, "m").exec(info)?.[1]?.trim();
+            return `${host}: ${field("role")} offset ${field("master_repl_offset")}${field("master_link_status") ? ` link ${field("master_link_status")}` : ""}`;
+          } catch (err) {
+            return `${host}: unanswered (${(err as Error).message})`;
+          } finally {
+            r.disconnect();
+          }
+        }),
+      ).then((lines) => lines.join("; ")),
     async applied() {
       direct ??= range(SHARDS).map((i) => {
         const r = openRedis(i < PLAIN ? `redis://${at(20 + i)}:${REDIS_PORT}` : `sentinel://${sentinelList}/${SENTINEL_NAME}`, {

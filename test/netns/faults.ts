@@ -25,6 +25,8 @@ export interface Fault {
   heal(c: NetCluster): Promise<void> | void;
   /** What must hold once recovered, beyond the traffic's checks: the problems found, none if it holds. */
   check?(c: NetCluster): Promise<string[]>;
+  /** What the check saw, for the report. */
+  note?(): string;
 }
 
 export interface FaultFigures {
@@ -36,6 +38,8 @@ export interface FaultFigures {
   writes: { answered: number; refused: number; unavailableMs: number; recoveryMs: number };
   caughtUpMs: number;
   strayRefusals: number;
+  /** The stray refusals: what (status: details) and when (ms after the calm lead-in began). */
+  strays: string[];
   calmMaxStaleMs: number;
   /** Distinct refusal reasons seen (status: details), at most 4. */
   reasons: string[];
@@ -110,6 +114,8 @@ export function sentinelMinority(host: string, durationMs: number): Fault {
 export function primaryCutOff(durationMs: number): Fault {
   let before = "";
   let host = "";
+  let replicationBefore = "";
+  let note = "";
   const other = (c: NetCluster, a: string) => (a === c.sentinelServers.primary ? c.sentinelServers.replica : c.sentinelServers.primary);
   return {
     name: "Sentinel primary cut off: unplug shard 2's primary",
@@ -118,13 +124,16 @@ export function primaryCutOff(durationMs: number): Fault {
     durationMs,
     async inject(c) {
       before = await agreedPrimary(c);
+      replicationBefore = await c.replication();
       host = c.sentinelServers.hostOf(before);
       await c.topology.unplug(host);
     },
     heal: (c) => c.topology.plug(host),
+    note: () => note,
     async check(c) {
       const named = await c.sentinelPrimaries();
       const want = other(c, before);
+      note = `before the cut: ${replicationBefore}; after: ${await c.replication()}`;
       return named.every((n) => n === want) ? [] : [`after ${before}'s cut the Sentinels name ${named.join(", ")}, not ${want}`];
     },
   };
@@ -196,9 +205,14 @@ export async function runFault(c: NetCluster, traffic: Traffic, f: Fault): Promi
     writes: (({ maxStaleMs: _, ...w }) => w)(side("write")),
     caughtUpMs,
     strayRefusals: calm.filter((a) => a.refused).length,
+    strays: calm
+      .filter((a) => a.refused)
+      .slice(0, 4)
+      .map((a) => `${a.kind} +${a.startMs - calmFrom}..${a.endMs - calmFrom} ms: ${a.refused!.code}: ${a.refused!.details}`),
     calmMaxStaleMs: Math.max(0, ...calm.map((a) => a.staleMs ?? 0)),
     reasons: reasons.slice(0, 4),
     problems,
+    ...(f.note ? { note: f.note() } : {}),
   };
 }
 
