@@ -2,8 +2,8 @@
 //
 // A fault runs as: a calm lead-in (no refusal may happen in it: the cluster is whole), the fault for
 // its duration, the heal, then a wait until a read and a write that started after the heal have both
-// been answered (the recovery; at most RECOVERY_LIMIT_MS). Figures of a fault, from the attempts
-// that ended between its start and its recovery:
+// been answered and the shards have caught up (the recovery; at most RECOVERY_LIMIT_MS). Figures of a
+// fault, from the attempts that ended between its start and its recovery:
 // - unavailableMs, reads and writes apart: from the start of the first refused attempt to the end of the
 //   first answered one after the last refusal (0 when none was refused);
 // - recoveryMs: from the heal to the end of the first answered attempt started after it;
@@ -181,7 +181,7 @@ export async function runFault(c: NetCluster, traffic: Traffic, f: Fault): Promi
     await sleep(20);
   }
   const caughtUpMs = await caughtUp;
-  const recoveredAt = Math.max(answeredAfter("read")!.endMs, answeredAfter("write")!.endMs);
+  const recoveredAt = Math.max(answeredAfter("read")!.endMs, answeredAfter("write")!.endMs, healAt + caughtUpMs);
   const within = traffic.attempts.filter((a) => a.endMs >= faultFrom && a.startMs <= recoveredAt);
   const calm = traffic.attempts.filter((a) => a.startMs >= calmFrom && a.endMs < faultFrom);
   const side = (kind: "read" | "write") => {
