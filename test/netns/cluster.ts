@@ -19,22 +19,17 @@
 // link too; a second listener (10.231.7.10:9093) is the harness's own, for the broker's readiness.
 // A host's names not listed reach the server host directly. The harness reaches the router and ingest
 // directly (its checkers stand for players and game servers, not for a link under test).
-import { execFile } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
-import { builtEntry, REPO } from "@ladder/deploy/built-entry";
-import { brokerProperties, randomClusterId } from "@ladder/deploy/kafka-config";
+import { builtEntry } from "@ladder/deploy/built-entry";
 import { sentinelConf } from "@ladder/deploy/sentinel";
-import { spawnManaged, type ManagedProcess } from "@ladder/deploy/managed-process";
-import { describeKafka, warmKafka } from "@ladder/log/kafka-ready";
-import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
+import type { ManagedProcess } from "@ladder/deploy/managed-process";
 import { keyLayout, openRedis } from "@ladder/store";
 import { buildTopology, SUBNET, type HostSpec, type Topology } from "./topology.js";
 import { linkProxy, type LinkProxy } from "./link-proxy.js";
+import { KAFKA_PORT, readyLine, startKafka, startUntil } from "./host-process.js";
 
 export const SHARDS = 3;
 /** Shards 0 and 1: one Redis each, reached through link proxies. Shard 2: replicated, behind Sentinel. */
@@ -44,13 +39,8 @@ export const SENTINEL_NAME = "ladder-pt-2";
 const SENTINEL_PORT = 26400;
 const SENTINELS = 3;
 const REDIS_PORT = 6400;
-const KAFKA_PORT = 9092;
-const KAFKA_HARNESS_PORT = 9093;
-const KAFKA_CONTROLLER_PORT = 9094;
 export const ROUTER_PORT = 50051;
 export const INGEST_PORT = 50052;
-const LOG4J_CONFIG = fileURLToPath(new URL("../../deploy/local/kafka/log4j2.xml", import.meta.url));
-const JVM_FLAGS = ["-Xms256m", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true"];
 
 const at = (octet: number) => `${SUBNET}.${octet}`;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -189,7 +179,7 @@ export async function startNetCluster(o: NetClusterOptions): Promise<NetCluster>
       procs.set(name, p);
     };
     await Promise.all([
-      startKafka(o, topology, (cmd, ready) => start("kafka", "kafka", cmd, ready)),
+      startKafka(o, topology.address("kafka"), (cmd, ready) => start("kafka", "kafka", cmd, ready)),
       ...range(SHARDS).map((i) => startRedis(`redis-${i}`, `redis${i}`, 20 + i)),
     ]);
     await startRedis(`redis-${SENTINEL_SHARD}r`, `redis${SENTINEL_SHARD}r`, 25, at(20 + SENTINEL_SHARD));
@@ -315,69 +305,4 @@ export async function startNetCluster(o: NetClusterOptions): Promise<NetCluster>
     },
     stop,
   };
-}
-
-const readyLine = (msg: string) => (line: string) => line.startsWith("{") && line.includes(`"msg":"${msg}"`);
-
-/** Spawns, resolves once a line satisfies `ready`; rejects with the output when it exits or 90 s pass. */
-function startUntil(
-  name: string,
-  o: { command: string; args: string[]; env?: Record<string, string>; log: Logger },
-  ready: (line: string) => boolean,
-): Promise<ManagedProcess> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const proc = spawnManaged({
-      ...o,
-      cwd: REPO,
-      levelOf: (line) => (line.includes('"level":50') || line.includes('"level":60') ? "error" : "debug"),
-      onLine: (line) => {
-        if (settled || !ready(line)) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(proc);
-      },
-    });
-    const fail = (why: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void proc.kill();
-      reject(new Error(`${name} ${why}\n${proc.output()}`));
-    };
-    const timer = setTimeout(() => fail("not ready after 90 s"), 90_000);
-    void proc.exited.then((s) => fail(`exited (${JSON.stringify(s)})`));
-  });
-}
-
-async function startKafka(
-  o: NetClusterOptions,
-  topology: Topology,
-  start: (cmd: { command: string; args: string[] }, ready: (line: string) => boolean) => Promise<void>,
-): Promise<void> {
-  const dir = join(o.dataDir, "kafka");
-  const logDir = join(dir, "logs");
-  await mkdir(dir, { recursive: true });
-  const host = topology.address("kafka");
-  const own: Record<string, string> = {
-    "controller.quorum.voters": `1@127.0.0.1:${KAFKA_CONTROLLER_PORT}`,
-    listeners: `PLAINTEXT://${host}:${KAFKA_PORT},HARNESS://${host}:${KAFKA_HARNESS_PORT},CONTROLLER://127.0.0.1:${KAFKA_CONTROLLER_PORT}`,
-    "advertised.listeners": `PLAINTEXT://kafka.pt:${KAFKA_PORT},HARNESS://${host}:${KAFKA_HARNESS_PORT}`,
-    "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,HARNESS:PLAINTEXT,CONTROLLER:PLAINTEXT",
-  };
-  const base = brokerProperties({ port: KAFKA_PORT, controllerPort: KAFKA_CONTROLLER_PORT, logDir })
-    .split("\n")
-    .filter((l) => !Object.keys(own).some((k) => l.startsWith(`${k}=`)));
-  const configPath = join(dir, "server.properties");
-  await writeFile(configPath, [...base, ...Object.entries(own).map(([k, v]) => `${k}=${v}`)].join("\n"));
-  const jvm = [...JVM_FLAGS, `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`, `-Dkafka.logs.dir=${dir}`];
-  const classpath = ["-cp", join(o.kafkaLibs, "*")];
-  const clusterId = randomClusterId();
-  await promisify(execFile)("java", [...jvm, ...classpath, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configPath], {
-    timeout: 90_000,
-  });
-  await start({ command: "java", args: [...jvm, ...classpath, "kafka.Kafka", configPath] }, () => true);
-  const brokers = [`${host}:${KAFKA_HARNESS_PORT}`];
-  await retryUntil(() => describeKafka(brokers, clusterId), { ...LAUNCH_BACKOFF, what: `kafka on ${brokers[0]}`, timeoutMs: 90_000 });
-  await warmKafka(brokers);
 }
