@@ -24,6 +24,7 @@ const TIMED = [
   "test/gateway.int.test.ts",
   "test/gateway-backpressure.int.test.ts",
   "test/dashboard.int.test.ts",
+  "test/partitions.int.test.ts",
 ];
 // Tests import the packages' sources (the "@ladder/source" condition of their exports), not their
 // builds in dist/; the processes they start run dist/ (test/global-setup.ts builds it first).

@@ -69,11 +69,13 @@ export interface Readiness {
   stop(): Promise<void>;
 }
 
-type Mode = { kind: "catch-up"; why: string; targets?: Map<number, bigint> } | { kind: "serve" };
+/** Catching up: `targets` are taken from the first end offsets read after `since` (ms), never an older answer. */
+type Mode = { kind: "catch-up"; why: string; since: number; targets?: Map<number, bigint> } | { kind: "serve" };
+const catchUp = (why: string): Mode => ({ kind: "catch-up", why, since: Date.now() });
 
 export function startReadiness(opts: ReadinessOptions): Readiness {
   const { writer, logClient, topic, slots, applier, ttlMs, log } = opts;
-  let mode: Mode = { kind: "catch-up", why: "a start" };
+  let mode: Mode = catchUp("a start");
   let progress = { at: Date.now(), applied: -1n };
   let lagAboveSince: number | undefined;
   let withdrawal: string | undefined;
@@ -95,19 +97,24 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
         withdrawal = `the score log's end offsets could not be read for ${Math.round((now - got.at) / 1000)} s`;
     }
     const ends = got.value;
-    if (mode.kind === "catch-up" && !mode.targets) {
+    if (mode.kind === "catch-up" && !mode.targets && got.at >= mode.since) {
       mode.targets = ends;
       log.info({ why: mode.why, targets: Object.fromEntries(ends) }, "catching up with the log before serving");
     }
     if (mode.kind === "serve" && now - got.at <= opts.stallMs) withdrawal = servingProblem(ends, now);
-    const targets = mode.kind === "catch-up" ? mode.targets! : ends;
+    // the end offsets known are older than the catch-up: refused until a newer answer comes (the
+    // log may have grown past them while Kafka was away; serving up to them could be unboundedly stale)
+    const awaitingEnds = mode.kind === "catch-up" && !mode.targets;
+    const targets = (mode.kind === "catch-up" ? mode.targets : undefined) ?? ends;
     const partitions = slots.map((p) => ({ partition: p, known: applier.known.get(p) ?? -1n, target: targets.get(p) ?? 0n }));
     for (const p of slots) opts.metrics?.setLag(p, Math.max(0, Number((ends.get(p) ?? 0n) - 1n - (applier.known.get(p) ?? -1n))));
     const request = withdrawal
       ? { mode: "withdraw" as const, reason: withdrawal }
-      : mode.kind === "catch-up"
-        ? { mode: "catch-up" as const, reason: `catching up with the log after ${mode.why}` }
-        : { mode: "serve" as const, reason: "" };
+      : mode.kind === "catch-up" && awaitingEnds
+        ? { mode: "withdraw" as const, reason: `catching up with the log after ${mode.why}: its end offsets not read since` }
+        : mode.kind === "catch-up"
+          ? { mode: "catch-up" as const, reason: `catching up with the log after ${mode.why}` }
+          : { mode: "serve" as const, reason: "" };
     const res = await writer.heartbeat({ ttlMs, partitions, ...request });
     if (res.status !== HeartbeatStatus.DRIFT)
       opts.metrics?.setState(
@@ -123,12 +130,13 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
           "Redis holds less than was applied (data lost): replaying from the log",
         );
         for (const [partition, stored] of res.lost) applier.rewind(partition, stored);
-        mode = { kind: "catch-up", why: "Redis lost data", targets: undefined };
+        mode = catchUp("Redis lost data");
         opts.onLost?.();
         return;
       case HeartbeatStatus.WITHDRAWN:
+        if (awaitingEnds && !withdrawal) return; // still catching up: waiting for the end offsets
         log.warn({ reason: withdrawal, lag: res.lag }, "stopped serving reads");
-        mode = { kind: "catch-up", why: withdrawal!, targets: undefined };
+        mode = catchUp(withdrawal!);
         withdrawal = undefined;
         return;
       case HeartbeatStatus.LAGGING:
@@ -173,7 +181,7 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
       return mode.kind === "serve" && withdrawal === undefined;
     },
     fallBehind(why) {
-      if (mode.kind === "serve" || mode.targets) mode = { kind: "catch-up", why, targets: undefined };
+      if (mode.kind === "serve" || mode.targets) mode = catchUp(why);
     },
     async stop() {
       clearInterval(timer);
