@@ -141,8 +141,6 @@ export interface PushPlan {
   connections: number;
   /** Every stream's interval_ms (the API's default is 250). */
   intervalMs: number;
-  /** Watchers whose first message is checked against GetRank before anything is measured. */
-  checkedFirst: number;
   /** Write steps (updates/s), ascending, without watchers and with the WatchTop streams alone (the shards' change streams on). */
   rates: number[];
   /** Write steps (updates/s), ascending, with every watcher held: until one is not sustained. */
@@ -254,7 +252,6 @@ export function benchPlan(quick: boolean): BenchPlan {
         players: 20_000,
         watchers: 1_000,
         connections: 10,
-        checkedFirst: 200,
         rates: [250, 1_000],
         watchedRates: [100, 1_000],
         warmupS: 1,
@@ -319,7 +316,6 @@ export function benchPlan(quick: boolean): BenchPlan {
       players: 1_000_000,
       watchers: 10_000,
       connections: 100,
-      checkedFirst: 1_000,
       rates: [250, 500, 1_000, 2_000, 4_000],
       watchedRates: [10, 25, 50, 100, 250],
       warmupS: 3,

@@ -114,8 +114,7 @@ describe("bench > output > push tables", () => {
       with: [step(1000, 250)],
       topsOnly: [step(0, 250, { tops: 5 })],
       sustained: { without: 250, with: 250, topsOnly: 250 },
-      hold: { watchers: 1000, tops: 5, connections: 10, seconds: 1.2, firstMs: pct(900, 1005), checkedFirst: 200 },
-      checks: [],
+      hold: { watchers: 1000, tops: 5, connections: 10, seconds: 1.2, firstMs: pct(900, 1005) },
       resetLines: [],
       flagsGoneS: 25,
     } satisfies PushRun;
