@@ -42,7 +42,6 @@ const step = (watchers: number, rate: number, over: Partial<StepFigures> = {}): 
   topMessagesPerS: 0,
   eventsPerS: watchers ? { overtaken: 5000, passed: 2000, score_changed: 50 } : {},
   cores: cores(0.5, 0.3, 0.05),
-  clientLoopDelayMs: { p99: 20, max: 40 },
   routerLoopDelayMs: { p99: 30, max: 80 },
   routerHeapMiB: 90,
   probes: { own: 50, overtake: 10, overtakeSkipped: 0, expired: 0, failed: 0 },
@@ -52,15 +51,7 @@ const step = (watchers: number, rate: number, over: Partial<StepFigures> = {}): 
   settleS: 1,
   routerRssMiB: 200,
   shortfalls: [],
-  ...(watchers
-    ? {
-        own: pct(150),
-        ownFromSend: pct(160),
-        overtake: pct(120, 20),
-        overtakeFromSend: pct(130, 20),
-        pacedShare: { own: 0.8, overtake: 0.25 },
-      }
-    : {}),
+  ...(watchers ? { own: pct(150), overtake: pct(120, 20) } : {}),
   ...over,
 });
 
@@ -88,11 +79,11 @@ describe("bench > output > push tables", () => {
     ]);
   });
 
-  it("gives two latency rows per step with watchers, with the share held by the pace", () => {
+  it("gives two latency rows per step with watchers", () => {
     const t = latencyTable([step(1000, 250)]);
     expect(t.rows).toEqual([
-      ["250", "own score (the watched player's)", "100", "150", "300", "450", "600", "160", "480", "80%"],
-      ["250", "overtake (another player passes it)", "20", "120", "240", "360", "480", "130", "390", "25%"],
+      ["250", "own score (the watched player's)", "100", "150", "300", "450", "600"],
+      ["250", "overtake (another player passes it)", "20", "120", "240", "360", "480"],
     ]);
   });
 

@@ -9,7 +9,7 @@ import type { PushRun, RestFigures } from "./push-run.js";
 import type { StepFigures } from "./push-step.js";
 import type { Pcts } from "./step-summary.js";
 import type { PushPlan } from "../plan.js";
-import { count, fixed1, fixed2, ms, pct, rate, ratio, seconds } from "../output/format.js";
+import { count, fixed1, fixed2, ms, rate, ratio, seconds } from "../output/format.js";
 import type { Table } from "../output/table.js";
 
 /** CPU µs per update: cores ÷ updates/s. */
@@ -106,7 +106,7 @@ export function stepsTable(run: Pick<PushRun, "without" | "with" | "topsOnly">, 
 }
 
 export function latencyTable(steps: readonly StepFigures[]): Table {
-  const row = (s: StepFigures, kind: string, fromAck: Pcts | undefined, fromSend: Pcts | undefined, paced: number | undefined) => [
+  const row = (s: StepFigures, kind: string, fromAck: Pcts | undefined) => [
     count(s.rate),
     kind,
     count(fromAck?.n ?? 0),
@@ -114,16 +114,13 @@ export function latencyTable(steps: readonly StepFigures[]): Table {
     ms(fromAck?.p90 ?? NaN),
     ms(fromAck?.p99 ?? NaN),
     ms(fromAck?.max ?? NaN),
-    ms(fromSend?.p50 ?? NaN),
-    ms(fromSend?.p99 ?? NaN),
-    pct(paced),
   ];
   return {
-    title: "Push latency: a write's acknowledgement (and its send) to the first message on the watcher's stream that shows it, ms",
-    columns: ["updates/s", "write", "n", "from ack p50", "p90", "p99", "max", "from send p50", "from send p99", "held by the pace"],
+    title: "Push latency: a write's acknowledgement to the first message on the watcher's stream that shows it, ms",
+    columns: ["updates/s", "write", "n", "p50", "p90", "p99", "max"],
     rows: steps.flatMap((s) => [
-      row(s, "own score (the watched player's)", s.own, s.ownFromSend, s.pacedShare?.own),
-      row(s, "overtake (another player passes it)", s.overtake, s.overtakeFromSend, s.pacedShare?.overtake),
+      row(s, "own score (the watched player's)", s.own),
+      row(s, "overtake (another player passes it)", s.overtake),
     ]),
   };
 }
