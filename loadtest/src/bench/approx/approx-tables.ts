@@ -72,6 +72,7 @@ export interface ApproxTablesInput {
 /** A relative error as a percentage, 2 significant digits ("0.41%", "12%"). */
 export const relPct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toPrecision(2))}%` : "—");
 const boardLabel = (r: { bounds: number }) => `${r.bounds} bounds`;
+const held = (xs: readonly RankSample[]) => xs.filter((x) => x.byPlayer.atLeast <= x.exact && x.exact <= x.byPlayer.atMost).length;
 
 export function accuracyTable(rows: readonly AccuracyRow[], p: Pick<ApproxPlan, "players">): Table {
   const line = (r: AccuracyRow, what: string, x: Pcts, f: (v: number) => string) => [
@@ -89,6 +90,14 @@ export function accuracyTable(rows: readonly AccuracyRow[], p: Pick<ApproxPlan, 
       line(r, "bound width (ranks the exact one may be)", r.accuracy.width, count),
       line(r, "|estimate − exact| (ranks)", r.accuracy.absError, count),
       line(r, "|estimate − exact| ÷ exact", r.accuracy.relError, relPct),
+      [
+        boardLabel(r),
+        "exact rank within the bounds",
+        `${r.accuracy.held} of ${r.accuracy.n} sampled`,
+        `${held(r.depth)} of ${r.depth.length} at depth`,
+        "",
+        "",
+      ],
     ]),
   };
 }
