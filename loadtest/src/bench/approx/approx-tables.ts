@@ -9,7 +9,7 @@ import type { UnitCost } from "../batch/cost-meter.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { ApproxPlan } from "../plan.js";
 import { count, ms, pct, rate, ratio, size, whole } from "../output/format.js";
-import type { Table } from "../output/table.js";
+import { tableOf, type Table } from "../output/table.js";
 
 export type CallKind = "rank" | "approx-score" | "approx-player";
 
@@ -126,59 +126,36 @@ export function depthTable(rows: readonly AccuracyRow[]): Table {
 
 export function nodeTable(rows: readonly ApproxNodeRow[], p: Pick<ApproxPlan, "nodeCalls">): Table {
   const rankOf = (r: ApproxNodeRow) => rows.find((x) => x.board === r.board && x.call === "rank");
-  return {
-    title: `One call at a time (Node client, n = ${count(p.nodeCalls)} calls each): latency and per-call cost`,
-    columns: [
-      "histogram",
-      "call",
-      "p50 ms",
-      "p99 ms",
-      "p50 ÷ GetRank",
-      "router CPU µs/call",
-      "Redis CPU µs/call",
-      "Redis scripts/call",
-      "client CPU µs/call",
-      "cores: machine / others",
-    ],
-    rows: rows.map((r) => [
-      boardLabel(r),
-      CALL_LABELS[r.call],
-      ms(r.latencyMs.p50),
-      ms(r.latencyMs.p99),
-      ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50),
-      whole(r.cost.routerMs * 1000),
-      whole(r.cost.redisMs * 1000),
-      r.cost.redisScripts.toFixed(1),
-      whole(r.cost.clientMs * 1000),
-      `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`,
-    ]),
-  };
+  return tableOf(`One call at a time (Node client, n = ${count(p.nodeCalls)} calls each): latency and per-call cost`, rows, [
+    ["histogram", boardLabel],
+    ["call", (r) => CALL_LABELS[r.call]],
+    ["p50 ms", (r) => ms(r.latencyMs.p50)],
+    ["p99 ms", (r) => ms(r.latencyMs.p99)],
+    ["p50 ÷ GetRank", (r) => ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50)],
+    ["router CPU µs/call", (r) => whole(r.cost.routerMs * 1000)],
+    ["Redis CPU µs/call", (r) => whole(r.cost.redisMs * 1000)],
+    ["Redis scripts/call", (r) => r.cost.redisScripts.toFixed(1)],
+    ["client CPU µs/call", (r) => whole(r.cost.clientMs * 1000)],
+    ["cores: machine / others", (r) => `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`],
+  ]);
 }
 
 export function h2Table(rows: readonly ApproxH2Row[], p: Pick<ApproxPlan, "connections" | "streams" | "rounds">): Table {
-  return {
-    title: `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
-    columns: [
-      "histogram",
-      "call",
-      "calls/s",
-      "÷ health check",
-      "÷ GetRank (same board, same round)",
-      "router CPU µs/call",
-      "Redis CPU µs/call",
-      "h2load mean ms",
+  const floor = (r: ApproxH2Row) => r.call === "floor";
+  return tableOf(
+    `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
+    rows,
+    [
+      ["histogram", (r) => (r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }))],
+      ["call", (r) => (r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call])],
+      ["calls/s", (r) => rate(r.rate)],
+      ["÷ health check", (r) => pct(r.ofFloor)],
+      ["÷ GetRank (same board, same round)", (r) => (floor(r) ? "—" : `${Number(r.ofRank.toPrecision(3))}x`)],
+      ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
+      ["Redis CPU µs/call", (r) => (floor(r) ? "—" : whole(r.redisUsPerCall))],
+      ["h2load mean ms", (r) => ms(r.meanMs)],
     ],
-    rows: rows.map((r) => [
-      r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }),
-      r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call],
-      rate(r.rate),
-      pct(r.ofFloor),
-      r.call === "floor" ? "—" : `${Number(r.ofRank.toPrecision(3))}x`,
-      whole(r.routerUsPerCall),
-      r.call === "floor" ? "—" : whole(r.redisUsPerCall),
-      ms(r.meanMs),
-    ]),
-  };
+  );
 }
 
 export function approxTables(run: ApproxTablesInput, p: ApproxPlan): Table[] {
