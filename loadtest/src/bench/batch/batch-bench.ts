@@ -28,7 +28,7 @@ import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.
 import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { startService } from "../infra/service-process.js";
-import { batchTables, type H2Row, type NodeRow, type PageRow, type WalkFigures } from "./batch-tables.js";
+import { batchTables, type H2Row, type NodeRow, type PageRow } from "./batch-tables.js";
 import type { BatchPlan } from "../plan.js";
 import { round1, size } from "../output/format.js";
 import { costProbes, h2loadRun, restRates, settle, timeBlock } from "./cluster-costs.js";
@@ -44,7 +44,7 @@ import {
   type DayWritten,
 } from "./daily-board.js";
 import { inFlight } from "./node-runs.js";
-import { cursorDepths, pageAsks, pageLabel, type PageAsk, type Walk } from "./page-plan.js";
+import { cursorDepths, pageAsks, pageLabel, type PageAsk, type Walk, type WalkFigures } from "./page-plan.js";
 
 export const BOARD = "batch-bench";
 export const DAILY = "batch-daily";
@@ -59,8 +59,6 @@ export const QUIET_S = 3;
  * the 2 cores as busy, and the run completes many calls.
  */
 export const SLOW_PAGE_LOAD = { connections: 1, streams: 4 };
-/** Pages of the walk asked twice before it, uncounted (the router's code paths warm). */
-const WALK_WARMUP_PAGES = 5;
 
 type Router = LadderClient["leaderboard"];
 type Ref = Pick<BoardRef, "board" | "period" | "window">;
@@ -298,40 +296,21 @@ async function writeDaily(
 async function walkBoard(ctx: BenchContext, router: () => Router, p: BatchPlan): Promise<Walk> {
   const depths = cursorDepths(p.players, p.walkLimit);
   const kept = new Map<number, string>();
-  const latencies: number[] = [];
-  // warm-up, uncounted: the first pages, twice
-  for (let pass = 0; pass < 2; pass++) {
-    let cursor = "";
-    for (let i = 0; i < WALK_WARMUP_PAGES; i++)
-      cursor = (await router().getTop({ board: BOARD, limit: p.walkLimit, ...(cursor ? { cursor } : {}) })).nextCursor;
-  }
   const t0 = performance.now();
   let depth = 0;
-  for (let cursor: string | undefined; cursor !== ""; ) {
-    const s = performance.now();
+  let pages = 0;
+  let cursor = "";
+  do {
     const page = await router().getTop({ board: BOARD, limit: p.walkLimit, ...(cursor ? { cursor } : {}) });
-    latencies.push(performance.now() - s);
+    if (page.entries.length === 0) break;
+    pages++;
     depth += page.entries.length;
     cursor = page.nextCursor;
     if (depths.includes(depth)) kept.set(depth, cursor);
-    if (page.entries.length === 0) break;
-  }
-  const seconds = (performance.now() - t0) / 1000;
+  } while (cursor !== "");
   if (depth !== p.players) throw new Error(`the walk through next_cursor saw ${depth} ranks of ${p.players}`);
-  const tenth = Math.max(1, Math.floor(latencies.length / 10));
-  const figures: WalkFigures = {
-    limit: p.walkLimit,
-    pages: latencies.length,
-    ranks: depth,
-    seconds: round1(seconds),
-    first: aloneSummary(latencies.slice(0, tenth)),
-    last: aloneSummary(latencies.slice(-tenth)),
-    all: aloneSummary(latencies),
-    tenth,
-  };
-  ctx.say(
-    `  walk: ${figures.pages} pages of ${p.walkLimit} in ${figures.seconds} s; first tenth p50 ${figures.first.p50} ms, last tenth p50 ${figures.last.p50} ms`,
-  );
+  const figures: WalkFigures = { limit: p.walkLimit, pages, ranks: depth, seconds: round1((performance.now() - t0) / 1000) };
+  ctx.say(`  walk: ${figures.pages} pages of ${p.walkLimit} in ${figures.seconds} s`);
   return { figures, kept, depths };
 }
 

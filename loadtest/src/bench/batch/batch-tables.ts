@@ -1,7 +1,6 @@
 /**
  * The batch benchmark's tables: the Node client's units (100 ranks, 5 standings) one way and
- * the other, h2load's rates of the same calls, the pages by depth, and the walk that reached
- * the deep cursors, and the router against its own health check with and without the top
+ * the other, h2load's rates of the same calls, the pages by depth, and the router against its own health check with and without the top
  * cache. Ratios compare the batched call with its one-at-a-time equivalent, a page with the
  * top page of the same size, a read with the health check on the same router.
  */
@@ -60,23 +59,10 @@ export interface PageRow {
   h2?: H2Row;
 }
 
-export interface WalkFigures {
-  limit: number;
-  pages: number;
-  ranks: number;
-  seconds: number;
-  /** Pages per tenth. */
-  tenth: number;
-  first: Summary;
-  last: Summary;
-  all: Summary;
-}
-
 export interface BatchTablesInput {
   node: NodeRow[];
   h2: H2Row[];
   pages: PageRow[];
-  walk: WalkFigures;
 }
 
 /** The Node client's units of one part: the batched call first, the others as multiples of it. */
@@ -234,24 +220,6 @@ export function pagesTable(pages: readonly PageRow[], p: Pick<BatchPlan, "pageCa
   );
 }
 
-export function walkTable(w: WalkFigures): Table {
-  const parts = [
-    { what: `first ${count(w.tenth)} (from the top)`, s: w.first },
-    { what: `last ${count(w.tenth)} (the bottom)`, s: w.last },
-    { what: `all ${count(w.pages)}`, s: w.all },
-  ];
-  return tableOf(
-    `The walk to the deep cursors: ${count(w.pages)} pages of ${w.limit} through next_cursor, ranks 1..${count(w.ranks)} in ${w.seconds.toFixed(1)} s, one call at a time`,
-    parts,
-    [
-      ["pages", (x) => x.what],
-      ["p50 ms", (x) => ms(x.s.p50)],
-      ["p99 ms", (x) => ms(x.s.p99)],
-      ["max ms", (x) => ms(x.s.max)],
-    ],
-  );
-}
-
 export function batchTables(run: BatchTablesInput, p: BatchPlan): Table[] {
   return [
     nodeTable(
@@ -267,6 +235,5 @@ export function batchTables(run: BatchTablesInput, p: BatchPlan): Table[] {
     h2Table(run.h2, p),
     floorTable(run.h2, p),
     pagesTable(run.pages, p),
-    walkTable(run.walk),
   ];
 }

@@ -7,10 +7,17 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { size } from "../output/format.js";
-import type { WalkFigures } from "./batch-tables.js";
 
 /** The deepest an offset page may reach (router/src/leaderboard-service.ts MAX_DEPTH). */
 export const MAX_OFFSET_DEPTH = 10_000;
+
+/** The walk through next_cursor: its page size, pages, the ranks it saw and how long it took. */
+export interface WalkFigures {
+  limit: number;
+  pages: number;
+  ranks: number;
+  seconds: number;
+}
 
 export interface Walk {
   figures: WalkFigures;

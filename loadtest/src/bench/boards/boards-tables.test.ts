@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApplyFigures } from "./apply-cost.js";
-import { boardsMemoryTable, boardsReadTable, boardsWriteTable, type BoardsReadRow } from "./boards-tables.js";
+import { boardsReadTable, boardsWriteTable, type BoardsReadRow } from "./boards-tables.js";
 import type { Measurement } from "../infra/measure.js";
 
 const applied = (recordsPerSec: number, redisCpuUsPerRecord: number): ApplyFigures => ({
@@ -63,23 +63,5 @@ describe("bench > boards tables", () => {
       ["daily board with sum7 + best7", "1", "—", "—", "—", "—"],
     ]);
     expect(t.rows[3]![9]).toBe("not measured: too big");
-  });
-
-  it("gives the memory of the board alone, of its windows and of both, per player and per entry", () => {
-    const t = boardsMemoryTable({
-      players: 1000,
-      days: 7,
-      periodKeys: 7,
-      windowKeys: 26,
-      periodEntries: 7000,
-      windowEntries: 26_000,
-      periodBytes: 700_000,
-      windowBytes: 2_860_000,
-    });
-    expect(t.rows.map((r) => [r[2], r[5], r[6], r[7]])).toEqual([
-      ["7", "700.0", "100.0", "1x"],
-      ["26", "2860.0", "110.0", "4.09x"],
-      ["33", "3560.0", "107.9", "5.09x"],
-    ]);
   });
 });

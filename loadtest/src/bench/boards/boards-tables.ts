@@ -1,7 +1,6 @@
 /**
  * The boards benchmark's tables: reads of a period and of its two windows (first call, alone,
- * under load), the apply cost of a record by the boards it writes, and the memory of a daily
- * board with and without its windows.
+ * under load) and the apply cost of a record by the boards it writes.
  */
 import type { ApplyFigures } from "./apply-cost.js";
 import type { KeyRead, ReadQuestion } from "./window-reads.js";
@@ -26,18 +25,6 @@ export interface BoardsWriteRow {
   /** Figures, or why the write was not measured at this size. */
   figures?: ApplyFigures;
   skipped?: string;
-}
-
-export interface BoardsMemory {
-  players: number;
-  days: number;
-  periodKeys: number;
-  windowKeys: number;
-  periodEntries: number;
-  windowEntries: number;
-  /** used_memory deltas, bytes: the period keys over the empty server, the window keys over the period keys. */
-  periodBytes: number;
-  windowBytes: number;
 }
 
 const TARGET_LABEL: Record<ReadTarget, string> = {
@@ -96,31 +83,4 @@ export function boardsWriteTable(rows: readonly BoardsWriteRow[]): Table {
     ["bench CPU µs/record", measured((f) => us(f.benchCpuUsPerRecord))],
     ["records timed", (r) => (r.figures ? count(r.figures.records) : `not measured: ${r.skipped ?? "?"}`)],
   ]);
-}
-
-export function boardsMemoryTable(m: BoardsMemory): Table {
-  const parts = [
-    { what: `the board alone: ${m.periodKeys} daily keys`, keys: m.periodKeys, entries: m.periodEntries, bytes: m.periodBytes },
-    { what: "its windows sum7 + best7 (keys ending in days 1 .. 13)", keys: m.windowKeys, entries: m.windowEntries, bytes: m.windowBytes },
-    {
-      what: "the board with its windows",
-      keys: m.periodKeys + m.windowKeys,
-      entries: m.periodEntries + m.windowEntries,
-      bytes: m.periodBytes + m.windowBytes,
-    },
-  ];
-  return tableOf(
-    `Boards: memory of a daily board, players written on each of ${m.days} days (used_memory deltas, one redis-server)`,
-    parts,
-    [
-      ["players", () => size(m.players)],
-      ["what", (x) => x.what],
-      ["keys", (x) => String(x.keys)],
-      ["entries", (x) => count(x.entries)],
-      ["MiB", (x) => count(x.bytes / 2 ** 20)],
-      ["bytes per player", (x) => (x.bytes / m.players).toFixed(1)],
-      ["bytes per entry", (x) => (x.entries ? (x.bytes / x.entries).toFixed(1) : "—")],
-      ["× the board alone", (x) => (x === parts[0] ? "1x" : ratio(x.bytes, m.periodBytes))],
-    ],
-  );
 }
