@@ -1,6 +1,6 @@
 /**
  * The approx benchmark's tables: what an approximate rank gives up (bound widths and the
- * estimate's error over the sample, then at fixed depths of the board), and what it saves (the
+ * estimate's error over the sample, how often the bounds held the exact rank), and what it saves (the
  * Node client's latency and per-call CPU, h2load's rates against the health check and against
  * GetRank on the same board in the same round). Rows go board by board, GetRank first.
  */
@@ -102,28 +102,6 @@ export function accuracyTable(rows: readonly AccuracyRow[], p: Pick<ApproxPlan, 
   };
 }
 
-/** The same players at fixed depths on every board: the bounds and the estimate there. */
-export function depthTable(rows: readonly AccuracyRow[]): Table {
-  const first = rows[0]?.depth ?? [];
-  return {
-    title: "By depth: the player at each exact rank (GetEntryAtRank), its bounds and estimate on each board",
-    columns: ["exact rank", "points", ...rows.flatMap((r) => [`${boardLabel(r)}: bounds`, "width", "estimate", "error ÷ exact"])],
-    rows: first.map((s, i) => [
-      count(s.exact),
-      count(s.points),
-      ...rows.flatMap((r) => {
-        const d = r.depth[i]!.byPlayer;
-        return [
-          `${count(d.atLeast)}..${count(d.atMost)}`,
-          count(d.atMost - d.atLeast + 1),
-          count(d.estimate),
-          relPct(Math.abs(d.estimate - s.exact) / s.exact),
-        ];
-      }),
-    ]),
-  };
-}
-
 export function nodeTable(rows: readonly ApproxNodeRow[], p: Pick<ApproxPlan, "nodeCalls">): Table {
   const rankOf = (r: ApproxNodeRow) => rows.find((x) => x.board === r.board && x.call === "rank");
   return tableOf(`One call at a time (Node client, n = ${count(p.nodeCalls)} calls each): latency and per-call cost`, rows, [
@@ -159,5 +137,5 @@ export function h2Table(rows: readonly ApproxH2Row[], p: Pick<ApproxPlan, "conne
 }
 
 export function approxTables(run: ApproxTablesInput, p: ApproxPlan): Table[] {
-  return [accuracyTable(run.accuracy, p), depthTable(run.accuracy), nodeTable(run.node, p), h2Table(run.h2, p)];
+  return [accuracyTable(run.accuracy, p), nodeTable(run.node, p), h2Table(run.h2, p)];
 }
