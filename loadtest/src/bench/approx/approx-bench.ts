@@ -22,7 +22,7 @@ import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type App
 import { size } from "../output/format.js";
 import type { ApproxPlan } from "../plan.js";
 import { depthRanks, type RankSample } from "./accuracy.js";
-import { playersAt, sampleBoard, type ApproxBoard, type BoardSampled } from "./approx-checks.js";
+import { playersAt, sampleBoard, type ApproxBoard, type BoardSampled } from "./approx-samples.js";
 import { quantileBounds } from "./histogram-bounds.js";
 
 /** Seconds of rest over which the processes' rest rates are read. */
@@ -82,13 +82,13 @@ export const approxBenchmark: Benchmark = {
 
       const sampled = distinctPlayers(ctx.plan.seed, SAMPLE_STREAM, p.checkedPlayers, p.players);
       const deep = await playersAt(reader, boards[0]!.name, depthRanks(p.players));
-      const checked: BoardSampled[] = [];
-      for (const b of boards) checked.push(await sampleBoard(reader, b, sampled, deep));
+      const sampledBoards: BoardSampled[] = [];
+      for (const b of boards) sampledBoards.push(await sampleBoard(reader, b, sampled, deep));
       const accuracy: AccuracyRow[] = boards.map((b, i) => ({
         board: b.name,
         bounds: b.bounds.length,
-        accuracy: checked[i]!.accuracy,
-        depth: checked[i]!.depth,
+        accuracy: sampledBoards[i]!.accuracy,
+        depth: sampledBoards[i]!.depth,
       }));
       for (const a of accuracy)
         ctx.say(
@@ -102,7 +102,7 @@ export const approxBenchmark: Benchmark = {
       const node: ApproxNodeRow[] = [];
       for (const [i, b] of boards.entries()) {
         for (const call of CALLS) {
-          const samples = checked[i]!.samples;
+          const samples = sampledBoards[i]!.samples;
           const one = (rep: number) => ask(reader, b.name, call, samples[rep % samples.length]!);
           const { ms: msEach, cost } = await timeBlock(probes, idle[0]!, p.nodeCalls, one);
           node.push({ board: b.name, bounds: b.bounds.length, call, calls: p.nodeCalls, latencyMs: aloneSummary(msEach), cost });
@@ -113,13 +113,20 @@ export const approxBenchmark: Benchmark = {
       }
       idle.push(await restRates(probes, QUIET_S));
 
-      const h2 = await h2loadRounds(ctx, address, probes, idle[0]!, p, boards, checked);
+      const h2 = await h2loadRounds(ctx, address, probes, idle[0]!, p, boards, sampledBoards);
       const run: ApproxRun = { h2loadVersion, boards, seeded, idle, accuracy, node, h2 };
       // every sampled answer, so that the accuracy figures can be worked out again from the JSON
       const sampleAnswers = boards.map((b, i) => ({
         board: b.name,
         columns: SAMPLE_COLUMNS,
-        rows: checked[i]!.samples.map((x) => [x.playerId, x.exact, x.points, x.byPlayer.atLeast, x.byPlayer.atMost, x.byPlayer.estimate]),
+        rows: sampledBoards[i]!.samples.map((x) => [
+          x.playerId,
+          x.exact,
+          x.points,
+          x.byPlayer.atLeast,
+          x.byPlayer.atMost,
+          x.byPlayer.estimate,
+        ]),
       }));
       return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p) };
     } finally {
@@ -148,10 +155,10 @@ interface H2Ask<D extends DescMessage = DescMessage> {
 }
 
 /** Every request of round `r`, the health check first, then each board's GetRank and approximate calls about the round's player. */
-function roundAsks(r: number, boards: readonly ApproxBoard[], checked: readonly BoardSampled[]): H2Ask[] {
+function roundAsks(r: number, boards: readonly ApproxBoard[], sampledBoards: readonly BoardSampled[]): H2Ask[] {
   const out: H2Ask[] = [{ call: "floor", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {} }];
   boards.forEach((board, i) => {
-    const s = checked[i]!.samples[r % checked[i]!.samples.length]!;
+    const s = sampledBoards[i]!.samples[r % sampledBoards[i]!.samples.length]!;
     out.push(
       { board, call: "rank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: board.name, playerId: s.playerId } },
       {
@@ -180,13 +187,13 @@ async function h2loadRounds(
   idle: IdleRates,
   p: ApproxPlan,
   boards: readonly ApproxBoard[],
-  checked: readonly BoardSampled[],
+  sampledBoards: readonly BoardSampled[],
 ): Promise<ApproxH2Row[]> {
   const samples = new Map<string, { ask: H2Ask; rounds: ApproxH2Row["rounds"] }>();
   for (let round = 0; round < p.rounds; round++) {
     let floor = NaN;
     const rankRate = new Map<string, number>();
-    for (const a of roundAsks(round, boards, checked)) {
+    for (const a of roundAsks(round, boards, sampledBoards)) {
       const key = `${a.board?.name ?? ""} ${a.call}`;
       const r = await h2loadRun(
         ctx.dataDir,
