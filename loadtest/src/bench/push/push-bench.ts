@@ -190,7 +190,7 @@ function stepLine(s: StepFigures): string {
   const who = s.watchers ? `${count(s.watchers)} + ${s.tops} watchers` : s.tops ? `${s.tops} WatchTop only` : "no watcher";
   return (
     `  ${who}, ${count(s.rate)} updates/s: acked ${count(s.ackedPerS)}/s, applied ${count(s.appliedPerS)}/s (drain ${s.drainS} s), changes ${count(s.changesPerS)}/s, messages ${count(s.playerMessagesPerS + s.topMessagesPerS)}/s, ` +
-    `cores router ${s.cores.router} shards ${s.cores.shardNodes} Redis ${s.cores.redis} ingest ${s.cores.ingest} Kafka ${s.cores.kafka} client ${s.cores.client} others ${s.cores.others}; router loop p99 ${s.routerLoopDelayMs.p99} ms` +
+    `cores router ${s.cores.router} shards ${s.cores.shardNodes} Redis ${s.cores.redis} ingest ${s.cores.ingest} Kafka ${s.cores.kafka} client ${s.cores.client} others ${s.cores.others}` +
     (s.watchers ? `; own ${lat(s.own)}, overtake ${lat(s.overtake)}` : "") +
     (s.shortfalls.length ? `; NOT sustained: ${s.shortfalls.join("; ")}` : "; sustained")
   );

@@ -9,7 +9,7 @@ import { keyLayout } from "@ladder/store";
 import { readApplied } from "../../seed/apply-watch.js";
 import { behind } from "../batch/daily-board.js";
 import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
-import { CPU_NAMES, type CpuName, type PushCluster, type RouterMetrics } from "./push-cluster.js";
+import { CPU_NAMES, type CpuName, type PushCluster } from "./push-cluster.js";
 import type { ProbeBook } from "./probe-book.js";
 import { pcts, perSecond, shortfalls, type Pcts } from "./step-summary.js";
 import type { WatcherPool } from "./watchers.js";
@@ -50,9 +50,6 @@ export interface StepFigures {
   /** Events the messages carried per second, by kind (an overtaken or passed event is one rank shift of one watcher). */
   eventsPerS: Record<string, number>;
   cores: Record<CpuName, number>;
-  /** The router's, from its metrics (p99, max), and its V8 heap in use at the window's end. */
-  routerLoopDelayMs: { p99: number; max: number };
-  routerHeapMiB: number;
   probes: WriteStepResult["probes"] & { expired: number; failed: number };
   own?: Pcts;
   overtake?: Pcts;
@@ -61,7 +58,6 @@ export interface StepFigures {
   streamsEnded: number;
   /** Seconds after the drain until the streams were quiet and every probe seen. */
   settleS: number;
-  routerRssMiB: number;
   /** With watchers: the router's live heap after the step, at rest (a full collection first), MiB. */
   liveHeapAfterMiB?: number;
   shortfalls: string[];
@@ -112,13 +108,9 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
   const failed0 = w.book?.failed ?? 0;
   let a: Reading | undefined;
   let b: Reading | undefined;
-  let routerEnd: RouterMetrics | undefined;
   const res = await driver.run(s.rate, s.warmupS * 1000, s.windowS * 1000, async (edge) => {
-    if (edge === "start") {
-      [a] = await Promise.all([read(), pc.routerMetrics()]);
-    } else {
-      [b, routerEnd] = await Promise.all([read(), pc.routerMetrics()]);
-    }
+    if (edge === "start") a = await read();
+    else b = await read();
   });
   const windowS = (b!.at - a!.at) / 1000;
   const windowFrom = a!.at;
@@ -170,15 +162,12 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
     topMessagesPerS: round1(perSecond(a!.topMessages, b!.topMessages, windowS)),
     eventsPerS: Object.fromEntries([...kinds].map((k) => [k, round1(perSecond(a!.events[k] ?? 0, b!.events[k] ?? 0, windowS))])),
     cores,
-    routerLoopDelayMs: { p99: routerEnd!.loopP99Ms, max: routerEnd!.loopMaxMs },
-    routerHeapMiB: routerEnd!.heapUsedMiB,
     probes: { ...res.probes, expired: (book?.expired ?? 0) - expired0, failed: (book?.failed ?? 0) - failed0 },
     ...(book ? { own: lat("own"), overtake: lat("overtake") } : {}),
     feedResets: pc.feedResets() - resets0,
     resynced: resyncedNow() - resynced0,
     streamsEnded: endedNow() - ended0,
     settleS: round1(settleS),
-    routerRssMiB: round1(await pc.routerRssMiB()),
     shortfalls: [],
   };
   f.shortfalls = shortfalls({

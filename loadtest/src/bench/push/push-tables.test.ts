@@ -19,10 +19,7 @@ const rest = (label: string, watchers: number, tops: number, shardNodes: number,
   label,
   watchers,
   tops,
-  routerRssMiB: 180,
-  routerHeapMiB: 60,
   routerLiveHeapMiB: 40,
-  routerLiveRssMiB: 150,
   cores: cores(0.01, shardNodes, redis),
 });
 const step = (watchers: number, rate: number, over: Partial<StepFigures> = {}): StepFigures => ({
@@ -42,14 +39,11 @@ const step = (watchers: number, rate: number, over: Partial<StepFigures> = {}): 
   topMessagesPerS: 0,
   eventsPerS: watchers ? { overtaken: 5000, passed: 2000, score_changed: 50 } : {},
   cores: cores(0.5, 0.3, 0.05),
-  routerLoopDelayMs: { p99: 30, max: 80 },
-  routerHeapMiB: 90,
   probes: { own: 50, overtake: 10, overtakeSkipped: 0, expired: 0, failed: 0 },
   feedResets: 0,
   resynced: 0,
   streamsEnded: 0,
   settleS: 1,
-  routerRssMiB: 200,
   shortfalls: [],
   ...(watchers ? { own: pct(150), overtake: pct(120, 20) } : {}),
   ...over,
@@ -71,7 +65,7 @@ describe("bench > output > push tables", () => {
       { windowS: 10, intervalMs: 250 },
     );
     // router CPU per message: 0.5 cores ÷ 3,000 messages/s = 167 µs
-    expect(t.rows.map((r) => [r[0], r[1], r[4], r[6], r[7], r[8], r[12], r[13]])).toEqual([
+    expect(t.rows.map((r) => [r[0], r[1], r[4], r[6], r[7], r[8], r[11], r[12]])).toEqual([
       ["none", "250", "0.1", "—", "—", "—", "—", "yes"],
       ["1,000 + 5 tops", "250", "0.1", "3,000", "7,000", "167", "52.3", "yes"],
       ["1,000 + 5 tops", "1,000", "never", "3,000", "7,000", "167", "—", "no: 3 change feed resets"],

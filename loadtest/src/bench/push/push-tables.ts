@@ -32,22 +32,15 @@ export function holdTable(run: Pick<PushRun, "hold">): Table {
 }
 
 export function restTable(rest: readonly RestFigures[]): Table {
-  return tableOf(
-    "At rest: the router's memory (as it stands: RSS from /proc, V8 heap in use from its metrics; live: right after a full garbage collection) and the cores each process used",
-    rest,
-    [
-      ["state", (r) => r.label],
-      ["router RSS MiB", (r) => fixed1(r.routerRssMiB)],
-      ["heap MiB", (r) => fixed1(r.routerHeapMiB)],
-      ["live heap MiB", (r) => fixed1(r.routerLiveHeapMiB)],
-      ["live RSS MiB", (r) => fixed1(r.routerLiveRssMiB)],
-      ["router", (r) => fixed2(r.cores.router)],
-      ["shard nodes", (r) => fixed2(r.cores.shardNodes)],
-      ["Redis", (r) => fixed2(r.cores.redis)],
-      ["client (bench)", (r) => fixed2(r.cores.client)],
-      ["machine / others", (r) => `${fixed2(r.cores.machine)} / ${fixed2(r.cores.others)}`],
-    ],
-  );
+  return tableOf("At rest: the router's live heap (right after a full garbage collection) and the cores each process used", rest, [
+    ["state", (r) => r.label],
+    ["router live heap MiB", (r) => fixed1(r.routerLiveHeapMiB)],
+    ["router", (r) => fixed2(r.cores.router)],
+    ["shard nodes", (r) => fixed2(r.cores.shardNodes)],
+    ["Redis", (r) => fixed2(r.cores.redis)],
+    ["client (bench)", (r) => fixed2(r.cores.client)],
+    ["machine / others", (r) => `${fixed2(r.cores.machine)} / ${fixed2(r.cores.others)}`],
+  ]);
 }
 
 export function stepsTable(run: Pick<PushRun, "without" | "with" | "topsOnly">, p: Pick<PushPlan, "windowS" | "intervalMs">): Table {
@@ -70,7 +63,6 @@ export function stepsTable(run: Pick<PushRun, "without" | "with" | "topsOnly">, 
         (s) => [s.cores.router, s.cores.shardNodes, s.cores.redis, s.cores.ingest, s.cores.kafka, s.cores.client].map(fixed2).join(" / "),
       ],
       ["others", (s) => fixed2(s.cores.others)],
-      ["router loop delay p99 ms", (s) => ms(s.routerLoopDelayMs.p99)],
       ["live heap after MiB", (s) => fixed1(s.liveHeapAfterMiB)],
       ["sustained", (s) => (s.shortfalls.length ? `no: ${s.shortfalls.join("; ")}` : "yes")],
     ],
