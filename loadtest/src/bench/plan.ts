@@ -106,7 +106,7 @@ function fullPlan() {
       sizes: [1_000_000, 10_000_000],
       fullStateMaxPlayers: 1_000_000,
       checkedPlayers: 300,
-      reads: { ...loop(16, 1 * SECOND, 3 * SECOND), alone: 300, topLimit: 10, aroundRadius: 5 },
+      reads: { ...loop(16, 1 * SECOND, 3 * SECOND), topLimit: 10, aroundRadius: 5 },
       writes: { warmupMs: 1.5 * SECOND, durationMs: 5 * SECOND, inFlight: 4 },
     },
     /**
@@ -197,7 +197,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       sizes: [20_000, 100_000],
       fullStateMaxPlayers: 20_000,
       checkedPlayers: 50,
-      reads: { ...full.boards.reads, ...loop(8, 0.3 * SECOND, 1 * SECOND), alone: 50 },
+      reads: { ...full.boards.reads, ...loop(8, 0.3 * SECOND, 1 * SECOND) },
       writes: { warmupMs: 0.5 * SECOND, durationMs: 1.5 * SECOND, inFlight: 4 },
     },
     batch: { ...full.batch, players: 20_000, dailyPlayers: 5_000, rounds: 1, seconds: 2, rankReps: 3, standingReps: 20, pageCalls: 30 },

@@ -30,7 +30,7 @@ import { stateKeys, type StateKey } from "./board-state.js";
 import { dayScoreSource } from "./daily-players.js";
 import { PartitionChunks } from "./partition-chunks.js";
 import { copyKey, fillKeys, type FillResult } from "./prefill.js";
-import { firstReads, loadReadScripts, steadyReads } from "./window-reads.js";
+import { READ_QUESTIONS, steadyReads } from "./window-reads.js";
 
 const PREFIX = "bench:";
 const STAMP = "bench-boards-shard";
@@ -44,7 +44,6 @@ export interface BoardsRun {
   checks: Array<CheckResult & { players: number; round: number }>;
   fills: Array<FillResult & { round: number; what: string }>;
   copies: Array<{ round: number; what: string; seconds: number }>;
-  scriptLoadMs: Array<{ round: number; top: number; standing: number }>;
   /** used_memory_peak of each round's server. */
   peakUsedMemory: Array<{ round: number; bytes: number }>;
   days: string[];
@@ -74,7 +73,6 @@ export const boardsBenchmark: Benchmark = {
       checks: [],
       fills: [],
       copies: [],
-      scriptLoadMs: [],
       peakUsedMemory: [],
       days: days.map((d) => d.id),
     };
@@ -179,14 +177,10 @@ async function boardsReads(
     const rng = rngFor(ctx.plan.seed, 500 + stream);
     return () => playerId(rng.nextInt(players));
   };
-  const loaded = await loadReadScripts(reader, plan);
-  r.run.scriptLoadMs.push({ round: players, ...loaded });
   const rows: BoardsReadRow[] = [];
-  for (const [i, target] of (["period", "sum7", "best7"] as const).entries()) {
-    const reads = await firstReads(reader, stored(targets[target]), plan, picker(i));
+  for (const target of ["period", "sum7", "best7"] as const) {
     const entries = await r.redis.zcard(redisKey(targets[target]));
-    rows.push(...reads.map((read) => ({ players, target, entries, read })));
-    ctx.say(`  first reads of ${target}: ${reads.map((x) => `${x.question} ${x.firstMs} ms`).join(", ")}`);
+    rows.push(...READ_QUESTIONS.map((question) => ({ players, target, entries, read: { question } })));
   }
   // the pre-fill against the apply path, for a sample of players' 7 records
   const sample = samplePlayers(players, ctx.plan.boards.checkedPlayers, rngFor(ctx.plan.seed, 900).nextInt);
@@ -209,7 +203,7 @@ async function boardsReads(
     new Set(all.map((k) => redisKey(k, CHECK_PREFIX))),
   );
   for (const row of rows) {
-    ctx.say(`  ${size(players)}: ${row.read.question} of ${row.target}, alone then ${plan.concurrency} in flight`);
+    ctx.say(`  ${size(players)}: ${row.read.question} of ${row.target}, ${plan.concurrency} in flight`);
     await steadyReads(reader, readerRedis, stored(targets[row.target]), row.read, plan, picker(10 + rows.indexOf(row)));
   }
   r.run.reads.push(...rows);

@@ -33,20 +33,19 @@ describe("bench > boards tables", () => {
       players,
       target,
       entries: players,
-      read: { question, firstMs: 0.31, alone: { calls: 300, latencyMs: { mean: 0.1, p50: 0.09, p99: 0.2, max: 1 } }, loop: loop(ops) },
+      read: { question, loop: loop(ops) },
     });
     const t = boardsReadTable(
       [row("sum7", "rank", 30_000), row("period", "top", 10_000), row("period", "rank", 20_000), row("best7", "top", 5_000, 1e7)],
       16,
     );
-    expect(t.rows.map((r) => [r[0], r[1], r[2], r[7], r[11]])).toEqual([
+    expect(t.rows.map((r) => [r[0], r[1], r[2], r[4], r[8]])).toEqual([
       ["1M", "top 10", "the period (day 7)", "10,000", "—"],
       ["1M", "rank", "the period (day 7)", "20,000", "—"],
       ["1M", "rank", "SUM window sum7 ending day 7", "30,000", "1.5x"],
       ["10M", "top 10", "BEST window best7 ending day 7", "5,000", "—"],
     ]);
-    expect(t.columns[7]).toBe("16 in flight: ops/s");
-    expect(t.rows[0]![4]).toBe("0.31");
+    expect(t.columns[4]).toBe("16 in flight: ops/s");
   });
 
   it("compares every write with the single board's of its round and says why one was not measured", () => {

@@ -1,6 +1,6 @@
 /**
- * The boards benchmark's tables: reads of a period and of its two windows (first call, alone,
- * under load) and the apply cost of a record by the boards it writes.
+ * The boards benchmark's tables: reads of a period and of its two windows (under load) and the
+ * apply cost of a record by the boards it writes.
  */
 import type { ApplyFigures } from "./apply-cost.js";
 import type { KeyRead, ReadQuestion } from "./window-reads.js";
@@ -47,9 +47,6 @@ export function boardsReadTable(rows: readonly BoardsReadRow[], concurrency: num
       ["question", (r) => QUESTION_LABEL[r.read.question]],
       ["key read", (r) => TARGET_LABEL[r.target]],
       ["entries", (r) => count(r.entries)],
-      ["first call ms", (r) => ms(r.read.firstMs)],
-      ["alone p50 ms", (r) => ms(r.read.alone?.latencyMs.p50 ?? NaN)],
-      ["alone p99 ms", (r) => ms(r.read.alone?.latencyMs.p99 ?? NaN)],
       [`${concurrency} in flight: ops/s`, (r) => rate(r.read.loop?.opsPerSec ?? NaN)],
       ["p50 ms", (r) => ms(r.read.loop?.latencyMs.p50 ?? NaN)],
       ["p99 ms", (r) => ms(r.read.loop?.latencyMs.p99 ?? NaN)],
