@@ -199,6 +199,20 @@ export const batchBenchmark: Benchmark = {
 
       // h2load: rates, in rounds
       const cached = await startCachedRouter(ctx, cluster);
+      // h2load counts HTTP statuses only (infra/h2load.ts): the top-cache router answers a real client first
+      const cachedClient = clusterClients({
+        router: cached.address,
+        ingest: cached.address,
+        connections: 1,
+        timeoutMs: 10_000,
+        token: undefined,
+      });
+      const cachedTop = await cachedClient
+        .router()
+        .getTop({ board: BOARD, limit: 10 })
+        .finally(() => cachedClient.close());
+      if (cachedTop.entries.length !== 10)
+        throw new Error(`the top-cache router's GetTop (10) answered ${cachedTop.entries.length} entries`);
       const routers = {
         main: { address, probes },
         cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } },
