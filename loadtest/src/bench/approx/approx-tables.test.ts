@@ -24,22 +24,15 @@ const h2 = (bounds: number | undefined, call: ApproxH2Row["call"], rate: number,
   rounds: [],
 });
 const depthSample = (exact: number, atLeast: number, atMost: number, estimate: number): RankSample => {
-  const a = { estimate, atLeast, atMost, total: 1000, score: 500, bucket: { min: 400, max: 599, count: atMost - atLeast + 1 } };
-  return {
-    playerId: `p:${exact}`,
-    exact,
-    points: 500,
-    byPlayer: a,
-    byScore: { ...a, atMost: atMost + 1 },
-    above: exact - 1,
-    atOrAbove: exact,
-  };
+  const a = { estimate, atLeast, atMost };
+  return { playerId: `p:${exact}`, exact, points: 500, byPlayer: a, byScore: { ...a, atMost: atMost + 1 } };
 };
 const acc = (bounds: number, width: number): AccuracyRow => ({
   board: `approx-h${bounds}`,
   bounds,
   accuracy: {
     n: 300,
+    held: 300,
     width: { p50: width, p90: width, p99: width, max: width },
     absError: { p50: 10, p90: 20, p99: 30, max: 40 },
     relError: { p50: 0.0042, p90: 0.031, p99: 0.5, max: 1.25 },
@@ -79,7 +72,7 @@ describe("bench > output > approx tables", () => {
     expect(t.rows[2]!.slice(0, 6)).toEqual(["16 bounds", "GetApproximateRank(score)", "6,000", "60%", "1.5x", "150"]);
   });
 
-  it("makes the accuracy, depth, Node and h2load tables", () => {
+  it("makes the accuracy, Node and h2load tables", () => {
     const plan = benchPlan(false).approx;
     const tables = approxTables(
       { accuracy: [acc(16, 58_824), acc(255, 3_907)], node: [node(16, "rank", 2)], h2: [h2(undefined, "floor", 10_000, NaN)] },
@@ -87,16 +80,12 @@ describe("bench > output > approx tables", () => {
     );
     expect(tables.map((t) => t.title.split(":")[0])).toEqual([
       "What an approximate rank gives up",
-      "By depth",
       "One call at a time (Node client, n = 1,000 calls each)",
       "Rates with h2load (4 connections x 16 streams, median of 3 rounds)",
     ]);
-    expect(tables[0]!.rows).toHaveLength(6);
+    expect(tables[0]!.rows).toHaveLength(8);
     expect(tables[0]!.rows[0]!.slice(0, 3)).toEqual(["16 bounds", "bound width (ranks the exact one may be)", "58,824"]);
-    expect(tables[0]!.rows[5]!.slice(1)).toEqual(["|estimate − exact| ÷ exact", "0.42%", "3.1%", "50%", "130%"]);
-    expect(tables[1]!.columns).toHaveLength(2 + 2 * 4);
-    // rank 500 on the 255-bound board: bounds 450..4,356, estimate 520, 4% off
-    expect(tables[1]!.rows[1]!.slice(0, 2)).toEqual(["500", "500"]);
-    expect(tables[1]!.rows[1]!.slice(6)).toEqual(["450..4,356", "3,907", "520", "4%"]);
+    expect(tables[0]!.rows[2]!.slice(1)).toEqual(["|estimate − exact| ÷ exact", "0.42%", "3.1%", "50%", "130%"]);
+    expect(tables[0]!.rows[3]!.slice(1, 4)).toEqual(["exact rank within the bounds", "300 of 300 sampled", "2 of 2 at depth"]);
   });
 });

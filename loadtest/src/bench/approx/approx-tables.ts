@@ -1,6 +1,6 @@
 /**
  * The approx benchmark's tables: what an approximate rank gives up (bound widths and the
- * estimate's error over the sample, then at fixed depths of the board), and what it saves (the
+ * estimate's error over the sample, how often the bounds held the exact rank), and what it saves (the
  * Node client's latency and per-call CPU, h2load's rates against the health check and against
  * GetRank on the same board in the same round). Rows go board by board, GetRank first.
  */
@@ -9,7 +9,7 @@ import type { UnitCost } from "../batch/cost-meter.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { ApproxPlan } from "../plan.js";
 import { count, ms, pct, rate, ratio, size, whole } from "../output/format.js";
-import type { Table } from "../output/table.js";
+import { tableOf, type Table } from "../output/table.js";
 
 export type CallKind = "rank" | "approx-score" | "approx-player";
 
@@ -72,6 +72,7 @@ export interface ApproxTablesInput {
 /** A relative error as a percentage, 2 significant digits ("0.41%", "12%"). */
 export const relPct = (x: number) => (Number.isFinite(x) ? `${Number((x * 100).toPrecision(2))}%` : "—");
 const boardLabel = (r: { bounds: number }) => `${r.bounds} bounds`;
+const held = (xs: readonly RankSample[]) => xs.filter((x) => x.byPlayer.atLeast <= x.exact && x.exact <= x.byPlayer.atMost).length;
 
 export function accuracyTable(rows: readonly AccuracyRow[], p: Pick<ApproxPlan, "players">): Table {
   const line = (r: AccuracyRow, what: string, x: Pcts, f: (v: number) => string) => [
@@ -89,89 +90,52 @@ export function accuracyTable(rows: readonly AccuracyRow[], p: Pick<ApproxPlan, 
       line(r, "bound width (ranks the exact one may be)", r.accuracy.width, count),
       line(r, "|estimate − exact| (ranks)", r.accuracy.absError, count),
       line(r, "|estimate − exact| ÷ exact", r.accuracy.relError, relPct),
-    ]),
-  };
-}
-
-/** The same players at fixed depths on every board: the bounds and the estimate there. */
-export function depthTable(rows: readonly AccuracyRow[]): Table {
-  const first = rows[0]?.depth ?? [];
-  return {
-    title: "By depth: the player at each exact rank (GetEntryAtRank), its bounds and estimate on each board",
-    columns: ["exact rank", "points", ...rows.flatMap((r) => [`${boardLabel(r)}: bounds`, "width", "estimate", "error ÷ exact"])],
-    rows: first.map((s, i) => [
-      count(s.exact),
-      count(s.points),
-      ...rows.flatMap((r) => {
-        const d = r.depth[i]!.byPlayer;
-        return [
-          `${count(d.atLeast)}..${count(d.atMost)}`,
-          count(d.atMost - d.atLeast + 1),
-          count(d.estimate),
-          relPct(Math.abs(d.estimate - s.exact) / s.exact),
-        ];
-      }),
+      [
+        boardLabel(r),
+        "exact rank within the bounds",
+        `${r.accuracy.held} of ${r.accuracy.n} sampled`,
+        `${held(r.depth)} of ${r.depth.length} at depth`,
+        "",
+        "",
+      ],
     ]),
   };
 }
 
 export function nodeTable(rows: readonly ApproxNodeRow[], p: Pick<ApproxPlan, "nodeCalls">): Table {
   const rankOf = (r: ApproxNodeRow) => rows.find((x) => x.board === r.board && x.call === "rank");
-  return {
-    title: `One call at a time (Node client, n = ${count(p.nodeCalls)} calls each): latency and per-call cost`,
-    columns: [
-      "histogram",
-      "call",
-      "p50 ms",
-      "p99 ms",
-      "p50 ÷ GetRank",
-      "router CPU µs/call",
-      "Redis CPU µs/call",
-      "Redis scripts/call",
-      "client CPU µs/call",
-      "cores: machine / others",
-    ],
-    rows: rows.map((r) => [
-      boardLabel(r),
-      CALL_LABELS[r.call],
-      ms(r.latencyMs.p50),
-      ms(r.latencyMs.p99),
-      ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50),
-      whole(r.cost.routerMs * 1000),
-      whole(r.cost.redisMs * 1000),
-      r.cost.redisScripts.toFixed(1),
-      whole(r.cost.clientMs * 1000),
-      `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`,
-    ]),
-  };
+  return tableOf(`One call at a time (Node client, n = ${count(p.nodeCalls)} calls each): latency and per-call cost`, rows, [
+    ["histogram", boardLabel],
+    ["call", (r) => CALL_LABELS[r.call]],
+    ["p50 ms", (r) => ms(r.latencyMs.p50)],
+    ["p99 ms", (r) => ms(r.latencyMs.p99)],
+    ["p50 ÷ GetRank", (r) => ratio(r.latencyMs.p50, rankOf(r)?.latencyMs.p50)],
+    ["router CPU µs/call", (r) => whole(r.cost.routerMs * 1000)],
+    ["Redis CPU µs/call", (r) => whole(r.cost.redisMs * 1000)],
+    ["Redis scripts/call", (r) => r.cost.redisScripts.toFixed(1)],
+    ["client CPU µs/call", (r) => whole(r.cost.clientMs * 1000)],
+    ["cores: machine / others", (r) => `${r.cost.machineCores.toFixed(2)} / ${r.cost.othersCores.toFixed(2)}`],
+  ]);
 }
 
 export function h2Table(rows: readonly ApproxH2Row[], p: Pick<ApproxPlan, "connections" | "streams" | "rounds">): Table {
-  return {
-    title: `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
-    columns: [
-      "histogram",
-      "call",
-      "calls/s",
-      "÷ health check",
-      "÷ GetRank (same board, same round)",
-      "router CPU µs/call",
-      "Redis CPU µs/call",
-      "h2load mean ms",
+  const floor = (r: ApproxH2Row) => r.call === "floor";
+  return tableOf(
+    `Rates with h2load (${p.connections} connections x ${p.streams} streams, median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
+    rows,
+    [
+      ["histogram", (r) => (r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }))],
+      ["call", (r) => (r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call])],
+      ["calls/s", (r) => rate(r.rate)],
+      ["÷ health check", (r) => pct(r.ofFloor)],
+      ["÷ GetRank (same board, same round)", (r) => (floor(r) ? "—" : `${Number(r.ofRank.toPrecision(3))}x`)],
+      ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
+      ["Redis CPU µs/call", (r) => (floor(r) ? "—" : whole(r.redisUsPerCall))],
+      ["h2load mean ms", (r) => ms(r.meanMs)],
     ],
-    rows: rows.map((r) => [
-      r.bounds === undefined ? "—" : boardLabel({ bounds: r.bounds }),
-      r.call === "floor" ? "health check (the floor)" : CALL_LABELS[r.call],
-      rate(r.rate),
-      pct(r.ofFloor),
-      r.call === "floor" ? "—" : `${Number(r.ofRank.toPrecision(3))}x`,
-      whole(r.routerUsPerCall),
-      r.call === "floor" ? "—" : whole(r.redisUsPerCall),
-      ms(r.meanMs),
-    ]),
-  };
+  );
 }
 
 export function approxTables(run: ApproxTablesInput, p: ApproxPlan): Table[] {
-  return [accuracyTable(run.accuracy, p), depthTable(run.accuracy), nodeTable(run.node, p), h2Table(run.h2, p)];
+  return [accuracyTable(run.accuracy, p), nodeTable(run.node, p), h2Table(run.h2, p)];
 }

@@ -84,16 +84,6 @@ describe("bench > output > batch tables", () => {
             h2: h2("pages", "deep", 1, 1900),
           },
         ],
-        walk: {
-          limit: 1000,
-          pages: 1000,
-          ranks: 1_000_000,
-          seconds: 20,
-          tenth: 100,
-          first: { mean: 20, p50: 20, p99: 30, max: 40 },
-          last: { mean: 20, p50: 21, p99: 31, max: 41 },
-          all: { mean: 20, p50: 20, p99: 30, max: 41 },
-        },
       },
       plan,
     );
@@ -103,11 +93,9 @@ describe("bench > output > batch tables", () => {
       "Rates with h2load (4 connections x 16 streams, median of 3 rounds)",
       "Router vs its own health check, h2load 4 connections x 16 streams, 1M players, 3 shards (median of 3 rounds)",
       "Pages by depth",
-      "The walk to the deep cursors",
     ]);
     expect(tables[0]!.rows.map((r) => r[4])).toEqual(["1x", "30x"]);
     expect(tables[4]!.rows[1]!.slice(2, 6)).toEqual(["999,001", "2.2", "4.4", "1.1x"]);
     expect(tables[4]!.rows[1]![9]).toBe("0.95x");
-    expect(tables[5]!.rows[1]!.slice(0, 2)).toEqual(["last 100 (the bottom)", "21"]);
   });
 });

@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Operation, PeriodKind, WindowCombine } from "@ladder/proto/leaderboard/v1/common_pb";
 import { BENCH_SPEC } from "../infra/bench-board.js";
-import {
-  behind,
-  dailyBatches,
-  dailyDefinition,
-  dailyPlayerIndexes,
-  dailyScores,
-  daysWritten,
-  maxOffsets,
-  windowPoints,
-} from "./daily-board.js";
+import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets } from "./daily-board.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 11, 2);
@@ -57,7 +48,6 @@ describe("bench > batch > daily board", () => {
       expect(s.reachedAtMs).toBeLessThanOrEqual(days[d]!.toMs);
       expect(Number.isInteger(s.points) && s.points >= 0).toBe(true);
     });
-    expect(windowPoints([{ points: 5 }, { points: 9 }])).toEqual({ sum7: 14, best7: 9 });
   });
 
   it("spreads the daily players over the seeded ones and batches two SETs per player", () => {

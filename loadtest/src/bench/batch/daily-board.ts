@@ -75,11 +75,6 @@ export function dailyScores(
   return days.map((d) => scoreSource(spec, { ...DEFAULT_SCORE_SHAPE, windowMs: d.toMs - d.fromMs }, d.toMs).draw(rng));
 }
 
-/** What each window holds for a player with these day scores: SUM of the points, or the BEST of them (higher is better). */
-export function windowPoints(scores: ReadonlyArray<{ points: number }>): Record<(typeof DAILY_WINDOWS)[number]["name"], number> {
-  return { sum7: scores.reduce((s, x) => s + x.points, 0), best7: Math.max(...scores.map((x) => x.points)) };
-}
-
 /** The daily board's players: every `stride`-th index of the seeded population, `count` of them. */
 export function dailyPlayerIndexes(count: number, stride: number): number[] {
   return Array.from({ length: count }, (_, i) => i * stride);

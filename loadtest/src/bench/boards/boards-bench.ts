@@ -9,20 +9,16 @@ import type { Period } from "@ladder/model/periods";
 import { slotOf } from "@ladder/model/placement";
 import { ShardReader } from "@ladder/store";
 import { ShardWriter } from "@ladder/store/writer";
-import { usedMemory } from "../../seed/shard-memory.js";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_SLOTS, BENCH_SPECS } from "../infra/bench-board.js";
-import { finishRehash } from "../infra/finish-rehash.js";
 import { benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
 import { size } from "../output/format.js";
 import {
-  boardsMemoryTable,
   boardsReadTable,
   boardsWriteTable,
   writeLabel,
-  type BoardsMemory,
   type BoardsReadRow,
   type BoardsWriteRow,
   type ReadTarget,
@@ -34,7 +30,7 @@ import { stateKeys, type StateKey } from "./board-state.js";
 import { dayScoreSource } from "./daily-players.js";
 import { PartitionChunks } from "./partition-chunks.js";
 import { copyKey, fillKeys, type FillResult } from "./prefill.js";
-import { firstReads, loadReadScripts, steadyReads } from "./window-reads.js";
+import { READ_QUESTIONS, steadyReads } from "./window-reads.js";
 
 const PREFIX = "bench:";
 const STAMP = "bench-boards-shard";
@@ -45,11 +41,9 @@ const ALSO_COUNTS = [1, 4, MAX_ALSO];
 export interface BoardsRun {
   reads: BoardsReadRow[];
   writes: BoardsWriteRow[];
-  memory?: BoardsMemory & { asFilledPeriodBytes: number; asFilledWindowBytes: number };
   checks: Array<CheckResult & { players: number; round: number }>;
   fills: Array<FillResult & { round: number; what: string }>;
   copies: Array<{ round: number; what: string; seconds: number }>;
-  scriptLoadMs: Array<{ round: number; top: number; standing: number }>;
   /** used_memory_peak of each round's server. */
   peakUsedMemory: Array<{ round: number; bytes: number }>;
   days: string[];
@@ -79,7 +73,6 @@ export const boardsBenchmark: Benchmark = {
       checks: [],
       fills: [],
       copies: [],
-      scriptLoadMs: [],
       peakUsedMemory: [],
       days: days.map((d) => d.id),
     };
@@ -104,11 +97,7 @@ export const boardsBenchmark: Benchmark = {
         plan: p,
         boards: { windowed: boards.windowed.name, plain: boards.plain.name, also: boards.also.map((b) => b.name) },
       },
-      tables: [
-        boardsReadTable(run.reads, p.reads.concurrency),
-        boardsWriteTable(run.writes),
-        ...(run.memory ? [boardsMemoryTable(run.memory)] : []),
-      ],
+      tables: [boardsReadTable(run.reads, p.reads.concurrency), boardsWriteTable(run.writes)],
     };
   },
 };
@@ -122,30 +111,14 @@ async function boardsRound(r: Round, url: string): Promise<void> {
   const d7 = (window = "") => all.find((k) => k.day === DAYS - 1 && (k.window?.name ?? "") === window)!;
   const targets: Record<ReadTarget, StateKey> = { period: d7(), sum7: d7("sum7"), best7: d7("best7") };
   const redisKey = (k: StateKey, prefix = PREFIX) => boardKey(prefix, boards.windowed, k.period.id, k.window?.name ?? "");
-  const emptyBytes = usedMemory(await redis.info("memory"));
-  if (full) {
-    ctx.say(`${size(players)} players: the windowed board's whole state after ${DAYS} days (${all.length} keys)`);
-    const daily = all.filter((k) => !k.window);
-    const windows = all.filter((k) => k.window);
-    const a = await fillAndSettle(r, daily, redisKey, "daily keys D1 .. D7");
-    const b = await fillAndSettle(r, windows, redisKey, "window keys (sum7, best7 ending D1 .. D13)");
-    const entries = async (keys: StateKey[]) => (await Promise.all(keys.map((k) => redis.zcard(redisKey(k))))).reduce((x, y) => x + y, 0);
-    r.run.memory = {
-      players,
-      days: DAYS,
-      periodKeys: daily.length,
-      windowKeys: windows.length,
-      periodEntries: await entries(daily),
-      windowEntries: await entries(windows),
-      periodBytes: a.settled - emptyBytes,
-      windowBytes: b.settled - a.settled,
-      asFilledPeriodBytes: a.asFilled - emptyBytes,
-      asFilledWindowBytes: b.asFilled - a.settled,
-    };
-  } else {
-    ctx.say(`${size(players)} players: only the keys read (day D7, sum7 and best7 ending D7); the whole state would not fit`);
-    await fillAndSettle(r, Object.values(targets), redisKey, "D7, sum7 and best7 ending D7", false);
-  }
+  if (full) ctx.say(`${size(players)} players: the windowed board's whole state after ${DAYS} days (${all.length} keys)`);
+  else ctx.say(`${size(players)} players: only the keys read (day D7, sum7 and best7 ending D7); the whole state would not fit`);
+  await fill(
+    r,
+    full ? all : Object.values(targets),
+    redisKey,
+    full ? "the daily keys D1 .. D7 and their windows" : "D7, sum7 and best7 ending D7",
+  );
   const writer = new ShardWriter({
     shardId: "shard-0",
     stamp: STAMP,
@@ -173,14 +146,8 @@ async function boardsRound(r: Round, url: string): Promise<void> {
   await boardsWrites(r, writer, full);
 }
 
-/** Fills `keys`, finishes their rehash, and reads used_memory before and after that. */
-async function fillAndSettle(
-  r: Round,
-  keys: StateKey[],
-  redisKey: (k: StateKey) => string,
-  what: string,
-  settle = true,
-): Promise<{ asFilled: number; settled: number }> {
+/** Fills `keys` with the pre-fill (prefill.ts). */
+async function fill(r: Round, keys: StateKey[], redisKey: (k: StateKey) => string, what: string): Promise<void> {
   const fill = await fillKeys({
     redis: r.redis,
     spec: r.boards.windowed.spec,
@@ -192,9 +159,6 @@ async function fillAndSettle(
   });
   r.run.fills.push({ round: r.players, what, ...fill });
   r.ctx.say(`  ${what}: ${fill.members.toLocaleString("en-US")} members in ${fill.seconds} s (${fill.perSec.toLocaleString("en-US")}/s)`);
-  const asFilled = usedMemory(await r.redis.info("memory"));
-  if (settle) for (const k of keys) await finishRehash(r.redis, redisKey(k));
-  return { asFilled, settled: usedMemory(await r.redis.info("memory")) };
 }
 
 async function boardsReads(
@@ -213,14 +177,10 @@ async function boardsReads(
     const rng = rngFor(ctx.plan.seed, 500 + stream);
     return () => playerId(rng.nextInt(players));
   };
-  const loaded = await loadReadScripts(reader, plan);
-  r.run.scriptLoadMs.push({ round: players, ...loaded });
   const rows: BoardsReadRow[] = [];
-  for (const [i, target] of (["period", "sum7", "best7"] as const).entries()) {
-    const reads = await firstReads(reader, stored(targets[target]), plan, picker(i));
+  for (const target of ["period", "sum7", "best7"] as const) {
     const entries = await r.redis.zcard(redisKey(targets[target]));
-    rows.push(...reads.map((read) => ({ players, target, entries, read })));
-    ctx.say(`  first reads of ${target}: ${reads.map((x) => `${x.question} ${x.firstMs} ms`).join(", ")}`);
+    rows.push(...READ_QUESTIONS.map((question) => ({ players, target, entries, read: { question } })));
   }
   // the pre-fill against the apply path, for a sample of players' 7 records
   const sample = samplePlayers(players, ctx.plan.boards.checkedPlayers, rngFor(ctx.plan.seed, 900).nextInt);
@@ -243,7 +203,7 @@ async function boardsReads(
     new Set(all.map((k) => redisKey(k, CHECK_PREFIX))),
   );
   for (const row of rows) {
-    ctx.say(`  ${size(players)}: ${row.read.question} of ${row.target}, alone then ${plan.concurrency} in flight`);
+    ctx.say(`  ${size(players)}: ${row.read.question} of ${row.target}, ${plan.concurrency} in flight`);
     await steadyReads(reader, readerRedis, stored(targets[row.target]), row.read, plan, picker(10 + rows.indexOf(row)));
   }
   r.run.reads.push(...rows);

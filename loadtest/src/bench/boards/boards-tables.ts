@@ -1,12 +1,11 @@
 /**
- * The boards benchmark's tables: reads of a period and of its two windows (first call, alone,
- * under load), the apply cost of a record by the boards it writes, and the memory of a daily
- * board with and without its windows.
+ * The boards benchmark's tables: reads of a period and of its two windows (under load) and the
+ * apply cost of a record by the boards it writes.
  */
 import type { ApplyFigures } from "./apply-cost.js";
 import type { KeyRead, ReadQuestion } from "./window-reads.js";
 import { count, ms, rate, ratio, size } from "../output/format.js";
-import type { Table } from "../output/table.js";
+import { tableOf, type Table } from "../output/table.js";
 
 export type ReadTarget = "period" | "sum7" | "best7";
 
@@ -28,18 +27,6 @@ export interface BoardsWriteRow {
   skipped?: string;
 }
 
-export interface BoardsMemory {
-  players: number;
-  days: number;
-  periodKeys: number;
-  windowKeys: number;
-  periodEntries: number;
-  windowEntries: number;
-  /** used_memory deltas, bytes: the period keys over the empty server, the window keys over the period keys. */
-  periodBytes: number;
-  windowBytes: number;
-}
-
 const TARGET_LABEL: Record<ReadTarget, string> = {
   period: "the period (day 7)",
   sum7: "SUM window sum7 ending day 7",
@@ -52,39 +39,21 @@ export function boardsReadTable(rows: readonly BoardsReadRow[], concurrency: num
     rows.find((x) => x.players === r.players && x.target === "period" && x.read.question === r.read.question);
   const order = (r: BoardsReadRow) =>
     r.players * 100 + ["top", "rank", "around"].indexOf(r.read.question) * 10 + ["period", "sum7", "best7"].indexOf(r.target);
-  return {
-    title: "Boards: reads of a period and of its windows (one shard, the router's shard reader)",
-    columns: [
-      "players",
-      "question",
-      "key read",
-      "entries",
-      "first call ms",
-      "alone p50 ms",
-      "alone p99 ms",
-      `${concurrency} in flight: ops/s`,
-      "p50 ms",
-      "p99 ms",
-      "errors",
-      "ops/s ÷ the period's",
+  return tableOf(
+    "Boards: reads of a period and of its windows (one shard, the router's shard reader)",
+    [...rows].sort((a, b) => order(a) - order(b)),
+    [
+      ["players", (r) => size(r.players)],
+      ["question", (r) => QUESTION_LABEL[r.read.question]],
+      ["key read", (r) => TARGET_LABEL[r.target]],
+      ["entries", (r) => count(r.entries)],
+      [`${concurrency} in flight: ops/s`, (r) => rate(r.read.loop?.opsPerSec ?? NaN)],
+      ["p50 ms", (r) => ms(r.read.loop?.latencyMs.p50 ?? NaN)],
+      ["p99 ms", (r) => ms(r.read.loop?.latencyMs.p99 ?? NaN)],
+      ["errors", (r) => (r.read.loop ? count(r.read.loop.errors) : "—")],
+      ["ops/s ÷ the period's", (r) => (r.target === "period" ? "—" : ratio(r.read.loop?.opsPerSec, periodOf(r)?.read.loop?.opsPerSec))],
     ],
-    rows: [...rows]
-      .sort((a, b) => order(a) - order(b))
-      .map((r) => [
-        size(r.players),
-        QUESTION_LABEL[r.read.question],
-        TARGET_LABEL[r.target],
-        count(r.entries),
-        ms(r.read.firstMs),
-        ms(r.read.alone?.latencyMs.p50 ?? NaN),
-        ms(r.read.alone?.latencyMs.p99 ?? NaN),
-        rate(r.read.loop?.opsPerSec ?? NaN),
-        ms(r.read.loop?.latencyMs.p50 ?? NaN),
-        ms(r.read.loop?.latencyMs.p99 ?? NaN),
-        r.read.loop ? count(r.read.loop.errors) : "—",
-        r.target === "period" ? "—" : ratio(r.read.loop?.opsPerSec, periodOf(r)?.read.loop?.opsPerSec),
-      ]),
-  };
+  );
 }
 
 export function writeLabel(r: Pick<BoardsWriteRow, "write" | "also">): string {
@@ -96,80 +65,19 @@ export function writeLabel(r: Pick<BoardsWriteRow, "write" | "also">): string {
 export function boardsWriteTable(rows: readonly BoardsWriteRow[]): Table {
   const single = (r: BoardsWriteRow) => rows.find((x) => x.players === r.players && x.write === "single")?.figures;
   const us = (x: number | undefined) => (x === undefined ? "—" : String(Number(x.toPrecision(3))));
-  return {
-    title: "Boards: apply cost of a record (one shard: prepareEvent + ShardWriter.apply, the shard node's apply batch)",
-    columns: [
-      "existing players",
-      "write",
-      "boards per record",
-      "records/s",
-      "÷ single",
-      "Redis CPU µs/record (INFO cpu)",
-      "÷ single",
-      "apply script µs/record (commandstats)",
-      "bench CPU µs/record",
-      "records timed",
-    ],
-    rows: rows.map((r) => {
-      const f = r.figures;
-      const s = single(r);
-      if (!f)
-        return [size(r.players), writeLabel(r), String(1 + r.also), "—", "—", "—", "—", "—", "—", `not measured: ${r.skipped ?? "?"}`];
-      return [
-        size(r.players),
-        writeLabel(r),
-        String(1 + r.also),
-        count(f.recordsPerSec),
-        r.write === "single" ? "1x" : ratio(f.recordsPerSec, s?.recordsPerSec),
-        us(f.redisCpuUsPerRecord),
-        r.write === "single" ? "1x" : ratio(f.redisCpuUsPerRecord, s?.redisCpuUsPerRecord),
-        us(f.scriptUsPerRecord),
-        us(f.benchCpuUsPerRecord),
-        count(f.records),
-      ];
-    }),
-  };
-}
-
-export function boardsMemoryTable(m: BoardsMemory): Table {
-  const perPlayer = (b: number) => (b / m.players).toFixed(1);
-  const perEntry = (b: number, n: number) => (n ? (b / n).toFixed(1) : "—");
-  const mib = (b: number) => count(b / 2 ** 20);
-  const both = m.periodBytes + m.windowBytes;
-  return {
-    title: `Boards: memory of a daily board, players written on each of ${m.days} days (used_memory deltas, one redis-server)`,
-    columns: ["players", "what", "keys", "entries", "MiB", "bytes per player", "bytes per entry", "× the board alone"],
-    rows: [
-      [
-        size(m.players),
-        `the board alone: ${m.periodKeys} daily keys`,
-        String(m.periodKeys),
-        count(m.periodEntries),
-        mib(m.periodBytes),
-        perPlayer(m.periodBytes),
-        perEntry(m.periodBytes, m.periodEntries),
-        "1x",
-      ],
-      [
-        size(m.players),
-        "its windows sum7 + best7 (keys ending in days 1 .. 13)",
-        String(m.windowKeys),
-        count(m.windowEntries),
-        mib(m.windowBytes),
-        perPlayer(m.windowBytes),
-        perEntry(m.windowBytes, m.windowEntries),
-        ratio(m.windowBytes, m.periodBytes),
-      ],
-      [
-        size(m.players),
-        "the board with its windows",
-        String(m.periodKeys + m.windowKeys),
-        count(m.periodEntries + m.windowEntries),
-        mib(both),
-        perPlayer(both),
-        perEntry(both, m.periodEntries + m.windowEntries),
-        ratio(both, m.periodBytes),
-      ],
-    ],
-  };
+  const vsSingle = (r: BoardsWriteRow, x: (f: ApplyFigures) => number) =>
+    r.write === "single" ? "1x" : ratio(r.figures && x(r.figures), single(r) && x(single(r)!));
+  const measured = (cell: (f: ApplyFigures) => string) => (r: BoardsWriteRow) => (r.figures ? cell(r.figures) : "—");
+  return tableOf("Boards: apply cost of a record (one shard: prepareEvent + ShardWriter.apply, the shard node's apply batch)", rows, [
+    ["existing players", (r) => size(r.players)],
+    ["write", (r) => writeLabel(r)],
+    ["boards per record", (r) => String(1 + r.also)],
+    ["records/s", measured((f) => count(f.recordsPerSec))],
+    ["÷ single", (r) => (r.figures ? vsSingle(r, (f) => f.recordsPerSec) : "—")],
+    ["Redis CPU µs/record (INFO cpu)", measured((f) => us(f.redisCpuUsPerRecord))],
+    ["÷ single", (r) => (r.figures ? vsSingle(r, (f) => f.redisCpuUsPerRecord) : "—")],
+    ["apply script µs/record (commandstats)", measured((f) => us(f.scriptUsPerRecord))],
+    ["bench CPU µs/record", measured((f) => us(f.benchCpuUsPerRecord))],
+    ["records timed", (r) => (r.figures ? count(r.figures.records) : `not measured: ${r.skipped ?? "?"}`)],
+  ]);
 }

@@ -77,7 +77,7 @@ export function parseH2load(stdout: string): H2loadResult {
   const failed = /(\d+) failed, (\d+) errored, (\d+) timeout/.exec(stdout);
   const non2xx = /status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(stdout);
   if (!Number.isFinite(rate) || !Number.isFinite(done)) throw new Error(`h2load printed no rate:\n${stdout}`);
-  if ((failed && failed.slice(1).some((n) => Number(n) > 0)) || (non2xx && non2xx.slice(1).some((n) => Number(n) > 0)))
+  if (failed?.slice(1).some((n) => Number(n) > 0) || non2xx?.slice(1).some((n) => Number(n) > 0))
     throw new Error(`h2load saw failed requests:\n${stdout}`);
   // "time for request:  min  max  mean  sd  +/- sd", each with its unit (us, ms or s)
   const mean = /time for request:\s+[\d.]+[mu]?s\s+[\d.]+[mu]?s\s+([\d.]+)(m|u)?s/.exec(stdout);

@@ -98,7 +98,7 @@ export class SeededLayouts {
     const from = layout.seeded;
     const bar = progressBar(`seeding ${layout.shards} shard(s)`, players - from);
     const start = performance.now();
-    const result = await seedRedis({
+    await seedRedis({
       shards: layout.shardIds.map((id, i) => ({ id, redis: layout.redis[i]! })),
       placement: layout.placement,
       key: BOARD_KEY,

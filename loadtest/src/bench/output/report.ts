@@ -89,7 +89,7 @@ export function writeReport(r: BenchReport, outDir: string): { json: string; mar
   const jsonName = `${prefix}.json`;
   const json = join(dir, jsonName);
   const markdown = join(dir, `${prefix}.md`);
-  writeFileSync(json, JSON.stringify(r, null, 2) + "\n");
+  writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
   writeFileSync(markdown, markdownSummary(r, jsonName));
   return { json, markdown };
 }

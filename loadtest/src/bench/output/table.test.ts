@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderMarkdown, renderText, type Table } from "./table.js";
+import { renderMarkdown, renderText, tableOf, type Table } from "./table.js";
 
 const t: Table = {
   title: "reads",
@@ -21,5 +21,25 @@ describe("bench > table", () => {
     expect(renderMarkdown(t)).toBe(
       ["| op | ops/s | ratio |", "|---|---:|---:|", "| rank | 12,345 | 0.5x |", "| top \\| 10 | 987 | — |"].join("\n"),
     );
+  });
+
+  it("makes a table of rows, a cell per column", () => {
+    const rows = [
+      { op: "rank", n: 3 },
+      { op: "top", n: 12 },
+    ];
+    expect(
+      tableOf("t", rows, [
+        ["op", (r) => r.op],
+        ["n x 2", (r) => String(r.n * 2)],
+      ]),
+    ).toEqual({
+      title: "t",
+      columns: ["op", "n x 2"],
+      rows: [
+        ["rank", "6"],
+        ["top", "24"],
+      ],
+    });
   });
 });

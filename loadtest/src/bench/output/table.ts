@@ -1,13 +1,22 @@
 /**
  * A table of figures, rendered for the terminal (aligned columns) and as Markdown (for
  * the result files, loadtest/results/<bench>.md). Cells are already formatted strings; numeric-looking columns are
- * right-aligned in both renderings.
+ * right-aligned in both renderings. A benchmark's tables are made with `tableOf` from the rows it
+ * keeps in its JSON: each column a header and the cell it takes from a row.
  */
 
 export interface Table {
   title: string;
   columns: string[];
   rows: string[][];
+}
+
+/** A column of `tableOf`: its header, and its cell of a row. */
+export type Column<T> = readonly [header: string, cell: (row: T) => string];
+
+/** The table of `rows`, one line each, a cell per column: header and value side by side in one list. */
+export function tableOf<T>(title: string, rows: readonly T[], columns: ReadonlyArray<Column<T>>): Table {
+  return { title, columns: columns.map(([h]) => h), rows: rows.map((r) => columns.map(([, cell]) => cell(r))) };
 }
 
 const NUMERIC = /^[-+]?[\d,.]+([kMG]|x| s| ms|%)?$|^—$/;

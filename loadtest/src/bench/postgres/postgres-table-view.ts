@@ -6,7 +6,7 @@
 import type { Measurement } from "../infra/measure.js";
 import { cores, count, ms, rate, ratio, size } from "../output/format.js";
 import type { ReadRow } from "../reads/reads-table.js";
-import type { Table } from "../output/table.js";
+import { tableOf, type Table } from "../output/table.js";
 
 export interface PgRow {
   players: number;
@@ -24,41 +24,24 @@ export function postgresTable(rows: readonly PgRow[], routerRows: readonly ReadR
         x.question === r.question &&
         x.m.concurrency === r.m.concurrency,
     )?.m;
-  return {
-    title: "PostgreSQL baseline vs the router (1 shard), same concurrency",
-    columns: [
-      "rows",
-      "question",
-      "in flight",
-      "n",
-      "PostgreSQL ops/s",
-      "p50 ms (95% CI)",
-      "p99 ms",
-      "errors",
-      "router ops/s",
-      "router p50 ms",
-      "router/PG ops/s",
-      "PG/router p50",
-      "cores: PostgreSQL / client / others",
+  const ci = (m: Measurement) => (m.p50CiMs ? ` (${ms(m.p50CiMs[0])}–${ms(m.p50CiMs[1])})` : "");
+  return tableOf(
+    "PostgreSQL baseline vs the router (1 shard), same concurrency",
+    rows.map((r) => ({ ...r, router: routerOf(r) })),
+    [
+      ["rows", (r) => size(r.players)],
+      ["question", (r) => (r.question === "top" ? "top 10" : "exact rank")],
+      ["in flight", (r) => String(r.m.concurrency)],
+      ["n", (r) => count(r.m.calls)],
+      ["PostgreSQL ops/s", (r) => rate(r.m.opsPerSec)],
+      ["p50 ms (95% CI)", (r) => ms(r.m.latencyMs.p50) + ci(r.m)],
+      ["p99 ms", (r) => ms(r.m.latencyMs.p99)],
+      ["errors", (r) => count(r.m.errors)],
+      ["router ops/s", (r) => (r.router ? rate(r.router.opsPerSec) : "—")],
+      ["router p50 ms", (r) => (r.router ? ms(r.router.latencyMs.p50) : "—")],
+      ["router/PG ops/s", (r) => ratio(r.router?.opsPerSec, r.m.opsPerSec)],
+      ["PG/router p50", (r) => ratio(r.m.latencyMs.p50, r.router?.latencyMs.p50)],
+      ["cores: PostgreSQL / client / others", (r) => cores(r.m.cpuCores, ["postgres", "client", "others"])],
     ],
-    rows: rows.map((r) => {
-      const router = routerOf(r);
-      const ci = r.m.p50CiMs ? ` (${ms(r.m.p50CiMs[0])}–${ms(r.m.p50CiMs[1])})` : "";
-      return [
-        size(r.players),
-        r.question === "top" ? "top 10" : "exact rank",
-        String(r.m.concurrency),
-        count(r.m.calls),
-        rate(r.m.opsPerSec),
-        ms(r.m.latencyMs.p50) + ci,
-        ms(r.m.latencyMs.p99),
-        count(r.m.errors),
-        router ? rate(router.opsPerSec) : "—",
-        router ? ms(router.latencyMs.p50) : "—",
-        ratio(router?.opsPerSec, r.m.opsPerSec),
-        ratio(r.m.latencyMs.p50, router?.latencyMs.p50),
-        cores(r.m.cpuCores, ["postgres", "client", "others"]),
-      ];
-    }),
-  };
+  );
 }

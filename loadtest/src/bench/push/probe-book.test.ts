@@ -3,14 +3,10 @@ import { ProbeBook, type Probe } from "./probe-book.js";
 
 const own = (watched: string, score: number, sentAt: number): Probe => ({ kind: "own", watched, score, sentAt });
 const overtake = (watched: string, other: string, sentAt: number): Probe => ({ kind: "overtake", watched, other, sentAt });
-const msg = (score: number | undefined, overtakenBy: string[] = [], previousAt?: number) => ({
-  score,
-  overtakenBy,
-  ...(previousAt === undefined ? {} : { previousAt }),
-});
+const msg = (score: number | undefined, overtakenBy: string[] = []) => ({ score, overtakenBy });
 
 describe("bench > push > probe book", () => {
-  it("ends an own-score probe at the first message with the new score, measured from the send and from the acknowledgement", () => {
+  it("ends an own-score probe at the first message with the new score, measured from the acknowledgement", () => {
     const book = new ProbeBook();
     const p = own("p:1", 120, 1000);
     book.add(p);
@@ -18,9 +14,9 @@ describe("bench > push > probe book", () => {
     book.onMessage("p:1", msg(100), 1020); // an older score: not it
     book.onMessage("p:2", msg(120), 1030); // another stream
     expect(book.samples).toEqual([]);
-    book.onMessage("p:1", msg(120, [], 1020), 1150);
+    book.onMessage("p:1", msg(120), 1150);
     book.onMessage("p:1", msg(120), 1400); // a later message showing the same score changes nothing
-    expect(book.samples).toEqual([{ kind: "own", fromSendMs: 150, fromAckMs: 140, sentAt: 1000, sincePreviousMs: 130 }]);
+    expect(book.samples).toEqual([{ kind: "own", fromAckMs: 140, sentAt: 1000 }]);
     expect(book.pending).toBe(0);
     expect(book.busy("p:1")).toBe(false);
   });
@@ -32,7 +28,7 @@ describe("bench > push > probe book", () => {
     book.onMessage("p:1", msg(7), 40);
     expect(book.samples).toEqual([]);
     book.acked(p, 55);
-    expect(book.samples).toEqual([{ kind: "own", fromSendMs: 40, fromAckMs: -15, sentAt: 0, sincePreviousMs: undefined }]);
+    expect(book.samples).toEqual([{ kind: "own", fromAckMs: -15, sentAt: 0 }]);
   });
 
   it("ends an overtake at the first message whose OVERTAKEN events name the other player, both players busy until then", () => {

@@ -21,27 +21,21 @@ export interface Probe {
   /** When the write was meant to be sent, and when it was acknowledged (clock ms). */
   sentAt: number;
   ackAt?: number;
-  /** When the message that showed it arrived, and how long after the stream's previous message. */
+  /** When the message that showed it arrived. */
   seenAt?: number;
-  sincePreviousMs?: number;
 }
 
 export interface LatencySample {
   kind: ProbeKind;
-  fromSendMs: number;
   fromAckMs: number;
   /** When its write was meant to be sent (clock ms): which part of the step it belongs to. */
   sentAt: number;
-  /** ms since the stream's previous message (undefined: the first): about interval_ms when the stream's pace held it back. */
-  sincePreviousMs: number | undefined;
 }
 
 /** What a message on a watched player's stream shows: its score (undefined: no entry) and the players of its OVERTAKEN events. */
 export interface SeenMessage {
   score: number | undefined;
   overtakenBy: readonly string[];
-  /** When the stream's previous message arrived (undefined: none). */
-  previousAt?: number;
 }
 
 export class ProbeBook {
@@ -91,7 +85,6 @@ export class ProbeBook {
       const shows = p.kind === "own" ? m.score === p.score : m.overtakenBy.includes(p.other!);
       if (!shows) continue;
       p.seenAt = at;
-      p.sincePreviousMs = m.previousAt === undefined ? undefined : at - m.previousAt;
       if (p.ackAt !== undefined) this.finish(p);
     }
   }
@@ -117,10 +110,8 @@ export class ProbeBook {
     if (!this.close(p)) return;
     this.samples.push({
       kind: p.kind,
-      fromSendMs: p.seenAt! - p.sentAt,
       fromAckMs: p.seenAt! - p.ackAt!,
       sentAt: p.sentAt,
-      sincePreviousMs: p.sincePreviousMs,
     });
   }
 

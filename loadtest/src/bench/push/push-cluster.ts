@@ -2,8 +2,8 @@
  * The push bench's cluster and what it reads of it: the batch bench's kind of cluster
  * (infra/ingest-cluster.ts: the run's Kafka, 3 redis-servers, 3 shard nodes, ingest, router), its
  * services' output lines read for the router's change feed resets, and probes of every process:
- * CPU (/proc, INFO cpu), the router's resident memory (/proc/<pid>/status), and each shard's change
- * stream (XINFO STREAM: entries the apply script added) and change flag.
+ * CPU (/proc, INFO cpu), the router's live heap (below), and each shard's change stream (XINFO
+ * STREAM: entries the apply script added) and change flag.
  *
  * The router logs "change feed reset" (change-feed.ts) at info; the services' lines reach the
  * bench's logger at debug (deploy's spawn-service), so the cluster is started with a logger of its
@@ -14,7 +14,6 @@
  * preloaded (and --expose-gc): SIGUSR2 makes one collect all its garbage and print its heap in
  * use then, what it holds live. The bench asks the router at rest only, never in a window.
  */
-import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { rootLogger } from "@ladder/platform/logger";
 import { keyLayout } from "@ladder/store";
@@ -32,45 +31,17 @@ export interface PushCluster {
   feedResets(): number;
   resetLines: string[];
   cpuProbes: Record<CpuName, CpuProbe>;
-  /** The router's resident set, MiB. */
-  routerRssMiB(): Promise<number>;
-  /**
-   * From the router's /metrics (prom-client's defaults): its V8 heap in use, MiB, and its event
-   * loop's delay p99 and max, ms, since the previous call (prom-client resets it on every scrape):
-   * Node's histogram holds the time between its sampling timer's ticks, so ROUTER_LOOP_SAMPLE_MS
-   * (platform/src/metrics.ts samples every 100 ms) is taken off.
-   */
-  routerMetrics(): Promise<RouterMetrics>;
-  /** The router's heap in use and resident set right after a full garbage collection (gc-probe.mjs), MiB. */
-  routerLive(): Promise<{ heapMiB: number; rssMiB: number; gcMs: number }>;
+  /** The router's heap in use right after a full garbage collection (gc-probe.mjs), MiB. */
+  routerLive(): Promise<{ heapMiB: number; gcMs: number }>;
   /** Entries the shards' apply scripts added to their change streams so far, summed. */
   changesAdded(): Promise<number>;
   /** Shards whose change flag is set (a router with watchers keeps it alive). */
   flagsSet(): Promise<number>;
 }
 
-export interface RouterMetrics {
-  heapUsedMiB: number;
-  loopP99Ms: number;
-  loopMaxMs: number;
-}
-
 const KEYS = keyLayout(BENCH_KEY_PREFIX);
-/** The router's event-loop sampling interval (EVENT_LOOP_SAMPLE_MS of platform/src/metrics.ts). */
-export const ROUTER_LOOP_SAMPLE_MS = 100;
 const GC_PROBE = fileURLToPath(new URL("./gc-probe.mjs", import.meta.url));
 const PROBE_MSG = "bench gc probe";
-
-/** An event-loop delay from Node's histogram (monitorEventLoopDelay: the time between ticks of a timer of `sampleMs`), less the timer's own interval, ms. */
-export function loopDelayMs(histogramMs: number, sampleMs: number): number {
-  return Math.round(Math.max(0, histogramMs - sampleMs) * 10) / 10;
-}
-
-/** A metric's value in Prometheus text (NaN when absent). */
-export function metricValue(text: string, name: string): number {
-  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([-+\\deE.]+|NaN)$`, "m").exec(text);
-  return m ? Number(m[1]) : NaN;
-}
 
 export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> {
   let resets = 0;
@@ -113,19 +84,6 @@ export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> 
       machine: machineCpu,
       others: othersCpu,
     },
-    async routerRssMiB() {
-      const status = await readFile(`/proc/${s.router().pid}/status`, "utf8");
-      return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
-    },
-    async routerMetrics() {
-      const text = await (await fetch(s.metricsUrl("router"))).text();
-      const round = (x: number) => Math.round(x * 10) / 10;
-      return {
-        heapUsedMiB: round(metricValue(text, "nodejs_heap_size_used_bytes") / 2 ** 20),
-        loopP99Ms: loopDelayMs(metricValue(text, "nodejs_eventloop_lag_p99_seconds") * 1000, ROUTER_LOOP_SAMPLE_MS),
-        loopMaxMs: loopDelayMs(metricValue(text, "nodejs_eventloop_lag_max_seconds") * 1000, ROUTER_LOOP_SAMPLE_MS),
-      };
-    },
     async routerLive() {
       const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error("the router did not answer the GC probe within 30 s")), 30_000);
@@ -134,7 +92,7 @@ export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> 
       });
       if (line.gc !== true) throw new Error("the router was started without --expose-gc: no GC probe");
       const mib = (x: unknown) => Math.round((Number(x) / 2 ** 20) * 10) / 10;
-      return { heapMiB: mib(line.heapUsed), rssMiB: mib(line.rss), gcMs: Math.round(Number(line.gcMs)) };
+      return { heapMiB: mib(line.heapUsed), gcMs: Math.round(Number(line.gcMs)) };
     },
     async changesAdded() {
       const added = await Promise.all(

@@ -1,7 +1,7 @@
 /**
- * The push bench at rest: the router's memory (resident set and heap in use as they stand, then
- * its live heap after a full collection: push-cluster.ts) and every process's CPU over a quiet
- * interval; and the wait until the cluster is back at rest after a step.
+ * The push bench at rest: the router's live heap (after a full collection: push-cluster.ts) and
+ * every process's CPU over a quiet interval; and the wait until the cluster is back at rest after a
+ * step.
  */
 import { CPU_NAMES, type CpuName, type PushCluster } from "./push-cluster.js";
 
@@ -9,16 +9,12 @@ export interface RestFigures {
   label: string;
   watchers: number;
   tops: number;
-  /** As it stands (garbage included), from /proc and the router's metrics, MiB. */
-  routerRssMiB: number;
-  routerHeapMiB: number;
   /** Right after a full garbage collection: what the router holds live, MiB. */
   routerLiveHeapMiB: number;
-  routerLiveRssMiB: number;
   cores: Record<CpuName, number>;
 }
 
-/** The router's memory and every process's CPU over `seconds` of rest (the collection comes after the CPU interval). */
+/** The router's live heap and every process's CPU over `seconds` of rest (the collection comes after the CPU interval). */
 export async function atRest(
   pc: PushCluster,
   label: string,
@@ -36,17 +32,7 @@ export async function atRest(
     CpuName,
     number
   >;
-  const [rss, metrics] = [await pc.routerRssMiB(), await pc.routerMetrics()];
-  const live = await pc.routerLive();
-  return {
-    label,
-    ...held,
-    routerRssMiB: Math.round(rss * 10) / 10,
-    routerHeapMiB: metrics.heapUsedMiB,
-    routerLiveHeapMiB: live.heapMiB,
-    routerLiveRssMiB: live.rssMiB,
-    cores,
-  };
+  return { label, ...held, routerLiveHeapMiB: (await pc.routerLive()).heapMiB, cores };
 }
 
 /** Waits until the router, the shard nodes, Redis, ingest and Kafka are back at rest (below 0.15 core each over 0.5 s), at most 30 s. */
@@ -63,7 +49,7 @@ export async function settle(pc: PushCluster): Promise<void> {
 export function restLine(r: RestFigures): string {
   const c = r.cores;
   return (
-    `  ${r.label}: router RSS ${r.routerRssMiB} MiB, heap ${r.routerHeapMiB} MiB (live after a full GC: heap ${r.routerLiveHeapMiB}, RSS ${r.routerLiveRssMiB}); ` +
+    `  ${r.label}: router live heap ${r.routerLiveHeapMiB} MiB (after a full GC); ` +
     `cores router ${c.router} / shard nodes ${c.shardNodes} / Redis ${c.redis} / client ${c.client} / machine ${c.machine} (others ${c.others})`
   );
 }

@@ -15,7 +15,6 @@ export interface HoldFigures {
   seconds: number;
   /** Each stream's first message, ms after the streams began to be opened. */
   firstMs: Pcts;
-  checkedFirst: number;
 }
 
 export interface PushRun {
@@ -27,7 +26,6 @@ export interface PushRun {
   topsOnly: StepFigures[];
   /** Highest rate sustained by each series (0: not even the first). */
   sustained: { without: number; with: number; topsOnly: number };
-  checks: string[];
   resetLines: string[];
   flagsGoneS: number;
 }

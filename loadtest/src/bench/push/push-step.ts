@@ -4,21 +4,19 @@
  * acknowledged update (the drain), until every probe was seen (or expired), and until the streams
  * went quiet.
  */
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Redis } from "ioredis";
 import { keyLayout } from "@ladder/store";
 import { readApplied } from "../../seed/apply-watch.js";
 import { behind } from "../batch/daily-board.js";
 import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
-import { CPU_NAMES, loopDelayMs, type CpuName, type PushCluster, type RouterMetrics } from "./push-cluster.js";
+import { CPU_NAMES, type CpuName, type PushCluster } from "./push-cluster.js";
 import type { ProbeBook } from "./probe-book.js";
-import { pacedShare, pcts, perSecond, shortfalls, type Pcts } from "./step-summary.js";
+import { pcts, perSecond, shortfalls, type Pcts } from "./step-summary.js";
 import type { WatcherPool } from "./watchers.js";
 import type { WriteDriver, WriteStepResult } from "./write-driver.js";
 import { round1, round2 } from "../output/format.js";
 
 const OFFSETS_KEY = keyLayout(BENCH_KEY_PREFIX).offsets;
-const CLIENT_LOOP_SAMPLE_MS = 10;
 
 export interface StepPlan {
   rate: number;
@@ -52,24 +50,14 @@ export interface StepFigures {
   /** Events the messages carried per second, by kind (an overtaken or passed event is one rank shift of one watcher). */
   eventsPerS: Record<string, number>;
   cores: Record<CpuName, number>;
-  /** The bench process's event-loop delay in the window, ms (p99, max; its sampling interval taken off): how late it saw what arrived. */
-  clientLoopDelayMs: { p99: number; max: number };
-  /** The router's, from its metrics (p99, max), and its V8 heap in use at the window's end. */
-  routerLoopDelayMs: { p99: number; max: number };
-  routerHeapMiB: number;
   probes: WriteStepResult["probes"] & { expired: number; failed: number };
   own?: Pcts;
-  ownFromSend?: Pcts;
   overtake?: Pcts;
-  overtakeFromSend?: Pcts;
-  /** Of the latency samples, the share whose message the stream's pace held back (step-summary.ts). */
-  pacedShare?: { own: number; overtake: number };
   feedResets: number;
   resynced: number;
   streamsEnded: number;
   /** Seconds after the drain until the streams were quiet and every probe seen. */
   settleS: number;
-  routerRssMiB: number;
   /** With watchers: the router's live heap after the step, at rest (a full collection first), MiB. */
   liveHeapAfterMiB?: number;
   shortfalls: string[];
@@ -118,18 +106,11 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
   const ended0 = endedNow();
   const expired0 = w.book?.expired ?? 0;
   const failed0 = w.book?.failed ?? 0;
-  const loop = monitorEventLoopDelay({ resolution: CLIENT_LOOP_SAMPLE_MS });
   let a: Reading | undefined;
   let b: Reading | undefined;
-  let routerEnd: RouterMetrics | undefined;
   const res = await driver.run(s.rate, s.warmupS * 1000, s.windowS * 1000, async (edge) => {
-    if (edge === "start") {
-      [a] = await Promise.all([read(), pc.routerMetrics()]);
-      loop.enable();
-    } else {
-      loop.disable();
-      [b, routerEnd] = await Promise.all([read(), pc.routerMetrics()]);
-    }
+    if (edge === "start") a = await read();
+    else b = await read();
   });
   const windowS = (b!.at - a!.at) / 1000;
   const windowFrom = a!.at;
@@ -163,15 +144,7 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
   >;
   const kinds = new Set([...Object.keys(a!.events), ...Object.keys(b!.events)]);
   const book = w.book;
-  const lat = (kind: "own" | "overtake", from: "fromAckMs" | "fromSendMs") =>
-    book ? pcts(book.samplesSent(kind, windowFrom, windowTo).map((x) => x[from])) : undefined;
-  const paced = (kind: "own" | "overtake") =>
-    round2(
-      pacedShare(
-        book!.samplesSent(kind, windowFrom, windowTo).map((x) => x.sincePreviousMs),
-        s.intervalMs,
-      ),
-    );
+  const lat = (kind: "own" | "overtake") => (book ? pcts(book.samplesSent(kind, windowFrom, windowTo).map((x) => x.fromAckMs)) : undefined);
   const f: StepFigures = {
     watchers: w.players?.players.size ?? 0,
     tops: w.tops?.tops.length ?? 0,
@@ -189,27 +162,12 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
     topMessagesPerS: round1(perSecond(a!.topMessages, b!.topMessages, windowS)),
     eventsPerS: Object.fromEntries([...kinds].map((k) => [k, round1(perSecond(a!.events[k] ?? 0, b!.events[k] ?? 0, windowS))])),
     cores,
-    clientLoopDelayMs: {
-      p99: loopDelayMs(loop.percentile(99) / 1e6, CLIENT_LOOP_SAMPLE_MS),
-      max: loopDelayMs(loop.max / 1e6, CLIENT_LOOP_SAMPLE_MS),
-    },
-    routerLoopDelayMs: { p99: routerEnd!.loopP99Ms, max: routerEnd!.loopMaxMs },
-    routerHeapMiB: routerEnd!.heapUsedMiB,
     probes: { ...res.probes, expired: (book?.expired ?? 0) - expired0, failed: (book?.failed ?? 0) - failed0 },
-    ...(book
-      ? {
-          own: lat("own", "fromAckMs"),
-          ownFromSend: lat("own", "fromSendMs"),
-          overtake: lat("overtake", "fromAckMs"),
-          overtakeFromSend: lat("overtake", "fromSendMs"),
-          pacedShare: { own: paced("own"), overtake: paced("overtake") },
-        }
-      : {}),
+    ...(book ? { own: lat("own"), overtake: lat("overtake") } : {}),
     feedResets: pc.feedResets() - resets0,
     resynced: resyncedNow() - resynced0,
     streamsEnded: endedNow() - ended0,
     settleS: round1(settleS),
-    routerRssMiB: round1(await pc.routerRssMiB()),
     shortfalls: [],
   };
   f.shortfalls = shortfalls({

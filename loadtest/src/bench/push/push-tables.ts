@@ -7,10 +7,9 @@
  */
 import type { PushRun, RestFigures } from "./push-run.js";
 import type { StepFigures } from "./push-step.js";
-import type { Pcts } from "./step-summary.js";
 import type { PushPlan } from "../plan.js";
-import { count, fixed1, fixed2, ms, pct, rate, ratio, seconds } from "../output/format.js";
-import type { Table } from "../output/table.js";
+import { count, fixed1, fixed2, ms, rate, ratio, seconds } from "../output/format.js";
+import { tableOf, type Table } from "../output/table.js";
 
 /** CPU µs per update: cores ÷ updates/s. */
 export const usPerUpdate = (cores: number, perS: number) => (perS > 0 && Number.isFinite(cores) ? (cores / perS) * 1e6 : NaN);
@@ -20,113 +19,70 @@ export const heldLabel = (s: Pick<StepFigures, "watchers" | "tops">) =>
   s.watchers ? `${count(s.watchers)} + ${s.tops} tops` : s.tops ? `${s.tops} WatchTop only` : "none";
 
 export function holdTable(run: Pick<PushRun, "hold">): Table {
-  const h = run.hold;
-  return {
-    title: "Holding the watchers: every stream opened at once, until each had its first message",
-    columns: ["streams", "HTTP/2 connections", "all first messages within", "first message p50 / p99 ms", "checked before measuring"],
-    rows: [
-      [
-        `${count(h.watchers)} WatchPlayer + ${h.tops} WatchTop`,
-        `${count(h.connections)} + 1`,
-        seconds(h.seconds),
-        `${ms(h.firstMs.p50)} / ${ms(h.firstMs.p99)}`,
-        `${count(h.checkedFirst)} first messages = GetRank, ${h.tops} tops = GetTop`,
-      ],
+  return tableOf(
+    "Holding the watchers: every stream opened at once, until each had its first message",
+    [run.hold],
+    [
+      ["streams", (h) => `${count(h.watchers)} WatchPlayer + ${h.tops} WatchTop`],
+      ["HTTP/2 connections", (h) => `${count(h.connections)} + 1`],
+      ["all first messages within", (h) => seconds(h.seconds)],
+      ["first message p50 / p99 ms", (h) => `${ms(h.firstMs.p50)} / ${ms(h.firstMs.p99)}`],
     ],
-  };
+  );
 }
 
 export function restTable(rest: readonly RestFigures[]): Table {
-  return {
-    title:
-      "At rest: the router's memory (as it stands: RSS from /proc, V8 heap in use from its metrics; live: right after a full garbage collection) and the cores each process used",
-    columns: [
-      "state",
-      "router RSS MiB",
-      "heap MiB",
-      "live heap MiB",
-      "live RSS MiB",
-      "router",
-      "shard nodes",
-      "Redis",
-      "client (bench)",
-      "machine / others",
-    ],
-    rows: rest.map((r) => [
-      r.label,
-      fixed1(r.routerRssMiB),
-      fixed1(r.routerHeapMiB),
-      fixed1(r.routerLiveHeapMiB),
-      fixed1(r.routerLiveRssMiB),
-      fixed2(r.cores.router),
-      fixed2(r.cores.shardNodes),
-      fixed2(r.cores.redis),
-      fixed2(r.cores.client),
-      `${fixed2(r.cores.machine)} / ${fixed2(r.cores.others)}`,
-    ]),
-  };
+  return tableOf("At rest: the router's live heap (right after a full garbage collection) and the cores each process used", rest, [
+    ["state", (r) => r.label],
+    ["router live heap MiB", (r) => fixed1(r.routerLiveHeapMiB)],
+    ["router", (r) => fixed2(r.cores.router)],
+    ["shard nodes", (r) => fixed2(r.cores.shardNodes)],
+    ["Redis", (r) => fixed2(r.cores.redis)],
+    ["client (bench)", (r) => fixed2(r.cores.client)],
+    ["machine / others", (r) => `${fixed2(r.cores.machine)} / ${fixed2(r.cores.others)}`],
+  ]);
 }
 
 export function stepsTable(run: Pick<PushRun, "without" | "with" | "topsOnly">, p: Pick<PushPlan, "windowS" | "intervalMs">): Table {
-  const steps = [...run.without, ...run.with, ...run.topsOnly];
-  return {
-    title: `Write steps (open loop, ${p.windowS} s windows): rates, changes and messages per second, cores; watchers at interval_ms ${p.intervalMs}`,
-    columns: [
-      "watchers",
-      "offered updates/s",
-      "acked/s",
-      "applied/s",
-      "drain s",
-      "changes/s",
-      "msgs/s",
-      "rank shifts/s",
-      "router µs/msg",
-      "cores: router / shard nodes / Redis / ingest / Kafka / client",
-      "others",
-      "router loop delay p99 ms",
-      "live heap after MiB",
-      "sustained",
+  const messages = (s: StepFigures) => s.playerMessagesPerS + s.topMessagesPerS;
+  return tableOf(
+    `Write steps (open loop, ${p.windowS} s windows): rates, changes and messages per second, cores; watchers at interval_ms ${p.intervalMs}`,
+    [...run.without, ...run.with, ...run.topsOnly],
+    [
+      ["watchers", heldLabel],
+      ["offered updates/s", (s) => count(s.rate)],
+      ["acked/s", (s) => rate(s.ackedPerS)],
+      ["applied/s", (s) => rate(s.appliedPerS)],
+      ["drain s", (s) => (Number.isFinite(s.drainS) ? s.drainS.toFixed(1) : "never")],
+      ["changes/s", (s) => rate(s.changesPerS)],
+      ["msgs/s", (s) => (s.watchers || s.tops ? rate(messages(s)) : "—")],
+      ["rank shifts/s", (s) => (s.watchers ? rate(shifts(s)) : "—")],
+      ["router µs/msg", (s) => (s.watchers ? count(usPerUpdate(s.cores.router, messages(s))) : "—")],
+      [
+        "cores: router / shard nodes / Redis / ingest / Kafka / client",
+        (s) => [s.cores.router, s.cores.shardNodes, s.cores.redis, s.cores.ingest, s.cores.kafka, s.cores.client].map(fixed2).join(" / "),
+      ],
+      ["others", (s) => fixed2(s.cores.others)],
+      ["live heap after MiB", (s) => fixed1(s.liveHeapAfterMiB)],
+      ["sustained", (s) => (s.shortfalls.length ? `no: ${s.shortfalls.join("; ")}` : "yes")],
     ],
-    rows: steps.map((s) => [
-      heldLabel(s),
-      count(s.rate),
-      rate(s.ackedPerS),
-      rate(s.appliedPerS),
-      Number.isFinite(s.drainS) ? s.drainS.toFixed(1) : "never",
-      rate(s.changesPerS),
-      s.watchers || s.tops ? rate(s.playerMessagesPerS + s.topMessagesPerS) : "—",
-      s.watchers ? rate(shifts(s)) : "—",
-      s.watchers ? count(usPerUpdate(s.cores.router, s.playerMessagesPerS + s.topMessagesPerS)) : "—",
-      [s.cores.router, s.cores.shardNodes, s.cores.redis, s.cores.ingest, s.cores.kafka, s.cores.client].map(fixed2).join(" / "),
-      fixed2(s.cores.others),
-      ms(s.routerLoopDelayMs.p99),
-      fixed1(s.liveHeapAfterMiB),
-      s.shortfalls.length ? `no: ${s.shortfalls.join("; ")}` : "yes",
-    ]),
-  };
+  );
 }
 
 export function latencyTable(steps: readonly StepFigures[]): Table {
-  const row = (s: StepFigures, kind: string, fromAck: Pcts | undefined, fromSend: Pcts | undefined, paced: number | undefined) => [
-    count(s.rate),
-    kind,
-    count(fromAck?.n ?? 0),
-    ms(fromAck?.p50 ?? NaN),
-    ms(fromAck?.p90 ?? NaN),
-    ms(fromAck?.p99 ?? NaN),
-    ms(fromAck?.max ?? NaN),
-    ms(fromSend?.p50 ?? NaN),
-    ms(fromSend?.p99 ?? NaN),
-    pct(paced),
-  ];
-  return {
-    title: "Push latency: a write's acknowledgement (and its send) to the first message on the watcher's stream that shows it, ms",
-    columns: ["updates/s", "write", "n", "from ack p50", "p90", "p99", "max", "from send p50", "from send p99", "held by the pace"],
-    rows: steps.flatMap((s) => [
-      row(s, "own score (the watched player's)", s.own, s.ownFromSend, s.pacedShare?.own),
-      row(s, "overtake (another player passes it)", s.overtake, s.overtakeFromSend, s.pacedShare?.overtake),
-    ]),
-  };
+  const rows = steps.flatMap((s) => [
+    { s, kind: "own score (the watched player's)", x: s.own },
+    { s, kind: "overtake (another player passes it)", x: s.overtake },
+  ]);
+  return tableOf("Push latency: a write's acknowledgement to the first message on the watcher's stream that shows it, ms", rows, [
+    ["updates/s", (r) => count(r.s.rate)],
+    ["write", (r) => r.kind],
+    ["n", (r) => count(r.x?.n ?? 0)],
+    ["p50", (r) => ms(r.x?.p50 ?? NaN)],
+    ["p90", (r) => ms(r.x?.p90 ?? NaN)],
+    ["p99", (r) => ms(r.x?.p99 ?? NaN)],
+    ["max", (r) => ms(r.x?.max ?? NaN)],
+  ]);
 }
 
 /**
@@ -139,38 +95,31 @@ export function costTable(
   restWithout: RestFigures | undefined,
   restWith: RestFigures | undefined,
 ): Table {
-  const rows: string[][] = [];
-  for (const w of run.topsOnly) {
-    const o = run.without.find((s) => s.rate === w.rate);
-    if (!o) continue;
-    const per = (s: StepFigures, rest: RestFigures | undefined, k: "shardNodes" | "redis" | "router") =>
-      usPerUpdate(s.cores[k] - (rest?.cores[k] ?? 0), s.appliedPerS);
-    rows.push([
-      count(w.rate),
-      `${rate(o.appliedPerS)} / ${rate(w.appliedPerS)}`,
-      `${rate(o.changesPerS)} / ${rate(w.changesPerS)}`,
-      `${count(per(o, restWithout, "shardNodes"))} / ${count(per(w, restWith, "shardNodes"))}`,
-      ratio(per(w, restWith, "shardNodes"), per(o, restWithout, "shardNodes")),
-      `${count(per(o, restWithout, "redis"))} / ${count(per(w, restWith, "redis"))}`,
-      ratio(per(w, restWith, "redis"), per(o, restWithout, "redis")),
-      count(per(w, restWith, "router")),
-    ]);
-  }
-  return {
-    title:
-      "What the change stream costs the applies: each rate without watchers / with the WatchTop streams alone (the shards append every change while a router watches anything); CPU less each state's rest",
-    columns: [
-      "updates/s",
-      "applied/s",
-      "changes appended/s",
-      "shard nodes CPU µs/update",
-      "with ÷ without",
-      "Redis CPU µs/update",
-      "with ÷ without",
-      "router CPU µs/update (its feeds)",
+  const pairs = run.topsOnly.flatMap((w) => run.without.filter((o) => o.rate === w.rate).map((o) => ({ o, w })));
+  const per = (s: StepFigures, rest: RestFigures | undefined, k: "shardNodes" | "redis" | "router") =>
+    usPerUpdate(s.cores[k] - (rest?.cores[k] ?? 0), s.appliedPerS);
+  const both =
+    (k: "shardNodes" | "redis") =>
+    ({ o, w }: { o: StepFigures; w: StepFigures }) =>
+      `${count(per(o, restWithout, k))} / ${count(per(w, restWith, k))}`;
+  const vs =
+    (k: "shardNodes" | "redis") =>
+    ({ o, w }: { o: StepFigures; w: StepFigures }) =>
+      ratio(per(w, restWith, k), per(o, restWithout, k));
+  return tableOf(
+    "What the change stream costs the applies: each rate without watchers / with the WatchTop streams alone (the shards append every change while a router watches anything); CPU less each state's rest",
+    pairs,
+    [
+      ["updates/s", ({ w }) => count(w.rate)],
+      ["applied/s", ({ o, w }) => `${rate(o.appliedPerS)} / ${rate(w.appliedPerS)}`],
+      ["changes appended/s", ({ o, w }) => `${rate(o.changesPerS)} / ${rate(w.changesPerS)}`],
+      ["shard nodes CPU µs/update", both("shardNodes")],
+      ["with ÷ without", vs("shardNodes")],
+      ["Redis CPU µs/update", both("redis")],
+      ["with ÷ without", vs("redis")],
+      ["router CPU µs/update (its feeds)", ({ w }) => count(per(w, restWith, "router"))],
     ],
-    rows,
-  };
+  );
 }
 
 export function pushTables(run: PushRun, p: PushPlan): Table[] {

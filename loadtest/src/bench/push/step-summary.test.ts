@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { highestSustained, pacedShare, pcts, perSecond, shortfalls, type StepFacts } from "./step-summary.js";
+import { highestSustained, pcts, perSecond, shortfalls, type StepFacts } from "./step-summary.js";
 
 const fine = (over: Partial<StepFacts> = {}): StepFacts => ({
   watchers: true,
@@ -57,11 +57,6 @@ describe("bench > push > step summary", () => {
     expect(highestSustained([s(250, true), s(500, true), s(1000, false), s(2000, true)])).toBe(500);
     expect(highestSustained([s(500, true), s(250, false)])).toBe(0);
     expect(highestSustained([])).toBe(0);
-  });
-
-  it("counts the messages the stream's pace held back", () => {
-    expect(pacedShare([250, 251, 280, 600, undefined], 250)).toBe(0.6); // 250 + 10% + 10 ms = 285
-    expect(pacedShare([], 250)).toBeNaN();
   });
 
   it("turns two counter readings into a rate", () => {

@@ -70,16 +70,6 @@ export function shortfalls(f: StepFacts): string[] {
   return out;
 }
 
-/**
- * The share of `gaps` (ms between a probe's message and the stream's previous one; undefined for
- * a first message) at most interval_ms + 10% + 10 ms: messages the stream's pace held back (a
- * message due earlier waits until interval_ms after the previous one, and then goes at once).
- */
-export function pacedShare(gaps: ReadonlyArray<number | undefined>, intervalMs: number): number {
-  if (gaps.length === 0) return NaN;
-  return gaps.filter((g) => g !== undefined && g <= intervalMs * 1.1 + 10).length / gaps.length;
-}
-
 /** The highest rate of the steps that were sustained, every lower step sustained too (0 when the first was not). */
 export function highestSustained(steps: ReadonlyArray<{ rate: number; shortfalls: readonly string[] }>): number {
   let best = 0;

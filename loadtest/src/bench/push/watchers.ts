@@ -173,7 +173,6 @@ export class WatcherPool {
     const now = performance.now();
     if (view.firstAt === undefined) (view.firstAt = now), this.firstArrived();
     view.messages++;
-    const previousAt = Number.isNaN(view.lastAt) ? undefined : view.lastAt;
     view.lastAt = now;
     view.score = m.entry ? Number(m.entry.score) : undefined;
     view.rank = m.entry ? Number(m.entry.rank) : 0;
@@ -187,6 +186,6 @@ export class WatcherPool {
       c.events[kind] = (c.events[kind] ?? 0) + 1;
       if (e.kind === PlayerEvent_Kind.OVERTAKEN) overtakenBy.push(e.otherPlayerId);
     }
-    this.o.onPlayerMessage(view.player, { score: view.score, overtakenBy, ...(previousAt === undefined ? {} : { previousAt }) }, now);
+    this.o.onPlayerMessage(view.player, { score: view.score, overtakenBy }, now);
   }
 }

@@ -7,7 +7,7 @@ import type { Measurement } from "../infra/measure.js";
 import type { MemoryReading } from "../infra/seeded-layouts.js";
 import type { Question } from "./read-questions.js";
 import { cores, count, ms, rate, ratio, size } from "../output/format.js";
-import type { Table } from "../output/table.js";
+import { tableOf, type Table } from "../output/table.js";
 
 export interface ReadRow {
   players: number;
@@ -24,36 +24,25 @@ export function readsTables(rows: readonly ReadRow[]): Table[] {
   const order = (r: ReadRow) => [r.players, ["rank", "top", "around"].indexOf(r.question), r.target === "floor" ? 0 : r.shards];
   const sorted = [...rows].sort((a, b) => compareTuples(order(a), order(b)));
   return [
-    {
-      title: "Reads: router vs the floor (one Redis, one sorted set)",
-      columns: [
-        "players",
-        "question",
-        "served by",
-        "ops/s",
-        "p50 ms",
-        "p99 ms",
-        "errors",
-        "ops/s ÷ floor",
-        "p50 ÷ floor",
-        "cores: router / Redis / client / machine / others",
+    tableOf(
+      "Reads: router vs the floor (one Redis, one sorted set)",
+      sorted.map((r) => ({ ...r, floor: floorOf(r) })),
+      [
+        ["players", (r) => size(r.players)],
+        ["question", (r) => QUESTION_LABEL[r.question]],
+        ["served by", (r) => (r.target === "floor" ? "floor: 1 Redis" : `router, ${r.shards} shard${r.shards > 1 ? "s" : ""}`)],
+        ["ops/s", (r) => rate(r.m.opsPerSec)],
+        ["p50 ms", (r) => ms(r.m.latencyMs.p50)],
+        ["p99 ms", (r) => ms(r.m.latencyMs.p99)],
+        ["errors", (r) => count(r.m.errors)],
+        ["ops/s ÷ floor", (r) => ratio(r.m.opsPerSec, r.floor?.opsPerSec)],
+        ["p50 ÷ floor", (r) => ratio(r.m.latencyMs.p50, r.floor?.latencyMs.p50)],
+        [
+          "cores: router / Redis / client / machine / others",
+          (r) => cores(r.m.cpuCores, ["router", "redis", "client", "machine", "others"]),
+        ],
       ],
-      rows: sorted.map((r) => {
-        const floor = floorOf(r);
-        return [
-          size(r.players),
-          QUESTION_LABEL[r.question],
-          r.target === "floor" ? "floor: 1 Redis" : `router, ${r.shards} shard${r.shards > 1 ? "s" : ""}`,
-          rate(r.m.opsPerSec),
-          ms(r.m.latencyMs.p50),
-          ms(r.m.latencyMs.p99),
-          count(r.m.errors),
-          ratio(r.m.opsPerSec, floor?.opsPerSec),
-          ratio(r.m.latencyMs.p50, floor?.latencyMs.p50),
-          cores(r.m.cpuCores, ["router", "redis", "client", "machine", "others"]),
-        ];
-      }),
-    },
+    ),
   ];
 }
 
@@ -64,23 +53,12 @@ function compareTuples(a: number[], b: number[]): number {
 
 export function memoryTable(readings: readonly MemoryReading[]): Table {
   const mib = (b: number) => count(b / 2 ** 20);
-  return {
-    title: "Memory: one board in Redis",
-    columns: [
-      "players",
-      "redis-servers",
-      "bytes per player (steady)",
-      "bytes per player (as seeded)",
-      "used_memory MiB (board, steady)",
-      "used_memory_rss MiB",
-    ],
-    rows: readings.map((r) => [
-      size(r.players),
-      r.shards === 1 ? "1 (fresh)" : String(r.shards),
-      r.bytesPerPlayer.toFixed(1),
-      r.asSeededBytesPerPlayer.toFixed(1),
-      mib(r.usedMemoryBytes - r.emptyUsedMemoryBytes),
-      mib(r.usedMemoryRssBytes),
-    ]),
-  };
+  return tableOf("Memory: one board in Redis", readings, [
+    ["players", (r) => size(r.players)],
+    ["redis-servers", (r) => (r.shards === 1 ? "1 (fresh)" : String(r.shards))],
+    ["bytes per player (steady)", (r) => r.bytesPerPlayer.toFixed(1)],
+    ["bytes per player (as seeded)", (r) => r.asSeededBytesPerPlayer.toFixed(1)],
+    ["used_memory MiB (board, steady)", (r) => mib(r.usedMemoryBytes - r.emptyUsedMemoryBytes)],
+    ["used_memory_rss MiB", (r) => mib(r.usedMemoryRssBytes)],
+  ]);
 }

@@ -5,7 +5,7 @@
  */
 import type { Measurement } from "../infra/measure.js";
 import { count, ms, ratio } from "../output/format.js";
-import type { Table } from "../output/table.js";
+import { tableOf, type Table } from "../output/table.js";
 
 export interface IngestFigures {
   plan: object;
@@ -34,36 +34,30 @@ export function ingestTable(f: IngestFigures): Table {
     Object.entries(c)
       .map(([k, v]) => `${label[k] ?? k} ${v.toFixed(2)}`)
       .join(", ");
-  const row = (path: string, counted: string, perSec: number, m: Measurement): string[] => [
-    path,
-    counted,
-    count(perSec),
-    ms(m.latencyMs.p50),
-    ms(m.latencyMs.p99),
-    count(m.errors),
-    ratio(e2e, perSec),
-    cores(m.cpuCores),
+  const lines = [
+    { path: "SubmitScores → ingest → Kafka → shard nodes → Redis", counted: "visible in Redis", perSec: e2e, m: f.endToEnd.call },
+    { path: "(the same run)", counted: "acknowledged by ingest", perSec: f.endToEnd.ackedPerSec, m: f.endToEnd.call },
+    ...f.rawKafka.map((k) => ({
+      path: `raw Kafka produce, ${count(k.batch)} per request, 1 in flight (kafkajs, idempotent, acks=all)`,
+      counted: "acknowledged by Kafka",
+      perSec: k.perSec,
+      m: k.call,
+    })),
+    {
+      path: `raw Redis ZADD, ${count(f.rawRedis.batch)} per batch, ${f.rawRedis.call.concurrency} in flight (ioredis pipelines)`,
+      counted: "answered by Redis",
+      perSec: f.rawRedis.perSec,
+      m: f.rawRedis.call,
+    },
   ];
-  return {
-    title: `Ingest: score updates per second (batches of ${f.endToEnd.batch}, ${f.endToEnd.call.concurrency} in flight)`,
-    columns: ["path", "counted when", "updates/s", "batch p50 ms", "batch p99 ms", "errors", "end to end ÷ this", "cores"],
-    rows: [
-      row("SubmitScores → ingest → Kafka → shard nodes → Redis", "visible in Redis", e2e, f.endToEnd.call),
-      row("(the same run)", "acknowledged by ingest", f.endToEnd.ackedPerSec, f.endToEnd.call),
-      ...f.rawKafka.map((k) =>
-        row(
-          `raw Kafka produce, ${count(k.batch)} per request, 1 in flight (kafkajs, idempotent, acks=all)`,
-          "acknowledged by Kafka",
-          k.perSec,
-          k.call,
-        ),
-      ),
-      row(
-        `raw Redis ZADD, ${count(f.rawRedis.batch)} per batch, ${f.rawRedis.call.concurrency} in flight (ioredis pipelines)`,
-        "answered by Redis",
-        f.rawRedis.perSec,
-        f.rawRedis.call,
-      ),
-    ],
-  };
+  return tableOf(`Ingest: score updates per second (batches of ${f.endToEnd.batch}, ${f.endToEnd.call.concurrency} in flight)`, lines, [
+    ["path", (l) => l.path],
+    ["counted when", (l) => l.counted],
+    ["updates/s", (l) => count(l.perSec)],
+    ["batch p50 ms", (l) => ms(l.m.latencyMs.p50)],
+    ["batch p99 ms", (l) => ms(l.m.latencyMs.p99)],
+    ["errors", (l) => count(l.m.errors)],
+    ["end to end ÷ this", (l) => ratio(e2e, l.perSec)],
+    ["cores", (l) => cores(l.m.cpuCores)],
+  ]);
 }

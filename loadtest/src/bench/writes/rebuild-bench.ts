@@ -18,7 +18,7 @@ import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPECS, benchPlayers } from "../infra/bench-board.js";
 import { benchLogClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
 import { count, ratio, round2, size } from "../output/format.js";
-import type { Table } from "../output/table.js";
+import { tableOf, type Table } from "../output/table.js";
 
 const VIEW = "bench";
 const POLL_MS = 50;
@@ -188,47 +188,28 @@ async function dedupEntries(redis: Redis, keys: ReturnType<typeof keyLayout>): P
 }
 
 export function rebuildTable(seeded: readonly SeedFigures[], runs: readonly RebuildRun[]): Table {
-  const ids = (eventIds: boolean) => (eventIds ? "yes (dedup path)" : "no");
   const withoutIds = (r: RebuildRun) => runs.find((x) => !x.eventIds && x.shards === r.shards);
-  return {
-    title: `Rebuild: ${size(seeded[0]?.records ?? 0)} records replayed from Kafka (audit mode, one process)`,
-    columns: [
-      "into",
-      "event ids",
-      "records",
-      "records/s",
-      "÷ without ids",
-      "replay s",
-      "first record after s",
-      "rebuildShard returned after s",
-      "players in the view",
-      "dedup entries in the view",
-    ],
-    rows: [
-      ...runs.map((r) => [
-        `${r.shards} shard${r.shards > 1 ? "s" : ""}${r.shards > 1 ? " in parallel" : " (all 64 partitions)"}`,
-        ids(r.eventIds),
-        count(r.records),
-        count(r.replayPerSec),
-        r.eventIds ? ratio(r.replayPerSec, withoutIds(r)?.replayPerSec) : "—",
-        r.replaySeconds.toFixed(2),
-        r.firstRecordSeconds.toFixed(2),
-        r.callSeconds.toFixed(2),
-        count(r.viewPlayers),
-        count(r.viewDedupEntries),
-      ]),
-      ...seeded.map((s) => [
-        "(seeding the topic: seeder's Kafka path)",
-        ids(s.eventIds),
-        count(s.records),
-        count(s.perSec),
-        "—",
-        s.seconds.toFixed(2),
-        "—",
-        "—",
-        "—",
-        "—",
-      ]),
-    ],
-  };
+  const lines = [
+    ...runs.map((r) => ({
+      into: `${r.shards} shard${r.shards > 1 ? "s" : ""}${r.shards > 1 ? " in parallel" : " (all 64 partitions)"}`,
+      run: r,
+      ...r,
+      perSec: r.replayPerSec,
+      seconds: r.replaySeconds,
+    })),
+    ...seeded.map((s) => ({ into: "(seeding the topic: seeder's Kafka path)", run: undefined, ...s })),
+  ];
+  const ofRun = (f: (r: RebuildRun) => string) => (l: (typeof lines)[number]) => (l.run ? f(l.run) : "—");
+  return tableOf(`Rebuild: ${size(seeded[0]?.records ?? 0)} records replayed from Kafka (audit mode, one process)`, lines, [
+    ["into", (l) => l.into],
+    ["event ids", (l) => (l.eventIds ? "yes (dedup path)" : "no")],
+    ["records", (l) => count(l.records)],
+    ["records/s", (l) => count(l.perSec)],
+    ["÷ without ids", ofRun((r) => (r.eventIds ? ratio(r.replayPerSec, withoutIds(r)?.replayPerSec) : "—"))],
+    ["replay s", (l) => l.seconds.toFixed(2)],
+    ["first record after s", ofRun((r) => r.firstRecordSeconds.toFixed(2))],
+    ["rebuildShard returned after s", ofRun((r) => r.callSeconds.toFixed(2))],
+    ["players in the view", ofRun((r) => count(r.viewPlayers))],
+    ["dedup entries in the view", ofRun((r) => count(r.viewDedupEntries))],
+  ]);
 }
