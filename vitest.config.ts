@@ -23,6 +23,7 @@ const TIMED = [
   "client/src/client.int.test.ts",
   "test/gateway.int.test.ts",
   "test/gateway-backpressure.int.test.ts",
+  "test/stream-limits.int.test.ts",
   "test/dashboard.int.test.ts",
 ];
 // Tests import the packages' sources (the "@ladder/source" condition of their exports), not their
