@@ -7,6 +7,9 @@
 //      shard node follows Sentinel to the promoted replica and resumes there, and afterwards the board
 //      holds every acknowledged event exactly once, every entry at the oracle's rank. Prints the time
 //      without answers, the failover's and the apply outage's durations.
+//      Throughout, GetClusterStatus is asked every 100 ms: a node that did not answer is reported with
+//      an empty role and serves_reads false (admin.proto), and every read refused says why in ladder's
+//      words ("shard-1: primary lost, failover in progress, retry"), never the Redis client's.
 //   2. A replica that lags (its replication link cut) is not served: with a heartbeat TTL long
 //      enough that the replica's copy of the heartbeat still says "serving", every answer while it
 //      lags is the current board, and the lagging replica gets no read at all; reconnected, it serves
@@ -21,7 +24,9 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "@ladder/platform/logger";
 import { startReplicatedRedis, type ReplicatedRedis } from "@ladder/deploy/replicated-redis";
 import { keyLayout } from "@ladder/store";
-import { startTestCluster, type TestCluster } from "./cluster-harness.js";
+import { createClient } from "@ladder/client/grpc-stub";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { pageProblems, plainEntry as plain, type Oracle } from "./oracle.js";
 import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
@@ -79,6 +84,44 @@ const sumOffsets = (hash: Record<string, string>) => Object.values(hash).reduce(
 const report = (what: string, figures: object) => console.log(`[failover] ${what}: ${JSON.stringify(figures)}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const codeOf = (e: unknown) => (e as { code?: number }).code;
+/** The Redis client's (ioredis's) own words, which no refusal may carry. */
+const LIBRARY_WORDS = /maxRetriesPerRequest|max retries per request|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET/;
+
+/**
+ * Asks GetClusterStatus every 100 ms until stopped; collects what it said of nodes that did not
+ * answer (role, serves_reads), how often a shard's primary was seen unreachable, and the refusals.
+ */
+function statusWatcher(c: TestCluster) {
+  const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+  const seen = { polls: 0, unreachableNodes: 0, untrue: [] as string[], refusals: new Set<string>() };
+  let stop = false;
+  const done = (async () => {
+    while (!stop) {
+      const status = await admin.getClusterStatus({}, { timeoutMs: 5000 }).catch(() => undefined);
+      if (status) {
+        seen.polls++;
+        for (const shard of status.shards) {
+          if (shard.refusal) seen.refusals.add(shard.refusal);
+          for (const n of shard.nodes) {
+            if (n.reachable) continue;
+            seen.unreachableNodes++;
+            if ((n.role !== "" || n.servesReads) && seen.untrue.length < 5)
+              seen.untrue.push(`${shard.shardId} ${n.address}: role "${n.role}", serves_reads ${n.servesReads}, reachable false`);
+          }
+        }
+      }
+      await sleep(100);
+    }
+    admin.close();
+  })();
+  return {
+    seen,
+    stop: () => {
+      stop = true;
+      return done;
+    },
+  };
+}
 const retriable = (e: unknown) => codeOf(e) === status.UNAVAILABLE || codeOf(e) === status.DEADLINE_EXCEEDED;
 
 /** Reads GetRank / GetAround of a quiet board and compares each answer with the oracle; counts what happened. */
@@ -135,6 +178,7 @@ describe("replicas and failover", () => {
     const sentinel = direct(rr.sentinels[0]!.port);
     const replicas = rr.shards.map((s) => direct(s.replicas[0]!.port));
     const replicaCalls = await Promise.all(replicas.map(scriptCalls));
+    const statuses = statusWatcher(c);
 
     // readers: GetTop and GetRank, all the time; every answer checked for what must hold while writes apply
     const players = 3000;
@@ -252,6 +296,7 @@ describe("replicas and failover", () => {
     await Promise.all(failovers.map((f) => f.done));
     stop = true;
     await Promise.all(readers);
+    await statuses.stop();
     await c.waitApplied(load.offsets, 60_000);
     const audit = await auditBoard(c, board, load.oracle);
 
@@ -285,8 +330,19 @@ describe("replicas and failover", () => {
       reads: { ok: reads.ok, notYetVisible: reads.notYetVisible, refused: reads.failed.length },
       failovers: figures,
       readsAnsweredByShard0sReplica: replicaReads,
+      status: {
+        polls: statuses.seen.polls,
+        unreachableNodes: statuses.seen.unreachableNodes,
+        refusals: [...statuses.seen.refusals].slice(0, 5),
+      },
       ...audit,
     });
+    // the dead primaries were seen not answering, and reported so: no role, no reads
+    expect(statuses.seen.unreachableNodes).toBeGreaterThan(0);
+    expect(statuses.seen.untrue).toEqual([]);
+    // refusals say why in ladder's words, naming the shard
+    const refusals = [...new Set(reads.failed.map((r) => r.why)), ...statuses.seen.refusals];
+    expect(refusals.filter((why) => LIBRARY_WORDS.test(why) || !/^shard-\d+: /.test(why))).toEqual([]);
     expect(reads.problems.slice(0, 5)).toEqual([]);
     for (const f of failovers) {
       expect(f.sentinelSwitchMs).toBeGreaterThan(0);
