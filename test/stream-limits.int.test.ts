@@ -3,32 +3,37 @@
 //   - stream slots: 2,000 WatchPlayer streams from one client without a token are answered with
 //     exactly LADDER_WATCH_STREAMS_PER_CALLER streams and RESOURCE_EXHAUSTED naming the limit for the
 //     rest; a caller with a token has slots of its own; closing a stream frees its slot;
-//   - back-pressure: WatchTop streams whose clients never read, while a writer moves the top, are
-//     ended by the router with RESOURCE_EXHAUSTED once they stalled past LADDER_WATCH_STALL_MS, the
+//   - back-pressure: WatchTop streams whose clients never read (raw HTTP/2 streams, paused), while a
+//     writer moves the top, are ended by the router (RST_STREAM ENHANCE_YOUR_CALM: RESOURCE_EXHAUSTED)
+//     once they stalled past LADDER_WATCH_STALL_MS, the
 //     router's resident memory (RSS from /proc) grows by less than GROWTH_BOUND over the run, and a
 //     reading client's stream beside them keeps receiving;
 //   - headers: a call whose metadata is far above what HTTP/2 takes (100 KB) is answered at once with
 //     an error, not left until the client's deadline; one above the router's limit but within what
 //     HTTP/2 takes is refused with RESOURCE_EXHAUSTED naming the limit.
 import { readFileSync } from "node:fs";
+import * as http2 from "node:http2";
+import { create, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { MAX_METADATA_BYTES } from "@ladder/platform/grpc-adapter";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { LeaderboardService, WatchTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 
 const BOARD = "limits";
 const PER_CALLER = 40;
 const STALL_MS = 2000;
-const STALLED = 12;
+const STALLED = 30;
+const WARM_UP_MS = 5000;
 const RUN_MS = 20_000;
 /**
  * Resident memory the router may add over the run, bytes: a guard against growth without bound, not a
- * fine measure (the heap grows by tens of MB of its own under the writer's and readers' load). Without
- * the bound, each stalled stream piles up its messages (the top 100, 20 a second: ~180 KB/s) in the
- * router for as long as its client does not read.
+ * fine measure (the heap moves by tens of MB of its own under the writer's and readers' load). Without
+ * the bound, each stalled stream piles up its messages (the top 100 of 60-character ids, 20 a second:
+ * ~180 KB/s) in the router for as long as its client does not read: STALLED of them, over RUN_MS, twice
+ * this bound.
  */
 const GROWTH_BOUND = 64 * 1024 * 1024;
 const id = (i: number) => `player-${String(i).padStart(4, "0")}-${"x".repeat(48)}`;
@@ -114,6 +119,36 @@ describe("router > watch stream slots per caller", () => {
   });
 });
 
+/**
+ * A WatchTop call from a client that reads the response's headers and then never reads again: a raw
+ * HTTP/2 stream, paused (its flow-control window then fills, and what the router sends next waits in
+ * the router). grpc-js clients are no such clients: they take every message into their own memory
+ * whether their consumer reads or not. Resolves `ended` with the stream's RST_STREAM code once the
+ * router ends it (0: it ended normally).
+ */
+function stalledWatchTop(
+  address: string,
+  request: MessageInitShape<typeof WatchTopRequestSchema>,
+): { ended: Promise<number>; close(): void } {
+  const session = http2.connect(`http://${address}`);
+  session.on("error", () => {});
+  const stream = session.request({
+    ":method": "POST",
+    ":path": "/leaderboard.v1.LeaderboardService/WatchTop",
+    "content-type": "application/grpc",
+    te: "trailers",
+  });
+  const body = toBinary(WatchTopRequestSchema, create(WatchTopRequestSchema, request));
+  const frame = Buffer.alloc(5 + body.length);
+  frame.writeUInt32BE(body.length, 1);
+  frame.set(body, 5);
+  stream.end(frame);
+  stream.once("response", () => stream.pause()); // never reads again
+  stream.on("error", () => {});
+  const ended = new Promise<number>((resolve) => stream.once("close", () => resolve(stream.rstCode ?? 0)));
+  return { ended, close: () => session.destroy() };
+}
+
 describe("router > watch streams whose client stops reading", () => {
   it("ends them after the stall bound with RESOURCE_EXHAUSTED, keeps its memory bounded, and serves the reading client", async () => {
     let writing = true;
@@ -135,44 +170,35 @@ describe("router > watch streams whose client stops reading", () => {
 
     const pid = c.services.router().pid!;
     const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
-    // each non-reader on a connection of its own (as separate clients are): grpc-js reads a stream only as its consumer does
-    const stalled = Array.from({ length: STALLED }, () => {
-      const s = client().watchTop({ board: BOARD, limit: 100, intervalMs: 50 });
-      // how it ended, without reading it (an error listener does not make it flow)
-      const ended = new Promise<number>((resolve) => {
-        s.on("error", (err: grpc.ServiceError) => resolve(err.code));
-        s.on("end", () => resolve(grpc.status.OK));
-      });
-      return { s, ended };
-    });
     const reader = client().watchTop({ board: BOARD, limit: 100, intervalMs: 50 });
     let got = 0;
     let readerError: grpc.ServiceError | undefined;
     reader.on("data", () => got++);
     reader.on("error", (err: grpc.ServiceError) => (readerError = err));
+    await new Promise((r) => setTimeout(r, WARM_UP_MS)); // the router's heap grows to its working size under the load first
     const before = rss();
+    const gotBefore = got;
+    const stalled = Array.from({ length: STALLED }, () =>
+      stalledWatchTop(c.services.routerAddress, { board: BOARD, limit: 100, intervalMs: 50 }),
+    );
     let peak = before;
     const started = Date.now();
+    const endedAt: number[] = [];
+    stalled.forEach((s) => void s.ended.then(() => endedAt.push(Date.now() - started)));
     while (Date.now() - started < RUN_MS) {
       await new Promise((r) => setTimeout(r, 500));
       peak = Math.max(peak, rss());
     }
     writing = false;
     await writer;
-    const gotWhileStalled = got;
+    const gotWhileStalled = got - gotBefore;
+    const codes = await Promise.all(stalled.map((s) => s.ended));
+    for (const s of stalled) s.close();
     console.log(
-      `router RSS ${(before / 2 ** 20).toFixed(1)} MiB at the start, peak ${(peak / 2 ** 20).toFixed(1)} MiB over ${RUN_MS / 1000} s with ${STALLED} stalled streams; the reader got ${gotWhileStalled} messages`,
+      `router RSS ${(before / 2 ** 20).toFixed(1)} MiB at the start, peak ${(peak / 2 ** 20).toFixed(1)} MiB over ${RUN_MS / 1000} s with ${STALLED} stalled streams (ended after ${Math.min(...endedAt)}–${Math.max(...endedAt)} ms); the reader got ${gotWhileStalled} messages meanwhile`,
     );
-
-    // now read the stalled streams: what was queued, then how they ended
-    const taken = stalled.map(({ s }) => {
-      let messages = 0;
-      s.on("data", () => messages++);
-      return () => messages;
-    });
-    const codes = await Promise.all(stalled.map(({ ended }) => ended));
-    console.log(`stalled streams: messages taken after the run ${taken.map((n) => n()).join(", ")}`);
-    expect(codes).toEqual(Array(STALLED).fill(grpc.status.RESOURCE_EXHAUSTED));
+    // each ended by the router: reset with ENHANCE_YOUR_CALM (grpc-js clients report RESOURCE_EXHAUSTED)
+    expect(codes).toEqual(Array(STALLED).fill(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM));
     expect(readerError).toBeUndefined();
     expect(gotWhileStalled).toBeGreaterThan(10); // the reading client kept receiving while the others stalled
     reader.cancel();

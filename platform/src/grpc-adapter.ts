@@ -248,7 +248,8 @@ function streamHandler(
   return (call) => {
     const startedAt = performance.now();
     const out = unsentCounter(call);
-    const ctx: StreamContext = Object.assign(contextOf(call), out.context);
+    // the counter's getters kept as getters (Object.assign would copy their values once)
+    const ctx = Object.defineProperties(contextOf(call), Object.getOwnPropertyDescriptors(out.context)) as StreamContext;
     const send = (msg: unknown) => out.write(m.output, msg);
     Promise.resolve()
       .then(() => {
