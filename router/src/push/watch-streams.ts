@@ -108,8 +108,14 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
       async sent() {
         lastAt = performance.now();
         if (ctx.unsentBytes <= bounds.bufferBytes) return;
-        const aborted = new Promise<boolean>((resolve) => signal.addEventListener("abort", () => resolve(false), { once: true }));
-        if ((await Promise.race([ctx.drained(bounds.bufferBytes, bounds.stallMs), aborted])) || signal.aborted) return;
+        let onAbort = () => {};
+        const aborted = new Promise<boolean>((resolve) => (onAbort = () => resolve(false)));
+        signal.addEventListener("abort", onAbort, { once: true });
+        try {
+          if ((await Promise.race([ctx.drained(bounds.bufferBytes, bounds.stallMs), aborted])) || signal.aborted) return;
+        } finally {
+          signal.removeEventListener("abort", onAbort);
+        }
         throw stalled(ctx.unsentBytes, bounds.stallMs);
       },
     };
