@@ -35,7 +35,11 @@
  *
  * Each read asks one node (one atomic script, as always): the usable nodes are taken in turn
  * (round robin), and a node that fails or refuses with UNAVAILABLE is followed by the next one,
- * within the caller's per-shard deadline. Reads that carry a consistency token read the primary
+ * within the caller's per-shard deadline. When no node answers because connections fail (a primary
+ * just killed, a replica being promoted), the read asks the nodes again every FAILOVER_RETRY_MS, as
+ * the probes find them, for up to RETRY_SHARE of the shard's deadline, and is then refused in
+ * ladder's words ("shard-1: primary lost, failover in progress, retry"), never the Redis client's.
+ * Reads that carry a consistency token read the primary
  * only (the offsets the token is checked against are the primary's): see ShardPool.primaries().
  */
 import { Redis } from "ioredis";
