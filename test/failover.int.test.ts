@@ -14,6 +14,9 @@
 //      enough that the replica's copy of the heartbeat still says "serving", every answer while it
 //      lags is the current board, and the lagging replica gets no read at all; reconnected, it serves
 //      again. Then the replica is killed under reads: the reads go to the primary.
+//   3. A primary killed while its replica lags past the bound: until Sentinel promotes it, GetClusterStatus
+//      shows the dead node with no role and no reads, and a read is refused with "shard-0: primary lost,
+//      failover in progress, retry".
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +29,7 @@ import { startReplicatedRedis, type ReplicatedRedis } from "@ladder/deploy/repli
 import { keyLayout } from "@ladder/store";
 import { createClient } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { pageProblems, plainEntry as plain, type Oracle } from "./oracle.js";
 import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
@@ -434,5 +437,46 @@ describe("replicas and failover", () => {
     expect(lagging.counts.ok).toBeGreaterThan(100);
     expect(backReplicaReads).toBeGreaterThan(0);
     expect(reader.counts.ok).toBeGreaterThan(20);
+  });
+
+  it("primary killed while its replica lags: status shows the dead node without a role or reads, and reads are refused in ladder's words", async () => {
+    const rr = await replicated("lost");
+    // a replica past the lag bound cannot answer for its dead primary: reads are refused until Sentinel
+    // promotes it (then the node replays what it lacked); a shard deadline of 1 s asks the nodes again
+    // for 0.75 s, well within Sentinel's ~2.3 s to promote
+    const maxLagMs = 500;
+    const c = await cluster("lost", rr, {
+      LADDER_HEARTBEAT_TTL_MS: "15000",
+      LADDER_REPLICA_MAX_LAG_MS: String(maxLagMs),
+      LADDER_SHARD_TIMEOUT_MS: "1000",
+    });
+    const victim = 0;
+    const shard = rr.shards[victim]!;
+    const replica = direct(shard.replicas[0]!.port);
+    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+    cleanups.push(async () => admin.close());
+    const board = "lost1";
+    const load = await writeLoad(c, { board, batches: 4, batchSize: 100, players: 300 });
+    await c.waitApplied(load.offsets, 30_000);
+    await replica.config("SET", "masterauth", "not-the-password");
+    await replica.call("CLIENT", "KILL", "TYPE", "master");
+    for (let i = 0; i < 100 && !/master_link_status:down/.test(await replica.info("replication")); i++) await sleep(50);
+    await sleep(maxLagMs + 500); // past the bound, and a probe
+
+    await shard.primary.kill();
+    const killedAt = Date.now();
+    await sleep(250); // a probe (every 100 ms here) finds it gone
+    const [read, seen] = await Promise.all([
+      outcome(c.router.getTop({ board, limit: 5 }, { timeoutMs: 10_000 })),
+      admin.getClusterStatus({ shardIds: [`shard-${victim}`] }, { timeoutMs: 10_000 }),
+    ]);
+    const answeredWithinMs = Date.now() - killedAt;
+    const shardStatus = seen.shards[0]!;
+    const dead = shardStatus.nodes.find((n) => n.address.endsWith(`:${shard.primary.port}`));
+    report("primary killed while its replica lags", { answeredWithinMs, read, refusal: shardStatus.refusal, dead });
+    const words = `shard-${victim}: primary lost, failover in progress, retry`;
+    expect(read).toEqual({ code: status.UNAVAILABLE, details: words });
+    expect(shardStatus.refusal).toBe(words);
+    expect(dead).toMatchObject({ reachable: false, role: "", servesReads: false, replicationOffset: 0n });
   });
 });

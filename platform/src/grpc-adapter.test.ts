@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { Code, LadderError } from "@ladder/model/errors";
 import { LeaderboardService, WatchTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { addService, listen, MAX_METADATA_BYTES, type ServiceImpl, type StreamContext } from "./grpc-adapter.js";
+import { addService, grpcServerMetrics, listen, MAX_METADATA_BYTES, type ServiceImpl, type StreamContext } from "./grpc-adapter.js";
 import { silentLogger } from "./logger.js";
 
 const server = new grpc.Server();
+const unsentTotal = async () => (await grpcServerMetrics().unsent.get()).values[0]?.value ?? 0;
 let port = 0;
 let client: ClientOf<typeof LeaderboardService>;
 /** What the last WatchTop saw of its caller, and how it ended. */
@@ -77,6 +78,9 @@ describe("platform > grpc adapter", () => {
     expect(watch.drained).toBe(false);
     expect(watch.unsentBytes).toBeGreaterThan(64 * 1024);
     expect(rst).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    // what it held unsent is taken off the process's total once it is gone
+    for (let i = 0; i < 50 && (await unsentTotal()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await unsentTotal()).toBe(0);
   });
 
   it("drains for a caller that reads", async () => {

@@ -51,7 +51,7 @@ import { methodDefinition } from "@ladder/proto/codec";
 import { LadderError, invalidArgument } from "@ladder/model/errors";
 import { toServiceError } from "./service-error.js";
 import type { Logger } from "./logger.js";
-import { bound, HotCounter, HotHistogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
+import { bound, Gauge, HotCounter, HotHistogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
 import { addReflection } from "./reflection.js";
 
 /** What a handler knows of its call. */
@@ -143,10 +143,21 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
   return def as grpc.ServiceDefinition;
 }
 
-/** Calls answered by this process's servers, by service, method and status code. */
+/** Bytes of server-stream messages written that the transport has not taken yet, over every open stream of this process. */
+let unsentTotal = 0;
+
+/** Calls answered by this process's servers, by service, method and status code; what server streams hold unsent. */
 export const grpcServerMetrics = metricSet((registry) => {
   const labelNames = ["grpc_service", "grpc_method", "grpc_code"] as const;
   return {
+    unsent: new Gauge({
+      name: "ladder_grpc_server_stream_unsent_bytes",
+      help: "bytes of server-stream messages written that callers have not taken yet (held back by their HTTP/2 flow control), over every open stream",
+      registers: [registry],
+      collect() {
+        this.set(unsentTotal);
+      },
+    }),
     handled: new HotCounter({
       name: "ladder_grpc_server_handled_total",
       help: "rpcs answered, by service, method and status code",
@@ -301,6 +312,10 @@ function unsentCounter(call: grpc.ServerWritableStream<unknown, unknown>): {
       });
     },
   };
+  call.once("close", () => {
+    unsentTotal -= unsent; // writes whose callbacks will never come (the stream was reset or cancelled)
+    unsent = 0;
+  });
   return {
     context,
     write(schema, msg) {
@@ -308,8 +323,10 @@ function unsentCounter(call: grpc.ServerWritableStream<unknown, unknown>): {
       const bytes = encoded.get(message) ?? Buffer.from(toBinary(schema, message));
       encoded.set(message, bytes); // serialized once: responseSerialize sends these bytes
       unsent += bytes.length;
+      unsentTotal += bytes.length;
       call.write(message, () => {
         unsent -= bytes.length;
+        unsentTotal -= bytes.length;
         for (const check of [...waiting]) check();
       });
     },
