@@ -473,7 +473,12 @@ describe("replicas and failover", () => {
     const answeredWithinMs = Date.now() - killedAt;
     const shardStatus = seen.shards[0]!;
     const dead = shardStatus.nodes.find((n) => n.address.endsWith(`:${shard.primary.port}`));
-    report("primary killed while its replica lags", { answeredWithinMs, read, refusal: shardStatus.refusal, dead });
+    report("primary killed while its replica lags", {
+      answeredWithinMs,
+      read,
+      refusal: shardStatus.refusal,
+      dead: dead && { ...dead, replicationOffset: Number(dead.replicationOffset) },
+    });
     const words = `shard-${victim}: primary lost, failover in progress, retry`;
     expect(read).toEqual({ code: status.UNAVAILABLE, details: words });
     expect(shardStatus.refusal).toBe(words);
