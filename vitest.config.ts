@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
 // state (not timings) run two at a time; then the files whose checks involve time (faults, failover,
 // readiness deadlines, staleness bounds, shutdown, rebuild leases, answers under motion, the
 // launcher's restart pauses, deadlines of the client library, the gateway's rate limits and the
-// browser) run one at a time, alone on the machine's two cores. Files that only wait for an outcome
+// browser, the router's stream bounds) run one at a time, alone on the machine's two cores. Files that only wait for an outcome
 // (the drift refusals, the broker's own restarts) run in the first group. Each file uses its own
 // topic and key namespace.
 const TIMED = [
@@ -23,6 +23,7 @@ const TIMED = [
   "client/src/client.int.test.ts",
   "test/gateway.int.test.ts",
   "test/gateway-backpressure.int.test.ts",
+  "test/stream-limits.int.test.ts",
   "test/dashboard.int.test.ts",
   "test/partitions.int.test.ts",
 ];

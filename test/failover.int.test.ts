@@ -7,10 +7,16 @@
 //      shard node follows Sentinel to the promoted replica and resumes there, and afterwards the board
 //      holds every acknowledged event exactly once, every entry at the oracle's rank. Prints the time
 //      without answers, the failover's and the apply outage's durations.
+//      Throughout, GetClusterStatus is asked every 100 ms: a node that did not answer is reported with
+//      an empty role and serves_reads false (admin.proto), and every read refused says why in ladder's
+//      words ("shard-1: primary lost, failover in progress, retry"), never the Redis client's.
 //   2. A replica that lags (its replication link cut) is not served: with a heartbeat TTL long
 //      enough that the replica's copy of the heartbeat still says "serving", every answer while it
 //      lags is the current board, and the lagging replica gets no read at all; reconnected, it serves
 //      again. Then the replica is killed under reads: the reads go to the primary.
+//   3. A primary killed while its replica lags past the bound: until Sentinel promotes it, GetClusterStatus
+//      shows the dead node with no role and no reads, and a read is refused with "shard-0: primary lost,
+//      failover in progress, retry".
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +27,9 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "@ladder/platform/logger";
 import { startReplicatedRedis, type ReplicatedRedis } from "@ladder/deploy/replicated-redis";
 import { keyLayout } from "@ladder/store";
-import { startTestCluster, type TestCluster } from "./cluster-harness.js";
+import { createClient } from "@ladder/client/grpc-stub";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { pageProblems, plainEntry as plain, type Oracle } from "./oracle.js";
 import { auditBoard, oracleOf, writeLoad } from "./write-load.js";
 
@@ -79,6 +87,44 @@ const sumOffsets = (hash: Record<string, string>) => Object.values(hash).reduce(
 const report = (what: string, figures: object) => console.log(`[failover] ${what}: ${JSON.stringify(figures)}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const codeOf = (e: unknown) => (e as { code?: number }).code;
+/** The Redis client's (ioredis's) own words, which no refusal may carry. */
+const LIBRARY_WORDS = /maxRetriesPerRequest|max retries per request|enableOfflineQueue|Connection is closed|ECONNREFUSED|ECONNRESET/;
+
+/**
+ * Asks GetClusterStatus every 100 ms until stopped; collects what it said of nodes that did not
+ * answer (role, serves_reads), how often a shard's primary was seen unreachable, and the refusals.
+ */
+function statusWatcher(c: TestCluster) {
+  const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+  const seen = { polls: 0, unreachableNodes: 0, untrue: [] as string[], refusals: new Set<string>() };
+  let stop = false;
+  const done = (async () => {
+    while (!stop) {
+      const status = await admin.getClusterStatus({}, { timeoutMs: 5000 }).catch(() => undefined);
+      if (status) {
+        seen.polls++;
+        for (const shard of status.shards) {
+          if (shard.refusal) seen.refusals.add(shard.refusal);
+          for (const n of shard.nodes) {
+            if (n.reachable) continue;
+            seen.unreachableNodes++;
+            if ((n.role !== "" || n.servesReads) && seen.untrue.length < 5)
+              seen.untrue.push(`${shard.shardId} ${n.address}: role "${n.role}", serves_reads ${n.servesReads}, reachable false`);
+          }
+        }
+      }
+      await sleep(100);
+    }
+    admin.close();
+  })();
+  return {
+    seen,
+    stop: () => {
+      stop = true;
+      return done;
+    },
+  };
+}
 const retriable = (e: unknown) => codeOf(e) === status.UNAVAILABLE || codeOf(e) === status.DEADLINE_EXCEEDED;
 
 /** Reads GetRank / GetAround of a quiet board and compares each answer with the oracle; counts what happened. */
@@ -135,6 +181,7 @@ describe("replicas and failover", () => {
     const sentinel = direct(rr.sentinels[0]!.port);
     const replicas = rr.shards.map((s) => direct(s.replicas[0]!.port));
     const replicaCalls = await Promise.all(replicas.map(scriptCalls));
+    const statuses = statusWatcher(c);
 
     // readers: GetTop and GetRank, all the time; every answer checked for what must hold while writes apply
     const players = 3000;
@@ -252,6 +299,7 @@ describe("replicas and failover", () => {
     await Promise.all(failovers.map((f) => f.done));
     stop = true;
     await Promise.all(readers);
+    await statuses.stop();
     await c.waitApplied(load.offsets, 60_000);
     const audit = await auditBoard(c, board, load.oracle);
 
@@ -285,8 +333,19 @@ describe("replicas and failover", () => {
       reads: { ok: reads.ok, notYetVisible: reads.notYetVisible, refused: reads.failed.length },
       failovers: figures,
       readsAnsweredByShard0sReplica: replicaReads,
+      status: {
+        polls: statuses.seen.polls,
+        unreachableNodes: statuses.seen.unreachableNodes,
+        refusals: [...statuses.seen.refusals].slice(0, 5),
+      },
       ...audit,
     });
+    // the dead primaries were seen not answering, and reported so: no role, no reads
+    expect(statuses.seen.unreachableNodes).toBeGreaterThan(0);
+    expect(statuses.seen.untrue).toEqual([]);
+    // refusals say why in ladder's words, naming the shard
+    const refusals = [...new Set(reads.failed.map((r) => r.why)), ...statuses.seen.refusals];
+    expect(refusals.filter((why) => LIBRARY_WORDS.test(why) || !/^shard-\d+: /.test(why))).toEqual([]);
     expect(reads.problems.slice(0, 5)).toEqual([]);
     for (const f of failovers) {
       expect(f.sentinelSwitchMs).toBeGreaterThan(0);
@@ -378,5 +437,51 @@ describe("replicas and failover", () => {
     expect(lagging.counts.ok).toBeGreaterThan(100);
     expect(backReplicaReads).toBeGreaterThan(0);
     expect(reader.counts.ok).toBeGreaterThan(20);
+  });
+
+  it("primary killed while its replica lags: status shows the dead node without a role or reads, and reads are refused in ladder's words", async () => {
+    const rr = await replicated("lost");
+    // a replica past the lag bound cannot answer for its dead primary: reads are refused until Sentinel
+    // promotes it (then the node replays what it lacked); a shard deadline of 1 s asks the nodes again
+    // for 0.75 s, well within Sentinel's ~2.3 s to promote
+    const maxLagMs = 500;
+    const c = await cluster("lost", rr, {
+      LADDER_HEARTBEAT_TTL_MS: "15000",
+      LADDER_REPLICA_MAX_LAG_MS: String(maxLagMs),
+      LADDER_SHARD_TIMEOUT_MS: "1000",
+    });
+    const victim = 0;
+    const shard = rr.shards[victim]!;
+    const replica = direct(shard.replicas[0]!.port);
+    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+    cleanups.push(async () => admin.close());
+    const board = "lost1";
+    const load = await writeLoad(c, { board, batches: 4, batchSize: 100, players: 300 });
+    await c.waitApplied(load.offsets, 30_000);
+    await replica.config("SET", "masterauth", "not-the-password");
+    await replica.call("CLIENT", "KILL", "TYPE", "master");
+    for (let i = 0; i < 100 && !/master_link_status:down/.test(await replica.info("replication")); i++) await sleep(50);
+    await sleep(maxLagMs + 500); // past the bound, and a probe
+
+    await shard.primary.kill();
+    const killedAt = Date.now();
+    await sleep(250); // a probe (every 100 ms here) finds it gone
+    const [read, seen] = await Promise.all([
+      outcome(c.router.getTop({ board, limit: 5 }, { timeoutMs: 10_000 })),
+      admin.getClusterStatus({ shardIds: [`shard-${victim}`] }, { timeoutMs: 10_000 }),
+    ]);
+    const answeredWithinMs = Date.now() - killedAt;
+    const shardStatus = seen.shards[0]!;
+    const dead = shardStatus.nodes.find((n) => n.address.endsWith(`:${shard.primary.port}`));
+    report("primary killed while its replica lags", {
+      answeredWithinMs,
+      read,
+      refusal: shardStatus.refusal,
+      dead: dead && { ...dead, replicationOffset: Number(dead.replicationOffset) },
+    });
+    const words = `shard-${victim}: primary lost, failover in progress, retry`;
+    expect(read).toEqual({ code: status.UNAVAILABLE, details: words });
+    expect(shardStatus.refusal).toBe(words);
+    expect(dead).toMatchObject({ reachable: false, role: "", servesReads: false, replicationOffset: 0n });
   });
 });

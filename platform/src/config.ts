@@ -96,6 +96,11 @@ export interface Config {
   readonly topCacheDepth: number;
   /** Longest age of a histogram the router answers from (0: none kept), ms. */
   readonly histogramCacheMs: number;
+  /** A WatchTop or WatchPlayer stream whose caller leaves more than watchBufferBytes untaken for watchStallMs is ended. */
+  readonly watchBufferBytes: number;
+  readonly watchStallMs: number;
+  /** WatchTop and WatchPlayer streams one caller (a token, or an address without one) may hold open at once. */
+  readonly watchStreamsPerCaller: number;
   readonly rebuildDb: number;
   readonly ingestMaxQueued: number;
   /** Shard nodes take snapshots and rebuilds and refills load them (store/src/writer/snapshot.ts). */
@@ -207,6 +212,27 @@ export const servicesEnv = envVariables({
     max: 60_000,
     description:
       "the router answers GetHistogram and GetApproximateRank of the live boards from a histogram it read at most this long before (0: every call reads the shards); reads with a consistency token never use it",
+  }),
+  LADDER_WATCH_BUFFER_BYTES: int({
+    default: 256 * 1024, // 256 KiB
+    min: 1024,
+    max: 64 * 1024 * 1024,
+    description:
+      "bytes of a WatchTop or WatchPlayer stream's messages its caller may leave untaken (HTTP/2 flow control) before the router stops making messages for it; changes meanwhile are folded into the next message",
+  }),
+  LADDER_WATCH_STALL_MS: duration({
+    default: 10_000,
+    min: 100,
+    max: 600_000,
+    description:
+      "how long a WatchTop or WatchPlayer stream may stay above `LADDER_WATCH_BUFFER_BYTES` untaken before the router ends it with `RESOURCE_EXHAUSTED` (resume with the last message's token)",
+  }),
+  LADDER_WATCH_STREAMS_PER_CALLER: int({
+    default: 1000,
+    min: 1,
+    max: 1_000_000,
+    description:
+      "WatchTop and WatchPlayer streams one caller may hold open at once on a router process: per token, or per address for calls without one (a gateway's anonymous browsers share its address); past it `RESOURCE_EXHAUSTED`",
   }),
   LADDER_TOP_CACHE_DEPTH: int({
     default: 100,
@@ -436,6 +462,9 @@ export const configSchema = envSchema(servicesEnv, {
     topCacheMs: v.LADDER_TOP_CACHE_MS,
     topCacheDepth: v.LADDER_TOP_CACHE_DEPTH,
     histogramCacheMs: v.LADDER_HISTOGRAM_CACHE_MS,
+    watchBufferBytes: v.LADDER_WATCH_BUFFER_BYTES,
+    watchStallMs: v.LADDER_WATCH_STALL_MS,
+    watchStreamsPerCaller: v.LADDER_WATCH_STREAMS_PER_CALLER,
     rebuildDb: v.LADDER_REBUILD_DB,
     ingestMaxQueued: v.LADDER_INGEST_MAX_QUEUED,
     snapshots: v.LADDER_SNAPSHOTS,

@@ -13,11 +13,28 @@
  * the handler an Undecodable marker instead of throwing. A `guard` (authentication) runs
  * before every handler, inside the same error boundary.
  *
+ * A server-streaming handler's context tells what the caller has not taken yet (StreamContext):
+ * the bytes of messages sent that HTTP/2 flow control holds back (each message's write completes
+ * once the transport took it), so that a handler can wait for a slow caller instead of piling up
+ * messages, and give up on one that does not read. A stream that fails with RESOURCE_EXHAUSTED while
+ * messages of it are still unsent is reset at once (RST_STREAM ENHANCE_YOUR_CALM, which the caller's
+ * grpc-js reports as RESOURCE_EXHAUSTED): its status would otherwise wait behind those messages,
+ * and keep them in memory, for as long as the caller does not read. The reset reaches the call's
+ * HTTP/2 stream through a grpc-js internal (`call.call.stream`, grpc-js 1.14; http2StreamOf), checked
+ * by test/stream-limits.int.test.ts.
+ *
+ * A call's metadata is bounded: above MAX_METADATA_BYTES (keys and values, as gRPC counts them)
+ * it is refused with RESOURCE_EXHAUSTED naming the limit before any guard or handler runs. grpc-js
+ * servers take any metadata HTTP/2 delivers (they ignore `grpc.max_metadata_size`); headers beyond
+ * what the HTTP/2 layer decodes (about 64 KB once HPACK-coded) are refused there at once, with
+ * RST_STREAM (grpc-js clients report INTERNAL).
+ *
  * Every call a handler answers is counted here, by service, method and status code, with its
  * latency (grpcServerMetrics: ladder_grpc_server_handled_total and
  * ladder_grpc_server_handling_seconds). `listen` adds server reflection (reflection.ts) over
  * the services added with `addService`.
  */
+import * as http2 from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import {
   create,
@@ -34,7 +51,7 @@ import { methodDefinition } from "@ladder/proto/codec";
 import { LadderError, invalidArgument } from "@ladder/model/errors";
 import { toServiceError } from "./service-error.js";
 import type { Logger } from "./logger.js";
-import { bound, HotCounter, HotHistogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
+import { bound, Gauge, HotCounter, HotHistogram, LATENCY_BUCKETS, metricSet, secondsSince } from "./metrics.js";
 import { addReflection } from "./reflection.js";
 
 /** What a handler knows of its call. */
@@ -47,6 +64,14 @@ export interface CallContext {
   readonly peer: string;
 }
 
+/** What a server-streaming handler knows of its call. */
+export interface StreamContext extends CallContext {
+  /** Bytes of the messages sent that the transport has not taken yet (held back by the caller's flow control). */
+  readonly unsentBytes: number;
+  /** Resolves true once unsentBytes is at most `bytes`; false when `ms` passed first or the call ended. */
+  drained(bytes: number, ms: number): Promise<boolean>;
+}
+
 type Method<S extends GenServiceMethods, K extends keyof S> = S[K];
 type In<M extends GenServiceMethods[string]> = MessageShape<M["input"]>;
 type Out<M extends GenServiceMethods[string]> = MessageInitShape<M["output"]>;
@@ -54,13 +79,28 @@ type Out<M extends GenServiceMethods[string]> = MessageInitShape<M["output"]>;
 /** Handlers of a service, typed from its descriptor. */
 export type ServiceImpl<S extends GenServiceMethods> = {
   [K in keyof S]: Method<S, K>["methodKind"] extends "server_streaming"
-    ? (req: In<S[K]>, send: (msg: Out<S[K]>) => void, ctx: CallContext) => Promise<void>
+    ? (req: In<S[K]>, send: (msg: Out<S[K]>) => void, ctx: StreamContext) => Promise<void>
     : (req: In<S[K]>, ctx: CallContext) => Promise<Out<S[K]>>;
 };
 
 /** What a server's deserializer returns for bytes that are not a valid request. */
 class Undecodable {
   constructor(readonly reason: string) {}
+}
+
+/** The most metadata a call may carry, bytes of keys and values (gRPC's own default soft limit is 8 KiB; tokens and ids fit many times over). */
+export const MAX_METADATA_BYTES = 16 * 1024; // 16 KiB
+
+/** Throws RESOURCE_EXHAUSTED when `metadata` holds more than MAX_METADATA_BYTES. */
+function checkMetadataSize(metadata: grpc.Metadata): void {
+  let bytes = 0;
+  for (const [key, values] of Object.entries(metadata.toJSON()))
+    for (const value of values) bytes += key.length + (typeof value === "string" ? Buffer.byteLength(value) : value.length);
+  if (bytes > MAX_METADATA_BYTES)
+    throw new LadderError(
+      grpc.status.RESOURCE_EXHAUSTED,
+      `request metadata is ${bytes} bytes, above the limit of ${MAX_METADATA_BYTES} bytes`,
+    );
 }
 
 /** Checks a call before its handler runs (e.g. authentication); throws to refuse it. */
@@ -103,10 +143,21 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
   return def as grpc.ServiceDefinition;
 }
 
-/** Calls answered by this process's servers, by service, method and status code. */
+/** Bytes of server-stream messages written that the transport has not taken yet, over every open stream of this process. */
+let unsentTotal = 0;
+
+/** Calls answered by this process's servers, by service, method and status code; what server streams hold unsent. */
 export const grpcServerMetrics = metricSet((registry) => {
   const labelNames = ["grpc_service", "grpc_method", "grpc_code"] as const;
   return {
+    unsent: new Gauge({
+      name: "ladder_grpc_server_stream_unsent_bytes",
+      help: "bytes of server-stream messages written that callers have not taken yet (held back by their HTTP/2 flow control), over every open stream",
+      registers: [registry],
+      collect() {
+        this.set(unsentTotal);
+      },
+    }),
     handled: new HotCounter({
       name: "ladder_grpc_server_handled_total",
       help: "rpcs answered, by service, method and status code",
@@ -155,6 +206,7 @@ export function addService<S extends GenServiceMethods>(
     const fn = (impl as Record<string, (...args: never[]) => Promise<unknown>>)[m.localName];
     if (!fn) throw new Error(`no handler for ${service.typeName}.${m.name}`);
     const checked = (req: unknown, ctx: CallContext): void => {
+      checkMetadataSize(ctx.metadata);
       guard(m, ctx);
       if (req instanceof Undecodable) throw invalidArgument(`request is not a valid ${m.input.typeName}: ${req.reason}`);
     };
@@ -206,12 +258,14 @@ function streamHandler(
 ): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
     const startedAt = performance.now();
-    const ctx = contextOf(call);
-    const send = (msg: unknown) => call.write(create(m.output, msg as MessageInitShape<typeof m.output>));
+    const out = unsentCounter(call);
+    // the counter's getters kept as getters (Object.assign would copy their values once)
+    const ctx = Object.defineProperties(contextOf(call), Object.getOwnPropertyDescriptors(out.context)) as StreamContext;
+    const send = (msg: unknown) => out.write(m.output, msg);
     Promise.resolve()
       .then(() => {
         check(call.request, ctx);
-        return (fn as (req: unknown, send: (msg: unknown) => void, ctx: CallContext) => Promise<void>)(call.request, send, ctx);
+        return (fn as (req: unknown, send: (msg: unknown) => void, ctx: StreamContext) => Promise<void>)(call.request, send, ctx);
       })
       .then(
         () => {
@@ -221,10 +275,68 @@ function streamHandler(
         (err: unknown) => {
           const e = reportError(log, m, err);
           call.emit("error", e); // grpc-js turns it into the status
+          // a status behind unsent messages waits for a caller that does not read: reset the stream instead
+          if (e.code === grpc.status.RESOURCE_EXHAUSTED && ctx.unsentBytes > 0)
+            http2StreamOf(call)?.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
           record(call, e.code, startedAt);
         },
       );
   };
+}
+
+/** A server stream's writes, counting the bytes the transport has not taken yet (StreamContext). */
+function unsentCounter(call: grpc.ServerWritableStream<unknown, unknown>): {
+  write(schema: DescMessage, msg: unknown): void;
+  context: Pick<StreamContext, "unsentBytes" | "drained">;
+} {
+  let unsent = 0;
+  const waiting = new Set<() => void>();
+  const context = {
+    get unsentBytes() {
+      return unsent;
+    },
+    drained(bytes: number, ms: number): Promise<boolean> {
+      if (unsent <= bytes) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const done = (ok: boolean) => {
+          clearTimeout(timer);
+          waiting.delete(check);
+          call.off("close", closed);
+          resolve(ok);
+        };
+        const check = () => unsent <= bytes && done(true);
+        const closed = () => done(false);
+        const timer = setTimeout(closed, ms);
+        waiting.add(check);
+        call.once("close", closed);
+      });
+    },
+  };
+  call.once("close", () => {
+    unsentTotal -= unsent; // writes whose callbacks will never come (the stream was reset or cancelled)
+    unsent = 0;
+  });
+  return {
+    context,
+    write(schema, msg) {
+      const message = create(schema, msg as MessageInitShape<typeof schema>);
+      const bytes = encoded.get(message) ?? Buffer.from(toBinary(schema, message));
+      encoded.set(message, bytes); // serialized once: responseSerialize sends these bytes
+      unsent += bytes.length;
+      unsentTotal += bytes.length;
+      call.write(message, () => {
+        unsent -= bytes.length;
+        unsentTotal -= bytes.length;
+        for (const check of [...waiting]) check();
+      });
+    },
+  };
+}
+
+/** The HTTP/2 stream under a grpc-js server call (an internal of grpc-js 1.14: the call's base call holds it), if found. */
+function http2StreamOf(call: object): http2.Http2Stream | undefined {
+  const stream = (call as { call?: { stream?: Partial<http2.Http2Stream> } }).call?.stream;
+  return stream && typeof stream.close === "function" && "rstCode" in stream ? (stream as http2.Http2Stream) : undefined;
 }
 
 function reportError(log: Logger, m: DescMethod, err: unknown): grpc.ServiceError {

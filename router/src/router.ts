@@ -31,6 +31,7 @@ import { ShardPool } from "./read/shard-pool.js";
 import { retryAcrossMoves } from "./read/moves.js";
 import { WatchHub } from "./push/watch-hub.js";
 import { watchStreams } from "./push/watch-streams.js";
+import { CallerSlots, callerOf } from "./push/caller-slots.js";
 import { reshardService } from "./control/reshard.js";
 import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
@@ -99,7 +100,15 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   // push: WatchTop, WatchPlayer, fed by the shards' change streams (watch/), read without caches
   const hub = new WatchHub({ pool, keyPrefix: config.keyPrefix, log: log.child({ component: "watch" }) });
   placement.onChange(() => hub.onPlacement());
-  const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards));
+  const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards), {
+    bufferBytes: config.watchBufferBytes,
+    stallMs: config.watchStallMs,
+    slots: new CallerSlots(config.watchStreamsPerCaller),
+    callerOf: (ctx) => {
+      const principal = auth.identify(ctx.metadata);
+      return callerOf(principal.roles.size > 0 ? principal.name : undefined, ctx.peer);
+    },
+  });
   addService(
     server,
     LeaderboardService,

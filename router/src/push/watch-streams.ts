@@ -12,18 +12,27 @@
  * only when the state differs from what the token showed. Events between the two streams are not
  * replayed.
  *
+ * BOUNDS. A caller holds at most `perCaller` streams at once (caller-slots.ts). A message is made
+ * only while the stream's earlier messages the caller has not taken (HTTP/2 flow control holds them
+ * in the router) are at most `bufferBytes`: past that the stream waits for them to drain, its
+ * changes folding into the next message as between two intervals, so one stream holds at most
+ * `bufferBytes` and one message. One that does not drain within `stallMs` is ended with
+ * RESOURCE_EXHAUSTED ("stream stalled: N bytes unread for T ms"; the adapter resets its HTTP/2
+ * stream, as its status cannot pass the unsent messages): its memory and its slot come back.
+ *
  * The streams end when the caller cancels, and with UNAVAILABLE when the router shuts down
  * (reconnect elsewhere with the resume token).
  */
 import { fnv1a32 } from "@ladder/model/fnv1a";
 import { decodeSortKey, encodeSortKey } from "@ladder/model/score-encoding";
 import { Code, LadderError, invalidArgument, unavailable } from "@ladder/model/errors";
-import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
+import type { ImplOf, StreamContext } from "@ladder/platform/grpc-adapter";
 import { boardProblem, playerIdProblem } from "@ladder/model/validate";
 import { PlayerEvent_Kind as Kind, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { Queries, RankedEntry } from "../read/queries.js";
 import { Watcher, type EventKind } from "./standings.js";
 import type { PlayerWatch, TopWatch, WatchHub } from "./watch-hub.js";
+import type { CallerSlots } from "./caller-slots.js";
 
 const DEFAULT_INTERVAL_MS = 250;
 const MIN_INTERVAL_MS = 50;
@@ -47,15 +56,25 @@ type Impl = Pick<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer">;
 /** A stream's pace: turn() resolves true once `ready` holds and the interval since the last message passed (false: the stream ended). */
 interface Pace {
   turn(ready: () => boolean): Promise<boolean>;
-  /** A message went out now. */
-  sent(): void;
+  /** A message went out now: waits while the caller leaves more than the buffer bound untaken (throws once it stalled). */
+  sent(): Promise<void>;
   wait(ms?: number): Promise<void>;
   wake(): void;
 }
 
-export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): void } {
+/** How much a caller may leave untaken, for how long, and how many streams it may hold (see BOUNDS). */
+export interface StreamBounds {
+  bufferBytes: number;
+  stallMs: number;
+  slots: CallerSlots;
+  /** The caller's name for its slots (caller-slots.ts callerOf). */
+  callerOf(ctx: StreamContext): string;
+}
+
+export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBounds): Impl & { stop(): void } {
   const open = new Set<AbortController>();
-  const run = async (ctx: CallContext, interval: number, body: (signal: AbortSignal, pace: Pace) => Promise<void>) => {
+  const run = async (ctx: StreamContext, interval: number, body: (signal: AbortSignal, pace: Pace) => Promise<void>) => {
+    const release = bounds.slots.take(bounds.callerOf(ctx));
     const ended = new AbortController();
     open.add(ended);
     const signal = AbortSignal.any([ctx.signal, ended.signal]);
@@ -86,13 +105,26 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
           else return true;
         }
       },
-      sent: () => void (lastAt = performance.now()),
+      async sent() {
+        lastAt = performance.now();
+        if (ctx.unsentBytes <= bounds.bufferBytes) return;
+        let onAbort = () => {};
+        const aborted = new Promise<boolean>((resolve) => (onAbort = () => resolve(false)));
+        signal.addEventListener("abort", onAbort, { once: true });
+        try {
+          if ((await Promise.race([ctx.drained(bounds.bufferBytes, bounds.stallMs), aborted])) || signal.aborted) return;
+        } finally {
+          signal.removeEventListener("abort", onAbort);
+        }
+        throw stalled(ctx.unsentBytes, bounds.stallMs);
+      },
     };
     try {
       await body(signal, pace);
       if (ended.signal.aborted) throw ended.signal.reason;
     } finally {
       open.delete(ended);
+      release();
     }
   };
   return {
@@ -148,7 +180,7 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
               resynced,
             });
             shown = now;
-            pace.sent();
+            await pace.sent();
           }
         } finally {
           hub.removePlayer(watch);
@@ -194,7 +226,7 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
               readAtMs: BigInt(readAtMs),
             });
             shown = hash;
-            pace.sent();
+            await pace.sent();
           }
         } finally {
           hub.removeTop(watch);
@@ -205,6 +237,14 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
       for (const c of open) c.abort(unavailable("the router is shutting down: reconnect with the last message's resume_token"));
     },
   };
+}
+
+function stalled(unsent: number, stallMs: number): LadderError {
+  return new LadderError(
+    Code.RESOURCE_EXHAUSTED,
+    `stream stalled: ${unsent} bytes unread for ${stallMs} ms (LADDER_WATCH_STALL_MS); open it again with the last message's resume_token`,
+    { retriable: true },
+  );
 }
 
 /** INVALID_ARGUMENT naming `field`; a problem that starts with the field's name ("board is empty") is not prefixed twice. */

@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { Code, LadderError } from "@ladder/model/errors";
-import type { CallContext } from "@ladder/platform/grpc-adapter";
+import type { StreamContext } from "@ladder/platform/grpc-adapter";
+import { CallerSlots } from "../push/caller-slots.js";
 import { watchStreams } from "../push/watch-streams.js";
 import type { WatchHub } from "../push/watch-hub.js";
 import { leaderboardService } from "./leaderboard-service.js";
@@ -28,8 +29,13 @@ const hub = new Proxy({} as WatchHub, {
 const reads = leaderboardService(unreachable, async () => {
   throw new Error("a refused request waited for its consistency token");
 });
-const watches = watchStreams(hub, unreachable);
-const ctx = { deadlineMs: Date.now() + 60_000, signal: new AbortController().signal } as unknown as CallContext;
+const watches = watchStreams(hub, unreachable, {
+  bufferBytes: 1 << 18,
+  stallMs: 10_000,
+  slots: new CallerSlots(10),
+  callerOf: () => "test",
+});
+const ctx = { deadlineMs: Date.now() + 60_000, signal: new AbortController().signal } as unknown as StreamContext;
 
 type Call = () => Promise<unknown>;
 /** A request with a decoded message's defaults ("" for strings, 0 for numbers) under `fields`. */

@@ -13,7 +13,7 @@ import { Code, LadderError } from "@ladder/model/errors";
 import { encodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
 import { StampMismatch, type AfterResult, type RanksResult, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
 import { Queries } from "./queries.js";
-import { ShardCalls, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
+import { ShardCalls, shardUnreachable, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
 
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
 const BOARD = "b";
@@ -483,7 +483,7 @@ describe("router > read > refusals", () => {
     [
       "unreachable",
       () => () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:7002")),
-      { code: Code.UNAVAILABLE, message: /shard-1: connect ECONNREFUSED/ },
+      { code: Code.UNAVAILABLE, message: /^shard-1: its Redis is not reachable \(not connected\), retry$/ },
     ],
     ["silent", () => () => new Promise<never>(() => {}), { code: Code.UNAVAILABLE, message: /shard-1: no answer within 40 ms/ }],
   ];
@@ -514,5 +514,25 @@ describe("router > read > refusals", () => {
     const { shards, queries } = board(10, 22);
     await expect(queries.top(BOARD, 0, 5, Date.now() - 1)).rejects.toMatchObject({ code: Code.DEADLINE_EXCEEDED });
     expect(shards.asked).toEqual([]);
+  });
+});
+
+describe("router > read > shard unreachable", () => {
+  it("words the Redis client's connection failures in ladder's terms, and keeps any other message", () => {
+    const cases: Array<[string, string]> = [
+      ['Reached the max retries per request limit (which is 0). Refer to "maxRetriesPerRequest" option for details.', "connection lost"],
+      ["Stream isn't writeable and enableOfflineQueue options is false", "not connected"],
+      ["Connection is closed.", "connection lost"],
+      ["Command timed out", "no answer in time"],
+    ];
+    for (const [message, why] of cases) {
+      const e = shardUnreachable("shard-1", new Error(message));
+      expect(e.code).toBe(Code.UNAVAILABLE);
+      expect(e.retriable).toBe(true);
+      expect(e.message).toBe(`shard-1: its Redis is not reachable (${why}), retry`);
+    }
+    expect(shardUnreachable("shard-2", new Error("NOPERM this user has no permissions")).message).toBe(
+      "shard-2: NOPERM this user has no permissions",
+    );
   });
 });

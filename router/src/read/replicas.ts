@@ -35,7 +35,11 @@
  *
  * Each read asks one node (one atomic script, as always): the usable nodes are taken in turn
  * (round robin), and a node that fails or refuses with UNAVAILABLE is followed by the next one,
- * within the caller's per-shard deadline. Reads that carry a consistency token read the primary
+ * within the caller's per-shard deadline. When no node answers because connections fail (a primary
+ * just killed, a replica being promoted), the read asks the nodes again every FAILOVER_RETRY_MS, as
+ * the probes find them, for up to RETRY_SHARE of the shard's deadline, and is then refused in
+ * ladder's words ("shard-1: primary lost, failover in progress, retry"), never the Redis client's.
+ * Reads that carry a consistency token read the primary
  * only (the offsets the token is checked against are the primary's): see ShardPool.primaries().
  */
 import { Redis } from "ioredis";
@@ -86,12 +90,12 @@ interface Node {
 /** A node of the set as the router sees it (GetClusterStatus). */
 export interface NodeState {
   address: string;
-  /** ROLE's answer at the last probe ("master", "slave"), "" when it never answered. */
+  /** ROLE's answer at the last probe ("master", "slave"), "" when it did not answer it. */
   role: string;
   /** Whether it answered the last probe. */
   reachable: boolean;
   offset: number;
-  /** Whether reads go to it now (usable()). */
+  /** Whether reads go to it now (usable()); false when it did not answer the last probe. */
   servesReads: boolean;
 }
 
@@ -172,13 +176,27 @@ export class ReplicaSet {
     const nodes = [...this.nodes.values()].sort(
       (a, b) => Number(b.address === this.primaryAddress) - Number(a.address === this.primaryAddress),
     );
-    return nodes.map((n) => ({
-      address: n.address,
-      role: n.role,
-      reachable: n.misses === 0 && n.role !== "",
-      offset: n.offset,
-      servesReads: this.usable(n, now),
-    }));
+    return nodes.map((n) => {
+      const reachable = n.misses === 0 && n.role !== "";
+      // a node that did not answer its last probe: no role, and no reads (the proto's promise)
+      return {
+        address: n.address,
+        role: reachable ? n.role : "",
+        reachable,
+        offset: reachable ? n.offset : 0,
+        servesReads: reachable && this.usable(n, now),
+      };
+    });
+  }
+
+  /** The router's deadline for one shard call. */
+  get timeoutMs(): number {
+    return this.o.timeoutMs;
+  }
+
+  /** Whether the primary answered a probe once and not the last one (killed, say, with no replica promoted yet). */
+  get primaryLost(): boolean {
+    return Number.isFinite(this.primarySeenAt) && !this.primaryUp;
   }
 
   /** Whether `redis` is the connection to the node Sentinel names primary. */
@@ -196,6 +214,8 @@ export class ReplicaSet {
 
   private usable(n: Node, now: number): boolean {
     if (n.misses > MAX_MISSES) return false;
+    // missed a probe and its connection is down (killed, not the reconnect Sentinel forces on a promotion): no reads
+    if (n.misses > 0 && n.redis.status !== "ready") return false;
     if (n.address === this.primaryAddress) return n.role === "master";
     // a replica, or one Sentinel is promoting and has not named primary yet: nothing writes to it before
     if (n.role !== "slave" && n.role !== "master") return false;
@@ -375,6 +395,12 @@ function seen(n: Node, role: Array<string | number> | undefined): void {
   n.offset = Number(n.role === "master" ? role[1] : n.role === "slave" ? role[4] : 0) || 0;
 }
 
+/**
+ * The share of the shard's deadline a read spends asking the nodes again while their connections
+ * fail (a failover under way), so that its refusal, in ladder's words, comes before the deadline's.
+ */
+const RETRY_SHARE = 0.75;
+
 /** How long a read waits for a usable node's connection that is being made again. */
 const RECONNECT_WAIT_MS = 250;
 
@@ -467,12 +493,38 @@ export class ReplicatedReader extends ShardReader {
     );
   }
 
-  /** `read` on the usable nodes in turn until one answers; before the first probe found any, on the primary. */
+  /**
+   * `read` on the usable nodes in turn until one answers; before the first probe found any, on the
+   * primary. When none answers because connections fail (a primary just killed, a replica being
+   * promoted), the nodes are asked again every FAILOVER_RETRY_MS, as the probes find them, for up to
+   * RETRY_SHARE of the shard's deadline; then the read is refused with the reason in ladder's words.
+   */
   private async onNode<T>(read: (reader: ShardReader) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> {
-    const nodes = this.set.readable();
-    if (nodes.length === 0) return onPrimary();
-    let last: unknown;
-    let primaryUnreachable = false;
+    const until = performance.now() + this.set.timeoutMs * RETRY_SHARE;
+    for (;;) {
+      const round = await this.round(read, onPrimary);
+      if ("value" in round) return round.value;
+      if (round.refusal instanceof LadderError || performance.now() + FAILOVER_RETRY_MS > until)
+        throw round.refusal instanceof LadderError ? round.refusal : this.unreachable(round.primaryLost, round.refusal);
+      await new Promise((resolve) => setTimeout(resolve, FAILOVER_RETRY_MS));
+    }
+  }
+
+  /**
+   * One pass over the nodes (none usable: the primary, through Sentinel): an answer, or the last
+   * refusal (a LadderError is final) and whether the primary was lost.
+   */
+  private async round<T>(
+    read: (reader: ShardReader) => Promise<T>,
+    onPrimary: () => Promise<T>,
+  ): Promise<{ value: T } | { refusal: unknown; primaryLost: boolean }> {
+    if (this.set.readable().length === 0)
+      return onPrimary().then(
+        (value) => ({ value }),
+        (err: unknown) => ({ refusal: err, primaryLost: this.set.primaryLost && !(err instanceof LadderError) }),
+      );
+    let last: unknown = new Error("no node serves reads");
+    let primaryLost = this.set.primaryLost;
     const tried = new Set<Redis>();
     const attempt = async (redis: Redis): Promise<{ value: T } | undefined> => {
       tried.add(redis);
@@ -482,25 +534,37 @@ export class ReplicatedReader extends ShardReader {
       } catch (err) {
         // a refusal that another node would repeat (configuration, unknown view) is the answer
         if (err instanceof LadderError && err.code !== Code.UNAVAILABLE) throw err;
-        if (!(err instanceof LadderError) && this.set.isPrimary(redis)) primaryUnreachable = true;
+        if (!(err instanceof LadderError) && this.set.isPrimary(redis)) primaryLost = true;
         last = err;
         return undefined;
       }
     };
-    for (const redis of nodes) {
+    for (const redis of this.set.readable()) {
       const got = await attempt(redis);
-      if (got) return got.value;
+      if (got) return got;
     }
     // the primary's connection failed under this read (killed, say) before a probe saw it: the
     // replicas current when it was last seen may answer now, as they will after the next probe
-    if (primaryUnreachable) {
+    if (primaryLost) {
       for (const redis of this.set.readableWithoutPrimary()) {
         if (tried.has(redis)) continue;
         const got = await attempt(redis);
-        if (got) return got.value;
+        if (got) return got;
       }
     }
-    throw last instanceof LadderError ? last : unavailable(`${this.shardId}: ${(last as Error).message}`, last);
+    // the last failure: a shard's own refusal (not serving, say) is the answer; a connection's is worth another round
+    return { refusal: last, primaryLost };
+  }
+
+  /** The refusal of a read no node answered because connections failed. */
+  private unreachable(primaryLost: boolean, cause: unknown): LadderError {
+    if (cause instanceof LadderError) return cause;
+    return unavailable(
+      primaryLost
+        ? `${this.shardId}: primary lost, failover in progress, retry`
+        : `${this.shardId}: no Redis node of the shard answers (connections failing), retry`,
+      cause,
+    );
   }
 
   private readerOf(redis: Redis): ShardReader {

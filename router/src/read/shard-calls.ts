@@ -7,7 +7,8 @@
  * Refusals, the rule that keeps every answer exact: a call that throws a LadderError (a shard
  * not serving, or built for another placement: store/src/reader.ts) fails with it unchanged; any
  * other error (a connection refused, a reply that could not be read) fails with UNAVAILABLE
- * naming the shard; a shard that does not answer within the per-shard timeout fails with
+ * naming the shard, a connection's failure in ladder's words (shardUnreachable), not the Redis
+ * client's; a shard that does not answer within the per-shard timeout fails with
  * UNAVAILABLE; a caller's deadline passed fails with DEADLINE_EXCEEDED. One shard failing fails
  * the whole fan-out: a count summed without one shard would be silently wrong.
  */
@@ -71,9 +72,27 @@ export class ShardCalls {
     } catch (err) {
       code = err instanceof LadderError ? err.code : Code.UNAVAILABLE;
       if (err instanceof LadderError) throw err;
-      throw unavailable(`${store.shardId}: ${(err as Error).message}`, err);
+      throw shardUnreachable(store.shardId, err);
     } finally {
       routerMetrics().shardCallOf(store.shardId, codeName(code)).observe(secondsSince(startedAt));
     }
   }
+}
+
+/** The Redis client's words for a connection that failed or is not made (ioredis), and ladder's for them. */
+const CONNECTION_FAILURES: ReadonlyArray<[RegExp, string]> = [
+  [/max retries per request|Connection is closed|ECONNRESET|EPIPE/i, "connection lost"],
+  [/enableOfflineQueue|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|connect ETIMEDOUT/i, "not connected"],
+  [/Command timed out/i, "no answer in time"],
+];
+
+/**
+ * UNAVAILABLE (retriable) for an error other than a shard's own refusal: a connection's failure as
+ * `<shard>: its Redis is not reachable (<why>), retry`; anything else (a reply error of Redis, say)
+ * with its message, naming the shard.
+ */
+export function shardUnreachable(shardId: string, err: unknown): LadderError {
+  const message = err instanceof Error ? err.message : String(err);
+  const why = CONNECTION_FAILURES.find(([pattern]) => pattern.test(message))?.[1];
+  return unavailable(why ? `${shardId}: its Redis is not reachable (${why}), retry` : `${shardId}: ${message}`, err);
 }
