@@ -76,7 +76,7 @@ beforeAll(async () => {
     startGatewayService({
       ...base,
       listen: "127.0.0.1:0",
-      adminToken: TEST_TOKENS.admin,
+      monitorToken: TEST_TOKENS.monitor,
       settings: { LADDER_GATEWAY_CORS_ORIGINS: ORIGIN, LADDER_GATEWAY_RATE: "1000", LADDER_GATEWAY_BURST: "1000" },
     }),
     startGatewayService({

@@ -37,6 +37,7 @@ const PLAYERS = Array.from({ length: 300 }, (_, i) => `lp-${String(i).padStart(3
 const grants = [
   { name: "test-game-server", token: TEST_TOKENS.write, roles: ["write"] },
   { name: "test-admin", token: TEST_TOKENS.admin, roles: ["admin"] },
+  { name: "test-monitor", token: TEST_TOKENS.monitor, roles: ["monitor"] },
 ];
 const oracle = new Oracle((board) => loadConfig({}).boards.forBoard(board));
 const t0 = Date.now() - 3_600_000;
@@ -416,7 +417,7 @@ describe("local launcher supervision", () => {
     const shards = ((await getJson(`${url}status`)) as { shards: { shardId: string; readiness: string }[] }).shards;
     expect(shards.map((x) => `${x.shardId}:${x.readiness}`)).toEqual(
       ["shard-0", "shard-1", "shard-2"].map((id) => `${id}:SHARD_READINESS_SERVING`),
-    ); // with the admin token of LADDER_TOKENS
+    ); // with the monitor token of LADDER_TOKENS
   });
 
   it("stops every process it started on SIGINT, restarting none, and removes its state file", async () => {

@@ -31,8 +31,8 @@ export interface GatewayOptions {
   listen: string;
   /** The router's client; calls carry each caller's token. */
   client: LadderClient;
-  /** The gateway's own admin token, for the board list and the shards' status only. */
-  adminToken: string | undefined;
+  /** The gateway's own token (monitor role), for the board list and the shards' status only. */
+  monitorToken: string | undefined;
   corsOrigins: readonly string[];
   limits: RateLimits;
   trustProxy: boolean;
@@ -97,7 +97,7 @@ class Handler {
   constructor(private readonly o: GatewayOptions) {
     this.files = loadStaticFiles(o.staticDir ?? PUBLIC_DIR);
     this.limiter = new RateLimiter(o.limits);
-    this.view = new ClusterView(o.client, o.adminToken);
+    this.view = new ClusterView(o.client, o.monitorToken);
     this.route = router(o.client, this.view, o.streamStallMs ?? DEFAULT_STALL_MS);
   }
 

@@ -331,7 +331,7 @@ export const servicesEnv = envVariables({
   LADDER_GATEWAY_TOKEN: optional({
     unsetMeans: "— (no board list, no shard status)",
     description:
-      "the gateway's own token (admin role), used for two reads only: the board list (`ListBoards`) and the shards' readiness, lag and size (`GetClusterStatus`); every other read carries its caller's token",
+      "the gateway's own token (a token with the monitor role; an admin one works but holds more than it needs), used for two reads only: the board list (`ListBoards`) and the shards' readiness, lag and size (`GetClusterStatus`); every other read carries its caller's token",
   }),
   LADDER_GATEWAY_CORS_ORIGINS: corsOrigins(),
   LADDER_GATEWAY_RATE: int({

@@ -5,7 +5,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type { Config } from "@ladder/platform/config";
-import { Authenticator, requireRole } from "@ladder/platform/auth";
+import { Authenticator, requireAdmin, requireRole } from "@ladder/platform/auth";
 import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
 import { serverCredentials } from "@ladder/platform/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/platform/health";
@@ -118,7 +118,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     AdminService,
     { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs },
     log.child({ component: "grpc" }),
-    requireRole(auth, "admin"),
+    requireAdmin(auth),
   );
   const health = new HealthRegistry();
   health.set(LeaderboardService.typeName, ServingStatus.SERVING);

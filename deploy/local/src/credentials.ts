@@ -1,22 +1,44 @@
 // The local cluster's tokens: made at random on the first `npm start`, kept in <data dir>/credentials.json
-// (mode 0600, the format of platform/src/credentials-file.ts) and reused after. The launcher hands them to the
-// services as LADDER_TOKENS; the CLI reads the admin token from the same file by default.
+// (mode 0600, the format of platform/src/credentials-file.ts) and reused after. The launcher hands each
+// service those it verifies (service-tokens.ts) and the gateway the monitor token alone; the CLI reads
+// the admin token from the same file by default.
+//
+//   local-game-server  write                 ingest's writers (the load tool, the demo)
+//   local-admin        admin, write, read    the CLI
+//   local-gateway      monitor               the gateway's board list and shards' status
+//
+// A file written before the monitor role existed gains its local-gateway grant on the next start.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { TokenGrant } from "@ladder/platform/auth";
 import { localCredentialsPath, readCredentialsFile } from "@ladder/platform/credentials-file";
 
+const make = () => randomBytes(24).toString("base64url");
+
 /** The tokens stored under `dataDir`, created on first use. */
 export function localCredentials(dataDir: string): TokenGrant[] {
   const file = localCredentialsPath(dataDir);
-  if (existsSync(file)) return readCredentialsFile(file);
-  const make = () => randomBytes(24).toString("base64url");
-  const grants: TokenGrant[] = [
+  if (existsSync(file)) {
+    const grants = readCredentialsFile(file);
+    return grants.some((g) => g.roles.includes("monitor")) ? grants : save(file, [...grants, monitorGrant()]);
+  }
+  return save(file, [
     { name: "local-game-server", token: make(), roles: ["write"] },
     { name: "local-admin", token: make(), roles: ["admin", "write", "read"] },
-  ];
-  mkdirSync(dirname(file), { recursive: true });
+    monitorGrant(),
+  ]);
+}
+
+/** The token of the first grant with the monitor role: the one the gateway is given. */
+export function monitorToken(grants: readonly TokenGrant[]): string | undefined {
+  return grants.find((g) => g.roles.includes("monitor"))?.token;
+}
+
+const monitorGrant = (): TokenGrant => ({ name: "local-gateway", token: make(), roles: ["monitor"] });
+
+function save(file: string, grants: TokenGrant[]): TokenGrant[] {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, JSON.stringify(grants, null, 2), { mode: 0o600 });
   return grants;
 }
