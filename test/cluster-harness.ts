@@ -36,6 +36,9 @@ const grants: TokenGrant[] = [
   { name: "test-monitor", token: TEST_TOKENS.monitor, roles: ["monitor"] },
 ];
 
+/** The test clusters' LADDER_STREAM_SECRET: every router started with the harness's env shares it. */
+export const TEST_STREAM_SECRET = "test-stream-secret-0123456789abcdef";
+
 export interface TestClusterOptions {
   /** LADDER_* settings on top of the test defaults. */
   settings?: Record<string, string>;
@@ -54,6 +57,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
     routerListen: "127.0.0.1:0",
     ingestListen: "127.0.0.1:0",
     tokens: grants,
+    streamSecret: TEST_STREAM_SECRET,
     settings: {
       LADDER_SCORE_TOPIC: ns.topic,
       LADDER_KEY_PREFIX: ns.keyPrefix,

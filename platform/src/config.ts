@@ -68,6 +68,8 @@ export interface Config {
   readonly fetchWaitMs: number;
   readonly logLevel: string;
   readonly tokens: readonly TokenGrant[];
+  /** The key resume tokens of watch streams are signed with (HMAC-SHA-256); undefined: each router makes its own at start. */
+  readonly streamSecret: string | undefined;
   readonly readsOpen: boolean;
   readonly clientToken: string | undefined;
   readonly clientCredentialsFile: string;
@@ -224,6 +226,7 @@ export const servicesEnv = envVariables({
   LADDER_APPLY_BATCH: int({ default: 500, min: 1, max: 10_000, description: "events per apply-script call of a shard node" }),
   LADDER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: `pino level: ${LOG_LEVELS.join(", ")}` }),
   LADDER_TOKENS: tokens(),
+  LADDER_STREAM_SECRET: streamSecret(),
   LADDER_READS: oneOf({ values: ["open", "token"], default: "open", description: "`token`: reads need a token (with the read role) too" }),
   LADDER_TOKEN: optional({ description: "the token a client (CLI, load tool) sends" }),
   LADDER_CREDENTIALS_FILE: optional({
@@ -420,6 +423,7 @@ export const configSchema = envSchema(servicesEnv, {
     fetchWaitMs: v.LADDER_FETCH_WAIT_MS,
     logLevel: v.LADDER_LOG_LEVEL,
     tokens: v.LADDER_TOKENS,
+    streamSecret: v.LADDER_STREAM_SECRET,
     readsOpen: v.LADDER_READS === "open",
     clientToken: v.LADDER_TOKEN,
     clientCredentialsFile: v.LADDER_CREDENTIALS_FILE ?? localCredentialsPath(v.LADDER_DATA_DIR),
@@ -520,6 +524,17 @@ function corsOrigins(): EnvVar<readonly string[]> {
 }
 
 const grant = z.object({ name: z.string(), token: z.string().min(16), roles: z.array(z.enum(ROLES)).min(1) });
+
+/** LADDER_STREAM_SECRET: 32+ characters, the same on every router of a cluster. */
+function streamSecret(): EnvVar<string | undefined> {
+  const description =
+    "the secret every router signs and checks watch streams' resume tokens with (HMAC-SHA-256), 32+ characters, the same on every router of the cluster; unset, a router makes one of its own at start, and a stream then resumes only on the router that opened it, until that router restarts";
+  return envVar({ default: "— (each router its own, forgotten on restart)", description }, (raw, report) => {
+    if (raw === undefined || raw === "") return undefined;
+    if (raw.length < 32) report(`needs 32+ characters (got ${raw.length})`);
+    return raw;
+  });
+}
 
 /** LADDER_TOKENS: a JSON array of {name, token, roles}. */
 function tokens(): EnvVar<readonly TokenGrant[]> {

@@ -5,6 +5,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type { Config } from "@ladder/platform/config";
+import { ResumeTokens } from "./push/resume-token.js";
 import { Authenticator, requireAdmin, requireRole } from "@ladder/platform/auth";
 import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
 import { serverCredentials } from "@ladder/platform/tls";
@@ -34,7 +35,8 @@ import { watchStreams } from "./push/watch-streams.js";
 import { reshardService } from "./control/reshard.js";
 import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
-export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean }): Promise<void> {
+/** `streamSecret`: what resume tokens are signed with (LADDER_STREAM_SECRET, or one made by main.ts). */
+export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean; streamSecret: string }): Promise<void> {
   // GET /metrics, from the start: served here, or by the supervising process from what this one shares
   let metrics: { port: number; close(): Promise<void> } | undefined;
   if (o.clusterWorker) shareMetricsWithClusterPrimary();
@@ -87,7 +89,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   // push: WatchTop, WatchPlayer, fed by the shards' change streams (watch/), read without caches
   const hub = new WatchHub({ pool, keyPrefix: config.keyPrefix, log: log.child({ component: "watch" }) });
   placement.onChange(() => hub.onPlacement());
-  const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards));
+  const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards), new ResumeTokens(o.streamSecret));
   addService(
     server,
     LeaderboardService,

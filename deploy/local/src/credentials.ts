@@ -8,9 +8,11 @@
 //   local-gateway      monitor               the gateway's board list and shards' status
 //
 // A file written before the monitor role existed gains its local-gateway grant on the next start.
+// Beside it, <data dir>/stream-secret (mode 0600) holds the routers' LADDER_STREAM_SECRET, the key
+// resume tokens are signed with, made the same way on the first start and kept.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { TokenGrant } from "@ladder/platform/auth";
 import { localCredentialsPath, readCredentialsFile } from "@ladder/platform/credentials-file";
 
@@ -33,6 +35,19 @@ export function localCredentials(dataDir: string): TokenGrant[] {
 /** The token of the first grant with the monitor role: the one the gateway is given. */
 export function monitorToken(grants: readonly TokenGrant[]): string | undefined {
   return grants.find((g) => g.roles.includes("monitor"))?.token;
+}
+
+/** Where the local routers' stream secret is kept. */
+export const streamSecretPath = (dataDir: string) => join(dataDir, "stream-secret");
+
+/** The routers' stream secret stored under `dataDir`, created on first use (32 random bytes). */
+export function localStreamSecret(dataDir: string): string {
+  const file = streamSecretPath(dataDir);
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("base64url");
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 const monitorGrant = (): TokenGrant => ({ name: "local-gateway", token: make(), roles: ["monitor"] });

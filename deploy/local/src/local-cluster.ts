@@ -10,7 +10,7 @@ import type { TokenGrant } from "@ladder/platform/auth";
 import type { Config } from "@ladder/platform/config";
 import { localCredentialsPath } from "@ladder/platform/credentials-file";
 import type { Logger } from "@ladder/platform/logger";
-import { localCredentials, monitorToken } from "./credentials.js";
+import { localCredentials, localStreamSecret, monitorToken } from "./credentials.js";
 import { startGatewayService, type GatewayService } from "./gateway-service.js";
 import { startInfra, type Infra } from "./infra.js";
 import { logsDir } from "./log-files.js";
@@ -49,6 +49,7 @@ export async function startLocalCluster(
         shard: (i) => cluster.shardMetricsListen.replace(/\d+$/, (port) => (port === "0" ? "0" : String(Number(port) + i))),
       },
       tokens: grants,
+      streamSecret: cluster.streamSecret ?? localStreamSecret(local.dataDir),
       settings: {
         LADDER_LOG_LEVEL: logLevel,
         ...(replicas ? { LADDER_SENTINELS: replicas.sentinelList } : {}),

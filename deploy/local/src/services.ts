@@ -29,6 +29,8 @@ export interface ServicesOptions {
   metricsListen?: { router: string; ingest: string; shard(index: number): string };
   /** The cluster's token grants; each service gets those it verifies as LADDER_TOKENS (service-tokens.ts). */
   tokens?: readonly TokenGrant[];
+  /** The routers' LADDER_STREAM_SECRET (resume tokens), given to the router alone. */
+  streamSecret?: string;
   /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...), not LADDER_TOKENS. */
   settings?: Readonly<Record<string, string>>;
   /** The environment the children inherit (PATH and friends). */
@@ -66,7 +68,8 @@ export interface RunningServices {
 export async function startServices(opts: ServicesOptions): Promise<RunningServices> {
   if (opts.settings?.LADDER_TOKENS !== undefined) throw new Error("startServices: give the grants as `tokens`, not LADDER_TOKENS");
   const tokens = opts.tokens ?? [];
-  const envOf = (holder: TokenHolder) => ({ ...env, ...tokensEnv(holder, tokens) });
+  const secret = holderSecret(opts.streamSecret);
+  const envOf = (holder: TokenHolder) => ({ ...env, ...tokensEnv(holder, tokens), ...(holder === "router" ? secret : {}) });
   const shardIds = opts.redisUrls.map((_, i) => `shard-${i}`);
   const env: Record<string, string> = {
     LADDER_KAFKA_BROKERS: opts.kafkaBrokers.join(","),
@@ -195,6 +198,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
 }
 
 const ANY_PORT = "127.0.0.1:0";
+
+const holderSecret = (secret: string | undefined): Record<string, string> => (secret === undefined ? {} : { LADDER_STREAM_SECRET: secret });
 
 function withPort(listen: string, port: number): string {
   return `${listen.slice(0, listen.lastIndexOf(":"))}:${port}`;

@@ -7,10 +7,11 @@
  * state once changes stop. A message is sent only when its content differs from the previous one
  * (a top: its entries; a player: its rank, score, or events).
  *
- * RESUME. Every message carries a resume token (base64url JSON: the sequence number and what the
- * message showed). A stream opened with it continues the sequence, and its first message comes
- * only when the state differs from what the token showed. Events between the two streams are not
- * replayed.
+ * RESUME. Every message carries a resume token (resume-token.ts: the sequence number and what the
+ * message showed, signed for this stream under the cluster's secret). A stream opened with it
+ * continues the sequence, and its first message comes only when the state differs from what the
+ * token showed; a token not given for this stream is refused (INVALID_ARGUMENT). Events between
+ * the two streams are not replayed.
  *
  * The streams end when the caller cancels, and with UNAVAILABLE when the router shuts down
  * (reconnect elsewhere with the resume token).
@@ -24,6 +25,7 @@ import { PlayerEvent_Kind as Kind, type LeaderboardService } from "@ladder/proto
 import type { Queries, RankedEntry } from "../read/queries.js";
 import { Watcher, type EventKind } from "./standings.js";
 import type { PlayerWatch, TopWatch, WatchHub } from "./watch-hub.js";
+import type { ResumeScope, ResumeTokens } from "./resume-token.js";
 
 const DEFAULT_INTERVAL_MS = 250;
 const MIN_INTERVAL_MS = 50;
@@ -53,7 +55,7 @@ interface Pace {
   wake(): void;
 }
 
-export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): void } {
+export function watchStreams(hub: WatchHub, queries: Queries, tokens: ResumeTokens): Impl & { stop(): void } {
   const open = new Set<AbortController>();
   const run = async (ctx: CallContext, interval: number, body: (signal: AbortSignal, pace: Pace) => Promise<void>) => {
     const ended = new AbortController();
@@ -102,7 +104,8 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
       if (req.topK > MAX_TOP_K) throw invalidArgument(`top_k ${req.topK} is above ${MAX_TOP_K}`);
       const interval = intervalOf(req.intervalMs);
       const { spec, stored } = queries.target(req.board, { period: req.period, window: req.window });
-      const token = decodeToken(req.resumeToken);
+      const scope: ResumeScope = { rpc: "WatchPlayer", board: req.board, period: req.period, window: req.window, playerId: req.playerId };
+      const token = tokens.decode(scope, req.resumeToken);
       let seq = token?.s ?? 0;
       let shown = token ? { rank: Number(token.r ?? 0), key: token.k === undefined ? undefined : Number(token.k) } : undefined;
       const watcher = new Watcher(req.playerId, req.topK);
@@ -144,7 +147,7 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
                 score: BigInt(e.key === undefined ? 0 : decodeSortKey(spec, e.key).points),
               })),
               sequence: BigInt(seq),
-              resumeToken: encodeToken({ s: seq, r: now.rank, k: now.key }),
+              resumeToken: tokens.encode(scope, { s: seq, r: now.rank, k: now.key }),
               resynced,
             });
             shown = now;
@@ -162,7 +165,8 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
       const interval = intervalOf(req.intervalMs);
       const where = { period: req.period, window: req.window };
       const { spec, stored } = queries.target(req.board, where);
-      const token = decodeToken(req.resumeToken);
+      const scope: ResumeScope = { rpc: "WatchTop", board: req.board, period: req.period, window: req.window };
+      const token = tokens.decode(scope, req.resumeToken);
       let seq = token?.s ?? 0;
       let shown = token?.h;
       await run(ctx, interval, async (_signal, pace) => {
@@ -190,7 +194,7 @@ export function watchStreams(hub: WatchHub, queries: Queries): Impl & { stop(): 
               entries: page.entries.map(toEntry),
               total: BigInt(page.total),
               sequence: BigInt(seq),
-              resumeToken: encodeToken({ s: seq, h: hash }),
+              resumeToken: tokens.encode(scope, { s: seq, h: hash }),
               readAtMs: BigInt(readAtMs),
             });
             shown = hash;
@@ -223,28 +227,6 @@ function retriable(err: unknown): undefined {
   const e = LadderError.from(err);
   if (e.code === Code.UNAVAILABLE || e.code === Code.DEADLINE_EXCEEDED) return undefined;
   throw e;
-}
-
-interface Token {
-  s: number;
-  r?: number;
-  k?: number;
-  h?: string;
-}
-
-function encodeToken(t: Token): string {
-  return Buffer.from(JSON.stringify(t)).toString("base64url");
-}
-
-function decodeToken(token: string): Token | undefined {
-  if (token === "") return undefined;
-  try {
-    const t = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as Token;
-    if (!Number.isSafeInteger(t.s) || t.s < 0) throw new Error("no sequence");
-    return t;
-  } catch {
-    throw invalidArgument("resume_token: not a token this service gave");
-  }
 }
 
 function entryOf(spec: Parameters<typeof decodeSortKey>[0], playerId: string, key: number, rank: number) {
