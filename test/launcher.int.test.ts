@@ -9,10 +9,10 @@
 // inside them (no TypeScript loader and its esbuild service).
 // What a newcomer meets is checked too: a healthy start prints no warning or error, each process's
 // output lands in its own file under <data dir>/logs/, a second start is refused at once in one line,
-// `reset` removes the cluster's state; and a second launcher, started with --background, returns once
+// `reset` removes the cluster's state, the data dir is its owner's alone (0700, files 0600); and a second launcher, started with --background, returns once
 // its cluster runs, answers `status`, and `stop` stops all of it and waits.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -300,6 +300,26 @@ describe("local launcher supervision", () => {
       ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`),
     );
     await expectExact();
+  });
+
+  it("keeps its data dir its owner's alone: the dir and every dir in it 0700 (Kafka's log, Redis's), every file 0600", () => {
+    const modes: string[] = [];
+    const walk = (path: string) => {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) return;
+      modes.push(`${path.slice(launcher.dataDir.length) || "/"} ${(st.mode & 0o777).toString(8)}`);
+      if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+    };
+    walk(launcher.dataDir);
+    const names = modes.map((m) => m.split(" ")[0]);
+    expect(names).toEqual(
+      expect.arrayContaining(["/", "/kafka", "/redis-0", "/logs", "/logs/router.log", "/launcher-state.json", "/stream-secret"]),
+    );
+    const expected = modes.map((m) => {
+      const [path] = m.split(" ");
+      return `${path} ${statSync(join(launcher.dataDir, path!)).isDirectory() ? "700" : "600"}`;
+    });
+    expect(modes).toEqual(expected);
   });
 
   it("runs the launcher and each service as Node 24 on its build, dist/main.js, with no loader and no child process", () => {

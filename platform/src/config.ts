@@ -102,7 +102,7 @@ export interface Config {
   readonly gatewayListen: string;
   /** The router the gateway asks, host:port, or several as a gRPC target (`ipv4:a:1,b:2`: the first that answers). */
   readonly gatewayRouter: string;
-  /** The gateway's own admin token, for ListBoards and GetClusterStatus only; undefined: it makes neither. */
+  /** The gateway's own token (monitor role), for ListBoards and GetClusterStatus only; undefined: it makes neither. */
   readonly gatewayToken: string | undefined;
   /** Origins (scheme://host[:port]) allowed to call the gateway cross-origin; "*" allows any; empty: same origin only. */
   readonly gatewayCorsOrigins: readonly string[];
