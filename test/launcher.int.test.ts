@@ -322,6 +322,34 @@ describe("local launcher supervision", () => {
     expect(modes).toEqual(expected);
   });
 
+  it("gives each process only the credentials it uses, though the launcher got LADDER_TOKENS in its environment", () => {
+    const environOf = (name: string) =>
+      Object.fromEntries(
+        readFileSync(`/proc/${pids()[name]}/environ`, "utf8")
+          .split("\0")
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+      );
+    const credentials = (name: string) => {
+      const env = environOf(name);
+      return {
+        tokens: env.LADDER_TOKENS === undefined ? undefined : (JSON.parse(env.LADDER_TOKENS) as { name: string }[]).map((g) => g.name),
+        gateway: env.LADDER_GATEWAY_TOKEN !== undefined,
+        streamSecret: env.LADDER_STREAM_SECRET !== undefined,
+      };
+    };
+    expect(credentials("router")).toEqual({
+      tokens: ["test-game-server", "test-admin", "test-monitor"],
+      gateway: false,
+      streamSecret: true,
+    });
+    expect(credentials("ingest")).toEqual({ tokens: ["test-game-server"], gateway: false, streamSecret: false });
+    expect(credentials("gateway")).toEqual({ tokens: undefined, gateway: true, streamSecret: false });
+    expect(environOf("gateway").LADDER_GATEWAY_TOKEN).toBe(TEST_TOKENS.monitor);
+    for (const shard of ["shard-0", "shard-1", "shard-2"])
+      expect(credentials(shard)).toEqual({ tokens: undefined, gateway: false, streamSecret: false });
+  });
+
   it("runs the launcher and each service as Node 24 on its build, dist/main.js, with no loader and no child process", () => {
     const entries: Record<string, string> = {
       "shard-0": "shard-node",

@@ -5,6 +5,7 @@
 // when it logs "gateway listening"; its bound port is read from that line, so tests can ask for port 0.
 import type { Logger } from "@ladder/platform/logger";
 import type { ManagedProcess } from "./managed-process.js";
+import { withoutCredentials } from "./service-tokens.js";
 import { spawnService, type Started } from "./spawn-service.js";
 
 export interface GatewayServiceOptions {
@@ -40,7 +41,7 @@ export async function startGatewayService(o: GatewayServiceOptions): Promise<Gat
       name: "gateway",
       entry: "gateway/src/main.ts",
       env: {
-        ...o.baseEnv,
+        ...withoutCredentials(o.baseEnv), // its own token below, no other
         ...o.settings,
         LADDER_GATEWAY_LISTEN: listen,
         LADDER_GATEWAY_ROUTER: o.routerAddress,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TokenGrant } from "@ladder/platform/auth";
-import { grantsFor, tokensEnv } from "./service-tokens.js";
+import { grantsFor, tokensEnv, withoutCredentials } from "./service-tokens.js";
 
 const grants: TokenGrant[] = [
   { name: "game", token: "w".repeat(24), roles: ["write"] },
@@ -21,5 +21,17 @@ describe("local cluster > service tokens", () => {
   it("leaves LADDER_TOKENS out of a service that gets no grant", () => {
     expect(tokensEnv("shard", grants)).toEqual({});
     expect(JSON.parse(tokensEnv("ingest", grants).LADDER_TOKENS!)).toHaveLength(2);
+  });
+
+  it("keeps the launcher's own credential variables from what a child inherits", () => {
+    const env = {
+      PATH: "/bin",
+      LADDER_TOKENS: "[]",
+      LADDER_GATEWAY_TOKEN: "g",
+      LADDER_STREAM_SECRET: "s",
+      LADDER_TOKEN: "t",
+      LADDER_SLOTS: "12",
+    };
+    expect(withoutCredentials(env)).toEqual({ PATH: "/bin", LADDER_SLOTS: "12" });
   });
 });

@@ -8,6 +8,9 @@
 //
 // The gateway is no service of this list: it verifies nothing either (the router decides every
 // read) and presents only its own monitor token (LADDER_GATEWAY_TOKEN, gateway-service.ts).
+//
+// What a child inherits (the launcher's own environment, where LADDER_TOKENS may have been set)
+// passes through withoutCredentials first, so that nothing reaches a service but what is its own.
 import type { TokenGrant } from "@ladder/platform/auth";
 
 export type TokenHolder = "router" | "ingest" | "shard";
@@ -22,6 +25,16 @@ export function grantsFor(holder: TokenHolder, grants: readonly TokenGrant[]): T
     case "shard":
       return [];
   }
+}
+
+/** The credentials of the cluster a launcher may have been given in its environment, never inherited. */
+export const CREDENTIAL_VARIABLES = ["LADDER_TOKENS", "LADDER_GATEWAY_TOKEN", "LADDER_STREAM_SECRET", "LADDER_TOKEN"] as const;
+
+/** `env` without CREDENTIAL_VARIABLES: what a child may inherit. */
+export function withoutCredentials(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  const out = { ...env };
+  for (const name of CREDENTIAL_VARIABLES) delete out[name];
+  return out;
 }
 
 /** LADDER_TOKENS for `holder`: the environment entry, absent when it gets no grant. */

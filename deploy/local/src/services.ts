@@ -6,7 +6,7 @@
 import type { TokenGrant } from "@ladder/platform/auth";
 import type { Logger } from "@ladder/platform/logger";
 import type { ManagedProcess } from "./managed-process.js";
-import { tokensEnv, type TokenHolder } from "./service-tokens.js";
+import { tokensEnv, withoutCredentials, type TokenHolder } from "./service-tokens.js";
 import { spawnService, type Started } from "./spawn-service.js";
 
 const ENTRY = {
@@ -83,11 +83,12 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     ...opts.settings,
   };
   const timeoutMs = opts.readyTimeoutMs ?? 60_000;
+  const inherited = withoutCredentials(opts.baseEnv);
   const spawn = (name: string, entry: string, holder: TokenHolder, extra: Record<string, string>, ready: string) =>
     spawnService({
       name,
       entry,
-      env: { ...opts.baseEnv, ...envOf(holder), ...extra },
+      env: { ...inherited, ...envOf(holder), ...extra },
       ready,
       timeoutMs,
       log: opts.log.child({ service: name }),
