@@ -2,6 +2,7 @@
 // infrastructure, in a fresh namespace, with clients for both APIs and a wait for applied offsets.
 import { afterEach, inject } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
+import type { TokenGrant } from "@ladder/platform/auth";
 import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, servesReads } from "@ladder/store";
@@ -27,12 +28,17 @@ export const TEST_TOKENS = {
   write: "test-write-token-0123456789",
   admin: "test-admin-token-0123456789",
   read: "test-read-token-01234567890",
+  monitor: "test-monitor-token-012345678",
 };
-const grants = [
+const grants: TokenGrant[] = [
   { name: "test-game-server", token: TEST_TOKENS.write, roles: ["write"] },
   { name: "test-admin", token: TEST_TOKENS.admin, roles: ["admin"] },
   { name: "test-reader", token: TEST_TOKENS.read, roles: ["read"] },
+  { name: "test-monitor", token: TEST_TOKENS.monitor, roles: ["monitor"] },
 ];
+
+/** The test clusters' LADDER_STREAM_SECRET: every router started with the harness's env shares it. */
+export const TEST_STREAM_SECRET = "test-stream-secret-0123456789abcdef";
 
 export interface TestClusterOptions {
   /** LADDER_* settings on top of the test defaults. */
@@ -56,6 +62,8 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
     redisUrls,
     routerListen: "127.0.0.1:0",
     ingestListen: "127.0.0.1:0",
+    tokens: grants,
+    streamSecret: TEST_STREAM_SECRET,
     settings: {
       LADDER_SCORE_TOPIC: ns.topic,
       LADDER_KEY_PREFIX: ns.keyPrefix,
@@ -63,7 +71,6 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       LADDER_HEARTBEAT_TTL_MS: String(TEST_HEARTBEAT_TTL_MS),
       LADDER_FETCH_WAIT_MS: "500", // a shard node stopping waits for its fetch in flight, and tests stop many
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
-      LADDER_TOKENS: JSON.stringify(grants),
       ...opts.settings,
     },
     ...(opts.kafkaLogins ? { kafkaLogins: opts.kafkaLogins } : {}),

@@ -47,6 +47,7 @@ const TOPIC = "ladder.scores"; // the compose file's (the services' default)
 const grants = [
   { name: "game", token: TEST_TOKENS.write, roles: ["write"] },
   { name: "ops", token: TEST_TOKENS.admin, roles: ["admin"] },
+  { name: "dash", token: TEST_TOKENS.monitor, roles: ["monitor"] },
 ];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const codeOf = (e: unknown) => (e as { code?: number }).code;
@@ -75,7 +76,9 @@ describe("compose deployment", () => {
     project = composeProject(`ladder-test-${process.pid}`, {
       ...KAFKA_PASSWORDS,
       LADDER_TOKENS: JSON.stringify(grants),
-      LADDER_GATEWAY_TOKEN: TEST_TOKENS.admin,
+      LADDER_INGEST_TOKENS: JSON.stringify(grants.filter((g) => g.roles.includes("write")).map((g) => ({ ...g, roles: ["write"] }))),
+      LADDER_GATEWAY_TOKEN: TEST_TOKENS.monitor,
+      LADDER_STREAM_SECRET: "compose-test-stream-secret-0123456789",
       LADDER_IMPLICIT_BOARDS: "1",
       LADDER_LOG_LEVEL: "warn",
     });
@@ -261,7 +264,7 @@ describe("compose deployment", () => {
     const page = await http(`${GATEWAY}/`);
     expect([page.status, page.headers["content-type"]]).toEqual([200, "text/html; charset=utf-8"]);
     expect(page.body).toBe(await readFile(new URL("../gateway/public/index.html", import.meta.url), "utf8"));
-    // its own token (LADDER_GATEWAY_TOKEN, an admin one of LADDER_TOKENS): the shards' status
+    // its own token (LADDER_GATEWAY_TOKEN, a monitor one of LADDER_TOKENS): the shards' status
     const shards = ((await getJson(`${GATEWAY}/api/status`)) as { shards: Array<{ shardId: string; readiness: string }> }).shards;
     expect(shards.map((x) => [x.shardId, x.readiness])).toEqual([0, 1, 2].map((i) => [`shard-${i}`, "SHARD_READINESS_SERVING"]));
 

@@ -91,7 +91,7 @@ beforeAll(async () => {
   gateway = await startGatewayService({
     listen: "127.0.0.1:0",
     routerAddress: c.services.routerAddress,
-    adminToken: TEST_TOKENS.admin,
+    monitorToken: TEST_TOKENS.monitor,
     baseEnv: { ...process.env, ...c.services.env },
     log: rootLogger({ level: "fatal", name: "test-dashboard" }),
   });

@@ -28,6 +28,9 @@ async function grpcError(p: Promise<unknown>): Promise<{ code: number; details: 
 }
 
 /** Starts a service of `c` with `overrides` and returns the error it fails to start with. */
+/** Whose tokens a process of `entry` gets. */
+const holderOf = (entry: string) => (entry.startsWith("ingest") ? "ingest" : entry.startsWith("shard") ? "shard" : "router");
+
 async function startFailure(
   c: TestCluster,
   name: string,
@@ -38,7 +41,7 @@ async function startFailure(
   const err = await spawnService({
     name,
     entry,
-    env: { ...process.env, ...c.services.env, ...overrides },
+    env: { ...process.env, ...c.services.envOf(holderOf(entry)), ...overrides },
     ready,
     timeoutMs: 60_000,
     log: silentLogger(),
@@ -79,7 +82,7 @@ describe("drift", () => {
       entry: "router/src/main.ts",
       env: {
         ...process.env,
-        ...c.services.env,
+        ...c.services.envOf("router"),
         LADDER_SHARDS: c.services.env.LADDER_SHARDS!.split(",").slice(0, 2).join(","),
         LADDER_ROUTER_LISTEN: "127.0.0.1:0",
       },
@@ -98,7 +101,7 @@ describe("drift", () => {
       const router = await spawnService({
         name: "router-drifted",
         entry: "router/src/main.ts",
-        env: { ...process.env, ...c.services.env, ...overrides, LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
+        env: { ...process.env, ...c.services.envOf("router"), ...overrides, LADDER_ROUTER_LISTEN: "127.0.0.1:0" },
         ready: "router listening",
         timeoutMs: 60_000,
         log: silentLogger(),

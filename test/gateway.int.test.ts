@@ -9,6 +9,8 @@
 //   - bad input and refusals: the right HTTP status and {error: {code, message}} body, from the gateway
 //     (unknown or malformed parameters, no endpoint, a write method) and from the router (no token, a bad
 //     token, a missing player, a limit out of range, a board without histogram), 503 without an admin token;
+//   - the player id policy alike at ingest, the router and the gateway (look-alike ids refused, naming
+//     the field and the rule; invalid percent-encoded UTF-8 in a parameter 400 naming it);
 //   - limits: 429 RESOURCE_EXHAUSTED with Retry-After past the burst, and past the open streams;
 //   - CORS: the allowed origin's headers, none for another origin, preflights;
 //   - Server-Sent Events: a score submitted through ingest arrives on watch/top and watch/player equal to
@@ -76,7 +78,7 @@ beforeAll(async () => {
     startGatewayService({
       ...base,
       listen: "127.0.0.1:0",
-      adminToken: TEST_TOKENS.admin,
+      monitorToken: TEST_TOKENS.monitor,
       settings: { LADDER_GATEWAY_CORS_ORIGINS: ORIGIN, LADDER_GATEWAY_RATE: "1000", LADDER_GATEWAY_BURST: "1000" },
     }),
     startGatewayService({
@@ -172,6 +174,50 @@ describe("gateway: JSON reads", () => {
     const write = await http(api("boards/arena/top"), { method: "POST", headers: READ });
     expect([...errorOf(write), write.headers.allow]).toEqual([405, "UNIMPLEMENTED", "GET, OPTIONS"]);
     expect(errorOf(await http(`${strict.url}api/status`, { headers: READ }))).toEqual([503, "UNAVAILABLE"]); // no admin token
+  });
+
+  it("holds player ids to one policy at ingest, the router and the gateway: invisible characters and bare whitespace refused, naming the field", async () => {
+    const lookAlikes = ["\u200b", "a\ufeffb", "a\u2028b", " ", "a\u200db", "\u202eab", " p1", "p1\u00a0"];
+    for (const playerId of lookAlikes) {
+      const at = await c.ingest
+        .submitScores({ updates: [{ board: "arena", playerId, value: 5n }] })
+        .catch((e: { code: number; details: string }) => e);
+      expect(at, JSON.stringify(playerId)).toMatchObject({
+        code: 3,
+        details: expect.stringMatching(/^updates\[0\]: player_id (contains U\+|is only whitespace|starts or ends)/),
+      });
+      const erase = await c.ingest.deletePlayer({ playerId }).catch((e: { code: number; details: string }) => e);
+      expect(erase).toMatchObject({ code: 3, details: expect.stringMatching(/^player_id: /) });
+      const read = await c.router.getRank({ board: "arena", playerId }).catch((e: { code: number; details: string }) => e);
+      expect(read).toMatchObject({ code: 3, details: expect.stringMatching(/^player_id: /) });
+      const answer = await http(api(`boards/arena/rank?player=${encodeURIComponent(playerId)}`), { headers: READ });
+      expect(answer).toMatchObject({
+        status: 400,
+        body: { error: { code: "INVALID_ARGUMENT", message: expect.stringMatching(/^parameter "player": player_id /) } },
+      });
+    }
+    const watch = await http(api("boards/arena/watch/player?player=%E2%80%8B"), { headers: READ });
+    expect(watch).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/^parameter "player": player_id contains U\+200B/) } },
+    });
+    for (const q of ["player=%ff%fe", "player=p1%c3", "player=%ED%A0%80"])
+      expect(await http(api(`boards/arena/rank?${q}`), { headers: READ })).toMatchObject({
+        status: 400,
+        body: { error: { code: "INVALID_ARGUMENT", message: 'parameter "player" is not valid percent-encoded UTF-8' } },
+      });
+    // an id with a space inside and one of other scripts are ids like any other, end to end
+    const res = await c.ingest.submitScores({
+      updates: [
+        { board: "plain", playerId: "Ann Lee", op: Operation.SET, value: 3n, timestampMs: BigInt(now) },
+        { board: "plain", playerId: "田中", op: Operation.SET, value: 4n, timestampMs: BigInt(now) },
+      ],
+    });
+    await c.waitApplied(res.offsets);
+    for (const id of ["Ann Lee", "田中"])
+      expect(await getJson(api(`boards/plain/rank?player=${encodeURIComponent(id)}`), READ)).toEqual(
+        proto3(M.getRank.output, await c.router.getRank({ board: "plain", playerId: id })),
+      );
   });
 
   it("limits each client: 429 with Retry-After past its burst, and past its open streams", async () => {

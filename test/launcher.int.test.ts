@@ -9,10 +9,10 @@
 // inside them (no TypeScript loader and its esbuild service).
 // What a newcomer meets is checked too: a healthy start prints no warning or error, each process's
 // output lands in its own file under <data dir>/logs/, a second start is refused at once in one line,
-// `reset` removes the cluster's state; and a second launcher, started with --background, returns once
+// `reset` removes the cluster's state, the data dir is its owner's alone (0700, files 0600); and a second launcher, started with --background, returns once
 // its cluster runs, answers `status`, and `stop` stops all of it and waits.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +39,7 @@ const PLAYERS = Array.from({ length: 300 }, (_, i) => `lp-${String(i).padStart(3
 const grants = [
   { name: "test-game-server", token: TEST_TOKENS.write, roles: ["write"] },
   { name: "test-admin", token: TEST_TOKENS.admin, roles: ["admin"] },
+  { name: "test-monitor", token: TEST_TOKENS.monitor, roles: ["monitor"] },
 ];
 const oracle = new Oracle((board) => loadConfig({}).boards.forBoard(board));
 const t0 = Date.now() - 3_600_000;
@@ -333,6 +334,54 @@ describe("local launcher supervision", () => {
     });
   });
 
+  it("keeps its data dir its owner's alone: the dir and every dir in it 0700 (Kafka's log, Redis's), every file 0600", () => {
+    const modes: string[] = [];
+    const walk = (path: string) => {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) return;
+      modes.push(`${path.slice(launcher.dataDir.length) || "/"} ${(st.mode & 0o777).toString(8)}`);
+      if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+    };
+    walk(launcher.dataDir);
+    const names = modes.map((m) => m.split(" ")[0]);
+    expect(names).toEqual(
+      expect.arrayContaining(["/", "/kafka", "/redis-0", "/logs", "/logs/router.log", "/launcher-state.json", "/stream-secret"]),
+    );
+    const expected = modes.map((m) => {
+      const [path] = m.split(" ");
+      return `${path} ${statSync(join(launcher.dataDir, path!)).isDirectory() ? "700" : "600"}`;
+    });
+    expect(modes).toEqual(expected);
+  });
+
+  it("gives each process only the credentials it uses, though the launcher got LADDER_TOKENS in its environment", () => {
+    const environOf = (name: string) =>
+      Object.fromEntries(
+        readFileSync(`/proc/${pids()[name]}/environ`, "utf8")
+          .split("\0")
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+      );
+    const credentials = (name: string) => {
+      const env = environOf(name);
+      return {
+        tokens: env.LADDER_TOKENS === undefined ? undefined : (JSON.parse(env.LADDER_TOKENS) as { name: string }[]).map((g) => g.name),
+        gateway: env.LADDER_GATEWAY_TOKEN !== undefined,
+        streamSecret: env.LADDER_STREAM_SECRET !== undefined,
+      };
+    };
+    expect(credentials("router")).toEqual({
+      tokens: ["test-game-server", "test-admin", "test-monitor"],
+      gateway: false,
+      streamSecret: true,
+    });
+    expect(credentials("ingest")).toEqual({ tokens: ["test-game-server"], gateway: false, streamSecret: false });
+    expect(credentials("gateway")).toEqual({ tokens: undefined, gateway: true, streamSecret: false });
+    expect(environOf("gateway").LADDER_GATEWAY_TOKEN).toBe(TEST_TOKENS.monitor);
+    for (const shard of ["shard-0", "shard-1", "shard-2"])
+      expect(credentials(shard)).toEqual({ tokens: undefined, gateway: false, streamSecret: false });
+  });
+
   it("runs the launcher and each service as Node 24 on its build, dist/main.js, with no loader and no child process", () => {
     const entries: Record<string, string> = {
       "shard-0": "shard-node",
@@ -448,7 +497,7 @@ describe("local launcher supervision", () => {
     const shards = ((await getJson(`${url}status`)) as { shards: { shardId: string; readiness: string }[] }).shards;
     expect(shards.map((x) => `${x.shardId}:${x.readiness}`)).toEqual(
       ["shard-0", "shard-1", "shard-2"].map((id) => `${id}:SHARD_READINESS_SERVING`),
-    ); // with the admin token of LADDER_TOKENS
+    ); // with the monitor token of LADDER_TOKENS
   });
 
   it("stops every process it started on SIGINT, restarting none, and removes its state file", async () => {

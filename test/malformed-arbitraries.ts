@@ -17,6 +17,7 @@
  */
 import { create, toBinary, ScalarType, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import fc from "fast-check";
+import { playerIdProblem } from "@ladder/model/validate";
 import { GetClusterStatusRequestSchema, RebuildShardsRequestSchema, ReshardRequestSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ConsistencyTokenSchema, Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { ScoreUpdateSchema, SubmitScoresRequestSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
@@ -128,7 +129,6 @@ export function invalidUtf8Field(schema: DescMessage): fc.Arbitrary<number[]> {
 
 export const BOARD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:";
 const boardChar = fc.constantFrom(...BOARD_CHARS);
-const isControl = (s: string) => /[\u0000-\u001f\u007f-\u009f]/.test(s);
 const wellFormed = (s: string) => {
   try {
     encodeURIComponent(s);
@@ -145,14 +145,19 @@ const repeatTo = (unit: string, length: number) => unit.repeat(Math.ceil(length 
 export const validBoard = (seeded: readonly string[]) =>
   fc.oneof(fc.constantFrom(...seeded), fc.string({ unit: boardChar, minLength: 1, maxLength: 64 }));
 
-/** 1-128 bytes of UTF-8 without control characters (nor U+FFFD, which a lone surrogate becomes on the wire). */
+/** Player ids the policy takes (model/src/validate.ts), without U+FFFD (what a lone surrogate becomes on the wire). */
 export const validPlayer = (seeded: readonly string[]) =>
   fc.oneof(
     fc.constantFrom(...seeded),
     fc
       .string({ unit: "grapheme", minLength: 1, maxLength: 24 })
-      .filter((s) => Buffer.byteLength(s) <= 128 && !isControl(s) && !s.includes("\ufffd") && wellFormed(s)),
+      .filter((s) => playerIdProblem(s) === undefined && !s.includes("\ufffd") && wellFormed(s)),
   );
+
+/** Characters the player id policy refuses anywhere: format characters (zero-width, BOM, bidi) and separators. */
+const invisibleChar = fc.constantFrom(
+  ..."\u200b\u200c\u200d\u2060\ufeff\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029\u00ad",
+);
 
 const validEventId = fc.oneof(fc.constant(""), fc.string({ unit: "grapheme-ascii", maxLength: 128 }), fc.uuid());
 
@@ -202,6 +207,12 @@ export const badPlayer = fc.oneof(
       fc.nat(),
     )
     .map(([s, c, at]) => insert(s, String.fromCharCode(c), at)),
+  // an invisible character anywhere, whitespace alone, or whitespace around an id
+  fc.tuple(fc.string({ unit: "grapheme-ascii", maxLength: 40 }), invisibleChar, fc.nat()).map(([s, c, at]) => insert(s, c, at)),
+  fc.constantFrom(" ", "  ", "\u00a0", "\u3000"),
+  fc
+    .tuple(fc.stringMatching(/^[a-z0-9]{1,20}$/), fc.constantFrom(" ", "\u00a0", "\u2003"), fc.boolean())
+    .map(([s, w, before]) => (before ? w + s : s + w)),
   // (no lone surrogates: the typed client sends them as U+FFFD, a valid character; invalid UTF-8
   // on the wire is covered by the raw-bytes properties)
 );

@@ -10,19 +10,26 @@
 //     own scores;
 //   - the last message of every stream equals the board once writes stop (GetRank, GetTop);
 // and after a rebuild swaps a shard's data under the watchers, they say they were resynced and
-// stay exact; a stream resumed with a token continues its sequence.
+// stay exact; a stream resumed with a token continues its sequence, on another router sharing the
+// cluster's stream secret too, while a crafted, truncated or another stream's token is refused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { silentLogger } from "@ladder/platform/logger";
+import { spawnService, type Started } from "@ladder/deploy/spawn-service";
 import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { PlayerEvent_Kind as Kind, type WatchPlayerResponse, type WatchTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import {
+  LeaderboardService,
+  PlayerEvent_Kind as Kind,
+  type WatchPlayerResponse,
+  type WatchTopResponse,
+} from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { aheadOf, order, seeded, type Standing } from "./moving-board.js";
-import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { startTestCluster, TEST_STREAM_SECRET, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 
 const BOARD = "pushed";
 const STATIC = 150;
@@ -235,5 +242,93 @@ describe("push streams", () => {
     await stream;
     expect(resumed.length).toBeGreaterThan(0);
     expect(Number(resumed[0]!.sequence)).toBe(Number(lastOf.sequence) + 1);
+  });
+
+  it("refuses a crafted, truncated or another stream's resume token with INVALID_ARGUMENT; a genuine one resumes on any router sharing the secret", async () => {
+    const routers: Started[] = [];
+    const startRouter = async (secret: string | undefined) => {
+      const env: Record<string, string | undefined> = {
+        ...process.env,
+        ...c.services.envOf("router"),
+        LADDER_ROUTER_LISTEN: "127.0.0.1:0",
+      };
+      env.LADDER_STREAM_SECRET = secret;
+      const started = await spawnService({
+        name: "router-2",
+        entry: "router/src/main.ts",
+        env,
+        ready: "router listening",
+        timeoutMs: 60_000,
+        log,
+      });
+      routers.push(started);
+      return createClient(LeaderboardService, `127.0.0.1:${started.port}`, undefined, {}, TEST_TOKENS.read);
+    };
+    /** The first message of a watch, or the code and details it ended with (a watch with nothing to send: "none"). */
+    const first = async <T>(
+      stream: AsyncIterable<T>,
+      abort: AbortController,
+      waitMs = 3000,
+    ): Promise<T | { code: number; details: string } | "none"> => {
+      const timer = setTimeout(() => abort.abort(), waitMs);
+      try {
+        for await (const m of stream) return m;
+        return "none";
+      } catch (err) {
+        const e = err as { code: number; details: string };
+        return e.code === 1 ? "none" : { code: e.code, details: e.details };
+      } finally {
+        clearTimeout(timer);
+        abort.abort();
+      }
+    };
+    const watchTop = (client: typeof c.router, board: string, resumeToken: string, waitMs?: number) => {
+      const abort = new AbortController();
+      return first(client.watchTop({ board, limit: 5, intervalMs: 50, resumeToken }, { signal: abort.signal }), abort, waitMs);
+    };
+    try {
+      const genuine = (await watchTop(c.router, BOARD, "")) as WatchTopResponse;
+      expect(Number(genuine.sequence)).toBe(1);
+      const player = (await (async () => {
+        const abort = new AbortController();
+        return first(c.router.watchPlayer({ board: BOARD, playerId: "h01", intervalMs: 50 }, { signal: abort.signal }), abort);
+      })()) as WatchPlayerResponse;
+      const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+      const [payload, mac] = genuine.resumeToken.split(".") as [string, string];
+      const forged = {
+        crafted: b64({ s: 9999, h: "deadbeef" }),
+        "crafted, under a genuine MAC": `${b64({ s: 9999, h: "deadbeef" })}.${mac}`,
+        truncated: genuine.resumeToken.slice(0, -4),
+        "payload alone": payload,
+        "a WatchPlayer token": player.resumeToken,
+      };
+      for (const [what, token] of Object.entries(forged))
+        expect(await watchTop(c.router, BOARD, token), what).toEqual({ code: 3, details: expect.stringMatching(/^resume_token: /) });
+      expect(await watchTop(c.router, `${BOARD}-other`, genuine.resumeToken)).toMatchObject({ code: 3 });
+
+      // a router of the same cluster takes it, and sends nothing until the top changes; one with a secret of its own refuses it
+      const sibling = await startRouter(TEST_STREAM_SECRET);
+      const loner = await startRouter(undefined);
+      try {
+        expect(await watchTop(loner, BOARD, genuine.resumeToken)).toMatchObject({
+          code: 3,
+          details: expect.stringMatching(/^resume_token: /),
+        });
+        expect(await watchTop(sibling, BOARD, genuine.resumeToken, 800)).toBe("none");
+        const resumed = watchTop(sibling, BOARD, genuine.resumeToken, 10_000);
+        await new Promise((r) => setTimeout(r, 500));
+        await c.ingest.submitScores({
+          updates: [{ board: BOARD, playerId: "resume-top", op: Operation.SET, value: BigInt(HOT_MAX * 100) }],
+        });
+        const next = (await resumed) as WatchTopResponse;
+        expect(Number(next.sequence)).toBe(2);
+        expect(next.entries[0]!.playerId).toBe("resume-top");
+      } finally {
+        sibling.close();
+        loner.close();
+      }
+    } finally {
+      await Promise.all(routers.map((r) => r.process.stop(10_000)));
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The two answers the gateway gets with its own token (LADDER_GATEWAY_TOKEN, admin role), since
- * the router serves them only to admins: the board list and the shards' health. What a caller gets
+ * The two answers the gateway gets with its own token (LADDER_GATEWAY_TOKEN, monitor role), since
+ * the router serves them only to monitor and admin tokens: the board list and the shards' health. What a caller gets
  * of them is a projection, public by design:
  *
  *   GET /api/boards   {boards: [{name, rules, createdAtMs}], recent: [{name, lastReadMs}]}

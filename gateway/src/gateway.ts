@@ -21,6 +21,7 @@ import { callerToken, clientOf } from "./caller.js";
 import { ClusterView } from "./cluster-view.js";
 import { corsHeaders, isPreflight, preflight } from "./cors.js";
 import { refuse, toHttpFailure } from "./http-errors.js";
+import { queryOf } from "./params.js";
 import { RateLimiter, type RateLimits } from "./rate-limit.js";
 import { reads, type Read, type ReadContext } from "./reads.js";
 import { loadStaticFiles, PUBLIC_DIR, type StaticFile } from "./static-files.js";
@@ -31,8 +32,8 @@ export interface GatewayOptions {
   listen: string;
   /** The router's client; calls carry each caller's token. */
   client: LadderClient;
-  /** The gateway's own admin token, for the board list and the shards' status only. */
-  adminToken: string | undefined;
+  /** The gateway's own token (monitor role), for the board list and the shards' status only. */
+  monitorToken: string | undefined;
   corsOrigins: readonly string[];
   limits: RateLimits;
   trustProxy: boolean;
@@ -97,7 +98,7 @@ class Handler {
   constructor(private readonly o: GatewayOptions) {
     this.files = loadStaticFiles(o.staticDir ?? PUBLIC_DIR);
     this.limiter = new RateLimiter(o.limits);
-    this.view = new ClusterView(o.client, o.adminToken);
+    this.view = new ClusterView(o.client, o.monitorToken);
     this.route = router(o.client, this.view, o.streamStallMs ?? DEFAULT_STALL_MS);
   }
 
@@ -136,7 +137,8 @@ class Handler {
     const { found, board } = this.route(url.pathname);
     const ac = new AbortController();
     res.once("close", () => ac.abort());
-    const ctx: ReadContext = { board, search: url.searchParams, token: callerToken(req, url.searchParams), signal: ac.signal };
+    const search = queryOf(url);
+    const ctx: ReadContext = { board, search, token: callerToken(req, search), signal: ac.signal };
     if ("read" in found) {
       const answer = await found.read(ctx);
       if (board) this.view.readAnswered(board);

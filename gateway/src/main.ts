@@ -20,7 +20,7 @@ if (config.gatewayToken === undefined) log.warn("no LADDER_GATEWAY_TOKEN: /api/b
 const gateway = await startGateway({
   listen: config.gatewayListen,
   client,
-  adminToken: config.gatewayToken,
+  monitorToken: config.gatewayToken,
   corsOrigins: config.gatewayCorsOrigins,
   limits: { rate: config.gatewayRate, burst: config.gatewayBurst, streams: config.gatewayStreams },
   streamStallMs: config.gatewayStreamStallMs,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { toHttpFailure } from "./http-errors.js";
-import { boardRef, Params } from "./params.js";
+import { boardRef, Params, queryOf } from "./params.js";
 
 const params = (query: string, takes: string[]) => new Params(new URLSearchParams(query), takes);
 const refusal = (f: () => unknown) => {
@@ -55,5 +55,34 @@ describe("gateway > query parameters", () => {
       { board: "daily", period: "2026-11-30", window: "7d" },
     ]);
     expect(refusal(() => boardRef("@x")).status).toBe(400);
+  });
+
+  it("refuses a parameter that is not valid percent-encoded UTF-8 with 400 naming it, before URLSearchParams makes U+FFFD of it", () => {
+    const query = (q: string) => queryOf(new URL(`http://gateway/api/boards/b/rank?${q}`));
+    for (const [q, name] of [
+      ["player=%ff%fe", "player"],
+      ["player=ok&rank_mode=%c3", "rank_mode"],
+      ["player=%ED%A0%80", "player"], // a surrogate's bytes: not UTF-8
+      ["player=%zz", "player"],
+    ])
+      expect(refusal(() => query(q!))).toEqual({
+        status: 400,
+        headers: {},
+        body: { error: { code: "INVALID_ARGUMENT", message: `parameter "${name}" is not valid percent-encoded UTF-8` } },
+      });
+    expect(refusal(() => query("%ff=1")).body.error.message).toMatch(/^a parameter's name \("%ff"\) is not valid/);
+    expect(query("player=al%20ice+b&x=%E2%82%AC&&flag").get("x")).toBe("€");
+    expect(query("player=al%20ice+b").get("player")).toBe("al ice b");
+  });
+
+  it("holds player ids to the model's policy, naming the parameter and the rule", () => {
+    const player = (q: string) => params(q, ["player"]).player("player");
+    expect(player("player=Ann%20Lee")).toBe("Ann Lee");
+    expect(refusal(() => player("player=a%E2%80%8Bb")).body.error.message).toBe(
+      'parameter "player": player_id contains U+200B, an invisible (format or separator) character',
+    );
+    expect(refusal(() => player("player=%20")).body.error.message).toBe('parameter "player": player_id is only whitespace');
+    expect(refusal(() => player("player=ann%20")).body.error.message).toBe('parameter "player": player_id starts or ends with whitespace');
+    expect(refusal(() => player("player=")).body.error.message).toBe('parameter "player" is required');
   });
 });

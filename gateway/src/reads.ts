@@ -61,12 +61,12 @@ export function reads(client: LadderClient): { board: Record<string, Read>; stan
         const p = new Params(c.search, ["player", "rank_mode", ...WHERE]);
         return json(
           M.getRank.output,
-          await lb.getRank({ board: c.board, playerId: p.required("player"), rankMode: p.rankMode(), ...where(p) }, opts(c)),
+          await lb.getRank({ board: c.board, playerId: p.player("player"), rankMode: p.rankMode(), ...where(p) }, opts(c)),
         );
       },
       around: async (c) => {
         const p = new Params(c.search, ["player", "radius", "rank_mode", ...WHERE]);
-        const req = { board: c.board, playerId: p.required("player"), radius: p.uint32("radius"), rankMode: p.rankMode(), ...where(p) };
+        const req = { board: c.board, playerId: p.player("player"), radius: p.uint32("radius"), rankMode: p.rankMode(), ...where(p) };
         return json(M.getAround.output, await lb.getAround(req, opts(c)));
       },
       histogram: async (c) => {
@@ -82,7 +82,7 @@ export function reads(client: LadderClient): { board: Record<string, Read>; stan
         .map((b) => b.trim())
         .filter(Boolean)
         .map(boardRef);
-      return json(M.getStanding.output, await lb.getStanding({ playerId: p.required("player"), boards, rankMode: p.rankMode() }, opts(c)));
+      return json(M.getStanding.output, await lb.getStanding({ playerId: p.player("player"), boards, rankMode: p.rankMode() }, opts(c)));
     },
   };
 }

@@ -58,7 +58,7 @@ export function watches(client: LadderClient, stallMs: number): Record<string, W
     player: async (c) => {
       const p = new Params(c.search, ["player", "top_k", ...WHERE]);
       const stream = client.leaderboard.watchPlayer(
-        { ...common(c, p), playerId: p.required("player"), topK: p.uint32("top_k") },
+        { ...common(c, p), playerId: p.player("player"), topK: p.uint32("top_k") },
         { token: c.token },
       );
       await relay(c.res, stream, {

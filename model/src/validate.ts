@@ -36,15 +36,48 @@ export function viewProblem(view: string): string | undefined {
   return boardProblem(view)?.replace(/^board/, "view");
 }
 
+/**
+ * THE PLAYER ID POLICY, applied alike by ingest (writes, erasures), the router (every read and
+ * watch naming a player) and the gateway (before it asks the router). A player id is 1-128 bytes
+ * of valid UTF-8 whose characters are all visible or plain spaces, so that two ids that look
+ * alike are the same id:
+ *
+ *   - no control characters (Unicode category Cc: C0, DEL, C1);
+ *   - no format characters (Cf): zero-width space, non-joiner and joiner U+200B-U+200D, word
+ *     joiner U+2060, the BOM U+FEFF, bidi marks and controls U+200E, U+200F, U+202A-U+202E,
+ *     U+2066-U+2069, soft hyphen U+00AD, and the others of the category;
+ *   - no line or paragraph separator (U+2028, U+2029);
+ *   - not only whitespace, and no whitespace (any Unicode White_Space) at its start or end.
+ *
+ * Refused, never normalized: an id means exactly its bytes. Spaces inside an id ("Ann Lee") are
+ * fine. Records already in the score log are applied by the shard nodes under the log's own rule
+ * (loggedPlayerIdProblem), so a rebuild replays what ingest accepted when it was written.
+ */
 export function playerIdProblem(playerId: string): string | undefined {
+  const logged = loggedPlayerIdProblem(playerId);
+  if (logged) return logged;
+  const invisible = INVISIBLE.exec(playerId);
+  if (invisible) return `player_id contains ${codePoint(invisible[0])}, an invisible (format or separator) character`;
+  if (playerId.trim() === "") return "player_id is only whitespace";
+  if (playerId.trim() !== playerId) return "player_id starts or ends with whitespace";
+  return undefined;
+}
+
+/** The rule of a player id in a score record: 1-128 bytes of UTF-8 without control characters. */
+export function loggedPlayerIdProblem(playerId: string): string | undefined {
   if (playerId.length === 0) return `player_id is empty: it must be 1 to ${MAX_PLAYER_ID_BYTES} bytes of UTF-8`;
   const bytes = Buffer.byteLength(playerId, "utf8");
   if (bytes > MAX_PLAYER_ID_BYTES) return `player_id is ${bytes} bytes long, more than ${MAX_PLAYER_ID_BYTES}`;
   // Invalid UTF-8 on the wire fails decoding already; a JS caller can still pass lone surrogates.
   if (LONE_SURROGATE.test(playerId)) return "player_id is not valid UTF-8";
-  if (CONTROL.test(playerId)) return "player_id contains control characters: it must have none (U+0000-001F, U+007F-009F)";
+  const control = CONTROL.exec(playerId);
+  if (control) return `player_id contains control characters (${codePoint(control[0])}): it must have none (U+0000-001F, U+007F-009F)`;
   return undefined;
 }
+
+// Format characters (Cf) and the line and paragraph separators (Zl, Zp).
+const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}]/u;
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
 
 /**
  * What is wrong with an update's metadata for a board that keeps at most `maxBytes` of it, or
@@ -71,10 +104,17 @@ export interface UpdateFields {
 
 /**
  * The first problem of an update, or undefined. `timestampMs` must already be resolved
- * (0 replaced by now). `nowMs`/`maxSkewMs` bound timestamps from the future.
+ * (0 replaced by now). `nowMs`/`maxSkewMs` bound timestamps from the future. `playerRule`: the
+ * player id policy (ingest), or the log's rule (loggedPlayerIdProblem: shard nodes replaying records).
  */
-export function updateProblem(u: UpdateFields, spec: BoardSpec, nowMs: number, maxSkewMs: number): string | undefined {
-  const basic = boardProblem(u.board) ?? playerIdProblem(u.playerId);
+export function updateProblem(
+  u: UpdateFields,
+  spec: BoardSpec,
+  nowMs: number,
+  maxSkewMs: number,
+  playerRule: (playerId: string) => string | undefined = playerIdProblem,
+): string | undefined {
+  const basic = boardProblem(u.board) ?? playerRule(u.playerId);
   if (basic) return basic;
   const eventIdBytes = Buffer.byteLength(u.eventId, "utf8");
   if (eventIdBytes > MAX_EVENT_ID_BYTES) return `event_id is ${eventIdBytes} bytes long, more than ${MAX_EVENT_ID_BYTES}`;

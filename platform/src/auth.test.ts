@@ -1,12 +1,15 @@
 import { Metadata } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
-import { Authenticator, bearer } from "./auth.js";
+import { Authenticator, bearer, MONITOR_RPCS, requireAdmin } from "./auth.js";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { CallContext } from "./grpc-adapter.js";
 import { Code } from "@ladder/model/errors";
 
 const grants = [
   { name: "game-server", token: "w-secret", roles: ["write"] as const },
   { name: "ops", token: "a-secret", roles: ["admin"] as const },
   { name: "dashboard", token: "r-secret", roles: ["read"] as const },
+  { name: "gateway", token: "m-secret", roles: ["monitor"] as const },
 ];
 const md = (token?: string) => (token ? bearer(new Metadata(), token) : new Metadata());
 const code = (fn: () => unknown) => {
@@ -42,5 +45,19 @@ describe("platform > auth", () => {
     expect(code(() => closed.require(md(), "read"))).toBe(Code.UNAUTHENTICATED);
     expect(code(() => closed.require(md("r-secret"), "read"))).toBe("ok");
     expect(code(() => closed.require(md("w-secret"), "read"))).toBe("ok");
+  });
+
+  it("lets a monitor token call exactly ListBoards and GetClusterStatus of AdminService; an admin token all", () => {
+    const guard = requireAdmin(new Authenticator(grants, false));
+    const allowed = (token: string) =>
+      AdminService.methods.filter((m) => code(() => guard(m, { metadata: md(token) } as CallContext)) === "ok").map((m) => m.name);
+    expect(allowed("m-secret").sort()).toEqual(["GetClusterStatus", "ListBoards"]);
+    expect([...MONITOR_RPCS].sort()).toEqual(["GetClusterStatus", "ListBoards"]);
+    expect(allowed("a-secret")).toEqual(AdminService.methods.map((m) => m.name));
+    expect(allowed("r-secret")).toEqual([]);
+    expect(allowed("w-secret")).toEqual([]);
+    const reshard = AdminService.methods.find((m) => m.name === "Reshard")!;
+    expect(code(() => guard(reshard, { metadata: md("m-secret") } as CallContext))).toBe(Code.PERMISSION_DENIED);
+    expect(code(() => new Authenticator(grants, true).require(md("m-secret"), "write"))).toBe(Code.PERMISSION_DENIED);
   });
 });

@@ -49,6 +49,12 @@ describe("platform > config", () => {
     expect(() => loadConfig({ LADDER_TOKENS: JSON.stringify([{ name: "gs", token: "x".repeat(32), roles: ["root"] }]) })).toThrow(/roles/);
   });
 
+  it("reads the stream secret, unset or of 32+ characters", () => {
+    expect(loadConfig({}).streamSecret).toBeUndefined();
+    expect(loadConfig({ LADDER_STREAM_SECRET: "s".repeat(32) }).streamSecret).toBe("s".repeat(32));
+    expect(() => loadConfig({ LADDER_STREAM_SECRET: "s".repeat(31) })).toThrow(/LADDER_STREAM_SECRET: needs 32\+ characters \(got 31\)/);
+  });
+
   it("keeps today's defaults", () => {
     const c = loadConfig({});
     expect(c).toMatchObject({

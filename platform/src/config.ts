@@ -74,6 +74,8 @@ export interface Config {
   readonly fetchWaitMs: number;
   readonly logLevel: string;
   readonly tokens: readonly TokenGrant[];
+  /** The key resume tokens of watch streams are signed with (HMAC-SHA-256); undefined: each router makes its own at start. */
+  readonly streamSecret: string | undefined;
   readonly readsOpen: boolean;
   readonly clientToken: string | undefined;
   readonly clientCredentialsFile: string;
@@ -111,7 +113,7 @@ export interface Config {
   readonly gatewayListen: string;
   /** The router the gateway asks, host:port, or several as a gRPC target (`ipv4:a:1,b:2`: the first that answers). */
   readonly gatewayRouter: string;
-  /** The gateway's own admin token, for ListBoards and GetClusterStatus only; undefined: it makes neither. */
+  /** The gateway's own token (monitor role), for ListBoards and GetClusterStatus only; undefined: it makes neither. */
   readonly gatewayToken: string | undefined;
   /** Origins (scheme://host[:port]) allowed to call the gateway cross-origin; "*" allows any; empty: same origin only. */
   readonly gatewayCorsOrigins: readonly string[];
@@ -249,6 +251,7 @@ export const servicesEnv = envVariables({
   LADDER_APPLY_BATCH: int({ default: 500, min: 1, max: 10_000, description: "events per apply-script call of a shard node" }),
   LADDER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: `pino level: ${LOG_LEVELS.join(", ")}` }),
   LADDER_TOKENS: tokens(),
+  LADDER_STREAM_SECRET: streamSecret(),
   LADDER_READS: oneOf({ values: ["open", "token"], default: "open", description: "`token`: reads need a token (with the read role) too" }),
   LADDER_TOKEN: CLIENT_VARIABLES.LADDER_TOKEN,
   LADDER_CREDENTIALS_FILE: CLIENT_VARIABLES.LADDER_CREDENTIALS_FILE,
@@ -350,7 +353,7 @@ export const servicesEnv = envVariables({
   LADDER_GATEWAY_TOKEN: optional({
     unsetMeans: "— (no board list, no shard status)",
     description:
-      "the gateway's own token (admin role), used for two reads only: the board list (`ListBoards`) and the shards' readiness, lag and size (`GetClusterStatus`); every other read carries its caller's token",
+      "the gateway's own token (a token with the monitor role; an admin one works but holds more than it needs), used for two reads only: the board list (`ListBoards`) and the shards' readiness, lag and size (`GetClusterStatus`); every other read carries its caller's token",
   }),
   LADDER_GATEWAY_CORS_ORIGINS: corsOrigins(),
   LADDER_GATEWAY_RATE: int({
@@ -442,6 +445,7 @@ export const configSchema = envSchema(servicesEnv, {
     fetchWaitMs: v.LADDER_FETCH_WAIT_MS,
     logLevel: v.LADDER_LOG_LEVEL,
     tokens: v.LADDER_TOKENS,
+    streamSecret: v.LADDER_STREAM_SECRET,
     readsOpen: v.LADDER_READS === "open",
     clientToken: v.LADDER_TOKEN,
     clientCredentialsFile: v.LADDER_CREDENTIALS_FILE ?? localCredentialsPath(v.LADDER_DATA_DIR),
@@ -545,6 +549,17 @@ function corsOrigins(): EnvVar<readonly string[]> {
 }
 
 const grant = z.object({ name: z.string(), token: z.string().min(16), roles: z.array(z.enum(ROLES)).min(1) });
+
+/** LADDER_STREAM_SECRET: 32+ characters, the same on every router of a cluster. */
+function streamSecret(): EnvVar<string | undefined> {
+  const description =
+    "the secret every router signs and checks watch streams' resume tokens with (HMAC-SHA-256), 32+ characters, the same on every router of the cluster; unset, a router makes one of its own at start, and a stream then resumes only on the router that opened it, until that router restarts";
+  return envVar({ default: "— (each router its own, forgotten on restart)", description }, (raw, report) => {
+    if (raw === undefined || raw === "") return undefined;
+    if (raw.length < 32) report(`needs 32+ characters (got ${raw.length})`);
+    return raw;
+  });
+}
 
 /** LADDER_TOKENS: a JSON array of {name, token, roles}. */
 function tokens(): EnvVar<readonly TokenGrant[]> {

@@ -5,7 +5,8 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import type { Config } from "@ladder/platform/config";
-import { Authenticator, requireRole } from "@ladder/platform/auth";
+import { ResumeTokens } from "./push/resume-token.js";
+import { Authenticator, requireAdmin, requireRole } from "@ladder/platform/auth";
 import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
 import { serverCredentials } from "@ladder/platform/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/platform/health";
@@ -35,7 +36,8 @@ import { CallerSlots, callerOf } from "./push/caller-slots.js";
 import { reshardService } from "./control/reshard.js";
 import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
-export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean }): Promise<void> {
+/** `streamSecret`: what resume tokens are signed with (LADDER_STREAM_SECRET, or one made by main.ts). */
+export async function runRouter(config: Config, log: Logger, o: { clusterWorker: boolean; streamSecret: string }): Promise<void> {
   // GET /metrics, from the start: served here, or by the supervising process from what this one shares
   let metrics: { port: number; close(): Promise<void> } | undefined;
   if (o.clusterWorker) shareMetricsWithClusterPrimary();
@@ -100,15 +102,20 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   // push: WatchTop, WatchPlayer, fed by the shards' change streams (watch/), read without caches
   const hub = new WatchHub({ pool, keyPrefix: config.keyPrefix, log: log.child({ component: "watch" }) });
   placement.onChange(() => hub.onPlacement());
-  const { stop: stopStreams, ...streams } = watchStreams(hub, new Queries(pool, boards), {
-    bufferBytes: config.watchBufferBytes,
-    stallMs: config.watchStallMs,
-    slots: new CallerSlots(config.watchStreamsPerCaller),
-    callerOf: (ctx) => {
-      const principal = auth.identify(ctx.metadata);
-      return callerOf(principal.roles.size > 0 ? principal.name : undefined, ctx.peer);
+  const { stop: stopStreams, ...streams } = watchStreams(
+    hub,
+    new Queries(pool, boards),
+    {
+      bufferBytes: config.watchBufferBytes,
+      stallMs: config.watchStallMs,
+      slots: new CallerSlots(config.watchStreamsPerCaller),
+      callerOf: (ctx) => {
+        const principal = auth.identify(ctx.metadata);
+        return callerOf(principal.roles.size > 0 ? principal.name : undefined, ctx.peer);
+      },
     },
-  });
+    new ResumeTokens(o.streamSecret),
+  );
   addService(
     server,
     LeaderboardService,
@@ -139,7 +146,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     AdminService,
     { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs },
     log.child({ component: "grpc" }),
-    requireRole(auth, "admin"),
+    requireAdmin(auth),
   );
   const health = new HealthRegistry();
   health.set(LeaderboardService.typeName, ServingStatus.SERVING);

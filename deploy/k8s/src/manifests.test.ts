@@ -154,7 +154,7 @@ describe("deploy > k8s base", () => {
     const port = service.spec.ports.find((p) => p.name === "http")!;
     expect(port.targetPort === undefined ? port.port : port.targetPort === "http" ? http : port.targetPort).toBe(http);
     // its environment through the services' own loadConfig: where it listens, the router it asks, its token
-    const token = "k8s-admin-token-0123456789";
+    const token = "k8s-monitor-token-0123456789";
     const config = loadConfig(podEnv(c, {}, { LADDER_GATEWAY_TOKEN: token }));
     expect(config.gatewayListen).toBe(`0.0.0.0:${http}`);
     expect(config.gatewayToken).toBe(token);
@@ -162,13 +162,36 @@ describe("deploy > k8s base", () => {
     const router = named("Service", host!) as (typeof services)[number];
     expect(matches(router.spec.selector, (named("Deployment", "router") as Workload).spec.template.metadata.labels)).toBe(true);
     expect(router.spec.ports.find((p) => p.name === "grpc")?.port).toBe(Number(routerPort));
-    // the token is a key of the Secret the routers' grants come from (one Secret to create)
-    const secretOf = (cont: Container, name: string) =>
-      (cont.env!.find((e) => e.name === name)!.valueFrom as { secretKeyRef: { name: string; key: string } }).secretKeyRef;
-    expect(secretOf(c, "LADDER_GATEWAY_TOKEN")).toEqual({ name: "ladder-tokens", key: "gateway-token" });
-    expect(secretOf((named("Deployment", "router") as Workload).spec.template.spec.containers[0]!, "LADDER_TOKENS").name).toBe(
-      "ladder-tokens",
+  });
+
+  it("gives each service only the credentials it uses: router grants and stream secret, ingest writers, gateway its token, shard nodes no token; each its own Kafka login", () => {
+    const secretRefs = (w: Workload) =>
+      Object.fromEntries(
+        w.spec.template.spec.containers.flatMap((cont) =>
+          (cont.env ?? []).flatMap((e) => {
+            const ref = (e.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)?.secretKeyRef;
+            return ref ? [[e.name, `${ref.name}/${ref.key}`]] : [];
+          }),
+        ),
+      );
+    expect(secretRefs(named("Deployment", "router") as Workload)).toEqual({
+      LADDER_TOKENS: "ladder-router/tokens",
+      LADDER_STREAM_SECRET: "ladder-router/stream-secret",
+      LADDER_KAFKA_SASL_PASSWORD: "kafka-users/router",
+      LADDER_KAFKA_CONTROL_SASL_PASSWORD: "kafka-users/router-control",
+    });
+    expect(secretRefs(named("Deployment", "ingest") as Workload)).toEqual({
+      LADDER_TOKENS: "ladder-ingest/tokens",
+      LADDER_KAFKA_SASL_PASSWORD: "kafka-users/ingest",
+    });
+    expect(secretRefs(named("Deployment", "gateway") as Workload)).toEqual({ LADDER_GATEWAY_TOKEN: "ladder-gateway/token" });
+    // a shard node holds no token, only its own Kafka login
+    expect(secretRefs(named("StatefulSet", "shard-node") as Workload)).toEqual({ LADDER_KAFKA_SASL_PASSWORD: "kafka-users/shard" });
+    const router = named("Deployment", "router") as Workload;
+    const config = loadConfig(
+      podEnv(router.spec.template.spec.containers[0]!, {}, { LADDER_TOKENS: "[]", LADDER_STREAM_SECRET: "s".repeat(32) }),
     );
+    expect(config.streamSecret).toBe("s".repeat(32));
   });
 
   it("every container of the services image runs a program its entry point knows", () => {

@@ -1,10 +1,11 @@
 // Starts the browser gateway (gateway/src/main.ts) as a child process in front of a running router,
 // and starts it again on the same port after it died. Configured only through LADDER_* variables,
-// as a deployment configures it: where it listens, the router it asks, its own admin token (the
-// board list and the shards' status), and any other settings (CORS origins, rate limits). Ready
+// as a deployment configures it: where it listens, the router it asks, its own monitor token (the
+// board list and the shards' status; no other token), and any other settings (CORS origins, rate limits). Ready
 // when it logs "gateway listening"; its bound port is read from that line, so tests can ask for port 0.
 import type { Logger } from "@ladder/platform/logger";
 import type { ManagedProcess } from "./managed-process.js";
+import { withoutCredentials } from "./service-tokens.js";
 import { spawnService, type Started } from "./spawn-service.js";
 
 export interface GatewayServiceOptions {
@@ -12,8 +13,8 @@ export interface GatewayServiceOptions {
   listen: string;
   /** The router's gRPC address. */
   routerAddress: string;
-  /** The gateway's own token with the admin role (LADDER_GATEWAY_TOKEN); none: no board list, no status. */
-  adminToken?: string;
+  /** The gateway's own token, one with the monitor role (LADDER_GATEWAY_TOKEN); none: no board list, no status. */
+  monitorToken?: string;
   /** Any other LADDER_* settings. */
   settings?: Readonly<Record<string, string>>;
   /** The environment the child inherits (PATH and friends). */
@@ -40,11 +41,11 @@ export async function startGatewayService(o: GatewayServiceOptions): Promise<Gat
       name: "gateway",
       entry: "gateway/src/main.ts",
       env: {
-        ...o.baseEnv,
+        ...withoutCredentials(o.baseEnv), // its own token below, no other
         ...o.settings,
         LADDER_GATEWAY_LISTEN: listen,
         LADDER_GATEWAY_ROUTER: o.routerAddress,
-        ...(o.adminToken !== undefined ? { LADDER_GATEWAY_TOKEN: o.adminToken } : {}),
+        ...(o.monitorToken !== undefined ? { LADDER_GATEWAY_TOKEN: o.monitorToken } : {}),
       },
       ready: "gateway listening",
       timeoutMs: o.readyTimeoutMs ?? 60_000,

@@ -2,8 +2,9 @@
 // and one redis-server per shard — or, with LADDER_LOCAL_REPLICAS=n, each shard's Redis with n
 // replicas and 3 Redis Sentinels that fail primaries over (replicated-redis.ts), the services then
 // finding each shard's nodes through the Sentinels — then the shard nodes, router and ingest, and the
-// browser gateway in front of the router (its own token: the local admin's, or the first admin token
-// of LADDER_TOKENS). A part that fails to start stops what had started. Also the summary the
+// browser gateway in front of the router (its own token: LADDER_GATEWAY_TOKEN, or else the first
+// monitor token of the grants, the local cluster's or LADDER_TOKENS's; none: no board list, no status).
+// A part that fails to start stops what had started. Also the summary the
 // launcher prints.
 //
 // The broker is secured: clients log in with SCRAM-SHA-512 over TLS on loopback, each service with its
@@ -15,7 +16,7 @@ import { localCredentialsPath } from "@ladder/platform/credentials-file";
 import type { Logger } from "@ladder/platform/logger";
 import { createRoleAcls } from "@ladder/log/kafka-acls";
 import { LogClient } from "@ladder/log/log-client";
-import { localCredentials } from "./credentials.js";
+import { localCredentials, localStreamSecret, monitorToken } from "./credentials.js";
 import { brokerSecurityOf, kafkaRoleSettings, localKafkaLogins, type LocalKafkaLogins } from "./kafka-credentials.js";
 import type { KafkaBroker } from "./kafka-broker.js";
 import { startGatewayService, type GatewayService } from "./gateway-service.js";
@@ -57,9 +58,10 @@ export async function startLocalCluster(
         ingest: cluster.ingestMetricsListen,
         shard: (i) => cluster.shardMetricsListen.replace(/\d+$/, (port) => (port === "0" ? "0" : String(Number(port) + i))),
       },
+      tokens: grants,
+      streamSecret: cluster.streamSecret ?? localStreamSecret(local.dataDir),
       settings: {
         LADDER_LOG_LEVEL: logLevel,
-        LADDER_TOKENS: JSON.stringify(grants),
         ...(replicas ? { LADDER_SENTINELS: replicas.sentinelList } : {}),
       },
       kafkaLogins: kafkaRoleSettings(logins),
@@ -69,7 +71,7 @@ export async function startLocalCluster(
     const gateway = await startGatewayService({
       listen: cluster.gatewayListen,
       routerAddress: services.routerAddress,
-      adminToken: cluster.gatewayToken ?? grants.find((g) => g.roles.includes("admin"))?.token,
+      monitorToken: cluster.gatewayToken ?? monitorToken(grants),
       settings: { LADDER_LOG_LEVEL: logLevel },
       baseEnv: env,
       log,

@@ -17,7 +17,6 @@
 import { loadConfig } from "@ladder/platform/config";
 import { launcherStatePath } from "@ladder/platform/launcher-state";
 import { rootLogger } from "@ladder/platform/logger";
-import { mkdirSync } from "node:fs";
 import { startInBackground } from "./background.js";
 import { clusterUnits } from "./cluster-units.js";
 import { launcherPorts, portInUse } from "./launch-ports.js";
@@ -27,6 +26,7 @@ import { levelNumber } from "./log-format.js";
 import { loadLocalConfig } from "./local-config.js";
 import { clusterSummary, startLocalCluster, type LocalCluster } from "./local-cluster.js";
 import { alreadyRunning, claimPidFile, pidFilePath } from "./pid-file.js";
+import { makeDataDirPrivate } from "./private-data-dir.js";
 import { DEFAULT_RESTART_POLICY } from "./restart-policy.js";
 import { StateFile } from "./state-file.js";
 import { Supervisor } from "./supervisor.js";
@@ -41,9 +41,9 @@ try {
 }
 const local = loadLocalConfig(process.env, process.cwd());
 const cluster = loadConfig(process.env); // validates the LADDER_* settings passed to the services
+makeDataDirPrivate(local.dataDir); // 0700, its files 0600, and the umask that keeps it so
 if (args.background && !args.detached) process.exit(await startInBackground(local, args.format ? [`--${args.format}`] : []));
 
-mkdirSync(local.dataDir, { recursive: true });
 const claim = claimPidFile(pidFilePath(local.dataDir));
 if (!claim.claimed) {
   console.error(alreadyRunning(claim.pid, local.dataDir));

@@ -15,6 +15,7 @@ describe("deploy > reset", () => {
       "redis-12",
       "redis-x",
       "sentinel-2",
+      "stream-secret",
     ];
     expect(resetTargets(entries).map((t) => t.name)).toEqual([
       "credentials.json",
@@ -26,6 +27,7 @@ describe("deploy > reset", () => {
       "redis-0-replica-1",
       "redis-12",
       "sentinel-2",
+      "stream-secret",
     ]);
     expect(resetTargets(["kafka"])[0]!.what).toMatch(/Kafka's log/);
   });

@@ -1,11 +1,13 @@
 // Starts the cluster's own services as child processes: one shard node per Redis, then the router and
 // ingest, all from this checkout's build (dist/), configured only through LADDER_* variables
-// (the same ones a deployment sets). Each service is ready when it logs its ready line; the router's
+// (the same ones a deployment sets); each is given only the tokens it verifies (service-tokens.ts). Each service is ready when it logs its ready line; the router's
 // and ingest's bound ports, and every service's metrics port, are read from those lines, so tests can
 // ask for port 0.
+import type { TokenGrant } from "@ladder/platform/auth";
 import type { Logger } from "@ladder/platform/logger";
 import type { KafkaRoleSettings } from "./kafka-credentials.js";
 import type { ManagedProcess } from "./managed-process.js";
+import { tokensEnv, withoutCredentials, type TokenHolder } from "./service-tokens.js";
 import { spawnService, type Started } from "./spawn-service.js";
 
 const ENTRY = {
@@ -28,7 +30,11 @@ export interface ServicesOptions {
   metricsListen?: { router: string; ingest: string; shard(index: number): string };
   /** Each service's own Kafka login (kafka-credentials.ts); absent: none (a PLAINTEXT broker). */
   kafkaLogins?: KafkaRoleSettings;
-  /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...). */
+  /** The cluster's token grants; each service gets those it verifies as LADDER_TOKENS (service-tokens.ts). */
+  tokens?: readonly TokenGrant[];
+  /** The routers' LADDER_STREAM_SECRET (resume tokens), given to the router alone. */
+  streamSecret?: string;
+  /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...), not LADDER_TOKENS. */
   settings?: Readonly<Record<string, string>>;
   /** The environment the children inherit (PATH and friends). */
   baseEnv: Readonly<Record<string, string | undefined>>;
@@ -40,8 +46,10 @@ export interface RunningServices {
   readonly routerAddress: string;
   readonly ingestAddress: string;
   readonly shardIds: readonly string[];
-  /** The environment every service got (without the per-shard id). */
+  /** The environment every service got (without the per-shard id, tokens and Kafka logins). */
   readonly env: Readonly<Record<string, string>>;
+  /** `env` with the tokens `holder` got: to start another process of its kind. */
+  envOf(holder: TokenHolder): Readonly<Record<string, string>>;
   /** The metrics URL (http://host:port/metrics) of "router", "ingest" or a shard node (its shard id). */
   metricsUrl(service: string): string;
   shardNode(id: string): ManagedProcess;
@@ -61,6 +69,15 @@ export interface RunningServices {
 }
 
 export async function startServices(opts: ServicesOptions): Promise<RunningServices> {
+  if (opts.settings?.LADDER_TOKENS !== undefined) throw new Error("startServices: give the grants as `tokens`, not LADDER_TOKENS");
+  const tokens = opts.tokens ?? [];
+  const secret = holderSecret(opts.streamSecret);
+  const envOf = (holder: TokenHolder) => ({
+    ...env,
+    ...opts.kafkaLogins?.[holder],
+    ...tokensEnv(holder, tokens),
+    ...(holder === "router" ? secret : {}),
+  });
   const shardIds = opts.redisUrls.map((_, i) => `shard-${i}`);
   const env: Record<string, string> = {
     LADDER_KAFKA_BROKERS: opts.kafkaBrokers.join(","),
@@ -74,8 +91,16 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     ...opts.settings,
   };
   const timeoutMs = opts.readyTimeoutMs ?? 60_000;
-  const spawn = (name: string, entry: string, extra: Record<string, string>, ready: string) =>
-    spawnService({ name, entry, env: { ...opts.baseEnv, ...env, ...extra }, ready, timeoutMs, log: opts.log.child({ service: name }) });
+  const inherited = withoutCredentials(opts.baseEnv);
+  const spawn = (name: string, entry: string, holder: TokenHolder, extra: Record<string, string>, ready: string) =>
+    spawnService({
+      name,
+      entry,
+      env: { ...inherited, ...envOf(holder), ...extra },
+      ready,
+      timeoutMs,
+      log: opts.log.child({ service: name }),
+    });
 
   // where each service serves its metrics; once started, the port it bound (kept across restarts)
   const metricsListen = new Map<string, string>([
@@ -99,7 +124,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
         await spawn(
           id,
           ENTRY.shard,
-          { ...opts.kafkaLogins?.shard, LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own },
+          "shard",
+          { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own },
           "shard node ready",
         ),
       ),
@@ -111,7 +137,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       await spawn(
         "router",
         ENTRY.router,
-        { ...opts.kafkaLogins?.router, LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! },
+        "router",
+        { LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! },
         "router listening",
       ),
     );
@@ -121,7 +148,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       await spawn(
         "ingest",
         ENTRY.ingest,
-        { ...opts.kafkaLogins?.ingest, LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! },
+        "ingest",
+        { LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! },
         "ingest listening",
       ),
     );
@@ -148,6 +176,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     ingestAddress,
     shardIds,
     env,
+    envOf,
     metricsUrl(service) {
       const listen = metricsListen.get(service);
       if (listen === undefined) throw new Error(`no service "${service}": router, ingest or one of ${shardIds.join(", ")}`);
@@ -178,6 +207,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
 }
 
 const ANY_PORT = "127.0.0.1:0";
+
+const holderSecret = (secret: string | undefined): Record<string, string> => (secret === undefined ? {} : { LADDER_STREAM_SECRET: secret });
 
 function withPort(listen: string, port: number): string {
   return `${listen.slice(0, listen.lastIndexOf(":"))}:${port}`;

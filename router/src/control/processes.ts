@@ -43,7 +43,8 @@ interface Listening {
 }
 const isListening = (m: unknown): m is Listening => typeof m === "object" && m !== null && (m as Listening).ladder === "listening";
 
-export async function superviseRouters(config: Config, log: Logger): Promise<void> {
+/** `env`: set in every router's environment on top of this process's (the stream secret they share). */
+export async function superviseRouters(config: Config, log: Logger, env: Readonly<Record<string, string>> = {}): Promise<void> {
   const count = config.routerProcesses;
   const serving = new Set<Worker>();
   const metrics = await startClusterMetricsServer({ listen: config.routerMetricsListen, log, workers: () => [...serving] });
@@ -54,7 +55,7 @@ export async function superviseRouters(config: Config, log: Logger): Promise<voi
 
   const fork = (slot: number): Promise<number> =>
     new Promise((resolve, reject) => {
-      const worker = cluster.fork();
+      const worker = cluster.fork(env);
       started.set(worker, Date.now());
       worker.on("message", (m: unknown) => {
         if (!isListening(m)) return;

@@ -41,7 +41,7 @@ import { Code, LadderError, invalidArgument, unavailable } from "@ladder/model/e
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import type { TopicIds } from "@ladder/log/kafka";
 import type { LogClient } from "@ladder/log/log-client";
-import type { Logger } from "@ladder/platform/logger";
+import { redactUrl, type Logger } from "@ladder/platform/logger";
 import { movedSlots, placementOf, type ClusterPlacement } from "@ladder/model/placement-record";
 import type { PlacementLog } from "@ladder/log/placement-follower";
 import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/platform/redis-address";
@@ -343,4 +343,5 @@ async function takeLeases(shards: readonly ShardAddress[], keyPrefix: string, lo
   }
 }
 
-const redact = (url: string) => url.replace(/\/\/[^@/]*@/, "//***@");
+/** A Redis URL as answers and errors show it: its user and password masked, as GetClusterStatus shows it. */
+const redact = redactUrl;

@@ -7,10 +7,11 @@
  * state once changes stop. A message is sent only when its content differs from the previous one
  * (a top: its entries; a player: its rank, score, or events).
  *
- * RESUME. Every message carries a resume token (base64url JSON: the sequence number and what the
- * message showed). A stream opened with it continues the sequence, and its first message comes
- * only when the state differs from what the token showed. Events between the two streams are not
- * replayed.
+ * RESUME. Every message carries a resume token (resume-token.ts: the sequence number and what the
+ * message showed, signed for this stream under the cluster's secret). A stream opened with it
+ * continues the sequence, and its first message comes only when the state differs from what the
+ * token showed; a token not given for this stream is refused (INVALID_ARGUMENT). Events between
+ * the two streams are not replayed.
  *
  * BOUNDS. A caller holds at most `perCaller` streams at once (caller-slots.ts). A message is made
  * only while the stream's earlier messages the caller has not taken (HTTP/2 flow control holds them
@@ -33,6 +34,7 @@ import type { Queries, RankedEntry } from "../read/queries.js";
 import { Watcher, type EventKind } from "./standings.js";
 import type { PlayerWatch, TopWatch, WatchHub } from "./watch-hub.js";
 import type { CallerSlots } from "./caller-slots.js";
+import type { ResumeScope, ResumeTokens } from "./resume-token.js";
 
 const DEFAULT_INTERVAL_MS = 250;
 const MIN_INTERVAL_MS = 50;
@@ -71,7 +73,7 @@ export interface StreamBounds {
   callerOf(ctx: StreamContext): string;
 }
 
-export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBounds): Impl & { stop(): void } {
+export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBounds, tokens: ResumeTokens): Impl & { stop(): void } {
   const open = new Set<AbortController>();
   const run = async (ctx: StreamContext, interval: number, body: (signal: AbortSignal, pace: Pace) => Promise<void>) => {
     const release = bounds.slots.take(bounds.callerOf(ctx));
@@ -134,7 +136,8 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
       if (req.topK > MAX_TOP_K) throw invalidArgument(`top_k: must be 0..${MAX_TOP_K}, got ${req.topK}`);
       const interval = intervalOf(req.intervalMs);
       const { spec, stored } = queries.target(req.board, { period: req.period, window: req.window });
-      const token = decodeToken(req.resumeToken);
+      const scope: ResumeScope = { rpc: "WatchPlayer", board: req.board, period: req.period, window: req.window, playerId: req.playerId };
+      const token = tokens.decode(scope, req.resumeToken);
       let seq = token?.s ?? 0;
       let shown = token ? { rank: Number(token.r ?? 0), key: token.k === undefined ? undefined : Number(token.k) } : undefined;
       const watcher = new Watcher(req.playerId, req.topK);
@@ -176,7 +179,7 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
                 score: BigInt(e.key === undefined ? 0 : decodeSortKey(spec, e.key).points),
               })),
               sequence: BigInt(seq),
-              resumeToken: encodeToken({ s: seq, r: now.rank, k: now.key }),
+              resumeToken: tokens.encode(scope, { s: seq, r: now.rank, k: now.key }),
               resynced,
             });
             shown = now;
@@ -194,7 +197,8 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
       const interval = intervalOf(req.intervalMs);
       const where = { period: req.period, window: req.window };
       const { spec, stored } = queries.target(req.board, where);
-      const token = decodeToken(req.resumeToken);
+      const scope: ResumeScope = { rpc: "WatchTop", board: req.board, period: req.period, window: req.window };
+      const token = tokens.decode(scope, req.resumeToken);
       let seq = token?.s ?? 0;
       let shown = token?.h;
       await run(ctx, interval, async (_signal, pace) => {
@@ -222,7 +226,7 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
               entries: page.entries.map(toEntry),
               total: BigInt(page.total),
               sequence: BigInt(seq),
-              resumeToken: encodeToken({ s: seq, h: hash }),
+              resumeToken: tokens.encode(scope, { s: seq, h: hash }),
               readAtMs: BigInt(readAtMs),
             });
             shown = hash;
@@ -264,28 +268,6 @@ function retriable(err: unknown): undefined {
   const e = LadderError.from(err);
   if (e.code === Code.UNAVAILABLE || e.code === Code.DEADLINE_EXCEEDED) return undefined;
   throw e;
-}
-
-interface Token {
-  s: number;
-  r?: number;
-  k?: number;
-  h?: string;
-}
-
-function encodeToken(t: Token): string {
-  return Buffer.from(JSON.stringify(t)).toString("base64url");
-}
-
-function decodeToken(token: string): Token | undefined {
-  if (token === "") return undefined;
-  try {
-    const t = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as Token;
-    if (!Number.isSafeInteger(t.s) || t.s < 0) throw new Error("no sequence");
-    return t;
-  } catch {
-    throw invalidArgument("resume_token: must be empty or a resume_token this stream sent, got another string");
-  }
 }
 
 function entryOf(spec: Parameters<typeof decodeSortKey>[0], playerId: string, key: number, rank: number) {

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { Code, LadderError } from "@ladder/model/errors";
 import type { StreamContext } from "@ladder/platform/grpc-adapter";
 import { CallerSlots } from "../push/caller-slots.js";
+import { ResumeTokens } from "../push/resume-token.js";
 import { watchStreams } from "../push/watch-streams.js";
 import type { WatchHub } from "../push/watch-hub.js";
 import { leaderboardService } from "./leaderboard-service.js";
@@ -29,12 +30,12 @@ const hub = new Proxy({} as WatchHub, {
 const reads = leaderboardService(unreachable, async () => {
   throw new Error("a refused request waited for its consistency token");
 });
-const watches = watchStreams(hub, unreachable, {
-  bufferBytes: 1 << 18,
-  stallMs: 10_000,
-  slots: new CallerSlots(10),
-  callerOf: () => "test",
-});
+const watches = watchStreams(
+  hub,
+  unreachable,
+  { bufferBytes: 1 << 18, stallMs: 10_000, slots: new CallerSlots(10), callerOf: () => "test" },
+  new ResumeTokens("test-stream-secret-0123456789abcdef"),
+);
 const ctx = { deadlineMs: Date.now() + 60_000, signal: new AbortController().signal } as unknown as StreamContext;
 
 type Call = () => Promise<unknown>;

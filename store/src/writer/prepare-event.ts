@@ -12,7 +12,7 @@ import type { PreparedEvent, PreparedWindows } from "./shard-writer.js";
 import { APPLY_OP, TIE_MODE, WINDOW_COMBINE } from "../script-codes.js";
 import { longestWindow, windowBaseUnits } from "@ladder/model/windows";
 import { firstKeys } from "@ladder/model/histogram";
-import { boardProblem, MAX_METADATA_BYTES, playerIdProblem, updateProblem } from "@ladder/model/validate";
+import { boardProblem, loggedPlayerIdProblem, MAX_METADATA_BYTES, updateProblem } from "@ladder/model/validate";
 
 export interface Prepared {
   /**
@@ -135,6 +135,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
         spec,
         Number.MAX_SAFE_INTEGER,
         0,
+        loggedPlayerIdProblem, // what ingest accepted when the record was written
       );
       if (problem) return noop(offset, problem);
     } else if (!e.playerId) return noop(offset, "player_id is empty");
@@ -183,7 +184,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
  * board, one whose key is the boards' common prefix, marked by value 1.
  */
 function tombstone(playerId: string, boards: readonly string[], offset: bigint, ingestedAtMs: number): PreparedEvent[] {
-  if (playerIdProblem(playerId)) return [noopEvent(offset)];
+  if (loggedPlayerIdProblem(playerId)) return [noopEvent(offset)];
   const erase = (board: string, all: boolean, part: boolean): PreparedEvent => ({
     ...noopEvent(offset),
     part,

@@ -44,11 +44,11 @@ export async function startIngestCluster(ctx: BenchContext, shards: number, node
       LADDER_KEY_PREFIX: BENCH_KEY_PREFIX,
       LADDER_SLOTS: String(BENCH_SLOTS),
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
-      LADDER_TOKENS: JSON.stringify([
-        { name: "bench-game-server", token: writeToken, roles: ["write"] },
-        { name: "bench-admin", token: adminToken, roles: ["admin"] },
-      ]),
     },
+    tokens: [
+      { name: "bench-game-server", token: writeToken, roles: ["write"] },
+      { name: "bench-admin", token: adminToken, roles: ["admin"] },
+    ],
     baseEnv: nodeOptions === undefined ? baseEnv() : { ...baseEnv(), NODE_OPTIONS: nodeOptions },
     log: ctx.log,
   });

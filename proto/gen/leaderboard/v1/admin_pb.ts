@@ -1204,7 +1204,9 @@ export const ShardReadinessSchema: GenEnum<ShardReadiness> = /*@__PURE__*/
   enumDesc(file_leaderboard_v1_admin, 1);
 
 /**
- * AdminService operates the cluster. Every rpc needs a bearer token with the admin role.
+ * AdminService operates the cluster. Every rpc needs a bearer token with the admin role, but
+ * ListBoards and GetClusterStatus, which change nothing: a token with the monitor role may call
+ * those two (a dashboard's token); on any other rpc it is refused with PERMISSION_DENIED.
  *
  * @generated from service leaderboard.v1.AdminService
  */

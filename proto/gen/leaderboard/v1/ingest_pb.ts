@@ -185,7 +185,9 @@ export type ScoreUpdate = Message<"leaderboard.v1.ScoreUpdate"> & {
   board: string;
 
   /**
-   * Player id: 1 to 128 bytes of UTF-8 without control characters.
+   * Player id: 1 to 128 bytes of UTF-8 without control, format (zero-width, BOM, bidi) or
+   * line/paragraph separator characters, neither whitespace alone nor whitespace at either end
+   * (docs/boards.md, Player ids); INVALID_ARGUMENT naming the rule otherwise.
    *
    * @generated from field: string player_id = 2;
    */

@@ -57,7 +57,12 @@ export type WatchTopRequest = Message<"leaderboard.v1.WatchTopRequest"> & {
 
   /**
    * Optional: the resume_token of the last message received, to continue a stream after a
-   * reconnect (sequence numbers go on; a message comes at once if the top changed since).
+   * reconnect (sequence numbers go on; a message comes at once if the top changed since). A
+   * token is signed (HMAC-SHA-256 under the cluster's LADDER_STREAM_SECRET) for the stream it
+   * was given on: this rpc, board, period and window. Any other token (made up, altered,
+   * truncated, another stream's, or signed under another secret) is refused with
+   * INVALID_ARGUMENT naming resume_token. A router started without LADDER_STREAM_SECRET signs
+   * with a secret of its own: its tokens then resume only on it, and not after it restarts.
    *
    * @generated from field: string resume_token = 6;
    */
@@ -169,7 +174,7 @@ export type WatchPlayerRequest = Message<"leaderboard.v1.WatchPlayerRequest"> & 
   intervalMs: number;
 
   /**
-   * Optional: as WatchTopRequest.resume_token.
+   * Optional: as WatchTopRequest.resume_token; a token is for this player's stream alone.
    *
    * @generated from field: string resume_token = 7;
    */
