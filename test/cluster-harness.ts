@@ -5,7 +5,8 @@ import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, servesReads } from "@ladder/store";
-import { startServices, type RunningServices } from "@ladder/deploy/services";
+import { startServices, type RunningServices, type ServicesOptions } from "@ladder/deploy/services";
+import type { RedisLogin } from "@ladder/platform/redis-login";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -40,10 +41,16 @@ export interface TestClusterOptions {
   kafkaBrokers?: string[];
   /** redis://host:port, or sentinel://master-name with LADDER_SENTINELS in `settings` (replicated-redis.ts). */
   redisUrls?: string[];
+  /** The namespace to run in (a fresh one when absent): Redis ACLs name its key prefix. */
+  ns?: Namespace;
+  /** Each kind of service's own variables (its Redis user: deploy/local/src/redis-credentials.ts). */
+  own?: ServicesOptions["own"];
+  /** The harness's own login to the shards' Redis (to wait for applied offsets) when they run with ACL users. */
+  redisLogin?: RedisLogin;
 }
 
 export async function startTestCluster(label: string, opts: TestClusterOptions = {}): Promise<TestCluster> {
-  const ns = freshNamespace(label);
+  const ns = opts.ns ?? freshNamespace(label);
   const redisUrls = opts.redisUrls ?? inject("redisUrls");
   const services = await startServices({
     kafkaBrokers: opts.kafkaBrokers ?? inject("kafkaBrokers"),
@@ -60,6 +67,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       LADDER_TOKENS: JSON.stringify(grants),
       ...opts.settings,
     },
+    own: opts.own,
     baseEnv: process.env,
     // services' own warnings are expected in fault tests; start failures carry their output anyway
     log: rootLogger({ level: (process.env.LADDER_TEST_LOG_LEVEL ?? "fatal") as "fatal", name: `test-${label}` }),
@@ -69,7 +77,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
   // the primaries (through Sentinel for sentinel:// shards, following failovers)
   const sentinels = (opts.settings?.LADDER_SENTINELS ?? "").split(",").filter(Boolean);
   const redis = redisUrls.map((url) =>
-    openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }),
+    openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }, opts.redisLogin),
   );
   for (const r of redis) r.on("error", () => {}); // tests kill Redis on purpose
   const { offsets: offsetsKey, heartbeat: heartbeatKey } = keyLayout(ns.keyPrefix);

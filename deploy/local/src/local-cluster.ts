@@ -14,6 +14,7 @@ import { startGatewayService, type GatewayService } from "./gateway-service.js";
 import { startInfra, type Infra } from "./infra.js";
 import { logsDir } from "./log-files.js";
 import { SENTINELS, type LocalConfig } from "./local-config.js";
+import { localRedisPasswords, localRedisSecurity, localRedisServiceEnv, type LocalRedisSecurity } from "./redis-credentials.js";
 import { startReplicatedRedis, type ReplicatedRedis } from "./replicated-redis.js";
 import { startServices, type RunningServices } from "./services.js";
 
@@ -30,7 +31,10 @@ export async function startLocalCluster(
   env: Readonly<Record<string, string | undefined>>,
   log: Logger,
 ): Promise<LocalCluster> {
-  const { infra, replicas, stop } = await startKafkaAndRedis(local, log);
+  // every Redis and Sentinel runs with the cluster's ACL users; each service logs in as its own
+  const redisPasswords = localRedisPasswords(local.dataDir);
+  const security = localRedisSecurity(redisPasswords, cluster.keyPrefix);
+  const { infra, replicas, stop } = await startKafkaAndRedis(local, security, log);
   // tokens from the environment win; otherwise the local cluster's own
   const grants: readonly TokenGrant[] = cluster.tokens.length ? cluster.tokens : localCredentials(local.dataDir);
   const logLevel = cluster.logLevel === "silent" ? "info" : cluster.logLevel;
@@ -52,6 +56,7 @@ export async function startLocalCluster(
         LADDER_TOKENS: JSON.stringify(grants),
         ...(replicas ? { LADDER_SENTINELS: replicas.sentinelList } : {}),
       },
+      own: localRedisServiceEnv(local.dataDir, redisPasswords, replicas !== undefined),
       baseEnv: env,
       log,
     });
@@ -74,6 +79,7 @@ export async function startLocalCluster(
 /** Kafka and the shards' Redis (one server each, or the replica layout), started together; all or none. */
 async function startKafkaAndRedis(
   local: LocalConfig,
+  security: LocalRedisSecurity,
   log: Logger,
 ): Promise<Omit<LocalCluster, "services" | "gateway"> & { stop(): Promise<void> }> {
   log.info({ dataDir: local.dataDir, shards: local.shards, replicas: local.replicas }, "starting Kafka and Redis");
@@ -88,6 +94,7 @@ async function startKafkaAndRedis(
       kafkaPort: local.kafkaPort,
       redisPorts: replicated ? [] : Array.from({ length: local.shards }, (_, i) => base + i),
       persistRedis: local.persistRedis,
+      redisSecurity: security,
       preferContainers: false,
       log,
     }),
@@ -105,6 +112,7 @@ async function startKafkaAndRedis(
           },
           downAfterMs: 2000,
           failoverTimeoutMs: 10_000,
+          security,
           log,
         })
       : Promise.resolve(undefined),
@@ -142,6 +150,7 @@ export function clusterSummary({ infra, replicas, services: s, gateway }: LocalC
     ["data", local.dataDir],
     ["logs", `${logsDir(local.dataDir)}  (one file per process: npm run logs [-- <name>...])`],
     ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
+    ["redis users", `${localCredentialsPath(local.dataDir)} ("redis"; default user off)`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return [

@@ -27,6 +27,12 @@ export interface ServicesOptions {
   metricsListen?: { router: string; ingest: string; shard(index: number): string };
   /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...). */
   settings?: Readonly<Record<string, string>>;
+  /** Variables of one kind of service only (its own credentials), on top of `settings`. */
+  own?: {
+    readonly shard?: Readonly<Record<string, string>>;
+    readonly router?: Readonly<Record<string, string>>;
+    readonly ingest?: Readonly<Record<string, string>>;
+  };
   /** The environment the children inherit (PATH and friends). */
   baseEnv: Readonly<Record<string, string | undefined>>;
   log: Logger;
@@ -96,7 +102,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
         await spawn(
           id,
           ENTRY.shard,
-          { LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own },
+          { ...opts.own?.shard, LADDER_SHARD_ID: id, LADDER_SHARD_METRICS_LISTEN: metricsListen.get(id)!, ...own },
           "shard node ready",
         ),
       ),
@@ -108,7 +114,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       await spawn(
         "router",
         ENTRY.router,
-        { LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! },
+        { ...opts.own?.router, LADDER_ROUTER_LISTEN: listen, LADDER_ROUTER_METRICS_LISTEN: metricsListen.get("router")! },
         "router listening",
       ),
     );
@@ -118,7 +124,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       await spawn(
         "ingest",
         ENTRY.ingest,
-        { LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! },
+        { ...opts.own?.ingest, LADDER_INGEST_LISTEN: listen, LADDER_INGEST_METRICS_LISTEN: metricsListen.get("ingest")! },
         "ingest listening",
       ),
     );
