@@ -1,6 +1,6 @@
 // Redis secured (issue #28, item 2), on real processes: redis-servers (and, in the second part, a
 // primary, its replica and three Sentinels) running with the cluster's ACL users and the `default`
-// user off (store/src/acl.ts, deploy/local/src/redis-credentials.ts), and the services each logging in
+// user off (platform/src/redis-acl.ts, deploy/local/src/redis-credentials.ts), and the services each logging in
 // as its own user: the shard nodes as the writer, the router as the reader (its rebuild path as the
 // admin), ingest as its reader.
 //

@@ -1,7 +1,7 @@
 /**
  * How a service logs in to the shards' Redis and to their Sentinels. LADDER_SHARDS holds the
  * addresses every service shares; the login is each service's own (its Redis ACL user,
- * store/src/acl.ts): the shard node's writer, the router's reader, ingest's. The router's
+ * platform/src/redis-acl.ts): the shard node's writer, the router's reader, ingest's. The router's
  * rebuild and reshard path may log in as another user (LADDER_REDIS_ADMIN_*), as it writes.
  * A password comes from its variable or from a file (…_PASSWORD_FILE, for a mounted secret),
  * never both. Credentials in a shard's URL (redis://user:pass@host) win over these.

@@ -103,7 +103,7 @@ export interface WriteScripts {
 /**
  * Defines the read scripts on `redis` (once per connection) and returns it typed with them. They
  * run as EVALSHA_RO (EVAL_RO the first time a Redis sees one): Redis refuses any write inside
- * them, and the router's Redis user may run nothing else (acl.ts).
+ * them, and the router's Redis user may run nothing else (platform/src/redis-acl.ts).
  */
 export function withReadScripts(redis: Redis): Redis & ReadScripts {
   if (!("ladderTop" in redis)) {

@@ -1,4 +1,4 @@
-// The local cluster's Redis users (store/src/acl.ts): one per role, their passwords made at random on
+// The local cluster's Redis users (platform/src/redis-acl.ts): one per role, their passwords made at random on
 // the first `npm start` and kept in the credentials file's "redis" section (<data dir>/credentials.json,
 // mode 0600, platform/src/credentials-file.ts), reused after. Every shard's Redis, replica and Sentinel
 // runs with these users and the `default` user off; each service gets only its own user: its name in
@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { localCredentialsPath, readCredentialsContent, writeCredentialsContent } from "@ladder/platform/credentials-file";
-import { redisAclLines, sentinelAclLines, type RedisRole } from "@ladder/store/acl";
+import { redisAclLines, sentinelAclLines, type RedisRole } from "@ladder/platform/redis-acl";
 import { localCredentials } from "./credentials.js";
 
 /** The local users: name → role on the shards' Redis; `ladder-sentinel-client` exists on the Sentinels only. */

@@ -40,7 +40,7 @@ export interface ChangeFeedOptions {
   streamKey: string;
   flagKey: string;
   genKey: string;
-  /** The router's login to the shard's Redis (its reader user: acl.ts lets it set the flag and generation keys). */
+  /** The router's login to the shard's Redis (its reader user: platform redis-acl.ts lets it set the flag and generation keys). */
   login?: RedisLogin;
   onChanges(changes: readonly Change[]): void;
   /** The feed may have missed changes (see above); it goes on from `position`. */

@@ -57,7 +57,7 @@ export interface RebuildHolder {
 
 export interface AcquireOptions {
   redisUrl: string;
-  /** The login to the shard's Redis (acl.ts: writer or admin). */
+  /** The login to the shard's Redis (platform/src/redis-acl.ts: writer or admin). */
   login?: RedisLogin;
   keyPrefix: string;
   shardId: string;

@@ -106,7 +106,7 @@ export interface RebuildOptions {
   builtFrom: string;
   slots: readonly number[];
   redisUrl: string;
-  /** The login to the shard's Redis (its admin user: the rebuild swaps databases; acl.ts). */
+  /** The login to the shard's Redis (its admin user: the rebuild swaps databases; platform/src/redis-acl.ts). */
   login?: RedisLogin;
   keyPrefix: string;
   boards: BoardSpecs;

@@ -22,16 +22,19 @@
  *
  * Passwords are stored as their SHA-256 (`#<hex>`), so an ACL file holds no password. Every command
  * here exists in Redis 7.0 (key permissions `%R~` need 7.0). A command added to a script or to a
- * part's code must be added here too: acl.test.ts checks every script's commands against its user.
+ * part's code must be added here too: store/src/acl.test.ts checks every script's commands, and the
+ * change feed's keys (store keys.ts), against these users.
  */
 import { createHash } from "node:crypto";
-import { keyLayout } from "./keys.js";
 
 export const REDIS_ROLES = ["writer", "admin", "reader", "replication", "sentinel"] as const;
 export type RedisRole = (typeof REDIS_ROLES)[number];
 
 /** What every service's connection sends on its own: the ready check (INFO), PING, ROLE (replicas.ts, cluster status), DBSIZE, QUIT. */
 const CONNECTION = ["ping", "info", "role", "dbsize", "quit", "client|setname", "client|getname", "client|id"];
+
+/** The keys (after the prefix) the reader may set: the change feed's flag and generation (store keys.ts: changesOn, changesGen). */
+export const READER_WRITABLE_KEYS = ["changes:on", "changes:gen"];
 
 /** The commands the read scripts call (lua/read-*.lua and their includes). */
 export const READ_SCRIPT_COMMANDS = ["exists", "get", "hget", "xrevrange", "zcard", "zcount", "zrange", "zrangebylex", "zrank", "zscore"];
@@ -95,12 +98,10 @@ export function aclRules(role: RedisRole, keyPrefix: string): string[] {
         ...allow([...CONNECTION, ...WRITER_COMMANDS, ...WRITE_SCRIPT_COMMANDS, ...ADMIN_SCRIPT_COMMANDS]),
       ];
     case "reader": {
-      const keys = keyLayout(keyPrefix);
       return [
         "resetkeys",
         `%R~${keyPrefix}*`,
-        `~${keys.changesOn}`,
-        `~${keys.changesGen}`,
+        ...READER_WRITABLE_KEYS.map((k) => `~${keyPrefix}${k}`),
         "resetchannels",
         "-@all",
         ...allow([...CONNECTION, ...READER_COMMANDS, ...READ_SCRIPT_COMMANDS]),

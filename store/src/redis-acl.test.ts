@@ -8,7 +8,9 @@ import {
   redisAclLines,
   sentinelAclLines,
   WRITE_SCRIPT_COMMANDS,
-} from "./acl.js";
+  READER_WRITABLE_KEYS,
+} from "@ladder/platform/redis-acl";
+import { keyLayout } from "./keys.js";
 
 const LUA = new URL("./lua/", import.meta.url);
 const files = (dir: URL, under = ""): string[] =>
@@ -26,7 +28,7 @@ const isRead = (f: string) => f.startsWith("read-") || READ_FILES.includes(f);
 const allowed = (rules: readonly string[]) => rules.filter((r) => r.startsWith("+")).map((r) => r.slice(1));
 const PW = "a-password-of-24-chars!!";
 
-describe("store > acl > scripts", () => {
+describe("store > redis acl > scripts", () => {
   it("finds the commands of every script (no call by a computed name)", () => {
     for (const f of files(LUA)) {
       const text = readFileSync(new URL(f, LUA), "utf8");
@@ -56,7 +58,7 @@ describe("store > acl > scripts", () => {
   });
 });
 
-describe("store > acl > rules", () => {
+describe("store > redis acl > rules", () => {
   it("allows nothing but what is listed, on the prefix's keys only", () => {
     for (const role of ["writer", "admin", "reader", "replication", "sentinel"] as const) {
       const rules = aclRules(role, "lb:");
@@ -85,6 +87,8 @@ describe("store > acl > rules", () => {
   it("gives the reader read access to the keys and write access to the change feed's flag and generation only", () => {
     const rules = aclRules("reader", "lb:");
     expect(rules.filter((r) => r.includes("~"))).toEqual(["%R~lb:*", "~lb:changes:on", "~lb:changes:gen"]);
+    const keys = keyLayout("lb:");
+    expect(READER_WRITABLE_KEYS.map((k) => `lb:${k}`)).toEqual([keys.changesOn, keys.changesGen]);
     const writes = ["zadd", "zrem", "del", "unlink", "hset", "xadd", "rename", "swapdb", "select", "expire", "rpush"];
     for (const c of writes) expect(allowed(rules), c).not.toContain(c);
   });
@@ -96,7 +100,7 @@ describe("store > acl > rules", () => {
   });
 });
 
-describe("store > acl > files", () => {
+describe("store > redis acl > files", () => {
   it("turns the default user off and stores only each password's SHA-256", () => {
     const lines = redisAclLines([{ name: "ladder-reader", role: "reader", password: PW }], "lb:");
     expect(lines[0]).toMatch(/^user default off /);
