@@ -11,20 +11,25 @@
 //   3. The router's user cannot write: ZADD, EVALSHA of the apply script, EVAL, DEL, FLUSHALL, SET
 //      of the heartbeat, SWAPDB, CONFIG SET are refused with NOPERM, a write inside EVAL_RO is
 //      refused by Redis, and the board is unchanged afterwards.
+//   5. Over TLS: a rediss:// shard is read through the reader user when the login carries the CA
+//      (LADDER_REDIS_TLS_CA_FILE), and not reached without it.
 //   4. Behind Sentinel with auth: the Sentinels refuse a connection without credentials, the shard
 //      node finds its primary through them with its Sentinel user, and the router reads.
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { WatchTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { silentLogger } from "@ladder/platform/logger";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
-import { keyLayout } from "@ladder/store";
+import { keyLayout, openRedis, readyWithin, ShardReader } from "@ladder/store";
 import { APPLY_SCRIPT_SHA } from "@ladder/store/writer";
 import { localRedisSecurity, localRedisServiceEnv, localRedisPasswords, type Login } from "@ladder/deploy/redis-credentials";
-import { ping, startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
+import { choosePort, ping, startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import { startReplicatedRedis } from "@ladder/deploy/replicated-redis";
 import { tempDir } from "@ladder/deploy/test-support";
 import { startTestCluster, type TestCluster } from "./cluster-harness.js";
@@ -226,5 +231,63 @@ describe("redis security > Sentinel with auth", () => {
     await writeAndWait(c, 12);
     expect((await c.router.getTop({ board: BOARD, limit: 3 })).entries.map((e) => e.playerId)).toEqual(["p0", "p1", "p2"]);
     expect((await c.router.getCount({ board: BOARD })).count).toBe(12n);
+  });
+});
+
+describe("redis security > TLS", () => {
+  it("reads a rediss:// shard as the reader when the login carries the CA, and reaches none without it", async () => {
+    const ns = freshNamespace("redis-security-tls");
+    const s = await secured("redis-security-tls", ns.keyPrefix);
+    const [cert, key, acl] = ["cert.pem", "key.pem", "users.acl"].map((f) => join(s.dataDir, f)) as [string, string, string];
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"].concat([
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+      ]),
+      { stdio: "pipe" },
+    );
+    await writeFile(acl, `${s.security.aclLines.join("\n")}\n`, { mode: 0o600 });
+    const port = await choosePort(0);
+    const server = spawn(
+      "redis-server",
+      ["--port", "0", "--tls-port", String(port), "--bind", "127.0.0.1", "--save", ""].concat([
+        "--tls-cert-file",
+        cert,
+        "--tls-key-file",
+        key,
+        "--tls-ca-cert-file",
+        cert,
+        "--tls-auth-clients",
+        "no",
+        "--aclfile",
+        acl,
+      ]),
+      { stdio: "ignore" },
+    );
+    cleanups.push(async () => void server.kill("SIGKILL"));
+    const url = `rediss://127.0.0.1:${port}`;
+    const login = { ...NO_LOGIN, username: "ladder-router", password: s.passwords["ladder-router"], tlsCa: readFileSync(cert, "utf8") };
+    const reader = openRedis(url, { maxRetriesPerRequest: 1, retryStrategy: (n) => (n < 100 ? 50 : null) }, login);
+    reader.on("error", () => {});
+    cleanups.push(async () => reader.disconnect());
+    await readyWithin(reader, 10_000);
+    expect(await reader.call("PING")).toBe("PONG");
+    // a read script over TLS, as the router runs it: no heartbeat yet, so the shard is "not running"
+    const store = new ShardReader({ shardId: "shard-tls", stamp: "s", redis: reader, keyPrefix: ns.keyPrefix });
+    expect(await refusal(store.top(BOARD, 3))).toBe("shard-tls: shard node is not running (no heartbeat)");
+    expect(await refusal(reader.zadd(`${ns.keyPrefix}board:${BOARD}`, 1, "x"))).toMatch(/^NOPERM/);
+    const untrusting = openRedis(
+      url,
+      { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true },
+      { ...login, tlsCa: undefined },
+    );
+    untrusting.on("error", () => {});
+    cleanups.push(async () => untrusting.disconnect());
+    expect(await refusal(untrusting.connect())).toMatch(/self.signed|certificate/i);
   });
 });

@@ -51,3 +51,11 @@ export function tokenFromFile(path: string, role: Role): string | undefined {
   if (!existsSync(path)) return undefined;
   return readCredentialsFile(path).find((g) => g.roles.includes(role))?.token;
 }
+
+/** The password of Redis user `user` in the "redis" section of the credentials file at `path`; undefined when there is none. */
+export function redisPasswordFromFile(path: string, user: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const redis = readCredentialsContent(path).redis as Record<string, unknown> | undefined;
+  const password = redis?.[user];
+  return typeof password === "string" ? password : undefined;
+}

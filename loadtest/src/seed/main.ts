@@ -8,6 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
+import { redisPasswordFromFile } from "@ladder/platform/credentials-file";
+import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
+import { loginOptions } from "@ladder/store";
 import { createKafka } from "../log-client.js";
 import { rootLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
@@ -24,6 +27,8 @@ if (process.argv.includes("--help")) {
   process.exit(0);
 }
 const config = loadConfig(process.env);
+/** The local cluster's Redis user for rebuilds and reshards (deploy/local/src/redis-credentials.ts). */
+const LOCAL_REDIS_ADMIN = "ladder-router-admin";
 const log = rootLogger({ level: config.logLevel, name: "seed" });
 let options;
 try {
@@ -42,7 +47,12 @@ if (remote.length) {
 }
 
 const say = (line: string) => console.log(line);
-const shards = config.shards.map((s) => ({ id: s.id, redis: new Redis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }) }));
+// it writes the boards (--via redis) and reads their offsets: the admin login, else the local cluster's admin user
+const login = config.redisAdminLogin.username !== undefined ? config.redisAdminLogin : localAdminLogin();
+const shards = config.shards.map((s) => ({
+  id: s.id,
+  redis: new Redis(s.redisUrl, { ...loginOptions(s.redisUrl, login), lazyConnect: true, maxRetriesPerRequest: 3 }),
+}));
 await Promise.all(shards.map((s) => s.redis.connect()));
 const kafka = options.via === "kafka" ? createKafka(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" })) : undefined;
 let target;
@@ -117,4 +127,10 @@ try {
 } finally {
   clearInterval(rssTimer);
   await Promise.all(shards.map((s) => s.redis.quit()));
+}
+
+/** The local cluster's admin user (its password in the credentials file's "redis" section), or no login. */
+function localAdminLogin(): RedisLogin {
+  const password = redisPasswordFromFile(config.clientCredentialsFile, LOCAL_REDIS_ADMIN);
+  return password === undefined ? config.redisLogin : { ...NO_LOGIN, username: LOCAL_REDIS_ADMIN, password };
 }
