@@ -293,6 +293,9 @@ describe("local launcher supervision", () => {
     const file = JSON.parse(readFileSync(join(launcher.dataDir, "credentials.json"), "utf8")) as { redis: Record<string, string> };
     const reader = { username: "ladder-router", password: file.redis["ladder-router"]! };
     await ping(launcher.redisPorts[0]!, 1000, reader);
+    // no password on any command line
+    const commandLines = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+    for (const password of Object.values(file.redis)) expect(commandLines.includes(password)).toBe(false);
     expect(readdirSync(join(launcher.dataDir, "secrets")).sort()).toEqual(
       ["ladder-ingest", "ladder-router", "ladder-router-admin", "ladder-shard-node"].map((u) => `${u}.password`),
     );
