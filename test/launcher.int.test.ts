@@ -297,7 +297,7 @@ describe("local launcher supervision", () => {
     const commandLines = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
     for (const password of Object.values(file.redis)) expect(commandLines.includes(password)).toBe(false);
     expect(readdirSync(join(launcher.dataDir, "secrets")).sort()).toEqual(
-      ["ladder-ingest", "ladder-router", "ladder-router-admin", "ladder-shard-node"].map((u) => `${u}.password`),
+      ["ladder-ingest", "ladder-router", "ladder-router-admin", "ladder-shard-node"].map((u) => `${u}.password`).sort(),
     );
   });
 
