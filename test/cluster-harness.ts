@@ -6,8 +6,9 @@ import type { TokenGrant } from "@ladder/platform/auth";
 import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, servesReads } from "@ladder/store";
-import { startServices, type RunningServices } from "@ladder/deploy/services";
+import { startServices, type RunningServices, type ServicesOptions } from "@ladder/deploy/services";
 import type { KafkaRoleSettings } from "@ladder/deploy/kafka-credentials";
+import type { RedisLogin } from "@ladder/platform/redis-login";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import type { PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -51,10 +52,16 @@ export interface TestClusterOptions {
   kafkaLogins?: KafkaRoleSettings;
   /** Runs once the namespace is chosen, before any service starts (e.g. a secured broker's ACLs on its topic). */
   prepare?(ns: Namespace): Promise<void>;
+  /** The namespace to run in (a fresh one when absent): Redis ACLs name its key prefix. */
+  ns?: Namespace;
+  /** Each kind of service's own variables (its Redis user: deploy/local/src/redis-credentials.ts). */
+  own?: ServicesOptions["own"];
+  /** The harness's own login to the shards' Redis (to wait for applied offsets) when they run with ACL users. */
+  redisLogin?: RedisLogin;
 }
 
 export async function startTestCluster(label: string, opts: TestClusterOptions = {}): Promise<TestCluster> {
-  const ns = freshNamespace(label);
+  const ns = opts.ns ?? freshNamespace(label);
   const redisUrls = opts.redisUrls ?? inject("redisUrls");
   await opts.prepare?.(ns);
   const services = await startServices({
@@ -74,6 +81,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       ...opts.settings,
     },
     ...(opts.kafkaLogins ? { kafkaLogins: opts.kafkaLogins } : {}),
+    own: opts.own,
     baseEnv: process.env,
     // services' own warnings are expected in fault tests; start failures carry their output anyway
     log: rootLogger({ level: (process.env.LADDER_TEST_LOG_LEVEL ?? "fatal") as "fatal", name: `test-${label}` }),
@@ -83,7 +91,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
   // the primaries (through Sentinel for sentinel:// shards, following failovers)
   const sentinels = (opts.settings?.LADDER_SENTINELS ?? "").split(",").filter(Boolean);
   const redis = redisUrls.map((url) =>
-    openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }),
+    openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }, opts.redisLogin),
   );
   for (const r of redis) r.on("error", () => {}); // tests kill Redis on purpose
   const { offsets: offsetsKey, heartbeat: heartbeatKey } = keyLayout(ns.keyPrefix);

@@ -77,10 +77,11 @@ function direct(port: number): Redis {
   return r;
 }
 
-/** Read scripts a node has run (the router's reads are EVALSHA calls). */
+/** Read scripts a node has run (the router's reads are EVALSHA_RO calls, EVAL_RO the first time). */
 async function scriptCalls(r: Redis): Promise<number> {
-  const m = /cmdstat_evalsha:calls=(\d+)/.exec(await r.info("commandstats"));
-  return m ? Number(m[1]) : 0;
+  const stats = await r.info("commandstats");
+  const calls = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  return calls("evalsha_ro") + calls("eval_ro");
 }
 
 const sumOffsets = (hash: Record<string, string>) => Object.values(hash).reduce((a, o) => a + Number(o), 0);

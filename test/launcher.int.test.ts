@@ -25,6 +25,7 @@ import { freshNamespace } from "@ladder/platform/test-namespace";
 import { REPO } from "@ladder/deploy/built-entry";
 import { launcherStatePath, processAlive, readLauncherState } from "@ladder/platform/launcher-state";
 import { portIsFree } from "@ladder/deploy/free-port";
+import { ping } from "@ladder/deploy/redis-server";
 import { AdminService, ShardReadiness, type GetClusterStatusResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
@@ -282,6 +283,25 @@ describe("local launcher supervision", () => {
     expect(status.code, status.out).toBe(0);
     expect(status.out).toMatch(new RegExp(`^ladder is running \\(pid ${launcher.child.pid}, `));
     expect(status.out).toMatch(/^ +shard-0 +up +pid \d+ /m);
+  });
+
+  it("runs every Redis with the cluster's ACL users: no command without credentials, each service its own user", async () => {
+    for (const port of launcher.redisPorts)
+      expect(
+        await ping(port).then(
+          () => "PONG",
+          (e: Error) => e.message,
+        ),
+      ).toMatch(/-NOAUTH/);
+    const file = JSON.parse(readFileSync(join(launcher.dataDir, "credentials.json"), "utf8")) as { redis: Record<string, string> };
+    const reader = { username: "ladder-router", password: file.redis["ladder-router"]! };
+    await ping(launcher.redisPorts[0]!, 1000, reader);
+    // no password on any command line
+    const commandLines = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+    for (const password of Object.values(file.redis)) expect(commandLines.includes(password)).toBe(false);
+    expect(readdirSync(join(launcher.dataDir, "secrets")).sort()).toEqual(
+      ["ladder-ingest", "ladder-router", "ladder-router-admin", "ladder-shard-node"].map((u) => `${u}.password`).sort(),
+    );
   });
 
   it("reports the running cluster: every shard serving with its lag, heartbeat, size and Redis node; Kafka and the topic", async () => {

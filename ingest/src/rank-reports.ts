@@ -88,7 +88,7 @@ export class RankReporter {
   private readonly connections = new Map<string, Redis>();
 
   constructor(
-    private readonly config: Pick<Config, "scoreTopic" | "boards" | "keyPrefix">,
+    private readonly config: Pick<Config, "scoreTopic" | "boards" | "keyPrefix" | "redisLogin">,
     private readonly placement: () => ClusterPlacement,
   ) {}
 
@@ -101,7 +101,7 @@ export class RankReporter {
       const key = `${s.id} ${s.redisUrl}`;
       let redis = this.connections.get(key);
       if (!redis) {
-        redis = openRedis(s.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1, lazyConnect: true });
+        redis = openRedis(s.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1, lazyConnect: true }, this.config.redisLogin);
         redis.on("error", () => {}); // reported per call
         this.connections.set(key, redis);
       }

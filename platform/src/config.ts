@@ -15,6 +15,7 @@ import { localCredentialsPath } from "./credentials-file.js";
 import { launcherStatePath } from "./launcher-state.js";
 import { redactSecrets } from "./redact.js";
 import { checkKafkaSecurity, kafkaSecurityEnv, kafkaSecurityOf, type KafkaSecurity } from "./kafka-security.js";
+import { checkRedisLogin, redisLoginEnv, redisLoginsOf, type RedisLogin } from "./redis-login.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "@ladder/model/board-spec";
 import { CLIENT_VARIABLES, LADDER_DATA_DIR, LISTEN } from "./client-config.js";
 import { expandSentinelUrl, hostPortProblem, isSentinelUrl, parseSentinelName } from "./redis-address.js";
@@ -52,6 +53,10 @@ export interface Config {
   readonly sentinels: readonly string[];
   /** How long ago a replica must last have been seen holding all its primary had applied, to serve reads. */
   readonly replicaMaxLagMs: number;
+  /** This service's login to the shards' Redis and Sentinels (redis-login.ts). */
+  readonly redisLogin: RedisLogin;
+  /** The router's login for rebuilds and reshards (redisLogin unless LADDER_REDIS_ADMIN_USERNAME is set). */
+  readonly redisAdminLogin: RedisLogin;
   readonly keyPrefix: string;
   readonly boards: BoardSpecs;
   /** Boards without a definition take `boards` (true), or are refused with NOT_FOUND (false). */
@@ -151,6 +156,7 @@ export const servicesEnv = envVariables({
   }),
   LADDER_SHARDS: shards(),
   LADDER_SENTINELS: sentinels(),
+  ...redisLoginEnv,
   LADDER_REPLICA_MAX_LAG_MS: duration({
     default: 1000,
     min: 1,
@@ -393,6 +399,7 @@ export const servicesEnv = envVariables({
 export const configSchema = envSchema(servicesEnv, {
   check(v, problem) {
     checkKafkaSecurity(v, problem);
+    checkRedisLogin(v, problem);
     if (v.LADDER_TLS_CERT_FILE && !v.LADDER_TLS_KEY_FILE)
       problem("LADDER_TLS_KEY_FILE", "needed with LADDER_TLS_CERT_FILE (the two go together)");
     if (v.LADDER_TLS_KEY_FILE && !v.LADDER_TLS_CERT_FILE)
@@ -427,6 +434,7 @@ export const configSchema = envSchema(servicesEnv, {
     ),
     sentinels: v.LADDER_SENTINELS,
     replicaMaxLagMs: v.LADDER_REPLICA_MAX_LAG_MS,
+    ...redisLoginsOf(v),
     keyPrefix: v.LADDER_KEY_PREFIX,
     boards: v.LADDER_BOARDS,
     implicitBoards: v.LADDER_IMPLICIT_BOARDS,

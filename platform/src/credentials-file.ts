@@ -4,8 +4,9 @@
  * it on the command line, where it would show in the shell's history and in `ps`. Two forms:
  *
  *   [{name, token, roles}, ...]                      token grants only (the format of LADDER_TOKENS)
- *   {"tokens": [...], "kafka": {"caFile", "users": {name: password}}, ...}
- *                                                    grants, and the local broker's SASL users
+ *   {"tokens": [...], "kafka": {"caFile", "users": {name: password}},
+ *    "redis": {user: password}, ...}                 grants, the local broker's SASL users and the
+ *                                                    local Redis ACL users (deploy/local/src/redis-credentials.ts)
  *
  * Readers take either; a writer writes the object form and keeps the sections it does not know.
  */
@@ -79,4 +80,12 @@ export function kafkaLoginFromFile(path: string, user: string): { username: stri
   const password = kafka?.users[user];
   if (password === undefined) return undefined;
   return { username: user, password, ...(kafka?.caFile ? { caFile: kafka.caFile } : {}) };
+}
+
+/** The password of Redis user `user` in the "redis" section of the credentials file at `path`; undefined when there is none. */
+export function redisPasswordFromFile(path: string, user: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const redis = readCredentialsDocument(path).redis as Record<string, unknown> | undefined;
+  const password = redis?.[user];
+  return typeof password === "string" ? password : undefined;
 }

@@ -67,6 +67,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     keyPrefix: config.keyPrefix,
     timeoutMs: config.shardTimeoutMs,
     replicaMaxLagMs: config.replicaMaxLagMs,
+    login: config.redisLogin,
     log: log.child({ component: "shards" }),
   });
   const moves = { epoch: pool.epoch, changedAt: 0 }; // moves.ts

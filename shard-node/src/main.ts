@@ -29,7 +29,7 @@ const shard = config.shards.find((s) => s.id === shardId)!;
 // failover the promoted replica may lack the last writes applied to the old primary (replication is
 // asynchronous): the heartbeat finds it holding less than was applied and the node replays from the
 // log, refusing reads meanwhile (readiness.ts, "lost data").
-const redis = openRedis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+const redis = openRedis(shard.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null }, config.redisLogin);
 redis.on("error", (err: Error) => log.warn({ err: err.message }, "redis connection error"));
 await redis.connect();
 const logClient = await LogClient.open(

@@ -7,30 +7,61 @@
  * node's role, and reconnects when a node answers READONLY (a primary that was demoted under
  * the connection).
  *
+ * The login (platform/src/redis-login.ts) is the caller's: its ACL user on the Redis nodes and on
+ * the Sentinels, and the CA of a rediss:// address. A password in the URL wins over it.
+ *
  * Not ioredis's `failoverDetector`: its reconnect on +switch-master can land while a reconnect
  * is resolving the primary, and ioredis then ends the connection for good ("Connection is
  * closed."), which a failover under load hit (test/failover.int.test.ts).
  */
 import { Redis, type RedisOptions } from "ioredis";
 import { parseSentinelUrl } from "@ladder/platform/redis-address";
+import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
 
 /** How often a lost connection to a primary behind Sentinel is tried again: a failover takes seconds. */
 export const FAILOVER_RETRY_MS = 100;
 
-/** A connection to the shard's Redis at `url` (its primary, for sentinel://) with `options`. */
-export function openRedis(url: string, options: RedisOptions = {}): Redis {
+/** A connection to the shard's Redis at `url` (its primary, for sentinel://) with `options`, logged in with `login`. */
+export function openRedis(url: string, options: RedisOptions = {}, login: RedisLogin = NO_LOGIN): Redis {
   const sentinel = parseSentinelUrl(url);
-  if (!sentinel) return new Redis(url, options);
+  if (!sentinel) return new Redis(url, { ...loginOptions(url, login), ...options });
   return new Redis({
     sentinels: sentinel.sentinels.map((s) => ({ host: s.host, port: s.port })),
     name: sentinel.name,
     role: "master",
-    password: sentinel.password,
+    ...nodeLogin(sentinel.password, login),
+    ...sentinelLogin(login),
     retryStrategy: () => FAILOVER_RETRY_MS,
     sentinelRetryStrategy: () => FAILOVER_RETRY_MS * 5,
     reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
     ...options,
   });
+}
+
+/**
+ * The ioredis options of `login` for a redis:// or rediss:// `url`: its user and password (the
+ * URL's own, when it has any, win: ioredis takes the URL's first), and for rediss:// the CA.
+ */
+export function loginOptions(url: string, login: RedisLogin): RedisOptions {
+  const tls = url.startsWith("rediss://") && login.tlsCa !== undefined ? { tls: { ca: login.tlsCa } } : {};
+  return { ...nodeLogin(undefined, login), ...tls };
+}
+
+/** The user and password of a Redis node behind Sentinel: the address's password (the `default` user) or the login's. */
+export function nodeLogin(urlPassword: string | undefined, login: RedisLogin): Pick<RedisOptions, "username" | "password"> {
+  if (urlPassword !== undefined) return { password: urlPassword };
+  return {
+    ...(login.username === undefined ? {} : { username: login.username }),
+    ...(login.password === undefined ? {} : { password: login.password }),
+  };
+}
+
+/** The user and password to log in to the Sentinels with. */
+export function sentinelLogin(login: RedisLogin): Pick<RedisOptions, "sentinelUsername" | "sentinelPassword"> {
+  return {
+    ...(login.sentinelUsername === undefined ? {} : { sentinelUsername: login.sentinelUsername }),
+    ...(login.sentinelPassword === undefined ? {} : { sentinelPassword: login.sentinelPassword }),
+  };
 }
 
 /** Resolves when `redis` is ready (at once if it is), rejects after `ms`. */

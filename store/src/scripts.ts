@@ -6,6 +6,7 @@
  * The readers' scripts and the writers' scripts are defined separately, so a connection
  * that only reads (the router's) never carries a command that writes.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 import { LadderError, Code } from "@ladder/model/errors";
@@ -52,6 +53,9 @@ const SOURCES = Object.freeze({
   batch: read("read-batch"),
 });
 
+/** The SHA-1 Redis knows the apply script by (EVALSHA). */
+export const APPLY_SCRIPT_SHA = createHash("sha1").update(SOURCES.apply).digest("hex");
+
 /** Status codes of the apply script (script-codes.ts, shared with the Lua). */
 export const ApplyStatus = APPLY_STATUS;
 export type ApplyStatus = (typeof APPLY_STATUS)[keyof typeof APPLY_STATUS];
@@ -96,16 +100,35 @@ export interface WriteScripts {
   ladderHeartbeat(heartbeat: string, offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
 }
 
-/** Defines the read scripts on `redis` (once per connection) and returns it typed with them. */
+/**
+ * Defines the read scripts on `redis` (once per connection) and returns it typed with them. They
+ * run as EVALSHA_RO (EVAL_RO the first time a Redis sees one): Redis refuses any write inside
+ * them, and the router's Redis user may run nothing else (platform/src/redis-acl.ts).
+ */
 export function withReadScripts(redis: Redis): Redis & ReadScripts {
   if (!("ladderTop" in redis)) {
-    redis.defineCommand("ladderTop", { lua: SOURCES.top, numberOfKeys: 2, readOnly: true });
-    redis.defineCommand("ladderWindow", { lua: SOURCES.window, numberOfKeys: 2, readOnly: true });
-    redis.defineCommand("ladderEntry", { lua: SOURCES.entry, numberOfKeys: 2, readOnly: true });
-    redis.defineCommand("ladderStanding", { lua: SOURCES.standing, numberOfKeys: 2, readOnly: true });
-    redis.defineCommand("ladderBatch", { lua: SOURCES.batch, readOnly: true });
+    defineReadScript(redis, "ladderTop", SOURCES.top, 2);
+    defineReadScript(redis, "ladderWindow", SOURCES.window, 2);
+    defineReadScript(redis, "ladderEntry", SOURCES.entry, 2);
+    defineReadScript(redis, "ladderStanding", SOURCES.standing, 2);
+    defineReadScript(redis, "ladderBatch", SOURCES.batch);
   }
   return redis as Redis & ReadScripts;
+}
+
+/** Command `name` on `redis`: script `lua` by EVALSHA_RO, EVAL_RO when Redis answers NOSCRIPT; `numberOfKeys` undefined: the first argument. */
+function defineReadScript(redis: Redis, name: keyof ReadScripts, lua: string, numberOfKeys?: number): void {
+  const sha = createHash("sha1").update(lua).digest("hex");
+  const run = async (...args: Array<string | number>): Promise<unknown> => {
+    const full = numberOfKeys === undefined ? args : [numberOfKeys, ...args];
+    try {
+      return await redis.call("EVALSHA_RO", sha, ...full);
+    } catch (err) {
+      if (!(err as Error).message.startsWith("NOSCRIPT")) throw err;
+      return redis.call("EVAL_RO", lua, ...full);
+    }
+  };
+  Object.defineProperty(redis, name, { value: run, enumerable: false });
 }
 
 /** Defines the write scripts on `redis` (once per connection) and returns it typed with them. */

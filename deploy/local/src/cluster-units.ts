@@ -87,7 +87,9 @@ function redisUnits({ local, infra, replicas, log }: UnitsOptions): ClusterUnit[
   });
   if (!replicas) {
     return infra.redis.map((r, i) =>
-      unit(`redis-${i}`, r, () => startRedisServer({ dataDir: r.dataDir, port: r.port, persist: local.persistRedis, log })),
+      unit(`redis-${i}`, r, () =>
+        startRedisServer({ dataDir: r.dataDir, port: r.port, persist: local.persistRedis, security: r.security, log }),
+      ),
     );
   }
   return replicas.shards.flatMap((shard, i) => [

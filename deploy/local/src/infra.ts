@@ -8,6 +8,7 @@ import type { Logger } from "@ladder/platform/logger";
 import { dockerAvailable, startKafkaContainer, startRedisContainer } from "./containers.js";
 import { type KafkaBroker, type KafkaBrokerSecurity, startKafkaBroker } from "./kafka-broker.js";
 import { ensureKafkaJars } from "./kafka-jars.js";
+import type { LocalRedisSecurity } from "./redis-credentials.js";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
 
 export interface Infra {
@@ -34,6 +35,8 @@ export interface InfraOptions {
   redisPorts?: number[];
   /** Redis keeps an append-only file (fsync every second) when true. */
   persistRedis: boolean;
+  /** Local Redis processes run with these ACL users (redis-credentials.ts); containers do not take it. */
+  redisSecurity?: LocalRedisSecurity;
   preferContainers: boolean;
   log: Logger;
 }
@@ -44,13 +47,20 @@ export async function startInfra(opts: InfraOptions): Promise<Infra> {
     throw new Error(`redisPorts has ${redisPorts.length} ports for ${redisCount} redis servers`);
   }
   const containers = preferContainers && opts.kafkaSecurity === undefined && (await dockerAvailable());
+  if (containers && opts.redisSecurity) throw new Error("Redis ACL users are set up for local redis-server processes, not containers");
   log.info({ redisCount, containers }, containers ? "starting infra in containers" : "starting infra as local processes");
 
   const kafka = containers ? startKafkaContainer({ log }) : startLocalKafka(opts);
   const redis = Array.from({ length: redisCount }, (_, i) =>
     containers
       ? startRedisContainer({ persist: opts.persistRedis, log })
-      : startRedisServer({ dataDir: join(opts.dataDir, `redis-${i}`), port: redisPorts?.[i], persist: opts.persistRedis, log }),
+      : startRedisServer({
+          dataDir: join(opts.dataDir, `redis-${i}`),
+          port: redisPorts?.[i],
+          persist: opts.persistRedis,
+          security: opts.redisSecurity,
+          log,
+        }),
   );
 
   const settled = await Promise.allSettled([kafka, ...redis]);

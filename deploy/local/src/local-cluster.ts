@@ -23,6 +23,7 @@ import { startGatewayService, type GatewayService } from "./gateway-service.js";
 import { startInfra, type Infra } from "./infra.js";
 import { logsDir } from "./log-files.js";
 import { SENTINELS, type LocalConfig } from "./local-config.js";
+import { localRedisPasswords, localRedisSecurity, localRedisServiceEnv, type LocalRedisSecurity } from "./redis-credentials.js";
 import { startReplicatedRedis, type ReplicatedRedis } from "./replicated-redis.js";
 import { startServices, type RunningServices } from "./services.js";
 
@@ -40,7 +41,10 @@ export async function startLocalCluster(
   log: Logger,
 ): Promise<LocalCluster> {
   const logins = localKafkaLogins(local.dataDir);
-  const { infra, replicas, stop } = await startKafkaAndRedis(local, logins, log);
+  // every Redis and Sentinel runs with the cluster's ACL users; each service logs in as its own
+  const redisPasswords = localRedisPasswords(local.dataDir);
+  const security = localRedisSecurity(redisPasswords, cluster.keyPrefix);
+  const { infra, replicas, stop } = await startKafkaAndRedis(local, logins, security, log);
   // tokens from the environment win; otherwise the local cluster's own
   const grants: readonly TokenGrant[] = cluster.tokens.length ? cluster.tokens : localCredentials(local.dataDir);
   const logLevel = cluster.logLevel === "silent" ? "info" : cluster.logLevel;
@@ -65,6 +69,7 @@ export async function startLocalCluster(
         ...(replicas ? { LADDER_SENTINELS: replicas.sentinelList } : {}),
       },
       kafkaLogins: kafkaRoleSettings(logins),
+      own: localRedisServiceEnv(local.dataDir, redisPasswords, replicas !== undefined),
       baseEnv: env,
       log,
     });
@@ -100,6 +105,7 @@ export async function grantRoleAcls(kafka: KafkaBroker, scoreTopic: string, log:
 async function startKafkaAndRedis(
   local: LocalConfig,
   logins: LocalKafkaLogins,
+  security: LocalRedisSecurity,
   log: Logger,
 ): Promise<Omit<LocalCluster, "services" | "gateway"> & { stop(): Promise<void> }> {
   log.info({ dataDir: local.dataDir, shards: local.shards, replicas: local.replicas }, "starting Kafka and Redis");
@@ -115,6 +121,7 @@ async function startKafkaAndRedis(
       kafkaSecurity: brokerSecurityOf(logins),
       redisPorts: replicated ? [] : Array.from({ length: local.shards }, (_, i) => base + i),
       persistRedis: local.persistRedis,
+      redisSecurity: security,
       preferContainers: false,
       log,
     }),
@@ -132,6 +139,7 @@ async function startKafkaAndRedis(
           },
           downAfterMs: 2000,
           failoverTimeoutMs: 10_000,
+          security,
           log,
         })
       : Promise.resolve(undefined),
@@ -170,6 +178,7 @@ export function clusterSummary({ infra, replicas, services: s, gateway }: LocalC
     ["logs", `${logsDir(local.dataDir)}  (one file per process: npm run logs [-- <name>...])`],
     ["tokens", cluster.tokens.length ? "from LADDER_TOKENS" : localCredentialsPath(local.dataDir)],
     ["kafka logins", `${localCredentialsPath(local.dataDir)}  (SASL/SCRAM-SHA-512 over TLS, CA ${infra.kafka.caFile ?? "-"})`],
+    ["redis users", `${localCredentialsPath(local.dataDir)} ("redis"; default user off)`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return [

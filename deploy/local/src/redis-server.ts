@@ -2,13 +2,18 @@
 // With `persist` it keeps an append-only file (fsync every second), so a restart on the same dataDir
 // gets its data back; without, it keeps nothing. It never snapshots (save "") and never evicts.
 // Its output is logged at debug (Redis marks routine notices as warnings) and quoted if it fails.
-// With `replicaOf` it starts as a replica of that primary (replicated-redis.ts).
-import { mkdir } from "node:fs/promises";
+// With `replicaOf` it starts as a replica of that primary (replicated-redis.ts). With `security` it runs
+// with the cluster's ACL users (redis-credentials.ts), `default` off: its ACL file and a configuration
+// file holding the replication login are written in `dataDir`, mode 0600, so no password is on its
+// command line.
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { connect } from "node:net";
 import type { Logger } from "@ladder/platform/logger";
 import { freePort, portIsFree } from "./free-port.js";
 import { describeExit, spawnManaged, type ManagedProcess } from "./managed-process.js";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
+import type { LocalRedisSecurity, Login } from "./redis-credentials.js";
 
 export interface RedisServer {
   /** e.g. "redis://127.0.0.1:40123" */
@@ -21,6 +26,8 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** The local process, to watch (the launcher restarts it when it dies); none for a container. */
   readonly process?: ManagedProcess;
+  /** The ACL it runs with (started again with the same). */
+  readonly security?: LocalRedisSecurity;
 }
 
 export interface RedisServerOptions {
@@ -37,6 +44,8 @@ export interface RedisServerOptions {
   replicaOf?: string;
   /** Part of a primary/replica set: a full sync starts at once instead of after 5 s (Redis's default delay). */
   replicated?: boolean;
+  /** Run with these ACL users, `default` off. */
+  security?: LocalRedisSecurity;
 }
 
 const RESERVED_PORT = 6379;
@@ -47,15 +56,16 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
   const port = await choosePort(opts.port ?? 0);
   await mkdir(dataDir, { recursive: true });
   const started = Date.now();
+  const conf = opts.security ? [await writeSecurityFiles(dataDir, opts.security)] : [];
   const proc = spawnManaged({
     command,
-    args: redisArgs({ port, dataDir, persist, replicaOf: opts.replicaOf, replicated: opts.replicated }),
+    args: [...conf, ...redisArgs({ port, dataDir, persist, replicaOf: opts.replicaOf, replicated: opts.replicated })],
     cwd: dataDir,
     log: log.child({ proc: "redis", port }),
   });
   const url = `redis://127.0.0.1:${port}`;
   try {
-    await retryUntil(() => ping(port), {
+    await retryUntil(() => ping(port, 1000, opts.security?.admin), {
       what: `redis-server on ${url}`,
       timeoutMs: readyTimeoutMs,
       ...LAUNCH_BACKOFF,
@@ -73,6 +83,7 @@ export async function startRedisServer(opts: RedisServerOptions): Promise<RedisS
     port,
     dataDir,
     process: proc,
+    security: opts.security,
     stop: async () => {
       const s = await proc.stop(STOP_GRACE_MS);
       log.info({ url, how: describeExit(s) }, "redis stopped");
@@ -133,11 +144,30 @@ export async function choosePort(port: number): Promise<number> {
   }
 }
 
+/** Writes users.acl and redis.conf (both 0600) into `dataDir`; returns the configuration file's path. */
+async function writeSecurityFiles(dataDir: string, security: LocalRedisSecurity): Promise<string> {
+  const acl = join(dataDir, "users.acl");
+  const conf = join(dataDir, "redis.conf");
+  const { username, password } = security.replication;
+  await secretFile(acl, `${security.aclLines.join("\n")}\n`);
+  await secretFile(conf, `${[`aclfile ${acl}`, `masteruser ${username}`, `masterauth ${password}`].join("\n")}\n`);
+  return conf;
+}
+
+/** `text` in `path`, readable by its owner only (also when the file existed). */
+export async function secretFile(path: string, text: string): Promise<void> {
+  await writeFile(path, text, { mode: 0o600 });
+  await chmod(path, 0o600);
+}
+
+/** A command as RESP: an array of bulk strings. */
+const resp = (...args: string[]) => `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;
+
 /**
- * One PING over a raw socket; resolves when the answer is +PONG. A server still loading its AOF
- * answers -LOADING, which counts as not ready.
+ * One PING over a raw socket (after AUTH as `login`, when given); resolves when the answer is
+ * +PONG. A server still loading its AOF answers -LOADING, which counts as not ready.
  */
-export function ping(port: number, timeoutMs = 1000): Promise<void> {
+export function ping(port: number, timeoutMs = 1000, login?: Login): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port });
     let reply = "";
@@ -148,11 +178,14 @@ export function ping(port: number, timeoutMs = 1000): Promise<void> {
     };
     socket.setTimeout(timeoutMs, () => done(new Error("PING timed out")));
     socket.once("error", done);
-    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.once("connect", () => socket.write((login ? resp("AUTH", login.username, login.password) : "") + resp("PING")));
     socket.on("data", (chunk) => {
       reply += chunk.toString("utf8");
-      if (!reply.includes("\r\n")) return;
-      done(reply.startsWith("+PONG") ? undefined : new Error(`PING answered ${reply.trim()}`));
+      const lines = reply.split("\r\n");
+      if (lines.length <= (login ? 2 : 1)) return;
+      if (login && lines[0] !== "+OK") return done(new Error(`AUTH answered ${lines[0]}`));
+      const pong = lines[login ? 1 : 0]!;
+      done(pong.startsWith("+PONG") ? undefined : new Error(`PING answered ${pong}`));
     });
   });
 }

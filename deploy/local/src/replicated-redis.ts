@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { LAUNCH_BACKOFF, retryUntil, sleep } from "@ladder/platform/backoff";
 import type { Logger } from "@ladder/platform/logger";
+import type { LocalRedisSecurity, Login } from "./redis-credentials.js";
 import { startRedisServer, type RedisServer } from "./redis-server.js";
 import { startSentinel, type SentinelServer } from "./sentinel.js";
 
@@ -61,6 +62,8 @@ export interface ReplicatedRedisOptions {
   /** Sentinel's failover-timeout. */
   failoverTimeoutMs: number;
   log: Logger;
+  /** Every Redis and Sentinel runs with these ACL users (redis-credentials.ts). */
+  security?: LocalRedisSecurity;
   /** How long to wait for the replicas to sync and the Sentinels to know each other (default 60 s). */
   readyTimeoutMs?: number;
 }
@@ -87,6 +90,7 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
             port: o.ports?.primary(i),
             persist: o.persist,
             replicated: true,
+            security: o.security,
             log: o.log,
           }),
         ),
@@ -103,6 +107,7 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
                 port: o.ports?.replica(i, j + 1),
                 persist: o.persist,
                 replicaOf: `127.0.0.1:${p.port}`,
+                security: o.security,
                 log: o.log,
               }),
             ),
@@ -112,7 +117,7 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
     );
     await Promise.all(
       replicas.flat().map((r) =>
-        waitFor(r.port, `replica on ${r.url} in sync with its primary`, readyTimeoutMs, async (c) => {
+        waitFor(r.port, o.security?.admin, `replica on ${r.url} in sync with its primary`, readyTimeoutMs, async (c) => {
           if (!/master_link_status:up/.test(await c.info("replication"))) throw new Error("not in sync yet");
         }),
       ),
@@ -129,6 +134,7 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
             quorum,
             downAfterMs: o.downAfterMs,
             failoverTimeoutMs: o.failoverTimeoutMs,
+            security: o.security,
             log: o.log,
           }),
         ),
@@ -137,7 +143,7 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
     // a failover needs the Sentinels to know the replicas and each other (they learn it within seconds)
     await Promise.all(
       sentinels.map((s) =>
-        waitFor(s.port, `sentinel ${s.address} knowing every replica and Sentinel`, readyTimeoutMs, async (c) => {
+        waitFor(s.port, o.security?.sentinel, `sentinel ${s.address} knowing every replica and Sentinel`, readyTimeoutMs, async (c) => {
           for (const name of names) {
             const known = (await c.call("SENTINEL", "REPLICAS", name)) as unknown[];
             const peers = (await c.call("SENTINEL", "SENTINELS", name)) as unknown[];
@@ -180,6 +186,7 @@ function restarts(
     askSentinels(
       sentinelPorts.filter((p) => p !== except),
       name,
+      o.security?.sentinel,
     );
   return {
     async restartServer(server) {
@@ -194,6 +201,7 @@ function restarts(
         persist: o.persist,
         replicated: true,
         replicaOf: primary,
+        security: o.security,
         log: o.log,
       });
     },
@@ -211,6 +219,7 @@ function restarts(
         quorum,
         downAfterMs: o.downAfterMs,
         failoverTimeoutMs: o.failoverTimeoutMs,
+        security: o.security,
         log: o.log,
       });
     },
@@ -226,11 +235,12 @@ async function stopAll(started: { servers: RedisServer[]; sentinels: SentinelSer
 }
 
 /** The primary of `name` ("host:port") as the first of the Sentinels on `ports` that answers names it. */
-async function askSentinels(ports: readonly number[], name: string): Promise<string | undefined> {
+async function askSentinels(ports: readonly number[], name: string, login: Login | undefined): Promise<string | undefined> {
   for (const port of ports) {
     const c = new Redis({
       host: "127.0.0.1",
       port,
+      ...login,
       lazyConnect: true,
       connectTimeout: 500,
       commandTimeout: 500,
@@ -263,8 +273,14 @@ async function waitForOtherPrimary(named: () => Promise<string | undefined>, sel
 }
 
 /** Polls `check` on a connection to 127.0.0.1:`port` until it passes. */
-async function waitFor(port: number, what: string, timeoutMs: number, check: (c: Redis) => Promise<void>): Promise<void> {
-  const c = new Redis({ host: "127.0.0.1", port, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+async function waitFor(
+  port: number,
+  login: Login | undefined,
+  what: string,
+  timeoutMs: number,
+  check: (c: Redis) => Promise<void>,
+): Promise<void> {
+  const c = new Redis({ host: "127.0.0.1", port, ...login, lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
   c.on("error", () => {});
   try {
     await retryUntil(() => check(c), { what, timeoutMs, ...LAUNCH_BACKOFF, initialMs: 50 });

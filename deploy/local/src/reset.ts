@@ -1,7 +1,7 @@
 // `npm run cluster -- reset`: what of a data dir is the local cluster's state, removed so that the
 // next start is a first one: Kafka's log (the scores, the snapshots and placements topics, the
-// broker's id), each Redis's and Sentinel's files, the tokens (credentials.json), the routers' stream
-// secret (stream-secret), the logs, and the
+// broker's id), each Redis's and Sentinel's files, the tokens, Kafka logins and Redis passwords
+// (credentials.json, secrets/), the routers' stream secret (stream-secret), the logs, and the
 // launcher's state and pid files. Anything else in the directory is left alone. Refused while a
 // launcher runs on it (control.ts): stop it first.
 import { readdirSync, rmSync } from "node:fs";
@@ -9,8 +9,9 @@ import { join } from "node:path";
 
 const FIXED = new Map<string, string>([
   ["kafka", "Kafka's log: scores, snapshots, placements"],
-  ["credentials.json", "the local tokens and Kafka logins"],
+  ["credentials.json", "the local tokens, Kafka logins and Redis users' passwords"],
   ["stream-secret", "the routers' resume-token secret"],
+  ["secrets", "the services' Redis password files"],
   ["logs", "the processes' logs"],
   ["launcher-state.json", "the launcher's state"],
   ["launcher.pid", "the launcher's pid file"],

@@ -1,13 +1,16 @@
 // Starts a Redis Sentinel as a child process on 127.0.0.1: the installed redis-server in sentinel mode
 // (`redis-server <conf> --sentinel`, no other package needed), watching the given primaries. Its
 // configuration file is written afresh in `dataDir` at every start (Sentinel rewrites it as it learns
-// replicas, other Sentinels and failovers), so a restart begins from the layout it is given.
-import { mkdir, rm, writeFile } from "node:fs/promises";
+// replicas, other Sentinels and failovers), so a restart begins from the layout it is given. With
+// `security` the file (mode 0600) also holds the Sentinels' ACL users, `default` off, and Sentinel's
+// logins to the Redis nodes and to the other Sentinels.
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@ladder/platform/logger";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 import { describeExit, spawnManaged, type ManagedProcess } from "./managed-process.js";
-import { choosePort, ping } from "./redis-server.js";
+import type { LocalRedisSecurity } from "./redis-credentials.js";
+import { choosePort, ping, secretFile } from "./redis-server.js";
 
 export interface SentinelServer {
   /** "127.0.0.1:port" */
@@ -40,13 +43,18 @@ export interface SentinelOptions {
   log: Logger;
   readyTimeoutMs?: number;
   command?: string;
+  /** Run with the cluster's ACL users (redis-credentials.ts). */
+  security?: LocalRedisSecurity;
 }
 
 /** sentinel.conf for `o` (exported for its test). */
 export function sentinelConf(
-  o: Pick<SentinelOptions, "primaries" | "quorum" | "downAfterMs" | "failoverTimeoutMs"> & { port: number; dataDir: string },
+  o: Pick<SentinelOptions, "primaries" | "quorum" | "downAfterMs" | "failoverTimeoutMs" | "security"> & { port: number; dataDir: string },
 ): string {
   const lines = [`port ${o.port}`, "bind 127.0.0.1", "daemonize no", `dir ${o.dataDir}`];
+  const s = o.security;
+  if (s)
+    lines.push(...s.sentinelAclLines, `sentinel sentinel-user ${s.sentinel.username}`, `sentinel sentinel-pass ${s.sentinel.password}`);
   for (const p of o.primaries) {
     const colon = p.address.lastIndexOf(":");
     lines.push(
@@ -54,6 +62,7 @@ export function sentinelConf(
       `sentinel down-after-milliseconds ${p.name} ${o.downAfterMs}`,
       `sentinel failover-timeout ${p.name} ${o.failoverTimeoutMs}`,
       `sentinel parallel-syncs ${p.name} 1`,
+      ...(s ? [`sentinel auth-user ${p.name} ${s.sentinel.username}`, `sentinel auth-pass ${p.name} ${s.sentinel.password}`] : []),
     );
   }
   return lines.join("\n") + "\n";
@@ -65,11 +74,11 @@ export async function startSentinel(o: SentinelOptions): Promise<SentinelServer>
   await mkdir(dataDir, { recursive: true });
   const conf = join(dataDir, "sentinel.conf");
   await rm(conf, { force: true });
-  await writeFile(conf, sentinelConf({ ...o, port, dataDir }));
+  await secretFile(conf, sentinelConf({ ...o, port, dataDir }));
   const proc = spawnManaged({ command, args: [conf, "--sentinel"], cwd: dataDir, log: log.child({ proc: "sentinel", port }) });
   const address = `127.0.0.1:${port}`;
   try {
-    await retryUntil(() => ping(port), {
+    await retryUntil(() => ping(port, 1000, o.security?.sentinel), {
       what: `redis sentinel on ${address}`,
       timeoutMs: readyTimeoutMs,
       ...LAUNCH_BACKOFF,

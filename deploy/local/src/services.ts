@@ -36,6 +36,12 @@ export interface ServicesOptions {
   streamSecret?: string;
   /** Any other LADDER_* settings (topic, slots, key prefix, heartbeat TTL, log level...), not LADDER_TOKENS. */
   settings?: Readonly<Record<string, string>>;
+  /** Variables of one kind of service only (its own credentials), on top of `settings`. */
+  own?: {
+    readonly shard?: Readonly<Record<string, string>>;
+    readonly router?: Readonly<Record<string, string>>;
+    readonly ingest?: Readonly<Record<string, string>>;
+  };
   /** The environment the children inherit (PATH and friends). */
   baseEnv: Readonly<Record<string, string | undefined>>;
   log: Logger;
@@ -75,6 +81,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
   const envOf = (holder: TokenHolder) => ({
     ...env,
     ...opts.kafkaLogins?.[holder],
+    ...opts.own?.[holder],
     ...tokensEnv(holder, tokens),
     ...(holder === "router" ? secret : {}),
   });

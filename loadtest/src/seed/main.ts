@@ -10,6 +10,9 @@ import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
 import { LogClient } from "@ladder/log/log-client";
 import { seedKafkaSecurity } from "../kafka-login.js";
+import { redisPasswordFromFile } from "@ladder/platform/credentials-file";
+import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
+import { loginOptions } from "@ladder/store";
 import { rootLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
 import { isLoopbackHost } from "../cli-values.js";
@@ -25,6 +28,8 @@ if (process.argv.includes("--help")) {
   process.exit(0);
 }
 const config = loadConfig(process.env);
+/** The local cluster's Redis user for rebuilds and reshards (deploy/local/src/redis-credentials.ts). */
+const LOCAL_REDIS_ADMIN = "ladder-router-admin";
 const log = rootLogger({ level: config.logLevel, name: "seed" });
 let options;
 try {
@@ -43,7 +48,12 @@ if (remote.length) {
 }
 
 const say = (line: string) => console.log(line);
-const shards = config.shards.map((s) => ({ id: s.id, redis: new Redis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }) }));
+// it writes the boards (--via redis) and reads their offsets: the admin login, else the local cluster's admin user
+const login = config.redisAdminLogin.username !== undefined ? config.redisAdminLogin : localAdminLogin();
+const shards = config.shards.map((s) => ({
+  id: s.id,
+  redis: new Redis(s.redisUrl, { ...loginOptions(s.redisUrl, login), lazyConnect: true, maxRetriesPerRequest: 3 }),
+}));
 await Promise.all(shards.map((s) => s.redis.connect()));
 const kafka =
   options.via === "kafka"
@@ -123,4 +133,10 @@ try {
   clearInterval(rssTimer);
   await kafka?.close();
   await Promise.all(shards.map((s) => s.redis.quit()));
+}
+
+/** The local cluster's admin user (its password in the credentials file's "redis" section), or no login. */
+function localAdminLogin(): RedisLogin {
+  const password = redisPasswordFromFile(config.clientCredentialsFile, LOCAL_REDIS_ADMIN);
+  return password === undefined ? config.redisLogin : { ...NO_LOGIN, username: LOCAL_REDIS_ADMIN, password };
 }

@@ -19,6 +19,7 @@ import { Phase } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { Config } from "@ladder/platform/config";
 import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavailable } from "@ladder/model/errors";
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
+import type { RedisLogin } from "@ladder/platform/redis-login";
 import type { Logger } from "@ladder/platform/logger";
 import type { TopicIds } from "@ladder/log/kafka";
 import type { LogClient } from "@ladder/log/log-client";
@@ -72,7 +73,7 @@ export function adminService({
             slots: placement.slotsOf.get(id) ?? [],
             boards: config.boards,
           });
-        const leases = await takeLeases(shards, mode, config.keyPrefix, log);
+        const leases = await takeLeases(shards, mode, config.keyPrefix, config.redisAdminLogin, log);
         const ids = new Map([...leases].map(([id, lease]) => [id, lease.holder.id]));
         const progress = rebuildMetrics(
           mode,
@@ -107,6 +108,7 @@ export function adminService({
               builtFrom: builtFrom(stampOf(s.id), topicId),
               slots: placement.slotsOf.get(s.id) ?? [],
               redisUrl: s.redisUrl,
+              login: config.redisAdminLogin,
               keyPrefix: config.keyPrefix,
               boards: config.boards,
               applyBatch: config.applyBatch,
@@ -146,7 +148,7 @@ export function adminService({
       const running = await Promise.all(
         shards.map(async (s) => {
           try {
-            return { shardId: s.id, holder: await runningRebuild(s.redisUrl, config.keyPrefix) };
+            return { shardId: s.id, holder: await runningRebuild(s.redisUrl, config.keyPrefix, config.redisAdminLogin) };
           } catch (err) {
             throw unavailable(`${s.id}: cannot read its rebuild lease: ${(err as Error).message}`, err);
           }
@@ -191,7 +193,13 @@ function rebuildMetrics(mode: RebuildMode, shardIds: readonly string[]) {
 }
 
 /** Takes the rebuild lease of every shard, in order, or none (releasing those taken) and throws. */
-async function takeLeases(shards: readonly Shard[], mode: RebuildMode, keyPrefix: string, log: Logger): Promise<Map<string, RebuildLease>> {
+async function takeLeases(
+  shards: readonly Shard[],
+  mode: RebuildMode,
+  keyPrefix: string,
+  login: RedisLogin,
+  log: Logger,
+): Promise<Map<string, RebuildLease>> {
   const leases = new Map<string, RebuildLease>();
   try {
     for (const s of shards) {
@@ -199,6 +207,7 @@ async function takeLeases(shards: readonly Shard[], mode: RebuildMode, keyPrefix
         s.id,
         await RebuildLease.acquire({
           redisUrl: s.redisUrl,
+          login,
           keyPrefix,
           shardId: s.id,
           mode: leaseMode(mode),

@@ -42,6 +42,7 @@ import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import type { TopicIds } from "@ladder/log/kafka";
 import type { LogClient } from "@ladder/log/log-client";
 import { redactUrl, type Logger } from "@ladder/platform/logger";
+import type { RedisLogin } from "@ladder/platform/redis-login";
 import { movedSlots, placementOf, type ClusterPlacement } from "@ladder/model/placement-record";
 import type { PlacementLog } from "@ladder/log/placement-follower";
 import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/platform/redis-address";
@@ -76,6 +77,7 @@ export function reshardService(d: ReshardDeps): Pick<ImplOf<typeof AdminService>
       await reachable(
         next.shards.filter((s) => !from.shards.some((x) => x.id === s.id)),
         d.config.shardTimeoutMs,
+        d.config.redisAdminLogin,
       );
       const moved = movedSlots(from.placement, next.placement);
       send({
@@ -150,10 +152,10 @@ function sameSlots(a: ClusterPlacement, b: ClusterPlacement, id: string): boolea
 }
 
 /** UNAVAILABLE unless every new shard's Redis answers within `timeoutMs`. */
-async function reachable(shards: readonly ShardAddress[], timeoutMs: number): Promise<void> {
+async function reachable(shards: readonly ShardAddress[], timeoutMs: number, login: RedisLogin): Promise<void> {
   await Promise.all(
     shards.map(async (s) => {
-      const redis = openRedis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs });
+      const redis = openRedis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs }, login);
       redis.on("error", () => {});
       try {
         await redis.connect();
@@ -189,7 +191,7 @@ async function move(
   const { config, log } = d;
   const topicId = await d.topicIds.idOf(config.scoreTopic);
   if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist`);
-  const leases = await takeLeases(changed, config.keyPrefix, log);
+  const leases = await takeLeases(changed, config.keyPrefix, config.redisAdminLogin, log);
   const group = new AbortController();
   const onCancel = () => group.abort(new LadderError(Code.CANCELLED, "the caller cancelled the reshard"));
   ctx.signal.addEventListener("abort", onCancel, { once: true });
@@ -207,6 +209,7 @@ async function move(
       topic: config.scoreTopic,
       shardId: s.id,
       redisUrl: s.redisUrl,
+      login: config.redisAdminLogin,
       ...(inPlace ?? {
         stamp,
         builtFrom: builtFrom(stamp, topicId),
@@ -259,6 +262,7 @@ async function move(
     await drained(
       changed.filter((s) => from.placement.slotsOf.has(s.id)),
       config.keyPrefix,
+      config.redisAdminLogin,
       ctx,
       report,
       log,
@@ -297,11 +301,18 @@ function inPlaceMove(
 }
 
 /** Waits until the shard nodes of `shards` have deleted the players their moves gave away; reports what is left each second. */
-async function drained(shards: readonly ShardAddress[], keyPrefix: string, ctx: CallContext, report: Reports, log: Logger): Promise<void> {
+async function drained(
+  shards: readonly ShardAddress[],
+  keyPrefix: string,
+  login: RedisLogin,
+  ctx: CallContext,
+  report: Reports,
+  log: Logger,
+): Promise<void> {
   const t0 = performance.now();
   await Promise.all(
     shards.map(async (s) => {
-      const redis = openRedis(s.redisUrl, { maxRetriesPerRequest: 2 });
+      const redis = openRedis(s.redisUrl, { maxRetriesPerRequest: 2 }, login);
       redis.on("error", () => {});
       try {
         for (;;) {
@@ -328,13 +339,25 @@ function countdown(n: number): { done(): void; all: Promise<void> } {
 }
 
 /** The rebuild lease of every changed shard, or none (ABORTED naming a rebuild that runs). */
-async function takeLeases(shards: readonly ShardAddress[], keyPrefix: string, log: Logger): Promise<Map<string, RebuildLease>> {
+async function takeLeases(
+  shards: readonly ShardAddress[],
+  keyPrefix: string,
+  login: RedisLogin,
+  log: Logger,
+): Promise<Map<string, RebuildLease>> {
   const leases = new Map<string, RebuildLease>();
   try {
     for (const s of shards)
       leases.set(
         s.id,
-        await RebuildLease.acquire({ redisUrl: s.redisUrl, keyPrefix, shardId: s.id, mode: LEASE_MODE, log: log.child({ shardId: s.id }) }),
+        await RebuildLease.acquire({
+          redisUrl: s.redisUrl,
+          login,
+          keyPrefix,
+          shardId: s.id,
+          mode: LEASE_MODE,
+          log: log.child({ shardId: s.id }),
+        }),
       );
     return leases;
   } catch (err) {

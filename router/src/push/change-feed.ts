@@ -20,6 +20,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
+import type { RedisLogin } from "@ladder/platform/redis-login";
 import { openRedis } from "@ladder/store";
 
 /** One entry of a shard's change stream: a board key's entry of `player` went from `old` to `new` (sort keys; undefined: absent). */
@@ -39,6 +40,8 @@ export interface ChangeFeedOptions {
   streamKey: string;
   flagKey: string;
   genKey: string;
+  /** The router's login to the shard's Redis (its reader user: platform redis-acl.ts lets it set the flag and generation keys). */
+  login?: RedisLogin;
   onChanges(changes: readonly Change[]): void;
   /** The feed may have missed changes (see above); it goes on from `position`. */
   onReset(shard: string, position: string, why: string): void;
@@ -68,7 +71,7 @@ export class ChangeFeed {
   private lostConnection = false;
 
   constructor(private readonly o: ChangeFeedOptions) {
-    this.redis = openRedis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.redis = openRedis(o.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true }, o.login);
     this.redis.on("error", () => {}); // a lost connection is a reset (below)
     this.redis.on("close", () => void (this.lostConnection = true));
   }

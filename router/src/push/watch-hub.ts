@@ -93,6 +93,7 @@ export class WatchHub {
         const feed = new ChangeFeed({
           shard: s.id,
           redisUrl: s.redisUrl,
+          login: this.o.pool.login,
           streamKey: this.keys.changes,
           flagKey: this.keys.changesOn,
           genKey: this.keys.changesGen,

@@ -48,6 +48,7 @@ import type { Logger } from "@ladder/platform/logger";
 import { nodeAddress, type SentinelAddress } from "@ladder/platform/redis-address";
 import {
   FAILOVER_RETRY_MS,
+  nodeLogin,
   openRedis,
   readyWithin,
   ShardReader,
@@ -58,6 +59,7 @@ import {
   type TopResult,
   type WindowResult,
 } from "@ladder/store";
+import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 
 export interface ReplicaSetOptions {
@@ -69,6 +71,8 @@ export interface ReplicaSetOptions {
   maxLagMs: number;
   /** The router's deadline for one shard call: bounds each node's connect and command times. */
   timeoutMs: number;
+  /** The login to the shard's nodes and its Sentinels. */
+  login?: RedisLogin;
   log?: Logger;
 }
 
@@ -132,7 +136,7 @@ export class ReplicaSet {
     this.shardId = o.shardId;
     this.probeMs = Math.min(1000, Math.max(20, Math.floor(o.maxLagMs / 5)));
     // fail fast while the primary is unreachable instead of queueing behind it (as ShardPool's connections)
-    this.primary = openRedis(o.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: o.timeoutMs });
+    this.primary = openRedis(o.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: o.timeoutMs }, o.login);
     this.primary.on("error", () => {}); // reported per query as UNAVAILABLE
     this.running = this.probe();
     this.probed = this.running;
@@ -346,7 +350,7 @@ export class ReplicaSet {
     const redis = new Redis({
       host: address.slice(0, colon).replace(/^\[|\]$/g, ""),
       port: Number(address.slice(colon + 1)),
-      password: this.o.sentinel.password,
+      ...nodeLogin(this.o.sentinel.password, this.o.login ?? NO_LOGIN),
       // a read that meets a dead or hung node fails at once (or within half the shard deadline),
       // leaving time to ask the next node
       enableOfflineQueue: false,
@@ -364,6 +368,7 @@ export class ReplicaSet {
     const conn = new Redis({
       host: s.host,
       port: s.port,
+      ...sentinelAsNode(this.o.login ?? NO_LOGIN),
       enableOfflineQueue: true,
       maxRetriesPerRequest: 0,
       connectTimeout: this.o.timeoutMs,
@@ -575,4 +580,12 @@ export class ReplicatedReader extends ShardReader {
     if (!reader) this.byNode.set(redis, (reader = new ShardReader({ ...this.options, redis, batch: false })));
     return reader;
   }
+}
+
+/** A connection to a Sentinel itself logs in with the login's Sentinel user and password. */
+function sentinelAsNode(login: RedisLogin): { username?: string; password?: string } {
+  return {
+    ...(login.sentinelUsername === undefined ? {} : { username: login.sentinelUsername }),
+    ...(login.sentinelPassword === undefined ? {} : { password: login.sentinelPassword }),
+  };
 }

@@ -23,7 +23,8 @@ import { shardOf, type Placement } from "@ladder/model/placement";
 import type { BoardSpecs } from "@ladder/model/board-spec";
 import type { Logger } from "@ladder/platform/logger";
 import { parseSentinelUrl } from "@ladder/platform/redis-address";
-import { auditPrefix, readyWithin, shardStamp, ShardReader } from "@ladder/store";
+import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
+import { auditPrefix, loginOptions, readyWithin, shardStamp, ShardReader } from "@ladder/store";
 import { ReplicaSet, ReplicatedReader } from "./replicas.js";
 import { ShardCalls, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
 
@@ -60,6 +61,8 @@ export interface ShardPoolOptions {
   timeoutMs: number;
   /** Shards with replicas: a replica serves while it was current as of at most this long ago (replicas.ts). */
   replicaMaxLagMs?: number;
+  /** The router's login to the shards' Redis and Sentinels (its reader user). */
+  login?: RedisLogin;
   log?: Logger;
 }
 
@@ -101,6 +104,11 @@ export class ShardPool implements ShardReads {
 
   private get table(): RoutingTable {
     return this.tables.current;
+  }
+
+  /** The login the pool's connections use. */
+  get login(): RedisLogin {
+    return this.o.login ?? NO_LOGIN;
   }
 
   /** The epoch of the placement in force. */
@@ -167,6 +175,7 @@ export class ShardPool implements ShardReads {
             url: s.redisUrl,
             sentinel,
             maxLagMs: o.replicaMaxLagMs ?? 1000,
+            login: this.login,
             timeoutMs: this.timeoutMs,
             log: o.log,
           });
@@ -176,6 +185,7 @@ export class ShardPool implements ShardReads {
         : set
           ? set.primary
           : new Redis(s.redisUrl, {
+              ...loginOptions(s.redisUrl, this.login),
               enableOfflineQueue: false,
               maxRetriesPerRequest: 1,
               connectTimeout: this.timeoutMs,

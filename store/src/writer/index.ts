@@ -71,7 +71,7 @@ export {
   type SnapshotManifest,
 } from "./snapshot-format.js";
 export { unlinkPrefix } from "./key-scan.js";
-export { HeartbeatStatus } from "../scripts.js";
+export { APPLY_SCRIPT_SHA, HeartbeatStatus } from "../scripts.js";
 export {
   beginMove,
   cancelMove,

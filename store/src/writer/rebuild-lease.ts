@@ -27,6 +27,7 @@ import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import { Code, LadderError } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
+import type { RedisLogin } from "@ladder/platform/redis-login";
 import { openRedis } from "../connect.js";
 import { keyLayout } from "../keys.js";
 import { withLeaseScripts, type LeaseScripts } from "../scripts.js";
@@ -56,6 +57,8 @@ export interface RebuildHolder {
 
 export interface AcquireOptions {
   redisUrl: string;
+  /** The login to the shard's Redis (platform/src/redis-acl.ts: writer or admin). */
+  login?: RedisLogin;
   keyPrefix: string;
   shardId: string;
   mode: string;
@@ -95,7 +98,7 @@ export class RebuildLease {
    */
   static async acquire(o: AcquireOptions): Promise<RebuildLease> {
     const ttlMs = o.ttlMs ?? LEASE_TTL_MS;
-    const redis = withLeaseScripts(openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: 2, connectTimeout: 5000 }));
+    const redis = withLeaseScripts(openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: 2, connectTimeout: 5000 }, o.login));
     redis.on("error", () => {}); // failures surface through the commands
     const key = keyLayout(o.keyPrefix).rebuildLease;
     const holder: RebuildHolder = {
@@ -212,8 +215,8 @@ export class RebuildLease {
 }
 
 /** The rebuild holding `shardId`'s lease, if any. */
-export async function runningRebuild(redisUrl: string, keyPrefix: string): Promise<RebuildHolder | undefined> {
-  const redis = openRedis(redisUrl, { db: 0, maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: true });
+export async function runningRebuild(redisUrl: string, keyPrefix: string, login?: RedisLogin): Promise<RebuildHolder | undefined> {
+  const redis = openRedis(redisUrl, { db: 0, maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: true }, login);
   redis.on("error", () => {});
   try {
     const value = await redis.get(keyLayout(keyPrefix).rebuildLease);

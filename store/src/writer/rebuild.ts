@@ -63,6 +63,7 @@ import type { Redis } from "ioredis";
 import type { BoardSpecs } from "@ladder/model/board-spec";
 import { Code, LadderError } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
+import type { RedisLogin } from "@ladder/platform/redis-login";
 import { openRedis } from "../connect.js";
 import { auditPrefix, keyLayout } from "../keys.js";
 import { startApplyLoop } from "./apply-loop.js";
@@ -105,6 +106,8 @@ export interface RebuildOptions {
   builtFrom: string;
   slots: readonly number[];
   redisUrl: string;
+  /** The login to the shard's Redis (its admin user: the rebuild swaps databases; platform/src/redis-acl.ts). */
+  login?: RedisLogin;
   keyPrefix: string;
   boards: BoardSpecs;
   applyBatch: number;
@@ -161,7 +164,14 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
   const targetPrefix = o.mode.kind === "audit" ? auditPrefix(o.keyPrefix, o.mode.view) : o.keyPrefix;
   const lease =
     o.lease ??
-    (await RebuildLease.acquire({ redisUrl: o.redisUrl, keyPrefix: o.keyPrefix, shardId: o.shardId, mode: leaseMode(o.mode), log: o.log }));
+    (await RebuildLease.acquire({
+      redisUrl: o.redisUrl,
+      login: o.login,
+      keyPrefix: o.keyPrefix,
+      shardId: o.shardId,
+      mode: leaseMode(o.mode),
+      log: o.log,
+    }));
   const stop = o.signal ? AbortSignal.any([o.signal, lease.lost]) : lease.lost;
   if (o.mode.kind === "move") {
     try {
@@ -170,7 +180,7 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
       await lease.release();
     }
   }
-  const target = openRedis(o.redisUrl, { db: o.mode.kind === "swap" ? o.mode.stagingDb : 0, maxRetriesPerRequest: null });
+  const target = openRedis(o.redisUrl, { db: o.mode.kind === "swap" ? o.mode.stagingDb : 0, maxRetriesPerRequest: null }, o.login);
   let published = false; // swapped in, or the view marked readable: nothing to undo from then on
   try {
     stop.throwIfAborted();
@@ -441,7 +451,7 @@ const MOVE_BEGIN_WAIT_MS = 300_000;
  * it is cancelled: the shard node deletes the arrivals, and the shard stays as it was.
  */
 async function moveInPlace(o: RebuildOptions, m: MoveMode, lease: RebuildLease, stop: AbortSignal): Promise<RebuildProgress> {
-  const live = openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: null });
+  const live = openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: null }, o.login);
   const log = o.log.child({ shardId: o.shardId, move: true });
   let begun = false;
   try {
