@@ -4,6 +4,8 @@ import { BoardDefinitionSchema, WriteQuotaSchema } from "@ladder/proto/leaderboa
 import { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { BoardCatalog, normalizeDefinition } from "@ladder/model/board-definitions";
 import { Code, LadderError } from "@ladder/model/errors";
+import { Registry } from "@ladder/platform/metrics";
+import { ingestMetrics } from "./metrics.js";
 import { WriteQuotas } from "./write-quotas.js";
 
 const update = (playerId: string, board = "open", alsoBoards: string[] = []) =>
@@ -48,6 +50,16 @@ describe("ingest > write quotas", () => {
     q.admit([update("e")], "other", boards); // another token is served
     t += 100;
     q.admit([update("e")], "game", boards);
+  });
+
+  it("counts each refused batch in ladder_ingest_refused_calls_total{reason=quota}", async () => {
+    const registry = new Registry();
+    const q = new WriteQuotas({ player: { perSecond: 1, burst: 1 } }, () => 0, ingestMetrics(registry));
+    q.admit([update("a")], "game", catalog());
+    refusal(() => q.admit([update("a")], "game", catalog()));
+    refusal(() => q.admit([update("a")], "game", catalog()));
+    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === "ladder_ingest_refused_calls_total")!;
+    expect(metric.values.find((v) => v.labels.reason === "quota")?.value).toBe(2);
   });
 
   it("adds a board's quota for the updates that write that board", () => {

@@ -8,13 +8,15 @@
  * `retryAfterMs` (the `retry-after-ms` trailer), nothing written. A batch that asks one bucket
  * for more than its burst could never fit and is INVALID_ARGUMENT instead, naming the limit.
  * Quotas are checked after the batch is valid and before it is queued; the tokens of an admitted
- * batch stay taken even if the log then fails it.
+ * batch stay taken even if the log then fails it. Refusals count in
+ * ladder_ingest_refused_calls_total{reason="quota"}.
  */
 import type { ScoreUpdate } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { BoardCatalog } from "@ladder/model/board-definitions";
 import { Code, invalidArgument, LadderError } from "@ladder/model/errors";
 import { quotaOfDefinition, type Limit, type WriteQuota } from "@ladder/model/write-quota";
 import { QuotaBuckets, type Ask } from "./quota-buckets.js";
+import { ingestMetrics, type IngestMetrics } from "./metrics.js";
 
 interface Tally {
   readonly limit: Limit;
@@ -28,11 +30,15 @@ interface Tally {
 export class WriteQuotas {
   private readonly buckets: QuotaBuckets;
 
+  private readonly refused: { inc(): void };
+
   constructor(
     private readonly cluster: WriteQuota,
     now?: () => number,
+    metrics: IngestMetrics = ingestMetrics(),
   ) {
     this.buckets = new QuotaBuckets(now);
+    this.refused = metrics.refusedCalls.labels("quota");
   }
 
   /** Admits a valid batch of `token`, or throws RESOURCE_EXHAUSTED (retry info) or INVALID_ARGUMENT. */
@@ -66,6 +72,7 @@ export class WriteQuotas {
     }
     const taken = this.buckets.take(asks);
     if ("ask" in taken) {
+      this.refused.inc();
       const t = tallies.get(taken.ask.key)!;
       throw new LadderError(
         Code.RESOURCE_EXHAUSTED,
