@@ -40,6 +40,12 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
       defaultOp: OPERATION[o["default-op"]],
       allowOpOverride: o["allow-override"],
       maxMetadataBytes: o["max-metadata"],
+      quota: {
+        playerPerSecond: o["player-rate"],
+        playerBurst: o["player-burst"],
+        tokenPerSecond: o["token-rate"],
+        tokenBurst: o["token-burst"],
+      },
     },
   });
   return `defined ${boardLine(res.board!)}`;
@@ -54,6 +60,12 @@ export async function boardsUpdate(c: ServiceSet, o: Values<typeof BOARDS_UPDATE
       defaultOp: o["default-op"] !== undefined ? OPERATION[o["default-op"]] : current.defaultOp,
       allowOpOverride: o["allow-override"] ?? current.allowOpOverride,
       maxMetadataBytes: o["max-metadata"] ?? current.maxMetadataBytes,
+      quota: {
+        playerPerSecond: o["player-rate"] ?? current.quota?.playerPerSecond ?? 0,
+        playerBurst: o["player-burst"] ?? current.quota?.playerBurst ?? 0,
+        tokenPerSecond: o["token-rate"] ?? current.quota?.tokenPerSecond ?? 0,
+        tokenBurst: o["token-burst"] ?? current.quota?.tokenBurst ?? 0,
+      },
     },
   });
   return `updated ${boardLine(res.board!)}`;
@@ -75,5 +87,13 @@ function boardLine(b: BoardDefinition): string {
       ? "all-time"
       : `${kind}${r.cron ? ` "${r.cron}"` : ""} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}`;
   const metadata = b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : "";
-  return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}, generation ${r.generation}`;
+  return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}, generation ${r.generation}`;
+}
+
+/** ", quota 5/s (burst 10) per player, 100/s per token", or "" when the board has none. */
+function quotaText(b: BoardDefinition): string {
+  const q = b.quota;
+  const one = (rate = 0, burst = 0, who = "") => (rate ? `${rate}/s${burst && burst !== rate ? ` (burst ${burst})` : ""} per ${who}` : "");
+  const parts = [one(q?.playerPerSecond, q?.playerBurst, "player"), one(q?.tokenPerSecond, q?.tokenBurst, "token")].filter(Boolean);
+  return parts.length ? `, quota ${parts.join(", ")}` : "";
 }

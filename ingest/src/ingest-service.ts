@@ -1,14 +1,15 @@
 /**
  * IngestService handlers: validate the whole batch, then write it to the score log.
  * The first invalid update rejects the batch (INVALID_ARGUMENT naming its index and the
- * reason) before anything is queued, so a rejected batch writes nothing.
+ * reason) before anything is queued, so a rejected batch writes nothing. A valid batch then passes
+ * the write quotas (write-quotas.ts) whole or is refused whole (RESOURCE_EXHAUSTED).
  */
 import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { ScoreUpdate } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { BoardCatalog } from "@ladder/model/board-definitions";
 import type { Config } from "@ladder/platform/config";
-import type { ImplOf } from "@ladder/platform/grpc-adapter";
+import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import { encodeToken } from "@ladder/model/consistency-token";
 import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
 import { slotOf } from "@ladder/model/placement";
@@ -17,6 +18,7 @@ import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/m
 import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/model/validate";
 import { windowPlan } from "@ladder/model/windows";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
+import type { WriteQuotas } from "./write-quotas.js";
 import { MAX_REPORTED, newReportId, type RankReporter, type ReportedUpdate } from "./rank-reports.js";
 
 /** How long a batch may wait for the log when the caller set no deadline. */
@@ -33,6 +35,7 @@ export function ingestService(
   boards: Boards,
   clock: () => number = Date.now,
   reporter?: RankReporter,
+  quotas?: { quotas: WriteQuotas; caller: (ctx: CallContext) => string },
 ): ImplOf<typeof IngestService> {
   return {
     async submitScores(req, ctx) {
@@ -50,6 +53,7 @@ export function ingestService(
         if (reportId) reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
         return record;
       });
+      quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog); // the whole batch is valid: now its rate
       const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
       const written = await producer.submit(records, timeoutMs);
       const rankChanges =

@@ -18,6 +18,7 @@ import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 import { RankReporter } from "./rank-reports.js";
+import { WriteQuotas } from "./write-quotas.js";
 import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
 /** How long ingest waits at start for the shard nodes to create the score topic. */
@@ -64,7 +65,10 @@ const reporter = new RankReporter(config, () => placement.current);
 addService(
   server,
   IngestService,
-  ingestService(config, commit, definitions, Date.now, reporter),
+  ingestService(config, commit, definitions, Date.now, reporter, {
+    quotas: new WriteQuotas(config.ingestQuota),
+    caller: (ctx) => auth.identify(ctx.metadata).name, // the grant's name; the guard has admitted it
+  }),
   log.child({ component: "grpc" }),
   requireRole(auth, "write"),
 );

@@ -44,7 +44,7 @@ export const ingestMetrics = metricSet((registry) => {
     }),
     refusedCalls: new Counter({
       name: "ladder_ingest_refused_calls_total",
-      help: "SubmitScores calls not acknowledged, by reason: saturated (queue full, nothing written), deadline (not acknowledged in time), log_error (the produce request failed)",
+      help: "SubmitScores calls not acknowledged, by reason: saturated (queue full, nothing written), deadline (not acknowledged in time), log_error (the produce request failed), quota (a write quota spent, nothing written)",
       labelNames: ["reason"] as const,
       registers,
     }),

@@ -20,8 +20,8 @@
  * a fraction of a second. This file is the definitions' meaning and encoding only, no I/O.
  *
  * WHAT MAY CHANGE. UpdateBoard may change the default operation and whether writes may
- * override it (each write record carries the operation it resolved to), and the metadata limit
- * (checked by ingest only). Concurrent creates of one name: the later record wins everywhere (as
+ * override it (each write record carries the operation it resolved to), the metadata limit and
+ * the write quota (both checked by ingest only). Concurrent creates of one name: the later record wins everywhere (as
  * compaction will keep it), and the call whose record lost answers ABORTED.
  *
  * DELETION. DeleteBoard writes a tombstone of the name here (every follower drops the board),
@@ -49,6 +49,7 @@ import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type 
 import { boardProblem, MAX_METADATA_BYTES } from "./validate.js";
 import { makeWindows, type WindowCombine as Combine } from "./windows.js";
 import { histogramProblem } from "./histogram.js";
+import { quotaProblem } from "./write-quota.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
@@ -158,12 +159,15 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
   const metadata = maxMetadataProblem(requested.maxMetadataBytes);
   if (metadata) return { problems: [metadata] };
+  const quota = quotaProblem(requested.quota);
+  if (quota) return { problems: [quota] };
   const definition = create(BoardDefinitionSchema, {
     name: requested.name,
     rules,
     defaultOp,
     allowOpOverride: requested.allowOpOverride,
     maxMetadataBytes: requested.maxMetadataBytes,
+    ...(requested.quota ? { quota: requested.quota } : {}),
     createdAtMs: BigInt(nowMs),
     updatedAtMs: BigInt(nowMs),
   });

@@ -11,16 +11,19 @@ export { status as Code };
 export class LadderError extends Error {
   /** True when the same request may succeed later (the cause is transient). */
   readonly retriable: boolean;
+  /** When retrying may help, the whole ms to wait first (a quota's refill); sent as the `retry-after-ms` trailer. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(
     /** gRPC status code. */
     readonly code: status,
     message: string,
-    options: { retriable?: boolean; cause?: unknown } = {},
+    options: { retriable?: boolean; cause?: unknown; retryAfterMs?: number } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "LadderError";
     this.retriable = options.retriable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   /** Wraps anything thrown as a LadderError; unknown errors become INTERNAL. */

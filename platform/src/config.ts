@@ -14,6 +14,7 @@ import { ROLES, type TokenGrant } from "./auth.js";
 import { localCredentialsPath } from "./credentials-file.js";
 import { launcherStatePath } from "./launcher-state.js";
 import { redactSecrets } from "./redact.js";
+import { limitOf, MAX_QUOTA, type Limit, type WriteQuota } from "@ladder/model/write-quota";
 import { checkKafkaSecurity, kafkaSecurityEnv, kafkaSecurityOf, type KafkaSecurity } from "./kafka-security.js";
 import { checkRedisLogin, redisLoginEnv, redisLoginsOf, type RedisLogin } from "./redis-login.js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec, type BoardSpecInput } from "@ladder/model/board-spec";
@@ -110,6 +111,8 @@ export interface Config {
   readonly watchStreamsPerCaller: number;
   readonly rebuildDb: number;
   readonly ingestMaxQueued: number;
+  /** The cluster-wide write quota, kept by each ingest process (model/src/write-quota.ts). */
+  readonly ingestQuota: WriteQuota;
   /** Shard nodes take snapshots and rebuilds and refills load them (store/src/writer/snapshot.ts). */
   readonly snapshots: boolean;
   readonly snapshotRecords: number;
@@ -328,6 +331,32 @@ export const servicesEnv = envVariables({
     max: 10_000_000,
     description: "records ingest lets wait for the log before refusing more",
   }),
+  LADDER_QUOTA_PLAYER_RATE: int({
+    default: 0,
+    min: 0,
+    max: MAX_QUOTA,
+    description:
+      "score updates per second one player may submit through one ingest process, sustained (every process keeps its own buckets: N processes allow N times this); past it SubmitScores answers RESOURCE_EXHAUSTED with `retry-after-ms` (0: no limit)",
+  }),
+  LADDER_QUOTA_PLAYER_BURST: int({
+    default: 0,
+    min: 0,
+    max: MAX_QUOTA,
+    description: "updates one player may submit at once above that rate (its bucket's size; 0: `LADDER_QUOTA_PLAYER_RATE`)",
+  }),
+  LADDER_QUOTA_TOKEN_RATE: int({
+    default: 0,
+    min: 0,
+    max: MAX_QUOTA,
+    description:
+      "score updates per second one token (its grant's name in `LADDER_TOKENS`) may submit through one ingest process, sustained (0: no limit)",
+  }),
+  LADDER_QUOTA_TOKEN_BURST: int({
+    default: 0,
+    min: 0,
+    max: MAX_QUOTA,
+    description: "updates one token may submit at once above that rate (0: `LADDER_QUOTA_TOKEN_RATE`)",
+  }),
   LADDER_SNAPSHOTS: flag({
     default: true,
     description:
@@ -418,6 +447,9 @@ export const configSchema = envSchema(servicesEnv, {
       problem("LADDER_SHARD_ID", `"${v.LADDER_SHARD_ID}" is not one of LADDER_SHARDS`);
     if (v.LADDER_GATEWAY_ROUTER !== undefined && !LISTEN.test(v.LADDER_GATEWAY_ROUTER))
       problem("LADDER_GATEWAY_ROUTER", `"${v.LADDER_GATEWAY_ROUTER}" is not host:port`);
+    for (const scope of ["PLAYER", "TOKEN"] as const)
+      if (v[`LADDER_QUOTA_${scope}_BURST`] > 0 && v[`LADDER_QUOTA_${scope}_RATE`] === 0)
+        problem(`LADDER_QUOTA_${scope}_BURST`, `needs LADDER_QUOTA_${scope}_RATE above 0 (0 means no limit)`);
   },
   build: (v): Config => ({
     kafkaBrokers: v.LADDER_KAFKA_BROKERS,
@@ -479,6 +511,10 @@ export const configSchema = envSchema(servicesEnv, {
     watchStreamsPerCaller: v.LADDER_WATCH_STREAMS_PER_CALLER,
     rebuildDb: v.LADDER_REBUILD_DB,
     ingestMaxQueued: v.LADDER_INGEST_MAX_QUEUED,
+    ingestQuota: Object.freeze({
+      ...optionalLimit("player", limitOf(v.LADDER_QUOTA_PLAYER_RATE, v.LADDER_QUOTA_PLAYER_BURST)),
+      ...optionalLimit("token", limitOf(v.LADDER_QUOTA_TOKEN_RATE, v.LADDER_QUOTA_TOKEN_BURST)),
+    }),
     snapshots: v.LADDER_SNAPSHOTS,
     snapshotRecords: v.LADDER_SNAPSHOT_RECORDS,
     snapshotMinIntervalMs: v.LADDER_SNAPSHOT_MIN_INTERVAL_MS,
@@ -633,4 +669,9 @@ function boards(): EnvVar<BoardSpecs> {
       return new BoardSpecs(specs.length && specs.some((s) => s.prefix === "") ? specs : [makeBoardSpec(DEFAULT_BOARD).spec!]);
     },
   );
+}
+
+/** `{ [scope]: limit }`, or nothing when there is no limit (exactOptionalPropertyTypes). */
+function optionalLimit(scope: "player" | "token", limit: Limit | undefined): Partial<WriteQuota> {
+  return limit ? { [scope]: limit } : {};
 }

@@ -16,6 +16,13 @@ describe("platform > errors", () => {
     expect(e.metadata!.get("ladder-retriable")).toEqual(["true"]);
   });
 
+  it("carries the wait of an error that names one as the retry-after-ms trailer", () => {
+    const e = toServiceError(new LadderError(Code.RESOURCE_EXHAUSTED, "quota spent", { retriable: true, retryAfterMs: 250 }));
+    expect(e.code).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(e.metadata!.get("retry-after-ms")).toEqual(["250"]);
+    expect(toServiceError(unavailable("away")).metadata!.get("retry-after-ms")).toEqual([]);
+  });
+
   it("hides the details of unexpected errors behind INTERNAL", () => {
     const e = toServiceError(new TypeError("x is undefined"));
     expect(e).toMatchObject({ code: Code.INTERNAL, details: "internal error" });

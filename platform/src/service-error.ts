@@ -1,6 +1,8 @@
 /**
  * The one conversion at a gRPC boundary: anything a handler throws becomes a status, with
- * `ladder-retriable: true` in its metadata when retrying may help (@ladder/model/errors).
+ * `ladder-retriable: true` in its metadata when retrying may help (@ladder/model/errors), and
+ * `retry-after-ms: <whole ms>` when the error says how long to wait first (a write quota's refill).
+ * The status carries no details (no grpc-status-details-bin): these two trailers are the contract.
  */
 import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
 import { LadderError } from "@ladder/model/errors";
@@ -10,6 +12,7 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   const e = LadderError.from(err);
   const metadata = new Metadata();
   if (e.retriable) metadata.set("ladder-retriable", "true");
+  if (e.retryAfterMs !== undefined) metadata.set("retry-after-ms", String(e.retryAfterMs));
   const details = e.code === status.INTERNAL ? "internal error" : e.message;
   return { code: e.code, details, metadata };
 }

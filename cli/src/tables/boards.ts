@@ -9,6 +9,32 @@ import { OPERATIONS } from "./writes.js";
 /** The default operations a board may have (not `default`: that names the board's own). */
 const DEFAULT_OPS = OPERATIONS.filter((op) => op !== "default");
 
+/** A board's write quota (BoardDefinition.quota): updates per second and burst, per player and per token. */
+function quotaFlags(unsetMeans?: string) {
+  const rate = (who: string) =>
+    integer({
+      meaning: `updates per second one ${who} may make to the board, sustained, in each ingest process (0: no limit of the board's)`,
+      min: 0,
+      max: 1_000_000,
+      placeholder: "N",
+      ...(unsetMeans ? { unsetMeans } : { default: "0" }),
+    });
+  const burst = (who: string, rateFlag: string) =>
+    integer({
+      meaning: `updates one ${who} may make to the board at once above --${rateFlag} (0: --${rateFlag})`,
+      min: 0,
+      max: 1_000_000,
+      placeholder: "N",
+      ...(unsetMeans ? { unsetMeans } : { default: "0" }),
+    });
+  return {
+    "player-rate": rate("player"),
+    "player-burst": burst("player", "player-rate"),
+    "token-rate": rate("token (the caller's grant)"),
+    "token-burst": burst("token", "token-rate"),
+  };
+}
+
 export const BOARDS_LIST = command({
   name: "boards list",
   service: "router",
@@ -30,7 +56,7 @@ export const BOARDS_CREATE = command({
   service: "router",
   summary: "define a board: order, ties, points range, periods, windows, histogram",
   about:
-    "A board without a definition takes the cluster's defaults (higher is better, earliest first, points 0..2147483647, 1 min resolution, all-time). The rules cannot change later; the default operation, --allow-override and --max-metadata can (boards update).",
+    "A board without a definition takes the cluster's defaults (higher is better, earliest first, points 0..2147483647, 1 min resolution, all-time). The rules cannot change later; the default operation, --allow-override, --max-metadata and the write quota (--player-rate, --token-rate and their bursts) can (boards update).",
   flags: {
     board: BOARD,
     order: oneOf({ meaning: "which scores are better", choices: ["higher", "lower"], default: "higher" }),
@@ -78,6 +104,7 @@ export const BOARDS_CREATE = command({
       max: 4096,
       placeholder: "BYTES",
     }),
+    ...quotaFlags(),
     histogram: list({
       meaning: "keep a score histogram with buckets starting at these points, ascending (histogram, approx)",
       item: bigInteger({ meaning: "" }),
@@ -90,7 +117,7 @@ export const BOARDS_CREATE = command({
 export const BOARDS_UPDATE = command({
   name: "boards update",
   service: "router",
-  summary: "change a board's default operation, --allow-override or --max-metadata",
+  summary: "change a board's default operation, --allow-override, --max-metadata or write quota",
   flags: {
     board: BOARD,
     "default-op": oneOf({
@@ -107,6 +134,7 @@ export const BOARDS_UPDATE = command({
       placeholder: "BYTES",
       unsetMeans: "as it is",
     }),
+    ...quotaFlags("as it is"),
   },
   example: "boards update --board speedrun --allow-override yes",
 });

@@ -19,6 +19,7 @@ import { Code, LadderError, invalidArgument, notFound } from "@ladder/model/erro
 import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Logger } from "@ladder/platform/logger";
 import { boardPrefixProblem, boardProblem } from "@ladder/model/validate";
+import { quotaProblem } from "@ladder/model/write-quota";
 
 type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard" | "deleteBoard">;
 
@@ -122,11 +123,14 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       if (typeof defaultOp === "string") throw invalidArgument(defaultOp);
       const metadata = maxMetadataProblem(wanted.maxMetadataBytes);
       if (metadata) throw invalidArgument(metadata);
+      const quota = quotaProblem(wanted.quota);
+      if (quota) throw invalidArgument(quota);
       const next = create(BoardDefinitionSchema, {
         ...current,
         defaultOp,
         allowOpOverride: wanted.allowOpOverride,
         maxMetadataBytes: wanted.maxMetadataBytes,
+        quota: wanted.quota,
         updatedAtMs: BigInt(Math.max(Date.now(), Number(current.updatedAtMs) + 1)),
       });
       const board = await publish(next);

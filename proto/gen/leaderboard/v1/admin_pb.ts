@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/admin.proto.
  */
 export const file_leaderboard_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEi3gEKD0JvYXJkRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEikKBXJ1bGVzGAIgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxItCgpkZWZhdWx0X29wGAMgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEhkKEWFsbG93X29wX292ZXJyaWRlGAQgASgIEhUKDWNyZWF0ZWRfYXRfbXMYBSABKAMSFQoNdXBkYXRlZF9hdF9tcxgGIAEoAxIaChJtYXhfbWV0YWRhdGFfYnl0ZXMYByABKA0iRAoSQ3JlYXRlQm9hcmRSZXF1ZXN0Ei4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIkUKE0NyZWF0ZUJvYXJkUmVzcG9uc2USLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iHwoPR2V0Qm9hcmRSZXF1ZXN0EgwKBG5hbWUYASABKAkiQgoQR2V0Qm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIjChFMaXN0Qm9hcmRzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkiRQoSTGlzdEJvYXJkc1Jlc3BvbnNlEi8KBmJvYXJkcxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiJEChJVcGRhdGVCb2FyZFJlcXVlc3QSLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iIgoSRGVsZXRlQm9hcmRSZXF1ZXN0EgwKBG5hbWUYASABKAkikgEKE0RlbGV0ZUJvYXJkUmVzcG9uc2USLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJFChNVcGRhdGVCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIpEBChRSZWJ1aWxkU2hhcmRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkSEgoKYXVkaXRfdmlldxgCIAEoCRIaChJhc19vZl90aW1lc3RhbXBfbXMYAyABKAMSNgoNYXNfb2Zfb2Zmc2V0cxgEIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCLjAQoVUmVidWlsZFNoYXJkc1Jlc3BvbnNlEhAKCHNoYXJkX2lkGAEgASgJEiQKBXBoYXNlGAIgASgOMhUubGVhZGVyYm9hcmQudjEuUGhhc2USFwoPZXZlbnRzX3JlcGxheWVkGAMgASgEEhkKEWV2ZW50c19wZXJfc2Vjb25kGAQgASgBEgsKA2xhZxgFIAEoBBIOCgZldGFfbXMYBiABKAQSEgoKcmVidWlsZF9pZBgHIAEoCRITCgtzbmFwc2hvdF9pZBgIIAEoCRIYChBzbmFwc2hvdF9yZWNvcmRzGAkgASgEIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDIiwKF0dldENsdXN0ZXJTdGF0dXNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCSKLAQoYR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlEisKBnNoYXJkcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNoYXJkU3RhdHVzEioKBWthZmthGAIgASgLMhsubGVhZGVyYm9hcmQudjEuS2Fma2FTdGF0dXMSFgoOb2JzZXJ2ZWRfYXRfbXMYAyABKAMigAMKC1NoYXJkU3RhdHVzEhAKCHNoYXJkX2lkGAEgASgJEg0KBXJlZGlzGAIgASgJEjEKCXJlYWRpbmVzcxgDIAEoDjIeLmxlYWRlcmJvYXJkLnYxLlNoYXJkUmVhZGluZXNzEg8KB3JlZnVzYWwYBCABKAkSGAoLbGFnX3JlY29yZHMYBSABKARIAIgBARISCgpwYXJ0aXRpb25zGAYgASgNEh0KEGhlYXJ0YmVhdF9hZ2VfbXMYByABKARIAYgBARIYChBoZWFydGJlYXRfdHRsX21zGAggASgEEhEKBGtleXMYCSABKARIAogBARIeChF1c2VkX21lbW9yeV9ieXRlcxgKIAEoBEgDiAEBEi4KBW5vZGVzGAsgAygLMh8ubGVhZGVyYm9hcmQudjEuUmVkaXNOb2RlU3RhdHVzQg4KDF9sYWdfcmVjb3Jkc0ITChFfaGVhcnRiZWF0X2FnZV9tc0IHCgVfa2V5c0IUChJfdXNlZF9tZW1vcnlfYnl0ZXMidQoPUmVkaXNOb2RlU3RhdHVzEg8KB2FkZHJlc3MYASABKAkSDAoEcm9sZRgCIAEoCRIRCglyZWFjaGFibGUYAyABKAgSGgoScmVwbGljYXRpb25fb2Zmc2V0GAQgASgDEhQKDHNlcnZlc19yZWFkcxgFIAEoCCKeAQoLS2Fma2FTdGF0dXMSEQoJYm9vdHN0cmFwGAEgAygJEhEKCXJlYWNoYWJsZRgCIAEoCBINCgVlcnJvchgDIAEoCRIPCgdicm9rZXJzGAQgAygJEhMKC3Njb3JlX3RvcGljGAUgASgJEjQKC2VuZF9vZmZzZXRzGAYgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IkkKDlJlc2hhcmRSZXF1ZXN0EicKA2FkZBgBIAMoCzIaLmxlYWRlcmJvYXJkLnYxLlNoYXJkVG9BZGQSDgoGcmVtb3ZlGAIgAygJIisKClNoYXJkVG9BZGQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJIqoDCg9SZXNoYXJkUmVzcG9uc2USNAoFcGhhc2UYASABKA4yJS5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVzcG9uc2UuUGhhc2USEgoKZnJvbV9lcG9jaBgCIAEoBBIQCgh0b19lcG9jaBgDIAEoBBIuCgttb3ZlZF9zbG90cxgEIAMoCzIZLmxlYWRlcmJvYXJkLnYxLk1vdmVkU2xvdBIQCghzaGFyZF9pZBgFIAEoCRIXCg9ldmVudHNfcmVwbGF5ZWQYBiABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYByABKAESCwoDbGFnGAggASgEEg4KBmV0YV9tcxgJIAEoBBITCgtjdXRfb3Zlcl9tcxgKIAEoBBIUCgxwbGF5ZXJzX2xlZnQYCyABKAQifQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIRCg1QSEFTRV9QTEFOTkVEEAESEgoOUEhBU0VfQlVJTERJTkcQAhISCg5QSEFTRV9DVVRfT1ZFUhADEg4KClBIQVNFX0RPTkUQBBISCg5QSEFTRV9ERUxFVElORxAFIj8KCU1vdmVkU2xvdBIMCgRzbG90GAEgASgNEhIKCmZyb21fc2hhcmQYAiABKAkSEAoIdG9fc2hhcmQYAyABKAkiFQoTR2V0UGxhY2VtZW50UmVxdWVzdCJkChRHZXRQbGFjZW1lbnRSZXNwb25zZRINCgVlcG9jaBgBIAEoBBIqCgZzaGFyZHMYAiADKAsyGi5sZWFkZXJib2FyZC52MS5TaGFyZFNsb3RzEhEKCW51bV9zbG90cxgDIAEoDSI6CgpTaGFyZFNsb3RzEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCRINCgVzbG90cxgDIAMoDSpDCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhMKD1BIQVNFX1JFUExBWUlORxABEg4KClBIQVNFX0RPTkUQAiqSAQoOU2hhcmRSZWFkaW5lc3MSHwobU0hBUkRfUkVBRElORVNTX1VOU1BFQ0lGSUVEEAASGwoXU0hBUkRfUkVBRElORVNTX1NFUlZJTkcQARIfChtTSEFSRF9SRUFESU5FU1NfVU5BVkFJTEFCTEUQAhIhCh1TSEFSRF9SRUFESU5FU1NfTUlTQ09ORklHVVJFRBADMoUHCgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlEkwKB1Jlc2hhcmQSHi5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLlJlc2hhcmRSZXNwb25zZTABElkKDEdldFBsYWNlbWVudBIjLmxlYWRlcmJvYXJkLnYxLkdldFBsYWNlbWVudFJlcXVlc3QaJC5sZWFkZXJib2FyZC52MS5HZXRQbGFjZW1lbnRSZXNwb25zZRJWCgtDcmVhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVzcG9uc2USTQoIR2V0Qm9hcmQSHy5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlcXVlc3QaIC5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlc3BvbnNlElMKCkxpc3RCb2FyZHMSIS5sZWFkZXJib2FyZC52MS5MaXN0Qm9hcmRzUmVxdWVzdBoiLmxlYWRlcmJvYXJkLnYxLkxpc3RCb2FyZHNSZXNwb25zZRJWCgtVcGRhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVzcG9uc2USVgoLRGVsZXRlQm9hcmQSIi5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlcXVlc3QaIy5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlc3BvbnNlEmUKEEdldENsdXN0ZXJTdGF0dXMSJy5sZWFkZXJib2FyZC52MS5HZXRDbHVzdGVyU3RhdHVzUmVxdWVzdBooLmxlYWRlcmJvYXJkLnYxLkdldENsdXN0ZXJTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common]);
+  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEiiQIKD0JvYXJkRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEikKBXJ1bGVzGAIgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxItCgpkZWZhdWx0X29wGAMgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEhkKEWFsbG93X29wX292ZXJyaWRlGAQgASgIEhUKDWNyZWF0ZWRfYXRfbXMYBSABKAMSFQoNdXBkYXRlZF9hdF9tcxgGIAEoAxIaChJtYXhfbWV0YWRhdGFfYnl0ZXMYByABKA0SKQoFcXVvdGEYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Xcml0ZVF1b3RhImwKCldyaXRlUXVvdGESGQoRcGxheWVyX3Blcl9zZWNvbmQYASABKA0SFAoMcGxheWVyX2J1cnN0GAIgASgNEhgKEHRva2VuX3Blcl9zZWNvbmQYAyABKA0SEwoLdG9rZW5fYnVyc3QYBCABKA0iRAoSQ3JlYXRlQm9hcmRSZXF1ZXN0Ei4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIkUKE0NyZWF0ZUJvYXJkUmVzcG9uc2USLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iHwoPR2V0Qm9hcmRSZXF1ZXN0EgwKBG5hbWUYASABKAkiQgoQR2V0Qm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIjChFMaXN0Qm9hcmRzUmVxdWVzdBIOCgZwcmVmaXgYASABKAkiRQoSTGlzdEJvYXJkc1Jlc3BvbnNlEi8KBmJvYXJkcxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiJEChJVcGRhdGVCb2FyZFJlcXVlc3QSLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iIgoSRGVsZXRlQm9hcmRSZXF1ZXN0EgwKBG5hbWUYASABKAkikgEKE0RlbGV0ZUJvYXJkUmVzcG9uc2USLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJFChNVcGRhdGVCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIpEBChRSZWJ1aWxkU2hhcmRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkSEgoKYXVkaXRfdmlldxgCIAEoCRIaChJhc19vZl90aW1lc3RhbXBfbXMYAyABKAMSNgoNYXNfb2Zfb2Zmc2V0cxgEIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCLjAQoVUmVidWlsZFNoYXJkc1Jlc3BvbnNlEhAKCHNoYXJkX2lkGAEgASgJEiQKBXBoYXNlGAIgASgOMhUubGVhZGVyYm9hcmQudjEuUGhhc2USFwoPZXZlbnRzX3JlcGxheWVkGAMgASgEEhkKEWV2ZW50c19wZXJfc2Vjb25kGAQgASgBEgsKA2xhZxgFIAEoBBIOCgZldGFfbXMYBiABKAQSEgoKcmVidWlsZF9pZBgHIAEoCRITCgtzbmFwc2hvdF9pZBgIIAEoCRIYChBzbmFwc2hvdF9yZWNvcmRzGAkgASgEIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDIiwKF0dldENsdXN0ZXJTdGF0dXNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCSKLAQoYR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlEisKBnNoYXJkcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNoYXJkU3RhdHVzEioKBWthZmthGAIgASgLMhsubGVhZGVyYm9hcmQudjEuS2Fma2FTdGF0dXMSFgoOb2JzZXJ2ZWRfYXRfbXMYAyABKAMigAMKC1NoYXJkU3RhdHVzEhAKCHNoYXJkX2lkGAEgASgJEg0KBXJlZGlzGAIgASgJEjEKCXJlYWRpbmVzcxgDIAEoDjIeLmxlYWRlcmJvYXJkLnYxLlNoYXJkUmVhZGluZXNzEg8KB3JlZnVzYWwYBCABKAkSGAoLbGFnX3JlY29yZHMYBSABKARIAIgBARISCgpwYXJ0aXRpb25zGAYgASgNEh0KEGhlYXJ0YmVhdF9hZ2VfbXMYByABKARIAYgBARIYChBoZWFydGJlYXRfdHRsX21zGAggASgEEhEKBGtleXMYCSABKARIAogBARIeChF1c2VkX21lbW9yeV9ieXRlcxgKIAEoBEgDiAEBEi4KBW5vZGVzGAsgAygLMh8ubGVhZGVyYm9hcmQudjEuUmVkaXNOb2RlU3RhdHVzQg4KDF9sYWdfcmVjb3Jkc0ITChFfaGVhcnRiZWF0X2FnZV9tc0IHCgVfa2V5c0IUChJfdXNlZF9tZW1vcnlfYnl0ZXMidQoPUmVkaXNOb2RlU3RhdHVzEg8KB2FkZHJlc3MYASABKAkSDAoEcm9sZRgCIAEoCRIRCglyZWFjaGFibGUYAyABKAgSGgoScmVwbGljYXRpb25fb2Zmc2V0GAQgASgDEhQKDHNlcnZlc19yZWFkcxgFIAEoCCKeAQoLS2Fma2FTdGF0dXMSEQoJYm9vdHN0cmFwGAEgAygJEhEKCXJlYWNoYWJsZRgCIAEoCBINCgVlcnJvchgDIAEoCRIPCgdicm9rZXJzGAQgAygJEhMKC3Njb3JlX3RvcGljGAUgASgJEjQKC2VuZF9vZmZzZXRzGAYgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IkkKDlJlc2hhcmRSZXF1ZXN0EicKA2FkZBgBIAMoCzIaLmxlYWRlcmJvYXJkLnYxLlNoYXJkVG9BZGQSDgoGcmVtb3ZlGAIgAygJIisKClNoYXJkVG9BZGQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJIqoDCg9SZXNoYXJkUmVzcG9uc2USNAoFcGhhc2UYASABKA4yJS5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVzcG9uc2UuUGhhc2USEgoKZnJvbV9lcG9jaBgCIAEoBBIQCgh0b19lcG9jaBgDIAEoBBIuCgttb3ZlZF9zbG90cxgEIAMoCzIZLmxlYWRlcmJvYXJkLnYxLk1vdmVkU2xvdBIQCghzaGFyZF9pZBgFIAEoCRIXCg9ldmVudHNfcmVwbGF5ZWQYBiABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYByABKAESCwoDbGFnGAggASgEEg4KBmV0YV9tcxgJIAEoBBITCgtjdXRfb3Zlcl9tcxgKIAEoBBIUCgxwbGF5ZXJzX2xlZnQYCyABKAQifQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIRCg1QSEFTRV9QTEFOTkVEEAESEgoOUEhBU0VfQlVJTERJTkcQAhISCg5QSEFTRV9DVVRfT1ZFUhADEg4KClBIQVNFX0RPTkUQBBISCg5QSEFTRV9ERUxFVElORxAFIj8KCU1vdmVkU2xvdBIMCgRzbG90GAEgASgNEhIKCmZyb21fc2hhcmQYAiABKAkSEAoIdG9fc2hhcmQYAyABKAkiFQoTR2V0UGxhY2VtZW50UmVxdWVzdCJkChRHZXRQbGFjZW1lbnRSZXNwb25zZRINCgVlcG9jaBgBIAEoBBIqCgZzaGFyZHMYAiADKAsyGi5sZWFkZXJib2FyZC52MS5TaGFyZFNsb3RzEhEKCW51bV9zbG90cxgDIAEoDSI6CgpTaGFyZFNsb3RzEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCRINCgVzbG90cxgDIAMoDSpDCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhMKD1BIQVNFX1JFUExBWUlORxABEg4KClBIQVNFX0RPTkUQAiqSAQoOU2hhcmRSZWFkaW5lc3MSHwobU0hBUkRfUkVBRElORVNTX1VOU1BFQ0lGSUVEEAASGwoXU0hBUkRfUkVBRElORVNTX1NFUlZJTkcQARIfChtTSEFSRF9SRUFESU5FU1NfVU5BVkFJTEFCTEUQAhIhCh1TSEFSRF9SRUFESU5FU1NfTUlTQ09ORklHVVJFRBADMoUHCgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlEkwKB1Jlc2hhcmQSHi5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLlJlc2hhcmRSZXNwb25zZTABElkKDEdldFBsYWNlbWVudBIjLmxlYWRlcmJvYXJkLnYxLkdldFBsYWNlbWVudFJlcXVlc3QaJC5sZWFkZXJib2FyZC52MS5HZXRQbGFjZW1lbnRSZXNwb25zZRJWCgtDcmVhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVzcG9uc2USTQoIR2V0Qm9hcmQSHy5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlcXVlc3QaIC5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlc3BvbnNlElMKCkxpc3RCb2FyZHMSIS5sZWFkZXJib2FyZC52MS5MaXN0Qm9hcmRzUmVxdWVzdBoiLmxlYWRlcmJvYXJkLnYxLkxpc3RCb2FyZHNSZXNwb25zZRJWCgtVcGRhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVzcG9uc2USVgoLRGVsZXRlQm9hcmQSIi5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlcXVlc3QaIy5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlc3BvbnNlEmUKEEdldENsdXN0ZXJTdGF0dXMSJy5sZWFkZXJib2FyZC52MS5HZXRDbHVzdGVyU3RhdHVzUmVxdWVzdBooLmxlYWRlcmJvYXJkLnYxLkdldENsdXN0ZXJTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common]);
 
 /**
  * BoardDefinition is a board as games use it.
@@ -74,6 +74,14 @@ export type BoardDefinition = Message<"leaderboard.v1.BoardDefinition"> & {
    * @generated from field: uint32 max_metadata_bytes = 7;
    */
   maxMetadataBytes: number;
+
+  /**
+   * Write rates on this board, on top of the cluster's (LADDER_QUOTA_*): unset or all zero, the
+   * cluster's alone. UpdateBoard may change it (it replaces the board's).
+   *
+   * @generated from field: leaderboard.v1.WriteQuota quota = 8;
+   */
+  quota?: WriteQuota | undefined;
 };
 
 /**
@@ -82,6 +90,52 @@ export type BoardDefinition = Message<"leaderboard.v1.BoardDefinition"> & {
  */
 export const BoardDefinitionSchema: GenMessage<BoardDefinition> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_admin, 0);
+
+/**
+ * WriteQuota bounds how fast updates reach a board, as token buckets kept by each ingest process
+ * (N ingest processes: N times the rate). An update of the board takes one from its player's
+ * bucket and one from its token's (the caller's grant name, LADDER_TOKENS); a batch that does not
+ * fit is refused whole with RESOURCE_EXHAUSTED and a `retry-after-ms` trailer. Each rate is at
+ * most 1,000,000 per second and each burst at most 1,000,000; a burst needs its rate.
+ *
+ * @generated from message leaderboard.v1.WriteQuota
+ */
+export type WriteQuota = Message<"leaderboard.v1.WriteQuota"> & {
+  /**
+   * Updates per second one player may make to the board, sustained; 0: no per-player limit.
+   *
+   * @generated from field: uint32 player_per_second = 1;
+   */
+  playerPerSecond: number;
+
+  /**
+   * Updates one player may make at once above that rate (the bucket's size); 0: player_per_second.
+   *
+   * @generated from field: uint32 player_burst = 2;
+   */
+  playerBurst: number;
+
+  /**
+   * Updates per second one token may make to the board, sustained; 0: no per-token limit.
+   *
+   * @generated from field: uint32 token_per_second = 3;
+   */
+  tokenPerSecond: number;
+
+  /**
+   * Updates one token may make at once above that rate; 0: token_per_second.
+   *
+   * @generated from field: uint32 token_burst = 4;
+   */
+  tokenBurst: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.WriteQuota.
+ * Use `create(WriteQuotaSchema)` to create a new message.
+ */
+export const WriteQuotaSchema: GenMessage<WriteQuota> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 1);
 
 /**
  * CreateBoardRequest defines a new board.
@@ -102,7 +156,7 @@ export type CreateBoardRequest = Message<"leaderboard.v1.CreateBoardRequest"> & 
  * Use `create(CreateBoardRequestSchema)` to create a new message.
  */
 export const CreateBoardRequestSchema: GenMessage<CreateBoardRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 1);
+  messageDesc(file_leaderboard_v1_admin, 2);
 
 /**
  * CreateBoardResponse is the board as stored.
@@ -123,7 +177,7 @@ export type CreateBoardResponse = Message<"leaderboard.v1.CreateBoardResponse"> 
  * Use `create(CreateBoardResponseSchema)` to create a new message.
  */
 export const CreateBoardResponseSchema: GenMessage<CreateBoardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 2);
+  messageDesc(file_leaderboard_v1_admin, 3);
 
 /**
  * GetBoardRequest names a board.
@@ -144,7 +198,7 @@ export type GetBoardRequest = Message<"leaderboard.v1.GetBoardRequest"> & {
  * Use `create(GetBoardRequestSchema)` to create a new message.
  */
 export const GetBoardRequestSchema: GenMessage<GetBoardRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 3);
+  messageDesc(file_leaderboard_v1_admin, 4);
 
 /**
  * GetBoardResponse is one definition.
@@ -165,7 +219,7 @@ export type GetBoardResponse = Message<"leaderboard.v1.GetBoardResponse"> & {
  * Use `create(GetBoardResponseSchema)` to create a new message.
  */
 export const GetBoardResponseSchema: GenMessage<GetBoardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 4);
+  messageDesc(file_leaderboard_v1_admin, 5);
 
 /**
  * ListBoardsRequest filters the list.
@@ -187,7 +241,7 @@ export type ListBoardsRequest = Message<"leaderboard.v1.ListBoardsRequest"> & {
  * Use `create(ListBoardsRequestSchema)` to create a new message.
  */
 export const ListBoardsRequestSchema: GenMessage<ListBoardsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 5);
+  messageDesc(file_leaderboard_v1_admin, 6);
 
 /**
  * ListBoardsResponse lists definitions.
@@ -208,7 +262,7 @@ export type ListBoardsResponse = Message<"leaderboard.v1.ListBoardsResponse"> & 
  * Use `create(ListBoardsResponseSchema)` to create a new message.
  */
 export const ListBoardsResponseSchema: GenMessage<ListBoardsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 6);
+  messageDesc(file_leaderboard_v1_admin, 7);
 
 /**
  * UpdateBoardRequest changes a board's definition.
@@ -218,7 +272,7 @@ export const ListBoardsResponseSchema: GenMessage<ListBoardsResponse> = /*@__PUR
 export type UpdateBoardRequest = Message<"leaderboard.v1.UpdateBoardRequest"> & {
   /**
    * The full definition wanted: name picks the board; rules must equal the board's (or be
-   * unset); default_op, allow_op_override and max_metadata_bytes replace the board's.
+   * unset); default_op, allow_op_override, max_metadata_bytes and quota replace the board's.
    *
    * @generated from field: leaderboard.v1.BoardDefinition board = 1;
    */
@@ -230,7 +284,7 @@ export type UpdateBoardRequest = Message<"leaderboard.v1.UpdateBoardRequest"> & 
  * Use `create(UpdateBoardRequestSchema)` to create a new message.
  */
 export const UpdateBoardRequestSchema: GenMessage<UpdateBoardRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 7);
+  messageDesc(file_leaderboard_v1_admin, 8);
 
 /**
  * DeleteBoardRequest names the board to delete.
@@ -251,7 +305,7 @@ export type DeleteBoardRequest = Message<"leaderboard.v1.DeleteBoardRequest"> & 
  * Use `create(DeleteBoardRequestSchema)` to create a new message.
  */
 export const DeleteBoardRequestSchema: GenMessage<DeleteBoardRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 8);
+  messageDesc(file_leaderboard_v1_admin, 9);
 
 /**
  * DeleteBoardResponse says where the deletion is in the log.
@@ -287,7 +341,7 @@ export type DeleteBoardResponse = Message<"leaderboard.v1.DeleteBoardResponse"> 
  * Use `create(DeleteBoardResponseSchema)` to create a new message.
  */
 export const DeleteBoardResponseSchema: GenMessage<DeleteBoardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 9);
+  messageDesc(file_leaderboard_v1_admin, 10);
 
 /**
  * UpdateBoardResponse is the board as now stored.
@@ -308,7 +362,7 @@ export type UpdateBoardResponse = Message<"leaderboard.v1.UpdateBoardResponse"> 
  * Use `create(UpdateBoardResponseSchema)` to create a new message.
  */
 export const UpdateBoardResponseSchema: GenMessage<UpdateBoardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 10);
+  messageDesc(file_leaderboard_v1_admin, 11);
 
 /**
  * RebuildShardsRequest says which shards to rebuild, and how.
@@ -353,7 +407,7 @@ export type RebuildShardsRequest = Message<"leaderboard.v1.RebuildShardsRequest"
  * Use `create(RebuildShardsRequestSchema)` to create a new message.
  */
 export const RebuildShardsRequestSchema: GenMessage<RebuildShardsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 11);
+  messageDesc(file_leaderboard_v1_admin, 12);
 
 /**
  * RebuildShardsResponse reports one shard's rebuild; sent about once a second per shard and
@@ -433,7 +487,7 @@ export type RebuildShardsResponse = Message<"leaderboard.v1.RebuildShardsRespons
  * Use `create(RebuildShardsResponseSchema)` to create a new message.
  */
 export const RebuildShardsResponseSchema: GenMessage<RebuildShardsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 12);
+  messageDesc(file_leaderboard_v1_admin, 13);
 
 /**
  * ListRebuildsRequest says which shards to look at.
@@ -454,7 +508,7 @@ export type ListRebuildsRequest = Message<"leaderboard.v1.ListRebuildsRequest"> 
  * Use `create(ListRebuildsRequestSchema)` to create a new message.
  */
 export const ListRebuildsRequestSchema: GenMessage<ListRebuildsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 13);
+  messageDesc(file_leaderboard_v1_admin, 14);
 
 /**
  * ListRebuildsResponse lists the running rebuilds.
@@ -475,7 +529,7 @@ export type ListRebuildsResponse = Message<"leaderboard.v1.ListRebuildsResponse"
  * Use `create(ListRebuildsResponseSchema)` to create a new message.
  */
 export const ListRebuildsResponseSchema: GenMessage<ListRebuildsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 14);
+  messageDesc(file_leaderboard_v1_admin, 15);
 
 /**
  * RunningRebuild is a rebuild holding a shard's rebuild lease.
@@ -525,7 +579,7 @@ export type RunningRebuild = Message<"leaderboard.v1.RunningRebuild"> & {
  * Use `create(RunningRebuildSchema)` to create a new message.
  */
 export const RunningRebuildSchema: GenMessage<RunningRebuild> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 15);
+  messageDesc(file_leaderboard_v1_admin, 16);
 
 /**
  * GetClusterStatusRequest says which shards to report on.
@@ -546,7 +600,7 @@ export type GetClusterStatusRequest = Message<"leaderboard.v1.GetClusterStatusRe
  * Use `create(GetClusterStatusRequestSchema)` to create a new message.
  */
 export const GetClusterStatusRequestSchema: GenMessage<GetClusterStatusRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 16);
+  messageDesc(file_leaderboard_v1_admin, 17);
 
 /**
  * GetClusterStatusResponse is the cluster as the router saw it at observed_at_ms.
@@ -581,7 +635,7 @@ export type GetClusterStatusResponse = Message<"leaderboard.v1.GetClusterStatusR
  * Use `create(GetClusterStatusResponseSchema)` to create a new message.
  */
 export const GetClusterStatusResponseSchema: GenMessage<GetClusterStatusResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 17);
+  messageDesc(file_leaderboard_v1_admin, 18);
 
 /**
  * ShardStatus is one shard as the router sees it.
@@ -686,7 +740,7 @@ export type ShardStatus = Message<"leaderboard.v1.ShardStatus"> & {
  * Use `create(ShardStatusSchema)` to create a new message.
  */
 export const ShardStatusSchema: GenMessage<ShardStatus> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 18);
+  messageDesc(file_leaderboard_v1_admin, 19);
 
 /**
  * RedisNodeStatus is one Redis server of a shard.
@@ -740,7 +794,7 @@ export type RedisNodeStatus = Message<"leaderboard.v1.RedisNodeStatus"> & {
  * Use `create(RedisNodeStatusSchema)` to create a new message.
  */
 export const RedisNodeStatusSchema: GenMessage<RedisNodeStatus> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 19);
+  messageDesc(file_leaderboard_v1_admin, 20);
 
 /**
  * KafkaStatus is the score log as the router reaches it.
@@ -797,7 +851,7 @@ export type KafkaStatus = Message<"leaderboard.v1.KafkaStatus"> & {
  * Use `create(KafkaStatusSchema)` to create a new message.
  */
 export const KafkaStatusSchema: GenMessage<KafkaStatus> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 20);
+  messageDesc(file_leaderboard_v1_admin, 21);
 
 /**
  * ReshardRequest names the shards to add and to remove (at least one of either).
@@ -825,7 +879,7 @@ export type ReshardRequest = Message<"leaderboard.v1.ReshardRequest"> & {
  * Use `create(ReshardRequestSchema)` to create a new message.
  */
 export const ReshardRequestSchema: GenMessage<ReshardRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 21);
+  messageDesc(file_leaderboard_v1_admin, 22);
 
 /**
  * ShardToAdd is a new shard and where its Redis is.
@@ -853,7 +907,7 @@ export type ShardToAdd = Message<"leaderboard.v1.ShardToAdd"> & {
  * Use `create(ShardToAddSchema)` to create a new message.
  */
 export const ShardToAddSchema: GenMessage<ShardToAdd> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 22);
+  messageDesc(file_leaderboard_v1_admin, 23);
 
 /**
  * ReshardResponse reports a move: first the plan, then each changed shard's rebuild, then the
@@ -947,7 +1001,7 @@ export type ReshardResponse = Message<"leaderboard.v1.ReshardResponse"> & {
  * Use `create(ReshardResponseSchema)` to create a new message.
  */
 export const ReshardResponseSchema: GenMessage<ReshardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 23);
+  messageDesc(file_leaderboard_v1_admin, 24);
 
 /**
  * Where the move stands.
@@ -1004,7 +1058,7 @@ export enum ReshardResponse_Phase {
  * Describes the enum leaderboard.v1.ReshardResponse.Phase.
  */
 export const ReshardResponse_PhaseSchema: GenEnum<ReshardResponse_Phase> = /*@__PURE__*/
-  enumDesc(file_leaderboard_v1_admin, 23, 0);
+  enumDesc(file_leaderboard_v1_admin, 24, 0);
 
 /**
  * MovedSlot is a slot and its owners before and after a move.
@@ -1039,7 +1093,7 @@ export type MovedSlot = Message<"leaderboard.v1.MovedSlot"> & {
  * Use `create(MovedSlotSchema)` to create a new message.
  */
 export const MovedSlotSchema: GenMessage<MovedSlot> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 24);
+  messageDesc(file_leaderboard_v1_admin, 25);
 
 /**
  * GetPlacementRequest is empty.
@@ -1054,7 +1108,7 @@ export type GetPlacementRequest = Message<"leaderboard.v1.GetPlacementRequest"> 
  * Use `create(GetPlacementRequestSchema)` to create a new message.
  */
 export const GetPlacementRequestSchema: GenMessage<GetPlacementRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 25);
+  messageDesc(file_leaderboard_v1_admin, 26);
 
 /**
  * GetPlacementResponse is the placement the router reads by.
@@ -1089,7 +1143,7 @@ export type GetPlacementResponse = Message<"leaderboard.v1.GetPlacementResponse"
  * Use `create(GetPlacementResponseSchema)` to create a new message.
  */
 export const GetPlacementResponseSchema: GenMessage<GetPlacementResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 26);
+  messageDesc(file_leaderboard_v1_admin, 27);
 
 /**
  * ShardSlots is one shard of a placement.
@@ -1124,7 +1178,7 @@ export type ShardSlots = Message<"leaderboard.v1.ShardSlots"> & {
  * Use `create(ShardSlotsSchema)` to create a new message.
  */
 export const ShardSlotsSchema: GenMessage<ShardSlots> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 27);
+  messageDesc(file_leaderboard_v1_admin, 28);
 
 /**
  * Phase is where one shard's rebuild stands.
@@ -1342,7 +1396,7 @@ export const AdminService: GenService<{
   },
   /**
    * UpdateBoard changes what can change without touching stored scores: the default
-   * operation, whether writes may override it, and max_metadata_bytes. The rules (order, tie, range, resolution,
+   * operation, whether writes may override it, max_metadata_bytes and quota. The rules (order, tie, range, resolution,
    * epoch) never change: FAILED_PRECONDITION if the request changes them. NOT_FOUND if the
    * board is not defined.
    *

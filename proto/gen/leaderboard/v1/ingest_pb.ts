@@ -326,7 +326,13 @@ export const IngestService: GenService<{
    * answering once the log has acknowledged them. If any update is invalid the whole
    * batch is rejected with INVALID_ARGUMENT naming the first bad index and why, and
    * nothing is written. UNAVAILABLE means the log could not be reached: retry with
-   * the same event ids.
+   * the same event ids. RESOURCE_EXHAUSTED with a `retry-after-ms` trailer (whole
+   * milliseconds until the batch would fit) means a write quota is spent: the cluster's
+   * (LADDER_QUOTA_*) or a board's (BoardDefinition.quota), per player or per token; the
+   * whole batch is refused and nothing is written. Quotas are kept by each ingest process
+   * on its own: behind N ingest processes a caller may reach N times the rate. A batch
+   * holding more updates of one player (or of one token) than the quota's burst can never
+   * fit: INVALID_ARGUMENT naming the player or token and the burst.
    *
    * @generated from rpc leaderboard.v1.IngestService.SubmitScores
    */
