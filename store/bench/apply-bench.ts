@@ -37,6 +37,7 @@ const { values: opt } = parseArgs({
     "in-flight": { type: "string", default: "4" },
     partitions: { type: "string", default: "8" },
     label: { type: "string", default: "" },
+    stats: { type: "boolean", default: false },
     out: { type: "string" },
   },
 });
@@ -59,6 +60,17 @@ function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** INFO commandstats as calls per record of each command, most first (--stats). */
+function commandsPerRecord(info: string): string {
+  const rows = [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)].map((m) => ({
+    command: m[1]!,
+    perRecord: Number(m[2]) / RECORDS,
+    usecPerRecord: Number(m[3]) / RECORDS,
+  }));
+  rows.sort((a, b) => b.perRecord - a.perRecord);
+  return rows.map((r) => `${r.command} ${r.perRecord.toFixed(2)}/record ${r.usecPerRecord.toFixed(2)} µs/record`).join("\n");
 }
 
 /** A deterministic generator (mulberry32): both runs apply the same records. */
@@ -183,6 +195,7 @@ async function main(): Promise<void> {
       dedupWindowMs: 3_600_000,
     });
     for (const c of chunks.slice(0, Math.ceil(chunks.length / 10))) await warmWriter.apply(c.partition, c.events);
+    await redis.config("RESETSTAT");
     const redis0 = cpuSecondsOf(server.pid!);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -220,6 +233,7 @@ async function main(): Promise<void> {
       nodeCpuUsPerRecord: round((cpu.user + cpu.system) / RECORDS),
     };
     console.log(JSON.stringify(line));
+    if (opt.stats) console.log(commandsPerRecord(await redis.info("commandstats")));
     if (opt.out) appendFileSync(opt.out, JSON.stringify(line) + "\n");
   } finally {
     redis.disconnect();
