@@ -12,8 +12,12 @@
  * a defined daily board with two windows (3-period SUM, 2-period BEST) and a histogram.
  *
  *   node --import tsx store/bench/apply-bench.ts [--records 200000] [--chunk 40] [--in-flight 4] [--label x] [--out file]
+ *     [--stats] [--digest] [--now <Unix ms>]
  *
- * Prints one JSON line; with --out, appends it to that file.
+ * Prints one JSON line; with --out, appends it to that file. --stats adds INFO commandstats as
+ * calls and µs per record; --digest adds Redis's DEBUG DIGEST of the whole data set after the
+ * run, which two versions of the apply script must agree on when given the same --now (the
+ * records' times and ingest times derive from it).
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
@@ -38,6 +42,8 @@ const { values: opt } = parseArgs({
     partitions: { type: "string", default: "8" },
     label: { type: "string", default: "" },
     stats: { type: "boolean", default: false },
+    digest: { type: "boolean", default: false },
+    now: { type: "string" },
     out: { type: "string" },
   },
 });
@@ -154,16 +160,20 @@ function records(now: number): Buffer[] {
 
 async function main(): Promise<void> {
   const port = await freePort();
-  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
+  const server = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "local"],
+    {
+      stdio: "ignore",
+    },
+  );
   // refused while the server starts: retried every 50 ms, the first command queued until then
   const redis = new Redis({ port, host: "127.0.0.1", retryStrategy: () => 50, maxRetriesPerRequest: null });
   redis.on("error", () => {});
   try {
     await redis.ping();
     const boards = loadConfig({}).boards;
-    const now = Date.now();
+    const now = opt.now ? Number(opt.now) : Date.now();
     const values = records(now);
     // one partition per record slot, in offset order within each
     const chunks: Array<{ partition: number; events: PreparedEvent[] }> = [];
@@ -233,6 +243,7 @@ async function main(): Promise<void> {
       nodeCpuUsPerRecord: round((cpu.user + cpu.system) / RECORDS),
     };
     console.log(JSON.stringify(line));
+    if (opt.digest) console.log(`digest ${await redis.call("DEBUG", "DIGEST")}`);
     if (opt.stats) console.log(commandsPerRecord(await redis.info("commandstats")));
     if (opt.out) appendFileSync(opt.out, JSON.stringify(line) + "\n");
   } finally {

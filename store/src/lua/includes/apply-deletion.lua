@@ -31,6 +31,8 @@ local function delete_board(ev)
     cursor = page[1]
     if #page[2] > 0 then redis.call('UNLINK', unpack(page[2])) end
   until cursor == '0'
+  forget_expiries()
+  forget_bounds()
 end
 
 -- whether board key `key` belongs to a generation whose deletion marker this partition applied

@@ -47,7 +47,7 @@ local function set_window_entry(key, player, new, expire_at, hist)
   local cur = redis.call('ZSCORE', key, player)
   if new == nil then
     if cur then
-      redis.call('ZREM', key, player)
+      zrem(key, player)
       record(key, player)
       drop_meta(key, player)
       entry_moved(key, player, cur, nil)
@@ -56,7 +56,7 @@ local function set_window_entry(key, player, new, expire_at, hist)
   elseif not cur or tonumber(cur) ~= new then
     redis.call('ZADD', key, new, player)
     record(key, player)
-    redis.call('PEXPIREAT', key, expire_at)
+    expire(key, expire_at)
     hist_ensure(key, hist, expire_at)
     entry_moved(key, player, cur, new, expire_at)
     mirror(key, player)
