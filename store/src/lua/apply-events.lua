@@ -140,6 +140,7 @@ for _, ev in ipairs(EVENTS) do
   end
 end
 
+hist_flush()
 forget_old()
 if last > applied_upto then redis.call('HSET', OFFSETS_KEY, PARTITION, string.format('%d', last)) end
 return { status, applied, skipped, string.format('%d', last), duplicates }

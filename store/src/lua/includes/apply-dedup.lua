@@ -57,7 +57,7 @@ local function remember(ev)
   if DEDUP_WINDOW_MS <= 0 or ev.event_id == '' then return end
   local member = member_of(ev)
   pending[member] = ev.ingested_ms
-  pending_args[#pending_args + 1] = ev.ingested_ms
+  pending_args[#pending_args + 1] = int_arg(ev.ingested_ms)
   pending_args[#pending_args + 1] = member
   record(DEDUP_KEY, member)
   if newest_ingest == nil or ev.ingested_ms > newest_ingest then newest_ingest = ev.ingested_ms end

@@ -15,6 +15,7 @@
 local any_deleted = redis.call('EXISTS', DELETED_KEY) == 1
 
 local function delete_board(ev)
+  hist_flush() -- the counts changed before, written before the keys go
   local key = ev.key
   local stem = string.sub(key, #BOARD_PREFIX + 1)
   local member = stem .. '\n' .. PARTITION

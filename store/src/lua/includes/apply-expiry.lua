@@ -18,7 +18,7 @@ local REMEMBER_AFTER_MS = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[
 -- PEXPIREAT key at (Unix ms), unless this call already set exactly that on the key
 local function expire(key, at)
   if expiry_set[key] == at then return end
-  redis.call('PEXPIREAT', key, at)
+  redis.call('PEXPIREAT', key, int_arg(at))
   if at > REMEMBER_AFTER_MS then expiry_set[key] = at end
 end
 

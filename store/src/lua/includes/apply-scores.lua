@@ -37,7 +37,7 @@ local function apply_score(ev)
   local moved = points ~= old_points
   if moved then
     local new_key = sort_key(points, ev.time_idx, ev.enc)
-    redis.call('ZADD', key, new_key, player)
+    redis.call('ZADD', key, int_arg(new_key), player)
     record(key, player)
     hist_ensure(key, ev.hist, expire_at)
     entry_moved(key, player, current, new_key, expire_at)

@@ -54,7 +54,7 @@ local function set_window_entry(key, player, new, expire_at, hist)
       mirror(key, player)
     end
   elseif not cur or tonumber(cur) ~= new then
-    redis.call('ZADD', key, new, player)
+    redis.call('ZADD', key, int_arg(new), player)
     record(key, player)
     expire(key, expire_at)
     hist_ensure(key, hist, expire_at)
