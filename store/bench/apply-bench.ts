@@ -6,12 +6,12 @@
  * It starts its own redis-server on a free port (never the machine's 6379), prepares the
  * records beforehand through prepareEvent exactly as the shard node does (records encoded as
  * ingest writes them; the prepare cost is left out of the figures: it is not the apply call),
- * then applies them in chunks of `--chunk` records of one partition, `--in-flight` calls at
- * once, never two of one partition. The mix: a third each of a board without a definition
+ * then applies them in chunks of `--chunk` records of one partition (default 500, the shard
+ * node's LADDER_APPLY_BATCH default), `--in-flight` calls at once, never two of one partition. The mix: a third each of a board without a definition
  * (SET/INCREMENT/BEST, event ids), a defined all-time board with a histogram and metadata, and
  * a defined daily board with two windows (3-period SUM, 2-period BEST) and a histogram.
  *
- *   node --import tsx store/bench/apply-bench.ts [--records 200000] [--chunk 40] [--in-flight 4] [--label x] [--out file]
+ *   node --import tsx store/bench/apply-bench.ts [--records 200000] [--chunk 500] [--in-flight 4] [--label x] [--out file]
  *     [--stats] [--digest] [--now <Unix ms>]
  *
  * Prints one JSON line; with --out, appends it to that file. --stats adds INFO commandstats as
@@ -37,7 +37,7 @@ import { ShardWriter, type PreparedEvent } from "../src/writer/shard-writer.js";
 const { values: opt } = parseArgs({
   options: {
     records: { type: "string", default: "200000" },
-    chunk: { type: "string", default: "40" },
+    chunk: { type: "string", default: "500" },
     "in-flight": { type: "string", default: "4" },
     partitions: { type: "string", default: "8" },
     label: { type: "string", default: "" },
