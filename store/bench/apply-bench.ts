@@ -6,14 +6,18 @@
  * It starts its own redis-server on a free port (never the machine's 6379), prepares the
  * records beforehand through prepareEvent exactly as the shard node does (records encoded as
  * ingest writes them; the prepare cost is left out of the figures: it is not the apply call),
- * then applies them in chunks of `--chunk` records of one partition, `--in-flight` calls at
- * once, never two of one partition. The mix: a third each of a board without a definition
+ * then applies them in chunks of `--chunk` records of one partition (default 500, the shard
+ * node's LADDER_APPLY_BATCH default), `--in-flight` calls at once, never two of one partition. The mix: a third each of a board without a definition
  * (SET/INCREMENT/BEST, event ids), a defined all-time board with a histogram and metadata, and
  * a defined daily board with two windows (3-period SUM, 2-period BEST) and a histogram.
  *
- *   node --import tsx store/bench/apply-bench.ts [--records 200000] [--chunk 40] [--in-flight 4] [--label x] [--out file]
+ *   node --import tsx store/bench/apply-bench.ts [--records 200000] [--chunk 500] [--in-flight 4] [--label x] [--out file]
+ *     [--stats] [--digest] [--now <Unix ms>]
  *
- * Prints one JSON line; with --out, appends it to that file.
+ * Prints one JSON line; with --out, appends it to that file. --stats adds INFO commandstats as
+ * calls and µs per record; --digest adds Redis's DEBUG DIGEST of the whole data set after the
+ * run, which two versions of the apply script must agree on when given the same --now (the
+ * records' times and ingest times derive from it).
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
@@ -33,10 +37,13 @@ import { ShardWriter, type PreparedEvent } from "../src/writer/shard-writer.js";
 const { values: opt } = parseArgs({
   options: {
     records: { type: "string", default: "200000" },
-    chunk: { type: "string", default: "40" },
+    chunk: { type: "string", default: "500" },
     "in-flight": { type: "string", default: "4" },
     partitions: { type: "string", default: "8" },
     label: { type: "string", default: "" },
+    stats: { type: "boolean", default: false },
+    digest: { type: "boolean", default: false },
+    now: { type: "string" },
     out: { type: "string" },
   },
 });
@@ -59,6 +66,17 @@ function cpuSecondsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** INFO commandstats as calls per record of each command, most first (--stats). */
+function commandsPerRecord(info: string): string {
+  const rows = [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)].map((m) => ({
+    command: m[1]!,
+    perRecord: Number(m[2]) / RECORDS,
+    usecPerRecord: Number(m[3]) / RECORDS,
+  }));
+  rows.sort((a, b) => b.perRecord - a.perRecord);
+  return rows.map((r) => `${r.command} ${r.perRecord.toFixed(2)}/record ${r.usecPerRecord.toFixed(2)} µs/record`).join("\n");
 }
 
 /** A deterministic generator (mulberry32): both runs apply the same records. */
@@ -142,16 +160,20 @@ function records(now: number): Buffer[] {
 
 async function main(): Promise<void> {
   const port = await freePort();
-  const server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
+  const server = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "local"],
+    {
+      stdio: "ignore",
+    },
+  );
   // refused while the server starts: retried every 50 ms, the first command queued until then
   const redis = new Redis({ port, host: "127.0.0.1", retryStrategy: () => 50, maxRetriesPerRequest: null });
   redis.on("error", () => {});
   try {
     await redis.ping();
     const boards = loadConfig({}).boards;
-    const now = Date.now();
+    const now = opt.now ? Number(opt.now) : Date.now();
     const values = records(now);
     // one partition per record slot, in offset order within each
     const chunks: Array<{ partition: number; events: PreparedEvent[] }> = [];
@@ -183,6 +205,7 @@ async function main(): Promise<void> {
       dedupWindowMs: 3_600_000,
     });
     for (const c of chunks.slice(0, Math.ceil(chunks.length / 10))) await warmWriter.apply(c.partition, c.events);
+    await redis.config("RESETSTAT");
     const redis0 = cpuSecondsOf(server.pid!);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -220,6 +243,8 @@ async function main(): Promise<void> {
       nodeCpuUsPerRecord: round((cpu.user + cpu.system) / RECORDS),
     };
     console.log(JSON.stringify(line));
+    if (opt.digest) console.log(`digest ${await redis.call("DEBUG", "DIGEST")}`);
+    if (opt.stats) console.log(commandsPerRecord(await redis.info("commandstats")));
     if (opt.out) appendFileSync(opt.out, JSON.stringify(line) + "\n");
   } finally {
     redis.disconnect();

@@ -30,6 +30,7 @@ const APPLY_INCLUDES = [
   "includes/scores",
   "includes/apply-input",
   "includes/apply-journal",
+  "includes/apply-expiry",
   "includes/apply-moves",
   "includes/apply-histograms",
   "includes/apply-changes",

@@ -9,6 +9,7 @@ import { BoardSpecs } from "@ladder/model/board-spec";
 import { builtFrom, shardStamp } from "./identity.js";
 import { ShardReader } from "./reader.js";
 import { HeartbeatStatus } from "./scripts.js";
+import { APPLY_OP } from "./script-codes.js";
 import { ShardWriter, type PreparedEvent } from "./writer/shard-writer.js";
 
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
@@ -90,6 +91,49 @@ describe("shard store > apply", () => {
     const bucketOf = (p: number) => (p >= 255_000 ? 0 : 255 - Math.floor(p / 1000));
     for (let i = 0; i < 2000; i++) want.set(bucketOf(i * 137), (want.get(bucketOf(i * 137)) ?? 0) + 1);
     expect(new Map([...counts.counts].sort((a, b) => a[0] - b[0]))).toEqual(new Map([...want].sort((a, b) => a[0] - b[0])));
+  });
+
+  it("counts a histogram's entries the same whether their moves come in one call or in one call each", async () => {
+    const keys = Object.freeze(firstKeys(spec, [100, 1000, 10_000]));
+    // entries enter, move up and down between buckets, leave and come back; buckets are left and entered in one call
+    const plan: Array<[string, number, number]> = [
+      ["a", APPLY_OP.SET, 50],
+      ["b", APPLY_OP.SET, 500],
+      ["a", APPLY_OP.SET, 5000],
+      ["b", APPLY_OP.SET, 20],
+      ["c", APPLY_OP.SET, 50_000],
+      ["a", APPLY_OP.REMOVE, 0],
+      ["c", APPLY_OP.INCREMENT, -49_990],
+      ["a", APPLY_OP.SET, 700],
+      ["d", APPLY_OP.SET, 600],
+      ["d", APPLY_OP.REMOVE, 0],
+      ["b", APPLY_OP.BEST, 20_000],
+    ];
+    const events = () => plan.map(([player, op, value]) => ({ ...ev(player, op, value), histogram: keys }));
+    await writer.apply(0, events());
+    const together = await store.histogram("b");
+    const alone = freshNamespace("store").keyPrefix;
+    const oneByOne = new ShardWriter({
+      shardId: "shard-x",
+      stamp: STAMP,
+      builtFrom: BUILT_FROM,
+      redis,
+      keyPrefix: alone,
+      dedupWindowMs: WINDOW_MS,
+    });
+    await oneByOne.markServing(60_000);
+    nextOffset = 0n;
+    for (const e of events()) await oneByOne.apply(0, [e]);
+    const separately = await new ShardReader({ shardId: "shard-x", stamp: STAMP, redis, keyPrefix: alone }).histogram("b");
+    expect(together.card).toBe(3);
+    expect(together).toEqual(separately);
+    // buckets 0 (10,000 up) .. 3 (below 100): a ends at 700 (2), b at 20,000 (0), c fell from 50,000 to 10 (3); d left
+    const sorted = (m: Map<number, number>) => [...m].sort((x, y) => x[0] - y[0]);
+    expect(sorted(together.counts)).toEqual([
+      [0, 1],
+      [2, 1],
+      [3, 1],
+    ]);
   });
 
   it("saturates INCREMENT at the board's range", async () => {

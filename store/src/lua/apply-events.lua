@@ -29,15 +29,16 @@
     KEYS[6]        the deleted generations (apply-deletion.lua)
     KEYS[7]        the change stream, KEYS[8] the change flag (apply-changes.lua)
     KEYS[9]        the move, "<prefix>move" (apply-moves.lua)
-    KEYS[9 + i]    the board key of event i, i = 1..n (a deletion marker: "<prefix>board:<board>#<generation>")
-    KEYS[..]       then the period and window keys of the events' windows (apply-windows.lua)
+    KEYS[10..]     the board keys of the events (a deletion marker's: "<prefix>board:<board>#<generation>")
+                   and the period and window keys of their windows (apply-windows.lua), each once,
+                   in the order of first use; events name theirs by index
     ARGV[1]        partition
     ARGV[2]        dedup window in ms (0 = no deduplication)
     ARGV[3]        the writer's built-from value
     ARGV[4]        the call's histogram bounds: a MessagePack array of lists of sort keys, ascending
     ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts) of offset, part
                    (a further board of the previous event's record, same offset), player, op
-                   (OP_*), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
+                   (OP_*), key (the KEYS index of its board key), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
                    board), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
                    entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
@@ -139,6 +140,7 @@ for _, ev in ipairs(EVENTS) do
   end
 end
 
+hist_flush()
 forget_old()
 if last > applied_upto then redis.call('HSET', OFFSETS_KEY, PARTITION, string.format('%d', last)) end
 return { status, applied, skipped, string.format('%d', last), duplicates }

@@ -1,8 +1,12 @@
 /**
  * The apply script's call (apply-events.lua's Input): its keys, and its arguments with every event
  * packed as ONE MessagePack map of named fields (msgpack.ts; Redis's cmsgpack decodes it into a
- * Lua table, `ev.op`, `ev.player`, …) instead of a row of positional arguments. A 40-event call
- * is then 4 + 40 arguments and 9 + 40 (+ windows) keys.
+ * Lua table, `ev.op`, `ev.player`, …) instead of a row of positional arguments.
+ *
+ * Every key goes into KEYS once, however many events name it: an event names its board key, and
+ * its windows their period and window keys, by index into KEYS. A 40-event call on three boards
+ * is then 9 + 3 keys (and the windows' few period keys), not 9 + 40 + 10 per windowed event; the
+ * script type-checks each key once, and the keys are sent and parsed once.
  *
  * The names below are the Lua's field names: apply-input.lua and the includes/apply-*.lua read
  * exactly these. Histogram bounds, shared by the events of one board, go once per call (ARGV[4])
@@ -43,7 +47,13 @@ export function applyCall(o: {
   builtFrom: string;
 }): ApplyCall {
   const keys = fixedKeys(o.keys, o.partition);
-  for (const e of o.events) keys.push(o.keys.board(e.board));
+  const at = new Map<string, number>();
+  /** The KEYS index (1-based) of stored board name `board`, added at the first use. */
+  const key = (board: string): number => {
+    let i = at.get(board);
+    if (i === undefined) at.set(board, (i = keys.push(o.keys.board(board))));
+    return i;
+  };
   const histograms: Array<readonly number[]> = [];
   const placed = new Map<readonly number[], number>();
   const histogram = (list: readonly number[] | undefined): number => {
@@ -53,7 +63,7 @@ export function applyCall(o: {
     return at;
   };
   const packed = o.events.map((e) =>
-    packEvent(e, histogram(e.histogram), e.windows && windowFields(e, e.windows, keys, o.keys, histogram)),
+    packEvent(e, key(e.board), histogram(e.histogram), e.windows && windowFields(e, e.windows, key, histogram)),
   );
   return { keys, args: [o.partition, o.dedupWindowMs, o.builtFrom, writer.pack(histograms), ...packed] };
 }
@@ -80,14 +90,17 @@ const K = Object.fromEntries(
     "report",
     "hist",
     "windows",
+    "key",
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
 /** An event's map (apply-events.lua ARGV[4 + i]). */
-function packEvent(e: PreparedEvent, hist: number, windows: Packable | undefined): Buffer {
+function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packable | undefined): Buffer {
   const w = writer;
   w.start();
-  w.map(15);
+  w.map(16);
+  w.raw(K.key!);
+  w.number(key);
   w.raw(K.offset!);
   w.number(Number(e.offset));
   w.raw(K.part!);
@@ -129,28 +142,22 @@ function packEvent(e: PreparedEvent, hist: number, windows: Packable | undefined
   return w.done();
 }
 
-/** An event's windows (apply-windows.lua's Input); their keys are appended to `keys`. */
+/** An event's windows (apply-windows.lua's Input): its period and window keys as KEYS indices. */
 function windowFields(
   e: PreparedEvent,
   w: PreparedWindows,
-  keys: string[],
-  layout: KeyLayout,
+  key: (board: string) => number,
   histogram: (list: readonly number[] | undefined) => number,
 ): Packable {
-  const kbase = keys.length + 1;
-  for (const b of w.periodBoards) keys.push(layout.board(b));
-  const list = w.windows.map((x) => {
-    const at = keys.length + 1;
-    for (const b of x.boards) keys.push(layout.board(b));
-    return {
-      combine: x.combine,
-      periods: x.periods,
-      kbase: at,
-      hist: histogram(x.histogram),
-      enc: { max_points: x.maxPoints, min_points: x.minPoints, time_units: x.timeUnits, lower: e.lowerIsBetter },
-      bases: x.baseUnits.slice(0, x.periods),
-      expire_at: x.expireAtMs.slice(0, x.periods),
-    };
-  });
-  return { kbase, around: (w.periodBoards.length + 1) / 2, tie: w.tie, list };
+  const periods = w.periodBoards.map(key);
+  const list = w.windows.map((x) => ({
+    combine: x.combine,
+    periods: x.periods,
+    keys: x.boards.slice(0, x.periods).map(key),
+    hist: histogram(x.histogram),
+    enc: { max_points: x.maxPoints, min_points: x.minPoints, time_units: x.timeUnits, lower: e.lowerIsBetter },
+    bases: x.baseUnits.slice(0, x.periods),
+    expire_at: x.expireAtMs.slice(0, x.periods),
+  }));
+  return { keys: periods, around: (w.periodBoards.length + 1) / 2, tie: w.tie, list };
 }

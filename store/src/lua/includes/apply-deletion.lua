@@ -15,6 +15,7 @@
 local any_deleted = redis.call('EXISTS', DELETED_KEY) == 1
 
 local function delete_board(ev)
+  hist_flush() -- the counts changed before, written before the keys go
   local key = ev.key
   local stem = string.sub(key, #BOARD_PREFIX + 1)
   local member = stem .. '\n' .. PARTITION
@@ -31,6 +32,8 @@ local function delete_board(ev)
     cursor = page[1]
     if #page[2] > 0 then redis.call('UNLINK', unpack(page[2])) end
   until cursor == '0'
+  forget_expiries()
+  forget_bounds()
 end
 
 -- whether board key `key` belongs to a generation whose deletion marker this partition applied

@@ -21,7 +21,7 @@ local function erase_from(k, player)
     return -- a histogram's companions: counted below, by the board key
   else
     local was = redis.call('ZSCORE', k, player)
-    if was and redis.call('ZREM', k, player) == 1 then
+    if was and zrem(k, player) == 1 then
       record(k, player)
       entry_moved(k, player, was, nil)
       mirror(k, player)
@@ -33,6 +33,7 @@ end
 -- a player id nor a board key holds a newline) on the board whose key is `key` (its generations,
 -- periods and windows included) or, `all`, on every board. O(the dedup set).
 local function forget_event_ids(player, key, all)
+  flush_remembered()
   local suffix = '\n' .. player
   local gone = {}
   local total = redis.call('ZCARD', DEDUP_KEY)
@@ -48,6 +49,7 @@ local function forget_event_ids(player, key, all)
     redis.call('ZREM', DEDUP_KEY, m)
     record(DEDUP_KEY, m)
   end
+  read_ids_directly()
 end
 
 local function erase(ev)
@@ -66,4 +68,5 @@ local function erase(ev)
     for _, k in ipairs(page[2]) do erase_from(k, player) end
   until cursor == '0'
   forget_event_ids(player, key, all)
+  forget_bounds()
 end

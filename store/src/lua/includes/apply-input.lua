@@ -1,7 +1,8 @@
 --[[
   The apply script's input, decoded once (the layout: apply-events.lua's Input). Every event
   comes as one MessagePack map (store/src/writer/pack-event.ts), decoded by Redis's cmsgpack
-  into a table of named fields; its board key is added as `ev.key`.
+  into a table of named fields; its board key (named by its index into KEYS, every key being
+  there once) replaces the index as `ev.key`.
 
   Input:  KEYS, ARGV as apply-events.lua describes them
   Output: the fixed keys by name, PARTITION, DEDUP_WINDOW_MS, BUILT_FROM, HISTOGRAMS (the call's
@@ -21,7 +22,7 @@ local HISTOGRAMS = cmsgpack.unpack(ARGV[4])
 local EVENTS = {}
 for i = FIRST_EVENT_ARG, #ARGV do
   local ev = cmsgpack.unpack(ARGV[i])
-  ev.key = KEYS[FIRST_BOARD_KEY + i - FIRST_EVENT_ARG]
+  ev.key = KEYS[ev.key]
   EVENTS[#EVENTS + 1] = ev
 end
 

@@ -6,7 +6,7 @@
   metadata. Those keys are type-checked with the others when any event carries metadata
   (apply-events.lua); they expire with their board key.
 
-  Input:  none (functions only; record from apply-journal.lua)
+  Input:  none (functions only; record from apply-journal.lua, expire and zrem from apply-expiry.lua)
   Output: META (the companion's suffix), set_meta(key, player, md, expire_at), drop_meta(key, player)
 ]]
 local META = '!meta'
@@ -18,12 +18,12 @@ local function set_meta(key, player, md, expire_at)
   local member = player .. '\n' .. md
   if old == member then return end
   if old then
-    redis.call('ZREM', meta_key, old)
+    zrem(meta_key, old)
     record(meta_key, old)
   end
   redis.call('ZADD', meta_key, 0, member)
   record(meta_key, member)
-  if expire_at > 0 then redis.call('PEXPIREAT', meta_key, expire_at) end
+  if expire_at > 0 then expire(meta_key, expire_at) end
 end
 
 -- drops the player's metadata of board `key` (its entry left)
@@ -32,7 +32,7 @@ local function drop_meta(key, player)
   if redis.call('TYPE', meta_key).ok ~= 'zset' then return end
   local old = meta_member(meta_key, player)
   if old then
-    redis.call('ZREM', meta_key, old)
+    zrem(meta_key, old)
     record(meta_key, old)
   end
 end

@@ -37,12 +37,12 @@ local function apply_score(ev)
   local moved = points ~= old_points
   if moved then
     local new_key = sort_key(points, ev.time_idx, ev.enc)
-    redis.call('ZADD', key, new_key, player)
+    redis.call('ZADD', key, int_arg(new_key), player)
     record(key, player)
     hist_ensure(key, ev.hist, expire_at)
     entry_moved(key, player, current, new_key, expire_at)
     if ev.ttl > 0 and redis.call('TTL', key) == -1 then redis.call('EXPIRE', key, ev.ttl) end
-    if expire_at > 0 then redis.call('PEXPIREAT', key, expire_at) end
+    if expire_at > 0 then expire(key, expire_at) end
     mirror(key, player)
   end
   if md ~= '' then set_meta(key, player, md, expire_at) end
@@ -56,7 +56,7 @@ end
 local function apply_remove(ev)
   local key, player = ev.key, ev.player
   local was = redis.call('ZSCORE', key, player)
-  if redis.call('ZREM', key, player) == 1 then
+  if zrem(key, player) == 1 then
     record(key, player)
     drop_meta(key, player)
     entry_moved(key, player, was, nil)

@@ -8,10 +8,10 @@
   encoding's last unit). A window entry that does not change is not written; one with no part
   left is removed.
 
-  Input:  an event's `windows` (store/src/writer/pack-event.ts): { kbase (KEYS index of the first
-          of the 2N - 1 period keys P(-(N-1)) .. P(N-1)), around = N, tie (TIE_*), list = the
-          windows, each { combine (COMBINE_*), periods = n, kbase (KEYS index of its key ending in
-          P0; those ending in P1 .. P(n-1) follow), enc (its encoding: SUM), hist (0 or an index
+  Input:  an event's `windows` (store/src/writer/pack-event.ts): { keys (the KEYS indices of the
+          2N - 1 period keys P(-(N-1)) .. P(N-1)), around = N, tie (TIE_*), list = the windows,
+          each { combine (COMBINE_*), periods = n, keys (the KEYS indices of its keys ending in
+          P0 .. P(n-1)), enc (its encoding: SUM), hist (0 or an index
           into HISTOGRAMS), bases (the first time unit of the window ending in P(j)), expire_at
           (its expiry, Unix ms) } }
   Output: refresh_windows(ev, recompute, md)
@@ -47,16 +47,16 @@ local function set_window_entry(key, player, new, expire_at, hist)
   local cur = redis.call('ZSCORE', key, player)
   if new == nil then
     if cur then
-      redis.call('ZREM', key, player)
+      zrem(key, player)
       record(key, player)
       drop_meta(key, player)
       entry_moved(key, player, cur, nil)
       mirror(key, player)
     end
   elseif not cur or tonumber(cur) ~= new then
-    redis.call('ZADD', key, new, player)
+    redis.call('ZADD', key, int_arg(new), player)
     record(key, player)
-    redis.call('PEXPIREAT', key, expire_at)
+    expire(key, expire_at)
     hist_ensure(key, hist, expire_at)
     entry_moved(key, player, cur, new, expire_at)
     mirror(key, player)
@@ -70,12 +70,12 @@ local function refresh_windows(ev, recompute, md)
   local N = ws.around
   local parts = {}
   for k = 0, recompute and 2 * N - 2 or -1 do
-    local s = redis.call('ZSCORE', KEYS[ws.kbase + k], player)
+    local s = redis.call('ZSCORE', KEYS[ws.keys[k + 1]], player)
     if s then parts[k] = tonumber(s) end
   end
   for _, w in ipairs(ws.list) do
     for j = 0, w.periods - 1 do
-      local key, expire_at = KEYS[w.kbase + j], w.expire_at[j + 1]
+      local key, expire_at = KEYS[w.keys[j + 1]], w.expire_at[j + 1]
       local new
       if recompute then
         new = combined(w, parts, N, j, ev.enc, ws.tie)
