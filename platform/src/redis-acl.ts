@@ -46,8 +46,8 @@ const READER_COMMANDS = ["evalsha_ro", "eval_ro", "exists", "get", "hmget", "lra
 export const WRITE_SCRIPT_COMMANDS = [
   ...READ_SCRIPT_COMMANDS,
   ...["del", "expire", "hdel", "hexists", "hgetall", "hmget", "hset", "keys", "pexpire", "pexpireat", "pexpiretime", "persist"],
-  ...["pttl", "rename", "rpush", "sadd", "scan", "scard", "sismember", "smembers", "sscan", "set", "ttl", "type", "unlink"],
-  ...["xadd", "zadd", "zincrby", "zlexcount", "zrangebyscore", "zrem", "zremrangebyscore"],
+  ...["pttl", "rename", "rpush", "sadd", "scan", "scard", "sismember", "smembers", "sscan", "set", "time", "ttl", "type", "unlink"],
+  ...["xadd", "zadd", "zincrby", "zlexcount", "zmscore", "zrangebyscore", "zrem", "zremrangebyscore"],
 ];
 
 /** The writer's own commands (store/src/writer, shard-node/src): EVAL first on each connection, then EVALSHA (ioredis). */
