@@ -42,8 +42,10 @@ const grants: TokenGrant[] = [
 export const TEST_STREAM_SECRET = "test-stream-secret-0123456789abcdef";
 
 export interface TestClusterOptions {
-  /** LADDER_* settings on top of the test defaults. */
+  /** LADDER_* settings on top of the test defaults (not LADDER_TOKENS: see `tokens`). */
   settings?: Record<string, string>;
+  /** The cluster's token grants, when not the harness's own (TEST_TOKENS). */
+  tokens?: readonly TokenGrant[];
   /** Infrastructure of the test's own (for tests that kill it); the shared one otherwise. */
   kafkaBrokers?: string[];
   /** redis://host:port, or sentinel://master-name with LADDER_SENTINELS in `settings` (replicated-redis.ts). */
@@ -69,7 +71,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
     redisUrls,
     routerListen: "127.0.0.1:0",
     ingestListen: "127.0.0.1:0",
-    tokens: grants,
+    tokens: opts.tokens ?? grants,
     streamSecret: TEST_STREAM_SECRET,
     settings: {
       LADDER_SCORE_TOPIC: ns.topic,

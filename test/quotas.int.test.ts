@@ -12,10 +12,11 @@ import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { TokenGrant } from "@ladder/platform/auth";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 
 const SECOND_TOKEN = "test-second-write-token-0123456789";
-const GRANTS = [
+const GRANTS: TokenGrant[] = [
   { name: "test-game-server", token: TEST_TOKENS.write, roles: ["write"] },
   { name: "second-game-server", token: SECOND_TOKEN, roles: ["write"] },
   { name: "test-admin", token: TEST_TOKENS.admin, roles: ["admin"] },
@@ -66,7 +67,8 @@ function expectRetryInfo(e: ServiceError, burstMs: number, words: string): void 
 
 beforeAll(async () => {
   cluster = await startTestCluster("quotas", {
-    settings: { LADDER_TOKENS: JSON.stringify(GRANTS), LADDER_QUOTA_PLAYER_RATE: "1", LADDER_QUOTA_PLAYER_BURST: "2" },
+    tokens: GRANTS,
+    settings: { LADDER_QUOTA_PLAYER_RATE: "1", LADDER_QUOTA_PLAYER_BURST: "2" },
   });
   admin = createClient(AdminService, cluster.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   second = createClient(IngestService, cluster.services.ingestAddress, undefined, {}, SECOND_TOKEN);
