@@ -15,7 +15,7 @@
 //      (LADDER_REDIS_TLS_CA_FILE), and not reached without it.
 //   4. Behind Sentinel with auth: the Sentinels refuse a connection without credentials, the shard
 //      node finds its primary through them with its Sentinel user, and the router reads.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
@@ -33,6 +33,7 @@ import { choosePort, ping, startRedisServer, type RedisServer } from "@ladder/de
 import { startReplicatedRedis } from "@ladder/deploy/replicated-redis";
 import { tempDir } from "@ladder/deploy/test-support";
 import { startTestCluster, type TestCluster } from "./cluster-harness.js";
+import { makeSelfSignedCert } from "./self-signed.js";
 
 const log = silentLogger();
 const BOARD = "secured";
@@ -239,18 +240,7 @@ describe("redis security > TLS", () => {
     const ns = freshNamespace("redis-security-tls");
     const s = await secured("redis-security-tls", ns.keyPrefix);
     const [cert, key, acl] = ["cert.pem", "key.pem", "users.acl"].map((f) => join(s.dataDir, f)) as [string, string, string];
-    execFileSync(
-      "openssl",
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"].concat([
-        "-addext",
-        "subjectAltName=IP:127.0.0.1,DNS:localhost",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-      ]),
-      { stdio: "pipe" },
-    );
+    makeSelfSignedCert(cert, key);
     await writeFile(acl, `${s.security.aclLines.join("\n")}\n`, { mode: 0o600 });
     const port = await choosePort(0);
     const server = spawn(

@@ -1,6 +1,5 @@
 // TLS on every gRPC port when a certificate is configured: a client that trusts the CA gets answers, a
 // plaintext client gets none. The certificate is made for the test by openssl (self-signed, 127.0.0.1).
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { makeSelfSignedCert } from "./self-signed.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ladder-tls-"));
 const cert = join(dir, "cert.pem");
@@ -18,27 +18,7 @@ const key = join(dir, "key.pem");
 let c: TestCluster;
 
 beforeAll(async () => {
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-    ],
-    { stdio: "pipe" },
-  );
+  makeSelfSignedCert(cert, key);
   c = await startTestCluster("tls", { settings: { LADDER_TLS_CERT_FILE: cert, LADDER_TLS_KEY_FILE: key } });
 }, 120_000);
 afterAll(async () => {
