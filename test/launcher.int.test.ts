@@ -7,8 +7,8 @@
 // equal to an oracle of what was written). SIGINT to the launcher must stop every process it started.
 // The launcher and its services run their compiled JavaScript on Node 24, with nothing else running
 // inside them (no TypeScript loader and its esbuild service).
-// What a newcomer meets is checked too: a healthy start prints no warning or error, each process's
-// output lands in its own file under <data dir>/logs/, a second start is refused at once in one line,
+// What a newcomer meets is checked too: a healthy start prints no warning or error (and its services
+// log no error line), each process's output lands in its own file under <data dir>/logs/, a second start is refused at once in one line,
 // `reset` removes the cluster's state, the data dir is its owner's alone (0700, files 0600); and a second launcher, started with --background, returns once
 // its cluster runs, answers `status`, and `stop` stops all of it and waits.
 import { execFileSync } from "node:child_process";
@@ -273,6 +273,14 @@ describe("local launcher supervision", () => {
     for (const i of [0, 1, 2]) expect(logOf(launcher.dataDir, `shard-${i}`)).toMatch(/"msg":"shard node ready"/);
     expect(logOf(launcher.dataDir, `redis-${launcher.redisPorts[0]}`)).toMatch(/Ready to accept connections/);
     expect(logOf(launcher.dataDir, "launcher")).toMatch(/"msg":"kafka ready"/);
+    // a normal start logs no error: kafkajs's routine lines (connection retries, rebalances) are debug
+    const errors = ["gateway", "ingest", "router", "shard-0", "shard-1", "shard-2"].flatMap((name) =>
+      logOf(launcher.dataDir, name)
+        .split("\n")
+        .filter((l) => l.startsWith("{") && JSON.parse(l).level >= 50)
+        .map((l) => `${name}: ${l}`),
+    );
+    expect(errors, "error lines in the services' logs of a normal start").toEqual([]);
   });
 
   it("refuses a second start on the same data dir at once, in one line, and exits 1; status names the running one", async () => {

@@ -1,11 +1,11 @@
 /**
- * The kafkajs client as every service builds it (kafkajs's own logging routed into pino,
- * bounded retries with backoff), the score log's producer, and the score topic: created
- * with the cluster's durability settings, checked against them at every start, and
+ * The kafkajs client as every service builds it (kafkajs's own logging routed into pino by
+ * kafkajs-logging.ts, bounded retries with backoff), the score log's producer, and the score
+ * topic: created with the cluster's durability settings, checked against them at every start, and
  * identified by its topic id.
  */
 import { Admin as PlatformaticAdmin } from "@platformatic/kafka";
-import kafkajs, { Kafka, logLevel, Partitioners, type Admin, type ITopicConfig, type LogEntry } from "kafkajs";
+import kafkajs, { Kafka, Partitioners, type Admin, type ITopicConfig } from "kafkajs";
 
 // Not among the names Node's ES module loader finds in kafkajs's CommonJS exports: take it from the default export.
 const { ConfigResourceTypes } = kafkajs;
@@ -15,6 +15,7 @@ import type { Logger } from "@ladder/platform/logger";
 import type { LogHandle } from "./log-handle.js";
 import { wrapProducer, type RecordProducer } from "./record-producer.js";
 import { kafkajsSecurity, platformaticSecurity, type KafkaSecurity } from "./kafka-security.js";
+import { KAFKAJS_LOG_LEVEL, kafkajsLogCreator } from "./kafkajs-logging.js";
 
 /** A kafkajs client of `brokers`; `security` (SASL and TLS, from Config.kafkaSecurity) unset: PLAINTEXT without login. */
 export function createKafka(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity): Kafka {
@@ -25,13 +26,8 @@ export function createKafka(brokers: readonly string[], clientId: string, log: L
     connectionTimeout: 3_000, // 3 s
     requestTimeout: 30_000, // 30 s
     retry: kafkaRetry(KAFKA_BACKOFF, 8),
-    logLevel: logLevel.WARN,
-    logCreator: () => (entry: LogEntry) => {
-      const { message, ...extra } = entry.log;
-      const child = { kafka: entry.namespace, ...extra };
-      if (entry.level <= logLevel.ERROR) log.error(child, message);
-      else log.warn(child, message);
-    },
+    logLevel: KAFKAJS_LOG_LEVEL,
+    logCreator: kafkajsLogCreator(log),
   });
 }
 
