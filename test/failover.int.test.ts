@@ -10,13 +10,17 @@
 //      Throughout, GetClusterStatus is asked every 100 ms: a node that did not answer is reported with
 //      an empty role and serves_reads false (admin.proto), and every read refused says why in ladder's
 //      words ("shard-1: primary lost, failover in progress, retry"), never the Redis client's.
+//      Reads with a consistency token (the last batch's), which read the primaries only, run beside
+//      them: each answer holds every write of its batch and none beyond what was sent, they are
+//      answered again after each promotion, and each refusal says why in the same words.
 //   2. A replica that lags (its replication link cut) is not served: with a heartbeat TTL long
 //      enough that the replica's copy of the heartbeat still says "serving", every answer while it
 //      lags is the current board, and the lagging replica gets no read at all; reconnected, it serves
 //      again. Then the replica is killed under reads: the reads go to the primary.
 //   3. A primary killed while its replica lags past the bound: until Sentinel promotes it, GetClusterStatus
 //      shows the dead node with no role and no reads, and a read is refused with "shard-0: primary lost,
-//      failover in progress, retry".
+//      failover in progress, retry"; so is a read with a consistency token, once its wait for the primary
+//      (LADDER_CONSISTENCY_WAIT_MS) ends.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -196,6 +200,55 @@ describe("replicas and failover", () => {
       failed: [] as Array<{ at: number; why: string }>,
     };
     let acknowledged = new Map<string, number>(); // replaced, never changed
+    // reads that carry the last batch's consistency token: they read the primaries only, so through a
+    // failover they wait for the promoted primary (within the bounds) or are refused with the reason
+    let lastBatch: { token: string; players: string[]; expected: Map<string, number> } | undefined;
+    const tokenReads = {
+      ok: 0,
+      problems: [] as string[],
+      okAt: [] as number[],
+      failed: [] as Array<{ at: number; why: string }>,
+    };
+    const tokenReader = (async () => {
+      for (let n = 0; !stop; n++) {
+        const batch = lastBatch;
+        if (!batch) {
+          await sleep(20);
+          continue;
+        }
+        const player = batch.players[(n * 31) % batch.players.length]!;
+        const mine = batch.expected.get(player)!; // acknowledged before the token was given: must be seen
+        try {
+          if (n % 2 === 0) {
+            const got = await c.router.getRank({ board, playerId: player, consistencyToken: batch.token }, { timeoutMs: 15_000 });
+            const score = Number(got.entry!.score);
+            if (score < mine) tokenReads.problems.push(`${player} at ${score} read with the token of a batch that made it ${mine}`);
+            if (score > (acknowledged.get(player) ?? 0) + 1)
+              tokenReads.problems.push(`${player} at ${score}, over the ${acknowledged.get(player)} acknowledged`);
+            if (Number(got.entry!.rank) < 1 || Number(got.entry!.rank) > Number(got.total))
+              tokenReads.problems.push(`rank ${got.entry!.rank} of ${got.total}`);
+          } else {
+            const page = await c.router.getTop({ board, limit: 10, consistencyToken: batch.token }, { timeoutMs: 15_000 });
+            const entries = page.entries.map(plain);
+            tokenReads.problems.push(...pageProblems(entries, Number(page.total), 1));
+            for (const e of entries) {
+              if (e.score > (acknowledged.get(e.playerId) ?? 0) + 1)
+                tokenReads.problems.push(`${e.playerId} at ${e.score}, over the ${acknowledged.get(e.playerId) ?? 0} acknowledged`);
+              if (batch.players.includes(e.playerId) && e.score < batch.expected.get(e.playerId)!)
+                tokenReads.problems.push(
+                  `${e.playerId} at ${e.score} read with the token of a batch that made it ${batch.expected.get(e.playerId)}`,
+                );
+            }
+          }
+          tokenReads.ok++;
+          tokenReads.okAt.push(Date.now());
+        } catch (e) {
+          if (!retriable(e)) throw e;
+          tokenReads.failed.push({ at: Date.now(), why: String((e as { details?: string }).details) });
+          await sleep(20);
+        }
+      }
+    })();
     const readers = Array.from({ length: 2 }, async (_, r) => {
       for (let n = 0; !stop; n++) {
         if (acknowledged.size === 0) {
@@ -287,6 +340,11 @@ describe("replicas and failover", () => {
       players,
       afterBatch: async (b, sofar) => {
         acknowledged = new Map(sofar.expected);
+        lastBatch = {
+          token: sofar.lastToken,
+          players: sofar.updates.slice(-200).map((u) => u.playerId),
+          expected: acknowledged,
+        };
         batchAt.push(Date.now());
         await sleep(40);
         if (b === 20) await kill(1, false);
@@ -299,7 +357,7 @@ describe("replicas and failover", () => {
     });
     await Promise.all(failovers.map((f) => f.done));
     stop = true;
-    await Promise.all(readers);
+    await Promise.all([...readers, tokenReader]);
     await statuses.stop();
     await c.waitApplied(load.offsets, 60_000);
     const audit = await auditBoard(c, board, load.oracle);
@@ -311,6 +369,8 @@ describe("replicas and failover", () => {
     const figures = failovers.map((f, k) => {
       const until = failovers[k + 1]?.killAt ?? Infinity;
       const failed = reads.failed.filter((r) => r.at >= f.killAt && r.at < until);
+      const tokenFailed = tokenReads.failed.filter((r) => r.at >= f.killAt && r.at < until);
+      const switchedAt = f.killAt + f.sentinelSwitchMs;
       return {
         shard: `shard-${f.shard}`,
         replica: f.replicaBehind ? "cut off for the last ~0.3 s" : "in sync",
@@ -323,6 +383,13 @@ describe("replicas and failover", () => {
         refusedBecause: [...new Set(failed.map((r) => r.why))].slice(0, 3),
         longestWithoutReadAnswerMs: longestGap(reads.okAt, f.killAt, Math.min(until, f.killAt + 10_000)),
         longestWithoutWriteAckMs: longestGap(batchAt, f.killAt, Math.min(until, f.killAt + 10_000)),
+        tokenReads: {
+          answeredBeforeSwitch: tokenReads.okAt.filter((t) => t > f.killAt && t <= switchedAt).length,
+          answeredAfterSwitch: tokenReads.okAt.filter((t) => t > switchedAt && t < until).length,
+          refused: tokenFailed.length,
+          refusedBecause: [...new Set(tokenFailed.map((r) => r.why))].slice(0, 3),
+          longestWithoutAnswerMs: longestGap(tokenReads.okAt, f.killAt, Math.min(until, f.killAt + 10_000)),
+        },
       };
     });
     const replicaReads = (
@@ -332,6 +399,7 @@ describe("replicas and failover", () => {
       written: load.acknowledged,
       retriedBatches: load.retries,
       reads: { ok: reads.ok, notYetVisible: reads.notYetVisible, refused: reads.failed.length },
+      tokenReads: { ok: tokenReads.ok, refused: tokenReads.failed.length },
       failovers: figures,
       readsAnsweredByShard0sReplica: replicaReads,
       status: {
@@ -345,9 +413,13 @@ describe("replicas and failover", () => {
     expect(statuses.seen.unreachableNodes).toBeGreaterThan(0);
     expect(statuses.seen.untrue).toEqual([]);
     // refusals say why in ladder's words, naming the shard
-    const refusals = [...new Set(reads.failed.map((r) => r.why)), ...statuses.seen.refusals];
+    const refusals = [...new Set([...reads.failed, ...tokenReads.failed].map((r) => r.why)), ...statuses.seen.refusals];
     expect(refusals.filter((why) => LIBRARY_WORDS.test(why) || !/^shard-\d+: /.test(why))).toEqual([]);
     expect(reads.problems.slice(0, 5)).toEqual([]);
+    // reads with a token see every write of their batch, nothing above what was sent; they are answered
+    // again once each promoted primary holds the token's writes
+    expect(tokenReads.problems.slice(0, 5)).toEqual([]);
+    for (const f of figures) expect(f.tokenReads.answeredAfterSwitch).toBeGreaterThan(0);
     for (const f of failovers) {
       expect(f.sentinelSwitchMs).toBeGreaterThan(0);
       expect(f.appliedAgainMs).toBeGreaterThan(0);
@@ -450,6 +522,8 @@ describe("replicas and failover", () => {
       LADDER_HEARTBEAT_TTL_MS: "15000",
       LADDER_REPLICA_MAX_LAG_MS: String(maxLagMs),
       LADDER_SHARD_TIMEOUT_MS: "1000",
+      // a read with a consistency token waits for the primary this long at most: refused before the promotion
+      LADDER_CONSISTENCY_WAIT_MS: "1000",
     });
     const victim = 0;
     const shard = rr.shards[victim]!;
@@ -467,8 +541,9 @@ describe("replicas and failover", () => {
     await shard.primary.kill();
     const killedAt = Date.now();
     await sleep(250); // a probe (every 100 ms here) finds it gone
-    const [read, seen] = await Promise.all([
+    const [read, tokenRead, seen] = await Promise.all([
       outcome(c.router.getTop({ board, limit: 5 }, { timeoutMs: 10_000 })),
+      outcome(c.router.getTop({ board, limit: 5, consistencyToken: load.lastToken }, { timeoutMs: 10_000 })),
       admin.getClusterStatus({ shardIds: [`shard-${victim}`] }, { timeoutMs: 10_000 }),
     ]);
     const answeredWithinMs = Date.now() - killedAt;
@@ -477,11 +552,13 @@ describe("replicas and failover", () => {
     report("primary killed while its replica lags", {
       answeredWithinMs,
       read,
+      tokenRead,
       refusal: shardStatus.refusal,
       dead: dead && { ...dead, replicationOffset: Number(dead.replicationOffset) },
     });
     const words = `shard-${victim}: primary lost, failover in progress, retry`;
     expect(read).toEqual({ code: status.UNAVAILABLE, details: words });
+    expect(tokenRead).toEqual({ code: status.UNAVAILABLE, details: words });
     expect(shardStatus.refusal).toBe(words);
     expect(dead).toMatchObject({ reachable: false, role: "", servesReads: false, replicationOffset: 0n });
   });

@@ -24,6 +24,8 @@ export interface WriteLoadResult {
   /** The board as the acknowledged updates make it, ranks included. */
   oracle: Oracle;
   offsets: PartitionOffset[];
+  /** The last acknowledged batch's consistency token ("" before any). */
+  lastToken: string;
 }
 
 export interface WriteLoadOptions {
@@ -40,7 +42,15 @@ export interface WriteLoadOptions {
 }
 
 export async function writeLoad(cluster: Pick<TestCluster, "ingest">, o: WriteLoadOptions): Promise<WriteLoadResult> {
-  const result: WriteLoadResult = { acknowledged: 0, retries: 0, expected: new Map(), updates: [], oracle: oracleOf(), offsets: [] };
+  const result: WriteLoadResult = {
+    acknowledged: 0,
+    retries: 0,
+    expected: new Map(),
+    updates: [],
+    oracle: oracleOf(),
+    offsets: [],
+    lastToken: "",
+  };
   // explicit times, in the past, one step per batch: the oracle knows each update's time, and a retry
   // resends the same times with the same event ids
   const firstBatchMs = Date.now() - o.batches * BATCH_TIME_STEP_MS;
@@ -59,6 +69,7 @@ export async function writeLoad(cluster: Pick<TestCluster, "ingest">, o: WriteLo
         const res = await cluster.ingest.submitScores({ updates }, { timeoutMs: o.attemptTimeoutMs ?? 5000 });
         result.acknowledged += updates.length;
         result.offsets.push(...res.offsets);
+        result.lastToken = res.consistencyToken;
         for (const u of updates) {
           result.expected.set(u.playerId, (result.expected.get(u.playerId) ?? 0) + 1);
           const acked: OracleUpdate = { board: u.board, playerId: u.playerId, op: u.op, value: 1, timestampMs };

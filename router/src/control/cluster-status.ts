@@ -4,7 +4,7 @@
  *
  *   - a shard's readiness is the outcome of one read of it, made as every read is made
  *     (ShardPool.call over the live store: the read scripts' heartbeat check against this router's
- *     stamp of the shard, the replica choice of replicas.ts, the shard timeout), and its refusal is
+ *     stamp of the shard, the replica choice of replicated-reader.ts, the shard timeout), and its refusal is
  *     that read's error message, word for word what a client's read gets now;
  *   - the rest is looked up: on the shard's primary, in one pipeline, the applied offsets of its
  *     partitions, the heartbeat's remaining TTL, DBSIZE, used_memory and ROLE; a shard's replicas as

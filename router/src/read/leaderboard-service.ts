@@ -32,7 +32,7 @@ export type TokenWaiter = (token: string, deadlineMs: number) => Promise<void>;
 /**
  * `queries` answers reads; `primaryQueries` those that carry a consistency token: the token is
  * checked against the offsets applied on each shard's primary, so they read the primaries, not
- * a replica that may not have those writes yet (replicas.ts).
+ * a replica that may not have those writes yet (replicated-reader.ts).
  */
 export function leaderboardService(
   queries: Queries,

@@ -33,34 +33,15 @@
  * (store/src/connect.ts) and, if the promoted replica lacks the last writes it applied, replays
  * them from the log while the shard refuses reads.
  *
- * Each read asks one node (one atomic script, as always): the usable nodes are taken in turn
- * (round robin), and a node that fails or refuses with UNAVAILABLE is followed by the next one,
- * within the caller's per-shard deadline. When no node answers because connections fail (a primary
- * just killed, a replica being promoted), the read asks the nodes again every FAILOVER_RETRY_MS, as
- * the probes find them, for up to RETRY_SHARE of the shard's deadline, and is then refused in
- * ladder's words ("shard-1: primary lost, failover in progress, retry"), never the Redis client's.
- * Reads that carry a consistency token read the primary
- * only (the offsets the token is checked against are the primary's): see ShardPool.primaries().
+ * The reads themselves are replicated-reader.ts's: a ReplicatedReader spreads a shard's reads over
+ * the nodes this set finds usable; a PrimaryReader reads its primary only (reads with a consistency
+ * token, watchers' standings); both ask again through a failover and then refuse in ladder's words.
  */
 import { Redis } from "ioredis";
-import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
 import { nodeAddress, type SentinelAddress } from "@ladder/platform/redis-address";
-import {
-  FAILOVER_RETRY_MS,
-  nodeLogin,
-  openRedis,
-  readyWithin,
-  ShardReader,
-  type AfterResult,
-  type RanksResult,
-  type ShardReaderOptions,
-  type StandingResult,
-  type TopResult,
-  type WindowResult,
-} from "@ladder/store";
+import { FAILOVER_RETRY_MS, nodeLogin, openRedis } from "@ladder/store";
 import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
-import type { KeyedMember } from "@ladder/model/score-encoding";
 
 export interface ReplicaSetOptions {
   shardId: string;
@@ -400,15 +381,6 @@ function seen(n: Node, role: Array<string | number> | undefined): void {
   n.offset = Number(n.role === "master" ? role[1] : n.role === "slave" ? role[4] : 0) || 0;
 }
 
-/**
- * The share of the shard's deadline a read spends asking the nodes again while their connections
- * fail (a failover under way), so that its refusal, in ladder's words, comes before the deadline's.
- */
-const RETRY_SHARE = 0.75;
-
-/** How long a read waits for a usable node's connection that is being made again. */
-const RECONNECT_WAIT_MS = 250;
-
 /** ROLE of a node, or undefined when it does not answer. */
 async function roleOf(redis: Redis): Promise<Array<string | number> | undefined> {
   if (redis.status !== "ready") return undefined;
@@ -424,162 +396,6 @@ function fields(flat: string[]): Record<string, string | undefined> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
   return out;
-}
-
-/**
- * A ShardReader over a ReplicaSet: each read goes to one usable node (see above). The applied
- * offsets (consistency tokens) are always the primary's. Reads that must see the primary only
- * use a plain ShardReader over `set.primary` (ShardPool.primaries()).
- */
-export class ReplicatedReader extends ShardReader {
-  private readonly set: ReplicaSet;
-  private readonly options: Omit<ShardReaderOptions, "redis">;
-  private readonly byNode = new WeakMap<Redis, ShardReader>();
-
-  constructor(set: ReplicaSet, options: Omit<ShardReaderOptions, "redis">) {
-    super({ ...options, redis: set.primary });
-    this.set = set;
-    this.options = options;
-  }
-
-  override top(board: string, count: number): Promise<TopResult> {
-    return this.onNode(
-      (r) => r.top(board, count),
-      () => super.top(board, count),
-    );
-  }
-
-  override window(board: string, key: number, playerId: string, radius: number): Promise<WindowResult> {
-    return this.onNode(
-      (r) => r.window(board, key, playerId, radius),
-      () => super.window(board, key, playerId, radius),
-    );
-  }
-
-  override standing(board: string, playerId: string, radius: number): Promise<StandingResult | undefined> {
-    return this.onNode(
-      (r) => r.standing(board, playerId, radius),
-      () => super.standing(board, playerId, radius),
-    );
-  }
-
-  override entry(board: string, playerId: string): Promise<number | undefined> {
-    return this.onNode(
-      (r) => r.entry(board, playerId),
-      () => super.entry(board, playerId),
-    );
-  }
-
-  override ranks(board: string, players: readonly string[], positions: readonly KeyedMember[]): Promise<RanksResult> {
-    return this.onNode(
-      (r) => r.ranks(board, players, positions),
-      () => super.ranks(board, players, positions),
-    );
-  }
-
-  override distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
-    return this.onNode(
-      (r) => r.distinct(board, units, bound, cap),
-      () => super.distinct(board, units, bound, cap),
-    );
-  }
-
-  override histogram(board: string): Promise<{ card: number; counts: Map<number, number> }> {
-    return this.onNode(
-      (r) => r.histogram(board),
-      () => super.histogram(board),
-    );
-  }
-
-  override after(board: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
-    return this.onNode(
-      (r) => r.after(board, from, count, backward),
-      () => super.after(board, from, count, backward),
-    );
-  }
-
-  /**
-   * `read` on the usable nodes in turn until one answers; before the first probe found any, on the
-   * primary. When none answers because connections fail (a primary just killed, a replica being
-   * promoted), the nodes are asked again every FAILOVER_RETRY_MS, as the probes find them, for up to
-   * RETRY_SHARE of the shard's deadline; then the read is refused with the reason in ladder's words.
-   */
-  private async onNode<T>(read: (reader: ShardReader) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> {
-    const until = performance.now() + this.set.timeoutMs * RETRY_SHARE;
-    for (;;) {
-      const round = await this.round(read, onPrimary);
-      if ("value" in round) return round.value;
-      if (round.refusal instanceof LadderError || performance.now() + FAILOVER_RETRY_MS > until)
-        throw round.refusal instanceof LadderError ? round.refusal : this.unreachable(round.primaryLost, round.refusal);
-      await new Promise((resolve) => setTimeout(resolve, FAILOVER_RETRY_MS));
-    }
-  }
-
-  /**
-   * One pass over the nodes (none usable: the primary, through Sentinel): an answer, or the last
-   * refusal (a LadderError is final) and whether the primary was lost.
-   */
-  private async round<T>(
-    read: (reader: ShardReader) => Promise<T>,
-    onPrimary: () => Promise<T>,
-  ): Promise<{ value: T } | { refusal: unknown; primaryLost: boolean }> {
-    if (this.set.readable().length === 0)
-      return onPrimary().then(
-        (value) => ({ value }),
-        (err: unknown) => ({ refusal: err, primaryLost: this.set.primaryLost && !(err instanceof LadderError) }),
-      );
-    let last: unknown = new Error("no node serves reads");
-    let primaryLost = this.set.primaryLost;
-    const tried = new Set<Redis>();
-    const attempt = async (redis: Redis): Promise<{ value: T } | undefined> => {
-      tried.add(redis);
-      try {
-        if (redis.status !== "ready") await readyWithin(redis, RECONNECT_WAIT_MS);
-        return { value: await read(this.readerOf(redis)) };
-      } catch (err) {
-        // a refusal that another node would repeat (configuration, unknown view) is the answer
-        if (err instanceof LadderError && err.code !== Code.UNAVAILABLE) throw err;
-        if (!(err instanceof LadderError) && this.set.isPrimary(redis)) primaryLost = true;
-        last = err;
-        return undefined;
-      }
-    };
-    for (const redis of this.set.readable()) {
-      const got = await attempt(redis);
-      if (got) return got;
-    }
-    // the primary's connection failed under this read (killed, say) before a probe saw it: the
-    // replicas current when it was last seen may answer now, as they will after the next probe
-    if (primaryLost) {
-      for (const redis of this.set.readableWithoutPrimary()) {
-        if (tried.has(redis)) continue;
-        const got = await attempt(redis);
-        if (got) return got;
-      }
-    }
-    // the last failure: a shard's own refusal (not serving, say) is the answer; a connection's is worth another round
-    return { refusal: last, primaryLost };
-  }
-
-  /** The refusal of a read no node answered because connections failed. */
-  private unreachable(primaryLost: boolean, cause: unknown): LadderError {
-    if (cause instanceof LadderError) return cause;
-    return unavailable(
-      primaryLost
-        ? `${this.shardId}: primary lost, failover in progress, retry`
-        : `${this.shardId}: no Redis node of the shard answers (connections failing), retry`,
-      cause,
-    );
-  }
-
-  private readerOf(redis: Redis): ShardReader {
-    let reader = this.byNode.get(redis);
-    // not batched, since refusals for ~1 s after a primary was killed were blamed on batching; they
-    // recurred without it and were the dead primary's connection errors (now handled in onNode), so
-    // batching could return here once measured under the failover test
-    if (!reader) this.byNode.set(redis, (reader = new ShardReader({ ...this.options, redis, batch: false })));
-    return reader;
-  }
 }
 
 /** A connection to a Sentinel itself logs in with the login's Sentinel user and password. */

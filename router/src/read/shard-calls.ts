@@ -66,9 +66,7 @@ export class ShardCalls {
     const startedAt = performance.now();
     let code: number = Code.OK;
     try {
-      return await this.deadlines.within(fn(store), budget, () =>
-        unavailable(`${store.shardId}: no answer within ${Math.round(budget)} ms`),
-      );
+      return await this.deadlines.within(fn(store), budget, () => noAnswer(store.shardId, budget));
     } catch (err) {
       code = err instanceof LadderError ? err.code : Code.UNAVAILABLE;
       if (err instanceof LadderError) throw err;
@@ -77,6 +75,20 @@ export class ShardCalls {
       routerMetrics().shardCallOf(store.shardId, codeName(code)).observe(secondsSince(startedAt));
     }
   }
+}
+
+/** The refusals of calls that ran out of time (isNoAnswer). */
+const noAnswers = new WeakSet<LadderError>();
+
+function noAnswer(shardId: string, budgetMs: number): LadderError {
+  const err = unavailable(`${shardId}: no answer within ${Math.round(budgetMs)} ms`);
+  noAnswers.add(err);
+  return err;
+}
+
+/** Whether `err` is a call's refusal for running out of time (rather than one that says why the shard did not answer). */
+export function isNoAnswer(err: unknown): boolean {
+  return err instanceof LadderError && noAnswers.has(err);
 }
 
 /** The Redis client's words for a connection that failed or is not made (ioredis), and ladder's for them. */

@@ -13,9 +13,10 @@
  * heartbeat key, which every read script checks against this router's stamp of the shard
  * (store identity.ts): a router configured unlike the shards is refused, not answered.
  *
- * A shard with replicas (sentinel://) is read through its ReplicaSet (replicas.ts): each call
- * goes to the primary or a replica that is current, never to one that lags; primaries() reads
- * the primaries only (reads with a consistency token).
+ * A shard with replicas (sentinel://) is read through its ReplicaSet (replicas.ts,
+ * replicated-reader.ts): each call goes to the primary or a replica that is current, never to one
+ * that lags; primaries() reads the primaries only (reads with a consistency token, watchers'
+ * standings). Both are asked again through a failover, then refused with the reason.
  */
 import { Redis } from "ioredis";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
@@ -25,7 +26,8 @@ import type { Logger } from "@ladder/platform/logger";
 import { parseSentinelUrl } from "@ladder/platform/redis-address";
 import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
 import { auditPrefix, loginOptions, readyWithin, shardStamp, ShardReader } from "@ladder/store";
-import { ReplicaSet, ReplicatedReader } from "./replicas.js";
+import { ReplicaSet } from "./replicas.js";
+import { PrimaryReader, ReplicatedReader } from "./replicated-reader.js";
 import { ShardCalls, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
 
 export interface RoutingTable {
@@ -42,6 +44,8 @@ export interface RoutingTable {
   readonly stamps: ReadonlyMap<string, string>;
   /** Stores of the live boards. */
   readonly stores: ReadonlyMap<string, ShardReader>;
+  /** Stores of the live boards that read the primaries only (the same as `stores` for a shard without replicas). */
+  readonly primaryStores: ReadonlyMap<string, ShardReader>;
   /** Shards with replicas (sentinel://): their primary and replicas (replicas.ts). */
   readonly replicaSets: ReadonlyMap<string, ReplicaSet>;
   /** The live boards' scopes, built once: over `stores`, and over stores that read primaries only (consistency tokens). */
@@ -192,7 +196,7 @@ export class ShardPool implements ShardReads {
               enableAutoPipelining: true,
             });
       if (!set && !kept) redis.on("error", () => {}); // reported per query as UNAVAILABLE
-      const primary = new ShardReader({ ...reader, redis });
+      const primary = set ? new PrimaryReader(set, reader) : new ShardReader({ ...reader, redis });
       if (set) replicaSets.set(s.id, set);
       connections.set(s.id, redis);
       urls.set(s.id, s.redisUrl);
@@ -208,6 +212,7 @@ export class ShardPool implements ShardReads {
       connections,
       stamps,
       stores,
+      primaryStores,
       replicaSets,
       live: scopeOver(placement, stores),
       livePrimaries: scopeOver(placement, primaryStores),
@@ -221,7 +226,8 @@ export class ShardPool implements ShardReads {
     const viewReader = (id: string, redis: Redis): ShardReader => {
       const o = { shardId: id, stamp: table.stamps.get(id)!, keyPrefix: auditPrefix(this.keyPrefix, view), view };
       const set = table.replicaSets.get(id);
-      return set && !this.primaryOnly ? new ReplicatedReader(set, o) : new ShardReader({ ...o, redis });
+      if (!set) return new ShardReader({ ...o, redis });
+      return this.primaryOnly ? new PrimaryReader(set, o) : new ReplicatedReader(set, o);
     };
     return scopeOver(table.placement, new Map([...table.connections].map(([id, redis]) => [id, viewReader(id, redis)])));
   }
@@ -253,9 +259,9 @@ export class ShardPool implements ShardReads {
     return primary && { primary, replicas: this.table.replicaSets.get(id) };
   }
 
-  /** The store of the shard that owns slot (partition) `slot`. */
+  /** The store of the shard that owns slot (partition) `slot`, on its primary (the applied offsets are the primary's). */
   ownerOfSlot(slot: number): ShardReader {
-    return this.table.stores.get(this.table.placement.slotToShard[slot]!)!;
+    return this.table.primaryStores.get(this.table.placement.slotToShard[slot]!)!;
   }
 
   /** `work`, unless the caller's deadline (ms since epoch; Infinity: none) passes first: then DEADLINE_EXCEEDED. */

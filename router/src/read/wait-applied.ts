@@ -2,8 +2,10 @@
  * Read your writes: before a read that carries a consistency token, wait until every shard
  * owning one of the token's partitions has applied at least the token's offset there.
  * Polls the shards' applied offsets (one HMGET per shard per round, backing off with jitter
- * from 2 ms to 25 ms, platform/src/backoff.ts); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the caller's
- * deadline, whichever is first. Each wait is timed by outcome (ladder_router_consistency_wait_seconds).
+ * from 2 ms to 25 ms, platform/src/backoff.ts) on each shard's primary, asked again through a
+ * failover (replicated-reader.ts); gives up with UNAVAILABLE (retriable) after `maxWaitMs` or at the
+ * caller's deadline, whichever is first, with the reason: the shard's last refusal while it did not
+ * answer, else that it has not applied the token's writes yet. Each wait is timed by outcome (ladder_router_consistency_wait_seconds).
  */
 import type { RequiredOffsets } from "@ladder/model/consistency-token";
 import { POLL_BACKOFF, RetryExhausted, retryUntil } from "@ladder/platform/backoff";
@@ -11,6 +13,7 @@ import { LadderError, unavailable } from "@ladder/model/errors";
 import { secondsSince } from "@ladder/platform/metrics";
 import type { ShardReader } from "@ladder/store";
 import type { ShardPool } from "./shard-pool.js";
+import { isNoAnswer } from "./shard-calls.js";
 import { codeName, routerMetrics } from "../metrics.js";
 
 export async function waitApplied(pool: ShardPool, required: RequiredOffsets, maxWaitMs: number, deadlineMs: number): Promise<void> {
@@ -33,18 +36,32 @@ export async function waitApplied(pool: ShardPool, required: RequiredOffsets, ma
   }
 }
 
+/**
+ * Polls `store` (a shard's primary) until it applied `needs`. Given up, the refusal says why: that
+ * the shard did not answer (the last reason it gave: "primary lost, failover in progress", say)
+ * when its last call failed, else that it has not applied the token's writes yet.
+ */
 async function waitShard(pool: ShardPool, store: ShardReader, needs: Array<[number, bigint]>, giveUpAt: number): Promise<void> {
   const partitions = needs.map(([p]) => p);
+  let refusal: LadderError | undefined;
   try {
     await retryUntil(
       async () => {
-        const applied = await pool.call(store, (s) => s.appliedOffsetsOf(partitions), giveUpAt);
+        let applied: bigint[];
+        try {
+          applied = await pool.call(store, (s) => s.appliedOffsetsOf(partitions), giveUpAt);
+        } catch (err) {
+          // a call cut short by the wait's own end says less than the reason the one before gave
+          if (!(refusal && isNoAnswer(err))) refusal = LadderError.from(err);
+          throw err;
+        }
+        refusal = undefined;
         if (!needs.every(([, offset], i) => applied[i]! >= offset)) throw notApplied(store);
       },
       { ...POLL_BACKOFF, what: store.shardId, timeoutMs: giveUpAt - Date.now() },
     );
   } catch (err) {
-    if (err instanceof RetryExhausted) throw notApplied(store);
+    if (err instanceof RetryExhausted) throw refusal ?? notApplied(store);
     throw err;
   }
 }
