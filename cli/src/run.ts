@@ -23,6 +23,7 @@ import { status } from "./status.js";
 import type { COMMANDS, CommandName } from "./tables/index.js";
 import { watch } from "./watch.js";
 import { demo, erase, submit } from "./writes.js";
+import { hide, unhide } from "./moderation.js";
 
 type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof COMMANDS)[N]["flags"]>, ctx: RunContext) => Promise<string>;
 
@@ -47,6 +48,8 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   "boards create": boardsCreate,
   "boards update": boardsUpdate,
   "boards delete": boardsDelete,
+  hide,
+  unhide,
   rebuild,
   rebuilds,
   reshard,

@@ -51,6 +51,8 @@ describe("client > retry classification", () => {
       GetClusterStatus: "read",
       Reshard: "never",
       GetPlacement: "read",
+      HidePlayer: "never",
+      UnhidePlayer: "never",
     });
     const submit = IngestService.method.submitScores;
     const u = (eventId: string) => ({ board: "b", playerId: "p", op: Operation.SET, value: 1n, eventId });

@@ -85,6 +85,7 @@ export function encodeScoreEvent(
     metadata: fields.metadata ?? "",
     deleteBoard: false,
     reportId: fields.reportId ?? "",
+    moderation: undefined,
   };
   const bytes = toBinary(ScoreEventSchema, event);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

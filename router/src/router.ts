@@ -22,6 +22,7 @@ import type { RecordProducer } from "@ladder/log/record-producer";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./control/admin-service.js";
 import { boardAdmin } from "./control/board-admin.js";
+import { moderationService } from "./control/moderation.js";
 import { clusterStatus } from "./control/cluster-status.js";
 import { leaderboardService, type TokenWaiter } from "./read/leaderboard-service.js";
 import { LogEnds } from "@ladder/log/log-ends";
@@ -133,6 +134,14 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     sizeOf: (stored) => primaryQueries.size(stored),
     log: log.child({ component: "boards" }),
   });
+  const moderationRpcs = moderationService({
+    scoreTopic: config.scoreTopic,
+    numSlots: config.numSlots,
+    producer: connectProducer,
+    boards,
+    callerOf: (metadata) => auth.identify(metadata).name,
+    log: log.child({ component: "moderation" }),
+  });
   const statusRpc = clusterStatus({ config, pool, logClient });
   const reshardRpcs = reshardService({ config, placement, pool, logClient, topicIds, log: log.child({ component: "reshard" }) });
   const rebuildRpcs = adminService({
@@ -145,7 +154,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   addService(
     server,
     AdminService,
-    { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs },
+    { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs, ...moderationRpcs },
     log.child({ component: "grpc" }),
     requireAdmin(auth),
   );

@@ -21,6 +21,10 @@ export const APPLY_OP = Object.freeze({
   ERASE: 6,
   /** A board deletion marker (AdminService.DeleteBoard); value: the shard's partitions. */
   DELETE_BOARD: 7,
+  /** A moderation action (AdminService.HidePlayer); value 1: every board. */
+  HIDE: 8,
+  /** A moderation action (AdminService.UnhidePlayer); value 1: every board. */
+  UNHIDE: 9,
 });
 
 /** Status codes of the apply script (first element of its reply). */

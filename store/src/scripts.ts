@@ -39,6 +39,7 @@ const APPLY_INCLUDES = [
   "includes/apply-reports",
   "includes/apply-windows",
   "includes/apply-deletion",
+  "includes/apply-moderation",
   "includes/apply-erasure",
   "includes/apply-scores",
 ];

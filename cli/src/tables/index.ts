@@ -1,6 +1,6 @@
 /**
  * Every command of the CLI, in the order help lists them, and the connection flags every command
- * takes. The tables themselves are in reads.ts, writes.ts, boards.ts and admin.ts.
+ * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, moderation.ts and admin.ts.
  */
 import type { Command } from "../command-table.js";
 import { text } from "../flags.js";
@@ -8,6 +8,7 @@ import { PLACEMENT, REBUILD, REBUILDS, RESHARD, STATUS } from "./admin.js";
 import { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE } from "./boards.js";
 import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, TOP, WATCH } from "./reads.js";
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
+import { HIDE, UNHIDE } from "./moderation.js";
 
 export const COMMANDS = Object.freeze({
   submit: SUBMIT,
@@ -29,6 +30,8 @@ export const COMMANDS = Object.freeze({
   "boards create": BOARDS_CREATE,
   "boards update": BOARDS_UPDATE,
   "boards delete": BOARDS_DELETE,
+  hide: HIDE,
+  unhide: UNHIDE,
   rebuild: REBUILD,
   rebuilds: REBUILDS,
   reshard: RESHARD,

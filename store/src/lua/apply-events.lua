@@ -39,10 +39,11 @@
     ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts) of offset, part
                    (a further board of the previous event's record, same offset), player, op
                    (OP_*), key (the KEYS index of its board key), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
-                   board), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
+                   board; OP_HIDE, OP_UNHIDE: 1 for every board), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
                    entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
-                   windows (false, or what apply-windows.lua takes)
+                   windows (false, or what apply-windows.lua takes), audit ('' or a moderation
+                   action's audit line: apply-moderation.lua)
 
   Output:
     { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
@@ -84,6 +85,14 @@ local function apply_one(ev)
     delete_board(ev)
     return false
   end
+  if ev.op == OP_HIDE then
+    hide(ev)
+    return false
+  end
+  if ev.op == OP_UNHIDE then
+    unhide(ev)
+    return false
+  end
   -- a record of a deleted generation written after this partition's deletion marker: ignored
   if ev.op ~= OP_ERASE and in_deleted_generation(ev.key) then return false end
   if is_duplicate(ev) then
@@ -93,9 +102,9 @@ local function apply_one(ev)
     end
     return true
   end
-  if ev.op == OP_REMOVE then apply_remove(ev)
+  if ev.op == OP_REMOVE then with_hidden(ev, apply_remove)
   elseif ev.op == OP_ERASE then erase(ev)
-  else apply_score(ev) end
+  else with_hidden(ev, apply_score) end
   remember(ev)
   return false
 end

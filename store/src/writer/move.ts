@@ -80,9 +80,9 @@ export async function moveOf(redis: Redis, keyPrefix: string): Promise<MoveRecor
   return { phase: phase as MovePhase, from: from ?? "", to: to ?? "", gained: parseList(arr), lost: parseList(dep) };
 }
 
-/** Whether `key` (under `keyPrefix`) is a board key: not a companion, not the deletion markers. */
+/** Whether `key` (under `keyPrefix`) is a board key: not a companion, not the shard's "~" keys (deletion markers, hides, audit). */
 export function isBoardKey(keyPrefix: string, key: string): boolean {
-  return key.startsWith(`${keyPrefix}board:`) && !key.includes("!") && key !== keyLayout(keyPrefix).deletedBoards;
+  return key.startsWith(`${keyPrefix}board:`) && !key.includes("!") && !key.startsWith(`${keyPrefix}board:~`);
 }
 
 /** Every board key of the shard. */

@@ -91,6 +91,7 @@ const K = Object.fromEntries(
     "hist",
     "windows",
     "key",
+    "audit",
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
@@ -98,7 +99,7 @@ const K = Object.fromEntries(
 function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packable | undefined): Buffer {
   const w = writer;
   w.start();
-  w.map(16);
+  w.map(17);
   w.raw(K.key!);
   w.number(key);
   w.raw(K.offset!);
@@ -139,6 +140,8 @@ function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packabl
   w.number(hist);
   w.raw(K.windows!);
   w.write(windows ?? false);
+  w.raw(K.audit!);
+  w.string(e.audit ?? "");
   return w.done();
 }
 

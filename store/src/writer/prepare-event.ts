@@ -13,6 +13,8 @@ import { APPLY_OP, TIE_MODE, WINDOW_COMBINE } from "../script-codes.js";
 import { longestWindow, windowBaseUnits } from "@ladder/model/windows";
 import { firstKeys } from "@ladder/model/histogram";
 import { boardProblem, loggedPlayerIdProblem, MAX_METADATA_BYTES, updateProblem } from "@ladder/model/validate";
+import { moderationAuditLine } from "@ladder/model/moderation";
+import { ModerationAction, type Moderation } from "@ladder/proto/leaderboard/v1/moderation_pb";
 
 export interface Prepared {
   /**
@@ -98,6 +100,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     return noop(offset, `record is not a ScoreEvent: ${(err as Error).message}`);
   }
   if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
+  if (e.moderation) return moderation(e.moderation, offset);
   if (e.deleteBoard) {
     if (boardProblem(e.board) || !e.rules || e.rules.generation <= 0n)
       return noop(offset, "board deletion marker names no defined board and generation");
@@ -196,6 +199,37 @@ function tombstone(playerId: string, boards: readonly string[], offset: bigint, 
   });
   return boards.length === 0 ? [erase("", true, false)] : boards.map((b, i) => erase(b, false, i > 0));
 }
+
+/**
+ * A moderation action's event (apply-moderation.lua): its board's key is the board's name (the
+ * prefix of its generations, periods and windows) or, for every board, the boards' common
+ * prefix, marked by value 1.
+ */
+function moderation(m: Moderation, offset: bigint): Prepared {
+  const op = m.action === ModerationAction.HIDE ? HIDE_OP : m.action === ModerationAction.UNHIDE ? UNHIDE_OP : undefined;
+  if (op === undefined) return noop(offset, `moderation action ${m.action} is not one this shard applies`);
+  const badPlayer = loggedPlayerIdProblem(m.playerId);
+  if (badPlayer) return noop(offset, `moderation: ${badPlayer}`);
+  const badBoard = m.board === "" ? undefined : boardProblem(m.board);
+  if (badBoard) return noop(offset, `moderation: ${badBoard}`);
+  return {
+    events: [
+      {
+        ...noopEvent(offset),
+        board: m.board,
+        playerId: m.playerId,
+        op,
+        value: m.board === "" ? 1 : 0,
+        ingestedAtMs: Number(m.atMs),
+        audit: moderationAuditLine(m, offset),
+      },
+    ],
+  };
+}
+
+/** The apply script's ops of moderation actions (AdminService.HidePlayer, UnhidePlayer). */
+export const HIDE_OP = APPLY_OP.HIDE;
+export const UNHIDE_OP = APPLY_OP.UNHIDE;
 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */
 export const ERASE_OP = APPLY_OP.ERASE;

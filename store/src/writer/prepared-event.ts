@@ -6,7 +6,7 @@ export interface PreparedEvent {
   part: boolean;
   board: string;
   playerId: string;
-  /** One of APPLY_OP (script-codes.ts): SET, INCREMENT (a DECREMENT comes negated), BEST, REMOVE (a board left), ERASE (a tombstone), DELETE_BOARD (value: the shard's partitions); NONE = an unusable record that only advances the offset. */
+  /** One of APPLY_OP (script-codes.ts): SET, INCREMENT (a DECREMENT comes negated), BEST, REMOVE (a board left), ERASE (a tombstone), DELETE_BOARD (value: the shard's partitions), HIDE and UNHIDE (value 1: every board); NONE = an unusable record that only advances the offset. */
   op: number;
   value: number;
   timeIdx: number;
@@ -30,6 +30,8 @@ export interface PreparedEvent {
   reportId?: string;
   /** On a board with windows: what recomputing them takes (prepare-event.ts, model/src/windows.ts). */
   windows?: PreparedWindows;
+  /** A moderation action's audit line (JSON: moderationAuditLine), kept by the apply script (apply-moderation.lua). */
+  audit?: string;
 }
 
 /** The windows a write into period P0 recomputes (see apply-events.lua). */

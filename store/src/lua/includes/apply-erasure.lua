@@ -5,7 +5,7 @@
   drops the player's remembered event ids of those boards from the partition's dedup set,
   O(its size).
 
-  Input:  DEDUP_KEY (apply-input.lua); an event's key, player and value
+  Input:  DEDUP_KEY (apply-input.lua), HID (apply-moderation.lua); an event's key, player and value
   Output: erase(ev)
 ]]
 local function ends_with(s, suffix) return string.sub(s, -#suffix) == suffix end
@@ -19,6 +19,8 @@ local function erase_from(k, player)
     drop_meta(string.sub(k, 1, -#META - 1), player)
   elseif ends_with(k, HIST) or ends_with(k, HBOUNDS) then
     return -- a histogram's companions: counted below, by the board key
+  elseif ends_with(k, HID) then
+    if zrem(k, player) == 1 then record(k, player) end -- a hidden entry (apply-moderation.lua)
   else
     local was = redis.call('ZSCORE', k, player)
     if was and zrem(k, player) == 1 then
@@ -60,6 +62,7 @@ local function erase(ev)
   else
     erase_from(key, player)
     erase_from(key .. META, player)
+    erase_from(key .. HID, player)
   end
   local cursor = '0'
   repeat

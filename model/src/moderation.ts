@@ -1,0 +1,82 @@
+/**
+ * Moderation actions (AdminService.HidePlayer, UnhidePlayer): their record in the score log (a
+ * ScoreEvent whose `moderation` is set, keyed and partitioned by the player) and their line in a
+ * shard's audit trail (store/src/lua/includes/apply-moderation.lua keeps it as given).
+ *
+ * The audit line is JSON with the record's offset, so two actions never make the same line and
+ * a replay of one makes the same line again (a sorted set member: kept once).
+ */
+import { create, toBinary } from "@bufbuild/protobuf";
+import { ScoreEventSchema } from "@ladder/proto/leaderboard/v1/events_pb";
+import { ModerationAction, ModerationSchema, type Moderation } from "@ladder/proto/leaderboard/v1/moderation_pb";
+
+/** The longest reason kept, in UTF-8 bytes. */
+export const MAX_REASON_BYTES = 500;
+
+/** What is wrong with a moderation reason (empty or too long), or undefined. */
+export function reasonProblem(reason: string): string | undefined {
+  if (reason.trim() === "") return "reason is empty: a moderation action says why (1 to 500 bytes)";
+  const bytes = Buffer.byteLength(reason, "utf8");
+  if (bytes > MAX_REASON_BYTES) return `reason is ${bytes} bytes long, more than ${MAX_REASON_BYTES}`;
+  return undefined;
+}
+
+/** A moderation action's record value. */
+export function encodeModeration(m: Moderation): Buffer {
+  const bytes = toBinary(ScoreEventSchema, create(ScoreEventSchema, { playerId: m.playerId, moderation: m, ingestedAtMs: m.atMs }));
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** The action names of audit lines. */
+const NAMES: Partial<Record<ModerationAction, string>> = {
+  [ModerationAction.HIDE]: "hide",
+  [ModerationAction.UNHIDE]: "unhide",
+};
+
+/** One line of a shard's audit trail, as stored. */
+interface AuditLine {
+  offset: string;
+  action: string;
+  playerId: string;
+  board: string;
+  by: string;
+  reason: string;
+  atMs: number;
+}
+
+/** The audit line of action `m`, written at `offset` of the player's partition. */
+export function moderationAuditLine(m: Moderation, offset: bigint): string {
+  const line: AuditLine = {
+    offset: String(offset),
+    action: NAMES[m.action] ?? String(m.action),
+    playerId: m.playerId,
+    board: m.board,
+    by: m.by,
+    reason: m.reason,
+    atMs: Number(m.atMs),
+  };
+  return JSON.stringify(line);
+}
+
+/** An audit line back as the action and its offset; undefined for a line that is not one. */
+export function parseAuditLine(line: string): { action: Moderation; offset: bigint } | undefined {
+  let l: AuditLine;
+  try {
+    l = JSON.parse(line) as AuditLine;
+  } catch {
+    return undefined;
+  }
+  const action = Object.entries(NAMES).find(([, name]) => name === l.action)?.[0];
+  if (action === undefined || typeof l.playerId !== "string") return undefined;
+  return {
+    offset: BigInt(l.offset),
+    action: create(ModerationSchema, {
+      action: Number(action) as ModerationAction,
+      playerId: l.playerId,
+      board: l.board,
+      by: l.by,
+      reason: l.reason,
+      atMs: BigInt(l.atMs),
+    }),
+  };
+}
