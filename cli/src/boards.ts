@@ -36,6 +36,15 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
           return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
         }),
         histogramBounds: o.histogram ?? [],
+        ...(o["season-start"] || o["season-length"]
+          ? {
+              season: {
+                firstDay: o["season-start"] ?? "",
+                lengthDays: days(o["season-length"] ?? "0d"),
+                gapDays: days(o["season-gap"]),
+              },
+            }
+          : {}),
       },
       defaultOp: OPERATION[o["default-op"]],
       allowOpOverride: o["allow-override"],
@@ -76,6 +85,15 @@ export async function boardsDelete(c: ServiceSet, o: Values<typeof BOARDS_DELETE
   return `deleted ${res.board!.name} (generation ${res.board!.rules!.generation}): ${res.markers.length} deletion markers written; the shards drop its keys once they applied them (consistency token ${res.consistencyToken})`;
 }
 
+/** Days of "12d" or "4w" (the table's pattern). */
+const days = (text: string): number => Number(text.slice(0, -1)) * (text.endsWith("w") ? 7 : 1);
+
+/** " of N days from DAY, G-day gaps" for a board with seasons, else "". */
+function seasonText(b: BoardDefinition): string {
+  const s = b.rules?.season;
+  return s ? ` of ${s.lengthDays} days from ${s.firstDay}${s.gapDays ? `, ${s.gapDays}-day gaps` : ""}` : "";
+}
+
 function boardLine(b: BoardDefinition): string {
   const r = b.rules!;
   const order = r.order === SortOrder.LOWER_IS_BETTER ? "lower is better" : "higher is better";
@@ -85,7 +103,7 @@ function boardLine(b: BoardDefinition): string {
   const period =
     r.period === PeriodKind.UNSPECIFIED
       ? "all-time"
-      : `${kind}${r.cron ? ` "${r.cron}"` : ""} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}`;
+      : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
   const metadata = b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : "";
   return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}, generation ${r.generation}`;
 }

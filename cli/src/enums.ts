@@ -25,4 +25,5 @@ export const PERIOD_KIND = Object.freeze({
   weekly: PeriodKind.WEEKLY,
   monthly: PeriodKind.MONTHLY,
   cron: PeriodKind.CRON,
+  season: PeriodKind.SEASON,
 });

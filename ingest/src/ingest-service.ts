@@ -14,6 +14,7 @@ import { encodeToken } from "@ladder/model/consistency-token";
 import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
 import { slotOf } from "@ladder/model/placement";
 import { periodAt, type Period } from "@ladder/model/periods";
+import { seasonGapMessage } from "@ladder/model/seasons";
 import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/model/score-event";
 import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/model/validate";
 import { windowPlan } from "@ladder/model/windows";
@@ -168,6 +169,8 @@ function resolveBoard(
   if (spec.period.kind !== "none") {
     // the event's own time decides its period, never the clock; a period no longer kept takes no more scores
     period = periodAt(spec.period, Number(timestampMs));
+    if (Number(timestampMs) < period.startMs || Number(timestampMs) >= period.endMs)
+      throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${seasonGapMessage(board, Number(timestampMs), period)}`);
     if (now >= period.expireAtMs)
       throw new LadderError(
         Code.FAILED_PRECONDITION,

@@ -66,6 +66,7 @@ const PERIODS: Record<number, PeriodKind> = {
   [ProtoPeriodKind.WEEKLY]: "weekly",
   [ProtoPeriodKind.MONTHLY]: "monthly",
   [ProtoPeriodKind.CRON]: "cron",
+  [ProtoPeriodKind.SEASON]: "season",
 };
 const OPERATIONS = new Set([Operation.SET, Operation.INCREMENT, Operation.BEST, Operation.DECREMENT]);
 const COMBINES: Record<number, Combine> = { [WindowCombine.UNSPECIFIED]: "sum", [WindowCombine.SUM]: "sum", [WindowCombine.BEST]: "best" };
@@ -83,6 +84,8 @@ export function specOfRules(
   if (PERIODS[rules.period] === undefined) return { problems: [`board "${board}": unknown period kind ${rules.period}`] };
   if (rules.minPoints < BigInt(Number.MIN_SAFE_INTEGER) || rules.maxPoints > BigInt(Number.MAX_SAFE_INTEGER))
     return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
+  if (rules.period === ProtoPeriodKind.SEASON && rules.windows.length > 0)
+    return { problems: [`board "${board}": a board with seasons has no windows`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
   const histogram = rules.histogramBounds.map(Number);
@@ -97,7 +100,15 @@ export function specOfRules(
     lowerIsBetter: rules.order === SortOrder.LOWER_IS_BETTER,
     tie,
     generation: Number(rules.generation),
-    period: { kind: PERIODS[rules.period]!, zone: rules.timeZone || "UTC", cron: rules.cron, keep: rules.keepPeriods },
+    period: {
+      kind: PERIODS[rules.period]!,
+      zone: rules.timeZone || "UTC",
+      cron: rules.cron,
+      keep: rules.keepPeriods,
+      ...(rules.season
+        ? { season: { firstDay: rules.season.firstDay, lengthDays: rules.season.lengthDays, gapDays: rules.season.gapDays } }
+        : {}),
+    },
     ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
     ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
     ...(op.maxMetadataBytes !== undefined ? { maxMetadataBytes: op.maxMetadataBytes } : {}),
@@ -154,6 +165,7 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
       }),
     ),
     histogramBounds: r.histogramBounds,
+    ...(r.season ? { season: r.season } : {}),
   });
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
@@ -199,6 +211,9 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.timeZone === b.timeZone &&
     a.cron === b.cron &&
     a.keepPeriods === b.keepPeriods &&
+    a.season?.firstDay === b.season?.firstDay &&
+    a.season?.lengthDays === b.season?.lengthDays &&
+    a.season?.gapDays === b.season?.gapDays &&
     a.histogramBounds.length === b.histogramBounds.length &&
     a.histogramBounds.every((x, i) => x === b.histogramBounds[i]) &&
     a.windows.length === b.windows.length &&

@@ -15,6 +15,10 @@
  * for daily/weekly/monthly, a fire time of the cron expression) and ends where the next one
  * starts: a day has 23 or 25 hours across a daylight-saving change.
  *
+ * SEASONS (seasons.ts) are numbered periods with gaps between them: the period "at" an instant in
+ * a gap is the season before it (ends before the instant), and before season 1 it is season 1
+ * (starts after it). Those who place an event check that it lies within the period found.
+ *
  * RETENTION. A board keeps its current period and `keep` periods before it: a period's keys
  * expire when the period `keep + 1` after it starts (Redis PEXPIREAT). An event whose period
  * is no longer kept is refused.
@@ -24,8 +28,9 @@
  */
 import { CronExpressionParser } from "cron-parser";
 import { DateTime } from "luxon";
+import { seasonEndMs, seasonName, seasonNumberAt, seasonNumberOf, seasonProblem, seasonStartMs, type SeasonCalendar } from "./seasons.js";
 
-export type PeriodKind = "none" | "daily" | "weekly" | "monthly" | "cron";
+export type PeriodKind = "none" | "daily" | "weekly" | "monthly" | "cron" | "season";
 
 export interface PeriodRule {
   kind: PeriodKind;
@@ -35,6 +40,8 @@ export interface PeriodRule {
   cron: string;
   /** Past periods kept besides the current one. */
   keep: number;
+  /** The calendar, for kind "season" (seasons.ts). */
+  season?: SeasonCalendar;
 }
 
 export interface Period {
@@ -56,6 +63,12 @@ export function periodRuleProblem(r: PeriodRule): string | undefined {
   if (!DateTime.now().setZone(r.zone).isValid) return `time_zone "${r.zone}" is not an IANA time zone known here`;
   if (!Number.isInteger(r.keep) || r.keep < 0 || r.keep > MAX_KEPT_PERIODS)
     return `keep_periods must be 0 to ${MAX_KEPT_PERIODS}, got ${r.keep}`;
+  if ((r.kind === "season") !== (r.season !== undefined))
+    return r.kind === "season" ? "a season period needs its calendar (season)" : "a season calendar is only for a season period";
+  if (r.season) {
+    const problem = seasonProblem(r.season, r.zone);
+    if (problem) return problem;
+  }
   if (r.kind === "cron") {
     if (r.cron.trim() === "") return "a cron period needs a cron expression";
     try {
@@ -83,7 +96,7 @@ const CACHED_RULES = 10_000;
 /** The period holding instant `ms`. */
 export function periodAt(r: PeriodRule, ms: number): Period {
   if (r.kind === "none") throw new Error("a board without periods has no period");
-  const rule = `${r.kind}|${r.zone}|${r.keep}|${r.cron}`;
+  const rule = `${r.kind}|${r.zone}|${r.keep}|${r.cron}|${r.season ? `${r.season.firstDay}/${r.season.lengthDays}/${r.season.gapDays}` : ""}`;
   let list = found.get(rule);
   if (list === undefined) {
     if (found.size >= CACHED_RULES) found.clear();
@@ -99,6 +112,7 @@ export function periodAt(r: PeriodRule, ms: number): Period {
   const hit = list[lo - 1];
   if (hit && ms < hit.endMs) return hit;
   const p = Object.freeze(findPeriod(r, ms));
+  if (list.some((x) => x.startMs === p.startMs)) return p; // an instant in a season's gap
   if (list.length >= CACHED_PERIODS) list.splice(0, list.length);
   const at = list.findIndex((x) => x.startMs > p.startMs);
   list.splice(at < 0 ? list.length : at, 0, p);
@@ -106,6 +120,7 @@ export function periodAt(r: PeriodRule, ms: number): Period {
 }
 
 function findPeriod(r: PeriodRule, ms: number): Period {
+  if (r.kind === "season") return seasonPeriod(r, Math.max(1, seasonNumberAt(r.season!, r.zone, ms)));
   if (r.kind === "cron") {
     // the latest fire time at or before ms, and the next fire time after it
     const start = CronExpressionParser.parse(r.cron, { tz: r.zone, currentDate: new Date(ms + 1) })
@@ -136,9 +151,24 @@ function cronPeriod(r: PeriodRule, startMs: number): Period {
   return { id: DateTime.fromMillis(startMs, { zone: r.zone }).toISO()!, startMs, endMs: end, expireAtMs: expireAt };
 }
 
+function seasonPeriod(r: PeriodRule, k: number): Period {
+  const s = r.season!;
+  return {
+    id: seasonName(k),
+    startMs: seasonStartMs(s, r.zone, k),
+    endMs: seasonEndMs(s, r.zone, k),
+    expireAtMs: seasonStartMs(s, r.zone, k + r.keep + 1),
+  };
+}
+
 /** The period named `id` (as periodAt names them), or undefined when `id` names none of this rule's periods. */
 export function periodNamed(r: PeriodRule, id: string): Period | undefined {
   if (r.kind === "none") return undefined;
+  if (r.kind === "season") {
+    const k = seasonNumberOf(id);
+    const start = k === undefined ? Number.NaN : seasonStartMs(r.season!, r.zone, k);
+    return Number.isFinite(start) ? periodAt(r, start) : undefined;
+  }
   if (r.kind === "cron") {
     const at = DateTime.fromISO(id, { zone: r.zone });
     if (!at.isValid) return undefined;
@@ -155,8 +185,23 @@ export function periodNamed(r: PeriodRule, id: string): Period | undefined {
 export function keptPeriods(r: PeriodRule, nowMs: number): Period[] {
   if (r.kind === "none") return [];
   const out = [periodAt(r, nowMs)];
-  while (out.length <= r.keep) out.push(periodAt(r, out[out.length - 1]!.startMs - 1));
+  while (out.length <= r.keep) {
+    const before = periodAt(r, out[out.length - 1]!.startMs - 1);
+    if (before.startMs === out[out.length - 1]!.startMs) break; // season 1 has none before it
+    out.push(before);
+  }
   return out;
+}
+
+/**
+ * When the board next starts over after `nowMs` (Unix ms): where the period after the current one
+ * starts (with seasons: the next season, also from within a gap or before season 1); 0 for an
+ * all-time board.
+ */
+export function nextResetMs(r: PeriodRule, nowMs: number): number {
+  if (r.kind === "none") return 0;
+  if (r.kind === "season") return seasonStartMs(r.season!, r.zone, seasonNumberAt(r.season!, r.zone, nowMs) + 1);
+  return periodAt(r, nowMs).endMs;
 }
 
 /** The first `count` fire times of a cron rule after `fromMs` (Unix ms), from one parse of the expression. */

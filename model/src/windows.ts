@@ -127,6 +127,7 @@ export const NO_WINDOWS: readonly WindowSpec[] = Object.freeze([]);
 /** The longest a period of this rule lasts, ms (cron: the longest of the next 100 from nowMs). */
 export function longestPeriodMs(r: PeriodRule, nowMs: number): number {
   if (r.kind === "none") return 0;
+  if (r.kind === "season") return r.season!.lengthDays * 25 * 3_600_000; // days of 25 hours at most
   if (r.kind !== "cron") return LONGEST[r.kind];
   const fires = cronFireTimes(r, periodAt(r, nowMs).startMs, CRON_SAMPLE + 1);
   return fires.reduce((longest, t, i) => (i === 0 ? longest : Math.max(longest, t - fires[i - 1]!)), 0);

@@ -74,7 +74,7 @@ export const BOARDS_CREATE = command({
     }),
     period: oneOf({
       meaning: "when the board starts over",
-      choices: ["none", "daily", "weekly", "monthly", "cron"],
+      choices: ["none", "daily", "weekly", "monthly", "cron", "season"],
       default: "none",
       placeholder: "PERIOD",
     }),
@@ -82,6 +82,24 @@ export const BOARDS_CREATE = command({
       meaning: "with --period cron: when periods start, 5 fields (or 6, seconds first)",
       placeholder: "EXPR",
       unsetMeans: "none",
+    }),
+    "season-start": shaped({
+      meaning: "with --period season: the day season 1 starts (at midnight in --zone)",
+      pattern: /^\d{4}-\d{2}-\d{2}$/,
+      shape: "YYYY-MM-DD",
+      unsetMeans: "none",
+    }),
+    "season-length": shaped({
+      meaning: "with --period season: how long each season lasts, in days or weeks",
+      pattern: /^[1-9]\d{0,3}[dw]$/,
+      shape: "Nd|Nw",
+      unsetMeans: "none",
+    }),
+    "season-gap": shaped({
+      meaning: "with --period season: the days or weeks without a season between two seasons",
+      pattern: /^\d{1,4}[dw]$/,
+      shape: "Nd|Nw",
+      default: "0d",
     }),
     zone: text({ meaning: "the periods' IANA time zone (Europe/Paris)", placeholder: "IANA", unsetMeans: "UTC" }),
     keep: integer({ meaning: "past periods kept besides the current one", default: "0", min: 0, max: 1000 }),
@@ -111,7 +129,7 @@ export const BOARDS_CREATE = command({
       unsetMeans: "no histogram",
     }),
   },
-  example: "boards create --board speedrun --order lower --min 0 --max 3600000 --resolution-ms 1000",
+  example: "boards create --board ranked --period season --season-start 2026-12-07 --season-length 4w --season-gap 1w --keep 3",
 });
 
 export const BOARDS_UPDATE = command({

@@ -20,6 +20,7 @@ import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Logger } from "@ladder/platform/logger";
 import { boardPrefixProblem, boardProblem } from "@ladder/model/validate";
 import { quotaProblem } from "@ladder/model/write-quota";
+import { nextResetMs } from "@ladder/model/periods";
 
 type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard" | "deleteBoard">;
 
@@ -61,6 +62,11 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       );
     return now;
   };
+  /** A definition as answered: with when the board next starts over, by this router's clock. */
+  const answered = (def: BoardDefinition): BoardDefinition => {
+    const period = d.definitions.catalog.forBoard(def.name)?.period;
+    return create(BoardDefinitionSchema, { ...def, nextResetMs: BigInt(period ? nextResetMs(period, Date.now()) : 0) });
+  };
   const existing = (name: string): BoardDefinition => {
     const problem = boardProblem(name);
     if (problem) throw invalidArgument(problem);
@@ -95,17 +101,17 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       // would go to the undefined board of that name: answer once ingest's follower has had its bound
       if (implicit) await new Promise((r) => setTimeout(r, FOLLOW_BOUND_MS));
       d.log.info({ board: board.name, generation: String(board.rules?.generation) }, "board defined");
-      return { board };
+      return { board: answered(board) };
     },
 
     async getBoard(req) {
-      return { board: existing(req.name) };
+      return { board: answered(existing(req.name)) };
     },
 
     async listBoards(req) {
       const problem = boardPrefixProblem(req.prefix);
       if (problem) throw invalidArgument(problem);
-      return { boards: d.definitions.catalog.list(req.prefix) };
+      return { boards: d.definitions.catalog.list(req.prefix).map(answered) };
     },
 
     async updateBoard(req) {
@@ -127,6 +133,7 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       if (quota) throw invalidArgument(quota);
       const next = create(BoardDefinitionSchema, {
         ...current,
+        nextResetMs: 0n,
         defaultOp,
         allowOpOverride: wanted.allowOpOverride,
         maxMetadataBytes: wanted.maxMetadataBytes,
@@ -135,7 +142,7 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       });
       const board = await publish(next);
       d.log.info({ board: board.name }, "board updated");
-      return { board };
+      return { board: answered(board) };
     },
 
     async deleteBoard(req) {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIusCCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDIlsKCldpbmRvd1J1bGUSDAoEbmFtZRgBIAEoCRIPCgdwZXJpb2RzGAIgASgNEi4KB2NvbWJpbmUYAyABKA4yHS5sZWFkZXJib2FyZC52MS5XaW5kb3dDb21iaW5lInMKBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMSEAoIbWV0YWRhdGEYBSABKAkSEQoJdGllZF9yYW5rGAYgASgEIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMqhwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEAQqYAoNV2luZG93Q29tYmluZRIeChpXSU5ET1dfQ09NQklORV9VTlNQRUNJRklFRBAAEhYKEldJTkRPV19DT01CSU5FX1NVTRABEhcKE1dJTkRPV19DT01CSU5FX0JFU1QQAmIGcHJvdG8z");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIpcDCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUiRgoKU2Vhc29uUnVsZRIRCglmaXJzdF9kYXkYASABKAkSEwoLbGVuZ3RoX2RheXMYAiABKA0SEAoIZ2FwX2RheXMYAyABKA0iWwoKV2luZG93UnVsZRIMCgRuYW1lGAEgASgJEg8KB3BlcmlvZHMYAiABKA0SLgoHY29tYmluZRgDIAEoDjIdLmxlYWRlcmJvYXJkLnYxLldpbmRvd0NvbWJpbmUicwoFRW50cnkSEQoJcGxheWVyX2lkGAEgASgJEg0KBXNjb3JlGAIgASgDEgwKBHJhbmsYAyABKAQSFQoNcmVhY2hlZF9hdF9tcxgEIAEoAxIQCghtZXRhZGF0YRgFIAEoCRIRCgl0aWVkX3JhbmsYBiABKAQiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMiRAoQQ29uc2lzdGVuY3lUb2tlbhIwCgdvZmZzZXRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0Kn8KCU9wZXJhdGlvbhIZChVPUEVSQVRJT05fVU5TUEVDSUZJRUQQABIRCg1PUEVSQVRJT05fU0VUEAESFwoTT1BFUkFUSU9OX0lOQ1JFTUVOVBACEhIKDk9QRVJBVElPTl9CRVNUEAMSFwoTT1BFUkFUSU9OX0RFQ1JFTUVOVBAEKmgKCVNvcnRPcmRlchIaChZTT1JUX09SREVSX1VOU1BFQ0lGSUVEEAASHwobU09SVF9PUkRFUl9ISUdIRVJfSVNfQkVUVEVSEAESHgoaU09SVF9PUkRFUl9MT1dFUl9JU19CRVRURVIQAipzCgdUaWVSdWxlEhgKFFRJRV9SVUxFX1VOU1BFQ0lGSUVEEAASGwoXVElFX1JVTEVfRUFSTElFU1RfRklSU1QQARIZChVUSUVfUlVMRV9MQVRFU1RfRklSU1QQAhIWChJUSUVfUlVMRV9QTEFZRVJfSUQQAyqfAQoKUGVyaW9kS2luZBIbChdQRVJJT0RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBFUklPRF9LSU5EX0RBSUxZEAESFgoSUEVSSU9EX0tJTkRfV0VFS0xZEAISFwoTUEVSSU9EX0tJTkRfTU9OVEhMWRADEhQKEFBFUklPRF9LSU5EX0NST04QBBIWChJQRVJJT0RfS0lORF9TRUFTT04QBSpgCg1XaW5kb3dDb21iaW5lEh4KGldJTkRPV19DT01CSU5FX1VOU1BFQ0lGSUVEEAASFgoSV0lORE9XX0NPTUJJTkVfU1VNEAESFwoTV0lORE9XX0NPTUJJTkVfQkVTVBACYgZwcm90bzM");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -126,6 +126,14 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * @generated from field: repeated int64 histogram_bounds = 13;
    */
   histogramBounds: bigint[];
+
+  /**
+   * For PERIOD_KIND_SEASON: the seasons' calendar (required then, else unset). A board with
+   * seasons has no windows.
+   *
+   * @generated from field: leaderboard.v1.SeasonRule season = 14;
+   */
+  season?: SeasonRule | undefined;
 };
 
 /**
@@ -134,6 +142,44 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
  */
 export const BoardRulesSchema: GenMessage<BoardRules> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 0);
+
+/**
+ * SeasonRule is the calendar of a board with seasons (PERIOD_KIND_SEASON), in the board's time
+ * zone: season k (k = 1, 2, ...) starts at midnight of first_day + (k - 1) x (length_days +
+ * gap_days) days and ends length_days days later (a day lasts 23 or 25 hours across a
+ * daylight-saving change).
+ *
+ * @generated from message leaderboard.v1.SeasonRule
+ */
+export type SeasonRule = Message<"leaderboard.v1.SeasonRule"> & {
+  /**
+   * The day season 1 starts, "YYYY-MM-DD" (at its midnight in the board's time zone).
+   *
+   * @generated from field: string first_day = 1;
+   */
+  firstDay: string;
+
+  /**
+   * Days each season lasts, 1 to 3,660 (weeks: 7 x weeks).
+   *
+   * @generated from field: uint32 length_days = 2;
+   */
+  lengthDays: number;
+
+  /**
+   * Days without a season between one season's end and the next one's start, 0 to 3,660.
+   *
+   * @generated from field: uint32 gap_days = 3;
+   */
+  gapDays: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.SeasonRule.
+ * Use `create(SeasonRuleSchema)` to create a new message.
+ */
+export const SeasonRuleSchema: GenMessage<SeasonRule> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 1);
 
 /**
  * WindowRule defines one window of a board with periods.
@@ -168,7 +214,7 @@ export type WindowRule = Message<"leaderboard.v1.WindowRule"> & {
  * Use `create(WindowRuleSchema)` to create a new message.
  */
 export const WindowRuleSchema: GenMessage<WindowRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 1);
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * Entry is one player's standing on one board.
@@ -229,7 +275,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -258,7 +304,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 3);
+  messageDesc(file_leaderboard_v1_common, 4);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -281,7 +327,7 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 4);
+  messageDesc(file_leaderboard_v1_common, 5);
 
 /**
  * Operation says how an update combines with the player's current score on a board.
@@ -455,6 +501,17 @@ export enum PeriodKind {
    * @generated from enum value: PERIOD_KIND_CRON = 4;
    */
   CRON = 4,
+
+  /**
+   * Seasons (BoardRules.season): season 1 starts at midnight of a given day in the board's time
+   * zone and lasts N days (N = 7w for w weeks); the next one starts after an optional gap of G days
+   * in which the board takes no scores; named "S1", "S2", ... An event whose time falls in a gap,
+   * or before season 1, is refused (FAILED_PRECONDITION); a read without period during a gap reads
+   * the season that ended last.
+   *
+   * @generated from enum value: PERIOD_KIND_SEASON = 5;
+   */
+  SEASON = 5,
 }
 
 /**
