@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
 // state (not timings) run two at a time; then the files whose checks involve time (faults, failover,
 // readiness deadlines, staleness bounds, shutdown, rebuild leases, answers under motion, the
 // launcher's restart pauses, deadlines of the client library, the gateway's rate limits and the
-// browser, the router's stream bounds) run one at a time, alone on the machine's two cores. Files that only wait for an outcome
+// browser, the router's stream bounds, ingest's lag bound) run one at a time, alone on the machine's two cores. Files that only wait for an outcome
 // (the drift refusals, the broker's own restarts) run in the first group. Each file uses its own
 // topic and key namespace.
 const TIMED = [
@@ -26,6 +26,7 @@ const TIMED = [
   "test/stream-limits.int.test.ts",
   "test/dashboard.int.test.ts",
   "test/partitions.int.test.ts",
+  "test/backpressure.int.test.ts",
 ];
 // Tests import the packages' sources (the "@ladder/source" condition of their exports), not their
 // builds in dist/; the processes they start run dist/ (test/global-setup.ts builds it first).

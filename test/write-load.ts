@@ -1,11 +1,13 @@
 // A game server's write loop for fault tests: batches of +1 increments with unique event ids, retried
-// with the same ids on UNAVAILABLE or DEADLINE_EXCEEDED until acknowledged, as the API asks. Counts
+// with the same ids on UNAVAILABLE or DEADLINE_EXCEEDED, or after retry-after-ms on RESOURCE_EXHAUSTED,
+// until acknowledged, as the API asks. Counts
 // what happened; the oracle takes a batch only once it is acknowledged.
 import { status } from "@grpc/grpc-js";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { TestCluster } from "./cluster-harness.js";
 import { Oracle, type OracleUpdate } from "./oracle.js";
+import { retryAfterMs } from "@ladder/client";
 
 /** The boards of the test cluster: the default board only (no LADDER_BOARDS). */
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
@@ -79,9 +81,10 @@ export async function writeLoad(cluster: Pick<TestCluster, "ingest">, o: WriteLo
         break;
       } catch (err) {
         const code = (err as { code?: number }).code;
-        if (code !== status.UNAVAILABLE && code !== status.DEADLINE_EXCEEDED) throw err;
+        const after = retryAfterMs(err); // RESOURCE_EXHAUSTED with retry-after-ms: a shard behind, nothing written
+        if (code !== status.UNAVAILABLE && code !== status.DEADLINE_EXCEEDED && after === undefined) throw err;
         result.retries++;
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, Math.max(200, after ?? 0)));
       }
     }
     await o.afterBatch?.(b, result);

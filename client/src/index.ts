@@ -6,7 +6,7 @@ export type { CallOptions, CallsOf, ServiceCalls, ServiceSet, StreamOptions } fr
 export { Session } from "./session.js";
 export { ServerStream, resumeByToken, type Resume } from "./server-stream.js";
 export { DEFAULT_RETRY, NO_RETRY, backoffMs, retryPolicy, type RetryPolicy } from "./backoff.js";
-export { RETRIED_CODES, codeOf, mayRetry, retrySafety, type RetryEvent, type RetrySafety } from "./retry.js";
+export { RETRIED_CODES, codeOf, mayRetry, retryAfterMs, retrySafety, type RetryEvent, type RetrySafety } from "./retry.js";
 export { assignEventIds, everyUpdateHasEventId } from "./event-ids.js";
 export { TokenMerger, decodeConsistencyToken, encodeConsistencyToken, mergeConsistencyTokens } from "./consistency.js";
 export { TlsFileError } from "./tls-file.js";

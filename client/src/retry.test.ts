@@ -1,11 +1,11 @@
-import { status } from "@grpc/grpc-js";
+import { Metadata, status } from "@grpc/grpc-js";
 import { describe, expect, it } from "vitest";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { retryPolicy } from "./backoff.js";
-import { isRetriedError, mayRetry, retrySafety, withRetries, type RetryEvent } from "./retry.js";
+import { isRetriedError, mayRetry, retryAfterMs, retrySafety, withRetries, type RetryEvent } from "./retry.js";
 
 const grpcError = (code: status) => Object.assign(new Error(`${code} ${status[code]}`), { code, details: status[code] });
 const fast = retryPolicy({ maxAttempts: 4, initialBackoffMs: 1, maxBackoffMs: 2 });
@@ -67,6 +67,11 @@ describe("client > retry classification", () => {
     expect(isRetriedError(grpcError(status.DEADLINE_EXCEEDED))).toBe(true);
     for (const code of NEVER) expect(isRetriedError(grpcError(code)), status[code]).toBe(false);
     expect(isRetriedError(new Error("not a gRPC status"))).toBe(false);
+    const withTrailer = Object.assign(grpcError(status.RESOURCE_EXHAUSTED), { metadata: new Metadata() });
+    expect(isRetriedError(withTrailer)).toBe(false); // no retry-after-ms: a limit waiting does not lift
+    withTrailer.metadata.set("retry-after-ms", "40");
+    expect(isRetriedError(withTrailer)).toBe(true);
+    expect(retryAfterMs(withTrailer)).toBe(40);
   });
 });
 
@@ -83,6 +88,24 @@ describe("client > retry loop", () => {
       [2, status.DEADLINE_EXCEEDED],
     ]);
     for (const e of seen) expect(e.delayMs).toBeLessThanOrEqual(2);
+  });
+
+  it("retries RESOURCE_EXHAUSTED with retry-after-ms after at least that pause", async () => {
+    let calls = 0;
+    const fn = async () => {
+      if (calls++ === 0) {
+        const metadata = new Metadata();
+        metadata.set("retry-after-ms", "30");
+        throw Object.assign(grpcError(status.RESOURCE_EXHAUSTED), { metadata });
+      }
+      return "ok";
+    };
+    const seen: RetryEvent[] = [];
+    await expect(withRetries(fn, { policy: fast, deadline: Date.now() + 10_000, method: "m", onRetry: (e) => seen.push(e) })).resolves.toBe(
+      "ok",
+    );
+    expect(calls).toBe(2);
+    expect(seen.map((e) => e.delayMs)).toEqual([30]);
   });
 
   it("surfaces a code that is never retried at once", async () => {

@@ -13,10 +13,13 @@
  *     and any rpc this table does not know. RebuildShards and Reshard are streams (server-stream.ts)
  *     that start work: never reopened.
  *
- * Only UNAVAILABLE (the server or the path to it failed; the cluster's "retry" answer) and
- * DEADLINE_EXCEEDED (an attempt ran out of its time while the call's deadline leaves more) are
- * retried. Every other code is the answer: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
- * PERMISSION_DENIED, UNAUTHENTICATED, ALREADY_EXISTS, ABORTED, CANCELLED... are never retried.
+ * Only UNAVAILABLE (the server or the path to it failed; the cluster's "retry" answer),
+ * DEADLINE_EXCEEDED (an attempt ran out of its time while the call's deadline leaves more) and
+ * RESOURCE_EXHAUSTED with a `retry-after-ms` trailer (a write quota spent, or a shard behind:
+ * nothing was done, and the server says when to come back; the pause is then at least that long)
+ * are retried. Every other code is the answer: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION,
+ * PERMISSION_DENIED, UNAUTHENTICATED, ALREADY_EXISTS, ABORTED, CANCELLED, RESOURCE_EXHAUSTED
+ * without the trailer (a limit that waiting does not lift)... are never retried.
  */
 import { status } from "@grpc/grpc-js";
 import type { DescMethod } from "@bufbuild/protobuf";
@@ -58,7 +61,16 @@ export function codeOf(err: unknown): status | undefined {
 
 export function isRetriedError(err: unknown): boolean {
   const code = codeOf(err);
-  return code !== undefined && RETRIED_CODES.has(code);
+  return (code !== undefined && RETRIED_CODES.has(code)) || retryAfterMs(err) !== undefined;
+}
+
+/** The `retry-after-ms` trailer of a RESOURCE_EXHAUSTED answer (when to come back); undefined without one. */
+export function retryAfterMs(err: unknown): number | undefined {
+  if (codeOf(err) !== status.RESOURCE_EXHAUSTED) return undefined;
+  const metadata = (err as { metadata?: { get?: (key: string) => unknown[] } }).metadata;
+  const [value] = metadata?.get?.("retry-after-ms") ?? [];
+  const ms = Number(value);
+  return value !== undefined && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /** What onRetry hooks are told before a retry (or a stream's reconnection). */
@@ -93,7 +105,7 @@ export async function withRetries<T>(attempt: (deadline: number) => Promise<T>, 
       return await attempt(Math.min(o.deadline, Date.now() + o.policy.attemptTimeoutMs));
     } catch (err) {
       if (n >= o.policy.maxAttempts || !isRetriedError(err) || o.signal?.aborted) throw err;
-      const delayMs = backoffMs(o.policy, n, o.random);
+      const delayMs = Math.max(backoffMs(o.policy, n, o.random), retryAfterMs(err) ?? 0);
       if (Date.now() + delayMs >= o.deadline) throw err;
       o.onRetry?.({ method: o.method, attempt: n, error: err, delayMs });
       await pause(delayMs, o.signal);

@@ -2,7 +2,8 @@
  * IngestService handlers: validate the whole batch, then write it to the score log.
  * The first invalid update rejects the batch (INVALID_ARGUMENT naming its index and the
  * reason) before anything is queued, so a rejected batch writes nothing. A valid batch then passes
- * the write quotas (write-quotas.ts) whole or is refused whole (RESOURCE_EXHAUSTED).
+ * the write quotas (write-quotas.ts) whole or is refused whole (RESOURCE_EXHAUSTED), and waits
+ * while a shard it writes to is past the lag bound (lag-admission.ts), refused whole if it stays so.
  */
 import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { ScoreUpdate } from "@ladder/proto/leaderboard/v1/ingest_pb";
@@ -20,6 +21,7 @@ import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProble
 import { windowPlan } from "@ladder/model/windows";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
 import type { WriteQuotas } from "./write-quotas.js";
+import type { LagAdmission } from "./lag-admission.js";
 import { MAX_REPORTED, newReportId, type RankReporter, type ReportedUpdate } from "./rank-reports.js";
 
 /** How long a batch may wait for the log when the caller set no deadline. */
@@ -37,6 +39,7 @@ export function ingestService(
   clock: () => number = Date.now,
   reporter?: RankReporter,
   quotas?: { quotas: WriteQuotas; caller: (ctx: CallContext) => string },
+  lag?: LagAdmission,
 ): ImplOf<typeof IngestService> {
   return {
     async submitScores(req, ctx) {
@@ -55,8 +58,16 @@ export function ingestService(
         return record;
       });
       quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog); // the whole batch is valid: now its rate
+      const ticket = await lag?.admit(
+        records.map((r) => r.partition),
+        Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS),
+      ); // and its shards' lag
       const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
-      const written = await producer.submit(records, timeoutMs);
+      const written = await producer.submit(records, timeoutMs).catch((err: unknown) => {
+        if (ticket) lag!.failed(ticket);
+        throw err;
+      });
+      if (ticket) lag!.written(ticket, written);
       const rankChanges =
         reporter && reported.length
           ? await reporter.report(reported, written, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS))

@@ -18,6 +18,9 @@ import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 import { RankReporter } from "./rank-reports.js";
+import { ShardReaders } from "./shard-readers.js";
+import { LagAdmission } from "./lag-admission.js";
+import { ingestMetrics } from "./metrics.js";
 import { WriteQuotas } from "./write-quotas.js";
 import { followPlacement, placementOrExit } from "@ladder/log/placement-follower";
 
@@ -59,16 +62,26 @@ const commit = new GroupCommitProducer({
 const auth = new Authenticator(config.tokens, config.readsOpen);
 if (!config.tokens.some((t) => t.roles.includes("write")))
   log.warn("no write token configured (LADDER_TOKENS): every write will be refused");
-// SubmitScoresRequest.report_ranks reads the shards' primaries, by the placement it follows (placement-log.ts)
+// SubmitScoresRequest.report_ranks and lag admission read the shards' primaries, by the placement it follows
 const placement = await placementOrExit(followPlacement(config, logClient, log.child({ component: "placement" })), log);
-const reporter = new RankReporter(config, () => placement.current);
+const shards = new ShardReaders(config, () => placement.current);
+const reporter = new RankReporter(shards);
+const lag = new LagAdmission(config.ingestLag, shards, ingestMetrics());
 addService(
   server,
   IngestService,
-  ingestService(config, commit, definitions, Date.now, reporter, {
-    quotas: new WriteQuotas(config.ingestQuota),
-    caller: (ctx) => auth.identify(ctx.metadata).name, // the grant's name; the guard has admitted it
-  }),
+  ingestService(
+    config,
+    commit,
+    definitions,
+    Date.now,
+    reporter,
+    {
+      quotas: new WriteQuotas(config.ingestQuota),
+      caller: (ctx) => auth.identify(ctx.metadata).name, // the grant's name; the guard has admitted it
+    },
+    lag,
+  ),
   log.child({ component: "grpc" }),
   requireRole(auth, "write"),
 );
@@ -82,7 +95,8 @@ onShutdown(log, async () => {
   health.drain();
   await shutdown(server); // lets calls in flight finish: their flushes complete first
   await producer.disconnect();
-  await reporter.close();
+  await lag.close();
+  await shards.close();
   await placement.stop();
   await definitions.stop();
   await logClient.close();

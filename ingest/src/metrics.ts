@@ -1,7 +1,8 @@
 /**
  * Ingest's metrics (see platform/src/metrics.ts): the group-commit producer's queue, the size
  * and latency of its flushes (one produce request each), what it acknowledged and what it
- * refused. Calls and latency per rpc are the gRPC adapter's (ladder_grpc_server_*).
+ * refused, and the shards' lag as lag admission sees it (lag-admission.ts). Calls and latency
+ * per rpc are the gRPC adapter's (ladder_grpc_server_*).
  */
 import { Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/platform/metrics";
 
@@ -42,9 +43,20 @@ export const ingestMetrics = metricSet((registry) => {
       help: "records the log acknowledged (durable)",
       registers,
     }),
+    lagWaits: new Counter({
+      name: "ladder_ingest_lag_waits_total",
+      help: "SubmitScores calls that waited because a shard they write to was past LADDER_INGEST_MAX_LAG_MS",
+      registers,
+    }),
+    shardLag: new Gauge({
+      name: "ladder_ingest_shard_lag_seconds",
+      help: "age of the oldest record this ingest acknowledged that the shard has not applied, at the last look (0 when none)",
+      labelNames: ["shard"] as const,
+      registers,
+    }),
     refusedCalls: new Counter({
       name: "ladder_ingest_refused_calls_total",
-      help: "SubmitScores calls not acknowledged, by reason: saturated (queue full, nothing written), deadline (not acknowledged in time), log_error (the produce request failed), quota (a write quota spent, nothing written)",
+      help: "SubmitScores calls not acknowledged, by reason: saturated (queue full, nothing written), deadline (not acknowledged in time), log_error (the produce request failed), quota (a write quota spent, nothing written), lag (a shard the batch writes to stayed past LADDER_INGEST_MAX_LAG_MS, nothing written)",
       labelNames: ["reason"] as const,
       registers,
     }),

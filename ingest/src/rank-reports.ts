@@ -37,14 +37,11 @@
  * applied there), never replicas or caches.
  */
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
 import { storedBoardName, type BoardSpec } from "@ladder/model/board-spec";
-import type { Config } from "@ladder/platform/config";
 import { deadlineExceeded, unavailable } from "@ladder/model/errors";
-import type { Placement } from "@ladder/model/placement";
-import type { ClusterPlacement } from "@ladder/model/placement-record";
 import { decodeSortKey } from "@ladder/model/score-encoding";
-import { openRedis, shardStamp, ShardReader } from "@ladder/store";
+import type { ShardReader } from "@ladder/store";
+import type { ShardReaders } from "./shard-readers.js";
 
 /** Updates one batch may ask rank reports for. */
 export const MAX_REPORTED = 100;
@@ -75,51 +72,12 @@ export const newReportId = () => randomBytes(12).toString("base64url");
 /** How often a shard's applied offsets are looked at while waiting. */
 const POLL_MS = 5;
 
-/** The readers of one placement. */
-interface Table {
-  readonly epoch: number;
-  readonly placement: Placement;
-  readonly readers: ReadonlyMap<string, ShardReader>;
-}
-
 export class RankReporter {
-  private table: Table | undefined;
-  /** Connections by "<shard id> <address>", kept across placements. */
-  private readonly connections = new Map<string, Redis>();
-
-  constructor(
-    private readonly config: Pick<Config, "scoreTopic" | "boards" | "keyPrefix" | "redisLogin">,
-    private readonly placement: () => ClusterPlacement,
-  ) {}
-
-  /** The readers of the placement in force (built again when it changed). */
-  private current(): Table {
-    const p = this.placement();
-    if (this.table?.epoch === p.epoch) return this.table;
-    const readers = new Map<string, ShardReader>();
-    for (const s of p.shards) {
-      const key = `${s.id} ${s.redisUrl}`;
-      let redis = this.connections.get(key);
-      if (!redis) {
-        redis = openRedis(s.redisUrl, { enableOfflineQueue: true, maxRetriesPerRequest: 1, lazyConnect: true }, this.config.redisLogin);
-        redis.on("error", () => {}); // reported per call
-        this.connections.set(key, redis);
-      }
-      const stamp = shardStamp({
-        shardId: s.id,
-        topic: this.config.scoreTopic,
-        numSlots: p.placement.numSlots,
-        slots: p.placement.slotsOf.get(s.id) ?? [],
-        boards: this.config.boards,
-      });
-      readers.set(s.id, new ShardReader({ shardId: s.id, stamp, redis, keyPrefix: this.config.keyPrefix }));
-    }
-    return (this.table = { epoch: p.epoch, placement: p.placement, readers });
-  }
+  constructor(private readonly shards: ShardReaders) {}
 
   /** The rank changes of `updates`, once their partitions have applied `written` (or DEADLINE_EXCEEDED at `deadlineMs`). */
   async report(updates: readonly ReportedUpdate[], written: ReadonlyMap<number, bigint>, deadlineMs: number): Promise<RankChangeOut[]> {
-    const table = this.current();
+    const table = this.shards.current();
     const ownerOf = (partition: number) => table.readers.get(table.placement.slotToShard[partition]!)!;
     await Promise.all([...new Set(updates.map((u) => u.partition))].map((p) => this.applied(ownerOf(p), p, written.get(p)!, deadlineMs)));
     const lists = await Promise.all(updates.map((u) => ownerOf(u.partition).rankReport(u.reportId)));
@@ -166,9 +124,5 @@ export class RankReporter {
         throw deadlineExceeded(`the batch was written, but ${reader.shardId} had not applied it when the deadline came: no rank report`);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((c) => c.quit().catch(() => c.disconnect())));
   }
 }

@@ -79,6 +79,7 @@ describe("platform > config", () => {
       consistencyWaitMs: 5000,
       rebuildDb: 1,
       ingestMaxQueued: 100_000,
+      ingestLag: { maxLagMs: 250, waitMs: 2000, pollMs: 20 },
     } satisfies Partial<Config>);
     expect(c.shards[0]).toEqual({ id: "shard-0", redisUrl: "redis://127.0.0.1:7001" });
   });

@@ -111,6 +111,8 @@ export interface Config {
   readonly watchStreamsPerCaller: number;
   readonly rebuildDb: number;
   readonly ingestMaxQueued: number;
+  /** Lag admission at ingest (ingest/src/lag-admission.ts). */
+  readonly ingestLag: Readonly<{ maxLagMs: number; waitMs: number; pollMs: number }>;
   /** The cluster-wide write quota, kept by each ingest process (model/src/write-quota.ts). */
   readonly ingestQuota: WriteQuota;
   /** Shard nodes take snapshots and rebuilds and refills load them (store/src/writer/snapshot.ts). */
@@ -331,6 +333,25 @@ export const servicesEnv = envVariables({
     max: 10_000_000,
     description: "records ingest lets wait for the log before refusing more",
   }),
+  LADDER_INGEST_MAX_LAG_MS: int({
+    default: 250,
+    min: 0,
+    max: 600_000,
+    description:
+      "the lag a shard may reach (the age of its oldest acknowledged record not yet applied) before ingest makes writes to it wait, then refuses them with RESOURCE_EXHAUSTED and `retry-after-ms` (0: never)",
+  }),
+  LADDER_INGEST_LAG_WAIT_MS: int({
+    default: 2000,
+    min: 0,
+    max: 60_000,
+    description: "how long a write waits for a shard past `LADDER_INGEST_MAX_LAG_MS` before it is refused (never past the call's deadline)",
+  }),
+  LADDER_INGEST_LAG_POLL_MS: int({
+    default: 20,
+    min: 1,
+    max: 10_000,
+    description: "how often ingest reads the applied offsets of the shards that owe records it acknowledged",
+  }),
   LADDER_QUOTA_PLAYER_RATE: int({
     default: 0,
     min: 0,
@@ -511,6 +532,11 @@ export const configSchema = envSchema(servicesEnv, {
     watchStreamsPerCaller: v.LADDER_WATCH_STREAMS_PER_CALLER,
     rebuildDb: v.LADDER_REBUILD_DB,
     ingestMaxQueued: v.LADDER_INGEST_MAX_QUEUED,
+    ingestLag: Object.freeze({
+      maxLagMs: v.LADDER_INGEST_MAX_LAG_MS,
+      waitMs: v.LADDER_INGEST_LAG_WAIT_MS,
+      pollMs: v.LADDER_INGEST_LAG_POLL_MS,
+    }),
     ingestQuota: Object.freeze({
       ...optionalLimit("player", limitOf(v.LADDER_QUOTA_PLAYER_RATE, v.LADDER_QUOTA_PLAYER_BURST)),
       ...optionalLimit("token", limitOf(v.LADDER_QUOTA_TOKEN_RATE, v.LADDER_QUOTA_TOKEN_BURST)),

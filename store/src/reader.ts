@@ -26,7 +26,7 @@ import type { Redis } from "ioredis";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
 import type { LadderError } from "@ladder/model/errors";
-import { readRefusal, ReadStatus, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
+import { readRefusal, ReadStatus, servesReads, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
 
 export interface TopResult {
   card: number;
@@ -221,6 +221,22 @@ export class ShardReader {
   /** The last applied offset of each of `partitions` (-1 where none): read-your-writes waits. */
   appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
     return appliedOffsetsOf(this.redis, this.keys.offsets, partitions);
+  }
+
+  /**
+   * The last applied offset of each of `partitions` (-1 where none) and whether the shard node says it
+   * serves (its heartbeat is there and gives no reason not to), in one round trip: ingest's lag
+   * admission (ingest/src/lag-admission.ts).
+   */
+  async progress(partitions: readonly number[]): Promise<{ applied: bigint[]; serving: boolean }> {
+    const [[offsetsErr, raw], [heartbeatErr, heartbeat]] = (await this.redis
+      .pipeline()
+      .hmget(this.keys.offsets, ...partitions.map(String))
+      .get(this.keys.heartbeat)
+      .exec()) as [[Error | null, Array<string | null>], [Error | null, string | null]];
+    if (offsetsErr) throw offsetsErr;
+    if (heartbeatErr) throw heartbeatErr;
+    return { applied: raw.map((o) => (o === null ? -1n : BigInt(o))), serving: servesReads(heartbeat) };
   }
 
   /** Queues one read (its kind and arguments as read-batch.lua takes them) for the end of this turn. */

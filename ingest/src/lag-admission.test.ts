@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest";
+import { Code, LadderError } from "@ladder/model/errors";
+import { Registry } from "@ladder/platform/metrics";
+import { LagAdmission } from "./lag-admission.js";
+import { ingestMetrics } from "./metrics.js";
+import type { ShardReaders } from "./shard-readers.js";
+
+/**
+ * Two shards: partitions 0 and 1 on shard-a, 2 and 3 on shard-b. Each shard's applied offsets and
+ * serving flag are set by the test, as a shard node's apply loop and heartbeat would set them.
+ */
+function cluster() {
+  const applied = new Map<number, bigint>();
+  const serving = new Map<string, boolean>([
+    ["shard-a", true],
+    ["shard-b", true],
+  ]);
+  const asked: string[] = [];
+  const reader = (shardId: string) => ({
+    shardId,
+    progress: async (partitions: readonly number[]) => {
+      asked.push(shardId);
+      return { applied: partitions.map((p) => applied.get(p) ?? -1n), serving: serving.get(shardId)! };
+    },
+  });
+  const table = {
+    epoch: 1,
+    placement: { slotToShard: ["shard-a", "shard-a", "shard-b", "shard-b"] },
+    readers: new Map([
+      ["shard-a", reader("shard-a")],
+      ["shard-b", reader("shard-b")],
+    ]),
+  };
+  const shards = { current: () => table } as unknown as ShardReaders;
+  const registry = new Registry();
+  return { applied, serving, asked, shards, metrics: ingestMetrics(registry), registry };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Admits a batch of one record on each partition of `offsets` and acknowledges it with those offsets. */
+async function write(gate: LagAdmission, offsets: Array<[number, bigint]>): Promise<void> {
+  const ticket = await gate.admit(
+    offsets.map(([p]) => p),
+    Date.now() + 60_000,
+  );
+  gate.written(ticket, new Map(offsets));
+}
+const far = () => Date.now() + 60_000;
+
+async function refusal(p: Promise<unknown>): Promise<LadderError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof LadderError) return err;
+    throw err;
+  }
+  throw new Error("admitted, expected a refusal");
+}
+
+describe("LagAdmission", () => {
+  it("admits at once while no shard owes anything, and asks no shard", async () => {
+    const c = cluster();
+    const gate = new LagAdmission({ maxLagMs: 10, waitMs: 50, pollMs: 2 }, c.shards, c.metrics);
+    await gate.admit([0, 1, 2, 3], far());
+    await sleep(20);
+    expect(c.asked).toEqual([]);
+    expect((await c.metrics.lagWaits.get()).values[0]?.value ?? 0).toBe(0);
+    await gate.close();
+  });
+
+  it("refuses, naming the shard, its lag and the bound, once its oldest unapplied record stays older than the bound", async () => {
+    const c = cluster();
+    const gate = new LagAdmission({ maxLagMs: 20, waitMs: 60, pollMs: 5 }, c.shards, c.metrics);
+    await write(gate, [[2, 7n]]); // shard-b owes offset 7 from now on
+    await sleep(40);
+    const started = Date.now();
+    const err = await refusal(gate.admit([3], far()));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55); // it waited its wait before refusing
+    expect(err.code).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(err.message).toMatch(/^shard-b is \d+ ms behind the log, past the bound of 20 ms \(LADDER_INGEST_MAX_LAG_MS\)/);
+    expect(err.message).toContain("nothing of this batch was written");
+    expect(err.retryAfterMs).toBeGreaterThanOrEqual(5);
+    const refused = (await c.metrics.refusedCalls.get()).values.find((v) => v.labels.reason === "lag");
+    expect(refused?.value).toBe(1);
+    await gate.close();
+  });
+
+  it("lets a waiting write in once the shard applied what it owed", async () => {
+    const c = cluster();
+    const gate = new LagAdmission({ maxLagMs: 20, waitMs: 5_000, pollMs: 5 }, c.shards, c.metrics);
+    await write(gate, [
+      [0, 3n],
+      [1, 9n],
+    ]);
+    await sleep(40);
+    const admitted = gate.admit([0], far());
+    await sleep(30);
+    c.applied.set(0, 3n); // partition 1 (also shard-a's) still owes 9: the shard is still behind
+    await sleep(30);
+    let done = false;
+    void admitted.then(() => (done = true));
+    await sleep(20);
+    expect(done).toBe(false);
+    c.applied.set(1, 9n);
+    await admitted;
+    expect((await c.metrics.lagWaits.get()).values[0]?.value).toBe(1);
+    await gate.close();
+  });
+
+  it("a shard behind holds back only the writes to it", async () => {
+    const c = cluster();
+    const gate = new LagAdmission({ maxLagMs: 20, waitMs: 5_000, pollMs: 5 }, c.shards, c.metrics);
+    await write(gate, [[0, 1n]]);
+    await sleep(40);
+    gate.failed(await gate.admit([2, 3], far())); // shard-b owes nothing; then the log fails that batch
+    const err = await refusal(gate.admit([3, 0], Date.now() + 30)); // shard-a is behind; the deadline comes first
+    expect(err.message).toMatch(/^shard-a is /);
+    await gate.close();
+  });
+
+  it("does not hold writes back for a shard whose node does not serve (an outage, not load)", async () => {
+    const c = cluster();
+    c.serving.set("shard-a", false);
+    const gate = new LagAdmission({ maxLagMs: 20, waitMs: 5_000, pollMs: 5 }, c.shards, c.metrics);
+    await write(gate, [[0, 1n]]);
+    await sleep(40); // polled: shard-a says it does not serve
+    await gate.admit([0], far());
+    c.serving.set("shard-a", true); // back, still owing offset 1: writes to it wait again
+    await sleep(20);
+    const err = await refusal(gate.admit([0], Date.now() + 30));
+    expect(err.message).toMatch(/^shard-a is /);
+    await gate.close();
+  });
+
+  it("keeps the oldest time when acknowledgements merge, so a lag is never under-stated", async () => {
+    const c = cluster();
+    const gate = new LagAdmission({ maxLagMs: 1_000, waitMs: 0, pollMs: 5_000 }, c.shards, c.metrics);
+    const first = Date.now();
+    await write(gate, [[0, 1n]]);
+    for (let i = 2; i < 6_000; i++) gate.written({ records: new Map() }, new Map([[0, BigInt(i)]])); // more entries than a partition keeps
+    await sleep(Math.max(0, first + 1_100 - Date.now()));
+    const err = await refusal(gate.admit([0], far()));
+    expect(Number(/is (\d+) ms behind/.exec(err.message)![1])).toBeGreaterThanOrEqual(1_100);
+    await gate.close();
+  });
+
+  it("lets writes waiting together in only as far as the shard's rate and the bound allow", async () => {
+    // shard-a applies 2 records per ms of the records written to partition 0, as long as it owes any
+    const c = cluster();
+    let logged = -1n; // the last offset acknowledged
+    let applied = -1n;
+    let last = Date.now();
+    const ticker = setInterval(() => {
+      const now = Date.now();
+      applied = applied + BigInt(2 * (now - last));
+      if (applied > logged) applied = logged;
+      c.applied.set(0, applied);
+      last = now;
+    }, 1);
+    const gate = new LagAdmission({ maxLagMs: 100, waitMs: 30_000, pollMs: 5 }, c.shards, c.metrics);
+    let mostOwed = 0n;
+    let admitted = 0n;
+    const BATCH = 40;
+    const send = async (watch: boolean) => {
+      const ticket = await gate.admit(Array(BATCH).fill(0), far());
+      admitted += BigInt(BATCH);
+      const owed = admitted - 1n - applied; // admitted, in flight or logged, and not applied
+      if (watch && owed > mostOwed) mostOwed = owed;
+      await sleep(1); // the log's round trip
+      logged += BigInt(BATCH);
+      gate.written(ticket, new Map([[0, logged]]));
+    };
+    // first one writer, then another: the shard is seen busy and its rate learnt
+    const warm = Date.now() + 300;
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (Date.now() < warm) await send(false);
+      }),
+    );
+    await Promise.all(Array.from({ length: 40 }, () => send(true))); // then 40 at once
+    clearInterval(ticker);
+    // 1,600 records at 2 per ms is 800 ms of work: let in all at once, 1,600 would be owed; within the
+    // bound, about 100 ms at 2 per ms plus a batch (slack for the rate being learnt and a busy machine)
+    expect(Number(mostOwed)).toBeLessThanOrEqual(800);
+    expect((await c.metrics.lagWaits.get()).values[0]?.value).toBeGreaterThan(0);
+    await gate.close();
+  });
+
+  it("is off at a bound of 0", async () => {
+    const c = cluster();
+    const gate = new LagAdmission({ maxLagMs: 0, waitMs: 0, pollMs: 1 }, c.shards, c.metrics);
+    await write(gate, [[0, 1n]]);
+    await sleep(20);
+    await gate.admit([0], far());
+    expect(c.asked).toEqual([]);
+    await gate.close();
+  });
+});
