@@ -89,3 +89,29 @@ export function appliedAfter(start: Offsets, applied: Offsets): number {
 export function appliedCounter(shards: readonly Redis[], offsetsKey: string, start: Offsets): () => Promise<number> {
   return async () => appliedAfter(start, await readApplied(shards, offsetsKey));
 }
+
+/** The highest offset acknowledged per partition, over SubmitScores answers. */
+export function maxOffsets(into: Map<number, bigint>, offsets: ReadonlyArray<{ partition: number; offset: bigint }>): Map<number, bigint> {
+  for (const o of offsets) if (o.offset > (into.get(o.partition) ?? -1n)) into.set(o.partition, o.offset);
+  return into;
+}
+
+/** Partitions of `target` (the last offset to apply, per partition) whose applied offset is still below it. */
+export function behind(target: Offsets, applied: Offsets): number[] {
+  return [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o).map(([p]) => p);
+}
+
+/**
+ * Polls the shards every 100 ms until every partition of `target` is applied: the ms waited; throws
+ * (naming the partitions behind) when no partition caught up for `stallMs`.
+ */
+export async function untilApplied(shards: readonly Redis[], offsetsKey: string, target: Offsets, stallMs: number): Promise<number> {
+  const t0 = performance.now();
+  for (let left = -1, since = t0; ; await new Promise((r) => setTimeout(r, 100))) {
+    const now = behind(target, await readApplied(shards, offsetsKey));
+    if (now.length === 0) return performance.now() - t0;
+    if (now.length !== left) [left, since] = [now.length, performance.now()];
+    if (performance.now() - since > stallMs)
+      throw new Error(`the shard nodes applied nothing more for ${stallMs / 1000} s; partitions behind: ${now.join(", ")}`);
+  }
+}

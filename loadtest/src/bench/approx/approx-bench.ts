@@ -2,25 +2,22 @@
  * Benchmark "approx": exact against approximate rank on boards with 16 and 255 histogram bounds,
  * on a real cluster: accuracy, Node client costs, h2load rates. Method: approx.md.
  */
-import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
-import { LadderClient } from "@ladder/client";
-import { HealthCheckRequestSchema } from "@ladder/proto/grpc/health/v1/health_pb";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { GetApproximateRankRequestSchema, GetRankRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
+import type { ClusterClients } from "../../run/cluster-clients.js";
 import { DEFAULT_SCORE_SHAPE } from "../../workload/score-distribution.js";
 import { aloneSummary } from "../boards/window-reads.js";
-import type { Benchmark, BenchContext } from "../context.js";
-import { costProbes, h2loadRun, restRates, settle, timeBlock } from "../batch/cluster-costs.js";
+import type { Benchmark } from "../context.js";
+import { costProbes, h2loadRounds, medianRatio, medians, restRates, settle, timeBlock } from "../batch/cluster-costs.js";
 import { distinctPlayers } from "../../workload/player-ids.js";
-import type { CostProbes, IdleRates } from "../batch/cost-meter.js";
+import type { IdleRates } from "../batch/cost-meter.js";
 import { BENCH_SPEC } from "../infra/bench-board.js";
-import { grpcFrame, median, requireH2load } from "../infra/h2load.js";
+import { HEALTH_CHECK, lb, requireH2load, type GrpcRequest } from "../infra/h2load.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
 import { approxTables, CALL_LABELS, type AccuracyRow, type ApproxH2Row, type ApproxNodeRow, type CallKind } from "./approx-tables.js";
 import { size } from "../output/format.js";
-import type { ApproxPlan } from "../plan.js";
 import { depthRanks, type RankSample } from "./accuracy.js";
 import { playersAt, sampleBoard, type ApproxBoard, type BoardSampled } from "./approx-samples.js";
 import { quantileBounds } from "./histogram-bounds.js";
@@ -30,7 +27,6 @@ export const QUIET_S = 3;
 /** Random stream of the sampled players (far from the batch bench's 700..750). */
 const SAMPLE_STREAM = 800;
 const CALLS: readonly CallKind[] = ["rank", "approx-score", "approx-player"];
-const SERVICE = "/leaderboard.v1.LeaderboardService";
 /** The figures kept of each sampled player (by player_id). */
 const SAMPLE_COLUMNS = ["player", "exact rank", "points", "rank_at_least", "rank_at_most", "rank_estimate"];
 
@@ -62,19 +58,11 @@ export const approxBenchmark: Benchmark = {
     ctx.say(
       `starting a 3-shard cluster; ${size(p.players)} players through Kafka on each of ${boards.map((b) => `"${b.name}" (${b.bounds.length} bounds)`).join(" and ")}`,
     );
-    const cluster = await startIngestCluster(ctx, 3);
-    const address = cluster.services.routerAddress;
-    const reader = clusterClients({
-      router: address,
-      ingest: cluster.services.ingestAddress,
-      connections: 2,
-      timeoutMs: 60_000,
-      token: undefined,
-    });
-    const admin = new LadderClient({ router: address, token: cluster.adminToken });
+    const cluster = await startIngestCluster(ctx, { shards: 3 });
+    const { reader } = cluster;
     try {
       for (const b of boards)
-        await admin.admin.createBoard({
+        await cluster.admin.createBoard({
           board: { name: b.name, defaultOp: Operation.SET, rules: { histogramBounds: b.bounds.map(BigInt) } },
         });
       const seeded: string[] = [];
@@ -113,7 +101,26 @@ export const approxBenchmark: Benchmark = {
       }
       idle.push(await restRates(probes, QUIET_S));
 
-      const h2 = await h2loadRounds(ctx, address, probes, idle[0]!, p, boards, sampledBoards);
+      const address = cluster.services.routerAddress;
+      const runs = await h2loadRounds(ctx, p.rounds, idle[0]!, (round) =>
+        roundAsks(round, boards, sampledBoards).map((a) => ({
+          key: keyOf(a),
+          address,
+          probes,
+          path: a.path,
+          body: a.body,
+          shape: p,
+        })),
+      );
+      const h2 = roundAsks(0, boards, sampledBoards).map(
+        (a): ApproxH2Row => ({
+          ...(a.board ? { board: a.board.name, bounds: a.board.bounds.length } : {}),
+          call: a.call,
+          ...medians(runs.get(keyOf(a))!),
+          ofFloor: medianRatio(runs.get(keyOf(a))!, runs.get(keyOf({ call: "floor" }))),
+          ofRank: a.board ? medianRatio(runs.get(keyOf(a))!, runs.get(keyOf({ board: a.board, call: "rank" }))) : NaN,
+        }),
+      );
       const run: ApproxRun = { h2loadVersion, boards, seeded, idle, accuracy, node, h2 };
       // every sampled answer, so that the accuracy figures can be worked out again from the JSON
       const sampleAnswers = boards.map((b, i) => ({
@@ -130,8 +137,6 @@ export const approxBenchmark: Benchmark = {
       }));
       return { figures: { plan: p, ...run, sampleAnswers }, tables: approxTables(run, p) };
     } finally {
-      reader.close();
-      admin.close();
       await cluster.stop();
     }
   },
@@ -146,82 +151,25 @@ async function ask(c: ClusterClients, board: string, call: CallKind, s: RankSamp
 }
 
 /** One request h2load sends. */
-interface H2Ask<D extends DescMessage = DescMessage> {
+interface H2Ask extends GrpcRequest {
   board?: ApproxBoard;
   call: CallKind | "floor";
-  path: string;
-  schema: D;
-  init: MessageInitShape<D>;
 }
+
+const keyOf = (a: Pick<H2Ask, "board" | "call">) => `${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call}`;
 
 /** Every request of round `r`, the health check first, then each board's GetRank and approximate calls about the round's player. */
 function roundAsks(r: number, boards: readonly ApproxBoard[], sampledBoards: readonly BoardSampled[]): H2Ask[] {
-  const out: H2Ask[] = [{ call: "floor", path: "/grpc.health.v1.Health/Check", schema: HealthCheckRequestSchema, init: {} }];
+  const out: H2Ask[] = [{ call: "floor", ...HEALTH_CHECK }];
   boards.forEach((board, i) => {
     const s = sampledBoards[i]!.samples[r % sampledBoards[i]!.samples.length]!;
+    const approx = (of: MessageInitShape<typeof GetApproximateRankRequestSchema>["of"]) =>
+      lb("GetApproximateRank", GetApproximateRankRequestSchema, { board: board.name, of });
     out.push(
-      { board, call: "rank", path: `${SERVICE}/GetRank`, schema: GetRankRequestSchema, init: { board: board.name, playerId: s.playerId } },
-      {
-        board,
-        call: "approx-score",
-        path: `${SERVICE}/GetApproximateRank`,
-        schema: GetApproximateRankRequestSchema,
-        init: { board: board.name, of: { case: "score", value: BigInt(s.points) } },
-      },
-      {
-        board,
-        call: "approx-player",
-        path: `${SERVICE}/GetApproximateRank`,
-        schema: GetApproximateRankRequestSchema,
-        init: { board: board.name, of: { case: "playerId", value: s.playerId } },
-      },
+      { board, call: "rank", ...lb("GetRank", GetRankRequestSchema, { board: board.name, playerId: s.playerId }) },
+      { board, call: "approx-score", ...approx({ case: "score", value: BigInt(s.points) }) },
+      { board, call: "approx-player", ...approx({ case: "playerId", value: s.playerId }) },
     );
   });
   return out;
-}
-
-async function h2loadRounds(
-  ctx: BenchContext,
-  address: string,
-  probes: CostProbes,
-  idle: IdleRates,
-  p: ApproxPlan,
-  boards: readonly ApproxBoard[],
-  sampledBoards: readonly BoardSampled[],
-): Promise<ApproxH2Row[]> {
-  const samples = new Map<string, { ask: H2Ask; rounds: ApproxH2Row["rounds"] }>();
-  for (let round = 0; round < p.rounds; round++) {
-    let floor = NaN;
-    const rankRate = new Map<string, number>();
-    for (const a of roundAsks(round, boards, sampledBoards)) {
-      const key = `${a.board?.name ?? ""} ${a.call}`;
-      const r = await h2loadRun(
-        ctx.dataDir,
-        { address, path: a.path, body: grpcFrame(a.schema, a.init as never), tag: `approx-${round}-${key}` },
-        p,
-        probes,
-        idle,
-      );
-      if (a.call === "floor") floor = r.rate;
-      if (a.call === "rank") rankRate.set(a.board!.name, r.rate);
-      const ofRank = a.board ? r.rate / rankRate.get(a.board.name)! : NaN;
-      const s = samples.get(key) ?? { ask: a, rounds: [] };
-      s.rounds.push({ ...r, ofFloor: r.rate / floor, ofRank });
-      samples.set(key, s);
-      ctx.say(
-        `  round ${round + 1}/${p.rounds}: ${a.board ? `${a.board.bounds.length} bounds, ` : ""}${a.call === "floor" ? "health check" : CALL_LABELS[a.call]} ${Math.round(r.rate)}/s (${((r.rate / floor) * 100).toFixed(0)}% of the floor${a.board ? `, ${ofRank.toFixed(2)}x GetRank` : ""}), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores`,
-      );
-    }
-  }
-  return [...samples.values()].map(({ ask: a, rounds }) => ({
-    ...(a.board ? { board: a.board.name, bounds: a.board.bounds.length } : {}),
-    call: a.call,
-    rounds,
-    rate: median(rounds.map((x) => x.rate)),
-    ofFloor: median(rounds.map((x) => x.ofFloor)),
-    ofRank: median(rounds.map((x) => x.ofRank)),
-    meanMs: median(rounds.map((x) => x.meanMs)),
-    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)),
-    redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
-  }));
 }

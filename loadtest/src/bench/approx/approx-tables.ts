@@ -5,6 +5,7 @@
  * GetRank on the same board in the same round). Rows go board by board, GetRank first.
  */
 import type { Accuracy, Pcts, RankSample } from "./accuracy.js";
+import type { H2Run } from "../batch/cluster-costs.js";
 import type { UnitCost } from "../batch/cost-meter.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
 import type { ApproxPlan } from "../plan.js";
@@ -50,17 +51,7 @@ export interface ApproxH2Row {
   meanMs: number;
   routerUsPerCall: number;
   redisUsPerCall: number;
-  rounds: Array<{
-    rate: number;
-    ofFloor: number;
-    ofRank: number;
-    meanMs: number;
-    routerUsPerCall: number;
-    redisUsPerCall: number;
-    machineCores: number;
-    othersCores: number;
-    settledS: number;
-  }>;
+  rounds: H2Run[];
 }
 
 export interface ApproxTablesInput {

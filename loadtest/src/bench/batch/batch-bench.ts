@@ -3,9 +3,7 @@
  * the router's reads against its own gRPC health check with and without the top cache, on a
  * real cluster (Node client, then h2load). Method: batch.md.
  */
-import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
 import { LadderClient } from "@ladder/client";
-import { HealthCheckRequestSchema } from "@ladder/proto/grpc/health/v1/health_pb";
 import {
   GetAroundRequestSchema,
   GetRankRequestSchema,
@@ -15,15 +13,14 @@ import {
   type BoardRef,
 } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { keyLayout } from "@ladder/store";
-import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
-import { readApplied } from "../../seed/apply-watch.js";
+import { maxOffsets, untilApplied } from "../../seed/apply-watch.js";
 import { distinctPlayers, playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { aloneSummary } from "../boards/window-reads.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_KEY_PREFIX, BENCH_SPEC } from "../infra/bench-board.js";
 import { pidCpu } from "../infra/cpu-meter.js";
-import { grpcFrame, median, requireH2load } from "../infra/h2load.js";
+import { HEALTH_CHECK, lb, requireH2load, type GrpcRequest } from "../infra/h2load.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
 import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -31,18 +28,9 @@ import { startService } from "../infra/service-process.js";
 import { batchTables, type H2Row, type NodeRow, type PageRow } from "./batch-tables.js";
 import type { BatchPlan } from "../plan.js";
 import { round1, size } from "../output/format.js";
-import { costProbes, h2loadRun, restRates, settle, timeBlock } from "./cluster-costs.js";
-import type { CostProbes, IdleRates } from "./cost-meter.js";
-import {
-  behind,
-  dailyBatches,
-  dailyDefinition,
-  dailyPlayerIndexes,
-  daysWritten,
-  maxOffsets,
-  DAILY_WINDOWS,
-  type DayWritten,
-} from "./daily-board.js";
+import { costProbes, h2loadRounds, medianRatio, medians, restRates, settle, timeBlock } from "./cluster-costs.js";
+import type { IdleRates } from "./cost-meter.js";
+import { dailyBatches, dailyDefinition, dailyPlayerIndexes, daysWritten, DAILY_WINDOWS, type DayWritten } from "./daily-board.js";
 import { inFlight } from "./node-runs.js";
 import { cursorDepths, pageAsks, pageLabel, type PageAsk, type Walk, type WalkFigures } from "./page-plan.js";
 
@@ -64,14 +52,11 @@ type Router = LadderClient["leaderboard"];
 type Ref = Pick<BoardRef, "board" | "period" | "window">;
 
 /** One request h2load sends, with what the tables call it. */
-interface Ask<D extends DescMessage = DescMessage> {
+interface Ask extends GrpcRequest {
   part: H2Row["part"];
   /** The router asked: the cluster's, or the second one with the top cache on. */
   router: H2Row["router"];
   label: string;
-  path: string;
-  schema: D;
-  init: MessageInitShape<D>;
   /** Ranks (or standings) one call answers. */
   units: number;
   /** h2load's connections x streams when not the plan's (the deepest offset pages: see SLOW_PAGE_LOAD). */
@@ -107,27 +92,12 @@ export const batchBenchmark: Benchmark = {
     ctx.say(
       `starting a 3-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}", ${size(p.dailyPlayers)} of them through ingest on the daily board "${DAILY}" (2 days)`,
     );
-    const cluster = await startIngestCluster(ctx, 3);
+    const cluster = await startIngestCluster(ctx, { shards: 3 });
     const address = cluster.services.routerAddress;
-    const reader = clusterClients({
-      router: address,
-      ingest: cluster.services.ingestAddress,
-      connections: 2,
-      timeoutMs: 60_000,
-      token: undefined,
-    });
-    const writer = clusterClients({
-      router: address,
-      ingest: cluster.services.ingestAddress,
-      connections: 2,
-      timeoutMs: 60_000,
-      token: cluster.writeToken,
-    });
-    const admin = new LadderClient({ router: address, token: cluster.adminToken });
     try {
       const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
-      const daily = await writeDaily(ctx, cluster, writer, admin.admin, reader);
-      const router = () => reader.router();
+      const daily = await writeDaily(ctx, cluster);
+      const router = () => cluster.reader.router();
 
       // who is asked
       const rankSets = Array.from({ length: Math.max(p.rounds, 3) }, (_, s) => distinctPlayers(ctx.plan.seed, 700 + s, p.asked, p.players));
@@ -200,24 +170,35 @@ export const batchBenchmark: Benchmark = {
       // h2load: rates, in rounds
       const cached = await startCachedRouter(ctx, cluster);
       // h2load counts HTTP statuses only (infra/h2load.ts): the top-cache router answers a real client first
-      const cachedClient = clusterClients({
-        router: cached.address,
-        ingest: cached.address,
-        connections: 1,
-        timeoutMs: 10_000,
-        token: undefined,
-      });
-      const cachedTop = await cachedClient
-        .router()
-        .getTop({ board: BOARD, limit: 10 })
-        .finally(() => cachedClient.close());
+      const cachedClient = new LadderClient({ router: cached.address, timeoutMs: 10_000 });
+      const cachedTop = await cachedClient.leaderboard.getTop({ board: BOARD, limit: 10 }).finally(() => cachedClient.close());
       if (cachedTop.entries.length !== 10)
         throw new Error(`the top-cache router's GetTop (10) answered ${cachedTop.entries.length} entries`);
       const routers = {
         main: { address, probes },
         cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } },
       };
-      const h2 = await h2loadRounds(ctx, routers, idle[0]!, p, { rankSets, standingPlayers, refs, pages }).finally(() => cached.stop());
+      const asked = { rankSets, standingPlayers, refs, pages };
+      const runs = await h2loadRounds(ctx, p.rounds, idle[0]!, (round) =>
+        roundAsks(round, asked).map((a) => ({
+          key: keyOf(a),
+          ...routers[a.router],
+          path: a.path,
+          body: a.body,
+          shape: { seconds: p.seconds, ...(a.load ?? p) },
+        })),
+      ).finally(() => cached.stop());
+      const h2 = roundAsks(0, asked).map(
+        (a): H2Row => ({
+          part: a.part,
+          router: a.router,
+          label: a.label,
+          units: a.units,
+          load: a.load ?? { connections: p.connections, streams: p.streams },
+          ...medians(runs.get(keyOf(a))!),
+          ofFloor: medianRatio(runs.get(keyOf(a))!, runs.get(`${a.router} ${FLOOR}`)),
+        }),
+      );
       for (const row of pageRows) row.h2 = h2.find((h) => h.part === "pages" && h.router === "main" && h.label === pageLabel(row));
 
       const run: BatchRun = { h2loadVersion, seeded, daily: daily.figures, idle, node, walk: walk.figures, pages: pageRows, h2 };
@@ -226,24 +207,16 @@ export const batchBenchmark: Benchmark = {
         tables: batchTables(run, p),
       };
     } finally {
-      reader.close();
-      writer.close();
-      admin.close();
       await cluster.stop();
     }
   },
 };
 
 /** Defines the daily board, writes its players' two days through ingest, waits until applied, and checks its sizes. */
-async function writeDaily(
-  ctx: BenchContext,
-  cluster: IngestCluster,
-  writer: ClusterClients,
-  admin: LadderClient["admin"],
-  reader: ClusterClients,
-) {
+async function writeDaily(ctx: BenchContext, cluster: IngestCluster) {
   const p = ctx.plan.batch;
-  await admin.createBoard({ board: dailyDefinition(DAILY) });
+  const { reader, writer } = cluster;
+  await cluster.admin.createBoard({ board: dailyDefinition(DAILY) });
   const periods = (await reader.router().listPeriods({ board: DAILY })).periods;
   const days = daysWritten(periods, Date.now());
   const stride = Math.floor(p.players / p.dailyPlayers);
@@ -262,16 +235,7 @@ async function writeDaily(
     }),
   );
   const ackSeconds = (performance.now() - t0) / 1000;
-  const offsetsKey = keyLayout(BENCH_KEY_PREFIX).offsets;
-  for (let last = "", since = performance.now(); ; ) {
-    const left = behind(target, await readApplied(cluster.redis, offsetsKey));
-    if (left.length === 0) break;
-    const now = `${left.length}`;
-    if (now !== last) [last, since] = [now, performance.now()];
-    if (performance.now() - since > 120_000)
-      throw new Error(`the shard nodes applied nothing more for 2 min; partitions behind: ${left.join(", ")}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await untilApplied(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, target, 120_000);
   const appliedSeconds = (performance.now() - t0) / 1000;
   ctx.say(
     `  daily board: ${updates.toLocaleString("en-US")} updates (${days.map((d) => d.id).join(", ")}) acknowledged in ${ackSeconds.toFixed(1)} s, applied in ${appliedSeconds.toFixed(1)} s`,
@@ -335,7 +299,8 @@ interface Asked {
   pages: PageAsk[];
 }
 
-const SERVICE = "/leaderboard.v1.LeaderboardService";
+const FLOOR = "health check (the floor)";
+const keyOf = (a: Ask) => `${a.router} ${a.label}`;
 
 /** Every request of round `r`, the health check first. */
 function roundAsks(r: number, a: Asked): Ask[] {
@@ -344,84 +309,34 @@ function roundAsks(r: number, a: Asked): Ask[] {
   const refLabel = (ref: Ref) =>
     `${ref.board === BOARD ? "all-time board" : "daily"}${ref.window ? ` ${ref.window}` : ref.board === DAILY ? (ref === a.refs[1] ? " today" : " yesterday") : ""}`;
   const floor = (router: Ask["router"]): Ask[] => [
+    { part: "floor", router, label: FLOOR, units: 1, ...HEALTH_CHECK },
+    { part: "ranks", router, label: "GetRank", units: 1, ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId: set[0]! }) },
+    { part: "reads", router, label: "GetTop (10)", units: 1, ...lb("GetTop", GetTopRequestSchema, { board: BOARD, limit: 10 }) },
     {
-      part: "floor",
-      router,
-      label: "health check (the floor)",
-      path: "/grpc.health.v1.Health/Check",
-      schema: HealthCheckRequestSchema,
-      init: {},
-      units: 1,
-    },
-    {
-      part: "ranks",
-      router,
-      label: "GetRank",
-      path: `${SERVICE}/GetRank`,
-      schema: GetRankRequestSchema,
-      init: { board: BOARD, playerId: set[0]! },
-      units: 1,
-    },
-    {
-      part: "reads",
-      router,
-      label: "GetTop (10)",
-      path: `${SERVICE}/GetTop`,
-      schema: GetTopRequestSchema,
-      init: { board: BOARD, limit: 10 },
-      units: 1,
-    },
-    {
-      part: "reads",
-      router,
-      label: "GetAround (±5)",
-      path: `${SERVICE}/GetAround`,
-      schema: GetAroundRequestSchema,
-      init: { board: BOARD, playerId: set[0]!, radius: 5 },
-      units: 1,
+      ...{ part: "reads", router, label: "GetAround (±5)", units: 1 },
+      ...lb("GetAround", GetAroundRequestSchema, { board: BOARD, playerId: set[0]!, radius: 5 }),
     },
   ];
   const router = "main" as const;
   return [
     ...floor("main"),
     {
-      part: "ranks",
-      router,
-      label: `GetRanks (${set.length} players)`,
-      path: `${SERVICE}/GetRanks`,
-      schema: GetRanksRequestSchema,
-      init: { board: BOARD, playerIds: set },
-      units: set.length,
+      ...{ part: "ranks", router, label: `GetRanks (${set.length} players)`, units: set.length },
+      ...lb("GetRanks", GetRanksRequestSchema, { board: BOARD, playerIds: set }),
     },
     {
-      part: "standing",
-      router,
-      label: `GetStanding (${a.refs.length} boards)`,
-      path: `${SERVICE}/GetStanding`,
-      schema: GetStandingRequestSchema,
-      init: { playerId: player, boards: a.refs },
-      units: a.refs.length,
+      ...{ part: "standing", router, label: `GetStanding (${a.refs.length} boards)`, units: a.refs.length },
+      ...lb("GetStanding", GetStandingRequestSchema, { playerId: player, boards: a.refs }),
     },
     ...a.refs.map(
       (ref): Ask => ({
-        part: "standing",
-        router,
-        label: `GetRank, ${refLabel(ref)}`,
-        path: `${SERVICE}/GetRank`,
-        schema: GetRankRequestSchema,
-        init: { board: ref.board, period: ref.period, window: ref.window, playerId: player },
-        units: 1,
+        ...{ part: "standing", router, label: `GetRank, ${refLabel(ref)}`, units: 1 },
+        ...lb("GetRank", GetRankRequestSchema, { board: ref.board, period: ref.period, window: ref.window, playerId: player }),
       }),
     ),
     ...a.pages.map(
       (pg): Ask => ({
-        part: "pages",
-        router,
-        label: pageLabel(pg),
-        path: `${SERVICE}/GetTop`,
-        schema: GetTopRequestSchema,
-        init: pg.request,
-        units: 1,
+        ...{ part: "pages", router, label: pageLabel(pg), units: 1, ...lb("GetTop", GetTopRequestSchema, pg.request) },
         ...(pg.kind === "offset" ? { load: SLOW_PAGE_LOAD } : {}),
       }),
     ),
@@ -449,39 +364,4 @@ async function startCachedRouter(
   });
   const entry = ctx.cleanup.push("router with the top cache", async () => void (await started.process.stop(10_000)));
   return { address, pid: started.process.pid!, stop: () => entry.release() };
-}
-
-type Routers = Record<H2Row["router"], { address: string; probes: CostProbes }>;
-
-async function h2loadRounds(ctx: BenchContext, routers: Routers, idle: IdleRates, p: BatchPlan, asked: Asked): Promise<H2Row[]> {
-  const samples = new Map<string, { ask: Ask; rounds: H2Row["rounds"] }>();
-  for (let round = 0; round < p.rounds; round++) {
-    const floor: Record<H2Row["router"], number> = { main: NaN, cached: NaN };
-    for (const ask of roundAsks(round, asked)) {
-      const { address, probes } = routers[ask.router];
-      const key = `${ask.router} ${ask.label}`;
-      const run = { address, path: ask.path, body: grpcFrame(ask.schema, ask.init as never), tag: `batch-${round}-${key}` };
-      const r = await h2loadRun(ctx.dataDir, run, { seconds: p.seconds, ...(ask.load ?? p) }, probes, idle);
-      if (ask.part === "floor") floor[ask.router] = r.rate;
-      const s = samples.get(key) ?? { ask, rounds: [] };
-      s.rounds.push({ ...r, ofFloor: r.rate / floor[ask.router] });
-      samples.set(key, s);
-      ctx.say(
-        `  round ${round + 1}/${p.rounds}: ${ask.router === "cached" ? "top-cache router: " : ""}${ask.label} ${Math.round(r.rate)}/s (${((r.rate / floor[ask.router]) * 100).toFixed(0)}% of the floor), router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores${r.settledS > 0.5 ? `, ${r.settledS} s to settle` : ""}`,
-      );
-    }
-  }
-  return [...samples.values()].map(({ ask, rounds }) => ({
-    part: ask.part,
-    router: ask.router,
-    label: ask.label,
-    units: ask.units,
-    load: ask.load ?? { connections: p.connections, streams: p.streams },
-    rounds,
-    rate: median(rounds.map((x) => x.rate)),
-    ofFloor: median(rounds.map((x) => x.ofFloor)),
-    meanMs: median(rounds.map((x) => x.meanMs)),
-    routerUsPerCall: median(rounds.map((x) => x.routerUsPerCall)),
-    redisUsPerCall: median(rounds.map((x) => x.redisUsPerCall)),
-  }));
 }

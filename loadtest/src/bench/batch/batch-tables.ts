@@ -4,6 +4,7 @@
  * cache. Ratios compare the batched call with its one-at-a-time equivalent, a page with the
  * top page of the same size, a read with the health check on the same router.
  */
+import type { H2Run } from "./cluster-costs.js";
 import type { UnitCost } from "./cost-meter.js";
 import { setRate } from "./node-runs.js";
 import type { LatencySummary } from "../../model/loadtest-result.js";
@@ -38,16 +39,7 @@ export interface H2Row {
   meanMs: number;
   routerUsPerCall: number;
   redisUsPerCall: number;
-  rounds: Array<{
-    rate: number;
-    ofFloor: number;
-    meanMs: number;
-    routerUsPerCall: number;
-    redisUsPerCall: number;
-    machineCores: number;
-    othersCores: number;
-    settledS: number;
-  }>;
+  rounds: H2Run[];
 }
 
 export interface PageRow {

@@ -1,16 +1,17 @@
 /**
  * The cost meter (cost-meter.ts) wired to a running cluster, and the measuring steps the batch
- * and approx benchmarks share: the rest rates, a block of units timed one after another, one
- * h2load run with its costs per call, and the wait until the cluster is back at rest.
+ * and approx benchmarks share: the rest rates, a block of units timed one after another, rounds
+ * of h2load runs with their costs per call (each run followed by the wait until the cluster is
+ * back at rest), and their medians.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { machineCpu, othersCpu, pidCpu, redisCommandStats, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
-import { h2load, type H2loadShape } from "../infra/h2load.js";
+import type { BenchContext } from "../context.js";
+import { redisCommandStats, untilAtRest } from "../infra/cpu-meter.js";
+import { h2load, median, type H2loadShape } from "../infra/h2load.js";
 import type { IngestCluster } from "../infra/ingest-cluster.js";
-import { atRest, costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates, type UnitCost } from "./cost-meter.js";
+import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates, type UnitCost } from "./cost-meter.js";
 import { timeReps } from "./node-runs.js";
-import { round1 } from "../output/format.js";
 
 /** Busy cores (router + Redis) below which the cluster counts as at rest. */
 const REST_CORES = 0.15;
@@ -18,27 +19,21 @@ const REST_CORES = 0.15;
 /** The cost meter's probes of a cluster: its router, its Redis (CPU and scripts), this process, the machine and the rest of it. */
 export function costProbes(cluster: IngestCluster): CostProbes {
   return {
-    routerS: pidCpu(cluster.services.router().pid!),
-    redisS: sumProbes(cluster.redis.map(redisCpu)),
+    routerS: cluster.cpu.router,
+    redisS: cluster.cpu.redis,
     redisScripts: async () =>
       (
         await Promise.all(cluster.redis.map(async (r) => redisCommandStats(await r.info("commandstats"), ["evalsha", "eval"]).calls))
       ).reduce((a, b) => a + b, 0),
-    clientS: selfCpu,
-    machineS: machineCpu,
-    othersS: othersCpu,
+    clientS: cluster.cpu.client,
+    machineS: cluster.cpu.machine,
+    othersS: cluster.cpu.others,
   };
 }
 
 /** Waits until the router and Redis are back at rest (what a run left queued is done), at most 60 s; the seconds waited. */
-export async function settle(probes: CostProbes): Promise<number> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < 60_000) {
-    const a = await readCosts(probes);
-    await new Promise((r) => setTimeout(r, 250));
-    if (atRest(costDelta(a, await readCosts(probes)), REST_CORES)) break;
-  }
-  return round1((performance.now() - t0) / 1000);
+export function settle(probes: CostProbes): Promise<number> {
+  return untilAtRest([probes.routerS, probes.redisS], REST_CORES, 250, 60_000);
 }
 
 /** What the processes spend at rest, per second, read over `seconds` of doing nothing. */
@@ -100,4 +95,51 @@ export async function h2loadRun(
     othersCores: cost.othersCores,
     settledS,
   };
+}
+
+/** One request of an h2load round: the row it adds a run to (`key`), the router asked and its probes, the request. */
+export interface H2Ask {
+  key: string;
+  address: string;
+  probes: CostProbes;
+  path: string;
+  /** The request's gRPC frame (infra/h2load.ts). */
+  body: Uint8Array;
+  shape: H2loadShape;
+}
+
+/** `rounds` rounds of h2load, the asks of each round (asksOf(round)) one after another: each key's runs, in round order. */
+export async function h2loadRounds(
+  ctx: BenchContext,
+  rounds: number,
+  idle: IdleRates,
+  asksOf: (round: number) => H2Ask[],
+): Promise<Map<string, H2Run[]>> {
+  const runs = new Map<string, H2Run[]>();
+  for (let round = 0; round < rounds; round++)
+    for (const a of asksOf(round)) {
+      const r = await h2loadRun(ctx.dataDir, { ...a, tag: `${round}-${a.key}` }, a.shape, a.probes, idle);
+      runs.set(a.key, [...(runs.get(a.key) ?? []), r]);
+      ctx.say(
+        `  round ${round + 1}/${rounds}: ${a.key} ${Math.round(r.rate)}/s, router ${r.routerUsPerCall.toFixed(0)} µs/call, others ${r.othersCores} cores${r.settledS > 0.5 ? `, ${r.settledS} s to settle` : ""}`,
+      );
+    }
+  return runs;
+}
+
+/** The medians of a key's rounds, its runs beside them. */
+export function medians(runs: readonly H2Run[]) {
+  const m = (f: (r: H2Run) => number) => median(runs.map(f));
+  return {
+    rate: m((r) => r.rate),
+    meanMs: m((r) => r.meanMs),
+    routerUsPerCall: m((r) => r.routerUsPerCall),
+    redisUsPerCall: m((r) => r.redisUsPerCall),
+    rounds: [...runs],
+  };
+}
+
+/** The median over the rounds of a key's rate ÷ another key's in the same round (`of`: the health check, GetRank). */
+export function medianRatio(runs: readonly H2Run[], of: readonly H2Run[] | undefined): number {
+  return of ? median(runs.map((r, i) => r.rate / of[i]!.rate)) : NaN;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { atRest, costDelta, idleRates, perUnit, readCosts, type CostReading } from "./cost-meter.js";
+import { costDelta, idleRates, perUnit, readCosts, type CostReading } from "./cost-meter.js";
 
 const reading = (over: Partial<CostReading>): CostReading => ({
   wallS: 0,
@@ -55,12 +55,5 @@ describe("bench > batch > cost meter", () => {
 
   it("counts nothing at rest when the interval is empty", () => {
     expect(idleRates(reading({ routerS: 1 })).routerS).toBe(0);
-  });
-
-  it("is at rest when the router and Redis are each below the cores given", () => {
-    expect(atRest(reading({ wallS: 1, routerS: 0.05, redisS: 0.1 }), 0.15)).toBe(true);
-    expect(atRest(reading({ wallS: 1, routerS: 0.5, redisS: 0.1 }), 0.15)).toBe(false);
-    expect(atRest(reading({ wallS: 1, routerS: 0.05, redisS: 0.3 }), 0.15)).toBe(false);
-    expect(atRest(reading({ wallS: 0 }), 0.15)).toBe(false);
   });
 });

@@ -96,8 +96,3 @@ export function perUnit(block: CostReading, units: number, idle: IdleRates): Uni
     othersCores: cores(block.othersS),
   };
 }
-
-/** Whether the router and Redis are back at rest: below `cores` each over the interval read. */
-export function atRest(interval: CostReading, cores: number): boolean {
-  return interval.wallS > 0 && interval.routerS / interval.wallS < cores && interval.redisS / interval.wallS < cores;
-}

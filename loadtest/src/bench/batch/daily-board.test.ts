@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Operation, PeriodKind, WindowCombine } from "@ladder/proto/leaderboard/v1/common_pb";
 import { BENCH_SPEC } from "../infra/bench-board.js";
-import { behind, dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten, maxOffsets } from "./daily-board.js";
+import { behind, maxOffsets } from "../../seed/apply-watch.js";
+import { dailyBatches, dailyDefinition, dailyPlayerIndexes, dailyScores, daysWritten } from "./daily-board.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 11, 2);

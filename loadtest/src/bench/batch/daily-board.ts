@@ -102,14 +102,3 @@ export function* dailyBatches(
   }
   if (out.length) yield out;
 }
-
-/** The highest offset acknowledged per partition, over SubmitScores answers. */
-export function maxOffsets(into: Map<number, bigint>, offsets: ReadonlyArray<{ partition: number; offset: bigint }>): Map<number, bigint> {
-  for (const o of offsets) if (o.offset > (into.get(o.partition) ?? -1n)) into.set(o.partition, o.offset);
-  return into;
-}
-
-/** Partitions of `target` whose applied offset is still below it. */
-export function behind(target: ReadonlyMap<number, bigint>, applied: ReadonlyMap<number, bigint>): number[] {
-  return [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o).map(([p]) => p);
-}

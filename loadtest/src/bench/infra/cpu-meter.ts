@@ -149,6 +149,22 @@ export function sumProbes(probes: readonly CpuProbe[]): CpuProbe {
   return async () => (await Promise.all(probes.map((p) => p()))).reduce((a, b) => a + b, 0);
 }
 
+/**
+ * Waits until every one of `probes` uses less than `cores` over `intervalMs` (a process not
+ * measured, NaN, counts as at rest), at most `maxMs`: the seconds waited, to 0.1 s.
+ */
+export async function untilAtRest(probes: readonly CpuProbe[], cores: number, intervalMs: number, maxMs: number): Promise<number> {
+  const t0 = performance.now();
+  const read = () => Promise.all(probes.map((p) => p().catch(() => NaN)));
+  while (performance.now() - t0 < maxMs) {
+    const a = await read();
+    await new Promise((r) => setTimeout(r, intervalMs));
+    const b = await read();
+    if (b.every((x, i) => !((x - a[i]!) / (intervalMs / 1000) >= cores))) break;
+  }
+  return Math.round((performance.now() - t0) / 100) / 10;
+}
+
 /** Cores used by each probed process between `start` and the returned stop. */
 export async function startCpuMeter(probes: Readonly<Record<string, CpuProbe>>): Promise<() => Promise<Record<string, number>>> {
   const names = Object.keys(probes);

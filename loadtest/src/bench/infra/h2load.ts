@@ -10,6 +10,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { create, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { HealthCheckRequestSchema } from "@ladder/proto/grpc/health/v1/health_pb";
 
 const run = promisify(execFile);
 
@@ -21,6 +22,20 @@ export function grpcFrame<D extends DescMessage>(schema: D, init: MessageInitSha
   out.set(msg, 5);
   return out;
 }
+
+/** What h2load asks: the method's path and the request's frame. */
+export interface GrpcRequest {
+  path: string;
+  body: Uint8Array;
+}
+
+/** A LeaderboardService request. */
+export function lb<D extends DescMessage>(method: string, schema: D, init: MessageInitShape<D>): GrpcRequest {
+  return { path: `/leaderboard.v1.LeaderboardService/${method}`, body: grpcFrame(schema, init) };
+}
+
+/** The health check: the cheapest call a grpc-js server answers, the floor of the others. */
+export const HEALTH_CHECK: GrpcRequest = { path: "/grpc.health.v1.Health/Check", body: grpcFrame(HealthCheckRequestSchema, {}) };
 
 export interface H2loadShape {
   /** Measured seconds (after 1 s of warm-up that counts for nothing). */

@@ -2,7 +2,6 @@
  * Benchmark "push": WatchPlayer and WatchTop streams held by the thousand, the write steps the
  * cluster sustains with and without them, and push latency. Method: push.md.
  */
-import { clusterClients } from "../../run/cluster-clients.js";
 import { distinctPlayers } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
@@ -37,21 +36,8 @@ export const pushBenchmark: Benchmark = {
     );
     const pc = await startPushCluster(ctx);
     const { cluster } = pc;
+    const { reader, writer } = cluster;
     const address = cluster.services.routerAddress;
-    const reader = clusterClients({
-      router: address,
-      ingest: cluster.services.ingestAddress,
-      connections: 2,
-      timeoutMs: 60_000,
-      token: undefined,
-    });
-    const writer = clusterClients({
-      router: address,
-      ingest: cluster.services.ingestAddress,
-      connections: 4,
-      timeoutMs: 30_000,
-      token: cluster.writeToken,
-    });
     const book = new ProbeBook();
     const players = new WatcherPool({
       address,
@@ -153,8 +139,6 @@ export const pushBenchmark: Benchmark = {
     } finally {
       players.close();
       tops.close();
-      reader.close();
-      writer.close();
       await cluster.stop();
     }
   },

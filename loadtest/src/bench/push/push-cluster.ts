@@ -1,9 +1,9 @@
 /**
  * The push bench's cluster and what it reads of it: the batch bench's kind of cluster
- * (infra/ingest-cluster.ts: the run's Kafka, 3 redis-servers, 3 shard nodes, ingest, router), its
- * services' output lines read for the router's change feed resets, and probes of every process:
- * CPU (/proc, INFO cpu), the router's live heap (below), and each shard's change stream (XINFO
- * STREAM: entries the apply script added) and change flag.
+ * (infra/ingest-cluster.ts: the run's Kafka, 3 redis-servers, 3 shard nodes, ingest, router, with
+ * their CPU probes), its services' output lines read for the router's change feed resets, the
+ * router's live heap (below), and each shard's change stream (XINFO STREAM: entries the apply
+ * script added) and change flag.
  *
  * The router logs "change feed reset" (change-feed.ts) at info; the services' lines reach the
  * bench's logger at debug (deploy's spawn-service), so the cluster is started with a logger of its
@@ -19,18 +19,13 @@ import { rootLogger } from "@ladder/platform/logger";
 import { keyLayout } from "@ladder/store";
 import type { BenchContext } from "../context.js";
 import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
-import { machineCpu, othersCpu, pidCpu, redisCpu, selfCpu, sumProbes, type CpuProbe } from "../infra/cpu-meter.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
-
-export const CPU_NAMES = ["router", "shardNodes", "redis", "ingest", "kafka", "client", "machine", "others"] as const;
-export type CpuName = (typeof CPU_NAMES)[number];
 
 export interface PushCluster {
   cluster: IngestCluster;
   /** "change feed reset" lines the router printed so far, and the last few of them. */
   feedResets(): number;
   resetLines: string[];
-  cpuProbes: Record<CpuName, CpuProbe>;
   /** The router's heap in use right after a full garbage collection (gc-probe.mjs), MiB. */
   routerLive(): Promise<{ heapMiB: number; gcMs: number }>;
   /** Entries the shards' apply scripts added to their change streams so far, summed. */
@@ -66,24 +61,12 @@ export async function startPushCluster(ctx: BenchContext): Promise<PushCluster> 
     },
   });
   const nodeOptions = [process.env.NODE_OPTIONS, "--expose-gc", `--import ${JSON.stringify(GC_PROBE)}`].filter(Boolean).join(" ");
-  const cluster = await startIngestCluster({ ...ctx, log }, 3, nodeOptions);
+  const cluster = await startIngestCluster({ ...ctx, log }, { shards: 3, writeConnections: 4, nodeOptions });
   const s = cluster.services;
-  const broker = await ctx.kafka();
-  const pid = (p: number | undefined) => (p === undefined ? async () => NaN : pidCpu(p));
   return {
     cluster,
     resetLines,
     feedResets: () => resets,
-    cpuProbes: {
-      router: pidCpu(s.router().pid!),
-      shardNodes: sumProbes(s.shardIds.map((id) => pidCpu(s.shardNode(id).pid!))),
-      redis: sumProbes(cluster.redis.map(redisCpu)),
-      ingest: pidCpu(s.ingest().pid!),
-      kafka: pid(broker.process?.pid),
-      client: selfCpu,
-      machine: machineCpu,
-      others: othersCpu,
-    },
     async routerLive() {
       const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error("the router did not answer the GC probe within 30 s")), 30_000);

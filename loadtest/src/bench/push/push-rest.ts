@@ -3,7 +3,9 @@
  * every process's CPU over a quiet interval; and the wait until the cluster is back at rest after a
  * step.
  */
-import { CPU_NAMES, type CpuName, type PushCluster } from "./push-cluster.js";
+import { CLUSTER_CPU, type ClusterCpu } from "../infra/ingest-cluster.js";
+import { untilAtRest } from "../infra/cpu-meter.js";
+import type { PushCluster } from "./push-cluster.js";
 
 export interface RestFigures {
   label: string;
@@ -11,7 +13,7 @@ export interface RestFigures {
   tops: number;
   /** Right after a full garbage collection: what the router holds live, MiB. */
   routerLiveHeapMiB: number;
-  cores: Record<CpuName, number>;
+  cores: Record<ClusterCpu, number>;
 }
 
 /** The router's live heap and every process's CPU over `seconds` of rest (the collection comes after the CPU interval). */
@@ -22,14 +24,14 @@ export async function atRest(
   seconds: number,
 ): Promise<RestFigures> {
   await settle(pc);
-  const read = () => Promise.all(CPU_NAMES.map((n) => pc.cpuProbes[n]().catch(() => NaN)));
+  const read = () => Promise.all(CLUSTER_CPU.map((n) => pc.cluster.cpu[n]().catch(() => NaN)));
   const a = await read();
   const t0 = performance.now();
   await sleep(seconds * 1000);
   const b = await read();
   const wall = (performance.now() - t0) / 1000;
-  const cores = Object.fromEntries(CPU_NAMES.map((n, i) => [n, Math.round(((b[i]! - a[i]!) / wall) * 1000) / 1000])) as Record<
-    CpuName,
+  const cores = Object.fromEntries(CLUSTER_CPU.map((n, i) => [n, Math.round(((b[i]! - a[i]!) / wall) * 1000) / 1000])) as Record<
+    ClusterCpu,
     number
   >;
   return { label, ...held, routerLiveHeapMiB: (await pc.routerLive()).heapMiB, cores };
@@ -37,13 +39,8 @@ export async function atRest(
 
 /** Waits until the router, the shard nodes, Redis, ingest and Kafka are back at rest (below 0.15 core each over 0.5 s), at most 30 s. */
 export async function settle(pc: PushCluster): Promise<void> {
-  const probes = [pc.cpuProbes.router, pc.cpuProbes.shardNodes, pc.cpuProbes.redis, pc.cpuProbes.ingest, pc.cpuProbes.kafka];
-  for (const t0 = performance.now(); performance.now() - t0 < 30_000; ) {
-    const a = await Promise.all(probes.map((f) => f()));
-    await sleep(500);
-    const b = await Promise.all(probes.map((f) => f()));
-    if (b.every((x, i) => !((x - a[i]!) / 0.5 >= 0.15))) return; // a process not measured (NaN) counts as at rest
-  }
+  const { router, shardNodes, redis, ingest, kafka } = pc.cluster.cpu;
+  await untilAtRest([router, shardNodes, redis, ingest, kafka], 0.15, 500, 30_000);
 }
 
 export function restLine(r: RestFigures): string {

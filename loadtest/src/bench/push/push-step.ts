@@ -6,10 +6,10 @@
  */
 import type { Redis } from "ioredis";
 import { keyLayout } from "@ladder/store";
-import { readApplied } from "../../seed/apply-watch.js";
-import { behind } from "../batch/daily-board.js";
+import { readApplied, untilApplied } from "../../seed/apply-watch.js";
 import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
-import { CPU_NAMES, type CpuName, type PushCluster } from "./push-cluster.js";
+import { CLUSTER_CPU, type ClusterCpu } from "../infra/ingest-cluster.js";
+import type { PushCluster } from "./push-cluster.js";
 import type { ProbeBook } from "./probe-book.js";
 import { pcts, perSecond, shortfalls, type Pcts } from "./step-summary.js";
 import type { WatcherPool } from "./watchers.js";
@@ -49,7 +49,7 @@ export interface StepFigures {
   topMessagesPerS: number;
   /** Events the messages carried per second, by kind (an overtaken or passed event is one rank shift of one watcher). */
   eventsPerS: Record<string, number>;
-  cores: Record<CpuName, number>;
+  cores: Record<ClusterCpu, number>;
   probes: WriteStepResult["probes"] & { expired: number; failed: number };
   own?: Pcts;
   overtake?: Pcts;
@@ -84,7 +84,7 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
   const redis = pc.cluster.redis;
   const read = async (): Promise<Reading> => {
     const [cpu, changes, applied] = await Promise.all([
-      Promise.all(CPU_NAMES.map((n) => pc.cpuProbes[n]().catch(() => NaN))),
+      Promise.all(CLUSTER_CPU.map((n) => pc.cluster.cpu[n]().catch(() => NaN))),
       pc.changesAdded(),
       appliedSum(redis),
     ]);
@@ -116,14 +116,11 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
   const windowFrom = a!.at;
   const windowTo = windowFrom + s.windowS * 1000;
 
-  // the drain: every acknowledged update applied
-  let drainS = Infinity;
-  for (const t0 = performance.now(); performance.now() - t0 < 60_000; await sleep(100)) {
-    if (behind(res.offsets, await readApplied(redis, OFFSETS_KEY)).length === 0) {
-      drainS = (performance.now() - b!.at) / 1000;
-      break;
-    }
-  }
+  // the drain: every acknowledged update applied (Infinity when the shards stall for 60 s)
+  const drainS = await untilApplied(redis, OFFSETS_KEY, res.offsets, 60_000).then(
+    () => (performance.now() - b!.at) / 1000,
+    () => Infinity,
+  );
   // every probe seen or expired, and the streams quiet
   const t1 = performance.now();
   for (;;) {
@@ -138,8 +135,8 @@ export async function runStep(pc: PushCluster, driver: WriteDriver, s: StepPlan,
   }
   const settleS = (performance.now() - t1) / 1000;
 
-  const cores = Object.fromEntries(CPU_NAMES.map((n, i) => [n, round2(perSecond(a!.cpu[i]!, b!.cpu[i]!, windowS))])) as Record<
-    CpuName,
+  const cores = Object.fromEntries(CLUSTER_CPU.map((n, i) => [n, round2(perSecond(a!.cpu[i]!, b!.cpu[i]!, windowS))])) as Record<
+    ClusterCpu,
     number
   >;
   const kinds = new Set([...Object.keys(a!.events), ...Object.keys(b!.events)]);

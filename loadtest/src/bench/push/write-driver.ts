@@ -13,7 +13,7 @@ import { timetable } from "../../run/rate-schedule.js";
 import { playerId } from "../../workload/player-ids.js";
 import type { Rng } from "../../workload/rng.js";
 import type { ScoreSource } from "../../workload/score-distribution.js";
-import { maxOffsets } from "../batch/daily-board.js";
+import { maxOffsets } from "../../seed/apply-watch.js";
 import type { Probe, ProbeBook } from "./probe-book.js";
 
 type Ingest = LadderClient["ingest"];
