@@ -99,13 +99,11 @@ function fullPlan() {
      * A daily board with two 7-day windows, on one shard (boards/boards-bench.ts), per round of
      * existing players. Rounds up to fullStateMaxPlayers hold the windowed board's whole state after
      * 7 days (7 daily keys, 13 keys per window: reads and the windowed write); larger ones only the
-     * three keys read and the plain boards written. `checkedPlayers`: players whose pre-filled
-     * entries are checked against the apply path, per round.
+     * three keys read and the plain boards written.
      */
     boards: {
       sizes: [1_000_000, 10_000_000],
       fullStateMaxPlayers: 1_000_000,
-      checkedPlayers: 300,
       reads: { ...loop(16, 1 * SECOND, 3 * SECOND), topLimit: 10, aroundRadius: 5 },
       writes: { warmupMs: 1.5 * SECOND, durationMs: 5 * SECOND, inFlight: 4 },
     },
@@ -196,7 +194,6 @@ export function benchPlan(quick: boolean): BenchPlan {
     boards: {
       sizes: [20_000, 100_000],
       fullStateMaxPlayers: 20_000,
-      checkedPlayers: 50,
       reads: { ...full.boards.reads, ...loop(8, 0.3 * SECOND, 1 * SECOND) },
       writes: { warmupMs: 0.5 * SECOND, durationMs: 1.5 * SECOND, inFlight: 4 },
     },

@@ -2,7 +2,7 @@
  * What a shard holds of a daily board with windows once its players wrote a score on each of
  * `days` consecutive days, worked out from model/src/windows.ts's definitions (not from the apply
  * script), so the bench can pre-fill millions of players with ZADD and then check a sample of
- * them against the apply path (apply-check.ts).
+ * them against the apply path (prefill.int.test.ts).
  *
  * THE KEYS. Days D1 .. Dd are the periods written (index 0 .. d-1), D(d+1) .. the periods after
  * them. A write into Di recomputes the windows ending in Di .. D(i+n-1) (windows.ts), so after d

@@ -23,7 +23,6 @@ import {
   type BoardsWriteRow,
   type ReadTarget,
 } from "./boards-tables.js";
-import { checkAgainstApply, CHECK_PREFIX, idsOf, samplePlayers, sampleScores, type CheckResult } from "./apply-check.js";
 import { measureApply } from "./apply-cost.js";
 import { benchBoards, benchDays, boardKey, DAYS, encodeRecord, MAX_ALSO, type BenchBoards } from "./bench-boards.js";
 import { stateKeys, type StateKey } from "./board-state.js";
@@ -41,7 +40,6 @@ const ALSO_COUNTS = [1, 4, MAX_ALSO];
 export interface BoardsRun {
   reads: BoardsReadRow[];
   writes: BoardsWriteRow[];
-  checks: Array<CheckResult & { players: number; round: number }>;
   fills: Array<FillResult & { round: number; what: string }>;
   copies: Array<{ round: number; what: string; seconds: number }>;
   /** used_memory_peak of each round's server. */
@@ -70,7 +68,6 @@ export const boardsBenchmark: Benchmark = {
     const run: BoardsRun = {
       reads: [],
       writes: [],
-      checks: [],
       fills: [],
       copies: [],
       peakUsedMemory: [],
@@ -135,8 +132,6 @@ async function boardsRound(r: Round, url: string): Promise<void> {
       new ShardReader({ shardId: "shard-0", stamp: STAMP, redis: readerRedis, keyPrefix: PREFIX }),
       readerRedis,
       targets,
-      full ? all : Object.values(targets),
-      all,
       redisKey,
     );
   } finally {
@@ -166,9 +161,7 @@ async function boardsReads(
   reader: ShardReader,
   readerRedis: Redis,
   targets: Record<ReadTarget, StateKey>,
-  filled: StateKey[],
-  all: StateKey[],
-  redisKey: (k: StateKey, prefix?: string) => string,
+  redisKey: (k: StateKey) => string,
 ): Promise<void> {
   const { ctx, players, boards } = r;
   const plan = ctx.plan.boards.reads;
@@ -182,62 +175,11 @@ async function boardsReads(
     const entries = await r.redis.zcard(redisKey(targets[target]));
     rows.push(...READ_QUESTIONS.map((question) => ({ players, target, entries, read: { question } })));
   }
-  // the pre-fill against the apply path, for a sample of players' 7 records
-  const sample = samplePlayers(players, ctx.plan.boards.checkedPlayers, rngFor(ctx.plan.seed, 900).nextInt);
-  const scores = sampleScores(ctx.plan.seed, sample, boards.windowed.spec, r.days.slice(0, DAYS));
-  const records = Array.from({ length: DAYS }, (_, d) =>
-    sample.map((i) => {
-      const s = scores.get(i)![d]!;
-      return {
-        player: playerId(i),
-        value: encodeRecord(boards.windowed, [], { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs),
-      };
-    }),
-  ).flat();
-  await check(
-    r,
-    "windowed board: 7 daily records per player",
-    records,
-    sample,
-    filled.map((k) => ({ label: `${k.window?.name ?? "day"} ${k.period.id}`, benchKey: redisKey(k), checkKey: redisKey(k, CHECK_PREFIX) })),
-    new Set(all.map((k) => redisKey(k, CHECK_PREFIX))),
-  );
   for (const row of rows) {
     ctx.say(`  ${size(players)}: ${row.read.question} of ${row.target}, ${plan.concurrency} in flight`);
     await steadyReads(reader, readerRedis, stored(targets[row.target]), row.read, plan, picker(10 + rows.indexOf(row)));
   }
   r.run.reads.push(...rows);
-}
-
-async function check(
-  r: Round,
-  what: string,
-  records: Array<{ player: string; value: Buffer }>,
-  sample: number[],
-  keys: Parameters<typeof checkAgainstApply>[0]["keys"],
-  allowedKeys: Set<string>,
-): Promise<void> {
-  const result = await checkAgainstApply({
-    what,
-    redis: r.redis,
-    boards: BENCH_SPECS,
-    chunk: loadConfig({}).applyBatch,
-    dedupWindowMs: loadConfig({}).dedupWindowMs,
-    records,
-    players: idsOf(sample),
-    keys,
-    allowedKeys,
-  });
-  r.run.checks.push({ ...result, round: r.players });
-  const bad = result.differing + result.unexpectedKeys.length;
-  r.ctx.say(
-    `  check against the apply path (${what}): ${result.players} players x ${result.keys} keys, ${bad === 0 ? "every entry and expiry equal" : `${bad} DIFFERENCES`}`,
-  );
-  for (const d of [...result.differences, ...result.unexpectedKeys.map((k) => `the apply path made ${k}, which the pre-fill lacks`)].slice(
-    0,
-    10,
-  ))
-    r.ctx.say(`    ${d}`);
 }
 
 /** The plain board and the also boards, as copies of the windowed board's day D7 (what the same records would leave on boards without windows). */
@@ -267,21 +209,6 @@ async function preparePlainBoards(
     seconds,
   });
   r.ctx.say(`  plain board and ${boards.also.length} also boards ready in ${seconds} s`);
-  const sample = samplePlayers(players, r.ctx.plan.boards.checkedPlayers, rngFor(r.ctx.plan.seed, 901).nextInt);
-  const scores = sampleScores(r.ctx.plan.seed, sample, boards.windowed.spec, days.slice(0, DAYS));
-  const records = sample.map((i) => {
-    const s = scores.get(i)![DAYS - 1]!;
-    return {
-      player: playerId(i),
-      value: encodeRecord(boards.plain, boards.also, { playerId: playerId(i), value: s.points, timestampMs: s.reachedAtMs }, r.nowMs),
-    };
-  });
-  const compared = [boards.plain, ...boards.also].map((b) => ({
-    label: `${b.name} ${d7.id}`,
-    benchKey: key(b).redisKey,
-    checkKey: boardKey(CHECK_PREFIX, b, d7.id),
-  }));
-  await check(r, "plain board + 8 also_boards: day 7's record", records, sample, compared, new Set(compared.map((c) => c.checkKey)));
 }
 
 async function boardsWrites(r: Round, writer: ShardWriter, full: boolean): Promise<void> {

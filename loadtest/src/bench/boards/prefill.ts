@@ -5,8 +5,8 @@
  * members already encoded as the apply path would store them (board-state.ts), `batch`
  * members per command, `parallel` commands in flight, each key then given the expiry the apply
  * path gives it. Players go in in index order, so each set is built in the random order of
- * its scores, like the seeder's Redis path. apply-check.ts checks a sample against the apply
- * path itself.
+ * its scores, like the seeder's Redis path. prefill.int.test.ts holds the result against the
+ * apply path itself.
  */
 import type { Redis } from "ioredis";
 import type { BoardSpec } from "@ladder/model/board-spec";
