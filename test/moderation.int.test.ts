@@ -1,12 +1,13 @@
-// Moderation (issue #29, item 2) against the real processes: players hidden and shown again on a
-// board or on every board, through the log, while a writer writes and readers read.
+// Moderation (issue #29, item 2) against the real processes, through the log, while a writer writes
+// and readers read: players hidden and shown again on a board or on every board; entries deleted,
+// periods and boards wiped.
 //
 // The oracle keeps every player's scores on every board (writes of hidden players included) and its
-// hides, and a history of each player's states: every read is checked against it while the writer
-// and the moderator run (ranks consecutive, in order, no player twice; each entry is a state its
-// player was in since its last moderation applied before the read began, visible there; a NOT_FOUND
-// only when the player was hidden or absent), then at rest each board equals the oracle's visible
-// board exactly (top, rank of every player, around), and again after a rebuild from the log.
+// hides; every read is checked against each player's history (moderation-reads.ts: ranks
+// consecutive, in order, no player twice; each entry a state its player was in, visible there,
+// since its last moderation applied; a NOT_FOUND only when it was hidden or absent); then at rest
+// each board equals the oracle's visible board exactly (top, rank of every player, around), and
+// again after a rebuild from the log.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,11 +19,12 @@ import { startRedisServer } from "@ladder/deploy/redis-server";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
-import { Operation, PeriodKind, WindowCombine, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, PeriodKind, WindowCombine, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, startTestCluster, type TestCluster, TEST_TOKENS } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
 import { dailyId } from "./period-oracle.js";
-import { rulesPageProblems, RulesOracle, type Rules, type RulesEntry } from "./rules-oracle.js";
+import { RulesOracle, type Rules, type RulesEntry } from "./rules-oracle.js";
+import { CheckedReads } from "./moderation-reads.js";
 import { windowRules } from "./window-oracle.js";
 
 const log = silentLogger();
@@ -56,12 +58,6 @@ const codeOf = async (p: Promise<unknown>) => {
   const o = await outcome(p);
   return "ok" in o ? "ok" : o.code;
 };
-const plain = (e: Entry): RulesEntry => ({
-  playerId: e.playerId,
-  score: Number(e.score),
-  reachedAtMs: Number(e.reachedAtMs),
-  rank: Number(e.rank),
-});
 
 /** Until ingest takes writes to `board` (it refuses a board it does not know with NOT_FOUND). */
 async function ingestSees(c: TestCluster, board: string): Promise<void> {
@@ -96,106 +92,38 @@ describe("moderation", () => {
     for (const b of [A, B, D]) await ingestSees(c, b);
     const today = dailyId(Date.now(), "UTC");
 
-    // the views read: a board, the daily board's period of today, and its 2-day window ending today
-    // (every write is of today: the window's score is the period's)
+    // the views read: two boards, the daily board's period of today, and its 2-day window ending
+    // today (every write is of today: the window's score is the period's)
     const views = {
-      a: { where: { board: A }, board: A, rules: RULES },
-      b: { where: { board: B }, board: B, rules: RULES },
-      day: { where: { board: D, period: today }, board: D, rules: RULES },
-      win: { where: { board: D, period: today, window: "2d" }, board: D, rules: WINDOW },
-    } as const;
-    type View = keyof typeof views;
-    const scores: Record<"a" | "b" | "day", RulesOracle> = {
-      a: new RulesOracle(RULES),
-      b: new RulesOracle(RULES),
-      day: new RulesOracle(RULES),
+      a: { where: { board: A }, rules: RULES },
+      b: { where: { board: B }, rules: RULES },
+      day: { where: { board: D, period: today }, rules: RULES },
+      win: { where: { board: D, period: today, window: "2d" }, rules: WINDOW, scoresOnly: true },
     };
+    type View = keyof typeof views;
+    const boardOf: Record<View, string> = { a: A, b: B, day: D, win: D };
+    const scores = { a: new RulesOracle(RULES), b: new RulesOracle(RULES), day: new RulesOracle(RULES) };
+    const oracleOf = (v: View) => scores[v === "win" ? "day" : v];
     const hiddenOn = new Map<string, Set<string>>(); // player -> boards ("" = every board)
     const isHidden = (p: string, board: string) => hiddenOn.get(p)?.has("") || hiddenOn.get(p)?.has(board) || false;
     const visible = (v: View): RulesEntry[] =>
-      scores[v === "win" ? "day" : v]
+      oracleOf(v)
         .sorted()
-        .filter((e) => !isHidden(e.playerId, views[v].board))
+        .filter((e) => !isHidden(e.playerId, boardOf[v]))
         .map((e, i) => ({ ...e, rank: i + 1 }));
-
-    // each player's states: from `version` on (the step that made it), its score and visibility per view
-    type State = { version: number; at: Record<View, number | undefined> };
-    const history = new Map<string, State[]>();
     const PLAYERS = Array.from({ length: 120 }, (_, i) => `mp-${i}`);
-    let version = 0; // steps applied (acknowledged, and moderation also applied)
-    const floor = new Map<string, number>(); // player -> version of its last moderation applied
-    for (const p of PLAYERS) history.set(p, [{ version: 0, at: { a: undefined, b: undefined, day: undefined, win: undefined } }]);
-    const snapshot = (p: string, v: number) => {
-      const at = {} as Record<View, number | undefined>;
-      for (const view of Object.keys(views) as View[]) {
-        const e = scores[view === "win" ? "day" : view].sorted().find((x) => x.playerId === p);
-        at[view] = e && !isHidden(p, views[view].board) ? e.score : undefined;
-      }
-      history.get(p)!.push({ version: v, at });
-    };
-
-    let stop = false;
-    const problems: string[] = [];
-    let answers = 0;
-    let notFound = 0;
-    // states of `p` a read between versions [from, to] may see: those in force at some version in it
-    const statesOf = (p: string, from: number, to: number) => {
-      const all = history.get(p) ?? [];
-      return all.filter((s, i) => s.version <= to && (all[i + 1]?.version ?? Infinity) > from);
-    };
-    const reader = async (r: number) => {
-      const rand = seeded(100 + r);
-      while (!stop) {
-        const view = (["a", "b", "day", "win"] as const)[rand.randInt(0, 3)]!;
-        const player = PLAYERS[rand.randInt(0, PLAYERS.length - 1)]!;
-        const kind = rand.randInt(0, 2);
-        // a write acknowledged may not be applied yet: a read sees at least each player's last
-        // moderation waited for (its records before it are applied too: one partition)
-        const floors = new Map(floor);
-        const where = views[view].where;
-        const got = await outcome<{ entries?: Entry[]; entry?: Entry; total: bigint }>(
-          kind === 0
-            ? c.router.getTop({ ...where, limit: 200 })
-            : kind === 1
-              ? c.router.getAround({ ...where, playerId: player, radius: 4 })
-              : c.router.getRank({ ...where, playerId: player }),
-        );
-        const v1 = version + 1; // the step in flight may be applied already
-        const seen = (p: string) => statesOf(p, floors.get(p) ?? 0, v1);
-        if ("code" in got) {
-          if (got.code !== status.NOT_FOUND) problems.push(`${view}: code ${got.code} ${got.details}`);
-          else if (kind === 0 || !seen(player).some((s) => s.at[view] === undefined))
-            problems.push(`${view}: NOT_FOUND for ${player}, visible in every state since ${floors.get(player) ?? 0}`);
-          else notFound++;
-          continue;
-        }
-        answers++;
-        const entries = (got.ok.entries ?? [got.ok.entry!]).map(plain);
-        const rules = views[view].rules;
-        problems.push(...rulesPageProblems(rules, entries, Number(got.ok.total)).map((x) => `${view}: ${x}`));
-        for (const e of entries)
-          if (!seen(e.playerId).some((s) => s.at[view] === e.score))
-            problems.push(
-              `${view}: ${e.playerId} at ${e.score}, a state it was not in visibly since version ${floors.get(e.playerId) ?? 0}`,
-            );
-      }
-    };
-    const readers = [0, 1].map(reader);
+    const reads = new CheckedReads(c, views, PLAYERS, (p, v) =>
+      isHidden(p, boardOf[v])
+        ? undefined
+        : oracleOf(v)
+            .sorted()
+            .find((e) => e.playerId === p)?.score,
+    );
+    reads.start();
 
     // the writer and the moderator: one step at a time, in log order per player
     const rand = seeded(7);
-    const offsets: PartitionOffset[] = [];
     const actions: string[] = [];
-    const step = async (send: () => Promise<PartitionOffset[]>, touched: string[], moderation: boolean) => {
-      for (const p of touched) snapshot(p, version + 1);
-      const written = await send();
-      offsets.push(...written);
-      if (moderation) {
-        await c.waitApplied(written);
-        for (const p of touched) floor.set(p, version + 1);
-      }
-      version++;
-    };
     const now = Date.now();
     for (let round = 0; round < 40; round++) {
       const updates: Array<MessageInitShape<typeof ScoreUpdateSchema>> = [];
@@ -210,7 +138,7 @@ describe("moderation", () => {
         updates.push({ board: A, playerId: p, value: BigInt(value), timestampMs: BigInt(at), alsoBoards: boards.slice(1) });
         for (const b of boards) scores[b === A ? "a" : b === B ? "b" : "day"].apply(p, "inc", value, at);
       }
-      await step(async () => (await c.ingest.submitScores({ updates })).offsets, [...touched], false);
+      await reads.step(async () => (await c.ingest.submitScores({ updates })).offsets, touched, false);
 
       // a moderation action on a player among the first 40 (they come back often)
       const p = PLAYERS[rand.randInt(0, 39)]!;
@@ -224,47 +152,25 @@ describe("moderation", () => {
         if (lifted === "") hides.clear();
         else hides.delete(lifted);
         actions.push(`unhide ${p} ${lifted || "*"}`);
-        await step(async () => [(await admin.unhidePlayer({ playerId: p, board: lifted, reason })).offset!], [p], true);
+        await reads.step(async () => [(await admin.unhidePlayer({ playerId: p, board: lifted, reason })).offset!], [p], true);
       } else {
         hides.add(board);
         actions.push(`hide ${p} ${board || "*"}`);
-        await step(async () => [(await admin.hidePlayer({ playerId: p, board, reason })).offset!], [p], true);
+        await reads.step(async () => [(await admin.hidePlayer({ playerId: p, board, reason })).offset!], [p], true);
       }
     }
-    stop = true;
-    await Promise.all(readers);
-    expect(problems.slice(0, 5)).toEqual([]);
-    expect(answers).toBeGreaterThan(100);
+    await reads.stop();
+    expect(reads.problems.slice(0, 5)).toEqual([]);
+    expect(reads.answers).toBeGreaterThan(100);
     const hiddenNow = [...hiddenOn].filter(([, s]) => s.size > 0).length;
     console.log(
-      `[moderation] ${answers} answers checked (${notFound} NOT_FOUND of hidden players), ${actions.length} actions, ${hiddenNow} players hidden at the end`,
+      `[moderation] ${reads.answers} answers checked (${reads.notFound} NOT_FOUND of hidden players), ${actions.length} actions, ${hiddenNow} players hidden at the end`,
     );
     expect(actions.some((a) => a.startsWith("unhide"))).toBe(true);
     expect(hiddenNow).toBeGreaterThan(0);
+    const offsets = reads.offsets;
     await c.waitApplied(offsets);
-
-    const exact = async (label: string) => {
-      for (const view of Object.keys(views) as View[]) {
-        const want = visible(view);
-        const cmp = (es: RulesEntry[]) => (view === "win" ? es.map((e) => ({ ...e, reachedAtMs: 0 })) : es);
-        const where = views[view].where;
-        expect(cmp((await c.router.getTop({ ...where, limit: 1000 })).entries.map(plain)), `${label} ${view} top`).toEqual(cmp(want));
-        const byPlayer = new Map(want.map((e) => [e.playerId, e]));
-        for (const p of PLAYERS.slice(0, 60)) {
-          const e = byPlayer.get(p);
-          const got = await outcome(c.router.getRank({ ...where, playerId: p }));
-          if (!e) expect("code" in got ? got.code : "ok", `${label} ${view} rank of hidden or absent ${p}`).toBe(status.NOT_FOUND);
-          else {
-            expect("ok" in got && cmp([plain(got.ok.entry!)]), `${label} ${view} rank of ${p}`).toEqual(cmp([e]));
-            if (Number(e.rank) % 5 === 0)
-              expect(
-                cmp((await c.router.getAround({ ...where, playerId: p, radius: 2 })).entries.map(plain)),
-                `${label} ${view} around ${p}`,
-              ).toEqual(cmp(want.slice(Math.max(0, e.rank - 3), e.rank + 2)));
-          }
-        }
-      }
-    };
+    const exact = (label: string) => reads.exact(label, visible, PLAYERS.slice(0, 60));
     await exact("at rest");
 
     // every hide lifted: every entry is back where its scores put it
@@ -295,6 +201,97 @@ describe("moderation", () => {
     for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
     await c.waitApplied(offsets);
     await exact("after a rebuild");
+  });
+
+  it("deletes an entry and wipes a period or a board: exact under writes and reads, at rest and after a rebuild", async () => {
+    const { c, admin } = await cluster();
+    const [Q, W] = ["mod-wipe-all", "mod-wipe-daily"];
+    await admin.createBoard({ board: { name: Q, defaultOp: Operation.INCREMENT, rules: { maxPoints: 1_000_000n, resolutionMs: 1000 } } });
+    await admin.createBoard({
+      board: {
+        name: W,
+        defaultOp: Operation.INCREMENT,
+        rules: { maxPoints: 1_000_000n, resolutionMs: 1000, period: PeriodKind.DAILY, keepPeriods: 3 },
+      },
+    });
+    for (const b of [Q, W]) await ingestSees(c, b);
+    const today = dailyId(Date.now(), "UTC");
+    const views = { q: { where: { board: Q }, rules: RULES }, w: { where: { board: W, period: today }, rules: RULES } };
+    type View = keyof typeof views;
+    const scores = { q: new RulesOracle(RULES), w: new RulesOracle(RULES) };
+    const PLAYERS = Array.from({ length: 100 }, (_, i) => `mw-${i}`);
+    const hidden = PLAYERS[3]!; // hidden on the daily board: its hidden entry is wiped and deleted too
+    let stillHidden = true;
+    const shownOn = (p: string, v: View) => !(stillHidden && p === hidden && v === "w");
+    const reads = new CheckedReads(c, views, PLAYERS, (p, v) =>
+      shownOn(p, v) ? scores[v].sorted().find((e) => e.playerId === p)?.score : undefined,
+    );
+    await reads.step(async () => [(await admin.hidePlayer({ playerId: hidden, board: W, reason: "hidden" })).offset!], [hidden], true);
+    reads.start();
+    const rand = seeded(11);
+    const now = Date.now();
+    const counts = { deleted: 0, wipes: 0 };
+    for (let round = 0; round < 30; round++) {
+      const updates: Array<MessageInitShape<typeof ScoreUpdateSchema>> = [];
+      const touched = new Set<string>();
+      for (let i = 0; i < 30; i++) {
+        const p = PLAYERS[rand.randInt(0, PLAYERS.length - 1)]!;
+        if (touched.has(p)) continue;
+        touched.add(p);
+        const value = rand.randInt(1, 20);
+        const at = now - rand.randInt(0, 5) * 1000;
+        updates.push({ board: Q, playerId: p, value: BigInt(value), timestampMs: BigInt(at), alsoBoards: [W] });
+        scores.q.apply(p, "inc", value, at);
+        scores.w.apply(p, "inc", value, at);
+      }
+      await reads.step(async () => (await c.ingest.submitScores({ updates })).offsets, touched, false);
+      const pick = rand.randInt(0, 9);
+      if (pick < 6) {
+        const p = PLAYERS[rand.randInt(0, PLAYERS.length - 1)]!;
+        const board = pick % 2 ? Q : W;
+        scores[board === Q ? "q" : "w"].remove(p);
+        counts.deleted++;
+        await reads.step(async () => [(await admin.deleteEntry({ playerId: p, board, reason: `round ${round}` })).offset!], [p], true);
+      } else if (pick < 8) {
+        const board = pick === 6 ? Q : W;
+        for (const p of PLAYERS) scores[board === Q ? "q" : "w"].remove(p);
+        counts.wipes++;
+        await reads.step(async () => (await admin.wipeBoard({ board, period: "", reason: `round ${round}` })).markers, PLAYERS, true);
+      }
+    }
+    await reads.stop();
+    expect(reads.problems.slice(0, 5)).toEqual([]);
+    expect(reads.answers).toBeGreaterThan(100);
+    console.log(`[moderation] ${reads.answers} answers checked, ${counts.deleted} entries deleted, ${counts.wipes} wipes`);
+    expect(counts.deleted > 0 && counts.wipes > 0).toBe(true);
+    await c.waitApplied(reads.offsets);
+    // the hidden player's hidden entry went with the wipes and deletions: shown again, it has only what it wrote since
+    expect(scores.w.sorted().some((e) => e.playerId === hidden)).toBe(true);
+    const shown = await admin.unhidePlayer({ playerId: hidden, board: W, reason: "shown" });
+    await c.waitApplied([shown.offset!]);
+    stillHidden = false;
+    const want = (v: View) =>
+      scores[v]
+        .sorted()
+        .filter((e) => shownOn(e.playerId, v))
+        .map((e, i) => ({ ...e, rank: i + 1 }));
+    await reads.exact("at rest", want, PLAYERS.slice(0, 60));
+
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied([...reads.offsets, shown.offset!]);
+    await reads.exact("after a rebuild", want, PLAYERS.slice(0, 60));
+
+    // refused: windows, an unknown period, a period on a board without periods; nothing written
+    await admin.createBoard({
+      board: {
+        name: "mod-wipe-windows",
+        rules: { period: PeriodKind.DAILY, keepPeriods: 3, windows: [{ name: "2d", periods: 2, combine: WindowCombine.SUM }] },
+      },
+    });
+    expect(await codeOf(admin.wipeBoard({ board: "mod-wipe-windows", period: "", reason: "x" }))).toBe(status.FAILED_PRECONDITION);
+    expect(await codeOf(admin.wipeBoard({ board: W, period: "not-a-day", reason: "x" }))).toBe(status.NOT_FOUND);
+    expect(await codeOf(admin.wipeBoard({ board: Q, period: today, reason: "x" }))).toBe(status.INVALID_ARGUMENT);
+    expect(await codeOf(admin.deleteEntry({ playerId: "mw-1", board: "", reason: "x" }))).toBe(status.INVALID_ARGUMENT);
   });
 
   it("refuses a bad player, board or reason, and a token without the admin role, writing nothing", async () => {

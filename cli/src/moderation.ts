@@ -1,9 +1,9 @@
 /**
- * Moderation: AdminService's HidePlayer and UnhidePlayer through the router.
+ * Moderation: AdminService's HidePlayer, UnhidePlayer, DeleteEntry and WipeBoard through the router.
  */
 import type { ServiceSet } from "@ladder/client";
 import type { Values } from "./flags.js";
-import type { HIDE, UNHIDE } from "./tables/moderation.js";
+import type { DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./tables/moderation.js";
 
 type Written = { offset?: { partition: number; offset: bigint }; consistencyToken: string };
 
@@ -19,4 +19,15 @@ export async function hide(c: ServiceSet, o: Values<typeof HIDE.flags>): Promise
 export async function unhide(c: ServiceSet, o: Values<typeof UNHIDE.flags>): Promise<string> {
   const res = await c.admin.unhidePlayer({ playerId: o.player, board: o.board ?? "", reason: o.reason });
   return `lifted the hide of ${o.player} ${o.board ? `on ${o.board}` : "on every board and each board"}: ${logged(res)}`;
+}
+
+export async function deleteEntry(c: ServiceSet, o: Values<typeof DELETE_ENTRY.flags>): Promise<string> {
+  const res = await c.admin.deleteEntry({ playerId: o.player, board: o.board, reason: o.reason });
+  return `deleted the entries of ${o.player} on ${o.board}: ${logged(res)}`;
+}
+
+export async function wipe(c: ServiceSet, o: Values<typeof WIPE.flags>): Promise<string> {
+  const res = await c.admin.wipeBoard({ board: o.board, period: o.period ?? "", reason: o.reason });
+  const what = res.action!.period ? `period ${res.action!.period} of ${o.board}` : o.board;
+  return `wiped ${what}: ${res.markers.length} records written, one per partition; each shard removes its players' entries as it applies them (consistency token ${res.consistencyToken})`;
 }

@@ -23,7 +23,7 @@ import { status } from "./status.js";
 import type { COMMANDS, CommandName } from "./tables/index.js";
 import { watch } from "./watch.js";
 import { demo, erase, submit } from "./writes.js";
-import { hide, unhide } from "./moderation.js";
+import { deleteEntry, hide, unhide, wipe } from "./moderation.js";
 
 type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof COMMANDS)[N]["flags"]>, ctx: RunContext) => Promise<string>;
 
@@ -50,6 +50,8 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   "boards delete": boardsDelete,
   hide,
   unhide,
+  "delete-entry": deleteEntry,
+  wipe,
   rebuild,
   rebuilds,
   reshard,

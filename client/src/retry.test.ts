@@ -53,6 +53,8 @@ describe("client > retry classification", () => {
       GetPlacement: "read",
       HidePlayer: "never",
       UnhidePlayer: "never",
+      DeleteEntry: "never",
+      WipeBoard: "never",
     });
     const submit = IngestService.method.submitScores;
     const u = (eventId: string) => ({ board: "b", playerId: "p", op: Operation.SET, value: 1n, eventId });

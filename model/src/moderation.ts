@@ -1,13 +1,15 @@
 /**
- * Moderation actions (AdminService.HidePlayer, UnhidePlayer): their record in the score log (a
- * ScoreEvent whose `moderation` is set, keyed and partitioned by the player) and their line in a
- * shard's audit trail (store/src/lua/includes/apply-moderation.lua keeps it as given).
+ * Moderation actions (AdminService.HidePlayer, UnhidePlayer, DeleteEntry, WipeBoard): their record
+ * in the score log (a ScoreEvent whose `moderation` is set, keyed and partitioned by the player; a
+ * wipe's, one per partition) and their line in a shard's audit trail (store/src/lua/includes/
+ * apply-moderation.lua keeps it as given).
  *
  * The audit line is JSON with the record's offset, so two actions never make the same line and
  * a replay of one makes the same line again (a sorted set member: kept once).
  */
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ScoreEventSchema } from "@ladder/proto/leaderboard/v1/events_pb";
+import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import { ModerationAction, ModerationSchema, type Moderation } from "@ladder/proto/leaderboard/v1/moderation_pb";
 
 /** The longest reason kept, in UTF-8 bytes. */
@@ -21,9 +23,12 @@ export function reasonProblem(reason: string): string | undefined {
   return undefined;
 }
 
-/** A moderation action's record value. */
-export function encodeModeration(m: Moderation): Buffer {
-  const bytes = toBinary(ScoreEventSchema, create(ScoreEventSchema, { playerId: m.playerId, moderation: m, ingestedAtMs: m.atMs }));
+/** A moderation action's record value; `rules`: a defined board's (a wipe's record carries them, as a score's does). */
+export function encodeModeration(m: Moderation, rules?: BoardRules): Buffer {
+  const bytes = toBinary(
+    ScoreEventSchema,
+    create(ScoreEventSchema, { playerId: m.playerId, board: m.board, moderation: m, ingestedAtMs: m.atMs, ...(rules ? { rules } : {}) }),
+  );
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -31,6 +36,8 @@ export function encodeModeration(m: Moderation): Buffer {
 const NAMES: Partial<Record<ModerationAction, string>> = {
   [ModerationAction.HIDE]: "hide",
   [ModerationAction.UNHIDE]: "unhide",
+  [ModerationAction.DELETE_ENTRY]: "delete-entry",
+  [ModerationAction.WIPE]: "wipe",
 };
 
 /** One line of a shard's audit trail, as stored. */
@@ -39,6 +46,7 @@ interface AuditLine {
   action: string;
   playerId: string;
   board: string;
+  period: string;
   by: string;
   reason: string;
   atMs: number;
@@ -51,6 +59,7 @@ export function moderationAuditLine(m: Moderation, offset: bigint): string {
     action: NAMES[m.action] ?? String(m.action),
     playerId: m.playerId,
     board: m.board,
+    period: m.period,
     by: m.by,
     reason: m.reason,
     atMs: Number(m.atMs),
@@ -74,6 +83,7 @@ export function parseAuditLine(line: string): { action: Moderation; offset: bigi
       action: Number(action) as ModerationAction,
       playerId: l.playerId,
       board: l.board,
+      period: l.period ?? "",
       by: l.by,
       reason: l.reason,
       atMs: BigInt(l.atMs),

@@ -139,6 +139,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     numSlots: config.numSlots,
     producer: connectProducer,
     boards,
+    rulesOf: (board) => definitions.catalog.definition(board)?.rules,
     callerOf: (metadata) => auth.identify(metadata).name,
     log: log.child({ component: "moderation" }),
   });

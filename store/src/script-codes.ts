@@ -25,6 +25,10 @@ export const APPLY_OP = Object.freeze({
   HIDE: 8,
   /** A moderation action (AdminService.UnhidePlayer); value 1: every board. */
   UNHIDE: 9,
+  /** A moderation action (AdminService.DeleteEntry): the player's entries of a board go. */
+  DELETE_ENTRY: 10,
+  /** A moderation action (AdminService.WipeBoard), one per partition; value: the log's partitions. */
+  WIPE: 11,
 });
 
 /** Status codes of the apply script (first element of its reply). */

@@ -41,6 +41,7 @@ const APPLY_INCLUDES = [
   "includes/apply-deletion",
   "includes/apply-moderation",
   "includes/apply-erasure",
+  "includes/apply-removals",
   "includes/apply-scores",
 ];
 const READ_INCLUDES = ["includes/sorted-sets", "read-header", "includes/read-lists", "includes/read-histograms"];

@@ -8,7 +8,7 @@ import { PLACEMENT, REBUILD, REBUILDS, RESHARD, STATUS } from "./admin.js";
 import { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE } from "./boards.js";
 import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, TOP, WATCH } from "./reads.js";
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
-import { HIDE, UNHIDE } from "./moderation.js";
+import { DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./moderation.js";
 
 export const COMMANDS = Object.freeze({
   submit: SUBMIT,
@@ -32,6 +32,8 @@ export const COMMANDS = Object.freeze({
   "boards delete": BOARDS_DELETE,
   hide: HIDE,
   unhide: UNHIDE,
+  "delete-entry": DELETE_ENTRY,
+  wipe: WIPE,
   rebuild: REBUILD,
   rebuilds: REBUILDS,
   reshard: RESHARD,

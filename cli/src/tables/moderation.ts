@@ -3,7 +3,7 @@
  */
 import { command } from "../command-table.js";
 import { text } from "../flags.js";
-import { PLAYER } from "./shared.js";
+import { BOARD, PLAYER } from "./shared.js";
 
 /** `--board` of a moderation action: one board, or every board when unset. */
 const ON_BOARD = text({ meaning: "the board (every period and window of it)", placeholder: "B", unsetMeans: "every board" });
@@ -26,4 +26,27 @@ export const UNHIDE = command({
   about: "Without --board, lifts every hide of the player; with it, that board's own hide (a hide on every board still holds).",
   flags: { player: PLAYER, board: ON_BOARD, reason: REASON },
   example: "unhide --player cheater-1 --reason appeal-accepted",
+});
+
+export const DELETE_ENTRY = command({
+  name: "delete-entry",
+  service: "router",
+  summary: "delete a player's entries of a board (every period and window, hidden ones too)",
+  about: "Written to the log and applied in order with the player's scores; a later write starts a new entry.",
+  flags: { player: PLAYER, board: BOARD, reason: REASON },
+  example: "delete-entry --player cheater-1 --board speedrun --reason forged-run",
+});
+
+export const WIPE = command({
+  name: "wipe",
+  service: "router",
+  summary: "empty a board's period (the current one by default; a board without periods: the board)",
+  about:
+    "One record in every partition of the log: each removes its players' entries in order with their writes; writes after it start new entries. A board with windows cannot be wiped.",
+  flags: {
+    board: BOARD,
+    period: text({ meaning: "the period to wipe (`periods --board B` lists them)", placeholder: "ID", unsetMeans: "the current period" }),
+    reason: REASON,
+  },
+  example: "wipe --board daily-kills --reason exploit-day",
 });

@@ -1,8 +1,9 @@
 /**
- * AdminService's moderation rpcs: hide a player on a board or on every board, and lift it.
+ * AdminService's moderation rpcs: hide a player on a board or on every board and lift it, delete
+ * a player's entry, wipe a board's period.
  *
  * An action is one record of the score log (model/src/moderation.ts), keyed and partitioned by
- * the player like its scores, carrying who (the admin token's grant), when and why: the player's
+ * the player like its scores (a wipe: one record in every partition), carrying who (the admin token's grant), when and why: the player's
  * shard applies it in log order with its scores (store/src/lua/includes/apply-moderation.lua),
  * a rebuild replays it, and the shard keeps its audit line. Nothing here writes a shard.
  */
@@ -10,17 +11,19 @@ import { create } from "@bufbuild/protobuf";
 import type { RecordProducer } from "@ladder/log/record-producer";
 import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ModerationAction, ModerationSchema, type Moderation } from "@ladder/proto/leaderboard/v1/moderation_pb";
-import type { BoardResolver } from "@ladder/model/board-spec";
+import type { BoardResolver, BoardSpec } from "@ladder/model/board-spec";
+import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import { periodAt, periodNamed } from "@ladder/model/periods";
 import { encodeToken } from "@ladder/model/consistency-token";
 import { encodeModeration, reasonProblem } from "@ladder/model/moderation";
 import { slotOf } from "@ladder/model/placement";
-import { invalidArgument, notFound } from "@ladder/model/errors";
+import { Code, LadderError, invalidArgument, notFound } from "@ladder/model/errors";
 import { boardProblem, playerIdProblem } from "@ladder/model/validate";
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Logger } from "@ladder/platform/logger";
 import type { Metadata } from "@grpc/grpc-js";
 
-type ModerationRpcs = Pick<ImplOf<typeof AdminService>, "hidePlayer" | "unhidePlayer">;
+type ModerationRpcs = Pick<ImplOf<typeof AdminService>, "hidePlayer" | "unhidePlayer" | "deleteEntry" | "wipeBoard">;
 
 export interface ModerationDeps {
   /** The score log and its partitions (the cluster's slots). */
@@ -30,6 +33,8 @@ export interface ModerationDeps {
   producer: () => Promise<RecordProducer>;
   /** The boards known (a board must be defined when boards need a definition). */
   boards: BoardResolver;
+  /** A defined board's rules (a wipe's records carry them); undefined for a board without a definition. */
+  rulesOf(board: string): BoardRules | undefined;
   /** The name of the caller's grant. */
   callerOf(metadata: Metadata): string;
   log: Logger;
@@ -42,16 +47,23 @@ interface ActionRequest {
 }
 
 export function moderationService(d: ModerationDeps): ModerationRpcs {
+  const specOf = (board: string): BoardSpec => {
+    const badBoard = boardProblem(board);
+    if (badBoard) throw invalidArgument(badBoard);
+    const spec = d.boards.forBoard(board);
+    if (!spec) throw notFound(`board "${board}" is not defined`);
+    return spec;
+  };
+  const checkReason = (reason: string) => {
+    const badReason = reasonProblem(reason);
+    if (badReason) throw invalidArgument(badReason);
+  };
   const write = async (action: ModerationAction, req: ActionRequest, ctx: CallContext) => {
     const badPlayer = playerIdProblem(req.playerId);
     if (badPlayer) throw invalidArgument(badPlayer);
-    if (req.board !== "") {
-      const badBoard = boardProblem(req.board);
-      if (badBoard) throw invalidArgument(badBoard);
-      if (!d.boards.forBoard(req.board)) throw notFound(`board "${req.board}" is not defined`);
-    }
-    const badReason = reasonProblem(req.reason);
-    if (badReason) throw invalidArgument(badReason);
+    if (req.board !== "") specOf(req.board);
+    else if (action === ModerationAction.DELETE_ENTRY) throw invalidArgument("board is empty: an entry is deleted from one board");
+    checkReason(req.reason);
     const m: Moderation = create(ModerationSchema, {
       action,
       playerId: req.playerId,
@@ -72,5 +84,43 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
   return {
     hidePlayer: (req, ctx) => write(ModerationAction.HIDE, req, ctx),
     unhidePlayer: (req, ctx) => write(ModerationAction.UNHIDE, req, ctx),
+    deleteEntry: (req, ctx) => write(ModerationAction.DELETE_ENTRY, req, ctx),
+
+    async wipeBoard(req, ctx) {
+      const spec = specOf(req.board);
+      checkReason(req.reason);
+      if (spec.windows.length > 0)
+        throw new LadderError(
+          Code.FAILED_PRECONDITION,
+          `board "${req.board}" has windows (${spec.windows.map((w) => w.name).join(", ")}): a wipe would leave the wiped scores in them`,
+        );
+      let period = "";
+      if (spec.period.kind === "none") {
+        if (req.period !== "") throw invalidArgument(`period: board "${req.board}" has no periods, got "${req.period}"`);
+      } else if (req.period === "") period = periodAt(spec.period, Date.now()).id;
+      else if (periodNamed(spec.period, req.period)) period = req.period;
+      else throw notFound(`period "${req.period}" is not a period of board "${req.board}"`);
+      const m: Moderation = create(ModerationSchema, {
+        action: ModerationAction.WIPE,
+        board: req.board,
+        period,
+        by: d.callerOf(ctx.metadata),
+        reason: req.reason,
+        atMs: BigInt(Date.now()),
+        partitions: d.numSlots,
+      });
+      const value = encodeModeration(m, d.rulesOf(req.board));
+      const sent = await (await d.producer()).send(
+        d.scoreTopic,
+        Array.from({ length: d.numSlots }, (_, partition) => ({ key: req.board, value, partition })),
+      );
+      const markers = new Map(sent.map((w) => [w.partition, BigInt(w.baseOffset)] as const));
+      d.log.info({ action: "WIPE", board: req.board, period, by: m.by, partitions: markers.size }, "moderation written");
+      return {
+        action: m,
+        markers: [...markers].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
+        consistencyToken: encodeToken(markers),
+      };
+    },
   };
 }

@@ -39,7 +39,7 @@
     ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts) of offset, part
                    (a further board of the previous event's record, same offset), player, op
                    (OP_*), key (the KEYS index of its board key), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
-                   board; OP_HIDE, OP_UNHIDE: 1 for every board), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
+                   board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE: the log's partitions), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
                    entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
                    windows (false, or what apply-windows.lua takes), audit ('' or a moderation
@@ -91,6 +91,14 @@ local function apply_one(ev)
   end
   if ev.op == OP_UNHIDE then
     unhide(ev)
+    return false
+  end
+  if ev.op == OP_DELETE_ENTRY then
+    delete_entry(ev)
+    return false
+  end
+  if ev.op == OP_WIPE then
+    wipe(ev)
     return false
   end
   -- a record of a deleted generation written after this partition's deletion marker: ignored

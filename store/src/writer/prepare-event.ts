@@ -100,7 +100,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     return noop(offset, `record is not a ScoreEvent: ${(err as Error).message}`);
   }
   if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
-  if (e.moderation) return moderation(e.moderation, offset);
+  if (e.moderation) return moderation(e.moderation, e.rules, offset, boards);
   if (e.deleteBoard) {
     if (boardProblem(e.board) || !e.rules || e.rules.generation <= 0n)
       return noop(offset, "board deletion marker names no defined board and generation");
@@ -201,17 +201,34 @@ function tombstone(playerId: string, boards: readonly string[], offset: bigint, 
 }
 
 /**
- * A moderation action's event (apply-moderation.lua): its board's key is the board's name (the
- * prefix of its generations, periods and windows) or, for every board, the boards' common
- * prefix, marked by value 1.
+ * A moderation action's event (apply-moderation.lua, apply-removals.lua). HIDE, UNHIDE,
+ * DELETE_ENTRY: its board's key is the board's name (the prefix of its generations, periods and
+ * windows) or, for every board, the boards' common prefix, marked by value 1. WIPE: the key of
+ * the board's period as the record's rules (or the configuration) name it; value: the log's
+ * partitions.
  */
-function moderation(m: Moderation, offset: bigint): Prepared {
-  const op = m.action === ModerationAction.HIDE ? HIDE_OP : m.action === ModerationAction.UNHIDE ? UNHIDE_OP : undefined;
+function moderation(m: Moderation, rules: BoardRules | undefined, offset: bigint, boards: BoardSpecs): Prepared {
+  const op = MODERATION_OPS.get(m.action);
   if (op === undefined) return noop(offset, `moderation action ${m.action} is not one this shard applies`);
-  const badPlayer = loggedPlayerIdProblem(m.playerId);
-  if (badPlayer) return noop(offset, `moderation: ${badPlayer}`);
   const badBoard = m.board === "" ? undefined : boardProblem(m.board);
   if (badBoard) return noop(offset, `moderation: ${badBoard}`);
+  const audit = moderationAuditLine(m, offset);
+  if (op === WIPE_OP) {
+    if (m.board === "" || m.partitions === 0) return noop(offset, "moderation: a wipe names no board or no partition count");
+    let spec: BoardSpec;
+    if (rules) {
+      const fromRules = specOfRecord(m.board, rules);
+      if (typeof fromRules === "string") return noop(offset, fromRules);
+      spec = fromRules;
+    } else spec = boards.forBoard(m.board);
+    if ((spec.period.kind !== "none") !== (m.period !== ""))
+      return noop(offset, `moderation: a wipe of "${m.board}" names no period of it`);
+    const board = storedBoardName(m.board, spec, m.period);
+    return { events: [{ ...noopEvent(offset), board, op, value: m.partitions, ingestedAtMs: Number(m.atMs), audit }] };
+  }
+  const badPlayer = loggedPlayerIdProblem(m.playerId);
+  if (badPlayer) return noop(offset, `moderation: ${badPlayer}`);
+  if (op === DELETE_ENTRY_OP && m.board === "") return noop(offset, "moderation: an entry's deletion names no board");
   return {
     events: [
       {
@@ -221,15 +238,23 @@ function moderation(m: Moderation, offset: bigint): Prepared {
         op,
         value: m.board === "" ? 1 : 0,
         ingestedAtMs: Number(m.atMs),
-        audit: moderationAuditLine(m, offset),
+        audit,
       },
     ],
   };
 }
 
-/** The apply script's ops of moderation actions (AdminService.HidePlayer, UnhidePlayer). */
+/** The apply script's ops of moderation actions (AdminService.HidePlayer, UnhidePlayer, DeleteEntry, WipeBoard). */
 export const HIDE_OP = APPLY_OP.HIDE;
 export const UNHIDE_OP = APPLY_OP.UNHIDE;
+export const DELETE_ENTRY_OP = APPLY_OP.DELETE_ENTRY;
+export const WIPE_OP = APPLY_OP.WIPE;
+const MODERATION_OPS = new Map<ModerationAction, number>([
+  [ModerationAction.HIDE, HIDE_OP],
+  [ModerationAction.UNHIDE, UNHIDE_OP],
+  [ModerationAction.DELETE_ENTRY, DELETE_ENTRY_OP],
+  [ModerationAction.WIPE, WIPE_OP],
+]);
 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */
 export const ERASE_OP = APPLY_OP.ERASE;

@@ -179,9 +179,10 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
   reportId: string;
 
   /**
-   * A moderation action (AdminService.HidePlayer, UnhidePlayer), written by the router for
-   * player_id to its partition; the other fields are unused. Shards apply it in log order with
-   * the player's scores, so a rebuild replays it.
+   * A moderation action (AdminService.HidePlayer, UnhidePlayer, DeleteEntry: written by the
+   * router for player_id to its partition; WipeBoard: to every partition, with the board's
+   * `rules` when it is defined); the other fields are unused. Shards apply it in log order with
+   * the players' scores, so a rebuild replays it.
    *
    * @generated from field: leaderboard.v1.Moderation moderation = 30;
    */

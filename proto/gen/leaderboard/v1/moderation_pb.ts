@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/moderation.proto.
  */
 export const file_leaderboard_v1_moderation: GenFile = /*@__PURE__*/
-  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSKLAQoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMiRQoRSGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKMAQoSSGlkZVBsYXllclJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGb2Zmc2V0GAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJIkcKE1VuaGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKOAQoUVW5oaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkqbwoQTW9kZXJhdGlvbkFjdGlvbhIhCh1NT0RFUkFUSU9OX0FDVElPTl9VTlNQRUNJRklFRBAAEhoKFk1PREVSQVRJT05fQUNUSU9OX0hJREUQARIcChhNT0RFUkFUSU9OX0FDVElPTl9VTkhJREUQAmIGcHJvdG8z", [file_leaderboard_v1_common]);
+  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSKvAQoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMSDgoGcGVyaW9kGAcgASgJEhIKCnBhcnRpdGlvbnMYCCABKA0iRQoRSGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKMAQoSSGlkZVBsYXllclJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGb2Zmc2V0GAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJIkcKE1VuaGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKOAQoUVW5oaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiRgoSRGVsZXRlRW50cnlSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRINCgVib2FyZBgCIAEoCRIOCgZyZWFzb24YAyABKAkijQEKE0RlbGV0ZUVudHJ5UmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiQQoQV2lwZUJvYXJkUmVxdWVzdBINCgVib2FyZBgBIAEoCRIOCgZwZXJpb2QYAiABKAkSDgoGcmVhc29uGAMgASgJIowBChFXaXBlQm9hcmRSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEjAKB21hcmtlcnMYAiADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkqrwEKEE1vZGVyYXRpb25BY3Rpb24SIQodTU9ERVJBVElPTl9BQ1RJT05fVU5TUEVDSUZJRUQQABIaChZNT0RFUkFUSU9OX0FDVElPTl9ISURFEAESHAoYTU9ERVJBVElPTl9BQ1RJT05fVU5ISURFEAISIgoeTU9ERVJBVElPTl9BQ1RJT05fREVMRVRFX0VOVFJZEAMSGgoWTU9ERVJBVElPTl9BQ1RJT05fV0lQRRAEYgZwcm90bzM", [file_leaderboard_v1_common]);
 
 /**
  * Moderation is one moderation action as the score log holds it (ScoreEvent.moderation) and as
@@ -62,6 +62,22 @@ export type Moderation = Message<"leaderboard.v1.Moderation"> & {
    * @generated from field: int64 at_ms = 6;
    */
   atMs: bigint;
+
+  /**
+   * WIPE: the period wiped (its name, see PeriodKind); empty on a board without periods.
+   *
+   * @generated from field: string period = 7;
+   */
+  period: string;
+
+  /**
+   * WIPE: the score log's partitions. A wipe is one record in every partition: a shard applying
+   * the one of partition p removes the entries of the players whose slot is p, so each player's
+   * entry goes in order with its own writes.
+   *
+   * @generated from field: uint32 partitions = 8;
+   */
+  partitions: number;
 };
 
 /**
@@ -213,6 +229,147 @@ export const UnhidePlayerResponseSchema: GenMessage<UnhidePlayerResponse> = /*@_
   messageDesc(file_leaderboard_v1_moderation, 4);
 
 /**
+ * DeleteEntryRequest names the entry to delete.
+ *
+ * @generated from message leaderboard.v1.DeleteEntryRequest
+ */
+export type DeleteEntryRequest = Message<"leaderboard.v1.DeleteEntryRequest"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * The board (every period and window of it).
+   *
+   * @generated from field: string board = 2;
+   */
+  board: string;
+
+  /**
+   * Why (1 to 500 bytes of UTF-8), kept in the audit trail.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.DeleteEntryRequest.
+ * Use `create(DeleteEntryRequestSchema)` to create a new message.
+ */
+export const DeleteEntryRequestSchema: GenMessage<DeleteEntryRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 5);
+
+/**
+ * DeleteEntryResponse says where the action is in the log.
+ *
+ * @generated from message leaderboard.v1.DeleteEntryResponse
+ */
+export type DeleteEntryResponse = Message<"leaderboard.v1.DeleteEntryResponse"> & {
+  /**
+   * The action as written.
+   *
+   * @generated from field: leaderboard.v1.Moderation action = 1;
+   */
+  action?: Moderation | undefined;
+
+  /**
+   * Its record in the score log.
+   *
+   * @generated from field: leaderboard.v1.PartitionOffset offset = 2;
+   */
+  offset?: PartitionOffset | undefined;
+
+  /**
+   * The record as a consistency token: a read with it sees the entry gone.
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.DeleteEntryResponse.
+ * Use `create(DeleteEntryResponseSchema)` to create a new message.
+ */
+export const DeleteEntryResponseSchema: GenMessage<DeleteEntryResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 6);
+
+/**
+ * WipeBoardRequest names the board and period to wipe.
+ *
+ * @generated from message leaderboard.v1.WipeBoardRequest
+ */
+export type WipeBoardRequest = Message<"leaderboard.v1.WipeBoardRequest"> & {
+  /**
+   * The board; one with windows cannot be wiped (its windows would keep the wiped scores).
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * The period to wipe (its name, as ListPeriods gives it); empty: the current period, or the
+   * whole board on a board without periods.
+   *
+   * @generated from field: string period = 2;
+   */
+  period: string;
+
+  /**
+   * Why (1 to 500 bytes of UTF-8), kept in the audit trail.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.WipeBoardRequest.
+ * Use `create(WipeBoardRequestSchema)` to create a new message.
+ */
+export const WipeBoardRequestSchema: GenMessage<WipeBoardRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 7);
+
+/**
+ * WipeBoardResponse says where the action is in the log.
+ *
+ * @generated from message leaderboard.v1.WipeBoardResponse
+ */
+export type WipeBoardResponse = Message<"leaderboard.v1.WipeBoardResponse"> & {
+  /**
+   * The action as written (its period resolved).
+   *
+   * @generated from field: leaderboard.v1.Moderation action = 1;
+   */
+  action?: Moderation | undefined;
+
+  /**
+   * Its records, one per partition of the score log.
+   *
+   * @generated from field: repeated leaderboard.v1.PartitionOffset markers = 2;
+   */
+  markers: PartitionOffset[];
+
+  /**
+   * The records as a consistency token: a read with it sees the period wiped.
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.WipeBoardResponse.
+ * Use `create(WipeBoardResponseSchema)` to create a new message.
+ */
+export const WipeBoardResponseSchema: GenMessage<WipeBoardResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 8);
+
+/**
  * ModerationAction is what a moderator did (AdminService's moderation rpcs).
  *
  * @generated from enum leaderboard.v1.ModerationAction
@@ -240,6 +397,22 @@ export enum ModerationAction {
    * @generated from enum value: MODERATION_ACTION_UNHIDE = 2;
    */
   UNHIDE = 2,
+
+  /**
+   * The player's entries of a board (every period and window of it) are deleted, hidden ones
+   * included; a later write starts a new entry.
+   *
+   * @generated from enum value: MODERATION_ACTION_DELETE_ENTRY = 3;
+   */
+  DELETE_ENTRY = 3,
+
+  /**
+   * A board's period (a board without periods: the board) loses every entry written before the
+   * action; later writes start new entries.
+   *
+   * @generated from enum value: MODERATION_ACTION_WIPE = 4;
+   */
+  WIPE = 4,
 }
 
 /**
