@@ -131,9 +131,9 @@ export class Queries {
    * The spec that decodes what a read asks for and its stored name: on a board with periods, the
    * period named (or the current one, by this router's clock), or the window of that name ending
    * in it; INVALID_ARGUMENT for a name that is no period or window of the board, NOT_FOUND for a
-   * period no longer kept.
+   * period the live board no longer keeps (an audit view keeps them).
    */
-  target(board: string, { period = "", window = "" }: Where): { spec: BoardSpec; stored: string } {
+  target(board: string, { period = "", window = "", view = "" }: Where): { spec: BoardSpec; stored: string } {
     const spec = this.specOf(board);
     if (spec.period.kind === "none") {
       if (period !== "") throw invalidArgument(`period: board "${board}" has no periods (it is all-time)`);
@@ -143,7 +143,8 @@ export class Queries {
     const now = Date.now();
     const p = period === "" ? periodAt(spec.period, now) : periodNamed(spec.period, period);
     if (!p) throw invalidArgument(`period: "${period}" is not a ${spec.period.kind} period of board "${board}" (ListPeriods names them)`);
-    if (now >= p.expireAtMs)
+    if (now >= p.expireAtMs && view === "")
+      // an audit view keeps the periods its log held (store/src/writer/rebuild.ts)
       throw notFound(
         `period ${p.id} of board "${board}" is no longer kept (the board keeps the current period and ${spec.period.keep} before it)`,
       );

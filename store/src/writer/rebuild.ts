@@ -15,8 +15,10 @@
  *          (see heartbeat.lua). The old data, now in the spare database, is deleted.
  *   audit  the replay fills a separate key namespace (`<prefix>audit:<view>:`) next to the
  *          live board, as of a point in time (records up to given offsets, and/or ingested
- *          before a given time); when complete the view gets a permanent heartbeat and is
- *          readable through the router with `view`.
+ *          before a given time); when complete the view gets a heartbeat of VIEW_LIFE_MS and is
+ *          readable through the router with `view`. The view's keys live as long: a period's or
+ *          window's key expires at its own expiry or the view's, whichever is later, so periods
+ *          the live board no longer keeps (keep_periods) are readable again in a view.
  *   move   a reshard's move of a shard's slots in place (move.ts): the replay of only the
  *          slots the shard gains, into its live database, where readers leave them out until
  *          the cut-over (move-flip.lua) instead of a swap.
@@ -75,6 +77,23 @@ import { noopEvent } from "./prepare-event.js";
 import { RebuildLease } from "./rebuild-lease.js";
 import { beginMove, cancelMove, copyLeaving, flipMove, moveOf } from "./move.js";
 import { ShardWriter } from "./shard-writer.js";
+import type { PreparedEvent } from "./prepared-event.js";
+
+/** How long an audit view lives (its heartbeat and its keys): ~25 days, renewed by a later rebuild of it. */
+export const VIEW_LIFE_MS = 2 ** 31 - 1;
+
+/** `event` with its period's and windows' keys expiring at `at` at the earliest (never-expiring keys stay so). */
+export function outliving(event: PreparedEvent, at: number): PreparedEvent {
+  const later = (ms: number) => (ms > 0 ? Math.max(ms, at) : ms);
+  if (event.expireAtMs <= 0 && !event.windows) return event;
+  return {
+    ...event,
+    expireAtMs: later(event.expireAtMs),
+    ...(event.windows
+      ? { windows: { ...event.windows, windows: event.windows.windows.map((w) => ({ ...w, expireAtMs: w.expireAtMs.map(later) })) } }
+      : {}),
+  };
+}
 
 export type RebuildMode =
   | { kind: "swap"; stagingDb: number; readyLag: number }
@@ -209,7 +228,7 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
     stop.throwIfAborted();
     await lease.renew(); // what follows has a whole lease TTL
     if (o.mode.kind === "swap") await swapIn(o, target, o.mode.stagingDb, lease, () => (published = true));
-    else await writer.markServing(2 ** 31 - 1); // ~25 days, renewed by any later rebuild of the view
+    else await writer.markServing(VIEW_LIFE_MS); // renewed by any later rebuild of the view
     published = true;
     const done = { ...progress, done: true, lag: 0, etaMs: 0, ...(loaded ? { snapshot: loaded } : {}) };
     o.onProgress(done);
@@ -328,6 +347,7 @@ async function replay(
 ): Promise<RebuildProgress> {
   const groupId = `${o.topic}.rebuild.${o.shardId}.${randomUUID()}`;
   const cutoff = o.mode.kind === "audit" && o.mode.asOfTimestampMs > 0 ? o.mode.asOfTimestampMs : Infinity;
+  const keepUntil = o.mode.kind === "audit" ? Date.now() + VIEW_LIFE_MS : 0; // a view keeps past periods
   let replayed = 0;
   let failure: Error | undefined;
   const fail = (err: Error) => void (failure ??= err);
@@ -342,7 +362,8 @@ async function replay(
     consumer: { maxWaitMs: 100, maxBytesPerPartition: 8 * 1024 * 1024 },
     stopAt: (partition) => stopAt?.get(partition),
     ...(startAfter ? { startAfter } : {}),
-    filter: (event) => (event.ingestedAtMs >= cutoff ? { ...noopEvent(event.offset), part: event.part } : event),
+    filter: (event) =>
+      event.ingestedAtMs >= cutoff ? { ...noopEvent(event.offset), part: event.part } : keepUntil ? outliving(event, keepUntil) : event,
     onApplied: (_partition, _result, records) => void (replayed += records),
     onGap: (partition, result, fetchedFrom) =>
       fail(
