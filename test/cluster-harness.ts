@@ -80,6 +80,9 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       LADDER_HEARTBEAT_TTL_MS: String(TEST_HEARTBEAT_TTL_MS),
       LADDER_FETCH_WAIT_MS: "500", // a shard node stopping waits for its fetch in flight, and tests stop many
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
+      // writes to a shard behind wait rather than fail: a busy test machine slows the shards, and only
+      // test/backpressure.int.test.ts is about the refusals (it sets its own wait)
+      LADDER_INGEST_LAG_WAIT_MS: "9000",
       ...opts.settings,
     },
     ...(opts.kafkaLogins ? { kafkaLogins: opts.kafkaLogins } : {}),
