@@ -36,6 +36,7 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
           return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
         }),
         histogramBounds: o.histogram ?? [],
+        ...(o["close-grace"] ? { close: { graceMs: BigInt(durationMs(o["close-grace"])) } } : {}),
         ...(o["season-start"] || o["season-length"]
           ? {
               season: {
@@ -85,6 +86,12 @@ export async function boardsDelete(c: ServiceSet, o: Values<typeof BOARDS_DELETE
   return `deleted ${res.board!.name} (generation ${res.board!.rules!.generation}): ${res.markers.length} deletion markers written; the shards drop its keys once they applied them (consistency token ${res.consistencyToken})`;
 }
 
+/** Milliseconds of "500ms", "10s", "10m", "2h" or "1d" (the table's pattern). */
+function durationMs(text: string): number {
+  const [, n, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(text)!;
+  return Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as "ms" | "s" | "m" | "h" | "d"];
+}
+
 /** Days of "12d" or "4w" (the table's pattern). */
 const days = (text: string): number => Number(text.slice(0, -1)) * (text.endsWith("w") ? 7 : 1);
 
@@ -103,7 +110,7 @@ function boardLine(b: BoardDefinition): string {
   const period =
     r.period === PeriodKind.UNSPECIFIED
       ? "all-time"
-      : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
+      : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}${r.close ? `, closes ${r.close.graceMs} ms after each end` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
   const metadata = b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : "";
   return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}, generation ${r.generation}`;
 }

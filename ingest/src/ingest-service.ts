@@ -16,6 +16,7 @@ import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/erro
 import { slotOf } from "@ladder/model/placement";
 import { periodAt, type Period } from "@ladder/model/periods";
 import { seasonGapMessage } from "@ladder/model/seasons";
+import { CLOSE_SETTLE_MS, closedProblem, closeTimeOf } from "@ladder/model/closes";
 import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/model/score-event";
 import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/model/validate";
 import { windowPlan } from "@ladder/model/windows";
@@ -51,9 +52,11 @@ export function ingestService(
       const now = clock();
       const catalog = boards.catalog; // one catalog for the whole batch
       const reported: ReportedUpdate[] = [];
+      let closesAtMs = Number.POSITIVE_INFINITY; // the first close time of a period the batch writes
       const records = req.updates.map((u, i) => {
         const reportId = req.reportRanks ? newReportId() : "";
-        const { record, resolved } = toRecord(u, i, now, config, catalog, reportId);
+        const { record, resolved, closesAtMs: closes } = toRecord(u, i, now, config, catalog, reportId);
+        if (closes !== undefined) closesAtMs = Math.min(closesAtMs, closes);
         if (reportId) reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
         return record;
       });
@@ -68,6 +71,11 @@ export function ingestService(
         throw err;
       });
       if (ticket) lag!.written(ticket, written);
+      if (clock() >= closesAtMs + CLOSE_SETTLE_MS / 2)
+        throw new LadderError(
+          Code.ABORTED,
+          `the log acknowledged the batch after ${new Date(closesAtMs).toISOString()}, when a period it writes closed, plus half the close settle time (${CLOSE_SETTLE_MS / 2} ms): its records may follow the period's close markers and be ignored`,
+        );
       const rankChanges =
         reporter && reported.length
           ? await reporter.report(reported, written, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS))
@@ -110,7 +118,7 @@ function toRecord(
   config: Config,
   catalog: BoardCatalog,
   reportId: string,
-): { record: OutRecord; resolved: ReportedUpdate["boards"] } {
+): { record: OutRecord; resolved: ReportedUpdate["boards"]; closesAtMs?: number } {
   const at = `updates[${index}]`;
   const timestampMs = u.timestampMs === 0n ? BigInt(now) : u.timestampMs;
   const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false);
@@ -137,7 +145,8 @@ function toRecord(
     value: encodeScoreEvent(fields, now, main, { also, ...(leave ? { leave } : {}) }),
   };
   const resolved = [main, ...also].map((b) => ({ board: b.board, period: b.period?.id ?? "", spec: catalog.forBoard(b.board)! }));
-  return { record, resolved };
+  const closes = [main, ...also, ...(leave ? [leave] : [])].flatMap((b) => (b.closesAtMs !== undefined ? [b.closesAtMs] : []));
+  return { record, resolved, ...(closes.length ? { closesAtMs: Math.min(...closes) } : {}) };
 }
 
 /**
@@ -154,7 +163,7 @@ function resolveBoard(
   config: Config,
   catalog: BoardCatalog,
   leaving: boolean,
-): ResolvedBoard {
+): ResolvedBoard & { closesAtMs?: number } {
   const badName = boardProblem(board);
   if (badName) throw invalidArgument(`${at}: ${badName}`);
   const spec = catalog.forBoard(board);
@@ -177,11 +186,15 @@ function resolveBoard(
     if (problem) throw invalidArgument(`${at}: ${problem}`);
   }
   let period: Period | undefined;
+  let closesAtMs: number | undefined;
   if (spec.period.kind !== "none") {
     // the event's own time decides its period, never the clock; a period no longer kept takes no more scores
     period = periodAt(spec.period, Number(timestampMs));
     if (Number(timestampMs) < period.startMs || Number(timestampMs) >= period.endMs)
       throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${seasonGapMessage(board, Number(timestampMs), period)}`);
+    const closed = closedProblem(board, spec.period, period, now);
+    if (closed) throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${closed}`);
+    closesAtMs = closeTimeOf(spec.period, period);
     if (now >= period.expireAtMs)
       throw new LadderError(
         Code.FAILED_PRECONDITION,
@@ -192,7 +205,14 @@ function resolveBoard(
   if (period && spec.windows.length > 0) {
     // the windows that include this period are recomputed from the periods around it; its key outlives it for them
     const windows = windowPlan(spec, period);
-    return { board, op, ...(rules ? { rules } : {}), period: { id: period.id, expireAtMs: windows.periodExpireAtMs }, windows };
+    return {
+      board,
+      op,
+      ...(rules ? { rules } : {}),
+      period: { id: period.id, expireAtMs: windows.periodExpireAtMs },
+      windows,
+      ...(closesAtMs !== undefined ? { closesAtMs } : {}),
+    };
   }
-  return { board, op, ...(rules ? { rules } : {}), ...(period ? { period } : {}) };
+  return { board, op, ...(rules ? { rules } : {}), ...(period ? { period } : {}), ...(closesAtMs !== undefined ? { closesAtMs } : {}) };
 }

@@ -108,6 +108,7 @@ export function specOfRules(
       ...(rules.season
         ? { season: { firstDay: rules.season.firstDay, lengthDays: rules.season.lengthDays, gapDays: rules.season.gapDays } }
         : {}),
+      ...(rules.close ? { closeGraceMs: Number(rules.close.graceMs) } : {}),
     },
     ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
     ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
@@ -166,6 +167,7 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     ),
     histogramBounds: r.histogramBounds,
     ...(r.season ? { season: r.season } : {}),
+    ...(r.close ? { close: r.close } : {}),
   });
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
@@ -214,6 +216,7 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.season?.firstDay === b.season?.firstDay &&
     a.season?.lengthDays === b.season?.lengthDays &&
     a.season?.gapDays === b.season?.gapDays &&
+    a.close?.graceMs === b.close?.graceMs &&
     a.histogramBounds.length === b.histogramBounds.length &&
     a.histogramBounds.every((x, i) => x === b.histogramBounds[i]) &&
     a.windows.length === b.windows.length &&

@@ -42,6 +42,8 @@ export interface PeriodRule {
   keep: number;
   /** The calendar, for kind "season" (seasons.ts). */
   season?: SeasonCalendar;
+  /** When set, periods close this long after their end (BoardRules.close: closes.ts). */
+  closeGraceMs?: number;
 }
 
 export interface Period {
@@ -54,12 +56,15 @@ export interface Period {
   expireAtMs: number;
 }
 
+/** The longest grace a board's periods may close after their end: 30 days. */
+export const MAX_CLOSE_GRACE_MS = 30 * 86_400_000;
+
 /** Past periods a board may keep at most (besides the current one). */
 export const MAX_KEPT_PERIODS = 1000;
 
 /** What is wrong with a period rule, or undefined. */
 export function periodRuleProblem(r: PeriodRule): string | undefined {
-  if (r.kind === "none") return undefined;
+  if (r.kind === "none") return r.closeGraceMs === undefined ? undefined : "close is only for a board with periods";
   if (!DateTime.now().setZone(r.zone).isValid) return `time_zone "${r.zone}" is not an IANA time zone known here`;
   if (!Number.isInteger(r.keep) || r.keep < 0 || r.keep > MAX_KEPT_PERIODS)
     return `keep_periods must be 0 to ${MAX_KEPT_PERIODS}, got ${r.keep}`;
@@ -69,6 +74,8 @@ export function periodRuleProblem(r: PeriodRule): string | undefined {
     const problem = seasonProblem(r.season, r.zone);
     if (problem) return problem;
   }
+  if (r.closeGraceMs !== undefined && (!Number.isSafeInteger(r.closeGraceMs) || r.closeGraceMs < 0 || r.closeGraceMs > MAX_CLOSE_GRACE_MS))
+    return `close.grace_ms must be 0 to ${MAX_CLOSE_GRACE_MS} (30 days), got ${r.closeGraceMs}`;
   if (r.kind === "cron") {
     if (r.cron.trim() === "") return "a cron period needs a cron expression";
     try {

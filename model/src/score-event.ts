@@ -3,7 +3,7 @@
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ScoreEventSchema, type BoardPart, type ScoreEvent } from "@ladder/proto/leaderboard/v1/events_pb";
-import type { BoardRules, Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { BoardRulesSchema, type BoardRules, type Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { UpdateFields } from "./validate.js";
 import type { WindowPlan } from "./windows.js";
 
@@ -85,6 +85,7 @@ export function encodeScoreEvent(
     metadata: fields.metadata ?? "",
     deleteBoard: false,
     reportId: fields.reportId ?? "",
+    closePeriod: false,
     moderation: undefined,
   };
   const bytes = toBinary(ScoreEventSchema, event);
@@ -113,5 +114,24 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
 export function encodeBoardDeletion(board: string, rules: BoardRules, ingestedAtMs: number): Buffer {
   return Buffer.from(
     toBinary(ScoreEventSchema, create(ScoreEventSchema, { board, rules, deleteBoard: true, ingestedAtMs: BigInt(ingestedAtMs) })),
+  );
+}
+
+/**
+ * A period close marker's value (the router's closer), one written to every partition: period
+ * `period` of board `board`, generation `generation`, is closed.
+ */
+export function encodePeriodClose(board: string, generation: bigint, period: string, ingestedAtMs: number): Buffer {
+  return Buffer.from(
+    toBinary(
+      ScoreEventSchema,
+      create(ScoreEventSchema, {
+        board,
+        rules: create(BoardRulesSchema, { generation }),
+        period,
+        closePeriod: true,
+        ingestedAtMs: BigInt(ingestedAtMs),
+      }),
+    ),
   );
 }

@@ -40,7 +40,20 @@ export const READER_WRITABLE_KEYS = ["changes:on", "changes:gen"];
 export const READ_SCRIPT_COMMANDS = ["exists", "get", "hget", "xrevrange", "zcard", "zcount", "zrange", "zrangebylex", "zrank", "zscore"];
 
 /** The reader's own commands (store reader.ts, router read/ and push/, cluster status, ingest rank reports). */
-const READER_COMMANDS = ["evalsha_ro", "eval_ro", "exists", "get", "hmget", "lrange", "pttl", "xread", "xrevrange", "xinfo|stream", "set"];
+const READER_COMMANDS = [
+  "evalsha_ro",
+  "eval_ro",
+  "exists",
+  "get",
+  "hmget",
+  "lrange",
+  "pttl",
+  "xread",
+  "xrevrange",
+  "xinfo|stream",
+  "set",
+  "zrangebylex", // the router's closer: which partitions closed a period (store reader.ts)
+];
 
 /** The commands the writer's scripts call (every lua/ script but the read scripts and rebuild-swap.lua). */
 export const WRITE_SCRIPT_COMMANDS = [

@@ -22,6 +22,7 @@ import type { RecordProducer } from "@ladder/log/record-producer";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./control/admin-service.js";
 import { boardAdmin } from "./control/board-admin.js";
+import { startCloser } from "./control/closer.js";
 import { moderationService } from "./control/moderation.js";
 import { clusterStatus } from "./control/cluster-status.js";
 import { leaderboardService, type TokenWaiter } from "./read/leaderboard-service.js";
@@ -134,6 +135,14 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     sizeOf: (stored) => primaryQueries.size(stored),
     log: log.child({ component: "boards" }),
   });
+  const closer = startCloser({
+    definitions,
+    pool,
+    scoreTopic: config.scoreTopic,
+    partitions: config.numSlots,
+    producer: connectProducer,
+    log: log.child({ component: "closer" }),
+  });
   const moderationRpcs = moderationService({
     scoreTopic: config.scoreTopic,
     numSlots: config.numSlots,
@@ -170,6 +179,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   onShutdown(log, async () => {
     health.drain();
     stopStreams();
+    await closer.stop();
     await shutdown(server);
     await hub.stop();
     await pool.close();

@@ -9,7 +9,8 @@
  *   keys.ts             the key layout of a shard's Redis (boards, offsets, heartbeat, dedup, views)
  *   identity.ts         what a shard was built from (topic, slots, boards): the stamp every read and write checks
  *   scripts.ts, lua/    the Lua scripts, read once per process; status codes → errors in one place
- *   reader.ts           ShardReader: top, standing, window, entry, applied offsets (read-only scripts)
+ *   reader.ts           ShardReader: top, standing, window, entry, applied offsets (read-only scripts),
+ *                       the partitions that closed a period
  *   writer/             ShardWriter (apply, heartbeat), the one apply loop's Redis side, log replay and rebuilds
  *
  * The sort key stored as each member's score is model/src/score-encoding.ts's; this part only

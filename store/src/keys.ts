@@ -4,7 +4,8 @@
  *
  *   <prefix>board:<board>   sorted set: member = player id, score = sort key
  *   <prefix>board:<board>!meta  sorted set: "<player>\n<metadata>" per player with metadata (score 0)
- *   <prefix>board:~deleted  sorted set: "<board>#<generation>\n<partition>" per board deletion marker
+ *   <prefix>board:~deleted  sorted set: "<board>#<generation>\n<partition>" per board deletion marker,
+ *                           "<board>#<generation>@<period>\n<partition>" per period close marker
  *                           applied (apply-events.lua)
  *   <prefix>board:~hidden   sorted set: "<player>\n<board>" per hide ("<player>\n": every board), score 0
  *   <prefix>board:…!hid     a board key's hidden entries, out of the readers' sight (apply-moderation.lua)

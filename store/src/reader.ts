@@ -218,6 +218,16 @@ export class ShardReader {
     return this.redis.lrange(this.keys.rankChange(id), 0, -1);
   }
 
+  /**
+   * The partitions of this shard that applied the close marker of a period, named by its stored
+   * name (storedBoardName with the period): the members "<stem>\n<partition>" of the markers set
+   * (apply-deletion.lua). One ZRANGEBYLEX, O(log n + partitions). The router's closer asks it.
+   */
+  async closedPartitions(stem: string): Promise<number[]> {
+    const members = await this.redis.zrangebylex(this.keys.deletedBoards, `[${stem}\n`, `(${stem}\v`);
+    return members.map((m) => Number(m.slice(stem.length + 1)));
+  }
+
   /** The last applied offset of each of `partitions` (-1 where none): read-your-writes waits. */
   appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
     return appliedOffsetsOf(this.redis, this.keys.offsets, partitions);

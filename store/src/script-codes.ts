@@ -29,6 +29,8 @@ export const APPLY_OP = Object.freeze({
   DELETE_ENTRY: 10,
   /** A moderation action (AdminService.WipeBoard), one per partition; value: the log's partitions. */
   WIPE: 11,
+  /** A period close marker (the router's closer): its key is the period's. */
+  CLOSE_PERIOD: 12,
 });
 
 /** Status codes of the apply script (first element of its reply). */

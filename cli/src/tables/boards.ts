@@ -101,6 +101,12 @@ export const BOARDS_CREATE = command({
       shape: "Nd|Nw",
       default: "0d",
     }),
+    "close-grace": shaped({
+      meaning: "close each period this long after its end (its standings then final; writes into it refused)",
+      pattern: /^\d{1,7}(ms|s|m|h|d)$/,
+      shape: "N(ms|s|m|h|d)",
+      unsetMeans: "periods never close",
+    }),
     zone: text({ meaning: "the periods' IANA time zone (Europe/Paris)", placeholder: "IANA", unsetMeans: "UTC" }),
     keep: integer({ meaning: "past periods kept besides the current one", default: "0", min: 0, max: 1000 }),
     windows: list({

@@ -26,7 +26,7 @@
     KEYS[2]        this partition's dedup sorted set (apply-dedup.lua)
     KEYS[3]        the built-from key
     KEYS[4]        the snapshot flag, KEYS[5] the snapshot journal (apply-journal.lua)
-    KEYS[6]        the deleted generations (apply-deletion.lua)
+    KEYS[6]        the deleted generations and closed periods (apply-deletion.lua)
     KEYS[7]        the change stream, KEYS[8] the change flag (apply-changes.lua)
     KEYS[9]        the move, "<prefix>move" (apply-moves.lua)
     KEYS[10..]     the board keys of the events (a deletion marker's: "<prefix>board:<board>#<generation>")
@@ -38,7 +38,7 @@
     ARGV[4]        the call's histogram bounds: a MessagePack array of lists of sort keys, ascending
     ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts) of offset, part
                    (a further board of the previous event's record, same offset), player, op
-                   (OP_*), key (the KEYS index of its board key), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
+                   (OP_*), key (the KEYS index of its board key; OP_CLOSE_PERIOD: the period's), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
                    board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE: the log's partitions), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
                    entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
@@ -85,6 +85,10 @@ local function apply_one(ev)
     delete_board(ev)
     return false
   end
+  if ev.op == OP_CLOSE_PERIOD then
+    close_period(ev)
+    return false
+  end
   if ev.op == OP_HIDE then
     hide(ev)
     return false
@@ -103,6 +107,8 @@ local function apply_one(ev)
   end
   -- a record of a deleted generation written after this partition's deletion marker: ignored
   if ev.op ~= OP_ERASE and in_deleted_generation(ev.key) then return false end
+  -- a record of a closed period written after this partition's close marker: ignored (its standings are final)
+  if ev.op ~= OP_ERASE and in_closed_period(ev.key) then return false end
   if is_duplicate(ev) then
     if ev.report ~= '' then
       local now, ahead = position_of(ev.key, ev.player)

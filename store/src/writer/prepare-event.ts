@@ -117,6 +117,20 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
       ],
     };
   }
+  if (e.closePeriod) {
+    if (boardProblem(e.board) || !e.rules || e.rules.generation <= 0n || e.period === "")
+      return noop(offset, "period close marker names no defined board, generation and period");
+    return {
+      events: [
+        {
+          ...noopEvent(offset),
+          board: storedBoardName(e.board, { generation: Number(e.rules.generation) }, e.period),
+          op: CLOSE_PERIOD_OP,
+          ingestedAtMs: Number(e.ingestedAtMs),
+        },
+      ],
+    };
+  }
   // Fields are picked, never spread: a decoded message keeps its properties in dictionary mode,
   // where a spread of one cost ~9 us (more than the rest of this function; seeding profile, 2026-12-03).
   const targets: Array<Target & { leaving: boolean }> = [targetOf(e, false)];
@@ -258,6 +272,9 @@ const MODERATION_OPS = new Map<ModerationAction, number>([
 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */
 export const ERASE_OP = APPLY_OP.ERASE;
+
+/** The apply script's op of a period close marker (the router's closer). */
+export const CLOSE_PERIOD_OP = APPLY_OP.CLOSE_PERIOD;
 
 /** The apply script's op of a board deletion marker (AdminService.DeleteBoard). */
 export const DELETE_BOARD_OP = APPLY_OP.DELETE_BOARD;

@@ -10,7 +10,13 @@
   Input:  DELETED_KEY, PARTITION, BOARD_PREFIX (apply-input.lua); an event's key (the
           generation's key "<prefix>board:<board>#<generation>") and value (the number of
           partitions of the shard)
-  Output: delete_board(ev), in_deleted_generation(key)
+  Period closes (a board's BoardRules.close) share the set: a close marker (OP_CLOSE_PERIOD, one
+  in every partition, its key the period's) is recorded as "<board>#<generation>@<period>\n<partition>",
+  and from then on this partition's records of that period are ignored: the period's standings are
+  frozen at the same position of the log on every shard and in every replay. The router's closer
+  reads the members to learn which partitions closed the period (store/src/reader.ts).
+
+  Output: delete_board(ev), in_deleted_generation(key), close_period(ev), in_closed_period(key)
 ]]
 local any_deleted = redis.call('EXISTS', DELETED_KEY) == 1
 
@@ -41,4 +47,18 @@ local function in_deleted_generation(key)
   if not any_deleted then return false end
   local stem = string.match(string.sub(key, #BOARD_PREFIX + 1), '^[^#@~!]*#%d+')
   return stem ~= nil and redis.call('ZSCORE', DELETED_KEY, stem .. '\n' .. PARTITION) ~= false
+end
+
+local function close_period(ev)
+  local member = string.sub(ev.key, #BOARD_PREFIX + 1) .. '\n' .. PARTITION
+  if redis.call('ZSCORE', DELETED_KEY, member) then return end
+  redis.call('ZADD', DELETED_KEY, 0, member)
+  record(DELETED_KEY, member)
+  any_deleted = true
+end
+
+-- whether period key `key` ("<prefix>board:<board>#<generation>@<period>") was closed in this partition
+local function in_closed_period(key)
+  if not any_deleted or not string.find(key, '@', #BOARD_PREFIX + 1, true) then return false end
+  return redis.call('ZSCORE', DELETED_KEY, string.sub(key, #BOARD_PREFIX + 1) .. '\n' .. PARTITION) ~= false
 end

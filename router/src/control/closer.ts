@@ -1,0 +1,125 @@
+/**
+ * The closer: freezes the periods of boards whose rules have `close` (model/src/closes.ts says
+ * when a period closes and why the log, not a clock, decides what it holds).
+ *
+ * Every router runs one. About once a second it looks at each such board's kept periods; a period
+ * whose close time plus CLOSE_SETTLE_MS has passed, and that this process has not seen closed yet,
+ * is checked on the shards: each shard owning some partitions says which of them applied the
+ * period's close marker (one ZRANGEBYLEX of its markers set, store/src/reader.ts). Markers are
+ * written to the partitions that lack one, then the closer waits until the shards applied them,
+ * and the next look finds the period closed on every partition and remembers it.
+ *
+ * ONCE, WHATEVER DIES. The shards' markers are the state: a closer that dies after writing some
+ * markers leaves the rest to the next look, by itself restarted or by another router; markers
+ * written twice (two routers at once, or a marker not applied yet when looked at) change nothing,
+ * since a shard records a partition's close once and ignores every later record of the period in
+ * that partition either way. A replay of the log freezes the period at the same positions.
+ *
+ * COSTS. Per closing period, until it is seen closed: one read per shard per look, and at most one
+ * marker per partition per look; after that, nothing but a set lookup per look. A router that
+ * starts checks each kept, closed period of such boards once (a read per shard).
+ */
+import { CLOSE_SETTLE_MS, closeTimeOf } from "@ladder/model/closes";
+import { storedBoardName } from "@ladder/model/board-spec";
+import { keptPeriods, type Period } from "@ladder/model/periods";
+import { encodePeriodClose } from "@ladder/model/score-event";
+import type { BoardDefinitions } from "@ladder/log/board-definitions-follower";
+import type { RecordProducer } from "@ladder/log/record-producer";
+import type { Logger } from "@ladder/platform/logger";
+import type { ShardReader } from "@ladder/store";
+import type { ShardPool } from "../read/shard-pool.js";
+import { waitApplied } from "../read/wait-applied.js";
+
+export interface CloserDeps {
+  definitions: BoardDefinitions;
+  pool: ShardPool;
+  scoreTopic: string;
+  partitions: number;
+  /** A producer (connected on first use). */
+  producer: () => Promise<RecordProducer>;
+  log: Logger;
+  /** Between two looks, ms. */
+  intervalMs?: number;
+  clock?: () => number;
+}
+
+/** Between two looks at the boards: 1 s. */
+const LOOK_INTERVAL_MS = 1000;
+/** How long a look waits for the markers it wrote to be applied: 30 s. */
+const APPLY_WAIT_MS = 30_000;
+
+export interface Closer {
+  /** Stops looking; resolves once the look under way (if any) ended. */
+  stop(): Promise<void>;
+}
+
+export function startCloser(d: CloserDeps): Closer {
+  const clock = d.clock ?? Date.now;
+  const closed = new Set<string>(); // stored period names seen closed on every partition
+  let stopping = false;
+  let wake: (() => void) | undefined;
+
+  const look = async (): Promise<void> => {
+    const now = clock();
+    for (const def of d.definitions.catalog.list()) {
+      if (!def.rules?.close) continue;
+      const spec = d.definitions.catalog.forBoard(def.name);
+      if (!spec || spec.period.kind === "none") continue;
+      for (const period of keptPeriods(spec.period, now)) {
+        const closeAt = closeTimeOf(spec.period, period);
+        if (stopping || closeAt === undefined || now < closeAt + CLOSE_SETTLE_MS) continue;
+        const stem = storedBoardName(def.name, spec, period.id);
+        if (closed.has(stem)) continue;
+        if (await closePeriod(def.name, def.rules.generation, period, stem)) {
+          closed.add(stem);
+          d.log.info({ board: def.name, period: period.id, closeAtMs: closeAt }, "period closed on every partition");
+        }
+      }
+    }
+  };
+
+  /** Writes the markers the shards lack; whether every partition had applied one already. */
+  const closePeriod = async (board: string, generation: bigint, period: Period, stem: string): Promise<boolean> => {
+    const owners = new Map<ShardReader, number[]>();
+    for (let p = 0; p < d.partitions; p++) {
+      const owner = d.pool.ownerOfSlot(p);
+      owners.set(owner, [...(owners.get(owner) ?? []), p]);
+    }
+    const missing: number[] = [];
+    for (const [owner, partitions] of owners) {
+      const done = new Set(await d.pool.call(owner, (s) => s.closedPartitions(stem)));
+      missing.push(...partitions.filter((p) => !done.has(p)));
+    }
+    if (missing.length === 0) return true;
+    const value = encodePeriodClose(board, generation, period.id, clock());
+    const sent = await (await d.producer()).send(
+      d.scoreTopic,
+      missing.map((partition) => ({ key: board, value, partition })),
+    );
+    d.log.info({ board, period: period.id, markers: sent.length }, "close markers written");
+    await waitApplied(d.pool, new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset)])), APPLY_WAIT_MS, Number.POSITIVE_INFINITY);
+    return false;
+  };
+
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        await look();
+      } catch (err) {
+        d.log.warn({ err }, "closer: a look failed; the next one tries again");
+      }
+      await new Promise<void>((r) => {
+        wake = r;
+        setTimeout(r, d.intervalMs ?? LOOK_INTERVAL_MS).unref();
+      });
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping = true;
+      wake?.();
+      await loop;
+    },
+  };
+}
