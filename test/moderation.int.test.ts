@@ -12,7 +12,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { slotOf } from "@ladder/model/placement";
+import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { silentLogger } from "@ladder/platform/logger";
 import { startRedisServer } from "@ladder/deploy/redis-server";
@@ -28,6 +32,7 @@ import { CheckedReads } from "./moderation-reads.js";
 import { windowRules } from "./window-oracle.js";
 
 const log = silentLogger();
+const run = promisify(execFile);
 const cleanups: Array<() => Promise<unknown>> = [];
 let dataDir: string | undefined;
 afterAll(async () => {
@@ -124,6 +129,9 @@ describe("moderation", () => {
     // the writer and the moderator: one step at a time, in log order per player
     const rand = seeded(7);
     const actions: string[] = [];
+    const done = new Map<string, Array<{ action: ModerationAction; board: string; reason: string }>>(); // per player, oldest first
+    const did = (p: string, action: ModerationAction, board: string, reason: string) =>
+      (done.get(p) ?? done.set(p, []).get(p)!).push({ action, board, reason });
     const now = Date.now();
     for (let round = 0; round < 40; round++) {
       const updates: Array<MessageInitShape<typeof ScoreUpdateSchema>> = [];
@@ -152,10 +160,12 @@ describe("moderation", () => {
         if (lifted === "") hides.clear();
         else hides.delete(lifted);
         actions.push(`unhide ${p} ${lifted || "*"}`);
+        did(p, ModerationAction.UNHIDE, lifted, reason);
         await reads.step(async () => [(await admin.unhidePlayer({ playerId: p, board: lifted, reason })).offset!], [p], true);
       } else {
         hides.add(board);
         actions.push(`hide ${p} ${board || "*"}`);
+        did(p, ModerationAction.HIDE, board, reason);
         await reads.step(async () => [(await admin.hidePlayer({ playerId: p, board, reason })).offset!], [p], true);
       }
     }
@@ -178,6 +188,7 @@ describe("moderation", () => {
     for (const [p, hides] of hiddenOn)
       if (hides.size > 0) {
         lifted.push((await admin.unhidePlayer({ playerId: p, board: "", reason: "all clear" })).offset!);
+        did(p, ModerationAction.UNHIDE, "", "all clear");
         hides.clear();
       }
     await c.waitApplied(lifted);
@@ -189,6 +200,8 @@ describe("moderation", () => {
     again.push((await admin.hidePlayer({ playerId: y, board: A, reason: "again" })).offset!);
     hiddenOn.set(x, new Set([""]));
     hiddenOn.set(y, new Set([A]));
+    did(x, ModerationAction.HIDE, "", "again");
+    did(y, ModerationAction.HIDE, A, "again");
     const at = Date.now();
     const more = await c.ingest.submitScores({
       updates: [x, y].map((p) => ({ board: A, playerId: p, value: 500n, timestampMs: BigInt(at), alsoBoards: [B, D] })),
@@ -198,9 +211,32 @@ describe("moderation", () => {
     offsets.push(...again, ...more.offsets);
     await exact("hidden again, written while hidden");
 
+    // the audit trail: each player's actions, newest first, with who and why, through the rpc and the CLI
+    const trail = async (label: string) => {
+      for (const [p, list] of done) {
+        const got = await admin.listModerationActions({ playerId: p, limit: 1000 });
+        expect(
+          got.actions.map((a) => [a.action!.action, a.action!.board, a.action!.reason, a.action!.by, a.record!.partition]),
+          `${label}: audit of ${p}`,
+        ).toEqual([...list].reverse().map((x) => [x.action, x.board, x.reason, "test-admin", slotOf(p, 12)]));
+      }
+    };
+    await trail("at rest");
+
     for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
     await c.waitApplied(offsets);
     await exact("after a rebuild");
+    await trail("after a rebuild");
+    const cli = await run(
+      "node",
+      ["cli/dist/main.js", "audit", "--player", x, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
+      { cwd: join(import.meta.dirname, "..") },
+    );
+    const lines = cli.stdout.trim().split("\n");
+    expect(lines.length).toBe(done.get(x)!.length);
+    expect(lines[0]).toMatch(
+      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT.* hide ${x} on every board by test-admin: again \\(partition ${slotOf(x, 12)} offset \\d+\\)$`),
+    );
   });
 
   it("deletes an entry and wipes a period or a board: exact under writes and reads, at rest and after a rebuild", async () => {
@@ -231,6 +267,7 @@ describe("moderation", () => {
     const rand = seeded(11);
     const now = Date.now();
     const counts = { deleted: 0, wipes: 0 };
+    const onW: ModerationAction[] = [ModerationAction.HIDE]; // the actions on W, oldest first
     for (let round = 0; round < 30; round++) {
       const updates: Array<MessageInitShape<typeof ScoreUpdateSchema>> = [];
       const touched = new Set<string>();
@@ -251,11 +288,13 @@ describe("moderation", () => {
         const board = pick % 2 ? Q : W;
         scores[board === Q ? "q" : "w"].remove(p);
         counts.deleted++;
+        if (board === W) onW.push(ModerationAction.DELETE_ENTRY);
         await reads.step(async () => [(await admin.deleteEntry({ playerId: p, board, reason: `round ${round}` })).offset!], [p], true);
       } else if (pick < 8) {
         const board = pick === 6 ? Q : W;
         for (const p of PLAYERS) scores[board === Q ? "q" : "w"].remove(p);
         counts.wipes++;
+        if (board === W) onW.push(ModerationAction.WIPE);
         await reads.step(async () => (await admin.wipeBoard({ board, period: "", reason: `round ${round}` })).markers, PLAYERS, true);
       }
     }
@@ -270,6 +309,7 @@ describe("moderation", () => {
     const shown = await admin.unhidePlayer({ playerId: hidden, board: W, reason: "shown" });
     await c.waitApplied([shown.offset!]);
     stillHidden = false;
+    onW.push(ModerationAction.UNHIDE);
     const want = (v: View) =>
       scores[v]
         .sorted()
@@ -280,6 +320,10 @@ describe("moderation", () => {
     for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
     await c.waitApplied([...reads.offsets, shown.offset!]);
     await reads.exact("after a rebuild", want, PLAYERS.slice(0, 60));
+    // the audit trail of the board: each wipe once (its partition 0 record), each deletion, the hide and its end
+    const trail = (await admin.listModerationActions({ board: W, limit: 1000 })).actions.map((a) => a.action!);
+    expect(trail.map((a) => a.action)).toEqual(onW.reverse());
+    expect(trail.filter((a) => a.action === ModerationAction.WIPE).every((a) => a.period === today)).toBe(true);
 
     // refused: windows, an unknown period, a period on a board without periods; nothing written
     await admin.createBoard({

@@ -1,9 +1,11 @@
 /**
- * Moderation: AdminService's HidePlayer, UnhidePlayer, DeleteEntry and WipeBoard through the router.
+ * Moderation: AdminService's HidePlayer, UnhidePlayer, DeleteEntry, WipeBoard and ListModerationActions
+ * through the router.
  */
 import type { ServiceSet } from "@ladder/client";
 import type { Values } from "./flags.js";
-import type { DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./tables/moderation.js";
+import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
+import type { AUDIT, DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./tables/moderation.js";
 
 type Written = { offset?: { partition: number; offset: bigint }; consistencyToken: string };
 
@@ -30,4 +32,25 @@ export async function wipe(c: ServiceSet, o: Values<typeof WIPE.flags>): Promise
   const res = await c.admin.wipeBoard({ board: o.board, period: o.period ?? "", reason: o.reason });
   const what = res.action!.period ? `period ${res.action!.period} of ${o.board}` : o.board;
   return `wiped ${what}: ${res.markers.length} records written, one per partition; each shard removes its players' entries as it applies them (consistency token ${res.consistencyToken})`;
+}
+
+const ACTION_NAMES: Partial<Record<ModerationAction, string>> = {
+  [ModerationAction.HIDE]: "hide",
+  [ModerationAction.UNHIDE]: "unhide",
+  [ModerationAction.DELETE_ENTRY]: "delete-entry",
+  [ModerationAction.WIPE]: "wipe",
+};
+
+/** One line per action, newest first: "2026-12-04T20:31:05.123Z hide cheater-1 on speedrun by ops-alice: impossible times (partition 3 offset 41)". */
+export async function audit(c: ServiceSet, o: Values<typeof AUDIT.flags>): Promise<string> {
+  const res = await c.admin.listModerationActions({ playerId: o.player ?? "", board: o.board ?? "", limit: o.limit });
+  if (res.actions.length === 0) return "no moderation actions";
+  return res.actions
+    .map(({ action: a, record: r }) => {
+      const who = a!.playerId ? ` ${a!.playerId}` : "";
+      const where = a!.board ? ` on ${a!.board}${a!.period ? ` period ${a!.period}` : ""}` : " on every board";
+      const when = new Date(Number(a!.atMs)).toISOString();
+      return `${when} ${ACTION_NAMES[a!.action] ?? a!.action}${who}${where} by ${a!.by}: ${a!.reason} (partition ${r!.partition} offset ${r!.offset})`;
+    })
+    .join("\n");
 }

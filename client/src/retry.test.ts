@@ -55,6 +55,7 @@ describe("client > retry classification", () => {
       UnhidePlayer: "never",
       DeleteEntry: "never",
       WipeBoard: "never",
+      ListModerationActions: "read",
     });
     const submit = IngestService.method.submitScores;
     const u = (eventId: string) => ({ board: "b", playerId: "p", op: Operation.SET, value: 1n, eventId });

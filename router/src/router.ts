@@ -149,6 +149,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     producer: connectProducer,
     boards,
     rulesOf: (board) => definitions.catalog.definition(board)?.rules,
+    auditLines: (player, board, limit, deadlineMs) => primaryQueries.auditLines(player, board, limit, deadlineMs),
     callerOf: (metadata) => auth.identify(metadata).name,
     log: log.child({ component: "moderation" }),
   });

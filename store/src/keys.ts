@@ -42,6 +42,8 @@ import type { Redis } from "ioredis";
 
 export interface KeyLayout {
   board(board: string): string;
+  /** The moderation actions' audit lines (apply-moderation.lua). */
+  readonly audit: string;
   readonly offsets: string;
   readonly deletedBoards: string;
   rankChange(id: string): string;
@@ -61,6 +63,7 @@ export interface KeyLayout {
 export function keyLayout(prefix: string): KeyLayout {
   return Object.freeze({
     board: (board: string) => `${prefix}board:${board}`,
+    audit: `${prefix}board:~audit`,
     offsets: `${prefix}offsets`,
     deletedBoards: `${prefix}board:~deleted`,
     rankChange: (id: string) => `${prefix}rank-change:${id}`,

@@ -213,6 +213,12 @@ export class ShardReader {
     return { card: Number(reply[1]), better: Number(reply[2]), inBucket: Number(reply[3]) };
   }
 
+  /** The moderation actions' audit lines of this shard (read-audit.lua), newest first, at most `limit`; '' matches any player or board. */
+  async audit(playerId: string, board: string, limit: number): Promise<string[]> {
+    const reply = await this.check(await this.redis.ladderAudit(this.keys.audit, this.keys.heartbeat, this.stamp, playerId, board, limit));
+    return reply.slice(1).map(String);
+  }
+
   /** A rank report's positions as the apply script kept them (apply-events.lua): 6 strings per board; empty when none is kept. */
   rankReport(id: string): Promise<string[]> {
     return this.redis.lrange(this.keys.rankChange(id), 0, -1);

@@ -54,6 +54,7 @@ const SOURCES = Object.freeze({
   entry: read("read-entry"),
   standing: read("read-standing"),
   batch: read("read-batch"),
+  audit: read("read-audit"),
 });
 
 /** The SHA-1 Redis knows the apply script by (EVALSHA). */
@@ -91,6 +92,8 @@ export interface ReadScripts {
   ladderStanding(board: string, heartbeat: string, stamp: string, playerId: string, radius: number): Promise<Reply>;
   /** read-batch.lua: numKeys = 1 + reads; then the heartbeat key, each read's board key, the stamp and each read's kind and arguments. */
   ladderBatch(numKeys: number, ...args: Array<string | number>): Promise<Array<number | Reply>>;
+  /** read-audit.lua */
+  ladderAudit(audit: string, heartbeat: string, stamp: string, playerId: string, board: string, limit: number): Promise<Reply>;
 }
 
 /** The write scripts as commands on a connection. */
@@ -115,6 +118,7 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     defineReadScript(redis, "ladderEntry", SOURCES.entry, 2);
     defineReadScript(redis, "ladderStanding", SOURCES.standing, 2);
     defineReadScript(redis, "ladderBatch", SOURCES.batch);
+    defineReadScript(redis, "ladderAudit", SOURCES.audit, 2);
   }
   return redis as Redis & ReadScripts;
 }

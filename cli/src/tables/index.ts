@@ -8,7 +8,7 @@ import { PLACEMENT, REBUILD, REBUILDS, RESHARD, STATUS } from "./admin.js";
 import { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE } from "./boards.js";
 import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, TOP, WATCH } from "./reads.js";
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
-import { DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./moderation.js";
+import { AUDIT, DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./moderation.js";
 
 export const COMMANDS = Object.freeze({
   submit: SUBMIT,
@@ -34,6 +34,7 @@ export const COMMANDS = Object.freeze({
   unhide: UNHIDE,
   "delete-entry": DELETE_ENTRY,
   wipe: WIPE,
+  audit: AUDIT,
   rebuild: REBUILD,
   rebuilds: REBUILDS,
   reshard: RESHARD,

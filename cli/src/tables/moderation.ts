@@ -2,7 +2,7 @@
  * The tables of moderation: AdminService's moderation rpcs through the router (an admin token).
  */
 import { command } from "../command-table.js";
-import { text } from "../flags.js";
+import { integer, text } from "../flags.js";
 import { BOARD, PLAYER } from "./shared.js";
 
 /** `--board` of a moderation action: one board, or every board when unset. */
@@ -49,4 +49,16 @@ export const WIPE = command({
     reason: REASON,
   },
   example: "wipe --board daily-kills --reason exploit-day",
+});
+
+export const AUDIT = command({
+  name: "audit",
+  service: "router",
+  summary: "the moderation actions, newest first: what, to whom, where, by whom, when and why",
+  flags: {
+    player: text({ meaning: "only the actions on this player", placeholder: "P", unsetMeans: "every player" }),
+    board: text({ meaning: "only the actions on this board", placeholder: "B", unsetMeans: "every board" }),
+    limit: integer({ meaning: "how many at most", min: 1, max: 1000, default: "100" }),
+  },
+  example: "audit --player cheater-1",
 });

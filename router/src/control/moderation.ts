@@ -5,7 +5,8 @@
  * An action is one record of the score log (model/src/moderation.ts), keyed and partitioned by
  * the player like its scores (a wipe: one record in every partition), carrying who (the admin token's grant), when and why: the player's
  * shard applies it in log order with its scores (store/src/lua/includes/apply-moderation.lua),
- * a rebuild replays it, and the shard keeps its audit line. Nothing here writes a shard.
+ * a rebuild replays it, and the shard keeps its audit line, which ListModerationActions reads
+ * from every shard. Nothing here writes a shard.
  */
 import { create } from "@bufbuild/protobuf";
 import type { RecordProducer } from "@ladder/log/record-producer";
@@ -15,7 +16,7 @@ import type { BoardResolver, BoardSpec } from "@ladder/model/board-spec";
 import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import { periodAt, periodNamed } from "@ladder/model/periods";
 import { encodeToken } from "@ladder/model/consistency-token";
-import { encodeModeration, reasonProblem } from "@ladder/model/moderation";
+import { encodeModeration, parseAuditLine, reasonProblem } from "@ladder/model/moderation";
 import { slotOf } from "@ladder/model/placement";
 import { Code, LadderError, invalidArgument, notFound } from "@ladder/model/errors";
 import { boardProblem, playerIdProblem } from "@ladder/model/validate";
@@ -23,7 +24,14 @@ import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Logger } from "@ladder/platform/logger";
 import type { Metadata } from "@grpc/grpc-js";
 
-type ModerationRpcs = Pick<ImplOf<typeof AdminService>, "hidePlayer" | "unhidePlayer" | "deleteEntry" | "wipeBoard">;
+type ModerationRpcs = Pick<
+  ImplOf<typeof AdminService>,
+  "hidePlayer" | "unhidePlayer" | "deleteEntry" | "wipeBoard" | "listModerationActions"
+>;
+
+/** ListModerationActions: the most lines one call lists, and how many when the request says 0. */
+export const MAX_AUDIT_LIMIT = 1000;
+const DEFAULT_AUDIT_LIMIT = 100;
 
 export interface ModerationDeps {
   /** The score log and its partitions (the cluster's slots). */
@@ -35,6 +43,8 @@ export interface ModerationDeps {
   boards: BoardResolver;
   /** A defined board's rules (a wipe's records carry them); undefined for a board without a definition. */
   rulesOf(board: string): BoardRules | undefined;
+  /** Every shard's audit lines of a player and/or a board ('' any), at most `limit` per shard, newest first per shard. */
+  auditLines(playerId: string, board: string, limit: number, deadlineMs: number): Promise<string[]>;
   /** The name of the caller's grant. */
   callerOf(metadata: Metadata): string;
   log: Logger;
@@ -85,6 +95,31 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
     hidePlayer: (req, ctx) => write(ModerationAction.HIDE, req, ctx),
     unhidePlayer: (req, ctx) => write(ModerationAction.UNHIDE, req, ctx),
     deleteEntry: (req, ctx) => write(ModerationAction.DELETE_ENTRY, req, ctx),
+
+    async listModerationActions(req, ctx) {
+      if (req.playerId !== "") {
+        const badPlayer = playerIdProblem(req.playerId);
+        if (badPlayer) throw invalidArgument(badPlayer);
+      }
+      if (req.board !== "") {
+        const badBoard = boardProblem(req.board);
+        if (badBoard) throw invalidArgument(badBoard);
+      }
+      if (req.limit > MAX_AUDIT_LIMIT) throw invalidArgument(`limit must be at most ${MAX_AUDIT_LIMIT}, got ${req.limit}`);
+      const limit = req.limit || DEFAULT_AUDIT_LIMIT;
+      const lines = await d.auditLines(req.playerId, req.board, limit, ctx.deadlineMs);
+      const actions = lines.flatMap((line) => {
+        const parsed = parseAuditLine(line);
+        if (!parsed) return [];
+        const partition = parsed.action.playerId ? slotOf(parsed.action.playerId, d.numSlots) : 0;
+        return [{ action: parsed.action, record: { partition, offset: parsed.offset } }];
+      });
+      actions.sort(
+        (a, b) =>
+          Number(b.action.atMs - a.action.atMs) || b.record.partition - a.record.partition || Number(b.record.offset - a.record.offset),
+      );
+      return { actions: actions.slice(0, limit) };
+    },
 
     async wipeBoard(req, ctx) {
       const spec = specOf(req.board);

@@ -139,6 +139,10 @@ class FakeShard implements ShardStore {
   histogramAt(): Promise<{ card: number; better: number; inBucket: number }> {
     throw new Error("not part of these tests");
   }
+
+  audit(): Promise<string[]> {
+    throw new Error("not part of these tests");
+  }
 }
 
 /** Fake shards behind the real fan-out (ShardCalls: timeouts, error conversion); players owned as the board was dealt. */

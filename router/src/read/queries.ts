@@ -189,6 +189,11 @@ export class Queries {
     return (await this.readTop(stored, 1, deadlineMs, "")).total;
   }
 
+  /** Every shard's moderation audit lines (AdminService.ListModerationActions), at most `limit` of each, newest first per shard. */
+  async auditLines(playerId: string, board: string, limit: number, deadlineMs = Infinity): Promise<string[]> {
+    return (await this.pool.fanOut(this.pool.scope("").stores, (s) => s.audit(playerId, board, limit), deadlineMs)).flat();
+  }
+
   /** The merged first `n` entries of a board (by its stored name) and its size: one fan-out. */
   private async readTop(stored: string, n: number, deadlineMs: number, view: string): Promise<TopRead> {
     const tops = await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.top(stored, n), deadlineMs);

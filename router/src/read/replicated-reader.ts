@@ -257,6 +257,10 @@ export class PrimaryReader extends ShardReader {
     return this.again(() => super.histogram(board));
   }
 
+  override audit(playerId: string, board: string, limit: number): Promise<string[]> {
+    return this.again(() => super.audit(playerId, board, limit));
+  }
+
   override histogramAt(board: string, j: number): Promise<{ card: number; better: number; inBucket: number }> {
     return this.again(() => super.histogramAt(board, j));
   }

@@ -21,7 +21,7 @@ import { codeName, routerMetrics } from "../metrics.js";
 /** The reads a query asks of one shard (store/src/reader.ts says what each returns). */
 export type ShardStore = Pick<
   ShardReader,
-  "shardId" | "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after" | "histogram" | "histogramAt"
+  "shardId" | "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after" | "histogram" | "histogramAt" | "audit"
 >;
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */

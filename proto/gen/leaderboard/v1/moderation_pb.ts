@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/moderation.proto.
  */
 export const file_leaderboard_v1_moderation: GenFile = /*@__PURE__*/
-  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSKvAQoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMSDgoGcGVyaW9kGAcgASgJEhIKCnBhcnRpdGlvbnMYCCABKA0iRQoRSGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKMAQoSSGlkZVBsYXllclJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGb2Zmc2V0GAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJIkcKE1VuaGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKOAQoUVW5oaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiRgoSRGVsZXRlRW50cnlSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRINCgVib2FyZBgCIAEoCRIOCgZyZWFzb24YAyABKAkijQEKE0RlbGV0ZUVudHJ5UmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiQQoQV2lwZUJvYXJkUmVxdWVzdBINCgVib2FyZBgBIAEoCRIOCgZwZXJpb2QYAiABKAkSDgoGcmVhc29uGAMgASgJIowBChFXaXBlQm9hcmRSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEjAKB21hcmtlcnMYAiADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkqrwEKEE1vZGVyYXRpb25BY3Rpb24SIQodTU9ERVJBVElPTl9BQ1RJT05fVU5TUEVDSUZJRUQQABIaChZNT0RFUkFUSU9OX0FDVElPTl9ISURFEAESHAoYTU9ERVJBVElPTl9BQ1RJT05fVU5ISURFEAISIgoeTU9ERVJBVElPTl9BQ1RJT05fREVMRVRFX0VOVFJZEAMSGgoWTU9ERVJBVElPTl9BQ1RJT05fV0lQRRAEYgZwcm90bzM", [file_leaderboard_v1_common]);
+  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSKvAQoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMSDgoGcGVyaW9kGAcgASgJEhIKCnBhcnRpdGlvbnMYCCABKA0iRQoRSGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKMAQoSSGlkZVBsYXllclJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGb2Zmc2V0GAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJIkcKE1VuaGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKOAQoUVW5oaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiRgoSRGVsZXRlRW50cnlSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRINCgVib2FyZBgCIAEoCRIOCgZyZWFzb24YAyABKAkijQEKE0RlbGV0ZUVudHJ5UmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiQQoQV2lwZUJvYXJkUmVxdWVzdBINCgVib2FyZBgBIAEoCRIOCgZwZXJpb2QYAiABKAkSDgoGcmVhc29uGAMgASgJIowBChFXaXBlQm9hcmRSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEjAKB21hcmtlcnMYAiADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiTwocTGlzdE1vZGVyYXRpb25BY3Rpb25zUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDQoFbGltaXQYAyABKA0iTwodTGlzdE1vZGVyYXRpb25BY3Rpb25zUmVzcG9uc2USLgoHYWN0aW9ucxgBIAMoCzIdLmxlYWRlcmJvYXJkLnYxLkF1ZGl0ZWRBY3Rpb24ibAoNQXVkaXRlZEFjdGlvbhIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBnJlY29yZBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCqvAQoQTW9kZXJhdGlvbkFjdGlvbhIhCh1NT0RFUkFUSU9OX0FDVElPTl9VTlNQRUNJRklFRBAAEhoKFk1PREVSQVRJT05fQUNUSU9OX0hJREUQARIcChhNT0RFUkFUSU9OX0FDVElPTl9VTkhJREUQAhIiCh5NT0RFUkFUSU9OX0FDVElPTl9ERUxFVEVfRU5UUlkQAxIaChZNT0RFUkFUSU9OX0FDVElPTl9XSVBFEARiBnByb3RvMw", [file_leaderboard_v1_common]);
 
 /**
  * Moderation is one moderation action as the score log holds it (ScoreEvent.moderation) and as
@@ -368,6 +368,90 @@ export type WipeBoardResponse = Message<"leaderboard.v1.WipeBoardResponse"> & {
  */
 export const WipeBoardResponseSchema: GenMessage<WipeBoardResponse> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_moderation, 8);
+
+/**
+ * ListModerationActionsRequest says whose actions to list.
+ *
+ * @generated from message leaderboard.v1.ListModerationActionsRequest
+ */
+export type ListModerationActionsRequest = Message<"leaderboard.v1.ListModerationActionsRequest"> & {
+  /**
+   * Only the actions on this player; empty: every player (wipes have none).
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * Only the actions on this board; empty: every board (a hide or unhide on every board has none).
+   *
+   * @generated from field: string board = 2;
+   */
+  board: string;
+
+  /**
+   * How many at most, newest first: 1 to 1,000; 0 means 100.
+   *
+   * @generated from field: uint32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.ListModerationActionsRequest.
+ * Use `create(ListModerationActionsRequestSchema)` to create a new message.
+ */
+export const ListModerationActionsRequestSchema: GenMessage<ListModerationActionsRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 9);
+
+/**
+ * ListModerationActionsResponse is the audit trail asked for, newest first.
+ *
+ * @generated from message leaderboard.v1.ListModerationActionsResponse
+ */
+export type ListModerationActionsResponse = Message<"leaderboard.v1.ListModerationActionsResponse"> & {
+  /**
+   * The actions, newest first (by at_ms, then by record).
+   *
+   * @generated from field: repeated leaderboard.v1.AuditedAction actions = 1;
+   */
+  actions: AuditedAction[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ListModerationActionsResponse.
+ * Use `create(ListModerationActionsResponseSchema)` to create a new message.
+ */
+export const ListModerationActionsResponseSchema: GenMessage<ListModerationActionsResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 10);
+
+/**
+ * AuditedAction is one action of the audit trail and where its record is in the score log.
+ *
+ * @generated from message leaderboard.v1.AuditedAction
+ */
+export type AuditedAction = Message<"leaderboard.v1.AuditedAction"> & {
+  /**
+   * The action: what, to whom, where, by whom, when and why.
+   *
+   * @generated from field: leaderboard.v1.Moderation action = 1;
+   */
+  action?: Moderation | undefined;
+
+  /**
+   * Its record (a wipe: the one of partition 0).
+   *
+   * @generated from field: leaderboard.v1.PartitionOffset record = 2;
+   */
+  record?: PartitionOffset | undefined;
+};
+
+/**
+ * Describes the message leaderboard.v1.AuditedAction.
+ * Use `create(AuditedActionSchema)` to create a new message.
+ */
+export const AuditedActionSchema: GenMessage<AuditedAction> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 11);
 
 /**
  * ModerationAction is what a moderator did (AdminService's moderation rpcs).
