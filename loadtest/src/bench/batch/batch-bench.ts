@@ -22,9 +22,8 @@ import { BENCH_KEY_PREFIX, BENCH_SPEC } from "../infra/bench-board.js";
 import { pidCpu } from "../infra/cpu-meter.js";
 import { HEALTH_CHECK, lb, requireH2load, type GrpcRequest } from "../infra/h2load.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
-import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
-import { startService } from "../infra/service-process.js";
+import { startRouter } from "../infra/router-process.js";
 import { batchTables, type H2Row, type NodeRow, type PageRow } from "./batch-tables.js";
 import type { BatchPlan } from "../plan.js";
 import { round1, size } from "../output/format.js";
@@ -168,7 +167,8 @@ export const batchBenchmark: Benchmark = {
       idle.push(await restRates(probes, QUIET_S));
 
       // h2load: rates, in rounds
-      const cached = await startCachedRouter(ctx, cluster);
+      // a second router over the cluster's shards with the top cache on (the cluster's has it off, the default)
+      const cached = await startRouter(ctx, "router (top cache on)", { ...cluster.services.env, LADDER_TOP_CACHE_MS: "100" });
       // h2load counts HTTP statuses only (infra/h2load.ts): the top-cache router answers a real client first
       const cachedClient = new LadderClient({ router: cached.address, timeoutMs: 10_000 });
       const cachedTop = await cachedClient.leaderboard.getTop({ board: BOARD, limit: 10 }).finally(() => cachedClient.close());
@@ -342,26 +342,4 @@ function roundAsks(r: number, a: Asked): Ask[] {
     ),
     ...floor("cached"),
   ];
-}
-
-/** A second router over the cluster's shards with LADDER_TOP_CACHE_MS=100 (the cluster's runs with it off, the default). */
-async function startCachedRouter(
-  ctx: BenchContext,
-  cluster: IngestCluster,
-): Promise<{ address: string; pid: number; stop(): Promise<void> }> {
-  const address = `127.0.0.1:${await benchPort(ctx.ports)}`;
-  const started = await startService({
-    name: "router (top cache on)",
-    entry: "router/src/main.ts",
-    ready: "router listening",
-    log: ctx.log,
-    settings: {
-      ...cluster.services.env,
-      LADDER_ROUTER_LISTEN: address,
-      LADDER_ROUTER_METRICS_LISTEN: "127.0.0.1:0",
-      LADDER_TOP_CACHE_MS: "100",
-    },
-  });
-  const entry = ctx.cleanup.push("router with the top cache", async () => void (await started.process.stop(10_000)));
-  return { address, pid: started.process.pid!, stop: () => entry.release() };
 }

@@ -14,60 +14,31 @@
  */
 import { round3 } from "../output/format.js";
 
-/** Readings of totals so far (seconds of CPU, script calls). */
-export interface CostReading {
-  wallS: number;
-  routerS: number;
-  redisS: number;
-  redisScripts: number;
-  clientS: number;
-  machineS: number;
-  othersS: number;
-}
-
-export type CostProbes = { [K in Exclude<keyof CostReading, "wallS">]: () => Promise<number> };
-
 export const COST_FIELDS = ["routerS", "redisS", "redisScripts", "clientS", "machineS", "othersS"] as const;
+type CostField = (typeof COST_FIELDS)[number];
+
+/** Readings of totals so far (seconds of CPU, script calls), and the wall clock's seconds. */
+export type CostReading = Record<CostField | "wallS", number>;
+export type CostProbes = Record<CostField, () => Promise<number>>;
+/** Per second of a quiet interval: what the processes spend at rest. */
+export type IdleRates = Record<CostField, number>;
+
+/** `f` of each field (the wall clock's too, for a reading). */
+const each = <K extends string>(keys: readonly K[], f: (k: K) => number) =>
+  Object.fromEntries(keys.map((k) => [k, f(k)])) as Record<K, number>;
 
 export async function readCosts(probes: CostProbes, clock: () => number = () => performance.now()): Promise<CostReading> {
-  const [routerS, redisS, redisScripts, clientS, machineS, othersS] = await Promise.all(COST_FIELDS.map((f) => probes[f]()));
-  return {
-    wallS: clock() / 1000,
-    routerS: routerS!,
-    redisS: redisS!,
-    redisScripts: redisScripts!,
-    clientS: clientS!,
-    machineS: machineS!,
-    othersS: othersS!,
-  };
+  const values = await Promise.all(COST_FIELDS.map((f) => probes[f]()));
+  return { wallS: clock() / 1000, ...each(COST_FIELDS, (f) => values[COST_FIELDS.indexOf(f)]!) };
 }
 
 /** b − a, field by field. */
 export function costDelta(a: CostReading, b: CostReading): CostReading {
-  return {
-    wallS: b.wallS - a.wallS,
-    routerS: b.routerS - a.routerS,
-    redisS: b.redisS - a.redisS,
-    redisScripts: b.redisScripts - a.redisScripts,
-    clientS: b.clientS - a.clientS,
-    machineS: b.machineS - a.machineS,
-    othersS: b.othersS - a.othersS,
-  };
+  return each([...COST_FIELDS, "wallS"], (f) => b[f] - a[f]);
 }
 
-/** Per second of a quiet interval: what the processes spend at rest. */
-export type IdleRates = Omit<CostReading, "wallS">;
-
 export function idleRates(quiet: CostReading): IdleRates {
-  const per = (x: number) => (quiet.wallS > 0 ? x / quiet.wallS : 0);
-  return {
-    routerS: per(quiet.routerS),
-    redisS: per(quiet.redisS),
-    redisScripts: per(quiet.redisScripts),
-    clientS: per(quiet.clientS),
-    machineS: per(quiet.machineS),
-    othersS: per(quiet.othersS),
-  };
+  return each(COST_FIELDS, (f) => (quiet.wallS > 0 ? quiet[f] / quiet.wallS : 0));
 }
 
 /** One unit's share of a block (`units` of them) after the rest rates are taken out: ms of wall and CPU, scripts as a count. */
@@ -84,7 +55,7 @@ export interface UnitCost {
 }
 
 export function perUnit(block: CostReading, units: number, idle: IdleRates): UnitCost {
-  const extra = (f: (typeof COST_FIELDS)[number]) => (block[f] - idle[f] * block.wallS) / units;
+  const extra = (f: CostField) => (block[f] - idle[f] * block.wallS) / units;
   const cores = (x: number) => round3(block.wallS > 0 ? x / block.wallS : 0);
   return {
     wallMs: round3((block.wallS * 1000) / units),

@@ -65,6 +65,7 @@ export async function startIngestCluster(ctx: BenchContext, o: ClusterOptions): 
       LADDER_SLOTS: String(BENCH_SLOTS),
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
       LADDER_WATCH_STREAMS_PER_CALLER: "1000000", // the push bench's 10,005 streams are one caller's
+      LADDER_INGEST_MAX_LAG_MS: "0", // no admission control: the benches load the write path to its capacity, refusals would fail them
     },
     tokens: [
       { name: "bench-game-server", token: writeToken, roles: ["write"] },

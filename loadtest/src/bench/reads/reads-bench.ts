@@ -13,7 +13,7 @@ import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS } from "../infra/bench-board.js";
 import { pidCpu, redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
 import { measureClosedLoop } from "../infra/measure.js";
-import { startRouter, type RouterProcess } from "../infra/router-process.js";
+import { layoutRouterSettings, startRouter, type RouterProcess } from "../infra/router-process.js";
 import { BOARD_KEY, type Layout } from "../infra/seeded-layouts.js";
 import { size } from "../output/format.js";
 import { memoryTable, readsTables, type ReadRow } from "./reads-table.js";
@@ -160,7 +160,7 @@ async function serveReads(layout: Layout): Promise<void> {
 }
 
 async function routerUnderTest(ctx: BenchContext, layout: Layout): Promise<RouterUnderTest> {
-  const router = await startRouter(ctx, layout.shardIds, layout.servers, (await ctx.kafka()).brokers);
+  const router = await startRouter(ctx, "router", layoutRouterSettings(layout.shardIds, layout.servers, (await ctx.kafka()).brokers));
   const clients = clusterClients({
     router: router.address,
     ingest: router.address,

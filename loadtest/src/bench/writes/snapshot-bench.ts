@@ -6,7 +6,7 @@ import type { LogClient } from "@ladder/log/log-client";
 import type { OutgoingRecord } from "@ladder/log/record-producer";
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
-import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
+import { loadConfig } from "@ladder/platform/config";
 import { ensureScoreTopic, TopicIds } from "@ladder/log/kafka";
 import type { Logger } from "@ladder/platform/logger";
 import { slotOf } from "@ladder/model/placement";
@@ -17,19 +17,14 @@ import { ensureSnapshotTopic, snapshotTopicOf } from "@ladder/log/snapshot-topic
 import { rebuildShard, takeSnapshot, type RebuildProgress } from "@ladder/store/writer";
 import { playerId } from "../../workload/player-ids.js";
 import type { Benchmark } from "../context.js";
+import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS, BENCH_SPECS } from "../infra/bench-board.js";
 import { benchLogClient, benchRedis, startRedisFleet } from "../infra/infra-fixtures.js";
 import { count, round2, seconds as secs } from "../output/format.js";
 import type { SnapshotPlan } from "../plan.js";
 
-const SLOTS = 64;
 const SHARD = "shard-0";
-const PREFIX = "lb:";
-const BOARD = "global";
-const SPEC = makeBoardSpec(DEFAULT_BOARD).spec!;
-const BOARDS = new BoardSpecs([SPEC]);
-const SLOT_LIST = Array.from({ length: SLOTS }, (_, i) => i);
-const DEDUP_WINDOW_MS = 600_000;
-const APPLY_BATCH = 500;
+const SLOT_LIST = Array.from({ length: BENCH_SLOTS }, (_, i) => i);
+const DEFAULTS = loadConfig({}); // the services' defaults: apply batch, dedup window
 
 /** The log's records and players: record n is round ⌊n / players⌋ of player n mod players; `head` of them come before the snapshot. */
 interface Log {
@@ -57,13 +52,13 @@ export const snapshotBenchmark: Benchmark = {
     const redisB = benchRedis(urlB);
     try {
       const topic = `bench.snapshot.${Date.now()}`;
-      await ensureScoreTopic(client, { topic, numSlots: SLOTS }, { create: true });
-      const stamp = shardStamp({ shardId: SHARD, topic, numSlots: SLOTS, slots: SLOT_LIST, boards: BOARDS });
+      await ensureScoreTopic(client, { topic, numSlots: BENCH_SLOTS }, { create: true });
+      const stamp = shardStamp({ shardId: SHARD, topic, numSlots: BENCH_SLOTS, slots: SLOT_LIST, boards: BENCH_SPECS });
       const from = builtFrom(stamp, (await topicIds.idOf(topic))!);
       const snapshotTopic = snapshotTopicOf(topic);
       const { partitions } = await ensureSnapshotTopic(client, { topic: snapshotTopic });
       const ids = Array.from({ length: p.players }, (_, i) => playerId(i));
-      const log: Log = { client, topic, p, head: total - p.tail, ids, slotsOf: Int16Array.from(ids, (id) => slotOf(id, SLOTS)) };
+      const log: Log = { client, topic, p, head: total - p.tail, ids, slotsOf: Int16Array.from(ids, (id) => slotOf(id, BENCH_SLOTS)) };
       const rebuild = (url: string, snapshots?: string) => rebuildInto(client, ctx.log, url, topic, stamp, from, snapshots);
 
       ctx.say(
@@ -75,7 +70,7 @@ export const snapshotBenchmark: Benchmark = {
       const slowlog = await recordCommands(redisA);
       const taken = await takeSnapshot({
         redis: redisA,
-        keyPrefix: PREFIX,
+        keyPrefix: BENCH_KEY_PREFIX,
         shardId: SHARD,
         builtFrom: from,
         slots: SLOT_LIST,
@@ -203,7 +198,7 @@ async function produce({ client, topic, p, head, ids, slotsOf }: Log, first: num
       const withId = n >= snapshotPoint - idsAround && n < snapshotPoint + idsAround;
       const value = encodeScoreEvent(
         {
-          board: BOARD,
+          board: BENCH_BOARD,
           playerId: id,
           op: Operation.INCREMENT,
           value: BigInt(1 + ((index * 31 + round * 17) % 100)),
@@ -250,10 +245,10 @@ async function rebuildInto(
     builtFrom: from,
     slots: SLOT_LIST,
     redisUrl,
-    keyPrefix: PREFIX,
-    boards: BOARDS,
-    applyBatch: APPLY_BATCH,
-    dedupWindowMs: DEDUP_WINDOW_MS,
+    keyPrefix: BENCH_KEY_PREFIX,
+    boards: BENCH_SPECS,
+    applyBatch: DEFAULTS.applyBatch,
+    dedupWindowMs: DEFAULTS.dedupWindowMs,
     mode: { kind: "swap", stagingDb: 1, readyLag: 1000 },
     onProgress: () => {},
     log,
@@ -261,7 +256,7 @@ async function rebuildInto(
   });
   const seconds = (performance.now() - start) / 1000;
   const r = new Redis(redisUrl);
-  const boardPlayers = await r.zcard(keyLayout(PREFIX).board(BOARD));
+  const boardPlayers = await r.zcard(keyLayout(BENCH_KEY_PREFIX).board(BENCH_BOARD));
   r.disconnect();
   return {
     seconds: round2(seconds),
@@ -291,11 +286,11 @@ async function recordCommands(r: Redis): Promise<{ stop(): Promise<{ commands: n
 /** SHA-256 of every board's and dedup set's DUMP, and the offsets. */
 async function digest(r: Redis): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  const keys = [...(await r.keys(`${PREFIX}board:*`)), ...(await r.keys(`${PREFIX}dedup:*`))].sort();
+  const keys = [...(await r.keys(`${BENCH_KEY_PREFIX}board:*`)), ...(await r.keys(`${BENCH_KEY_PREFIX}dedup:*`))].sort();
   for (const k of keys)
     out[k] = createHash("sha256")
       .update((await r.dumpBuffer(k))!)
       .digest("hex");
-  out.offsets = JSON.stringify(Object.entries(await r.hgetall(keyLayout(PREFIX).offsets)).sort());
+  out.offsets = JSON.stringify(Object.entries(await r.hgetall(keyLayout(BENCH_KEY_PREFIX).offsets)).sort());
   return out;
 }
