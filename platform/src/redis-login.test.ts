@@ -28,6 +28,7 @@ describe("platform > redis login", () => {
       sentinelUsername: undefined,
       sentinelPassword: undefined,
       tlsCa: undefined,
+      sentinelTls: false,
     });
     expect(c.redisAdminLogin).toBe(c.redisLogin);
   });
@@ -54,6 +55,11 @@ describe("platform > redis login", () => {
       sentinelPassword: "sentinel-secret",
     });
     expect(Object.isFrozen(c.redisLogin)).toBe(true);
+    // Sentinels (and the nodes they name) over TLS: the admin path too
+    expect(c.redisLogin.sentinelTls).toBe(false);
+    const tls = loadConfig({ LADDER_SENTINEL_TLS: "1" });
+    expect([tls.redisLogin.sentinelTls, tls.redisAdminLogin.sentinelTls]).toEqual([true, true]);
+    expect(problems({ LADDER_SENTINEL_TLS: "maybe" })).toEqual([expect.stringMatching(/LADDER_SENTINEL_TLS.*1 or 0/)]);
   });
 
   it("refuses a password given twice, a user without one and a file it cannot read, naming each variable", () => {

@@ -7,10 +7,12 @@
  * never both. Credentials in a shard's URL (redis://user:pass@host) win over these.
  *
  * TLS: a rediss:// shard is reached over TLS, trusting the system's CAs or the PEM file of
- * LADDER_REDIS_TLS_CA_FILE. Nothing here is ever logged.
+ * LADDER_REDIS_TLS_CA_FILE; with LADDER_SENTINEL_TLS=1 the Sentinels of sentinel:// shards and the
+ * nodes they name are too (Sentinels serving TLS: the Redis image's REDIS_TLS_DIR). Nothing here is
+ * ever logged.
  */
 import { readFileSync } from "node:fs";
-import { envVar, optional, type EnvValues, type EnvVar } from "./env-schema.js";
+import { envVar, flag, optional, type EnvValues, type EnvVar } from "./env-schema.js";
 
 /** One login: user and password for the Redis nodes, for the Sentinels, and the CA of rediss:// shards. */
 export interface RedisLogin {
@@ -20,6 +22,8 @@ export interface RedisLogin {
   readonly sentinelPassword: string | undefined;
   /** PEM: the CA a rediss:// shard's certificate is checked against (undefined: the system's). */
   readonly tlsCa: string | undefined;
+  /** The Sentinels of sentinel:// shards, and the nodes they name, are reached over TLS (checked against tlsCa). */
+  readonly sentinelTls: boolean;
 }
 
 /** No login at all (Redis without ACL users), as before any was configured. */
@@ -29,6 +33,7 @@ export const NO_LOGIN: RedisLogin = Object.freeze({
   sentinelUsername: undefined,
   sentinelPassword: undefined,
   tlsCa: undefined,
+  sentinelTls: false,
 });
 
 /** A file's text without its final newline; a problem (and undefined) when it cannot be read. */
@@ -70,6 +75,11 @@ export const redisLoginEnv = {
     what: "the Redis CA",
     description: "PEM CA that `rediss://` shards' certificates are checked against (unset: the system's CAs)",
   }),
+  LADDER_SENTINEL_TLS: flag({
+    default: false,
+    description:
+      "reach the Sentinels of `sentinel://` shards, and the nodes they name, over TLS (checked against `LADDER_REDIS_TLS_CA_FILE`)",
+  }),
 };
 
 type LoginValues = EnvValues<typeof redisLoginEnv>;
@@ -91,6 +101,7 @@ export function redisLoginsOf(v: LoginValues): { redisLogin: RedisLogin; redisAd
     sentinelUsername: v.LADDER_SENTINEL_USERNAME,
     sentinelPassword: v.LADDER_SENTINEL_PASSWORD ?? v.LADDER_SENTINEL_PASSWORD_FILE,
     tlsCa: v.LADDER_REDIS_TLS_CA_FILE,
+    sentinelTls: v.LADDER_SENTINEL_TLS,
   });
   const redisAdminLogin: RedisLogin =
     v.LADDER_REDIS_ADMIN_USERNAME === undefined

@@ -8,7 +8,8 @@
  * the connection).
  *
  * The login (platform/src/redis-login.ts) is the caller's: its ACL user on the Redis nodes and on
- * the Sentinels, and the CA of a rediss:// address. A password in the URL wins over it.
+ * the Sentinels, the CA of a rediss:// address, and whether a sentinel:// shard's Sentinels and nodes
+ * speak TLS (sentinelTls). A password in the URL wins over it.
  *
  * Not ioredis's `failoverDetector`: its reconnect on +switch-master can land while a reconnect
  * is resolving the primary, and ioredis then ends the connection for good ("Connection is
@@ -31,6 +32,9 @@ export function openRedis(url: string, options: RedisOptions = {}, login: RedisL
     role: "master",
     ...nodeLogin(sentinel.password, login),
     ...sentinelLogin(login),
+    ...(login.sentinelTls
+      ? { enableTLSForSentinelMode: true, sentinelTLS: sentinelTlsOptions(login), tls: sentinelTlsOptions(login) }
+      : {}),
     retryStrategy: () => FAILOVER_RETRY_MS,
     sentinelRetryStrategy: () => FAILOVER_RETRY_MS * 5,
     reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
@@ -54,6 +58,16 @@ export function nodeLogin(urlPassword: string | undefined, login: RedisLogin): P
     ...(login.username === undefined ? {} : { username: login.username }),
     ...(login.password === undefined ? {} : { password: login.password }),
   };
+}
+
+/** The TLS options of a Sentinel, or of a node a Sentinel names, under `login` (sentinelTls): its CA, or the system's. */
+export function sentinelTlsOptions(login: RedisLogin): { ca?: string } {
+  return login.tlsCa === undefined ? {} : { ca: login.tlsCa };
+}
+
+/** `{ tls }` for a direct connection to a Sentinel of a sentinel:// shard, or to a node it names; none without sentinelTls. */
+export function behindSentinelTls(login: RedisLogin): Pick<RedisOptions, "tls"> {
+  return login.sentinelTls ? { tls: sentinelTlsOptions(login) } : {};
 }
 
 /** The user and password to log in to the Sentinels with. */

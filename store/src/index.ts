@@ -17,7 +17,16 @@
  * stores and compares it (read-window.lua's tie rule is the same order).
  */
 export { auditPrefix, keyLayout, type KeyLayout } from "./keys.js";
-export { FAILOVER_RETRY_MS, loginOptions, nodeLogin, openRedis, readyWithin, sentinelLogin } from "./connect.js";
+export {
+  behindSentinelTls,
+  FAILOVER_RETRY_MS,
+  loginOptions,
+  nodeLogin,
+  openRedis,
+  readyWithin,
+  sentinelLogin,
+  sentinelTlsOptions,
+} from "./connect.js";
 export { builtFrom, explainMismatch, shardStamp, stampFields, type ShardIdentity } from "./identity.js";
 export {
   ShardReader,

@@ -37,6 +37,12 @@
 # replicas, peers and failovers, and a restart must keep what it learned; its users and logins are
 # replaced at every start, so a changed password takes effect at the next one.
 #
+# TLS, an option: with REDIS_TLS_CERT_FILE (a PEM file holding the private key and the certificate, for
+# the names the node or Sentinel is reached by) and REDIS_TLS_CA_FILE (the CA that signed it), a server or
+# Sentinel serves TLS alone on its port (`--port 0 --tls-port`), replicates and talks to the nodes and the
+# other Sentinels over TLS (tls-replication), and asks no client certificate; its own redis-cli calls
+# trust that CA. The services reach such shards with LADDER_SENTINEL_TLS=1 and LADDER_REDIS_TLS_CA_FILE.
+#
 # The data directory is REDIS_DATA_DIR (/data).
 set -euo pipefail
 
@@ -46,6 +52,20 @@ data="${REDIS_DATA_DIR:-/data}"
 templates="${LADDER_REDIS_TEMPLATES:-/usr/local/share/ladder-redis}"
 marker="$data/.ladder-started"
 umask 077
+
+tls_cli=() # redis-cli's TLS options, and the servers' (see TLS above)
+tls_conf=()
+if [ -n "${REDIS_TLS_CERT_FILE:-}" ]; then
+  : "${REDIS_TLS_CA_FILE:?REDIS_TLS_CA_FILE is required with REDIS_TLS_CERT_FILE: the CA that signed it}"
+  tls_cli=(--tls --cacert "$REDIS_TLS_CA_FILE")
+  tls_conf=("tls-cert-file $REDIS_TLS_CERT_FILE" "tls-key-file $REDIS_TLS_CERT_FILE" "tls-ca-cert-file $REDIS_TLS_CA_FILE"
+    "tls-auth-clients no" "tls-replication yes")
+fi
+
+listen() { # listen PORT: the config lines that serve PORT, in plaintext or (REDIS_TLS_CERT_FILE) TLS alone
+  if [ "${#tls_conf[@]}" -eq 0 ]; then echo "port $1"; return; fi
+  echo "port 0"; echo "tls-port $1"; printf '%s\n' "${tls_conf[@]}"
+}
 
 password() { # password VAR: prints $VAR, or fails naming it when it is unset or not a password
   local value="${!1:-}"
@@ -82,7 +102,7 @@ sentinel_names() { # prints host:port of the primary the first answering Sentine
   IFS=, read -ra list <<<"${REDIS_SENTINELS:-}"
   for s in "${list[@]}"; do
     host="${s%:*}"; port="${s##*:}"
-    answer="$(REDISCLI_AUTH="$auth" redis-cli --user ladder-sentinel-client -h "$host" -p "$port" --raw \
+    answer="$(REDISCLI_AUTH="$auth" redis-cli "${tls_cli[@]}" --user ladder-sentinel-client -h "$host" -p "$port" --raw \
       SENTINEL get-master-addr-by-name "$REDIS_MASTER_NAME" 2>/dev/null | paste -sd: || true)"
     if [[ "$answer" =~ ^[^:]+:[0-9]+$ ]]; then echo "$answer"; return 0; fi
   done
@@ -95,7 +115,7 @@ server() {
   render users.acl.template >"$acl.tmp"
   mv "$acl.tmp" "$acl"
   replication="$(password REDIS_REPLICATION_PASSWORD)"
-  printf 'aclfile %s\nmasteruser ladder-replication\nmasterauth %s\n' "$acl" "$replication" >"$conf.tmp"
+  { printf 'aclfile %s\nmasteruser ladder-replication\nmasterauth %s\n' "$acl" "$replication"; listen "$port"; } >"$conf.tmp"
   mv "$conf.tmp" "$conf"
   if [ -n "${REDIS_SENTINELS:-}" ] && [ -n "${REDIS_MASTER_NAME:-}" ]; then
     local deadline=$((SECONDS + ${REDIS_REJOIN_WAIT_S:-15})) named
@@ -108,7 +128,7 @@ server() {
     done
   fi
   touch "$marker"
-  local args=(--port "$port" --bind "$bind" --dir "$data" --daemonize no --save "" --maxmemory-policy noeviction
+  local args=(--bind "$bind" --dir "$data" --daemonize no --save "" --maxmemory-policy noeviction
     --repl-diskless-sync-delay 0 --protected-mode no)
   if [ "${REDIS_PERSIST:-0}" = 1 ]; then
     args+=(--appendonly yes --appendfsync everysec --auto-aof-rewrite-percentage 400 --auto-aof-rewrite-min-size 1gb)
@@ -131,7 +151,7 @@ sentinel() {
   tmp="$conf.tmp"
   if [ ! -f "$conf" ]; then
     {
-      echo "port $port"; echo "bind $bind"; echo "daemonize no"; echo "dir $data"
+      echo "bind $bind"; echo "daemonize no"; echo "dir $data"
       if [ -n "${SENTINEL_ANNOUNCE_HOST:-}" ]; then
         echo "sentinel resolve-hostnames yes"; echo "sentinel announce-hostnames yes"
         echo "sentinel announce-ip $SENTINEL_ANNOUNCE_HOST"
@@ -145,9 +165,10 @@ sentinel() {
       done
     } >"$conf"
   fi
-  # what Sentinel kept, without its users and logins; then this start's (after the monitors they name)
+  # what Sentinel kept, without its ports, TLS, users and logins; then this start's (after the monitors they name)
   {
-    grep -Ev '^(user |sentinel (sentinel-user|sentinel-pass|auth-user|auth-pass) )' "$conf" || true
+    grep -Ev '^(port |tls-|user |sentinel (sentinel-user|sentinel-pass|auth-user|auth-pass) )' "$conf" || true
+    listen "$port"
     render sentinel-users.template
     echo "sentinel sentinel-user ladder-sentinel"; echo "sentinel sentinel-pass $own"
     for entry in "${monitors[@]}"; do
@@ -164,7 +185,7 @@ ping() { # PONG from this container's server (as ladder-replication) or Sentinel
   local user=ladder-replication var=REDIS_REPLICATION_PASSWORD port="${REDIS_PORT:-6379}" auth answer
   if [ -n "${SENTINEL_MONITOR:-}" ]; then user=ladder-sentinel var=REDIS_SENTINEL_PASSWORD port="${SENTINEL_PORT:-26379}"; fi
   auth="$(password "$var")"
-  answer="$(REDISCLI_AUTH="$auth" redis-cli --user "$user" -h 127.0.0.1 -p "$port" ping 2>&1 || true)"
+  answer="$(REDISCLI_AUTH="$auth" redis-cli "${tls_cli[@]}" --user "$user" -h 127.0.0.1 -p "$port" ping 2>&1 || true)"
   [ "$answer" = PONG ] || { echo "ladder-redis: 127.0.0.1:$port answers: $answer" >&2; return 1; }
 }
 

@@ -40,7 +40,7 @@
 import { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
 import { nodeAddress, type SentinelAddress } from "@ladder/platform/redis-address";
-import { FAILOVER_RETRY_MS, nodeLogin, openRedis } from "@ladder/store";
+import { behindSentinelTls, FAILOVER_RETRY_MS, nodeLogin, openRedis } from "@ladder/store";
 import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
 
 export interface ReplicaSetOptions {
@@ -332,6 +332,7 @@ export class ReplicaSet {
       host: address.slice(0, colon).replace(/^\[|\]$/g, ""),
       port: Number(address.slice(colon + 1)),
       ...nodeLogin(this.o.sentinel.password, this.o.login ?? NO_LOGIN),
+      ...behindSentinelTls(this.o.login ?? NO_LOGIN),
       // a read that meets a dead or hung node fails at once (or within half the shard deadline),
       // leaving time to ask the next node
       enableOfflineQueue: false,
@@ -350,6 +351,7 @@ export class ReplicaSet {
       host: s.host,
       port: s.port,
       ...sentinelAsNode(this.o.login ?? NO_LOGIN),
+      ...behindSentinelTls(this.o.login ?? NO_LOGIN),
       enableOfflineQueue: true,
       maxRetriesPerRequest: 0,
       connectTimeout: this.o.timeoutMs,
