@@ -1,7 +1,8 @@
 // Hostile networks: the cluster's parts on hosts of their own (network namespaces, test/netns/), every
 // link between them through a proxy that can cut, delay and stall it, and hosts unplugged from the
 // switch (ip link down). Writers and a reader run throughout (test/netns/workload.ts); each fault
-// is measured (test/netns/faults.ts). It must hold: no wrong answer, no stray refusal (none while every
+// is measured (test/netns/faults.ts). It must hold: no wrong answer, no answer staler than the bound
+// (LADDER_STALL_MS + 2 heartbeat TTLs: none misses a write acknowledged longer ago), no stray refusal (none while every
 // part is reachable), every fault recovered after its heal, and at the end, on the quiet board, every
 // acknowledged write applied exactly once and every entry at the oracle's rank. The figures go to
 // test/results/partitions-<date>.json and to the output.
@@ -37,6 +38,9 @@ import { auditNetBoard, startTraffic, type Traffic } from "./netns/workload.js";
 const LONG_S = Number(process.env.LADDER_TEST_PARTITIONS_S ?? 0);
 const PARTITION_MS = LONG_S > 0 ? 15_000 : 5000;
 const STALL_MS = 2000;
+const HEARTBEAT_TTL_MS = 1000;
+/** No answer may miss a write acknowledged longer than this before the read: LADDER_STALL_MS + 2 heartbeat TTLs (readiness.ts). */
+const STALE_BOUND_MS = STALL_MS + 2 * HEARTBEAT_TTL_MS;
 const unavailable = await netnsUnavailable();
 if (unavailable) console.warn(`[partitions] skipped: network namespaces not permitted here (${unavailable})`);
 
@@ -45,7 +49,7 @@ const settings = {
   LADDER_SCORE_TOPIC: `test.pt-${process.pid}`,
   LADDER_KEY_PREFIX: KEY_PREFIX,
   LADDER_SLOTS: "12",
-  LADDER_HEARTBEAT_TTL_MS: "1000",
+  LADDER_HEARTBEAT_TTL_MS: String(HEARTBEAT_TTL_MS),
   LADDER_FETCH_WAIT_MS: "500",
   // a shard that applies nothing while behind stops serving after this: shorter than a partition here
   LADDER_STALL_MS: String(STALL_MS),
@@ -127,6 +131,7 @@ describe.skipIf(unavailable !== undefined)("partitions", () => {
         readsRefused: t.attempts.filter((a) => a.kind !== "write" && a.refused).length,
         writeAttemptsRefused: t.attempts.filter((a) => a.kind === "write" && a.refused).length,
         maxStaleMs: Math.max(0, ...t.attempts.map((a) => a.staleMs ?? 0)),
+        staleBoundMs: STALE_BOUND_MS,
         wrongAnswers: t.wrong.length,
         unexpected: t.unexpected.length,
         ...audit,
@@ -147,6 +152,10 @@ describe.skipIf(unavailable !== undefined)("partitions", () => {
       expect(t.unexpected.slice(0, 20)).toEqual([]);
       expect(figures.filter((f) => f.strayRefusals > 0).map((f) => f.fault)).toEqual([]);
       expect(figures.flatMap((f) => f.problems)).toEqual([]);
+      // every answer, during a fault or not, within the staleness bound
+      const stale = (f: FaultFigures) => Math.max(f.reads.maxStaleMs, f.calmMaxStaleMs);
+      expect(figures.filter((f) => stale(f) > STALE_BOUND_MS).map((f) => `${f.fault}: ${stale(f)} ms`)).toEqual([]);
+      expect(totals.maxStaleMs).toBeLessThanOrEqual(STALE_BOUND_MS);
       expect(audit).toMatchObject({ lost: 0, doubled: 0, misranked: 0, events: t.acknowledged() });
     },
     (LONG_S + 600) * 1000,

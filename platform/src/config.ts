@@ -294,7 +294,8 @@ export const servicesEnv = envVariables({
     default: 10_000,
     min: 100,
     max: 3_600_000,
-    description: "a serving shard whose applier applies nothing this long while behind the log stops serving until it catches up",
+    description:
+      'a serving shard whose applier applies nothing this long while behind the log stops serving until it catches up; with 2 × LADDER_HEARTBEAT_TTL_MS added, the staleness bound: a shard whose node last held the log\'s end longer ago is refused ("shard node is not current"), so no answer misses a write acknowledged longer before it was read',
   }),
   LADDER_MAX_LAG: int({
     default: 100_000,

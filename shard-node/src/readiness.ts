@@ -23,6 +23,16 @@
  *
  * A node that dies stops refreshing, and reads fail with UNAVAILABLE within one TTL.
  *
+ * Bounded staleness: each heartbeat also says as of when the shard held every record of the log
+ * (current-as-of.ts: the newest answer of end offsets it has applied up to), on the Redis's clock,
+ * and the read scripts refuse the shard once that is more than the bound ago, `stallMs` + 2 TTLs
+ * ("shard node is not current"). A node cut from Kafka (no new end offsets, no records) or from its
+ * Redis (no new heartbeat) is refused at the latest a bound after the moment it was last known
+ * current, even while its heartbeat still says "serving"; so no answer misses a write acknowledged
+ * more than the bound before it was read. The 2 TTLs are the margin a healthy node needs: its as-of
+ * trails the present by a tick for the question and one for the heartbeat that carries it (each a
+ * third of the TTL, longer on a loaded machine), so a healthy shard is never refused by the bound.
+ *
  * Kafka slow or away (a broker failing over, restarting) does not stop the heartbeat: the log's end
  * offsets are asked with one request at a time and waited for a third of the TTL at most; while an
  * answer is late the tick goes on with the last one, for at most `stallMs` (past that the node
@@ -36,6 +46,7 @@ import { explainMismatch } from "@ladder/store";
 import { HeartbeatStatus, type ShardWriter } from "@ladder/store/writer";
 import type { Applier } from "./applier.js";
 import type { ShardMetrics } from "./metrics.js";
+import { CurrentAsOf } from "./current-as-of.js";
 
 export interface ReadinessOptions {
   writer: ShardWriter;
@@ -70,7 +81,7 @@ export interface Readiness {
 }
 
 /** Catching up: `targets` are taken from the first end offsets read after `since` (ms), never an older answer. */
-type Mode = { kind: "catch-up"; why: string; since: number; targets?: Map<number, bigint> } | { kind: "serve" };
+type Mode = { kind: "catch-up"; why: string; since: number; targets?: Map<number, bigint>; targetsAskedAt?: number } | { kind: "serve" };
 const catchUp = (why: string): Mode => ({ kind: "catch-up", why, since: Date.now() });
 
 export function startReadiness(opts: ReadinessOptions): Readiness {
@@ -85,6 +96,11 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   const waitMs = Math.max(50, Math.floor(ttlMs / 3));
   const probe = new LateAnswers(() => logClient.endOffsetsOnce(topic));
   const source = new LateAnswers(() => opts.verifySource());
+  const current = new CurrentAsOf();
+  const behind = (why: string): Mode => {
+    current.reset();
+    return catchUp(why);
+  };
 
   const tick = async () => {
     const checked = await source.latest(0); // never waited for: its answer comes with a later tick
@@ -97,8 +113,12 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
         withdrawal = `the score log's end offsets could not be read for ${Math.round((now - got.at) / 1000)} s`;
     }
     const ends = got.value;
+    current.seen(got.askedAt, ends);
+    current.update(slots, (p) => applier.known.get(p) ?? -1n);
+    if (!current.hasClock) current.clock(await writer.redisNowMs(), performance.now());
     if (mode.kind === "catch-up" && !mode.targets && got.at >= mode.since) {
       mode.targets = ends;
+      mode.targetsAskedAt = got.askedAt;
       log.info({ why: mode.why, targets: Object.fromEntries(ends) }, "catching up with the log before serving");
     }
     if (mode.kind === "serve" && now - got.at <= opts.stallMs) withdrawal = servingProblem(ends, now);
@@ -115,7 +135,16 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
         : mode.kind === "catch-up"
           ? { mode: "catch-up" as const, reason: `catching up with the log after ${mode.why}` }
           : { mode: "serve" as const, reason: "" };
-    const res = await writer.heartbeat({ ttlMs, partitions, ...request });
+    // the staleness bound (current-as-of.ts); never current yet: as of 0, refused as not current until it is
+    const targetsAskedAt = mode.kind === "catch-up" && mode.targets ? mode.targetsAskedAt! : got.askedAt;
+    const asOf = {
+      asOfMs: current.redisAsOf() ?? 0,
+      targetsAsOfMs: current.onRedisClock(targetsAskedAt),
+      boundMs: staleBoundMs(opts.stallMs, ttlMs),
+    };
+    const res = await writer.heartbeat({ ttlMs, partitions, ...request, current: asOf });
+    if (res.status !== HeartbeatStatus.DRIFT) current.clock(res.redisNowMs, performance.now());
+    if ((res.status === HeartbeatStatus.OK || res.status === HeartbeatStatus.LAGGING) && res.lag === 0) current.reached(targetsAskedAt);
     if (res.status !== HeartbeatStatus.DRIFT)
       opts.metrics?.setState(
         res.status === HeartbeatStatus.OK ? "serving" : res.status === HeartbeatStatus.WITHDRAWN ? "withdrawn" : "catching_up",
@@ -130,13 +159,13 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
           "Redis holds less than was applied (data lost): replaying from the log",
         );
         for (const [partition, stored] of res.lost) applier.rewind(partition, stored);
-        mode = catchUp("Redis lost data");
+        mode = behind("Redis lost data");
         opts.onLost?.();
         return;
       case HeartbeatStatus.WITHDRAWN:
         if (awaitingEnds && !withdrawal) return; // still catching up: waiting for the end offsets
         log.warn({ reason: withdrawal, lag: res.lag }, "stopped serving reads");
-        mode = catchUp(withdrawal!);
+        mode = behind(withdrawal!);
         withdrawal = undefined;
         return;
       case HeartbeatStatus.LAGGING:
@@ -181,7 +210,7 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
       return mode.kind === "serve" && withdrawal === undefined;
     },
     fallBehind(why) {
-      if (mode.kind === "serve" || mode.targets) mode = catchUp(why);
+      if (mode.kind === "serve" || mode.targets) mode = behind(why);
     },
     async stop() {
       clearInterval(timer);
@@ -191,6 +220,11 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   };
 }
 
+/** How long after the node last held the log's end its shard is served (see the essay): `stallMs` + 2 heartbeat TTLs. */
+export function staleBoundMs(stallMs: number, ttlMs: number): number {
+  return stallMs + 2 * ttlMs;
+}
+
 /**
  * A slow question asked one at a time: latest(waitMs) starts it unless it runs, waits for its answer
  * at most `waitMs`, and returns the newest answer it has (with when it came), or undefined before the
@@ -198,17 +232,21 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
  */
 class LateAnswers<T> {
   private running: Promise<void> | undefined;
-  private answer: { value: T; at: number } | undefined;
+  private answer: { value: T; at: number; askedAt: number } | undefined;
 
   constructor(private readonly ask: () => Promise<T>) {}
 
-  async latest(waitMs: number): Promise<{ value: T; at: number } | undefined> {
-    this.running ??= this.ask()
-      .then(
-        (value) => void (this.answer = { value, at: Date.now() }),
-        () => {},
-      )
-      .finally(() => (this.running = undefined));
+  /** The newest answer: `at` when it came (Date.now()), `askedAt` when its question was asked (performance.now()). */
+  async latest(waitMs: number): Promise<{ value: T; at: number; askedAt: number } | undefined> {
+    if (!this.running) {
+      const askedAt = performance.now();
+      this.running = this.ask()
+        .then(
+          (value) => void (this.answer = { value, at: Date.now(), askedAt }),
+          () => {},
+        )
+        .finally(() => (this.running = undefined));
+    }
     if (waitMs > 0) await Promise.race([this.running, new Promise((r) => setTimeout(r, waitMs))]);
     return this.answer;
   }

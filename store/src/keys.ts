@@ -14,6 +14,8 @@
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard's stamp while it serves, or why it does not; expires
  *                           unless the shard node refreshes it (heartbeat.lua)
+ *   <prefix>current         string: "<as of> <bound>" (ms, this Redis's clock) while the node serves:
+ *                           reads are refused once the clock passes as of + bound (read-header.lua)
  *   <prefix>built-from      string: the stamp and topic id the data was built from (identity.ts)
  *   <prefix>dedup:<p>       sorted set: event ids applied from partition p within the dedup window
  *   <prefix>rebuild-lease   string: the running rebuild of the shard (JSON), expires unless renewed
@@ -48,6 +50,7 @@ export interface KeyLayout {
   readonly deletedBoards: string;
   rankChange(id: string): string;
   readonly heartbeat: string;
+  readonly current: string;
   readonly builtFrom: string;
   dedup(partition: number): string;
   readonly rebuildLease: string;
@@ -68,6 +71,7 @@ export function keyLayout(prefix: string): KeyLayout {
     deletedBoards: `${prefix}board:~deleted`,
     rankChange: (id: string) => `${prefix}rank-change:${id}`,
     heartbeat: `${prefix}heartbeat`,
+    current: `${prefix}current`,
     builtFrom: `${prefix}built-from`,
     dedup: (partition: number) => `${prefix}dedup:${partition}`,
     rebuildLease: `${prefix}rebuild-lease`,

@@ -297,8 +297,8 @@ export class ShardReader {
           for (let i = 0; i < reads.length; i++) reads[i]!.resolve(reply[i + 1] as Reply);
           return;
         }
-        // refused: one look at the heartbeat explains it for every read of the batch
-        void this.refusal(status).then((err) => {
+        // refused: its figures, or one look at the heartbeat, explain it for every read of the batch
+        void this.refusal(reply as Reply).then((err) => {
           for (const q of reads) q.reject(err);
         });
       },
@@ -311,13 +311,17 @@ export class ShardReader {
   /** The reply when the shard answered; else the error its heartbeat explains (one more GET, failures only; one per batch). */
   private async check(reply: Reply): Promise<Reply> {
     if (Number(reply[0]) === ReadStatus.OK) return reply;
-    throw await this.refusal(Number(reply[0]));
+    throw await this.refusal(reply);
   }
 
-  /** The error a refused read stands for, from the heartbeat key's value now. */
-  private async refusal(status: number): Promise<LadderError> {
+  /** The error a refused read's reply stands for: its figures (not current), else the heartbeat key's value now. */
+  private async refusal(reply: Reply): Promise<LadderError> {
+    const status = Number(reply[0]);
+    const o = { status, shardId: this.shardId, stamp: this.stamp, view: this.view };
+    if (status === ReadStatus.NOT_CURRENT)
+      return readRefusal({ ...o, heartbeat: null, notCurrent: { ageMs: Number(reply[1]), boundMs: Number(reply[2]) } });
     const heartbeat = await this.redis.get(this.keys.heartbeat).catch(() => null);
-    return readRefusal({ status, heartbeat, shardId: this.shardId, stamp: this.stamp, view: this.view });
+    return readRefusal({ ...o, heartbeat });
   }
 }
 

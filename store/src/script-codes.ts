@@ -50,6 +50,8 @@ export const READ_STATUS = Object.freeze({
   SHARD_DOWN: -1,
   /** The heartbeat is not the reader's stamp: not serving, or built from other configuration. */
   MISMATCH: -2,
+  /** Serving, but the node last held the log's end longer ago than its bound (read-header.lua). */
+  NOT_CURRENT: -3,
 });
 
 /** How a window combines its periods' scores (apply-windows.lua). */

@@ -152,11 +152,9 @@ export function servesReads(heartbeat: string | null): boolean {
   return heartbeat !== null && !heartbeat.startsWith("!");
 }
 
-/**
- * The error a refused read stands for, from the heartbeat key's value (read after the script
- * refused): missing = no node runs (an audit view: never built); "!<reason>\n<stamp>" = the
- * node is alive but not serving, and why; another stamp = built from other configuration.
- */
+/** An age of the as-of (ms) past which it was 0, never known (about 30 years). */
+const NEVER_MS = 1e12;
+
 /** A read refused because the shard holds data of another stamp (identity.ts): `fields` says which parts differ ("slots" alone: another placement). */
 export class StampMismatch extends LadderError {
   constructor(
@@ -173,8 +171,30 @@ function differing(a: string, b: string): Set<string> {
   return new Set([...x.keys(), ...y.keys()].filter((k) => x.get(k) !== y.get(k)));
 }
 
-export function readRefusal(o: { status: number; heartbeat: string | null; shardId: string; stamp: string; view?: string }): LadderError {
+/**
+ * The error a refused read stands for, from the heartbeat key's value (read after the script
+ * refused): missing = no node runs (an audit view: never built); "!<reason>\n<stamp>" = the
+ * node is alive but not serving, and why; another stamp = built from other configuration. A
+ * shard whose node is not current (READ_NOT_CURRENT) is explained by the script's own figures.
+ */
+export function readRefusal(o: {
+  status: number;
+  heartbeat: string | null;
+  shardId: string;
+  stamp: string;
+  view?: string;
+  /** READ_NOT_CURRENT's figures: how long ago the node last held the log's end, and its bound (ms). */
+  notCurrent?: { ageMs: number; boundMs: number };
+}): LadderError {
   const { heartbeat, shardId, stamp, view } = o;
+  if (o.status === ReadStatus.NOT_CURRENT) {
+    const { ageMs, boundMs } = o.notCurrent ?? { ageMs: Number.NaN, boundMs: Number.NaN };
+    // an as-of of 0: the node never knew the shard to hold the log's end
+    const when = ageMs > NEVER_MS ? "it has not held the log's end since it started" : `it last held the log's end ${ageMs} ms ago`;
+    return new LadderError(Code.UNAVAILABLE, `${shardId}: shard node is not current (${when}; the bound is ${boundMs} ms), retry`, {
+      retriable: true,
+    });
+  }
   if (o.status !== ReadStatus.SHARD_DOWN && o.status !== ReadStatus.MISMATCH)
     return new LadderError(Code.INTERNAL, `${shardId}: unknown script status ${o.status}`);
   if (heartbeat === null) {

@@ -356,6 +356,53 @@ describe("shard store > heartbeat", () => {
     await expect(store.top("b", 1)).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: /Redis lost data/ });
   });
 
+  it("serves only within the bound after the moment the node says the shard was current, on the Redis's clock", async () => {
+    const { redisNowMs } = await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n) });
+    expect(Math.abs(redisNowMs - (await writer.redisNowMs()))).toBeLessThan(5_000);
+    // current as of 1 s ago with a 10 s bound: served, by every read script (top alone, batched reads)
+    const fresh = { asOfMs: (await writer.redisNowMs()) - 1000, boundMs: 10_000 };
+    expect(await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n), current: fresh })).toMatchObject({
+      status: HeartbeatStatus.OK,
+    });
+    expect((await store.top("b", 10)).card).toBe(3);
+    expect(await Promise.all([store.entry("b", "a"), store.histogram("b").then((h) => h.card)])).toHaveLength(2);
+    // current as of 3 s ago with a 2 s bound: refused, with how long ago and the bound
+    const stale = { asOfMs: (await writer.redisNowMs()) - 3000, boundMs: 2000 };
+    expect(await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n), current: stale })).toMatchObject({
+      status: HeartbeatStatus.OK,
+    });
+    for (const read of [store.top("b", 10), store.entry("b", "a"), store.window("b", 0, "a", 1)])
+      await expect(read).rejects.toMatchObject({
+        code: Code.UNAVAILABLE,
+        message: expect.stringMatching(
+          /^shard-x: shard node is not current \(it last held the log's end 3\d{3} ms ago; the bound is 2000 ms\), retry$/,
+        ),
+      });
+    // within the bound until it passes, by the Redis's clock alone (no heartbeat in between)
+    const soon = { asOfMs: (await writer.redisNowMs()) - 1700, boundMs: 2000 };
+    await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n), current: soon });
+    expect((await store.top("b", 10)).card).toBe(3);
+    await new Promise((r) => setTimeout(r, 500));
+    await expect(store.top("b", 10)).rejects.toMatchObject({ message: /shard node is not current/ });
+    // the shard's Redis holds the targets (lag 0): current as of the targets' moment, whatever the node knew
+    const now = await writer.redisNowMs();
+    const byTargets = { asOfMs: now - 3000, targetsAsOfMs: now - 100, boundMs: 2000 };
+    await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n), current: byTargets });
+    expect((await store.top("b", 10)).card).toBe(3);
+    await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 5n), current: byTargets }); // 2 records short
+    await expect(store.top("b", 10)).rejects.toMatchObject({
+      message: /shard node is not current \(it last held the log's end 3\d{3} ms ago/,
+    });
+    // never known current (as of 0)
+    await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 5n), current: { asOfMs: 0, boundMs: 2000 } });
+    await expect(store.top("b", 10)).rejects.toMatchObject({
+      message: "shard-x: shard node is not current (it has not held the log's end since it started; the bound is 2000 ms), retry",
+    });
+    // no bound given (audit views, benchmarks): served
+    await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n) });
+    expect((await store.top("b", 10)).card).toBe(3);
+  });
+
   it("takes the writer's source again on a Redis that lost everything", async () => {
     for (const key of await redis.keys(`${keyPrefix}*`)) await redis.del(key);
     const r = await writer.heartbeat({ ttlMs: 60_000, mode: "serve", reason: "", partitions: at(2n, 3n) });

@@ -21,11 +21,11 @@
                    'H' j                       (read_histogram_at: the counts around stored bucket j)
   Output:
     { status, reply1, reply2, ... }: status as every read's (read-header.lua); when it is not 0,
-    nothing follows and every read is refused for the same reason
+    only the refusal's figures follow (see check_shard) and every read is refused for the same reason
   Cost: the sum of the reads' costs.
 ]]
-local status = check_shard(KEYS[1], ARGV[1])
-if status ~= READ_OK then return { status } end
+local status, age, bound = check_shard(KEYS[1], ARGV[1])
+if status ~= READ_OK then return { status, age, bound } end
 local out = { READ_OK }
 local a = 2
 for k = 2, #KEYS do

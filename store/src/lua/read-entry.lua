@@ -10,6 +10,6 @@
     { status, key }   key is false (nil) when the player has no entry
   Cost: O(1).
 ]]
-local status = check_shard(KEYS[2], ARGV[1])
-if status ~= READ_OK then return { status } end
+local status, age, bound = check_shard(KEYS[2], ARGV[1])
+if status ~= READ_OK then return { status, age, bound } end
 return read_entry(KEYS[1], ARGV[2])

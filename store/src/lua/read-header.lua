@@ -8,6 +8,12 @@
   two are equal: never a stale or partial board, and never one built from other slots or
   board specs than the reader's. The caller explains a refusal from the key's value.
 
+  Bounded staleness: beside the heartbeat the node keeps "<prefix>current" = "<as of> <bound>"
+  (ms, on this Redis's clock, TIME): as of then the shard held every record of the log, and it
+  is served only until <as of> + <bound> (LADDER_STALL_MS + 2 heartbeat TTLs). A node cut from Kafka, or from this
+  Redis, stops moving <as of>, so its shard is refused once the bound passes, heartbeat or not.
+  Without the key (audit views, benchmarks: ShardWriter.markServing) no bound applies.
+
   It also holds the reads themselves, as functions: each read script checks the shard, then
   calls one (read-top.lua, read-window.lua, read-standing.lua, read-entry.lua say what each
   returns); read-batch.lua checks once and calls several. Each returns its script's whole
@@ -37,6 +43,8 @@
     READ_SHARD_DOWN   no heartbeat: the shard node is not running
     READ_MISMATCH     the heartbeat is not the reader's stamp: not serving (and why), or
                       built from another configuration
+    READ_NOT_CURRENT  serving, but the node last held the log's end longer ago than its bound
+                      (then: the age and the bound, ms)
 
   Input:  none (functions only: check_shard takes the heartbeat key and the reader's stamp)
   Output: check_shard, excl_of, ahead_of, card_of, score_of, rank_of, range_of, first_from,
@@ -46,11 +54,21 @@
 local EXCL = false
 local excl_cache = {}
 
+-- READ_OK when the shard may be served; else the refusal's status, and for READ_NOT_CURRENT how
+-- long ago the node last held the log's end and the bound (ms)
 local function check_shard(heartbeat_key, expected_stamp)
   local value = redis.call('GET', heartbeat_key)
   if not value then return READ_SHARD_DOWN end
   if value ~= expected_stamp then return READ_MISMATCH end
-  local phase = redis.call('HGET', string.sub(heartbeat_key, 1, #heartbeat_key - #'heartbeat') .. 'move', 'phase')
+  local prefix = string.sub(heartbeat_key, 1, #heartbeat_key - #'heartbeat')
+  local current = redis.call('GET', prefix .. 'current')
+  if current then
+    local as_of, bound = string.match(current, '^(%d+) (%d+)$')
+    local t = redis.call('TIME')
+    local age = (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) - tonumber(as_of)
+    if age > tonumber(bound) then return READ_NOT_CURRENT, age, tonumber(bound) end
+  end
+  local phase = redis.call('HGET', prefix .. 'move', 'phase')
   if phase == 'moving' or phase == 'undo' then EXCL = '!arr' elseif phase == 'drain' then EXCL = '!dep' end
   return READ_OK
 end

@@ -28,6 +28,6 @@
       meta   1 when the entries carry metadata (member, key, metadata each), else 0
   Cost: O(log n + r).
 ]]
-local status = check_shard(KEYS[2], ARGV[1])
-if status ~= READ_OK then return { status } end
+local status, age, bound = check_shard(KEYS[2], ARGV[1])
+if status ~= READ_OK then return { status, age, bound } end
 return read_standing(KEYS[1], ARGV[2], tonumber(ARGV[3]))

@@ -13,6 +13,6 @@
       meta   1 when the board keeps metadata (each entry is then member, key, metadata), else 0
   Cost: O(log n + count), and O(count log n) more on a board that keeps metadata.
 ]]
-local status = check_shard(KEYS[2], ARGV[1])
-if status ~= READ_OK then return { status } end
+local status, age, bound = check_shard(KEYS[2], ARGV[1])
+if status ~= READ_OK then return { status, age, bound } end
 return read_top(KEYS[1], tonumber(ARGV[2]))

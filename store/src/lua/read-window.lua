@@ -27,6 +27,6 @@
     meta  = 1 when the board keeps metadata (each entry is then member, key, metadata), else 0
   Cost: O(log n * (1 + log2(ties))) + O(r).
 ]]
-local status = check_shard(KEYS[2], ARGV[1])
-if status ~= READ_OK then return { status } end
+local status, age, bound = check_shard(KEYS[2], ARGV[1])
+if status ~= READ_OK then return { status, age, bound } end
 return read_window(KEYS[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))

@@ -33,6 +33,8 @@ export interface HeartbeatResult {
   lost: Map<number, bigint>;
   /** On DRIFT: what the shard was built from instead. */
   builtFrom?: string;
+  /** The Redis's clock (TIME) when the script ran, ms since epoch (0 on DRIFT). */
+  redisNowMs: number;
 }
 
 export interface HeartbeatRequest {
@@ -42,6 +44,12 @@ export interface HeartbeatRequest {
   /** Why not serving (catch-up, withdraw): readers are told. */
   reason: string;
   partitions: ReadonlyArray<{ partition: number; known: bigint; target: bigint }>;
+  /**
+   * While serving: as of when (ms on the Redis's clock) the shard held every record of the log, as of
+   * when the targets were the log's end (the shard is current as of then once it holds them), and
+   * how long after the as-of it may be served (heartbeat.lua). Undefined: no bound.
+   */
+  current?: { asOfMs: number; targetsAsOfMs?: number; boundMs: number };
 }
 
 /** What a shard's Redis holds before a writer starts on it. */
@@ -125,25 +133,34 @@ export class ShardWriter {
     await this.redis.set(this.keys.builtFrom, this.builtFrom);
   }
 
-  /** Marks the keys served for `ttlMs` without conditions (audit views, benchmarks). */
+  /** Marks the keys served for `ttlMs` without conditions, staleness bound included (audit views, benchmarks). */
   async markServing(ttlMs: number): Promise<void> {
-    await this.redis.set(this.keys.heartbeat, this.stamp, "PX", ttlMs);
+    await Promise.all([this.redis.set(this.keys.heartbeat, this.stamp, "PX", ttlMs), this.redis.del(this.keys.current)]);
   }
 
   /** Runs heartbeat.lua: sets or withdraws the heartbeat, reports lag, lost data and drift. */
   async heartbeat(o: HeartbeatRequest): Promise<HeartbeatResult> {
-    const args: Array<string | number> = [this.stamp, this.builtFrom, o.ttlMs, o.mode, o.reason, o.partitions.length];
+    const ms = (v: number | undefined) => (v === undefined ? "" : String(Math.max(0, Math.floor(v))));
+    const c = o.current;
+    const args: Array<string | number> = [this.stamp, this.builtFrom, o.ttlMs, o.mode, o.reason];
+    args.push(ms(c?.asOfMs), c ? ms(c.targetsAsOfMs) : "", c ? ms(c.boundMs) : 0, o.partitions.length);
     for (const p of o.partitions) args.push(p.partition, p.known.toString(), p.target.toString());
     const reply = await this.redis.ladderHeartbeat(this.keys.heartbeat, this.keys.offsets, this.keys.builtFrom, ...args);
     const status = Number(reply[0]) as HeartbeatStatus;
-    if (status === HeartbeatStatus.DRIFT) return { status, lag: 0, lost: new Map(), builtFrom: String(reply[2] ?? "") };
+    if (status === HeartbeatStatus.DRIFT) return { status, lag: 0, lost: new Map(), builtFrom: String(reply[2] ?? ""), redisNowMs: 0 };
     const lost = new Map<number, bigint>();
-    for (let i = 2; i + 1 < reply.length; i += 2) lost.set(Number(reply[i]), BigInt(String(reply[i + 1])));
-    return { status, lag: Number(reply[1]), lost };
+    for (let i = 3; i + 1 < reply.length; i += 2) lost.set(Number(reply[i]), BigInt(String(reply[i + 1])));
+    return { status, lag: Number(reply[1]), lost, redisNowMs: Number(reply[2]) };
+  }
+
+  /** The Redis's clock (TIME), ms since epoch. */
+  async redisNowMs(): Promise<number> {
+    const [s, us] = await this.redis.time();
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
   }
 
   /** Withdraws the heartbeat at once (clean shutdown): reads fail fast instead of going stale. */
   async clearHeartbeat(): Promise<void> {
-    await this.redis.del(this.keys.heartbeat);
+    await this.redis.del(this.keys.heartbeat, this.keys.current);
   }
 }

@@ -1248,7 +1248,8 @@ export enum ShardReadiness {
 
   /**
    * Reads are refused with UNAVAILABLE (retriable): the shard node is not running, is catching
-   * up with the log or refilling its Redis, withdrew, or no Redis node of the shard answers.
+   * up with the log or refilling its Redis, withdrew, is not current (it last held the log's end
+   * longer ago than the staleness bound), or no Redis node of the shard answers.
    *
    * @generated from enum value: SHARD_READINESS_UNAVAILABLE = 2;
    */
