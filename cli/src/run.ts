@@ -24,6 +24,7 @@ import type { COMMANDS, CommandName } from "./tables/index.js";
 import { watch } from "./watch.js";
 import { demo, erase, submit } from "./writes.js";
 import { audit, deleteEntry, hide, unhide, wipe } from "./moderation.js";
+import { exportPlayer } from "./export.js";
 
 type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof COMMANDS)[N]["flags"]>, ctx: RunContext) => Promise<string>;
 
@@ -53,6 +54,7 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   "delete-entry": deleteEntry,
   wipe,
   audit,
+  export: exportPlayer,
   rebuild,
   rebuilds,
   reshard,

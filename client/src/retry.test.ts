@@ -56,6 +56,7 @@ describe("client > retry classification", () => {
       DeleteEntry: "never",
       WipeBoard: "never",
       ListModerationActions: "read",
+      ExportPlayerData: "read",
     });
     const submit = IngestService.method.submitScores;
     const u = (eventId: string) => ({ board: "b", playerId: "p", op: Operation.SET, value: 1n, eventId });

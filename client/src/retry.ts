@@ -3,7 +3,7 @@
  *
  * A call is retried only when doing it twice is harmless:
  *   - reads (every LeaderboardService rpc; AdminService's GetBoard, ListBoards, ListRebuilds,
- *     GetClusterStatus, GetPlacement, ListModerationActions): always;
+ *     GetClusterStatus, GetPlacement, ListModerationActions, ExportPlayerData): always;
  *   - IngestService.SubmitScores: when every update carries an event id. The shards apply an
  *     (event id, board, player) once within the dedup window (docs/guarantees.md), so a batch
  *     resent after an answer that never came counts once. LadderClient gives each update without
@@ -38,6 +38,7 @@ const SAFETY: Readonly<Record<string, RetrySafety>> = Object.freeze({
   "leaderboard.v1.AdminService.GetClusterStatus": "read",
   "leaderboard.v1.AdminService.GetPlacement": "read",
   "leaderboard.v1.AdminService.ListModerationActions": "read",
+  "leaderboard.v1.AdminService.ExportPlayerData": "read",
 });
 
 export function retrySafety(m: DescMethod): RetrySafety {

@@ -24,6 +24,7 @@ import { adminService } from "./control/admin-service.js";
 import { boardAdmin } from "./control/board-admin.js";
 import { startCloser } from "./control/closer.js";
 import { moderationService } from "./control/moderation.js";
+import { playerExport } from "./control/player-export.js";
 import { clusterStatus } from "./control/cluster-status.js";
 import { leaderboardService, type TokenWaiter } from "./read/leaderboard-service.js";
 import { LogEnds } from "@ladder/log/log-ends";
@@ -165,7 +166,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   addService(
     server,
     AdminService,
-    { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs, ...moderationRpcs },
+    { ...rebuildRpcs, ...boardRpcs, ...statusRpc, ...reshardRpcs, ...moderationRpcs, ...playerExport(primaryQueries) },
     log.child({ component: "grpc" }),
     requireAdmin(auth),
   );

@@ -10,6 +10,7 @@
  *   <prefix>board:~hidden   sorted set: "<player>\n<board>" per hide ("<player>\n": every board), score 0
  *   <prefix>board:…!hid     a board key's hidden entries, out of the readers' sight (apply-moderation.lua)
  *   <prefix>board:~audit    sorted set: the moderation actions' audit lines (JSON), by time
+ *   <prefix>board:~records  sorted set: per player, the records of the log keyed by it applied (apply-records.lua)
  *   <prefix>rank-change:<id>  list: a rank report's positions (apply-events.lua), kept 60 s
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard's stamp while it serves, or why it does not; expires

@@ -51,6 +51,14 @@ export interface RanksResult {
   aheadOf: number[];
 }
 
+/** What a shard holds of one player (ShardReader.playerData). */
+export interface PlayerData {
+  /** Its records the shard applied (apply-records.lua). */
+  records: number;
+  /** Its entries: the stored board name (no prefix), the sort key, whether hidden, the metadata ('' none). */
+  entries: Array<{ stored: string; key: number; hidden: boolean; metadata: string }>;
+}
+
 /** The entries after (or before) a position (ShardReader.after). */
 export interface AfterResult {
   card: number;
@@ -217,6 +225,20 @@ export class ShardReader {
   async audit(playerId: string, board: string, limit: number): Promise<string[]> {
     const reply = await this.check(await this.redis.ladderAudit(this.keys.audit, this.keys.heartbeat, this.stamp, playerId, board, limit));
     return reply.slice(1).map(String);
+  }
+
+  /** Everything this shard holds of a player (read-player.lua): its count of records and its entries, hidden ones marked. */
+  async playerData(playerId: string): Promise<PlayerData> {
+    const reply = await this.check(await this.redis.ladderPlayer(this.keys.heartbeat, this.stamp, playerId, this.keys.board("")));
+    const entries: PlayerData["entries"] = [];
+    for (let i = 2; i + 3 < reply.length; i += 4)
+      entries.push({
+        stored: String(reply[i]),
+        key: Number(reply[i + 1]),
+        hidden: Number(reply[i + 2]) === 1,
+        metadata: String(reply[i + 3]),
+      });
+    return { records: Number(reply[1]), entries };
   }
 
   /** A rank report's positions as the apply script kept them (apply-events.lua): 6 strings per board; empty when none is kept. */

@@ -42,6 +42,7 @@ const APPLY_INCLUDES = [
   "includes/apply-moderation",
   "includes/apply-erasure",
   "includes/apply-removals",
+  "includes/apply-records",
   "includes/apply-scores",
 ];
 const READ_INCLUDES = ["includes/sorted-sets", "read-header", "includes/read-lists", "includes/read-histograms"];
@@ -55,6 +56,7 @@ const SOURCES = Object.freeze({
   standing: read("read-standing"),
   batch: read("read-batch"),
   audit: read("read-audit"),
+  player: read("read-player"),
 });
 
 /** The SHA-1 Redis knows the apply script by (EVALSHA). */
@@ -94,6 +96,8 @@ export interface ReadScripts {
   ladderBatch(numKeys: number, ...args: Array<string | number>): Promise<Array<number | Reply>>;
   /** read-audit.lua */
   ladderAudit(audit: string, heartbeat: string, stamp: string, playerId: string, board: string, limit: number): Promise<Reply>;
+  /** read-player.lua */
+  ladderPlayer(heartbeat: string, stamp: string, playerId: string, boardPrefix: string): Promise<Reply>;
 }
 
 /** The write scripts as commands on a connection. */
@@ -119,6 +123,7 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     defineReadScript(redis, "ladderStanding", SOURCES.standing, 2);
     defineReadScript(redis, "ladderBatch", SOURCES.batch);
     defineReadScript(redis, "ladderAudit", SOURCES.audit, 2);
+    defineReadScript(redis, "ladderPlayer", SOURCES.player, 1);
   }
   return redis as Redis & ReadScripts;
 }

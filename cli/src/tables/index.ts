@@ -1,6 +1,6 @@
 /**
  * Every command of the CLI, in the order help lists them, and the connection flags every command
- * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, moderation.ts and admin.ts.
+ * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, moderation.ts, export.ts and admin.ts.
  */
 import type { Command } from "../command-table.js";
 import { text } from "../flags.js";
@@ -9,6 +9,7 @@ import { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE } 
 import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, TOP, WATCH } from "./reads.js";
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
 import { AUDIT, DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./moderation.js";
+import { EXPORT } from "./export.js";
 
 export const COMMANDS = Object.freeze({
   submit: SUBMIT,
@@ -35,6 +36,7 @@ export const COMMANDS = Object.freeze({
   "delete-entry": DELETE_ENTRY,
   wipe: WIPE,
   audit: AUDIT,
+  export: EXPORT,
   rebuild: REBUILD,
   rebuilds: REBUILDS,
   reshard: RESHARD,

@@ -107,8 +107,9 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
       }
       if (req.limit > MAX_AUDIT_LIMIT) throw invalidArgument(`limit must be at most ${MAX_AUDIT_LIMIT}, got ${req.limit}`);
       const limit = req.limit || DEFAULT_AUDIT_LIMIT;
-      const lines = await d.auditLines(req.playerId, req.board, limit, ctx.deadlineMs);
-      const actions = lines.flatMap((line) => {
+      // a line twice: the shard that lost a player's slot in a move keeps its lines, the one that gained it replays them
+      const lines = new Set(await d.auditLines(req.playerId, req.board, limit, ctx.deadlineMs));
+      const actions = [...lines].flatMap((line) => {
         const parsed = parseAuditLine(line);
         if (!parsed) return [];
         const partition = parsed.action.playerId ? slotOf(parsed.action.playerId, d.numSlots) : 0;

@@ -11,7 +11,15 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { Code, LadderError } from "@ladder/model/errors";
 import { encodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
-import { StampMismatch, type AfterResult, type RanksResult, type StandingResult, type TopResult, type WindowResult } from "@ladder/store";
+import {
+  StampMismatch,
+  type AfterResult,
+  type PlayerData,
+  type RanksResult,
+  type StandingResult,
+  type TopResult,
+  type WindowResult,
+} from "@ladder/store";
 import { Queries } from "./queries.js";
 import { ShardCalls, shardUnreachable, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
 
@@ -141,6 +149,10 @@ class FakeShard implements ShardStore {
   }
 
   audit(): Promise<string[]> {
+    throw new Error("not part of these tests");
+  }
+
+  playerData(): Promise<PlayerData> {
     throw new Error("not part of these tests");
   }
 }

@@ -39,6 +39,7 @@ import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
 import type { ShardReads } from "./shard-calls.js";
+import type { PlayerData } from "@ladder/store";
 import { FreshCache } from "./fresh-cache.js";
 import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
 import { mergeTop, splitAround } from "./top-merge.js";
@@ -192,6 +193,12 @@ export class Queries {
   /** Every shard's moderation audit lines (AdminService.ListModerationActions), at most `limit` of each, newest first per shard. */
   async auditLines(playerId: string, board: string, limit: number, deadlineMs = Infinity): Promise<string[]> {
     return (await this.pool.fanOut(this.pool.scope("").stores, (s) => s.audit(playerId, board, limit), deadlineMs)).flat();
+  }
+
+  /** What the player's shard holds of it (AdminService.ExportPlayerData). */
+  async playerData(playerId: string, deadlineMs = Infinity): Promise<PlayerData> {
+    const scope = this.pool.scope("");
+    return this.pool.call(scope.ownerOf(playerId), (s) => s.playerData(playerId), deadlineMs);
   }
 
   /** The merged first `n` entries of a board (by its stored name) and its size: one fan-out. */

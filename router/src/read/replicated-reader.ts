@@ -26,6 +26,7 @@ import {
   readyWithin,
   ShardReader,
   type AfterResult,
+  type PlayerData,
   type RanksResult,
   type ShardReaderOptions,
   type StandingResult,
@@ -259,6 +260,10 @@ export class PrimaryReader extends ShardReader {
 
   override audit(playerId: string, board: string, limit: number): Promise<string[]> {
     return this.again(() => super.audit(playerId, board, limit));
+  }
+
+  override playerData(playerId: string): Promise<PlayerData> {
+    return this.again(() => super.playerData(playerId));
   }
 
   override histogramAt(board: string, j: number): Promise<{ card: number; better: number; inBucket: number }> {

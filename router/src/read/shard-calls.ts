@@ -21,7 +21,18 @@ import { codeName, routerMetrics } from "../metrics.js";
 /** The reads a query asks of one shard (store/src/reader.ts says what each returns). */
 export type ShardStore = Pick<
   ShardReader,
-  "shardId" | "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after" | "histogram" | "histogramAt" | "audit"
+  | "shardId"
+  | "top"
+  | "window"
+  | "standing"
+  | "entry"
+  | "ranks"
+  | "distinct"
+  | "after"
+  | "histogram"
+  | "histogramAt"
+  | "audit"
+  | "playerData"
 >;
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */

@@ -157,6 +157,7 @@ for _, ev in ipairs(EVENTS) do
     go = true
     if ev.op ~= OP_NONE then applied = applied + 1 end
   end
+  if go and not ev.part then count_record(ev) end
   if go and apply_one(ev) and not ev.part then
     applied = applied - 1
     duplicates = duplicates + 1
