@@ -2,8 +2,12 @@
 // Kubernetes schemas; then what the schemas cannot say: stable shard ids, a configuration the services
 // accept, gRPC health probes (HTTP for the gateway), resource requests, a disruption budget for every
 // workload, metrics scraped from every service that serves them, and Kafka and Redis secured: no Redis
-// or Sentinel without users, each service with its own logins only.
-import { readFileSync } from "node:fs";
+// or Sentinel without users, each service with its own logins only. The overlay redis-tls (the base
+// with the component that runs Redis over TLS) is rendered and checked the same way.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
 import { KAFKA_ROLE_USERS } from "@ladder/log/kafka-acls";
@@ -372,5 +376,60 @@ describe("deploy > k8s base", () => {
     }
     const gateway = (named("Deployment", "gateway") as Workload).spec.template.spec.containers[0]!;
     expect(gateway.env?.some((e) => e.name.startsWith("LADDER_REDIS") || e.name.startsWith("LADDER_SENTINEL"))).toBe(false);
+  });
+});
+
+describe("deploy > k8s overlay redis-tls (the base with components/redis-tls)", () => {
+  let tls: K8sObject[];
+  const workload = (name: string) => tls.find((o) => o.metadata.name === name && /^(StatefulSet|Deployment)$/.test(o.kind)) as Workload;
+  const mountOf = (w: Workload, c: Container, file: string) => {
+    const mount = c.volumeMounts?.find((m) => file.startsWith(`${m.mountPath}/`));
+    return w.spec.template.spec.volumes?.find((v) => v.name === mount?.name)?.secret;
+  };
+
+  beforeAll(async () => {
+    tls = await renderBase(fileURLToPath(new URL("../overlays/redis-tls", import.meta.url)));
+  });
+
+  it("renders valid objects: the base's, with Redis and the Sentinels serving TLS from the redis-tls Secret, readable by their group", async () => {
+    expect(await validate(tls)).toEqual([]);
+    for (const name of ["redis", "redis-sentinel"]) {
+      const w = workload(name);
+      const c = w.spec.template.spec.containers[0]!;
+      const env = envOf(c);
+      expect(mountOf(w, c, env.REDIS_TLS_CERT_FILE!), name).toEqual({ secretName: "redis-tls", defaultMode: 0o440 });
+      expect(mountOf(w, c, env.REDIS_TLS_CA_FILE!), name).toEqual({ secretName: "redis-tls", defaultMode: 0o440 });
+      expect(env.REDIS_TLS_CERT_FILE!.endsWith("/redis.pem") && env.REDIS_TLS_CA_FILE!.endsWith("/ca.pem"), name).toBe(true);
+      expect((w.spec.template.spec as { securityContext?: { fsGroup?: number } }).securityContext?.fsGroup, name).toBeGreaterThan(0);
+      // still the ACL users of the base
+      expect(
+        c.env?.some((e) => e.name === "REDIS_SENTINEL_PASSWORD"),
+        name,
+      ).toBe(true);
+    }
+  });
+
+  it("the shard nodes, routers and ingest reach them over TLS, trusting the CA alone; the gateway is unchanged", () => {
+    const ca = join(mkdtempSync(join(tmpdir(), "ladder-k8s-ca-")), "ca.pem");
+    writeFileSync(ca, "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n");
+    for (const name of ["shard-node", "router", "ingest"]) {
+      const w = workload(name);
+      const c = w.spec.template.spec.containers[0]!;
+      const env = podEnv(c, { POD_INDEX: "0" }, { LADDER_TOKENS: "[]", LADDER_STREAM_SECRET: "s".repeat(32) });
+      expect(mountOf(w, c, env.LADDER_REDIS_TLS_CA_FILE!), name).toEqual({
+        secretName: "redis-tls",
+        items: [{ key: "ca.pem", path: "ca.pem" }],
+      });
+      // Kafka's CA is still mounted beside it
+      expect(mountOf(w, c, env.LADDER_KAFKA_TLS_CA!), name).toEqual({
+        secretName: "kafka-tls",
+        items: [{ key: "ca.pem", path: "ca.pem" }],
+      });
+      const config = loadConfig({ ...env, LADDER_REDIS_TLS_CA_FILE: ca }); // the mounted file, here
+      expect(config.redisLogin.sentinelTls, name).toBe(true);
+      expect(config.redisLogin.tlsCa, name).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    }
+    const gateway = workload("gateway").spec.template.spec.containers[0]!;
+    expect(gateway.env?.some((e) => e.name.includes("TLS"))).toBe(false);
   });
 });
