@@ -187,6 +187,24 @@ describe("LagAdmission", () => {
     await gate.close();
   });
 
+  it("holds writes together only until a shard's first poll when it applies faster than it is written to", async () => {
+    const c = cluster();
+    let logged = -1n;
+    const gate = new LagAdmission({ maxLagMs: 100, waitMs: 2_000, pollMs: 5 }, c.shards, c.metrics);
+    const send = async () => {
+      const ticket = await gate.admit(Array(10).fill(0), far());
+      logged += 10n;
+      gate.written(ticket, new Map([[0, logged]]));
+      c.applied.set(0, logged); // applied at once: never seen owing from one poll to the next
+    };
+    await send();
+    await sleep(30); // polled: asked, nothing owed
+    for (let round = 0; round < 20; round++) await Promise.all(Array.from({ length: 8 }, send)); // 8 at a time, 20 times
+    expect((await c.metrics.lagWaits.get()).values[0]?.value ?? 0).toBe(0); // none waited for another
+    expect((await c.metrics.refusedCalls.get()).values.find((v) => v.labels.reason === "lag")?.value ?? 0).toBe(0);
+    await gate.close();
+  });
+
   it("is off at a bound of 0", async () => {
     const c = cluster();
     const gate = new LagAdmission({ maxLagMs: 0, waitMs: 0, pollMs: 1 }, c.shards, c.metrics);

@@ -11,8 +11,10 @@
  *   - its rate: the records it applied per ms between two polls at which it owed records (busy all
  *     along, so applying as fast as it can), averaged (EWMA).
  * Its lag is the larger of its age and what it owes over its rate: how long a record admitted now
- * would wait; until its rate is known (two polls after it first owes records), a shard that owes
- * records takes no more, like a connection's slow start. With several ingests, each one's records interleave with the others' in the same
+ * would wait. Without a rate, a shard that owes records takes no more, like a connection's slow
+ * start, until a poll finds it busy twice in a row (its rate is then known) or caught up: one that
+ * applies faster than it is written to has no rate to learn, and its age alone holds it. With
+ * several ingests, each one's records interleave with the others' in the same
  * partitions, so each sees the shard's backlog through its own records.
  *
  * WHAT IS DONE. A valid batch goes to the log only when every shard it writes to would apply it
@@ -86,7 +88,8 @@ export class LagAdmission {
 
   private state(shardId: string): ShardState {
     let s = this.shardState.get(shardId);
-    if (!s) this.shardState.set(shardId, (s = { serving: true, oldest: undefined, logged: 0, inFlight: 0, rate: undefined }));
+    if (!s)
+      this.shardState.set(shardId, (s = { serving: true, oldest: undefined, logged: 0, inFlight: 0, rate: undefined, caughtUp: false }));
     return s;
   }
 
@@ -169,8 +172,9 @@ export class LagAdmission {
       const owed = s.logged + s.inFlight;
       if (owed <= 0) continue; // a shard that owes nothing takes any batch
       const age = s.oldest === undefined ? 0 : now - s.oldest;
-      // until its rate is known, a shard that owes records takes no more (learnt within two polls)
-      const lagMs = Math.max(age, s.rate ? (owed + n) / s.rate : Number.POSITIVE_INFINITY);
+      // without a rate, a shard that owes records takes no more until a poll finds it caught up (it
+      // applies faster than it is written to: its age holds it) or busy twice (its rate is then known)
+      const lagMs = Math.max(age, s.rate ? (owed + n) / s.rate : s.caughtUp ? 0 : Number.POSITIVE_INFINITY);
       if (lagMs > this.o.maxLagMs && (!worst || lagMs > worst.lagMs)) worst = { shardId, lagMs, ageMs: age };
     }
     return worst;
@@ -230,6 +234,7 @@ export class LagAdmission {
           s.rate = s.rate === undefined ? sample : s.rate * (1 - RATE_WEIGHT) + sample * RATE_WEIGHT;
         }
         s.busySince = partitions.some((p) => this.pending.has(p)) ? asked : undefined;
+        if (s.busySince === undefined) s.caughtUp = true;
       }),
     );
     // each shard's oldest owed record and what it owes, counting what was acknowledged meanwhile
@@ -273,6 +278,8 @@ interface ShardState {
   rate: number | undefined;
   /** When the last poll that found it owing records asked it. */
   busySince?: number | undefined;
+  /** Whether a poll found it owing nothing (then, until it has a rate, its age alone holds it). */
+  caughtUp: boolean;
 }
 
 /** What an admitted batch takes: its records per shard. */
