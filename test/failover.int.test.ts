@@ -12,7 +12,9 @@
 //      words ("shard-1: primary lost, failover in progress, retry"), never the Redis client's.
 //      Reads with a consistency token (the last batch's), which read the primaries only, run beside
 //      them: each answer holds every write of its batch and none beyond what was sent, they are
-//      answered again after each promotion, and each refusal says why in the same words.
+//      answered again after each promotion, and each refusal says why in the same words. A WatchPlayer
+//      stream (its standings are read on the primaries too) stays open throughout and, once the board
+//      is quiet, its last message is the player's exact rank and score.
 //   2. A replica that lags (its replication link cut) is not served: with a heartbeat TTL long
 //      enough that the replica's copy of the heartbeat still says "serving", every answer while it
 //      lags is the current board, and the lagging replica gets no read at all; reconnected, it serves
@@ -209,6 +211,25 @@ describe("replicas and failover", () => {
       okAt: [] as number[],
       failed: [] as Array<{ at: number; why: string }>,
     };
+    // a watcher's standing is read on the primaries too: its stream goes on through both failovers, and
+    // once the board is quiet its last message is the player's exact entry
+    const watched = "f-0";
+    const watch = new AbortController();
+    const watchMessages: Array<{ rank: number; score: number; total: number; resynced: boolean }> = [];
+    let watchEnded = "";
+    const watcher = (async () => {
+      try {
+        for await (const m of c.router.watchPlayer({ board, playerId: watched, intervalMs: 50 }, { signal: watch.signal }))
+          watchMessages.push({
+            rank: Number(m.entry?.rank ?? 0),
+            score: Number(m.entry?.score ?? 0),
+            total: Number(m.total),
+            resynced: m.resynced,
+          });
+      } catch (e) {
+        if (codeOf(e) !== status.CANCELLED) watchEnded = `${codeOf(e)} ${(e as { details?: string }).details}`;
+      }
+    })();
     const tokenReader = (async () => {
       for (let n = 0; !stop; n++) {
         const batch = lastBatch;
@@ -361,6 +382,12 @@ describe("replicas and failover", () => {
     await statuses.stop();
     await c.waitApplied(load.offsets, 60_000);
     const audit = await auditBoard(c, board, load.oracle);
+    const want = load.oracle.byPlayer(board).get(watched)!;
+    // the last messages come within the interval of the last change (or a resync): 10 s at most
+    for (let i = 0; i < 100 && !(watchMessages.at(-1)?.rank === want.rank && watchMessages.at(-1)?.score === want.score); i++)
+      await sleep(100);
+    watch.abort();
+    await watcher;
 
     const longestGap = (times: number[], from: number, to: number) => {
       const within = times.filter((t) => t >= from - 500 && t <= to).sort((a, b) => a - b);
@@ -402,6 +429,12 @@ describe("replicas and failover", () => {
       tokenReads: { ok: tokenReads.ok, refused: tokenReads.failed.length },
       failovers: figures,
       readsAnsweredByShard0sReplica: replicaReads,
+      watcher: {
+        messages: watchMessages.length,
+        resynced: watchMessages.filter((m) => m.resynced).length,
+        last: watchMessages.at(-1),
+        want: { rank: want.rank, score: want.score },
+      },
       status: {
         polls: statuses.seen.polls,
         unreachableNodes: statuses.seen.unreachableNodes,
@@ -419,6 +452,9 @@ describe("replicas and failover", () => {
     // reads with a token see every write of their batch, nothing above what was sent; they are answered
     // again once each promoted primary holds the token's writes
     expect(tokenReads.problems.slice(0, 5)).toEqual([]);
+    // the watcher's stream stayed open through both failovers and ends on the exact entry
+    expect(watchEnded).toBe("");
+    expect(watchMessages.at(-1)).toMatchObject({ rank: want.rank, score: want.score, total: load.oracle.sorted(board).length });
     for (const f of figures) expect(f.tokenReads.answeredAfterSwitch).toBeGreaterThan(0);
     for (const f of failovers) {
       expect(f.sentinelSwitchMs).toBeGreaterThan(0);
