@@ -6,7 +6,7 @@ import { Operation, PeriodKind, SortOrder, TieRule, WindowCombine } from "@ladde
 import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { OPERATION, PERIOD_KIND, SORT_ORDER, TIE_RULE } from "./enums.js";
 import type { Values } from "./flags.js";
-import type { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE } from "./tables/boards.js";
+import type { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE, CLOSES } from "./tables/boards.js";
 
 export async function boardsList(c: ServiceSet, o: Values<typeof BOARDS_LIST.flags>): Promise<string> {
   const res = await c.admin.listBoards({ prefix: o.prefix ?? "" });
@@ -36,7 +36,7 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
           return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
         }),
         histogramBounds: o.histogram ?? [],
-        ...(o["close-grace"] ? { close: { graceMs: BigInt(durationMs(o["close-grace"])) } } : {}),
+        ...(o["close-grace"] ? { close: { graceMs: BigInt(durationMs(o["close-grace"])), topK: o["close-top"] } } : {}),
         ...(o["season-start"] || o["season-length"]
           ? {
               season: {
@@ -84,6 +84,18 @@ export async function boardsUpdate(c: ServiceSet, o: Values<typeof BOARDS_UPDATE
 export async function boardsDelete(c: ServiceSet, o: Values<typeof BOARDS_DELETE.flags>): Promise<string> {
   const res = await c.admin.deleteBoard({ name: o.board });
   return `deleted ${res.board!.name} (generation ${res.board!.rules!.generation}): ${res.markers.length} deletion markers written; the shards drop its keys once they applied them (consistency token ${res.consistencyToken})`;
+}
+
+/** One line per closed period: when, how many entries, the checksum, then its top entries. */
+export async function closes(c: ServiceSet, o: Values<typeof CLOSES.flags>): Promise<string> {
+  const res = await c.admin.listCloses({ board: o.board });
+  if (res.closes.length === 0) return `no period of ${o.board} closed yet`;
+  return res.closes
+    .map((e) => {
+      const head = `${e.period}: closed at ${new Date(Number(e.closeAtMs)).toISOString()}, ${e.size} entries, sha256 ${e.checksum}`;
+      return [head, ...e.top.map((t) => `  ${t.rank}. ${t.playerId} ${t.score}`)].join("\n");
+    })
+    .join("\n");
 }
 
 /** Milliseconds of "500ms", "10s", "10m", "2h" or "1d" (the table's pattern). */

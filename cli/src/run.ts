@@ -11,7 +11,7 @@
 import { LadderClient, type ServiceSet } from "@ladder/client";
 import { loadClientConfig } from "@ladder/platform/client-config";
 import { tokenFromFile } from "@ladder/platform/credentials-file";
-import { boardsCreate, boardsDelete, boardsGet, boardsList, boardsUpdate } from "./boards.js";
+import { boardsCreate, boardsDelete, boardsGet, boardsList, boardsUpdate, closes } from "./boards.js";
 import type { CommandLine } from "./command-line.js";
 import type { RunContext } from "./context.js";
 import { describeError, type ErrorContext } from "./errors.js";
@@ -49,6 +49,7 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   "boards create": boardsCreate,
   "boards update": boardsUpdate,
   "boards delete": boardsDelete,
+  closes,
   hide,
   unhide,
   "delete-entry": deleteEntry,

@@ -48,6 +48,7 @@ describe("client > retry classification", () => {
       ListBoards: "read",
       UpdateBoard: "never",
       DeleteBoard: "never",
+      ListCloses: "read",
       GetClusterStatus: "read",
       Reshard: "never",
       GetPlacement: "read",

@@ -2,7 +2,7 @@
  * Which calls the client retries, on which errors, and the retry loop.
  *
  * A call is retried only when doing it twice is harmless:
- *   - reads (every LeaderboardService rpc; AdminService's GetBoard, ListBoards, ListRebuilds,
+ *   - reads (every LeaderboardService rpc; AdminService's GetBoard, ListBoards, ListCloses, ListRebuilds,
  *     GetClusterStatus, GetPlacement, ListModerationActions, ExportPlayerData): always;
  *   - IngestService.SubmitScores: when every update carries an event id. The shards apply an
  *     (event id, board, player) once within the dedup window (docs/guarantees.md), so a batch
@@ -35,6 +35,7 @@ const SAFETY: Readonly<Record<string, RetrySafety>> = Object.freeze({
   "leaderboard.v1.AdminService.GetBoard": "read",
   "leaderboard.v1.AdminService.ListBoards": "read",
   "leaderboard.v1.AdminService.ListRebuilds": "read",
+  "leaderboard.v1.AdminService.ListCloses": "read",
   "leaderboard.v1.AdminService.GetClusterStatus": "read",
   "leaderboard.v1.AdminService.GetPlacement": "read",
   "leaderboard.v1.AdminService.ListModerationActions": "read",

@@ -88,6 +88,11 @@ export class CompactedFollower<S> {
       heartbeatInterval: 3_000,
     });
     this.consumer = consumer;
+    // a batch's last offset may be a transaction's control record (period-closes.ts), which eachBatch
+    // never sees: the end of each batch processed moves `next` past it all the same
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      if (payload.topic === this.o.topic) this.advance(BigInt(payload.lastOffset) + 1n);
+    });
     await consumer.connect();
     await consumer.subscribe({ topics: [this.o.topic], fromBeginning: true });
     await consumer.run({
@@ -97,8 +102,7 @@ export class CompactedFollower<S> {
         if (records.length === 0) return;
         const previous = this.current;
         this.current = this.o.apply(previous, records); // swapped whole
-        this.next = records.at(-1)!.offset + 1n;
-        for (const w of this.waiters) if (w.offset < this.next) this.waiters.delete(w), w.resolve();
+        this.advance(records.at(-1)!.offset + 1n);
         for (const l of this.listeners) {
           try {
             l(this.current, previous);
@@ -108,6 +112,12 @@ export class CompactedFollower<S> {
         }
       },
     });
+  }
+
+  private advance(next: bigint): void {
+    if (next <= this.next) return;
+    this.next = next;
+    for (const w of this.waiters) if (w.offset < this.next) this.waiters.delete(w), w.resolve();
   }
 
   /** Resolves once the state holds every record up to `offset` (-1: at once); rejects after `timeoutMs`. */

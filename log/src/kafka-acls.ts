@@ -13,11 +13,14 @@
  *                   topic S.placement                           CREATE, WRITE (epoch 1 when empty), READ, DESCRIBE
  *                   group S.shard.*, S.snapshots.reader.*, S.placement.follower.*   READ, DESCRIBE, DELETE
  *   router          topic S                                     READ, DESCRIBE, DESCRIBE_CONFIGS (rebuilds, log ends, status)
+ *                   topic S.closes                              CREATE, READ, DESCRIBE (period closes, followed)
  *                   topic S.snapshots                           READ, DESCRIBE, DESCRIBE_CONFIGS (rebuilds)
  *                   topic S.boards, S.placement                 CREATE, READ, DESCRIBE
- *                   group S.rebuild.*, S.snapshots.reader.*, S.boards.follower.*, S.placement.follower.*
- *                                                               READ, DESCRIBE, DELETE
- *   router-control  topic S                                     WRITE, DESCRIBE (a deleted board's markers)
+ *                   group S.rebuild.*, S.snapshots.reader.*, S.boards.follower.*, S.placement.follower.*,
+ *                         S.closes.follower.*                   READ, DESCRIBE, DELETE
+ *   router-control  topic S                                     WRITE, DESCRIBE (a deleted board's markers, close markers)
+ *                   topic S.closes                              WRITE, DESCRIBE (close events)
+ *                   transactional id S.closer                   WRITE, DESCRIBE (the closers' one id)
  *                   topic S.boards, S.placement                 WRITE, DESCRIBE (definitions, placements)
  *
  * So only ingest and the router's control plane can append to the score topic; the router's read
@@ -38,7 +41,7 @@ type Operation = "READ" | "WRITE" | "CREATE" | "DELETE" | "DESCRIBE" | "DESCRIBE
 
 export interface AclGrant {
   user: KafkaRoleUser;
-  resource: "topic" | "group";
+  resource: "topic" | "group" | "transactional-id";
   /** A topic's name, or a group prefix. */
   name: string;
   operations: readonly Operation[];
@@ -56,7 +59,7 @@ export function aclGrants(s: string): AclGrant[] {
   });
   const groups = (user: KafkaRoleUser, prefixes: string[]): AclGrant[] =>
     prefixes.map((name) => ({ user, resource: "group", name, operations: FOLLOWER }));
-  const [boards, placement, snapshots] = [`${s}.boards`, `${s}.placement`, `${s}.snapshots`];
+  const [boards, placement, snapshots, closes] = [`${s}.boards`, `${s}.placement`, `${s}.snapshots`, `${s}.closes`];
   return [
     topic("ingest", s, ["WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"]),
     topic("ingest", boards, ["READ", "DESCRIBE"]),
@@ -70,10 +73,13 @@ export function aclGrants(s: string): AclGrant[] {
     topic("router", snapshots, ["READ", "DESCRIBE", "DESCRIBE_CONFIGS"]),
     topic("router", boards, ["CREATE", "READ", "DESCRIBE"]),
     topic("router", placement, ["CREATE", "READ", "DESCRIBE"]),
-    ...groups("router", [`${s}.rebuild.`, `${snapshots}.reader.`, `${boards}.follower.`, `${placement}.follower.`]),
+    topic("router", closes, ["CREATE", "READ", "DESCRIBE"]),
+    ...groups("router", [`${s}.rebuild.`, `${snapshots}.reader.`, `${boards}.follower.`, `${placement}.follower.`, `${closes}.follower.`]),
     topic("router-control", s, ["WRITE", "DESCRIBE"]),
     topic("router-control", boards, ["WRITE", "DESCRIBE"]),
     topic("router-control", placement, ["WRITE", "DESCRIBE"]),
+    topic("router-control", closes, ["WRITE", "DESCRIBE"]),
+    { user: "router-control", resource: "transactional-id", name: `${s}.closer`, operations: ["WRITE", "DESCRIBE"] },
   ];
 }
 
@@ -83,9 +89,14 @@ export function aclEntries(grants: readonly AclGrant[]): AclEntry[] {
     g.operations.map((op) => ({
       principal: `User:${g.user}`,
       host: "*",
-      resourceType: g.resource === "topic" ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
+      resourceType:
+        g.resource === "topic"
+          ? AclResourceTypes.TOPIC
+          : g.resource === "group"
+            ? AclResourceTypes.GROUP
+            : AclResourceTypes.TRANSACTIONAL_ID,
       resourceName: g.name,
-      resourcePatternType: g.resource === "topic" ? ResourcePatternTypes.LITERAL : ResourcePatternTypes.PREFIXED,
+      resourcePatternType: g.resource === "group" ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
       operation: Op[op],
       permissionType: AclPermissionTypes.ALLOW,
     })),

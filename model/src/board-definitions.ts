@@ -50,6 +50,7 @@ import { boardProblem, MAX_METADATA_BYTES } from "./validate.js";
 import { makeWindows, type WindowCombine as Combine } from "./windows.js";
 import { histogramProblem } from "./histogram.js";
 import { quotaProblem } from "./write-quota.js";
+import { MAX_CLOSE_TOP_K } from "./close-record.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
@@ -169,6 +170,7 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     ...(r.season ? { season: r.season } : {}),
     ...(r.close ? { close: r.close } : {}),
   });
+  if (r.close && r.close.topK > MAX_CLOSE_TOP_K) return { problems: [`close.top_k must be 0 to ${MAX_CLOSE_TOP_K}, got ${r.close.topK}`] };
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
   const metadata = maxMetadataProblem(requested.maxMetadataBytes);
@@ -217,6 +219,7 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.season?.lengthDays === b.season?.lengthDays &&
     a.season?.gapDays === b.season?.gapDays &&
     a.close?.graceMs === b.close?.graceMs &&
+    a.close?.topK === b.close?.topK &&
     a.histogramBounds.length === b.histogramBounds.length &&
     a.histogramBounds.every((x, i) => x === b.histogramBounds[i]) &&
     a.windows.length === b.windows.length &&

@@ -83,6 +83,8 @@ export interface Config {
   /** The key resume tokens of watch streams are signed with (HMAC-SHA-256); undefined: each router makes its own at start. */
   readonly streamSecret: string | undefined;
   readonly readsOpen: boolean;
+  /** Fault injection for tests: the router exits at this step of a period's close (router/src/control/closer.ts); "" never. */
+  readonly closerCrashAt: "" | "markers" | "event";
   readonly clientToken: string | undefined;
   readonly clientCredentialsFile: string;
   /** The local cluster launcher's view of its processes (launcher-state.ts), under LADDER_DATA_DIR; the CLI's `status` shows it. */
@@ -263,6 +265,12 @@ export const servicesEnv = envVariables({
   LADDER_LOG_LEVEL: oneOf({ values: LOG_LEVELS, default: "info", description: `pino level: ${LOG_LEVELS.join(", ")}` }),
   LADDER_TOKENS: tokens(),
   LADDER_STREAM_SECRET: streamSecret(),
+  LADDER_CLOSER_CRASH_AT: oneOf({
+    values: ["", "markers", "event"],
+    default: "",
+    description:
+      "fault injection for tests: the router exits right after writing a period's close markers (`markers`) or its close event before committing it (`event`); empty: never",
+  }),
   LADDER_READS: oneOf({ values: ["open", "token"], default: "open", description: "`token`: reads need a token (with the read role) too" }),
   LADDER_TOKEN: CLIENT_VARIABLES.LADDER_TOKEN,
   LADDER_CREDENTIALS_FILE: CLIENT_VARIABLES.LADDER_CREDENTIALS_FILE,
@@ -509,6 +517,7 @@ export const configSchema = envSchema(servicesEnv, {
     tokens: v.LADDER_TOKENS,
     streamSecret: v.LADDER_STREAM_SECRET,
     readsOpen: v.LADDER_READS === "open",
+    closerCrashAt: v.LADDER_CLOSER_CRASH_AT,
     clientToken: v.LADDER_TOKEN,
     clientCredentialsFile: v.LADDER_CREDENTIALS_FILE ?? localCredentialsPath(v.LADDER_DATA_DIR),
     launcherStateFile: launcherStatePath(v.LADDER_DATA_DIR),

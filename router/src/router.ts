@@ -18,6 +18,7 @@ import { decodeToken } from "@ladder/model/consistency-token";
 import { TopicIds } from "@ladder/log/kafka";
 import { LogClient } from "@ladder/log/log-client";
 import { boardsTopicOf, followBoardDefinitions } from "@ladder/log/board-definitions-follower";
+import { followPeriodCloses } from "@ladder/log/period-closes";
 import type { RecordProducer } from "@ladder/log/record-producer";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./control/admin-service.js";
@@ -86,6 +87,8 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   // every board definition read before serving, then followed (model/src/board-definitions.ts)
   const definitions = await followBoardDefinitions(config, logClient, log.child({ component: "boards" }));
   const boards = { forBoard: (board: string) => definitions.catalog.forBoard(board) };
+  // the periods' close events read before serving, then followed (log/src/period-closes.ts)
+  const closes = await followPeriodCloses(config, logClient, log.child({ component: "closes" }));
   let producer: Promise<RecordProducer> | undefined;
   const connectProducer = () =>
     (producer ??= control.producer({ idempotent: true }).catch((err: unknown) => {
@@ -134,6 +137,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     partitions: config.numSlots,
     producer: connectProducer,
     sizeOf: (stored) => primaryQueries.size(stored),
+    closes,
     log: log.child({ component: "boards" }),
   });
   const closer = startCloser({
@@ -142,6 +146,10 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     scoreTopic: config.scoreTopic,
     partitions: config.numSlots,
     producer: connectProducer,
+    closes,
+    kafka: control.kafka,
+    queries: primaryQueries,
+    crashAt: config.closerCrashAt,
     log: log.child({ component: "closer" }),
   });
   const moderationRpcs = moderationService({
@@ -187,6 +195,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     await pool.close();
     await placement.stop();
     await definitions.stop();
+    await closes.stop();
     if (producer) await (await producer.catch(() => undefined))?.disconnect();
     await logClient.close();
     await topicIds.close();

@@ -107,6 +107,13 @@ export const BOARDS_CREATE = command({
       shape: "N(ms|s|m|h|d)",
       unsetMeans: "periods never close",
     }),
+    "close-top": integer({
+      meaning: "with --close-grace: entries of the final standings each close event carries (0: 10)",
+      min: 0,
+      max: 1000,
+      default: "0",
+      placeholder: "K",
+    }),
     zone: text({ meaning: "the periods' IANA time zone (Europe/Paris)", placeholder: "IANA", unsetMeans: "UTC" }),
     keep: integer({ meaning: "past periods kept besides the current one", default: "0", min: 0, max: 1000 }),
     windows: list({
@@ -169,4 +176,12 @@ export const BOARDS_DELETE = command({
   summary: "delete a board: its definition, then its entries on every shard",
   flags: { board: BOARD },
   example: "boards delete --board arena",
+});
+
+export const CLOSES = command({
+  name: "closes",
+  service: "router",
+  summary: "a board's close events: each closed period's size, top entries and checksum",
+  flags: { board: BOARD },
+  example: "closes --board weekly-cup",
 });

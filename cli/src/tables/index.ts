@@ -5,7 +5,7 @@
 import type { Command } from "../command-table.js";
 import { text } from "../flags.js";
 import { PLACEMENT, REBUILD, REBUILDS, RESHARD, STATUS } from "./admin.js";
-import { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE } from "./boards.js";
+import { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE, CLOSES } from "./boards.js";
 import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, TOP, WATCH } from "./reads.js";
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
 import { AUDIT, DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./moderation.js";
@@ -31,6 +31,7 @@ export const COMMANDS = Object.freeze({
   "boards create": BOARDS_CREATE,
   "boards update": BOARDS_UPDATE,
   "boards delete": BOARDS_DELETE,
+  closes: CLOSES,
   hide: HIDE,
   unhide: UNHIDE,
   "delete-entry": DELETE_ENTRY,

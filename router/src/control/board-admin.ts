@@ -21,8 +21,12 @@ import type { Logger } from "@ladder/platform/logger";
 import { boardPrefixProblem, boardProblem } from "@ladder/model/validate";
 import { quotaProblem } from "@ladder/model/write-quota";
 import { nextResetMs } from "@ladder/model/periods";
+import type { PeriodCloses } from "@ladder/log/period-closes";
 
-type BoardRpcs = Pick<ImplOf<typeof AdminService>, "createBoard" | "getBoard" | "listBoards" | "updateBoard" | "deleteBoard">;
+type BoardRpcs = Pick<
+  ImplOf<typeof AdminService>,
+  "createBoard" | "getBoard" | "listBoards" | "updateBoard" | "deleteBoard" | "listCloses"
+>;
 
 export interface BoardAdminDeps {
   definitions: BoardDefinitions;
@@ -35,6 +39,8 @@ export interface BoardAdminDeps {
   producer: () => Promise<RecordProducer>;
   /** Entries held under a stored board name on the live shards (a board written without a definition). */
   sizeOf(stored: string): Promise<number>;
+  /** The periods' close events (closer.ts writes them). */
+  closes: PeriodCloses;
   log: Logger;
 }
 
@@ -143,6 +149,15 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       const board = await publish(next);
       d.log.info({ board: board.name }, "board updated");
       return { board: answered(board) };
+    },
+
+    async listCloses(req) {
+      const def = existing(req.board);
+      const closes = d.closes
+        .all()
+        .filter((c) => c.board === def.name && c.generation === def.rules!.generation)
+        .sort((a, b) => Number(a.startMs - b.startMs));
+      return { closes };
     },
 
     async deleteBoard(req) {

@@ -15,11 +15,29 @@
  * since a shard records a partition's close once and ignores every later record of the period in
  * that partition either way. A replay of the log freezes the period at the same positions.
  *
+ * THE CLOSE EVENT. Once every partition has applied the markers, the standings are final: the
+ * closer reads them whole (GetTop's pages, on the primaries), and writes the period's close event
+ * (PeriodClose: size, top K with ranks, checksum of the whole board) to the closes topic exactly
+ * once, in a Kafka transaction that fences every other closer first (log/src/period-closes.ts).
+ * A closer that dies before the commit leaves an aborted transaction (or none); the next look, by
+ * any router, writes the event. The event is built from the frozen board, so any closer builds
+ * the same one (but its written_at_ms).
+ *
  * COSTS. Per closing period, until it is seen closed: one read per shard per look, and at most one
  * marker per partition per look; after that, nothing but a set lookup per look. A router that
- * starts checks each kept, closed period of such boards once (a read per shard).
+ * starts checks each kept, closed period of such boards once (a read per shard). The event: one
+ * read of the whole period (pages of 1,000), once per period.
  */
 import { CLOSE_SETTLE_MS, closeTimeOf } from "@ladder/model/closes";
+import {
+  closeKey,
+  DEFAULT_CLOSE_TOP_K,
+  encodePeriodClose as encodeCloseEvent,
+  newPeriodClose,
+  StandingsChecksum,
+} from "@ladder/model/close-record";
+import { writeCloseOnce, type PeriodCloses } from "@ladder/log/period-closes";
+import type { Queries, RankedEntry } from "../read/queries.js";
 import { storedBoardName } from "@ladder/model/board-spec";
 import { keptPeriods, type Period } from "@ladder/model/periods";
 import { encodePeriodClose } from "@ladder/model/score-event";
@@ -37,6 +55,14 @@ export interface CloserDeps {
   partitions: number;
   /** A producer (connected on first use). */
   producer: () => Promise<RecordProducer>;
+  /** The closes topic, followed. */
+  closes: PeriodCloses;
+  /** The control plane's Kafka client (its login may write the closes topic under the closer's transactional id). */
+  kafka: Parameters<typeof writeCloseOnce>[0]["kafka"];
+  /** Reads of the live boards on the primaries, without caches. */
+  queries: Queries;
+  /** Fault injection for tests (Config.closerCrashAt): exit at this step. */
+  crashAt?: "" | "markers" | "event";
   log: Logger;
   /** Between two looks, ms. */
   intervalMs?: number;
@@ -45,6 +71,8 @@ export interface CloserDeps {
 
 /** Between two looks at the boards: 1 s. */
 const LOOK_INTERVAL_MS = 1000;
+/** Entries per page of a final standings' read. */
+const STANDINGS_PAGE = 1000;
 /** How long a look waits for the markers it wrote to be applied: 30 s. */
 const APPLY_WAIT_MS = 30_000;
 
@@ -68,12 +96,23 @@ export function startCloser(d: CloserDeps): Closer {
       for (const period of keptPeriods(spec.period, now)) {
         const closeAt = closeTimeOf(spec.period, period);
         if (stopping || closeAt === undefined || now < closeAt + CLOSE_SETTLE_MS) continue;
+        if (period.endMs <= Number(def.rules.generation)) continue; // ended before the board was defined: never held a score
         const stem = storedBoardName(def.name, spec, period.id);
         if (closed.has(stem)) continue;
-        if (await closePeriod(def.name, def.rules.generation, period, stem)) {
-          closed.add(stem);
-          d.log.info({ board: def.name, period: period.id, closeAtMs: closeAt }, "period closed on every partition");
-        }
+        if (!(await closePeriod(def.name, def.rules.generation, period, stem))) continue;
+        const key = closeKey(def.name, def.rules.generation, period.id);
+        const written = d.closes.get(key)
+          ? "exists"
+          : await writeCloseOnce({
+              kafka: d.kafka,
+              scoreTopic: d.scoreTopic,
+              closes: d.closes,
+              key,
+              build: () => closeEvent(def.name, def.rules!.generation, period, closeAt, def.rules!.close!.topK || DEFAULT_CLOSE_TOP_K),
+              beforeCommit: () => crash("event"),
+            });
+        closed.add(stem);
+        d.log.info({ board: def.name, period: period.id, closeAtMs: closeAt, event: written }, "period closed");
       }
     }
   };
@@ -97,8 +136,56 @@ export function startCloser(d: CloserDeps): Closer {
       missing.map((partition) => ({ key: board, value, partition })),
     );
     d.log.info({ board, period: period.id, markers: sent.length }, "close markers written");
+    crash("markers");
     await waitApplied(d.pool, new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset)])), APPLY_WAIT_MS, Number.POSITIVE_INFINITY);
     return false;
+  };
+
+  /** Exits the process at `step` when the configuration says so (tests kill the closer mid-close): code 86 after the markers, 87 before the commit. */
+  const crash = (step: "markers" | "event"): void => {
+    if (d.crashAt !== step) return;
+    d.log.warn({ step }, "closer: exiting at this step (LADDER_CLOSER_CRASH_AT)");
+    process.exit(step === "markers" ? 86 : 87);
+  };
+
+  /** The close event of a period whose standings are final: read whole, in pages. */
+  const closeEvent = async (board: string, generation: bigint, period: Period, closeAtMs: number, topK: number): Promise<Buffer> => {
+    const where = { period: period.id };
+    const checksum = new StandingsChecksum();
+    const top: RankedEntry[] = [];
+    const take = (entries: readonly RankedEntry[]) => {
+      checksum.add(entries.map((e) => ({ rank: e.rank, playerId: e.playerId, score: e.points, reachedAtMs: e.reachedAtMs })));
+      for (const e of entries) if (top.length < topK) top.push(e);
+    };
+    const page = await d.queries.top(board, 0, STANDINGS_PAGE, Number.POSITIVE_INFINITY, where);
+    const total = page.total;
+    take(page.entries);
+    for (let next = d.queries.cursorsOf(board, page, where).next; next !== ""; ) {
+      const more = await d.queries.pageAt(board, next, STANDINGS_PAGE, Number.POSITIVE_INFINITY, where);
+      take(more.entries);
+      next = more.next;
+    }
+    if (checksum.size !== total) throw new Error(`period ${period.id} of board "${board}": read ${checksum.size} entries of ${total}`);
+    return encodeCloseEvent(
+      newPeriodClose({
+        board,
+        generation,
+        period: period.id,
+        startMs: BigInt(period.startMs),
+        endMs: BigInt(period.endMs),
+        closeAtMs: BigInt(closeAtMs),
+        size: BigInt(total),
+        top: top.map((e) => ({
+          playerId: e.playerId,
+          score: BigInt(e.points),
+          rank: BigInt(e.rank),
+          reachedAtMs: BigInt(e.reachedAtMs),
+          metadata: e.metadata,
+        })),
+        checksum: checksum.digest(),
+        writtenAtMs: BigInt(clock()),
+      }),
+    );
   };
 
   const loop = (async () => {

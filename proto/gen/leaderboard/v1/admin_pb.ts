@@ -6,6 +6,8 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { BoardRules, Operation, PartitionOffset } from "./common_pb.js";
 import { file_leaderboard_v1_common } from "./common_pb.js";
+import type { PeriodClose } from "./events_pb.js";
+import { file_leaderboard_v1_events } from "./events_pb.js";
 import type { ExportPlayerDataRequestSchema, ExportPlayerDataResponseSchema } from "./export_pb.js";
 import { file_leaderboard_v1_export } from "./export_pb.js";
 import type { DeleteEntryRequestSchema, DeleteEntryResponseSchema, HidePlayerRequestSchema, HidePlayerResponseSchema, ListModerationActionsRequestSchema, ListModerationActionsResponseSchema, UnhidePlayerRequestSchema, UnhidePlayerResponseSchema, WipeBoardRequestSchema, WipeBoardResponseSchema } from "./moderation_pb.js";
@@ -16,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/admin.proto.
  */
 export const file_leaderboard_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEioAIKD0JvYXJkRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEikKBXJ1bGVzGAIgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxItCgpkZWZhdWx0X29wGAMgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEhkKEWFsbG93X29wX292ZXJyaWRlGAQgASgIEhUKDWNyZWF0ZWRfYXRfbXMYBSABKAMSFQoNdXBkYXRlZF9hdF9tcxgGIAEoAxIaChJtYXhfbWV0YWRhdGFfYnl0ZXMYByABKA0SKQoFcXVvdGEYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Xcml0ZVF1b3RhEhUKDW5leHRfcmVzZXRfbXMYCSABKAMibAoKV3JpdGVRdW90YRIZChFwbGF5ZXJfcGVyX3NlY29uZBgBIAEoDRIUCgxwbGF5ZXJfYnVyc3QYAiABKA0SGAoQdG9rZW5fcGVyX3NlY29uZBgDIAEoDRITCgt0b2tlbl9idXJzdBgEIAEoDSJEChJDcmVhdGVCb2FyZFJlcXVlc3QSLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iRQoTQ3JlYXRlQm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIfCg9HZXRCb2FyZFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJCChBHZXRCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIiMKEUxpc3RCb2FyZHNSZXF1ZXN0Eg4KBnByZWZpeBgBIAEoCSJFChJMaXN0Qm9hcmRzUmVzcG9uc2USLwoGYm9hcmRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIkQKElVwZGF0ZUJvYXJkUmVxdWVzdBIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIiChJEZWxldGVCb2FyZFJlcXVlc3QSDAoEbmFtZRgBIAEoCSKSAQoTRGVsZXRlQm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbhIwCgdtYXJrZXJzGAIgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJIkUKE1VwZGF0ZUJvYXJkUmVzcG9uc2USLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24ikQEKFFJlYnVpbGRTaGFyZHNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCRISCgphdWRpdF92aWV3GAIgASgJEhoKEmFzX29mX3RpbWVzdGFtcF9tcxgDIAEoAxI2Cg1hc19vZl9vZmZzZXRzGAQgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IuMBChVSZWJ1aWxkU2hhcmRzUmVzcG9uc2USEAoIc2hhcmRfaWQYASABKAkSJAoFcGhhc2UYAiABKA4yFS5sZWFkZXJib2FyZC52MS5QaGFzZRIXCg9ldmVudHNfcmVwbGF5ZWQYAyABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYBCABKAESCwoDbGFnGAUgASgEEg4KBmV0YV9tcxgGIAEoBBISCgpyZWJ1aWxkX2lkGAcgASgJEhMKC3NuYXBzaG90X2lkGAggASgJEhgKEHNuYXBzaG90X3JlY29yZHMYCSABKAQiKAoTTGlzdFJlYnVpbGRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkiSAoUTGlzdFJlYnVpbGRzUmVzcG9uc2USMAoIcmVidWlsZHMYASADKAsyHi5sZWFkZXJib2FyZC52MS5SdW5uaW5nUmVidWlsZCJrCg5SdW5uaW5nUmVidWlsZBIQCghzaGFyZF9pZBgBIAEoCRISCgpyZWJ1aWxkX2lkGAIgASgJEgwKBG1vZGUYAyABKAkSDgoGaG9sZGVyGAQgASgJEhUKDXN0YXJ0ZWRfYXRfbXMYBSABKAMiLAoXR2V0Q2x1c3RlclN0YXR1c1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIosBChhHZXRDbHVzdGVyU3RhdHVzUmVzcG9uc2USKwoGc2hhcmRzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2hhcmRTdGF0dXMSKgoFa2Fma2EYAiABKAsyGy5sZWFkZXJib2FyZC52MS5LYWZrYVN0YXR1cxIWCg5vYnNlcnZlZF9hdF9tcxgDIAEoAyKAAwoLU2hhcmRTdGF0dXMSEAoIc2hhcmRfaWQYASABKAkSDQoFcmVkaXMYAiABKAkSMQoJcmVhZGluZXNzGAMgASgOMh4ubGVhZGVyYm9hcmQudjEuU2hhcmRSZWFkaW5lc3MSDwoHcmVmdXNhbBgEIAEoCRIYCgtsYWdfcmVjb3JkcxgFIAEoBEgAiAEBEhIKCnBhcnRpdGlvbnMYBiABKA0SHQoQaGVhcnRiZWF0X2FnZV9tcxgHIAEoBEgBiAEBEhgKEGhlYXJ0YmVhdF90dGxfbXMYCCABKAQSEQoEa2V5cxgJIAEoBEgCiAEBEh4KEXVzZWRfbWVtb3J5X2J5dGVzGAogASgESAOIAQESLgoFbm9kZXMYCyADKAsyHy5sZWFkZXJib2FyZC52MS5SZWRpc05vZGVTdGF0dXNCDgoMX2xhZ19yZWNvcmRzQhMKEV9oZWFydGJlYXRfYWdlX21zQgcKBV9rZXlzQhQKEl91c2VkX21lbW9yeV9ieXRlcyJ1Cg9SZWRpc05vZGVTdGF0dXMSDwoHYWRkcmVzcxgBIAEoCRIMCgRyb2xlGAIgASgJEhEKCXJlYWNoYWJsZRgDIAEoCBIaChJyZXBsaWNhdGlvbl9vZmZzZXQYBCABKAMSFAoMc2VydmVzX3JlYWRzGAUgASgIIp4BCgtLYWZrYVN0YXR1cxIRCglib290c3RyYXAYASADKAkSEQoJcmVhY2hhYmxlGAIgASgIEg0KBWVycm9yGAMgASgJEg8KB2Jyb2tlcnMYBCADKAkSEwoLc2NvcmVfdG9waWMYBSABKAkSNAoLZW5kX29mZnNldHMYBiADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQiSQoOUmVzaGFyZFJlcXVlc3QSJwoDYWRkGAEgAygLMhoubGVhZGVyYm9hcmQudjEuU2hhcmRUb0FkZBIOCgZyZW1vdmUYAiADKAkiKwoKU2hhcmRUb0FkZBIKCgJpZBgBIAEoCRIRCglyZWRpc191cmwYAiABKAkiqgMKD1Jlc2hhcmRSZXNwb25zZRI0CgVwaGFzZRgBIAEoDjIlLmxlYWRlcmJvYXJkLnYxLlJlc2hhcmRSZXNwb25zZS5QaGFzZRISCgpmcm9tX2Vwb2NoGAIgASgEEhAKCHRvX2Vwb2NoGAMgASgEEi4KC21vdmVkX3Nsb3RzGAQgAygLMhkubGVhZGVyYm9hcmQudjEuTW92ZWRTbG90EhAKCHNoYXJkX2lkGAUgASgJEhcKD2V2ZW50c19yZXBsYXllZBgGIAEoBBIZChFldmVudHNfcGVyX3NlY29uZBgHIAEoARILCgNsYWcYCCABKAQSDgoGZXRhX21zGAkgASgEEhMKC2N1dF9vdmVyX21zGAogASgEEhQKDHBsYXllcnNfbGVmdBgLIAEoBCJ9CgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhEKDVBIQVNFX1BMQU5ORUQQARISCg5QSEFTRV9CVUlMRElORxACEhIKDlBIQVNFX0NVVF9PVkVSEAMSDgoKUEhBU0VfRE9ORRAEEhIKDlBIQVNFX0RFTEVUSU5HEAUiPwoJTW92ZWRTbG90EgwKBHNsb3QYASABKA0SEgoKZnJvbV9zaGFyZBgCIAEoCRIQCgh0b19zaGFyZBgDIAEoCSIVChNHZXRQbGFjZW1lbnRSZXF1ZXN0ImQKFEdldFBsYWNlbWVudFJlc3BvbnNlEg0KBWVwb2NoGAEgASgEEioKBnNoYXJkcxgCIAMoCzIaLmxlYWRlcmJvYXJkLnYxLlNoYXJkU2xvdHMSEQoJbnVtX3Nsb3RzGAMgASgNIjoKClNoYXJkU2xvdHMSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJEg0KBXNsb3RzGAMgAygNKkMKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASEwoPUEhBU0VfUkVQTEFZSU5HEAESDgoKUEhBU0VfRE9ORRACKpIBCg5TaGFyZFJlYWRpbmVzcxIfChtTSEFSRF9SRUFESU5FU1NfVU5TUEVDSUZJRUQQABIbChdTSEFSRF9SRUFESU5FU1NfU0VSVklORxABEh8KG1NIQVJEX1JFQURJTkVTU19VTkFWQUlMQUJMRRACEiEKHVNIQVJEX1JFQURJTkVTU19NSVNDT05GSUdVUkVEEAMyvAsKDEFkbWluU2VydmljZRJeCg1SZWJ1aWxkU2hhcmRzEiQubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1JlcXVlc3QaJS5sZWFkZXJib2FyZC52MS5SZWJ1aWxkU2hhcmRzUmVzcG9uc2UwARJZCgxMaXN0UmVidWlsZHMSIy5sZWFkZXJib2FyZC52MS5MaXN0UmVidWlsZHNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVzcG9uc2USTAoHUmVzaGFyZBIeLmxlYWRlcmJvYXJkLnYxLlJlc2hhcmRSZXF1ZXN0Gh8ubGVhZGVyYm9hcmQudjEuUmVzaGFyZFJlc3BvbnNlMAESWQoMR2V0UGxhY2VtZW50EiMubGVhZGVyYm9hcmQudjEuR2V0UGxhY2VtZW50UmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkdldFBsYWNlbWVudFJlc3BvbnNlElYKC0NyZWF0ZUJvYXJkEiIubGVhZGVyYm9hcmQudjEuQ3JlYXRlQm9hcmRSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuQ3JlYXRlQm9hcmRSZXNwb25zZRJNCghHZXRCb2FyZBIfLmxlYWRlcmJvYXJkLnYxLkdldEJvYXJkUmVxdWVzdBogLmxlYWRlcmJvYXJkLnYxLkdldEJvYXJkUmVzcG9uc2USUwoKTGlzdEJvYXJkcxIhLmxlYWRlcmJvYXJkLnYxLkxpc3RCb2FyZHNSZXF1ZXN0GiIubGVhZGVyYm9hcmQudjEuTGlzdEJvYXJkc1Jlc3BvbnNlElYKC1VwZGF0ZUJvYXJkEiIubGVhZGVyYm9hcmQudjEuVXBkYXRlQm9hcmRSZXF1ZXN0GiMubGVhZGVyYm9hcmQudjEuVXBkYXRlQm9hcmRSZXNwb25zZRJWCgtEZWxldGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZUJvYXJkUmVzcG9uc2USZQoQR2V0Q2x1c3RlclN0YXR1cxInLmxlYWRlcmJvYXJkLnYxLkdldENsdXN0ZXJTdGF0dXNSZXF1ZXN0GigubGVhZGVyYm9hcmQudjEuR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlElMKCkhpZGVQbGF5ZXISIS5sZWFkZXJib2FyZC52MS5IaWRlUGxheWVyUmVxdWVzdBoiLmxlYWRlcmJvYXJkLnYxLkhpZGVQbGF5ZXJSZXNwb25zZRJZCgxVbmhpZGVQbGF5ZXISIy5sZWFkZXJib2FyZC52MS5VbmhpZGVQbGF5ZXJSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuVW5oaWRlUGxheWVyUmVzcG9uc2USVgoLRGVsZXRlRW50cnkSIi5sZWFkZXJib2FyZC52MS5EZWxldGVFbnRyeVJlcXVlc3QaIy5sZWFkZXJib2FyZC52MS5EZWxldGVFbnRyeVJlc3BvbnNlElAKCVdpcGVCb2FyZBIgLmxlYWRlcmJvYXJkLnYxLldpcGVCb2FyZFJlcXVlc3QaIS5sZWFkZXJib2FyZC52MS5XaXBlQm9hcmRSZXNwb25zZRJ0ChVMaXN0TW9kZXJhdGlvbkFjdGlvbnMSLC5sZWFkZXJib2FyZC52MS5MaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXF1ZXN0Gi0ubGVhZGVyYm9hcmQudjEuTGlzdE1vZGVyYXRpb25BY3Rpb25zUmVzcG9uc2USZQoQRXhwb3J0UGxheWVyRGF0YRInLmxlYWRlcmJvYXJkLnYxLkV4cG9ydFBsYXllckRhdGFSZXF1ZXN0GigubGVhZGVyYm9hcmQudjEuRXhwb3J0UGxheWVyRGF0YVJlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common, file_leaderboard_v1_export, file_leaderboard_v1_moderation]);
+  fileDesc("ChpsZWFkZXJib2FyZC92MS9hZG1pbi5wcm90bxIObGVhZGVyYm9hcmQudjEioAIKD0JvYXJkRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEikKBXJ1bGVzGAIgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxItCgpkZWZhdWx0X29wGAMgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEhkKEWFsbG93X29wX292ZXJyaWRlGAQgASgIEhUKDWNyZWF0ZWRfYXRfbXMYBSABKAMSFQoNdXBkYXRlZF9hdF9tcxgGIAEoAxIaChJtYXhfbWV0YWRhdGFfYnl0ZXMYByABKA0SKQoFcXVvdGEYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Xcml0ZVF1b3RhEhUKDW5leHRfcmVzZXRfbXMYCSABKAMibAoKV3JpdGVRdW90YRIZChFwbGF5ZXJfcGVyX3NlY29uZBgBIAEoDRIUCgxwbGF5ZXJfYnVyc3QYAiABKA0SGAoQdG9rZW5fcGVyX3NlY29uZBgDIAEoDRITCgt0b2tlbl9idXJzdBgEIAEoDSJEChJDcmVhdGVCb2FyZFJlcXVlc3QSLgoFYm9hcmQYASABKAsyHy5sZWFkZXJib2FyZC52MS5Cb2FyZERlZmluaXRpb24iRQoTQ3JlYXRlQm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIfCg9HZXRCb2FyZFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJCChBHZXRCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIiMKEUxpc3RCb2FyZHNSZXF1ZXN0Eg4KBnByZWZpeBgBIAEoCSJFChJMaXN0Qm9hcmRzUmVzcG9uc2USLwoGYm9hcmRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIkQKElVwZGF0ZUJvYXJkUmVxdWVzdBIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbiIiChJEZWxldGVCb2FyZFJlcXVlc3QSDAoEbmFtZRgBIAEoCSKSAQoTRGVsZXRlQm9hcmRSZXNwb25zZRIuCgVib2FyZBgBIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkJvYXJkRGVmaW5pdGlvbhIwCgdtYXJrZXJzGAIgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJIiIKEUxpc3RDbG9zZXNSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJIkEKEkxpc3RDbG9zZXNSZXNwb25zZRIrCgZjbG9zZXMYASADKAsyGy5sZWFkZXJib2FyZC52MS5QZXJpb2RDbG9zZSJFChNVcGRhdGVCb2FyZFJlc3BvbnNlEi4KBWJvYXJkGAEgASgLMh8ubGVhZGVyYm9hcmQudjEuQm9hcmREZWZpbml0aW9uIpEBChRSZWJ1aWxkU2hhcmRzUmVxdWVzdBIRCglzaGFyZF9pZHMYASADKAkSEgoKYXVkaXRfdmlldxgCIAEoCRIaChJhc19vZl90aW1lc3RhbXBfbXMYAyABKAMSNgoNYXNfb2Zfb2Zmc2V0cxgEIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCLjAQoVUmVidWlsZFNoYXJkc1Jlc3BvbnNlEhAKCHNoYXJkX2lkGAEgASgJEiQKBXBoYXNlGAIgASgOMhUubGVhZGVyYm9hcmQudjEuUGhhc2USFwoPZXZlbnRzX3JlcGxheWVkGAMgASgEEhkKEWV2ZW50c19wZXJfc2Vjb25kGAQgASgBEgsKA2xhZxgFIAEoBBIOCgZldGFfbXMYBiABKAQSEgoKcmVidWlsZF9pZBgHIAEoCRITCgtzbmFwc2hvdF9pZBgIIAEoCRIYChBzbmFwc2hvdF9yZWNvcmRzGAkgASgEIigKE0xpc3RSZWJ1aWxkc1JlcXVlc3QSEQoJc2hhcmRfaWRzGAEgAygJIkgKFExpc3RSZWJ1aWxkc1Jlc3BvbnNlEjAKCHJlYnVpbGRzGAEgAygLMh4ubGVhZGVyYm9hcmQudjEuUnVubmluZ1JlYnVpbGQiawoOUnVubmluZ1JlYnVpbGQSEAoIc2hhcmRfaWQYASABKAkSEgoKcmVidWlsZF9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmhvbGRlchgEIAEoCRIVCg1zdGFydGVkX2F0X21zGAUgASgDIiwKF0dldENsdXN0ZXJTdGF0dXNSZXF1ZXN0EhEKCXNoYXJkX2lkcxgBIAMoCSKLAQoYR2V0Q2x1c3RlclN0YXR1c1Jlc3BvbnNlEisKBnNoYXJkcxgBIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlNoYXJkU3RhdHVzEioKBWthZmthGAIgASgLMhsubGVhZGVyYm9hcmQudjEuS2Fma2FTdGF0dXMSFgoOb2JzZXJ2ZWRfYXRfbXMYAyABKAMigAMKC1NoYXJkU3RhdHVzEhAKCHNoYXJkX2lkGAEgASgJEg0KBXJlZGlzGAIgASgJEjEKCXJlYWRpbmVzcxgDIAEoDjIeLmxlYWRlcmJvYXJkLnYxLlNoYXJkUmVhZGluZXNzEg8KB3JlZnVzYWwYBCABKAkSGAoLbGFnX3JlY29yZHMYBSABKARIAIgBARISCgpwYXJ0aXRpb25zGAYgASgNEh0KEGhlYXJ0YmVhdF9hZ2VfbXMYByABKARIAYgBARIYChBoZWFydGJlYXRfdHRsX21zGAggASgEEhEKBGtleXMYCSABKARIAogBARIeChF1c2VkX21lbW9yeV9ieXRlcxgKIAEoBEgDiAEBEi4KBW5vZGVzGAsgAygLMh8ubGVhZGVyYm9hcmQudjEuUmVkaXNOb2RlU3RhdHVzQg4KDF9sYWdfcmVjb3Jkc0ITChFfaGVhcnRiZWF0X2FnZV9tc0IHCgVfa2V5c0IUChJfdXNlZF9tZW1vcnlfYnl0ZXMidQoPUmVkaXNOb2RlU3RhdHVzEg8KB2FkZHJlc3MYASABKAkSDAoEcm9sZRgCIAEoCRIRCglyZWFjaGFibGUYAyABKAgSGgoScmVwbGljYXRpb25fb2Zmc2V0GAQgASgDEhQKDHNlcnZlc19yZWFkcxgFIAEoCCKeAQoLS2Fma2FTdGF0dXMSEQoJYm9vdHN0cmFwGAEgAygJEhEKCXJlYWNoYWJsZRgCIAEoCBINCgVlcnJvchgDIAEoCRIPCgdicm9rZXJzGAQgAygJEhMKC3Njb3JlX3RvcGljGAUgASgJEjQKC2VuZF9vZmZzZXRzGAYgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IkkKDlJlc2hhcmRSZXF1ZXN0EicKA2FkZBgBIAMoCzIaLmxlYWRlcmJvYXJkLnYxLlNoYXJkVG9BZGQSDgoGcmVtb3ZlGAIgAygJIisKClNoYXJkVG9BZGQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJIqoDCg9SZXNoYXJkUmVzcG9uc2USNAoFcGhhc2UYASABKA4yJS5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVzcG9uc2UuUGhhc2USEgoKZnJvbV9lcG9jaBgCIAEoBBIQCgh0b19lcG9jaBgDIAEoBBIuCgttb3ZlZF9zbG90cxgEIAMoCzIZLmxlYWRlcmJvYXJkLnYxLk1vdmVkU2xvdBIQCghzaGFyZF9pZBgFIAEoCRIXCg9ldmVudHNfcmVwbGF5ZWQYBiABKAQSGQoRZXZlbnRzX3Blcl9zZWNvbmQYByABKAESCwoDbGFnGAggASgEEg4KBmV0YV9tcxgJIAEoBBITCgtjdXRfb3Zlcl9tcxgKIAEoBBIUCgxwbGF5ZXJzX2xlZnQYCyABKAQifQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIRCg1QSEFTRV9QTEFOTkVEEAESEgoOUEhBU0VfQlVJTERJTkcQAhISCg5QSEFTRV9DVVRfT1ZFUhADEg4KClBIQVNFX0RPTkUQBBISCg5QSEFTRV9ERUxFVElORxAFIj8KCU1vdmVkU2xvdBIMCgRzbG90GAEgASgNEhIKCmZyb21fc2hhcmQYAiABKAkSEAoIdG9fc2hhcmQYAyABKAkiFQoTR2V0UGxhY2VtZW50UmVxdWVzdCJkChRHZXRQbGFjZW1lbnRSZXNwb25zZRINCgVlcG9jaBgBIAEoBBIqCgZzaGFyZHMYAiADKAsyGi5sZWFkZXJib2FyZC52MS5TaGFyZFNsb3RzEhEKCW51bV9zbG90cxgDIAEoDSI6CgpTaGFyZFNsb3RzEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCRINCgVzbG90cxgDIAMoDSpDCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhMKD1BIQVNFX1JFUExBWUlORxABEg4KClBIQVNFX0RPTkUQAiqSAQoOU2hhcmRSZWFkaW5lc3MSHwobU0hBUkRfUkVBRElORVNTX1VOU1BFQ0lGSUVEEAASGwoXU0hBUkRfUkVBRElORVNTX1NFUlZJTkcQARIfChtTSEFSRF9SRUFESU5FU1NfVU5BVkFJTEFCTEUQAhIhCh1TSEFSRF9SRUFESU5FU1NfTUlTQ09ORklHVVJFRBADMpEMCgxBZG1pblNlcnZpY2USXgoNUmVidWlsZFNoYXJkcxIkLmxlYWRlcmJvYXJkLnYxLlJlYnVpbGRTaGFyZHNSZXF1ZXN0GiUubGVhZGVyYm9hcmQudjEuUmVidWlsZFNoYXJkc1Jlc3BvbnNlMAESWQoMTGlzdFJlYnVpbGRzEiMubGVhZGVyYm9hcmQudjEuTGlzdFJlYnVpbGRzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkxpc3RSZWJ1aWxkc1Jlc3BvbnNlEkwKB1Jlc2hhcmQSHi5sZWFkZXJib2FyZC52MS5SZXNoYXJkUmVxdWVzdBofLmxlYWRlcmJvYXJkLnYxLlJlc2hhcmRSZXNwb25zZTABElkKDEdldFBsYWNlbWVudBIjLmxlYWRlcmJvYXJkLnYxLkdldFBsYWNlbWVudFJlcXVlc3QaJC5sZWFkZXJib2FyZC52MS5HZXRQbGFjZW1lbnRSZXNwb25zZRJWCgtDcmVhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLkNyZWF0ZUJvYXJkUmVzcG9uc2USTQoIR2V0Qm9hcmQSHy5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlcXVlc3QaIC5sZWFkZXJib2FyZC52MS5HZXRCb2FyZFJlc3BvbnNlElMKCkxpc3RCb2FyZHMSIS5sZWFkZXJib2FyZC52MS5MaXN0Qm9hcmRzUmVxdWVzdBoiLmxlYWRlcmJvYXJkLnYxLkxpc3RCb2FyZHNSZXNwb25zZRJWCgtVcGRhdGVCb2FyZBIiLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLlVwZGF0ZUJvYXJkUmVzcG9uc2USVgoLRGVsZXRlQm9hcmQSIi5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlcXVlc3QaIy5sZWFkZXJib2FyZC52MS5EZWxldGVCb2FyZFJlc3BvbnNlElMKCkxpc3RDbG9zZXMSIS5sZWFkZXJib2FyZC52MS5MaXN0Q2xvc2VzUmVxdWVzdBoiLmxlYWRlcmJvYXJkLnYxLkxpc3RDbG9zZXNSZXNwb25zZRJlChBHZXRDbHVzdGVyU3RhdHVzEicubGVhZGVyYm9hcmQudjEuR2V0Q2x1c3RlclN0YXR1c1JlcXVlc3QaKC5sZWFkZXJib2FyZC52MS5HZXRDbHVzdGVyU3RhdHVzUmVzcG9uc2USUwoKSGlkZVBsYXllchIhLmxlYWRlcmJvYXJkLnYxLkhpZGVQbGF5ZXJSZXF1ZXN0GiIubGVhZGVyYm9hcmQudjEuSGlkZVBsYXllclJlc3BvbnNlElkKDFVuaGlkZVBsYXllchIjLmxlYWRlcmJvYXJkLnYxLlVuaGlkZVBsYXllclJlcXVlc3QaJC5sZWFkZXJib2FyZC52MS5VbmhpZGVQbGF5ZXJSZXNwb25zZRJWCgtEZWxldGVFbnRyeRIiLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZUVudHJ5UmVxdWVzdBojLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZUVudHJ5UmVzcG9uc2USUAoJV2lwZUJvYXJkEiAubGVhZGVyYm9hcmQudjEuV2lwZUJvYXJkUmVxdWVzdBohLmxlYWRlcmJvYXJkLnYxLldpcGVCb2FyZFJlc3BvbnNlEnQKFUxpc3RNb2RlcmF0aW9uQWN0aW9ucxIsLmxlYWRlcmJvYXJkLnYxLkxpc3RNb2RlcmF0aW9uQWN0aW9uc1JlcXVlc3QaLS5sZWFkZXJib2FyZC52MS5MaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXNwb25zZRJlChBFeHBvcnRQbGF5ZXJEYXRhEicubGVhZGVyYm9hcmQudjEuRXhwb3J0UGxheWVyRGF0YVJlcXVlc3QaKC5sZWFkZXJib2FyZC52MS5FeHBvcnRQbGF5ZXJEYXRhUmVzcG9uc2ViBnByb3RvMw", [file_leaderboard_v1_common, file_leaderboard_v1_events, file_leaderboard_v1_export, file_leaderboard_v1_moderation]);
 
 /**
  * BoardDefinition is a board as games use it.
@@ -358,6 +360,48 @@ export const DeleteBoardResponseSchema: GenMessage<DeleteBoardResponse> = /*@__P
   messageDesc(file_leaderboard_v1_admin, 10);
 
 /**
+ * ListClosesRequest names a board.
+ *
+ * @generated from message leaderboard.v1.ListClosesRequest
+ */
+export type ListClosesRequest = Message<"leaderboard.v1.ListClosesRequest"> & {
+  /**
+   * Board name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.ListClosesRequest.
+ * Use `create(ListClosesRequestSchema)` to create a new message.
+ */
+export const ListClosesRequestSchema: GenMessage<ListClosesRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 11);
+
+/**
+ * ListClosesResponse lists a board's close events.
+ *
+ * @generated from message leaderboard.v1.ListClosesResponse
+ */
+export type ListClosesResponse = Message<"leaderboard.v1.ListClosesResponse"> & {
+  /**
+   * The close events of the board's current generation, by period start.
+   *
+   * @generated from field: repeated leaderboard.v1.PeriodClose closes = 1;
+   */
+  closes: PeriodClose[];
+};
+
+/**
+ * Describes the message leaderboard.v1.ListClosesResponse.
+ * Use `create(ListClosesResponseSchema)` to create a new message.
+ */
+export const ListClosesResponseSchema: GenMessage<ListClosesResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_admin, 12);
+
+/**
  * UpdateBoardResponse is the board as now stored.
  *
  * @generated from message leaderboard.v1.UpdateBoardResponse
@@ -376,7 +420,7 @@ export type UpdateBoardResponse = Message<"leaderboard.v1.UpdateBoardResponse"> 
  * Use `create(UpdateBoardResponseSchema)` to create a new message.
  */
 export const UpdateBoardResponseSchema: GenMessage<UpdateBoardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 11);
+  messageDesc(file_leaderboard_v1_admin, 13);
 
 /**
  * RebuildShardsRequest says which shards to rebuild, and how.
@@ -421,7 +465,7 @@ export type RebuildShardsRequest = Message<"leaderboard.v1.RebuildShardsRequest"
  * Use `create(RebuildShardsRequestSchema)` to create a new message.
  */
 export const RebuildShardsRequestSchema: GenMessage<RebuildShardsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 12);
+  messageDesc(file_leaderboard_v1_admin, 14);
 
 /**
  * RebuildShardsResponse reports one shard's rebuild; sent about once a second per shard and
@@ -501,7 +545,7 @@ export type RebuildShardsResponse = Message<"leaderboard.v1.RebuildShardsRespons
  * Use `create(RebuildShardsResponseSchema)` to create a new message.
  */
 export const RebuildShardsResponseSchema: GenMessage<RebuildShardsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 13);
+  messageDesc(file_leaderboard_v1_admin, 15);
 
 /**
  * ListRebuildsRequest says which shards to look at.
@@ -522,7 +566,7 @@ export type ListRebuildsRequest = Message<"leaderboard.v1.ListRebuildsRequest"> 
  * Use `create(ListRebuildsRequestSchema)` to create a new message.
  */
 export const ListRebuildsRequestSchema: GenMessage<ListRebuildsRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 14);
+  messageDesc(file_leaderboard_v1_admin, 16);
 
 /**
  * ListRebuildsResponse lists the running rebuilds.
@@ -543,7 +587,7 @@ export type ListRebuildsResponse = Message<"leaderboard.v1.ListRebuildsResponse"
  * Use `create(ListRebuildsResponseSchema)` to create a new message.
  */
 export const ListRebuildsResponseSchema: GenMessage<ListRebuildsResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 15);
+  messageDesc(file_leaderboard_v1_admin, 17);
 
 /**
  * RunningRebuild is a rebuild holding a shard's rebuild lease.
@@ -593,7 +637,7 @@ export type RunningRebuild = Message<"leaderboard.v1.RunningRebuild"> & {
  * Use `create(RunningRebuildSchema)` to create a new message.
  */
 export const RunningRebuildSchema: GenMessage<RunningRebuild> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 16);
+  messageDesc(file_leaderboard_v1_admin, 18);
 
 /**
  * GetClusterStatusRequest says which shards to report on.
@@ -614,7 +658,7 @@ export type GetClusterStatusRequest = Message<"leaderboard.v1.GetClusterStatusRe
  * Use `create(GetClusterStatusRequestSchema)` to create a new message.
  */
 export const GetClusterStatusRequestSchema: GenMessage<GetClusterStatusRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 17);
+  messageDesc(file_leaderboard_v1_admin, 19);
 
 /**
  * GetClusterStatusResponse is the cluster as the router saw it at observed_at_ms.
@@ -649,7 +693,7 @@ export type GetClusterStatusResponse = Message<"leaderboard.v1.GetClusterStatusR
  * Use `create(GetClusterStatusResponseSchema)` to create a new message.
  */
 export const GetClusterStatusResponseSchema: GenMessage<GetClusterStatusResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 18);
+  messageDesc(file_leaderboard_v1_admin, 20);
 
 /**
  * ShardStatus is one shard as the router sees it.
@@ -754,7 +798,7 @@ export type ShardStatus = Message<"leaderboard.v1.ShardStatus"> & {
  * Use `create(ShardStatusSchema)` to create a new message.
  */
 export const ShardStatusSchema: GenMessage<ShardStatus> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 19);
+  messageDesc(file_leaderboard_v1_admin, 21);
 
 /**
  * RedisNodeStatus is one Redis server of a shard.
@@ -808,7 +852,7 @@ export type RedisNodeStatus = Message<"leaderboard.v1.RedisNodeStatus"> & {
  * Use `create(RedisNodeStatusSchema)` to create a new message.
  */
 export const RedisNodeStatusSchema: GenMessage<RedisNodeStatus> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 20);
+  messageDesc(file_leaderboard_v1_admin, 22);
 
 /**
  * KafkaStatus is the score log as the router reaches it.
@@ -865,7 +909,7 @@ export type KafkaStatus = Message<"leaderboard.v1.KafkaStatus"> & {
  * Use `create(KafkaStatusSchema)` to create a new message.
  */
 export const KafkaStatusSchema: GenMessage<KafkaStatus> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 21);
+  messageDesc(file_leaderboard_v1_admin, 23);
 
 /**
  * ReshardRequest names the shards to add and to remove (at least one of either).
@@ -893,7 +937,7 @@ export type ReshardRequest = Message<"leaderboard.v1.ReshardRequest"> & {
  * Use `create(ReshardRequestSchema)` to create a new message.
  */
 export const ReshardRequestSchema: GenMessage<ReshardRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 22);
+  messageDesc(file_leaderboard_v1_admin, 24);
 
 /**
  * ShardToAdd is a new shard and where its Redis is.
@@ -921,7 +965,7 @@ export type ShardToAdd = Message<"leaderboard.v1.ShardToAdd"> & {
  * Use `create(ShardToAddSchema)` to create a new message.
  */
 export const ShardToAddSchema: GenMessage<ShardToAdd> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 23);
+  messageDesc(file_leaderboard_v1_admin, 25);
 
 /**
  * ReshardResponse reports a move: first the plan, then each changed shard's rebuild, then the
@@ -1015,7 +1059,7 @@ export type ReshardResponse = Message<"leaderboard.v1.ReshardResponse"> & {
  * Use `create(ReshardResponseSchema)` to create a new message.
  */
 export const ReshardResponseSchema: GenMessage<ReshardResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 24);
+  messageDesc(file_leaderboard_v1_admin, 26);
 
 /**
  * Where the move stands.
@@ -1072,7 +1116,7 @@ export enum ReshardResponse_Phase {
  * Describes the enum leaderboard.v1.ReshardResponse.Phase.
  */
 export const ReshardResponse_PhaseSchema: GenEnum<ReshardResponse_Phase> = /*@__PURE__*/
-  enumDesc(file_leaderboard_v1_admin, 24, 0);
+  enumDesc(file_leaderboard_v1_admin, 26, 0);
 
 /**
  * MovedSlot is a slot and its owners before and after a move.
@@ -1107,7 +1151,7 @@ export type MovedSlot = Message<"leaderboard.v1.MovedSlot"> & {
  * Use `create(MovedSlotSchema)` to create a new message.
  */
 export const MovedSlotSchema: GenMessage<MovedSlot> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 25);
+  messageDesc(file_leaderboard_v1_admin, 27);
 
 /**
  * GetPlacementRequest is empty.
@@ -1122,7 +1166,7 @@ export type GetPlacementRequest = Message<"leaderboard.v1.GetPlacementRequest"> 
  * Use `create(GetPlacementRequestSchema)` to create a new message.
  */
 export const GetPlacementRequestSchema: GenMessage<GetPlacementRequest> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 26);
+  messageDesc(file_leaderboard_v1_admin, 28);
 
 /**
  * GetPlacementResponse is the placement the router reads by.
@@ -1157,7 +1201,7 @@ export type GetPlacementResponse = Message<"leaderboard.v1.GetPlacementResponse"
  * Use `create(GetPlacementResponseSchema)` to create a new message.
  */
 export const GetPlacementResponseSchema: GenMessage<GetPlacementResponse> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 27);
+  messageDesc(file_leaderboard_v1_admin, 29);
 
 /**
  * ShardSlots is one shard of a placement.
@@ -1192,7 +1236,7 @@ export type ShardSlots = Message<"leaderboard.v1.ShardSlots"> & {
  * Use `create(ShardSlotsSchema)` to create a new message.
  */
 export const ShardSlotsSchema: GenMessage<ShardSlots> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_admin, 28);
+  messageDesc(file_leaderboard_v1_admin, 30);
 
 /**
  * Phase is where one shard's rebuild stands.
@@ -1437,6 +1481,17 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof DeleteBoardRequestSchema;
     output: typeof DeleteBoardResponseSchema;
+  },
+  /**
+   * ListCloses lists the close events of a board's periods (PeriodClose, BoardRules.close), as the
+   * closes topic holds them, oldest period first. NOT_FOUND if the board is not defined.
+   *
+   * @generated from rpc leaderboard.v1.AdminService.ListCloses
+   */
+  listCloses: {
+    methodKind: "unary";
+    input: typeof ListClosesRequestSchema;
+    output: typeof ListClosesResponseSchema;
   },
   /**
    * GetClusterStatus reports the cluster as this router sees it, now: for each shard whether

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { BoardRules, Operation } from "./common_pb.js";
+import type { BoardRules, Entry, Operation } from "./common_pb.js";
 import { file_leaderboard_v1_common } from "./common_pb.js";
 import type { Moderation } from "./moderation_pb.js";
 import { file_leaderboard_v1_moderation } from "./moderation_pb.js";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/events.proto.
  */
 export const file_leaderboard_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIssECgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24i7wEKCUJvYXJkUGFydBINCgVib2FyZBgBIAEoCRIlCgJvcBgCIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhIpCgVydWxlcxgDIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkJvYXJkUnVsZXMSDgoGcGVyaW9kGAQgASgJEhsKE3BlcmlvZF9leHBpcmVfYXRfbXMYBSABKAMSFgoOd2luZG93X3BlcmlvZHMYBiADKAkSGwoTd2luZG93X2V4cGlyZV9hdF9tcxgHIAMoAxIfChd3aW5kb3dfcGVyaW9kX3N0YXJ0c19tcxgIIAMoAyJ7Cg9QbGFjZW1lbnRSZWNvcmQSDQoFZXBvY2gYASABKAQSKwoGc2hhcmRzGAIgAygLMhsubGVhZGVyYm9hcmQudjEuUGxhY2VkU2hhcmQSFQoNc2xvdF90b19zaGFyZBgDIAMoDRIVCg13cml0dGVuX2F0X21zGAQgASgDIiwKC1BsYWNlZFNoYXJkEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCWIGcHJvdG8z", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIssECgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24i0gEKC1BlcmlvZENsb3NlEg0KBWJvYXJkGAEgASgJEhIKCmdlbmVyYXRpb24YAiABKAMSDgoGcGVyaW9kGAMgASgJEhAKCHN0YXJ0X21zGAQgASgDEg4KBmVuZF9tcxgFIAEoAxITCgtjbG9zZV9hdF9tcxgGIAEoAxIMCgRzaXplGAcgASgEEiIKA3RvcBgIIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5EhAKCGNoZWNrc3VtGAkgASgJEhUKDXdyaXR0ZW5fYXRfbXMYCiABKAMi7wEKCUJvYXJkUGFydBINCgVib2FyZBgBIAEoCRIlCgJvcBgCIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhIpCgVydWxlcxgDIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkJvYXJkUnVsZXMSDgoGcGVyaW9kGAQgASgJEhsKE3BlcmlvZF9leHBpcmVfYXRfbXMYBSABKAMSFgoOd2luZG93X3BlcmlvZHMYBiADKAkSGwoTd2luZG93X2V4cGlyZV9hdF9tcxgHIAMoAxIfChd3aW5kb3dfcGVyaW9kX3N0YXJ0c19tcxgIIAMoAyJ7Cg9QbGFjZW1lbnRSZWNvcmQSDQoFZXBvY2gYASABKAQSKwoGc2hhcmRzGAIgAygLMhsubGVhZGVyYm9hcmQudjEuUGxhY2VkU2hhcmQSFQoNc2xvdF90b19zaGFyZBgDIAMoDRIVCg13cml0dGVuX2F0X21zGAQgASgDIiwKC1BsYWNlZFNoYXJkEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCWIGcHJvdG8z", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
 
 /**
  * ScoreEvent is the value of one record of the score topic, the durable log that is the
@@ -209,6 +209,97 @@ export const ScoreEventSchema: GenMessage<ScoreEvent> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_events, 0);
 
 /**
+ * PeriodClose is the close event of one period of a board whose rules have `close`: the value of
+ * the record keyed "<board>#<generation>@<period>" in the compacted topic <score topic>.closes,
+ * which a game's reward service consumes (with isolation read_committed). A router's closer writes
+ * it once every partition of the score log has applied the period's close marker (the standings
+ * are then final), exactly once per period: in a Kafka transaction of the one transactional id
+ * "<score topic>.closer" that every closer uses, after reading the topic to its end (a closer that
+ * starts fences the others: their open transactions abort, their commits fail).
+ *
+ * @generated from message leaderboard.v1.PeriodClose
+ */
+export type PeriodClose = Message<"leaderboard.v1.PeriodClose"> & {
+  /**
+   * The board's name.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * The board's generation (BoardRules.generation).
+   *
+   * @generated from field: int64 generation = 2;
+   */
+  generation: bigint;
+
+  /**
+   * The period's name (as ListPeriods names it).
+   *
+   * @generated from field: string period = 3;
+   */
+  period: string;
+
+  /**
+   * The period's first instant (Unix ms).
+   *
+   * @generated from field: int64 start_ms = 4;
+   */
+  startMs: bigint;
+
+  /**
+   * Where the period ends (Unix ms, exclusive).
+   *
+   * @generated from field: int64 end_ms = 5;
+   */
+  endMs: bigint;
+
+  /**
+   * When it closed: its end plus the board's grace (Unix ms).
+   *
+   * @generated from field: int64 close_at_ms = 6;
+   */
+  closeAtMs: bigint;
+
+  /**
+   * Entries of the final standings.
+   *
+   * @generated from field: uint64 size = 7;
+   */
+  size: bigint;
+
+  /**
+   * The first CloseRule.top_k entries of the final standings, with their ranks.
+   *
+   * @generated from field: repeated leaderboard.v1.Entry top = 8;
+   */
+  top: Entry[];
+
+  /**
+   * SHA-256 (hex) of the whole final standings, one line per entry in rank order:
+   * "<rank>\t<player id>\t<score>\t<reached_at_ms>\n" (model/src/close-record.ts).
+   *
+   * @generated from field: string checksum = 9;
+   */
+  checksum: string;
+
+  /**
+   * When the closer wrote it (Unix ms).
+   *
+   * @generated from field: int64 written_at_ms = 10;
+   */
+  writtenAtMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.PeriodClose.
+ * Use `create(PeriodCloseSchema)` to create a new message.
+ */
+export const PeriodCloseSchema: GenMessage<PeriodClose> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 1);
+
+/**
  * BoardPart is one more board a record touches, with what ingest resolved for it.
  *
  * @generated from message leaderboard.v1.BoardPart
@@ -276,7 +367,7 @@ export type BoardPart = Message<"leaderboard.v1.BoardPart"> & {
  * Use `create(BoardPartSchema)` to create a new message.
  */
 export const BoardPartSchema: GenMessage<BoardPart> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 1);
+  messageDesc(file_leaderboard_v1_events, 2);
 
 /**
  * PlacementRecord is one version of the cluster's placement: which shards there are, where
@@ -323,7 +414,7 @@ export type PlacementRecord = Message<"leaderboard.v1.PlacementRecord"> & {
  * Use `create(PlacementRecordSchema)` to create a new message.
  */
 export const PlacementRecordSchema: GenMessage<PlacementRecord> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 2);
+  messageDesc(file_leaderboard_v1_events, 3);
 
 /**
  * PlacedShard is one shard of a placement.
@@ -351,5 +442,5 @@ export type PlacedShard = Message<"leaderboard.v1.PlacedShard"> & {
  * Use `create(PlacedShardSchema)` to create a new message.
  */
 export const PlacedShardSchema: GenMessage<PlacedShard> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 3);
+  messageDesc(file_leaderboard_v1_events, 4);
 
