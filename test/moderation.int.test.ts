@@ -23,7 +23,7 @@ import { startRedisServer } from "@ladder/deploy/redis-server";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
-import { Operation, PeriodKind, WindowCombine, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, PeriodKind, SortOrder, WindowCombine, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, startTestCluster, type TestCluster, TEST_TOKENS } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
 import { dailyId } from "./period-oracle.js";
@@ -336,6 +336,115 @@ describe("moderation", () => {
     expect(await codeOf(admin.wipeBoard({ board: W, period: "not-a-day", reason: "x" }))).toBe(status.NOT_FOUND);
     expect(await codeOf(admin.wipeBoard({ board: Q, period: today, reason: "x" }))).toBe(status.INVALID_ARGUMENT);
     expect(await codeOf(admin.deleteEntry({ playerId: "mw-1", board: "", reason: "x" }))).toBe(status.INVALID_ARGUMENT);
+  });
+
+  it("refuses writes above a board's score ceiling and hides the entries above it: exact under writes and reads, at rest and after a rebuild", async () => {
+    const { c, admin } = await cluster();
+    const [CA, CP] = ["mod-ceiling", "mod-ceiling-daily"];
+    const rules = { maxPoints: 1_000_000n, resolutionMs: 1000 };
+    await admin.createBoard({ board: { name: CA, defaultOp: Operation.INCREMENT, rules } });
+    await admin.createBoard({
+      board: { name: CP, defaultOp: Operation.INCREMENT, rules: { ...rules, period: PeriodKind.DAILY, keepPeriods: 3 } },
+    });
+    for (const b of [CA, CP]) await ingestSees(c, b);
+    const today = dailyId(Date.now(), "UTC");
+    const views = { ca: { where: { board: CA }, rules: RULES }, cp: { where: { board: CP, period: today }, rules: RULES } };
+    type View = keyof typeof views;
+    const boardOf: Record<View, string> = { ca: CA, cp: CP };
+    const scores = { ca: new RulesOracle(RULES), cp: new RulesOracle(RULES) };
+    const hidden: Record<View, Set<string>> = { ca: new Set(), cp: new Set() };
+    const scoreOf = (p: string, v: View) => scores[v].sorted().find((e) => e.playerId === p)?.score;
+    const PLAYERS = Array.from({ length: 80 }, (_, i) => `mc-${i}`);
+    const reads = new CheckedReads(c, views, PLAYERS, (p, v) => (hidden[v].has(p) ? undefined : scoreOf(p, v)));
+    const rand = seeded(23);
+    const now = Date.now();
+    const round = async () => {
+      const updates: Array<MessageInitShape<typeof ScoreUpdateSchema>> = [];
+      const touched = new Set<string>();
+      for (let i = 0; i < 25; i++) {
+        const p = PLAYERS[rand.randInt(0, PLAYERS.length - 1)]!;
+        if (touched.has(p)) continue;
+        touched.add(p);
+        const value = rand.randInt(1, 300);
+        const at = now - rand.randInt(0, 5) * 1000;
+        updates.push({ board: CA, playerId: p, value: BigInt(value), timestampMs: BigInt(at), alsoBoards: [CP] });
+        for (const v of ["ca", "cp"] as const) scores[v].apply(p, "inc", value, at);
+      }
+      await reads.step(async () => (await c.ingest.submitScores({ updates })).offsets, touched, false);
+    };
+    for (let r = 0; r < 12; r++) await round();
+
+    // the ceiling: a write above it is refused, naming it, and nothing is written
+    const CEILING = 1000;
+    for (const b of [CA, CP]) {
+      const def = (await admin.getBoard({ name: b })).board!;
+      await admin.updateBoard({ board: { ...def, scoreCeiling: BigInt(CEILING) } });
+    }
+    const probe = PLAYERS[0]!;
+    for (const from = Date.now(); ; ) {
+      const got = await outcome(c.ingest.submitScores({ updates: [{ board: CA, playerId: probe, value: BigInt(CEILING + 1) }] }));
+      if ("code" in got) {
+        expect([got.code, got.details]).toEqual([
+          status.INVALID_ARGUMENT,
+          expect.stringContaining(`score ceiling of board "${CA}", ${CEILING}`),
+        ]);
+        break;
+      }
+      scores.ca.apply(probe, "inc", CEILING + 1, Date.now()); // taken before ingest knew the ceiling
+      await reads.step(async () => got.ok.offsets, [probe], false);
+      if (Date.now() - from > 10_000) throw new Error("ingest does not refuse writes above the ceiling");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: CP, playerId: probe, value: BigInt(CEILING + 1) }] }))).toBe(
+      status.INVALID_ARGUMENT,
+    );
+
+    // the entries above it hidden, board by board, while writes and reads go on
+    reads.start();
+    const hideAbove = async (v: View) => {
+      const above = PLAYERS.filter((p) => (scoreOf(p, v) ?? 0) > CEILING);
+      for (const p of above) hidden[v].add(p);
+      await reads.step(async () => (await admin.hideAboveCeiling({ board: boardOf[v], reason: "above the ceiling" })).markers, above, true);
+      return above.length;
+    };
+    const counts: number[] = [];
+    for (let r = 0; r < 16; r++) {
+      await round();
+      if (r === 3) counts.push(await hideAbove("ca"));
+      if (r === 8) counts.push(await hideAbove("cp"));
+      if (r === 12) {
+        // an appeal: one shown again, its entry where its scores (written while hidden too) put it
+        const p = [...hidden.ca][0]!;
+        hidden.ca.delete(p);
+        await reads.step(async () => [(await admin.unhidePlayer({ playerId: p, board: CA, reason: "appeal" })).offset!], [p], true);
+      }
+    }
+    await reads.stop();
+    expect(reads.problems.slice(0, 5)).toEqual([]);
+    console.log(`[moderation] ceiling: ${counts.join(" and ")} players hidden above it; ${reads.answers} answers checked`);
+    expect(reads.answers).toBeGreaterThan(30);
+    expect(counts.every((n) => n > 2)).toBe(true);
+    const want = (v: View) =>
+      scores[v]
+        .sorted()
+        .filter((e) => !hidden[v].has(e.playerId))
+        .map((e, i) => ({ ...e, rank: i + 1 }));
+    await c.waitApplied(reads.offsets);
+    await reads.exact("at rest", want, PLAYERS);
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied(reads.offsets);
+    await reads.exact("after a rebuild", want, PLAYERS);
+
+    // refused: a board without a ceiling, a ceiling outside the range or on a lower-is-better board
+    await admin.createBoard({ board: { name: "mod-no-ceiling", rules } });
+    expect(await codeOf(admin.hideAboveCeiling({ board: "mod-no-ceiling", reason: "x" }))).toBe(status.FAILED_PRECONDITION);
+    const def = (await admin.getBoard({ name: "mod-no-ceiling" })).board!;
+    expect(await codeOf(admin.updateBoard({ board: { ...def, scoreCeiling: 2_000_000n } }))).toBe(status.INVALID_ARGUMENT);
+    expect(
+      await codeOf(
+        admin.createBoard({ board: { name: "mod-low-ceiling", scoreCeiling: 5n, rules: { ...rules, order: SortOrder.LOWER_IS_BETTER } } }),
+      ),
+    ).toBe(status.INVALID_ARGUMENT);
   });
 
   it("refuses a bad player, board or reason, and a token without the admin role, writing nothing", async () => {

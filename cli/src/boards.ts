@@ -50,6 +50,7 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
       defaultOp: OPERATION[o["default-op"]],
       allowOpOverride: o["allow-override"],
       maxMetadataBytes: o["max-metadata"],
+      scoreCeiling: o.ceiling,
       quota: {
         playerPerSecond: o["player-rate"],
         playerBurst: o["player-burst"],
@@ -70,6 +71,7 @@ export async function boardsUpdate(c: ServiceSet, o: Values<typeof BOARDS_UPDATE
       defaultOp: o["default-op"] !== undefined ? OPERATION[o["default-op"]] : current.defaultOp,
       allowOpOverride: o["allow-override"] ?? current.allowOpOverride,
       maxMetadataBytes: o["max-metadata"] ?? current.maxMetadataBytes,
+      scoreCeiling: o.ceiling ?? current.scoreCeiling,
       quota: {
         playerPerSecond: o["player-rate"] ?? current.quota?.playerPerSecond ?? 0,
         playerBurst: o["player-burst"] ?? current.quota?.playerBurst ?? 0,
@@ -123,7 +125,7 @@ function boardLine(b: BoardDefinition): string {
     r.period === PeriodKind.UNSPECIFIED
       ? "all-time"
       : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}${r.close ? `, closes ${r.close.graceMs} ms after each end` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
-  const metadata = b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : "";
+  const metadata = `${b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : ""}${b.scoreCeiling ? `, ceiling ${b.scoreCeiling}` : ""}`;
   return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}, generation ${r.generation}`;
 }
 

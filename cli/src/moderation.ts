@@ -5,7 +5,7 @@
 import type { ServiceSet } from "@ladder/client";
 import type { Values } from "./flags.js";
 import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
-import type { AUDIT, DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./tables/moderation.js";
+import type { AUDIT, DELETE_ENTRY, HIDE, HIDE_ABOVE, UNHIDE, WIPE } from "./tables/moderation.js";
 
 type Written = { offset?: { partition: number; offset: bigint }; consistencyToken: string };
 
@@ -39,6 +39,7 @@ const ACTION_NAMES: Partial<Record<ModerationAction, string>> = {
   [ModerationAction.UNHIDE]: "unhide",
   [ModerationAction.DELETE_ENTRY]: "delete-entry",
   [ModerationAction.WIPE]: "wipe",
+  [ModerationAction.HIDE_ABOVE]: "hide-above",
 };
 
 /** One line per action, newest first: "2026-12-04T20:31:05.123Z hide cheater-1 on speedrun by ops-alice: impossible times (partition 3 offset 41)". */
@@ -53,4 +54,9 @@ export async function audit(c: ServiceSet, o: Values<typeof AUDIT.flags>): Promi
       return `${when} ${ACTION_NAMES[a!.action] ?? a!.action}${who}${where} by ${a!.by}: ${a!.reason} (partition ${r!.partition} offset ${r!.offset})`;
     })
     .join("\n");
+}
+
+export async function hideAbove(c: ServiceSet, o: Values<typeof HIDE_ABOVE.flags>): Promise<string> {
+  const res = await c.admin.hideAboveCeiling({ board: o.board, reason: o.reason });
+  return `hiding the players above ${res.action!.ceiling} on ${o.board}: ${res.markers.length} records written, one per partition (consistency token ${res.consistencyToken})`;
 }

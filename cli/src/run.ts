@@ -23,7 +23,7 @@ import { status } from "./status.js";
 import type { COMMANDS, CommandName } from "./tables/index.js";
 import { watch } from "./watch.js";
 import { demo, erase, submit } from "./writes.js";
-import { audit, deleteEntry, hide, unhide, wipe } from "./moderation.js";
+import { audit, deleteEntry, hide, hideAbove, unhide, wipe } from "./moderation.js";
 import { exportPlayer } from "./export.js";
 
 type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof COMMANDS)[N]["flags"]>, ctx: RunContext) => Promise<string>;
@@ -54,6 +54,7 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   unhide,
   "delete-entry": deleteEntry,
   wipe,
+  "hide-above": hideAbove,
   audit,
   export: exportPlayer,
   rebuild,

@@ -58,6 +58,7 @@ describe("client > retry classification", () => {
       WipeBoard: "never",
       ListModerationActions: "read",
       ExportPlayerData: "read",
+      HideAboveCeiling: "never",
     });
     const submit = IngestService.method.submitScores;
     const u = (eventId: string) => ({ board: "b", playerId: "p", op: Operation.SET, value: 1n, eventId });

@@ -182,7 +182,9 @@ function resolveBoard(
         spec,
         now,
         config.maxClockSkewMs,
-      ) ?? metadataProblem(u.metadata, spec.maxMetadataBytes);
+      ) ??
+      metadataProblem(u.metadata, spec.maxMetadataBytes) ??
+      ceilingOf(board, op, u.value, spec.scoreCeiling);
     if (problem) throw invalidArgument(`${at}: ${problem}`);
   }
   let period: Period | undefined;
@@ -215,4 +217,10 @@ function resolveBoard(
     };
   }
   return { board, op, ...(rules ? { rules } : {}), ...(period ? { period } : {}), ...(closesAtMs !== undefined ? { closesAtMs } : {}) };
+}
+
+/** A write above its board's score ceiling (BoardDefinition.score_ceiling): a SET or BEST to more points, an INCREMENT by more. */
+function ceilingOf(board: string, op: Operation, value: bigint, ceiling: number): string | undefined {
+  if (ceiling === 0 || op === Operation.DECREMENT || value <= BigInt(ceiling)) return undefined;
+  return `value ${value} is above the score ceiling of board "${board}", ${ceiling} (BoardDefinition.score_ceiling)`;
 }

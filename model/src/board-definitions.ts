@@ -76,7 +76,7 @@ const COMBINES: Record<number, Combine> = { [WindowCombine.UNSPECIFIED]: "sum", 
 export function specOfRules(
   board: string,
   rules: BoardRules,
-  op: { defaultOp?: Operation; allowOpOverride?: boolean; maxMetadataBytes?: number } = {},
+  op: { defaultOp?: Operation; allowOpOverride?: boolean; maxMetadataBytes?: number; scoreCeiling?: number } = {},
 ): { spec?: BoardSpec; problems: string[] } {
   const tie = TIES[rules.tie];
   if (rules.order !== SortOrder.UNSPECIFIED && rules.order !== SortOrder.HIGHER_IS_BETTER && rules.order !== SortOrder.LOWER_IS_BETTER)
@@ -114,6 +114,7 @@ export function specOfRules(
     ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
     ...(op.allowOpOverride !== undefined ? { allowOpOverride: op.allowOpOverride } : {}),
     ...(op.maxMetadataBytes !== undefined ? { maxMetadataBytes: op.maxMetadataBytes } : {}),
+    ...(op.scoreCeiling ? { scoreCeiling: op.scoreCeiling } : {}),
     ...(histogram.length ? { histogram: Object.freeze(histogram) } : {}),
   });
   const badHistogram = made.spec && histogramProblem(made.spec, histogram);
@@ -136,6 +137,7 @@ export function specOfDefinition(d: BoardDefinition): BoardSpec {
     defaultOp: d.defaultOp,
     allowOpOverride: d.allowOpOverride,
     maxMetadataBytes: d.maxMetadataBytes,
+    scoreCeiling: Number(d.scoreCeiling),
   });
   if (!spec) throw new Error(problems.join("; "));
   return spec;
@@ -177,6 +179,8 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
   if (metadata) return { problems: [metadata] };
   const quota = quotaProblem(requested.quota);
   if (quota) return { problems: [quota] };
+  const ceiling = ceilingProblem(requested.scoreCeiling, rules);
+  if (ceiling) return { problems: [ceiling] };
   const definition = create(BoardDefinitionSchema, {
     name: requested.name,
     rules,
@@ -184,6 +188,7 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     allowOpOverride: requested.allowOpOverride,
     maxMetadataBytes: requested.maxMetadataBytes,
     ...(requested.quota ? { quota: requested.quota } : {}),
+    scoreCeiling: requested.scoreCeiling,
     createdAtMs: BigInt(nowMs),
     updatedAtMs: BigInt(nowMs),
   });
@@ -279,3 +284,13 @@ export class BoardCatalog implements BoardResolver {
 /** A definition as its topic record's value (and back; throws on bytes that are not one). */
 export const encodeDefinition = (d: BoardDefinition) => Buffer.from(toBinary(BoardDefinitionSchema, d));
 export const decodeDefinition = (b: Uint8Array) => fromBinary(BoardDefinitionSchema, b);
+
+/** What is wrong with a board's score ceiling (BoardDefinition.score_ceiling; 0: none) under its rules, or undefined. */
+export function ceilingProblem(ceiling: bigint, rules: BoardRules): string | undefined {
+  if (ceiling === 0n) return undefined;
+  if (rules.order === SortOrder.LOWER_IS_BETTER)
+    return "score_ceiling: a lower-is-better board has none (its best scores are its lowest): leave it 0";
+  if (ceiling < rules.minPoints || ceiling > rules.maxPoints)
+    return `score_ceiling must lie within rules.min_points..rules.max_points (${rules.minPoints}..${rules.maxPoints}), got ${ceiling}`;
+  return undefined;
+}

@@ -58,6 +58,8 @@ export interface BoardSpec {
   readonly period: Readonly<PeriodRule>;
   /** The most bytes of metadata a write may keep with an entry (0: none; every board without a definition). */
   readonly maxMetadataBytes: number;
+  /** The most points one write may bring (BoardDefinition.score_ceiling; 0: no ceiling, every board without a definition). */
+  readonly scoreCeiling: number;
   /** Where histogram buckets start, in points, ascending (histogram.ts); none: no histogram. */
   readonly histogram: readonly number[];
   /** Windows over consecutive periods (windows.ts); none on a board without a definition. */
@@ -79,6 +81,7 @@ type Defaulted =
   | "period"
   | "windows"
   | "maxMetadataBytes"
+  | "scoreCeiling"
   | "histogram";
 export type BoardSpecInput = Omit<BoardSpec, Derived | Defaulted> & Partial<Pick<BoardSpec, Defaulted>>;
 
@@ -142,6 +145,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     period,
     windows: input.windows ?? NONE,
     maxMetadataBytes: input.maxMetadataBytes ?? 0,
+    scoreCeiling: input.scoreCeiling ?? 0,
     histogram: input.histogram ?? NO_BOUNDS,
   });
   return { spec, problems };

@@ -38,6 +38,7 @@ const NAMES: Partial<Record<ModerationAction, string>> = {
   [ModerationAction.UNHIDE]: "unhide",
   [ModerationAction.DELETE_ENTRY]: "delete-entry",
   [ModerationAction.WIPE]: "wipe",
+  [ModerationAction.HIDE_ABOVE]: "hide-above",
 };
 
 /** One line of a shard's audit trail, as stored. */
@@ -47,6 +48,7 @@ interface AuditLine {
   playerId: string;
   board: string;
   period: string;
+  ceiling?: number;
   by: string;
   reason: string;
   atMs: number;
@@ -60,6 +62,7 @@ export function moderationAuditLine(m: Moderation, offset: bigint): string {
     playerId: m.playerId,
     board: m.board,
     period: m.period,
+    ...(m.ceiling ? { ceiling: Number(m.ceiling) } : {}),
     by: m.by,
     reason: m.reason,
     atMs: Number(m.atMs),
@@ -84,6 +87,7 @@ export function parseAuditLine(line: string): { action: Moderation; offset: bigi
       playerId: l.playerId,
       board: l.board,
       period: l.period ?? "",
+      ceiling: BigInt(l.ceiling ?? 0),
       by: l.by,
       reason: l.reason,
       atMs: BigInt(l.atMs),

@@ -31,6 +31,8 @@ export const APPLY_OP = Object.freeze({
   WIPE: 11,
   /** A period close marker (the router's closer): its key is the period's. */
   CLOSE_PERIOD: 12,
+  /** A moderation action (AdminService.HideAboveCeiling), one per partition; value: the log's partitions, limit: the sort key bound. */
+  HIDE_ABOVE: 13,
 });
 
 /** Status codes of the apply script (first element of its reply). */

@@ -56,7 +56,7 @@ export const BOARDS_CREATE = command({
   service: "router",
   summary: "define a board: order, ties, points range, periods, windows, histogram",
   about:
-    "A board without a definition takes the cluster's defaults (higher is better, earliest first, points 0..2147483647, 1 min resolution, all-time). The rules cannot change later; the default operation, --allow-override, --max-metadata and the write quota (--player-rate, --token-rate and their bursts) can (boards update).",
+    "A board without a definition takes the cluster's defaults (higher is better, earliest first, points 0..2147483647, 1 min resolution, all-time). The rules cannot change later; the default operation, --allow-override, --max-metadata, the write quota (--player-rate, --token-rate and their bursts) and --ceiling can (boards update).",
   flags: {
     board: BOARD,
     order: oneOf({ meaning: "which scores are better", choices: ["higher", "lower"], default: "higher" }),
@@ -136,6 +136,10 @@ export const BOARDS_CREATE = command({
       placeholder: "BYTES",
     }),
     ...quotaFlags(),
+    ceiling: bigInteger({
+      meaning: "the most points one write may bring, on a higher-is-better board (0: no ceiling; hide-above hides the entries above it)",
+      default: "0",
+    }),
     histogram: list({
       meaning: "keep a score histogram with buckets starting at these points, ascending (histogram, approx)",
       item: bigInteger({ meaning: "" }),
@@ -148,7 +152,7 @@ export const BOARDS_CREATE = command({
 export const BOARDS_UPDATE = command({
   name: "boards update",
   service: "router",
-  summary: "change a board's default operation, --allow-override, --max-metadata or write quota",
+  summary: "change a board's default operation, --allow-override, --max-metadata, write quota or --ceiling",
   flags: {
     board: BOARD,
     "default-op": oneOf({
@@ -166,6 +170,10 @@ export const BOARDS_UPDATE = command({
       unsetMeans: "as it is",
     }),
     ...quotaFlags("as it is"),
+    ceiling: bigInteger({
+      meaning: "the most points one write may bring, on a higher-is-better board (0: no ceiling)",
+      unsetMeans: "as it is",
+    }),
   },
   example: "boards update --board speedrun --allow-override yes",
 });

@@ -8,7 +8,7 @@ import { PLACEMENT, REBUILD, REBUILDS, RESHARD, STATUS } from "./admin.js";
 import { BOARDS_CREATE, BOARDS_DELETE, BOARDS_GET, BOARDS_LIST, BOARDS_UPDATE, CLOSES } from "./boards.js";
 import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, TOP, WATCH } from "./reads.js";
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
-import { AUDIT, DELETE_ENTRY, HIDE, UNHIDE, WIPE } from "./moderation.js";
+import { AUDIT, DELETE_ENTRY, HIDE, HIDE_ABOVE, UNHIDE, WIPE } from "./moderation.js";
 import { EXPORT } from "./export.js";
 
 export const COMMANDS = Object.freeze({
@@ -36,6 +36,7 @@ export const COMMANDS = Object.freeze({
   unhide: UNHIDE,
   "delete-entry": DELETE_ENTRY,
   wipe: WIPE,
+  "hide-above": HIDE_ABOVE,
   audit: AUDIT,
   export: EXPORT,
   rebuild: REBUILD,

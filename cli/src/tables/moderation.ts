@@ -62,3 +62,12 @@ export const AUDIT = command({
   },
   example: "audit --player cheater-1",
 });
+
+export const HIDE_ABOVE = command({
+  name: "hide-above",
+  service: "router",
+  summary: "hide every player above a board's score ceiling (boards update --ceiling sets it)",
+  about: "One record in every partition of the log: each hides its players above the ceiling then; unhide shows one again.",
+  flags: { board: BOARD, reason: REASON },
+  example: "hide-above --board speedrun --reason ceiling-set",
+});

@@ -10,7 +10,14 @@
 import { create } from "@bufbuild/protobuf";
 import type { RecordProducer } from "@ladder/log/record-producer";
 import { BoardDefinitionSchema, type AdminService, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { defaultOpOf, MAX_BOARDS, maxMetadataProblem, normalizeDefinition, sameRules } from "@ladder/model/board-definitions";
+import {
+  ceilingProblem,
+  defaultOpOf,
+  MAX_BOARDS,
+  maxMetadataProblem,
+  normalizeDefinition,
+  sameRules,
+} from "@ladder/model/board-definitions";
 import { publishDefinition, removeDefinition, type BoardDefinitions } from "@ladder/log/board-definitions-follower";
 import { encodeToken } from "@ladder/model/consistency-token";
 import { encodeBoardDeletion } from "@ladder/model/score-event";
@@ -137,6 +144,8 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       if (metadata) throw invalidArgument(metadata);
       const quota = quotaProblem(wanted.quota);
       if (quota) throw invalidArgument(quota);
+      const ceiling = ceilingProblem(wanted.scoreCeiling, current.rules!);
+      if (ceiling) throw invalidArgument(ceiling);
       const next = create(BoardDefinitionSchema, {
         ...current,
         nextResetMs: 0n,
@@ -144,6 +153,7 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
         allowOpOverride: wanted.allowOpOverride,
         maxMetadataBytes: wanted.maxMetadataBytes,
         quota: wanted.quota,
+        scoreCeiling: wanted.scoreCeiling,
         updatedAtMs: BigInt(Math.max(Date.now(), Number(current.updatedAtMs) + 1)),
       });
       const board = await publish(next);

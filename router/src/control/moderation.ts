@@ -26,7 +26,7 @@ import type { Metadata } from "@grpc/grpc-js";
 
 type ModerationRpcs = Pick<
   ImplOf<typeof AdminService>,
-  "hidePlayer" | "unhidePlayer" | "deleteEntry" | "wipeBoard" | "listModerationActions"
+  "hidePlayer" | "unhidePlayer" | "deleteEntry" | "wipeBoard" | "listModerationActions" | "hideAboveCeiling"
 >;
 
 /** ListModerationActions: the most lines one call lists, and how many when the request says 0. */
@@ -67,6 +67,20 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
   const checkReason = (reason: string) => {
     const badReason = reasonProblem(reason);
     if (badReason) throw invalidArgument(badReason);
+  };
+  /** Writes action `m` on `board` to every partition (with the board's rules, as a score record carries them). */
+  const everyPartition = async (m: Moderation, board: string) => {
+    const value = encodeModeration(m, d.rulesOf(board));
+    const sent = await (await d.producer()).send(
+      d.scoreTopic,
+      Array.from({ length: d.numSlots }, (_, partition) => ({ key: board, value, partition })),
+    );
+    const markers = new Map(sent.map((w) => [w.partition, BigInt(w.baseOffset)] as const));
+    d.log.info({ action: ModerationAction[m.action], board, period: m.period, by: m.by, partitions: markers.size }, "moderation written");
+    return {
+      markers: [...markers].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
+      consistencyToken: encodeToken(markers),
+    };
   };
   const write = async (action: ModerationAction, req: ActionRequest, ctx: CallContext) => {
     const badPlayer = playerIdProblem(req.playerId);
@@ -122,6 +136,24 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
       return { actions: actions.slice(0, limit) };
     },
 
+    async hideAboveCeiling(req, ctx) {
+      const spec = specOf(req.board);
+      checkReason(req.reason);
+      if (spec.scoreCeiling === 0)
+        throw new LadderError(Code.FAILED_PRECONDITION, `board "${req.board}" has no score ceiling (UpdateBoard sets score_ceiling)`);
+      const m: Moderation = create(ModerationSchema, {
+        action: ModerationAction.HIDE_ABOVE,
+        board: req.board,
+        by: d.callerOf(ctx.metadata),
+        reason: req.reason,
+        atMs: BigInt(Date.now()),
+        partitions: d.numSlots,
+        ceiling: BigInt(spec.scoreCeiling),
+      });
+      const { markers, consistencyToken } = await everyPartition(m, req.board);
+      return { action: m, markers, consistencyToken };
+    },
+
     async wipeBoard(req, ctx) {
       const spec = specOf(req.board);
       checkReason(req.reason);
@@ -145,18 +177,8 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
         atMs: BigInt(Date.now()),
         partitions: d.numSlots,
       });
-      const value = encodeModeration(m, d.rulesOf(req.board));
-      const sent = await (await d.producer()).send(
-        d.scoreTopic,
-        Array.from({ length: d.numSlots }, (_, partition) => ({ key: req.board, value, partition })),
-      );
-      const markers = new Map(sent.map((w) => [w.partition, BigInt(w.baseOffset)] as const));
-      d.log.info({ action: "WIPE", board: req.board, period, by: m.by, partitions: markers.size }, "moderation written");
-      return {
-        action: m,
-        markers: [...markers].sort(([a], [b]) => a - b).map(([partition, offset]) => ({ partition, offset })),
-        consistencyToken: encodeToken(markers),
-      };
+      const { markers, consistencyToken } = await everyPartition(m, req.board);
+      return { action: m, markers, consistencyToken };
     },
   };
 }

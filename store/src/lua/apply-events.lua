@@ -39,11 +39,11 @@
     ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts) of offset, part
                    (a further board of the previous event's record, same offset), player, op
                    (OP_*), key (the KEYS index of its board key; OP_CLOSE_PERIOD: the period's), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
-                   board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE: the log's partitions), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
+                   board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE, OP_HIDE_ABOVE: the log's partitions), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
                    entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
                    windows (false, or what apply-windows.lua takes), audit ('' or a moderation
-                   action's audit line: apply-moderation.lua)
+                   action's audit line: apply-moderation.lua), limit (OP_HIDE_ABOVE: apply-removals.lua)
 
   Output:
     { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
@@ -103,6 +103,10 @@ local function apply_one(ev)
   end
   if ev.op == OP_WIPE then
     wipe(ev)
+    return false
+  end
+  if ev.op == OP_HIDE_ABOVE then
+    hide_above(ev)
     return false
   end
   -- a record of a deleted generation written after this partition's deletion marker: ignored

@@ -92,6 +92,7 @@ const K = Object.fromEntries(
     "windows",
     "key",
     "audit",
+    "limit",
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
@@ -99,7 +100,7 @@ const K = Object.fromEntries(
 function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packable | undefined): Buffer {
   const w = writer;
   w.start();
-  w.map(17);
+  w.map(18);
   w.raw(K.key!);
   w.number(key);
   w.raw(K.offset!);
@@ -142,6 +143,8 @@ function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packabl
   w.write(windows ?? false);
   w.raw(K.audit!);
   w.string(e.audit ?? "");
+  w.raw(K.limit!);
+  w.number(e.limit ?? 0);
   return w.done();
 }
 

@@ -227,14 +227,22 @@ function moderation(m: Moderation, rules: BoardRules | undefined, offset: bigint
   const badBoard = m.board === "" ? undefined : boardProblem(m.board);
   if (badBoard) return noop(offset, `moderation: ${badBoard}`);
   const audit = moderationAuditLine(m, offset);
-  if (op === WIPE_OP) {
-    if (m.board === "" || m.partitions === 0) return noop(offset, "moderation: a wipe names no board or no partition count");
+  if (op === WIPE_OP || op === HIDE_ABOVE_OP) {
+    if (m.board === "" || m.partitions === 0) return noop(offset, "moderation: a wipe or hide-above names no board or no partition count");
     let spec: BoardSpec;
     if (rules) {
       const fromRules = specOfRecord(m.board, rules);
       if (typeof fromRules === "string") return noop(offset, fromRules);
       spec = fromRules;
     } else spec = boards.forBoard(m.board);
+    if (op === HIDE_ABOVE_OP) {
+      const ceiling = Number(m.ceiling);
+      if (spec.lowerIsBetter || ceiling < spec.minPoints || ceiling > spec.maxPoints)
+        return noop(offset, `moderation: ceiling ${ceiling} is not one of board "${m.board}"`);
+      // points above the ceiling: a points index below maxPoints - ceiling (score-encoding.ts)
+      const limit = (spec.maxPoints - ceiling) * spec.timeUnits;
+      return { events: [{ ...noopEvent(offset), board: m.board, op, value: m.partitions, limit, ingestedAtMs: Number(m.atMs), audit }] };
+    }
     if ((spec.period.kind !== "none") !== (m.period !== ""))
       return noop(offset, `moderation: a wipe of "${m.board}" names no period of it`);
     const board = storedBoardName(m.board, spec, m.period);
@@ -263,11 +271,13 @@ export const HIDE_OP = APPLY_OP.HIDE;
 export const UNHIDE_OP = APPLY_OP.UNHIDE;
 export const DELETE_ENTRY_OP = APPLY_OP.DELETE_ENTRY;
 export const WIPE_OP = APPLY_OP.WIPE;
+export const HIDE_ABOVE_OP = APPLY_OP.HIDE_ABOVE;
 const MODERATION_OPS = new Map<ModerationAction, number>([
   [ModerationAction.HIDE, HIDE_OP],
   [ModerationAction.UNHIDE, UNHIDE_OP],
   [ModerationAction.DELETE_ENTRY, DELETE_ENTRY_OP],
   [ModerationAction.WIPE, WIPE_OP],
+  [ModerationAction.HIDE_ABOVE, HIDE_ABOVE_OP],
 ]);
 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */

@@ -32,6 +32,8 @@ export interface PreparedEvent {
   windows?: PreparedWindows;
   /** A moderation action's audit line (JSON: moderationAuditLine), kept by the apply script (apply-moderation.lua). */
   audit?: string;
+  /** HIDE_ABOVE: the board's sort keys below this hold more points than its ceiling. */
+  limit?: number;
 }
 
 /** The windows a write into period P0 recomputes (see apply-events.lua). */

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/moderation.proto.
  */
 export const file_leaderboard_v1_moderation: GenFile = /*@__PURE__*/
-  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSKvAQoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMSDgoGcGVyaW9kGAcgASgJEhIKCnBhcnRpdGlvbnMYCCABKA0iRQoRSGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKMAQoSSGlkZVBsYXllclJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGb2Zmc2V0GAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0EhkKEWNvbnNpc3RlbmN5X3Rva2VuGAMgASgJIkcKE1VuaGlkZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKOAQoUVW5oaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiRgoSRGVsZXRlRW50cnlSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRINCgVib2FyZBgCIAEoCRIOCgZyZWFzb24YAyABKAkijQEKE0RlbGV0ZUVudHJ5UmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiQQoQV2lwZUJvYXJkUmVxdWVzdBINCgVib2FyZBgBIAEoCRIOCgZwZXJpb2QYAiABKAkSDgoGcmVhc29uGAMgASgJIowBChFXaXBlQm9hcmRSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEjAKB21hcmtlcnMYAiADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiTwocTGlzdE1vZGVyYXRpb25BY3Rpb25zUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDQoFbGltaXQYAyABKA0iTwodTGlzdE1vZGVyYXRpb25BY3Rpb25zUmVzcG9uc2USLgoHYWN0aW9ucxgBIAMoCzIdLmxlYWRlcmJvYXJkLnYxLkF1ZGl0ZWRBY3Rpb24ibAoNQXVkaXRlZEFjdGlvbhIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBnJlY29yZBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCqvAQoQTW9kZXJhdGlvbkFjdGlvbhIhCh1NT0RFUkFUSU9OX0FDVElPTl9VTlNQRUNJRklFRBAAEhoKFk1PREVSQVRJT05fQUNUSU9OX0hJREUQARIcChhNT0RFUkFUSU9OX0FDVElPTl9VTkhJREUQAhIiCh5NT0RFUkFUSU9OX0FDVElPTl9ERUxFVEVfRU5UUlkQAxIaChZNT0RFUkFUSU9OX0FDVElPTl9XSVBFEARiBnByb3RvMw", [file_leaderboard_v1_common]);
+  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSLAAQoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMSDgoGcGVyaW9kGAcgASgJEhIKCnBhcnRpdGlvbnMYCCABKA0SDwoHY2VpbGluZxgJIAEoAyJFChFIaWRlUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDgoGcmVhc29uGAMgASgJIowBChJIaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiRwoTVW5oaWRlUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDgoGcmVhc29uGAMgASgJIo4BChRVbmhpZGVQbGF5ZXJSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBm9mZnNldBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJGChJEZWxldGVFbnRyeVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKNAQoTRGVsZXRlRW50cnlSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBm9mZnNldBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJBChBXaXBlQm9hcmRSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnBlcmlvZBgCIAEoCRIOCgZyZWFzb24YAyABKAkijAEKEVdpcGVCb2FyZFJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJPChxMaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRINCgVib2FyZBgCIAEoCRINCgVsaW1pdBgDIAEoDSJPCh1MaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXNwb25zZRIuCgdhY3Rpb25zGAEgAygLMh0ubGVhZGVyYm9hcmQudjEuQXVkaXRlZEFjdGlvbiJsCg1BdWRpdGVkQWN0aW9uEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGcmVjb3JkGAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IjgKF0hpZGVBYm92ZUNlaWxpbmdSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSKTAQoYSGlkZUFib3ZlQ2VpbGluZ1Jlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSrRAQoQTW9kZXJhdGlvbkFjdGlvbhIhCh1NT0RFUkFUSU9OX0FDVElPTl9VTlNQRUNJRklFRBAAEhoKFk1PREVSQVRJT05fQUNUSU9OX0hJREUQARIcChhNT0RFUkFUSU9OX0FDVElPTl9VTkhJREUQAhIiCh5NT0RFUkFUSU9OX0FDVElPTl9ERUxFVEVfRU5UUlkQAxIaChZNT0RFUkFUSU9OX0FDVElPTl9XSVBFEAQSIAocTU9ERVJBVElPTl9BQ1RJT05fSElERV9BQk9WRRAFYgZwcm90bzM", [file_leaderboard_v1_common]);
 
 /**
  * Moderation is one moderation action as the score log holds it (ScoreEvent.moderation) and as
@@ -78,6 +78,13 @@ export type Moderation = Message<"leaderboard.v1.Moderation"> & {
    * @generated from field: uint32 partitions = 8;
    */
   partitions: number;
+
+  /**
+   * HIDE_ABOVE: the ceiling; players whose entry holds more points are hidden.
+   *
+   * @generated from field: int64 ceiling = 9;
+   */
+  ceiling: bigint;
 };
 
 /**
@@ -454,6 +461,69 @@ export const AuditedActionSchema: GenMessage<AuditedAction> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_moderation, 11);
 
 /**
+ * HideAboveCeilingRequest names the board whose players above its ceiling to hide.
+ *
+ * @generated from message leaderboard.v1.HideAboveCeilingRequest
+ */
+export type HideAboveCeilingRequest = Message<"leaderboard.v1.HideAboveCeilingRequest"> & {
+  /**
+   * The board; it must have a score ceiling.
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * Why (1 to 500 bytes of UTF-8), kept in the audit trail.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.HideAboveCeilingRequest.
+ * Use `create(HideAboveCeilingRequestSchema)` to create a new message.
+ */
+export const HideAboveCeilingRequestSchema: GenMessage<HideAboveCeilingRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 12);
+
+/**
+ * HideAboveCeilingResponse says where the action is in the log.
+ *
+ * @generated from message leaderboard.v1.HideAboveCeilingResponse
+ */
+export type HideAboveCeilingResponse = Message<"leaderboard.v1.HideAboveCeilingResponse"> & {
+  /**
+   * The action as written (its ceiling set).
+   *
+   * @generated from field: leaderboard.v1.Moderation action = 1;
+   */
+  action?: Moderation | undefined;
+
+  /**
+   * Its records, one per partition of the score log.
+   *
+   * @generated from field: repeated leaderboard.v1.PartitionOffset markers = 2;
+   */
+  markers: PartitionOffset[];
+
+  /**
+   * The records as a consistency token: a read with it sees the players above the ceiling hidden.
+   *
+   * @generated from field: string consistency_token = 3;
+   */
+  consistencyToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.HideAboveCeilingResponse.
+ * Use `create(HideAboveCeilingResponseSchema)` to create a new message.
+ */
+export const HideAboveCeilingResponseSchema: GenMessage<HideAboveCeilingResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_moderation, 13);
+
+/**
  * ModerationAction is what a moderator did (AdminService's moderation rpcs).
  *
  * @generated from enum leaderboard.v1.ModerationAction
@@ -497,6 +567,13 @@ export enum ModerationAction {
    * @generated from enum value: MODERATION_ACTION_WIPE = 4;
    */
   WIPE = 4,
+
+  /**
+   * Every player above a board's score ceiling is hidden on the board.
+   *
+   * @generated from enum value: MODERATION_ACTION_HIDE_ABOVE = 5;
+   */
+  HIDE_ABOVE = 5,
 }
 
 /**

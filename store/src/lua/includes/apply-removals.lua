@@ -1,6 +1,7 @@
 --[[
-  Removals by moderators (AdminService.DeleteEntry, WipeBoard), applied in log order with the
-  players' scores, so a rebuild ends the same.
+  Removals by moderators (AdminService.DeleteEntry, WipeBoard) and the hides of the players above a
+  board's ceiling (HideAboveCeiling), applied in log order with the players' scores, so a rebuild
+  ends the same.
 
   DeleteEntry (OP_DELETE_ENTRY): the player's entries of every key of the board (its
   generations, periods and windows, hidden ones included) and their metadata go, as an erasure
@@ -14,9 +15,16 @@
   which the shard applies its partitions. Cost: a pass over the key per record, O(n) hashes, so
   O(n x partitions of the shard) for the wipe; the key shrinks as the records come.
 
-  Input:  PARTITION (apply-input.lua); an event's key (DELETE_ENTRY: the board's "<prefix>board:<name>";
-          WIPE: the period's board key), player, value (WIPE: the log's partitions) and audit
-  Output: delete_entry(ev), wipe(ev)
+  HideAboveCeiling (OP_HIDE_ABOVE): one record in every partition, like a wipe. The one of partition
+  p finds, in the board's key and its periods' (the windows have encodings of their own), the
+  members whose sort key is below `limit` (more points than the ceiling: score-encoding.ts) and whose
+  slot is p, and hides each on the board as a hide would (apply-moderation.lua). O(keys of the
+  shard) for the SCANs, plus the members found.
+
+  Input:  PARTITION (apply-input.lua); an event's key (DELETE_ENTRY, HIDE_ABOVE: the board's
+          "<prefix>board:<name>"; WIPE: the period's board key), player, value (WIPE, HIDE_ABOVE:
+          the log's partitions), limit (HIDE_ABOVE) and audit
+  Output: delete_entry(ev), wipe(ev), hide_above(ev)
 ]]
 
 local function imul(a, b)
@@ -89,4 +97,30 @@ local function wipe(ev)
   end
   for _, p in ipairs(members_here(key .. HID, slots)) do erase_from(key .. HID, p) end
   if PARTITION == '0' then audit(ev) end -- one line for the whole wipe
+end
+
+local function hide_above(ev)
+  local board, mine = board_of(ev.key), tonumber(PARTITION)
+  local found, list = {}, {}
+  each_key(ev.key, false, false, function(k)
+    if not string.find(string.sub(k, #BOARD_PREFIX + 1), '~', 1, true) then
+      for _, m in ipairs(redis.call('ZRANGEBYSCORE', k, '-inf', '(' .. int_arg(ev.limit))) do
+        if not found[m] and slot_of(m, ev.value) == mine then
+          found[m] = true
+          list[#list + 1] = m
+        end
+      end
+    end
+  end)
+  for _, p in ipairs(list) do
+    local member = p .. '\n' .. board
+    if redis.call('ZADD', HIDDEN_KEY, 0, member) == 1 then record(HIDDEN_KEY, member) end
+  end
+  if #list > 0 then
+    any_hidden = true
+    each_key(ev.key, false, false, function(k)
+      for _, p in ipairs(list) do conceal(k, p) end
+    end)
+  end
+  if PARTITION == '0' then audit(ev) end -- one line for the whole action
 end
