@@ -71,7 +71,7 @@ const WRITER_COMMANDS = [
   "evalsha",
   "select",
   ...["del", "exists", "get", "hexists", "hget", "hgetall", "hmget", "hset", "keys", "pexpireat", "pexpiretime", "scan", "set"],
-  ...["unlink", "zadd", "zcard", "zrange", "zscan"],
+  ...["unlink", "zadd", "zcard", "zrange", "zrem", "zscan"],
 ];
 
 /** What rebuild-swap.lua adds for the admin path: it selects the spare database and swaps it in. */

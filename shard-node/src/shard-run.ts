@@ -121,7 +121,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   snapshots?.run({ applier, serving: () => readiness!.serving });
   // a move of this shard's slots in place (store/src/writer/move.ts), once cut over or given up: its
   // departed players, or its arrivals, are deleted here, page by page, while reads go on
-  const drainer = startMoveDrainer(redis, config.keyPrefix, log.child({ component: "move-drain" }));
+  const drainer = startMoveDrainer(redis, config.keyPrefix, log.child({ component: "move-drain" }), config.numSlots);
   log.info({ shardId, slots, stamp }, "shard run started");
   return {
     slots,

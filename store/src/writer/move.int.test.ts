@@ -183,9 +183,21 @@ describe("a move in place", () => {
     await write(q, bySlot.get(1)![1]!);
     await expectBoard(readerOf(Q), AFTER);
 
-    expect(await drainMove(redis, keyPrefix)).toBe(oracle([3]).length);
+    // what the shard keeps per player outside its board keys (hidden entries, hides, counts of
+    // records) goes for the departed players with the rest, and stays for the others
+    const [gone, kept] = [bySlot.get(3)![0]!, bySlot.get(1)![0]!];
+    for (const id of [gone, kept]) {
+      await redis.zadd(`${board}!hid`, 5, id);
+      await redis.zadd(`${keyPrefix}board:~hidden`, 0, `${id}\nb`);
+      await redis.zadd(`${keyPrefix}board:~records`, 3, id);
+    }
+    expect(await drainMove(redis, keyPrefix, { numSlots: SLOTS })).toBe(oracle([3]).length);
     expect(await moveOf(redis, keyPrefix)).toBeUndefined();
     expect(await redis.exists(board + "!dep")).toBe(0);
+    expect(await redis.zrange(`${board}!hid`, "0", "-1")).toEqual([kept]);
+    expect(await redis.zrange(`${keyPrefix}board:~hidden`, "0", "-1")).toEqual([`${kept}\nb`]);
+    const counted = await redis.zrange(`${keyPrefix}board:~records`, "0", "-1"); // every player the writers wrote, and these
+    expect([counted.includes(kept), counted.includes(gone), counted.filter((id) => slotOf(id, SLOTS) === 3)]).toEqual([true, false, []]);
     await expectBoard(readerOf(Q), AFTER);
     expect((await redis.zrange(board, "0", "-1")).sort()).toEqual(oracle(AFTER).sort());
   });

@@ -29,7 +29,9 @@
  *            and "!dep" becomes the exclusion. Nobody applies the lost partitions any more, so
  *            "!dep" is frozen; the shard node deletes its members from the keys page by page
  *            (move-drain.lua: member, metadata, histogram count and companion entry in one
- *            step, so readers see nothing change) and move-finish.lua ends the move.
+ *            step, so readers see nothing change), then what it keeps per player outside the board
+ *            keys for them (hidden entries, hides, counts of records: forgetPlayersOf), and
+ *            move-finish.lua ends the move.
  *   undo     (a move given up before its cut-over: move-cancel.lua) "!dep" goes, the gained
  *            partitions' offsets go, and "!arr" stays the exclusion until the node has deleted
  *            its members the same way.
@@ -226,7 +228,11 @@ export async function movePending(plain: Redis, keyPrefix: string): Promise<numb
  * Deletes the excluded members of a move in phase 'drain' or 'undo', page by page, then ends the
  * move (move-finish.lua). Returns the members deleted; 0 at once when there is nothing to drain.
  */
-export async function drainMove(plain: Redis, keyPrefix: string, o: { signal?: AbortSignal; log?: Logger } = {}): Promise<number> {
+export async function drainMove(
+  plain: Redis,
+  keyPrefix: string,
+  o: { signal?: AbortSignal; log?: Logger; numSlots?: number } = {},
+): Promise<number> {
   const redis = withMoveScripts(plain);
   const moveKey = keyLayout(keyPrefix).move;
   let deleted = 0;
@@ -251,6 +257,7 @@ export async function drainMove(plain: Redis, keyPrefix: string, o: { signal?: A
       }
     });
     if (changed) return deleted;
+    if (o.numSlots) await forgetPlayersOf(redis, keyPrefix, move.phase === "drain" ? move.lost : move.gained, o.numSlots);
     const done = await redis.ladderMoveFinish(moveKey, boardPattern(keyPrefix));
     if (done[0] === MoveStatus.OK) {
       o.log?.info(
@@ -264,15 +271,44 @@ export async function drainMove(plain: Redis, keyPrefix: string, o: { signal?: A
 }
 
 /**
+ * What the shard keeps per player outside its board keys, for the players of `partitions` (those
+ * a move took away, or the arrivals of one given up): their hidden entries ("<key>!hid"), their
+ * hides ("~hidden") and their counts of records ("~records"). Readers never read them and no one
+ * applies those partitions any more, so they go page by page; left, a slot coming back would
+ * replay its records onto them (apply-moderation.lua, apply-records.lua).
+ */
+async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: readonly number[], numSlots: number): Promise<void> {
+  const gone = new Set(partitions);
+  if (gone.size === 0) return;
+  const prefix = `${globEscape(keyPrefix)}board:`;
+  const keys: string[] = [`${keyPrefix}board:~hidden`, `${keyPrefix}board:~records`];
+  await forEachMatch(redis, `${prefix}*!hid`, async (page) => void keys.push(...page));
+  for (const key of keys) {
+    let cursor = "0";
+    do {
+      const [next, flat] = await redis.zscan(key, cursor, "COUNT", MOVE_PAGE);
+      cursor = next;
+      const members: string[] = [];
+      for (let i = 0; i < flat.length; i += 2) {
+        const m = flat[i]!;
+        const player = key.endsWith("~hidden") ? m.slice(0, m.indexOf("\n")) : m; // "<player>\n<board>"
+        if (gone.has(slotOf(player, numSlots))) members.push(m);
+      }
+      if (members.length) await redis.zrem(key, ...members);
+    } while (cursor !== "0");
+  }
+}
+
+/**
  * The shard node's drainer: every `everyMs`, drains a move in phase 'drain' or 'undo' (above).
  * Failures are logged and tried again; stop() waits for the page in flight.
  */
-export function startMoveDrainer(redis: Redis, keyPrefix: string, log: Logger, everyMs = 500): { stop(): Promise<void> } {
+export function startMoveDrainer(redis: Redis, keyPrefix: string, log: Logger, numSlots: number, everyMs = 500): { stop(): Promise<void> } {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const tick = () => {
-    running = drainMove(redis, keyPrefix, { signal: abort.signal, log })
+    running = drainMove(redis, keyPrefix, { signal: abort.signal, log, numSlots })
       .then(
         () => undefined,
         (err: unknown) => {
