@@ -3,7 +3,8 @@
 // close markers, then after it sent the close event in its transaction but before the commit; then
 // two routers close at once. The closes topic then holds exactly one committed event for the period
 // (the killed transaction's record aborted), whose size, top K with ranks and checksum of the whole
-// board equal what an oracle of every acknowledged write gives, and the frozen period equals it.
+// board, and the rewards the board declares by rank (one per rewarded player) equal what an oracle
+// of every acknowledged write gives, and the frozen period equals it.
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient } from "@ladder/client/grpc-stub";
@@ -65,7 +66,17 @@ describe("period close events", () => {
           period: PeriodKind.CRON,
           cron: "* * * * *",
           keepPeriods: 10,
-          close: { graceMs: BigInt(GRACE_MS), topK: TOP_K },
+          close: {
+            graceMs: BigInt(GRACE_MS),
+            topK: TOP_K,
+            // rank 1, 2 to 10, the top 25% (of 80: ranks 1 to 20, so 11 to 20), 70 to 200 (of 80: 70 to 80)
+            rewards: [
+              { reward: "gold", fromRank: 1n },
+              { reward: "silver", fromRank: 2n, toRank: 10n },
+              { reward: "top25", topPercent: 25 },
+              { reward: "tail", fromRank: 70n, toRank: 200n },
+            ],
+          },
         },
       },
     });
@@ -140,6 +151,14 @@ describe("period close events", () => {
     );
     const lines = want.map((w) => `${w.rank}\t${w.playerId}\t${w.score}\t${w.reachedAtMs}\n`).join("");
     expect(e.checksum).toBe(createHash("sha256").update(lines).digest("hex"));
+
+    // rewards: one per rewarded player, in rank order, as declared (worked out here from the ranks)
+    const rewardOf = (rank: number) =>
+      rank === 1 ? "gold" : rank <= 10 ? "silver" : rank <= Math.ceil((want.length * 25) / 100) ? "top25" : rank >= 70 ? "tail" : undefined;
+    expect(e.rewards.map((r) => [r.playerId, Number(r.rank), Number(r.score), r.reward])).toEqual(
+      want.flatMap((w) => (rewardOf(w.rank) ? [[w.playerId, w.rank, w.score, rewardOf(w.rank)]] : [])),
+    );
+    expect(e.rewards.map((r) => r.reward).filter((r, i, all) => all.indexOf(r) === i)).toEqual(["gold", "silver", "top25", "tail"]);
 
     // the frozen period, and the event through the routers that wrote it
     for (const r of [third, fourth]) {

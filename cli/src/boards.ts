@@ -36,7 +36,9 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
           return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
         }),
         histogramBounds: o.histogram ?? [],
-        ...(o["close-grace"] ? { close: { graceMs: BigInt(durationMs(o["close-grace"])), topK: o["close-top"] } } : {}),
+        ...(o["close-grace"]
+          ? { close: { graceMs: BigInt(durationMs(o["close-grace"])), topK: o["close-top"], rewards: (o.rewards ?? []).map(rewardRange) } }
+          : {}),
         ...(o["season-start"] || o["season-length"]
           ? {
               season: {
@@ -94,10 +96,19 @@ export async function closes(c: ServiceSet, o: Values<typeof CLOSES.flags>): Pro
   if (res.closes.length === 0) return `no period of ${o.board} closed yet`;
   return res.closes
     .map((e) => {
-      const head = `${e.period}: closed at ${new Date(Number(e.closeAtMs)).toISOString()}, ${e.size} entries, sha256 ${e.checksum}`;
+      const head = `${e.period}: closed at ${new Date(Number(e.closeAtMs)).toISOString()}, ${e.size} entries, ${e.rewards.length} rewarded, sha256 ${e.checksum}`;
       return [head, ...e.top.map((t) => `  ${t.rank}. ${t.playerId} ${t.score}`)].join("\n");
     })
     .join("\n");
+}
+
+/** A reward range of "gold:1", "silver:2-10" or "elite:top1%" (the table's pattern). */
+function rewardRange(text: string): { reward: string; fromRank?: bigint; toRank?: bigint; topPercent?: number } {
+  const at = text.lastIndexOf(":");
+  const [reward, range] = [text.slice(0, at), text.slice(at + 1)];
+  if (range.startsWith("top")) return { reward, topPercent: Number(range.slice(3, -1)) };
+  const [from, to] = range.split("-");
+  return { reward, fromRank: BigInt(from!), ...(to ? { toRank: BigInt(to) } : {}) };
 }
 
 /** Milliseconds of "500ms", "10s", "10m", "2h" or "1d" (the table's pattern). */
@@ -124,7 +135,7 @@ function boardLine(b: BoardDefinition): string {
   const period =
     r.period === PeriodKind.UNSPECIFIED
       ? "all-time"
-      : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}${r.close ? `, closes ${r.close.graceMs} ms after each end` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
+      : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}${r.close ? `, closes ${r.close.graceMs} ms after each end${r.close.rewards.length ? ` with ${r.close.rewards.length} reward ranges` : ""}` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
   const metadata = `${b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : ""}${b.scoreCeiling ? `, ceiling ${b.scoreCeiling}` : ""}`;
   return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}, generation ${r.generation}`;
 }

@@ -118,6 +118,13 @@ describe("cli > command line", () => {
     expect(refusal("at --board g --top 120")).toBe('--top must be a number above 0 and at most 100 (got "120")');
     expect(refusal("boards create --board b --histogram 10,x")).toBe('--histogram item 2 must be an integer (got "x")');
     expect(refusal("boards create --board b --windows 7d:7")).toBe('--windows item 1 must be NAME:PERIODS:sum|best (got "7d:7")');
+    expect(
+      run("boards create --board b --period daily --close-grace 10m --rewards gold:1,silver:2-10,elite:top1.5%").values.rewards,
+    ).toEqual(["gold:1", "silver:2-10", "elite:top1.5%"]);
+    expect(refusal("boards create --board b --rewards gold:first")).toMatch(
+      /--rewards item 1 must be REWARD:RANK\|REWARD:FROM-TO\|REWARD:topP%/,
+    );
+    expect(refusal("boards create --board b --close-grace 10 minutes")).toMatch(/--close-grace/);
     expect(refusal("reshard --add shard-3")).toBe('--add item 1 must be id=redis://host:port (got "shard-3")');
     expect(refusal("submit --board g --player a --value 1 --report-ranks=maybe")).toBe('--report-ranks must be yes or no (got "maybe")');
     expect(refusal(["top", "--board", ""])).toBe('--board must not be empty (got "")');

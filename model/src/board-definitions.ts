@@ -51,6 +51,7 @@ import { makeWindows, type WindowCombine as Combine } from "./windows.js";
 import { histogramProblem } from "./histogram.js";
 import { quotaProblem } from "./write-quota.js";
 import { MAX_CLOSE_TOP_K } from "./close-record.js";
+import { rewardsProblem } from "./rewards.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
@@ -173,6 +174,8 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     ...(r.close ? { close: r.close } : {}),
   });
   if (r.close && r.close.topK > MAX_CLOSE_TOP_K) return { problems: [`close.top_k must be 0 to ${MAX_CLOSE_TOP_K}, got ${r.close.topK}`] };
+  const rewards = r.close && rewardsProblem(r.close.rewards);
+  if (rewards) return { problems: [rewards] };
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
   const metadata = maxMetadataProblem(requested.maxMetadataBytes);
@@ -225,6 +228,8 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.season?.gapDays === b.season?.gapDays &&
     a.close?.graceMs === b.close?.graceMs &&
     a.close?.topK === b.close?.topK &&
+    JSON.stringify(a.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) ===
+      JSON.stringify(b.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) &&
     a.histogramBounds.length === b.histogramBounds.length &&
     a.histogramBounds.every((x, i) => x === b.histogramBounds[i]) &&
     a.windows.length === b.windows.length &&

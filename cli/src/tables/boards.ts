@@ -114,6 +114,15 @@ export const BOARDS_CREATE = command({
       default: "0",
       placeholder: "K",
     }),
+    rewards: list({
+      meaning: "with --close-grace: rewards by final rank, resolved into each close event (the first range given wins a rank)",
+      item: shaped({
+        meaning: "",
+        pattern: /^[A-Za-z0-9_.:-]{1,64}:(\d+(-\d+)?|top\d+(\.\d+)?%)$/,
+        shape: "REWARD:RANK|REWARD:FROM-TO|REWARD:topP%",
+      }),
+      unsetMeans: "none",
+    }),
     zone: text({ meaning: "the periods' IANA time zone (Europe/Paris)", placeholder: "IANA", unsetMeans: "UTC" }),
     keep: integer({ meaning: "past periods kept besides the current one", default: "0", min: 0, max: 1000 }),
     windows: list({

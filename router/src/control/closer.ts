@@ -17,7 +17,8 @@
  *
  * THE CLOSE EVENT. Once every partition has applied the markers, the standings are final: the
  * closer reads them whole (GetTop's pages, on the primaries), and writes the period's close event
- * (PeriodClose: size, top K with ranks, checksum of the whole board) to the closes topic exactly
+ * (PeriodClose: size, top K with ranks, checksum of the whole board, the board's rewards by rank
+ * resolved: one per rewarded player) to the closes topic exactly
  * once, in a Kafka transaction that fences every other closer first (log/src/period-closes.ts).
  * A closer that dies before the commit leaves an aborted transaction (or none); the next look, by
  * any router, writes the event. The event is built from the frozen board, so any closer builds
@@ -37,6 +38,7 @@ import {
   StandingsChecksum,
 } from "@ladder/model/close-record";
 import { writeCloseOnce, type PeriodCloses } from "@ladder/log/period-closes";
+import { resolveRewards, type RewardRangeInput } from "@ladder/model/rewards";
 import type { Queries, RankedEntry } from "../read/queries.js";
 import { storedBoardName } from "@ladder/model/board-spec";
 import { keptPeriods, type Period } from "@ladder/model/periods";
@@ -108,7 +110,15 @@ export function startCloser(d: CloserDeps): Closer {
               scoreTopic: d.scoreTopic,
               closes: d.closes,
               key,
-              build: () => closeEvent(def.name, def.rules!.generation, period, closeAt, def.rules!.close!.topK || DEFAULT_CLOSE_TOP_K),
+              build: () =>
+                closeEvent(
+                  def.name,
+                  def.rules!.generation,
+                  period,
+                  closeAt,
+                  def.rules!.close!.topK || DEFAULT_CLOSE_TOP_K,
+                  def.rules!.close!.rewards,
+                ),
               beforeCommit: () => crash("event"),
             });
         closed.add(stem);
@@ -149,16 +159,29 @@ export function startCloser(d: CloserDeps): Closer {
   };
 
   /** The close event of a period whose standings are final: read whole, in pages. */
-  const closeEvent = async (board: string, generation: bigint, period: Period, closeAtMs: number, topK: number): Promise<Buffer> => {
+  const closeEvent = async (
+    board: string,
+    generation: bigint,
+    period: Period,
+    closeAtMs: number,
+    topK: number,
+    ranges: readonly RewardRangeInput[],
+  ): Promise<Buffer> => {
     const where = { period: period.id };
     const checksum = new StandingsChecksum();
     const top: RankedEntry[] = [];
-    const take = (entries: readonly RankedEntry[]) => {
-      checksum.add(entries.map((e) => ({ rank: e.rank, playerId: e.playerId, score: e.points, reachedAtMs: e.reachedAtMs })));
-      for (const e of entries) if (top.length < topK) top.push(e);
-    };
+    const rewards: Array<{ playerId: string; rank: bigint; score: bigint; reward: string }> = [];
     const page = await d.queries.top(board, 0, STANDINGS_PAGE, Number.POSITIVE_INFINITY, where);
     const total = page.total;
+    const resolved = resolveRewards(ranges, total);
+    const take = (entries: readonly RankedEntry[]) => {
+      checksum.add(entries.map((e) => ({ rank: e.rank, playerId: e.playerId, score: e.points, reachedAtMs: e.reachedAtMs })));
+      for (const e of entries) {
+        if (top.length < topK) top.push(e);
+        const reward = resolved.rewardAt(e.rank);
+        if (reward !== undefined) rewards.push({ playerId: e.playerId, rank: BigInt(e.rank), score: BigInt(e.points), reward });
+      }
+    };
     take(page.entries);
     for (let next = d.queries.cursorsOf(board, page, where).next; next !== ""; ) {
       const more = await d.queries.pageAt(board, next, STANDINGS_PAGE, Number.POSITIVE_INFINITY, where);
@@ -183,6 +206,7 @@ export function startCloser(d: CloserDeps): Closer {
           metadata: e.metadata,
         })),
         checksum: checksum.digest(),
+        rewards,
         writtenAtMs: BigInt(clock()),
       }),
     );

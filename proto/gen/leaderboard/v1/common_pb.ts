@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIsEDCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUiLAoJQ2xvc2VSdWxlEhAKCGdyYWNlX21zGAEgASgDEg0KBXRvcF9rGAIgASgNIkYKClNlYXNvblJ1bGUSEQoJZmlyc3RfZGF5GAEgASgJEhMKC2xlbmd0aF9kYXlzGAIgASgNEhAKCGdhcF9kYXlzGAMgASgNIlsKCldpbmRvd1J1bGUSDAoEbmFtZRgBIAEoCRIPCgdwZXJpb2RzGAIgASgNEi4KB2NvbWJpbmUYAyABKA4yHS5sZWFkZXJib2FyZC52MS5XaW5kb3dDb21iaW5lInMKBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMSEAoIbWV0YWRhdGEYBSABKAkSEQoJdGllZF9yYW5rGAYgASgEIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMqnwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEAQSFgoSUEVSSU9EX0tJTkRfU0VBU09OEAUqYAoNV2luZG93Q29tYmluZRIeChpXSU5ET1dfQ09NQklORV9VTlNQRUNJRklFRBAAEhYKEldJTkRPV19DT01CSU5FX1NVTRABEhcKE1dJTkRPV19DT01CSU5FX0JFU1QQAmIGcHJvdG8z");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIsEDCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUiWgoJQ2xvc2VSdWxlEhAKCGdyYWNlX21zGAEgASgDEg0KBXRvcF9rGAIgASgNEiwKB3Jld2FyZHMYAyADKAsyGy5sZWFkZXJib2FyZC52MS5SZXdhcmRSYW5nZSJWCgtSZXdhcmRSYW5nZRIOCgZyZXdhcmQYASABKAkSEQoJZnJvbV9yYW5rGAIgASgEEg8KB3RvX3JhbmsYAyABKAQSEwoLdG9wX3BlcmNlbnQYBCABKAEiRgoKU2Vhc29uUnVsZRIRCglmaXJzdF9kYXkYASABKAkSEwoLbGVuZ3RoX2RheXMYAiABKA0SEAoIZ2FwX2RheXMYAyABKA0iWwoKV2luZG93UnVsZRIMCgRuYW1lGAEgASgJEg8KB3BlcmlvZHMYAiABKA0SLgoHY29tYmluZRgDIAEoDjIdLmxlYWRlcmJvYXJkLnYxLldpbmRvd0NvbWJpbmUicwoFRW50cnkSEQoJcGxheWVyX2lkGAEgASgJEg0KBXNjb3JlGAIgASgDEgwKBHJhbmsYAyABKAQSFQoNcmVhY2hlZF9hdF9tcxgEIAEoAxIQCghtZXRhZGF0YRgFIAEoCRIRCgl0aWVkX3JhbmsYBiABKAQiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMiRAoQQ29uc2lzdGVuY3lUb2tlbhIwCgdvZmZzZXRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0Kn8KCU9wZXJhdGlvbhIZChVPUEVSQVRJT05fVU5TUEVDSUZJRUQQABIRCg1PUEVSQVRJT05fU0VUEAESFwoTT1BFUkFUSU9OX0lOQ1JFTUVOVBACEhIKDk9QRVJBVElPTl9CRVNUEAMSFwoTT1BFUkFUSU9OX0RFQ1JFTUVOVBAEKmgKCVNvcnRPcmRlchIaChZTT1JUX09SREVSX1VOU1BFQ0lGSUVEEAASHwobU09SVF9PUkRFUl9ISUdIRVJfSVNfQkVUVEVSEAESHgoaU09SVF9PUkRFUl9MT1dFUl9JU19CRVRURVIQAipzCgdUaWVSdWxlEhgKFFRJRV9SVUxFX1VOU1BFQ0lGSUVEEAASGwoXVElFX1JVTEVfRUFSTElFU1RfRklSU1QQARIZChVUSUVfUlVMRV9MQVRFU1RfRklSU1QQAhIWChJUSUVfUlVMRV9QTEFZRVJfSUQQAyqfAQoKUGVyaW9kS2luZBIbChdQRVJJT0RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBFUklPRF9LSU5EX0RBSUxZEAESFgoSUEVSSU9EX0tJTkRfV0VFS0xZEAISFwoTUEVSSU9EX0tJTkRfTU9OVEhMWRADEhQKEFBFUklPRF9LSU5EX0NST04QBBIWChJQRVJJT0RfS0lORF9TRUFTT04QBSpgCg1XaW5kb3dDb21iaW5lEh4KGldJTkRPV19DT01CSU5FX1VOU1BFQ0lGSUVEEAASFgoSV0lORE9XX0NPTUJJTkVfU1VNEAESFwoTV0lORE9XX0NPTUJJTkVfQkVTVBACYgZwcm90bzM");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -173,6 +173,16 @@ export type CloseRule = Message<"leaderboard.v1.CloseRule"> & {
    * @generated from field: uint32 top_k = 2;
    */
   topK: number;
+
+  /**
+   * Rewards by rank, resolved when a period closes into its close event (PeriodClose.rewards), at
+   * most 32 ranges: each player whose final rank a range covers gets that range's reward, the first
+   * range declared that covers it when several do (so "rank 1" before "top 1%"). At most 10,000
+   * players are rewarded per period: ranks past 10,000 get none.
+   *
+   * @generated from field: repeated leaderboard.v1.RewardRange rewards = 3;
+   */
+  rewards: RewardRange[];
 };
 
 /**
@@ -181,6 +191,51 @@ export type CloseRule = Message<"leaderboard.v1.CloseRule"> & {
  */
 export const CloseRuleSchema: GenMessage<CloseRule> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 1);
+
+/**
+ * RewardRange is the reward of a range of final ranks: ranks from_rank to to_rank, or the top
+ * top_percent of the period's entries (exactly one of the two).
+ *
+ * @generated from message leaderboard.v1.RewardRange
+ */
+export type RewardRange = Message<"leaderboard.v1.RewardRange"> & {
+  /**
+   * What the players of the range get, as the game's reward service knows it: 1 to 64 characters
+   * of A-Z a-z 0-9 _ - . :
+   *
+   * @generated from field: string reward = 1;
+   */
+  reward: string;
+
+  /**
+   * The first rank of the range (1-based); 0 with top_percent.
+   *
+   * @generated from field: uint64 from_rank = 2;
+   */
+  fromRank: bigint;
+
+  /**
+   * The last rank of the range, inclusive, at most 10,000; 0 means from_rank alone.
+   *
+   * @generated from field: uint64 to_rank = 3;
+   */
+  toRank: bigint;
+
+  /**
+   * Instead of ranks: the top top_percent percent of the entries, above 0 and at most 100: ranks 1
+   * to ceil(size x top_percent / 100), size being the period's final number of entries.
+   *
+   * @generated from field: double top_percent = 4;
+   */
+  topPercent: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.RewardRange.
+ * Use `create(RewardRangeSchema)` to create a new message.
+ */
+export const RewardRangeSchema: GenMessage<RewardRange> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * SeasonRule is the calendar of a board with seasons (PERIOD_KIND_SEASON), in the board's time
@@ -218,7 +273,7 @@ export type SeasonRule = Message<"leaderboard.v1.SeasonRule"> & {
  * Use `create(SeasonRuleSchema)` to create a new message.
  */
 export const SeasonRuleSchema: GenMessage<SeasonRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * WindowRule defines one window of a board with periods.
@@ -253,7 +308,7 @@ export type WindowRule = Message<"leaderboard.v1.WindowRule"> & {
  * Use `create(WindowRuleSchema)` to create a new message.
  */
 export const WindowRuleSchema: GenMessage<WindowRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 3);
+  messageDesc(file_leaderboard_v1_common, 4);
 
 /**
  * Entry is one player's standing on one board.
@@ -314,7 +369,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 4);
+  messageDesc(file_leaderboard_v1_common, 5);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -343,7 +398,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 5);
+  messageDesc(file_leaderboard_v1_common, 6);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -366,7 +421,7 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 6);
+  messageDesc(file_leaderboard_v1_common, 7);
 
 /**
  * Operation says how an update combines with the player's current score on a board.

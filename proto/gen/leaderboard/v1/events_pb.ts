@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/events.proto.
  */
 export const file_leaderboard_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIssECgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24i0gEKC1BlcmlvZENsb3NlEg0KBWJvYXJkGAEgASgJEhIKCmdlbmVyYXRpb24YAiABKAMSDgoGcGVyaW9kGAMgASgJEhAKCHN0YXJ0X21zGAQgASgDEg4KBmVuZF9tcxgFIAEoAxITCgtjbG9zZV9hdF9tcxgGIAEoAxIMCgRzaXplGAcgASgEEiIKA3RvcBgIIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5EhAKCGNoZWNrc3VtGAkgASgJEhUKDXdyaXR0ZW5fYXRfbXMYCiABKAMi7wEKCUJvYXJkUGFydBINCgVib2FyZBgBIAEoCRIlCgJvcBgCIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhIpCgVydWxlcxgDIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkJvYXJkUnVsZXMSDgoGcGVyaW9kGAQgASgJEhsKE3BlcmlvZF9leHBpcmVfYXRfbXMYBSABKAMSFgoOd2luZG93X3BlcmlvZHMYBiADKAkSGwoTd2luZG93X2V4cGlyZV9hdF9tcxgHIAMoAxIfChd3aW5kb3dfcGVyaW9kX3N0YXJ0c19tcxgIIAMoAyJ7Cg9QbGFjZW1lbnRSZWNvcmQSDQoFZXBvY2gYASABKAQSKwoGc2hhcmRzGAIgAygLMhsubGVhZGVyYm9hcmQudjEuUGxhY2VkU2hhcmQSFQoNc2xvdF90b19zaGFyZBgDIAMoDRIVCg13cml0dGVuX2F0X21zGAQgASgDIiwKC1BsYWNlZFNoYXJkEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCWIGcHJvdG8z", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIssECgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24igAIKC1BlcmlvZENsb3NlEg0KBWJvYXJkGAEgASgJEhIKCmdlbmVyYXRpb24YAiABKAMSDgoGcGVyaW9kGAMgASgJEhAKCHN0YXJ0X21zGAQgASgDEg4KBmVuZF9tcxgFIAEoAxITCgtjbG9zZV9hdF9tcxgGIAEoAxIMCgRzaXplGAcgASgEEiIKA3RvcBgIIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5EhAKCGNoZWNrc3VtGAkgASgJEhUKDXdyaXR0ZW5fYXRfbXMYCiABKAMSLAoHcmV3YXJkcxgLIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlJld2FyZEdyYW50Ik0KC1Jld2FyZEdyYW50EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRyYW5rGAIgASgEEg0KBXNjb3JlGAMgASgDEg4KBnJld2FyZBgEIAEoCSLvAQoJQm9hcmRQYXJ0Eg0KBWJvYXJkGAEgASgJEiUKAm9wGAIgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEikKBXJ1bGVzGAMgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxIOCgZwZXJpb2QYBCABKAkSGwoTcGVyaW9kX2V4cGlyZV9hdF9tcxgFIAEoAxIWCg53aW5kb3dfcGVyaW9kcxgGIAMoCRIbChN3aW5kb3dfZXhwaXJlX2F0X21zGAcgAygDEh8KF3dpbmRvd19wZXJpb2Rfc3RhcnRzX21zGAggAygDInsKD1BsYWNlbWVudFJlY29yZBINCgVlcG9jaBgBIAEoBBIrCgZzaGFyZHMYAiADKAsyGy5sZWFkZXJib2FyZC52MS5QbGFjZWRTaGFyZBIVCg1zbG90X3RvX3NoYXJkGAMgAygNEhUKDXdyaXR0ZW5fYXRfbXMYBCABKAMiLAoLUGxhY2VkU2hhcmQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJYgZwcm90bzM", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
 
 /**
  * ScoreEvent is the value of one record of the score topic, the durable log that is the
@@ -290,6 +290,14 @@ export type PeriodClose = Message<"leaderboard.v1.PeriodClose"> & {
    * @generated from field: int64 written_at_ms = 10;
    */
   writtenAtMs: bigint;
+
+  /**
+   * The rewards of CloseRule.rewards resolved on the final standings: one per rewarded player, in
+   * rank order.
+   *
+   * @generated from field: repeated leaderboard.v1.RewardGrant rewards = 11;
+   */
+  rewards: RewardGrant[];
 };
 
 /**
@@ -298,6 +306,48 @@ export type PeriodClose = Message<"leaderboard.v1.PeriodClose"> & {
  */
 export const PeriodCloseSchema: GenMessage<PeriodClose> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_events, 1);
+
+/**
+ * RewardGrant is one player's reward for a closed period.
+ *
+ * @generated from message leaderboard.v1.RewardGrant
+ */
+export type RewardGrant = Message<"leaderboard.v1.RewardGrant"> & {
+  /**
+   * The player's id.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * Its final rank.
+   *
+   * @generated from field: uint64 rank = 2;
+   */
+  rank: bigint;
+
+  /**
+   * Its final score.
+   *
+   * @generated from field: int64 score = 3;
+   */
+  score: bigint;
+
+  /**
+   * The reward (RewardRange.reward of the first range covering the rank).
+   *
+   * @generated from field: string reward = 4;
+   */
+  reward: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.RewardGrant.
+ * Use `create(RewardGrantSchema)` to create a new message.
+ */
+export const RewardGrantSchema: GenMessage<RewardGrant> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 2);
 
 /**
  * BoardPart is one more board a record touches, with what ingest resolved for it.
@@ -367,7 +417,7 @@ export type BoardPart = Message<"leaderboard.v1.BoardPart"> & {
  * Use `create(BoardPartSchema)` to create a new message.
  */
 export const BoardPartSchema: GenMessage<BoardPart> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 2);
+  messageDesc(file_leaderboard_v1_events, 3);
 
 /**
  * PlacementRecord is one version of the cluster's placement: which shards there are, where
@@ -414,7 +464,7 @@ export type PlacementRecord = Message<"leaderboard.v1.PlacementRecord"> & {
  * Use `create(PlacementRecordSchema)` to create a new message.
  */
 export const PlacementRecordSchema: GenMessage<PlacementRecord> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 3);
+  messageDesc(file_leaderboard_v1_events, 4);
 
 /**
  * PlacedShard is one shard of a placement.
@@ -442,5 +492,5 @@ export type PlacedShard = Message<"leaderboard.v1.PlacedShard"> & {
  * Use `create(PlacedShardSchema)` to create a new message.
  */
 export const PlacedShardSchema: GenMessage<PlacedShard> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 4);
+  messageDesc(file_leaderboard_v1_events, 5);
 
