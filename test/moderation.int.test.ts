@@ -7,7 +7,8 @@
 // consecutive, in order, no player twice; each entry a state its player was in, visible there,
 // since its last moderation applied; a NOT_FOUND only when it was hidden or absent); then at rest
 // each board equals the oracle's visible board exactly (top, rank of every player, around), and
-// again after a rebuild from the log.
+// again after a rebuild, which starts from a snapshot of the shard (taken every 200 records) and
+// replays the log after it.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,13 +50,23 @@ const cluster = () =>
     cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
     const c = await startTestCluster("moderation", {
       redisUrls: redis.map((r) => r.url),
-      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" },
+      // snapshots taken often: the rebuilds start from one (hides, hidden entries and audit lines in it) and replay the rest
+      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOT_RECORDS: "200", LADDER_SNAPSHOT_MIN_INTERVAL_MS: "500" },
     });
     cleanups.push(() => c.stop());
     const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
     cleanups.push(async () => admin.close());
     return { c, admin };
   })());
+
+/** Rebuilds every shard; counts the rebuilds that started from a snapshot. */
+let fromSnapshots = 0;
+async function rebuild(admin: ClientOf<typeof AdminService>): Promise<void> {
+  const used = new Set<string>();
+  for await (const r of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>) if (r.snapshotId) used.add(r.shardId);
+  fromSnapshots += used.size;
+}
+afterAll(() => console.log(`[moderation] ${fromSnapshots} shard rebuilds started from a snapshot`));
 
 const RULES: Rules = { lowerIsBetter: false, tie: "earliest", minPoints: 0, maxPoints: 1_000_000, resolutionMs: 1000, epochMs: 0 };
 const WINDOW = windowRules(RULES, "sum", 2);
@@ -223,7 +234,8 @@ describe("moderation", () => {
     };
     await trail("at rest");
 
-    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await rebuild(admin);
+    expect(fromSnapshots, "shard rebuilds that started from a snapshot").toBeGreaterThan(0);
     await c.waitApplied(offsets);
     await exact("after a rebuild");
     await trail("after a rebuild");
@@ -317,7 +329,7 @@ describe("moderation", () => {
         .map((e, i) => ({ ...e, rank: i + 1 }));
     await reads.exact("at rest", want, PLAYERS.slice(0, 60));
 
-    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await rebuild(admin);
     await c.waitApplied([...reads.offsets, shown.offset!]);
     await reads.exact("after a rebuild", want, PLAYERS.slice(0, 60));
     // the audit trail of the board: each wipe once (its partition 0 record), each deletion, the hide and its end
@@ -431,7 +443,7 @@ describe("moderation", () => {
         .map((e, i) => ({ ...e, rank: i + 1 }));
     await c.waitApplied(reads.offsets);
     await reads.exact("at rest", want, PLAYERS);
-    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await rebuild(admin);
     await c.waitApplied(reads.offsets);
     await reads.exact("after a rebuild", want, PLAYERS);
 
