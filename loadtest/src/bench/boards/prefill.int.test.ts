@@ -48,9 +48,13 @@ async function applyRecords(prefix: string, records: ReadonlyArray<{ player: str
       await applyChunk(writer, BENCH_SPECS, { partition, firstOffset: BigInt(i), items: values.slice(i, i + config.applyBatch) });
 }
 
-/** Every board key under `prefix`, without it, with its members and scores and its expiry. */
+/**
+ * Every board key under `prefix`, without it, with its members and scores and its expiry; not the
+ * shard's own sets under "board:~" (records per player, hides, deletions: store/src/keys.ts), which
+ * the benchmark's reads never touch.
+ */
 async function boardState(prefix: string): Promise<Record<string, { entries: string[]; expireAtMs: number }>> {
-  const keys = (await redis.keys(`${prefix}board:*`)).sort();
+  const keys = (await redis.keys(`${prefix}board:*`)).filter((k) => !k.startsWith(`${prefix}board:~`)).sort();
   const out: Record<string, { entries: string[]; expireAtMs: number }> = {};
   for (const k of keys)
     out[k.slice(prefix.length)] = { entries: await redis.zrange(k, "0", "-1", "WITHSCORES"), expireAtMs: await redis.pexpiretime(k) };
