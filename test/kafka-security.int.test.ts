@@ -8,6 +8,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LogClient } from "@ladder/log/log-client";
+import { closesTopicOf, PeriodCloses, writeCloseOnce } from "@ladder/log/period-closes";
+import { encodePeriodClose, newPeriodClose } from "@ladder/model/close-record";
 import { describeKafka } from "@ladder/log/kafka-ready";
 import { slotOf } from "@ladder/model/placement";
 import { encodeScoreEvent } from "@ladder/model/score-event";
@@ -151,6 +153,30 @@ describe("kafka security > secured broker", () => {
       expect(definitions).toHaveProperty("refused");
     } finally {
       admin.close();
+    }
+  }, 120_000);
+
+  it("writes a close event once under router-control's transactional id, read as the router; the router's login cannot write one", async () => {
+    const reader = LogClient.unconnected(broker.brokers, "test-closes-reader", log, login("router"));
+    const control = LogClient.unconnected(broker.brokers, "test-closes-control", log, login("router-control"));
+    const closes = await PeriodCloses.start({ client: reader, topic: closesTopicOf(c.ns.topic), log });
+    try {
+      const write = (kafka: typeof control.kafka) =>
+        writeCloseOnce({
+          kafka,
+          scoreTopic: c.ns.topic,
+          closes,
+          key: "probe#1@S1",
+          build: async () => encodePeriodClose(newPeriodClose({ board: "probe", generation: 1n, period: "S1" })),
+        });
+      await expect(write(reader.kafka)).rejects.toThrow(); // no WRITE on the topic nor the transactional id
+      expect(await write(control.kafka)).toBe("written");
+      expect(await write(control.kafka)).toBe("exists");
+      expect(closes.timesWritten("probe#1@S1")).toBe(1);
+    } finally {
+      await closes.stop();
+      await reader.close();
+      await control.close();
     }
   }, 120_000);
 });
