@@ -99,7 +99,9 @@ export type CloseWrite = "written" | "exists";
 
 /**
  * Writes the close event of `key` unless the topic holds one (see above): fences the other closers,
- * reads the topic to its end, and writes `build()`'s value in a transaction. `beforeCommit` runs
+ * reads the topic to its end, and writes `build()`'s value in a transaction. The value is built
+ * first, outside the transaction (reading a large period must not outlast its timeout); built from
+ * the frozen period, it is the same whoever builds it, but its written_at_ms. `beforeCommit` runs
  * between the send and the commit (a test's crash point). Throws when fenced by another closer.
  */
 export async function writeCloseOnce(o: {
@@ -116,6 +118,8 @@ export async function writeCloseOnce(o: {
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
   });
+  // built before the transaction begins: reading a large period must not outlast the transaction's timeout
+  const value = await o.build();
   await producer.connect();
   try {
     const txn = await producer.transaction(); // InitProducerId: the other closers are fenced from here on
@@ -125,7 +129,6 @@ export async function writeCloseOnce(o: {
         await txn.abort();
         return "exists";
       }
-      const value = await o.build();
       await txn.send({ topic: closesTopicOf(o.scoreTopic), messages: [{ key: o.key, value, partition: 0 }] });
       o.beforeCommit?.();
       await txn.commit();
