@@ -2,7 +2,8 @@
 // run for the whole test while faults come and go, every outcome kept with its start and end time.
 //
 // Writers submit batches of +1 increments with unique event ids, each batch retried with the same ids
-// on UNAVAILABLE or DEADLINE_EXCEEDED until acknowledged, one batch at a time (so the acknowledgement
+// on UNAVAILABLE or DEADLINE_EXCEEDED, or after the pause a RESOURCE_EXHAUSTED with retry-after-ms asks
+// (a shard behind: ingest's lag admission), until acknowledged, one batch at a time (so the acknowledgement
 // order is the order of the log per player, and the oracle applies batches in it). Each writer has its
 // own players. `sent` counts every update ever sent (acknowledged, refused, or in flight): no score may
 // exceed it.
@@ -21,6 +22,7 @@ import { Operation, type Entry, type PartitionOffset } from "@ladder/proto/leade
 import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { Oracle, pageProblems, plainEntry } from "../oracle.js";
+import { retryAfterMs } from "@ladder/client";
 
 export const BOARD = "pt";
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
@@ -105,9 +107,12 @@ export function startTraffic(
         } catch (err) {
           const e = err as { code?: number; details?: string };
           attempts.push({ kind: "write", startMs, endMs: Date.now(), refused: { code: e.code ?? -1, details: e.details ?? String(err) } });
-          if (!RETRIABLE.has(e.code as status)) unexpected.push(`write: ${e.code} ${e.details ?? String(err)}`);
+          // RESOURCE_EXHAUSTED with retry-after-ms: a shard the batch writes to is behind (ingest's lag
+          // admission), nothing written; a retriable refusal like UNAVAILABLE, after the pause it asks
+          const after = retryAfterMs(err);
+          if (!RETRIABLE.has(e.code as status) && after === undefined) unexpected.push(`write: ${e.code} ${e.details ?? String(err)}`);
           // a batch is retried until acknowledged, even after stop(): every batch sent ends acknowledged
-          await sleep(RETRY_PAUSE_MS);
+          await sleep(Math.max(RETRY_PAUSE_MS, after ?? 0));
         }
       }
     }
