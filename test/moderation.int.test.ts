@@ -393,23 +393,24 @@ describe("moderation", () => {
       await admin.updateBoard({ board: { ...def, scoreCeiling: BigInt(CEILING) } });
     }
     const probe = PLAYERS[0]!;
-    for (const from = Date.now(); ; ) {
-      const got = await outcome(c.ingest.submitScores({ updates: [{ board: CA, playerId: probe, value: BigInt(CEILING + 1) }] }));
-      if ("code" in got) {
-        expect([got.code, got.details]).toEqual([
-          status.INVALID_ARGUMENT,
-          expect.stringContaining(`score ceiling of board "${CA}", ${CEILING}`),
-        ]);
-        break;
+    // each board's new definition reaches ingest in its own time (the definitions topic is followed,
+    // not read per call): a write accepted before it did is a write like any other
+    for (const v of ["ca", "cp"] as const) {
+      for (const from = Date.now(); ; ) {
+        const got = await outcome(c.ingest.submitScores({ updates: [{ board: boardOf[v], playerId: probe, value: BigInt(CEILING + 1) }] }));
+        if ("code" in got) {
+          expect([got.code, got.details]).toEqual([
+            status.INVALID_ARGUMENT,
+            expect.stringContaining(`score ceiling of board "${boardOf[v]}", ${CEILING}`),
+          ]);
+          break;
+        }
+        scores[v].apply(probe, "inc", CEILING + 1, Date.now()); // taken before ingest knew the ceiling
+        await reads.step(async () => got.ok.offsets, [probe], false);
+        if (Date.now() - from > 10_000) throw new Error(`ingest does not refuse writes above the ceiling of ${boardOf[v]}`);
+        await new Promise((r) => setTimeout(r, 50));
       }
-      scores.ca.apply(probe, "inc", CEILING + 1, Date.now()); // taken before ingest knew the ceiling
-      await reads.step(async () => got.ok.offsets, [probe], false);
-      if (Date.now() - from > 10_000) throw new Error("ingest does not refuse writes above the ceiling");
-      await new Promise((r) => setTimeout(r, 50));
     }
-    expect(await codeOf(c.ingest.submitScores({ updates: [{ board: CP, playerId: probe, value: BigInt(CEILING + 1) }] }))).toBe(
-      status.INVALID_ARGUMENT,
-    );
 
     // the entries above it hidden, board by board, while writes and reads go on
     reads.start();
