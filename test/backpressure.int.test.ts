@@ -18,7 +18,7 @@ import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { keyLayout, openRedis } from "@ladder/store";
-import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { startTestCluster, TEST_TOKENS, type TestCluster, untilIngestKnows } from "./cluster-harness.js";
 import { Scrape } from "./prom-text.js";
 
 const MAX_LAG_MS = 200;
@@ -37,6 +37,7 @@ beforeAll(async () => {
   });
   admin = createClient(AdminService, cluster.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   for (const name of BOARDS) await admin.createBoard({ board: { name, defaultOp: Operation.INCREMENT } });
+  for (const name of BOARDS) await untilIngestKnows(cluster, name);
 }, 180_000);
 
 afterAll(async () => {

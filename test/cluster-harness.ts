@@ -165,3 +165,19 @@ export async function outcome<T>(p: Promise<T>): Promise<{ ok: T } | { code: num
     return { code: e.code, details: e.details };
   }
 }
+
+/**
+ * Resolves once ingest knows `board`: ingest follows the definitions topic, so a board just created
+ * is NOT_FOUND there for a moment. Asks with a value no board takes (INVALID_ARGUMENT once known,
+ * nothing written either way).
+ */
+export async function untilIngestKnows(c: TestCluster, board: string, timeoutMs = 30_000): Promise<void> {
+  const from = Date.now();
+  for (;;) {
+    const got = await outcome(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: 2n ** 62n }] }));
+    if (!("ok" in got) && got.code === 3) return; // INVALID_ARGUMENT: the value, for a board it knows
+    if ("ok" in got) throw new Error(`ingest took a probe write of 2^62 to ${board}`);
+    if (Date.now() - from > timeoutMs) throw new Error(`ingest still answers ${got.code} for board ${board}: ${got.details}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

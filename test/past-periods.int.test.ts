@@ -20,7 +20,7 @@ import { periodAt } from "@ladder/model/periods";
 import { slotOf } from "@ladder/model/placement";
 import { encodeScoreEvent } from "@ladder/model/score-event";
 import { rootLogger } from "@ladder/platform/logger";
-import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { startTestCluster, TEST_TOKENS, type TestCluster, untilIngestKnows } from "./cluster-harness.js";
 
 const BOARD = "past-days";
 const DAY = 86_400_000;
@@ -37,6 +37,7 @@ beforeAll(async () => {
     board: { name: BOARD, defaultOp: Operation.INCREMENT, rules: { period: PeriodKind.DAILY, timeZone: "UTC", keepPeriods: 0 } },
   });
   definition = made.board!;
+  await untilIngestKnows(c, BOARD);
 }, 180_000);
 
 afterAll(async () => {
