@@ -25,7 +25,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { Operation, PeriodKind, SortOrder, WindowCombine, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { outcome, startTestCluster, type TestCluster, TEST_TOKENS } from "./cluster-harness.js";
+import { outcome, startTestCluster, type TestCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
 import { dailyId } from "./period-oracle.js";
 import { RulesOracle, type Rules, type RulesEntry } from "./rules-oracle.js";
@@ -75,17 +75,6 @@ const codeOf = async (p: Promise<unknown>) => {
   return "ok" in o ? "ok" : o.code;
 };
 
-/** Until ingest takes writes to `board` (it refuses a board it does not know with NOT_FOUND). */
-async function ingestSees(c: TestCluster, board: string): Promise<void> {
-  const from = Date.now();
-  for (;;) {
-    const code = await codeOf(c.ingest.submitScores({ updates: [{ board, playerId: "probe", value: 2n ** 40n }] }));
-    if (code === status.INVALID_ARGUMENT) return;
-    if (Date.now() - from > 10_000) throw new Error(`ingest still answers ${code} for ${board}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe("moderation", () => {
   it("hides a player on a board or everywhere and shows it again: exact under writes and reads, at rest and after a rebuild", async () => {
     const { c, admin } = await cluster();
@@ -105,7 +94,7 @@ describe("moderation", () => {
         },
       },
     });
-    for (const b of [A, B, D]) await ingestSees(c, b);
+    for (const b of [A, B, D]) await untilIngestKnows(c, b);
     const today = dailyId(Date.now(), "UTC");
 
     // the views read: two boards, the daily board's period of today, and its 2-day window ending
@@ -262,7 +251,7 @@ describe("moderation", () => {
         rules: { maxPoints: 1_000_000n, resolutionMs: 1000, period: PeriodKind.DAILY, keepPeriods: 3 },
       },
     });
-    for (const b of [Q, W]) await ingestSees(c, b);
+    for (const b of [Q, W]) await untilIngestKnows(c, b);
     const today = dailyId(Date.now(), "UTC");
     const views = { q: { where: { board: Q }, rules: RULES }, w: { where: { board: W, period: today }, rules: RULES } };
     type View = keyof typeof views;
@@ -358,7 +347,7 @@ describe("moderation", () => {
     await admin.createBoard({
       board: { name: CP, defaultOp: Operation.INCREMENT, rules: { ...rules, period: PeriodKind.DAILY, keepPeriods: 3 } },
     });
-    for (const b of [CA, CP]) await ingestSees(c, b);
+    for (const b of [CA, CP]) await untilIngestKnows(c, b);
     const today = dailyId(Date.now(), "UTC");
     const views = { ca: { where: { board: CA }, rules: RULES }, cp: { where: { board: CP, period: today }, rules: RULES } };
     type View = keyof typeof views;
@@ -463,7 +452,7 @@ describe("moderation", () => {
   it("refuses a bad player, board or reason, and a token without the admin role, writing nothing", async () => {
     const { c, admin } = await cluster();
     await admin.createBoard({ board: { name: "mod-refusals", defaultOp: Operation.INCREMENT } });
-    await ingestSees(c, "mod-refusals");
+    await untilIngestKnows(c, "mod-refusals");
     const w = await c.ingest.submitScores({ updates: [{ board: "mod-refusals", playerId: "r-1", value: 5n }] });
     await c.waitApplied(w.offsets);
     const refused = async (req: { playerId: string; board: string; reason: string }, code: number, words: string) => {
