@@ -40,7 +40,7 @@
  * COSTS, per board with windows of n1..nk periods (N the longest): each write that changes a score
  * makes 2N - 1 ZSCOREs and up to n1 + .. + nk ZADDs; memory grows by one entry per window a
  * player's active periods fall in (a player active every day of a 7-day SUM window is held in 7
- * window keys besides its 1 daily key per day). Measured by `npm run bench -- boards`: loadtest/results/bench-boards.md.
+ * window keys besides its 1 daily key per day). Measured in loadtest/results/bench-boards.md.
  */
 import { makeBoardSpec, type BoardSpec, type WindowCombine, type WindowSpec } from "./board-spec.js";
 import { cronFireTimes, periodAt, type Period, type PeriodRule } from "./periods.js";

@@ -1,7 +1,6 @@
 /**
  * What every benchmark gets from main.ts, and what it gives back. Benchmarks run one
- * after another in one process; a later one may read an earlier one's figures (the
- * PostgreSQL benchmark compares itself with the router's).
+ * after another in one process.
  */
 import type { Logger } from "@ladder/platform/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
@@ -22,11 +21,9 @@ export interface BenchContext {
   log: Logger;
   /** Prints a line of the run's narrative. */
   say(line: string): void;
-  /** Outcomes of the benchmarks that ran before this one. */
-  earlier: Partial<Record<BenchName, BenchOutcome>>;
   /** Seeded Redis boards by shard count (the read benchmark). */
   layouts: SeededLayouts;
-  /** The run's Kafka broker, started on first use (ingest, rebuild). */
+  /** The run's Kafka broker, started on first use (grpc, ingest, rebuild). */
   kafka(): Promise<KafkaBroker>;
 }
 

@@ -17,27 +17,17 @@ import { SeededLayouts } from "./infra/seeded-layouts.js";
 import { parseBenchOptions, USAGE, type BenchName } from "./options.js";
 import { formatMinutes, writeReport, type BenchReport } from "./output/report.js";
 import { benchPlan } from "./plan.js";
-import { approxBenchmark } from "./approx/approx-bench.js";
-import { batchBenchmark } from "./batch/batch-bench.js";
-import { boardsBenchmark } from "./boards/boards-bench.js";
-import { postgresBenchmark } from "./postgres/postgres-bench.js";
-import { pushBenchmark } from "./push/push-bench.js";
+import { grpcBenchmark } from "./grpc/grpc-bench.js";
 import { readsBenchmark } from "./reads/reads-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
-import { snapshotBenchmark } from "./writes/snapshot-bench.js";
 
 const BENCHMARKS: Record<BenchName, Benchmark> = {
   reads: readsBenchmark,
-  postgres: postgresBenchmark,
-  batch: batchBenchmark,
-  approx: approxBenchmark,
-  push: pushBenchmark,
+  grpc: grpcBenchmark,
   ingest: ingestBenchmark,
   rebuild: rebuildBenchmark,
-  snapshot: snapshotBenchmark,
-  boards: boardsBenchmark,
 };
 
 if (process.argv.includes("--help")) {
@@ -69,7 +59,6 @@ const ctx: BenchContext = {
   cleanup,
   log,
   say,
-  earlier: {},
   layouts: new SeededLayouts({ dataDir, ports, cleanup, log, seed: plan.seed }),
   kafka: () => (broker ??= startBenchKafka({ dataDir, ports, cleanup, log })),
 };

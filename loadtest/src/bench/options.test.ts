@@ -5,7 +5,7 @@ describe("bench > options", () => {
   it("runs every benchmark in the fixed order by default", () => {
     expect(parseBenchOptions([])).toEqual({
       quick: false,
-      selected: ["reads", "postgres", "batch", "approx", "push", "ingest", "rebuild", "snapshot", "boards"],
+      selected: ["reads", "grpc", "ingest", "rebuild"],
       outDir: "loadtest/results",
     });
   });

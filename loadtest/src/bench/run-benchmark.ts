@@ -30,7 +30,6 @@ export async function runBenchmark(ctx: BenchContext, bench: Benchmark): Promise
   let error: string | undefined;
   try {
     outcome = await bench.run(ctx);
-    ctx.earlier[bench.name] = outcome;
   } catch (err) {
     error = (err as Error).stack ?? String(err);
     ctx.say(`FAILED: ${error}`);

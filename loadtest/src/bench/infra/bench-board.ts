@@ -2,8 +2,8 @@
  * The board every benchmark uses: the default board spec (points 0..2^31-1, 1-minute
  * time resolution), 64 slots like the local cluster, and the seeder's synthetic players
  * (seed/population.ts: ids `p:` + 12 digits, log-normal points, reached-at times over the
- * 30 days before today 00:00 UTC). Player i has the same score in Redis, in Kafka and in
- * PostgreSQL, so every store holds the same board.
+ * 30 days before today 00:00 UTC). Player i has the same score in Redis and in Kafka, so
+ * every store holds the same board.
  */
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec } from "@ladder/model/board-spec";
 import { population, type SeededPlayer } from "../../seed/population.js";

@@ -5,8 +5,8 @@
  * 2-core machine shared by clients, servers and brokers, this says who had the cores;
  * `machine` (all CPUs' busy time, /proc/stat) also counts whatever else ran meanwhile, and
  * `others` is that else: the machine's busy time less the bench's own processes (this
- * one and its descendants, and any other trees it started, such as a daemonized
- * PostgreSQL). A shared machine's other work shows there, next to the figures it bent.
+ * one and its descendants). A shared machine's other work shows there, next to the figures
+ * it bent.
  */
 import { execFileSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
@@ -22,7 +22,7 @@ export function procStatTicks(stat: string): number {
 
 /**
  * The parent pid, utime + stime, and those plus cutime + cstime (the CPU of its children
- * that ended and were waited for: PostgreSQL's parallel workers, say), in clock ticks, of
+ * that ended and were waited for), in clock ticks, of
  * the text of /proc/<pid>/stat.
  */
 export function procStat(stat: string): ProcTicks {
@@ -71,24 +71,10 @@ async function allProcesses(): Promise<Map<number, ProcTicks>> {
   return procs;
 }
 
-/** Trees of processes the bench started that are not its descendants (a daemonized PostgreSQL's postmaster). */
-const extraRoots = new Set<number>();
-
-/** The CPU seconds of the tree under `pid`, ended descendants included. */
-export function treeCpu(pid: number): CpuProbe {
-  return async () => treeTicks(await allProcesses(), [pid]) / clockTicks();
-}
-
-/** Counts the tree under `pid` as the bench's own until the returned function is called. */
-export function ownProcessTree(pid: number): () => void {
-  extraRoots.add(pid);
-  return () => void extraRoots.delete(pid);
-}
-
-/** Everything but the bench's own processes: the machine's busy time less this process's tree and the trees of ownProcessTree. */
+/** Everything but the bench's own processes: the machine's busy time less this process's tree. */
 export const othersCpu: CpuProbe = async () => {
   const [machine, procs] = await Promise.all([machineCpu(), allProcesses()]);
-  return machine - treeTicks(procs, [process.pid, ...extraRoots]) / clockTicks();
+  return machine - treeTicks(procs, [process.pid]) / clockTicks();
 };
 
 /** Busy time (clock ticks) of all CPUs from the first line of /proc/stat: everything but idle and iowait. */

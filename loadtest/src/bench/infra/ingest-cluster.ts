@@ -1,5 +1,5 @@
 /**
- * A full local cluster for the benchmarks that measure a real one (ingest, batch, approx, push),
+ * A full local cluster for the benchmarks that measure a real one (grpc, ingest),
  * on the run's Kafka broker and fresh redis-servers: shard nodes, router and ingest as real
  * processes (deploy/local/src/services.ts), a fresh score topic, the bench's key prefix, a write
  * token and an admin token of the bench's own (LADDER_TOKENS; reads stay open). It comes with
@@ -42,10 +42,6 @@ export interface IngestCluster {
 
 export interface ClusterOptions {
   shards: number;
-  /** Connections of the writer (2 unless given). */
-  writeConnections?: number;
-  /** NODE_OPTIONS of every service (the push bench preloads its GC probe with it). */
-  nodeOptions?: string;
 }
 
 export async function startIngestCluster(ctx: BenchContext, o: ClusterOptions): Promise<IngestCluster> {
@@ -64,21 +60,20 @@ export async function startIngestCluster(ctx: BenchContext, o: ClusterOptions): 
       LADDER_KEY_PREFIX: BENCH_KEY_PREFIX,
       LADDER_SLOTS: String(BENCH_SLOTS),
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
-      LADDER_WATCH_STREAMS_PER_CALLER: "1000000", // the push bench's 10,005 streams are one caller's
       LADDER_INGEST_MAX_LAG_MS: "0", // no admission control: the benches load the write path to its capacity, refusals would fail them
     },
     tokens: [
       { name: "bench-game-server", token: writeToken, roles: ["write"] },
       { name: "bench-admin", token: adminToken, roles: ["admin"] },
     ],
-    baseEnv: o.nodeOptions === undefined ? baseEnv() : { ...baseEnv(), NODE_OPTIONS: o.nodeOptions },
+    baseEnv: baseEnv(),
     log: ctx.log,
   });
   const servicesEntry = ctx.cleanup.push("cluster services", () => services.stop());
   const redis = fleet.servers.map((s) => benchRedis(s.url));
   const at = { router: services.routerAddress, ingest: services.ingestAddress, timeoutMs: 60_000 };
   const reader = clusterClients({ ...at, connections: 2, token: undefined });
-  const writer = clusterClients({ ...at, connections: o.writeConnections ?? 2, token: writeToken });
+  const writer = clusterClients({ ...at, connections: 2, token: writeToken });
   const admin = new LadderClient({ router: services.routerAddress, token: adminToken });
   const pid = (p: number | undefined) => (p === undefined ? async () => NaN : pidCpu(p));
   return {

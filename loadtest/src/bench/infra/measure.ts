@@ -195,7 +195,7 @@ export function latencyStats(latencies: readonly number[]): { mean: number; p50C
   return { mean, p50Ci: [round3(sorted[j - 1]!), round3(sorted[k - 1]!)] };
 }
 
-/** A failure's code: the gRPC status name, a driver's code (PostgreSQL SQLSTATE...), or ERROR. */
+/** A failure's code: the gRPC status name, a string code (an ioredis or Node error), or ERROR. */
 export function errorCode(err: unknown): string {
   const code = (err as { code?: unknown } | undefined)?.code;
   if (typeof code === "number" && grpc.status[code] !== undefined) return grpc.status[code];

@@ -3,7 +3,7 @@
  * choosing, its metrics on any free port (the default, 9464, is the local cluster's), configured
  * by the LADDER_* settings given and no other (service-process.ts), resolved once it logged its
  * ready line: the reads benchmark's over its seeded layouts (reads open, the
- * bench's boards implicit), the batch benchmark's second router over its cluster's shards with
+ * bench's boards implicit), the grpc benchmark's second router over its cluster's shards with
  * the top cache on. It reads the board definitions from the Kafka broker it is given before it
  * serves (model/src/board-definitions.ts), then follows them.
  */

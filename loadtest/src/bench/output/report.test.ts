@@ -62,7 +62,7 @@ describe("bench > report", () => {
 
   it("names the files of a partial run after its benchmarks, so it never replaces the whole suite's summary", () => {
     expect(filePrefix(report)).toBe("bench-quick-reads-rebuild");
-    expect(filePrefix({ ...report, quick: false, selected: ["push"] })).toBe("bench-push");
+    expect(filePrefix({ ...report, quick: false, selected: ["grpc"] })).toBe("bench-grpc");
     expect(filePrefix({ ...report, quick: false, selected: [...BENCH_NAMES] })).toBe("bench");
     expect(filePrefix({ ...report, selected: [...BENCH_NAMES] })).toBe("bench-quick");
   });

@@ -3,7 +3,7 @@
  * (`bench.md`): what ran where and when, then per benchmark its tables (each under its title)
  * and a link to its method (static Markdown beside the benchmark). Each run replaces the files
  * of the same selection (git keeps the earlier ones): a run of some of the benchmarks writes
- * `bench-<names>.*` (e.g. `bench-push.md`), never the whole suite's, and a `--quick` run
+ * `bench-<names>.*` (e.g. `bench-grpc.md`), never the whole suite's, and a `--quick` run
  * `bench-quick-*` (options.ts sends those out of the tree by default). Nothing else is written:
  * docs quote these files, the files never edit the docs.
  */
@@ -44,7 +44,7 @@ export function markdownSummary(r: BenchReport, jsonName: string): string {
     "",
     ...(r.quick ? ["**Quick run (smoke test): small sizes and short runs; these figures are not for quoting.**", ""] : []),
     `Measured in one run of ${formatMinutes(r.wallSeconds)} on one machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}, ${m.redisServer}, Kafka ${m.kafka} (single broker, KRaft). ` +
-      `Load average (1 min) ${r.loadavgStart[0]} at the start, ${r.loadavgEnd[0]} at the end. Kafka, Redis, PostgreSQL, the services and the bench client all share the ${m.cpus} cores, ` +
+      `Load average (1 min) ${r.loadavgStart[0]} at the start, ${r.loadavgEnd[0]} at the end. Kafka, Redis, the services and the bench client all share the ${m.cpus} cores, ` +
       "and the machine may have been running other work too: read the ratios next to the absolute figures. Every figure below was measured in this run; " +
       `all of them, with more percentiles and CPU readings, are in \`${jsonName}\` beside this file.`,
   ];
@@ -70,7 +70,7 @@ const METHOD_LINK_BASE = "../src/bench/";
 /** Whether the run measured only some of the benchmarks. */
 const partial = (r: BenchReport): boolean => BENCH_NAMES.some((n) => !r.selected.includes(n));
 
-/** bench, bench-quick, bench-push, bench-quick-push-ingest, ...: the files' names without .json / .md. */
+/** bench, bench-quick, bench-grpc, bench-quick-grpc-ingest, ...: the files' names without .json / .md. */
 export function filePrefix(r: BenchReport): string {
   return ["bench", ...(r.quick ? ["quick"] : []), ...(partial(r) ? r.selected : [])].join("-");
 }

@@ -1,17 +1,15 @@
 /**
- * The cost meter (cost-meter.ts) wired to a running cluster, and the measuring steps the batch
- * and approx benchmarks share: the rest rates, a block of units timed one after another, rounds
- * of h2load runs with their costs per call (each run followed by the wait until the cluster is
- * back at rest), and their medians.
+ * The cost meter (cost-meter.ts) wired to a running cluster, and rounds of h2load runs with their
+ * costs per call: the rest rates first, each run followed by the wait until the cluster is back at
+ * rest, then the medians over the rounds.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BenchContext } from "../context.js";
-import { redisCommandStats, untilAtRest } from "../infra/cpu-meter.js";
-import { h2load, median, type H2loadShape } from "../infra/h2load.js";
-import type { IngestCluster } from "../infra/ingest-cluster.js";
-import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates, type UnitCost } from "./cost-meter.js";
-import { timeReps } from "./node-runs.js";
+import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
+import { redisCommandStats, untilAtRest } from "./cpu-meter.js";
+import { h2load, median, type H2loadShape } from "./h2load.js";
+import type { IngestCluster } from "./ingest-cluster.js";
 
 /** Busy cores (router + Redis) below which the cluster counts as at rest. */
 const REST_CORES = 0.15;
@@ -41,19 +39,6 @@ export async function restRates(probes: CostProbes, seconds: number): Promise<Id
   const a = await readCosts(probes);
   await new Promise((r) => setTimeout(r, seconds * 1000));
   return idleRates(costDelta(a, await readCosts(probes)));
-}
-
-/** `unit(0)` uncounted, then `unit(rep)` for rep = 0 .. reps-1 one after another: each one's ms, and the cost per unit less the rest rates. */
-export async function timeBlock(
-  probes: CostProbes,
-  idle: IdleRates,
-  reps: number,
-  unit: (rep: number) => Promise<unknown>,
-): Promise<{ ms: number[]; cost: UnitCost }> {
-  await unit(0);
-  const a = await readCosts(probes);
-  const ms = await timeReps(reps, unit);
-  return { ms, cost: perUnit(costDelta(a, await readCosts(probes)), reps, idle) };
 }
 
 /** One h2load run's figures: its rate and mean, the CPU per call less the rest rates, the machine's load, the seconds until at rest again. */

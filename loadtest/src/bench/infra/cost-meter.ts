@@ -1,7 +1,7 @@
 /**
  * What a block of calls cost, and who paid: wall time, the router process's CPU, the shards'
  * Redis CPU and the scripts they ran (INFO commandstats: EVALSHA and EVAL, one per read command
- * the router sent, a batch of reads counting once), the bench process's CPU (the Node client),
+ * the router sent, a batch of reads counting once), the bench process's CPU,
  * the machine's busy time, and the part of it that is not the bench's (`others`: processes the
  * bench did not start, such as another engineer's tests on a shared machine), minus what the
  * same processes spend at rest.
@@ -10,7 +10,7 @@
  * Redis runs its cron, the router follows the board definitions. Those rates are read over a
  * quiet interval (`idleRates`) and subtracted, per second of the block, from each block's
  * readings, so that a block's figures are what its calls added. Per call figures are then the
- * block's ÷ its calls (or its units: 100 ranks, 5 standings).
+ * block's ÷ its calls.
  */
 import { round3 } from "../output/format.js";
 

@@ -1,0 +1,101 @@
+/**
+ * Benchmark "grpc": the router's reads (GetRank, GetTop, GetAround) against its own gRPC health
+ * check, the cheapest call the same router answers, through h2load on a real cluster, with the
+ * top cache off (the default) and on (a second router over the same shards). Method: grpc.md.
+ */
+import { LadderClient } from "@ladder/client";
+import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { distinctPlayers } from "../../workload/player-ids.js";
+import type { Benchmark } from "../context.js";
+import { pidCpu } from "../infra/cpu-meter.js";
+import { HEALTH_CHECK, lb, requireH2load, type GrpcRequest } from "../infra/h2load.js";
+import { costProbes, h2loadRounds, medianRatio, medians, restRates, settle } from "../infra/h2load-rounds.js";
+import { startIngestCluster } from "../infra/ingest-cluster.js";
+import { startRouter } from "../infra/router-process.js";
+import { seedThroughKafka } from "../infra/seed-cluster.js";
+import { ms, pct, rate, size, whole } from "../output/format.js";
+import { tableOf } from "../output/table.js";
+
+export const BOARD = "grpc-bench";
+/** Seconds of rest over which the processes' rest rates are read. */
+const QUIET_S = 3;
+const FLOOR = "health check (the floor)";
+const ROUTERS = { main: "router", cached: "router, top cache 100 ms" } as const;
+type RouterName = keyof typeof ROUTERS;
+
+/** What each round asks each router, the health check first: about the round's player. */
+function questions(playerId: string): Array<GrpcRequest & { label: string }> {
+  return [
+    { label: FLOOR, ...HEALTH_CHECK },
+    { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId }) },
+    { label: "GetTop (10)", ...lb("GetTop", GetTopRequestSchema, { board: BOARD, limit: 10 }) },
+    { label: "GetAround (±5)", ...lb("GetAround", GetAroundRequestSchema, { board: BOARD, playerId, radius: 5 }) },
+  ];
+}
+
+export const grpcBenchmark: Benchmark = {
+  name: "grpc",
+  method: "grpc/grpc.md",
+  title: "Router vs its own gRPC floor, on a real cluster, with h2load",
+  async run(ctx) {
+    const h2loadVersion = await requireH2load();
+    const p = ctx.plan.grpc;
+    ctx.say(`starting a 3-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}"`);
+    const cluster = await startIngestCluster(ctx, { shards: 3 });
+    try {
+      const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
+      const cached = await startRouter(ctx, "router (top cache on)", { ...cluster.services.env, LADDER_TOP_CACHE_MS: "100" });
+      const probes = costProbes(cluster);
+      const routers: Record<RouterName, { address: string; probes: typeof probes }> = {
+        main: { address: cluster.services.routerAddress, probes },
+        cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } },
+      };
+      const players = distinctPlayers(ctx.plan.seed, 700, p.rounds, p.players);
+      for (const r of Object.values(routers)) await checkAnswers(r.address, players);
+      await settle(probes);
+      const idle = await restRates(probes, QUIET_S);
+      const keys = (Object.keys(ROUTERS) as RouterName[]).flatMap((router) => questions("").map((q) => ({ router, label: q.label })));
+      const runs = await h2loadRounds(ctx, p.rounds, idle, (round) =>
+        keys.map(({ router, label }) => ({
+          key: `${ROUTERS[router]}: ${label}`,
+          ...routers[router],
+          ...questions(players[round]!).find((q) => q.label === label)!,
+          shape: p,
+        })),
+      ).finally(() => cached.stop());
+      const rows = keys.map(({ router, label }) => {
+        const own = runs.get(`${ROUTERS[router]}: ${label}`)!;
+        return { router: ROUTERS[router], label, ...medians(own), ofFloor: medianRatio(own, runs.get(`${ROUTERS[router]}: ${FLOOR}`)) };
+      });
+      const title = `Router vs its own health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players, 3 shards (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`;
+      const table = tableOf(title, rows, [
+        ["router", (r) => r.router],
+        ["question", (r) => r.label],
+        ["calls/s", (r) => rate(r.rate)],
+        ["÷ health check", (r) => pct(r.ofFloor)],
+        ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
+        ["h2load mean ms", (r) => ms(r.meanMs)],
+      ]);
+      return { figures: { plan: p, h2loadVersion, seeded, players, idle, rows }, tables: [table] };
+    } finally {
+      await cluster.stop();
+    }
+  },
+};
+
+/** Each question once with the Node client: h2load counts HTTP statuses only (infra/h2load.ts), so the answers are checked here. */
+async function checkAnswers(address: string, players: readonly string[]): Promise<void> {
+  const client = new LadderClient({ router: address, timeoutMs: 10_000 });
+  try {
+    for (const playerId of players) {
+      const rank = await client.leaderboard.getRank({ board: BOARD, playerId });
+      if (rank.entry?.playerId !== playerId) throw new Error(`GetRank of ${playerId} on ${address} answered ${JSON.stringify(rank.entry)}`);
+      const around = await client.leaderboard.getAround({ board: BOARD, playerId, radius: 5 });
+      if (!around.entries.some((e) => e.playerId === playerId)) throw new Error(`GetAround of ${playerId} on ${address} misses the player`);
+    }
+    const top = await client.leaderboard.getTop({ board: BOARD, limit: 10 });
+    if (top.entries.length !== 10) throw new Error(`GetTop (10) on ${address} answered ${top.entries.length} entries`);
+  } finally {
+    client.close();
+  }
+}
