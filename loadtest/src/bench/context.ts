@@ -5,7 +5,6 @@
 import type { Logger } from "@ladder/platform/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
 import type { CleanupStack } from "./infra/cleanup.js";
-import type { SeededLayouts } from "./infra/seeded-layouts.js";
 import type { BenchName } from "./options.js";
 import type { Table } from "./output/table.js";
 import type { BenchPlan } from "./plan.js";
@@ -21,8 +20,6 @@ export interface BenchContext {
   log: Logger;
   /** Prints a line of the run's narrative. */
   say(line: string): void;
-  /** Seeded Redis boards by shard count (the read benchmark). */
-  layouts: SeededLayouts;
   /** The run's Kafka broker, started on first use (grpc, ingest, rebuild). */
   kafka(): Promise<KafkaBroker>;
 }
@@ -36,7 +33,7 @@ export interface BenchOutcome {
 export interface Benchmark {
   name: BenchName;
   title: string;
-  /** Its method, static Markdown beside it: the path under loadtest/src/bench/ (e.g. "reads/reads.md"). */
+  /** Its method, static Markdown beside it: the path under loadtest/src/bench/ (e.g. "grpc/grpc.md"). */
   method: string;
   run(ctx: BenchContext): Promise<BenchOutcome>;
 }

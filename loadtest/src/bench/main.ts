@@ -13,18 +13,15 @@ import type { Benchmark, BenchContext } from "./context.js";
 import { CleanupStack } from "./infra/cleanup.js";
 import { startBenchKafka } from "./infra/infra-fixtures.js";
 import { machineInfo } from "./infra/machine-info.js";
-import { SeededLayouts } from "./infra/seeded-layouts.js";
 import { parseBenchOptions, USAGE, type BenchName } from "./options.js";
 import { formatMinutes, writeReport, type BenchReport } from "./output/report.js";
 import { benchPlan } from "./plan.js";
 import { grpcBenchmark } from "./grpc/grpc-bench.js";
-import { readsBenchmark } from "./reads/reads-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 
 const BENCHMARKS: Record<BenchName, Benchmark> = {
-  reads: readsBenchmark,
   grpc: grpcBenchmark,
   ingest: ingestBenchmark,
   rebuild: rebuildBenchmark,
@@ -59,7 +56,6 @@ const ctx: BenchContext = {
   cleanup,
   log,
   say,
-  layouts: new SeededLayouts({ dataDir, ports, cleanup, log, seed: plan.seed }),
   kafka: () => (broker ??= startBenchKafka({ dataDir, ports, cleanup, log })),
 };
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -74,10 +70,7 @@ say(
 );
 const records: BenchRecord[] = [];
 try {
-  for (const name of options.selected) {
-    records.push(await runBenchmark(ctx, BENCHMARKS[name]));
-    if (name === "reads") await ctx.layouts.stopAll();
-  }
+  for (const name of options.selected) records.push(await runBenchmark(ctx, BENCHMARKS[name]));
 } finally {
   await cleanup.releaseAll();
 }

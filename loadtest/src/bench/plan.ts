@@ -2,9 +2,8 @@
  * What one `npm run bench` measures, and for how long: sizes, durations and concurrency of
  * every benchmark, full or `--quick` (small sizes and short runs: a smoke test of the whole
  * suite, whose figures mean little). The full plan is sized to finish in about 15 minutes on the
- * project's 2-core machine without "grpc" (most of that time is seeding 10M players into three
- * Redis layouts, and the fixed-length read runs), and "grpc" in about 6 more (its cluster, 1M
- * players through Kafka, 3 rounds of h2load).
+ * project's 2-core machine: "grpc" about 6 (its cluster, 1M players through Kafka, 3 rounds of
+ * h2load), "ingest" and "rebuild" the rest (1M records produced twice, four replays).
  *
  * THE SHAPE is the full plan's (`fullPlan`, its fields explained where they are set); the quick
  * plan is the same shape at smoke-test sizes.
@@ -36,12 +35,7 @@ function loop(concurrency: number, warmupMs: number, durationMs: number): Closed
 }
 
 function fullPlan() {
-  const sizes = [1_000_000, 10_000_000]; // players of the read and memory benchmarks, ascending
-  const reads = { ...loop(32, 2 * SECOND, 10 * SECOND), topLimit: 10, aroundRadius: 5, connections: 2, checkedPlayers: 50 };
   return {
-    sizes,
-    shardCounts: [1, 2, 4], // the router is measured over these
-    reads,
     ingest: {
       ...loop(8, 3 * SECOND, 15 * SECOND),
       batch: 1000,
@@ -67,13 +61,9 @@ function fullPlan() {
 export function benchPlan(quick: boolean): BenchPlan {
   const full = fullPlan();
   if (!quick) return { ...full, quick };
-  const sizes = [20_000, 100_000];
-  const reads = { ...full.reads, ...loop(32, 0.5 * SECOND, 1.5 * SECOND), checkedPlayers: 20 };
   return {
     ...full,
     quick,
-    sizes,
-    reads,
     ingest: { ...full.ingest, ...loop(8, 1 * SECOND, 3 * SECOND), players: 100_000, raw: loop(8, 0.5 * SECOND, 1.5 * SECOND) },
     rebuild: { ...full.rebuild, records: 50_000 },
     grpc: { ...full.grpc, players: 20_000, rounds: 1, seconds: 2 },

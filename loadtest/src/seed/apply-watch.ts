@@ -90,12 +90,6 @@ export function appliedCounter(shards: readonly Redis[], offsetsKey: string, sta
   return async () => appliedAfter(start, await readApplied(shards, offsetsKey));
 }
 
-/** The highest offset acknowledged per partition, over SubmitScores answers. */
-export function maxOffsets(into: Map<number, bigint>, offsets: ReadonlyArray<{ partition: number; offset: bigint }>): Map<number, bigint> {
-  for (const o of offsets) if (o.offset > (into.get(o.partition) ?? -1n)) into.set(o.partition, o.offset);
-  return into;
-}
-
 /** Partitions of `target` (the last offset to apply, per partition) whose applied offset is still below it. */
 export function behind(target: Offsets, applied: Offsets): number[] {
   return [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o).map(([p]) => p);

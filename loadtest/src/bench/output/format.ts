@@ -39,24 +39,11 @@ export function ratio(a: number | undefined, b: number | undefined): string {
   return `${r >= 1000 ? count(r) : String(Number(r.toPrecision(3)))}x`;
 }
 
-/** The cores of `keys` in that order, "0.70 / 0.20 / —": a dash for a process not measured. */
-export function cores(c: Readonly<Record<string, number>>, keys: readonly string[]): string {
-  return keys.map((k) => (c[k] === undefined || !Number.isFinite(c[k]) ? "—" : c[k]!.toFixed(2))).join(" / ");
-}
-
-/** Seconds with one decimal: "12.3 s". */
-export function seconds(s: number): string {
-  return `${s.toFixed(1)} s`;
-}
-
-/** x with 1 or 2 decimals, a whole number with separators, a share as a whole percentage (0.583 -> "58%"); "—" when not a number. */
+/** A whole number with separators, a share as a whole percentage (0.583 -> "58%"); "—" when not a number. */
 const finite = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
-export const fixed1 = (x: number | undefined): string => (finite(x) ? x.toFixed(1) : "—");
-export const fixed2 = (x: number | undefined): string => (finite(x) ? x.toFixed(2) : "—");
 export const whole = (x: number | undefined): string => (finite(x) ? count(x) : "—");
 export const pct = (x: number | undefined): string => (finite(x) ? `${Math.round(x * 100)}%` : "—");
 
-/** x rounded to 1, 2 or 3 decimals, as a number: the figures the JSON keeps. */
-export const round1 = (x: number): number => Math.round(x * 10) / 10;
+/** x rounded to 2 or 3 decimals, as a number: the figures the JSON keeps. */
 export const round2 = (x: number): number => Math.round(x * 100) / 100;
 export const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -9,7 +9,7 @@ const report: BenchReport = {
   startedAt: "2026-11-30T07:00:00.000Z",
   finishedAt: "2026-11-30T07:02:05.000Z",
   wallSeconds: 125,
-  selected: ["reads", "rebuild"],
+  selected: ["grpc", "rebuild"],
   machine: {
     cpus: 2,
     cpuModel: "Test CPU",
@@ -23,7 +23,7 @@ const report: BenchReport = {
   loadavgEnd: [2.5, 1, 1],
   benchmarks: [
     {
-      name: "reads",
+      name: "grpc",
       title: "Memory",
       status: "ok",
       startedAt: "",
@@ -31,7 +31,7 @@ const report: BenchReport = {
       loadavgStart: [1, 1, 1],
       loadavgEnd: [2, 1, 1],
       figures: {},
-      method: "writes/memory.md",
+      method: "grpc/grpc.md",
       tables: [{ title: "t", columns: ["a"], rows: [["1"]] }],
     },
     {
@@ -51,17 +51,17 @@ const report: BenchReport = {
 describe("bench > report", () => {
   it("writes a Markdown summary with the run's context, tables, method links and failures", () => {
     const md = markdownSummary(report, "bench-quick-x.json");
-    expect(md).toContain("`npm run bench -- --quick reads rebuild`, 2026-11-30");
+    expect(md).toContain("`npm run bench -- --quick grpc rebuild`, 2026-11-30");
     expect(md).toContain("not for quoting");
     expect(md).toContain("2 min 5 s");
     expect(md).toContain("**t**\n\n| a |\n|---:|\n| 1 |");
-    expect(md).toContain("How it is measured: [loadtest/src/bench/writes/memory.md](../src/bench/writes/memory.md).");
+    expect(md).toContain("How it is measured: [loadtest/src/bench/grpc/grpc.md](../src/bench/grpc/grpc.md).");
     expect(md).toContain("**Failed** after 9 s: `Error: no broker`");
     expect(md).toContain("`bench-quick-x.json` beside this file");
   });
 
   it("names the files of a partial run after its benchmarks, so it never replaces the whole suite's summary", () => {
-    expect(filePrefix(report)).toBe("bench-quick-reads-rebuild");
+    expect(filePrefix(report)).toBe("bench-quick-grpc-rebuild");
     expect(filePrefix({ ...report, quick: false, selected: ["grpc"] })).toBe("bench-grpc");
     expect(filePrefix({ ...report, quick: false, selected: [...BENCH_NAMES] })).toBe("bench");
     expect(filePrefix({ ...report, selected: [...BENCH_NAMES] })).toBe("bench-quick");
