@@ -12,8 +12,6 @@ import type { Operation } from "../workload/op-mix.js";
  */
 export const RESULT_FORMAT = 2;
 
-import type { AuditResult } from "../run/write-audit.js";
-
 export interface LoadtestResult {
   tool: "ladder-loadtest";
   format: typeof RESULT_FORMAT;
@@ -96,4 +94,21 @@ export interface ProbeStats {
   writeFailed: number;
   polls: number;
   pollErrors: number;
+}
+
+/** The loss audit's verdict (run/write-audit.ts). */
+export interface AuditResult {
+  /** Audited players that received acknowledged increments. */
+  players: number;
+  /** Acknowledged increments to them. */
+  updates: number;
+  lost: number;
+  doubled: number;
+  /** Players of a failed call, or a probe's SET: not judged. */
+  uncertain: number;
+  excluded: number;
+  /** Time from the end of the load until every audited player read as expected (or the audit gave up). */
+  settledMs: number;
+  /** A few of the players that did not match, for the report. */
+  examples: string[];
 }

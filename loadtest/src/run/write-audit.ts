@@ -11,21 +11,7 @@
  * below the sum after that is a lost write, above it a doubled one. The board must be fresh (every
  * player starts at 0). Memory: one map entry per audited player touched.
  */
-export interface AuditResult {
-  /** Audited players that received acknowledged increments. */
-  players: number;
-  /** Acknowledged increments to them. */
-  updates: number;
-  lost: number;
-  doubled: number;
-  /** Players of a failed call, or a probe's SET: not judged. */
-  uncertain: number;
-  excluded: number;
-  /** Time from the end of the load until every audited player read as expected (or the audit gave up). */
-  settledMs: number;
-  /** A few of the players that did not match, for the report. */
-  examples: string[];
-}
+import type { AuditResult } from "../model/loadtest-result.js";
 
 export class WriteAudit {
   private readonly expected = new Map<string, number>();
