@@ -42,6 +42,8 @@ import {
   TieRule,
   WindowCombine,
   WindowRuleSchema,
+  CloseRuleSchema,
+  TournamentRuleSchema,
   type BoardRules,
 } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PeriodKind } from "./periods.js";
@@ -52,6 +54,7 @@ import { histogramProblem } from "./histogram.js";
 import { quotaProblem } from "./write-quota.js";
 import { MAX_CLOSE_TOP_K } from "./close-record.js";
 import { rewardsProblem } from "./rewards.js";
+import { resolveTournament } from "./tournaments.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
@@ -69,6 +72,7 @@ const PERIODS: Record<number, PeriodKind> = {
   [ProtoPeriodKind.MONTHLY]: "monthly",
   [ProtoPeriodKind.CRON]: "cron",
   [ProtoPeriodKind.SEASON]: "season",
+  [ProtoPeriodKind.TOURNAMENT]: "tournament",
 };
 const OPERATIONS = new Set([Operation.SET, Operation.INCREMENT, Operation.BEST, Operation.DECREMENT]);
 const COMBINES: Record<number, Combine> = { [WindowCombine.UNSPECIFIED]: "sum", [WindowCombine.SUM]: "sum", [WindowCombine.BEST]: "best" };
@@ -88,6 +92,10 @@ export function specOfRules(
     return { problems: [`board "${board}": points must lie within ±(2^53 - 1)`] };
   if (rules.period === ProtoPeriodKind.SEASON && rules.windows.length > 0)
     return { problems: [`board "${board}": a board with seasons has no windows`] };
+  if (rules.period === ProtoPeriodKind.TOURNAMENT && rules.windows.length > 0)
+    return { problems: [`board "${board}": a tournament has no windows`] };
+  if (rules.tournament && !rules.close)
+    return { problems: [`board "${board}": a tournament closes (rules.close)`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
   const histogram = rules.histogramBounds.map(Number);
@@ -110,6 +118,7 @@ export function specOfRules(
       ...(rules.season
         ? { season: { firstDay: rules.season.firstDay, lengthDays: rules.season.lengthDays, gapDays: rules.season.gapDays } }
         : {}),
+      ...(rules.tournament ? { tournament: { startMs: Number(rules.tournament.startMs), endMs: Number(rules.tournament.endMs) } } : {}),
       ...(rules.close ? { closeGraceMs: Number(rules.close.graceMs) } : {}),
     },
     ...(op.defaultOp !== undefined ? { defaultOp: op.defaultOp } : {}),
@@ -149,6 +158,9 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
   const nameProblem = boardProblem(requested.name);
   if (nameProblem) return { problems: [nameProblem] };
   const r = requested.rules ?? create(BoardRulesSchema);
+  const tournament = r.tournament ? resolveTournament(r.tournament) : undefined;
+  if (tournament?.problem) return { problems: [tournament.problem] };
+  const t = tournament?.tournament;
   const unsetRange = r.minPoints === 0n && r.maxPoints === 0n;
   const rules = create(BoardRulesSchema, {
     order: r.order === SortOrder.UNSPECIFIED ? SortOrder.HIGHER_IS_BETTER : r.order,
@@ -171,7 +183,19 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     ),
     histogramBounds: r.histogramBounds,
     ...(r.season ? { season: r.season } : {}),
-    ...(r.close ? { close: r.close } : {}),
+    ...(r.close ? { close: r.close } : t ? { close: create(CloseRuleSchema) } : {}), // a tournament closes, by default at its end
+    ...(t
+      ? {
+          tournament: create(TournamentRuleSchema, {
+            category: t.category,
+            startMs: BigInt(t.startMs),
+            endMs: BigInt(t.endMs),
+            joinRequired: t.joinRequired,
+            maxSize: t.maxSize,
+            maxAttempts: t.maxAttempts,
+          }),
+        }
+      : {}),
   });
   if (r.close && r.close.topK > MAX_CLOSE_TOP_K) return { problems: [`close.top_k must be 0 to ${MAX_CLOSE_TOP_K}, got ${r.close.topK}`] };
   const rewards = r.close && rewardsProblem(r.close.rewards);
@@ -227,6 +251,12 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.season?.lengthDays === b.season?.lengthDays &&
     a.season?.gapDays === b.season?.gapDays &&
     a.close?.graceMs === b.close?.graceMs &&
+    a.tournament?.category === b.tournament?.category &&
+    a.tournament?.startMs === b.tournament?.startMs &&
+    a.tournament?.endMs === b.tournament?.endMs &&
+    a.tournament?.joinRequired === b.tournament?.joinRequired &&
+    a.tournament?.maxSize === b.tournament?.maxSize &&
+    a.tournament?.maxAttempts === b.tournament?.maxAttempts &&
     a.close?.topK === b.close?.topK &&
     JSON.stringify(a.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) ===
       JSON.stringify(b.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) &&

@@ -19,6 +19,10 @@
  * a gap is the season before it (ends before the instant), and before season 1 it is season 1
  * (starts after it). Those who place an event check that it lies within the period found.
  *
+ * A TOURNAMENT (tournaments.ts) has one period, "T", from its start to its end: the period "at"
+ * any instant is that one, and those who place an event check that it lies within it. Its keys
+ * expire TOURNAMENT_KEPT_MS after its close.
+ *
  * RETENTION. A board keeps its current period and `keep` periods before it: a period's keys
  * expire when the period `keep + 1` after it starts (Redis PEXPIREAT). An event whose period
  * is no longer kept is refused.
@@ -28,9 +32,10 @@
  */
 import { CronExpressionParser } from "cron-parser";
 import { DateTime } from "luxon";
+import { TOURNAMENT_KEPT_MS, TOURNAMENT_PERIOD } from "./tournaments.js";
 import { seasonEndMs, seasonName, seasonNumberAt, seasonNumberOf, seasonProblem, seasonStartMs, type SeasonCalendar } from "./seasons.js";
 
-export type PeriodKind = "none" | "daily" | "weekly" | "monthly" | "cron" | "season";
+export type PeriodKind = "none" | "daily" | "weekly" | "monthly" | "cron" | "season" | "tournament";
 
 export interface PeriodRule {
   kind: PeriodKind;
@@ -42,6 +47,8 @@ export interface PeriodRule {
   keep: number;
   /** The calendar, for kind "season" (seasons.ts). */
   season?: SeasonCalendar;
+  /** The one period, for kind "tournament" (tournaments.ts): named "T", from startMs to endMs. */
+  tournament?: { startMs: number; endMs: number };
   /** When set, periods close this long after their end (BoardRules.close: closes.ts). */
   closeGraceMs?: number;
 }
@@ -70,6 +77,9 @@ export function periodRuleProblem(r: PeriodRule): string | undefined {
     return `keep_periods must be 0 to ${MAX_KEPT_PERIODS}, got ${r.keep}`;
   if ((r.kind === "season") !== (r.season !== undefined))
     return r.kind === "season" ? "a season period needs its calendar (season)" : "a season calendar is only for a season period";
+  if ((r.kind === "tournament") !== (r.tournament !== undefined))
+    return r.kind === "tournament" ? "a tournament period needs its tournament" : "a tournament is only for a tournament period";
+  if (r.kind === "tournament" && r.keep !== 0) return `keep_periods must be 0 for a tournament (it has one period), got ${r.keep}`;
   if (r.season) {
     const problem = seasonProblem(r.season, r.zone);
     if (problem) return problem;
@@ -103,6 +113,7 @@ const CACHED_RULES = 10_000;
 /** The period holding instant `ms`. */
 export function periodAt(r: PeriodRule, ms: number): Period {
   if (r.kind === "none") throw new Error("a board without periods has no period");
+  if (r.kind === "tournament") return tournamentPeriod(r);
   const rule = `${r.kind}|${r.zone}|${r.keep}|${r.cron}|${r.season ? `${r.season.firstDay}/${r.season.lengthDays}/${r.season.gapDays}` : ""}`;
   let list = found.get(rule);
   if (list === undefined) {
@@ -158,6 +169,11 @@ function cronPeriod(r: PeriodRule, startMs: number): Period {
   return { id: DateTime.fromMillis(startMs, { zone: r.zone }).toISO()!, startMs, endMs: end, expireAtMs: expireAt };
 }
 
+function tournamentPeriod(r: PeriodRule): Period {
+  const { startMs, endMs } = r.tournament!;
+  return { id: TOURNAMENT_PERIOD, startMs, endMs, expireAtMs: endMs + (r.closeGraceMs ?? 0) + TOURNAMENT_KEPT_MS };
+}
+
 function seasonPeriod(r: PeriodRule, k: number): Period {
   const s = r.season!;
   return {
@@ -171,6 +187,7 @@ function seasonPeriod(r: PeriodRule, k: number): Period {
 /** The period named `id` (as periodAt names them), or undefined when `id` names none of this rule's periods. */
 export function periodNamed(r: PeriodRule, id: string): Period | undefined {
   if (r.kind === "none") return undefined;
+  if (r.kind === "tournament") return id === TOURNAMENT_PERIOD ? tournamentPeriod(r) : undefined;
   if (r.kind === "season") {
     const k = seasonNumberOf(id);
     const start = k === undefined ? Number.NaN : seasonStartMs(r.season!, r.zone, k);
@@ -191,6 +208,7 @@ export function periodNamed(r: PeriodRule, id: string): Period | undefined {
 /** The periods a board keeps at `nowMs`, the current one first, then `keep` before it. */
 export function keptPeriods(r: PeriodRule, nowMs: number): Period[] {
   if (r.kind === "none") return [];
+  if (r.kind === "tournament") return [tournamentPeriod(r)];
   const out = [periodAt(r, nowMs)];
   while (out.length <= r.keep) {
     const before = periodAt(r, out[out.length - 1]!.startMs - 1);
@@ -202,11 +220,12 @@ export function keptPeriods(r: PeriodRule, nowMs: number): Period[] {
 
 /**
  * When the board next starts over after `nowMs` (Unix ms): where the period after the current one
- * starts (with seasons: the next season, also from within a gap or before season 1); 0 for an
- * all-time board.
+ * starts (with seasons: the next season, also from within a gap or before season 1; a tournament:
+ * its start, before it starts); 0 for an all-time board and a tournament that started.
  */
 export function nextResetMs(r: PeriodRule, nowMs: number): number {
   if (r.kind === "none") return 0;
+  if (r.kind === "tournament") return nowMs < r.tournament!.startMs ? r.tournament!.startMs : 0;
   if (r.kind === "season") return seasonStartMs(r.season!, r.zone, seasonNumberAt(r.season!, r.zone, nowMs) + 1);
   return periodAt(r, nowMs).endMs;
 }

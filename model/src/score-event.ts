@@ -87,6 +87,8 @@ export function encodeScoreEvent(
     reportId: fields.reportId ?? "",
     closePeriod: false,
     moderation: undefined,
+    joinTournament: false,
+    tournamentMember: false,
   };
   const bytes = toBinary(ScoreEventSchema, event);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -131,6 +133,27 @@ export function encodePeriodClose(board: string, generation: bigint, period: str
         period,
         closePeriod: true,
         ingestedAtMs: BigInt(ingestedAtMs),
+      }),
+    ),
+  );
+}
+
+/**
+ * A tournament's join (IngestService.JoinTournament), for the tournament's partition; or, `member`,
+ * the admitted player's membership, for the player's partition (tournaments.ts). `rules` are the
+ * board's, which carry the tournament's limits and end.
+ */
+export function encodeTournamentJoin(board: string, playerId: string, rules: BoardRules, ingestedAtMs: number, member: boolean): Buffer {
+  return Buffer.from(
+    toBinary(
+      ScoreEventSchema,
+      create(ScoreEventSchema, {
+        board,
+        playerId,
+        rules,
+        period: "T",
+        ingestedAtMs: BigInt(ingestedAtMs),
+        ...(member ? { tournamentMember: true } : { joinTournament: true }),
       }),
     ),
   );

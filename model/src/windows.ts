@@ -128,6 +128,7 @@ export const NO_WINDOWS: readonly WindowSpec[] = Object.freeze([]);
 export function longestPeriodMs(r: PeriodRule, nowMs: number): number {
   if (r.kind === "none") return 0;
   if (r.kind === "season") return r.season!.lengthDays * 25 * 3_600_000; // days of 25 hours at most
+  if (r.kind === "tournament") return r.tournament!.endMs - r.tournament!.startMs;
   if (r.kind !== "cron") return LONGEST[r.kind];
   const fires = cronFireTimes(r, periodAt(r, nowMs).startMs, CRON_SAMPLE + 1);
   return fires.reduce((longest, t, i) => (i === 0 ? longest : Math.max(longest, t - fires[i - 1]!)), 0);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIsEDCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUiWgoJQ2xvc2VSdWxlEhAKCGdyYWNlX21zGAEgASgDEg0KBXRvcF9rGAIgASgNEiwKB3Jld2FyZHMYAyADKAsyGy5sZWFkZXJib2FyZC52MS5SZXdhcmRSYW5nZSJWCgtSZXdhcmRSYW5nZRIOCgZyZXdhcmQYASABKAkSEQoJZnJvbV9yYW5rGAIgASgEEg8KB3RvX3JhbmsYAyABKAQSEwoLdG9wX3BlcmNlbnQYBCABKAEiRgoKU2Vhc29uUnVsZRIRCglmaXJzdF9kYXkYASABKAkSEwoLbGVuZ3RoX2RheXMYAiABKA0SEAoIZ2FwX2RheXMYAyABKA0iWwoKV2luZG93UnVsZRIMCgRuYW1lGAEgASgJEg8KB3BlcmlvZHMYAiABKA0SLgoHY29tYmluZRgDIAEoDjIdLmxlYWRlcmJvYXJkLnYxLldpbmRvd0NvbWJpbmUicwoFRW50cnkSEQoJcGxheWVyX2lkGAEgASgJEg0KBXNjb3JlGAIgASgDEgwKBHJhbmsYAyABKAQSFQoNcmVhY2hlZF9hdF9tcxgEIAEoAxIQCghtZXRhZGF0YRgFIAEoCRIRCgl0aWVkX3JhbmsYBiABKAQiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMiRAoQQ29uc2lzdGVuY3lUb2tlbhIwCgdvZmZzZXRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0Kn8KCU9wZXJhdGlvbhIZChVPUEVSQVRJT05fVU5TUEVDSUZJRUQQABIRCg1PUEVSQVRJT05fU0VUEAESFwoTT1BFUkFUSU9OX0lOQ1JFTUVOVBACEhIKDk9QRVJBVElPTl9CRVNUEAMSFwoTT1BFUkFUSU9OX0RFQ1JFTUVOVBAEKmgKCVNvcnRPcmRlchIaChZTT1JUX09SREVSX1VOU1BFQ0lGSUVEEAASHwobU09SVF9PUkRFUl9ISUdIRVJfSVNfQkVUVEVSEAESHgoaU09SVF9PUkRFUl9MT1dFUl9JU19CRVRURVIQAipzCgdUaWVSdWxlEhgKFFRJRV9SVUxFX1VOU1BFQ0lGSUVEEAASGwoXVElFX1JVTEVfRUFSTElFU1RfRklSU1QQARIZChVUSUVfUlVMRV9MQVRFU1RfRklSU1QQAhIWChJUSUVfUlVMRV9QTEFZRVJfSUQQAyqfAQoKUGVyaW9kS2luZBIbChdQRVJJT0RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBFUklPRF9LSU5EX0RBSUxZEAESFgoSUEVSSU9EX0tJTkRfV0VFS0xZEAISFwoTUEVSSU9EX0tJTkRfTU9OVEhMWRADEhQKEFBFUklPRF9LSU5EX0NST04QBBIWChJQRVJJT0RfS0lORF9TRUFTT04QBSpgCg1XaW5kb3dDb21iaW5lEh4KGldJTkRPV19DT01CSU5FX1VOU1BFQ0lGSUVEEAASFgoSV0lORE9XX0NPTUJJTkVfU1VNEAESFwoTV0lORE9XX0NPTUJJTkVfQkVTVBACYgZwcm90bzM");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIvUDCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUSMgoKdG91cm5hbWVudBgQIAEoCzIeLmxlYWRlcmJvYXJkLnYxLlRvdXJuYW1lbnRSdWxlIpgBCg5Ub3VybmFtZW50UnVsZRIQCghjYXRlZ29yeRgBIAEoCRIQCghzdGFydF9tcxgCIAEoAxIOCgZlbmRfbXMYAyABKAMSEwoLZHVyYXRpb25fbXMYBCABKAMSFQoNam9pbl9yZXF1aXJlZBgFIAEoCBIQCghtYXhfc2l6ZRgGIAEoDRIUCgxtYXhfYXR0ZW1wdHMYByABKA0iWgoJQ2xvc2VSdWxlEhAKCGdyYWNlX21zGAEgASgDEg0KBXRvcF9rGAIgASgNEiwKB3Jld2FyZHMYAyADKAsyGy5sZWFkZXJib2FyZC52MS5SZXdhcmRSYW5nZSJWCgtSZXdhcmRSYW5nZRIOCgZyZXdhcmQYASABKAkSEQoJZnJvbV9yYW5rGAIgASgEEg8KB3RvX3JhbmsYAyABKAQSEwoLdG9wX3BlcmNlbnQYBCABKAEiRgoKU2Vhc29uUnVsZRIRCglmaXJzdF9kYXkYASABKAkSEwoLbGVuZ3RoX2RheXMYAiABKA0SEAoIZ2FwX2RheXMYAyABKA0iWwoKV2luZG93UnVsZRIMCgRuYW1lGAEgASgJEg8KB3BlcmlvZHMYAiABKA0SLgoHY29tYmluZRgDIAEoDjIdLmxlYWRlcmJvYXJkLnYxLldpbmRvd0NvbWJpbmUicwoFRW50cnkSEQoJcGxheWVyX2lkGAEgASgJEg0KBXNjb3JlGAIgASgDEgwKBHJhbmsYAyABKAQSFQoNcmVhY2hlZF9hdF9tcxgEIAEoAxIQCghtZXRhZGF0YRgFIAEoCRIRCgl0aWVkX3JhbmsYBiABKAQiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMiRAoQQ29uc2lzdGVuY3lUb2tlbhIwCgdvZmZzZXRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0Kn8KCU9wZXJhdGlvbhIZChVPUEVSQVRJT05fVU5TUEVDSUZJRUQQABIRCg1PUEVSQVRJT05fU0VUEAESFwoTT1BFUkFUSU9OX0lOQ1JFTUVOVBACEhIKDk9QRVJBVElPTl9CRVNUEAMSFwoTT1BFUkFUSU9OX0RFQ1JFTUVOVBAEKmgKCVNvcnRPcmRlchIaChZTT1JUX09SREVSX1VOU1BFQ0lGSUVEEAASHwobU09SVF9PUkRFUl9ISUdIRVJfSVNfQkVUVEVSEAESHgoaU09SVF9PUkRFUl9MT1dFUl9JU19CRVRURVIQAipzCgdUaWVSdWxlEhgKFFRJRV9SVUxFX1VOU1BFQ0lGSUVEEAASGwoXVElFX1JVTEVfRUFSTElFU1RfRklSU1QQARIZChVUSUVfUlVMRV9MQVRFU1RfRklSU1QQAhIWChJUSUVfUlVMRV9QTEFZRVJfSUQQAyq7AQoKUGVyaW9kS2luZBIbChdQRVJJT0RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBFUklPRF9LSU5EX0RBSUxZEAESFgoSUEVSSU9EX0tJTkRfV0VFS0xZEAISFwoTUEVSSU9EX0tJTkRfTU9OVEhMWRADEhQKEFBFUklPRF9LSU5EX0NST04QBBIWChJQRVJJT0RfS0lORF9TRUFTT04QBRIaChZQRVJJT0RfS0lORF9UT1VSTkFNRU5UEAYqYAoNV2luZG93Q29tYmluZRIeChpXSU5ET1dfQ09NQklORV9VTlNQRUNJRklFRBAAEhYKEldJTkRPV19DT01CSU5FX1NVTRABEhcKE1dJTkRPV19DT01CSU5FX0JFU1QQAmIGcHJvdG8z");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -144,6 +144,14 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * @generated from field: leaderboard.v1.CloseRule close = 15;
    */
   close?: CloseRule | undefined;
+
+  /**
+   * For PERIOD_KIND_TOURNAMENT: the tournament (times, category, size and
+   * attempts limits; required then, else unset). A tournament has no windows.
+   *
+   * @generated from field: leaderboard.v1.TournamentRule tournament = 16;
+   */
+  tournament?: TournamentRule | undefined;
 };
 
 /**
@@ -152,6 +160,83 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
  */
 export const BoardRulesSchema: GenMessage<BoardRules> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 0);
+
+/**
+ * TournamentRule makes a board a tournament (docs/tournaments.md): one period, named "T", from
+ * start_ms to end_ms (BoardRules.period is PERIOD_KIND_TOURNAMENT), with members, a size limit and
+ * a limit of attempts per member. It is fixed at creation like the other rules, and every record
+ * of the board carries it, so a shard decides each join and each attempt by what the record says.
+ * The period closes like a season's (BoardRules.close: at end_ms plus close.grace_ms, with its
+ * close event and rewards by rank).
+ *
+ * @generated from message leaderboard.v1.TournamentRule
+ */
+export type TournamentRule = Message<"leaderboard.v1.TournamentRule"> & {
+  /**
+   * What the tournament is listed under (ListTournaments): 1 to 64 characters of A-Z a-z 0-9 _ - . :
+   *
+   * @generated from field: string category = 1;
+   */
+  category: string;
+
+  /**
+   * Where it starts (Unix ms): writes whose timestamp_ms is earlier are refused
+   * (FAILED_PRECONDITION, naming the start). Joins are taken before it.
+   *
+   * @generated from field: int64 start_ms = 2;
+   */
+  startMs: bigint;
+
+  /**
+   * Where it ends (Unix ms, exclusive), after start_ms: writes whose timestamp_ms is at or after it
+   * are refused (FAILED_PRECONDITION, naming the end), and so are joins that reach the log at or
+   * after it. CreateBoard takes duration_ms instead when end_ms is 0.
+   *
+   * @generated from field: int64 end_ms = 3;
+   */
+  endMs: bigint;
+
+  /**
+   * On CreateBoard only: the length (ms) when end_ms is 0, end_ms = start_ms + duration_ms; stored
+   * definitions have end_ms and a duration_ms of 0.
+   *
+   * @generated from field: int64 duration_ms = 4;
+   */
+  durationMs: bigint;
+
+  /**
+   * Whether only members (JoinTournament) may write. When true, a write of a player who has not
+   * joined is refused with FAILED_PRECONDITION. When false anyone may write (each player's attempts
+   * are still counted) and max_size must be 0.
+   *
+   * @generated from field: bool join_required = 5;
+   */
+  joinRequired: boolean;
+
+  /**
+   * The most members, 0 (no limit) to 1,000,000, with join_required: the joins the log holds
+   * first are admitted, the later ones refused with RESOURCE_EXHAUSTED ("full").
+   *
+   * @generated from field: uint32 max_size = 6;
+   */
+  maxSize: number;
+
+  /**
+   * The most writes each player's entry takes, 0 (no limit) to 1,000,000: each write applied
+   * counts one attempt; the one after the last is refused with FAILED_PRECONDITION naming the
+   * limit, and the entry is left as it was.
+   *
+   * @generated from field: uint32 max_attempts = 7;
+   */
+  maxAttempts: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.TournamentRule.
+ * Use `create(TournamentRuleSchema)` to create a new message.
+ */
+export const TournamentRuleSchema: GenMessage<TournamentRule> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 1);
 
 /**
  * CloseRule says how a board's periods close.
@@ -190,7 +275,7 @@ export type CloseRule = Message<"leaderboard.v1.CloseRule"> & {
  * Use `create(CloseRuleSchema)` to create a new message.
  */
 export const CloseRuleSchema: GenMessage<CloseRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 1);
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * RewardRange is the reward of a range of final ranks: ranks from_rank to to_rank, or the top
@@ -235,7 +320,7 @@ export type RewardRange = Message<"leaderboard.v1.RewardRange"> & {
  * Use `create(RewardRangeSchema)` to create a new message.
  */
 export const RewardRangeSchema: GenMessage<RewardRange> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * SeasonRule is the calendar of a board with seasons (PERIOD_KIND_SEASON), in the board's time
@@ -273,7 +358,7 @@ export type SeasonRule = Message<"leaderboard.v1.SeasonRule"> & {
  * Use `create(SeasonRuleSchema)` to create a new message.
  */
 export const SeasonRuleSchema: GenMessage<SeasonRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 3);
+  messageDesc(file_leaderboard_v1_common, 4);
 
 /**
  * WindowRule defines one window of a board with periods.
@@ -308,7 +393,7 @@ export type WindowRule = Message<"leaderboard.v1.WindowRule"> & {
  * Use `create(WindowRuleSchema)` to create a new message.
  */
 export const WindowRuleSchema: GenMessage<WindowRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 4);
+  messageDesc(file_leaderboard_v1_common, 5);
 
 /**
  * Entry is one player's standing on one board.
@@ -369,7 +454,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 5);
+  messageDesc(file_leaderboard_v1_common, 6);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -398,7 +483,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 6);
+  messageDesc(file_leaderboard_v1_common, 7);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -421,7 +506,7 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 7);
+  messageDesc(file_leaderboard_v1_common, 8);
 
 /**
  * Operation says how an update combines with the player's current score on a board.
@@ -606,6 +691,14 @@ export enum PeriodKind {
    * @generated from enum value: PERIOD_KIND_SEASON = 5;
    */
   SEASON = 5,
+
+  /**
+   * A tournament (BoardRules.tournament): one period, named "T", from its start to its end; an
+   * event whose time falls outside it is refused (FAILED_PRECONDITION, naming the start or end).
+   *
+   * @generated from enum value: PERIOD_KIND_TOURNAMENT = 6;
+   */
+  TOURNAMENT = 6,
 }
 
 /**

@@ -6,13 +6,15 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Operation, PartitionOffset } from "./common_pb.js";
 import { file_leaderboard_v1_common } from "./common_pb.js";
+import type { JoinTournamentRequestSchema, JoinTournamentResponseSchema } from "./tournament_pb.js";
+import { file_leaderboard_v1_tournament } from "./tournament_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file leaderboard/v1/ingest.proto.
  */
 export const file_leaderboard_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIjgKE0RlbGV0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg4KBmJvYXJkcxgCIAMoCSJiChREZWxldGVQbGF5ZXJSZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkiWQoTU3VibWl0U2NvcmVzUmVxdWVzdBIsCgd1cGRhdGVzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2NvcmVVcGRhdGUSFAoMcmVwb3J0X3JhbmtzGAIgASgIIqQBCgpSYW5rQ2hhbmdlEhQKDHVwZGF0ZV9pbmRleBgBIAEoDRINCgVib2FyZBgCIAEoCRIOCgZwZXJpb2QYAyABKAkSFQoNcHJldmlvdXNfcmFuaxgEIAEoBBIQCghuZXdfcmFuaxgFIAEoBBIWCg5wcmV2aW91c19zY29yZRgGIAEoAxIRCgluZXdfc2NvcmUYByABKAMSDQoFdG90YWwYCCABKAQiyQEKC1Njb3JlVXBkYXRlEg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSEwoLYWxzb19ib2FyZHMYByADKAkSEwoLbGVhdmVfYm9hcmQYCCABKAkSEAoIbWV0YWRhdGEYCSABKAkipwEKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkSMAoMcmFua19jaGFuZ2VzGAQgAygLMhoubGVhZGVyYm9hcmQudjEuUmFua0NoYW5nZTLFAQoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2USWQoMRGVsZXRlUGxheWVyEiMubGVhZGVyYm9hcmQudjEuRGVsZXRlUGxheWVyUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZVBsYXllclJlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIjgKE0RlbGV0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg4KBmJvYXJkcxgCIAMoCSJiChREZWxldGVQbGF5ZXJSZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkiWQoTU3VibWl0U2NvcmVzUmVxdWVzdBIsCgd1cGRhdGVzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2NvcmVVcGRhdGUSFAoMcmVwb3J0X3JhbmtzGAIgASgIIqQBCgpSYW5rQ2hhbmdlEhQKDHVwZGF0ZV9pbmRleBgBIAEoDRINCgVib2FyZBgCIAEoCRIOCgZwZXJpb2QYAyABKAkSFQoNcHJldmlvdXNfcmFuaxgEIAEoBBIQCghuZXdfcmFuaxgFIAEoBBIWCg5wcmV2aW91c19zY29yZRgGIAEoAxIRCgluZXdfc2NvcmUYByABKAMSDQoFdG90YWwYCCABKAQiyQEKC1Njb3JlVXBkYXRlEg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSEwoLYWxzb19ib2FyZHMYByADKAkSEwoLbGVhdmVfYm9hcmQYCCABKAkSEAoIbWV0YWRhdGEYCSABKAkipwEKFFN1Ym1pdFNjb3Jlc1Jlc3BvbnNlEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSEAoIYWNjZXB0ZWQYAiABKA0SGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkSMAoMcmFua19jaGFuZ2VzGAQgAygLMhoubGVhZGVyYm9hcmQudjEuUmFua0NoYW5nZTKmAgoNSW5nZXN0U2VydmljZRJZCgxTdWJtaXRTY29yZXMSIy5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVzcG9uc2USWQoMRGVsZXRlUGxheWVyEiMubGVhZGVyYm9hcmQudjEuRGVsZXRlUGxheWVyUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZVBsYXllclJlc3BvbnNlEl8KDkpvaW5Ub3VybmFtZW50EiUubGVhZGVyYm9hcmQudjEuSm9pblRvdXJuYW1lbnRSZXF1ZXN0GiYubGVhZGVyYm9hcmQudjEuSm9pblRvdXJuYW1lbnRSZXNwb25zZWIGcHJvdG8z", [file_leaderboard_v1_common, file_leaderboard_v1_tournament]);
 
 /**
  * DeletePlayerRequest names a player and where to erase it.
@@ -334,6 +336,17 @@ export const IngestService: GenService<{
    * holding more updates of one player (or of one token) than the quota's burst can never
    * fit: INVALID_ARGUMENT naming the player or token and the burst.
    *
+   * An update of a tournament (BoardRules.tournament) is alone in its batch, with neither
+   * also_boards nor leave_board (INVALID_ARGUMENT otherwise): its shard decides in log order
+   * whether the player may write (a member, within max_attempts), and the answer waits, within the
+   * call's deadline, until that shard applied it. Refused there (the record stays in the log,
+   * without effect, and is refused alike on every replay): FAILED_PRECONDITION naming the player
+   * and the tournament, for a player who has not joined a tournament that requires it, or one
+   * whose attempts are all used (naming max_attempts). A timestamp before the tournament's start
+   * or at or after its end: FAILED_PRECONDITION naming the time, nothing written. DEADLINE_EXCEEDED
+   * or UNAVAILABLE when the shard did not apply it in time: the record is in the log and is
+   * decided all the same (GetTournament tells the attempts used).
+   *
    * @generated from rpc leaderboard.v1.IngestService.SubmitScores
    */
   submitScores: {
@@ -355,6 +368,28 @@ export const IngestService: GenService<{
     methodKind: "unary";
     input: typeof DeletePlayerRequestSchema;
     output: typeof DeletePlayerResponseSchema;
+  },
+  /**
+   * JoinTournament makes a player a member of a tournament (BoardRules.tournament). The join is a
+   * record in the log's partition of the tournament (murmur3 of the board name mod the slots), so
+   * every join of one tournament is in one total order; the shard applying that partition admits
+   * the first max_size players in that order and refuses the rest, and a rebuild admits the same
+   * ones. The answer waits until the join is applied; an admitted player's membership is then
+   * written to its own partition (where its writes are checked), and the answer comes once that is
+   * in the log. Joining again answers as the first join did (already_member). NOT_FOUND for a
+   * board that is not defined; FAILED_PRECONDITION for a board that is no tournament or takes no
+   * joins (join_required false), and for a join that reaches the log at or after the end
+   * ("closed", naming the end); RESOURCE_EXHAUSTED when the tournament is full (naming max_size;
+   * not retriable: members never leave); INVALID_ARGUMENT for a bad player id or board name;
+   * DEADLINE_EXCEEDED or UNAVAILABLE when the shard did not apply the join in time (ask again: a
+   * repeated join is answered as the first).
+   *
+   * @generated from rpc leaderboard.v1.IngestService.JoinTournament
+   */
+  joinTournament: {
+    methodKind: "unary";
+    input: typeof JoinTournamentRequestSchema;
+    output: typeof JoinTournamentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_ingest, 0);
