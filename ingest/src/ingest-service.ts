@@ -24,6 +24,8 @@ import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js"
 import type { WriteQuotas } from "./write-quotas.js";
 import type { LagAdmission } from "./lag-admission.js";
 import { MAX_REPORTED, newReportId, type RankReporter, type ReportedUpdate } from "./rank-reports.js";
+import type { TournamentDesk, TournamentWrite } from "./tournament-desk.js";
+import { tournamentTimeProblem } from "@ladder/model/tournaments";
 
 /** How long a batch may wait for the log when the caller set no deadline. */
 const DEFAULT_WRITE_TIMEOUT_MS = 10_000; // 10 s
@@ -41,6 +43,7 @@ export function ingestService(
   reporter?: RankReporter,
   quotas?: { quotas: WriteQuotas; caller: (ctx: CallContext) => string },
   lag?: LagAdmission,
+  desk?: TournamentDesk,
 ): ImplOf<typeof IngestService> {
   return {
     async submitScores(req, ctx) {
@@ -52,9 +55,11 @@ export function ingestService(
       const now = clock();
       const catalog = boards.catalog; // one catalog for the whole batch
       const reported: ReportedUpdate[] = [];
+      const tournament = tournamentWriteOf(req.updates, catalog, config.numSlots);
+      if (tournament && !desk) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest takes no tournament writes");
       let closesAtMs = Number.POSITIVE_INFINITY; // the first close time of a period the batch writes
       const records = req.updates.map((u, i) => {
-        const reportId = req.reportRanks ? newReportId() : "";
+        const reportId = tournament ? tournament.reportId : req.reportRanks ? newReportId() : "";
         const { record, resolved, closesAtMs: closes } = toRecord(u, i, now, config, catalog, reportId);
         if (closes !== undefined) closesAtMs = Math.min(closesAtMs, closes);
         if (reportId) reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
@@ -75,6 +80,12 @@ export function ingestService(
         throw new LadderError(
           Code.ABORTED,
           `the log acknowledged the batch after ${new Date(closesAtMs).toISOString()}, when a period it writes closed, plus half the close settle time (${CLOSE_SETTLE_MS / 2} ms): its records may follow the period's close markers and be ignored`,
+        );
+      if (tournament)
+        await desk!.decided(
+          tournament,
+          written.get(tournament.partition)!,
+          Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS),
         );
       const rankChanges =
         reporter && reported.length
@@ -105,7 +116,44 @@ export function ingestService(
       const [[partition, offset]] = [...written] as [[number, bigint]];
       return { offset: { partition, offset }, consistencyToken: encodeToken(written) };
     },
+    async joinTournament(req, ctx) {
+      if (!desk) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest takes no tournament joins");
+      return desk.join(req, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS));
+    },
   };
+}
+
+/**
+ * The batch's tournament write, when it holds one (model/src/tournaments.ts): then it holds that
+ * update alone, with neither also_boards nor leave_board, since its shard decides it and the batch
+ * is answered as one. A tournament named among also_boards or as leave_board is refused too.
+ */
+function tournamentWriteOf(updates: readonly ScoreUpdate[], catalog: BoardCatalog, numSlots: number): TournamentWrite | undefined {
+  const isTournament = (board: string) => catalog.definition(board)?.rules?.tournament !== undefined;
+  let found: TournamentWrite | undefined;
+  updates.forEach((u, i) => {
+    const also = u.alsoBoards.find(isTournament) ?? (u.leaveBoard && isTournament(u.leaveBoard) ? u.leaveBoard : undefined);
+    if (also !== undefined)
+      throw invalidArgument(
+        `updates[${i}]: tournament "${also}" is written alone, as an update's board, never in also_boards or leave_board`,
+      );
+    const t = catalog.definition(u.board)?.rules?.tournament;
+    if (!t) return;
+    if (updates.length > 1)
+      throw invalidArgument(
+        `updates[${i}]: an update of tournament "${u.board}" is alone in its batch (its shard decides it), got ${updates.length} updates`,
+      );
+    if (u.alsoBoards.length > 0 || u.leaveBoard)
+      throw invalidArgument(`updates[${i}]: an update of tournament "${u.board}" takes neither also_boards nor leave_board`);
+    found = {
+      board: u.board,
+      playerId: u.playerId,
+      partition: slotOf(u.playerId, numSlots),
+      reportId: newReportId(),
+      maxAttempts: t.maxAttempts,
+    };
+  });
+  return found;
 }
 
 /** Boards one update may apply to besides its own (ScoreUpdate.also_boards). */
@@ -192,6 +240,10 @@ function resolveBoard(
   if (spec.period.kind !== "none") {
     // the event's own time decides its period, never the clock; a period no longer kept takes no more scores
     period = periodAt(spec.period, Number(timestampMs));
+    if (spec.period.kind === "tournament") {
+      const outside = tournamentTimeProblem(board, period, Number(timestampMs));
+      if (outside) throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${outside}`);
+    }
     if (Number(timestampMs) < period.startMs || Number(timestampMs) >= period.endMs)
       throw new LadderError(Code.FAILED_PRECONDITION, `${at}: ${seasonGapMessage(board, Number(timestampMs), period)}`);
     const closed = closedProblem(board, spec.period, period, now);

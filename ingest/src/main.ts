@@ -17,6 +17,7 @@ import { onShutdown } from "@ladder/platform/shutdown";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
+import { TournamentDesk } from "./tournament-desk.js";
 import { RankReporter } from "./rank-reports.js";
 import { ShardReaders } from "./shard-readers.js";
 import { LagAdmission } from "./lag-admission.js";
@@ -81,6 +82,7 @@ addService(
       caller: (ctx) => auth.identify(ctx.metadata).name, // the grant's name; the guard has admitted it
     },
     lag,
+    new TournamentDesk({ numSlots: config.numSlots, producer: commit, shards, catalog: () => definitions.catalog }),
   ),
   log.child({ component: "grpc" }),
   requireRole(auth, "write"),

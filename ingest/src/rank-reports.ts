@@ -79,7 +79,9 @@ export class RankReporter {
   async report(updates: readonly ReportedUpdate[], written: ReadonlyMap<number, bigint>, deadlineMs: number): Promise<RankChangeOut[]> {
     const table = this.shards.current();
     const ownerOf = (partition: number) => table.readers.get(table.placement.slotToShard[partition]!)!;
-    await Promise.all([...new Set(updates.map((u) => u.partition))].map((p) => this.applied(ownerOf(p), p, written.get(p)!, deadlineMs)));
+    await Promise.all(
+      [...new Set(updates.map((u) => u.partition))].map((p) => untilApplied(ownerOf(p), p, written.get(p)!, deadlineMs, "report ranks")),
+    );
     const lists = await Promise.all(updates.map((u) => ownerOf(u.partition).rankReport(u.reportId)));
     const all = [...table.readers.values()];
     const changes = updates.flatMap((u, i) => {
@@ -112,17 +114,23 @@ export class RankReporter {
     });
     return (await Promise.all(changes)).filter((c): c is RankChangeOut => c !== undefined);
   }
+}
 
-  /** Resolves once `partition`'s shard (`reader`) has applied `offset`. */
-  private async applied(reader: ShardReader, partition: number, offset: bigint, deadlineMs: number): Promise<void> {
-    for (;;) {
-      const [done] = await reader.appliedOffsetsOf([partition]).catch((err: Error) => {
-        throw unavailable(`the batch was written, but ${reader.shardId} could not be read to report ranks: ${err.message}`, err);
-      });
-      if (done! >= offset) return;
-      if (Date.now() + POLL_MS >= deadlineMs)
-        throw deadlineExceeded(`the batch was written, but ${reader.shardId} had not applied it when the deadline came: no rank report`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
+/** Resolves once `partition`'s shard (`reader`) has applied `offset`; `what` the answer waited for it to do. */
+export async function untilApplied(
+  reader: ShardReader,
+  partition: number,
+  offset: bigint,
+  deadlineMs: number,
+  what: string,
+): Promise<void> {
+  for (;;) {
+    const [done] = await reader.appliedOffsetsOf([partition]).catch((err: Error) => {
+      throw unavailable(`the batch was written, but ${reader.shardId} could not be read to ${what}: ${err.message}`, err);
+    });
+    if (done! >= offset) return;
+    if (Date.now() + POLL_MS >= deadlineMs)
+      throw deadlineExceeded(`the batch was written, but ${reader.shardId} had not applied it when the deadline came: cannot ${what}`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

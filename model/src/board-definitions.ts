@@ -94,8 +94,7 @@ export function specOfRules(
     return { problems: [`board "${board}": a board with seasons has no windows`] };
   if (rules.period === ProtoPeriodKind.TOURNAMENT && rules.windows.length > 0)
     return { problems: [`board "${board}": a tournament has no windows`] };
-  if (rules.tournament && !rules.close)
-    return { problems: [`board "${board}": a tournament closes (rules.close)`] };
+  if (rules.tournament && !rules.close) return { problems: [`board "${board}": a tournament closes (rules.close)`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
   const histogram = rules.histogramBounds.map(Number);

@@ -32,7 +32,6 @@
  */
 import { CronExpressionParser } from "cron-parser";
 import { DateTime } from "luxon";
-import { TOURNAMENT_KEPT_MS, TOURNAMENT_PERIOD } from "./tournaments.js";
 import { seasonEndMs, seasonName, seasonNumberAt, seasonNumberOf, seasonProblem, seasonStartMs, type SeasonCalendar } from "./seasons.js";
 
 export type PeriodKind = "none" | "daily" | "weekly" | "monthly" | "cron" | "season" | "tournament";
@@ -62,6 +61,12 @@ export interface Period {
   /** When its keys expire: the start of the period `keep + 1` after it. */
   expireAtMs: number;
 }
+
+/** The one period of a tournament's board (tournaments.ts). */
+export const TOURNAMENT_PERIOD = "T";
+
+/** How long a tournament's keys are kept after it closes: 30 days. */
+export const TOURNAMENT_KEPT_MS = 30 * 86_400_000;
 
 /** The longest grace a board's periods may close after their end: 30 days. */
 export const MAX_CLOSE_GRACE_MS = 30 * 86_400_000;

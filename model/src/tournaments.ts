@@ -49,15 +49,11 @@
 import { slotOf } from "./placement.js";
 import { boardProblem } from "./validate.js";
 
-/** The one period of a tournament's board. */
-export const TOURNAMENT_PERIOD = "T";
+export { TOURNAMENT_KEPT_MS, TOURNAMENT_PERIOD } from "./periods.js";
 
 /** The most members or attempts a tournament may declare. */
 export const MAX_TOURNAMENT_SIZE = 1_000_000;
 export const MAX_TOURNAMENT_ATTEMPTS = 1_000_000;
-
-/** How long a tournament's keys are kept after it closes: 30 days. */
-export const TOURNAMENT_KEPT_MS = 30 * 86_400_000;
 
 /** The longest a tournament may last: 366 days. */
 export const MAX_TOURNAMENT_MS = 366 * 86_400_000;
@@ -98,7 +94,8 @@ export function resolveTournament(r: TournamentRuleFields): { tournament?: Tourn
   if (r.endMs === 0n && r.durationMs <= 0n) return bad(`tournament.duration_ms must be above 0 when end_ms is 0, got ${r.durationMs}`);
   if (!Number.isSafeInteger(endMs) || endMs <= startMs)
     return bad(`tournament.end_ms must be after start_ms (${new Date(startMs).toISOString()}), got ${r.endMs}`);
-  if (endMs - startMs > MAX_TOURNAMENT_MS) return bad(`tournament: it may last at most ${MAX_TOURNAMENT_MS} ms (366 days), got ${endMs - startMs}`);
+  if (endMs - startMs > MAX_TOURNAMENT_MS)
+    return bad(`tournament: it may last at most ${MAX_TOURNAMENT_MS} ms (366 days), got ${endMs - startMs}`);
   if (!Number.isInteger(r.maxSize) || r.maxSize < 0 || r.maxSize > MAX_TOURNAMENT_SIZE)
     return bad(`tournament.max_size must be 0 (no limit) to ${MAX_TOURNAMENT_SIZE}, got ${r.maxSize}`);
   if (r.maxSize > 0 && !r.joinRequired) return bad("tournament.max_size needs join_required: the size is counted by joins");

@@ -17,6 +17,7 @@ import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb"
 import { decodeToken } from "@ladder/model/consistency-token";
 import { TopicIds } from "@ladder/log/kafka";
 import { LogClient } from "@ladder/log/log-client";
+import { TournamentReads } from "./read/tournament-reads.js";
 import { boardsTopicOf, followBoardDefinitions } from "@ladder/log/board-definitions-follower";
 import { followPeriodCloses } from "@ladder/log/period-closes";
 import type { RecordProducer } from "@ladder/log/record-producer";
@@ -126,7 +127,18 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   addService(
     server,
     LeaderboardService,
-    { ...retryAcrossMoves(leaderboardService(queries, waitFor, primaryQueries), moves), ...streams },
+    {
+      ...retryAcrossMoves(
+        leaderboardService(
+          queries,
+          waitFor,
+          primaryQueries,
+          new TournamentReads({ pool, catalog: () => definitions.catalog, queries: primaryQueries, numSlots: config.numSlots }),
+        ),
+        moves,
+      ),
+      ...streams,
+    },
     log.child({ component: "grpc" }),
     requireRole(auth, "read"),
   );

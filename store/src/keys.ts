@@ -12,6 +12,10 @@
  *   <prefix>board:~audit    sorted set: the moderation actions' audit lines (JSON), by time
  *   <prefix>board:~records  sorted set: per player, the records of the log keyed by it applied (apply-records.lua)
  *   <prefix>rank-change:<id>  list: a rank report's positions (apply-events.lua), kept 60 s
+ *   <prefix>board:…@T!join  a tournament's members, on the shard of its join partition: player ->
+ *                           the join's offset (apply-tournaments.lua)
+ *   <prefix>board:…@T!att   a tournament's members' attempts used, on the players' shards
+ *   <prefix>tournament-outcome:<id>  string: what the apply decided of a tournament write, kept 60 s
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard's stamp while it serves, or why it does not; expires
  *                           unless the shard node refreshes it (heartbeat.lua)
@@ -50,6 +54,7 @@ export interface KeyLayout {
   readonly offsets: string;
   readonly deletedBoards: string;
   rankChange(id: string): string;
+  tournamentOutcome(id: string): string;
   readonly heartbeat: string;
   readonly current: string;
   readonly builtFrom: string;
@@ -71,6 +76,7 @@ export function keyLayout(prefix: string): KeyLayout {
     offsets: `${prefix}offsets`,
     deletedBoards: `${prefix}board:~deleted`,
     rankChange: (id: string) => `${prefix}rank-change:${id}`,
+    tournamentOutcome: (id: string) => `${prefix}tournament-outcome:${id}`,
     heartbeat: `${prefix}heartbeat`,
     current: `${prefix}current`,
     builtFrom: `${prefix}built-from`,

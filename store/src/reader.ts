@@ -241,6 +241,24 @@ export class ShardReader {
     return { records: Number(reply[1]), entries };
   }
 
+  /**
+   * A tournament on this shard (read-tournament.lua), by its period key's stored name: the members
+   * its joins admitted here (the shard of its join partition holds them all), whether `playerId` is
+   * one, and the player's attempts used (-1: none recorded; its own shard holds them).
+   */
+  async tournament(stored: string, playerId: string): Promise<{ members: number; joined: boolean; attempts: number }> {
+    const key = this.keys.board(stored);
+    const reply = await this.check(
+      await this.redis.ladderTournament(this.keys.heartbeat, `${key}!join`, `${key}!att`, this.stamp, playerId),
+    );
+    return { members: Number(reply[1]), joined: Number(reply[2]) === 1, attempts: Number(reply[3]) };
+  }
+
+  /** What the apply script decided of a tournament write with report id `id` (apply-tournaments.lua), null when nothing is kept. */
+  tournamentOutcome(id: string): Promise<string | null> {
+    return this.redis.get(this.keys.tournamentOutcome(id));
+  }
+
   /** A rank report's positions as the apply script kept them (apply-events.lua): 6 strings per board; empty when none is kept. */
   rankReport(id: string): Promise<string[]> {
     return this.redis.lrange(this.keys.rankChange(id), 0, -1);

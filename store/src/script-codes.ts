@@ -33,6 +33,10 @@ export const APPLY_OP = Object.freeze({
   CLOSE_PERIOD: 12,
   /** A moderation action (AdminService.HideAboveCeiling), one per partition; value: the log's partitions, limit: the sort key bound. */
   HIDE_ABOVE: 13,
+  /** A tournament's join (IngestService.JoinTournament); value: max_size, limit: the end (apply-tournaments.lua). */
+  JOIN: 14,
+  /** A tournament's membership, on the player's partition (apply-tournaments.lua). */
+  MEMBER: 15,
 });
 
 /** Status codes of the apply script (first element of its reply). */

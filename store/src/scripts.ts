@@ -43,6 +43,7 @@ const APPLY_INCLUDES = [
   "includes/apply-erasure",
   "includes/apply-removals",
   "includes/apply-records",
+  "includes/apply-tournaments",
   "includes/apply-scores",
 ];
 const READ_INCLUDES = ["includes/sorted-sets", "read-header", "includes/read-lists", "includes/read-histograms"];
@@ -57,6 +58,7 @@ const SOURCES = Object.freeze({
   batch: read("read-batch"),
   audit: read("read-audit"),
   player: read("read-player"),
+  tournament: read("read-tournament"),
 });
 
 /** The SHA-1 Redis knows the apply script by (EVALSHA). */
@@ -98,6 +100,8 @@ export interface ReadScripts {
   ladderAudit(audit: string, heartbeat: string, stamp: string, playerId: string, board: string, limit: number): Promise<Reply>;
   /** read-player.lua */
   ladderPlayer(heartbeat: string, stamp: string, playerId: string, boardPrefix: string): Promise<Reply>;
+  /** read-tournament.lua */
+  ladderTournament(heartbeat: string, members: string, attempts: string, stamp: string, playerId: string): Promise<Reply>;
 }
 
 /** The write scripts as commands on a connection. */
@@ -124,6 +128,7 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     defineReadScript(redis, "ladderBatch", SOURCES.batch);
     defineReadScript(redis, "ladderAudit", SOURCES.audit, 2);
     defineReadScript(redis, "ladderPlayer", SOURCES.player, 1);
+    defineReadScript(redis, "ladderTournament", SOURCES.tournament, 3);
   }
   return redis as Redis & ReadScripts;
 }

@@ -15,6 +15,8 @@ import { boardProblem, playerIdProblem, viewProblem } from "@ladder/model/valida
 import type { Page, Queries, RankedEntry, Where } from "./queries.js";
 import type { RankMode } from "./ranks.js";
 import { bucketOfStored } from "@ladder/model/histogram";
+import type { TournamentReads } from "./tournament-reads.js";
+import { toEntry } from "./entries.js";
 
 export const MAX_LIMIT = 1000;
 export const MAX_DEPTH = 10_000;
@@ -38,6 +40,7 @@ export function leaderboardService(
   queries: Queries,
   waitFor: TokenWaiter,
   primaryQueries: Queries = queries,
+  tournaments?: TournamentReads,
 ): Omit<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer"> {
   const by = (token: string) => (token === "" ? queries : primaryQueries);
   return {
@@ -227,6 +230,15 @@ export function leaderboardService(
       const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, w, read);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
+    async listTournaments(req, ctx) {
+      if (!tournaments) throw new LadderError(Code.UNIMPLEMENTED, "this router lists no tournaments");
+      return tournaments.list(req, ctx.deadlineMs);
+    },
+    async getTournament(req, ctx) {
+      if (!tournaments) throw new LadderError(Code.UNIMPLEMENTED, "this router reads no tournaments");
+      if (req.consistencyToken !== "") await waitFor(req.consistencyToken, ctx.deadlineMs);
+      return tournaments.get(req, ctx.deadlineMs);
+    },
     async listPeriods(req) {
       check("board", boardProblem(req.board));
       return {
@@ -279,17 +291,6 @@ function topResponse(page: Page, cursors: () => { next: string; previous: string
     );
   }
   return res;
-}
-
-function toEntry(e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">) {
-  return {
-    playerId: e.playerId,
-    score: BigInt(e.points),
-    rank: BigInt(e.rank),
-    reachedAtMs: BigInt(e.reachedAtMs),
-    metadata: e.metadata,
-    tiedRank: BigInt(e.tiedRank ?? 0),
-  };
 }
 
 const RANK_MODES: Record<number, RankMode> = {

@@ -43,7 +43,9 @@
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
                    entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
                    windows (false, or what apply-windows.lua takes), audit ('' or a moderation
-                   action's audit line: apply-moderation.lua), limit (OP_HIDE_ABOVE: apply-removals.lua)
+                   action's audit line: apply-moderation.lua), limit (OP_HIDE_ABOVE: apply-removals.lua;
+                   OP_JOIN: the tournament's end), tour (false, or a tournament write's { join, max }:
+                   apply-tournaments.lua; OP_JOIN's value: max_size)
 
   Output:
     { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
@@ -109,17 +111,28 @@ local function apply_one(ev)
     hide_above(ev)
     return false
   end
+  if (ev.op == OP_JOIN or ev.op == OP_MEMBER) and (in_deleted_generation(ev.key) or in_closed_period(ev.key)) then return false end
+  if ev.op == OP_JOIN then
+    join_tournament(ev)
+    return false
+  end
+  if ev.op == OP_MEMBER then
+    tournament_member(ev)
+    return false
+  end
   -- a record of a deleted generation written after this partition's deletion marker: ignored
   if ev.op ~= OP_ERASE and in_deleted_generation(ev.key) then return false end
   -- a record of a closed period written after this partition's close marker: ignored (its standings are final)
   if ev.op ~= OP_ERASE and in_closed_period(ev.key) then return false end
   if is_duplicate(ev) then
+    if ev.tour then tournament_outcome(ev, 'ok') end -- applied before, its attempt counted then
     if ev.report ~= '' then
       local now, ahead = position_of(ev.key, ev.player)
       report_change(ev.report, ev.key, now, ahead, now, ahead)
     end
     return true
   end
+  if ev.tour and not tournament_gate(ev) then return false end -- refused: not remembered, decided again if retried
   if ev.op == OP_REMOVE then with_hidden(ev, apply_remove)
   elseif ev.op == OP_ERASE then erase(ev)
   else with_hidden(ev, apply_score) end

@@ -273,9 +273,12 @@ export async function drainMove(
 /**
  * What the shard keeps per player outside its board keys, for the players of `partitions` (those
  * a move took away, or the arrivals of one given up): their hidden entries ("<key>!hid"), their
- * hides ("~hidden") and their counts of records ("~records"). Readers never read them and no one
- * applies those partitions any more, so they go page by page; left, a slot coming back would
- * replay its records onto them (apply-moderation.lua, apply-records.lua).
+ * hides ("~hidden"), their counts of records ("~records") and their tournament attempts
+ * ("<key>!att"); and the members of the tournaments whose joins those partitions hold ("<key>!join"
+ * of a board whose name's slot is one of them: model/src/tournaments.ts). Readers never read them
+ * here and no one applies those partitions any more, so they go page by page; left, a slot coming
+ * back would replay its records onto them (apply-moderation.lua, apply-records.lua,
+ * apply-tournaments.lua).
  */
 async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: readonly number[], numSlots: number): Promise<void> {
   const gone = new Set(partitions);
@@ -283,6 +286,12 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
   const prefix = `${globEscape(keyPrefix)}board:`;
   const keys: string[] = [`${keyPrefix}board:~hidden`, `${keyPrefix}board:~records`];
   await forEachMatch(redis, `${prefix}*!hid`, async (page) => void keys.push(...page));
+  await forEachMatch(redis, `${prefix}*!att`, async (page) => void keys.push(...page));
+  const joins: string[] = [];
+  await forEachMatch(redis, `${prefix}*!join`, async (page) => void joins.push(...page));
+  const boardOf = (key: string) => key.slice(`${keyPrefix}board:`.length).replace(/#.*$/s, ""); // "<board>#<generation>@T!join"
+  const lostJoins = joins.filter((k) => gone.has(slotOf(boardOf(k), numSlots)));
+  if (lostJoins.length) await redis.unlink(...lostJoins);
   for (const key of keys) {
     let cursor = "0";
     do {

@@ -93,6 +93,9 @@ const K = Object.fromEntries(
     "key",
     "audit",
     "limit",
+    "tour",
+    "join",
+    "max",
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
@@ -100,7 +103,7 @@ const K = Object.fromEntries(
 function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packable | undefined): Buffer {
   const w = writer;
   w.start();
-  w.map(18);
+  w.map(19);
   w.raw(K.key!);
   w.number(key);
   w.raw(K.offset!);
@@ -145,6 +148,14 @@ function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packabl
   w.string(e.audit ?? "");
   w.raw(K.limit!);
   w.number(e.limit ?? 0);
+  w.raw(K.tour!);
+  if (e.tournament) {
+    w.map(2);
+    w.raw(K.join!);
+    w.boolean(e.tournament.join);
+    w.raw(K.max!);
+    w.number(e.tournament.max);
+  } else w.boolean(false);
   return w.done();
 }
 

@@ -15,6 +15,7 @@ import { firstKeys } from "@ladder/model/histogram";
 import { boardProblem, loggedPlayerIdProblem, MAX_METADATA_BYTES, updateProblem } from "@ladder/model/validate";
 import { moderationAuditLine } from "@ladder/model/moderation";
 import { ModerationAction, type Moderation } from "@ladder/proto/leaderboard/v1/moderation_pb";
+import { tournamentEvent, tournamentOfRules } from "./prepare-tournament.js";
 
 export interface Prepared {
   /**
@@ -101,6 +102,10 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
   }
   if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
   if (e.moderation) return moderation(e.moderation, e.rules, offset, boards);
+  if (e.joinTournament || e.tournamentMember) {
+    const event = tournamentEvent(e, offset, noopEvent(offset));
+    return typeof event === "string" ? noop(offset, event) : { events: [event] };
+  }
   if (e.deleteBoard) {
     if (boardProblem(e.board) || !e.rules || e.rules.generation <= 0n)
       return noop(offset, "board deletion marker names no defined board and generation");
@@ -170,7 +175,9 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     if (typeof windows === "string") return noop(offset, windows);
     const decrement = t.op === Operation.DECREMENT;
     const histogram = histogramKeys(spec, spec);
+    const tournament = t.leaving ? undefined : tournamentOfRules(t.rules);
     events.push({
+      ...(tournament ? { tournament } : {}),
       ...(windows ? { windows } : {}),
       ...(histogram ? { histogram } : {}),
       offset,

@@ -32,8 +32,10 @@ export interface PreparedEvent {
   windows?: PreparedWindows;
   /** A moderation action's audit line (JSON: moderationAuditLine), kept by the apply script (apply-moderation.lua). */
   audit?: string;
-  /** HIDE_ABOVE: the board's sort keys below this hold more points than its ceiling. */
+  /** HIDE_ABOVE: the board's sort keys below this hold more points than its ceiling; JOIN: the tournament's end (Unix ms). */
   limit?: number;
+  /** A write to a tournament: whether a member is required, and its max attempts (0: none); the apply counts the attempt first (apply-tournaments.lua). */
+  tournament?: { join: boolean; max: number };
 }
 
 /** The windows a write into period P0 recomputes (see apply-events.lua). */

@@ -15,6 +15,8 @@ local function erase_from(k, player)
   if redis.call('TYPE', k).ok ~= 'zset' then return end
   if ends_with(k, '!arr') or ends_with(k, '!dep') then
     return -- a move's companions: mirrored by the board key
+  elseif ends_with(k, '!join') or ends_with(k, '!att') then
+    return -- a tournament's members and attempts (apply-tournaments.lua): kept, the place and the attempts stay taken
   elseif ends_with(k, META) then
     drop_meta(string.sub(k, 1, -#META - 1), player)
   elseif ends_with(k, HIST) or ends_with(k, HBOUNDS) then
