@@ -103,7 +103,7 @@ export async function closes(c: ServiceSet, o: Values<typeof CLOSES.flags>): Pro
 }
 
 /** A reward range of "gold:1", "silver:2-10" or "elite:top1%" (the table's pattern). */
-function rewardRange(text: string): { reward: string; fromRank?: bigint; toRank?: bigint; topPercent?: number } {
+export function rewardRange(text: string): { reward: string; fromRank?: bigint; toRank?: bigint; topPercent?: number } {
   const at = text.lastIndexOf(":");
   const [reward, range] = [text.slice(0, at), text.slice(at + 1)];
   if (range.startsWith("top")) return { reward, topPercent: Number(range.slice(3, -1)) };
@@ -112,7 +112,7 @@ function rewardRange(text: string): { reward: string; fromRank?: bigint; toRank?
 }
 
 /** Milliseconds of "500ms", "10s", "10m", "2h" or "1d" (the table's pattern). */
-function durationMs(text: string): number {
+export function durationMs(text: string): number {
   const [, n, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(text)!;
   return Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as "ms" | "s" | "m" | "h" | "d"];
 }

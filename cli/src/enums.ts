@@ -26,4 +26,5 @@ export const PERIOD_KIND = Object.freeze({
   monthly: PeriodKind.MONTHLY,
   cron: PeriodKind.CRON,
   season: PeriodKind.SEASON,
+  tournament: PeriodKind.TOURNAMENT,
 });

@@ -25,6 +25,7 @@ import { watch } from "./watch.js";
 import { demo, erase, submit } from "./writes.js";
 import { audit, deleteEntry, hide, hideAbove, unhide, wipe } from "./moderation.js";
 import { exportPlayer } from "./export.js";
+import { tournamentsCreate, tournamentsGet, tournamentsJoin, tournamentsList } from "./tournaments.js";
 
 type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof COMMANDS)[N]["flags"]>, ctx: RunContext) => Promise<string>;
 
@@ -50,6 +51,10 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   "boards update": boardsUpdate,
   "boards delete": boardsDelete,
   closes,
+  "tournaments list": tournamentsList,
+  "tournaments get": tournamentsGet,
+  "tournaments create": tournamentsCreate,
+  "tournaments join": tournamentsJoin,
   hide,
   unhide,
   "delete-entry": deleteEntry,

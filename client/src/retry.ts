@@ -4,6 +4,8 @@
  * A call is retried only when doing it twice is harmless:
  *   - reads (every LeaderboardService rpc; AdminService's GetBoard, ListBoards, ListCloses, ListRebuilds,
  *     GetClusterStatus, GetPlacement, ListModerationActions, ExportPlayerData): always;
+ *   - IngestService.JoinTournament: always (a member joining again changes nothing and is answered as
+ *     the first join was);
  *   - IngestService.SubmitScores: when every update carries an event id. The shards apply an
  *     (event id, board, player) once within the dedup window (docs/guarantees.md), so a batch
  *     resent after an answer that never came counts once. LadderClient gives each update without
@@ -32,6 +34,7 @@ export type RetrySafety = "read" | "event-ids" | "never";
 const SAFETY: Readonly<Record<string, RetrySafety>> = Object.freeze({
   "leaderboard.v1.LeaderboardService": "read", // every rpc of it: the service answers reads only
   "leaderboard.v1.IngestService.SubmitScores": "event-ids",
+  "leaderboard.v1.IngestService.JoinTournament": "read", // idempotent: a repeated join is answered as the first
   "leaderboard.v1.AdminService.GetBoard": "read",
   "leaderboard.v1.AdminService.ListBoards": "read",
   "leaderboard.v1.AdminService.ListRebuilds": "read",

@@ -1,6 +1,6 @@
 /**
  * Every command of the CLI, in the order help lists them, and the connection flags every command
- * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, moderation.ts, export.ts and admin.ts.
+ * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, tournaments.ts, moderation.ts, export.ts and admin.ts.
  */
 import type { Command } from "../command-table.js";
 import { text } from "../flags.js";
@@ -10,6 +10,7 @@ import { APPROX, AROUND, AT, COUNT, HISTOGRAM, PERIODS, RANK, RANKS, STANDING, T
 import { DEMO, ERASE, SUBMIT } from "./writes.js";
 import { AUDIT, DELETE_ENTRY, HIDE, HIDE_ABOVE, UNHIDE, WIPE } from "./moderation.js";
 import { EXPORT } from "./export.js";
+import { TOURNAMENTS_CREATE, TOURNAMENTS_GET, TOURNAMENTS_JOIN, TOURNAMENTS_LIST } from "./tournaments.js";
 
 export const COMMANDS = Object.freeze({
   submit: SUBMIT,
@@ -32,6 +33,10 @@ export const COMMANDS = Object.freeze({
   "boards update": BOARDS_UPDATE,
   "boards delete": BOARDS_DELETE,
   closes: CLOSES,
+  "tournaments list": TOURNAMENTS_LIST,
+  "tournaments get": TOURNAMENTS_GET,
+  "tournaments create": TOURNAMENTS_CREATE,
+  "tournaments join": TOURNAMENTS_JOIN,
   hide: HIDE,
   unhide: UNHIDE,
   "delete-entry": DELETE_ENTRY,
@@ -49,7 +54,10 @@ export const COMMANDS = Object.freeze({
 export type CommandName = keyof typeof COMMANDS;
 
 /** `boards` alone runs `boards list`. */
-export const GROUP_DEFAULTS: Readonly<Record<string, CommandName>> = Object.freeze({ boards: "boards list" });
+export const GROUP_DEFAULTS: Readonly<Record<string, CommandName>> = Object.freeze({
+  boards: "boards list",
+  tournaments: "tournaments list",
+});
 
 /** Where the CLI connects and who it says it is: taken by every command, before or after its own flags. */
 export const CONNECTION = Object.freeze({
