@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { procStat, procStatBusyTicks, procStatTicks, redisCommandStats, redisCpuSeconds, treeTicks } from "./cpu-meter.js";
+import { procStat, procStatBusyTicks, procStatTicks, redisCommandStats, redisCpuSeconds, startCpuMeter, treeTicks } from "./cpu-meter.js";
 
 describe("bench > cpu meter", () => {
   it("reads utime + stime from /proc/<pid>/stat, even with spaces in the name", () => {
@@ -39,5 +39,24 @@ describe("bench > cpu meter", () => {
     ]);
     expect(treeTicks(procs, [10])).toBe(173);
     expect(treeTicks(procs, [10, 20, 404])).toBe(220);
+  });
+
+  it("reads each process's cores over its own interval, however long another probe takes", async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    let slowFirst = true;
+    const probes = {
+      oneCore: async () => performance.now() / 1000, // a process that burns exactly one core
+      slow: async () => {
+        if (slowFirst) await sleep(300); // a scan of /proc that is slow at the start only
+        slowFirst = false;
+        return 0;
+      },
+    };
+    const stop = await startCpuMeter(probes);
+    await sleep(100);
+    const cores = await stop();
+    expect(cores.oneCore).toBeGreaterThan(0.9);
+    expect(cores.oneCore).toBeLessThan(1.1);
+    expect(cores.slow).toBe(0);
   });
 });

@@ -151,15 +151,18 @@ export async function untilAtRest(probes: readonly CpuProbe[], cores: number, in
   return Math.round((performance.now() - t0) / 100) / 10;
 }
 
-/** Cores used by each probed process between `start` and the returned stop. */
+/**
+ * Cores used by each probed process between `start` and the returned stop. Each probe's reading
+ * keeps the time it came back, and its cores are over its own interval: a slow probe (`others`
+ * scans all of /proc, seconds on a loaded machine) does not stretch or shrink another's.
+ */
 export async function startCpuMeter(probes: Readonly<Record<string, CpuProbe>>): Promise<() => Promise<Record<string, number>>> {
   const names = Object.keys(probes);
-  const read = () => Promise.all(names.map((n) => probes[n]!().catch(() => NaN)));
+  const read = () => Promise.all(names.map(async (n) => ({ cpuS: await probes[n]!().catch(() => NaN), atMs: performance.now() })));
   const before = await read();
-  const t0 = performance.now();
   return async () => {
     const after = await read();
-    const wall = (performance.now() - t0) / 1000;
-    return Object.fromEntries(names.map((n, i) => [n, Math.round(((after[i]! - before[i]!) / wall) * 100) / 100]));
+    const cores = (a: { cpuS: number; atMs: number }, b: typeof a) => (b.cpuS - a.cpuS) / ((b.atMs - a.atMs) / 1000);
+    return Object.fromEntries(names.map((n, i) => [n, Math.round(cores(before[i]!, after[i]!) * 100) / 100]));
   };
 }
