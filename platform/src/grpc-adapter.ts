@@ -112,10 +112,11 @@ const encoded = new WeakMap<object, Buffer>();
 /**
  * Encodes a response message now, once: every later answer with this same object sends these
  * bytes (a page served to many callers, e.g. the router's top cache). The message must never
- * change after this call.
+ * change after this call. `bytes`: its encoding when the caller made it already (a hand-made
+ * encoder's, which must equal toBinary's: router/src/read/rank-response.ts).
  */
-export function encodeOnce<T extends Message>(schema: DescMessage, msg: T): T {
-  encoded.set(msg, Buffer.from(toBinary(schema, msg as never)));
+export function encodeOnce<T extends Message>(schema: DescMessage, msg: T, bytes?: Buffer): T {
+  encoded.set(msg, bytes ?? Buffer.from(toBinary(schema, msg as never)));
   return msg;
 }
 

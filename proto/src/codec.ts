@@ -13,12 +13,15 @@ export function methodDefinition(m: DescMethod): grpc.MethodDefinition<Message, 
     path: `/${m.parent.typeName}/${m.name}`,
     requestStream: m.methodKind === "client_streaming" || m.methodKind === "bidi_streaming",
     responseStream: m.methodKind === "server_streaming" || m.methodKind === "bidi_streaming",
-    requestSerialize: (msg: Message) => Buffer.from(toBinary(m.input, msg as never)),
+    requestSerialize: (msg: Message) => asBuffer(toBinary(m.input, msg as never)),
     requestDeserialize: (buf: Buffer) => fromBinary(m.input, buf),
-    responseSerialize: (msg: Message) => Buffer.from(toBinary(m.output, msg as never)),
+    responseSerialize: (msg: Message) => asBuffer(toBinary(m.output, msg as never)),
     responseDeserialize: (buf: Buffer) => fromBinary(m.output, buf),
   };
 }
+
+/** The bytes toBinary made, as a Buffer over the same memory (no copy: nothing writes them after). */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** The grpc-js ServiceDefinition of a protobuf-es service descriptor, keyed by the methods' local names. */
 export function serviceDefinition(service: DescService): grpc.ServiceDefinition {

@@ -7,8 +7,9 @@
  *
  * READS THAT ARRIVE TOGETHER GO TOGETHER. A router under load asks each shard many small reads
  * at once (every rank asks the owner, then every other shard). A reader queues the reads it is
- * asked in one turn of the event loop and, at the end of that turn (setImmediate: after every
- * socket the turn found readable was read and the promise callbacks of what it read ran), sends
+ * asked in one turn of the event loop and, at the end of that turn (platform/src/end-of-turn.ts:
+ * after every socket the turn found readable was read and the promise callbacks of what it read
+ * ran, and after the router's rank batches of the turn queued their reads), sends
  * them as one command: alone, the read's own script; two or more, read-batch.lua, which checks
  * the heartbeat once and runs each read's own function, all at one instant, replying what each
  * script would have. Nothing waits for company: a read alone is sent at the end of the turn that
@@ -23,6 +24,7 @@
  * replica nodes: router/src/read/replicas.ts says why).
  */
 import type { Redis } from "ioredis";
+import { atEndOfTurn } from "@ladder/platform/end-of-turn";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
 import type { LadderError } from "@ladder/model/errors";
@@ -299,7 +301,7 @@ export class ShardReader {
   private queue(board: string, read: QueuedRead["read"]): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
       if (!this.batch) return this.send([{ board: this.keys.board(board), read, resolve, reject }]);
-      if (this.queued.push({ board: this.keys.board(board), read, resolve, reject }) === 1) setImmediate(this.flush);
+      if (this.queued.push({ board: this.keys.board(board), read, resolve, reject }) === 1) atEndOfTurn(this.flush);
     });
   }
 

@@ -8,11 +8,22 @@
  * and hands it to the next router in turn (cluster's round-robin scheduling). A gRPC
  * connection stays with the router that got it: clients that open several connections (or
  * reconnect) spread over the routers; one connection uses one router. SO_REUSEPORT would
- * let the kernel do the accepting, but Node 20's `net` cannot set it.
+ * let the kernel do the accepting: Node 24's `net` can set it (`reusePort`), but grpc-js 1.14
+ * binds its HTTP/2 server without it and has no option for it.
  *
  * Each router is exactly the single-process router (../router.ts), so every read answers the
  * same whichever router takes it; what each keeps in memory is its own (its top cache may be
- * a little older or newer than another's, within the same stated bound).
+ * a little older or newer than another's, within the same stated bound; a watch stream lives
+ * on the router that took it).
+ *
+ * THE CONTROL PLANE RUNS IN EVERY ROUTER, as it does in every router of a deployment with
+ * several: nothing in it assumes it is alone. The closer (closer.ts) writes close markers that
+ * a shard applies once whoever sends them, and each close event in a Kafka transaction that
+ * fences every other closer; rebuilds and moves (admin-service.ts, reshard.ts) run in the
+ * router that took the call and hold the shard's rebuild lease, so a second one is refused;
+ * board definitions, moderation and deletions are records in the log. The followers (placement,
+ * board definitions, closes) are read-only. The price of N processes is N times the followers'
+ * and the closer's idle reads, a few per second each.
  *
  * The supervisor:
  *   - is ready (logs "router listening" with the port and metrics port) once every router

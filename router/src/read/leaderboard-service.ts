@@ -14,6 +14,7 @@ import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/erro
 import { boardProblem, playerIdProblem, viewProblem } from "@ladder/model/validate";
 import type { Page, Queries, RankedEntry, Where } from "./queries.js";
 import type { RankMode } from "./ranks.js";
+import { rankResponse } from "./rank-response.js";
 import { bucketOfStored } from "@ladder/model/histogram";
 import type { TournamentReads } from "./tournament-reads.js";
 import { toEntry } from "./entries.js";
@@ -82,7 +83,7 @@ export function leaderboardService(
       const w = where(req); // the view, checked before anything waits or reads
       check("player_id", playerIdProblem(req.playerId));
       const mode = rankMode(req.rankMode);
-      await waitFor(req.consistencyToken, ctx.deadlineMs);
+      if (req.consistencyToken !== "") await waitFor(req.consistencyToken, ctx.deadlineMs);
       if (mode !== "unique") {
         const {
           found: [e],
@@ -92,7 +93,7 @@ export function leaderboardService(
         return { entry: toEntry(e), total: BigInt(total) };
       }
       const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, w);
-      return { entry: toEntry(entry), total: BigInt(total) };
+      return rankResponse(entry, total);
     },
     async getRanks(req, ctx) {
       check("board", boardProblem(req.board));

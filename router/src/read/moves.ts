@@ -36,29 +36,49 @@ export function movingRefusal(err: unknown): boolean {
   return err instanceof LadderError && err.code === Code.UNAVAILABLE;
 }
 
-/** `impl` with each unary handler tried again across a move (see above). */
+/**
+ * `impl` with each unary handler tried again across a move (see above). The first try is the
+ * handler's own promise with a rejection handler attached (no frame of its own on every call);
+ * the tries after a refusal run in `retry`.
+ */
 export function retryAcrossMoves<I extends object>(impl: I, clock: MoveClock): I {
   const out: Record<string, unknown> = {};
-  for (const [name, handler] of Object.entries(impl) as Array<[string, (req: unknown, ctx: CallContext) => Promise<unknown>]>) {
-    out[name] = async (req: unknown, ctx: CallContext) => {
+  for (const [name, handler] of Object.entries(impl) as Array<[string, Handler]>) {
+    out[name] = (req: unknown, ctx: CallContext) => {
       const until = Math.min(ctx.deadlineMs, Date.now() + MOVE_RETRY_MS);
-      for (let tries = 1; ; tries++) {
-        const epoch = clock.epoch;
-        try {
-          return await handler(req, ctx);
-        } catch (err) {
-          const moving = clock.changedAt > 0 && (clock.epoch !== epoch || performance.now() - clock.changedAt < MOVE_WINDOW_MS);
-          if (!movingRefusal(err) || !(moving || err instanceof StampMismatch)) throw err;
-          if (Date.now() + PAUSE_MS >= until && !moving) throw err;
-          if (Date.now() + PAUSE_MS >= until)
-            throw unavailable(
-              `the shards are moving to placement epoch ${clock.epoch} (AdminService.Reshard); refused after ${tries} tries: ${(err as Error).message}`,
-              err,
-            );
-          await new Promise((r) => setTimeout(r, PAUSE_MS));
-        }
-      }
+      const epoch = clock.epoch;
+      return handler(req, ctx).catch((err: unknown) => retry(handler, req, ctx, clock, { until, epoch, err }));
     };
   }
   return out as I;
+}
+
+type Handler = (req: unknown, ctx: CallContext) => Promise<unknown>;
+
+/** The tries after the first refusal `err` (under placement epoch `epoch`), until `until` (ms since epoch). */
+async function retry(
+  handler: Handler,
+  req: unknown,
+  ctx: CallContext,
+  clock: MoveClock,
+  first: { until: number; epoch: number; err: unknown },
+): Promise<unknown> {
+  let { epoch, err } = first;
+  for (let tries = 1; ; tries++) {
+    const moving = clock.changedAt > 0 && (clock.epoch !== epoch || performance.now() - clock.changedAt < MOVE_WINDOW_MS);
+    if (!movingRefusal(err) || !(moving || err instanceof StampMismatch)) throw err;
+    if (Date.now() + PAUSE_MS >= first.until && !moving) throw err;
+    if (Date.now() + PAUSE_MS >= first.until)
+      throw unavailable(
+        `the shards are moving to placement epoch ${clock.epoch} (AdminService.Reshard); refused after ${tries} tries: ${(err as Error).message}`,
+        err,
+      );
+    await new Promise((r) => setTimeout(r, PAUSE_MS));
+    epoch = clock.epoch;
+    try {
+      return await handler(req, ctx);
+    } catch (e) {
+      err = e;
+    }
+  }
 }

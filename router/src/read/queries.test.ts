@@ -280,19 +280,55 @@ describe("router > read > rank", () => {
     }
   });
 
-  it("asks the owner for the player's standing, then every other shard once at the owner's key", async () => {
+  it("asks the owner for the player's key, then every other shard once at the owner's key", async () => {
     const { shards, queries, oracle } = board(30, 7);
     const player = oracle[12]!;
     const owner = shards.shards.find((s) => s.entries.some((e) => e.playerId === player.playerId))!;
     await queries.rank(BOARD, player.playerId);
     const key = encodeSortKey(spec, player.points, player.atMs);
-    expect(shards.asked[0]).toEqual({ shard: owner.shardId, read: "standing", args: [player.playerId, 0] });
+    expect(shards.asked[0]).toEqual({ shard: owner.shardId, read: "ranks", args: [[player.playerId], []] });
+    const positions = (a: Asked) => (a.args[1] as KeyedMember[]).map((m) => [m.key, m.playerId]);
     expect(
       shards.asked
         .slice(1)
-        .map((a) => [a.shard, a.read, a.args[0], a.args[1]])
+        .map((a) => [a.shard, a.read, a.args[0], positions(a)])
         .sort(),
-    ).toEqual(shards.shards.filter((s) => s !== owner).map((s) => [s.shardId, "window", key, player.playerId]));
+    ).toEqual(shards.shards.filter((s) => s !== owner).map((s) => [s.shardId, "ranks", [], [[key, player.playerId]]]));
+  });
+
+  it("reads the ranks asked in one turn together: one read of each owner, then one of each shard, each rank exact", async () => {
+    const { shards, queries, oracle } = board(60, 12);
+    const asked = [...[3, 40, 17, 59, 0, 3, 41].map((i) => oracle[i]!.playerId), "nobody"];
+    const got = await Promise.all(
+      asked.map((p) =>
+        queries.rank(BOARD, p).then(
+          (r) => r,
+          (e: unknown) => e as LadderError,
+        ),
+      ),
+    );
+    for (const [i, p] of asked.entries()) {
+      const at = oracle.findIndex((s) => s.playerId === p);
+      const answer = got[i]!;
+      if (at < 0) expect(answer).toMatchObject({ code: Code.NOT_FOUND });
+      else if (answer instanceof LadderError) throw answer;
+      else {
+        expect(rows([answer.entry])).toEqual(expected(oracle, at, at + 1));
+        expect(answer.total).toBe(oracle.length);
+      }
+    }
+    expect(shards.asked.every((a) => a.read === "ranks")).toBe(true);
+    // round 1: each owner once, for all of its players; round 2: each shard once, for the others' positions
+    const perShard = (args: 0 | 1) =>
+      Object.fromEntries(
+        shards.shards.map((s) => [
+          s.shardId,
+          shards.asked.filter((a) => a.shard === s.shardId && (a.args[args] as unknown[]).length > 0).length,
+        ]),
+      );
+    expect(Object.values(perShard(0)).every((n) => n <= 1)).toBe(true);
+    expect(Object.values(perShard(1)).every((n) => n === 1)).toBe(true);
+    expect(shards.asked.length).toBeLessThanOrEqual(2 * shards.shards.length);
   });
 
   it("answers NOT_FOUND for a player without an entry", async () => {

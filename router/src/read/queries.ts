@@ -8,7 +8,9 @@
  *                       the owner's members ahead of it, the owner's size and r entries each
  *                       side, in one script), then one fan-out to the OTHER shards: "count
  *                       ahead of that key, with r each side"; rank = 1 + the sum of the counts
- *   rank(player)        around with r = 0
+ *   rank(player)        what around with r = 0 reads, for all the ranks of a board asked in one
+ *                       turn at once (rank-batch.ts): the owners' standings, then one count per
+ *                       shard of the positions it does not own
  *
  * WHAT AN ANSWER MEANS WHILE THE BOARD CHANGES. Each shard is read at one instant: one
  * script per shard per question, and a script runs atomically in its Redis. Shards are not
@@ -30,11 +32,12 @@
  * answer while players move.
  */
 import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/model/board-spec";
-import { Code, invalidArgument, LadderError, notFound, unavailable } from "@ladder/model/errors";
+import { Code, deadlineExceeded, invalidArgument, LadderError, notFound, unavailable } from "@ladder/model/errors";
 import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
 import { decodeSortKey, encodeSortKey, pointsIndex, type KeyedMember } from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
+import { RankBatches } from "./rank-batch.js";
 import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
@@ -91,12 +94,15 @@ export class Queries {
   private readonly histograms: FreshCache<HistogramRead> | undefined;
   /** Decoding specs of window keys, by stored name (a SUM window's depends on its first period). */
   private readonly windowSpecs = new Map<string, BoardSpec>();
+  /** Unique ranks asked in the same turn, read together (rank-batch.ts). */
+  private readonly rankBatches: RankBatches;
 
   constructor(
     private readonly pool: ShardReads,
     private readonly boards: BoardResolver,
     o: QueriesOptions = {},
   ) {
+    this.rankBatches = new RankBatches(pool);
     this.cache =
       o.topCache && o.topCache.maxAgeMs > 0
         ? new TopCache({
@@ -408,9 +414,15 @@ export class Queries {
     return { count: lo > hi ? 0 : sum(reads.map((r) => r.aheadOf[1]! - r.aheadOf[0]!)), total: sum(reads.map((r) => r.card)) };
   }
 
+  /** A player's unique rank: read with the other ranks of the board asked in the same turn (rank-batch.ts). */
   async rank(board: string, playerId: string, deadlineMs = Infinity, where: Where = {}): Promise<{ entry: RankedEntry; total: number }> {
-    const page = await this.around(board, playerId, 0, deadlineMs, where);
-    return { entry: page.entries[0]!, total: page.total };
+    const { spec, stored } = this.target(board, where);
+    if (deadlineMs <= Date.now()) throw deadlineExceeded("deadline passed before the shards were asked");
+    const read = this.rankBatches.rank(this.pool.scope(where.view ?? ""), stored, playerId);
+    const got = await this.pool.waitUntil(read, deadlineMs);
+    if (got === undefined)
+      throw notFound(`player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}`);
+    return { entry: ranked(spec, { playerId, key: got.key, metadata: got.metadata }, got.rank), total: got.total };
   }
 
   async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, where: Where = {}): Promise<Page> {

@@ -183,7 +183,9 @@ export class ShardPool implements ShardReads {
             timeoutMs: this.timeoutMs,
             log: o.log,
           });
-      // Fail fast while a shard's Redis is unreachable instead of queueing behind it.
+      // Fail fast while a shard's Redis is unreachable instead of queueing behind it. No auto-pipelining:
+      // the readers already send one command per shard per turn (store/src/reader.ts), which ioredis's
+      // auto-pipelining only wrapped in a pipeline object of its own each time.
       const redis = kept
         ? reuse!.connections.get(s.id)!
         : set
@@ -193,7 +195,6 @@ export class ShardPool implements ShardReads {
               enableOfflineQueue: false,
               maxRetriesPerRequest: 1,
               connectTimeout: this.timeoutMs,
-              enableAutoPipelining: true,
             });
       if (!set && !kept) redis.on("error", () => {}); // reported per query as UNAVAILABLE
       const primary = set ? new PrimaryReader(set, reader) : new ShardReader({ ...reader, redis });

@@ -1,0 +1,145 @@
+/**
+ * GetRank's reads, gathered per turn of the event loop: the unique ranks asked of one board in
+ * one turn are read together, two reads per shard for all of them, instead of three reads each.
+ *
+ * A player's rank is 1 + the members ahead of it on its own shard (its ZRANK) + the members
+ * ahead of its position (key, id) on every other shard (queries.ts). So, for the players of a
+ * batch:
+ *   round 1   each shard owning some of them reads their keys, ZRANKs and metadata and its size,
+ *             in one read (read_ranks of read-lists.lua), at one instant;
+ *   round 2   every shard counts, in one read at one instant, the members strictly ahead of the
+ *             positions round 1 found for the players it does not own, and its size.
+ * A player's answer is exact against the board made of its owner as round 1 read it and every
+ * other shard as round 2 read it: the owner gave the key, the count ahead and the size at one
+ * instant, and no other shard holds the player. That is the board GetAround with radius 0 reads
+ * (queries.ts: the owner's standing, then the other shards' windows at its key), so the answer
+ * means what it always did; only the number of reads changes.
+ *
+ * WHY. Per rank, the router's CPU went to the plumbing of its three shard reads (a promise, a
+ * deadline, a metric, a reply parsed each) as much as to gRPC; with a turn's ranks of a board in
+ * one read per shard per round, that plumbing is paid per turn. Nothing waits for company: the
+ * batch of a turn is read at the end of that turn (platform/src/end-of-turn.ts), in the same pass
+ * as the shard readers send their reads.
+ *
+ * FAILURES. A shard that fails round 1 fails the players it owns; one that fails round 2 fails the
+ * players it counted for; the others are answered. The shard calls run under the per-shard
+ * timeout; each caller's own deadline bounds its wait (ShardReads.waitUntil). A player asked twice
+ * in a turn is read once and both callers get the answer.
+ */
+import { atEndOfTurn } from "@ladder/platform/end-of-turn";
+import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
+
+/** A player's unique rank on a board, as a batch read it. */
+export interface RankRead {
+  /** The player's sort key. */
+  key: number;
+  /** "" when none. */
+  metadata: string;
+  /** Global, 1-based. */
+  rank: number;
+  total: number;
+}
+
+interface Caller {
+  resolve(read: RankRead | undefined): void;
+  reject(err: unknown): void;
+}
+
+/** The players asked of one board in one turn, with their callers. */
+interface Batch {
+  scope: Scope<ShardStore>;
+  stored: string;
+  callers: Map<string, Caller[]>;
+}
+
+/** A found player through round 2: what is summed so far, and the first failure, if any. */
+interface Counting {
+  playerId: string;
+  owner: ShardStore;
+  key: number;
+  metadata: string;
+  ahead: number;
+  total: number;
+  error?: unknown;
+}
+
+export class RankBatches {
+  /** This turn's batches, by the stores of their scope (a routing table's live boards, say) and stored board name. */
+  private turn = new Map<readonly ShardStore[], Map<string, Batch>>();
+
+  constructor(private readonly pool: ShardReads) {}
+
+  /** The unique rank of `playerId` on the board stored as `stored`, read with the turn's others; undefined when it has no entry. */
+  rank(scope: Scope<ShardStore>, stored: string, playerId: string): Promise<RankRead | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.turn.size === 0) atEndOfTurn(this.flush);
+      let boards = this.turn.get(scope.stores);
+      if (!boards) this.turn.set(scope.stores, (boards = new Map()));
+      let batch = boards.get(stored);
+      if (!batch) boards.set(stored, (batch = { scope, stored, callers: new Map() }));
+      const waiting = batch.callers.get(playerId);
+      if (waiting) waiting.push({ resolve, reject });
+      else batch.callers.set(playerId, [{ resolve, reject }]);
+    });
+  }
+
+  private readonly flush = (): void => {
+    const turn = this.turn;
+    this.turn = new Map();
+    for (const boards of turn.values())
+      for (const batch of boards.values())
+        this.read(batch).catch((err: unknown) => {
+          for (const waiting of batch.callers.values()) for (const c of waiting) c.reject(err); // settled callers ignore it
+        });
+  };
+
+  private async read({ scope, stored, callers }: Batch): Promise<void> {
+    const settle = (playerId: string, read: RankRead | undefined) => {
+      for (const c of callers.get(playerId)!) c.resolve(read);
+    };
+    const fail = (playerId: string, err: unknown) => {
+      for (const c of callers.get(playerId)!) c.reject(err);
+    };
+    const owned = new Map<ShardStore, string[]>();
+    for (const playerId of callers.keys()) {
+      const owner = scope.ownerOf(playerId);
+      const list = owned.get(owner);
+      if (list) list.push(playerId);
+      else owned.set(owner, [playerId]);
+    }
+    // round 1: each owner's players' keys, ZRANKs and metadata, and its size
+    const owners = [...owned.keys()];
+    const first = await Promise.allSettled(owners.map((s) => this.pool.call(s, (x) => x.ranks(stored, owned.get(s)!, []))));
+    const found: Counting[] = [];
+    owners.forEach((owner, i) => {
+      const players = owned.get(owner)!;
+      const r = first[i]!;
+      if (r.status === "rejected") return players.forEach((p) => fail(p, r.reason));
+      players.forEach((playerId, j) => {
+        const own = r.value.own[j];
+        if (own === undefined) settle(playerId, undefined);
+        else found.push({ playerId, owner, key: own.key, metadata: own.metadata, ahead: own.ahead, total: r.value.card });
+      });
+    });
+    if (found.length === 0) return;
+    // round 2: every shard counts ahead of the positions of the players it does not own
+    await Promise.all(
+      scope.stores.map(async (s) => {
+        const theirs = found.filter((f) => f.owner !== s);
+        if (theirs.length === 0) return;
+        try {
+          const r = await this.pool.call(s, (x) => x.ranks(stored, [], theirs));
+          theirs.forEach((f, i) => {
+            f.ahead += r.aheadOf[i]!;
+            f.total += r.card;
+          });
+        } catch (err) {
+          for (const f of theirs) f.error ??= err;
+        }
+      }),
+    );
+    for (const f of found)
+      if (f.error !== undefined) fail(f.playerId, f.error);
+      else settle(f.playerId, { key: f.key, metadata: f.metadata, rank: 1 + f.ahead, total: f.total });
+  }
+}
