@@ -1,13 +1,14 @@
 /**
  * Benchmark "grpc": the router's reads (GetRank, GetTop, GetAround) against its own gRPC health
  * check, the cheapest call the same router answers, through h2load on a real cluster, with the
- * top cache off (the default) and on (a second router over the same shards). Method: grpc.md.
+ * top cache off (the default) and on (a second router over the same shards), and that second
+ * router again as 2 processes behind one port. Method: grpc.md.
  */
 import { LadderClient } from "@ladder/client";
 import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { distinctPlayers } from "../../workload/player-ids.js";
 import type { Benchmark } from "../context.js";
-import { pidCpu } from "../infra/cpu-meter.js";
+import { pidCpu, treeCpu } from "../infra/cpu-meter.js";
 import { HEALTH_CHECK, lb, requireH2load, type GrpcRequest } from "../infra/h2load.js";
 import { costProbes, h2loadRounds, medianRatio, medians, restRates, settle } from "../infra/h2load-rounds.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
@@ -20,7 +21,11 @@ export const BOARD = "grpc-bench";
 /** Seconds of rest over which the processes' rest rates are read. */
 const QUIET_S = 3;
 const FLOOR = "health check (the floor)";
-const ROUTERS = { main: "router", cached: "router, top cache 100 ms" } as const;
+const ROUTERS = {
+  main: "router",
+  cached: "router, top cache 100 ms",
+  twoProcesses: "router, top cache 100 ms, 2 processes",
+} as const;
 type RouterName = keyof typeof ROUTERS;
 
 /** What each round asks each router, the health check first: about the round's player. */
@@ -44,11 +49,15 @@ export const grpcBenchmark: Benchmark = {
     const cluster = await startIngestCluster(ctx, { shards: 3 });
     try {
       const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
-      const cached = await startRouter(ctx, "router (top cache on)", { ...cluster.services.env, LADDER_TOP_CACHE_MS: "100" });
+      const cachedEnv = { ...cluster.services.env, LADDER_TOP_CACHE_MS: "100" };
+      const cached = await startRouter(ctx, "router (top cache on)", cachedEnv);
+      // the same router as 2 processes sharing one port (router/src/control/processes.ts): its CPU is the tree's
+      const two = await startRouter(ctx, "router (top cache on, 2 processes)", { ...cachedEnv, LADDER_ROUTER_PROCESSES: "2" });
       const probes = costProbes(cluster);
       const routers: Record<RouterName, { address: string; probes: typeof probes }> = {
         main: { address: cluster.services.routerAddress, probes },
         cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } },
+        twoProcesses: { address: two.address, probes: { ...probes, routerS: treeCpu(two.pid) } },
       };
       const players = distinctPlayers(ctx.plan.seed, 700, p.rounds, p.players);
       for (const r of Object.values(routers)) await checkAnswers(r.address, players);
@@ -62,10 +71,17 @@ export const grpcBenchmark: Benchmark = {
           ...questions(players[round]!).find((q) => q.label === label)!,
           shape: p,
         })),
-      ).finally(() => cached.stop());
+      ).finally(() => Promise.all([cached.stop(), two.stop()]));
       const rows = keys.map(({ router, label }) => {
         const own = runs.get(`${ROUTERS[router]}: ${label}`)!;
-        return { router: ROUTERS[router], label, ...medians(own), ofFloor: medianRatio(own, runs.get(`${ROUTERS[router]}: ${FLOOR}`)) };
+        return {
+          router: ROUTERS[router],
+          label,
+          ...medians(own),
+          ofFloor: medianRatio(own, runs.get(`${ROUTERS[router]}: ${FLOOR}`)),
+          // the 2-process router's rate over the 1-process one's (the same settings) in the same round
+          ofOneProcess: router === "twoProcesses" ? medianRatio(own, runs.get(`${ROUTERS.cached}: ${label}`)) : undefined,
+        };
       });
       const title = `Router vs its own health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players, 3 shards (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`;
       const table = tableOf(title, rows, [
@@ -73,6 +89,7 @@ export const grpcBenchmark: Benchmark = {
         ["question", (r) => r.label],
         ["calls/s", (r) => rate(r.rate)],
         ["÷ health check", (r) => pct(r.ofFloor)],
+        ["÷ 1 process", (r) => (r.ofOneProcess === undefined ? "—" : r.ofOneProcess.toFixed(2))],
         ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
         ["h2load mean ms", (r) => ms(r.meanMs)],
       ]);

@@ -122,6 +122,11 @@ export const selfCpu: CpuProbe = async () => {
 /** The whole machine's busy CPU seconds: every process, the bench's and anyone else's. */
 export const machineCpu: CpuProbe = async () => procStatBusyTicks(await readFile("/proc/stat", "utf8")) / clockTicks();
 
+/** The CPU seconds of the process `pid` and its descendants (a router's supervising process and its routers), ended ones included. */
+export function treeCpu(pid: number): CpuProbe {
+  return async () => treeTicks(await allProcesses(), [pid]) / clockTicks();
+}
+
 export function pidCpu(pid: number): CpuProbe {
   return async () => procStatTicks(await readFile(`/proc/${pid}/stat`, "utf8")) / clockTicks();
 }

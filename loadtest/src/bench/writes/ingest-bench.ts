@@ -15,11 +15,14 @@ import { redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
 import { benchLogClient, benchRedis } from "../infra/infra-fixtures.js";
 import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
 import { measureClosedLoop } from "../infra/measure.js";
+import { clusterCpuFigures, clusterCpuTable, clusterProcesses, readCpu, restCores, type ClusterProcess } from "./cluster-cpu.js";
 import { ingestTable, type IngestFigures } from "./ingest-table.js";
 import { produceBatch, zaddBatch } from "./raw-paths.js";
 import { updateBatches } from "./update-stream.js";
 
 const DRAIN_STALL_MS = 300_000; // 5 min without a partition catching up
+/** Seconds of rest over which the cluster's processes' rest rates are read. */
+const REST_S = 3;
 
 export const ingestBenchmark: Benchmark = {
   name: "ingest",
@@ -31,9 +34,10 @@ export const ingestBenchmark: Benchmark = {
       `starting a ${p.shards}-shard cluster (Kafka, ${p.shards} redis-servers without persistence, ${p.shards} shard nodes, router, ingest)`,
     );
     const cluster = await startIngestCluster(ctx, { shards: p.shards });
-    const client = await benchLogClient(ctx, await ctx.kafka(), "ladder-bench");
+    const broker = await ctx.kafka();
+    const client = await benchLogClient(ctx, broker, "ladder-bench");
     try {
-      const endToEnd = await measureEndToEnd(ctx, cluster, client);
+      const endToEnd = await measureEndToEnd(ctx, cluster, client, clusterProcesses(cluster, broker.process?.pid));
       await cluster.stopServices();
       const rawKafka = [];
       for (const batch of p.rawKafkaBatches) {
@@ -43,7 +47,7 @@ export const ingestBenchmark: Benchmark = {
       ctx.say(`raw Redis: ZADD per update, one pipeline per shard per batch of ${p.batch}, ${p.raw.concurrency} batches in flight`);
       const rawRedis = await measureRawRedis(ctx, cluster);
       const figures: IngestFigures = { plan: p, endToEnd, rawKafka, rawRedis };
-      return { figures: { ...figures }, tables: [ingestTable(figures)] };
+      return { figures: { ...figures }, tables: [ingestTable(figures), clusterCpuTable(endToEnd.clusterCpu)] };
     } finally {
       await client.close();
       await cluster.stop();
@@ -51,22 +55,37 @@ export const ingestBenchmark: Benchmark = {
   },
 };
 
-async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, client: LogClient): Promise<IngestFigures["endToEnd"]> {
+async function measureEndToEnd(
+  ctx: BenchContext,
+  cluster: IngestCluster,
+  client: LogClient,
+  processes: readonly ClusterProcess[],
+): Promise<IngestFigures["endToEnd"]> {
   const p = ctx.plan.ingest;
   const start = await client.endOffsetsOnce(cluster.topic);
   const applied = appliedCounter(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, start);
   const next = updateBatches(ctx.plan.seed, p.players, `bench-${randomBytes(4).toString("hex")}`);
+  let acknowledged = 0; // updates, over the whole run (warm-up and tail included)
   const send = () =>
-    cluster.writer.ingest().submitScores({
-      updates: next(p.batch).map((u) => ({
-        board: BENCH_BOARD,
-        playerId: u.playerId,
-        op: Operation.SET,
-        value: BigInt(u.points),
-        timestampMs: 0n,
-        eventId: u.eventId,
-      })),
-    });
+    cluster.writer
+      .ingest()
+      .submitScores({
+        updates: next(p.batch).map((u) => ({
+          board: BENCH_BOARD,
+          playerId: u.playerId,
+          op: Operation.SET,
+          value: BigInt(u.points),
+          timestampMs: 0n,
+          eventId: u.eventId,
+        })),
+      })
+      .then((res) => {
+        acknowledged += res.accepted;
+        return res;
+      });
+  ctx.say(`  the cluster's processes at rest, over ${REST_S} s`);
+  const rest = await restCores(processes, REST_S);
+  const cpuAtStart = await readCpu(processes);
   const { ingest, shardNodes, redis, client: self } = cluster.cpu;
   const cpu = { ingest, shardNodes, redis, client: self };
   ctx.say(
@@ -89,6 +108,13 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, client
   const last = new Map([...end].filter(([p, o]) => o > (start.get(p) ?? 0n)).map(([p, o]) => [p, o - 1n]));
   await untilApplied(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, last, DRAIN_STALL_MS);
   const allApplied = performance.now();
+  const clusterCpu = clusterCpuFigures(processes, {
+    start: cpuAtStart,
+    end: await readCpu(processes),
+    rest,
+    seconds: (allApplied - firstSend) / 1000,
+    updates: acknowledged,
+  });
   const seconds = m.elapsedMs / 1000;
   return {
     call: m,
@@ -99,6 +125,7 @@ async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, client
     drainMs: Math.round(allApplied - loadEnd),
     produced,
     overallPerSec: Math.round(produced / ((allApplied - firstSend) / 1000)),
+    clusterCpu,
   };
 }
 

@@ -29,6 +29,7 @@ describe("bench > ingest table", () => {
         drainMs: 150,
         produced: 300_000,
         overallPerSec: 19_000,
+        clusterCpu: { updates: 300_000, seconds: 20, processes: [], kinds: [], totalUsPerUpdate: 0 },
       },
       rawKafka: [{ call: m(1), batch: 5000, perSec: 80_000, topic: "t" }],
       rawRedis: { call: m(8), batch: 1000, perSec: 160_000 },

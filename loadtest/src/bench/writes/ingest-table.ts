@@ -4,6 +4,7 @@
  * the end-to-end rate to each.
  */
 import type { Measurement } from "../infra/measure.js";
+import type { ClusterCpuFigures } from "./cluster-cpu.js";
 import { count, ms, ratio } from "../output/format.js";
 import { tableOf, type Table } from "../output/table.js";
 
@@ -22,6 +23,8 @@ export interface IngestFigures {
     produced: number;
     /** produced / (first send → all applied). */
     overallPerSec: number;
+    /** Every process's CPU per acknowledged update over the run (cluster-cpu.ts). */
+    clusterCpu: ClusterCpuFigures;
   };
   rawKafka: Array<{ call: Measurement; batch: number; perSec: number; topic: string }>;
   rawRedis: { call: Measurement; batch: number; perSec: number };
