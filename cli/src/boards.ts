@@ -36,6 +36,9 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
           return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
         }),
         histogramBounds: o.histogram ?? [],
+        keepTop: o["keep-top"],
+        keepMargin: o["keep-margin"],
+        expireInactiveMs: o["expire-inactive"] ? BigInt(durationMs(o["expire-inactive"])) : 0n,
         ...(o["close-grace"]
           ? { close: { graceMs: BigInt(durationMs(o["close-grace"])), topK: o["close-top"], rewards: (o.rewards ?? []).map(rewardRange) } }
           : {}),
@@ -137,7 +140,17 @@ function boardLine(b: BoardDefinition): string {
       ? "all-time"
       : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}${r.close ? `, closes ${r.close.graceMs} ms after each end${r.close.rewards.length ? ` with ${r.close.rewards.length} reward ranges` : ""}` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
   const metadata = `${b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : ""}${b.scoreCeiling ? `, ceiling ${b.scoreCeiling}` : ""}`;
-  return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}, generation ${r.generation}`;
+  return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}${retentionText(b)}, generation ${r.generation}`;
+}
+
+/** ", keeps the top 50 (+ 50)" and ", expires players inactive for 3600000 ms", or "" when the board has neither. */
+function retentionText(b: BoardDefinition): string {
+  const r = b.rules!;
+  const top = r.keepTop ? `, keeps the top ${r.keepTop} (+ ${r.keepMargin || r.keepTop})` : "";
+  const f = b.retentionFloor;
+  const held =
+    r.keepTop || r.expireInactiveMs ? `, holds ${b.retainedEntries} entries${f ? ` (floor ${f.playerId} at ${f.score})` : ""}` : "";
+  return `${top}${r.expireInactiveMs ? `, expires players inactive for ${r.expireInactiveMs} ms` : ""}${held}`;
 }
 
 /** ", quota 5/s (burst 10) per player, 100/s per token", or "" when the board has none. */

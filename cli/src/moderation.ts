@@ -40,6 +40,8 @@ const ACTION_NAMES: Partial<Record<ModerationAction, string>> = {
   [ModerationAction.DELETE_ENTRY]: "delete-entry",
   [ModerationAction.WIPE]: "wipe",
   [ModerationAction.HIDE_ABOVE]: "hide-above",
+  [ModerationAction.TRIM]: "trim",
+  [ModerationAction.EXPIRE]: "expire",
 };
 
 /** One line per action, newest first: "2026-12-04T20:31:05.123Z hide cheater-1 on speedrun by ops-alice: impossible times (partition 3 offset 41)". */
@@ -51,7 +53,8 @@ export async function audit(c: ServiceSet, o: Values<typeof AUDIT.flags>): Promi
       const who = a!.playerId ? ` ${a!.playerId}` : "";
       const where = a!.board ? ` on ${a!.board}${a!.period ? ` period ${a!.period}` : ""}` : " on every board";
       const when = new Date(Number(a!.atMs)).toISOString();
-      return `${when} ${ACTION_NAMES[a!.action] ?? a!.action}${who}${where} by ${a!.by}: ${a!.reason} (partition ${r!.partition} offset ${r!.offset})`;
+      const floor = a!.action === ModerationAction.TRIM ? `, floor ${a!.floorPlayer} (sort key ${a!.floorKey})` : "";
+      return `${when} ${ACTION_NAMES[a!.action] ?? a!.action}${who}${where} by ${a!.by}: ${a!.reason}${floor} (partition ${r!.partition} offset ${r!.offset})`;
     })
     .join("\n");
 }

@@ -55,6 +55,7 @@ import { quotaProblem } from "./write-quota.js";
 import { MAX_CLOSE_TOP_K } from "./close-record.js";
 import { rewardsProblem } from "./rewards.js";
 import { resolveTournament } from "./tournaments.js";
+import { retentionOf, retentionProblem } from "./retention.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
@@ -97,6 +98,8 @@ export function specOfRules(
   if (rules.tournament && !rules.close) return { problems: [`board "${board}": a tournament closes (rules.close)`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
+  const badRetention = retentionProblem(rules);
+  if (badRetention) return { problems: [`board "${board}": ${badRetention}`] };
   const histogram = rules.histogramBounds.map(Number);
   if (rules.histogramBounds.some((b) => b < BigInt(Number.MIN_SAFE_INTEGER) || b > BigInt(Number.MAX_SAFE_INTEGER)))
     return { problems: [`board "${board}": histogram_bounds must lie within ±(2^53 - 1)`] };
@@ -125,6 +128,7 @@ export function specOfRules(
     ...(op.maxMetadataBytes !== undefined ? { maxMetadataBytes: op.maxMetadataBytes } : {}),
     ...(op.scoreCeiling ? { scoreCeiling: op.scoreCeiling } : {}),
     ...(histogram.length ? { histogram: Object.freeze(histogram) } : {}),
+    ...(rules.keepTop || rules.expireInactiveMs ? { retention: Object.freeze(retentionOf(rules)) } : {}),
   });
   const badHistogram = made.spec && histogramProblem(made.spec, histogram);
   if (badHistogram) return { problems: [`board "${board}": ${badHistogram}`] };
@@ -195,12 +199,17 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
           }),
         }
       : {}),
+    keepTop: r.keepTop,
+    keepMargin: r.keepMargin,
+    expireInactiveMs: r.expireInactiveMs,
   });
   if (r.close && r.close.topK > MAX_CLOSE_TOP_K) return { problems: [`close.top_k must be 0 to ${MAX_CLOSE_TOP_K}, got ${r.close.topK}`] };
   const rewards = r.close && rewardsProblem(r.close.rewards);
   if (rewards) return { problems: [rewards] };
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
+  const retention = retentionProblem(rules, defaultOp);
+  if (retention) return { problems: [retention] };
   const metadata = maxMetadataProblem(requested.maxMetadataBytes);
   if (metadata) return { problems: [metadata] };
   const quota = quotaProblem(requested.quota);
@@ -259,6 +268,9 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.close?.topK === b.close?.topK &&
     JSON.stringify(a.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) ===
       JSON.stringify(b.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) &&
+    a.keepTop === b.keepTop &&
+    a.keepMargin === b.keepMargin &&
+    a.expireInactiveMs === b.expireInactiveMs &&
     a.histogramBounds.length === b.histogramBounds.length &&
     a.histogramBounds.every((x, i) => x === b.histogramBounds[i]) &&
     a.windows.length === b.windows.length &&

@@ -11,6 +11,7 @@
  */
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { periodRuleProblem, type PeriodRule } from "./periods.js";
+import type { Retention } from "./retention.js";
 
 export type WindowCombine = "sum" | "best";
 
@@ -64,6 +65,8 @@ export interface BoardSpec {
   readonly histogram: readonly number[];
   /** Windows over consecutive periods (windows.ts); none on a board without a definition. */
   readonly windows: readonly WindowSpec[];
+  /** Retention (retention.ts: keep_top, keep_margin resolved, expire_inactive_ms); all 0 on a board without a definition. */
+  readonly retention: Readonly<Retention>;
   /** Derived: 2^timeBits, the number of time units the board covers. */
   readonly timeUnits: number;
   /** Derived: end of the time range, exclusive (Unix ms). */
@@ -82,12 +85,14 @@ type Defaulted =
   | "windows"
   | "maxMetadataBytes"
   | "scoreCeiling"
-  | "histogram";
+  | "histogram"
+  | "retention";
 export type BoardSpecInput = Omit<BoardSpec, Derived | Defaulted> & Partial<Pick<BoardSpec, Defaulted>>;
 
 const MAX_EXACT_BITS = 53;
 const NONE: readonly WindowSpec[] = Object.freeze([]);
 const NO_BOUNDS: readonly number[] = Object.freeze([]);
+const NO_RETENTION: Readonly<Retention> = Object.freeze({ keepTop: 0, keepMargin: 0, expireInactiveMs: 0 });
 
 /** 2026-01-01T00:00:00Z, the default epoch. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2026, 0, 1);
@@ -147,6 +152,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     maxMetadataBytes: input.maxMetadataBytes ?? 0,
     scoreCeiling: input.scoreCeiling ?? 0,
     histogram: input.histogram ?? NO_BOUNDS,
+    retention: input.retention ?? NO_RETENTION,
   });
   return { spec, problems };
 }

@@ -1,5 +1,6 @@
 /**
- * Moderation actions (AdminService.HidePlayer, UnhidePlayer, DeleteEntry, WipeBoard): their record
+ * Moderation actions (AdminService.HidePlayer, UnhidePlayer, DeleteEntry, WipeBoard; and the
+ * retainer's trims and expiries, retention.ts): their record
  * in the score log (a ScoreEvent whose `moderation` is set, keyed and partitioned by the player; a
  * wipe's, one per partition) and their line in a shard's audit trail (store/src/lua/includes/
  * apply-moderation.lua keeps it as given).
@@ -39,6 +40,8 @@ const NAMES: Partial<Record<ModerationAction, string>> = {
   [ModerationAction.DELETE_ENTRY]: "delete-entry",
   [ModerationAction.WIPE]: "wipe",
   [ModerationAction.HIDE_ABOVE]: "hide-above",
+  [ModerationAction.TRIM]: "trim",
+  [ModerationAction.EXPIRE]: "expire",
 };
 
 /** One line of a shard's audit trail, as stored. */
@@ -49,6 +52,10 @@ interface AuditLine {
   board: string;
   period: string;
   ceiling?: number;
+  floorKey?: number;
+  floorPlayer?: string;
+  count?: number;
+  cutoffMs?: number;
   by: string;
   reason: string;
   atMs: number;
@@ -63,6 +70,9 @@ export function moderationAuditLine(m: Moderation, offset: bigint): string {
     board: m.board,
     period: m.period,
     ...(m.ceiling ? { ceiling: Number(m.ceiling) } : {}),
+    ...(m.action === ModerationAction.TRIM ? { floorKey: Number(m.floorKey), floorPlayer: m.floorPlayer } : {}),
+    ...(m.count ? { count: Number(m.count) } : {}),
+    ...(m.cutoffMs ? { cutoffMs: Number(m.cutoffMs) } : {}),
     by: m.by,
     reason: m.reason,
     atMs: Number(m.atMs),
@@ -88,6 +98,10 @@ export function parseAuditLine(line: string): { action: Moderation; offset: bigi
       board: l.board,
       period: l.period ?? "",
       ceiling: BigInt(l.ceiling ?? 0),
+      floorKey: BigInt(l.floorKey ?? 0),
+      floorPlayer: l.floorPlayer ?? "",
+      count: BigInt(l.count ?? 0),
+      cutoffMs: BigInt(l.cutoffMs ?? 0),
       by: l.by,
       reason: l.reason,
       atMs: BigInt(l.atMs),

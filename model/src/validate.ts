@@ -6,6 +6,7 @@
  */
 import type { BoardSpec } from "./board-spec.js";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { trimmedOpProblem } from "./retention.js";
 
 export const MAX_BOARD_LENGTH = 64;
 export const MAX_PLAYER_ID_BYTES = 128;
@@ -135,6 +136,8 @@ export function updateProblem(
     default:
       return `op ${u.op} is not a valid operation (SET, INCREMENT, DECREMENT or BEST)`;
   }
+  const trimmed = trimmedOpProblem(u.board, u.op, spec.retention.keepTop);
+  if (trimmed) return trimmed;
   if (u.timestampMs < BigInt(spec.epochMs) || u.timestampMs >= BigInt(spec.horizonMs))
     return `timestamp_ms ${u.timestampMs} is outside the board's time range [${spec.epochMs}, ${spec.horizonMs})`;
   if (u.timestampMs > BigInt(nowMs + maxSkewMs)) return `timestamp_ms ${u.timestampMs} is more than ${maxSkewMs} ms in the future`;

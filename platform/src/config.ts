@@ -85,6 +85,8 @@ export interface Config {
   readonly readsOpen: boolean;
   /** Fault injection for tests: the router exits at this step of a period's close (router/src/control/closer.ts); "" never. */
   readonly closerCrashAt: "" | "markers" | "event";
+  /** Between two looks of the router's retainer at the boards with retention (router/src/control/retainer.ts), ms. */
+  readonly retentionIntervalMs: number;
   readonly clientToken: string | undefined;
   readonly clientCredentialsFile: string;
   /** The local cluster launcher's view of its processes (launcher-state.ts), under LADDER_DATA_DIR; the CLI's `status` shows it. */
@@ -270,6 +272,13 @@ export const servicesEnv = envVariables({
     default: "",
     description:
       "fault injection for tests: the router exits right after writing a period's close markers (`markers`) or its close event before committing it (`event`); empty: never",
+  }),
+  LADDER_RETENTION_INTERVAL_MS: duration({
+    default: 10_000,
+    min: 100,
+    max: 3_600_000,
+    description:
+      "how often the router's retainer looks at the boards with keep_top or expire_inactive_ms and writes their trims and expiries to the score log",
   }),
   LADDER_READS: oneOf({ values: ["open", "token"], default: "open", description: "`token`: reads need a token (with the read role) too" }),
   LADDER_TOKEN: CLIENT_VARIABLES.LADDER_TOKEN,
@@ -518,6 +527,7 @@ export const configSchema = envSchema(servicesEnv, {
     streamSecret: v.LADDER_STREAM_SECRET,
     readsOpen: v.LADDER_READS === "open",
     closerCrashAt: v.LADDER_CLOSER_CRASH_AT,
+    retentionIntervalMs: v.LADDER_RETENTION_INTERVAL_MS,
     clientToken: v.LADDER_TOKEN,
     clientCredentialsFile: v.LADDER_CREDENTIALS_FILE ?? localCredentialsPath(v.LADDER_DATA_DIR),
     launcherStateFile: launcherStatePath(v.LADDER_DATA_DIR),

@@ -25,6 +25,7 @@ import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./control/admin-service.js";
 import { boardAdmin } from "./control/board-admin.js";
 import { startCloser } from "./control/closer.js";
+import { startRetainer } from "./control/retainer.js";
 import { moderationService } from "./control/moderation.js";
 import { playerExport } from "./control/player-export.js";
 import { clusterStatus } from "./control/cluster-status.js";
@@ -149,6 +150,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     partitions: config.numSlots,
     producer: connectProducer,
     sizeOf: (stored) => primaryQueries.size(stored),
+    floorsOf: async (stored) => (await pool.fanOut(pool.scope("").stores, (s) => s.floors(stored))).flat(),
     closes,
     log: log.child({ component: "boards" }),
   });
@@ -163,6 +165,16 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     queries: primaryQueries,
     crashAt: config.closerCrashAt,
     log: log.child({ component: "closer" }),
+  });
+  const retainer = startRetainer({
+    definitions,
+    pool,
+    scoreTopic: config.scoreTopic,
+    partitions: config.numSlots,
+    producer: connectProducer,
+    queries: primaryQueries,
+    intervalMs: config.retentionIntervalMs,
+    log: log.child({ component: "retainer" }),
   });
   const moderationRpcs = moderationService({
     scoreTopic: config.scoreTopic,
@@ -202,6 +214,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     health.drain();
     stopStreams();
     await closer.stop();
+    await retainer.stop();
     await shutdown(server);
     await hub.stop();
     await pool.close();

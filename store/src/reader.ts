@@ -276,6 +276,27 @@ export class ShardReader {
     return members.map((m) => Number(m.slice(stem.length + 1)));
   }
 
+  /**
+   * The players of a board key (a period's, by its stored name) whose latest event is before
+   * `cutoffMs` ("<key>!seen": apply-retention.lua). One ZCOUNT. The router's retainer asks it.
+   */
+  inactiveCount(board: string, cutoffMs: number): Promise<number> {
+    return this.redis.zcount(`${this.keys.board(board)}!seen`, "-inf", `(${cutoffMs}`);
+  }
+
+  /**
+   * The trim floors of a board key (a period's, by its stored name) on this shard, one per
+   * partition that applied a trim ("<key>!floor": apply-retention.lua), as sort key and player.
+   * One ZRANGE. GetBoard reports the highest.
+   */
+  async floors(board: string): Promise<Array<{ key: number; playerId: string }>> {
+    const members = await this.redis.zrange(`${this.keys.board(board)}!floor`, "0", "-1");
+    return members.map((m) => {
+      const [, key, playerId] = /^[^\n]*\n([^\n]*)\n(.*)$/s.exec(m)!;
+      return { key: Number(key), playerId: playerId! };
+    });
+  }
+
   /** The last applied offset of each of `partitions` (-1 where none): read-your-writes waits. */
   appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
     return appliedOffsetsOf(this.redis, this.keys.offsets, partitions);

@@ -37,6 +37,10 @@ export const APPLY_OP = Object.freeze({
   JOIN: 14,
   /** A tournament's membership, on the player's partition (apply-tournaments.lua). */
   MEMBER: 15,
+  /** Retention (the router's retainer), one per partition: a period's entries worse than the floor (limit, floor) go; value: the log's partitions. */
+  TRIM: 16,
+  /** Retention (the router's retainer), one per partition: a period's players inactive since before limit (Unix ms) go; value: the log's partitions. */
+  EXPIRE: 17,
 });
 
 /** Status codes of the apply script (first element of its reply). */

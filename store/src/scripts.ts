@@ -42,6 +42,7 @@ const APPLY_INCLUDES = [
   "includes/apply-moderation",
   "includes/apply-erasure",
   "includes/apply-removals",
+  "includes/apply-retention",
   "includes/apply-records",
   "includes/apply-tournaments",
   "includes/apply-scores",

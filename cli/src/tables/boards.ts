@@ -149,6 +149,26 @@ export const BOARDS_CREATE = command({
       meaning: "the most points one write may bring, on a higher-is-better board (0: no ceiling; hide-above hides the entries above it)",
       default: "0",
     }),
+    "keep-top": integer({
+      meaning: "keep only the best N entries of each period (the router trims past N + the margin; SET and BEST writes only)",
+      default: "0",
+      min: 0,
+      max: 1_000_000,
+      placeholder: "N",
+    }),
+    "keep-margin": integer({
+      meaning: "with --keep-top: entries kept beyond the top until the next trim, backfilling removals (0: as --keep-top)",
+      default: "0",
+      min: 0,
+      max: 1_000_000,
+      placeholder: "M",
+    }),
+    "expire-inactive": shaped({
+      meaning: "remove the players whose latest event is older than this (by event time), at least 1m",
+      pattern: /^\d{1,9}(ms|s|m|h|d)$/,
+      shape: "N(ms|s|m|h|d)",
+      unsetMeans: "never",
+    }),
     histogram: list({
       meaning: "keep a score histogram with buckets starting at these points, ascending (histogram, approx)",
       item: bigInteger({ meaning: "" }),

@@ -7,6 +7,7 @@
  * and answers with what the follower holds: when a concurrent call wrote the same name after
  * this one, the caller learns that its definition lost (ABORTED).
  */
+import { retentionProblem } from "@ladder/model/retention";
 import { create } from "@bufbuild/protobuf";
 import type { RecordProducer } from "@ladder/log/record-producer";
 import { BoardDefinitionSchema, type AdminService, type BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -27,7 +28,9 @@ import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Logger } from "@ladder/platform/logger";
 import { boardPrefixProblem, boardProblem } from "@ladder/model/validate";
 import { quotaProblem } from "@ladder/model/write-quota";
-import { nextResetMs } from "@ladder/model/periods";
+import { nextResetMs, periodAt } from "@ladder/model/periods";
+import { compareMembers, decodeSortKey } from "@ladder/model/score-encoding";
+import { EntrySchema } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PeriodCloses } from "@ladder/log/period-closes";
 
 type BoardRpcs = Pick<
@@ -46,6 +49,8 @@ export interface BoardAdminDeps {
   producer: () => Promise<RecordProducer>;
   /** Entries held under a stored board name on the live shards (a board written without a definition). */
   sizeOf(stored: string): Promise<number>;
+  /** The trim floors every shard holds under a stored board name (store/src/reader.ts floors). */
+  floorsOf(stored: string): Promise<Array<{ key: number; playerId: string }>>;
   /** The periods' close events (closer.ts writes them). */
   closes: PeriodCloses;
   log: Logger;
@@ -79,6 +84,28 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
   const answered = (def: BoardDefinition): BoardDefinition => {
     const period = d.definitions.catalog.forBoard(def.name)?.period;
     return create(BoardDefinitionSchema, { ...def, nextResetMs: BigInt(period ? nextResetMs(period, Date.now()) : 0) });
+  };
+  /** A board with retention as GetBoard answers it: its current period's size and highest floor, read on the shards. */
+  const withRetention = async (def: BoardDefinition): Promise<BoardDefinition> => {
+    const spec = d.definitions.catalog.forBoard(def.name);
+    if (!spec || (spec.retention.keepTop === 0 && spec.retention.expireInactiveMs === 0)) return def;
+    const stored = storedBoardName(def.name, spec, spec.period.kind === "none" ? "" : periodAt(spec.period, Date.now()).id);
+    const [size, floors] = await Promise.all([d.sizeOf(stored), d.floorsOf(stored)]);
+    const highest = floors.reduce<(typeof floors)[number] | undefined>((a, b) => (!a || compareMembers(b, a) < 0 ? b : a), undefined);
+    const floor = highest && decodeSortKey(spec, highest.key);
+    return create(BoardDefinitionSchema, {
+      ...def,
+      retainedEntries: BigInt(size),
+      ...(highest && floor
+        ? {
+            retentionFloor: create(EntrySchema, {
+              playerId: highest.playerId,
+              score: BigInt(floor.points),
+              reachedAtMs: BigInt(floor.reachedAtMs),
+            }),
+          }
+        : {}),
+    });
   };
   const existing = (name: string): BoardDefinition => {
     const problem = boardProblem(name);
@@ -118,7 +145,7 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
     },
 
     async getBoard(req) {
-      return { board: answered(existing(req.name)) };
+      return { board: await withRetention(answered(existing(req.name))) };
     },
 
     async listBoards(req) {
@@ -140,6 +167,8 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       }
       const defaultOp = defaultOpOf(wanted.defaultOp);
       if (typeof defaultOp === "string") throw invalidArgument(defaultOp);
+      const retention = retentionProblem(current.rules!, defaultOp);
+      if (retention) throw invalidArgument(`default_op: ${retention}`);
       const metadata = maxMetadataProblem(wanted.maxMetadataBytes);
       if (metadata) throw invalidArgument(metadata);
       const quota = quotaProblem(wanted.quota);

@@ -41,6 +41,7 @@ import { RankBatches } from "./rank-batch.js";
 import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
+import { notKeptNote } from "@ladder/model/retention";
 import type { ShardReads } from "./shard-calls.js";
 import type { PlayerData } from "@ladder/store";
 import { FreshCache } from "./fresh-cache.js";
@@ -321,7 +322,7 @@ export class Queries {
     let points: number;
     if ("playerId" in of) {
       const key = await this.pool.call(scope.ownerOf(of.playerId), (s) => s.entry(stored, of.playerId), deadlineMs);
-      if (key === undefined) throw notFound(`player "${of.playerId}" has no score on board "${board}"`);
+      if (key === undefined) throw notFound(`player "${of.playerId}" has no score on board "${board}"${notKeptNote(spec.retention)}`);
       points = decodeSortKey(spec, key).points;
     } else points = of.score;
     if (points < spec.minPoints || points > spec.maxPoints)
@@ -431,7 +432,9 @@ export class Queries {
     const owner = scope.ownerOf(playerId);
     const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);
     if (own === undefined)
-      throw notFound(`player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}`);
+      throw notFound(
+        `player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}${notKeptNote(spec.retention)}`,
+      );
     const pivot: KeyedMember = { playerId, key: own.key, metadata: own.metadata };
     const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
     const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));

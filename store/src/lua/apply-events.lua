@@ -39,13 +39,16 @@
     ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts) of offset, part
                    (a further board of the previous event's record, same offset), player, op
                    (OP_*), key (the KEYS index of its board key; OP_CLOSE_PERIOD: the period's), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
-                   board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE, OP_HIDE_ABOVE: the log's partitions), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
+                   board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE, OP_HIDE_ABOVE, OP_TRIM, OP_EXPIRE: the log's partitions), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
                    entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
                    windows (false, or what apply-windows.lua takes), audit ('' or a moderation
                    action's audit line: apply-moderation.lua), limit (OP_HIDE_ABOVE: apply-removals.lua;
                    OP_JOIN: the tournament's end), tour (false, or a tournament write's { join, max }:
-                   apply-tournaments.lua; OP_JOIN's value: max_size)
+                   apply-tournaments.lua; OP_JOIN's value: max_size),
+                   floor (OP_TRIM: the floor's player), retain and at (a score event of a board with
+                   retention: apply-retention.lua); limit of OP_TRIM: the floor's sort key, of OP_EXPIRE:
+                   the cut-off
 
   Output:
     { status, applied, skipped, lastOffset, duplicates, builtFrom }   lastOffset = the stored offset after the call
@@ -120,6 +123,14 @@ local function apply_one(ev)
     tournament_member(ev)
     return false
   end
+  if ev.op == OP_TRIM then
+    trim(ev)
+    return false
+  end
+  if ev.op == OP_EXPIRE then
+    expire_inactive(ev)
+    return false
+  end
   -- a record of a deleted generation written after this partition's deletion marker: ignored
   if ev.op ~= OP_ERASE and in_deleted_generation(ev.key) then return false end
   -- a record of a closed period written after this partition's close marker: ignored (its standings are final)
@@ -136,6 +147,7 @@ local function apply_one(ev)
   if ev.op == OP_REMOVE then with_hidden(ev, apply_remove)
   elseif ev.op == OP_ERASE then erase(ev)
   else with_hidden(ev, apply_score) end
+  if ev.retain > 0 then retain_after(ev) end
   remember(ev)
   return false
 end

@@ -274,7 +274,8 @@ export async function drainMove(
  * What the shard keeps per player outside its board keys, for the players of `partitions` (those
  * a move took away, or the arrivals of one given up): their hidden entries ("<key>!hid"), their
  * hides ("~hidden"), their counts of records ("~records") and their tournament attempts
- * ("<key>!att"); and the members of the tournaments whose joins those partitions hold ("<key>!join"
+ * ("<key>!att"), their latest event times ("<key>!seen") and those
+ * partitions' trim floors ("<key>!floor": apply-retention.lua); and the members of the tournaments whose joins those partitions hold ("<key>!join"
  * of a board whose name's slot is one of them: model/src/tournaments.ts). Readers never read them
  * here and no one applies those partitions any more, so they go page by page; left, a slot coming
  * back would replay its records onto them (apply-moderation.lua, apply-records.lua,
@@ -292,6 +293,8 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
   const boardOf = (key: string) => key.slice(`${keyPrefix}board:`.length).replace(/#.*$/s, ""); // "<board>#<generation>@T!join"
   const lostJoins = joins.filter((k) => gone.has(slotOf(boardOf(k), numSlots)));
   if (lostJoins.length) await redis.unlink(...lostJoins);
+  await forEachMatch(redis, `${prefix}*!seen`, async (page) => void keys.push(...page));
+  await forEachMatch(redis, `${prefix}*!floor`, async (page) => void keys.push(...page));
   for (const key of keys) {
     let cursor = "0";
     do {
@@ -300,6 +303,10 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
       const members: string[] = [];
       for (let i = 0; i < flat.length; i += 2) {
         const m = flat[i]!;
+        if (key.endsWith("!floor")) {
+          if (gone.has(Number(m.slice(0, m.indexOf("\n"))))) members.push(m); // "<partition>\n<sort key>\n<player>"
+          continue;
+        }
         const player = key.endsWith("~hidden") ? m.slice(0, m.indexOf("\n")) : m; // "<player>\n<board>"
         if (gone.has(slotOf(player, numSlots))) members.push(m);
       }

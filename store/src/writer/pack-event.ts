@@ -96,6 +96,9 @@ const K = Object.fromEntries(
     "tour",
     "join",
     "max",
+    "floor",
+    "retain",
+    "at",
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
@@ -103,7 +106,7 @@ const K = Object.fromEntries(
 function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packable | undefined): Buffer {
   const w = writer;
   w.start();
-  w.map(19);
+  w.map(22);
   w.raw(K.key!);
   w.number(key);
   w.raw(K.offset!);
@@ -156,6 +159,12 @@ function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packabl
     w.raw(K.max!);
     w.number(e.tournament.max);
   } else w.boolean(false);
+  w.raw(K.floor!);
+  w.string(e.floor ?? "");
+  w.raw(K.retain!);
+  w.number(e.retain ?? 0);
+  w.raw(K.at!);
+  w.number(e.atMs ?? 0);
   return w.done();
 }
 

@@ -11,6 +11,7 @@ import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_
 import type { PreparedEvent, PreparedWindows } from "./shard-writer.js";
 import { APPLY_OP, TIE_MODE, WINDOW_COMBINE } from "../script-codes.js";
 import { longestWindow, windowBaseUnits } from "@ladder/model/windows";
+import { periodNamed } from "@ladder/model/periods";
 import { firstKeys } from "@ladder/model/histogram";
 import { boardProblem, loggedPlayerIdProblem, MAX_METADATA_BYTES, updateProblem } from "@ladder/model/validate";
 import { moderationAuditLine } from "@ladder/model/moderation";
@@ -197,6 +198,9 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
       ingestedAtMs: Number(e.ingestedAtMs),
       metadata: t.leaving ? "" : e.metadata,
       reportId: t.leaving ? "" : e.reportId,
+      ...(spec.retention.keepTop || spec.retention.expireInactiveMs
+        ? { retain: (spec.retention.keepTop ? 1 : 0) | (spec.retention.expireInactiveMs ? 2 : 0), atMs: Number(e.timestampMs) }
+        : {}),
     });
   }
   return { events };
@@ -234,8 +238,9 @@ function moderation(m: Moderation, rules: BoardRules | undefined, offset: bigint
   const badBoard = m.board === "" ? undefined : boardProblem(m.board);
   if (badBoard) return noop(offset, `moderation: ${badBoard}`);
   const audit = moderationAuditLine(m, offset);
-  if (op === WIPE_OP || op === HIDE_ABOVE_OP) {
-    if (m.board === "" || m.partitions === 0) return noop(offset, "moderation: a wipe or hide-above names no board or no partition count");
+  if (op === WIPE_OP || op === HIDE_ABOVE_OP || op === TRIM_OP || op === EXPIRE_OP) {
+    if (m.board === "" || m.partitions === 0)
+      return noop(offset, "moderation: a wipe, hide-above, trim or expiry names no board or no partition count");
     let spec: BoardSpec;
     if (rules) {
       const fromRules = specOfRecord(m.board, rules);
@@ -251,9 +256,16 @@ function moderation(m: Moderation, rules: BoardRules | undefined, offset: bigint
       return { events: [{ ...noopEvent(offset), board: m.board, op, value: m.partitions, limit, ingestedAtMs: Number(m.atMs), audit }] };
     }
     if ((spec.period.kind !== "none") !== (m.period !== ""))
-      return noop(offset, `moderation: a wipe of "${m.board}" names no period of it`);
+      return noop(offset, `moderation: a wipe, trim or expiry of "${m.board}" names no period of it`);
     const board = storedBoardName(m.board, spec, m.period);
-    return { events: [{ ...noopEvent(offset), board, op, value: m.partitions, ingestedAtMs: Number(m.atMs), audit }] };
+    const base = { ...noopEvent(offset), board, op, value: m.partitions, ingestedAtMs: Number(m.atMs), audit };
+    if (op === WIPE_OP) return { events: [base] };
+    const period = m.period === "" ? undefined : periodNamed(spec.period, m.period);
+    if (m.period !== "" && !period) return noop(offset, `moderation: "${m.period}" is no period of board "${m.board}"`);
+    const expireAtMs = period?.expireAtMs ?? 0;
+    if (op === EXPIRE_OP) return { events: [{ ...base, limit: Number(m.cutoffMs), expireAtMs }] };
+    if (loggedPlayerIdProblem(m.floorPlayer)) return noop(offset, "moderation: a trim's floor names no valid player");
+    return { events: [{ ...base, limit: Number(m.floorKey), floor: m.floorPlayer, expireAtMs }] };
   }
   const badPlayer = loggedPlayerIdProblem(m.playerId);
   if (badPlayer) return noop(offset, `moderation: ${badPlayer}`);
@@ -279,12 +291,16 @@ export const UNHIDE_OP = APPLY_OP.UNHIDE;
 export const DELETE_ENTRY_OP = APPLY_OP.DELETE_ENTRY;
 export const WIPE_OP = APPLY_OP.WIPE;
 export const HIDE_ABOVE_OP = APPLY_OP.HIDE_ABOVE;
+export const TRIM_OP = APPLY_OP.TRIM;
+export const EXPIRE_OP = APPLY_OP.EXPIRE;
 const MODERATION_OPS = new Map<ModerationAction, number>([
   [ModerationAction.HIDE, HIDE_OP],
   [ModerationAction.UNHIDE, UNHIDE_OP],
   [ModerationAction.DELETE_ENTRY, DELETE_ENTRY_OP],
   [ModerationAction.WIPE, WIPE_OP],
   [ModerationAction.HIDE_ABOVE, HIDE_ABOVE_OP],
+  [ModerationAction.TRIM, TRIM_OP],
+  [ModerationAction.EXPIRE, EXPIRE_OP],
 ]);
 
 /** The apply script's op that erases the player (a tombstone: IngestService.DeletePlayer). */

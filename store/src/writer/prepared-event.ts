@@ -32,10 +32,16 @@ export interface PreparedEvent {
   windows?: PreparedWindows;
   /** A moderation action's audit line (JSON: moderationAuditLine), kept by the apply script (apply-moderation.lua). */
   audit?: string;
-  /** HIDE_ABOVE: the board's sort keys below this hold more points than its ceiling; JOIN: the tournament's end (Unix ms). */
+  /** HIDE_ABOVE: the board's sort keys below this hold more points than its ceiling; JOIN: the tournament's end (Unix ms); TRIM: the floor's sort key; EXPIRE: the cut-off (Unix ms). */
   limit?: number;
   /** A write to a tournament: whether a member is required, and its max attempts (0: none); the apply counts the attempt first (apply-tournaments.lua). */
   tournament?: { join: boolean; max: number };
+  /** TRIM: the floor's player (apply-retention.lua). */
+  floor?: string;
+  /** A score event of a board with retention: bit 1 keep_top (the partition's floor applies), bit 2 expire_inactive_ms (its time is kept). */
+  retain?: number;
+  /** With `retain`: the event's time (timestamp_ms, Unix ms). */
+  atMs?: number;
 }
 
 /** The windows a write into period P0 recomputes (see apply-events.lua). */

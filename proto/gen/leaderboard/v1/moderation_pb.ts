@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/moderation.proto.
  */
 export const file_leaderboard_v1_moderation: GenFile = /*@__PURE__*/
-  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSLAAQoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMSDgoGcGVyaW9kGAcgASgJEhIKCnBhcnRpdGlvbnMYCCABKA0SDwoHY2VpbGluZxgJIAEoAyJFChFIaWRlUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDgoGcmVhc29uGAMgASgJIowBChJIaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiRwoTVW5oaWRlUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDgoGcmVhc29uGAMgASgJIo4BChRVbmhpZGVQbGF5ZXJSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBm9mZnNldBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJGChJEZWxldGVFbnRyeVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKNAQoTRGVsZXRlRW50cnlSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBm9mZnNldBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJBChBXaXBlQm9hcmRSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnBlcmlvZBgCIAEoCRIOCgZyZWFzb24YAyABKAkijAEKEVdpcGVCb2FyZFJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJPChxMaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRINCgVib2FyZBgCIAEoCRINCgVsaW1pdBgDIAEoDSJPCh1MaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXNwb25zZRIuCgdhY3Rpb25zGAEgAygLMh0ubGVhZGVyYm9hcmQudjEuQXVkaXRlZEFjdGlvbiJsCg1BdWRpdGVkQWN0aW9uEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGcmVjb3JkGAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IjgKF0hpZGVBYm92ZUNlaWxpbmdSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSKTAQoYSGlkZUFib3ZlQ2VpbGluZ1Jlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSrRAQoQTW9kZXJhdGlvbkFjdGlvbhIhCh1NT0RFUkFUSU9OX0FDVElPTl9VTlNQRUNJRklFRBAAEhoKFk1PREVSQVRJT05fQUNUSU9OX0hJREUQARIcChhNT0RFUkFUSU9OX0FDVElPTl9VTkhJREUQAhIiCh5NT0RFUkFUSU9OX0FDVElPTl9ERUxFVEVfRU5UUlkQAxIaChZNT0RFUkFUSU9OX0FDVElPTl9XSVBFEAQSIAocTU9ERVJBVElPTl9BQ1RJT05fSElERV9BQk9WRRAFYgZwcm90bzM", [file_leaderboard_v1_common]);
+  fileDesc("Ch9sZWFkZXJib2FyZC92MS9tb2RlcmF0aW9uLnByb3RvEg5sZWFkZXJib2FyZC52MSKLAgoKTW9kZXJhdGlvbhIwCgZhY3Rpb24YASABKA4yIC5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uQWN0aW9uEhEKCXBsYXllcl9pZBgCIAEoCRINCgVib2FyZBgDIAEoCRIKCgJieRgEIAEoCRIOCgZyZWFzb24YBSABKAkSDQoFYXRfbXMYBiABKAMSDgoGcGVyaW9kGAcgASgJEhIKCnBhcnRpdGlvbnMYCCABKA0SDwoHY2VpbGluZxgJIAEoAxIRCglmbG9vcl9rZXkYCiABKAMSFAoMZmxvb3JfcGxheWVyGAsgASgJEg0KBWNvdW50GAwgASgEEhEKCWN1dG9mZl9tcxgNIAEoAyJFChFIaWRlUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDgoGcmVhc29uGAMgASgJIowBChJIaWRlUGxheWVyUmVzcG9uc2USKgoGYWN0aW9uGAEgASgLMhoubGVhZGVyYm9hcmQudjEuTW9kZXJhdGlvbhIvCgZvZmZzZXQYAiABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAyABKAkiRwoTVW5oaWRlUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDQoFYm9hcmQYAiABKAkSDgoGcmVhc29uGAMgASgJIo4BChRVbmhpZGVQbGF5ZXJSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBm9mZnNldBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJGChJEZWxldGVFbnRyeVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWJvYXJkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSKNAQoTRGVsZXRlRW50cnlSZXNwb25zZRIqCgZhY3Rpb24YASABKAsyGi5sZWFkZXJib2FyZC52MS5Nb2RlcmF0aW9uEi8KBm9mZnNldBgCIAEoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJBChBXaXBlQm9hcmRSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnBlcmlvZBgCIAEoCRIOCgZyZWFzb24YAyABKAkijAEKEVdpcGVCb2FyZFJlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSJPChxMaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRINCgVib2FyZBgCIAEoCRINCgVsaW1pdBgDIAEoDSJPCh1MaXN0TW9kZXJhdGlvbkFjdGlvbnNSZXNwb25zZRIuCgdhY3Rpb25zGAEgAygLMh0ubGVhZGVyYm9hcmQudjEuQXVkaXRlZEFjdGlvbiJsCg1BdWRpdGVkQWN0aW9uEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SLwoGcmVjb3JkGAIgASgLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0IjgKF0hpZGVBYm92ZUNlaWxpbmdSZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSKTAQoYSGlkZUFib3ZlQ2VpbGluZ1Jlc3BvbnNlEioKBmFjdGlvbhgBIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SMAoHbWFya2VycxgCIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCSqLAgoQTW9kZXJhdGlvbkFjdGlvbhIhCh1NT0RFUkFUSU9OX0FDVElPTl9VTlNQRUNJRklFRBAAEhoKFk1PREVSQVRJT05fQUNUSU9OX0hJREUQARIcChhNT0RFUkFUSU9OX0FDVElPTl9VTkhJREUQAhIiCh5NT0RFUkFUSU9OX0FDVElPTl9ERUxFVEVfRU5UUlkQAxIaChZNT0RFUkFUSU9OX0FDVElPTl9XSVBFEAQSIAocTU9ERVJBVElPTl9BQ1RJT05fSElERV9BQk9WRRAFEhoKFk1PREVSQVRJT05fQUNUSU9OX1RSSU0QBhIcChhNT0RFUkFUSU9OX0FDVElPTl9FWFBJUkUQB2IGcHJvdG8z", [file_leaderboard_v1_common]);
 
 /**
  * Moderation is one moderation action as the score log holds it (ScoreEvent.moderation) and as
@@ -64,16 +64,16 @@ export type Moderation = Message<"leaderboard.v1.Moderation"> & {
   atMs: bigint;
 
   /**
-   * WIPE: the period wiped (its name, see PeriodKind); empty on a board without periods.
+   * WIPE, TRIM, EXPIRE: the period (its name, see PeriodKind); empty on a board without periods.
    *
    * @generated from field: string period = 7;
    */
   period: string;
 
   /**
-   * WIPE: the score log's partitions. A wipe is one record in every partition: a shard applying
-   * the one of partition p removes the entries of the players whose slot is p, so each player's
-   * entry goes in order with its own writes.
+   * WIPE, HIDE_ABOVE, TRIM, EXPIRE: the score log's partitions. Such an action is one record in
+   * every partition: a shard applying the one of partition p acts on the players whose slot is p,
+   * so each player's entry changes in order with its own writes.
    *
    * @generated from field: uint32 partitions = 8;
    */
@@ -85,6 +85,37 @@ export type Moderation = Message<"leaderboard.v1.Moderation"> & {
    * @generated from field: int64 ceiling = 9;
    */
   ceiling: bigint;
+
+  /**
+   * TRIM: the sort key (model/src/score-encoding.ts) of the last entry kept, the entry at position
+   * keep_top + keep_margin when the trim was decided; entries with a greater key, or an equal key
+   * and a greater player id (UTF-8 bytes), go.
+   *
+   * @generated from field: int64 floor_key = 10;
+   */
+  floorKey: bigint;
+
+  /**
+   * TRIM: the player id of the last entry kept.
+   *
+   * @generated from field: string floor_player = 11;
+   */
+  floorPlayer: string;
+
+  /**
+   * TRIM, EXPIRE: the entries of the period when the action was decided (TRIM: the size trimmed
+   * down to keep_top + keep_margin; EXPIRE: the players found inactive), read on every shard.
+   *
+   * @generated from field: uint64 count = 12;
+   */
+  count: bigint;
+
+  /**
+   * EXPIRE: the cut-off (Unix ms): players whose latest event is older go.
+   *
+   * @generated from field: int64 cutoff_ms = 13;
+   */
+  cutoffMs: bigint;
 };
 
 /**
@@ -574,6 +605,24 @@ export enum ModerationAction {
    * @generated from enum value: MODERATION_ACTION_HIDE_ABOVE = 5;
    */
   HIDE_ABOVE = 5,
+
+  /**
+   * Retention (BoardRules.keep_top): a period of the board loses its entries worse than the floor
+   * (floor_key, floor_player), and later writes worse than it are not kept. Written by a router's
+   * retainer ("by": "retention"), one record in every partition.
+   *
+   * @generated from enum value: MODERATION_ACTION_TRIM = 6;
+   */
+  TRIM = 6,
+
+  /**
+   * Retention (BoardRules.expire_inactive_ms): a period of the board loses the players whose
+   * latest event is older than cutoff_ms. Written by a router's retainer, one record in every
+   * partition.
+   *
+   * @generated from enum value: MODERATION_ACTION_EXPIRE = 7;
+   */
+  EXPIRE = 7,
 }
 
 /**

@@ -6,9 +6,11 @@
   O(its size).
 
   Input:  DEDUP_KEY (apply-input.lua), HID (apply-moderation.lua); an event's key, player and value
-  Output: erase(ev)
+  Output: erase(ev), erase_from(k, player), SEEN and FLOOR (the retention companions' suffixes:
+          apply-retention.lua)
 ]]
 local function ends_with(s, suffix) return string.sub(s, -#suffix) == suffix end
+local SEEN, FLOOR = '!seen', '!floor'
 
 -- the player's entry of key `k` gone, whatever `k` is (a board key, or one of its companions)
 local function erase_from(k, player)
@@ -21,8 +23,10 @@ local function erase_from(k, player)
     drop_meta(string.sub(k, 1, -#META - 1), player)
   elseif ends_with(k, HIST) or ends_with(k, HBOUNDS) then
     return -- a histogram's companions: counted below, by the board key
-  elseif ends_with(k, HID) then
-    if zrem(k, player) == 1 then record(k, player) end -- a hidden entry (apply-moderation.lua)
+  elseif ends_with(k, FLOOR) then
+    return -- a trim's floors (apply-retention.lua): the partitions', no player's
+  elseif ends_with(k, HID) or ends_with(k, SEEN) then
+    if zrem(k, player) == 1 then record(k, player) end -- a hidden entry (apply-moderation.lua), a last event time
   else
     local was = redis.call('ZSCORE', k, player)
     if was and zrem(k, player) == 1 then
