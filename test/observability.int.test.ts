@@ -220,6 +220,8 @@ describe("reflection", () => {
         "GetApproximateRank",
         "WatchTop",
         "WatchPlayer",
+        "ListTournaments",
+        "GetTournament",
       ]);
       const getRank = svc.method.find((m) => m.name === "GetRank")!;
       expect([getRank.inputType, getRank.outputType]).toEqual([".leaderboard.v1.GetRankRequest", ".leaderboard.v1.GetRankResponse"]);

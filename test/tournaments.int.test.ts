@@ -7,9 +7,11 @@
 // are refused. Listing by category, pages and refusals; a tournament without joins. After a rebuild
 // of every shard the members, attempts and board are the same. At the end joins and writes are
 // refused naming the end, and the close event carries the final standings and the rewards by rank.
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -23,7 +25,7 @@ import { Operation, PeriodKind, type Entry, type PartitionOffset } from "@ladder
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { TournamentState } from "@ladder/proto/leaderboard/v1/tournament_pb";
-import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { outcome, startTestCluster, TEST_TOKENS, untilIngestKnows, type TestCluster } from "./cluster-harness.js";
 import { rulesPageProblems, type Rules } from "./rules-oracle.js";
 import { readTopic, tournamentOfLog } from "./tournament-oracle.js";
 
@@ -50,6 +52,7 @@ const RULES: Rules = {
   epochMs: Date.UTC(2026, 0, 1),
 };
 const plain = (e: Entry) => ({ playerId: e.playerId, score: Number(e.score), reachedAtMs: Number(e.reachedAtMs), rank: Number(e.rank) });
+const run = promisify(execFile);
 const RETRY = new Set<number>([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);
 
 /** `call` again while it is refused for a while (a starved shard on a busy machine): joins and reads may be repeated. */
@@ -70,6 +73,16 @@ async function joinedOnShards(redisUrls: string[], prefix: string, stored: strin
     r.disconnect();
   }
   return out.sort();
+}
+
+/** Resolves once `ingest` knows tournament `board` (it follows the definitions: a moment after CreateBoard). */
+async function untilKnown(ingest: ClientOf<typeof IngestService>, board: string): Promise<void> {
+  for (const from = Date.now(); ; ) {
+    const got = await outcome(ingest.joinTournament({ board, playerId: "probe" }));
+    if ("ok" in got) return;
+    if (Date.now() - from > 30_000) throw new Error(`ingest does not know ${board}: ${got.details}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function spawn(c: TestCluster, kind: "ingest" | "router", name: string) {
@@ -151,13 +164,7 @@ describe("tournaments", () => {
         rules: tournament({ category: "weekend", startMs: BigInt(start - 7_200_000), durationMs: 3_600_000n, joinRequired: true }),
       },
     });
-    for (const ingest of ingests)
-      for (const from = Date.now(); ; ) {
-        const got = await outcome(ingest.joinTournament({ board: "later", playerId: "probe" }));
-        if ("ok" in got) break;
-        if (Date.now() - from > 30_000) throw new Error(`ingest does not know the tournaments: ${got.details}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+    for (const ingest of ingests) await untilKnown(ingest, "later");
 
     // refusals before anyone joined: nothing of them counts
     const write = (ingest: number, playerId: string, value: number, eventId: string, timestampMs = Date.now()) =>
@@ -382,5 +389,56 @@ describe("tournaments", () => {
       .filter((e) => e.rank <= Math.max(10, top25))
       .map((e) => [e.playerId, e.rank, e.score, e.rank === 1 ? "gold" : e.rank <= 10 ? "silver" : "top25"]);
     expect(event!.rewards.map((r) => [r.playerId, Number(r.rank), Number(r.score), r.reward])).toEqual(expected);
+
+    // the CLI's commands, as docs/tournaments.md shows them
+    const cli = async (token: string, ...args: string[]) => {
+      const where = ["--router", c.services.routerAddress, "--ingest", c.services.ingestAddress, "--token", token];
+      const got = await run("node", ["cli/dist/main.js", ...args, ...where], { cwd: join(import.meta.dirname, "..") }).catch(
+        (err: { stdout: string; stderr: string }) => ({ stdout: err.stdout, stderr: err.stderr }),
+      );
+      return `${got.stdout}${got.stderr}`.trim();
+    };
+    const [rewards, size, attempts] = ["gold:1,silver:2-10,elite:top10%", "100", "3"];
+    expect(
+      await cli(
+        TEST_TOKENS.admin,
+        "tournaments",
+        "create",
+        "--board",
+        "cup-1",
+        "--category",
+        "weekend",
+        "--duration",
+        "2h",
+        "--max-size",
+        size,
+        "--max-attempts",
+        attempts,
+        "--default-op",
+        "inc",
+        "--close-grace",
+        "1m",
+        "--close-top",
+        "5",
+        "--rewards",
+        rewards,
+      ),
+    ).toMatch(/^defined cup-1 \[weekend\]: .* to .*, 0\/100 members, 3 attempts each, 3 reward ranges, generation \d+$/);
+    await untilIngestKnows(c, "cup-1");
+    expect(await cli(TEST_TOKENS.write, "tournaments", "join", "--board", "cup-1", "--player", "alice")).toMatch(
+      /^alice is now a member of cup-1 \(1 members; consistency token \S+\)$/,
+    );
+    expect(await cli(TEST_TOKENS.write, "submit", "--board", "cup-1", "--player", "alice", "--value", "120", "--op", "default")).toMatch(
+      /^accepted 1 at partition \d+ offset \d+$/,
+    );
+    expect(await cli(TEST_TOKENS.write, "submit", "--board", "cup-1", "--player", "mallory", "--value", "5", "--op", "default")).toContain(
+      'player "mallory" is not a member of tournament "cup-1"',
+    );
+    expect(await cli(TEST_TOKENS.read, "tournaments", "get", "--board", "cup-1", "--player", "alice")).toMatch(
+      /\nalice: member, 1 attempt used, 2 left, rank 1 of 1 with 120$/,
+    );
+    expect(await cli(TEST_TOKENS.read, "tournaments", "list", "--category", "weekend")).toMatch(
+      /^cup-1 \[weekend\]: ACTIVE, .*\nlater \[weekend\]: UPCOMING/,
+    );
   }, 300_000);
 });
