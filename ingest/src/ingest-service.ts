@@ -62,7 +62,8 @@ export function ingestService(
         const reportId = tournament ? tournament.reportId : req.reportRanks ? newReportId() : "";
         const { record, resolved, closesAtMs: closes } = toRecord(u, i, now, config, catalog, reportId);
         if (closes !== undefined) closesAtMs = Math.min(closesAtMs, closes);
-        if (reportId && req.reportRanks) reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
+        if (reportId && req.reportRanks)
+          reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
         return record;
       });
       quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog); // the whole batch is valid: now its rate
