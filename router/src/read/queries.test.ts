@@ -155,6 +155,10 @@ class FakeShard implements ShardStore {
   playerData(): Promise<PlayerData> {
     throw new Error("not part of these tests");
   }
+
+  floors(): Promise<Array<{ key: number; playerId: string }>> {
+    throw new Error("not part of these tests"); // asked of boards with keep_top only
+  }
 }
 
 /** Fake shards behind the real fan-out (ShardCalls: timeouts, error conversion); players owned as the board was dealt. */

@@ -41,7 +41,7 @@ import { RankBatches } from "./rank-batch.js";
 import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
-import { notKeptNote } from "@ladder/model/retention";
+import { belowFloor, notKeptNote, type Floor } from "@ladder/model/retention";
 import type { ShardReads } from "./shard-calls.js";
 import type { PlayerData } from "@ladder/store";
 import { FreshCache } from "./fresh-cache.js";
@@ -186,10 +186,27 @@ export class Queries {
   ): Promise<Page> {
     const { spec, stored } = this.target(board, where);
     const view = where.view ?? "";
-    if (this.cache && view === "" && offset + limit <= this.cache.depth && mode === "unique") {
-      return this.cache.page(stored, offset, limit, deadlineMs, (read) => this.page(spec, read, offset, limit));
-    }
-    return this.page(spec, await this.readTop(stored, offset + limit, deadlineMs, view), offset, limit, mode);
+    const page =
+      this.cache && view === "" && offset + limit <= this.cache.depth && mode === "unique"
+        ? await this.cache.page(stored, offset, limit, deadlineMs, (read) => this.page(spec, read, offset, limit))
+        : this.page(spec, await this.readTop(stored, offset + limit, deadlineMs, view), offset, limit, mode);
+    const floor = await this.floorOf(spec, stored, view, deadlineMs);
+    if (!floor) return page;
+    return { ...page, entries: page.entries.filter((e) => !belowFloor(encodeSortKey(spec, e.points, e.reachedAtMs), e.playerId, floor)) };
+  }
+
+  /**
+   * A trimmed board's (keep_top) highest floor over the shards (apply-retention.lua), read AFTER the
+   * answer it bounds: floors only rise, so an entry at or above it had every better entry on the
+   * board when the answer was read (a trim removes only entries below its own floor, and every floor
+   * applied by then is at or below this one). Entries below it may be ones a partition has not
+   * trimmed yet while others have: they are left out of pages, and a rank of one is NOT_FOUND, so no
+   * rank is answered that a trim may have made inexact. Undefined (no read) on other boards.
+   */
+  private async floorOf(spec: BoardSpec, stored: string, view: string, deadlineMs: number): Promise<Floor | undefined> {
+    if (spec.retention.keepTop === 0) return undefined;
+    const floors = (await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.floors(stored), deadlineMs)).flat();
+    return floors.reduce<Floor | undefined>((best, f) => (!best || belowFloor(best.key, best.playerId, f) ? f : best), undefined);
   }
 
   /** The number of entries under a stored board name (storedBoardName), on the live shards. */
@@ -422,7 +439,12 @@ export class Queries {
     const read = this.rankBatches.rank(this.pool.scope(where.view ?? ""), stored, playerId);
     const got = await this.pool.waitUntil(read, deadlineMs);
     if (got === undefined)
-      throw notFound(`player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}`);
+      throw notFound(
+        `player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}${notKeptNote(spec.retention)}`,
+      );
+    const floor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
+    if (floor && belowFloor(got.key, playerId, floor))
+      throw notFound(`player "${playerId}" is below the floor of board "${board}"${notKeptNote(spec.retention)}`);
     return { entry: ranked(spec, { playerId, key: got.key, metadata: got.metadata }, got.rank), total: got.total };
   }
 
@@ -439,10 +461,14 @@ export class Queries {
     const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
     const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
     const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
+    const floor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
+    if (floor && belowFloor(pivot.key, playerId, floor))
+      throw notFound(`player "${playerId}" is below the floor of board "${board}"${notKeptNote(spec.retention)}`);
+    const kept = floor ? below.filter((m) => !belowFloor(m.key, m.playerId, floor)) : below;
     const entries = [
       ...above.map((m, i) => ranked(spec, m, rank - above.length + i)),
       ranked(spec, pivot, rank),
-      ...below.map((m, i) => ranked(spec, m, rank + 1 + i)),
+      ...kept.map((m, i) => ranked(spec, m, rank + 1 + i)),
     ];
     return { entries, total: own.card + sum(others.map((w) => w.card)) };
   }

@@ -33,6 +33,7 @@ export type ShardStore = Pick<
   | "histogramAt"
   | "audit"
   | "playerData"
+  | "floors"
 >;
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
