@@ -156,6 +156,24 @@ export function perTest(): PerTest {
   };
 }
 
+/**
+ * A read's answer, asked again while it is refused with UNAVAILABLE and a reason (a shard node that
+ * missed its heartbeat on a busy machine, a failover: docs/guarantees.md). Such a refusal is never a
+ * wrong answer; tests about refusals count them instead. Gives up after `timeoutMs`.
+ */
+export async function served<T>(read: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const from = Date.now();
+  for (;;) {
+    try {
+      return await read();
+    } catch (err) {
+      const e = err as { code?: number; details?: string };
+      if (e.code !== 14 || !e.details || Date.now() - from > timeoutMs) throw err; // 14: UNAVAILABLE
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /** A call's answer, or its gRPC status code and details when it failed: for tests that count both. */
 export async function outcome<T>(p: Promise<T>): Promise<{ ok: T } | { code: number; details: string }> {
   try {

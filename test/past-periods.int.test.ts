@@ -20,7 +20,7 @@ import { periodAt } from "@ladder/model/periods";
 import { slotOf } from "@ladder/model/placement";
 import { encodeScoreEvent } from "@ladder/model/score-event";
 import { rootLogger } from "@ladder/platform/logger";
-import { startTestCluster, TEST_TOKENS, type TestCluster, untilIngestKnows } from "./cluster-harness.js";
+import { served, startTestCluster, TEST_TOKENS, type TestCluster, untilIngestKnows } from "./cluster-harness.js";
 
 const BOARD = "past-days";
 const DAY = 86_400_000;
@@ -52,23 +52,6 @@ function oracleOf(updates: Array<{ player: string; value: number }>): Array<{ pl
   return [...scores]
     .map(([playerId, s]) => ({ playerId, score: BigInt(s) }))
     .sort((a, b) => (a.score === b.score ? 0 : a.score > b.score ? -1 : 1));
-}
-
-/**
- * A read's answer. UNAVAILABLE with a reason (a shard node that missed its heartbeat on a busy
- * machine: docs/guarantees.md) is a refusal, never a wrong answer: asked again for up to 30 s.
- */
-async function served<T>(read: () => Promise<T>): Promise<T> {
-  const from = Date.now();
-  for (;;) {
-    try {
-      return await read();
-    } catch (err) {
-      const e = err as { code?: number; details?: string };
-      if (e.code !== status.UNAVAILABLE || !e.details || Date.now() - from > 30_000) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 const plain = (entries: Entry[]) => entries.map((e) => ({ playerId: e.playerId, score: e.score, rank: Number(e.rank) }));

@@ -18,7 +18,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { Operation, PeriodKind, WindowCombine, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { outcome, startTestCluster, TEST_TOKENS } from "./cluster-harness.js";
+import { outcome, served, startTestCluster, TEST_TOKENS } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
 import { dailyId } from "./period-oracle.js";
 import { RulesOracle, type Rules } from "./rules-oracle.js";
@@ -95,7 +95,7 @@ describe("player export", () => {
     const exporter = (async () => {
       while (!stop) {
         const low = applied;
-        const got = await admin.exportPlayerData({ playerId: me });
+        const got = await served(() => admin.exportPlayerData({ playerId: me }));
         const high = sent;
         exports++;
         const records = Number(got.records);
@@ -165,7 +165,7 @@ describe("player export", () => {
         };
       });
     const exact = async (label: string) => {
-      const got = await admin.exportPlayerData({ playerId: me });
+      const got = await served(() => admin.exportPlayerData({ playerId: me }));
       expect(Number(got.records), `${label}: records`).toBe(sent);
       expect(
         got.entries.map((e) => ({
@@ -181,7 +181,7 @@ describe("player export", () => {
       ).toEqual(expected());
       // each visible entry as GetRank answers it
       for (const e of got.entries.filter((x) => !x.hidden)) {
-        const r = await c.router.getRank({ board: e.board, period: e.period, window: e.window, playerId: me });
+        const r = await served(() => c.router.getRank({ board: e.board, period: e.period, window: e.window, playerId: me }));
         expect(r.entry, `${label}: ${e.board}~${e.window} as GetRank`).toEqual(e.entry);
       }
     };
@@ -209,7 +209,7 @@ describe("player export", () => {
     ]);
 
     // a player the cluster holds nothing of: an empty answer; a bad id: refused
-    const nobody = await admin.exportPlayerData({ playerId: "ex-nobody" });
+    const nobody = await served(() => admin.exportPlayerData({ playerId: "ex-nobody" }));
     expect([nobody.records, nobody.entries.length]).toEqual([0n, 0]);
     const bad = await outcome(admin.exportPlayerData({ playerId: "" }));
     expect("code" in bad && bad.code).toBe(status.INVALID_ARGUMENT);
