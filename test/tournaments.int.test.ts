@@ -203,8 +203,10 @@ describe("tournaments", () => {
     ]);
 
     // 100 joiners race through both ingests: exactly 40 admitted, the rest refused "full"
+    const joinsFrom = Date.now();
     const players = Array.from({ length: JOINERS }, (_, i) => `p-${i}`);
     const joins = await Promise.all(players.map((p, i) => settled(() => ingests[i % 2]!.joinTournament({ board: "cup", playerId: p }))));
+    const joinsMs = Date.now() - joinsFrom;
     const admitted = players.filter((_, i) => "ok" in joins[i]!);
     const full = joins.flatMap((j, i) => ("code" in j ? [[players[i], j.code, j.details] as const] : []));
     expect(admitted).toHaveLength(MAX_SIZE);
@@ -221,6 +223,26 @@ describe("tournaments", () => {
       full[0]![2],
     ]);
     expect(await joinedOnShards(redisUrls, c.ns.keyPrefix, stored)).toEqual([...admitted].sort());
+
+    // listing by category, a page at a time: by start, the ended one left out
+    const listed: string[] = [];
+    let token = "";
+    do {
+      const page = await routers[1]!.listTournaments({ category: "weekend", pageSize: 1, pageToken: token });
+      listed.push(...page.tournaments.map((t) => `${t.board!.name}:${t.memberCount}:${TournamentState[t.state]}`));
+      token = page.nextPageToken;
+    } while (token !== "");
+    expect(listed).toEqual([`cup:${MAX_SIZE}:ACTIVE`, "later:1:UPCOMING"]);
+    expect((await routers[0]!.listTournaments({ category: "daily" })).tournaments.map((t) => t.board!.name)).toEqual(["free-for-all"]);
+    expect((await routers[0]!.listTournaments({})).tournaments.map((t) => t.board!.name)).toEqual(["cup", "free-for-all", "later"]);
+    expect(await refusal(routers[0]!.listTournaments({ pageToken: "nope" }))).toEqual([
+      status.INVALID_ARGUMENT,
+      "page_token: not a token of ListTournaments (pass next_page_token as it came)",
+    ]);
+    expect(await refusal(routers[0]!.listTournaments({ pageSize: 101 }))).toEqual([
+      status.INVALID_ARGUMENT,
+      "page_size: must be 1..100 (0: 20), got 101",
+    ]);
 
     // every member sends 5 writes at once through both ingests while readers check every answer
     const problems: string[] = [];
@@ -261,14 +283,26 @@ describe("tournaments", () => {
       Array.from({ length: TRIES }, (_, k) => ({ p, k, ingest: (i + k) % 2, value: 1 + ((i * 31 + k * 17) % 100), id: `${p}-w${k}` })),
     );
     const strangers = full.slice(0, 10).map(([p]) => ({ p: p!, k: 0, ingest: 0, value: 7, id: `${p}-w0` }));
-    const written = await Promise.all([...sent, ...strangers].map((w) => outcome(write(w.ingest, w.p, w.value, w.id))));
+    const writesFrom = Date.now();
+    // in waves of 8 members (each member's 5 writes at once), so that the readers see the board move
+    const all = [...sent, ...strangers];
+    const written: Array<Awaited<ReturnType<typeof outcome>>> = [];
+    for (let wave = 0; wave * 8 < MAX_SIZE; wave++) {
+      const members = new Set(admitted.slice(wave * 8, wave * 8 + 8));
+      const now = all.filter((w) => members.has(w.p) || (wave === 0 && !admitted.includes(w.p)));
+      const answered = await Promise.all(now.map((w) => outcome(write(w.ingest, w.p, w.value, w.id))));
+      now.forEach((w, i) => void (written[all.indexOf(w)] = answered[i]!));
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const writesMs = Date.now() - writesFrom;
+    const leftMs = end - Date.now();
     stop = true;
     await Promise.all(readers);
     expect(problems).toEqual([]);
     expect(answers).toBeGreaterThan(0);
     const ok = new Set<string>();
     const tooMany = new Set<string>();
-    [...sent, ...strangers].forEach((w, i) => {
+    all.forEach((w, i) => {
       const o = written[i]!;
       if ("ok" in o) ok.add(w.id);
       else if (
@@ -285,6 +319,9 @@ describe("tournaments", () => {
     });
     for (const p of admitted) expect([p, sent.filter((w) => w.p === p && ok.has(w.id)).length]).toEqual([p, MAX_ATTEMPTS]);
     expect(tooMany.size).toBe(MAX_SIZE * (TRIES - MAX_ATTEMPTS));
+    console.log(
+      `tournaments: ${JOINERS} joins in ${joinsMs} ms (${admitted.length} admitted, ${full.length} full); ${written.length} writes in ${writesMs} ms (${ok.size} counted, ${tooMany.size} past the attempts); ${answers} answers checked; ${leftMs} ms before the end`,
+    );
 
     // the oracle of the log decides the same joins, attempts and board
     const client = LogClient.unconnected(inject("kafkaBrokers"), "test-tournaments", log);
@@ -322,26 +359,6 @@ describe("tournaments", () => {
       expect([stranger.member, stranger.attemptsUsed, stranger.entry], when).toEqual([false, 0, undefined]);
     };
     await exact("at rest");
-
-    // listing by category, a page at a time: by start, the ended one left out
-    const listed: string[] = [];
-    let token = "";
-    do {
-      const page = await routers[1]!.listTournaments({ category: "weekend", pageSize: 1, pageToken: token });
-      listed.push(...page.tournaments.map((t) => `${t.board!.name}:${t.memberCount}:${TournamentState[t.state]}`));
-      token = page.nextPageToken;
-    } while (token !== "");
-    expect(listed).toEqual([`cup:${MAX_SIZE}:ACTIVE`, "later:1:UPCOMING"]);
-    expect((await routers[0]!.listTournaments({ category: "daily" })).tournaments.map((t) => t.board!.name)).toEqual(["free-for-all"]);
-    expect((await routers[0]!.listTournaments({})).tournaments.map((t) => t.board!.name)).toEqual(["cup", "free-for-all", "later"]);
-    expect(await refusal(routers[0]!.listTournaments({ pageToken: "nope" }))).toEqual([
-      status.INVALID_ARGUMENT,
-      "page_token: not a token of ListTournaments (pass next_page_token as it came)",
-    ]);
-    expect(await refusal(routers[0]!.listTournaments({ pageSize: 101 }))).toEqual([
-      status.INVALID_ARGUMENT,
-      "page_size: must be 1..100 (0: 20), got 101",
-    ]);
 
     // a tournament without joins: anyone writes, within its attempts
     const free = (value: number) =>
