@@ -11,6 +11,8 @@
 // applied in another interleaving of the partitions).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,6 +27,7 @@ import { seeded } from "./moving-board.js";
 import { RulesOracle, rulesPageProblems, type Rules, type RulesEntry } from "./rules-oracle.js";
 
 const log = silentLogger();
+const run = promisify(execFile);
 const cleanups: Array<() => Promise<unknown>> = [];
 let dataDir: string | undefined;
 afterAll(async () => {
@@ -215,6 +218,22 @@ describe("retention", () => {
     expect(await rebuild(admin)).toBe(3);
     await c.waitApplied(acked);
     expect(await exact("after a rebuild")).toEqual(atRest);
+
+    // the CLI: the board with its retention, the trims in the audit trail
+    const cli = (...args: string[]) =>
+      run("node", ["cli/dist/main.js", ...args, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
+        cwd: join(import.meta.dirname, ".."),
+      });
+    const last = all[2 * KEEP - 1]!;
+    expect((await cli("boards", "get", "--board", board)).stdout).toContain(
+      `, keeps the top ${KEEP} (+ ${KEEP}), holds ${2 * KEEP} entries (floor ${last.playerId} at ${last.score}),`,
+    );
+    const audit = (await cli("audit", "--board", board, "--limit", "1")).stdout.trim();
+    expect(audit).toMatch(
+      new RegExp(
+        `^\\d{4}-.* trim on ${board} by retention: keep_top 50 \\+ keep_margin 50: \\d+ entries trimmed to 100, floor \\S+ \\(sort key \\d+\\) \\(partition 0 offset \\d+\\)$`,
+      ),
+    );
   });
 
   it("expires the players whose latest event is older than expire_inactive_ms, at rest and after a rebuild", async () => {
