@@ -19,6 +19,8 @@ import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { spawnService } from "@ladder/deploy/spawn-service";
 import { startRedisServer } from "@ladder/deploy/redis-server";
 import { LogClient } from "@ladder/log/log-client";
+import { encodeTournamentJoin } from "@ladder/model/score-event";
+import { joinPartitionOf } from "@ladder/model/tournaments";
 import { silentLogger } from "@ladder/platform/logger";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -158,6 +160,12 @@ describe("tournaments", () => {
         rules: tournament({ category: "weekend", startMs: BigInt(start + 86_400_000), durationMs: 3_600_000n, joinRequired: true }),
       },
     });
+    const spare = await admin.createBoard({
+      board: {
+        name: "spare",
+        rules: tournament({ category: "daily", startMs: BigInt(start), durationMs: 3_600_000n, joinRequired: true }),
+      },
+    });
     await admin.createBoard({
       board: {
         name: "over",
@@ -233,8 +241,16 @@ describe("tournaments", () => {
       token = page.nextPageToken;
     } while (token !== "");
     expect(listed).toEqual([`cup:${MAX_SIZE}:ACTIVE`, "later:1:UPCOMING"]);
-    expect((await routers[0]!.listTournaments({ category: "daily" })).tournaments.map((t) => t.board!.name)).toEqual(["free-for-all"]);
-    expect((await routers[0]!.listTournaments({})).tournaments.map((t) => t.board!.name)).toEqual(["cup", "free-for-all", "later"]);
+    expect((await routers[0]!.listTournaments({ category: "daily" })).tournaments.map((t) => t.board!.name)).toEqual([
+      "free-for-all",
+      "spare",
+    ]);
+    expect((await routers[0]!.listTournaments({})).tournaments.map((t) => t.board!.name)).toEqual([
+      "cup",
+      "free-for-all",
+      "spare",
+      "later",
+    ]);
     expect(await refusal(routers[0]!.listTournaments({ pageToken: "nope" }))).toEqual([
       status.INVALID_ARGUMENT,
       "page_token: not a token of ListTournaments (pass next_page_token as it came)",
@@ -369,6 +385,21 @@ describe("tournaments", () => {
       [status.FAILED_PRECONDITION, expect.stringContaining("has used its max_attempts of 2")],
     ]);
     expect(Number((await c.router.getRank({ board: "free-for-all", playerId: "walk-in" })).entry!.score)).toBe(9);
+
+    // an ingest that died between a join and its membership: the player is admitted but refused as a
+    // non-member, until it joins again (the join record written here straight to the log, as it would have)
+    const producer = await client.producer();
+    const orphanJoin = encodeTournamentJoin("spare", "orphan", spare.board!.rules!, Date.now(), false);
+    const [placed] = await producer.send(c.ns.topic, [{ key: "orphan", value: orphanJoin, partition: joinPartitionOf("spare", 12) }]);
+    await producer.disconnect();
+    await c.waitApplied([{ partition: placed!.partition, offset: BigInt(placed!.baseOffset) } as PartitionOffset]);
+    const orphanWrite = () => c.ingest.submitScores({ updates: [{ board: "spare", playerId: "orphan", value: 3n }] });
+    expect(await refusal(orphanWrite())).toEqual([status.FAILED_PRECONDITION, expect.stringContaining('player "orphan" is not a member')]);
+    const before = await c.router.getTournament({ board: "spare", playerId: "orphan" });
+    expect([Number(before.tournament!.memberCount), before.member]).toEqual([1, false]);
+    const rejoined = await c.ingest.joinTournament({ board: "spare", playerId: "orphan" });
+    expect([rejoined.alreadyMember, Number(rejoined.memberCount)]).toEqual([true, 1]);
+    expect(await refusal(orphanWrite())).toEqual(["ok"]);
 
     // every shard rebuilt from the log: the same members, attempts and board
     for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
