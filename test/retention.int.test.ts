@@ -236,6 +236,46 @@ describe("retention", () => {
     );
   });
 
+  it("trims every kept period of a daily board, late events in yesterday's included", async () => {
+    const { c, admin } = await cluster();
+    const board = "ret-daily";
+    await admin.createBoard({
+      board: {
+        name: board,
+        defaultOp: Operation.BEST,
+        rules: { maxPoints: 1_000_000n, resolutionMs: 1000, period: PeriodKind.DAILY, keepPeriods: 2, keepTop: 5, keepMargin: 5 },
+      },
+    });
+    await untilIngestKnows(c, board);
+    const now = Date.now();
+    const today = new Date(now).toISOString().slice(0, 10);
+    const yesterdayAt = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate()) - 12 * 3_600_000;
+    const yesterday = new Date(yesterdayAt).toISOString().slice(0, 10);
+    const oracles = new Map([
+      [today, new RulesOracle(RULES)],
+      [yesterday, new RulesOracle(RULES)],
+    ]);
+    const acked: PartitionOffset[] = [];
+    for (const [period, at] of [
+      [yesterday, yesterdayAt],
+      [today, now],
+    ] as const) {
+      const updates = Array.from({ length: 40 }, (_, i) => ({ playerId: `rd-${i}`, value: 100 + ((i * 37) % 40), at }));
+      const res = await c.ingest.submitScores({
+        updates: updates.map((u) => ({ board, playerId: u.playerId, value: BigInt(u.value), timestampMs: BigInt(u.at) })),
+      });
+      acked.push(...res.offsets);
+      for (const u of updates) oracles.get(period)!.apply(u.playerId, "best", u.value, u.at);
+    }
+    await c.waitApplied(acked);
+    for (const [period, oracle] of oracles) {
+      const held = async () => c.router.getTop({ board, period, limit: 100 });
+      for (const from = Date.now(); Number((await held()).total) !== 10; await sleep(200))
+        if (Date.now() - from > 30_000) throw new Error(`period ${period} still holds ${(await held()).total} entries`);
+      expect((await held()).entries.map(asEntry), period).toEqual(oracle.sorted().slice(0, 10));
+    }
+  });
+
   it("expires the players whose latest event is older than expire_inactive_ms, at rest and after a rebuild", async () => {
     const { c, admin } = await cluster();
     const board = "ret-idle";

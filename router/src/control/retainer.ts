@@ -3,17 +3,16 @@
  * (BoardRules.keep_top, keep_margin, expire_inactive_ms; the rules and why they are honest:
  * model/src/retention.ts).
  *
- * Every router runs one. Every LADDER_RETENTION_INTERVAL_MS it looks at the current period of
- * each board with retention (the board itself, without periods; not a closed period: its
- * standings are final):
+ * Every router runs one. Every LADDER_RETENTION_INTERVAL_MS it looks at each board with retention
+ * (the board itself, without periods; never a closed period: its standings are final):
  *
- *   keep_top   the period's exact size and the entry at position keep_top + keep_margin, read
- *              with the exact select-by-rank merge (router/src/read/select.ts) on the primaries.
- *              Past that size, one TRIM record with that entry as the floor goes to every
- *              partition of the score log.
- *   expiry     the players whose latest event is older than the cut-off (this router's clock
- *              minus expire_inactive_ms), counted on every shard (one ZCOUNT each). When there are
- *              any, one EXPIRE record with the cut-off goes to every partition.
+ *   keep_top   every kept period (late events land in past ones): its size (one ZCARD per shard),
+ *              and past keep_top + keep_margin the entry at that position, read with the exact
+ *              select-by-rank merge (router/src/read/select.ts) on the primaries. One TRIM record
+ *              with that entry as the floor goes to every partition of the score log.
+ *   expiry     the current period: the players whose latest event is older than the cut-off (this
+ *              router's clock minus expire_inactive_ms), counted on every shard (one ZCOUNT each).
+ *              When there are any, one EXPIRE record with the cut-off goes to every partition.
  *
  * Then it waits until the shards applied the records, so the next look sees their effect.
  *
@@ -25,9 +24,10 @@
  * its size and writes a trim to every partition again. Expiries alike: each removes what is
  * older than its own cut-off.
  *
- * COSTS. Per board and look: one select-by-rank read (O(log n) per shard and probe) and one ZCOUNT
- * per shard; per trim or expiry, one record per partition, and on the shards one pass over the
- * entries past the floor (or the inactive players) per partition (apply-retention.lua).
+ * COSTS. Per board and look: one ZCARD per shard per kept period, one select-by-rank read (O(log n)
+ * per shard and probe) per period to trim, and one ZCOUNT per shard; per trim or expiry, one record
+ * per partition, and on the shards one pass over the entries past the floor (or the inactive
+ * players) per partition (apply-retention.lua).
  */
 import { create } from "@bufbuild/protobuf";
 import type { BoardDefinitions } from "@ladder/log/board-definitions-follower";
@@ -35,7 +35,7 @@ import type { RecordProducer } from "@ladder/log/record-producer";
 import { storedBoardName, type BoardSpec } from "@ladder/model/board-spec";
 import { closeTimeOf } from "@ladder/model/closes";
 import { encodeModeration } from "@ladder/model/moderation";
-import { periodAt } from "@ladder/model/periods";
+import { keptPeriods, periodAt } from "@ladder/model/periods";
 import { keptSize } from "@ladder/model/retention";
 import { encodeSortKey } from "@ladder/model/score-encoding";
 import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -80,20 +80,27 @@ export function startRetainer(d: RetainerDeps): Retainer {
       const spec = d.definitions.catalog.forBoard(def.name);
       if (stopping || !def.rules || !spec || (spec.retention.keepTop === 0 && spec.retention.expireInactiveMs === 0)) continue;
       const now = clock();
-      let period = "";
-      if (spec.period.kind !== "none") {
-        const current = periodAt(spec.period, now);
-        const closeAt = closeTimeOf(spec.period, current);
-        if (closeAt !== undefined && now >= closeAt) continue; // final standings
-        period = current.id;
-      }
-      if (spec.retention.keepTop > 0) await trim(def.name, def.rules, spec, period);
-      if (spec.retention.expireInactiveMs > 0) await expire(def.name, def.rules, spec, period, now - spec.retention.expireInactiveMs);
+      // the kept periods not closed (their standings final), the current one first; the board itself without periods
+      const open =
+        spec.period.kind === "none"
+          ? [""]
+          : keptPeriods(spec.period, now)
+              .filter((p) => {
+                const closeAt = closeTimeOf(spec.period, p);
+                return closeAt === undefined || now < closeAt;
+              })
+              .map((p) => p.id);
+      if (spec.retention.keepTop > 0) for (const period of open) await trim(def.name, def.rules, spec, period);
+      // the current period only: a past period's players all stop writing to it
+      const current = spec.period.kind === "none" ? "" : periodAt(spec.period, now).id;
+      if (spec.retention.expireInactiveMs > 0 && open.includes(current))
+        await expire(def.name, def.rules, spec, current, now - spec.retention.expireInactiveMs);
     }
   };
 
   const trim = async (board: string, rules: BoardRules, spec: BoardSpec, period: string): Promise<void> => {
     const kept = keptSize(spec.retention);
+    if ((await d.queries.size(storedBoardName(board, spec, period))) <= kept) return; // one ZCARD per shard
     const last = await d.queries.entryAt(board, kept, Number.POSITIVE_INFINITY, period ? { period } : {});
     if (!last || last.total <= kept) return;
     const { entry, total } = last;
