@@ -184,17 +184,25 @@ describe("a move in place", () => {
     await expectBoard(readerOf(Q), AFTER);
 
     // what the shard keeps per player outside its board keys (hidden entries, hides, counts of
-    // records) goes for the departed players with the rest, and stays for the others
+    // records, tournament attempts) goes for the departed players with the rest, and stays for the
+    // others; so do the members of the tournaments whose join partition it lost
     const [gone, kept] = [bySlot.get(3)![0]!, bySlot.get(1)![0]!];
+    const tournamentIn = (slot: number) => Array.from({ length: 200 }, (_, i) => `t${i}`).find((t) => slotOf(t, SLOTS) === slot)!;
+    const [lostJoins, keptJoins] = [3, 1].map((slot) => `${keyPrefix}board:${tournamentIn(slot)}#1@T!join`);
+    const attempts = `${keyPrefix}board:cup#1@T!att`;
     for (const id of [gone, kept]) {
       await redis.zadd(`${board}!hid`, 5, id);
       await redis.zadd(`${keyPrefix}board:~hidden`, 0, `${id}\nb`);
       await redis.zadd(`${keyPrefix}board:~records`, 3, id);
+      await redis.zadd(attempts, 2, id);
+      for (const joins of [lostJoins!, keptJoins!]) await redis.zadd(joins, 7, id);
     }
     expect(await drainMove(redis, keyPrefix, { numSlots: SLOTS })).toBe(oracle([3]).length);
     expect(await moveOf(redis, keyPrefix)).toBeUndefined();
     expect(await redis.exists(board + "!dep")).toBe(0);
     expect(await redis.zrange(`${board}!hid`, "0", "-1")).toEqual([kept]);
+    expect(await redis.zrange(attempts, "0", "-1")).toEqual([kept]);
+    expect([await redis.exists(lostJoins!), (await redis.zrange(keptJoins!, "0", "-1")).sort()]).toEqual([0, [gone, kept].sort()]);
     expect(await redis.zrange(`${keyPrefix}board:~hidden`, "0", "-1")).toEqual([`${kept}\nb`]);
     const counted = await redis.zrange(`${keyPrefix}board:~records`, "0", "-1"); // every player the writers wrote, and these
     expect([counted.includes(kept), counted.includes(gone), counted.filter((id) => slotOf(id, SLOTS) === 3)]).toEqual([true, false, []]);
