@@ -167,14 +167,18 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     const starts = await Promise.allSettled(shardIds.map(startShard));
     const failed = starts.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) throw failed.reason;
-    router = await startRouter(opts.routerListen);
-    ingest = await startIngest(opts.ingestListen);
+    // the router and ingest need the shards' identity and placement, not each other: started together
+    const [r, i] = await Promise.allSettled([startRouter(opts.routerListen), startIngest(opts.ingestListen)]);
+    if (r.status === "fulfilled") router = r.value;
+    if (i.status === "fulfilled") ingest = i.value;
+    if (r.status === "rejected") throw r.reason;
+    if (i.status === "rejected") throw i.reason;
   } catch (err) {
     // a service that failed to start stops the ones already started: nothing outlives the caller's failure
     await Promise.all([ingest, router, ...shards.values()].map((s) => s?.process.stop(10_000).catch(() => {})));
     throw err;
   }
-  let [routerNow, ingestNow] = [router, ingest];
+  let [routerNow, ingestNow] = [router!, ingest!]; // both started: the try above threw otherwise
   const routerAddress = withPort(opts.routerListen, routerNow.port!);
   const ingestAddress = withPort(opts.ingestListen, ingestNow.port!);
 
