@@ -35,14 +35,18 @@
     ARGV[1]        partition
     ARGV[2]        dedup window in ms (0 = no deduplication)
     ARGV[3]        the writer's built-from value
-    ARGV[4]        the call's histogram bounds: a MessagePack array of lists of sort keys, ascending
-    ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts) of offset, part
+    ARGV[4]        what the call's events share: a MessagePack map of hist (lists of sort keys,
+                   ascending: histogram bounds), enc (encodings { max_points, min_points,
+                   time_units, lower }) and windows (what apply-windows.lua takes), each distinct
+                   one once
+    ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts; a field at its
+                   default, false, 0 or '', left out: apply-input.lua) of offset, part
                    (a further board of the previous event's record, same offset), player, op
                    (OP_*), key (the KEYS index of its board key; OP_CLOSE_PERIOD: the period's), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
-                   board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE, OP_HIDE_ABOVE, OP_TRIM, OP_EXPIRE: the log's partitions), time_idx, enc { max_points, min_points, time_units, lower }, ttl (s),
+                   board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE, OP_HIDE_ABOVE, OP_TRIM, OP_EXPIRE: the log's partitions), time_idx, enc (an index into ARGV[4]'s enc), ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the
-                   entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]),
-                   windows (false, or what apply-windows.lua takes), audit ('' or a moderation
+                   entry's), report ('' or a rank report id), hist (0, or an index into ARGV[4]'s hist),
+                   windows (0, or an index into ARGV[4]'s windows), audit ('' or a moderation
                    action's audit line: apply-moderation.lua), limit (OP_HIDE_ABOVE: apply-removals.lua;
                    OP_JOIN: the tournament's end), tour (false, or a tournament write's { join, max }:
                    apply-tournaments.lua; OP_JOIN's value: max_size),

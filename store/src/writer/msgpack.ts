@@ -32,7 +32,12 @@ export class PackWriter {
     this.header(n, 0x80, 0xde);
   }
 
-  /** A key, encoded beforehand (key()). */
+  /** An array's header: `n` elements follow. */
+  array(n: number): void {
+    this.header(n, 0x90, 0xdc);
+  }
+
+  /** Bytes encoded beforehand: a key (key()), or a whole value. */
   raw(bytes: Buffer): void {
     this.room(bytes.length);
     this.at += bytes.copy(this.buf, this.at);

@@ -9,8 +9,12 @@
  * script type-checks each key once, and the keys are sent and parsed once.
  *
  * The names below are the Lua's field names: apply-input.lua and the includes/apply-*.lua read
- * exactly these. Histogram bounds, shared by the events of one board, go once per call (ARGV[4])
- * and an event names its list by index (1-based; 0: none).
+ * exactly these. What many events share goes once per call in ARGV[4] (histogram bounds, board
+ * encodings, windows: each distinct one once) and an event names its entry by index (1-based; 0:
+ * none): a windowed event's windows are a dozen tables that Redis would otherwise decode again for
+ * every event. A field at its default (false, 0, '') is left out of the event's map: the script
+ * reads a missing field as its default (apply-input.lua), and decoding is most of what an event
+ * costs the script before its commands.
  */
 import type { KeyLayout } from "../keys.js";
 import { PackWriter, type Packable } from "./msgpack.js";
@@ -37,6 +41,7 @@ export interface ApplyCall {
 }
 
 const writer = new PackWriter();
+const windowPacker = new PackWriter();
 
 /** The keys and arguments of one apply script call over `events` of `partition`. */
 export function applyCall(o: {
@@ -62,10 +67,45 @@ export function applyCall(o: {
     if (at === undefined) placed.set(list, (at = histograms.push(list)));
     return at;
   };
-  const packed = o.events.map((e) =>
-    packEvent(e, key(e.board), histogram(e.histogram), e.windows && windowFields(e, e.windows, key, histogram)),
-  );
-  return { keys, args: [o.partition, o.dedupWindowMs, o.builtFrom, writer.pack(histograms), ...packed] };
+  const encodings: Packable[] = [];
+  const encodingAt = new Map<string, number>();
+  const encoding = (e: PreparedEvent): number => {
+    const name = `${e.maxPoints} ${e.minPoints} ${e.timeUnits} ${e.lowerIsBetter}`;
+    let at = encodingAt.get(name);
+    if (at === undefined) {
+      const enc = { max_points: e.maxPoints, min_points: e.minPoints, time_units: e.timeUnits, lower: e.lowerIsBetter };
+      encodingAt.set(name, (at = encodings.push(enc)));
+    }
+    return at;
+  };
+  // windows by their packed bytes: equal bytes, one entry (each event's windows are objects of their own)
+  const windows: Buffer[] = [];
+  const windowsAt = new Map<string, number>();
+  const windowsOf = (e: PreparedEvent): number => {
+    if (!e.windows) return 0;
+    const bytes = windowPacker.pack(windowFields(e, e.windows, key, histogram));
+    const name = bytes.toString("latin1");
+    let at = windowsAt.get(name);
+    if (at === undefined) windowsAt.set(name, (at = windows.push(bytes)));
+    return at;
+  };
+  const packed = o.events.map((e) => packEvent(e, key(e.board), histogram(e.histogram), encoding(e), windowsOf(e)));
+  return { keys, args: [o.partition, o.dedupWindowMs, o.builtFrom, sharedTables(histograms, encodings, windows), ...packed] };
+}
+
+/** ARGV[4]: { hist, enc, windows }, the windows already packed. */
+function sharedTables(histograms: Array<readonly number[]>, encodings: Packable[], windows: Buffer[]): Buffer {
+  const w = writer;
+  w.start();
+  w.map(3);
+  w.raw(K.hist!);
+  w.write(histograms);
+  w.raw(K.enc!);
+  w.write(encodings);
+  w.raw(K.windows!);
+  w.array(windows.length);
+  for (const b of windows) w.raw(b);
+  return w.done();
 }
 
 /** The field names, encoded once: an event is written field by field (no object built, ~2x faster). */
@@ -78,10 +118,6 @@ const K = Object.fromEntries(
     "value",
     "time_idx",
     "enc",
-    "max_points",
-    "min_points",
-    "time_units",
-    "lower",
     "ttl",
     "event_id",
     "ingested_ms",
@@ -102,69 +138,116 @@ const K = Object.fromEntries(
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
-/** An event's map (apply-events.lua ARGV[4 + i]). */
-function packEvent(e: PreparedEvent, key: number, hist: number, windows: Packable | undefined): Buffer {
+/** An event's map (apply-events.lua ARGV[4 + i]): its fields at their default (false, 0, '') left out. */
+function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, windows: number): Buffer {
   const w = writer;
+  const md = e.metadata ?? "";
+  const report = e.reportId ?? "";
+  const audit = e.audit ?? "";
+  const limit = e.limit ?? 0;
+  const floor = e.floor ?? "";
+  const retain = e.retain ?? 0;
+  const at = e.atMs ?? 0;
+  const fields =
+    6 +
+    +e.part +
+    +(e.value !== 0) +
+    +(e.timeIdx !== 0) +
+    +(e.ttlSeconds !== 0) +
+    +(e.eventId !== "") +
+    +(e.expireAtMs !== 0) +
+    +(md !== "") +
+    +(report !== "") +
+    +(hist !== 0) +
+    +(windows !== 0) +
+    +(audit !== "") +
+    +(limit !== 0) +
+    +(e.tournament !== undefined) +
+    +(floor !== "") +
+    +(retain !== 0) +
+    +(at !== 0);
   w.start();
-  w.map(22);
+  w.map(fields);
   w.raw(K.key!);
   w.number(key);
   w.raw(K.offset!);
   w.number(Number(e.offset));
-  w.raw(K.part!);
-  w.boolean(e.part);
   w.raw(K.player!);
   w.string(e.playerId);
   w.raw(K.op!);
   w.number(e.op);
-  w.raw(K.value!);
-  w.number(e.value);
-  w.raw(K.time_idx!);
-  w.number(e.timeIdx);
   w.raw(K.enc!);
-  w.map(4);
-  w.raw(K.max_points!);
-  w.number(e.maxPoints);
-  w.raw(K.min_points!);
-  w.number(e.minPoints);
-  w.raw(K.time_units!);
-  w.number(e.timeUnits);
-  w.raw(K.lower!);
-  w.boolean(e.lowerIsBetter);
-  w.raw(K.ttl!);
-  w.number(e.ttlSeconds);
-  w.raw(K.event_id!);
-  w.string(e.eventId);
+  w.number(enc);
   w.raw(K.ingested_ms!);
   w.number(e.ingestedAtMs);
-  w.raw(K.expire_at!);
-  w.number(e.expireAtMs);
-  w.raw(K.metadata!);
-  w.string(e.metadata ?? "");
-  w.raw(K.report!);
-  w.string(e.reportId ?? "");
-  w.raw(K.hist!);
-  w.number(hist);
-  w.raw(K.windows!);
-  w.write(windows ?? false);
-  w.raw(K.audit!);
-  w.string(e.audit ?? "");
-  w.raw(K.limit!);
-  w.number(e.limit ?? 0);
-  w.raw(K.tour!);
+  if (e.part) {
+    w.raw(K.part!);
+    w.boolean(true);
+  }
+  if (e.value !== 0) {
+    w.raw(K.value!);
+    w.number(e.value);
+  }
+  if (e.timeIdx !== 0) {
+    w.raw(K.time_idx!);
+    w.number(e.timeIdx);
+  }
+  if (e.ttlSeconds !== 0) {
+    w.raw(K.ttl!);
+    w.number(e.ttlSeconds);
+  }
+  if (e.eventId !== "") {
+    w.raw(K.event_id!);
+    w.string(e.eventId);
+  }
+  if (e.expireAtMs !== 0) {
+    w.raw(K.expire_at!);
+    w.number(e.expireAtMs);
+  }
+  if (md !== "") {
+    w.raw(K.metadata!);
+    w.string(md);
+  }
+  if (report !== "") {
+    w.raw(K.report!);
+    w.string(report);
+  }
+  if (hist !== 0) {
+    w.raw(K.hist!);
+    w.number(hist);
+  }
+  if (windows !== 0) {
+    w.raw(K.windows!);
+    w.number(windows);
+  }
+  if (audit !== "") {
+    w.raw(K.audit!);
+    w.string(audit);
+  }
+  if (limit !== 0) {
+    w.raw(K.limit!);
+    w.number(limit);
+  }
   if (e.tournament) {
+    w.raw(K.tour!);
     w.map(2);
     w.raw(K.join!);
     w.boolean(e.tournament.join);
     w.raw(K.max!);
     w.number(e.tournament.max);
-  } else w.boolean(false);
-  w.raw(K.floor!);
-  w.string(e.floor ?? "");
-  w.raw(K.retain!);
-  w.number(e.retain ?? 0);
-  w.raw(K.at!);
-  w.number(e.atMs ?? 0);
+  }
+  if (floor !== "") {
+    w.raw(K.floor!);
+    w.string(floor);
+  }
+  if (retain !== 0) {
+    w.raw(K.retain!);
+    w.number(retain);
+  }
+  if (at !== 0) {
+    w.raw(K.at!);
+    w.number(at);
+  }
   return w.done();
 }
 

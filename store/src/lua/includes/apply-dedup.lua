@@ -21,7 +21,15 @@ local pending, pending_args = {}, {}
 -- first look-up; 'direct' after an erasure dropped ids (then one ZSCORE per look-up)
 local stored_ids = nil
 
-local function member_of(ev) return ev.event_id .. '\n' .. ev.key .. '\n' .. ev.player end
+-- built once per event (read_ids, is_duplicate and remember each ask)
+local function member_of(ev)
+  local m = ev.id_member
+  if not m then
+    m = ev.event_id .. '\n' .. ev.key .. '\n' .. ev.player
+    ev.id_member = m
+  end
+  return m
+end
 
 local function read_ids()
   local members = {}

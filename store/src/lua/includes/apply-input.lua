@@ -2,7 +2,10 @@
   The apply script's input, decoded once (the layout: apply-events.lua's Input). Every event
   comes as one MessagePack map (store/src/writer/pack-event.ts), decoded by Redis's cmsgpack
   into a table of named fields; its board key (named by its index into KEYS, every key being
-  there once) replaces the index as `ev.key`.
+  there once) replaces the index as `ev.key`, its encoding and windows (indices into the call's
+  shared tables, ARGV[4]) replace theirs as `ev.enc` and `ev.windows` (false: none). A field at
+  its default is not sent: the event reads it from EVENT_DEFAULTS (its metatable), so decoding
+  pays only for what an event carries.
 
   Input:  KEYS, ARGV as apply-events.lua describes them
   Output: the fixed keys by name, PARTITION, DEDUP_WINDOW_MS, BUILT_FROM, HISTOGRAMS (the call's
@@ -18,11 +21,21 @@ local FIRST_EVENT_ARG = 5
 local PARTITION = ARGV[1]
 local DEDUP_WINDOW_MS = tonumber(ARGV[2])
 local BUILT_FROM = ARGV[3]
-local HISTOGRAMS = cmsgpack.unpack(ARGV[4])
+local SHARED = cmsgpack.unpack(ARGV[4])
+local HISTOGRAMS, ENCODINGS, WINDOWS = SHARED.hist, SHARED.enc, SHARED.windows
+
+-- what an event's map leaves out (pack-event.ts packEvent)
+local EVENT_DEFAULTS = { __index = {
+  part = false, value = 0, time_idx = 0, ttl = 0, event_id = '', expire_at = 0, metadata = '',
+  report = '', hist = 0, audit = '', limit = 0, tour = false, floor = '', retain = 0, at = 0,
+} }
+
 local EVENTS = {}
 for i = FIRST_EVENT_ARG, #ARGV do
-  local ev = cmsgpack.unpack(ARGV[i])
+  local ev = setmetatable(cmsgpack.unpack(ARGV[i]), EVENT_DEFAULTS)
   ev.key = KEYS[ev.key]
+  ev.enc = ENCODINGS[ev.enc]
+  ev.windows = WINDOWS[ev.windows or 0] or false
   EVENTS[#EVENTS + 1] = ev
 end
 
