@@ -78,15 +78,22 @@ export function applyCall(o: {
     }
     return at;
   };
-  // windows by their packed bytes: equal bytes, one entry (each event's windows are objects of their own)
+  // windows by object (prepare-event.ts shares one among the records of a period), then by their
+  // packed bytes (copies, as a rebuild makes): equal bytes, one entry
   const windows: Buffer[] = [];
   const windowsAt = new Map<string, number>();
+  const windowsSeen = new Map<PreparedWindows, Map<boolean, number>>();
   const windowsOf = (e: PreparedEvent): number => {
     if (!e.windows) return 0;
+    let seen = windowsSeen.get(e.windows);
+    if (seen === undefined) windowsSeen.set(e.windows, (seen = new Map()));
+    let at = seen.get(e.lowerIsBetter);
+    if (at !== undefined) return at;
     const bytes = windowPacker.pack(windowFields(e, e.windows, key, histogram));
     const name = bytes.toString("latin1");
-    let at = windowsAt.get(name);
+    at = windowsAt.get(name);
     if (at === undefined) windowsAt.set(name, (at = windows.push(bytes)));
+    seen.set(e.lowerIsBetter, at);
     return at;
   };
   const packed = o.events.map((e) => packEvent(e, key(e.board), histogram(e.histogram), encoding(e), windowsOf(e)));

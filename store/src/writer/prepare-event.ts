@@ -346,6 +346,22 @@ function windowsOf(t: Target, spec: BoardSpec): PreparedWindows | undefined | st
     t.windowPeriods[n - 1] !== t.period
   )
     return `record of board "${t.board}" does not list the ${around} periods around ${t.period} its windows need`;
+  // the same for every record of this board listing the same periods: made once, shared (never changed in place)
+  let made = windowsMade.get(spec);
+  if (made === undefined) windowsMade.set(spec, (made = new Map()));
+  const id = `${t.board}\n${t.windowPeriods.join(",")}\n${t.windowPeriodStartsMs.join(",")}\n${t.windowExpireAtMs.join(",")}`;
+  let windows = made.get(id);
+  if (windows === undefined) {
+    if (made.size >= 1000) made.clear();
+    made.set(id, (windows = windowsFor(t, spec, n)));
+  }
+  return windows;
+}
+
+/** Windows made, per board spec and what the record lists (windowsOf): the records of one board and period share one. */
+const windowsMade = new WeakMap<BoardSpec, Map<string, PreparedWindows>>();
+
+function windowsFor(t: Target, spec: BoardSpec, n: number): PreparedWindows {
   return {
     periodBoards: t.windowPeriods.map((p) => storedBoardName(t.board, spec, p)),
     tie: TIES[spec.tie],

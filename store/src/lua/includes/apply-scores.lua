@@ -35,6 +35,8 @@ local function apply_score(ev)
   if current then old_points = points_of(tonumber(current), ev.enc) end
   local points = new_points(ev, old_points)
   local moved = points ~= old_points
+  -- the event's own period part, as the windows read it: known while the key surely stays (nil: read it)
+  local own = nil
   if moved then
     local new_key = sort_key(points, ev.time_idx, ev.enc)
     redis.call('ZADD', key, int_arg(new_key), player)
@@ -43,6 +45,7 @@ local function apply_score(ev)
     entry_moved(key, player, current, new_key, expire_at)
     if ev.ttl > 0 and redis.call('TTL', key) == -1 then redis.call('EXPIRE', key, ev.ttl) end
     if expire_at > 0 then expire(key, expire_at) end
+    if expire_at == 0 or expire_at > REMEMBER_AFTER_MS then own = new_key end
     mirror(key, player)
   end
   if md ~= '' then set_meta(key, player, md, expire_at) end
@@ -50,7 +53,7 @@ local function apply_score(ev)
     local now, ahead_after = position_of(key, player)
     report_change(ev.report, key, current or '', ahead_before, now, ahead_after)
   end
-  if ev.windows and (moved or md ~= '') then refresh_windows(ev, moved, md) end
+  if ev.windows and (moved or md ~= '') then refresh_windows(ev, moved, md, own) end
 end
 
 local function apply_remove(ev)
@@ -61,6 +64,6 @@ local function apply_remove(ev)
     drop_meta(key, player)
     entry_moved(key, player, was, nil)
     mirror(key, player)
-    if ev.windows then refresh_windows(ev, true, '') end
+    if ev.windows then refresh_windows(ev, true, '', false) end
   end
 end

@@ -14,7 +14,7 @@
           P0 .. P(n-1)), enc (its encoding: SUM), hist (0 or an index
           into HISTOGRAMS), bases (the first time unit of the window ending in P(j)), expire_at
           (its expiry, Unix ms) } }
-  Output: refresh_windows(ev, recompute, md)
+  Output: refresh_windows(ev, recompute, md, own)
 ]]
 
 -- the key of the window entry ending in P(j) from the parts P(N - n + j) .. P(N - 1 + j); nil when none
@@ -64,14 +64,20 @@ local function set_window_entry(key, player, new, expire_at, hist)
 end
 
 -- Recomputes the player's entries of the event's windows when `recompute`, and keeps `md` (when
--- not '') with each entry there is.
-local function refresh_windows(ev, recompute, md)
+-- not '') with each entry there is. `own`: the player's sort key in the event's own period P0 as
+-- the event left it (false: none), not read again; nil: read it.
+local function refresh_windows(ev, recompute, md, own)
   local ws, player = ev.windows, ev.player
   local N = ws.around
   local parts = {}
   for k = 0, recompute and 2 * N - 2 or -1 do
-    local s = redis.call('ZSCORE', KEYS[ws.keys[k + 1]], player)
-    if s then parts[k] = tonumber(s) end
+    local key = KEYS[ws.keys[k + 1]]
+    if k == N - 1 and own ~= nil and key == ev.key then
+      parts[k] = own or nil
+    else
+      local s = redis.call('ZSCORE', key, player)
+      if s then parts[k] = tonumber(s) end
+    end
   end
   for _, w in ipairs(ws.list) do
     for j = 0, w.periods - 1 do
