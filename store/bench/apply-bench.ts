@@ -5,7 +5,8 @@
  *
  * It starts its own redis-server on a free port (never the machine's 6379), prepares the
  * records beforehand through prepareEvent exactly as the shard node does (records encoded as
- * ingest writes them; the prepare cost is left out of the figures: it is not the apply call),
+ * ingest writes them; the prepare cost is reported apart, prepareCpuUsPerRecord: the shard node
+ * pays it too, but it is not the apply call),
  * then applies them in chunks of `--chunk` records of one partition (default 500, the shard
  * node's LADDER_APPLY_BATCH default), `--in-flight` calls at once, never two of one partition. The mix: a third each of a board without a definition
  * (SET/INCREMENT/BEST, event ids), a defined all-time board with a histogram and metadata, and
@@ -178,6 +179,7 @@ async function main(): Promise<void> {
     // one partition per record slot, in offset order within each
     const chunks: Array<{ partition: number; events: PreparedEvent[] }> = [];
     const next = new Array<bigint>(PARTITIONS).fill(0n);
+    const prepare0 = process.cpuUsage();
     for (let i = 0; i < values.length; i += CHUNK) {
       const partition = (i / CHUNK) % PARTITIONS;
       const events = values.slice(i, i + CHUNK).flatMap((v) => {
@@ -187,6 +189,7 @@ async function main(): Promise<void> {
       });
       chunks.push({ partition, events });
     }
+    const prepareCpu = process.cpuUsage(prepare0);
     const writer = new ShardWriter({
       shardId: "bench",
       stamp: "bench",
@@ -241,6 +244,7 @@ async function main(): Promise<void> {
       recordsPerSec: Math.round(RECORDS / seconds),
       redisCpuUsPerRecord: round((redisCpu * 1e6) / RECORDS),
       nodeCpuUsPerRecord: round((cpu.user + cpu.system) / RECORDS),
+      prepareCpuUsPerRecord: round((prepareCpu.user + prepareCpu.system) / RECORDS),
     };
     console.log(JSON.stringify(line));
     if (opt.digest) console.log(`digest ${await redis.call("DEBUG", "DIGEST")}`);
