@@ -3,8 +3,10 @@
 // players expire; bad rules refused.
 //
 // The oracle (rules-oracle.ts) keeps every acknowledged write of every player, untrimmed. Every
-// answer read meanwhile must be a consistent page (ranks consecutive, in order, no player twice,
-// 1 <= rank <= total). At rest the board's top 50 must equal the oracle's top 50 of ALL writes (a
+// answer read meanwhile (GetTop by offset and by cursor, GetRank, GetAround, GetRanks, GetStanding)
+// must be a consistent page (ranks consecutive, in order, no player twice, 1 <= rank <= total), and
+// rank no entry below the floor the board held before it was asked (floors only rise; an entry below
+// one may still be held by a partition that has not applied its trim, at a rank not exact). At rest the board's top 50 must equal the oracle's top 50 of ALL writes (a
 // BEST board's kept entries only improve, so the trims never drop one of them), every kept player's
 // rank its rank among all writes, a player trimmed NOT_FOUND with the reason; then the same answers
 // after every shard was rebuilt from the log (three shards, twelve partitions, the trim records
@@ -24,7 +26,8 @@ import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { Operation, WindowCombine, PeriodKind, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { outcome, startTestCluster, type TestCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
-import { RulesOracle, rulesPageProblems, type Rules, type RulesEntry } from "./rules-oracle.js";
+import { RulesOracle, rulesOrder, rulesPageProblems, type Rules, type RulesEntry } from "./rules-oracle.js";
+import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 
 const log = silentLogger();
 const run = promisify(execFile);
@@ -71,29 +74,80 @@ const codeOf = async (p: Promise<unknown>) => {
   return "ok" in o ? { code: 0, details: "" } : o;
 };
 
-/** Readers that check every answer of a board while it changes: tops, ranks and around windows. */
-function checkingReaders(c: TestCluster, board: string, players: readonly string[], n: number) {
+/** The highest floor the board's shards hold now (GetBoard), as an entry; undefined before any trim. */
+async function floorNow(admin: ClientOf<typeof AdminService>, board: string): Promise<Omit<RulesEntry, "rank"> | undefined> {
+  const f = (await admin.getBoard({ name: board })).board!.retentionFloor;
+  return f && { playerId: f.playerId, score: Number(f.score), reachedAtMs: Number(f.reachedAtMs) };
+}
+
+/**
+ * Readers that check every answer of a board while it changes: tops by offset and by cursor, ranks,
+ * around windows, ranks of many players (unique or competition) and standings; each answer also
+ * against the floor read before it was asked.
+ */
+function checkingReaders(c: TestCluster, admin: ClientOf<typeof AdminService>, board: string, players: readonly string[], n: number) {
   const problems: string[] = [];
   let answers = 0;
   let notFound = 0;
   let stop = false;
   const rand = seeded(99);
   let recent: string[] = []; // the players of the latest top page: ranks and around asked of kept players too
+  let cursor = ""; // the latest top page's next cursor
+  let floor: Omit<RulesEntry, "rank"> | undefined;
+  const ranked = (what: string, entries: RulesEntry[]) => {
+    for (const e of entries)
+      if (floor && rulesOrder(RULES, e, floor) > 0)
+        problems.push(`${what}: ${e.playerId} at ${e.score} ranked ${e.rank}, below the floor ${floor.playerId}`);
+  };
   const page = (what: string, entries: Entry[], total: bigint, firstRank?: number) => {
     answers++;
     for (const p of rulesPageProblems(RULES, entries.map(asEntry), Number(total), firstRank)) problems.push(`${what}: ${p}`);
+    ranked(what, entries.map(asEntry));
   };
   const one = async () => {
     while (!stop) {
-      const kind = rand.randInt(0, 2);
+      const at = cursor;
+      const drawn = rand.randInt(0, 5);
+      const kind = drawn === 3 && at === "" ? 2 : drawn; // no cursor yet: around instead
       const pick = recent.length > 0 && rand.randInt(0, 1) === 0;
       const player = pick ? recent[rand.randInt(0, recent.length - 1)]! : players[rand.randInt(0, players.length - 1)]!;
       try {
+        floor = await floorNow(admin, board);
         if (kind === 0) {
           const offset = rand.randInt(0, 120);
           const r = await c.router.getTop({ board, limit: 40, offset: BigInt(offset) });
           page(`top at ${offset}`, r.entries, r.total, r.entries.length ? offset + 1 : undefined);
-          if (r.entries.length) recent = r.entries.map((e) => e.playerId);
+          if (r.entries.length) [recent, cursor] = [r.entries.map((e) => e.playerId), r.nextCursor];
+        } else if (kind === 3) {
+          const r = await c.router.getTop({ board, limit: 40, cursor: at });
+          page("cursor page", r.entries, r.total);
+        } else if (kind === 4) {
+          const asked = [
+            ...new Set([player, ...recent.slice(0, 5), ...Array.from({ length: 5 }, () => players[rand.randInt(0, players.length - 1)]!)]),
+          ];
+          const mode = rand.randInt(0, 1) === 0 ? RankMode.UNSPECIFIED : RankMode.COMPETITION;
+          const r = await c.router.getRanks({ board, playerIds: asked, rankMode: mode });
+          answers++;
+          const found = r.entries.map((e) => asEntry(e.entry!));
+          const total = Number(r.total);
+          const ids = [...found.map((e) => e.playerId), ...r.missing];
+          if (ids.length !== asked.length || new Set(ids).size !== asked.length || !asked.every((p) => ids.includes(p)))
+            problems.push(`ranks of ${asked.join(",")}: found ${found.map((e) => e.playerId).join(",")}, missing ${r.missing.join(",")}`);
+          found.forEach((e, i) => {
+            if (e.rank < 1 || e.rank > total) problems.push(`ranks: ${e.playerId} ranked ${e.rank} outside 1..${total}`);
+            if (r.entries[i]!.rankAmong !== i + 1)
+              problems.push(`ranks: ${e.playerId} ${r.entries[i]!.rankAmong}th among, expected ${i + 1}`);
+            if (i > 0 && (e.rank <= found[i - 1]!.rank || rulesOrder(RULES, found[i - 1]!, e) >= 0))
+              problems.push(`ranks: ${e.playerId} at ${e.rank} after ${found[i - 1]!.playerId} at ${found[i - 1]!.rank}`);
+          });
+          ranked("ranks", found);
+        } else if (kind === 5) {
+          const r = await c.router.getStanding({ playerId: player, boards: [{ board }] });
+          answers++;
+          const s = r.standings[0]!;
+          if (s.found) page(`standing of ${player}`, [s.entry!], s.total);
+          else notFound++;
+          if (s.found && s.entry!.playerId !== player) problems.push(`standing of ${player} answered ${s.entry!.playerId}`);
         } else if (kind === 1) {
           const r = await c.router.getRank({ board, playerId: player });
           page(`rank of ${player}`, [r.entry!], r.total);
@@ -105,7 +159,7 @@ function checkingReaders(c: TestCluster, board: string, players: readonly string
         }
       } catch (err) {
         const e = err as { code: number; details: string };
-        if (e.code === status.NOT_FOUND && kind !== 0) notFound++;
+        if (e.code === status.NOT_FOUND && (kind === 1 || kind === 2)) notFound++;
         else if (e.code !== status.UNAVAILABLE) problems.push(`${e.code}: ${e.details}`);
       }
     }
@@ -143,7 +197,7 @@ describe("retention", () => {
     const PLAYERS = Array.from({ length: 3000 }, (_, i) => `rt-${i}`);
     const oracle = new RulesOracle(RULES);
     const acked: PartitionOffset[] = [];
-    const readers = checkingReaders(c, board, PLAYERS, 3);
+    const readers = checkingReaders(c, admin, board, PLAYERS, 3);
 
     // two writers, each with its own players (a player's writes acknowledged in order), 45 batches of 100
     const writer = async (w: number) => {
@@ -187,6 +241,24 @@ describe("retention", () => {
         const a = await c.router.getAround({ board, playerId: e.playerId, radius: 3 });
         expect(a.entries.map(asEntry), when).toEqual(all.slice(Math.max(0, e.rank - 4), Math.min(2 * KEEP, e.rank + 3)));
       }
+      // cursor pages through the board, GetRanks and GetStanding: the oracle's entries, the trimmed players not ranked
+      const paged: RulesEntry[] = [];
+      for (let r = await c.router.getTop({ board, limit: 30 }); ; r = await c.router.getTop({ board, limit: 30, cursor: r.nextCursor })) {
+        paged.push(...r.entries.map(asEntry));
+        if (r.nextCursor === "") break;
+      }
+      expect(paged, `${when}: by cursor`).toEqual(all.slice(0, 2 * KEEP));
+      const kept = all.slice(0, 2 * KEEP).filter((_, i) => i % 9 === 0);
+      const gone = all.slice(2 * KEEP).filter((_, i) => i % 300 === 0);
+      const many = await c.router.getRanks({ board, playerIds: [...gone, ...kept].map((e) => e.playerId) });
+      expect(
+        many.entries.map((e) => asEntry(e.entry!)),
+        `${when}: GetRanks`,
+      ).toEqual(kept);
+      expect(many.missing, `${when}: GetRanks`).toEqual(gone.map((e) => e.playerId));
+      const standings = await c.router.getStanding({ playerId: kept[3]!.playerId, boards: [{ board }] });
+      expect(asEntry(standings.standings[0]!.entry!), `${when}: GetStanding`).toEqual(kept[3]);
+      expect((await c.router.getStanding({ playerId: gone[0]!.playerId, boards: [{ board }] })).standings[0]!.found).toBe(false);
       for (const e of all.slice(2 * KEEP).filter((_, i) => i % 400 === 0)) {
         const got = await outcome(c.router.getRank({ board, playerId: e.playerId }));
         expect("code" in got && [got.code, got.details.includes("keeps its top 50")], `${when}: ${e.playerId}`).toEqual([
@@ -300,7 +372,7 @@ describe("retention", () => {
       });
       acked.push(...res.offsets);
     };
-    const readers = checkingReaders(c, board, [...stale, ...fresh, ...back], 2);
+    const readers = checkingReaders(c, admin, board, [...stale, ...fresh, ...back], 2);
     await send(stale.map((playerId, i) => ({ playerId, value: 1000 + i, at: now - 2 * HOUR })));
     await send(back.map((playerId, i) => ({ playerId, value: 500 + i, at: now - 3 * HOUR })));
     await sleep(1000); // the retainer looks meanwhile

@@ -19,6 +19,8 @@ import { keyLayout } from "@ladder/store";
 import { ChangeFeed, compareChangeIds, type Change } from "./change-feed.js";
 import { Standings, type StandingRead, type Watcher } from "./standings.js";
 import type { ShardPool } from "../read/shard-pool.js";
+import { readFloor, type BelowFloor } from "../read/floor-read.js";
+import type { BoardSpec } from "@ladder/model/board-spec";
 
 /** Changes kept per shard for watchers that join behind the group's position. */
 const HISTORY = 20_000;
@@ -146,6 +148,11 @@ export class WatchHub {
     set?.delete(watch);
     if (set?.size === 0) this.tops.delete(watch.key);
     this.stopIfIdle();
+  }
+
+  /** The floor of `stored` on the primaries (the standings' shards), read now: a message shows no rank below it (floor-read.ts). */
+  floorOf(stored: string, spec: BoardSpec): Promise<BelowFloor> {
+    return readFloor(this.primaries, this.primaries.scope("").stores, spec, stored, Infinity);
   }
 
   /** A watched player's board size, as of the group's position. */

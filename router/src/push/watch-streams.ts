@@ -155,10 +155,18 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
         await hub.addPlayer(watch);
         try {
           while (await pace.turn(() => watcher.state === "aligned" && (watcher.dirty || watcher.events.length > 0 || watch.resynced))) {
-            const now = { rank: watcher.rank, key: watcher.key };
-            const events = watcher.events;
+            let now: { rank: number; key: number | undefined } = { rank: watcher.rank, key: watcher.key };
+            let events = watcher.events;
             const resynced = watch.resynced;
             [watcher.dirty, watcher.events, watch.resynced] = [false, [], false];
+            // the floor read after the standing it bounds (floor-read.ts): an entry below it is shown unranked, with no events
+            const below = await hub.floorOf(stored, spec).catch((err: unknown) => retriable(err));
+            if (!below) {
+              [watcher.dirty, watcher.events, watch.resynced] = [true, [...events, ...watcher.events], watch.resynced || resynced];
+              await pace.wait(RETRY_MAX_MS);
+              continue;
+            }
+            if (now.key !== undefined && below(now.key, req.playerId)) [now, events] = [{ rank: 0, key: undefined }, []];
             if (shown && shown.rank === now.rank && shown.key === now.key && events.length === 0 && !resynced) continue;
             if (shown && shown.key !== now.key && now.key !== undefined) {
               // its own move: read again, so no event said where it passed the top K

@@ -85,11 +85,13 @@ export function leaderboardService(
       const mode = rankMode(req.rankMode);
       if (req.consistencyToken !== "") await waitFor(req.consistencyToken, ctx.deadlineMs);
       if (mode !== "unique") {
+        const q = by(req.consistencyToken);
         const {
           found: [e],
           total,
-        } = await by(req.consistencyToken).ranks(req.board, [req.playerId], mode, ctx.deadlineMs, w);
-        if (!e) throw notFound(`player "${req.playerId}" has no score on board "${req.board}"`);
+          belowFloor,
+        } = await q.ranks(req.board, [req.playerId], mode, ctx.deadlineMs, w);
+        if (!e) throw q.notRanked(req.board, req.playerId, belowFloor.length > 0, w);
         return { entry: toEntry(e), total: BigInt(total) };
       }
       const { entry, total } = await by(req.consistencyToken).rank(req.board, req.playerId, ctx.deadlineMs, w);

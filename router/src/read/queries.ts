@@ -41,7 +41,8 @@ import { RankBatches } from "./rank-batch.js";
 import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
-import { belowFloor, notKeptNote, type Floor } from "@ladder/model/retention";
+import { notKeptNote } from "@ladder/model/retention";
+import { readFloor, type BelowFloor } from "./floor-read.js";
 import type { ShardReads } from "./shard-calls.js";
 import type { PlayerData } from "@ladder/store";
 import { FreshCache } from "./fresh-cache.js";
@@ -190,23 +191,20 @@ export class Queries {
       this.cache && view === "" && offset + limit <= this.cache.depth && mode === "unique"
         ? await this.cache.page(stored, offset, limit, deadlineMs, (read) => this.page(spec, read, offset, limit))
         : this.page(spec, await this.readTop(stored, offset + limit, deadlineMs, view), offset, limit, mode);
-    const floor = await this.floorOf(spec, stored, view, deadlineMs);
-    if (!floor) return page;
-    return { ...page, entries: page.entries.filter((e) => !belowFloor(encodeSortKey(spec, e.points, e.reachedAtMs), e.playerId, floor)) };
+    const below = await this.floorOf(spec, stored, view, deadlineMs);
+    return { ...page, entries: page.entries.filter((e) => !below(encodeSortKey(spec, e.points, e.reachedAtMs), e.playerId)) };
   }
 
-  /**
-   * A trimmed board's (keep_top) highest floor over the shards (apply-retention.lua), read AFTER the
-   * answer it bounds: floors only rise, so an entry at or above it had every better entry on the
-   * board when the answer was read (a trim removes only entries below its own floor, and every floor
-   * applied by then is at or below this one). Entries below it may be ones a partition has not
-   * trimmed yet while others have: they are left out of pages, and a rank of one is NOT_FOUND, so no
-   * rank is answered that a trim may have made inexact. Undefined (no read) on other boards.
-   */
-  private async floorOf(spec: BoardSpec, stored: string, view: string, deadlineMs: number): Promise<Floor | undefined> {
-    if (spec.retention.keepTop === 0) return undefined;
-    const floors = (await this.pool.fanOut(this.pool.scope(view).stores, (s) => s.floors(stored), deadlineMs)).flat();
-    return floors.reduce<Floor | undefined>((best, f) => (!best || belowFloor(best.key, best.playerId, f) ? f : best), undefined);
+  /** The floor every answer of a trimmed board is bounded by, read after the answer (floor-read.ts). */
+  private floorOf(spec: BoardSpec, stored: string, view: string, deadlineMs: number): Promise<BelowFloor> {
+    return readFloor(this.pool, this.pool.scope(view).stores, spec, stored, deadlineMs);
+  }
+
+  /** The NOT_FOUND of a player a read of `board` does not rank: no entry, or one below the floor (floor-read.ts). */
+  notRanked(board: string, playerId: string, belowTheFloor: boolean, where: Where = {}): LadderError {
+    const note = notKeptNote(this.specOf(board).retention);
+    if (belowTheFloor) return notFound(`player "${playerId}" is below the floor of board "${board}"${note}`);
+    return notFound(`player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}${note}`);
   }
 
   /** The number of entries under a stored board name (storedBoardName), on the live shards. */
@@ -256,13 +254,19 @@ export class Queries {
     const view = where.view ?? "";
     const { at, backward } = decodeCursor(cursor, stored, view);
     const page = await cursorPage(this.pool, this.pool.scope(view), stored, at, backward, limit, deadlineMs);
-    const entries = page.members.map((m, i) => ranked(spec, m, page.firstRank + i));
-    const last = page.members[page.members.length - 1];
+    const below = await this.floorOf(spec, stored, view, deadlineMs);
+    const kept = page.members.filter((m) => !below(m.key, m.playerId)); // the entries below the floor are the page's last
+    const entries = kept.map((m, i) => ranked(spec, m, page.firstRank + i));
+    const last = kept[kept.length - 1];
     const first = page.members[0];
     return {
       entries,
       total: page.total,
-      next: last && page.firstRank + entries.length - 1 < page.total ? encodeCursor(stored, view, last, false) : "",
+      // a page cut at the floor is the last one: every entry after it is below the floor too
+      next:
+        last && kept.length === page.members.length && page.firstRank + entries.length - 1 < page.total
+          ? encodeCursor(stored, view, last, false)
+          : "",
       previous: first && page.firstRank > 1 ? encodeCursor(stored, view, first, true) : "",
     };
   }
@@ -395,10 +399,31 @@ export class Queries {
     throw unavailable(`the entries of the page kept moving for ${TIE_ATTEMPTS} reads: no instant found at which to rank their ties; retry`);
   }
 
-  /** Exact ranks of several players of one board at one instant per shard (ranks.ts). */
-  ranks(board: string, players: readonly string[], mode: RankMode, deadlineMs = Infinity, where: Where = {}): Promise<RanksAnswer> {
+  /**
+   * Exact ranks of several players of one board at one instant per shard (ranks.ts). Players whose
+   * entry is below the floor (floor-read.ts) are not ranked: they are `missing`, and also listed in
+   * `belowFloor`; the players found keep their ranks among themselves (those below are the worst).
+   */
+  async ranks(
+    board: string,
+    players: readonly string[],
+    mode: RankMode,
+    deadlineMs = Infinity,
+    where: Where = {},
+  ): Promise<RanksAnswer & { belowFloor: string[] }> {
     const { spec, stored } = this.target(board, where);
-    return ranksOf(this.pool, this.pool.scope(where.view ?? ""), stored, spec, players, mode, deadlineMs);
+    const view = where.view ?? "";
+    const got = await ranksOf(this.pool, this.pool.scope(view), stored, spec, players, mode, deadlineMs);
+    const below = await this.floorOf(spec, stored, view, deadlineMs);
+    const cut = new Set(got.found.filter((f) => below(encodeSortKey(spec, f.points, f.reachedAtMs), f.playerId)).map((f) => f.playerId));
+    if (cut.size === 0) return { ...got, belowFloor: [] };
+    const missing = new Set([...got.missing, ...cut]);
+    return {
+      found: got.found.filter((f) => !cut.has(f.playerId)),
+      missing: players.filter((p) => missing.has(p)),
+      total: got.total,
+      belowFloor: players.filter((p) => cut.has(p)),
+    };
   }
 
   /** Entries of a board whose points lie in [min, max] (either optional), and its size: one read per shard. */
@@ -438,13 +463,9 @@ export class Queries {
     if (deadlineMs <= Date.now()) throw deadlineExceeded("deadline passed before the shards were asked");
     const read = this.rankBatches.rank(this.pool.scope(where.view ?? ""), stored, playerId);
     const got = await this.pool.waitUntil(read, deadlineMs);
-    if (got === undefined)
-      throw notFound(
-        `player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}${notKeptNote(spec.retention)}`,
-      );
-    const floor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
-    if (floor && belowFloor(got.key, playerId, floor))
-      throw notFound(`player "${playerId}" is below the floor of board "${board}"${notKeptNote(spec.retention)}`);
+    if (got === undefined) throw this.notRanked(board, playerId, false, where);
+    const below = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
+    if (below(got.key, playerId)) throw this.notRanked(board, playerId, true, where);
     return { entry: ranked(spec, { playerId, key: got.key, metadata: got.metadata }, got.rank), total: got.total };
   }
 
@@ -453,18 +474,14 @@ export class Queries {
     const scope = this.pool.scope(where.view ?? "");
     const owner = scope.ownerOf(playerId);
     const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);
-    if (own === undefined)
-      throw notFound(
-        `player "${playerId}" has no score on board "${board}"${where.window ? ` in window ${where.window}` : ""}${notKeptNote(spec.retention)}`,
-      );
+    if (own === undefined) throw this.notRanked(board, playerId, false, where);
     const pivot: KeyedMember = { playerId, key: own.key, metadata: own.metadata };
     const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
     const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
     const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
-    const floor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
-    if (floor && belowFloor(pivot.key, playerId, floor))
-      throw notFound(`player "${playerId}" is below the floor of board "${board}"${notKeptNote(spec.retention)}`);
-    const kept = floor ? below.filter((m) => !belowFloor(m.key, m.playerId, floor)) : below;
+    const underFloor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
+    if (underFloor(pivot.key, playerId)) throw this.notRanked(board, playerId, true, where);
+    const kept = below.filter((m) => !underFloor(m.key, m.playerId));
     const entries = [
       ...above.map((m, i) => ranked(spec, m, rank - above.length + i)),
       ranked(spec, pivot, rank),
