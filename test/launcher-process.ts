@@ -110,6 +110,12 @@ export async function until<T>(
   }
 }
 
+/** What a second start prints, in one line, while a launcher runs on `dataDir`. */
+export const ALREADY_RUNNING = (pid: number, dataDir: string) =>
+  `ladder is already running (pid ${pid}, data dir ${dataDir}); stop it with: npm run stop\n`;
+/** A refusal that needs no cluster (a second start, a reset while one runs) comes within this on a loaded machine. */
+export const QUICKLY_MS = 12_000;
+
 /** Those of `pids` that still run. */
 export function alivePids(pids: Iterable<number>): number[] {
   return [...pids].filter(processAlive);

@@ -9,10 +9,11 @@
 // inside them (no TypeScript loader and its esbuild service).
 // What a newcomer meets is checked too: a healthy start prints no warning or error (and its services
 // log no error line), each process's output lands in its own file under <data dir>/logs/, a second start is refused at once in one line,
-// `reset` removes the cluster's state, the data dir is its owner's alone (0700, files 0600); and a second launcher, started with --background, returns once
-// its cluster runs, answers `status`, and `stop` stops all of it and waits.
+// `reset` removes the cluster's state, the data dir is its owner's alone (0700, files 0600). The
+// background start (`--background`, `status`, `stop`) is walked by test/readme-tour.int.test.ts, as the
+// README's Quick start shows it.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +24,6 @@ import { describeKafka } from "@ladder/log/kafka-ready";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { REPO } from "@ladder/deploy/built-entry";
-import { launcherStatePath, processAlive, readLauncherState } from "@ladder/platform/launcher-state";
 import { portIsFree } from "@ladder/deploy/free-port";
 import { ping } from "@ladder/deploy/redis-server";
 import { AdminService, ShardReadiness, type GetClusterStatusResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -32,7 +32,16 @@ import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { TEST_TOKENS } from "./cluster-harness.js";
 import { getJson } from "./http-client.js";
-import { alivePids, launcherEnv, runCli, runLauncherCommand, startLauncher, until, type LauncherRun } from "./launcher-process.js";
+import {
+  ALREADY_RUNNING,
+  alivePids,
+  QUICKLY_MS,
+  runCli,
+  runLauncherCommand,
+  startLauncher,
+  until,
+  type LauncherRun,
+} from "./launcher-process.js";
 import { Oracle, plainEntry, type OracleUpdate } from "./oracle.js";
 
 const BOARD = "launcher";
@@ -77,8 +86,7 @@ async function settled(): Promise<GetClusterStatusResponse> {
     async () => {
       const s = await status().catch(() => undefined);
       const ok =
-        s &&
-        s.shards.every((x) => x.readiness === ShardReadiness.SERVING && x.lagRecords === 0n) &&
+        s?.shards.every((x) => x.readiness === ShardReadiness.SERVING && x.lagRecords === 0n) &&
         s.kafka!.endOffsets.reduce((n, o) => n + o.offset, 0n) === BigInt(written);
       return ok ? s : undefined;
     },
@@ -244,10 +252,6 @@ afterAll(async () => {
 
 /** The file of process `name` under the launcher's logs dir. */
 const logOf = (dataDir: string, name: string) => readFileSync(join(dataDir, "logs", `${name}.log`), "utf8");
-const ALREADY_RUNNING = (pid: number, dataDir: string) =>
-  `ladder is already running (pid ${pid}, data dir ${dataDir}); stop it with: npm run stop\n`;
-/** A second start, before, failed after 18 s (Kafka's wait for its port) with a stack trace; this bounds node + tsx starting up on a loaded machine. */
-const QUICKLY_MS = 12_000;
 
 describe("local launcher supervision", () => {
   it("starts quietly: no warning or error line before it runs, no child's JSON quoted in its own; each process's output in its own file", () => {
@@ -560,67 +564,4 @@ describe("local launcher supervision", () => {
     expect(readdirSync(launcher.dataDir)).toEqual([]);
     expect((await runLauncherCommand("control", ["reset"], launcher.env)).out).toBe(`nothing to remove in ${launcher.dataDir}\n`);
   });
-});
-
-describe("local launcher in the background", () => {
-  let env: Record<string, string>;
-  let dataDir: string;
-  let launcherPid: number | undefined;
-  const pidsSeen = new Set<number>();
-
-  afterAll(async () => {
-    if (launcherPid !== undefined && processAlive(launcherPid)) {
-      process.kill(launcherPid, "SIGTERM");
-      await until("the background launcher gone", 60_000, () => (processAlive(launcherPid!) ? undefined : true)).catch(() => undefined);
-    }
-    for (const pid of alivePids(pidsSeen)) process.kill(pid, "SIGKILL");
-  }, 90_000);
-
-  it("returns once the cluster runs and says where; status, a second start and reset while it runs; stop stops it all and waits", async () => {
-    dataDir = join(dir, "background");
-    const ns = freshNamespace("launcher-bg");
-    ({ env } = await launcherEnv(dataDir, { LADDER_SCORE_TOPIC: ns.topic, LADDER_KEY_PREFIX: ns.keyPrefix, LADDER_SLOTS: "6" }));
-    const start = await runLauncherCommand("main", ["--background"], env);
-    expect(start.code, start.out).toBe(0);
-    launcherPid = Number(/ladder is running in the background \(pid (\d+)\)/.exec(start.out)?.[1]);
-    const state = readLauncherState(launcherStatePath(dataDir))!;
-    expect(state.launcherPid).toBe(launcherPid);
-    for (const p of state.processes) if (p.pid !== null) pidsSeen.add(p.pid);
-    expect(state.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
-      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`),
-    );
-    expect(start.out).toContain(`logs       ${join(dataDir, "logs")}`);
-    for (const p of state.processes) expect(start.out).toMatch(new RegExp(`^  ${p.name} +pid ${p.pid} +${p.address}$`, "m")); // every process, none missing
-    expect(start.out).toMatch(new RegExp(`^  router +${state.router}$`, "m"));
-    expect(start.out).not.toMatch(/"level"/); // the launcher's lines went to its log file
-    expect(logOf(dataDir, "launcher")).toMatch(/ladder is running:/);
-
-    const status = await runLauncherCommand("control", ["status"], env);
-    expect(status.code, status.out).toBe(0);
-    expect(status.out).toMatch(new RegExp(`^ladder is running \\(pid ${launcherPid}, `));
-    const second = await runLauncherCommand("main", ["--background"], env);
-    expect({ code: second.code, out: second.out }).toEqual({ code: 1, out: ALREADY_RUNNING(launcherPid, dataDir) });
-    expect(second.ms).toBeLessThan(QUICKLY_MS);
-    const refusedReset = await runLauncherCommand("control", ["reset"], env);
-    expect({ code: refusedReset.code, out: refusedReset.out }).toEqual({
-      code: 1,
-      out: `ladder is running (pid ${launcherPid}, data dir ${dataDir}); stop it first: npm run stop\n`,
-    });
-    expect(existsSync(join(dataDir, "kafka"))).toBe(true);
-
-    const stop = await runLauncherCommand("control", ["stop"], env);
-    expect(stop.code, stop.out).toBe(0);
-    expect(stop.out).toMatch(/^stopping ladder \(pid \d+\): services, then Redis, then Kafka\nstopped in \d+\.\d s\n$/);
-    expect(processAlive(launcherPid)).toBe(false);
-    expect(alivePids(pidsSeen)).toEqual([]);
-    expect(readLauncherState(launcherStatePath(dataDir))).toBeUndefined();
-    expect(existsSync(join(dataDir, "launcher.pid"))).toBe(false);
-    const kafkaPort = Number(env.LADDER_KAFKA_PORT);
-    expect(await portIsFree(kafkaPort)).toBe(true);
-    const shutdown = logOf(dataDir, "launcher");
-    expect(shutdown).toMatch(/"signal":"SIGTERM".*"msg":"stopping the cluster"/);
-    expect(shutdown).not.toMatch(/"msg":"(process died|process restarted)/);
-    const after = await runLauncherCommand("control", ["status"], env);
-    expect({ code: after.code, out: after.out }).toEqual({ code: 3, out: `ladder is not running (data dir ${dataDir})\n` });
-  }, 300_000);
 });

@@ -13,20 +13,24 @@
 // scratch folder of the checkout (git-ignored tmp/), so that `@ladder/client` resolves as it does
 // for a user.
 //
+// The launcher's promises of a background start are checked on the way: every process up and listed,
+// a second start and a reset refused while it runs, and after `stop` no process, state file or port
+// left behind.
+//
 // Order. The tour says "with `npm start` running": it runs between the background block's `logs`
 // and `stop` lines, which end it. `npm run logs` follows its files until interrupted: it is
 // stopped (SIGINT, as Ctrl-C) once it printed both processes' lines.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "@ladder/deploy/built-entry";
-import { freePort } from "@ladder/deploy/free-port";
+import { freePort, portIsFree } from "@ladder/deploy/free-port";
 import { launcherStatePath, processAlive, readLauncherState } from "@ladder/platform/launcher-state";
 import { freshNamespace } from "@ladder/platform/test-namespace";
-import { launcherEnv, until } from "./launcher-process.js";
+import { ALREADY_RUNNING, alivePids, launcherEnv, QUICKLY_MS, runLauncherCommand, until } from "./launcher-process.js";
 import { readmeTour, type TourBlock } from "./readme-blocks.js";
 
 const README = readFileSync(join(REPO, "README.md"), "utf8");
@@ -147,6 +151,28 @@ describe("readme > the Quick start's background cluster and the five-minute tour
     const status = start.get("npm run -s cluster -- status")!;
     for (const name of ["kafka", "redis-0", "shard-0", "router", "ingest", "gateway"])
       expect(status).toMatch(new RegExp(`^ +${name} .*\\bup\\b`, "m"));
+    // what the launcher promises of a background start: every process up, each listed with its pid and
+    // address, its own lines in its log file, not on the terminal
+    const state = readLauncherState(launcherStatePath(dataDir))!;
+    const started = start.get("npm start -- --background")!;
+    expect(state.processes.map((p) => `${p.name}:${p.state}`)).toEqual(
+      ["kafka", "redis-0", "redis-1", "redis-2", "shard-0", "shard-1", "shard-2", "router", "ingest", "gateway"].map((n) => `${n}:up`),
+    );
+    for (const p of state.processes) expect(started).toMatch(new RegExp(`^  ${p.name} +pid ${p.pid} +${p.address}$`, "m"));
+    expect(started).toMatch(new RegExp(`^  router +${state.router}$`, "m"));
+    expect(started).toContain(`logs       ${join(dataDir, "logs")}`);
+    expect(started).not.toMatch(/"level"/);
+    expect(readFileSync(join(dataDir, "logs", "launcher.log"), "utf8")).toMatch(/ladder is running:/);
+    // while it runs, a second start and a reset are refused at once, in one line, changing nothing
+    const second = await runLauncherCommand("main", ["--background"], env);
+    expect({ code: second.code, out: second.out }).toEqual({ code: 1, out: ALREADY_RUNNING(state.launcherPid, dataDir) });
+    expect(second.ms).toBeLessThan(QUICKLY_MS);
+    const refusedReset = await runLauncherCommand("control", ["reset"], env);
+    expect({ code: refusedReset.code, out: refusedReset.out }).toEqual({
+      code: 1,
+      out: `ladder is running (pid ${state.launcherPid}, data dir ${dataDir}); stop it first: npm run stop\n`,
+    });
+    expect(existsSync(join(dataDir, "kafka"))).toBe(true);
 
     const cli = await runBlock(tour.cli);
     const says = (prefix: string) => [...cli].find(([c]) => c.startsWith(prefix))?.[1] ?? "";
@@ -168,8 +194,20 @@ describe("readme > the Quick start's background cluster and the five-minute tour
     const client = await runBlock({ commands: [tour.client.run] }, scratch);
     expect(client.get(tour.client.run)).toMatch(/^alice: rank 1 of 2\n$/); // 1200 + 30 is above bob's 50
 
-    const end = await runBlock({ commands: tour.background.commands.slice(cut) });
-    expect(end.get("npm run -s stop")).toMatch(/^stopping ladder \(pid \d+\)[\s\S]*stopped in \d+\.\d s\n$/);
+    const stop = await runBlock({ commands: tour.background.commands.slice(cut, cut + 1) });
+    expect(stop.get("npm run -s stop")).toMatch(/^stopping ladder \(pid \d+\): services, then Redis, then Kafka\nstopped in \d+\.\d s\n$/);
+    // the stop waited for all of it: no process left, the state and pid files gone, Kafka's port free
+    expect(processAlive(state.launcherPid)).toBe(false);
+    expect(alivePids(state.processes.flatMap((p) => (p.pid === null ? [] : [p.pid])))).toEqual([]);
+    expect(readLauncherState(launcherStatePath(dataDir))).toBeUndefined();
+    expect(existsSync(join(dataDir, "launcher.pid"))).toBe(false);
+    expect(await portIsFree(Number(env.LADDER_KAFKA_PORT))).toBe(true);
+    const shutdown = readFileSync(join(dataDir, "logs", "launcher.log"), "utf8");
+    expect(shutdown).toMatch(/"signal":"SIGTERM".*"msg":"stopping the cluster"/);
+    expect(shutdown).not.toMatch(/"msg":"(process died|process restarted)/);
+    const after = await runLauncherCommand("control", ["status"], env);
+    expect({ code: after.code, out: after.out }).toEqual({ code: 3, out: `ladder is not running (data dir ${dataDir})\n` });
+    const end = await runBlock({ commands: tour.background.commands.slice(cut + 1) });
     expect([...end.values()].at(-1)).toMatch(new RegExp(`^removed from ${dataDir}:\n`));
   }, 600_000);
 });
