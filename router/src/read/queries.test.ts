@@ -58,6 +58,8 @@ class FakeShard implements ShardStore {
   fault: (() => Promise<never>) | undefined;
   /** Called before each read: a test moves players between reads with it. */
   beforeRead: ((read: string) => void) | undefined;
+  /** The trim floors this shard applied (apply-retention.lua), on a board with keep_top. */
+  floorsHeld: KeyedMember[] = [];
 
   constructor(
     readonly shardId: string,
@@ -157,7 +159,7 @@ class FakeShard implements ShardStore {
   }
 
   floors(): Promise<Array<{ key: number; playerId: string }>> {
-    throw new Error("not part of these tests"); // asked of boards with keep_top only
+    return this.answer("floors", [], () => this.floorsHeld);
   }
 }
 
@@ -488,6 +490,47 @@ describe("router > read > cursor pages", () => {
     const { queries } = board(20, 19);
     const { next } = queries.cursorsOf(BOARD, await queries.top(BOARD, 0, 5));
     await expect(queries.pageAt("other", next, 5)).rejects.toMatchObject({ code: Code.INVALID_ARGUMENT });
+  });
+});
+
+describe("router > read > trimmed board", () => {
+  /** A board with keep_top whose trim at the oracle's entry `at` shard 0 alone has applied: the others still hold entries below. */
+  function halfTrimmed(at: number) {
+    const b = board(60, 21);
+    const trimmed = { ...spec, retention: { keepTop: at, keepMargin: 1, expireInactiveMs: 0 } };
+    const queries = new Queries(b.shards, { forBoard: () => trimmed });
+    const floor = keyed(b.oracle[at]!);
+    const [first, ...rest] = b.shards.shards;
+    first!.entries.splice(0, Infinity, ...first!.entries.filter((e) => setOrder(e, floor) <= 0));
+    first!.floorsHeld = [floor];
+    const below = b.oracle.slice(at + 1).filter((s) => rest.some((r) => r.entries.some((e) => e.playerId === s.playerId)));
+    return { queries, oracle: b.oracle, below };
+  }
+
+  it("ranks no entry below the highest floor: pages end there, ranks of many list it missing", async () => {
+    const { queries, oracle, below } = halfTrimmed(30);
+    expect(below.length).toBeGreaterThan(5);
+    const top = await queries.top(BOARD, 0, 60);
+    expect(rows(top.entries)).toEqual(expected(oracle, 0, 31));
+    // by cursor from rank 21: the page is cut at the floor, and is the last
+    const page = await queries.pageAt(BOARD, queries.cursorsOf(BOARD, await queries.top(BOARD, 0, 20)).next, 30);
+    expect([rows(page.entries), page.next]).toEqual([expected(oracle, 20, 31), ""]);
+    const asked = [below[0]!.playerId, oracle[3]!.playerId, below[1]!.playerId, oracle[30]!.playerId];
+    for (const mode of ["unique", "competition"] as const) {
+      const got = await queries.ranks(BOARD, asked, mode);
+      expect(got.found.map((f) => [f.playerId, f.rank, f.rankAmong])).toEqual([
+        [oracle[3]!.playerId, 4, 1],
+        [oracle[30]!.playerId, 31, 2],
+      ]);
+      expect([got.missing, got.belowFloor]).toEqual([
+        [below[0]!.playerId, below[1]!.playerId],
+        [below[0]!.playerId, below[1]!.playerId],
+      ]);
+    }
+    await expect(queries.rank(BOARD, below[0]!.playerId)).rejects.toMatchObject({
+      code: Code.NOT_FOUND,
+      message: expect.stringContaining("below the floor"),
+    });
   });
 });
 
