@@ -138,7 +138,7 @@ export function leaderboardService(
             topPercent: (100 * e.rank) / total,
             percentile: (100 * (total - e.rank)) / total,
           });
-          // the unique rank as GetRank reads it (the owner, then the others: 3 reads per board, each shard's together);
+          // the unique rank as GetRank reads it (rank-batch.ts: the owner, then each other shard, with the turn's other ranks of the board);
           // tied ranks, and the size of a board the player is not on, from a batch of one (ranks.ts)
           if (mode === "unique") {
             const got = await q.rank(b.board, req.playerId, ctx.deadlineMs, at).catch((err: unknown) => {
