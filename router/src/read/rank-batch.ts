@@ -1,14 +1,19 @@
 /**
- * GetRank's reads, gathered per turn of the event loop: the unique ranks asked of one board in
- * one turn are read together, two reads per shard for all of them, instead of three reads each.
+ * GetRank's reads, gathered per turn of the event loop. The unique ranks asked of one board in
+ * one turn are read together: one read of each owner for all of its players, then one read of
+ * each other shard for all of them, instead of three reads per rank.
  *
  * A player's rank is 1 + the members ahead of it on its own shard (its ZRANK) + the members
  * ahead of its position (key, id) on every other shard (queries.ts). So, for the players of a
- * batch:
- *   round 1   each shard owning some of them reads their keys, ZRANKs and metadata and its size,
- *             in one read (read_ranks of read-lists.lua), at one instant;
- *   round 2   every shard counts, in one read at one instant, the members strictly ahead of the
- *             positions round 1 found for the players it does not own, and its size.
+ * batch, grouped by the shard that owns them:
+ *   round 1   each owner reads its players' keys, ZRANKs and metadata and its size, in one read
+ *             (read_ranks of read-lists.lua), at one instant;
+ *   round 2   as soon as an owner answered, every other shard counts, in one read at one
+ *             instant, the members strictly ahead of the positions it found, and its size.
+ * Each owner's group goes on alone: a slow owner delays its own players, not the others'. The
+ * reads of one shard asked in the same turn (several groups' round 2, the next batch's round 1)
+ * still leave as one command (store/src/reader.ts).
+ *
  * A player's answer is exact against the board made of its owner as round 1 read it and every
  * other shard as round 2 read it: the owner gave the key, the count ahead and the size at one
  * instant, and no other shard holds the player. That is the board GetAround with radius 0 reads
@@ -17,16 +22,17 @@
  *
  * WHY. Per rank, the router's CPU went to the plumbing of its three shard reads (a promise, a
  * deadline, a metric, a reply parsed each) as much as to gRPC; with a turn's ranks of a board in
- * one read per shard per round, that plumbing is paid per turn. Nothing waits for company: the
+ * one read per owner and shard, that plumbing is paid per turn. Nothing waits for company: the
  * batch of a turn is read at the end of that turn (platform/src/end-of-turn.ts), in the same pass
  * as the shard readers send their reads.
  *
- * FAILURES. A shard that fails round 1 fails the players it owns; one that fails round 2 fails the
- * players it counted for; the others are answered. The shard calls run under the per-shard
- * timeout; each caller's own deadline bounds its wait (ShardReads.waitUntil). A player asked twice
- * in a turn is read once and both callers get the answer.
+ * FAILURES. An owner that fails round 1 fails its players; a shard that fails round 2 fails the
+ * players it was counting for (as one shard failing fails a rank read alone). The shard calls run
+ * under the per-shard timeout; each caller's own deadline bounds its wait (ShardReads.waitUntil).
+ * A player asked twice in a turn is read once and both callers get the answer.
  */
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
+import type { RanksResult } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
 /** A player's unique rank on a board, as a batch read it. */
@@ -52,15 +58,13 @@ interface Batch {
   callers: Map<string, Caller[]>;
 }
 
-/** A found player through round 2: what is summed so far, and the first failure, if any. */
+/** A player its owner found, through round 2: its position and what is summed so far. */
 interface Counting {
   playerId: string;
-  owner: ShardStore;
   key: number;
   metadata: string;
   ahead: number;
   total: number;
-  error?: unknown;
 }
 
 export class RankBatches {
@@ -94,12 +98,6 @@ export class RankBatches {
   };
 
   private async read({ scope, stored, callers }: Batch): Promise<void> {
-    const settle = (playerId: string, read: RankRead | undefined) => {
-      for (const c of callers.get(playerId)!) c.resolve(read);
-    };
-    const fail = (playerId: string, err: unknown) => {
-      for (const c of callers.get(playerId)!) c.reject(err);
-    };
     const owned = new Map<ShardStore, string[]>();
     for (const playerId of callers.keys()) {
       const owner = scope.ownerOf(playerId);
@@ -107,39 +105,50 @@ export class RankBatches {
       if (list) list.push(playerId);
       else owned.set(owner, [playerId]);
     }
-    // round 1: each owner's players' keys, ZRANKs and metadata, and its size
-    const owners = [...owned.keys()];
-    const first = await Promise.allSettled(owners.map((s) => this.pool.call(s, (x) => x.ranks(stored, owned.get(s)!, []))));
+    const settle = (playerId: string, read: RankRead | undefined) => {
+      for (const c of callers.get(playerId)!) c.resolve(read);
+    };
+    const fail = (playerId: string, err: unknown) => {
+      for (const c of callers.get(playerId)!) c.reject(err);
+    };
+    await Promise.all([...owned].map(([owner, players]) => this.readOwned(scope, stored, owner, players, settle, fail)));
+  }
+
+  /** The ranks of `players`, all owned by `owner`: its read, then, as soon as it answered, one read of each other shard. */
+  private async readOwned(
+    scope: Scope<ShardStore>,
+    stored: string,
+    owner: ShardStore,
+    players: readonly string[],
+    settle: (playerId: string, read: RankRead | undefined) => void,
+    fail: (playerId: string, err: unknown) => void,
+  ): Promise<void> {
+    let first: RanksResult;
+    try {
+      first = await this.pool.call(owner, (s) => s.ranks(stored, players, []));
+    } catch (err) {
+      for (const p of players) fail(p, err);
+      return;
+    }
     const found: Counting[] = [];
-    owners.forEach((owner, i) => {
-      const players = owned.get(owner)!;
-      const r = first[i]!;
-      if (r.status === "rejected") return players.forEach((p) => fail(p, r.reason));
-      players.forEach((playerId, j) => {
-        const own = r.value.own[j];
-        if (own === undefined) settle(playerId, undefined);
-        else found.push({ playerId, owner, key: own.key, metadata: own.metadata, ahead: own.ahead, total: r.value.card });
-      });
+    players.forEach((playerId, j) => {
+      const own = first.own[j];
+      if (own === undefined) settle(playerId, undefined);
+      else found.push({ playerId, key: own.key, metadata: own.metadata, ahead: own.ahead, total: first.card });
     });
     if (found.length === 0) return;
-    // round 2: every shard counts ahead of the positions of the players it does not own
-    await Promise.all(
-      scope.stores.map(async (s) => {
-        const theirs = found.filter((f) => f.owner !== s);
-        if (theirs.length === 0) return;
-        try {
-          const r = await this.pool.call(s, (x) => x.ranks(stored, [], theirs));
-          theirs.forEach((f, i) => {
-            f.ahead += r.aheadOf[i]!;
-            f.total += r.card;
-          });
-        } catch (err) {
-          for (const f of theirs) f.error ??= err;
-        }
-      }),
-    );
-    for (const f of found)
-      if (f.error !== undefined) fail(f.playerId, f.error);
-      else settle(f.playerId, { key: f.key, metadata: f.metadata, rank: 1 + f.ahead, total: f.total });
+    let others: RanksResult[];
+    try {
+      others = await Promise.all(scope.othersOf(owner).map((s) => this.pool.call(s, (x) => x.ranks(stored, [], found))));
+    } catch (err) {
+      for (const f of found) fail(f.playerId, err);
+      return;
+    }
+    for (const r of others)
+      found.forEach((f, i) => {
+        f.ahead += r.aheadOf[i]!;
+        f.total += r.card;
+      });
+    for (const f of found) settle(f.playerId, { key: f.key, metadata: f.metadata, rank: 1 + f.ahead, total: f.total });
   }
 }
