@@ -529,6 +529,12 @@ describe("router > read > trimmed board", () => {
       code: Code.NOT_FOUND,
       message: expect.stringContaining("below the floor"),
     });
+    // the entry at a rank: the floor's own entry answered, the first held below it refused
+    expect((await queries.entryAt(BOARD, 31))?.entry.playerId).toBe(oracle[30]!.playerId);
+    await expect(queries.entryAt(BOARD, 32)).rejects.toMatchObject({
+      code: Code.NOT_FOUND,
+      message: expect.stringContaining("below its floor"),
+    });
   });
 });
 

@@ -293,7 +293,12 @@ export class Queries {
   ): Promise<{ entry: RankedEntry; total: number } | undefined> {
     const { spec, stored } = this.target(board, where);
     const got = await entryAtRank(this.pool, this.pool.scope(where.view ?? ""), stored, rank, deadlineMs);
-    return got && { entry: ranked(spec, got.member, got.rank), total: got.total };
+    if (!got) return undefined;
+    // an entry below the floor read after it is not answered with its rank (floor-read.ts)
+    const below = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
+    if (below(got.member.key, got.member.playerId))
+      throw notFound(`the entry at rank ${got.rank} of board "${board}" is below its floor${notKeptNote(spec.retention)}`);
+    return { entry: ranked(spec, got.member, got.rank), total: got.total };
   }
 
   /**
