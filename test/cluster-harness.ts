@@ -1,12 +1,18 @@
 // Starts the cluster's services (3 shard nodes, router, ingest) as real processes on the shared test
 // infrastructure, in a fresh namespace, with clients for both APIs and a wait for applied offsets.
-import { afterEach, inject } from "vitest";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, inject } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import type { TokenGrant } from "@ladder/platform/auth";
 import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, servesReads } from "@ladder/store";
+import { startRedisServer } from "@ladder/deploy/redis-server";
 import { startServices, type RunningServices, type ServicesOptions } from "@ladder/deploy/services";
+import { silentLogger } from "@ladder/platform/logger";
+import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { KafkaRoleSettings } from "@ladder/deploy/kafka-credentials";
 import type { RedisLogin } from "@ladder/platform/redis-login";
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
@@ -172,6 +178,36 @@ export async function served<T>(read: () => Promise<T>, timeoutMs = 30_000): Pro
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/**
+ * One cluster for a whole test file, on three redis-servers of its own (a shard rebuild swaps whole
+ * databases, which the run's shared servers must not see), with an admin client: started at the
+ * first call, stopped with its servers and data dir after the file.
+ */
+export function fileClusterOnOwnRedis(
+  label: string,
+  settings: Record<string, string>,
+): () => Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  let dataDir: string | undefined;
+  afterAll(async () => {
+    while (cleanups.length) await cleanups.pop()!().catch(() => {});
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+  let shared: Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> | undefined;
+  return () =>
+    (shared ??= (async () => {
+      dataDir = await mkdtemp(join(tmpdir(), `ladder-${label}-`));
+      const log = silentLogger();
+      const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
+      cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
+      const c = await startTestCluster(label, { redisUrls: redis.map((r) => r.url), settings });
+      cleanups.push(() => c.stop());
+      const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+      cleanups.push(async () => admin.close());
+      return { c, admin };
+    })());
 }
 
 /** A call's answer, or its gRPC status code and details when it failed: for tests that count both. */

@@ -1,16 +1,3 @@
-// Moderation (issue #29, item 2) against the real processes, through the log, while a writer writes
-// and readers read: players hidden and shown again on a board or on every board; entries deleted,
-// periods and boards wiped.
-//
-// The oracle keeps every player's scores on every board (writes of hidden players included) and its
-// hides; every read is checked against each player's history (moderation-reads.ts: ranks
-// consecutive, in order, no player twice; each entry a state its player was in, visible there,
-// since its last moderation applied; a NOT_FOUND only when it was hidden or absent); then at rest
-// each board equals the oracle's visible board exactly (top, rank of every player, around), and
-// again after a rebuild, which starts from a snapshot of the shard (taken every 200 records) and
-// replays the log after it.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { execFile } from "node:child_process";
@@ -19,45 +6,24 @@ import { afterAll, describe, expect, it } from "vitest";
 import { slotOf } from "@ladder/model/placement";
 import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { silentLogger } from "@ladder/platform/logger";
-import { startRedisServer } from "@ladder/deploy/redis-server";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { Operation, PeriodKind, SortOrder, WindowCombine, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { outcome, startTestCluster, type TestCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
+import { fileClusterOnOwnRedis, outcome, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
 import { dailyId } from "./period-oracle.js";
 import { RulesOracle, type Rules, type RulesEntry } from "./rules-oracle.js";
 import { CheckedReads } from "./moderation-reads.js";
 import { windowRules } from "./window-oracle.js";
 
-const log = silentLogger();
 const run = promisify(execFile);
-const cleanups: Array<() => Promise<unknown>> = [];
-let dataDir: string | undefined;
-afterAll(async () => {
-  while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+const cluster = fileClusterOnOwnRedis("moderation", {
+  // snapshots taken often: the rebuilds start from one (hides, hidden entries and audit lines in it) and replay the rest
+  LADDER_IMPLICIT_BOARDS: "0",
+  LADDER_SNAPSHOT_RECORDS: "200",
+  LADDER_SNAPSHOT_MIN_INTERVAL_MS: "500",
 });
-
-let shared: Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> | undefined;
-const cluster = () =>
-  (shared ??= (async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "ladder-moderation-"));
-    // own Redis servers: the rebuild swaps whole databases
-    const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-    cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-    const c = await startTestCluster("moderation", {
-      redisUrls: redis.map((r) => r.url),
-      // snapshots taken often: the rebuilds start from one (hides, hidden entries and audit lines in it) and replay the rest
-      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOT_RECORDS: "200", LADDER_SNAPSHOT_MIN_INTERVAL_MS: "500" },
-    });
-    cleanups.push(() => c.stop());
-    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-    cleanups.push(async () => admin.close());
-    return { c, admin };
-  })());
 
 /** Rebuilds every shard; counts the rebuilds that started from a snapshot. */
 let fromSnapshots = 0;

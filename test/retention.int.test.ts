@@ -1,59 +1,19 @@
-// Retention (issue #29, item 3) against the real processes: a board that keeps its top 50 (+ 50),
-// trimmed by the router's retainer while writers write and readers read; a board whose inactive
-// players expire; bad rules refused.
-//
-// The oracle (rules-oracle.ts) keeps every acknowledged write of every player, untrimmed. Every
-// answer read meanwhile (GetTop by offset and by cursor, GetRank, GetAround, GetRanks, GetStanding)
-// must be a consistent page (ranks consecutive, in order, no player twice, 1 <= rank <= total), and
-// rank no entry below the floor the board held before it was asked (floors only rise; an entry below
-// one may still be held by a partition that has not applied its trim, at a rank not exact). At rest the board's top 50 must equal the oracle's top 50 of ALL writes (a
-// BEST board's kept entries only improve, so the trims never drop one of them), every kept player's
-// rank its rank among all writes, a player trimmed NOT_FOUND with the reason; then the same answers
-// after every shard was rebuilt from the log (three shards, twelve partitions, the trim records
-// applied in another interleaving of the partitions).
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
-import { afterAll, describe, expect, it } from "vitest";
-import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { silentLogger } from "@ladder/platform/logger";
-import { startRedisServer } from "@ladder/deploy/redis-server";
-import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { describe, expect, it } from "vitest";
+import type { ClientOf } from "@ladder/client/grpc-stub";
+import type { AdminService, RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { Operation, WindowCombine, PeriodKind, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { outcome, startTestCluster, type TestCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
+import { fileClusterOnOwnRedis, outcome, type TestCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
 import { RulesOracle, rulesOrder, rulesPageProblems, type Rules, type RulesEntry } from "./rules-oracle.js";
 import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 
-const log = silentLogger();
 const run = promisify(execFile);
-const cleanups: Array<() => Promise<unknown>> = [];
-let dataDir: string | undefined;
-afterAll(async () => {
-  while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
-
-let shared: Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> | undefined;
-const cluster = () =>
-  (shared ??= (async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "ladder-retention-"));
-    // own Redis servers: the rebuild swaps whole databases
-    const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-    cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-    const c = await startTestCluster("retention", {
-      redisUrls: redis.map((r) => r.url),
-      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_RETENTION_INTERVAL_MS: "300" },
-    });
-    cleanups.push(() => c.stop());
-    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-    cleanups.push(async () => admin.close());
-    return { c, admin };
-  })());
+const cluster = fileClusterOnOwnRedis("retention", { LADDER_IMPLICIT_BOARDS: "0", LADDER_RETENTION_INTERVAL_MS: "300" });
 
 async function rebuild(admin: ClientOf<typeof AdminService>): Promise<number> {
   const shards = new Set<string>();
