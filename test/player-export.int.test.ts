@@ -5,48 +5,27 @@
 // board, the count between what was applied and what was sent), then equal the oracle exactly at rest,
 // after a rebuild from the log, and through the CLI.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { status } from "@grpc/grpc-js";
-import { afterAll, describe, expect, it } from "vitest";
-import { createClient } from "@ladder/client/grpc-stub";
-import { silentLogger } from "@ladder/platform/logger";
-import { startRedisServer } from "@ladder/deploy/redis-server";
+import { describe, expect, it } from "vitest";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { ScoreUpdateSchema } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { Operation, PeriodKind, WindowCombine, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { outcome, served, startTestCluster, TEST_TOKENS } from "./cluster-harness.js";
+import { fileClusterOnOwnRedis, outcome, served, TEST_TOKENS } from "./cluster-harness.js";
 import { seeded } from "./moving-board.js";
 import { dailyId } from "./period-oracle.js";
 import { RulesOracle, type Rules } from "./rules-oracle.js";
 
-const log = silentLogger();
 const run = promisify(execFile);
-const cleanups: Array<() => Promise<unknown>> = [];
-let dataDir: string | undefined;
-afterAll(async () => {
-  while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+const cluster = fileClusterOnOwnRedis("export", { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" });
 
 const RULES: Rules = { lowerIsBetter: false, tie: "earliest", minPoints: 0, maxPoints: 1_000_000, resolutionMs: 1000, epochMs: 0 };
 
 describe("player export", () => {
   it("answers every entry of a player with its rank and metadata and its records in the log: checked under writes, exact at rest, after a rebuild and through the CLI", async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "ladder-export-"));
-    // own Redis servers: the rebuild swaps whole databases
-    const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-    cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-    const c = await startTestCluster("export", {
-      redisUrls: redis.map((r) => r.url),
-      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" },
-    });
-    cleanups.push(() => c.stop());
-    const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-    cleanups.push(async () => admin.close());
+    const { c, admin } = await cluster();
 
     const [L, D, H] = ["ex-league", "ex-daily", "ex-hidden"];
     const rules = { maxPoints: 1_000_000n, resolutionMs: 1000 };
