@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, WindowCombine, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { RankMode, type GetTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { dailyId } from "./period-oracle.js";
 import { rulesOrder, rulesPageProblems, RulesOracle, type Rules, type RulesEntry } from "./rules-oracle.js";
@@ -43,6 +43,40 @@ function tied(entries: readonly RulesEntry[]): Map<string, { competition: number
       return [e.playerId, { competition: 1 + better.length, dense: 1 + new Set(better.map((x) => x.score)).size }];
     }),
   );
+}
+
+/** An entry of an answer with tied ranks, as the checks below read it. */
+type TiedEntry = { playerId: string; score: bigint; rank: bigint; tiedRank: bigint };
+
+/**
+ * What every page with tied ranks (higher is better) must show, whatever moved while it was read:
+ * ties consistent within the page (equal points share a tied rank; new points start at their rank,
+ * competition, or one past the last, dense), and each unmoved player's tied rank between what the
+ * unmoved players alone give it and that plus every mover.
+ */
+function tiedPageProblems(
+  where: string,
+  mode: RankMode,
+  page: readonly TiedEntry[],
+  unmoved: ReadonlyMap<string, { score: number }>,
+  movers: number,
+): string[] {
+  const found: string[] = [];
+  page.forEach((e, i) => {
+    const prev = page[i - 1];
+    if (e.tiedRank < 1n || e.tiedRank > e.rank) found.push(`${where}: tied rank ${e.tiedRank} of rank ${e.rank}`);
+    if (prev && prev.score === e.score && prev.tiedRank !== e.tiedRank)
+      found.push(`${where}: equal points, tied ${prev.tiedRank} and ${e.tiedRank}`);
+    if (prev && prev.score !== e.score && e.tiedRank !== (mode === RankMode.COMPETITION ? e.rank : prev.tiedRank + 1n))
+      found.push(`${where}: ${e.playerId} starts its points at rank ${e.rank}, tied ${e.tiedRank} after ${prev.tiedRank}`);
+    if (unmoved.has(e.playerId)) {
+      const better = [...unmoved.values()].filter((u) => u.score > Number(e.score));
+      const least = 1 + (mode === RankMode.COMPETITION ? better.length : new Set(better.map((b) => b.score)).size);
+      if (e.tiedRank < BigInt(least) || e.tiedRank > BigInt(least + movers))
+        found.push(`${where}: unmoved ${e.playerId} tied ${e.tiedRank}, outside ${least}..${least + movers}`);
+    }
+  });
+  return found;
 }
 
 const codeOf = async (p: Promise<unknown>) => {
@@ -138,10 +172,29 @@ describe("reads of many players, ties and deep pages", () => {
     // readers check every answer while the movers move
     let stop = false;
     const problems: string[] = [];
-    const counts = { ranks: 0, arounds: 0, standings: 0, pages: 0, sweeps: 0, counts: 0, selects: 0, refused: 0 };
+    const counts = {
+      ranks: 0,
+      arounds: 0,
+      standings: 0,
+      pages: 0,
+      tiedPages: 0,
+      sweeps: 0,
+      counts: 0,
+      selects: 0,
+      refused: 0,
+      tiesRefused: 0,
+      busy: 0,
+    };
     // a batch whose players keep moving for every round it may take is refused, not answered: allowed, counted
     const refusedAsMoving = (o: { code: number; details: string }) =>
       o.code === status.UNAVAILABLE && o.details.includes("kept moving") && ++counts.refused > 0;
+    // a page with tied ranks whose entries kept changing for every round it may take: allowed, counted apart
+    // (its share is bounded below); any other UNAVAILABLE with a reason is a shard's refusal on a busy machine
+    const tiesRefusal = (o: { code: number; details: string }) =>
+      o.code === status.UNAVAILABLE && o.details.includes("kept entering") ? ++counts.tiesRefused > 0 : false;
+    const busyRefusal = (o: { code: number; details: string }) => o.code === status.UNAVAILABLE && o.details !== "" && ++counts.busy > 0;
+    const tieProblems = (where: string, mode: RankMode, page: ReadonlyArray<TiedEntry>) =>
+      tiedPageProblems(where, mode, page, staticScore, movers.length);
     const ranksReader = (async () => {
       while (!stop) {
         const asked = [
@@ -184,43 +237,49 @@ describe("reads of many players, ties and deep pages", () => {
               problems.push(`getRanks: dense rank ${en.tiedRank} above the 31 values there are`);
           } else if (en.tiedRank !== 0n) problems.push(`getRanks: tied rank without a mode`);
         });
-        // a neighbourhood with tied ranks: consecutive ranks, a new score starts its competition rank at its own rank
-        const around = await outcome(
-          c.router.getAround({ board: "r-high", playerId: movers[rand(movers.length)]!, radius: 6, rankMode: RankMode.COMPETITION }),
-        );
+        // a neighbourhood with tied ranks, of a mover or a static player
+        const aroundMode = [RankMode.COMPETITION, RankMode.DENSE][rand(2)]!;
+        const who = rand(2) === 0 ? movers[rand(movers.length)]! : statics[rand(statics.length)]!;
+        const around = await outcome(c.router.getAround({ board: "r-high", playerId: who, radius: 6, rankMode: aroundMode }));
         if ("code" in around) {
-          if (around.code !== status.UNAVAILABLE) problems.push(`getAround: code ${around.code} ${around.details}`);
+          if (tiesRefusal(around)) counts.arounds++;
+          else if (!busyRefusal(around)) problems.push(`getAround: code ${around.code} ${around.details}`);
           continue;
         }
         counts.arounds++;
         const page = around.ok.entries;
         problems.push(...rulesPageProblems(HIGH, page.map(plain), Number(around.ok.total)).map((p) => `around: ${p}`));
-        page.forEach((e, i) => {
-          const prev = page[i - 1];
-          if (e.tiedRank < 1n || e.tiedRank > e.rank) problems.push(`around: tied rank ${e.tiedRank} of rank ${e.rank}`);
-          if (prev && prev.score === e.score && prev.tiedRank !== e.tiedRank)
-            problems.push(`around: equal points, tied ${prev.tiedRank} and ${e.tiedRank}`);
-          if (prev && prev.score !== e.score && e.tiedRank !== e.rank)
-            problems.push(`around: ${e.playerId} starts its points at rank ${e.rank}, tied ${e.tiedRank}`);
-        });
+        if (!page.some((e) => e.playerId === who)) problems.push(`around: ${who} not in its own neighbourhood`);
+        problems.push(...tieProblems("around", aroundMode, page));
       }
     })();
-    // whole sweeps by cursor, forward then back: every static player exactly once each way
+    // whole sweeps by cursor, forward then back, in each rank mode: every static player exactly once each way
     const sweeper = (async () => {
-      while (!stop) {
-        for (const backward of [false, true]) {
-          const seen = new Map<string, number>();
-          let page = await c.router.getTop({ board: "r-high", limit: 37 });
-          if (backward) {
-            while (page.nextCursor) page = await c.router.getTop({ board: "r-high", limit: 37, cursor: page.nextCursor });
-          }
+      for (let sweep = 0; !stop; sweep++) {
+        const rankMode = [RankMode.UNSPECIFIED, RankMode.COMPETITION, RankMode.DENSE][sweep % 3]!;
+        // one page, asked again while a shard refuses on a busy machine; undefined: refused as moving (the sweep starts over)
+        const pageOf = async (cursor: string): Promise<GetTopResponse | undefined> => {
           for (;;) {
+            const got = await outcome(c.router.getTop({ board: "r-high", limit: 37, cursor, rankMode }));
+            if (rankMode !== RankMode.UNSPECIFIED && cursor !== "") counts.tiedPages++;
+            if (!("code" in got)) return got.ok;
+            if (tiesRefusal(got)) return undefined;
+            if (!busyRefusal(got)) throw new Error(`getTop: code ${got.code} ${got.details}`);
+          }
+        };
+        sweeps: for (const backward of [false, true]) {
+          const seen = new Map<string, number>();
+          let page = await pageOf("");
+          if (backward) while (page?.nextCursor) page = await pageOf(page.nextCursor);
+          for (;;) {
+            if (!page) continue sweeps;
             counts.pages++;
             problems.push(...rulesPageProblems(HIGH, page.entries.map(plain), Number(page.total)).map((p) => `page: ${p}`));
+            if (rankMode !== RankMode.UNSPECIFIED) problems.push(...tieProblems("page", rankMode, page.entries));
             for (const e of page.entries) seen.set(e.playerId, (seen.get(e.playerId) ?? 0) + 1);
             const next = backward ? page.previousCursor : page.nextCursor;
             if (!next) break;
-            page = await c.router.getTop({ board: "r-high", limit: 37, cursor: next });
+            page = await pageOf(next);
           }
           counts.sweeps++;
           for (const p of statics)
@@ -279,19 +338,23 @@ describe("reads of many players, ties and deep pages", () => {
     })();
     // at least 25 rounds of writes, and more until the readers have checked enough answers taken while
     // players moved (a loaded machine reads slower: the count must not depend on its speed)
-    const enough = () => counts.ranks > 10 && counts.standings > 10 && counts.sweeps >= 2;
+    let moves = 0;
+    const movingSince = Date.now();
+    const enough = () => counts.ranks > 10 && counts.standings > 10 && counts.sweeps >= 6;
     for (let t = 1; t <= 25 || (!enough() && t <= 400); t++) {
-      await write(
-        movers.filter(() => rand(2) === 0),
-        Math.min(t, 170),
-      ); // times stay within the last 3 hours
+      const moving = movers.filter(() => rand(2) === 0);
+      moves += moving.length;
+      await write(moving, Math.min(t, 170)); // times stay within the last 3 hours
       await new Promise((r) => setTimeout(r, 40));
     }
     stop = true;
     await Promise.all([ranksReader, sweeper, otherReader]);
-    console.log(`[reads] answers checked while written: ${JSON.stringify(counts)}`);
+    console.log(`[reads] answers checked while ${moves} moves were written in ${Date.now() - movingSince} ms: ${JSON.stringify(counts)}`);
     expect(problems.slice(0, 5)).toEqual([]);
-    expect(counts.sweeps).toBeGreaterThanOrEqual(2);
+    expect(counts.sweeps).toBeGreaterThanOrEqual(6);
+    // pages and neighbourhoods with tied ranks are read at one instant per shard: movement elsewhere refuses none,
+    // and entries with new points entering the page for every round may refuse at most 1 in 100
+    expect(counts.tiesRefused).toBeLessThanOrEqual(0.01 * (counts.tiedPages + counts.arounds));
     expect(counts.ranks).toBeGreaterThan(10);
     await c.waitApplied(offsets);
 
@@ -513,6 +576,153 @@ describe("reads of many players, ties and deep pages", () => {
 });
 
 describe("rank change on write", () => {
+  it("pages, neighbourhoods and ranks with a rank mode answer while players move elsewhere: at most 1 in 100 refused, every answer checked", async () => {
+    const { c, admin } = await cluster();
+    // many distinct scores: entries moving into a page nearly always bring points it did not hold
+    await admin.createBoard({
+      board: { name: "r-moving", defaultOp: Operation.SET, rules: { maxPoints: 1_000_000n, resolutionMs: 1000 } },
+    });
+    for (const from = Date.now(); ; ) {
+      const got = await outcome(c.ingest.submitScores({ updates: [{ board: "r-moving", playerId: "probe", value: 2_000_000n }] }));
+      if ("code" in got && got.code === status.INVALID_ARGUMENT) break;
+      if (Date.now() - from > 10_000) throw new Error("r-moving not known to ingest");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const WIDE: Rules = { lowerIsBetter: false, tie: "earliest", minPoints: 0, maxPoints: 1_000_000, resolutionMs: 1000, epochMs: EPOCH };
+    let seed = 17;
+    const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+    const unmoved = new Map(Array.from({ length: 1950 }, (_, i) => [`w-${i}`, { score: rand(1_000_000) }]));
+    const movers = Array.from({ length: 50 }, (_, i) => `wm-${i}`);
+    const offsets: PartitionOffset[] = [];
+    const updates = [
+      ...[...unmoved].map(([p, { score }]) => ({ board: "r-moving", playerId: p, value: BigInt(score) })),
+      ...movers.map((p) => ({ board: "r-moving", playerId: p, value: BigInt(rand(1_000_000)) })),
+    ];
+    for (let i = 0; i < updates.length; i += 500)
+      offsets.push(...(await c.ingest.submitScores({ updates: updates.slice(i, i + 500) })).offsets);
+    await c.waitApplied(offsets);
+
+    let stop = false;
+    let moves = 0;
+    const problems: string[] = [];
+    const n = { pages: 0, arounds: 0, ranks: 0, sweeps: 0, refused: 0, busy: 0 };
+    const refusals: string[] = [];
+    // refused for movement: counted (bounded below); refused by a shard of a busy machine (a heartbeat missed): asked again
+    const refusedFor = (o: { code: number; details: string }): "moving" | "busy" | undefined =>
+      o.code !== status.UNAVAILABLE || o.details === ""
+        ? undefined
+        : /kept (moving|entering)/.test(o.details)
+          ? (n.refused++, refusals.push(o.details), "moving")
+          : (n.busy++, "busy");
+    // two writers, one mover each call, without pause: every answer below is read while players move
+    const writers = [0, 1].map(async () => {
+      while (!stop) {
+        const p = movers[rand(movers.length)]!;
+        offsets.push(
+          ...(await c.ingest.submitScores({ updates: [{ board: "r-moving", playerId: p, value: BigInt(rand(1_000_000)) }] })).offsets,
+        );
+        moves++;
+      }
+    });
+    const movingSince = Date.now();
+    const modes = [RankMode.COMPETITION, RankMode.DENSE] as const;
+    // two sweepers and two readers at once: each answer takes longer while the movers move
+    const sweeper = async (first: number) => {
+      for (let sweep = first; sweep < 6; sweep += 2) {
+        const rankMode = modes[sweep % 2]!;
+        let cursor = "";
+        let backward = false;
+        const seen = new Map<string, number>();
+        for (;;) {
+          const got = await outcome(c.router.getTop({ board: "r-moving", limit: 50, cursor, rankMode }));
+          if ("code" in got) {
+            const why = refusedFor(got);
+            if (!why) {
+              problems.push(`getTop: code ${got.code} ${got.details}`);
+              break;
+            }
+            n.pages++;
+            continue; // the same page again
+          }
+          n.pages++;
+          const page = got.ok;
+          problems.push(...rulesPageProblems(WIDE, page.entries.map(plain), Number(page.total)).map((p) => `page: ${p}`));
+          problems.push(...tiedPageProblems("page", rankMode, page.entries, unmoved, movers.length));
+          for (const e of page.entries) seen.set(e.playerId, (seen.get(e.playerId) ?? 0) + 1);
+          cursor = backward ? page.previousCursor : page.nextCursor;
+          if (cursor) continue;
+          if (backward) break;
+          // forward done: every unmoved player once; then back from the last page
+          for (const p of unmoved.keys()) if (seen.get(p) !== 1) problems.push(`sweep forward: ${p} seen ${seen.get(p) ?? 0} times`);
+          seen.clear();
+          backward = true;
+          cursor = page.previousCursor;
+          for (const e of page.entries) seen.set(e.playerId, 1);
+          if (!cursor) break;
+        }
+        if (backward)
+          for (const p of unmoved.keys()) if (seen.get(p) !== 1) problems.push(`sweep back: ${p} seen ${seen.get(p) ?? 0} times`);
+        n.sweeps++;
+      }
+    };
+    const reader = async () => {
+      while (!stop) {
+        const rankMode = modes[rand(2)]!;
+        const who = rand(2) === 0 ? movers[rand(movers.length)]! : `w-${rand(unmoved.size)}`;
+        const around = await outcome(c.router.getAround({ board: "r-moving", playerId: who, radius: 10, rankMode }));
+        n.arounds++;
+        if ("code" in around) {
+          if (!refusedFor(around)) problems.push(`getAround: code ${around.code} ${around.details}`);
+        } else {
+          const page = around.ok.entries;
+          problems.push(...rulesPageProblems(WIDE, page.map(plain), Number(around.ok.total)).map((p) => `around: ${p}`));
+          problems.push(...tiedPageProblems("around", rankMode, page, unmoved, movers.length));
+          if (!page.some((e) => e.playerId === who)) problems.push(`around: ${who} not in its own neighbourhood`);
+        }
+        const asked = [
+          ...new Set(Array.from({ length: 20 }, () => (rand(4) === 0 ? movers[rand(movers.length)]! : `w-${rand(unmoved.size)}`))),
+        ];
+        const ranks = await outcome(c.router.getRanks({ board: "r-moving", playerIds: asked, rankMode }));
+        n.ranks++;
+        if ("code" in ranks) {
+          if (!refusedFor(ranks)) problems.push(`getRanks: code ${ranks.code} ${ranks.details}`);
+          continue;
+        }
+        const entries = ranks.ok.entries.map((e) => e.entry!);
+        if (entries.length !== asked.length) problems.push(`getRanks: ${entries.length} found of ${asked.length}`);
+        problems.push(
+          ...entries.flatMap((e, i) =>
+            i > 0 && (e.rank <= entries[i - 1]!.rank || rulesOrder(WIDE, plain(entries[i - 1]!), plain(e)) >= 0)
+              ? [`getRanks: ${e.playerId} out of order`]
+              : [],
+          ),
+        );
+        // one by one (not a page): each unmoved player's tied rank within its bounds
+        for (const e of entries) problems.push(...tiedPageProblems("getRanks", rankMode, [e], unmoved, movers.length));
+      }
+    };
+    const readers = [reader(), reader()];
+    await Promise.all([sweeper(0), sweeper(1)]);
+    stop = true;
+    await Promise.all([...readers, ...writers]);
+    const ms = Date.now() - movingSince;
+    console.log(`[reads] rank modes under motion: ${moves} moves in ${ms} ms (${Math.round((moves * 1000) / ms)}/s): ${JSON.stringify(n)}`);
+    if (refusals.length > 0) console.log(`[reads] refused: ${[...new Set(refusals)].join(" | ")}`);
+    expect(problems.slice(0, 5)).toEqual([]);
+    expect(n.sweeps).toBe(6);
+    expect(n.refused).toBeLessThanOrEqual(0.01 * (n.pages + n.arounds + n.ranks));
+
+    // at rest, after the motion: pages with tied ranks equal the oracle's
+    await c.waitApplied(offsets);
+    const top = await c.router.getTop({ board: "r-moving", limit: 1000, rankMode: RankMode.COMPETITION });
+    const first = await c.router.getTop({ board: "r-moving", limit: 100, cursor: top.nextCursor, rankMode: RankMode.COMPETITION });
+    const all = [...top.entries, ...first.entries];
+    all.forEach((e, i) => {
+      const better = all.slice(0, i).filter((x) => x.score > e.score).length;
+      expect(Number(e.tiedRank), `${e.playerId} at rank ${e.rank}`).toBe(1 + better);
+    });
+  });
+
   it("a write reports its player's rank before and after on each board it touched: exact on a quiet board, consistent while others write", async () => {
     const { c, admin } = await cluster();
     const rules: Rules = { ...HIGH, maxPoints: 200 };

@@ -22,6 +22,11 @@
  * cost after gRPC.
  * A reader made with `batch: false` sends each read at once, alone (the router's readers of
  * replica nodes: router/src/read/replicas.ts says why).
+ *
+ * READS THAT MUST SEE ONE INSTANT. A caller that needs several reads of one shard at the same
+ * instant (a page and the counts that rank its ties: router/src/read/ranks.ts) asks them inside
+ * atOnce(): they form one unit that a batch never splits, sent as one command even by a reader
+ * made with `batch: false`, and on one node of a replicated shard.
  */
 import type { Redis } from "ioredis";
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
@@ -86,6 +91,9 @@ export interface StandingResult {
   members: KeyedMember[];
 }
 
+/** The reads a caller may ask inside ShardReader.atOnce(), all answered at one instant. */
+export type InstantReads = Pick<ShardReader, "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after">;
+
 export interface ShardReaderOptions {
   shardId: string;
   /** The reader's own stamp of this shard (identity.ts): reads are answered only when the shard's heartbeat holds it. */
@@ -104,9 +112,14 @@ export class ShardReader {
   readonly keys: KeyLayout;
   private readonly redis: Redis & ReadScripts;
   private readonly view: string | undefined;
-  /** Reads asked in this turn of the event loop, sent together at its end (see above). */
-  private queued: QueuedRead[] = [];
+  /** Reads asked in this turn of the event loop, sent together at its end (see above); a unit of atOnce() is one element. */
+  private queued: Array<QueuedRead | QueuedRead[]> = [];
   private readonly batch: boolean;
+  /** The unit atOnce() is gathering, while its reads are asked. */
+  private gathering: QueuedRead[] | undefined;
+  /** This reader's options, for the plain reader that atOnce() of a subclass gathers with. */
+  private readonly given: ShardReaderOptions;
+  private plainReader: ShardReader | undefined;
 
   constructor(o: ShardReaderOptions) {
     this.shardId = o.shardId;
@@ -115,12 +128,40 @@ export class ShardReader {
     this.redis = withReadScripts(o.redis);
     this.view = o.view;
     this.batch = o.batch ?? true;
+    this.given = o;
+  }
+
+  /**
+   * The reads `reads` asks of its argument (synchronously, as `(r) => Promise.all([r.window(…),
+   * r.ranks(…)])` does), answered at one instant: one command, never split (see above).
+   * Subclasses that route or retry reads route or retry the whole unit.
+   */
+  atOnce<T>(reads: (r: InstantReads) => Promise<T>): Promise<T> {
+    // a subclass's own read methods route each read apart: a plain reader over the same Redis gathers
+    if (Object.getPrototypeOf(this) !== ShardReader.prototype) {
+      this.plainReader ??= new ShardReader(this.given);
+      return this.plainReader.atOnce(reads);
+    }
+    if (this.gathering) return reads(this); // inside another unit: part of it
+    const unit: QueuedRead[] = [];
+    this.gathering = unit;
+    let answered: Promise<T>;
+    try {
+      answered = reads(this);
+    } finally {
+      this.gathering = undefined;
+    }
+    if (unit.length > 0) {
+      if (!this.batch) this.send(unit);
+      else if (this.queued.push(unit) === 1) atEndOfTurn(this.flush);
+    }
+    return answered;
   }
 
   /** The shard's best `count` entries of a board, and its size. */
   async top(board: string, count: number): Promise<TopResult> {
     const reply = await this.check(
-      await (count <= BATCH_TOP_MAX
+      await (count <= BATCH_TOP_MAX || this.gathering
         ? this.queue(board, ["t", count])
         : this.redis.ladderTop(this.keys.board(board), this.keys.heartbeat, this.stamp, count)),
     );
@@ -321,16 +362,26 @@ export class ShardReader {
   /** Queues one read (its kind and arguments as read-batch.lua takes them) for the end of this turn. */
   private queue(board: string, read: QueuedRead["read"]): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
+      if (this.gathering) return void this.gathering.push({ board: this.keys.board(board), read, resolve, reject });
       if (!this.batch) return this.send([{ board: this.keys.board(board), read, resolve, reject }]);
       if (this.queued.push({ board: this.keys.board(board), read, resolve, reject }) === 1) atEndOfTurn(this.flush);
     });
   }
 
-  /** Sends the queued reads: one alone as its own script, several as read-batch.lua (MAX_BATCH at most per command). */
+  /** Sends the queued reads: one alone as its own script, several as read-batch.lua (MAX_BATCH at most per command, a unit never split). */
   private readonly flush = (): void => {
     const all = this.queued;
     this.queued = [];
-    for (let i = 0; i < all.length; i += MAX_BATCH) this.send(all.slice(i, i + MAX_BATCH));
+    let batch: QueuedRead[] = [];
+    for (const q of all) {
+      const reads = Array.isArray(q) ? q : [q];
+      if (batch.length > 0 && batch.length + reads.length > MAX_BATCH) {
+        this.send(batch);
+        batch = [];
+      }
+      batch.push(...reads);
+    }
+    if (batch.length > 0) this.send(batch);
   };
 
   private send(reads: QueuedRead[]): void {

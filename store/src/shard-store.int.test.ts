@@ -257,6 +257,41 @@ describe("shard store > reads", () => {
     expect(refused).toEqual(Array(8).fill(Code.UNAVAILABLE));
   });
 
+  it("sends the reads of atOnce as one command: never split at a batch's bound, and from a reader that does not batch", async () => {
+    nextOffset = 0n;
+    await writer.apply(
+      0,
+      Array.from({ length: 20 }, (_, i) => ev(`u${i}`, 1, 10 + i)),
+    );
+    // every read command this test's keys see, by MONITOR, with its arguments
+    const monitor = new Redis(inject("redisUrls")[0]!, { monitor: true });
+    await new Promise((r) => monitor.once("monitoring", r));
+    const lines: string[][] = [];
+    monitor.on("monitor", (_t: string, args: string[]) => {
+      if (/^eval/i.test(args[0] ?? "") && args.some((a) => a.startsWith(keyPrefix))) lines.push(args);
+    });
+    try {
+      // 60 reads, then a unit of 10, in one turn: 70 reads, more than one batch holds (64)
+      const singles = Array.from({ length: 60 }, (_, i) => store.entry("b", `u${i % 20}`));
+      const unit = store.atOnce((r) => Promise.all(Array.from({ length: 10 }, (_, i) => r.entry("b", `probe-${i}`))));
+      await Promise.all([...singles, unit]);
+      const plain = new ShardReader({ shardId: "shard-x", stamp: STAMP, redis, keyPrefix, batch: false });
+      const alone = [await plain.entry("b", "u1"), await plain.top("b", 3), await plain.ranks("b", ["u2"], [{ playerId: "", key: 5 }])];
+      const seen = lines.length;
+      const together = await plain.atOnce((r) =>
+        Promise.all([r.entry("b", "u1"), r.top("b", 3), r.ranks("b", ["u2"], [{ playerId: "", key: 5 }])]),
+      );
+      expect(together).toEqual(alone);
+      await new Promise((r) => setTimeout(r, 100)); // MONITOR's last lines
+      const withProbes = lines.filter((l) => l.some((a) => a.startsWith("probe-")));
+      expect(withProbes.length).toBe(1);
+      expect(withProbes[0]!.filter((a) => a.startsWith("probe-")).length).toBe(10);
+      expect(lines.length - seen).toBe(1);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
   it("fails with UNAVAILABLE when the shard node's heartbeat is gone", async () => {
     await writer.clearHeartbeat();
     const err = await store.top("b", 10).catch((e: unknown) => e);

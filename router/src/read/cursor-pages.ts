@@ -21,6 +21,7 @@
  */
 import { invalidArgument } from "@ladder/model/errors";
 import type { KeyedMember } from "@ladder/model/score-encoding";
+import type { InstantReads } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 import { mergeTop } from "./top-merge.js";
 
@@ -61,8 +62,12 @@ export interface CursorPage {
   total: number;
 }
 
-/** The page of `limit` entries after (or before) `at` on the board stored as `stored`. */
-export async function cursorPage(
+/**
+ * The page of `limit` entries after (or before) `at` on the board stored as `stored`; with `also`,
+ * each shard's page read and `also`'s reads at one instant (ShardReader.atOnce), their answers in
+ * shard order.
+ */
+export async function cursorPage<X = never>(
   pool: ShardReads,
   scope: Scope<ShardStore>,
   stored: string,
@@ -70,15 +75,27 @@ export async function cursorPage(
   backward: boolean,
   limit: number,
   deadlineMs: number,
-): Promise<CursorPage> {
-  const reads = await pool.fanOut(scope.stores, (s) => s.after(stored, at, limit, backward), deadlineMs);
+  also?: (r: InstantReads) => Promise<X>,
+): Promise<CursorPage & { also: X[] }> {
+  const read = (r: InstantReads) => r.after(stored, at, limit, backward);
+  const got = await pool.fanOut(
+    scope.stores,
+    async (s) => {
+      if (!also) return { page: await read(s), x: [] as X[] };
+      const [page, x] = await s.atOnce((r) => Promise.all([read(r), also(r)]));
+      return { page, x: [x] };
+    },
+    deadlineMs,
+  );
+  const reads = got.map((g) => g.page);
+  const extra = got.flatMap((g) => g.x);
   const total = reads.reduce((n, r) => n + r.card, 0);
   if (!backward) {
     const members = mergeTop(
       reads.map((r) => r.members),
       limit,
     );
-    return { members, firstRank: 1 + reads.reduce((n, r) => n + r.start, 0), total };
+    return { members, firstRank: 1 + reads.reduce((n, r) => n + r.start, 0), total, also: extra };
   }
   const all = mergeTop(
     reads.map((r) => r.members),
@@ -86,5 +103,5 @@ export async function cursorPage(
   );
   const members = all.slice(Math.max(0, all.length - limit));
   const ahead = reads.reduce((n, r) => n + r.ahead, 0);
-  return { members, firstRank: ahead - members.length + 1, total };
+  return { members, firstRank: ahead - members.length + 1, total, also: extra };
 }

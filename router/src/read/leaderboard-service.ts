@@ -56,18 +56,12 @@ export function leaderboardService(
         if (req.offset !== 0n)
           throw invalidArgument(`offset: must be 0 with a cursor (the cursor says where the page starts), got ${req.offset}`);
         await waitFor(req.consistencyToken, ctx.deadlineMs);
-        let cursors = { next: "", previous: "" };
-        const read = async () => {
-          const got = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, w);
-          cursors = got;
-          return got;
-        };
-        const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, w, read);
+        const page = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, w, mode);
         return {
           entries: page.entries.map(toEntry),
           total: BigInt(page.total),
-          nextCursor: cursors.next,
-          previousCursor: cursors.previous,
+          nextCursor: page.next,
+          previousCursor: page.previous,
         };
       }
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH))
@@ -229,8 +223,7 @@ export function leaderboardService(
       await waitFor(req.consistencyToken, ctx.deadlineMs);
       const q = by(req.consistencyToken);
       const mode = rankMode(req.rankMode);
-      const read = () => q.around(req.board, req.playerId, radius, ctx.deadlineMs, w);
-      const page = mode === "unique" ? await read() : await q.withTies(req.board, mode, ctx.deadlineMs, w, read);
+      const page = await q.around(req.board, req.playerId, radius, ctx.deadlineMs, w, mode);
       return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
     },
     async listTournaments(req, ctx) {

@@ -14,6 +14,7 @@ import { encodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
 import {
   StampMismatch,
   type AfterResult,
+  type InstantReads,
   type PlayerData,
   type RanksResult,
   type StandingResult,
@@ -160,6 +161,18 @@ class FakeShard implements ShardStore {
 
   floors(): Promise<Array<{ key: number; playerId: string }>> {
     return this.answer("floors", [], () => this.floorsHeld);
+  }
+
+  /** The reads of `reads` at one instant, as one command is in Redis: the hook that moves players runs before them, never between. */
+  atOnce<T>(reads: (r: InstantReads) => Promise<T>): Promise<T> {
+    const hook = this.beforeRead;
+    let first = true;
+    this.beforeRead = hook && ((read) => void (first && ((first = false), hook(read))));
+    try {
+      return reads(this);
+    } finally {
+      this.beforeRead = hook;
+    }
   }
 }
 
@@ -411,6 +424,169 @@ describe("router > read > around", () => {
           expect(rows(page.entries)).toEqual(expected(oracle, i - radius, i + radius + 1));
           expect(page.total).toBe(oracle.length);
         }
+      }
+    }
+  });
+});
+
+/** The tied rank an oracle gives an entry with `points` under `mode`. */
+const tiedOf = (oracle: Standing[], mode: "competition" | "dense", points: number) =>
+  (mode === "competition" ? competition : dense)(oracle, points);
+
+/** The oracle of a board whose fake shards hold what they hold now. */
+function oracleNow(shards: FakeShards, standings: Standing[]): Standing[] {
+  const byId = new Map(standings.map((s) => [s.playerId, s]));
+  return shards.shards
+    .flatMap((sh) => sh.entries)
+    .map((e): Standing => {
+      const was = byId.get(e.playerId)!;
+      // the fakes' keys move by whole points at the original time: decode back
+      const points = Math.round(was.points + (encodeSortKey(spec, was.points, was.atMs) - e.key) / spec.timeUnits);
+      return { playerId: e.playerId, points, atMs: was.atMs };
+    })
+    .sort(definedOrder);
+}
+
+describe("router > read > around with tied ranks", () => {
+  it("ranks the ties of every window as the oracle does, competition and dense", async () => {
+    for (const [seed, shardCount] of [
+      [31, 3],
+      [32, 2],
+      [33, 1],
+    ] as const) {
+      const { queries, oracle } = board(45, seed, shardCount);
+      for (const mode of ["competition", "dense"] as const) {
+        for (const i of [0, 1, 10, 22, 43, 44]) {
+          for (const radius of [0, 2, 8]) {
+            const page = await queries.around(BOARD, oracle[i]!.playerId, radius, Infinity, {}, mode);
+            const want = oracle.slice(Math.max(0, i - radius), i + radius + 1);
+            expect(rows(page.entries)).toEqual(expected(oracle, i - radius, i + radius + 1));
+            expect(page.entries.map((e) => e.tiedRank)).toEqual(want.map((s) => tiedOf(oracle, mode, s.points)));
+          }
+        }
+      }
+    }
+  });
+
+  it("answers while a player elsewhere keeps moving across the window: each shard's page and counts at one instant", async () => {
+    const { shards, queries, standings } = board(60, 34);
+    const mover = shards.shards[1]!.entries[5]!;
+    const was = standings.find((s) => s.playerId === mover.playerId)!;
+    // every read of shard-1 flips the mover between far above and far below every other entry
+    let up = false;
+    shards.shards[1]!.beforeRead = () => {
+      up = !up;
+      mover.key = encodeSortKey(spec, up ? was.points + 1_000 : was.points - 1_000, was.atMs);
+    };
+    const asked = shards.shards[0]!.entries[10]!.playerId;
+    for (const mode of ["competition", "dense"] as const) {
+      for (let i = 0; i < 5; i++) {
+        const page = await queries.around(BOARD, asked, 4, Infinity, {}, mode);
+        // the board as shard-1 stood when read: the mover above or below; the answer is exact against one
+        const states = [true, false].map((u) => {
+          mover.key = encodeSortKey(spec, u ? was.points + 1_000 : was.points - 1_000, was.atMs);
+          return oracleNow(shards, standings);
+        });
+        const matches = states.filter((o) => {
+          const at = o.findIndex((s) => s.playerId === asked);
+          const want = o.slice(Math.max(0, at - 4), at + 5);
+          return (
+            JSON.stringify(rows(page.entries)) === JSON.stringify(expected(o, at - 4, at + 5)) &&
+            JSON.stringify(page.entries.map((e) => e.tiedRank)) === JSON.stringify(want.map((s) => tiedOf(o, mode, s.points)))
+          );
+        });
+        expect(matches.length).toBe(1);
+      }
+    }
+  });
+
+  it("reads again while entries with scores not yet counted enter the window; refuses with UNAVAILABLE if they keep entering", async () => {
+    for (const settles of [true, false]) {
+      const { shards, queries, standings, oracle } = board(40, 35);
+      // the asked player is the best of its points: a newcomer with points between its and the next better lands right above it
+      const at = oracle.findIndex((s, i) => i > 5 && oracle[i - 1]!.points !== s.points);
+      const asked = oracle[at]!;
+      const owner = shards.shards.find((s) => s.entries.some((e) => e.playerId === asked.playerId))!;
+      const other = shards.shards.find((s) => s !== owner)!;
+      const newcomer = other.entries.find((e) => Math.abs(oracle.findIndex((s) => s.playerId === e.playerId) - at) > 10)!;
+      const was = standings.find((s) => s.playerId === newcomer.playerId)!;
+      let reads = 0;
+      other.beforeRead = () => {
+        // a score no entry had, another on each read (settles: only the first three reads)
+        if (!settles || reads < 3) newcomer.key = encodeSortKey(spec, asked.points + 1 + (reads % 9), was.atMs);
+        reads++;
+      };
+      const answer = queries.around(BOARD, asked.playerId, 3, Infinity, {}, "competition");
+      if (!settles) {
+        await expect(answer).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: expect.stringContaining("kept entering") });
+        continue;
+      }
+      const page = await answer;
+      const o = oracleNow(shards, standings);
+      const i = o.findIndex((s) => s.playerId === asked.playerId);
+      expect(rows(page.entries)).toEqual(expected(o, i - 3, i + 4));
+      expect(page.entries.map((e) => e.tiedRank)).toEqual(o.slice(i - 3, i + 4).map((s) => tiedOf(o, "competition", s.points)));
+      expect(page.entries.map((e) => e.playerId)).toContain(newcomer.playerId);
+    }
+  });
+});
+
+describe("router > read > cursor pages with tied ranks", () => {
+  it("walk the whole board forward and back with the oracle's tied ranks", async () => {
+    const { queries, oracle } = board(64, 36);
+    for (const mode of ["competition", "dense"] as const) {
+      for (const limit of [1, 5, 13]) {
+        const first = await queries.top(BOARD, 0, limit, Infinity, {}, mode);
+        const seen = [...first.entries];
+        let { next } = queries.cursorsOf(BOARD, first);
+        let last = first;
+        let previous = "";
+        while (next) {
+          const page = await queries.pageAt(BOARD, next, limit, Infinity, {}, mode);
+          seen.push(...page.entries);
+          [next, previous, last] = [page.next, page.previous, page];
+        }
+        expect(rows(seen)).toEqual(expected(oracle, 0, oracle.length));
+        expect(seen.map((e) => e.tiedRank)).toEqual(oracle.map((s) => tiedOf(oracle, mode, s.points)));
+        const back = [...last.entries];
+        while (previous) {
+          const page = await queries.pageAt(BOARD, previous, limit, Infinity, {}, mode);
+          back.unshift(...page.entries);
+          previous = page.previous;
+        }
+        expect(back.map((e) => [e.playerId, e.rank, e.tiedRank])).toEqual(
+          oracle.map((s, i) => [s.playerId, i + 1, tiedOf(oracle, mode, s.points)]),
+        );
+      }
+    }
+  });
+
+  it("answer while a player elsewhere keeps crossing the page: exact against the board of one instant per shard", async () => {
+    const { shards, queries, standings } = board(60, 37);
+    const mover = shards.shards[2]!.entries[4]!;
+    const was = standings.find((s) => s.playerId === mover.playerId)!;
+    let up = false;
+    shards.shards[2]!.beforeRead = () => {
+      up = !up;
+      mover.key = encodeSortKey(spec, up ? was.points + 1_000 : was.points - 1_000, was.atMs);
+    };
+    const first = await queries.top(BOARD, 20, 10);
+    const { next } = queries.cursorsOf(BOARD, first);
+    for (const mode of ["competition", "dense"] as const) {
+      for (let i = 0; i < 5; i++) {
+        const page = await queries.pageAt(BOARD, next, 10, Infinity, {}, mode);
+        const states = [true, false].map((u) => {
+          mover.key = encodeSortKey(spec, u ? was.points + 1_000 : was.points - 1_000, was.atMs);
+          return oracleNow(shards, standings);
+        });
+        const matches = states.filter((o) => {
+          const from = page.entries[0]!.rank - 1;
+          return (
+            page.entries.every((e, j) => o[from + j]?.playerId === e.playerId && e.rank === from + j + 1) &&
+            page.entries.every((e) => e.tiedRank === tiedOf(o, mode, e.points))
+          );
+        });
+        expect(matches.length).toBeGreaterThan(0);
       }
     }
   });

@@ -30,21 +30,34 @@
  * the owner twice (key, then count) could see the player move in between: listed twice,
  * rank off by one, even above total. test/motion.int.test.ts checks all of this on every
  * answer while players move.
+ *
+ * TIED RANKS OF A PAGE (around and cursor pages with a rank mode). An entry's competition rank
+ * counts the entries with better points on every shard, its dense rank their distinct points
+ * (ranks.ts, TIES): counts that must come from the instant at which each shard read its part of
+ * the page, else a player moving between the two reads makes the tied ranks disagree with the
+ * ranks. So each shard reads its part of the page and, in the same command (ShardReader.atOnce),
+ * the counts for a set of points. Which points the page holds is known only once it is read: the
+ * first read is the plain page, and each later round reads the page again with the counts of
+ * every points value seen so far; the answer is the first round whose page holds only points it
+ * counted. A player moving elsewhere on the board changes nothing; an entry with points not yet
+ * counted entering the page takes one more round (TIE_ROUNDS at most, then UNAVAILABLE). Around
+ * also needs the asked player's key unchanged since the round before: the other shards count
+ * ahead of the key it had. Cost: one round more than the unique ranks (two for around).
  */
 import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/model/board-spec";
 import { Code, deadlineExceeded, invalidArgument, LadderError, notFound, unavailable } from "@ladder/model/errors";
 import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
 import { decodeSortKey, encodeSortKey, pointsIndex, type KeyedMember } from "@ladder/model/score-encoding";
-import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
+import { cursorPage, decodeCursor, encodeCursor, type CursorPage } from "./cursor-pages.js";
 import { RankBatches } from "./rank-batch.js";
-import { ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
+import { pointsIdx, ranksOf, tieReads, TieTable, type RankMode, type RanksAnswer, type TieCounts } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
 import { notKeptNote } from "@ladder/model/retention";
 import { readFloor, type BelowFloor } from "./floor-read.js";
 import type { ShardReads } from "./shard-calls.js";
-import type { PlayerData } from "@ladder/store";
+import type { PlayerData, StandingResult, WindowResult } from "@ladder/store";
 import { FreshCache } from "./fresh-cache.js";
 import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
 import { mergeTop, splitAround } from "./top-merge.js";
@@ -87,8 +100,8 @@ export interface Where {
   window?: string;
 }
 
-/** Reads of a page whose players must stand still between the page and its tied ranks. */
-const TIE_ATTEMPTS = 3;
+/** Rounds of reads a page with tied ranks may take while entries with points not yet counted enter it (TIED RANKS OF A PAGE). */
+const TIE_ROUNDS = 6;
 
 export class Queries {
   private readonly cache: TopCache | undefined;
@@ -242,21 +255,31 @@ export class Queries {
     return { entries, total: read.total };
   }
 
-  /** A page of `limit` entries at any depth, after (or before) a cursor's position (cursor-pages.ts). */
+  /** A page of `limit` entries at any depth, after (or before) a cursor's position (cursor-pages.ts); tied ranks by `mode`. */
   async pageAt(
     board: string,
     cursor: string,
     limit: number,
     deadlineMs = Infinity,
     where: Where = {},
+    mode: RankMode = "unique",
   ): Promise<Page & { next: string; previous: string }> {
     const { spec, stored } = this.target(board, where);
     const view = where.view ?? "";
     const { at, backward } = decodeCursor(cursor, stored, view);
-    const page = await cursorPage(this.pool, this.pool.scope(view), stored, at, backward, limit, deadlineMs);
+    const scope = this.pool.scope(view);
+    let page: CursorPage = await cursorPage(this.pool, scope, stored, at, backward, limit, deadlineMs);
+    let ties: TieTable | undefined;
+    if (mode !== "unique")
+      ({ page, ties } = await tiedRounds(spec, page, async (counted) => {
+        const tied = await cursorPage(this.pool, scope, stored, at, backward, limit, deadlineMs, (r) =>
+          tieReads(r, stored, spec, counted, mode),
+        );
+        return { page: tied, ties: tieTable(spec, mode, counted, scope.stores, tied.also, tied.members) };
+      }));
     const below = await this.floorOf(spec, stored, view, deadlineMs);
     const kept = page.members.filter((m) => !below(m.key, m.playerId)); // the entries below the floor are the page's last
-    const entries = kept.map((m, i) => ranked(spec, m, page.firstRank + i));
+    const entries = kept.map((m, i) => ranked(spec, m, page.firstRank + i, ties));
     const last = kept[kept.length - 1];
     const first = page.members[0];
     return {
@@ -370,41 +393,6 @@ export class Queries {
   }
 
   /**
-   * Tied ranks for a page read by other means (around, a cursor page): its players ranked again at
-   * one instant per shard (ranks.ts), accepted only if they stand there at consecutive ranks in the
-   * page's order; the page then takes those ranks. `read` reads the page (again, on a retry).
-   */
-  async withTies(board: string, mode: RankMode, deadlineMs: number, where: Where, read: () => Promise<Page>): Promise<Page> {
-    for (let attempt = 0; attempt < TIE_ATTEMPTS; attempt++) {
-      const page = await read();
-      if (page.entries.length === 0) return page;
-      const { found, total } = await this.ranks(
-        board,
-        page.entries.map((e) => e.playerId),
-        mode,
-        deadlineMs,
-        where,
-      );
-      const same =
-        found.length === page.entries.length &&
-        found.every((f, i) => f.playerId === page.entries[i]!.playerId && f.rank === found[0]!.rank + i);
-      if (same)
-        return {
-          entries: found.map((f) => ({
-            playerId: f.playerId,
-            points: f.points,
-            reachedAtMs: f.reachedAtMs,
-            rank: f.rank,
-            metadata: f.metadata,
-            tiedRank: f.tiedRank,
-          })),
-          total,
-        };
-    }
-    throw unavailable(`the entries of the page kept moving for ${TIE_ATTEMPTS} reads: no instant found at which to rank their ties; retry`);
-  }
-
-  /**
    * Exact ranks of several players of one board at one instant per shard (ranks.ts). Players whose
    * entry is below the floor (floor-read.ts) are not ranked: they are `missing`, and also listed in
    * `belowFloor`; the players found keep their ranks among themselves (those below are the worst).
@@ -474,31 +462,136 @@ export class Queries {
     return { entry: ranked(spec, { playerId, key: got.key, metadata: got.metadata }, got.rank), total: got.total };
   }
 
-  async around(board: string, playerId: string, radius: number, deadlineMs = Infinity, where: Where = {}): Promise<Page> {
+  /** The entries around a player, `radius` each side (the essay above); tied ranks by `mode` (TIED RANKS OF A PAGE). */
+  async around(
+    board: string,
+    playerId: string,
+    radius: number,
+    deadlineMs = Infinity,
+    where: Where = {},
+    mode: RankMode = "unique",
+  ): Promise<Page> {
     const { spec, stored } = this.target(board, where);
     const scope = this.pool.scope(where.view ?? "");
     const owner = scope.ownerOf(playerId);
+    const others = scope.othersOf(owner);
     const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);
     if (own === undefined) throw this.notRanked(board, playerId, false, where);
-    const pivot: KeyedMember = { playerId, key: own.key, metadata: own.metadata };
-    const others = await this.pool.fanOut(scope.othersOf(owner), (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
-    const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
-    const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
+    const othersRead = await this.pool.fanOut(others, (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
+    let page = aroundPage(playerId, radius, own, othersRead);
+    let ties: TieTable | undefined;
+    if (mode !== "unique")
+      ({ page, ties } = await tiedRounds(spec, page, async (counted, last) => {
+        // every shard at once, each with its counts: the owner's standing, the others at the key the player last had
+        const [o, w] = await Promise.all([
+          this.pool.call(
+            owner,
+            (s) => s.atOnce((r) => Promise.all([r.standing(stored, playerId, radius), tieReads(r, stored, spec, counted, mode)])),
+            deadlineMs,
+          ),
+          this.pool.fanOut(
+            others,
+            (s) => s.atOnce((r) => Promise.all([r.window(stored, last.key, playerId, radius), tieReads(r, stored, spec, counted, mode)])),
+            deadlineMs,
+          ),
+        ]);
+        if (o[0] === undefined) throw this.notRanked(board, playerId, false, where);
+        const now = aroundPage(
+          playerId,
+          radius,
+          o[0],
+          w.map(([x]) => x),
+        );
+        // the others counted ahead of the key the player had: the answer only if it still has it
+        const counts = [o[1], ...w.map(([, t]) => t)];
+        return {
+          page: now,
+          ties: now.key === last.key ? tieTable(spec, mode, counted, [owner, ...others], counts, now.members) : undefined,
+        };
+      }));
     const underFloor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
-    if (underFloor(pivot.key, playerId)) throw this.notRanked(board, playerId, true, where);
-    const kept = below.filter((m) => !underFloor(m.key, m.playerId));
-    const entries = [
-      ...above.map((m, i) => ranked(spec, m, rank - above.length + i)),
-      ranked(spec, pivot, rank),
-      ...kept.map((m, i) => ranked(spec, m, rank + 1 + i)),
-    ];
-    return { entries, total: own.card + sum(others.map((w) => w.card)) };
+    if (underFloor(page.key, playerId)) throw this.notRanked(board, playerId, true, where);
+    const kept = page.members.filter((m, i) => i < page.pivot || !underFloor(m.key, m.playerId));
+    return { entries: kept.map((m, i) => ranked(spec, m, page.firstRank + i, ties)), total: page.total };
   }
 }
 
-function ranked(spec: BoardSpec, m: KeyedMember, rank: number): RankedEntry {
+/**
+ * The page around a player from its owner's standing and the other shards' windows at its key:
+ * the merged `radius` entries each side and the player, the rank of the first, the board's size.
+ */
+function aroundPage(
+  playerId: string,
+  radius: number,
+  own: StandingResult,
+  others: readonly WindowResult[],
+): { members: KeyedMember[]; firstRank: number; pivot: number; key: number; total: number } {
+  const pivot: KeyedMember = { playerId, key: own.key, metadata: own.metadata };
+  const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
+  const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
+  return {
+    members: [...above, pivot, ...below],
+    firstRank: rank - above.length,
+    pivot: above.length,
+    key: own.key,
+    total: own.card + sum(others.map((w) => w.card)),
+  };
+}
+
+/**
+ * The rounds of TIED RANKS OF A PAGE: `round(bounds, last)` reads the page again with the tie
+ * counts of `bounds` (every points value the pages read so far held), and returns it with its
+ * TieTable when that round ranks all of it.
+ */
+async function tiedRounds<P extends { members: readonly KeyedMember[] }>(
+  spec: BoardSpec,
+  first: P,
+  round: (bounds: number[], last: P) => Promise<{ page: P; ties: TieTable | undefined }>,
+): Promise<{ page: P; ties: TieTable }> {
+  let page = first;
+  let bounds: number[] = [];
+  for (let r = 1; r <= TIE_ROUNDS; r++) {
+    bounds = union(
+      bounds,
+      page.members.map((m) => pointsIdx(spec, m.key)),
+    );
+    const got = await round(bounds, page);
+    page = got.page;
+    if (got.ties) return { page, ties: got.ties };
+  }
+  throw tiesKeptMoving();
+}
+
+/** The union of two sets of points indexes, as a list. */
+function union(a: readonly number[], b: readonly number[]): number[] {
+  return [...new Set([...a, ...b])];
+}
+
+/** Every shard's tie counts of one round as a TieTable, if it ranks every one of `members`; else undefined (another round). */
+function tieTable(
+  spec: BoardSpec,
+  mode: RankMode,
+  bounds: readonly number[],
+  stores: ReadonlyArray<{ shardId: string }>,
+  counts: readonly TieCounts[],
+  members: readonly KeyedMember[],
+): TieTable | undefined {
+  const table = new TieTable(spec, mode, bounds);
+  counts.forEach((c, i) => table.add(stores[i]!.shardId, c));
+  return members.every((m) => table.of(m.key) !== undefined) ? table : undefined;
+}
+
+function tiesKeptMoving(): LadderError {
+  return unavailable(
+    `entries with scores not yet counted kept entering the page for ${TIE_ROUNDS} rounds of reads: no instant found at which to rank its ties; retry`,
+  );
+}
+
+function ranked(spec: BoardSpec, m: KeyedMember, rank: number, ties?: TieTable): RankedEntry {
   const { points, reachedAtMs } = decodeSortKey(spec, m.key);
-  return { playerId: m.playerId, points, reachedAtMs, rank, metadata: m.metadata ?? "" };
+  const entry: RankedEntry = { playerId: m.playerId, points, reachedAtMs, rank, metadata: m.metadata ?? "" };
+  if (ties) entry.tiedRank = ties.of(m.key);
+  return entry;
 }
 
 function sum(xs: readonly number[]): number {

@@ -29,7 +29,7 @@
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { BoardSpec } from "@ladder/model/board-spec";
 import { compareMembers, decodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
-import type { RanksResult } from "@ladder/store";
+import type { InstantReads, RanksResult } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
 /** Rounds of reads a batch may take while its players' scores keep moving (each one command per shard; the call's deadline bounds them too). */
@@ -94,10 +94,14 @@ export async function ranksOf(
         const own = owned.get(s) ?? [];
         const others = found.filter((m) => ownerOf.get(m.playerId) !== s);
         const positions = [...others, ...bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits }))];
-        return Promise.all([
-          s.ranks(stored, own, positions),
-          mode === "dense" && worst > 0 ? s.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([]),
-        ]).then(([r, d]) => ({ s, own, others, r, d }));
+        return s
+          .atOnce((r) =>
+            Promise.all([
+              r.ranks(stored, own, positions),
+              mode === "dense" && worst > 0 ? r.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([]),
+            ]),
+          )
+          .then(([r, d]) => ({ s, own, others, r, d }));
       },
       deadlineMs,
     );
@@ -131,10 +135,9 @@ function answer(
   mode: RankMode,
 ): RanksAnswer {
   const ahead = new Map<string, number>();
-  const below = new Map<number, number>(); // points index -> entries with better points, over every shard
   const aheadOwn = new Map<string, number>();
+  const ties = new TieTable(spec, mode, bounds);
   let total = 0;
-  const distinct = new Set<number>();
   for (const { s, own, others, r, d } of reads) {
     total += r.card;
     own.forEach((p, i) => {
@@ -142,30 +145,83 @@ function answer(
       if (o) aheadOwn.set(p, o.ahead);
     });
     others.forEach((m, i) => ahead.set(m.playerId, (ahead.get(m.playerId) ?? 0) + r.aheadOf[i]!));
-    bounds.forEach((b, i) => below.set(b, (below.get(b) ?? 0) + r.aheadOf[others.length + i]!));
-    if (d.length > MAX_DENSE_VALUES)
-      throw new LadderError(
-        Code.FAILED_PRECONDITION,
-        `a dense rank here counts more than ${MAX_DENSE_VALUES} distinct scores above the player on ${s.shardId} alone (MAX_DENSE_VALUES): not answered; ask for competition ranks or the unique rank`,
-      );
-    for (const v of d) distinct.add(v);
+    ties.add(s.shardId, { below: r.aheadOf.slice(others.length), distinct: d });
   }
-  const sortedDistinct = [...distinct].sort((a, b) => a - b);
   const found = [...at.values()].sort(compareMembers).map((m, i): PlayerRank => {
     const { points, reachedAtMs } = decodeSortKey(spec, m.key);
-    const idx = pointsIdx(spec, m.key);
-    const tiedRank = mode === "competition" ? 1 + below.get(idx)! : mode === "dense" ? 1 + countBelow(sortedDistinct, idx) : 0;
     return {
       playerId: m.playerId,
       points,
       reachedAtMs,
       metadata: m.metadata ?? "",
       rank: 1 + aheadOwn.get(m.playerId)! + (ahead.get(m.playerId) ?? 0),
-      tiedRank,
+      tiedRank: ties.of(m.key)!,
       rankAmong: i + 1,
     };
   });
   return { found, missing: players.filter((p) => !at.has(p)), total };
+}
+
+/** What one shard counts for tied ranks, read at the instant of the rest of its answer. */
+export interface TieCounts {
+  /** Per points bound asked: the entries with better points (keys below bound × timeUnits). */
+  below: number[];
+  /** Dense only: the distinct points indexes better than the worst bound (at most MAX_DENSE_VALUES + 1). */
+  distinct: number[];
+}
+
+/**
+ * The tie reads of one shard for the points indexes `bounds`, to be asked inside the same
+ * atOnce() as the reads they rank (a page, a window): then they count the board at that instant.
+ */
+export function tieReads(r: InstantReads, stored: string, spec: BoardSpec, bounds: readonly number[], mode: RankMode): Promise<TieCounts> {
+  const worst = Math.max(-1, ...bounds);
+  return Promise.all([
+    r.ranks(
+      stored,
+      [],
+      bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits })),
+    ),
+    mode === "dense" && worst > 0 ? r.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([]),
+  ]).then(([ranks, distinct]) => ({ below: ranks.aheadOf, distinct }));
+}
+
+/**
+ * Tied ranks from every shard's TieCounts of one answer: competition = 1 + the entries with
+ * better points, dense = 1 + the distinct better points over all shards (a points index counted
+ * once however many shards hold it); unique: 0.
+ */
+export class TieTable {
+  private readonly below = new Map<number, number>();
+  private readonly distinct = new Set<number>();
+  private sortedDistinct: number[] | undefined;
+
+  constructor(
+    private readonly spec: BoardSpec,
+    private readonly mode: RankMode,
+    private readonly bounds: readonly number[],
+  ) {}
+
+  add(shardId: string, counts: TieCounts): void {
+    this.bounds.forEach((b, i) => this.below.set(b, (this.below.get(b) ?? 0) + counts.below[i]!));
+    if (counts.distinct.length > MAX_DENSE_VALUES)
+      throw new LadderError(
+        Code.FAILED_PRECONDITION,
+        `a dense rank here counts more than ${MAX_DENSE_VALUES} distinct scores above the player on ${shardId} alone (MAX_DENSE_VALUES): not answered; ask for competition ranks or the unique rank`,
+      );
+    for (const v of counts.distinct) this.distinct.add(v);
+    this.sortedDistinct = undefined;
+  }
+
+  /** The tied rank of an entry with sort key `key`; undefined when its points are not among the bounds counted. */
+  of(key: number): number | undefined {
+    if (this.mode === "unique") return 0;
+    const idx = pointsIdx(this.spec, key);
+    if (!this.below.has(idx)) return undefined;
+    if (this.mode === "competition") return 1 + this.below.get(idx)!;
+    this.sortedDistinct ??= [...this.distinct].sort((a, b) => a - b);
+    return 1 + countBelow(this.sortedDistinct, idx);
+  }
 }
 
 /** The players of `asked` that the read found, by id, as KeyedMembers with their metadata. */
@@ -182,7 +238,8 @@ function same(a: Map<string, KeyedMember>, b: Map<string, KeyedMember>): boolean
   return true;
 }
 
-const pointsIdx = (spec: BoardSpec, key: number) => Math.floor(key / spec.timeUnits);
+/** The points index of a sort key: the key with its time part dropped (lower is better). */
+export const pointsIdx = (spec: BoardSpec, key: number) => Math.floor(key / spec.timeUnits);
 
 /** How many of `sorted` (ascending) are below `v`. */
 function countBelow(sorted: readonly number[], v: number): number {

@@ -26,6 +26,7 @@ import {
   readyWithin,
   ShardReader,
   type AfterResult,
+  type InstantReads,
   type PlayerData,
   type RanksResult,
   type ShardReaderOptions,
@@ -141,6 +142,14 @@ export class ReplicatedReader extends ShardReader {
     return this.onNode(
       (r) => r.after(board, from, count, backward),
       () => super.after(board, from, count, backward),
+    );
+  }
+
+  /** The unit on one node, the whole unit asked again on another (store/src/reader.ts, atOnce). */
+  override atOnce<T>(reads: (r: InstantReads) => Promise<T>): Promise<T> {
+    return this.onNode(
+      (r) => r.atOnce(reads),
+      () => super.atOnce(reads),
     );
   }
 
@@ -272,6 +281,10 @@ export class PrimaryReader extends ShardReader {
 
   override appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
     return this.again(() => super.appliedOffsetsOf(partitions));
+  }
+
+  override atOnce<T>(reads: (r: InstantReads) => Promise<T>): Promise<T> {
+    return this.again(() => super.atOnce(reads));
   }
 
   /** `read` on the primary, asked again while its connection fails (see the essay). */

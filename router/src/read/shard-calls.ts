@@ -34,6 +34,7 @@ export type ShardStore = Pick<
   | "audit"
   | "playerData"
   | "floors"
+  | "atOnce"
 >;
 
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
