@@ -7,7 +7,7 @@
 // acknowledged write applied exactly once and every entry at the oracle's rank. The figures go to
 // test/results/partitions-<date>.json and to the output.
 //
-// The short form (CI) runs each fault once, partitions of 5 s; LADDER_TEST_PARTITIONS_S=<seconds>
+// The short form (CI) runs each fault once, partitions of 3.5 s (longer than LADDER_STALL_MS); LADDER_TEST_PARTITIONS_S=<seconds>
 // repeats the schedule with 15 s partitions until that many seconds have passed (docs/testing.md).
 // It needs root and `ip netns`; without them it is skipped, saying why.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -36,7 +36,7 @@ import { netnsUnavailable, removeLeftovers } from "./netns/topology.js";
 import { auditNetBoard, startTraffic, type Traffic } from "./netns/workload.js";
 
 const LONG_S = Number(process.env.LADDER_TEST_PARTITIONS_S ?? 0);
-const PARTITION_MS = LONG_S > 0 ? 15_000 : 5000;
+const PARTITION_MS = LONG_S > 0 ? 15_000 : 3500;
 const STALL_MS = 2000;
 const HEARTBEAT_TTL_MS = 1000;
 /** No answer may miss a write acknowledged longer than this before the read: LADDER_STALL_MS + 2 heartbeat TTLs (readiness.ts). */
@@ -73,7 +73,7 @@ function schedule(): Fault[] {
     unplug("kafka", PARTITION_MS),
     sentinelMinority("sent0", PARTITION_MS),
     primaryCutOff(PARTITION_MS),
-    ...links.map((l) => delay(l, 200, 3000)),
+    ...links.map((l) => delay(l, 200, LONG_S > 0 ? 3000 : 2000)),
     ...links.map((l) => stall(l, 1500)),
   ];
 }

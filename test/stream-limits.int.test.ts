@@ -28,7 +28,7 @@ const PER_CALLER = 40;
 const STALL_MS = 2000;
 const STALLED = 30;
 const WARM_UP_MS = 5000;
-const RUN_MS = 20_000;
+const RUN_MS = 10_000;
 /**
  * Resident memory the router may add over the run, bytes: a guard against growth without bound, not a
  * fine measure. The router's heap grows by up to ~115 MiB of its own under this load (30 top-100

@@ -49,7 +49,7 @@ export interface FaultFigures {
   note?: string;
 }
 
-const CALM_MS = 1500;
+const CALM_MS = 1000;
 export const RECOVERY_LIMIT_MS = 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
