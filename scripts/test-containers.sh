@@ -8,6 +8,9 @@
 # local-process path) and stops it at the end, whatever the outcome. Installs what is missing
 # (docker.io, debootstrap, docker-compose from Debian), then builds the images (deploy/images/build.sh,
 # cached between runs) and runs the tests. Prints how long each part took.
+#
+# `--prepare` does everything but the tests, and leaves an engine it started running (scripts/test-all.sh
+# runs it beside `npm test`, then this script again for the tests, and stops that engine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -32,13 +35,19 @@ if ! docker info >/dev/null 2>&1; then
     own_engine=1
   fi
 fi
-stop_engine() { if [ "$own_engine" = 1 ]; then bash deploy/images/engine.sh stop; fi; }
+prepare_only=0
+[ "${1:-}" = "--prepare" ] && prepare_only=1
+stop_engine() { if [ "$own_engine" = 1 ] && [ "$prepare_only" = 0 ]; then bash deploy/images/engine.sh stop; fi; }
 trap stop_engine EXIT
 
 echo "test:containers: engine ready after $((SECONDS - started)) s"
 images_started=$SECONDS
 bash deploy/images/build.sh
 echo "test:containers: images ready in $((SECONDS - images_started)) s"
+if [ "$prepare_only" = 1 ]; then
+  echo "test:containers: prepared in $((SECONDS - started)) s (engine $([ "$own_engine" = 1 ] && echo "started here, left running" || echo "already running"))"
+  exit 0
+fi
 tests_started=$SECONDS
 npx vitest run --config vitest.containers.config.ts
 echo "test:containers: tests ran in $((SECONDS - tests_started)) s; all in $((SECONDS - started)) s"

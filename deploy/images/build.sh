@@ -132,7 +132,8 @@ build_kafka() {
 SERVICE_WORKSPACES=(proto client model platform log store ingest shard-node router gateway cli)
 stage_services() {
   local context="$CACHE/context-services"
-  (cd "$ROOT" && npm run build --silent) >&2
+  # LADDER_IMAGES_BUILT=1: the caller built the checkout already (scripts/test-all.sh, while tests run from dist/)
+  [ "${LADDER_IMAGES_BUILT:-0}" = 1 ] || (cd "$ROOT" && npm run build --silent) >&2
   rm -rf "$context/src" && mkdir -p "$context/src" "$context/deps"
   (cd "$ROOT" && {
     git ls-files -z --cached --others --exclude-standard -- package.json package-lock.json patches "${SERVICE_WORKSPACES[@]/%//}" \
