@@ -8,7 +8,7 @@ import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
+import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, WindowCombine, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import { RankMode, type GetTopResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
@@ -712,15 +712,48 @@ describe("rank change on write", () => {
     expect(n.sweeps).toBe(6);
     expect(n.refused).toBeLessThanOrEqual(0.01 * (n.pages + n.arounds + n.ranks));
 
-    // at rest, after the motion: pages with tied ranks equal the oracle's
+    // at rest, after the motion: the whole board by cursor pages, in each rank mode, its tied ranks
+    // counted from the entries above each; then the same after a rebuild from the log
     await c.waitApplied(offsets);
-    const top = await c.router.getTop({ board: "r-moving", limit: 1000, rankMode: RankMode.COMPETITION });
-    const first = await c.router.getTop({ board: "r-moving", limit: 100, cursor: top.nextCursor, rankMode: RankMode.COMPETITION });
-    const all = [...top.entries, ...first.entries];
-    all.forEach((e, i) => {
-      const better = all.slice(0, i).filter((x) => x.score > e.score).length;
-      expect(Number(e.tiedRank), `${e.playerId} at rank ${e.rank}`).toBe(1 + better);
-    });
+    const wholeBoard = async () => {
+      const rows: Array<[string, bigint, bigint, bigint, bigint]> = [];
+      for (const rankMode of modes) {
+        const all: TiedEntry[] = [];
+        for (let cursor = "", first = true; first || cursor; first = false) {
+          const page = await c.router.getTop({ board: "r-moving", limit: 200, cursor, rankMode });
+          all.push(...page.entries);
+          cursor = page.nextCursor;
+        }
+        expect(all.length).toBe(unmoved.size + movers.length);
+        all.forEach((e, i) => {
+          const better = all.slice(0, i).filter((x) => x.score > e.score);
+          const want = 1 + (rankMode === RankMode.COMPETITION ? better.length : new Set(better.map((x) => x.score)).size);
+          expect(Number(e.tiedRank), `${e.playerId} at rank ${e.rank}, mode ${rankMode}`).toBe(want);
+          expect(Number(e.rank)).toBe(i + 1);
+          rows.push([e.playerId, e.score, e.rank, e.tiedRank, BigInt(rankMode)]);
+        });
+      }
+      return rows;
+    };
+    // and neighbourhoods with tied ranks: the board's rows around each player
+    const aroundsMatch = async () => {
+      for (const rankMode of modes) {
+        const rows = atRest.filter((r) => r[4] === BigInt(rankMode));
+        for (let k = 0; k < 10; k++) {
+          const at = rand(rows.length);
+          const got = await c.router.getAround({ board: "r-moving", playerId: rows[at]![0], radius: 10, rankMode });
+          expect(got.entries.map((e) => [e.playerId, e.score, e.rank, e.tiedRank, BigInt(rankMode)])).toEqual(
+            rows.slice(Math.max(0, at - 10), at + 11),
+          );
+        }
+      }
+    };
+    const atRest = await wholeBoard();
+    await aroundsMatch();
+    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    await c.waitApplied(offsets);
+    expect(await wholeBoard()).toEqual(atRest);
+    await aroundsMatch();
   });
 
   it("a write reports its player's rank before and after on each board it touched: exact on a quiet board, consistent while others write", async () => {
