@@ -205,7 +205,10 @@ export class Queries {
         ? await this.cache.page(stored, offset, limit, deadlineMs, (read) => this.page(spec, read, offset, limit))
         : this.page(spec, await this.readTop(stored, offset + limit, deadlineMs, view), offset, limit, mode);
     const below = await this.floorOf(spec, stored, view, deadlineMs);
-    return { ...page, entries: page.entries.filter((e) => !below(encodeSortKey(spec, e.points, e.reachedAtMs), e.playerId)) };
+    const kept = page.entries.filter((e) => !below(encodeSortKey(spec, e.points, e.reachedAtMs), e.playerId));
+    // the page itself when nothing is below the floor: a cached page keeps its identity, and with it
+    // the answer encoded once for it (leaderboard-service.ts, topResponse)
+    return kept.length === page.entries.length ? page : { ...page, entries: kept };
   }
 
   /** The floor every answer of a trimmed board is bounded by, read after the answer (floor-read.ts). */
