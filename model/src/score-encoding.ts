@@ -71,9 +71,14 @@ export function encodeSortKey(spec: Encoding, points: number, reachedAtMs: numbe
   return pointsIndex(spec, points) * spec.timeUnits + timeIndex(spec, reachedAtMs);
 }
 
+/** The points index of a sort key (its time part dropped): equal for equal points, lower for better ones. */
+export function pointsIndexOfKey(spec: Pick<Encoding, "timeUnits">, key: number): number {
+  return Math.floor(key / spec.timeUnits);
+}
+
 /** Splits a sort key back into points and reached-at time (rounded down to the resolution; 0 on a player-id-only board). */
 export function decodeSortKey(spec: Encoding, key: number): Standing {
-  const pointsIdx = Math.floor(key / spec.timeUnits);
+  const pointsIdx = pointsIndexOfKey(spec, key);
   const timeIdx = key - pointsIdx * spec.timeUnits;
   const points = spec.lowerIsBetter ? spec.minPoints + pointsIdx : spec.maxPoints - pointsIdx;
   if (spec.tie === "id") return { points, reachedAtMs: 0 };

@@ -48,10 +48,10 @@ import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/mod
 import { Code, deadlineExceeded, invalidArgument, LadderError, notFound, unavailable } from "@ladder/model/errors";
 import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
-import { decodeSortKey, encodeSortKey, pointsIndex, type KeyedMember } from "@ladder/model/score-encoding";
+import { decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor, type CursorPage } from "./cursor-pages.js";
 import { RankBatches } from "./rank-batch.js";
-import { pointsIdx, ranksOf, tieReads, TieTable, type RankMode, type RanksAnswer, type TieCounts } from "./ranks.js";
+import { ranksOf, tieReads, TieTable, type RankMode, type RanksAnswer, type TieCounts } from "./ranks.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
 import { notKeptNote } from "@ladder/model/retention";
@@ -556,7 +556,7 @@ async function tiedRounds<P extends { members: readonly KeyedMember[] }>(
   for (let r = 1; r <= TIE_ROUNDS; r++) {
     bounds = union(
       bounds,
-      page.members.map((m) => pointsIdx(spec, m.key)),
+      page.members.map((m) => pointsIndexOfKey(spec, m.key)),
     );
     const got = await round(bounds, page);
     page = got.page;
@@ -610,7 +610,7 @@ function tieRanks(spec: BoardSpec, all: readonly KeyedMember[], offset: number, 
   let groupStart = 0;
   let distinct = 1;
   for (let i = 0; i < offset + page.length && i < all.length; i++) {
-    if (i > 0 && Math.floor(all[i]!.key / spec.timeUnits) !== Math.floor(all[i - 1]!.key / spec.timeUnits)) {
+    if (i > 0 && pointsIndexOfKey(spec, all[i]!.key) !== pointsIndexOfKey(spec, all[i - 1]!.key)) {
       groupStart = i;
       distinct++;
     }

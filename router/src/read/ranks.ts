@@ -28,7 +28,7 @@
  */
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { BoardSpec } from "@ladder/model/board-spec";
-import { compareMembers, decodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
+import { compareMembers, decodeSortKey, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import type { InstantReads, RanksResult } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
@@ -86,7 +86,7 @@ export async function ranksOf(
   [...owned.keys()].forEach((s, i) => collect(owned.get(s)!, first[i]!, known));
   for (let round = 2; round <= MAX_ROUNDS + 1; round++) {
     const found = [...known.values()];
-    const bounds = mode === "unique" ? [] : [...new Set(found.map((m) => pointsIdx(spec, m.key)))];
+    const bounds = mode === "unique" ? [] : [...new Set(found.map((m) => pointsIndexOfKey(spec, m.key)))];
     const worst = Math.max(-1, ...bounds);
     const reads = await pool.fanOut(
       scope.stores,
@@ -216,7 +216,7 @@ export class TieTable {
   /** The tied rank of an entry with sort key `key`; undefined when its points are not among the bounds counted. */
   of(key: number): number | undefined {
     if (this.mode === "unique") return 0;
-    const idx = pointsIdx(this.spec, key);
+    const idx = pointsIndexOfKey(this.spec, key);
     if (!this.below.has(idx)) return undefined;
     if (this.mode === "competition") return 1 + this.below.get(idx)!;
     this.sortedDistinct ??= [...this.distinct].sort((a, b) => a - b);
@@ -237,9 +237,6 @@ function same(a: Map<string, KeyedMember>, b: Map<string, KeyedMember>): boolean
   for (const [p, m] of a) if (b.get(p)?.key !== m.key) return false;
   return true;
 }
-
-/** The points index of a sort key: the key with its time part dropped (lower is better). */
-export const pointsIdx = (spec: BoardSpec, key: number) => Math.floor(key / spec.timeUnits);
 
 /** How many of `sorted` (ascending) are below `v`. */
 function countBelow(sorted: readonly number[], v: number): number {
