@@ -4,7 +4,7 @@
  * topic: created with the cluster's durability settings, checked against them at every start, and
  * identified by its topic id.
  */
-import { Admin as PlatformaticAdmin } from "@platformatic/kafka";
+import type { Admin as PlatformaticAdmin } from "@platformatic/kafka";
 import kafkajs, { Kafka, Partitioners, type Admin, type ITopicConfig } from "kafkajs";
 
 // Not among the names Node's ES module loader finds in kafkajs's CommonJS exports: take it from the default export.
@@ -202,18 +202,24 @@ export async function topicConfigs(admin: Admin, topic: string): Promise<Map<str
  * same name gets a new id and restarts its offsets at 0: a shard built from the old one must
  * not skip the new one's records as "already applied", so shards record the id they were
  * built from. kafkajs speaks Metadata v6, which has no topic ids (v10+ does), so this asks
- * with @platformatic/kafka, a maintained client that speaks current protocol versions.
+ * with @platformatic/kafka, a maintained client that speaks current protocol versions. That client
+ * costs about 0.7 s of CPU to load (it compiles its option schemas as it loads), so it is loaded on
+ * the first question: a process that never asks (ingest, a router until a rebuild or a move) never
+ * pays it.
  */
 export class TopicIds {
-  private readonly admin: PlatformaticAdmin;
+  private admin: Promise<PlatformaticAdmin> | undefined;
 
-  constructor(brokers: readonly string[], clientId: string, security?: KafkaSecurity) {
-    this.admin = new PlatformaticAdmin({ clientId, bootstrapBrokers: [...brokers], retries: 3, ...platformaticSecurity(security) });
-  }
+  constructor(
+    private readonly brokers: readonly string[],
+    private readonly clientId: string,
+    private readonly security?: KafkaSecurity,
+  ) {}
 
   async idOf(topic: string): Promise<string | undefined> {
+    const admin = await this.client();
     try {
-      const meta = await this.admin.metadata({ topics: [topic], forceUpdate: true });
+      const meta = await admin.metadata({ topics: [topic], forceUpdate: true });
       return meta.topics.get(topic)?.id;
     } catch (err) {
       if (/unknown topic/i.test(String((err as Error).message))) return undefined;
@@ -221,8 +227,18 @@ export class TopicIds {
     }
   }
 
-  close(): Promise<void> {
-    return this.admin.close();
+  private client(): Promise<PlatformaticAdmin> {
+    this.admin ??= import("@platformatic/kafka").then(
+      ({ Admin }) =>
+        new Admin({ clientId: this.clientId, bootstrapBrokers: [...this.brokers], retries: 3, ...platformaticSecurity(this.security) }),
+    );
+    return this.admin;
+  }
+
+  async close(): Promise<void> {
+    const admin = this.admin;
+    this.admin = undefined;
+    if (admin) await (await admin).close();
   }
 }
 
