@@ -16,6 +16,8 @@
 #   KAFKA_MIN_ISR            min.insync.replicas of the internal topics and the broker default
 #                            (default: 1 with one voter, else 2)
 #   KAFKA_HEAP_OPTS          JVM heap flags (default -Xms256m -Xmx768m)
+#   KAFKA_JVM_OPTS           further JVM flags (default none), e.g. -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+#                            for brokers of light load sharing a small machine (the compose file's)
 #   KAFKA_DATA_DIR           where the log dir and the broker's own log live (default /var/lib/kafka)
 #   KAFKA_LIBS_DIR           the broker's jars (default /opt/kafka/libs); KAFKA_LOG4J its log4j2.xml
 #
@@ -107,7 +109,8 @@ umask 022
 
 classpath="${KAFKA_LIBS_DIR:-/opt/kafka/libs}/*"
 read -ra heap <<<"${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
-jvm=("${heap[@]}" -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true
+read -ra extra <<<"${KAFKA_JVM_OPTS:-}"
+jvm=("${heap[@]}" "${extra[@]}" -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true
   "-Dlog4j2.configurationFile=${KAFKA_LOG4J:-/opt/kafka/log4j2.xml}" "-Dkafka.logs.dir=${data_dir}")
 
 if [ ! -f "$data_dir/logs/meta.properties" ]; then
