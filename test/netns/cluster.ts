@@ -113,6 +113,11 @@ export interface NetCluster {
   process(name: string): ManagedProcess;
   /** Every partition's applied offset, from each shard's Redis read directly (shard 2's primary through Sentinel). */
   applied(): Promise<Map<number, bigint>>;
+  /**
+   * The oldest of the shards' "current as of" (ms, the Redis's clock: the same host's): when each
+   * last knew itself to hold the log's end, as its heartbeat wrote it; -1 when a shard has none (not serving).
+   */
+  currentAsOf(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -134,6 +139,15 @@ export async function startNetCluster(o: NetClusterOptions): Promise<NetCluster>
   const links = new Map<string, LinkProxy>();
   const keyPrefix = o.settings.LADDER_KEY_PREFIX ?? "";
   let direct: Redis[] | undefined;
+  // the harness's own connections to each shard's Redis (shard 2's primary through Sentinel), opened once
+  const shardRedis = (): Redis[] =>
+    (direct ??= range(SHARDS).map((i) => {
+      const r = openRedis(i < PLAIN ? `redis://${at(20 + i)}:${REDIS_PORT}` : `sentinel://${sentinelList}/${SENTINEL_NAME}`, {
+        maxRetriesPerRequest: 1,
+      });
+      r.on("error", () => {});
+      return r;
+    }));
   const stop = async () => {
     direct?.forEach((r) => r.disconnect());
     const groups = [
@@ -286,17 +300,14 @@ export async function startNetCluster(o: NetClusterOptions): Promise<NetCluster>
         }),
       ).then((lines) => lines.join("; ")),
     async applied() {
-      direct ??= range(SHARDS).map((i) => {
-        const r = openRedis(i < PLAIN ? `redis://${at(20 + i)}:${REDIS_PORT}` : `sentinel://${sentinelList}/${SENTINEL_NAME}`, {
-          maxRetriesPerRequest: 1,
-        });
-        r.on("error", () => {});
-        return r;
-      });
       const out = new Map<number, bigint>();
-      for (const r of direct)
+      for (const r of shardRedis())
         for (const [p, off] of Object.entries(await r.hgetall(keyLayout(keyPrefix).offsets))) out.set(Number(p), BigInt(off));
       return out;
+    },
+    async currentAsOf() {
+      const values = await Promise.all(shardRedis().map((r) => r.get(keyLayout(keyPrefix).current)));
+      return Math.min(...values.map((v) => (v === null ? -1 : Number(v.split(" ")[0]))));
     },
     process(name) {
       const p = procs.get(name);

@@ -8,7 +8,9 @@
 //   first answered one after the last refusal (0 when none was refused);
 // - recoveryMs: from the heal to the end of the first answered attempt started after it;
 // - caughtUpMs: from the heal until every shard has applied every write acknowledged before the heal
-//   (its Redis read directly): the answers are then as fresh as before the fault;
+//   and has known itself to hold the log's end since the heal (its Redis read directly: the offsets and
+//   the heartbeat's "current as of"): the answers are then as fresh as before the fault, and no shard
+//   is refused as not current because its as-of still dates from before the heal;
 // - maxStaleMs (reads): the stalest answer (workload.ts, Attempt.staleMs);
 // - strayRefusals: refusals in the calm lead-in, i.e. while every part was reachable, and calmMaxStaleMs
 //   the stalest answer there.
@@ -170,7 +172,8 @@ export async function runFault(c: NetCluster, traffic: Traffic, f: Fault): Promi
   const caughtUp = (async () => {
     for (;;) {
       const applied = await c.applied().catch(() => new Map<number, bigint>());
-      if ([...target].every(([p, off]) => (applied.get(p) ?? -1n) >= off)) return Date.now() - healAt;
+      const asOf = await c.currentAsOf().catch(() => -1);
+      if ([...target].every(([p, off]) => (applied.get(p) ?? -1n) >= off) && asOf >= healAt) return Date.now() - healAt;
       if (Date.now() - healAt > RECOVERY_LIMIT_MS) throw new Error(`${f.name}: not caught up ${RECOVERY_LIMIT_MS} ms after the heal`);
       await sleep(50);
     }
