@@ -105,7 +105,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
     openRedis(isSentinelUrl(url) ? expandSentinelUrl(url, sentinels) : url, { maxRetriesPerRequest: null }, opts.redisLogin),
   );
   for (const r of redis) r.on("error", () => {}); // tests kill Redis on purpose
-  const { offsets: offsetsKey, heartbeat: heartbeatKey } = keyLayout(ns.keyPrefix);
+  const { offsets: offsetsKey, heartbeat: heartbeatKey, current: currentKey } = keyLayout(ns.keyPrefix);
 
   async function waitApplied(offsets: Iterable<PartitionOffset>, timeoutMs = 60_000): Promise<void> {
     const target = new Map<number, bigint>();
@@ -115,9 +115,17 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       const applied = new Map<number, bigint>();
       for (const r of redis) for (const [p, o] of Object.entries(await r.hgetall(offsetsKey))) applied.set(Number(p), BigInt(o));
       const behind = [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o);
-      // serving: the heartbeat holds the shard's stamp, not "!<why not>" (store/src/lua/heartbeat.lua)
+      // serving: the heartbeat holds the shard's stamp, not "!<why not>" (store/src/lua/heartbeat.lua),
+      // and the shard is current with room to spare: its "<as of> <bound>" (ms, the Redis's clock, this
+      // host's) no older than half the bound. After Kafka was away, a node may have applied everything
+      // while the as-of its heartbeat carries still dates from before: reads are refused as "not current"
+      // until its next answer of the log's end renews it.
       const serving = (await Promise.all(redis.map((r) => r.get(heartbeatKey)))).every(servesReads);
-      if (behind.length === 0 && serving) return;
+      const current = (await Promise.all(redis.map((r) => r.get(currentKey)))).every((v) => {
+        const [asOf, bound] = (v ?? "").split(" ").map(Number);
+        return v !== null && Date.now() - asOf! <= bound! / 2;
+      });
+      if (behind.length === 0 && serving && current) return;
       if (Date.now() > deadline)
         throw new Error(`offsets not applied within ${timeoutMs} ms: ${JSON.stringify(behind.map(([p, o]) => [p, String(o)]))}`);
       await new Promise((r) => setTimeout(r, 50));
