@@ -1,33 +1,58 @@
 import { defaultServerConditions } from "vite";
+import { relative } from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-// Three projects: unit tests (*.test.ts beside the code, no services), then integration tests
+// Four projects: unit tests (*.test.ts beside the code, no services), then integration tests
 // (*.int.test.ts) against a real Kafka broker and real Redis servers started once for the run by
-// test/global-setup.ts, in two groups. First, beside the unit tests, the files that check answers and
-// state (not timings) run two at a time; then the files whose checks involve time (faults, failover,
-// readiness deadlines, staleness bounds, shutdown, rebuild leases, answers under motion, the
-// launcher's restart pauses, deadlines of the client library, the gateway's rate limits and the
-// browser, the router's stream bounds, ingest's lag bound) run one at a time, alone on the machine's two cores. Files that only wait for an outcome
-// (the drift refusals, the broker's own restarts) run in the first group. Each file uses its own
-// topic and key namespace.
-const TIMED = [
-  "test/faults.int.test.ts",
-  "test/failover.int.test.ts",
-  "test/readiness.int.test.ts",
-  "test/shutdown.int.test.ts",
-  "test/rebuild-lease.int.test.ts",
-  "test/motion.int.test.ts",
-  "test/top-cache.int.test.ts",
-  "test/read-your-writes.int.test.ts",
-  "test/launcher.int.test.ts",
-  "client/src/client.int.test.ts",
-  "test/gateway.int.test.ts",
-  "test/gateway-backpressure.int.test.ts",
-  "test/stream-limits.int.test.ts",
-  "test/dashboard.int.test.ts",
-  "test/partitions.int.test.ts",
-  "test/backpressure.int.test.ts",
+// test/global-setup.ts, in three groups. Each file uses its own topic and key namespace.
+//
+// 1. Beside the unit tests, the files that check answers and state (not timings) run two at a time.
+//    Files that only wait for an outcome (the drift refusals, the broker's own restarts) run here.
+// 2. The files whose checks involve time (readiness deadlines, staleness bounds, rebuild leases, the
+//    launcher's restart pauses, deadlines of the client library, the gateway's rate limits and the
+//    browser, the router's stream bounds) run in two lanes side by side, one file of each at a time:
+//    SENSITIVE holds the files with tight windows (a refusal within a second of a heartbeat, a
+//    promotion raced by Sentinel's timers, a stream's stall bound) and TOLERANT files whose checks
+//    wait for outcomes with generous bounds, the lightest first, so that the sensitive files run
+//    beside light neighbours. The pool of two workers takes the files in the order TimedLanes gives:
+//    by the time each would start if every file took the seconds written beside it (measured; a wrong
+//    figure only pairs other files, it never drops one).
+// 3. The files that load the machine on purpose or hold zero-tolerance windows throughout (network
+//    partitions, process and broker kills, answers under motion, ingest's lag bound) run alone.
+const SENSITIVE: ReadonlyArray<readonly [string, number]> = [
+  ["test/failover.int.test.ts", 55],
+  ["test/rebuild-lease.int.test.ts", 61],
+  ["test/readiness.int.test.ts", 31],
+  ["test/stream-limits.int.test.ts", 26],
+  ["test/top-cache.int.test.ts", 15],
+  ["test/read-your-writes.int.test.ts", 21],
 ];
+const TOLERANT: ReadonlyArray<readonly [string, number]> = [
+  ["test/gateway.int.test.ts", 16],
+  ["test/shutdown.int.test.ts", 17],
+  ["client/src/client.int.test.ts", 30],
+  ["test/dashboard.int.test.ts", 26],
+  ["test/gateway-backpressure.int.test.ts", 31],
+  ["test/launcher.int.test.ts", 58],
+];
+const ALONE = ["test/partitions.int.test.ts", "test/faults.int.test.ts", "test/motion.int.test.ts", "test/backpressure.int.test.ts"];
+const LANES = [...SENSITIVE, ...TOLERANT].map(([file]) => file);
+
+/** The default order, except the lanes' files: by when each would start with both lanes running side by side. */
+class TimedLanes extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const startAt = new Map<string, number>();
+    for (const lane of [SENSITIVE, TOLERANT]) {
+      let t = 0;
+      for (const [file, seconds] of lane) startAt.set(file, t), (t += seconds);
+    }
+    const at = (spec: TestSpecification) => startAt.get(relative(import.meta.dirname, spec.moduleId)) ?? 0;
+    const lanes = sorted.filter((spec) => spec.project.name === "integration-lanes").sort((a, b) => at(a) - at(b));
+    return sorted.map((spec) => (spec.project.name === "integration-lanes" ? lanes.shift()! : spec));
+  }
+}
 // Tests import the packages' sources (the "@ladder/source" condition of their exports), not their
 // builds in dist/; the processes they start run dist/ (test/global-setup.ts builds it first).
 const source = { ssr: { resolve: { conditions: ["@ladder/source", ...defaultServerConditions] } } };
@@ -35,6 +60,7 @@ const integration = { globalSetup: ["test/global-setup.ts"], testTimeout: 180_00
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: TimedLanes },
     projects: [
       {
         ...source,
@@ -52,7 +78,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["**/*.int.test.ts"],
-          exclude: ["**/node_modules/**", ...TIMED],
+          exclude: ["**/node_modules/**", ...LANES, ...ALONE],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
           ...integration,
@@ -61,10 +87,20 @@ export default defineConfig({
       {
         ...source,
         test: {
-          name: "integration-timed",
-          include: TIMED,
-          fileParallelism: false,
+          name: "integration-lanes",
+          include: LANES,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
+          ...integration,
+        },
+      },
+      {
+        ...source,
+        test: {
+          name: "integration-alone",
+          include: ALONE,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
           ...integration,
         },
       },
