@@ -8,7 +8,7 @@ import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import type { TokenGrant } from "@ladder/platform/auth";
 import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
-import { keyLayout, openRedis, servesReads } from "@ladder/store";
+import { keyLayout, openRedis, parseCurrent, servesReads } from "@ladder/store";
 import { startRedisServer } from "@ladder/deploy/redis-server";
 import { startServices, type RunningServices, type ServicesOptions } from "@ladder/deploy/services";
 import { silentLogger } from "@ladder/platform/logger";
@@ -121,10 +121,9 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       // while the as-of its heartbeat carries still dates from before: reads are refused as "not current"
       // until its next answer of the log's end renews it.
       const serving = (await Promise.all(redis.map((r) => r.get(heartbeatKey)))).every(servesReads);
-      const current = (await Promise.all(redis.map((r) => r.get(currentKey)))).every((v) => {
-        const [asOf, bound] = (v ?? "").split(" ").map(Number);
-        return v !== null && Date.now() - asOf! <= bound! / 2;
-      });
+      const current = (await Promise.all(redis.map((r) => r.get(currentKey))))
+        .map(parseCurrent)
+        .every((c) => c !== undefined && Date.now() - c.asOfMs <= c.boundMs / 2);
       if (behind.length === 0 && serving && current) return;
       if (Date.now() > deadline)
         throw new Error(`offsets not applied within ${timeoutMs} ms: ${JSON.stringify(behind.map(([p, o]) => [p, String(o)]))}`);

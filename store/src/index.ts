@@ -16,7 +16,7 @@
  * The sort key stored as each member's score is model/src/score-encoding.ts's; this part only
  * stores and compares it (read-window.lua's tie rule is the same order).
  */
-export { auditPrefix, keyLayout, type KeyLayout } from "./keys.js";
+export { auditPrefix, keyLayout, parseCurrent, type KeyLayout } from "./keys.js";
 export {
   behindSentinelTls,
   FAILOVER_RETRY_MS,

@@ -103,3 +103,10 @@ export const auditPrefix = (prefix: string, view: string) => `${prefix}audit:${v
 
 /** The key prefix under which the shard node loads snapshot `id` before installing it. */
 export const snapshotLoadPrefix = (prefix: string, id: string) => `${prefix}snapshot-load:${id}:`;
+
+/** A `<prefix>current` value ("<as of> <bound>", ms, the Redis's clock) read back; undefined: none (the node does not serve). */
+export function parseCurrent(value: string | null): { asOfMs: number; boundMs: number } | undefined {
+  if (value === null) return undefined;
+  const [asOfMs, boundMs] = value.split(" ").map(Number);
+  return { asOfMs: asOfMs!, boundMs: boundMs! };
+}

@@ -26,7 +26,7 @@ import type { Logger } from "@ladder/platform/logger";
 import { builtEntry } from "@ladder/deploy/built-entry";
 import { sentinelConf } from "@ladder/deploy/sentinel";
 import type { ManagedProcess } from "@ladder/deploy/managed-process";
-import { keyLayout, openRedis } from "@ladder/store";
+import { keyLayout, openRedis, parseCurrent } from "@ladder/store";
 import { buildTopology, SUBNET, type HostSpec, type Topology } from "./topology.js";
 import { linkProxy, type LinkProxy } from "./link-proxy.js";
 import { KAFKA_PORT, readyLine, startKafka, startUntil } from "./host-process.js";
@@ -307,7 +307,7 @@ export async function startNetCluster(o: NetClusterOptions): Promise<NetCluster>
     },
     async currentAsOf() {
       const values = await Promise.all(shardRedis().map((r) => r.get(keyLayout(keyPrefix).current)));
-      return Math.min(...values.map((v) => (v === null ? -1 : Number(v.split(" ")[0]))));
+      return Math.min(...values.map((v) => parseCurrent(v)?.asOfMs ?? -1));
     },
     process(name) {
       const p = procs.get(name);

@@ -15,9 +15,8 @@
 //
 // The JVM compiles with C1 only and collects with the serial collector unless `jit: "full"` is asked
 // for: on a machine of two cores, C2's compiler threads cost more CPU than its faster code saves for
-// as long as a local broker usually lives (a test run, a development session). Measured on this
-// machine: start to ready 3.5-4.1 s of CPU instead of 6.0-6.7 s; 2.5M records produced, 1.2 µs of
-// broker CPU per record instead of 1.7 µs. A benchmark of sustained load asks for "full".
+// as long as a local broker usually lives (a test run, a development session): its start, its topics
+// and millions of records cost less CPU with C1 alone. A benchmark of sustained load asks for "full".
 import { execFile } from "node:child_process";
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
