@@ -13,7 +13,7 @@
  *   - platform: what every process runs on (config, logging, metrics, auth, TLS, backoff, the
  *     gRPC adapter, health, shutdown);
  *   - log: every use of Kafka, behind a small typed interface; the only package that may import
- *     kafkajs or @platformatic/kafka (KAFKA_ONLY_IN below);
+ *     kafkajs, its internal modules included (KAFKA_ONLY_IN below);
  *   - store: a shard's Redis, and only that;
  *   - the services glue log and store together (a shard node's apply loop) and serve them; the
  *     browser gateway reaches the router through the client library only (no log, no store);
@@ -32,7 +32,7 @@
  *     that dependency is an allowed edge of the table below;
  *   - any other bare import is a Node built-in or declared in the importer's package.json
  *     (devDependencies count only for test files: *.test.ts, test/);
- *   - kafkajs and @platformatic/kafka are imported by log/ alone (KAFKA_ONLY_IN);
+ *   - kafkajs (and any kafkajs/… module) is imported by log/ alone (KAFKA_ONLY_IN);
  *   - no import circle between files, in any package, through relative and @ladder imports
  *     alike (type-only imports count: a circle of types is a circle of ideas).
  *
@@ -64,8 +64,8 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = Object.freez
   test: ["proto", "client", "model", "platform", "log", "store", "deploy"],
 });
 
-/** The Kafka client libraries, and the one package that may import them. */
-export const KAFKA_CLIENTS: readonly string[] = Object.freeze(["kafkajs", "@platformatic/kafka"]);
+/** The Kafka client library, and the one package that may import it. */
+export const KAFKA_CLIENTS: readonly string[] = Object.freeze(["kafkajs"]);
 export const KAFKA_ONLY_IN = "log";
 
 /** Which more @ladder packages each package's test files may use (devDependencies only). */

@@ -2,7 +2,8 @@ import { ConfigResourceTypes } from "kafkajs";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
 import { freshNamespace } from "@ladder/platform/test-namespace";
-import { createKafka, ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, scoreTopicSpec, TopicIds } from "./kafka.js";
+import { createKafka, ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, scoreTopicSpec } from "./kafka.js";
+import { TopicIds } from "./topic-ids.js";
 import { LogClient } from "./log-client.js";
 import { silentLogger } from "@ladder/platform/logger";
 

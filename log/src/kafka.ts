@@ -1,10 +1,9 @@
 /**
  * The kafkajs client as every service builds it (kafkajs's own logging routed into pino by
  * kafkajs-logging.ts, bounded retries with backoff), the score log's producer, and the score
- * topic: created with the cluster's durability settings, checked against them at every start, and
- * identified by its topic id.
+ * topic: created with the cluster's durability settings and checked against them at every start (its
+ * topic id: topic-ids.ts).
  */
-import type { Admin as PlatformaticAdmin } from "@platformatic/kafka";
 import kafkajs, { Kafka, Partitioners, type Admin, type ITopicConfig } from "kafkajs";
 
 // Not among the names Node's ES module loader finds in kafkajs's CommonJS exports: take it from the default export.
@@ -14,7 +13,7 @@ import { retryUntil } from "@ladder/platform/backoff";
 import type { Logger } from "@ladder/platform/logger";
 import type { LogHandle } from "./log-handle.js";
 import { wrapProducer, type RecordProducer } from "./record-producer.js";
-import { kafkajsSecurity, platformaticSecurity, type KafkaSecurity } from "./kafka-security.js";
+import { kafkajsSecurity, type KafkaSecurity } from "./kafka-security.js";
 import { KAFKAJS_LOG_LEVEL, kafkajsLogCreator } from "./kafkajs-logging.js";
 
 /** A kafkajs client of `brokers`; `security` (SASL and TLS, from Config.kafkaSecurity) unset: PLAINTEXT without login. */
@@ -194,52 +193,6 @@ export async function createTopic(admin: Admin, spec: ITopicConfig): Promise<boo
 export async function topicConfigs(admin: Admin, topic: string): Promise<Map<string, string>> {
   const resources = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
   return new Map(resources.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
-}
-
-/**
- * The score topic's Kafka topic id (a UUID the broker gives each topic when it is created),
- * or undefined when the topic does not exist. A topic deleted and created again under the
- * same name gets a new id and restarts its offsets at 0: a shard built from the old one must
- * not skip the new one's records as "already applied", so shards record the id they were
- * built from. kafkajs speaks Metadata v6, which has no topic ids (v10+ does), so this asks
- * with @platformatic/kafka, a maintained client that speaks current protocol versions. That client
- * costs about 0.7 s of CPU to load (it compiles its option schemas as it loads), so it is loaded on
- * the first question: a process that never asks (ingest, a router until a rebuild or a move) never
- * pays it.
- */
-export class TopicIds {
-  private admin: Promise<PlatformaticAdmin> | undefined;
-
-  constructor(
-    private readonly brokers: readonly string[],
-    private readonly clientId: string,
-    private readonly security?: KafkaSecurity,
-  ) {}
-
-  async idOf(topic: string): Promise<string | undefined> {
-    const admin = await this.client();
-    try {
-      const meta = await admin.metadata({ topics: [topic], forceUpdate: true });
-      return meta.topics.get(topic)?.id;
-    } catch (err) {
-      if (/unknown topic/i.test(String((err as Error).message))) return undefined;
-      throw err;
-    }
-  }
-
-  private client(): Promise<PlatformaticAdmin> {
-    this.admin ??= import("@platformatic/kafka").then(
-      ({ Admin }) =>
-        new Admin({ clientId: this.clientId, bootstrapBrokers: [...this.brokers], retries: 3, ...platformaticSecurity(this.security) }),
-    );
-    return this.admin;
-  }
-
-  async close(): Promise<void> {
-    const admin = this.admin;
-    this.admin = undefined;
-    if (admin) await (await admin).close();
-  }
 }
 
 /**

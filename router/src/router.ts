@@ -15,7 +15,7 @@ import { shareMetricsWithClusterPrimary, startMetricsServer } from "@ladder/plat
 import { onShutdown } from "@ladder/platform/shutdown";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { decodeToken } from "@ladder/model/consistency-token";
-import { TopicIds } from "@ladder/log/kafka";
+import { TopicIds } from "@ladder/log/topic-ids";
 import { LogClient } from "@ladder/log/log-client";
 import { TournamentReads } from "./read/tournament-reads.js";
 import { boardsTopicOf, followBoardDefinitions } from "@ladder/log/board-definitions-follower";

@@ -11,7 +11,8 @@
  *     adopts the node's, with a warning; an empty one records it.
  *   - Any difference in built-from is refused, naming what differs.
  */
-import { ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, type ScoreTopicPolicy, type TopicIds } from "@ladder/log/kafka";
+import { ensureScoreTopic, ScoreTopicInvalid, ScoreTopicMissing, type ScoreTopicPolicy } from "@ladder/log/kafka";
+import type { TopicIds } from "@ladder/log/topic-ids";
 import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import { builtFrom as builtFromOf, explainMismatch, stampFields } from "@ladder/store";

@@ -4,7 +4,7 @@
  * (shard-run.ts) per slot set the placement gives it (placement-transitions.ts).
  */
 import { loadConfig } from "@ladder/platform/config";
-import { TopicIds } from "@ladder/log/kafka";
+import { TopicIds } from "@ladder/log/topic-ids";
 import { LogClient } from "@ladder/log/log-client";
 import { redactUrl, rootLogger } from "@ladder/platform/logger";
 import { startMetricsServer } from "@ladder/platform/metrics";

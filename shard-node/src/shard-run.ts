@@ -9,7 +9,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Config } from "@ladder/platform/config";
-import type { TopicIds } from "@ladder/log/kafka";
+import type { TopicIds } from "@ladder/log/topic-ids";
 import type { LogClient } from "@ladder/log/log-client";
 import type { Logger } from "@ladder/platform/logger";
 import { shardStamp } from "@ladder/store";

@@ -21,7 +21,7 @@ import { Code, LadderError, deadlineExceeded, invalidArgument, notFound, unavail
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
 import type { RedisLogin } from "@ladder/platform/redis-login";
 import type { Logger } from "@ladder/platform/logger";
-import type { TopicIds } from "@ladder/log/kafka";
+import type { TopicIds } from "@ladder/log/topic-ids";
 import type { LogClient } from "@ladder/log/log-client";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
 import { builtFrom, shardStamp } from "@ladder/store";

@@ -39,7 +39,7 @@ import { ReshardResponse_Phase as Phase } from "@ladder/proto/leaderboard/v1/adm
 import type { Config, ShardAddress } from "@ladder/platform/config";
 import { Code, LadderError, invalidArgument, unavailable } from "@ladder/model/errors";
 import type { CallContext, ImplOf } from "@ladder/platform/grpc-adapter";
-import type { TopicIds } from "@ladder/log/kafka";
+import type { TopicIds } from "@ladder/log/topic-ids";
 import type { LogClient } from "@ladder/log/log-client";
 import { redactUrl, type Logger } from "@ladder/platform/logger";
 import type { RedisLogin } from "@ladder/platform/redis-login";
