@@ -16,15 +16,19 @@ import { wrapProducer, type RecordProducer } from "./record-producer.js";
 import { kafkajsSecurity, type KafkaSecurity } from "./kafka-security.js";
 import { KAFKAJS_LOG_LEVEL, kafkajsLogCreator } from "./kafkajs-logging.js";
 
-/** A kafkajs client of `brokers`; `security` (SASL and TLS, from Config.kafkaSecurity) unset: PLAINTEXT without login. */
-export function createKafka(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity): Kafka {
+/**
+ * A kafkajs client of `brokers`; `security` (SASL and TLS, from Config.kafkaSecurity) unset: PLAINTEXT
+ * without login. `retries`: how often kafkajs retries a failed request or connection, with backoff,
+ * before the call fails (its metadata refreshes and offset questions included).
+ */
+export function createKafka(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity, retries = 8): Kafka {
   return new Kafka({
     clientId,
     brokers: [...brokers],
     ...kafkajsSecurity(security),
     connectionTimeout: 3_000, // 3 s
     requestTimeout: 30_000, // 30 s
-    retry: kafkaRetry(KAFKA_BACKOFF, 8),
+    retry: kafkaRetry(KAFKA_BACKOFF, retries),
     logLevel: KAFKAJS_LOG_LEVEL,
     logCreator: kafkajsLogCreator(log),
   });

@@ -43,10 +43,20 @@ export class LogClient {
   readonly kafka: Kafka;
   /** For @ladder/log's own functions only; connected by open(). */
   readonly admin: Admin;
+  /**
+   * endOffsetsOnce's admin, connected on its first question: a client of its own whose requests and
+   * connections kafkajs does not retry, so that a question fails at once while a broker is away and the
+   * caller's next one reaches it as soon as it is back (the readiness probe asks every third of a
+   * heartbeat TTL; retried with backoff, one question could outlast a broker's restart by many seconds,
+   * and the shard's as-of with it).
+   */
+  private readonly probe: Admin;
+  private probeConnected: Promise<void> | undefined;
 
-  private constructor(kafka: Kafka) {
+  private constructor(kafka: Kafka, probe: Admin) {
     this.kafka = kafka;
     this.admin = kafka.admin();
+    this.probe = probe;
   }
 
   /** A client of `brokers` (kafka.ts's settings, `security`'s login and TLS), its admin connected. */
@@ -56,23 +66,29 @@ export class LogClient {
     return client;
   }
 
-  /** A LogClient over a kafkajs client built elsewhere (the benchmarks' own); connect() connects its admin. */
+  /**
+   * A LogClient over a kafkajs client built elsewhere (the benchmarks' own); connect() connects its admin.
+   * endOffsetsOnce's admin does not retry its calls; the client's own connection retries stay as built.
+   */
   static wrap(kafka: Kafka): LogClient {
-    return new LogClient(kafka);
+    return new LogClient(kafka, kafka.admin({ retry: { retries: 0 } }));
   }
 
   /** A client whose admin is not connected yet (connect() does it). */
   static unconnected(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity): LogClient {
-    return new LogClient(createKafka(brokers, clientId, log, security));
+    return new LogClient(createKafka(brokers, clientId, log, security), createKafka(brokers, clientId, log, security, 0).admin());
   }
 
   connect(): Promise<void> {
     return this.admin.connect();
   }
 
-  /** Disconnects the admin (consumers and producers are closed by their owners). */
-  close(): Promise<void> {
-    return this.admin.disconnect();
+  /** Disconnects the admins (consumers and producers are closed by their owners). */
+  async close(): Promise<void> {
+    const probeConnected = this.probeConnected;
+    this.probeConnected = undefined;
+    const probeClosed = probeConnected?.then(() => this.probe.disconnect()).catch(() => {}); // never connected: nothing to close
+    await Promise.all([this.admin.disconnect(), probeClosed]);
   }
 
   consume(o: ConsumeOptions): Promise<PartitionConsumer> {
@@ -83,9 +99,14 @@ export class LogClient {
     return topicOffsets(this.admin, topic, timeoutMs);
   }
 
-  /** Each partition's high offset, asked once (no retry: for probes that ask again anyway). */
+  /** Each partition's high offset, asked once: no retry (for probes that ask again anyway), a failure thrown at once. */
   async endOffsetsOnce(topic: string): Promise<Map<number, bigint>> {
-    return new Map((await this.admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
+    this.probeConnected ??= this.probe.connect().catch((err: unknown) => {
+      this.probeConnected = undefined;
+      throw err;
+    });
+    await this.probeConnected;
+    return new Map((await this.probe.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
   }
 
   /** A topic's partitions with their replica counts, and its configuration entries by name. */
