@@ -159,16 +159,17 @@ describe("retention", () => {
     const acked: PartitionOffset[] = [];
     const readers = checkingReaders(c, admin, board, PLAYERS, 3);
 
-    // two writers, each with its own players (a player's writes acknowledged in order), 45 batches of 100
+    // two writers, each with its own players (a player's writes acknowledged in order), 45 batches of 100,
+    // and more (up to 90) until the readers have answered while written: a busy machine slows them
     const writer = async (w: number) => {
       const rand = seeded(11 + w);
       const mine = PLAYERS.filter((_, i) => i % 2 === w);
-      for (let round = 0; round < 45; round++) {
+      for (let round = 0; round < 45 || (readers.counts().answers <= 100 && round < 90); round++) {
         const ts = Date.now();
         const updates = Array.from({ length: 100 }, () => {
           const playerId = mine[rand.randInt(0, mine.length - 1)]!;
           // scores rise through the run: the floor keeps rising, and late writes below it are not kept
-          return { playerId, value: rand.randInt(0, 10_000 + round * 20_000), timestampMs: BigInt(ts) };
+          return { playerId, value: rand.randInt(0, 10_000 + Math.min(round, 44) * 20_000), timestampMs: BigInt(ts) }; // < max_points
         });
         const res = await c.ingest.submitScores({ updates: updates.map((u) => ({ board, ...u, value: BigInt(u.value) })) });
         for (const u of updates) oracle.apply(u.playerId, "best", u.value, Number(u.timestampMs));
