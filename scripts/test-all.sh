@@ -13,8 +13,10 @@
 #      deadlines, staleness bounds, kills and partitions), never beside the container tests.
 # The compose deployment listens on fixed ports below the kernel's ephemeral range, the local tests on
 # ports the kernel gives them, so the two never collide. The container side's output is kept in
-# .ladder/test-logs/ and shown at the end. Exits non-zero when any part fails; an engine the
-# preparation started is stopped at the end, whatever happened.
+# .ladder/test-logs/ and shown once it is done; every part's output is also kept there, and the last
+# lines printed are a summary naming each part's outcome and the test files and tests that failed (a
+# CI log is often read from its end). Exits non-zero when any part fails; an engine the preparation
+# started is stopped at the end, whatever happened.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -22,6 +24,8 @@ logs=.ladder/test-logs
 mkdir -p "$logs"
 prepare_log="$logs/containers-prepare.log"
 containers_log="$logs/containers.log"
+first_log="$logs/first-group.log"
+timed_log="$logs/timed-groups.log"
 
 npm run build --silent
 
@@ -52,7 +56,7 @@ finish() {
 trap finish EXIT
 
 first_status=0
-{ npm run typecheck && npm run lint && npx vitest run --project unit --project integration; } || first_status=$?
+{ npm run typecheck && npm run lint && npx vitest run --project unit --project integration; } 2>&1 | tee "$first_log" || first_status=$?
 echo "test:all: typecheck, lint and vitest's first group ended ($first_status) after $((SECONDS - started)) s"
 
 side_status=0
@@ -67,10 +71,18 @@ echo "test:all: the container tests ($containers_log):"
 cat "$containers_log"
 
 timed_status=0
-npx vitest run --project integration-lanes --project integration-alone || timed_status=$?
+npx vitest run --project integration-lanes --project integration-alone 2>&1 | tee "$timed_log" || timed_status=$?
 echo "test:all: vitest's timed groups ended ($timed_status) after $((SECONDS - started)) s"
 
-[ "$side_status" = 0 ] || { echo "test:all: the container tests failed ($side_status)" >&2; exit 1; }
-[ "$first_status" = 0 ] || exit "$first_status"
-[ "$timed_status" = 0 ] || exit "$timed_status"
+# The summary: each part's outcome, and what vitest named as failed (its FAIL lines, colours removed).
+failures() { sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^ *(FAIL|×) |^ *(Test Files|Tests) ' | awk '!seen[$0]++' | head -40 | sed 's/^/    /' || true; }
+outcome() { if [ "$1" = 0 ]; then echo passed; else echo "FAILED ($1)"; fi; }
+echo "test:all: summary after $((SECONDS - started)) s"
+echo "  typecheck, lint, vitest's first group: $(outcome "$first_status") ($first_log)"
+[ "$first_status" = 0 ] || failures "$first_log"
+echo "  container tests: $(outcome "$side_status") ($containers_log)"
+[ "$side_status" = 0 ] || failures "$containers_log"
+echo "  vitest's timed groups: $(outcome "$timed_status") ($timed_log)"
+[ "$timed_status" = 0 ] || failures "$timed_log"
+[ "$first_status" = 0 ] && [ "$side_status" = 0 ] && [ "$timed_status" = 0 ] || exit 1
 echo "test:all: the whole suite passed in $((SECONDS - started)) s"
