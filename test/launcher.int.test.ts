@@ -414,7 +414,7 @@ describe("local launcher supervision", () => {
       expect(credentials(shard)).toEqual({ tokens: undefined, gateway: false, streamSecret: false });
   });
 
-  it("runs the launcher and each service as Node 24 on its build, dist/main.js, with no loader and no child process", () => {
+  it("runs the launcher and each service as Node 24 on its build (the services' bundles, dist/main.bundle.js), with no loader and no child process", () => {
     const entries: Record<string, string> = {
       "shard-0": "shard-node",
       "shard-1": "shard-node",
@@ -433,7 +433,7 @@ describe("local launcher supervision", () => {
     expect(running.map((p) => p.name)).toEqual(["launcher", ...Object.keys(entries)]);
     for (const { name, pid } of running) {
       const info = processInfo(pid);
-      const entry = name === "launcher" ? "deploy/local/dist/main.js" : `${entries[name]}/dist/main.js`;
+      const entry = name === "launcher" ? "deploy/local/dist/main.js" : `${entries[name]}/dist/main.bundle.js`;
       expect(info.argv.slice(1), name).toEqual([join(REPO, entry)]);
       expect(info.nodeVersion, name).toMatch(/^v24\./);
       if (name !== "launcher") expect(info.children, `${name}'s children`).toEqual([]);

@@ -196,7 +196,7 @@ describe("moderation", () => {
     await trail("after a rebuild");
     const cli = await run(
       "node",
-      ["cli/dist/main.js", "audit", "--player", x, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
+      ["cli/dist/main.bundle.js", "audit", "--player", x, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
       { cwd: join(import.meta.dirname, "..") },
     );
     const lines = cli.stdout.trim().split("\n");

@@ -173,7 +173,7 @@ describe("player export", () => {
 
     const cli = await run(
       "node",
-      ["cli/dist/main.js", "export", "--player", me, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
+      ["cli/dist/main.bundle.js", "export", "--player", me, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
       { cwd: join(import.meta.dirname, "..") },
     );
     const doc = JSON.parse(cli.stdout) as {

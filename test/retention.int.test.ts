@@ -254,7 +254,7 @@ describe("retention", () => {
 
     // the CLI: the board with its retention, the trims in the audit trail
     const cli = (...args: string[]) =>
-      run("node", ["cli/dist/main.js", ...args, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
+      run("node", ["cli/dist/main.bundle.js", ...args, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
         cwd: join(import.meta.dirname, ".."),
       });
     const last = all[2 * KEEP - 1]!;

@@ -443,7 +443,7 @@ describe("tournaments", () => {
     // the CLI's commands, as docs/tournaments.md shows them
     const cli = async (token: string, ...args: string[]) => {
       const where = ["--router", c.services.routerAddress, "--ingest", c.services.ingestAddress, "--token", token];
-      const got = await run("node", ["cli/dist/main.js", ...args, ...where], { cwd: join(import.meta.dirname, "..") }).catch(
+      const got = await run("node", ["cli/dist/main.bundle.js", ...args, ...where], { cwd: join(import.meta.dirname, "..") }).catch(
         (err: { stdout: string; stderr: string }) => ({ stdout: err.stdout, stderr: err.stderr }),
       );
       return `${got.stdout}${got.stderr}`.trim();

@@ -1,4 +1,4 @@
-// The CLI as a user runs it (its build, node cli/dist/main.js, as `npm run cli` runs it; `npm test` builds first): exit statuses, one line per error,
+// The CLI as a user runs it (its build, node cli/dist/main.bundle.js, as `npm run cli` runs it; `npm test` builds first): exit statuses, one line per error,
 // a refused connection against a closed port of 127.0.0.1; and what main.ts loads before it knows
 // the command line is valid.
 import { spawn } from "node:child_process";
@@ -17,7 +17,11 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const env = { PATH: process.env.PATH ?? "", LADDER_DATA_DIR: dataDir };
-    const child = spawn(process.execPath, [join(REPO, "cli/dist/main.js"), ...args], { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(REPO, "cli/dist/main.bundle.js"), ...args], {
+      cwd: REPO,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b: Buffer) => void (stdout += b.toString()));

@@ -138,7 +138,7 @@ stage_services() {
   (cd "$ROOT" && {
     git ls-files -z --cached --others --exclude-standard -- package.json package-lock.json patches "${SERVICE_WORKSPACES[@]/%//}" \
       | tr '\0' '\n' | grep -Ev '(^|/)(src|gen|dist)/|\.ts$|(^|/)tsconfig\.json$'
-    find "${SERVICE_WORKSPACES[@]/%//dist}" -type f ! -name '*.d.ts' ! -name '*.tsbuildinfo'
+    find "${SERVICE_WORKSPACES[@]/%//dist}" -type f ! -name '*.d.ts' ! -name '*.tsbuildinfo' ! -name '*.meta.json'
   } | while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - ) | tar -C "$context/src" -xf -
   # every workspace's package.json: npm ci checks the lock against all of them
   for w in $(cd "$ROOT" && node -e 'for (const w of require("./package.json").workspaces) console.log(w)'); do

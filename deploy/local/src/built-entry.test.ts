@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { builtEntry, nodeCommand, REPO } from "./built-entry.js";
 
 describe("deploy > built entry", () => {
-  it("maps a source file to its build under dist/", () => {
-    expect(builtEntry("router/src/main.ts")).toBe(join(REPO, "router/dist/main.js"));
+  it("maps a source file to its build under dist/: its bundle where the build made one", () => {
+    expect(builtEntry("router/src/main.ts")).toBe(join(REPO, "router/dist/main.bundle.js"));
     expect(builtEntry("deploy/local/src/main.ts")).toBe(join(REPO, "deploy/local/dist/main.js"));
     expect(builtEntry("loadtest/src/seed/main.ts")).toBe(join(REPO, "loadtest/dist/seed/main.js"));
   });
@@ -15,11 +15,11 @@ describe("deploy > built entry", () => {
     expect(() => builtEntry("router/src/no-such-file.ts")).toThrow(/router\/dist\/no-such-file\.js is missing: run `npm run build`/);
   });
 
-  it("starts the services with this Node on their JavaScript: no loader, no TypeScript", () => {
+  it("starts the services and the CLI with this Node on their bundles: no loader, no TypeScript", () => {
     for (const service of ["shard-node", "router", "ingest", "gateway", "cli"]) {
       const { command, args } = nodeCommand(`${service}/src/main.ts`, ["--x"]);
       expect(command).toBe(process.execPath);
-      expect(args).toEqual([join(REPO, `${service}/dist/main.js`), "--x"]);
+      expect(args).toEqual([join(REPO, `${service}/dist/main.bundle.js`), "--x"]);
     }
   });
 
