@@ -14,22 +14,14 @@
 // <data dir>/logs/ (launcher-output.ts; `npm run logs`); the terminal gets the launcher's own lines
 // and the processes' warnings and errors, readable on a terminal (--pretty) or JSON (--json).
 // `--background` starts the launcher detached and returns once the cluster runs (background.ts).
+// This file checks the arguments and settings and claims the data dir; the cluster's code
+// (run-cluster.ts) is loaded only after that, so a refused start answers at once.
 import { loadConfig } from "@ladder/platform/config";
-import { launcherStatePath } from "@ladder/platform/launcher-state";
-import { rootLogger } from "@ladder/platform/logger";
 import { startInBackground } from "./background.js";
-import { clusterUnits } from "./cluster-units.js";
-import { launcherPorts, portInUse } from "./launch-ports.js";
 import { parseStartArgs, UsageError, type StartArgs } from "./launcher-args.js";
-import { LauncherOutput } from "./launcher-output.js";
-import { levelNumber } from "./log-format.js";
 import { loadLocalConfig } from "./local-config.js";
-import { clusterSummary, startLocalCluster, type LocalCluster } from "./local-cluster.js";
 import { alreadyRunning, claimPidFile, pidFilePath } from "./pid-file.js";
 import { makeDataDirPrivate } from "./private-data-dir.js";
-import { DEFAULT_RESTART_POLICY } from "./restart-policy.js";
-import { StateFile } from "./state-file.js";
-import { Supervisor } from "./supervisor.js";
 
 let args: StartArgs;
 try {
@@ -50,65 +42,7 @@ if (!claim.claimed) {
   process.exit(1);
 }
 process.on("exit", () => claim.release());
-const taken = await portInUse(launcherPorts(local, cluster));
-if (taken !== undefined) {
-  console.error(taken);
-  process.exit(1);
-}
-
-const pretty = args.format !== undefined ? args.format === "pretty" : process.stdout.isTTY === true;
-const output = new LauncherOutput({
-  dataDir: local.dataDir,
-  terminal: args.detached ? undefined : process.stdout,
-  terminalLevel: levelNumber(local.logLevel),
-  pretty,
-  color: pretty && process.stdout.isTTY === true,
-});
-// debug at least: the children's routine lines reach their log files at debug
-const log = rootLogger({ level: local.logLevel === "trace" ? "trace" : "debug", name: "local-cluster", destination: output });
-const startedAtMs = Date.now();
-
-// kafkajs's notice that its default partitioner changed in 2.0: every record names its partition
-const serviceEnv = { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: "1" };
-let started: LocalCluster;
-try {
-  started = await startLocalCluster(local, cluster, serviceEnv, log);
-} catch (err) {
-  log.error({ err }, "the cluster did not start");
-  process.exit(1);
-}
-
-const state = new StateFile(
-  launcherStatePath(local.dataDir),
-  {
-    launcherPid: process.pid,
-    startedAtMs,
-    router: started.services.routerAddress,
-    ingest: started.services.ingestAddress,
-  },
-  log,
-);
-// written once every process is watched, then on every change: a background start waits for it whole
-let watching = false;
-const supervisor: Supervisor = new Supervisor({
-  policy: DEFAULT_RESTART_POLICY,
-  log,
-  onChange: () => watching && state.write(supervisor.processes()),
-});
-for (const { spec, running } of clusterUnits({ local, ...started, log })) supervisor.watch(spec, running);
-watching = true;
-state.write(supervisor.processes());
-
-let stopping: Promise<void> | undefined;
-const stop = (signal: NodeJS.Signals) =>
-  (stopping ??= (async () => {
-    log.info({ signal }, "stopping the cluster");
-    await supervisor.stop();
-    state.remove();
-    log.info("stopped");
-    process.exit(0);
-  })());
-process.on("SIGINT", () => void stop("SIGINT"));
-process.on("SIGTERM", () => void stop("SIGTERM"));
-
-console.log(clusterSummary(started, local, cluster));
+// the cluster's code (its Kafka, Redis and service starters, the supervisor) is loaded only now: a
+// refused start (usage, settings, a launcher already running) answers without paying for it
+const { runCluster } = await import("./run-cluster.js");
+await runCluster(local, cluster, args);
