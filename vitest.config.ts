@@ -9,6 +9,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 //
 // 1. Beside the unit tests, the files that check answers and state (not timings) run two at a time.
 //    Files that only wait for an outcome (the drift refusals, the broker's own restarts) run here.
+//    This group also runs beside the container side of `npm run test:all` (image builds, a compose
+//    deployment), so its clusters get a heartbeat TTL of 3 s (`heartbeatTtlMs`, cluster-harness.ts):
+//    a shard node starved of CPU for a second is not taken for a dead one. The timed groups, on a
+//    calm machine, keep 1 s, which their windows are measured against.
 // 2. The files whose checks involve time (readiness deadlines, staleness bounds, rebuild leases, the
 //    launcher's restart pauses, deadlines of the client library, the gateway's rate limits and the
 //    browser, the router's stream bounds) run in two lanes side by side, one file of each at a time:
@@ -82,6 +86,7 @@ export default defineConfig({
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
           ...integration,
+          provide: { heartbeatTtlMs: 3000 },
         },
       },
       {
@@ -92,6 +97,7 @@ export default defineConfig({
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
           ...integration,
+          provide: { heartbeatTtlMs: 1000 },
         },
       },
       {
@@ -102,6 +108,7 @@ export default defineConfig({
           fileParallelism: false,
           sequence: { groupOrder: 2 },
           ...integration,
+          provide: { heartbeatTtlMs: 1000 },
         },
       },
     ],

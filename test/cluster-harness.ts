@@ -30,7 +30,8 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export const TEST_HEARTBEAT_TTL_MS = 1000;
+/** The test clusters' LADDER_HEARTBEAT_TTL_MS: as the vitest group gives it (vitest.config.ts), else 1 s. */
+export const TEST_HEARTBEAT_TTL_MS = inject("heartbeatTtlMs") ?? 1000;
 export const TEST_TOKENS = {
   write: "test-write-token-0123456789",
   admin: "test-admin-token-0123456789",

@@ -16,6 +16,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     kafkaBrokers: string[];
     redisUrls: string[];
+    /** The heartbeat TTL of the test clusters (cluster-harness.ts), by group (vitest.config.ts). */
+    heartbeatTtlMs?: number;
   }
 }
 
