@@ -322,6 +322,13 @@ describe("replicas and failover", () => {
     const kill = async (i: number, replicaBehind: boolean) => {
       const shard = rr.shards[i]!;
       const primary = direct(shard.primary.port);
+      // a cut-off replica must lack something the node applied: kill once the primary holds more than
+      // it (the batches since the cut are in the log; the node applies them while this waits)
+      for (const deadline = Date.now() + 30_000; replicaBehind; await sleep(20)) {
+        const [onPrimary, onReplica] = await Promise.all([primary.hgetall(offsetsKey), replicas[i]!.hgetall(offsetsKey)]);
+        if (sumOffsets(onPrimary) > sumOffsets(onReplica)) break;
+        if (Date.now() > deadline) throw new Error(`shard-${i}'s primary never got ahead of its cut-off replica`);
+      }
       const atKill = sumOffsets(await primary.hgetall(offsetsKey));
       primary.disconnect();
       await shard.primary.kill();
