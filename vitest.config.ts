@@ -73,6 +73,7 @@ export default defineConfig({
           include: ["**/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/*.containers.test.ts", "**/node_modules/**"], // containers: npm run test:containers
           maxWorkers: 2, // a group's projects share one worker setting
+          isolate: false, // files share a worker's modules: pure code, no services; 4x less CPU than a fresh context per file
           testTimeout: 30_000, // a few unit tests spawn a tool (buf, kubectl, tsc): slow on a busy machine, not wrong
           sequence: { groupOrder: 0 },
         },
