@@ -25,7 +25,7 @@ import { auditBoard, writeLoad } from "./write-load.js";
 const REPO = fileURLToPath(new URL("../", import.meta.url));
 const SHARD = "shard-1";
 const BOARD = "lease";
-/** Records per apply-script call, for every service of this cluster: one, so a replay lasts seconds. */
+/** Records per apply-script call of the router's rebuilds: one, so a replay lasts seconds (the shard nodes keep the default, so the seed applies quickly). */
 const APPLY_BATCH = "1";
 /** Updates seeded through ingest before the tests (a third of them land on shard-1). */
 const SEED_BATCHES = 120;
@@ -126,7 +126,7 @@ beforeAll(async () => {
   redis = await Promise.all(
     [0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `redis-${i}`), persist: false, log: silentLogger() })),
   );
-  c = await startTestCluster("lease", { redisUrls: redis.map((r) => r.url), settings: { LADDER_APPLY_BATCH: APPLY_BATCH } });
+  c = await startTestCluster("lease", { redisUrls: redis.map((r) => r.url), own: { router: { LADDER_APPLY_BATCH: APPLY_BATCH } } });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   live = new Redis(redis[1]!.url, { db: 0 });
   spare = new Redis(redis[1]!.url, { db: 1 });
