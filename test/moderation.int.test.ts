@@ -16,6 +16,10 @@ import { dailyId } from "./period-oracle.js";
 import { RulesOracle, type Rules, type RulesEntry } from "./rules-oracle.js";
 import { CheckedReads } from "./moderation-reads.js";
 import { windowRules } from "./window-oracle.js";
+import { builtEntry } from "@ladder/deploy/built-entry";
+
+/** The CLI as `npm run cli` runs it: its build (built-entry.ts). */
+const CLI = builtEntry("cli/src/main.ts");
 
 const run = promisify(execFile);
 const cluster = fileClusterOnOwnRedis("moderation", {
@@ -195,11 +199,9 @@ describe("moderation", () => {
     await c.waitApplied(offsets);
     await exact("after a rebuild");
     await trail("after a rebuild");
-    const cli = await run(
-      "node",
-      ["cli/dist/main.bundle.js", "audit", "--player", x, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
-      { cwd: join(import.meta.dirname, "..") },
-    );
+    const cli = await run("node", [CLI, "audit", "--player", x, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
+      cwd: join(import.meta.dirname, ".."),
+    });
     const lines = cli.stdout.trim().split("\n");
     expect(lines.length).toBe(done.get(x)!.length);
     expect(lines[0]).toMatch(

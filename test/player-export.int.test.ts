@@ -17,6 +17,10 @@ import { fileClusterOnOwnRedis, outcome, served, TEST_TOKENS } from "./cluster-h
 import { seeded } from "./moving-board.js";
 import { dailyId } from "./period-oracle.js";
 import { RulesOracle, type Rules } from "./rules-oracle.js";
+import { builtEntry } from "@ladder/deploy/built-entry";
+
+/** The CLI as `npm run cli` runs it: its build (built-entry.ts). */
+const CLI = builtEntry("cli/src/main.ts");
 
 const run = promisify(execFile);
 const cluster = fileClusterOnOwnRedis("export", { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" });
@@ -171,11 +175,9 @@ describe("player export", () => {
     await c.waitApplied(offsets);
     await exact("after a rebuild");
 
-    const cli = await run(
-      "node",
-      ["cli/dist/main.bundle.js", "export", "--player", me, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin],
-      { cwd: join(import.meta.dirname, "..") },
-    );
+    const cli = await run("node", [CLI, "export", "--player", me, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
+      cwd: join(import.meta.dirname, ".."),
+    });
     const doc = JSON.parse(cli.stdout) as {
       playerId: string;
       records: number;

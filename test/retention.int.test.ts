@@ -11,6 +11,10 @@ import { fileClusterOnOwnRedis, outcome, type TestCluster, TEST_TOKENS, untilIng
 import { seeded } from "./moving-board.js";
 import { RulesOracle, rulesOrder, rulesPageProblems, type Rules, type RulesEntry } from "./rules-oracle.js";
 import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { builtEntry } from "@ladder/deploy/built-entry";
+
+/** The CLI as `npm run cli` runs it: its build (built-entry.ts). */
+const CLI = builtEntry("cli/src/main.ts");
 
 const run = promisify(execFile);
 const cluster = fileClusterOnOwnRedis("retention", { LADDER_IMPLICIT_BOARDS: "0", LADDER_RETENTION_INTERVAL_MS: "300" });
@@ -254,7 +258,7 @@ describe("retention", () => {
 
     // the CLI: the board with its retention, the trims in the audit trail
     const cli = (...args: string[]) =>
-      run("node", ["cli/dist/main.bundle.js", ...args, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
+      run("node", [CLI, ...args, "--router", c.services.routerAddress, "--token", TEST_TOKENS.admin], {
         cwd: join(import.meta.dirname, ".."),
       });
     const last = all[2 * KEEP - 1]!;

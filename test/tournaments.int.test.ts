@@ -30,6 +30,10 @@ import { TournamentState } from "@ladder/proto/leaderboard/v1/tournament_pb";
 import { outcome, startTestCluster, TEST_TOKENS, untilIngestKnows, type TestCluster } from "./cluster-harness.js";
 import { rulesPageProblems, type Rules } from "./rules-oracle.js";
 import { readTopic, tournamentOfLog } from "./tournament-oracle.js";
+import { builtEntry } from "@ladder/deploy/built-entry";
+
+/** The CLI as `npm run cli` runs it: its build (built-entry.ts). */
+const CLI = builtEntry("cli/src/main.ts");
 
 const log = silentLogger();
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -443,7 +447,7 @@ describe("tournaments", () => {
     // the CLI's commands, as docs/tournaments.md shows them
     const cli = async (token: string, ...args: string[]) => {
       const where = ["--router", c.services.routerAddress, "--ingest", c.services.ingestAddress, "--token", token];
-      const got = await run("node", ["cli/dist/main.bundle.js", ...args, ...where], { cwd: join(import.meta.dirname, "..") }).catch(
+      const got = await run("node", [CLI, ...args, ...where], { cwd: join(import.meta.dirname, "..") }).catch(
         (err: { stdout: string; stderr: string }) => ({ stdout: err.stdout, stderr: err.stderr }),
       );
       return `${got.stdout}${got.stderr}`.trim();
