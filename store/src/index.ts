@@ -38,5 +38,6 @@ export {
   type StandingResult,
   type TopResult,
   type WindowResult,
+  type WindowTies,
 } from "./reader.js";
 export { ReadStatus, servesReads, StampMismatch } from "./scripts.js";

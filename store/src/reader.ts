@@ -24,7 +24,7 @@
  * replica nodes: router/src/read/replicas.ts says why).
  *
  * READS THAT MUST SEE ONE INSTANT. A caller that needs several reads of one shard at the same
- * instant (a page and the counts that rank its ties: router/src/read/ranks.ts) asks them inside
+ * instant (a page and what ranks its ties: router/src/read/page-ties.ts) asks them inside
  * atOnce(): they form one unit that a batch never splits, sent as one command even by a reader
  * made with `batch: false`, and on one node of a replicated shard.
  */
@@ -76,6 +76,16 @@ export interface AfterResult {
   members: KeyedMember[];
 }
 
+/** What ranks the ties of a page, read at the instant of the page's part on one shard (ShardReader.ties; router/src/read/page-ties.ts). */
+export interface WindowTies {
+  /** The anchor's points index (sort key ÷ units, rounded down); -1 when there is no anchor (the read before listed no entry). */
+  anchor: number;
+  /** The members whose points index is below the anchor's. */
+  below: number;
+  /** With a cap: the distinct points indexes up to the anchor's (included), ascending, at most cap + 1; else empty. */
+  distinct: number[];
+}
+
 /** A player's standing on the shard that owns it, read at one instant (read-standing.lua). */
 export interface StandingResult {
   /** The player's sort key. */
@@ -92,7 +102,7 @@ export interface StandingResult {
 }
 
 /** The reads a caller may ask inside ShardReader.atOnce(), all answered at one instant. */
-export type InstantReads = Pick<ShardReader, "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "after">;
+export type InstantReads = Pick<ShardReader, "top" | "window" | "standing" | "entry" | "ranks" | "distinct" | "ties" | "after">;
 
 export interface ShardReaderOptions {
   shardId: string;
@@ -242,6 +252,19 @@ export class ShardReader {
   async distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
     const reply = await this.check(await this.queue(board, ["d", units, bound, cap]));
     return reply.slice(1).map(Number);
+  }
+
+  /**
+   * What ranks the ties of a page (router/src/read/page-ties.ts), asked inside atOnce() right after
+   * the read of the page's part on this shard: the ANCHOR is sort key `anchor`, or with "first" the
+   * first entry that read listed (none: anchor -1); the members whose points index (key ÷ units,
+   * rounded down) is below the anchor's, and with cap > 0 the distinct points indexes up to the
+   * anchor's, at most cap + 1.
+   */
+  async ties(board: string, units: number, anchor: number | "first", cap: number): Promise<WindowTies> {
+    if (!this.gathering) throw new Error("ShardReader.ties() is asked inside atOnce(), with the read of the page it ranks");
+    const reply = await this.check(await this.queue(board, ["g", units, anchor === "first" ? "" : String(anchor), cap]));
+    return { anchor: Number(reply[1]), below: Number(reply[2]), distinct: reply.slice(3).map(Number) };
   }
 
   /** The `count` entries after position `from` (or before it, `backward`), the members ahead of it, and the board's size on this shard. */
@@ -456,6 +479,7 @@ interface QueuedRead {
     | ["s", string, number]
     | ["e", string]
     | ["d", number, number, number]
+    | ["g", number, string, number]
     | ["a", string, string, number, number]
     | ["h"]
     | ["H", number]

@@ -213,6 +213,47 @@ describe("shard store > reads", () => {
     expect(top.members).toEqual(members.slice(0, 25));
   });
 
+  it("reads what ranks a page's ties at the page's instant: its anchor, the members with better points, the distinct points", async () => {
+    nextOffset = 0n;
+    const members: KeyedMember[] = [];
+    const events: PreparedEvent[] = [];
+    for (let i = 0; i < 120; i++) {
+      const id = `t${i}`;
+      const points = 10 + (i % 6);
+      const at = t0 + (i % 2) * 60_000;
+      events.push(ev(id, 1, points, at));
+      members.push({ playerId: id, key: encodeSortKey(spec, points, at) });
+    }
+    await writer.apply(0, events);
+    members.sort(compareMembers);
+    const U = spec.timeUnits;
+    const idx = (key: number) => Math.floor(key / U);
+    // what a tie read anchored at `key` must say, counted here from the members written
+    const want = (key: number | undefined, cap: number) => {
+      if (key === undefined) return { anchor: -1, below: 0, distinct: [] };
+      const anchor = idx(key);
+      const values = [...new Set(members.map((m) => idx(m.key)))].sort((x, y) => x - y).filter((v) => v <= anchor);
+      return { anchor, below: members.filter((m) => idx(m.key) < anchor).length, distinct: cap > 0 ? values.slice(0, cap + 1) : [] };
+    };
+    for (const at of [0, 1, 19, 20, 21, 57, 100, 119]) {
+      const probe = members[at]!;
+      for (const cap of [0, 2, 100]) {
+        const [w, wt] = await store.atOnce((r) => Promise.all([r.window("b", probe.key, probe.playerId, 5), r.ties("b", U, "first", cap)]));
+        expect(wt).toEqual(want(w.members[0]?.key, cap));
+        const [s, st] = await store.atOnce((r) => Promise.all([r.standing("b", probe.playerId, 3), r.ties("b", U, "first", cap)]));
+        expect(st).toEqual(want(s!.members[0]!.key, cap));
+        const [back, bt] = await store.atOnce((r) => Promise.all([r.after("b", probe, 7, true), r.ties("b", U, "first", cap)]));
+        expect(bt).toEqual(want(back.members[0]?.key, cap));
+        const [, ft] = await store.atOnce((r) => Promise.all([r.after("b", probe, 7, false), r.ties("b", U, probe.key, cap)]));
+        expect(ft).toEqual(want(probe.key, cap));
+      }
+    }
+    // a read that listed nothing (radius 0) leaves no anchor; ties are only read with the part they rank
+    const [, none] = await store.atOnce((r) => Promise.all([r.window("b", members[50]!.key, "x", 0), r.ties("b", U, "first", 5)]));
+    expect(none).toEqual({ anchor: -1, below: 0, distinct: [] });
+    await expect(store.ties("b", U, members[0]!.key, 0)).rejects.toThrow(/inside atOnce/);
+  });
+
   it("answers reads asked together (one read-batch.lua command) exactly as each asked alone, and refuses them together", async () => {
     nextOffset = 0n;
     const events = Array.from({ length: 60 }, (_, i) => ev(`q${i}`, 1, 10 + (i % 7), t0 + (i % 3) * 60_000));

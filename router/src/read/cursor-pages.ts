@@ -21,7 +21,7 @@
  */
 import { invalidArgument } from "@ladder/model/errors";
 import type { KeyedMember } from "@ladder/model/score-encoding";
-import type { InstantReads } from "@ladder/store";
+import type { AfterResult, InstantReads } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 import { mergeTop } from "./top-merge.js";
 
@@ -63,9 +63,9 @@ export interface CursorPage {
 }
 
 /**
- * The page of `limit` entries after (or before) `at` on the board stored as `stored`; with `also`,
- * each shard's page read and `also`'s reads at one instant (ShardReader.atOnce), their answers in
- * shard order.
+ * The page of `limit` entries after (or before) `at` on the board stored as `stored`, with each
+ * shard's read of it (`shards`, in the scope's order); with `also`, each shard's read and `also`'s
+ * reads at one instant (ShardReader.atOnce), their answers in the same order.
  */
 export async function cursorPage<X = never>(
   pool: ShardReads,
@@ -76,7 +76,7 @@ export async function cursorPage<X = never>(
   limit: number,
   deadlineMs: number,
   also?: (r: InstantReads) => Promise<X>,
-): Promise<CursorPage & { also: X[] }> {
+): Promise<CursorPage & { shards: AfterResult[]; also: X[] }> {
   const read = (r: InstantReads) => r.after(stored, at, limit, backward);
   const got = await pool.fanOut(
     scope.stores,
@@ -95,7 +95,7 @@ export async function cursorPage<X = never>(
       reads.map((r) => r.members),
       limit,
     );
-    return { members, firstRank: 1 + reads.reduce((n, r) => n + r.start, 0), total, also: extra };
+    return { members, firstRank: 1 + reads.reduce((n, r) => n + r.start, 0), total, shards: reads, also: extra };
   }
   const all = mergeTop(
     reads.map((r) => r.members),
@@ -103,5 +103,5 @@ export async function cursorPage<X = never>(
   );
   const members = all.slice(Math.max(0, all.length - limit));
   const ahead = reads.reduce((n, r) => n + r.ahead, 0);
-  return { members, firstRank: ahead - members.length + 1, total, also: extra };
+  return { members, firstRank: ahead - members.length + 1, total, shards: reads, also: extra };
 }

@@ -20,6 +20,7 @@ import {
   type StandingResult,
   type TopResult,
   type WindowResult,
+  type WindowTies,
 } from "@ladder/store";
 import { Queries } from "./queries.js";
 import { ShardCalls, shardUnreachable, type Scope, type ShardReads, type ShardStore } from "./shard-calls.js";
@@ -61,6 +62,8 @@ class FakeShard implements ShardStore {
   beforeRead: ((read: string) => void) | undefined;
   /** The trim floors this shard applied (apply-retention.lua), on a board with keep_top. */
   floorsHeld: KeyedMember[] = [];
+  /** The key of the first entry the last read listed (read-header.lua's WINDOW_FIRST): ties("first") anchors there. */
+  private listedFirst: number | undefined;
 
   constructor(
     readonly shardId: string,
@@ -75,7 +78,9 @@ class FakeShard implements ShardStore {
     if (this.fault) return this.fault();
     this.beforeRead?.(read);
     this.entries.sort(setOrder);
-    return f();
+    const got = f();
+    if (read !== "ties") this.listedFirst = (got as { members?: KeyedMember[] } | undefined)?.members?.[0]?.key;
+    return got;
   }
 
   /** Members strictly ahead of position (key, player); player "" counts the keys below `key`. */
@@ -127,6 +132,20 @@ class FakeShard implements ShardStore {
     return this.answer("distinct", [units, bound, cap], () =>
       [...new Set(this.entries.map((e) => Math.floor(e.key / units)))].filter((v) => v < bound).slice(0, cap + 1),
     );
+  }
+
+  ties(_b: string, units: number, anchor: number | "first", cap: number): Promise<WindowTies> {
+    return this.answer("ties", [units, anchor, cap], () => {
+      const key = anchor === "first" ? this.listedFirst : anchor;
+      if (key === undefined) return { anchor: -1, below: 0, distinct: [] };
+      const idx = Math.floor(key / units);
+      const indexes = [...new Set(this.entries.map((e) => Math.floor(e.key / units)))];
+      return {
+        anchor: idx,
+        below: this.entries.filter((e) => e.key < idx * units).length,
+        distinct: cap > 0 ? indexes.filter((v) => v <= idx).slice(0, cap + 1) : [],
+      };
+    });
   }
 
   after(_b: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
@@ -210,8 +229,8 @@ class FakeShards implements ShardReads {
   }
 }
 
-/** A seeded board: few distinct (points, minute) pairs, so most entries tie on their key and only the id orders them. */
-function randomStandings(n: number, seed: number): Standing[] {
+/** A seeded board: by default few distinct (points, minute) pairs, so most entries tie on their key and only the id orders them; `values` point values. */
+function randomStandings(n: number, seed: number, values = 4): Standing[] {
   let s = seed;
   const rand = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   // ids whose UTF-8 byte order differs from JavaScript's string order, and from numeric order
@@ -220,7 +239,7 @@ function randomStandings(n: number, seed: number): Standing[] {
     { length: n },
     (_, i): Standing => ({
       playerId: `${prefixes[Math.floor(rand() * prefixes.length)]}${i}`,
-      points: 100 + 10 * Math.floor(rand() * 4),
+      points: 100 + 10 * Math.floor(rand() * values),
       atMs: t0 + 60_000 * Math.floor(rand() * 3),
     }),
   );
@@ -229,8 +248,8 @@ function randomStandings(n: number, seed: number): Standing[] {
 const keyed = (s: Standing): KeyedMember => ({ playerId: s.playerId, key: encodeSortKey(spec, s.points, s.atMs) });
 
 /** The board dealt over `shardCount` shards (every `i`th standing to shard i % count, `empty` shards left empty), the queries over it and the oracle. */
-function board(n: number, seed: number, shardCount = 3, empty = 0) {
-  const standings = randomStandings(n, seed);
+function board(n: number, seed: number, shardCount = 3, empty = 0, values = 4) {
+  const standings = randomStandings(n, seed, values);
   const slices: KeyedMember[][] = Array.from({ length: shardCount + empty }, () => []);
   standings.forEach((s, i) => slices[(i * 7 + seed) % shardCount]!.push(keyed(s)));
   const shards = new FakeShards(slices);
@@ -448,13 +467,15 @@ function oracleNow(shards: FakeShards, standings: Standing[]): Standing[] {
 }
 
 describe("router > read > around with tied ranks", () => {
-  it("ranks the ties of every window as the oracle does, competition and dense", async () => {
-    for (const [seed, shardCount] of [
-      [31, 3],
-      [32, 2],
-      [33, 1],
+  it("ranks the ties of every window as the oracle does, competition and dense, with few or many point values", async () => {
+    for (const [seed, shardCount, values] of [
+      [31, 3, 4],
+      [32, 2, 4],
+      [33, 1, 4],
+      [38, 3, 40],
+      [39, 4, 400],
     ] as const) {
-      const { queries, oracle } = board(45, seed, shardCount);
+      const { queries, oracle } = board(45, seed, shardCount, 0, values);
       for (const mode of ["competition", "dense"] as const) {
         for (const i of [0, 1, 10, 22, 43, 44]) {
           for (const radius of [0, 2, 8]) {
@@ -500,8 +521,8 @@ describe("router > read > around with tied ranks", () => {
     }
   });
 
-  it("reads again while entries with scores not yet counted enter the window; refuses with UNAVAILABLE if they keep entering", async () => {
-    for (const settles of [true, false]) {
+  it("answers in one read per shard while entries with scores no read saw before enter the window on every read", async () => {
+    for (const mode of ["competition", "dense"] as const) {
       const { shards, queries, standings, oracle } = board(40, 35);
       // the asked player is the best of its points: a newcomer with points between its and the next better lands right above it
       const at = oracle.findIndex((s, i) => i > 5 && oracle[i - 1]!.points !== s.points);
@@ -511,30 +532,38 @@ describe("router > read > around with tied ranks", () => {
       const newcomer = other.entries.find((e) => Math.abs(oracle.findIndex((s) => s.playerId === e.playerId) - at) > 10)!;
       const was = standings.find((s) => s.playerId === newcomer.playerId)!;
       let reads = 0;
-      other.beforeRead = () => {
-        // a score no entry had, another on each read (settles: only the first three reads)
-        if (!settles || reads < 3) newcomer.key = encodeSortKey(spec, asked.points + 1 + (reads % 9), was.atMs);
-        reads++;
-      };
-      const answer = queries.around(BOARD, asked.playerId, 3, Infinity, {}, "competition");
-      if (!settles) {
-        await expect(answer).rejects.toMatchObject({ code: Code.UNAVAILABLE, message: expect.stringContaining("kept entering") });
-        continue;
+      // a score no entry had, another on each read of that shard
+      other.beforeRead = () => void (newcomer.key = encodeSortKey(spec, asked.points + 1 + (reads++ % 9), was.atMs));
+      for (let round = 0; round < 4; round++) {
+        shards.asked.length = 0;
+        const page = await queries.around(BOARD, asked.playerId, 3, Infinity, {}, mode);
+        // no read since: the board now is the board each shard was read at
+        const o = oracleNow(shards, standings);
+        const i = o.findIndex((s) => s.playerId === asked.playerId);
+        expect(rows(page.entries)).toEqual(expected(o, i - 3, i + 4));
+        expect(page.entries.map((e) => e.tiedRank)).toEqual(o.slice(i - 3, i + 4).map((s) => tiedOf(o, mode, s.points)));
+        expect(page.entries.map((e) => e.playerId)).toContain(newcomer.playerId);
+        // the owner's standing with its ties, then each other shard's window with its ties: one command each
+        const units = shards.asked.filter((x) => x.read !== "floors").map((x) => `${x.shard} ${x.read}`);
+        expect(units).toEqual([
+          `${owner.shardId} standing`,
+          `${owner.shardId} ties`,
+          ...shards.shards.filter((s) => s !== owner).flatMap((s) => [`${s.shardId} window`, `${s.shardId} ties`]),
+        ]);
       }
-      const page = await answer;
-      const o = oracleNow(shards, standings);
-      const i = o.findIndex((s) => s.playerId === asked.playerId);
-      expect(rows(page.entries)).toEqual(expected(o, i - 3, i + 4));
-      expect(page.entries.map((e) => e.tiedRank)).toEqual(o.slice(i - 3, i + 4).map((s) => tiedOf(o, "competition", s.points)));
-      expect(page.entries.map((e) => e.playerId)).toContain(newcomer.playerId);
     }
   });
 });
 
 describe("router > read > cursor pages with tied ranks", () => {
-  it("walk the whole board forward and back with the oracle's tied ranks", async () => {
-    const { queries, oracle } = board(64, 36);
-    for (const mode of ["competition", "dense"] as const) {
+  it("walk the whole board forward and back with the oracle's tied ranks, with few or many point values", async () => {
+    for (const [mode, values] of [
+      ["competition", 4],
+      ["dense", 4],
+      ["competition", 60],
+      ["dense", 60],
+    ] as const) {
+      const { queries, oracle } = board(64, 36, 3, 0, values);
       for (const limit of [1, 5, 13]) {
         const first = await queries.top(BOARD, 0, limit, Infinity, {}, mode);
         const seen = [...first.entries];

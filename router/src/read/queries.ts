@@ -32,32 +32,28 @@
  * answer while players move.
  *
  * TIED RANKS OF A PAGE (around and cursor pages with a rank mode). An entry's competition rank
- * counts the entries with better points on every shard, its dense rank their distinct points
- * (ranks.ts, TIES): counts that must come from the instant at which each shard read its part of
- * the page, else a player moving between the two reads makes the tied ranks disagree with the
- * ranks. So each shard reads its part of the page and, in the same command (ShardReader.atOnce),
- * the counts for a set of points. Which points the page holds is known only once it is read: the
- * first read is the plain page, and each later round reads the page again with the counts of
- * every points value seen so far; the answer is the first round whose page holds only points it
- * counted. A player moving elsewhere on the board changes nothing; an entry with points not yet
- * counted entering the page takes one more round (TIE_ROUNDS at most, then UNAVAILABLE). Around
- * also needs the asked player's key unchanged since the round before: the other shards count
- * ahead of the key it had. Cost: one round more than the unique ranks (two for around).
+ * counts the entries with better points on every shard, its dense rank their distinct points:
+ * counts that must come from the instant at which each shard read its part of the page, else a
+ * player moving between two reads makes the tied ranks disagree with the ranks. So each shard reads,
+ * in the same command as its part of the page (ShardReader.atOnce), what ranks the ties of any
+ * points value the page can hold (page-ties.ts): no round more than the unique ranks take, and no
+ * movement anywhere on the board refuses the page.
  */
 import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/model/board-spec";
-import { Code, deadlineExceeded, invalidArgument, LadderError, notFound, unavailable } from "@ladder/model/errors";
+import { Code, deadlineExceeded, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
 import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
 import { decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
-import { cursorPage, decodeCursor, encodeCursor, type CursorPage } from "./cursor-pages.js";
+import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
 import { RankBatches } from "./rank-batch.js";
-import { ranksOf, tieReads, TieTable, type RankMode, type RanksAnswer, type TieCounts } from "./ranks.js";
+import { MAX_DENSE_VALUES, ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
+import { coveredBelow, PageTies, type ShardPart } from "./page-ties.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
 import { notKeptNote } from "@ladder/model/retention";
 import { readFloor, type BelowFloor } from "./floor-read.js";
-import type { ShardReads } from "./shard-calls.js";
-import type { PlayerData, StandingResult, WindowResult } from "@ladder/store";
+import type { ShardReads, ShardStore } from "./shard-calls.js";
+import type { InstantReads, PlayerData, StandingResult, WindowResult, WindowTies } from "@ladder/store";
 import { FreshCache } from "./fresh-cache.js";
 import { TopCache, type TopCacheOptions, type TopRead } from "./top-cache.js";
 import { mergeTop, splitAround } from "./top-merge.js";
@@ -99,9 +95,6 @@ export interface Where {
   period?: string;
   window?: string;
 }
-
-/** Rounds of reads a page with tied ranks may take while entries with points not yet counted enter it (TIED RANKS OF A PAGE). */
-const TIE_ROUNDS = 6;
 
 export class Queries {
   private readonly cache: TopCache | undefined;
@@ -271,15 +264,28 @@ export class Queries {
     const view = where.view ?? "";
     const { at, backward } = decodeCursor(cursor, stored, view);
     const scope = this.pool.scope(view);
-    let page: CursorPage = await cursorPage(this.pool, scope, stored, at, backward, limit, deadlineMs);
-    let ties: TieTable | undefined;
-    if (mode !== "unique")
-      ({ page, ties } = await tiedRounds(spec, page, async (counted) => {
-        const tied = await cursorPage(this.pool, scope, stored, at, backward, limit, deadlineMs, (r) =>
-          tieReads(r, stored, spec, counted, mode),
-        );
-        return { page: tied, ties: tieTable(spec, mode, counted, scope.stores, tied.also, tied.members) };
-      }));
+    // with a rank mode, each shard's part and what ranks its ties at one instant (page-ties.ts): a forward page is anchored at its position
+    const page = await cursorPage(
+      this.pool,
+      scope,
+      stored,
+      at,
+      backward,
+      limit,
+      deadlineMs,
+      tieRead(spec, stored, mode, backward ? "first" : at.key),
+    );
+    const ties =
+      mode === "unique"
+        ? undefined
+        : new PageTies(
+            spec,
+            mode,
+            page.shards.map((s, i) =>
+              // a backward part holds every member of its shard up to the position
+              shardPart(scope.stores[i]!, s, page.also[i]!, backward ? at.key : coveredBelow(s)),
+            ),
+          );
     const below = await this.floorOf(spec, stored, view, deadlineMs);
     const kept = page.members.filter((m) => !below(m.key, m.playerId)); // the entries below the floor are the page's last
     const entries = kept.map((m, i) => ranked(spec, m, page.firstRank + i, ties));
@@ -478,45 +484,63 @@ export class Queries {
     const scope = this.pool.scope(where.view ?? "");
     const owner = scope.ownerOf(playerId);
     const others = scope.othersOf(owner);
-    const own = await this.pool.call(owner, (s) => s.standing(stored, playerId, radius), deadlineMs);
+    // with a rank mode, each shard's part and what ranks its ties at one instant (page-ties.ts), from windows of one entry each side at least
+    const ties = tieRead(spec, stored, mode, "first");
+    const width = ties ? Math.max(1, radius) : radius;
+    const [own, ownTies] = await this.pool.call(owner, (s) => withTies(s, (r) => r.standing(stored, playerId, width), ties), deadlineMs);
     if (own === undefined) throw this.notRanked(board, playerId, false, where);
-    const othersRead = await this.pool.fanOut(others, (s) => s.window(stored, own.key, playerId, radius), deadlineMs);
-    let page = aroundPage(playerId, radius, own, othersRead);
-    let ties: TieTable | undefined;
-    if (mode !== "unique")
-      ({ page, ties } = await tiedRounds(spec, page, async (counted, last) => {
-        // every shard at once, each with its counts: the owner's standing, the others at the key the player last had
-        const [o, w] = await Promise.all([
-          this.pool.call(
-            owner,
-            (s) => s.atOnce((r) => Promise.all([r.standing(stored, playerId, radius), tieReads(r, stored, spec, counted, mode)])),
-            deadlineMs,
-          ),
-          this.pool.fanOut(
-            others,
-            (s) => s.atOnce((r) => Promise.all([r.window(stored, last.key, playerId, radius), tieReads(r, stored, spec, counted, mode)])),
-            deadlineMs,
-          ),
-        ]);
-        if (o[0] === undefined) throw this.notRanked(board, playerId, false, where);
-        const now = aroundPage(
-          playerId,
-          radius,
-          o[0],
-          w.map(([x]) => x),
-        );
-        // the others counted ahead of the key the player had: the answer only if it still has it
-        const counts = [o[1], ...w.map(([, t]) => t)];
-        return {
-          page: now,
-          ties: now.key === last.key ? tieTable(spec, mode, counted, [owner, ...others], counts, now.members) : undefined,
-        };
-      }));
+    const othersRead = await this.pool.fanOut(
+      others,
+      (s) => withTies(s, (r) => r.window(stored, own.key, playerId, width), ties),
+      deadlineMs,
+    );
+    const page = aroundPage(
+      playerId,
+      radius,
+      own,
+      othersRead.map(([w]) => w),
+    );
+    const tied =
+      mode === "unique"
+        ? undefined
+        : new PageTies(spec, mode, [
+            shardPart(owner, own, ownTies!, coveredBelow(own)),
+            ...othersRead.map(([w, t], i) => shardPart(others[i]!, w, t!, coveredBelow(w))),
+          ]);
     const underFloor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
     if (underFloor(page.key, playerId)) throw this.notRanked(board, playerId, true, where);
     const kept = page.members.filter((m, i) => i < page.pivot || !underFloor(m.key, m.playerId));
-    return { entries: kept.map((m, i) => ranked(spec, m, page.firstRank + i, ties)), total: page.total };
+    return { entries: kept.map((m, i) => ranked(spec, m, page.firstRank + i, tied)), total: page.total };
   }
+}
+
+/** The read of a page's ties on one shard (page-ties.ts), anchored at a sort key or at the first entry of the part read before it; none without a rank mode. */
+function tieRead(
+  spec: BoardSpec,
+  stored: string,
+  mode: RankMode,
+  anchor: number | "first",
+): ((r: InstantReads) => Promise<WindowTies>) | undefined {
+  if (mode === "unique") return undefined;
+  return (r) => r.ties(stored, spec.timeUnits, anchor, mode === "dense" ? MAX_DENSE_VALUES : 0);
+}
+
+/** `read` of one shard, and with `ties` what ranks its page's ties, at the same instant. */
+function withTies<T>(
+  s: ShardStore,
+  read: (r: InstantReads) => Promise<T>,
+  ties: ((r: InstantReads) => Promise<WindowTies>) | undefined,
+): Promise<[T, WindowTies | undefined]> {
+  return ties ? s.atOnce((r) => Promise.all([read(r), ties(r)])) : read(s).then((x) => [x, undefined]);
+}
+
+function shardPart(
+  store: { shardId: string },
+  read: { start: number; members: readonly KeyedMember[] },
+  ties: WindowTies,
+  covered: number,
+): ShardPart {
+  return { shardId: store.shardId, start: read.start, members: read.members, coveredBelow: covered, ties };
 }
 
 /**
@@ -541,56 +565,7 @@ function aroundPage(
   };
 }
 
-/**
- * The rounds of TIED RANKS OF A PAGE: `round(bounds, last)` reads the page again with the tie
- * counts of `bounds` (every points value the pages read so far held), and returns it with its
- * TieTable when that round ranks all of it.
- */
-async function tiedRounds<P extends { members: readonly KeyedMember[] }>(
-  spec: BoardSpec,
-  first: P,
-  round: (bounds: number[], last: P) => Promise<{ page: P; ties: TieTable | undefined }>,
-): Promise<{ page: P; ties: TieTable }> {
-  let page = first;
-  let bounds: number[] = [];
-  for (let r = 1; r <= TIE_ROUNDS; r++) {
-    bounds = union(
-      bounds,
-      page.members.map((m) => pointsIndexOfKey(spec, m.key)),
-    );
-    const got = await round(bounds, page);
-    page = got.page;
-    if (got.ties) return { page, ties: got.ties };
-  }
-  throw tiesKeptMoving();
-}
-
-/** The union of two sets of points indexes, as a list. */
-function union(a: readonly number[], b: readonly number[]): number[] {
-  return [...new Set([...a, ...b])];
-}
-
-/** Every shard's tie counts of one round as a TieTable, if it ranks every one of `members`; else undefined (another round). */
-function tieTable(
-  spec: BoardSpec,
-  mode: RankMode,
-  bounds: readonly number[],
-  stores: ReadonlyArray<{ shardId: string }>,
-  counts: readonly TieCounts[],
-  members: readonly KeyedMember[],
-): TieTable | undefined {
-  const table = new TieTable(spec, mode, bounds);
-  counts.forEach((c, i) => table.add(stores[i]!.shardId, c));
-  return members.every((m) => table.of(m.key) !== undefined) ? table : undefined;
-}
-
-function tiesKeptMoving(): LadderError {
-  return unavailable(
-    `entries with scores not yet counted kept entering the page for ${TIE_ROUNDS} rounds of reads: no instant found at which to rank its ties; retry`,
-  );
-}
-
-function ranked(spec: BoardSpec, m: KeyedMember, rank: number, ties?: TieTable): RankedEntry {
+function ranked(spec: BoardSpec, m: KeyedMember, rank: number, ties?: { of(key: number): number | undefined }): RankedEntry {
   const { points, reachedAtMs } = decodeSortKey(spec, m.key);
   const entry: RankedEntry = { playerId: m.playerId, points, reachedAtMs, rank, metadata: m.metadata ?? "" };
   if (ties) entry.tiedRank = ties.of(m.key);

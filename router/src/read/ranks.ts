@@ -29,7 +29,7 @@
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { BoardSpec } from "@ladder/model/board-spec";
 import { compareMembers, decodeSortKey, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
-import type { InstantReads, RanksResult } from "@ladder/store";
+import type { RanksResult } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
 /** Rounds of reads a batch may take while its players' scores keep moving (each one command per shard; the call's deadline bounds them too). */
@@ -171,22 +171,6 @@ export interface TieCounts {
 }
 
 /**
- * The tie reads of one shard for the points indexes `bounds`, to be asked inside the same
- * atOnce() as the reads they rank (a page, a window): then they count the board at that instant.
- */
-export function tieReads(r: InstantReads, stored: string, spec: BoardSpec, bounds: readonly number[], mode: RankMode): Promise<TieCounts> {
-  const worst = Math.max(-1, ...bounds);
-  return Promise.all([
-    r.ranks(
-      stored,
-      [],
-      bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits })),
-    ),
-    mode === "dense" && worst > 0 ? r.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([]),
-  ]).then(([ranks, distinct]) => ({ below: ranks.aheadOf, distinct }));
-}
-
-/**
  * Tied ranks from every shard's TieCounts of one answer: competition = 1 + the entries with
  * better points, dense = 1 + the distinct better points over all shards (a points index counted
  * once however many shards hold it); unique: 0.
@@ -239,7 +223,7 @@ function same(a: Map<string, KeyedMember>, b: Map<string, KeyedMember>): boolean
 }
 
 /** How many of `sorted` (ascending) are below `v`. */
-function countBelow(sorted: readonly number[], v: number): number {
+export function countBelow(sorted: readonly number[], v: number): number {
   let lo = 0;
   for (let hi = sorted.length; lo < hi; ) {
     const mid = (lo + hi) >> 1;

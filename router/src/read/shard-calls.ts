@@ -28,6 +28,7 @@ export type ShardStore = Pick<
   | "entry"
   | "ranks"
   | "distinct"
+  | "ties"
   | "after"
   | "histogram"
   | "histogramAt"

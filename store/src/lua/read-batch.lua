@@ -15,6 +15,8 @@
                    'e' player                  (read-entry.lua)
                    'r' n, n players, m, m (key, player) positions   (read_ranks in read-header.lua)
                    'd' units, bound, cap       (read_distinct)
+                   'g' units, anchor, cap      (read_ties; anchor '': the first entry the read just
+                                               before it in this batch listed, none when it listed none)
                    'a' key, player, count, backward (read_after)
                    'h'                         (read_histogram)
                    'P' as 'r'                  (read_ranks_at: read_ranks and the change stream's newest id)
@@ -31,6 +33,7 @@ local a = 2
 for k = 2, #KEYS do
   local board = KEYS[k]
   local kind = ARGV[a]
+  if kind ~= 'g' then WINDOW_FIRST = false end
   if kind == 't' then
     out[k] = read_top(board, tonumber(ARGV[a + 1]))
     a = a + 2
@@ -55,6 +58,11 @@ for k = 2, #KEYS do
     a = at + 1 + 2 * n_pos
   elseif kind == 'd' then
     out[k] = read_distinct(board, tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
+    a = a + 4
+  elseif kind == 'g' then
+    local anchor = ARGV[a + 2]
+    if anchor == '' then anchor = WINDOW_FIRST end
+    out[k] = read_ties(board, tonumber(ARGV[a + 1]), anchor, tonumber(ARGV[a + 3]))
     a = a + 4
   elseif kind == 'h' then
     out[k] = read_histogram(board)

@@ -48,11 +48,13 @@
 
   Input:  none (functions only: check_shard takes the heartbeat key and the reader's stamp)
   Output: check_shard, excl_of, ahead_of, card_of, score_of, rank_of, range_of, first_from,
-          meta_of, append_entries, append_window
+          meta_of, append_entries, append_window; WINDOW_FIRST (the first key append_entries listed)
 ]]
 -- the exclusion companion's suffix of every board key read (see Moves above), or false
 local EXCL = false
 local excl_cache = {}
+-- the sort key of the first entry the last append_entries listed (false: none): read_ties' anchor
+local WINDOW_FIRST = false
 
 -- READ_OK when the shard may be served; else the refusal's status, and for READ_NOT_CURRENT how
 -- long ago the node last held the log's end and the bound (ms)
@@ -189,8 +191,9 @@ end
 
 -- Appends the entries of a ZRANGE ... WITHSCORES reply to `out`: first 1 when the board keeps
 -- metadata (its companion key exists) and 0 when not, then member, key (and metadata when 1)
--- for each entry.
+-- for each entry. Keeps the first entry's key in WINDOW_FIRST.
 local function append_entries(out, board, range)
+  WINDOW_FIRST = range[2] or false
   local meta_key = board .. '!meta'
   local with_meta = redis.call('EXISTS', meta_key) == 1
   out[#out + 1] = with_meta and 1 or 0

@@ -3,7 +3,7 @@
   which script or read-batch.lua kind calls it and what it returns, status 0 first).
 
   Input:  none (functions only; read-header.lua's primitives)
-  Output: read_top, read_window, read_ranks, read_ranks_at, read_distinct, read_after,
+  Output: read_top, read_window, read_ranks, read_ranks_at, read_distinct, read_ties, read_after,
           read_standing, read_entry
 ]]
 -- read-top.lua: { 0, card, meta, member1, key1, [metadata1], ... } for the first `count` entries.
@@ -61,6 +61,21 @@ local function read_distinct(board, units, bound, cap)
     if idx >= bound then break end
     out[#out + 1] = idx
     from = (idx + 1) * units
+  end
+  return out
+end
+
+-- read-batch.lua's 'g': what ranks the ties of a page read at this instant (router/src/read/page-ties.ts).
+-- `anchor` is a sort key (false: none, then { 0, -1, 0 }); its points index, the members with a smaller
+-- one (keys below index × units), then with cap > 0 the distinct indexes up to the anchor's (included),
+-- ascending, at most cap + 1: { 0, index, below, idx1, idx2, ... }. O(log n), plus O(log n) per value.
+local function read_ties(board, units, anchor, cap)
+  if not anchor then return { READ_OK, -1, 0 } end
+  local idx = math.floor(tonumber(anchor) / units)
+  local out = { READ_OK, idx, ahead_of(board, idx * units, '') }
+  if cap > 0 then
+    local values = read_distinct(board, units, idx + 1, cap)
+    for i = 2, #values do out[#out + 1] = values[i] end
   end
   return out
 end
