@@ -1,7 +1,9 @@
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, equals, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { describe, expect, it } from "vitest";
-import { BoardRulesSchema, Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { ScoreEventSchema } from "@ladder/proto/leaderboard/v1/events_pb";
+import { BoardRulesSchema, Operation, PeriodKind, WindowCombine } from "@ladder/proto/leaderboard/v1/common_pb";
+import { ScoreEventSchema, type BoardPart } from "@ladder/proto/leaderboard/v1/events_pb";
+import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { decodeScoreEvent, encodeScoreEvent } from "./score-event.js";
 
 // The reference: protobuf-es's create() of the same fields, written out here field by field.
@@ -64,5 +66,105 @@ describe("encodeScoreEvent", () => {
       3,
       5000n,
     ]);
+  });
+});
+
+describe("decodeScoreEvent", () => {
+  let seed = 11;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+  const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)]!;
+  const int64 = () => pick([0n, 1n, -1n, 42n, 2n ** 53n + 1n, -(2n ** 63n), 2n ** 63n - 1n, BigInt(rand(1e9))]);
+  const text = () => pick(["", "a", "é-ü", "\u{1F3C6} cup", "x".repeat(rand(300))]);
+  const someRules = () =>
+    pick([
+      undefined,
+      rules,
+      create(BoardRulesSchema, {
+        maxPoints: int64(),
+        generation: BigInt(rand(100)),
+        period: PeriodKind.DAILY,
+        timeZone: "Europe/Paris",
+        keepPeriods: 7,
+        histogramBounds: [10n, 100n, BigInt(rand(1e6))],
+        windows: [{ name: "3d", periods: 3, combine: WindowCombine.SUM }],
+      }),
+    ]);
+  const part = (): BoardPart =>
+    create(ScoreEventSchema, {
+      also: [
+        {
+          board: text(),
+          op: pick([Operation.SET, Operation.INCREMENT, Operation.BEST]),
+          rules: someRules(),
+          period: text(),
+          periodExpireAtMs: int64(),
+          windowPeriods: Array.from({ length: rand(4) }, text),
+          windowExpireAtMs: Array.from({ length: rand(4) }, int64),
+          windowPeriodStartsMs: Array.from({ length: rand(4) }, int64),
+        },
+      ],
+    }).also[0]!;
+  const event = () =>
+    create(ScoreEventSchema, {
+      board: text(),
+      playerId: text(),
+      op: pick([Operation.UNSPECIFIED, Operation.SET, Operation.INCREMENT, Operation.DECREMENT, Operation.BEST]),
+      value: int64(),
+      timestampMs: int64(),
+      eventId: text(),
+      ingestedAtMs: int64(),
+      rules: someRules(),
+      period: text(),
+      periodExpireAtMs: int64(),
+      also: Array.from({ length: rand(3) }, part),
+      leave: rand(2) ? part() : undefined,
+      erase: rand(2) === 1,
+      eraseBoards: Array.from({ length: rand(3) }, text),
+      windowPeriods: Array.from({ length: rand(4) }, text),
+      windowExpireAtMs: Array.from({ length: rand(4) }, int64),
+      windowPeriodStartsMs: Array.from({ length: rand(4) }, int64),
+      metadata: text(),
+      deleteBoard: rand(2) === 1,
+      reportId: text(),
+      closePeriod: rand(2) === 1,
+      moderation: rand(3)
+        ? undefined
+        : { action: ModerationAction.HIDE, playerId: text(), board: text(), atMs: int64(), partitions: rand(99) },
+      joinTournament: rand(2) === 1,
+      tournamentMember: rand(2) === 1,
+    });
+
+  it("decodes every field as protobuf-es's fromBinary does, on 2,000 generated records", () => {
+    for (let i = 0; i < 2000; i++) {
+      const bytes = toBinary(ScoreEventSchema, event());
+      const want = fromBinary(ScoreEventSchema, bytes);
+      const got = decodeScoreEvent(bytes);
+      expect(equals(ScoreEventSchema, got, want), `record ${i}`).toBe(true);
+      expect(got).toEqual(want);
+    }
+  });
+
+  it("reads repeated int64s written one per tag too, and skips fields it does not know", () => {
+    const w = new BinaryWriter();
+    w.tag(2, WireType.LengthDelimited).string("p-9");
+    w.tag(16, WireType.Varint).int64(-5n);
+    w.tag(16, WireType.Varint).int64(7n);
+    w.tag(99, WireType.Varint).int64(3n);
+    w.tag(98, WireType.LengthDelimited).string("later");
+    w.tag(17, WireType.LengthDelimited).fork().int64(1n).int64(2n).join();
+    const got = decodeScoreEvent(w.finish());
+    expect([got.playerId, got.windowExpireAtMs, got.windowPeriodStartsMs]).toEqual(["p-9", [-5n, 7n], [1n, 2n]]);
+  });
+
+  it("throws on bytes that are not a record, as fromBinary does", () => {
+    const bytes = toBinary(ScoreEventSchema, event());
+    for (const bad of [
+      bytes.subarray(0, bytes.length - 1),
+      Uint8Array.of(0x0a, 0x05, 0x61),
+      Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff),
+    ]) {
+      expect(() => fromBinary(ScoreEventSchema, bad)).toThrow();
+      expect(() => decodeScoreEvent(bad)).toThrow();
+    }
   });
 });
