@@ -69,6 +69,71 @@ describe("encodeScoreEvent", () => {
   });
 });
 
+describe("encodeScoreEvent on generated updates", () => {
+  let seed = 5;
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+  const pick = <T>(xs: readonly T[]) => xs[rand(xs.length)]!;
+  const text = () => pick(["", "a", "é-ü", "x".repeat(rand(200))]);
+  const ms = () => pick([0, 1, 1_796_000_000_000, 2 ** 53 - 1]);
+  const someRules = [
+    undefined,
+    rules,
+    create(BoardRulesSchema, { maxPoints: 9n, histogramBounds: [1n, 5n], windows: [{ name: "w", periods: 2 }] }),
+  ];
+  const placed = () => {
+    const period = rand(3) ? { id: text(), expireAtMs: ms() } : undefined;
+    const n = rand(4);
+    const windows = rand(2)
+      ? {
+          periods: Array.from({ length: n }, text),
+          startsMs: Array.from({ length: rand(4) }, ms),
+          windowExpireAtMs: Array.from({ length: n }, ms),
+          periodExpireAtMs: 0,
+        }
+      : undefined;
+    return { rules: pick(someRules), ...(period ? { period } : {}), ...(windows ? { windows } : {}) };
+  };
+  // the message's fields of a placed board, written out here: the windows only with a period
+  const reference = (p: ReturnType<typeof placed>) => ({
+    rules: p.rules,
+    period: p.period?.id ?? "",
+    periodExpireAtMs: BigInt(p.period?.expireAtMs ?? 0),
+    windowPeriods: p.period && p.windows ? p.windows.periods : [],
+    windowExpireAtMs: p.period && p.windows ? p.windows.windowExpireAtMs.map(BigInt) : [],
+    windowPeriodStartsMs: p.period && p.windows ? p.windows.startsMs.map(BigInt) : [],
+  });
+
+  it("writes the bytes protobuf-es's create() gives, for 1,000 updates with and without rules, periods, windows, also-boards and a board left", () => {
+    for (let i = 0; i < 1000; i++) {
+      const update = {
+        board: text(),
+        playerId: text(),
+        op: pick([Operation.UNSPECIFIED, Operation.SET, Operation.INCREMENT, Operation.BEST]),
+        value: pick([0n, 1n, -1n, 2n ** 62n, -(2n ** 63n)]),
+        timestampMs: BigInt(ms()),
+        eventId: text(),
+        metadata: text(),
+        reportId: text(),
+      };
+      const ingested = ms();
+      const main = rand(4) ? placed() : undefined;
+      const also = Array.from({ length: rand(3) }, () => ({ board: text(), op: pick([Operation.SET, Operation.BEST]), ...placed() }));
+      const leave = rand(2) ? { board: text(), op: Operation.UNSPECIFIED, ...placed() } : undefined;
+      const ref = toBinary(
+        ScoreEventSchema,
+        create(ScoreEventSchema, {
+          ...update,
+          ingestedAtMs: BigInt(ingested),
+          ...(main ? reference(main) : {}),
+          also: also.map((a) => ({ board: a.board, op: a.op, ...reference(a) })),
+          leave: leave ? { board: leave.board, op: leave.op, ...reference(leave) } : undefined,
+        }),
+      );
+      expect(encodeScoreEvent(update, ingested, main, { also, ...(leave ? { leave } : {}) }), `update ${i}`).toEqual(Buffer.from(ref));
+    }
+  });
+});
+
 describe("decodeScoreEvent", () => {
   let seed = 11;
   const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
