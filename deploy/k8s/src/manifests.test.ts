@@ -54,12 +54,20 @@ const REDIS_PASSWORDS = {
   LADDER_SENTINEL_PASSWORD: "k8s-sentinel-password",
 };
 
-/** The environment a pod's container gets: the ladder-config map, then its own env, $(VAR) expanded as the kubelet does. */
-function podEnv(c: Container, fieldValues: Record<string, string>, given: Record<string, string>): Record<string, string> {
+/**
+ * The environment a pod's container gets: the ladder-config map of `rendered` (the base's objects by
+ * default), then its own env, $(VAR) expanded as the kubelet does.
+ */
+function podEnv(
+  c: Container,
+  fieldValues: Record<string, string>,
+  given: Record<string, string>,
+  rendered: readonly K8sObject[] = objects,
+): Record<string, string> {
   const secrets: Record<string, string> = { ...KAFKA_PASSWORDS, ...REDIS_PASSWORDS, ...given };
   const env: Record<string, string> = {};
   for (const from of c.envFrom ?? [])
-    Object.assign(env, objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === from.configMapRef?.name)?.data ?? {});
+    Object.assign(env, rendered.find((o) => o.kind === "ConfigMap" && o.metadata.name === from.configMapRef?.name)?.data ?? {});
   for (const e of c.env ?? []) {
     env[e.name] =
       e.value !== undefined
@@ -415,7 +423,7 @@ describe("deploy > k8s overlay redis-tls (the base with components/redis-tls)", 
     for (const name of ["shard-node", "router", "ingest"]) {
       const w = workload(name);
       const c = w.spec.template.spec.containers[0]!;
-      const env = podEnv(c, { POD_INDEX: "0" }, { LADDER_TOKENS: "[]", LADDER_STREAM_SECRET: "s".repeat(32) });
+      const env = podEnv(c, { POD_INDEX: "0" }, { LADDER_TOKENS: "[]", LADDER_STREAM_SECRET: "s".repeat(32) }, tls);
       expect(mountOf(w, c, env.LADDER_REDIS_TLS_CA_FILE!), name).toEqual({
         secretName: "redis-tls",
         items: [{ key: "ca.pem", path: "ca.pem" }],
