@@ -193,6 +193,7 @@ describe("LagAdmission", () => {
     const gate = new LagAdmission({ maxLagMs: 100, waitMs: 2_000, pollMs: 5 }, c.shards, c.metrics);
     const send = async () => {
       const ticket = await gate.admit(Array(10).fill(0), far());
+      await sleep(1); // the log's round trip
       logged += 10n;
       gate.written(ticket, new Map([[0, logged]]));
       c.applied.set(0, logged); // applied at once: never seen owing from one poll to the next
@@ -202,6 +203,42 @@ describe("LagAdmission", () => {
     for (let round = 0; round < 20; round++) await Promise.all(Array.from({ length: 8 }, send)); // 8 at a time, 20 times
     expect((await c.metrics.lagWaits.get()).values[0]?.value ?? 0).toBe(0); // none waited for another
     expect((await c.metrics.refusedCalls.get()).values.find((v) => v.labels.reason === "lag")?.value ?? 0).toBe(0);
+    await gate.close();
+  });
+
+  it("lets writes arriving together into a caught-up shard whose rate is not known yet a window at a time", async () => {
+    // shard-a applies 2 records per ms of partition 0 while it owes any; it was seen caught up, never busy
+    const c = cluster();
+    let logged = -1n;
+    let applied = -1n;
+    let last = Date.now();
+    const ticker = setInterval(() => {
+      const now = Date.now();
+      applied = applied + BigInt(2 * (now - last));
+      if (applied > logged) applied = logged;
+      c.applied.set(0, applied);
+      last = now;
+    }, 1);
+    const gate = new LagAdmission({ maxLagMs: 100, waitMs: 30_000, pollMs: 5 }, c.shards, c.metrics);
+    let admitted = 0n;
+    let mostOwed = 0n;
+    const send = async (records: number) => {
+      const ticket = await gate.admit(Array(records).fill(0), far());
+      admitted += BigInt(records);
+      const owed = admitted - 1n - applied;
+      if (owed > mostOwed) mostOwed = owed;
+      await sleep(1); // the log's round trip
+      logged += BigInt(records);
+      gate.written(ticket, new Map([[0, logged]]));
+    };
+    await send(1);
+    await sleep(30); // polled: caught up, no rate
+    mostOwed = 0n;
+    await Promise.all(Array.from({ length: 40 }, () => send(40))); // 1,600 records at once: 800 ms of work
+    clearInterval(ticker);
+    // one window of 500 records, then what the rate learnt meanwhile and the bound allow (about 200)
+    expect(Number(mostOwed)).toBeLessThanOrEqual(500 + 40);
+    expect((await c.metrics.lagWaits.get()).values[0]?.value).toBeGreaterThan(0);
     await gate.close();
   });
 

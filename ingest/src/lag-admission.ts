@@ -13,7 +13,9 @@
  * Its lag is the larger of its age and what it owes over its rate: how long a record admitted now
  * would wait. Without a rate, a shard that owes records takes no more, like a connection's slow
  * start, until a poll finds it busy twice in a row (its rate is then known) or caught up: one that
- * applies faster than it is written to has no rate to learn, and its age alone holds it. With
+ * applies faster than it is written to has no rate to learn, and its age holds it, with what it owes
+ * kept within one apply call's worth (SLOW_START_RECORDS): else writes arriving together before its
+ * rate is known would all be let in at once. With
  * several ingests, each one's records interleave with the others' in the same
  * partitions, so each sees the shard's backlog through its own records.
  *
@@ -174,7 +176,12 @@ export class LagAdmission {
       const age = s.oldest === undefined ? 0 : now - s.oldest;
       // without a rate, a shard that owes records takes no more until a poll finds it caught up (it
       // applies faster than it is written to: its age holds it) or busy twice (its rate is then known)
-      const lagMs = Math.max(age, s.rate ? (owed + n) / s.rate : s.caughtUp ? 0 : Number.POSITIVE_INFINITY);
+      // (a caught-up one up to SLOW_START_RECORDS: writes arriving together before its rate is known
+      // are let in a window at a time, not all at once)
+      const lagMs = Math.max(
+        age,
+        s.rate ? (owed + n) / s.rate : s.caughtUp && owed + n <= SLOW_START_RECORDS ? 0 : Number.POSITIVE_INFINITY,
+      );
       if (lagMs > this.o.maxLagMs && (!worst || lagMs > worst.lagMs)) worst = { shardId, lagMs, ageMs: age };
     }
     return worst;
@@ -286,6 +293,12 @@ interface ShardState {
 export interface Ticket {
   readonly records: ReadonlyMap<string, number>;
 }
+
+/**
+ * What a caught-up shard whose rate is not known yet may owe (records): one apply call's worth at the
+ * shard node's default LADDER_APPLY_BATCH.
+ */
+const SLOW_START_RECORDS = 500;
 
 /** The weight of a new rate sample in the average. */
 const RATE_WEIGHT = 0.3;
