@@ -2,19 +2,13 @@
  * LeaderboardService handlers: check the request, run the query, shape the answer.
  * Bad arguments are INVALID_ARGUMENT before any shard is asked.
  */
-import { create } from "@bufbuild/protobuf";
-import {
-  GetTopResponseSchema,
-  RankMode as ProtoRankMode,
-  type GetTopResponse,
-  type LeaderboardService,
-} from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { encodeOnce, type ImplOf } from "@ladder/platform/grpc-adapter";
+import { RankMode as ProtoRankMode, type GetTopResponse, type LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import { Code, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
 import { boardProblem, playerIdProblem, viewProblem } from "@ladder/model/validate";
 import type { Page, Queries, RankedEntry, Where } from "./queries.js";
 import type { RankMode } from "./ranks.js";
-import { rankResponse } from "./rank-response.js";
+import { aroundResponse, rankResponse, topPageResponse } from "./rank-response.js";
 import { bucketOfStored } from "@ladder/model/histogram";
 import type { TournamentReads } from "./tournament-reads.js";
 import { toEntry } from "./entries.js";
@@ -57,12 +51,7 @@ export function leaderboardService(
           throw invalidArgument(`offset: must be 0 with a cursor (the cursor says where the page starts), got ${req.offset}`);
         await waitFor(req.consistencyToken, ctx.deadlineMs);
         const page = await q.pageAt(req.board, req.cursor, limit, ctx.deadlineMs, w, mode);
-        return {
-          entries: page.entries.map(toEntry),
-          total: BigInt(page.total),
-          nextCursor: page.next,
-          previousCursor: page.previous,
-        };
+        return topPageResponse(page.entries, page.total, page.next, page.previous);
       }
       if (req.offset + BigInt(limit) > BigInt(MAX_DEPTH))
         throw invalidArgument(
@@ -224,7 +213,7 @@ export function leaderboardService(
       const q = by(req.consistencyToken);
       const mode = rankMode(req.rankMode);
       const page = await q.around(req.board, req.playerId, radius, ctx.deadlineMs, w, mode);
-      return { entries: page.entries.map(toEntry), total: BigInt(page.total) };
+      return aroundResponse(page.entries, page.total);
     },
     async listTournaments(req, ctx) {
       if (!tournaments) throw new LadderError(Code.UNIMPLEMENTED, "this router lists no tournaments");
@@ -273,18 +262,7 @@ function topResponse(page: Page, cursors: () => { next: string; previous: string
   let res = topResponses.get(page);
   if (res === undefined) {
     const { next, previous } = cursors();
-    topResponses.set(
-      page,
-      (res = encodeOnce(
-        GetTopResponseSchema,
-        create(GetTopResponseSchema, {
-          entries: page.entries.map(toEntry),
-          total: BigInt(page.total),
-          nextCursor: next,
-          previousCursor: previous,
-        }),
-      )),
-    );
+    topResponses.set(page, (res = topPageResponse(page.entries, page.total, next, previous)));
   }
   return res;
 }

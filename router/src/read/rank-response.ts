@@ -1,10 +1,11 @@
 /**
- * GetRankResponse, encoded by hand: the bytes protobuf-es's toBinary writes for the same message,
- * made in a fraction of its time. GetRank is the router's hottest call, and the generic path (a
- * message made by create() from a plain object with five BigInts, then encoded by reflection over
- * its descriptor) cost about 7 µs of the router's CPU per call, a tenth of a rank; this costs well
- * under one. rank-response.test.ts checks the bytes against toBinary's for many values, so a field
- * added to Entry or GetRankResponse in the .proto fails it until it is added here.
+ * GetRankResponse, GetAroundResponse and GetTopResponse, encoded by hand: the bytes protobuf-es's
+ * toBinary writes for the same message, made in a fraction of its time. GetRank is the router's
+ * hottest call, and the generic path (a message made by create() from a plain object with five
+ * BigInts per entry, then encoded by reflection over its descriptor) cost about 7 µs of the
+ * router's CPU per call, a tenth of a rank; this costs well under one; a page of entries pays
+ * that per entry. rank-response.test.ts checks the bytes against toBinary's for many values, so a
+ * field added to Entry or to these responses in the .proto fails it until it is added here.
  *
  * Wire format (proto3, leaderboard/v1/common.proto and leaderboard.proto): a field is its tag
  * (field number << 3 | wire type) and its value; a scalar equal to its default (0, "") is not
@@ -13,7 +14,15 @@
  * length, then the bytes.
  */
 import { encodeOnce } from "@ladder/platform/grpc-adapter";
-import { GetRankResponseSchema, type GetRankResponse } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import {
+  GetAroundResponseSchema,
+  GetRankResponseSchema,
+  GetTopResponseSchema,
+  type GetAroundResponse,
+  type GetRankResponse,
+  type GetTopResponse,
+} from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 
 /** What an Entry holds, as the read path has it (numbers are safe integers). */
 export interface EntryFields {
@@ -43,18 +52,71 @@ export function rankResponse(entry: EntryFields, total: number): GetRankResponse
   // the message itself, as create() would make it, without create()'s walk over the descriptor
   const message: GetRankResponse = {
     $typeName: "leaderboard.v1.GetRankResponse",
-    entry: {
-      $typeName: "leaderboard.v1.Entry",
-      playerId: entry.playerId,
-      score: BigInt(entry.points),
-      rank: BigInt(entry.rank),
-      reachedAtMs: BigInt(entry.reachedAtMs),
-      metadata: entry.metadata,
-      tiedRank: BigInt(entry.tiedRank ?? 0),
-    },
+    entry: entryMessage(entry),
     total: BigInt(total),
   };
   return encodeOnce(GetRankResponseSchema, message, w.bytes());
+}
+
+/** A GetAroundResponse of `entries` on a board of `total`, its bytes already made (encodeOnce). */
+export function aroundResponse(entries: readonly EntryFields[], total: number): GetAroundResponse {
+  const w = pageBytes(entries, total, "", "");
+  const message: GetAroundResponse = {
+    $typeName: "leaderboard.v1.GetAroundResponse",
+    entries: entries.map(entryMessage),
+    total: BigInt(total),
+  };
+  return encodeOnce(GetAroundResponseSchema, message, w.bytes());
+}
+
+/** A GetTopResponse of `entries` on a board of `total` with its cursors, its bytes already made (encodeOnce). */
+export function topPageResponse(
+  entries: readonly EntryFields[],
+  total: number,
+  nextCursor: string,
+  previousCursor: string,
+): GetTopResponse {
+  const w = pageBytes(entries, total, nextCursor, previousCursor);
+  const message: GetTopResponse = {
+    $typeName: "leaderboard.v1.GetTopResponse",
+    entries: entries.map(entryMessage),
+    total: BigInt(total),
+    nextCursor,
+    previousCursor,
+  };
+  return encodeOnce(GetTopResponseSchema, message, w.bytes());
+}
+
+/** A page's message: entries = 1, total = 2, next_cursor = 3 and previous_cursor = 4 (GetAround has no cursors: "" writes nothing). */
+function pageBytes(entries: readonly EntryFields[], total: number, next: string, previous: string): Writer {
+  const sizes = entries.map(entrySize);
+  let capacity = 32 + 3 * (next.length + previous.length);
+  for (const size of sizes) capacity += 8 + size;
+  const w = new Writer(capacity);
+  entries.forEach((e, i) => {
+    w.tag(1, WIRE_BYTES).varint(sizes[i]!);
+    const at = w.length;
+    w.string(1, e.playerId)
+      .int(2, e.points)
+      .int(3, e.rank)
+      .int(4, e.reachedAtMs)
+      .string(5, e.metadata)
+      .int(6, e.tiedRank ?? 0);
+    if (w.length - at !== sizes[i]) throw new Error("page response: entry size mismatch");
+  });
+  return w.int(2, total).string(3, next).string(4, previous);
+}
+
+function entryMessage(e: EntryFields): Entry {
+  return {
+    $typeName: "leaderboard.v1.Entry",
+    playerId: e.playerId,
+    score: BigInt(e.points),
+    rank: BigInt(e.rank),
+    reachedAtMs: BigInt(e.reachedAtMs),
+    metadata: e.metadata,
+    tiedRank: BigInt(e.tiedRank ?? 0),
+  };
 }
 
 /** The bytes of an Entry's fields. */
