@@ -1,8 +1,10 @@
-/** An entry of a read as the API answers it (Entry in common.proto). */
+/** An entry of a read as the API answers it (Entry in common.proto): the message itself, every field set. */
+import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { RankedEntry } from "./queries.js";
 
-export function toEntry(e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">) {
+export function toEntry(e: Pick<RankedEntry, "playerId" | "points" | "rank" | "reachedAtMs" | "metadata" | "tiedRank">): Entry {
   return {
+    $typeName: "leaderboard.v1.Entry",
     playerId: e.playerId,
     score: BigInt(e.points),
     rank: BigInt(e.rank),

@@ -22,7 +22,7 @@ import {
   type GetRankResponse,
   type GetTopResponse,
 } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import type { Entry } from "@ladder/proto/leaderboard/v1/common_pb";
+import { toEntry } from "./entries.js";
 
 /** What an Entry holds, as the read path has it (numbers are safe integers). */
 export interface EntryFields {
@@ -52,7 +52,7 @@ export function rankResponse(entry: EntryFields, total: number): GetRankResponse
   // the message itself, as create() would make it, without create()'s walk over the descriptor
   const message: GetRankResponse = {
     $typeName: "leaderboard.v1.GetRankResponse",
-    entry: entryMessage(entry),
+    entry: toEntry(entry),
     total: BigInt(total),
   };
   return encodeOnce(GetRankResponseSchema, message, w.bytes());
@@ -63,7 +63,7 @@ export function aroundResponse(entries: readonly EntryFields[], total: number): 
   const w = pageBytes(entries, total, "", "");
   const message: GetAroundResponse = {
     $typeName: "leaderboard.v1.GetAroundResponse",
-    entries: entries.map(entryMessage),
+    entries: entries.map(toEntry),
     total: BigInt(total),
   };
   return encodeOnce(GetAroundResponseSchema, message, w.bytes());
@@ -79,7 +79,7 @@ export function topPageResponse(
   const w = pageBytes(entries, total, nextCursor, previousCursor);
   const message: GetTopResponse = {
     $typeName: "leaderboard.v1.GetTopResponse",
-    entries: entries.map(entryMessage),
+    entries: entries.map(toEntry),
     total: BigInt(total),
     nextCursor,
     previousCursor,
@@ -105,18 +105,6 @@ function pageBytes(entries: readonly EntryFields[], total: number, next: string,
     if (w.length - at !== sizes[i]) throw new Error("page response: entry size mismatch");
   });
   return w.int(2, total).string(3, next).string(4, previous);
-}
-
-function entryMessage(e: EntryFields): Entry {
-  return {
-    $typeName: "leaderboard.v1.Entry",
-    playerId: e.playerId,
-    score: BigInt(e.points),
-    rank: BigInt(e.rank),
-    reachedAtMs: BigInt(e.reachedAtMs),
-    metadata: e.metadata,
-    tiedRank: BigInt(e.tiedRank ?? 0),
-  };
 }
 
 /** The bytes of an Entry's fields. */
