@@ -48,6 +48,39 @@ async function write(gate: LagAdmission, offsets: Array<[number, bigint]>): Prom
 }
 const far = () => Date.now() + 60_000;
 
+/**
+ * shard-a applying 2 records per ms of partition 0 while it owes any, and a writer to it through
+ * `gate`: send(n) admits n records, then acknowledges them after the log's round trip (1 ms);
+ * mostOwed is the most admitted and not yet applied that a watched send saw.
+ */
+function applyingShard(c: ReturnType<typeof cluster>, gate: LagAdmission) {
+  let logged = -1n; // the last offset acknowledged
+  let applied = -1n;
+  let admitted = 0n;
+  let last = Date.now();
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    applied = applied + BigInt(2 * (now - last));
+    if (applied > logged) applied = logged;
+    c.applied.set(0, applied);
+    last = now;
+  }, 1);
+  const shard = {
+    mostOwed: 0n,
+    async send(records: number, watch = true): Promise<void> {
+      const ticket = await gate.admit(Array(records).fill(0), far());
+      admitted += BigInt(records);
+      const owed = admitted - 1n - applied; // admitted, in flight or logged, and not applied
+      if (watch && owed > shard.mostOwed) shard.mostOwed = owed;
+      await sleep(1); // the log's round trip
+      logged += BigInt(records);
+      gate.written(ticket, new Map([[0, logged]]));
+    },
+    stop: () => clearInterval(ticker),
+  };
+  return shard;
+}
+
 async function refusal(p: Promise<unknown>): Promise<LadderError> {
   try {
     await p;
@@ -146,43 +179,21 @@ describe("LagAdmission", () => {
   });
 
   it("lets writes waiting together in only as far as the shard's rate and the bound allow", async () => {
-    // shard-a applies 2 records per ms of the records written to partition 0, as long as it owes any
     const c = cluster();
-    let logged = -1n; // the last offset acknowledged
-    let applied = -1n;
-    let last = Date.now();
-    const ticker = setInterval(() => {
-      const now = Date.now();
-      applied = applied + BigInt(2 * (now - last));
-      if (applied > logged) applied = logged;
-      c.applied.set(0, applied);
-      last = now;
-    }, 1);
     const gate = new LagAdmission({ maxLagMs: 100, waitMs: 30_000, pollMs: 5 }, c.shards, c.metrics);
-    let mostOwed = 0n;
-    let admitted = 0n;
-    const BATCH = 40;
-    const send = async (watch: boolean) => {
-      const ticket = await gate.admit(Array(BATCH).fill(0), far());
-      admitted += BigInt(BATCH);
-      const owed = admitted - 1n - applied; // admitted, in flight or logged, and not applied
-      if (watch && owed > mostOwed) mostOwed = owed;
-      await sleep(1); // the log's round trip
-      logged += BigInt(BATCH);
-      gate.written(ticket, new Map([[0, logged]]));
-    };
+    const shard = applyingShard(c, gate);
     // first one writer, then another: the shard is seen busy and its rate learnt
     const warm = Date.now() + 300;
     await Promise.all(
       [0, 1].map(async () => {
-        while (Date.now() < warm) await send(false);
+        while (Date.now() < warm) await shard.send(40, false);
       }),
     );
-    await Promise.all(Array.from({ length: 40 }, () => send(true))); // then 40 at once
-    clearInterval(ticker);
+    await Promise.all(Array.from({ length: 40 }, () => shard.send(40))); // then 40 at once
+    shard.stop();
     // 1,600 records at 2 per ms is 800 ms of work: let in all at once, 1,600 would be owed; within the
     // bound, about 100 ms at 2 per ms plus a batch (slack for the rate being learnt and a busy machine)
-    expect(Number(mostOwed)).toBeLessThanOrEqual(800);
+    expect(Number(shard.mostOwed)).toBeLessThanOrEqual(800);
     expect((await c.metrics.lagWaits.get()).values[0]?.value).toBeGreaterThan(0);
     await gate.close();
   });
@@ -207,37 +218,15 @@ describe("LagAdmission", () => {
   });
 
   it("lets writes arriving together into a caught-up shard whose rate is not known yet a window at a time", async () => {
-    // shard-a applies 2 records per ms of partition 0 while it owes any; it was seen caught up, never busy
     const c = cluster();
-    let logged = -1n;
-    let applied = -1n;
-    let last = Date.now();
-    const ticker = setInterval(() => {
-      const now = Date.now();
-      applied = applied + BigInt(2 * (now - last));
-      if (applied > logged) applied = logged;
-      c.applied.set(0, applied);
-      last = now;
-    }, 1);
     const gate = new LagAdmission({ maxLagMs: 100, waitMs: 30_000, pollMs: 5 }, c.shards, c.metrics);
-    let admitted = 0n;
-    let mostOwed = 0n;
-    const send = async (records: number) => {
-      const ticket = await gate.admit(Array(records).fill(0), far());
-      admitted += BigInt(records);
-      const owed = admitted - 1n - applied;
-      if (owed > mostOwed) mostOwed = owed;
-      await sleep(1); // the log's round trip
-      logged += BigInt(records);
-      gate.written(ticket, new Map([[0, logged]]));
-    };
-    await send(1);
-    await sleep(30); // polled: caught up, no rate
-    mostOwed = 0n;
-    await Promise.all(Array.from({ length: 40 }, () => send(40))); // 1,600 records at once: 800 ms of work
-    clearInterval(ticker);
+    const shard = applyingShard(c, gate);
+    await shard.send(1, false);
+    await sleep(30); // polled: caught up, never seen busy, no rate
+    await Promise.all(Array.from({ length: 40 }, () => shard.send(40))); // 1,600 records at once: 800 ms of work
+    shard.stop();
     // one window of 500 records, then what the rate learnt meanwhile and the bound allow (about 200)
-    expect(Number(mostOwed)).toBeLessThanOrEqual(500 + 40);
+    expect(Number(shard.mostOwed)).toBeLessThanOrEqual(500 + 40);
     expect((await c.metrics.lagWaits.get()).values[0]?.value).toBeGreaterThan(0);
     await gate.close();
   });
