@@ -35,6 +35,7 @@
  *
  * COST. One read per shard more in the page's command: one count (O(log n)), and for dense ranks one
  * ZRANGE per distinct value up to the anchor (at most MAX_DENSE_VALUES, else FAILED_PRECONDITION).
+ * In the router, O(log w) per entry and shard for a window of w (a binary search of its indexes).
  */
 import type { BoardSpec } from "@ladder/model/board-spec";
 import { Code, LadderError } from "@ladder/model/errors";
@@ -62,6 +63,8 @@ export function coveredBelow(w: { start: number; card: number; members: readonly
 
 /** The tied ranks of the entries of one page, from every shard's part of it (the rule above). */
 export class PageTies {
+  /** Each part's members' points indexes, ascending (a window is in the board's order): counted by binary search. */
+  private readonly indexes: number[][];
   /** Dense: every distinct index the parts hold (up to their anchors, and their windows'), ascending. */
   private readonly values: number[] = [];
 
@@ -70,17 +73,18 @@ export class PageTies {
     private readonly mode: Exclude<RankMode, "unique">,
     private readonly parts: readonly ShardPart[],
   ) {
+    this.indexes = parts.map((part) => part.members.map((m) => pointsIndexOfKey(spec, m.key)));
     if (mode !== "dense") return;
     const all = new Set<number>();
-    for (const part of parts) {
+    parts.forEach((part, i) => {
       if (part.ties.distinct.length > MAX_DENSE_VALUES)
         throw new LadderError(
           Code.FAILED_PRECONDITION,
           `a dense rank here counts more than ${MAX_DENSE_VALUES} distinct scores above the page on ${part.shardId} alone (MAX_DENSE_VALUES): not answered; ask for competition ranks or the unique rank`,
         );
       for (const v of part.ties.distinct) all.add(v);
-      for (const m of part.members) all.add(pointsIndexOfKey(spec, m.key));
-    }
+      for (const v of this.indexes[i]!) all.add(v);
+    });
     this.values = [...all].sort((a, b) => a - b);
   }
 
@@ -88,14 +92,14 @@ export class PageTies {
   of(key: number): number {
     const p = pointsIndexOfKey(this.spec, key);
     let better = 0;
-    for (const part of this.parts) {
+    this.parts.forEach((part, i) => {
       const { anchor, below } = part.ties;
       if (p === anchor) better += below;
       else if (anchor >= 0 && p < anchor) {
         if (part.start !== 0) throw notCovered(part, p);
       } else if (p * this.spec.timeUnits > part.coveredBelow) throw notCovered(part, p);
-      else better += part.start + part.members.filter((m) => pointsIndexOfKey(this.spec, m.key) < p).length;
-    }
+      else better += part.start + countBelow(this.indexes[i]!, p);
+    });
     return 1 + (this.mode === "competition" ? better : countBelow(this.values, p));
   }
 }
