@@ -67,6 +67,12 @@ export interface TestClusterOptions {
   own?: ServicesOptions["own"];
   /** The harness's own login to the shards' Redis (to wait for applied offsets) when they run with ACL users. */
   redisLogin?: RedisLogin;
+  /**
+   * Whether to return only once every shard serves reads (default true). A shard node says it is ready
+   * when its run has started, before its first heartbeat: a call that reaches the shards at once can
+   * still find no heartbeat. False for clusters whose shards are not meant to serve at the start.
+   */
+  waitServing?: boolean;
 }
 
 export async function startTestCluster(label: string, opts: TestClusterOptions = {}): Promise<TestCluster> {
@@ -132,7 +138,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
     }
   }
 
-  return {
+  const cluster: TestCluster = {
     ns,
     services,
     ingest,
@@ -145,6 +151,12 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       await Promise.all(redis.map((r) => r.quit()));
     },
   };
+  if (opts.waitServing !== false)
+    await waitApplied([]).catch(async (err: unknown) => {
+      await cluster.stop();
+      throw err;
+    });
+  return cluster;
 }
 
 export interface PerTest {
