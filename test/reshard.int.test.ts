@@ -1,12 +1,16 @@
-// Resharding online (issue #13): a shard added, then one removed, with AdminService.Reshard, while a
-// writer moves a dozen hot players (INCREMENT with event ids) and readers ask GetTop, GetRank and
-// GetAround the whole time. Every answer must be exact at some instant, or refused with UNAVAILABLE:
+// Resharding online (issue #13): shards added and removed back and forth with AdminService.Reshard
+// (add shard-3, remove shard-1, add shard-4, remove shard-3), beside a larger board that does not move
+// (LADDER_TEST_RESHARD_BESIDE players, 20,000 unless set: the moves replay it too), while a writer
+// moves a dozen hot players (INCREMENT with event ids) and readers ask GetTop, GetRank and GetAround
+// the whole time. No read is refused (the router tries a read again across a move's cut-over, which
+// lasts until the changed shards' nodes serve the new placement: issue #31 item 6; the longest wait
+// for one answer is printed), and every answer must be exact at some instant:
 //   - no player twice, consecutive ranks, entries in the board's order, total = the board's size;
 //   - each rank lies in [1 + static players ahead, that + hot players other than it] (only the hot
 //     players move; the statics' scores are known), and a static entry shows its own score.
 // The shards that stay move in place (store/src/writer/move.ts), the added one is rebuilt.
 // Then, at rest: every hot player's score is the sum of its acknowledged increments (0 lost, 0
-// doubled) and the whole board equals the oracle; each shard's Redis holds exactly the players of
+// doubled), the whole board equals the oracle, and so do the larger board's total and sampled ranks; each shard's Redis holds exactly the players of
 // the slots the new placement gives it (the old owners hold none of the moved ones); reads and
 // writes by the old placement are refused by the shards themselves.
 // The board's order is written out here (points desc, reached-at asc, id bytes asc), not imported.
@@ -36,6 +40,11 @@ const HOT = 12;
 const TOTAL = STATIC + HOT;
 const HOT_MAX = 1500;
 const READERS = 6;
+const BESIDE_BOARD = "beside";
+const BESIDE = Number(process.env.LADDER_TEST_RESHARD_BESIDE ?? 20_000);
+/** The larger board's players: every tenth score shared by ten players, one reached-at, so ties go by id. */
+const besideId = (i: number) => `b${String(i).padStart(8, "0")}`;
+const besidePoints = (i: number) => (i * 7919) % Math.max(1, Math.floor(BESIDE / 10));
 const log = silentLogger();
 
 const staticId = (i: number) => `s${String(i).padStart(3, "0")}`;
@@ -52,8 +61,8 @@ const staticById = new Map<string, Standing>();
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "ladder-reshard-"));
-  // own Redis servers: a reshard swaps whole databases (SWAPDB); the fourth is the shard added
-  redis = await Promise.all([0, 1, 2, 3].map((i) => startRedisServer({ dataDir: join(dataDir, `r${i}`), persist: false, log })));
+  // own Redis servers: a reshard swaps whole databases (SWAPDB); the fourth and fifth are the shards added
+  redis = await Promise.all([0, 1, 2, 3, 4].map((i) => startRedisServer({ dataDir: join(dataDir, `r${i}`), persist: false, log })));
   c = await startTestCluster("reshard", {
     redisUrls: redis.slice(0, 3).map((r) => r.url),
     settings: { LADDER_SNAPSHOTS: "0", LADDER_SLOTS: String(SLOTS) },
@@ -100,7 +109,7 @@ async function reshard(req: { add?: Array<{ id: string; redisUrl: string }>; rem
 }
 
 describe("resharding online", () => {
-  it("adds a shard, then removes one, while players move: every answer exact or UNAVAILABLE, nothing lost or doubled, every shard holding exactly its slots", async () => {
+  it("adds and removes shards back and forth while players move: no read refused, every answer exact, nothing lost or doubled, every shard holding exactly its slots", async () => {
     // the board: statics in steps of 15 shared by threes over two time units, never written again; hot players walk
     const base = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
     for (let i = 0; i < STATIC; i++)
@@ -129,11 +138,32 @@ describe("resharding online", () => {
       })
     ).consistencyToken;
     expect(Number((await c.router.getTop({ board: BOARD, limit: 1, consistencyToken: token })).total)).toBe(TOTAL);
+    // the larger board beside, through the log as any write (four batches of 1,000 in flight)
+    const besideAt = BigInt(base);
+    const batches = Array.from({ length: Math.ceil(BESIDE / 1000) }, (_, b) => b);
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let b = batches.shift(); b !== undefined; b = batches.shift()) {
+          const ids = Array.from({ length: Math.min(1000, BESIDE - b * 1000) }, (_, k) => b * 1000 + k);
+          const t = await c.ingest.submitScores({
+            updates: ids.map((i) => ({
+              board: BESIDE_BOARD,
+              playerId: besideId(i),
+              op: Operation.SET,
+              value: BigInt(besidePoints(i)),
+              timestampMs: besideAt,
+            })),
+          });
+          await c.router.getRank({ board: BESIDE_BOARD, playerId: besideId(ids[0]!), consistencyToken: t.consistencyToken });
+        }
+      }),
+    );
 
     let stop = false;
     const counts = { answers: 0, refused: 0, batches: 0 };
     const found: string[] = [];
     let longestRefusalMs = 0;
+    let longestReadMs = 0; // one read's wait for its answer, the router's retries across a move included
     const writer = (async () => {
       while (!stop) {
         const updates = hotIds.map((playerId, i) => {
@@ -152,6 +182,7 @@ describe("resharding online", () => {
       while (!stop) {
         const kind = (r + counts.answers) % 3;
         const player = kind === 1 ? statics[randInt(0, STATIC - 1)]!.playerId : hotIds[randInt(0, HOT - 1)]!;
+        const asked = performance.now();
         const got = await outcome(
           kind === 0
             ? c.router.getTop({ board: BOARD, limit: 60, offset: BigInt(randInt(0, 190)) })
@@ -159,6 +190,7 @@ describe("resharding online", () => {
               ? c.router.getRank({ board: BOARD, playerId: player }).then((x) => ({ entries: [x.entry!], total: x.total }))
               : c.router.getAround({ board: BOARD, playerId: player, radius: 3 }),
         );
+        longestReadMs = Math.max(longestReadMs, performance.now() - asked);
         if ("code" in got) {
           if (got.code !== status.UNAVAILABLE) found.push(`code ${got.code}: ${got.details}`);
           counts.refused++;
@@ -188,11 +220,19 @@ describe("resharding online", () => {
       }
       return { playerId, got };
     });
+    // back and forth: every shard that stays moves in place each time, each added one is rebuilt
+    const moves: Array<{ from: number; out: ReshardResponse[] }> = [];
+    const pause = () => new Promise((r) => setTimeout(r, 1500));
     await c.services.addShardNode("shard-3", redis[3]!.url);
-    const added = await reshard({ add: [{ id: "shard-3", redisUrl: redis[3]!.url }] });
-    await new Promise((r) => setTimeout(r, 1500));
-    const removed = await reshard({ remove: ["shard-1"] });
-    await new Promise((r) => setTimeout(r, 1500));
+    moves.push({ from: 1, out: await reshard({ add: [{ id: "shard-3", redisUrl: redis[3]!.url }] }) });
+    await pause();
+    moves.push({ from: 2, out: await reshard({ remove: ["shard-1"] }) });
+    await pause();
+    await c.services.addShardNode("shard-4", redis[4]!.url);
+    moves.push({ from: 3, out: await reshard({ add: [{ id: "shard-4", redisUrl: redis[4]!.url }] }) });
+    await pause();
+    moves.push({ from: 4, out: await reshard({ remove: ["shard-3"] }) });
+    await pause();
     stop = true;
     await Promise.all([writer, ...readers]);
     await c.router.getRank({ board: BOARD, playerId: hotIds[0]!, consistencyToken: token });
@@ -211,14 +251,12 @@ describe("resharding online", () => {
       if (!got.some((m) => m.resynced)) found.push(`watch ${playerId}: never read again across two moves`);
     }
     console.log(
-      `[reshard] ${JSON.stringify({ ...counts, longestRefusalMs: Math.round(longestRefusalMs), cutOverMs: [added, removed].map((m) => Number(m.at(-1)?.cutOverMs)), moved: [added, removed].map((m) => m[0]?.movedSlots.length) })}`,
+      `[reshard] ${JSON.stringify({ ...counts, beside: BESIDE, longestRefusalMs: Math.round(longestRefusalMs), longestReadMs: Math.round(longestReadMs), cutOverMs: moves.map((m) => Number(m.out.at(-1)?.cutOverMs)), moved: moves.map((m) => m.out[0]?.movedSlots.length) })}`,
     );
     expect(found.slice(0, 5)).toEqual([]);
+    expect(counts.refused, "reads refused after the router's tries across the moves").toBe(0);
     expect(counts.answers).toBeGreaterThan(100);
-    for (const [m, from] of [
-      [added, 1],
-      [removed, 2],
-    ] as const) {
+    for (const { out: m, from } of moves) {
       expect(m.map((x) => x.phase).filter((p) => p !== Phase.BUILDING && p !== Phase.DELETING)).toEqual([
         Phase.PLANNED,
         Phase.CUT_OVER,
@@ -238,11 +276,28 @@ describe("resharding online", () => {
     expect(got.filter((e) => !isHot.has(e.playerId)).map((e) => e.playerId)).toEqual(statics.map((s) => s.playerId));
     expect(problems(got, Number(page.total))).toEqual([]);
 
-    // the placement: epoch 3 over shard-0, shard-2, shard-3; each Redis holds exactly its slots' players
+    // the larger board: every player once, sampled ranks as its order has them
+    expect(Number((await c.router.getTop({ board: BESIDE_BOARD, limit: 1, consistencyToken: token })).total)).toBe(BESIDE);
+    for (let k = 0; k < 20; k++) {
+      const i = randInt(0, BESIDE - 1);
+      const mine = { playerId: besideId(i), points: besidePoints(i) };
+      let ahead = 0;
+      for (let j = 0; j < BESIDE; j++) {
+        const p = besidePoints(j);
+        if (p > mine.points || (p === mine.points && j < i)) ahead++; // ids zero-padded: byte order is index order
+      }
+      const got = await c.router.getRank({ board: BESIDE_BOARD, playerId: mine.playerId });
+      expect({ rank: Number(got.entry!.rank), points: Number(got.entry!.score) }, mine.playerId).toEqual({
+        rank: ahead + 1,
+        points: mine.points,
+      });
+    }
+
+    // the placement: epoch 5 over shard-0, shard-2, shard-4; each Redis holds exactly its slots' players
     const placed = await admin.getPlacement({});
     expect({ epoch: Number(placed.epoch), shards: placed.shards.map((s) => s.id).sort() }).toEqual({
-      epoch: 3,
-      shards: ["shard-0", "shard-2", "shard-3"],
+      epoch: 5,
+      shards: ["shard-0", "shard-2", "shard-4"],
     });
     const boardKey = keyLayout(c.ns.keyPrefix).board(BOARD);
     const urlOf = new Map([
@@ -250,6 +305,7 @@ describe("resharding online", () => {
       ["shard-1", redis[1]!.url],
       ["shard-2", redis[2]!.url],
       ["shard-3", redis[3]!.url],
+      ["shard-4", redis[4]!.url],
     ]);
     for (const s of placed.shards) {
       const r = new Redis(urlOf.get(s.id)!);

@@ -56,6 +56,8 @@ export interface Applier {
   readonly known: ReadonlyMap<number, bigint>;
   /** Fetches `partition` again after `stored`, the offset Redis now holds (after Redis lost data). */
   rewind(partition: number, stored: bigint): void;
+  /** Calls `listener` after every apply call that moved `known` on; returns the unsubscription. */
+  onProgress(listener: () => void): () => void;
   /** Stops fetching every partition (the batch in flight finishes), until resume(): while a snapshot is loaded. */
   pause(): void;
   resume(): void;
@@ -66,6 +68,7 @@ export interface Applier {
 export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   const { topic, shardId, slots, log } = opts;
   const stats: ApplierStats = { applied: 0, skipped: 0, duplicates: 0, invalid: 0, rewinds: 0 };
+  const listeners = new Set<() => void>();
   const loop = await startApplyLoop({
     logClient: opts.logClient,
     topic,
@@ -99,6 +102,7 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       opts.metrics?.skipped.inc(result.skipped);
       opts.metrics?.duplicates.inc(result.duplicates);
       opts.known.set(partition, result.lastOffset);
+      for (const listener of listeners) listener();
     },
     onGap(partition, result, fetchedFrom, consumer) {
       const offset = (result.lastOffset + 1n).toString();
@@ -120,6 +124,10 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       opts.metrics?.rewinds.inc();
       opts.known.set(partition, stored);
       loop.consumer.seek(partition, stored + 1n);
+    },
+    onProgress(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
     },
     stop: () => loop.stop(),
     pause: () => loop.consumer.pause(),

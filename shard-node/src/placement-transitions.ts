@@ -106,7 +106,7 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
     drifting = true;
     enqueue(async () => {
       const deadline = Date.now() + DRIFT_WAIT_MS;
-      while (!stopped && same(slotsIn(o.placement.current), slots) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!stopped && same(slotsIn(o.placement.current), slots) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       drifting = false;
       if (stopped) return;
       if (same(slotsIn(o.placement.current), slots))

@@ -200,8 +200,20 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   };
 
   const schedule = () => {
+    nudged = false;
     running = running.then(tick).catch((err: unknown) => log.warn({ err }, "heartbeat failed"));
   };
+  // Catching up, the shard serves from the first heartbeat after its applier reached the targets:
+  // that heartbeat is sent at once rather than at the next tick (a third of the TTL later), so a
+  // start (after a move's cut-over, a rebuild's swap) refuses reads only as long as the catch-up.
+  let nudged = false;
+  const reachedTargets = () => {
+    const targets = mode.kind === "catch-up" ? mode.targets : undefined;
+    return targets !== undefined && slots.every((p) => (applier.known.get(p) ?? -1n) >= (targets.get(p) ?? 0n) - 1n);
+  };
+  const unwatch = applier.onProgress(() => {
+    if (!nudged && reachedTargets()) (nudged = true), schedule();
+  });
   const timer = setInterval(schedule, Math.max(50, Math.floor(ttlMs / 3)));
   schedule();
 
@@ -214,6 +226,7 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     },
     async stop() {
       clearInterval(timer);
+      unwatch();
       await running;
       await writer.clearHeartbeat().catch((err: unknown) => log.warn({ err }, "could not clear heartbeat"));
     },

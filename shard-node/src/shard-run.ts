@@ -50,7 +50,9 @@ const BUILD_POLL_MS = 200;
 export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   const { config, shardId, slots, redis, logClient, log, metrics } = o;
   const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
+  const t0 = performance.now();
   const build = await checkBuildWaiting(o, stamp);
+  const tBuild = performance.now();
   const writer = new ShardWriter({
     shardId,
     stamp,
@@ -82,6 +84,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
     : undefined;
   const installed = await snapshots?.refillAtStart(); // Redis empty, or far behind the newest snapshot
   const known = await writer.appliedOffsets(); // a loaded snapshot's included
+  const tSnapshots = performance.now();
   const applier = await startApplier({
     logClient,
     topic: config.scoreTopic,
@@ -102,6 +105,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
     onDrift: (builtFrom) => o.onDrift(`the apply script found this shard's Redis built from "${builtFrom}", not "${build.builtFrom}"`),
     onFatal: o.onFatal,
   });
+  const tApplier = performance.now();
   readiness = startReadiness({
     writer,
     logClient,
@@ -122,7 +126,8 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   // a move of this shard's slots in place (store/src/writer/move.ts), once cut over or given up: its
   // departed players, or its arrivals, are deleted here, page by page, while reads go on
   const drainer = startMoveDrainer(redis, config.keyPrefix, log.child({ component: "move-drain" }), config.numSlots);
-  log.info({ shardId, slots, stamp }, "shard run started");
+  const ms = { build: tBuild - t0, snapshots: tSnapshots - tBuild, applier: tApplier - tSnapshots };
+  log.info({ shardId, slots, stamp, ms: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])) }, "shard run started");
   return {
     slots,
     stamp,

@@ -192,6 +192,11 @@ async function move(
   const topicId = await d.topicIds.idOf(config.scoreTopic);
   if (!topicId) throw new LadderError(Code.FAILED_PRECONDITION, `score topic ${config.scoreTopic} does not exist`);
   const leases = await takeLeases(changed, config.keyPrefix, config.redisAdminLogin, log);
+  // connected before the builds: between the first cut-over and the publication reads are refused
+  const publisher = await d.placement.openPublisher().catch(async (err: unknown) => {
+    await Promise.all([...leases.values()].map((l) => l.release()));
+    throw LadderError.from(err);
+  });
   const group = new AbortController();
   const onCancel = () => group.abort(new LadderError(Code.CANCELLED, "the caller cancelled the reshard"));
   ctx.signal.addEventListener("abort", onCancel, { once: true });
@@ -249,7 +254,7 @@ async function move(
     ]).catch(async (err: unknown) => {
       if (firstSwapAt === 0) throw LadderError.from(err);
     });
-    await d.placement.publish(next);
+    await publisher.publish(next);
     const cutOverMs = performance.now() - firstSwapAt;
     log.info({ epoch: next.epoch, cutOverMs: Math.round(cutOverMs) }, "reshard: new placement published");
     const errs = (await Promise.all(failures)).filter((e) => e !== undefined);
@@ -271,6 +276,7 @@ async function move(
   } finally {
     ctx.signal.removeEventListener("abort", onCancel);
     await Promise.allSettled(rebuilds);
+    await publisher.close().catch((err: unknown) => log.warn({ err }, "reshard: could not close the placement's producer"));
     await Promise.all([...leases.values()].map((l) => l.release()));
   }
 }

@@ -400,7 +400,8 @@ async function replay(
     return progress;
   } finally {
     await loop.stop();
-    await o.logClient
+    // in the background: a swap or a move's cut-over follows at once, and reads wait for it
+    void o.logClient
       .deleteGroup(groupId)
       .catch((err: unknown) => o.log.warn({ err, groupId }, "could not delete the rebuild's consumer group"));
   }
