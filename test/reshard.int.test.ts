@@ -108,7 +108,8 @@ async function reshard(req: { add?: Array<{ id: string; redisUrl: string }>; rem
   return out;
 }
 
-describe("resharding online", () => {
+// a larger board beside (LADDER_TEST_RESHARD_BESIDE): its seeding and the moves' replays take minutes
+describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 }, () => {
   it("adds and removes shards back and forth while players move: no read refused, every answer exact, nothing lost or doubled, every shard holding exactly its slots", async () => {
     // the board: statics in steps of 15 shared by threes over two time units, never written again; hot players walk
     const base = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
