@@ -8,6 +8,7 @@ import { compareMembers, encodeSortKey, decodeSortKey, type KeyedMember } from "
 import { BoardSpecs } from "@ladder/model/board-spec";
 import { builtFrom, shardStamp } from "./identity.js";
 import { ShardReader } from "./reader.js";
+import { monitorLines } from "./monitor-lines.js";
 import { HeartbeatStatus } from "./scripts.js";
 import { APPLY_OP } from "./script-codes.js";
 import { ShardWriter, type PreparedEvent } from "./writer/shard-writer.js";
@@ -305,12 +306,10 @@ describe("shard store > reads", () => {
       Array.from({ length: 20 }, (_, i) => ev(`u${i}`, 1, 10 + i)),
     );
     // every read command this test's keys see, by MONITOR, with its arguments
-    const monitor = new Redis(inject("redisUrls")[0]!, { monitor: true });
-    await new Promise((r) => monitor.once("monitoring", r));
     const lines: string[][] = [];
     const marks: string[] = [];
     const sent = new Set<string>();
-    monitor.on("monitor", (_t: string, args: string[]) => {
+    const monitor = monitorLines(inject("redisUrls")[0]!, (args) => {
       // one line per command sent: an EVALSHA that Redis answered NOSCRIPT is sent again as EVAL, with the same arguments
       const command = JSON.stringify(args.slice(2));
       if (/^eval/i.test(args[0] ?? "") && args.some((a) => a.startsWith(keyPrefix)) && !sent.has(command)) {
@@ -319,6 +318,7 @@ describe("shard store > reads", () => {
       }
       if (/^echo$/i.test(args[0] ?? "") && args[1]?.startsWith(keyPrefix)) marks.push(args[1]);
     });
+    await monitor.ready;
     // MONITOR's lines arrive after the replies: every command before a mark was seen once the mark is
     const seenUpTo = async (mark: string) => {
       await redis.echo(`${keyPrefix}${mark}`);
@@ -343,7 +343,7 @@ describe("shard store > reads", () => {
       expect(withProbes[0]!.filter((a) => a.startsWith("probe-")).length).toBe(10);
       expect(lines.length - seen).toBe(1);
     } finally {
-      monitor.disconnect();
+      monitor.close();
     }
   });
 
