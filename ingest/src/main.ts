@@ -99,8 +99,7 @@ onShutdown(log, async () => {
   await producer.disconnect();
   await lag.close();
   await shards.close();
-  await placement.stop();
-  await definitions.stop();
+  await Promise.all([placement.stop(), definitions.stop()]); // each waits for its fetch in flight: together
   await logClient.close();
   await metrics.close();
 });

@@ -42,13 +42,22 @@ export class PeriodCloses {
     private readonly topic: string,
   ) {}
 
-  static async start(o: { client: LogHandle; topic: string; replication?: number; minInsyncReplicas?: number; log: Logger }) {
+  static async start(o: {
+    client: LogHandle;
+    topic: string;
+    replication?: number;
+    minInsyncReplicas?: number;
+    /** Longest wait of a fetch at the broker when no record comes (LADDER_FETCH_WAIT_MS); stopping waits for it. */
+    fetchWaitMs?: number;
+    log: Logger;
+  }) {
     const follower = await CompactedFollower.start<CloseState>({
       kafka: o.client.kafka,
       admin: o.client.admin,
       topic: o.topic,
       what: "period closes",
       initial: { events: new Map(), written: new Map() },
+      ...(o.fetchWaitMs !== undefined ? { fetchWaitMs: o.fetchWaitMs } : {}),
       ...(o.replication ? { replication: o.replication } : {}),
       ...(o.minInsyncReplicas ? { minInsyncReplicas: o.minInsyncReplicas } : {}),
       apply: (state, records) => {
@@ -147,7 +156,7 @@ const START_WAIT_MS = 120_000;
 
 /** A router's follower of the closes topic as its configuration says, retried while Kafka comes up. */
 export function followPeriodCloses(
-  config: Pick<Config, "scoreTopic" | "topicReplication" | "topicMinInsync">,
+  config: Pick<Config, "scoreTopic" | "topicReplication" | "topicMinInsync" | "fetchWaitMs">,
   client: LogHandle,
   log: Logger,
 ): Promise<PeriodCloses> {
@@ -158,6 +167,7 @@ export function followPeriodCloses(
         client,
         topic,
         log,
+        fetchWaitMs: config.fetchWaitMs,
         ...(config.topicReplication ? { replication: config.topicReplication } : {}),
         ...(config.topicMinInsync ? { minInsyncReplicas: config.topicMinInsync } : {}),
       }),

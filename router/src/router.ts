@@ -218,9 +218,8 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     await shutdown(server);
     await hub.stop();
     await pool.close();
-    await placement.stop();
-    await definitions.stop();
-    await closes.stop();
+    // each follower's stop waits for its fetch in flight (up to LADDER_FETCH_WAIT_MS): together, not in turn
+    await Promise.all([placement.stop(), definitions.stop(), closes.stop()]);
     if (producer) await (await producer.catch(() => undefined))?.disconnect();
     await logClient.close();
     await topicIds.close();

@@ -73,8 +73,8 @@ export interface ShardPoolOptions {
 /** The routing table in force, shared by a pool and its primaries() pool. */
 interface Tables {
   current: RoutingTable;
-  /** Connections of shards a newer placement dropped, closed a while after (reads under way finish). */
-  readonly retired: Set<Promise<void>>;
+  /** Connections of shards a newer placement dropped, closed a while after (reads under way finish); each closes at once when asked. */
+  readonly retired: Set<{ closeNow(): Promise<void> }>;
 }
 
 /** How long a dropped shard's connection stays open after its placement was replaced. */
@@ -136,9 +136,15 @@ export class ShardPool implements ShardReads {
     this.tables.current = this.build(next, old);
     const dropped = [...old.connections.keys()].filter((id) => this.tables.current.connections.get(id) !== old.connections.get(id));
     if (dropped.length === 0) return;
-    const closing = new Promise<void>((resolve) => setTimeout(resolve, RETIRE_AFTER_MS).unref()).then(() => closeShards(old, dropped));
-    this.tables.retired.add(closing);
-    void closing.finally(() => this.tables.retired.delete(closing));
+    let closed: Promise<void> | undefined;
+    const retired = {
+      closeNow: () => {
+        clearTimeout(timer);
+        return (closed ??= closeShards(old, dropped).finally(() => this.tables.retired.delete(retired)));
+      },
+    };
+    const timer = setTimeout(() => void retired.closeNow(), RETIRE_AFTER_MS).unref();
+    this.tables.retired.add(retired);
   }
 
   /**
@@ -282,7 +288,7 @@ export class ShardPool implements ShardReads {
 
   async close(): Promise<void> {
     await closeShards(this.table, [...this.table.connections.keys()]);
-    await Promise.all(this.tables.retired);
+    await Promise.all([...this.tables.retired].map((r) => r.closeNow())); // not RETIRE_AFTER_MS after the last move
   }
 }
 
