@@ -71,8 +71,8 @@ log.info(
 );
 
 onShutdown(log, async () => {
-  await node.stop();
-  await placement.stop();
+  // the run's applier and the placement's follower each wait for their fetch in flight (LADDER_FETCH_WAIT_MS): together
+  await Promise.all([node.stop(), placement.stop()]);
   await logClient.close();
   await topicIds.close();
   await redis.quit();
