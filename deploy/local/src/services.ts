@@ -210,8 +210,8 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       ingestNow = await startIngest(ingestAddress);
     },
     async stop() {
-      await ingestNow.process.stop(10_000);
-      await routerNow.process.stop(10_000);
+      // the front doors together (neither needs the other to stop), then the shard nodes behind them
+      await Promise.all([ingestNow.process.stop(10_000), routerNow.process.stop(10_000)]);
       await Promise.all([...shards.values()].map((s) => s.process.stop(10_000)));
     },
   };
