@@ -31,11 +31,39 @@ export interface BuildCheckOptions {
   stamp: string;
   /** What the shard's Redis holds now. */
   state: ShardState;
+  /**
+   * An earlier run of this process checked the score topic's partitions and settings: only its id
+   * is asked again (a run for new slots after a move starts while reads wait for it; the running
+   * readiness asks the id every tick anyway).
+   */
+  topicChecked?: boolean;
   log: Logger;
 }
 
 /** Returns the built-from value the node writes under, or throws BuildMismatch. */
 export async function checkBuild(o: BuildCheckOptions): Promise<{ builtFrom: string; record: boolean }> {
+  const topic = o.policy.topic;
+  if (!o.topicChecked) await checkTopic(o);
+  const topicId = await o.topicIds.idOf(topic);
+  if (!topicId)
+    throw o.topicChecked
+      ? new BuildMismatch(`${o.shardId}: score topic ${topic} no longer exists`)
+      : new Error(`score topic ${topic} has no topic id (is the broker older than Kafka 2.8?)`);
+  const builtFrom = builtFromOf(o.stamp, topicId);
+  if (o.state.builtFrom === undefined) {
+    if (o.state.hasData)
+      o.log.warn({ builtFrom }, "this shard's Redis has data but no record of what it was built from: recording the current configuration");
+    return { builtFrom, record: true };
+  }
+  if (o.state.builtFrom !== builtFrom)
+    throw new BuildMismatch(
+      `${o.shardId}: this shard's Redis was built from something else than this node's configuration: ${explainMismatch(builtFrom, o.state.builtFrom)}. Fix the configuration, or rebuild the shard from the log (npm run cli -- rebuild --shard ${o.shardId}).`,
+    );
+  return { builtFrom, record: false };
+}
+
+/** The score topic as the policy wants it, created when the shard's Redis holds nothing yet; BuildMismatch otherwise. */
+async function checkTopic(o: BuildCheckOptions): Promise<void> {
   const topic = o.policy.topic;
   try {
     const info = await ensureScoreTopic(o.logClient, o.policy, { create: !o.state.hasData });
@@ -49,19 +77,6 @@ export async function checkBuild(o: BuildCheckOptions): Promise<{ builtFrom: str
       );
     throw err;
   }
-  const topicId = await o.topicIds.idOf(topic);
-  if (!topicId) throw new Error(`score topic ${topic} has no topic id (is the broker older than Kafka 2.8?)`);
-  const builtFrom = builtFromOf(o.stamp, topicId);
-  if (o.state.builtFrom === undefined) {
-    if (o.state.hasData)
-      o.log.warn({ builtFrom }, "this shard's Redis has data but no record of what it was built from: recording the current configuration");
-    return { builtFrom, record: true };
-  }
-  if (o.state.builtFrom !== builtFrom)
-    throw new BuildMismatch(
-      `${o.shardId}: this shard's Redis was built from something else than this node's configuration: ${explainMismatch(builtFrom, o.state.builtFrom)}. Fix the configuration, or rebuild the shard from the log (npm run cli -- rebuild --shard ${o.shardId}).`,
-    );
-  return { builtFrom, record: false };
 }
 
 /** While running: the topic id must not change (the topic was deleted and created again). */

@@ -64,6 +64,7 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
   let slots: readonly number[] = [];
   let stopped = false;
   let drifting = false;
+  let topicChecked = false; // by a run that started: the next ones ask only the topic's id
   let queue: Promise<void> = Promise.resolve();
   const enqueue = (step: () => Promise<void>) =>
     (queue = queue.then(step).catch((err: unknown) => o.refuse(err instanceof Error ? err.message : String(err))));
@@ -85,9 +86,11 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
         metrics: o.metrics,
         log: o.log.child({ epoch }),
         waitForBuildMs,
+        topicChecked,
         onDrift: (problem) => onDrift(problem),
         onFatal: (err) => o.crash(err),
       });
+      topicChecked = true;
     } catch (err) {
       if (err instanceof BuildMismatch) throw new Error(`${err.message} (placement epoch ${epoch})`);
       throw err;

@@ -31,6 +31,8 @@ export interface ShardRunOptions {
   log: Logger;
   /** How long to wait for the Redis to hold data built for these slots (a reshard's swap) before refusing; 0: refuse at once. */
   waitForBuildMs: number;
+  /** An earlier run of this process checked the score topic (build-check.ts): only its id is asked again. */
+  topicChecked: boolean;
   /** The Redis (or the log) is not what this run was built from, while running: stop it and decide (main.ts). */
   onDrift(problem: string): void;
   /** The applier failed for good. */
@@ -153,6 +155,7 @@ async function checkBuildWaiting(o: ShardRunOptions, stamp: string): Promise<{ b
         shardId: o.shardId,
         stamp,
         state: await inspectShard(o.redis, o.config.keyPrefix),
+        topicChecked: o.topicChecked,
         log: o.log,
         policy: {
           topic: o.config.scoreTopic,
