@@ -32,7 +32,7 @@ import type { Redis } from "ioredis";
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
-import type { LadderError } from "@ladder/model/errors";
+import { Code, LadderError } from "@ladder/model/errors";
 import { readRefusal, ReadStatus, servesReads, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
 
 export interface TopResult {
@@ -457,7 +457,17 @@ export class ShardReader {
     const o = { status, shardId: this.shardId, stamp: this.stamp, view: this.view };
     if (status === ReadStatus.NOT_CURRENT)
       return readRefusal({ ...o, heartbeat: null, notCurrent: { ageMs: Number(reply[1]), boundMs: Number(reply[2]) } });
-    const heartbeat = await this.redis.get(this.keys.heartbeat).catch(() => null);
+    // a GET that failed says nothing of the heartbeat: not "no heartbeat" (for a view, NOT_FOUND)
+    let heartbeat: string | null;
+    try {
+      heartbeat = await this.redis.get(this.keys.heartbeat);
+    } catch (err) {
+      return new LadderError(
+        Code.UNAVAILABLE,
+        `${this.shardId}: a read was refused (status ${status}) and the shard's heartbeat could not be read: ${(err as Error).message}`,
+        { retriable: true, cause: err },
+      );
+    }
     return readRefusal({ ...o, heartbeat });
   }
 }
