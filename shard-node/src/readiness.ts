@@ -199,22 +199,24 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     return undefined;
   };
 
-  const schedule = () => {
-    nudged = false;
-    running = running.then(tick).catch((err: unknown) => log.warn({ err }, "heartbeat failed"));
+  const schedule = (before?: () => void) => {
+    running = running.then(() => (before?.(), tick())).catch((err: unknown) => log.warn({ err }, "heartbeat failed"));
   };
   // Catching up, the shard serves from the first heartbeat after its applier reached the targets:
   // that heartbeat is sent at once rather than at the next tick (a third of the TTL later), so a
   // start (after a move's cut-over, a rebuild's swap) refuses reads only as long as the catch-up.
+  // One such heartbeat is queued at a time (`nudged` until it runs), whatever the apply calls meanwhile.
   let nudged = false;
   const reachedTargets = () => {
     const targets = mode.kind === "catch-up" ? mode.targets : undefined;
     return targets !== undefined && slots.every((p) => (applier.known.get(p) ?? -1n) >= (targets.get(p) ?? 0n) - 1n);
   };
   const unwatch = applier.onProgress(() => {
-    if (!nudged && reachedTargets()) (nudged = true), schedule();
+    if (nudged || !reachedTargets()) return;
+    nudged = true;
+    schedule(() => (nudged = false));
   });
-  const timer = setInterval(schedule, Math.max(50, Math.floor(ttlMs / 3)));
+  const timer = setInterval(() => schedule(), Math.max(50, Math.floor(ttlMs / 3)));
   schedule();
 
   return {
