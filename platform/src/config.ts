@@ -108,6 +108,10 @@ export interface Config {
   readonly topCacheDepth: number;
   /** Longest age of a histogram the router answers from (0: none kept), ms. */
   readonly histogramCacheMs: number;
+  /** Boards whose GetRank counts the other shards from the router's copies of them (router/src/rank-index). */
+  readonly rankIndexBoards: readonly string[];
+  /** How long ago a copy must last have caught up with its shard to answer for it, ms. */
+  readonly rankIndexMaxLagMs: number;
   /** A WatchTop or WatchPlayer stream whose caller leaves more than watchBufferBytes untaken for watchStallMs is ended. */
   readonly watchBufferBytes: number;
   readonly watchStallMs: number;
@@ -229,6 +233,19 @@ export const servicesEnv = envVariables({
     max: 60_000,
     description:
       "the router answers GetHistogram and GetApproximateRank of the live boards from a histogram it read at most this long before (0: every call reads the shards); reads with a consistency token never use it",
+  }),
+  LADDER_RANK_INDEX_BOARDS: list({
+    default: "",
+    mayBeEmpty: true,
+    description:
+      "all-time boards (no periods, windows or retention) whose GetRank counts the other shards from the router's copy of them, kept from the shards' change streams: one Redis read per rank instead of one per shard (docs/reads.md#the-rank-index); empty: none",
+  }),
+  LADDER_RANK_INDEX_MAX_LAG_MS: duration({
+    default: 1000,
+    min: 1,
+    max: 600_000,
+    description:
+      "a rank index copy answers for its shard only while the router has seen it hold everything the shard had applied at most this long ago",
   }),
   LADDER_WATCH_BUFFER_BYTES: int({
     default: 256 * 1024, // 256 KiB
@@ -547,6 +564,8 @@ export const configSchema = envSchema(servicesEnv, {
     topCacheMs: v.LADDER_TOP_CACHE_MS,
     topCacheDepth: v.LADDER_TOP_CACHE_DEPTH,
     histogramCacheMs: v.LADDER_HISTOGRAM_CACHE_MS,
+    rankIndexBoards: v.LADDER_RANK_INDEX_BOARDS,
+    rankIndexMaxLagMs: v.LADDER_RANK_INDEX_MAX_LAG_MS,
     watchBufferBytes: v.LADDER_WATCH_BUFFER_BYTES,
     watchStallMs: v.LADDER_WATCH_STALL_MS,
     watchStreamsPerCaller: v.LADDER_WATCH_STREAMS_PER_CALLER,

@@ -115,13 +115,13 @@ export function oneOf<const V extends string>(o: Doc & { values: readonly V[]; d
 }
 
 /** A comma-separated list of non-empty, trimmed items; VAR= is an empty list, reported. */
-export function list(o: Doc & { default: string }): EnvVar<readonly string[]> {
-  return envVar({ description: o.description, default: code(o.default) }, (raw, report) => {
+export function list(o: Doc & { default: string; mayBeEmpty?: boolean }): EnvVar<readonly string[]> {
+  return envVar({ description: o.description, default: o.default ? code(o.default) : "(none)" }, (raw, report) => {
     const items = (raw ?? o.default)
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean);
-    if (items.length === 0) report("empty list");
+    if (items.length === 0 && !o.mayBeEmpty) report("empty list");
     return Object.freeze(items);
   });
 }

@@ -27,8 +27,27 @@ export const routerMetrics = metricSet((registry) => {
     labelNames: ["outcome"] as const,
     registers,
   });
+  const rankIndex = new Counter({
+    name: "ladder_router_rank_index_total",
+    help: "counts of one shard a GetRank needed on a board of LADDER_RANK_INDEX_BOARDS, by source: index (the router's copy of the shard answered) or shard (the copy was not live or current, so the shard was read)",
+    labelNames: ["source"] as const,
+    registers,
+  });
   return {
     shardCall,
+    /** The counter of the rank index's source `source` (memoized). */
+    rankIndexOf: bound((source) => rankIndex.labels(source)),
+    rankIndexLag: new Histogram({
+      name: "ladder_router_rank_index_lag_seconds",
+      help: "how long after a shard appended a change to its change stream the rank index's copy took it (per batch of changes: its last one; the stream id's time is the shard Redis's clock)",
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    rankIndexRebuilds: new Counter({
+      name: "ladder_router_rank_index_rebuilds_total",
+      help: "copies of a shard's board the rank index built again: its feed reset (the shard's data swapped, flushed or failed over), a move ended, or the copy disagreed with the shard",
+      registers,
+    }),
     /** The counter of the histogram cache's outcome `outcome` (memoized). */
     histogramCacheOf: bound((outcome) => histogramCache.labels(outcome)),
     /** The child of shardCall for a shard and code (shardCall.labels memoizes it: every shard call observes one). */

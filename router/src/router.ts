@@ -36,6 +36,7 @@ import { routerMetrics } from "./metrics.js";
 import { Queries } from "./read/queries.js";
 import { ShardPool } from "./read/shard-pool.js";
 import { retryAcrossMoves } from "./read/moves.js";
+import { RankIndex } from "./rank-index/rank-index.js";
 import { WatchHub } from "./push/watch-hub.js";
 import { watchStreams } from "./push/watch-streams.js";
 import { CallerSlots, callerOf } from "./push/caller-slots.js";
@@ -103,7 +104,18 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     await logEnds.check(required);
     await waitApplied(pool, required, config.consistencyWaitMs, deadlineMs);
   };
+  // GetRank of the boards named counts the other shards from copies kept in memory (rank-index/)
+  const rankIndex = config.rankIndexBoards.length
+    ? new RankIndex({
+        pool,
+        keyPrefix: config.keyPrefix,
+        boards: new Set(config.rankIndexBoards),
+        maxLagMs: config.rankIndexMaxLagMs,
+        log: log.child({ component: "rank-index" }),
+      })
+    : undefined;
   const queries = new Queries(pool, boards, {
+    rankIndex,
     topCache: { maxAgeMs: config.topCacheMs, depth: config.topCacheDepth, count: (outcome) => routerMetrics().topCacheOf(outcome).inc() },
     histogramCache: { maxAgeMs: config.histogramCacheMs, count: (outcome) => routerMetrics().histogramCacheOf(outcome).inc() },
   });
@@ -216,7 +228,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     await closer.stop();
     await retainer.stop();
     await shutdown(server);
-    await hub.stop();
+    await Promise.all([hub.stop(), rankIndex?.stop()]);
     await pool.close();
     // each follower's stop waits for its fetch in flight (up to LADDER_FETCH_WAIT_MS): together, not in turn
     await Promise.all([placement.stop(), definitions.stop(), closes.stop()]);

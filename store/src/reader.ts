@@ -287,6 +287,16 @@ export class ShardReader {
     return { card: Number(reply[1]), better: Number(reply[2]), inBucket: Number(reply[3]) };
   }
 
+  /**
+   * What a router's copy of a board checks itself against (router/src/rank-index), at one instant:
+   * the board's size as its sorted set holds it, whether a move sets players aside on this shard,
+   * and the change stream's newest id and generation, as ranksAt() gives them.
+   */
+  async indexProbe(board: string): Promise<{ card: number; moving: boolean; changeId: string; changeGen: string }> {
+    const reply = await this.check(await this.queue(board, ["I"]));
+    return { card: Number(reply[1]), moving: Number(reply[2]) === 1, changeId: String(reply[3]), changeGen: String(reply[4] ?? "") };
+  }
+
   /** The moderation actions' audit lines of this shard (read-audit.lua), newest first, at most `limit`; '' matches any player or board. */
   async audit(playerId: string, board: string, limit: number): Promise<string[]> {
     const reply = await this.check(await this.redis.ladderAudit(this.keys.audit, this.keys.heartbeat, this.stamp, playerId, board, limit));
@@ -493,6 +503,7 @@ interface QueuedRead {
     | ["a", string, string, number, number]
     | ["h"]
     | ["H", number]
+    | ["I"]
     | ["r" | "P", ...Array<string | number>];
   resolve: (reply: Reply) => void;
   reject: (err: unknown) => void;

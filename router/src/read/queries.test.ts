@@ -148,6 +148,10 @@ class FakeShard implements ShardStore {
     });
   }
 
+  indexProbe(_b: string): Promise<{ card: number; moving: boolean; changeId: string; changeGen: string }> {
+    return this.answer("indexProbe", [], () => ({ card: this.entries.length, moving: false, changeId: "0-0", changeGen: "" }));
+  }
+
   after(_b: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
     return this.answer("after", [from, count, backward], () => {
       const lo = this.ahead(from);

@@ -45,7 +45,7 @@ import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type App
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
 import { decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
-import { RankBatches } from "./rank-batch.js";
+import { RankBatches, type LocalCounts } from "./rank-batch.js";
 import { MAX_DENSE_VALUES, ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
 import { coveredBelow, PageTies, type ShardPart } from "./page-ties.js";
 import { entryAtRank } from "./select.js";
@@ -80,6 +80,8 @@ export interface QueriesOptions {
   topCache?: { maxAgeMs: number; depth: number; count?: TopCacheOptions["count"] };
   /** Answer histograms and approximate ranks of the live boards from a histogram read at most maxAgeMs before (fresh-cache.ts); absent: every call reads the shards. */
   histogramCache?: { maxAgeMs: number; count?: TopCacheOptions["count"] };
+  /** Count GetRank's other shards from the router's copies of them, on the boards it covers (router/src/rank-index); absent: always the shards. */
+  rankIndex?: LocalCounts & { covers(board: string, spec: BoardSpec): boolean };
 }
 
 /** A board key's histogram summed over the shards: counts per stored bucket (sort-key order), the size, when the fan-out started (Unix ms). */
@@ -104,6 +106,7 @@ export class Queries {
   private readonly windowSpecs = new Map<string, BoardSpec>();
   /** Unique ranks asked in the same turn, read together (rank-batch.ts). */
   private readonly rankBatches: RankBatches;
+  private readonly rankIndex: QueriesOptions["rankIndex"];
 
   constructor(
     private readonly pool: ShardReads,
@@ -111,6 +114,7 @@ export class Queries {
     o: QueriesOptions = {},
   ) {
     this.rankBatches = new RankBatches(pool);
+    this.rankIndex = o.rankIndex;
     this.cache =
       o.topCache && o.topCache.maxAgeMs > 0
         ? new TopCache({
@@ -463,7 +467,9 @@ export class Queries {
   async rank(board: string, playerId: string, deadlineMs = Infinity, where: Where = {}): Promise<{ entry: RankedEntry; total: number }> {
     const { spec, stored } = this.target(board, where);
     if (deadlineMs <= Date.now()) throw deadlineExceeded("deadline passed before the shards were asked");
-    const read = this.rankBatches.rank(this.pool.scope(where.view ?? ""), stored, playerId);
+    // the rank index answers for the live board itself only (not a view, a period or a window)
+    const local = !where.view && !where.period && !where.window && this.rankIndex?.covers(board, spec) ? this.rankIndex : undefined;
+    const read = this.rankBatches.rank(this.pool.scope(where.view ?? ""), stored, playerId, local);
     const got = await this.pool.waitUntil(read, deadlineMs);
     if (got === undefined) throw this.notRanked(board, playerId, false, where);
     const below = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);

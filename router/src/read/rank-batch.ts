@@ -18,7 +18,10 @@
  * other shard as round 2 read it: the owner gave the key, the count ahead and the size at one
  * instant, and no other shard holds the player. That is the board GetAround with radius 0 reads
  * (queries.ts: the owner's standing, then the other shards' windows at its key), so the answer
- * means what it always did; only the number of reads changes.
+ * means what it always did; only the number of reads changes. On a board of the rank index
+ * (router/src/rank-index), round 2 counts each other shard from the router's copy of it when that
+ * copy may answer (current within LADDER_RANK_INDEX_MAX_LAG_MS): that shard then stands as it was at
+ * an instant within that bound, as a replica's read does, and the rank costs one Redis read.
  *
  * WHY. Per rank, the router's CPU went to the plumbing of its three shard reads (a promise, a
  * deadline, a metric, a reply parsed each) as much as to gRPC; with a turn's ranks of a board in
@@ -32,6 +35,7 @@
  * A player asked twice in a turn is read once and both callers get the answer.
  */
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
+import type { KeyedMember } from "@ladder/model/score-encoding";
 import type { RanksResult } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
@@ -55,7 +59,17 @@ interface Caller {
 interface Batch {
   scope: Scope<ShardStore>;
   stored: string;
+  /** Where round 2 may count from instead of the shards, when the board is indexed. */
+  local: LocalCounts | undefined;
   callers: Map<string, Caller[]>;
+}
+
+/**
+ * Counts of one shard ahead of positions from a copy of it outside Redis (the rank index,
+ * router/src/rank-index), or undefined when no copy may answer for it now: then the shard is read.
+ */
+export interface LocalCounts {
+  ranks(store: { shardId: string }, stored: string, positions: readonly KeyedMember[]): RanksResult | undefined;
 }
 
 /** A player its owner found, through round 2: its position and what is summed so far. */
@@ -74,13 +88,13 @@ export class RankBatches {
   constructor(private readonly pool: ShardReads) {}
 
   /** The unique rank of `playerId` on the board stored as `stored`, read with the turn's others; undefined when it has no entry. */
-  rank(scope: Scope<ShardStore>, stored: string, playerId: string): Promise<RankRead | undefined> {
+  rank(scope: Scope<ShardStore>, stored: string, playerId: string, local?: LocalCounts): Promise<RankRead | undefined> {
     return new Promise((resolve, reject) => {
       if (this.turn.size === 0) atEndOfTurn(this.flush);
       let boards = this.turn.get(scope.stores);
       if (!boards) this.turn.set(scope.stores, (boards = new Map()));
       let batch = boards.get(stored);
-      if (!batch) boards.set(stored, (batch = { scope, stored, callers: new Map() }));
+      if (!batch) boards.set(stored, (batch = { scope, stored, local, callers: new Map() }));
       const waiting = batch.callers.get(playerId);
       if (waiting) waiting.push({ resolve, reject });
       else batch.callers.set(playerId, [{ resolve, reject }]);
@@ -97,7 +111,7 @@ export class RankBatches {
         });
   };
 
-  private async read({ scope, stored, callers }: Batch): Promise<void> {
+  private async read({ scope, stored, local, callers }: Batch): Promise<void> {
     const owned = new Map<ShardStore, string[]>();
     for (const playerId of callers.keys()) {
       const owner = scope.ownerOf(playerId);
@@ -111,13 +125,14 @@ export class RankBatches {
     const fail = (playerId: string, err: unknown) => {
       for (const c of callers.get(playerId)!) c.reject(err);
     };
-    await Promise.all([...owned].map(([owner, players]) => this.readOwned(scope, stored, owner, players, settle, fail)));
+    await Promise.all([...owned].map(([owner, players]) => this.readOwned(scope, stored, local, owner, players, settle, fail)));
   }
 
   /** The ranks of `players`, all owned by `owner`: its read, then, as soon as it answered, one read of each other shard. */
   private async readOwned(
     scope: Scope<ShardStore>,
     stored: string,
+    local: LocalCounts | undefined,
     owner: ShardStore,
     players: readonly string[],
     settle: (playerId: string, read: RankRead | undefined) => void,
@@ -139,7 +154,9 @@ export class RankBatches {
     if (found.length === 0) return;
     let others: RanksResult[];
     try {
-      others = await Promise.all(scope.othersOf(owner).map((s) => this.pool.call(s, (x) => x.ranks(stored, [], found))));
+      others = await Promise.all(
+        scope.othersOf(owner).map((s) => local?.ranks(s, stored, found) ?? this.pool.call(s, (x) => x.ranks(stored, [], found))),
+      );
     } catch (err) {
       for (const f of found) fail(f.playerId, err);
       return;

@@ -279,6 +279,10 @@ export class PrimaryReader extends ShardReader {
     return this.again(() => super.histogramAt(board, j));
   }
 
+  override indexProbe(board: string): Promise<{ card: number; moving: boolean; changeId: string; changeGen: string }> {
+    return this.again(() => super.indexProbe(board));
+  }
+
   override appliedOffsetsOf(partitions: readonly number[]): Promise<bigint[]> {
     return this.again(() => super.appliedOffsetsOf(partitions));
   }

@@ -35,6 +35,7 @@ export type ShardStore = Pick<
   | "audit"
   | "playerData"
   | "floors"
+  | "indexProbe"
   | "atOnce"
 >;
 

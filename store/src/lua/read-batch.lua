@@ -21,6 +21,7 @@
                    'h'                         (read_histogram)
                    'P' as 'r'                  (read_ranks_at: read_ranks and the change stream's newest id)
                    'H' j                       (read_histogram_at: the counts around stored bucket j)
+                   'I'                         (read_index_probe: size, move flag, change stream position)
   Output:
     { status, reply1, reply2, ... }: status as every read's (read-header.lua); when it is not 0,
     only the refusal's figures follow (see check_shard) and every read is refused for the same reason
@@ -70,6 +71,9 @@ for k = 2, #KEYS do
   elseif kind == 'H' then
     out[k] = read_histogram_at(board, tonumber(ARGV[a + 1]))
     a = a + 2
+  elseif kind == 'I' then
+    out[k] = read_index_probe(board)
+    a = a + 1
   elseif kind == 'a' then
     out[k] = read_after(board, ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]))
     a = a + 5

@@ -49,6 +49,21 @@ local function read_ranks_at(board, players, positions)
   return out
 end
 
+-- read-batch.lua's 'I': what a router's copy of the board (router/src/rank-index) checks itself
+-- against, at one instant: { 0, card, moving, change id, generation }: the board's size as the
+-- sorted set holds it, 1 while a move sets players aside on this shard (EXCL: the copy, kept from
+-- the change stream, does not stand for the shard then), and the change stream's position as
+-- read_ranks_at gives it.
+local function read_index_probe(board)
+  local out = { READ_OK, redis.call('ZCARD', board), EXCL and 1 or 0 }
+  local at = string.find(board, 'board:', 1, true)
+  local prefix = at and string.sub(board, 1, at - 1) or ''
+  local last = at and redis.call('XREVRANGE', prefix .. 'changes', '+', '-', 'COUNT', 1)[1]
+  out[#out + 1] = last and last[1] or '0-0'
+  out[#out + 1] = (at and redis.call('GET', prefix .. 'changes:gen')) or ''
+  return out
+end
+
 -- read-batch.lua's 'd': the distinct points indexes (floor(key / units)) of `board` below `bound`,
 -- ascending, at most cap + 1 of them: { 0, idx1, idx2, ... }. One ZRANGE per value: O(values log n).
 local function read_distinct(board, units, bound, cap)

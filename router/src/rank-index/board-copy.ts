@@ -1,0 +1,75 @@
+/**
+ * One board of one shard copied into the router's memory: a scan of the board, then the shard's
+ * change stream (router/src/push/change-feed.ts) applied as it comes.
+ *
+ * WHY A SCAN AND A REPLAY GIVE THE SHARD'S BOARD. The copy starts buffering the board's changes
+ * the moment it is made, with the shard's change feed already running (every change after the
+ * feed's position reaches it, in the shard's order), and only then reads the board page by page
+ * (ShardReader.after, from one position to the next). The pages are read while the board moves, so
+ * a player may be read at a value it held for a moment, read twice (it moved past the page
+ * boundary), or not at all (it moved behind the pages read). None of that matters once the scan is
+ * done and the buffered changes are replayed in order over it, each as "remove (old, player) if
+ * there, add (new, player) if not there":
+ *   - a player whose entry did not change since the copy began keeps its position, so exactly one
+ *     page holds it, at its value, and no change touches it;
+ *   - a player whose entry changed went through values a0 → a1 → … → ak (ak absent when it was
+ *     removed), each change in the buffer. Every value a page read of it is one of those it held
+ *     at the time, ai with i < k, or ak; the change that left ai removes it, and only a later
+ *     change back to the same value could add it again, which a still later change removes
+ *     unless it is ak. The change to ak adds it, and nothing after removes it.
+ * The replay must hold every change made up to the last page read: the copy is finished only once
+ * the feed has handed on the stream's position read after the last page (a change made before a
+ * page read but handed on after the finish would be applied again, live). So after the replay the
+ * copy holds exactly what the shard held at the feed's position; from then on each change applies exactly (`live`): a change that removes an entry the copy does not
+ * hold, or adds one it holds, means the copy no longer stands for the shard (`diverged`), and the
+ * rank index builds it again (board-copy.test.ts replays random interleavings against a model).
+ */
+import { SortedEntries } from "./sorted-entries.js";
+
+/** A change of one player's entry: its sort key before and after, undefined when absent. */
+export interface EntryChange {
+  player: string;
+  old: number | undefined;
+  new: number | undefined;
+}
+
+export class BoardCopy {
+  readonly entries = new SortedEntries();
+  /** The changes that came during the scan, replayed when it ends; undefined once live. */
+  private buffered: EntryChange[] | undefined = [];
+  private wrong = false;
+
+  /** Scanned and replayed: it holds what the shard holds at the feed's position (unless diverged). */
+  get live(): boolean {
+    return this.buffered === undefined;
+  }
+
+  /** A change applied while live did not fit: the copy must be built again. */
+  get diverged(): boolean {
+    return this.wrong;
+  }
+
+  /** Entries a page of the scan read. */
+  scanned(page: ReadonlyArray<{ key: number; playerId: string }>): void {
+    for (const e of page) this.entries.add(e.key, e.playerId);
+  }
+
+  /** A change of the board, in the shard's order. */
+  change(c: EntryChange): void {
+    if (this.buffered) {
+      this.buffered.push(c);
+      return;
+    }
+    if (c.old !== undefined && !this.entries.remove(c.old, c.player)) this.wrong = true;
+    if (c.new !== undefined && !this.entries.add(c.new, c.player)) this.wrong = true;
+  }
+
+  /** The scan is done: the buffered changes are replayed over it (see above), and the copy is live. */
+  finish(): void {
+    for (const c of this.buffered ?? []) {
+      if (c.old !== undefined) this.entries.remove(c.old, c.player);
+      if (c.new !== undefined) this.entries.add(c.new, c.player);
+    }
+    this.buffered = undefined;
+  }
+}
