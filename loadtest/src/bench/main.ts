@@ -17,12 +17,14 @@ import { parseBenchOptions, USAGE, type BenchName } from "./options.js";
 import { formatMinutes, writeReport, type BenchReport } from "./output/report.js";
 import { benchPlan } from "./plan.js";
 import { grpcBenchmark } from "./grpc/grpc-bench.js";
+import { rankIndexBenchmark } from "./grpc/rank-index-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 
 const BENCHMARKS: Record<BenchName, Benchmark> = {
   grpc: grpcBenchmark,
+  "rank-index": rankIndexBenchmark,
   ingest: ingestBenchmark,
   rebuild: rebuildBenchmark,
 };

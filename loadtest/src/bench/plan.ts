@@ -53,6 +53,11 @@ function fullPlan() {
      * 3 shards, h2load `rounds` of `seconds` at `connections` x `streams` per question.
      */
     grpc: { players: 1_000_000, rounds: 3, seconds: 5, connections: 4, streams: 16 },
+    /**
+     * GetRank through the fan-out and the rank index (grpc/rank-index-bench.ts) on each shard count,
+     * h2load as grpc's; then `writesPerS` updates a second for `writeS` s for the copies' freshness.
+     */
+    rankIndex: { players: 1_000_000, shards: [3, 6], rounds: 3, seconds: 5, connections: 4, streams: 16, writesPerS: 2_000, writeS: 10 },
     /** Random seed of every synthetic player and query. */
     seed: 1,
   };
@@ -67,5 +72,6 @@ export function benchPlan(quick: boolean): BenchPlan {
     ingest: { ...full.ingest, ...loop(8, 1 * SECOND, 3 * SECOND), players: 100_000, raw: loop(8, 0.5 * SECOND, 1.5 * SECOND) },
     rebuild: { ...full.rebuild, records: 50_000 },
     grpc: { ...full.grpc, players: 20_000, rounds: 1, seconds: 2 },
+    rankIndex: { ...full.rankIndex, players: 20_000, rounds: 1, seconds: 2, writeS: 3 },
   };
 }

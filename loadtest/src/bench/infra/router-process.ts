@@ -14,6 +14,8 @@ import { baseEnv } from "./service-process.js";
 export interface RouterProcess {
   address: string;
   pid: number;
+  /** Its metrics server's port (GET /metrics). */
+  metricsPort: number;
   stop(): Promise<void>;
 }
 
@@ -34,5 +36,5 @@ export async function startRouter(d: FixtureDeps, label: string, settings: Reado
     log: d.log,
   });
   const entry = d.cleanup.push(`${label} ${address}`, async () => void (await started.process.stop(10_000)));
-  return { address, pid: started.process.pid!, stop: () => entry.release() };
+  return { address, pid: started.process.pid!, metricsPort: started.metricsPort!, stop: () => entry.release() };
 }

@@ -1,0 +1,162 @@
+/**
+ * Benchmark "rank-index": GetRank through the fan-out (every shard read) and through the rank
+ * index (router/src/rank-index: the owner read, the other shards counted from the router's
+ * copies), on 3 and on 6 shards, each against its router's health check in the same round, with
+ * the copies' build time, memory per player and freshness. Method: rank-index.md.
+ */
+import { readFile } from "node:fs/promises";
+import { LadderClient } from "@ladder/client";
+import { GetRankRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { distinctPlayers, playerId } from "../../workload/player-ids.js";
+import type { Benchmark, BenchContext } from "../context.js";
+import { pidCpu } from "../infra/cpu-meter.js";
+import { HEALTH_CHECK, lb, requireH2load } from "../infra/h2load.js";
+import { costProbes, h2loadRounds, medianRatio, medians, restRates, settle } from "../infra/h2load-rounds.js";
+import { startIngestCluster } from "../infra/ingest-cluster.js";
+import { startRouter } from "../infra/router-process.js";
+import { seedThroughKafka } from "../infra/seed-cluster.js";
+import { ms, pct, rate, size, whole } from "../output/format.js";
+import { tableOf } from "../output/table.js";
+
+export const BOARD = "rank-index-bench";
+const QUIET_S = 3;
+const FLOOR = "health check (the floor)";
+
+/** The series `name` with `label` summed from a /metrics page. */
+const sumOf = (page: string, name: string, label: string) =>
+  [...page.matchAll(new RegExp(`^${name}\\{[^}]*${label}[^}]*\\} (\\S+)$`, "gm"))].reduce((n, m) => n + Number(m[1]), 0);
+
+/** The smallest bucket bound (s) holding quantile q of a histogram's observations between two /metrics pages. */
+function quantileOf(before: string, after: string, name: string, q: number): number {
+  const counts = (page: string) => [...page.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, "gm"))];
+  const a = counts(before);
+  const b = counts(after).map((m, i) => ({ le: Number(m[1]), n: Number(m[2]) - Number(a[i]?.[2] ?? 0) }));
+  return b.find((x) => x.n >= q * (b.at(-1)?.n ?? 0))?.le ?? NaN;
+}
+
+const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+const rssBytes = async (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+
+export const rankIndexBenchmark: Benchmark = {
+  name: "rank-index",
+  method: "grpc/rank-index.md",
+  title: "GetRank through the rank index vs the fan-out, 3 and 6 shards",
+  async run(ctx) {
+    const h2loadVersion = await requireH2load();
+    const p = ctx.plan.rankIndex;
+    const results = [];
+    for (const shards of p.shards) results.push(await onShards(ctx, shards));
+    const rows = results.flatMap((r) => r.rows);
+    const table = tableOf(
+      `GetRank vs its router's health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
+      rows,
+      [
+        ["shards", (r) => String(r.shards)],
+        ["router", (r) => r.router],
+        ["question", (r) => r.label],
+        ["calls/s", (r) => rate(r.rate)],
+        ["÷ health check", (r) => pct(r.ofFloor)],
+        ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
+        ["Redis CPU µs/call", (r) => whole(r.redisUsPerCall)],
+        ["h2load mean ms", (r) => ms(r.meanMs)],
+      ],
+    );
+    const copies = tableOf("The rank index's copies", results, [
+      ["shards", (r) => String(r.shards)],
+      ["players", (r) => size(r.players)],
+      ["built in s", (r) => r.buildS.toFixed(1)],
+      ["router RSS bytes per player", (r) => whole(r.bytesPerPlayer)],
+      [`change lag p50 / p99 ms (${p.writesPerS} updates/s)`, (r) => `≤ ${ms(r.lagP50S * 1000)} / ≤ ${ms(r.lagP99S * 1000)}`],
+      ["counts from the copies under h2load", (r) => pct(r.fromIndex)],
+    ]);
+    return { figures: { plan: p, h2loadVersion, results }, tables: [table, copies] };
+  },
+};
+
+async function onShards(ctx: BenchContext, shards: number) {
+  const p = ctx.plan.rankIndex;
+  ctx.say(`starting a ${shards}-shard cluster; ${size(p.players)} players through Kafka on "${BOARD}"`);
+  const cluster = await startIngestCluster(ctx, { shards });
+  try {
+    const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
+    const indexed = await startRouter(ctx, `router (rank index, ${shards} shards)`, {
+      ...cluster.services.env,
+      LADDER_RANK_INDEX_BOARDS: BOARD,
+    });
+    const players = distinctPlayers(ctx.plan.seed, 700 + shards, p.rounds, p.players);
+    // the copies start with the board's first GetRank: how long until they answer, and what they cost in memory
+    const rssBefore = await rssBytes(indexed.pid);
+    const client = new LadderClient({ router: indexed.address, timeoutMs: 10_000 });
+    const main = new LadderClient({ router: cluster.services.routerAddress, timeoutMs: 10_000 });
+    const started = performance.now();
+    for (;;) {
+      await client.leaderboard.getRank({ board: BOARD, playerId: players[0]! });
+      if (sumOf(await scrape(indexed.metricsPort), "ladder_router_rank_index_total", 'source="index"') > 0) break;
+      if (performance.now() - started > 600_000) throw new Error("the rank index's copies did not answer within 10 min");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const buildS = (performance.now() - started) / 1000;
+    const bytesPerPlayer = ((await rssBytes(indexed.pid)) - rssBefore) / p.players;
+    // both routers answer alike at rest: the same rank and total for each round's player
+    for (const id of players) {
+      const [a, b] = await Promise.all([
+        main.leaderboard.getRank({ board: BOARD, playerId: id }),
+        client.leaderboard.getRank({ board: BOARD, playerId: id }),
+      ]);
+      if (a.entry?.rank !== b.entry?.rank || a.total !== b.total)
+        throw new Error(`GetRank of ${id}: fan-out ${a.entry?.rank} of ${a.total}, rank index ${b.entry?.rank} of ${b.total}`);
+    }
+    const probes = costProbes(cluster);
+    const routers = {
+      "fan-out": { address: cluster.services.routerAddress, probes },
+      "rank index": { address: indexed.address, probes: { ...probes, routerS: pidCpu(indexed.pid) } },
+    };
+    const questions = (id: string) => [
+      { label: FLOOR, ...HEALTH_CHECK },
+      { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId: id }) },
+    ];
+    await settle(probes);
+    const idle = await restRates(probes, QUIET_S);
+    const keys = Object.keys(routers).flatMap((router) => questions("").map((q) => ({ router, label: q.label })));
+    const counted = await scrape(indexed.metricsPort);
+    const runs = await h2loadRounds(ctx, p.rounds, idle, (round) =>
+      keys.map(({ router, label }) => ({
+        key: `${shards} shards, ${router}: ${label}`,
+        ...routers[router as keyof typeof routers],
+        ...questions(players[round]!).find((q) => q.label === label)!,
+        shape: p,
+      })),
+    );
+    const afterRuns = await scrape(indexed.metricsPort);
+    const counts = (source: string) =>
+      sumOf(afterRuns, "ladder_router_rank_index_total", `source="${source}"`) -
+      sumOf(counted, "ladder_router_rank_index_total", `source="${source}"`);
+    const fromIndex = counts("index") / (counts("index") + counts("shard"));
+    // freshness: updates at a steady rate for a while; how long after a shard appended each batch's last change the copy took it
+    const lagBefore = await scrape(indexed.metricsPort);
+    const writeUntil = performance.now() + p.writeS * 1000;
+    for (let i = 0; performance.now() < writeUntil; i++) {
+      const updates = Array.from({ length: p.writesPerS / 10 }, (_, j) => playerId((i * 997 + j * 7919) % p.players)).map((id) => ({
+        board: BOARD,
+        playerId: id,
+        op: Operation.INCREMENT,
+        value: 1n,
+      }));
+      await Promise.all([cluster.writer.ingest().submitScores({ updates }), new Promise((r) => setTimeout(r, 100))]);
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+    const lagAfter = await scrape(indexed.metricsPort);
+    client.close();
+    main.close();
+    await indexed.stop();
+    const rows = keys.map(({ router, label }) => {
+      const own = runs.get(`${shards} shards, ${router}: ${label}`)!;
+      return { shards, router, label, ...medians(own), ofFloor: medianRatio(own, runs.get(`${shards} shards, ${router}: ${FLOOR}`)) };
+    });
+    const lag = (q: number) => quantileOf(lagBefore, lagAfter, "ladder_router_rank_index_lag_seconds", q);
+    return { shards, players: p.players, seeded, buildS, bytesPerPlayer, fromIndex, lagP50S: lag(0.5), lagP99S: lag(0.99), rows };
+  } finally {
+    await cluster.stop();
+  }
+}
