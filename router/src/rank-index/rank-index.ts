@@ -83,6 +83,8 @@ export class RankIndex implements LocalCounts {
   private shards = new Map<string, ShardCopy>();
   private starting: Promise<void> | undefined;
   private stopped = false;
+  /** The stored boards GetRank asked of the index: copied on every placement. */
+  private readonly wanted = new Set<string>();
   private readonly primaries: ShardPool;
   private readonly probeMs: number;
 
@@ -98,6 +100,7 @@ export class RankIndex implements LocalCounts {
 
   /** The counts of `store`'s shard ahead of `positions` on `stored`, from its copy; undefined when it has none that may answer. */
   ranks(store: { shardId: string }, stored: string, positions: readonly KeyedMember[]): RanksResult | undefined {
+    this.wanted.add(stored);
     if (this.epoch !== this.o.pool.epoch) {
       this.follow();
       return undefined;
@@ -163,6 +166,8 @@ export class RankIndex implements LocalCounts {
     }
     this.shards = new Map(started);
     this.epoch = placement.epoch;
+    // the boards asked before are copied again at once, not at their next read
+    for (const stored of this.wanted) for (const copy of this.shards.values()) copy.answering(stored);
     this.o.log.info({ epoch: placement.epoch, shards: placement.shards.map((s) => s.id) }, "rank index following the placement");
   }
 
