@@ -8,7 +8,9 @@
 //   - no player twice, consecutive ranks, entries in the board's order, total = the board's size;
 //   - each rank lies in [1 + static players ahead, that + hot players other than it] (only the hot
 //     players move; the statics' scores are known), and a static entry shows its own score.
-// The shards that stay move in place (store/src/writer/move.ts), the added one is rebuilt.
+// The shards that stay move in place (store/src/writer/move.ts), the added one is rebuilt. GetRank of
+// the moving board counts the other shards from the router's rank index when its copies may answer
+// (they are built again for each placement; the shards are read meanwhile): the same checks hold.
 // Then, at rest: every hot player's score is the sum of its acknowledged increments (0 lost, 0
 // doubled), the whole board equals the oracle, and so do the larger board's total and sampled ranks; each shard's Redis holds exactly the players of
 // the slots the new placement gives it (the old owners hold none of the moved ones); reads and
@@ -32,6 +34,7 @@ import { ShardWriter } from "@ladder/store/writer";
 import { loadConfig } from "@ladder/platform/config";
 import { aheadOf, order, seeded, type Standing } from "./moving-board.js";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { Scrape } from "./prom-text.js";
 
 const BOARD = "moving";
 const SLOTS = 12;
@@ -65,7 +68,8 @@ beforeAll(async () => {
   redis = await Promise.all([0, 1, 2, 3, 4].map((i) => startRedisServer({ dataDir: join(dataDir, `r${i}`), persist: false, log })));
   c = await startTestCluster("reshard", {
     redisUrls: redis.slice(0, 3).map((r) => r.url),
-    settings: { LADDER_SNAPSHOTS: "0", LADDER_SLOTS: String(SLOTS) },
+    // GetRank of the moving board goes through the rank index (router/src/rank-index) when its copies may answer
+    settings: { LADDER_SNAPSHOTS: "0", LADDER_SLOTS: String(SLOTS), LADDER_RANK_INDEX_BOARDS: BOARD },
   });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
 }, 180_000);
@@ -251,9 +255,12 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
         found.push(`watch ${playerId}: last message rank ${got.at(-1)?.rank}, board ${final.entry!.rank}`);
       if (!got.some((m) => m.resynced)) found.push(`watch ${playerId}: never read again across two moves`);
     }
+    const rankIndex = await Scrape.of(c.services.metricsUrl("router"));
+    const fromCopies = rankIndex.sum("ladder_router_rank_index_total", { source: "index" });
     console.log(
-      `[reshard] ${JSON.stringify({ ...counts, beside: BESIDE, longestRefusalMs: Math.round(longestRefusalMs), longestReadMs: Math.round(longestReadMs), cutOverMs: moves.map((m) => Number(m.out.at(-1)?.cutOverMs)), moved: moves.map((m) => m.out[0]?.movedSlots.length) })}`,
+      `[reshard] ${JSON.stringify({ ...counts, rankCountsFromCopies: fromCopies, fromShards: rankIndex.sum("ladder_router_rank_index_total", { source: "shard" }), beside: BESIDE, longestRefusalMs: Math.round(longestRefusalMs), longestReadMs: Math.round(longestReadMs), cutOverMs: moves.map((m) => Number(m.out.at(-1)?.cutOverMs)), moved: moves.map((m) => m.out[0]?.movedSlots.length) })}`,
     );
+    expect(fromCopies).toBeGreaterThan(0); // the rank index answered between the moves
     expect(found.slice(0, 5)).toEqual([]);
     expect(counts.refused, "reads refused after the router's tries across the moves").toBe(0);
     expect(counts.answers).toBeGreaterThan(100);
