@@ -13,7 +13,9 @@
  * shard's change stream, which the apply script appends to in the same atomic call as each
  * change) and, per board asked, a BoardCopy (board-copy.ts: a scan, then the changes) in a
  * SortedEntries (sorted-entries.ts: count ahead in O(log n)). A board's copies start with its first
- * GetRank; until they are live those reads ask the shards.
+ * GetRank (and again at once for every new placement); until they are live those reads ask the
+ * shards. A board no GetRank asked for 10 minutes is dropped (deleted, or defined again under a new
+ * generation's name).
  *
  * WHEN A COPY ANSWERS FOR ITS SHARD: as a replica does (read/replicas.ts), within a stated lag.
  * Every probe interval (a fifth of LADDER_RANK_INDEX_MAX_LAG_MS, 20 ms to 1 s) the index reads, on
@@ -58,6 +60,8 @@ const PAGE = 4_096;
 const RETRY_MS = 500;
 /** Probes kept while the feed catches up with them. */
 const SAMPLES = 64;
+/** A board no GetRank asked of the index for this long is no longer copied (a board deleted, or defined again under another name). */
+const IDLE_MS = 10 * 60_000;
 
 export interface RankIndexOptions {
   /** The router's pool: the placement in force; the index reads the primaries (the change streams are theirs). */
@@ -83,8 +87,8 @@ export class RankIndex implements LocalCounts {
   private shards = new Map<string, ShardCopy>();
   private starting: Promise<void> | undefined;
   private stopped = false;
-  /** The stored boards GetRank asked of the index: copied on every placement. */
-  private readonly wanted = new Set<string>();
+  /** The stored boards GetRank asked of the index, with when: copied again on every placement unless idle. */
+  private readonly wanted = new Map<string, number>();
   private readonly primaries: ShardPool;
   private readonly probeMs: number;
 
@@ -100,7 +104,7 @@ export class RankIndex implements LocalCounts {
 
   /** The counts of `store`'s shard ahead of `positions` on `stored`, from its copy; undefined when it has none that may answer. */
   ranks(store: { shardId: string }, stored: string, positions: readonly KeyedMember[]): RanksResult | undefined {
-    this.wanted.add(stored);
+    this.wanted.set(stored, performance.now());
     if (this.epoch !== this.o.pool.epoch) {
       this.follow();
       return undefined;
@@ -167,7 +171,9 @@ export class RankIndex implements LocalCounts {
     this.shards = new Map(started);
     this.epoch = placement.epoch;
     // the boards asked before are copied again at once, not at their next read
-    for (const stored of this.wanted) for (const copy of this.shards.values()) copy.answering(stored);
+    for (const [stored, at] of this.wanted)
+      if (performance.now() - at < IDLE_MS) for (const copy of this.shards.values()) copy.answering(stored);
+      else this.wanted.delete(stored);
     this.o.log.info({ epoch: placement.epoch, shards: placement.shards.map((s) => s.id) }, "rank index following the placement");
   }
 
@@ -192,6 +198,8 @@ interface Sample {
 interface Copied {
   stored: string;
   copy: BoardCopy;
+  /** performance.now() of the last GetRank that asked for it. */
+  askedAt: number;
   /** Counts the builds: a scan of an older build stops. */
   build: number;
 }
@@ -246,10 +254,11 @@ class ShardCopy {
     const key = this.o.keyOf(stored);
     const b = this.boards.get(key);
     if (!b) {
-      this.boards.set(key, { stored, copy: new BoardCopy(), build: 0 });
+      this.boards.set(key, { stored, copy: new BoardCopy(), build: 0, askedAt: performance.now() });
       void this.build(key);
       return undefined;
     }
+    b.askedAt = performance.now();
     if (!b.copy.live || this.moving || performance.now() - this.currentAsOf > this.o.maxLagMs) return undefined;
     return b.copy;
   }
@@ -326,11 +335,17 @@ class ShardCopy {
   }
 
   private async probe(): Promise<void> {
+    const sentAt = performance.now();
+    for (const [key, b] of this.boards)
+      if (sentAt - b.askedAt > IDLE_MS) {
+        b.build++; // its scan, if any, stops
+        this.boards.delete(key);
+        this.o.log.info({ board: b.stored }, "rank index: copy dropped, no GetRank asked for it in 10 min");
+      }
     if (this.probing || this.stopped || this.boards.size === 0) return;
     const store = this.o.store();
     if (!store) return;
     this.probing = true;
-    const sentAt = performance.now();
     try {
       const keys = [...this.boards.keys()];
       const reads = await Promise.all(keys.map((k) => this.o.primaries.call(store, (s) => s.indexProbe(this.boards.get(k)!.stored))));
