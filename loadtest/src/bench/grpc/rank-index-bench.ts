@@ -69,6 +69,10 @@ export const rankIndexBenchmark: Benchmark = {
       ["router RSS bytes per player", (r) => whole(r.bytesPerPlayer)],
       [`change lag p50 / p99 ms (${p.writesPerS} updates/s)`, (r) => `≤ ${ms(r.lagP50S * 1000)} / ≤ ${ms(r.lagP99S * 1000)}`],
       ["counts from the copies under h2load", (r) => pct(r.fromIndex)],
+      [
+        "Redis µs/update without / with the stream",
+        (r) => `${whole(r.redisUsPerUpdate.withoutStream)} / ${whole(r.redisUsPerUpdate.withStream)}`,
+      ],
     ]);
     return { figures: { plan: p, h2loadVersion, results }, tables: [table, copies] };
   },
@@ -80,6 +84,21 @@ async function onShards(ctx: BenchContext, shards: number) {
   const cluster = await startIngestCluster(ctx, { shards });
   try {
     const seeded = await seedThroughKafka(ctx, cluster, BOARD, p.players);
+    /** `writesPerS` updates a second for `seconds` through ingest; Redis CPU (all shards) per update, the applying included. */
+    const writeLoad = async (seconds: number) => {
+      const [cpu, until] = [await cluster.cpu.redis(), performance.now() + seconds * 1000];
+      let sent = 0;
+      for (let i = 0; performance.now() < until; i++) {
+        const ids = Array.from({ length: p.writesPerS / 10 }, (_, j) => playerId((i * 997 + j * 7919) % p.players));
+        const updates = ids.map((id) => ({ board: BOARD, playerId: id, op: Operation.INCREMENT, value: 1n }));
+        await Promise.all([cluster.writer.ingest().submitScores({ updates }), new Promise((r) => setTimeout(r, 100))]);
+        sent += updates.length;
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+      return ((await cluster.cpu.redis()) - cpu) / sent;
+    };
+    // the same updates before any router follows the shards' change streams: what appending every change costs Redis
+    const withoutStream = await writeLoad(p.writeS);
     const indexed = await startRouter(ctx, `router (rank index, ${shards} shards)`, {
       ...cluster.services.env,
       LADDER_RANK_INDEX_BOARDS: BOARD,
@@ -133,19 +152,9 @@ async function onShards(ctx: BenchContext, shards: number) {
       sumOf(afterRuns, "ladder_router_rank_index_total", `source="${source}"`) -
       sumOf(counted, "ladder_router_rank_index_total", `source="${source}"`);
     const fromIndex = counts("index") / (counts("index") + counts("shard"));
-    // freshness: updates at a steady rate for a while; how long after a shard appended each batch's last change the copy took it
+    // freshness: how long after a shard appended each batch's last change the copy took it
     const lagBefore = await scrape(indexed.metricsPort);
-    const writeUntil = performance.now() + p.writeS * 1000;
-    for (let i = 0; performance.now() < writeUntil; i++) {
-      const updates = Array.from({ length: p.writesPerS / 10 }, (_, j) => playerId((i * 997 + j * 7919) % p.players)).map((id) => ({
-        board: BOARD,
-        playerId: id,
-        op: Operation.INCREMENT,
-        value: 1n,
-      }));
-      await Promise.all([cluster.writer.ingest().submitScores({ updates }), new Promise((r) => setTimeout(r, 100))]);
-    }
-    await new Promise((r) => setTimeout(r, 1_000));
+    const withStream = await writeLoad(p.writeS);
     const lagAfter = await scrape(indexed.metricsPort);
     client.close();
     main.close();
@@ -155,7 +164,19 @@ async function onShards(ctx: BenchContext, shards: number) {
       return { shards, router, label, ...medians(own), ofFloor: medianRatio(own, runs.get(`${shards} shards, ${router}: ${FLOOR}`)) };
     });
     const lag = (q: number) => quantileOf(lagBefore, lagAfter, "ladder_router_rank_index_lag_seconds", q);
-    return { shards, players: p.players, seeded, buildS, bytesPerPlayer, fromIndex, lagP50S: lag(0.5), lagP99S: lag(0.99), rows };
+    const redisUsPerUpdate = { withoutStream: withoutStream * 1e6, withStream: withStream * 1e6 };
+    return {
+      shards,
+      players: p.players,
+      seeded,
+      buildS,
+      bytesPerPlayer,
+      fromIndex,
+      lagP50S: lag(0.5),
+      lagP99S: lag(0.99),
+      redisUsPerUpdate,
+      rows,
+    };
   } finally {
     await cluster.stop();
   }
