@@ -204,12 +204,16 @@ interface Copied {
   build: number;
 }
 
-interface ShardCopyOptions {
+/** What a ShardCopy needs of its change feed (a ChangeFeed). */
+export type Feed = Pick<ChangeFeed, "start" | "stop" | "at" | "generation">;
+
+export interface ShardCopyOptions {
   shard: string;
   /** The shard's store in the primaries' routing table in force (undefined once it left). */
-  store(): ShardStore | undefined;
-  primaries: ShardPool;
-  feed(handlers: { onChanges(changes: readonly Change[]): void; onReset(shard: string, position: string, why: string): void }): ChangeFeed;
+  store(): Pick<ShardStore, "shardId" | "after" | "indexProbe"> | undefined;
+  /** Calls of the shard under its timeout (the primaries' pool). */
+  primaries: Pick<ShardPool, "call">;
+  feed(handlers: { onChanges(changes: readonly Change[]): void; onReset(shard: string, position: string, why: string): void }): Feed;
   keyOf(stored: string): string;
   maxLagMs: number;
   probeMs: number;
@@ -217,8 +221,8 @@ interface ShardCopyOptions {
 }
 
 /** One shard's copies and their feed (see the essay). */
-class ShardCopy {
-  private readonly feed: ChangeFeed;
+export class ShardCopy {
+  private readonly feed: Feed;
   /** By full board key. */
   private readonly boards = new Map<string, Copied>();
   /** performance.now() of the newest probe the feed has caught up with; 0: none (or the shard refused one since). */
