@@ -60,6 +60,17 @@ describe("model > score encoding", () => {
     expect("\uE000" < "\u{10000}").toBe(false);
   });
 
+  it("compares ids as Buffer.compare does their UTF-8 bytes, surrogate pairs included", () => {
+    let seed = 2026_12_05;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const alphabet = ["a", "b", "z", "é", "\uE000", "\uFFFD", "😀", "𝄞", "\u07FF", "\u0800"];
+    const id = () => Array.from({ length: 1 + Math.floor(rand() * 3) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join("");
+    for (let i = 0; i < 20_000; i++) {
+      const [a, b] = [id(), id()];
+      expect(compareIds(a, b), `${a} vs ${b}`).toBe(Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8")));
+    }
+  });
+
   it("orders encoded members exactly as the board's definition does, at the range's edges too", () => {
     let seed = 7;
     const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;

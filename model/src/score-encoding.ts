@@ -103,8 +103,25 @@ export function compareMembers(a: KeyedMember, b: KeyedMember): number {
   return compareIds(a.playerId, b.playerId);
 }
 
-/** Byte-order comparison of two player ids, the tie-break Redis applies to equal scores. */
+/**
+ * Byte-order comparison of two player ids, the tie-break Redis applies to equal scores: -1, 0 or 1.
+ * UTF-8 byte order is code point order; JavaScript compares UTF-16 code units, which agrees with it
+ * except where a surrogate (half of a character above U+FFFF) meets a unit in U+E000..FFFF: that
+ * case is corrected here rather than encoding both ids (no allocation: merges and the router's
+ * rank index compare ids in their inner loops).
+ */
 export function compareIds(a: string, b: string): number {
   if (a === b) return 0;
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
 }

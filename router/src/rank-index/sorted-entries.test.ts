@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { compareIds, SortedEntries } from "./sorted-entries.js";
+import { SortedEntries } from "./sorted-entries.js";
 
 // The oracle: every entry in one array, ordered by key, then the ids' UTF-8 bytes (Buffer.compare),
 // written here apart from the set's own comparison.
-const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 type Held = { key: number; id: string; bytes: Buffer };
 const held = (key: number, id: string): Held => ({ key, id, bytes: Buffer.from(id, "utf8") });
 const order = (a: Held, b: Held) => (a.key !== b.key ? a.key - b.key : Buffer.compare(a.bytes, b.bytes));
@@ -14,17 +13,6 @@ const randInt = (n: number) => Math.floor(rand() * n);
 // ids that cross the cases UTF-16 order gets wrong: ASCII, U+E000..FFFF, and characters above U+FFFF (surrogate pairs)
 const alphabet = ["a", "b", "z", "é", "\uE000", "\uFFFD", "😀", "𝄞", "\u07FF", "\u0800"];
 const randomId = () => Array.from({ length: 1 + randInt(3) }, () => alphabet[randInt(alphabet.length)]).join("");
-
-describe("compareIds", () => {
-  it("orders ids as their UTF-8 bytes do, surrogate pairs included", () => {
-    for (let i = 0; i < 20_000; i++) {
-      const a = randomId();
-      const b = randomId();
-      expect(Math.sign(compareIds(a, b)), `${a} vs ${b}`).toBe(Math.sign(byBytes(a, b)));
-    }
-    expect(compareIds("😀", "\uFFFD")).toBeGreaterThan(0); // UTF-16 order would say the opposite
-  });
-});
 
 describe("SortedEntries", () => {
   it("counts the entries ahead of any position as a sorted array does, through adds and removes", () => {

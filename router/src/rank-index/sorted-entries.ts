@@ -3,10 +3,7 @@
  * of entries ahead of any position: the order-statistic set a rank index is made of.
  *
  * THE ORDER is the board's (model/src/score-encoding.ts): sort key ascending, then player id by
- * UTF-8 bytes, which is Unicode code point order. JavaScript compares strings by UTF-16 code units,
- * which agrees with code points except where a surrogate (U+D800..DFFF, half of a character above
- * U+FFFF) meets a unit in U+E000..FFFF: `compareIds` corrects that case instead of encoding every
- * id to bytes (Buffer.compare allocates twice per comparison).
+ * UTF-8 bytes (compareIds, which compares without allocating).
  *
  * THE STRUCTURE is a list of sorted blocks (the layout of Python's sortedcontainers): each block
  * holds up to 2 × LOAD entries as two parallel arrays (sort keys, player ids), every entry of a
@@ -26,25 +23,9 @@
  * and say so, which is what replaying changes over a scan needs (board-copy.ts).
  */
 
-const LOAD = 512;
+import { compareIds } from "@ladder/model/score-encoding";
 
-/** Order of two player ids by UTF-8 bytes (Redis's memcmp of equal scores): < 0 when a comes first. */
-export function compareIds(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    // surrogates stand for code points above U+FFFF: above U+E000..FFFF in code point (and UTF-8) order
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
-}
+const LOAD = 512;
 
 interface Block {
   keys: number[];
