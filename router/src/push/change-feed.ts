@@ -21,7 +21,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
 import type { RedisLogin } from "@ladder/platform/redis-login";
-import { openRedis } from "@ladder/store";
+import { openRedis, type KeyLayout } from "@ladder/store";
 
 /** One entry of a shard's change stream: a board key's entry of `player` went from `old` to `new` (sort keys; undefined: absent). */
 export interface Change {
@@ -46,6 +46,22 @@ export interface ChangeFeedOptions {
   /** The feed may have missed changes (see above); it goes on from `position`. */
   onReset(shard: string, position: string, why: string): void;
   log: Logger;
+}
+
+/** The feed of shard `shard` under the key layout `keys` (its change stream, flag and generation keys). */
+export function shardFeed(
+  shard: { id: string; redisUrl: string },
+  keys: Pick<KeyLayout, "changes" | "changesOn" | "changesGen">,
+  o: Pick<ChangeFeedOptions, "login" | "log" | "onChanges" | "onReset">,
+): ChangeFeed {
+  return new ChangeFeed({
+    shard: shard.id,
+    redisUrl: shard.redisUrl,
+    streamKey: keys.changes,
+    flagKey: keys.changesOn,
+    genKey: keys.changesGen,
+    ...o,
+  });
 }
 
 /** The flag lives this long unless refreshed: a router that dies stops costing the shards soon. */

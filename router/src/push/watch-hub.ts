@@ -16,7 +16,7 @@
  */
 import type { Logger } from "@ladder/platform/logger";
 import { keyLayout } from "@ladder/store";
-import { ChangeFeed, compareChangeIds, type Change } from "./change-feed.js";
+import { compareChangeIds, shardFeed, type Change, type ChangeFeed } from "./change-feed.js";
 import { Standings, type StandingRead, type Watcher } from "./standings.js";
 import type { ShardPool } from "../read/shard-pool.js";
 import { readFloor, type BelowFloor } from "../read/floor-read.js";
@@ -92,13 +92,8 @@ export class WatchHub {
     await Promise.all(old.map((s) => s.feed.stop()));
     const started = await Promise.all(
       placement.shards.map(async (s) => {
-        const feed = new ChangeFeed({
-          shard: s.id,
-          redisUrl: s.redisUrl,
+        const feed = shardFeed(s, this.keys, {
           login: this.o.pool.login,
-          streamKey: this.keys.changes,
-          flagKey: this.keys.changesOn,
-          genKey: this.keys.changesGen,
           log: this.o.log,
           onChanges: (changes) => this.onChanges(changes),
           onReset: (shard, position, why) => this.onReset(shard, position, why),

@@ -48,7 +48,7 @@ import type { BoardSpec } from "@ladder/model/board-spec";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 import type { Logger } from "@ladder/platform/logger";
 import { keyLayout, type RanksResult } from "@ladder/store";
-import { ChangeFeed, compareChangeIds, type Change } from "../push/change-feed.js";
+import { compareChangeIds, shardFeed, type Change, type ChangeFeed } from "../push/change-feed.js";
 import type { LocalCounts } from "../read/rank-batch.js";
 import type { ShardStore } from "../read/shard-calls.js";
 import type { ShardPool } from "../read/shard-pool.js";
@@ -144,17 +144,7 @@ export class RankIndex implements LocalCounts {
           shard: s.id,
           store: () => this.primaries.scope("").stores.find((x) => x.shardId === s.id),
           primaries: this.primaries,
-          feed: (handlers) =>
-            new ChangeFeed({
-              shard: s.id,
-              redisUrl: s.redisUrl,
-              login: this.o.pool.login,
-              streamKey: keys.changes,
-              flagKey: keys.changesOn,
-              genKey: keys.changesGen,
-              log: this.o.log,
-              ...handlers,
-            }),
+          feed: (handlers) => shardFeed(s, keys, { login: this.o.pool.login, log: this.o.log, ...handlers }),
           keyOf: (stored) => keys.board(stored),
           maxLagMs: this.o.maxLagMs,
           probeMs: this.probeMs,
