@@ -5,7 +5,7 @@
 import { status } from "@grpc/grpc-js";
 import { describe, expect, inject, it } from "vitest";
 import { createClient } from "@ladder/client/grpc-stub";
-import { createKafka, ensureScoreTopic, scoreTopicSpec, topicConfigs } from "@ladder/log/kafka";
+import { createKafka, createTopic, ensureScoreTopic, scoreTopicSpec, topicConfigs } from "@ladder/log/kafka";
 import { LogClient } from "@ladder/log/log-client";
 import { encodeToken } from "@ladder/model/consistency-token";
 import { rootLogger, silentLogger } from "@ladder/platform/logger";
@@ -197,7 +197,7 @@ describe("drift", () => {
     defer(() => admin.disconnect());
     const weak = scoreTopicSpec(ns.topic, 12, 1, 1);
     weak.configEntries = [{ name: "retention.ms", value: String(7 * 86_400_000) }];
-    await admin.createTopics({ topics: [weak], waitForLeaders: true });
+    await createTopic(admin, weak); // waits out a broker that has not yet loaded the new topic
     const err = await startServices({
       kafkaBrokers: inject("kafkaBrokers"),
       redisUrls: inject("redisUrls"),
