@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rootLogger } from "@ladder/platform/logger";
 import type { KafkaBroker } from "@ladder/deploy/kafka-broker";
+import { exitOnHelp, parseOrExit } from "../cli-values.js";
 import type { Benchmark, BenchContext } from "./context.js";
 import { CleanupStack } from "./infra/cleanup.js";
 import { startBenchKafka } from "./infra/infra-fixtures.js";
@@ -29,17 +30,8 @@ const BENCHMARKS: Record<BenchName, Benchmark> = {
   rebuild: rebuildBenchmark,
 };
 
-if (process.argv.includes("--help")) {
-  console.log(USAGE);
-  process.exit(0);
-}
-let options;
-try {
-  options = parseBenchOptions(process.argv.slice(2));
-} catch (err) {
-  console.error((err as Error).message);
-  process.exit(2);
-}
+exitOnHelp(USAGE);
+const options = parseOrExit(parseBenchOptions);
 
 const say = (line: string) => console.log(line);
 const startedAt = new Date();

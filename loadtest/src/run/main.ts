@@ -7,25 +7,17 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig } from "@ladder/platform/config";
 import { rootLogger } from "@ladder/platform/logger";
+import { exitOnHelp, parseOrExit } from "../cli-values.js";
 import { clusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";
 import { parseLoadtestOptions, USAGE } from "./options.js";
 import { summaryText } from "./summary-text.js";
 import { verdict, verdictText } from "./verdict.js";
 
-if (process.argv.includes("--help")) {
-  console.log(USAGE);
-  process.exit(0);
-}
+exitOnHelp(USAGE);
 const config = loadConfig(process.env);
 const log = rootLogger({ level: config.logLevel, name: "loadtest" });
-let options;
-try {
-  options = parseLoadtestOptions(process.argv.slice(2), config);
-} catch (err) {
-  console.error((err as Error).message);
-  process.exit(2);
-}
+const options = parseOrExit((argv) => parseLoadtestOptions(argv, config));
 const clients = clusterClients(options);
 const stop = new AbortController();
 process.on("SIGINT", () => {

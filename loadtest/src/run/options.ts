@@ -3,12 +3,11 @@
  * configuration (LADDER_ROUTER_LISTEN, LADDER_INGEST_LISTEN through loadConfig); everything
  * else is a flag with a default. Every problem is reported together.
  */
-import { parseArgs } from "node:util";
 import type { Config } from "@ladder/platform/config";
 import { boardProblem } from "@ladder/model/validate";
-import { parseCount, parseDuration, parseLoopbackAddress, parseNumber } from "../cli-values.js";
-import { clientToken, type ClientToken } from "../client-token.js";
-import { DEFAULT_MIX, parseMix, type OpMix } from "../workload/op-mix.js";
+import { parseLoopbackAddress, readFlags } from "../cli-values.js";
+import { clientToken } from "../client-token.js";
+import { DEFAULT_MIX, parseMix } from "../workload/op-mix.js";
 import { MAX_PLAYERS } from "../workload/player-ids.js";
 
 export type WriteOp = "set" | "inc" | "best";
@@ -25,35 +24,6 @@ export interface LagOptions {
   timeoutMs: number;
   /** Probes waiting at once, at most. */
   maxProbes: number;
-}
-
-export interface LoadtestOptions {
-  router: string;
-  ingest: string;
-  board: string;
-  players: number;
-  mix: OpMix;
-  mixText: string;
-  batch: number;
-  writeOp: WriteOp;
-  pacing: Pacing;
-  durationMs: number;
-  /** Sent before the measured duration, shown in the time series but not in the totals. */
-  warmupMs: number;
-  zipf: number;
-  seed: number;
-  outDir: string;
-  name: string;
-  token: string | undefined;
-  /** Where the token came from (client-token.ts): recorded instead of the token. */
-  tokenSource: ClientToken["source"];
-  timeoutMs: number;
-  topLimit: number;
-  aroundRadius: number;
-  connections: number;
-  lag: LagOptions;
-  /** Loss audit of every player whose index is a multiple of this (0: none; write-audit.ts). */
-  auditEvery: number;
 }
 
 export const USAGE = `usage: npm run loadtest -- [options]
@@ -88,54 +58,12 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --out dir               where results go (default loadtest/results)
   --name label            file name prefix of the results (default loadtest-<time>)`;
 
-const FLAGS = [
-  "router",
-  "ingest",
-  "board",
-  "players",
-  "mix",
-  "batch",
-  "write-op",
-  "rate",
-  "max-in-flight",
-  "concurrency",
-  "duration",
-  "warmup",
-  "zipf",
-  "seed",
-  "token",
-  "credentials",
-  "timeout",
-  "top-limit",
-  "around-radius",
-  "connections",
-  "lag-every",
-  "lag-poll",
-  "lag-timeout",
-  "lag-max-probes",
-  "out",
-  "name",
-  "audit-every",
-] as const;
-type Flag = (typeof FLAGS)[number];
+/** The options of a run, as parseLoadtestOptions makes them. */
+export type LoadtestOptions = ReturnType<typeof parseLoadtestOptions>;
 
 /** Parses argv (without node and script); throws an Error listing every problem. */
-export function parseLoadtestOptions(argv: readonly string[], config: Config, now = new Date()): LoadtestOptions {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])),
-  });
-  const problems: string[] = [];
-  const flag = values as Partial<Record<Flag, string>>;
-  const get = <T>(name: Flag, fallback: string, parse: (text: string) => T): T => {
-    try {
-      return parse(flag[name] ?? fallback);
-    } catch (err) {
-      problems.push((err as Error).message);
-      return undefined as T;
-    }
-  };
+export function parseLoadtestOptions(argv: readonly string[], config: Config, now = new Date()) {
+  const { flag, problems, get, count, number, duration, done } = readFlags(argv, USAGE);
   const board = flag.board ?? "loadtest";
   const boardIssue = boardProblem(board);
   if (boardIssue) problems.push(`--board: ${boardIssue}`);
@@ -145,48 +73,47 @@ export function parseLoadtestOptions(argv: readonly string[], config: Config, no
     problems.push("--rate (open loop) and --concurrency (closed loop) exclude each other");
   const pacing: Pacing =
     flag.concurrency !== undefined
-      ? { kind: "closed", concurrency: get("concurrency", "", (t) => parseCount("concurrency", t, 1, 100_000)) }
-      : {
-          kind: "open",
-          ratePerSec: get("rate", "200", (t) => parseNumber("rate", t, 0.001, 10_000_000)),
-          maxInFlight: get("max-in-flight", "1000", (t) => parseCount("max-in-flight", t, 1, 1_000_000)),
-        };
+      ? { kind: "closed", concurrency: count("concurrency", "", 1, 100_000) }
+      : { kind: "open", ratePerSec: number("rate", "200", 0.001, 10_000_000), maxInFlight: count("max-in-flight", "1000", 1, 1_000_000) };
   const found = get("credentials", "", () => clientToken({ token: flag.token, credentials: flag.credentials }, config));
-  const lagEvery = /^0(ms|s)?$/.test(flag["lag-every"] ?? "") ? 0 : get("lag-every", "100ms", (t) => parseDuration("lag-every", t));
-  const options: LoadtestOptions = {
+  const lagEvery = /^0(ms|s)?$/.test(flag["lag-every"] ?? "") ? 0 : duration("lag-every", "100ms");
+  const options = {
     router: get("router", config.routerListen, (t) => parseLoopbackAddress("router", t)),
     ingest: get("ingest", config.ingestListen, (t) => parseLoopbackAddress("ingest", t)),
     board,
-    players: get("players", "1000000", (t) => parseCount("players", t, 1, MAX_PLAYERS)),
+    players: count("players", "1000000", 1, MAX_PLAYERS),
     mix: get("mix", DEFAULT_MIX, parseMix),
     mixText: flag.mix ?? DEFAULT_MIX,
-    batch: get("batch", "100", (t) => parseCount("batch", t, 1, config.maxBatch)),
+    batch: count("batch", "100", 1, config.maxBatch),
     writeOp: writeOp as WriteOp,
     pacing,
-    durationMs: get("duration", "30s", (t) => parseDuration("duration", t)),
-    warmupMs: /^0(ms|s)?$/.test(flag.warmup ?? "0") ? 0 : get("warmup", "0", (t) => parseDuration("warmup", t)),
-    zipf: get("zipf", "1.0", (t) => parseNumber("zipf", t, 0, 100)),
-    seed: get("seed", "1", (t) => parseCount("seed", t, 0, Number.MAX_SAFE_INTEGER)),
+    durationMs: duration("duration", "30s"),
+    /** Sent before the measured duration, shown in the time series but not in the totals. */
+    warmupMs: /^0(ms|s)?$/.test(flag.warmup ?? "0") ? 0 : duration("warmup", "0"),
+    zipf: number("zipf", "1.0", 0, 100),
+    seed: count("seed", "1", 0, Number.MAX_SAFE_INTEGER),
     outDir: flag.out ?? "loadtest/results",
     name: flag.name ?? `loadtest-${now.toISOString().replace(/[:.]/g, "-")}`,
     token: found?.token,
+    /** Where the token came from (client-token.ts): recorded instead of the token. */
     tokenSource: found?.source ?? "none",
-    timeoutMs: get("timeout", "5s", (t) => parseDuration("timeout", t)),
-    topLimit: get("top-limit", "10", (t) => parseCount("top-limit", t, 1, 1000)),
-    aroundRadius: get("around-radius", "5", (t) => parseCount("around-radius", t, 0, 100)),
-    connections: get("connections", "2", (t) => parseCount("connections", t, 1, 64)),
-    auditEvery: get("audit-every", "0", (t) => parseCount("audit-every", t, 0, MAX_PLAYERS)),
+    timeoutMs: duration("timeout", "5s"),
+    topLimit: count("top-limit", "10", 1, 1000),
+    aroundRadius: count("around-radius", "5", 0, 100),
+    connections: count("connections", "2", 1, 64),
+    /** Loss audit of every player whose index is a multiple of this (0: none; write-audit.ts). */
+    auditEvery: count("audit-every", "0", 0, MAX_PLAYERS),
     lag: {
       everyMs: lagEvery,
-      pollMs: get("lag-poll", "10ms", (t) => parseDuration("lag-poll", t)),
-      timeoutMs: get("lag-timeout", "10s", (t) => parseDuration("lag-timeout", t)),
-      maxProbes: get("lag-max-probes", "20", (t) => parseCount("lag-max-probes", t, 1, 10_000)),
+      pollMs: duration("lag-poll", "10ms"),
+      timeoutMs: duration("lag-timeout", "10s"),
+      maxProbes: count("lag-max-probes", "20", 1, 10_000),
     },
   };
   if (options.auditEvery > 0 && options.writeOp !== "inc")
     problems.push("--audit-every: needs --write-op inc (increments add up in any order)");
   if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token))
     problems.push("--token: must be printable ASCII without spaces");
-  if (problems.length) throw new Error(`invalid options:\n  - ${problems.join("\n  - ")}\n${USAGE}`);
+  done();
   return options;
 }

@@ -15,7 +15,7 @@ import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
 import { loginOptions } from "@ladder/store";
 import { rootLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
-import { isLoopbackHost } from "../cli-values.js";
+import { exitOnHelp, isLoopbackHost, parseOrExit } from "../cli-values.js";
 import { parseSeedOptions, USAGE } from "./options.js";
 import { configuredBoard, resolveSeedBoard } from "./seed-board.js";
 import { memoryOf, runKafkaSeed, runRedisSeed, type SeedContext, type SeedResult } from "./seed-run.js";
@@ -23,21 +23,12 @@ import { bytesPerMember } from "./shard-memory.js";
 import { seedSummary } from "./seed-summary.js";
 import { routerCount, seedProblems } from "./seed-verdict.js";
 
-if (process.argv.includes("--help")) {
-  console.log(USAGE);
-  process.exit(0);
-}
+exitOnHelp(USAGE);
 const config = loadConfig(process.env);
 /** The local cluster's Redis user for rebuilds and reshards (deploy/local/src/redis-credentials.ts). */
 const LOCAL_REDIS_ADMIN = "ladder-router-admin";
 const log = rootLogger({ level: config.logLevel, name: "seed" });
-let options;
-try {
-  options = parseSeedOptions(process.argv.slice(2), config);
-} catch (err) {
-  console.error((err as Error).message);
-  process.exit(2);
-}
+const options = parseOrExit((argv) => parseSeedOptions(argv, config));
 const remote = [
   ...config.shards.map((s) => new URL(s.redisUrl).hostname),
   ...config.kafkaBrokers.map((b) => b.replace(/:\d+$/, "")),
@@ -59,27 +50,24 @@ const kafka =
   options.via === "kafka"
     ? await LogClient.open(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" }), seedKafkaSecurity(config))
     : undefined;
+const disconnect = async () => {
+  await kafka?.close();
+  await Promise.all(shards.map((s) => s.redis.quit()));
+};
 let target;
 try {
   // a defined board is seeded by its definition (read from the cluster's definitions topic); the Redis path knows only configured specs
   target = kafka ? await resolveSeedBoard(config, kafka, log, options.board) : configuredBoard(config, options.board);
 } catch (err) {
   console.error((err as Error).message);
-  await kafka?.close();
-  await Promise.all(shards.map((s) => s.redis.quit()));
+  await disconnect();
   process.exit(2);
 }
-const ctx: SeedContext = {
-  options,
-  config,
-  placement: buildPlacement(
-    config.shards.map((s) => s.id),
-    config.numSlots,
-  ),
-  shards,
-  target,
-  say,
-};
+const placement = buildPlacement(
+  config.shards.map((s) => s.id),
+  config.numSlots,
+);
+const ctx: SeedContext = { options, config, placement, shards, target, say };
 
 say(
   options.via === "kafka"
@@ -131,8 +119,7 @@ try {
   if (problems.length) process.exitCode = 1;
 } finally {
   clearInterval(rssTimer);
-  await kafka?.close();
-  await Promise.all(shards.map((s) => s.redis.quit()));
+  await disconnect();
 }
 
 /** The local cluster's admin user (its password in the credentials file's "redis" section), or no login. */

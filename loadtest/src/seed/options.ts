@@ -3,37 +3,14 @@
  * topic, slots, key prefix, board specs) come from the services' configuration
  * (loadConfig); the rest are flags. Every problem is reported together.
  */
-import { parseArgs } from "node:util";
 import type { Config } from "@ladder/platform/config";
 import { boardProblem } from "@ladder/model/validate";
-import { parseCount, parseDuration, parseNumber } from "../cli-values.js";
-import { clientToken, type ClientToken } from "../client-token.js";
+import { readFlags } from "../cli-values.js";
+import { clientToken } from "../client-token.js";
 import { MAX_PLAYERS } from "../workload/player-ids.js";
-import { DEFAULT_SCORE_SHAPE, type ScoreShape } from "../workload/score-distribution.js";
+import { DEFAULT_SCORE_SHAPE, todayUtcMs } from "../workload/score-distribution.js";
 
 export type SeedPath = "kafka" | "redis";
-
-export interface SeedOptions {
-  players: number;
-  first: number;
-  board: string;
-  via: SeedPath;
-  seed: number;
-  /** Kafka: records per produce request; Redis: members per ZADD. */
-  batch: number;
-  /** Kafka: produce requests in flight; Redis: ZADDs in flight per shard. */
-  parallel: number;
-  /** Kafka: wait until the shard nodes have applied everything. */
-  wait: boolean;
-  shape: ScoreShape;
-  /** Reached-at times end here (Unix ms); fixed so a seed is reproducible. */
-  untilMs: number;
-  outDir: string;
-  /** File name of the JSON summary, without .json. */
-  name: string;
-  /** The token of the closing GetCount through the router (seed-verdict.ts); never saved. */
-  token: ClientToken;
-}
 
 export const USAGE = `usage: npm run seed -- --players N [options]
   --players N          how many players (p:000000000000 ...), e.g. 10M
@@ -55,73 +32,49 @@ export const USAGE = `usage: npm run seed -- --players N [options]
   --out dir            where the JSON summary goes (default loadtest/results)
   --name label         its file name (default seed-<via>-<time>)`;
 
-const STRING_FLAGS = [
-  "players",
-  "first",
-  "board",
-  "via",
-  "seed",
-  "batch",
-  "parallel",
-  "score-median",
-  "score-sigma",
-  "window",
-  "until",
-  "out",
-  "name",
-  "token",
-  "credentials",
-] as const;
+/** The options of a seed, as parseSeedOptions makes them. */
+export type SeedOptions = ReturnType<typeof parseSeedOptions>;
 
-export function parseSeedOptions(argv: readonly string[], config: Config, now = new Date()): SeedOptions {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: { ...Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: "string" as const }])), "no-wait": { type: "boolean" as const } },
-  });
-  const flag = values as Partial<Record<(typeof STRING_FLAGS)[number], string>> & { "no-wait"?: boolean };
-  const problems: string[] = [];
-  const get = <T>(parse: () => T): T => {
-    try {
-      return parse();
-    } catch (err) {
-      problems.push((err as Error).message);
-      return undefined as T;
-    }
-  };
+export function parseSeedOptions(argv: readonly string[], config: Config, now = new Date()) {
+  const { flag, on, problems, get, count, number, duration, done } = readFlags(argv, USAGE, ["no-wait"]);
   if (flag.players === undefined) problems.push("--players is required");
   const via = (flag.via ?? "kafka") as SeedPath;
   if (via !== "kafka" && via !== "redis") problems.push(`--via: "${flag.via}" is not kafka or redis`);
   const board = flag.board ?? "loadtest";
   const issue = boardProblem(board);
   if (issue) problems.push(`--board: ${issue}`);
-  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const untilMs = flag.until === undefined ? midnight : Date.parse(flag.until);
+  const untilMs = flag.until === undefined ? todayUtcMs(now) : Date.parse(flag.until);
   if (!Number.isFinite(untilMs)) problems.push(`--until: "${flag.until}" is not a date`);
-  const options: SeedOptions = {
-    players: flag.players === undefined ? 0 : get(() => parseCount("players", flag.players!, 1, MAX_PLAYERS)),
-    first: get(() => parseCount("first", flag.first ?? "0", 0, MAX_PLAYERS - 1)),
+  const options = {
+    players: flag.players === undefined ? 0 : count("players", "", 1, MAX_PLAYERS),
+    first: count("first", "0", 0, MAX_PLAYERS - 1),
     board,
     via,
-    seed: get(() => parseCount("seed", flag.seed ?? "1", 0, Number.MAX_SAFE_INTEGER)),
-    batch: get(() => parseCount("batch", flag.batch ?? (via === "redis" ? "1000" : "20000"), 1, 1_000_000)),
-    parallel: get(() => parseCount("parallel", flag.parallel ?? (via === "redis" ? "8" : "2"), 1, 1024)),
-    wait: !flag["no-wait"],
+    seed: count("seed", "1", 0, Number.MAX_SAFE_INTEGER),
+    /** Kafka: records per produce request; Redis: members per ZADD. */
+    batch: count("batch", via === "redis" ? "1000" : "20000", 1, 1_000_000),
+    /** Kafka: produce requests in flight; Redis: ZADDs in flight per shard. */
+    parallel: count("parallel", via === "redis" ? "8" : "2", 1, 1024),
+    /** Kafka: wait until the shard nodes have applied everything. */
+    wait: !on("no-wait"),
     shape: {
-      medianPoints: get(() => parseNumber("score-median", flag["score-median"] ?? String(DEFAULT_SCORE_SHAPE.medianPoints), 1, 2 ** 53)),
-      sigma: get(() => parseNumber("score-sigma", flag["score-sigma"] ?? String(DEFAULT_SCORE_SHAPE.sigma), 0, 20)),
-      windowMs: get(() => parseDuration("window", flag.window ?? "30d")),
+      medianPoints: number("score-median", String(DEFAULT_SCORE_SHAPE.medianPoints), 1, 2 ** 53),
+      sigma: number("score-sigma", String(DEFAULT_SCORE_SHAPE.sigma), 0, 20),
+      windowMs: duration("window", "30d"),
     },
+    /** Reached-at times end here (Unix ms); fixed so a seed is reproducible. */
     untilMs,
     outDir: flag.out ?? "loadtest/results",
+    /** File name of the JSON summary, without .json. */
     name: flag.name ?? `seed-${via}-${now.toISOString().replace(/[:.]/g, "-")}`,
-    token: get(() => clientToken({ token: flag.token, credentials: flag.credentials }, config)),
+    /** The token of the closing GetCount through the router (seed-verdict.ts); never saved. */
+    token: get("credentials", "", () => clientToken({ token: flag.token, credentials: flag.credentials }, config)),
   };
   if (options.players && options.first !== undefined && options.first + options.players > MAX_PLAYERS)
     problems.push(`--first + --players must stay within ${MAX_PLAYERS} ids`);
   const spec = config.boards.forBoard(board);
   if (Number.isFinite(untilMs) && (untilMs <= spec.epochMs || untilMs > spec.horizonMs))
     problems.push(`--until: ${new Date(untilMs).toISOString()} is outside board "${board}"'s time range`);
-  if (problems.length) throw new Error(`invalid options:\n  - ${problems.join("\n  - ")}\n${USAGE}`);
+  done();
   return options;
 }

@@ -41,6 +41,11 @@ export interface ScoreSource {
   draw(rng: Rng): ScoreDraw;
 }
 
+/** Today 00:00 UTC: where seeded reached-at times end by default (fixed for a day: reproducible). */
+export function todayUtcMs(now = new Date()): number {
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+}
+
 /** Scores for a board of `spec`, with times ending at `nowMs`. */
 export function scoreSource(spec: BoardSpec, shape: ScoreShape, nowMs: number): ScoreSource {
   const mu = Math.log(shape.medianPoints);

@@ -7,7 +7,7 @@
  */
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec, type BoardSpec } from "@ladder/model/board-spec";
 import { population, type SeededPlayer } from "../../seed/population.js";
-import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
+import { DEFAULT_SCORE_SHAPE, scoreSource, todayUtcMs } from "../../workload/score-distribution.js";
 
 export const BENCH_BOARD = "bench";
 export const BENCH_KEY_PREFIX = "bench:";
@@ -15,13 +15,8 @@ export const BENCH_SLOTS = 64;
 export const BENCH_SPEC: BoardSpec = makeBoardSpec(DEFAULT_BOARD).spec!;
 export const BENCH_SPECS = new BoardSpecs([BENCH_SPEC]);
 
-/** Today 00:00 UTC: where the seeded reached-at times end (fixed for a day: reproducible). */
-export function seedUntilMs(now = new Date()): number {
-  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-}
-
 /** Players first .. first+count-1 of the bench's population, in chunks. */
-export function benchPlayers(seed: number, first: number, count: number, untilMs = seedUntilMs()): Iterable<SeededPlayer[]> {
+export function benchPlayers(seed: number, first: number, count: number, untilMs = todayUtcMs()): Iterable<SeededPlayer[]> {
   const scores = scoreSource(BENCH_SPEC, DEFAULT_SCORE_SHAPE, untilMs);
   return population({ first, count, seed, numSlots: BENCH_SLOTS, scores });
 }
