@@ -9,8 +9,8 @@ import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } fro
 import { distinctPlayers } from "../../workload/player-ids.js";
 import type { Benchmark } from "../context.js";
 import { pidCpu, treeCpu } from "../infra/cpu-meter.js";
-import { HEALTH_CHECK, lb, requireH2load, type GrpcRequest } from "../infra/h2load.js";
-import { costProbes, h2loadRounds, medianRatio, medians, restRates, settle } from "../infra/h2load-rounds.js";
+import { HEALTH_CHECK, lb, requireH2load } from "../infra/h2load.js";
+import { costProbes, FLOOR, medianRatio, roundsTitle, routerRounds, type Question } from "../infra/h2load-rounds.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { startRouter } from "../infra/router-process.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -18,18 +18,11 @@ import { ms, pct, rate, size, whole } from "../output/format.js";
 import { tableOf } from "../output/table.js";
 
 export const BOARD = "grpc-bench";
-/** Seconds of rest over which the processes' rest rates are read. */
-const QUIET_S = 3;
-const FLOOR = "health check (the floor)";
-const ROUTERS = {
-  main: "router",
-  cached: "router, top cache 100 ms",
-  twoProcesses: "router, top cache 100 ms, 2 processes",
-} as const;
-type RouterName = keyof typeof ROUTERS;
+const CACHED = "router, top cache 100 ms";
+const TWO_PROCESSES = `${CACHED}, 2 processes`;
 
 /** What each round asks each router, the health check first: about the round's player. */
-function questions(playerId: string): Array<GrpcRequest & { label: string }> {
+function questions(playerId: string): Question[] {
   return [
     { label: FLOOR, ...HEALTH_CHECK },
     { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId }) },
@@ -54,37 +47,26 @@ export const grpcBenchmark: Benchmark = {
       // the same router as 2 processes sharing one port (router/src/control/processes.ts): its CPU is the tree's
       const two = await startRouter(ctx, "router (top cache on, 2 processes)", { ...cachedEnv, LADDER_ROUTER_PROCESSES: "2" });
       const probes = costProbes(cluster);
-      const routers: Record<RouterName, { address: string; probes: typeof probes }> = {
-        main: { address: cluster.services.routerAddress, probes },
-        cached: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } },
-        twoProcesses: { address: two.address, probes: { ...probes, routerS: treeCpu(two.pid) } },
+      const routers = {
+        router: { address: cluster.services.routerAddress, probes },
+        [CACHED]: { address: cached.address, probes: { ...probes, routerS: pidCpu(cached.pid) } },
+        [TWO_PROCESSES]: { address: two.address, probes: { ...probes, routerS: treeCpu(two.pid) } },
       };
       const players = distinctPlayers(ctx.plan.seed, 700, p.rounds, p.players);
       for (const r of Object.values(routers)) await checkAnswers(r.address, players);
-      await settle(probes);
-      const idle = await restRates(probes, QUIET_S);
-      const keys = (Object.keys(ROUTERS) as RouterName[]).flatMap((router) => questions("").map((q) => ({ router, label: q.label })));
-      const runs = await h2loadRounds(ctx, p.rounds, idle, (round) =>
-        keys.map(({ router, label }) => ({
-          key: `${ROUTERS[router]}: ${label}`,
-          ...routers[router],
-          ...questions(players[round]!).find((q) => q.label === label)!,
-          shape: p,
-        })),
-      ).finally(() => Promise.all([cached.stop(), two.stop()]));
-      const rows = keys.map(({ router, label }) => {
-        const own = runs.get(`${ROUTERS[router]}: ${label}`)!;
-        return {
-          router: ROUTERS[router],
-          label,
-          ...medians(own),
-          ofFloor: medianRatio(own, runs.get(`${ROUTERS[router]}: ${FLOOR}`)),
-          // the 2-process router's rate over the 1-process one's (the same settings) in the same round
-          ofOneProcess: router === "twoProcesses" ? medianRatio(own, runs.get(`${ROUTERS.cached}: ${label}`)) : undefined,
-        };
-      });
-      const title = `Router vs its own health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players, 3 shards (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`;
-      const table = tableOf(title, rows, [
+      const {
+        idle,
+        rows: asked,
+        runsOf,
+      } = await routerRounds(ctx, p, { probes, routers, questionsOf: questions, players }).finally(() =>
+        Promise.all([cached.stop(), two.stop()]),
+      );
+      const rows = asked.map((r) => ({
+        ...r,
+        // the 2-process router's rate over the 1-process one's (the same settings) in the same round
+        ofOneProcess: r.router === TWO_PROCESSES ? medianRatio(runsOf(r.router, r.label), runsOf(CACHED, r.label)) : undefined,
+      }));
+      const table = tableOf(roundsTitle("Router vs its own health check", p, ", 3 shards"), rows, [
         ["router", (r) => r.router],
         ["question", (r) => r.label],
         ["calls/s", (r) => rate(r.rate)],

@@ -12,7 +12,7 @@ import { distinctPlayers, playerId } from "../../workload/player-ids.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { pidCpu } from "../infra/cpu-meter.js";
 import { HEALTH_CHECK, lb, requireH2load } from "../infra/h2load.js";
-import { costProbes, h2loadRounds, medianRatio, medians, restRates, settle } from "../infra/h2load-rounds.js";
+import { costProbes, FLOOR, roundsTitle, routerRounds } from "../infra/h2load-rounds.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { startRouter } from "../infra/router-process.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -20,8 +20,8 @@ import { ms, pct, rate, size, whole } from "../output/format.js";
 import { tableOf } from "../output/table.js";
 
 export const BOARD = "rank-index-bench";
-const QUIET_S = 3;
-const FLOOR = "health check (the floor)";
+/** The router's count of GetRank answers, labelled by where each came from (source="index" or "shard"). */
+const ANSWERS = "ladder_router_rank_index_total";
 
 /** The series `name` with `label` summed from a /metrics page. */
 const sumOf = (page: string, name: string, label: string) =>
@@ -48,20 +48,16 @@ export const rankIndexBenchmark: Benchmark = {
     const results = [];
     for (const shards of p.shards) results.push(await onShards(ctx, shards));
     const rows = results.flatMap((r) => r.rows);
-    const table = tableOf(
-      `GetRank vs its router's health check, h2load ${p.connections} connections x ${p.streams} streams, ${size(p.players)} players (median of ${p.rounds} round${p.rounds > 1 ? "s" : ""})`,
-      rows,
-      [
-        ["shards", (r) => String(r.shards)],
-        ["router", (r) => r.router],
-        ["question", (r) => r.label],
-        ["calls/s", (r) => rate(r.rate)],
-        ["÷ health check", (r) => pct(r.ofFloor)],
-        ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
-        ["Redis CPU µs/call", (r) => whole(r.redisUsPerCall)],
-        ["h2load mean ms", (r) => ms(r.meanMs)],
-      ],
-    );
+    const table = tableOf(roundsTitle("GetRank vs its router's health check", p), rows, [
+      ["shards", (r) => String(r.shards)],
+      ["router", (r) => r.router],
+      ["question", (r) => r.label],
+      ["calls/s", (r) => rate(r.rate)],
+      ["÷ health check", (r) => pct(r.ofFloor)],
+      ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
+      ["Redis CPU µs/call", (r) => whole(r.redisUsPerCall)],
+      ["h2load mean ms", (r) => ms(r.meanMs)],
+    ]);
     const copies = tableOf("The rank index's copies", results, [
       ["shards", (r) => String(r.shards)],
       ["players", (r) => size(r.players)],
@@ -99,10 +95,8 @@ async function onShards(ctx: BenchContext, shards: number) {
     };
     // the same updates before any router follows the shards' change streams: what appending every change costs Redis
     const withoutStream = await writeLoad(p.writeS);
-    const indexed = await startRouter(ctx, `router (rank index, ${shards} shards)`, {
-      ...cluster.services.env,
-      LADDER_RANK_INDEX_BOARDS: BOARD,
-    });
+    const indexedEnv = { ...cluster.services.env, LADDER_RANK_INDEX_BOARDS: BOARD };
+    const indexed = await startRouter(ctx, `router (rank index, ${shards} shards)`, indexedEnv);
     const players = distinctPlayers(ctx.plan.seed, 700 + shards, p.rounds, p.players);
     // the copies start with the board's first GetRank: how long until they answer, and what they cost in memory
     const rssBefore = await rssBytes(indexed.pid);
@@ -111,7 +105,7 @@ async function onShards(ctx: BenchContext, shards: number) {
     const started = performance.now();
     for (;;) {
       await client.leaderboard.getRank({ board: BOARD, playerId: players[0]! });
-      if (sumOf(await scrape(indexed.metricsPort), "ladder_router_rank_index_total", 'source="index"') > 0) break;
+      if (sumOf(await scrape(indexed.metricsPort), ANSWERS, 'source="index"') > 0) break;
       if (performance.now() - started > 600_000) throw new Error("the rank index's copies did not answer within 10 min");
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -131,26 +125,14 @@ async function onShards(ctx: BenchContext, shards: number) {
       "fan-out": { address: cluster.services.routerAddress, probes },
       "rank index": { address: indexed.address, probes: { ...probes, routerS: pidCpu(indexed.pid) } },
     };
-    const questions = (id: string) => [
+    const questionsOf = (id: string) => [
       { label: FLOOR, ...HEALTH_CHECK },
       { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId: id }) },
     ];
-    await settle(probes);
-    const idle = await restRates(probes, QUIET_S);
-    const keys = Object.keys(routers).flatMap((router) => questions("").map((q) => ({ router, label: q.label })));
     const counted = await scrape(indexed.metricsPort);
-    const runs = await h2loadRounds(ctx, p.rounds, idle, (round) =>
-      keys.map(({ router, label }) => ({
-        key: `${shards} shards, ${router}: ${label}`,
-        ...routers[router as keyof typeof routers],
-        ...questions(players[round]!).find((q) => q.label === label)!,
-        shape: p,
-      })),
-    );
+    const { rows } = await routerRounds(ctx, p, { probes, routers, questionsOf, players, prefix: `${shards} shards, ` });
     const afterRuns = await scrape(indexed.metricsPort);
-    const counts = (source: string) =>
-      sumOf(afterRuns, "ladder_router_rank_index_total", `source="${source}"`) -
-      sumOf(counted, "ladder_router_rank_index_total", `source="${source}"`);
+    const counts = (source: string) => sumOf(afterRuns, ANSWERS, `source="${source}"`) - sumOf(counted, ANSWERS, `source="${source}"`);
     const fromIndex = counts("index") / (counts("index") + counts("shard"));
     // freshness: how long after a shard appended each batch's last change the copy took it
     const lagBefore = await scrape(indexed.metricsPort);
@@ -159,12 +141,7 @@ async function onShards(ctx: BenchContext, shards: number) {
     client.close();
     main.close();
     await indexed.stop();
-    const rows = keys.map(({ router, label }) => {
-      const own = runs.get(`${shards} shards, ${router}: ${label}`)!;
-      return { shards, router, label, ...medians(own), ofFloor: medianRatio(own, runs.get(`${shards} shards, ${router}: ${FLOOR}`)) };
-    });
     const lag = (q: number) => quantileOf(lagBefore, lagAfter, "ladder_router_rank_index_lag_seconds", q);
-    const redisUsPerUpdate = { withoutStream: withoutStream * 1e6, withStream: withStream * 1e6 };
     return {
       shards,
       players: p.players,
@@ -174,8 +151,8 @@ async function onShards(ctx: BenchContext, shards: number) {
       fromIndex,
       lagP50S: lag(0.5),
       lagP99S: lag(0.99),
-      redisUsPerUpdate,
-      rows,
+      redisUsPerUpdate: { withoutStream: withoutStream * 1e6, withStream: withStream * 1e6 },
+      rows: rows.map((r) => ({ shards, ...r })),
     };
   } finally {
     await cluster.stop();

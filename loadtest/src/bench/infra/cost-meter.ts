@@ -42,19 +42,7 @@ export function idleRates(quiet: CostReading): IdleRates {
 }
 
 /** One unit's share of a block (`units` of them) after the rest rates are taken out: ms of wall and CPU, scripts as a count. */
-export interface UnitCost {
-  wallMs: number;
-  routerMs: number;
-  redisMs: number;
-  redisScripts: number;
-  clientMs: number;
-  /** The machine's busy cores during the block (rest included): how loaded the 2 cores were. */
-  machineCores: number;
-  /** Of those, the cores of processes the bench did not start (rest included). */
-  othersCores: number;
-}
-
-export function perUnit(block: CostReading, units: number, idle: IdleRates): UnitCost {
+export function perUnit(block: CostReading, units: number, idle: IdleRates) {
   const extra = (f: CostField) => (block[f] - idle[f] * block.wallS) / units;
   const cores = (x: number) => round3(block.wallS > 0 ? x / block.wallS : 0);
   return {
@@ -63,7 +51,9 @@ export function perUnit(block: CostReading, units: number, idle: IdleRates): Uni
     redisMs: round3(extra("redisS") * 1000),
     redisScripts: round3(extra("redisScripts")),
     clientMs: round3(extra("clientS") * 1000),
+    // the machine's busy cores during the block (rest included): how loaded the 2 cores were
     machineCores: cores(block.machineS),
+    // of those, the cores of processes the bench did not start (rest included)
     othersCores: cores(block.othersS),
   };
 }

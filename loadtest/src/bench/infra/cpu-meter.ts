@@ -8,22 +8,16 @@
  * one and its descendants). A shared machine's other work shows there, next to the figures
  * it bent.
  */
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import type { Redis } from "ioredis";
 
 /** Reads a process's total CPU seconds so far. */
 export type CpuProbe = () => Promise<number>;
 
-/** utime + stime (clock ticks) of the text of /proc/<pid>/stat. */
-export function procStatTicks(stat: string): number {
-  return procStat(stat).ticks;
-}
-
 /**
- * The parent pid, utime + stime, and those plus cutime + cstime (the CPU of its children
- * that ended and were waited for), in clock ticks, of
- * the text of /proc/<pid>/stat.
+ * The parent pid, utime + stime, and those plus cutime + cstime (the CPU of its children that ended
+ * and were waited for), in clock ticks, of the text of /proc/<pid>/stat.
  */
 export function procStat(stat: string): ProcTicks {
   const f = stat
@@ -103,14 +97,9 @@ export function redisCommandStats(info: string, commands: readonly string[]): { 
 }
 
 let ticksPerSecond: number | undefined;
+/** Clock ticks per second: getconf CLK_TCK, asked once, else 100 (Linux's). */
 function clockTicks(): number {
-  if (ticksPerSecond === undefined) {
-    try {
-      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
+  ticksPerSecond ??= Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
   return ticksPerSecond;
 }
 
@@ -128,7 +117,7 @@ export function treeCpu(pid: number): CpuProbe {
 }
 
 export function pidCpu(pid: number): CpuProbe {
-  return async () => procStatTicks(await readFile(`/proc/${pid}/stat`, "utf8")) / clockTicks();
+  return async () => procStat(await readFile(`/proc/${pid}/stat`, "utf8")).ticks / clockTicks();
 }
 
 export function redisCpu(redis: Redis): CpuProbe {

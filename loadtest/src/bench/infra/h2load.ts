@@ -64,23 +64,9 @@ export async function requireH2load(): Promise<string> {
 
 /** One h2load run of `path` on `address` with the request body in file `body`. */
 export async function h2load(address: string, path: string, body: string, p: H2loadShape): Promise<H2loadResult> {
-  const args = [
-    "-D",
-    String(p.seconds),
-    "--warm-up-time",
-    "1",
-    "-c",
-    String(p.connections),
-    "-m",
-    String(p.streams),
-    "-H",
-    "content-type: application/grpc",
-    "-H",
-    "te: trailers",
-    "-d",
-    body,
-    `http://${address}${path}`,
-  ];
+  const load = ["-D", String(p.seconds), "--warm-up-time", "1", "-c", String(p.connections), "-m", String(p.streams)];
+  const grpcHeaders = ["-H", "content-type: application/grpc", "-H", "te: trailers"];
+  const args = [...load, ...grpcHeaders, "-d", body, `http://${address}${path}`];
   const { stdout } = await run("h2load", args, { maxBuffer: 16 * 2 ** 20 });
   return parseH2load(stdout);
 }

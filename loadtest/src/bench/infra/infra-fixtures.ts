@@ -34,6 +34,7 @@ export interface RedisFleet {
 export async function startRedisFleet(d: FixtureDeps, label: string, count: number): Promise<RedisFleet> {
   const servers: RedisServer[] = [];
   const entries: CleanupEntry[] = [];
+  const stop = async () => void (await Promise.all(entries.map((e) => e.release())));
   try {
     for (let i = 0; i < count; i++) {
       const server = await startRedisServer({
@@ -46,10 +47,10 @@ export async function startRedisFleet(d: FixtureDeps, label: string, count: numb
       entries.push(d.cleanup.push(`redis-server ${server.url} (${label})`, () => server.stop()));
     }
   } catch (err) {
-    await Promise.all(entries.map((e) => e.release()));
+    await stop();
     throw err;
   }
-  return { servers, stop: async () => void (await Promise.all(entries.map((e) => e.release()))) };
+  return { servers, stop };
 }
 
 /**

@@ -2,9 +2,8 @@
 import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { KAFKA_VERSION } from "@ladder/deploy/kafka-jars";
-import type { MachineInfo } from "../output/report.js";
 
-export function machineInfo(): MachineInfo {
+export function machineInfo() {
   let redisServer = "redis-server (version unknown)";
   try {
     const v = /v=(\S+)/.exec(execFileSync("redis-server", ["--version"], { encoding: "utf8" }))?.[1];

@@ -77,8 +77,6 @@ export interface MeasureDeps {
   cpuMeter?: typeof startCpuMeter;
 }
 
-type Phase = "warm-up" | "window" | "tail";
-
 export async function measureClosedLoop(deps: MeasureDeps): Promise<Measurement> {
   const { plan, send, cpu = {}, onMeasureStart, onMeasureEnd, clock = () => performance.now(), cpuMeter = startCpuMeter } = deps;
   const histogram = newHistogram();
@@ -89,7 +87,7 @@ export async function measureClosedLoop(deps: MeasureDeps): Promise<Measurement>
   /** Per worker: its measured calls, its first measured send and its last measured answer. */
   const spans = Array.from({ length: plan.concurrency }, () => ({ calls: 0, firstSent: 0, lastAnswered: 0 }));
   const t0 = clock();
-  let phase: Phase = "warm-up";
+  let phase: "warm-up" | "window" | "tail" = "warm-up";
   let windowStart = 0;
   let windowEnd = 0;
   let sent = 0;
@@ -158,19 +156,14 @@ export async function measureClosedLoop(deps: MeasureDeps): Promise<Measurement>
   const elapsedMs = windowEnd - windowStart;
   const errors = Object.values(errorsByCode).reduce((a, b) => a + b, 0);
   const stats = latencyStats(latencies);
+  const busyMs = spans.reduce((sum, s) => sum + (s.calls > 0 ? s.lastAnswered - s.firstSent : 0), 0);
   const result: Measurement = {
     concurrency: plan.concurrency,
     calls: sent,
     errors,
     errorsByCode,
     elapsedMs: round3(elapsedMs),
-    opsPerSec: round2(
-      (plan.concurrency * sent * 1000) /
-        Math.max(
-          1e-3,
-          spans.reduce((sum, s) => sum + (s.calls > 0 ? s.lastAnswered - s.firstSent : 0), 0),
-        ),
-    ),
+    opsPerSec: round2((plan.concurrency * sent * 1000) / Math.max(1e-3, busyMs)),
     windowOpsPerSec: round2((sent / elapsedMs) * 1000),
     latencyMs: latencySummary(histogram),
     ...(stats.p50Ci ? { p50CiMs: stats.p50Ci } : {}),

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { benchPort, isReservedPort } from "./ports.js";
+import { benchPort, RESERVED_PORTS } from "./ports.js";
+
+const isReservedPort = (port: number) => RESERVED_PORTS.has(port);
 
 describe("bench > ports", () => {
   it("keeps off the local cluster's and the machine's ports", () => {

@@ -8,15 +8,11 @@ import { freePort } from "@ladder/deploy/free-port";
 
 export const RESERVED_PORTS: ReadonlySet<number> = new Set([6379, 9092, 7001, 7002, 7003, 50051, 50052]);
 
-export function isReservedPort(port: number): boolean {
-  return RESERVED_PORTS.has(port);
-}
-
 /** A free port on 127.0.0.1 outside RESERVED_PORTS and `taken`; adds it to `taken`. */
 export async function benchPort(taken: Set<number> = new Set()): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (isReservedPort(port) || taken.has(port)) continue;
+    if (RESERVED_PORTS.has(port) || taken.has(port)) continue;
     taken.add(port);
     return port;
   }

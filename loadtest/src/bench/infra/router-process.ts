@@ -1,9 +1,8 @@
 /**
- * A router (router/src/main.ts) as a real process of the bench's own, on a port of the bench's
- * choosing, its metrics on any free port (the default, 9464, is the local cluster's), configured
- * by the LADDER_* settings given and no other (service-process.ts), resolved once it logged its
- * ready line: the grpc benchmark's second router over its cluster's shards with the top cache
- * on. It reads the board definitions from the Kafka broker it is given before it serves
+ * A router (router/src/main.ts) as a real process of the bench's own, on a port of the bench's choosing, its metrics
+ * on any free port (the default, 9464, is the local cluster's), configured by the LADDER_* settings given and no other
+ * (service-process.ts), resolved once it logged its ready line: the grpc and rank-index benchmarks' extra routers over
+ * a cluster's shards. It reads the board definitions from the Kafka broker it is given before it serves
  * (model/src/board-definitions.ts), then follows them.
  */
 import { spawnService } from "@ladder/deploy/spawn-service";

@@ -21,19 +21,8 @@ export async function seedThroughKafka(ctx: BenchContext, cluster: IngestCluster
     // not the local cluster's credentials file (npm start's): its Kafka and Redis logins are not this cluster's
     LADDER_CREDENTIALS_FILE: join(ctx.dataDir, "no-credentials.json"),
   };
-  const args = [
-    builtEntry("loadtest/src/seed/main.ts"),
-    "--players",
-    String(players),
-    "--board",
-    board,
-    "--via",
-    "kafka",
-    "--seed",
-    String(ctx.plan.seed),
-    "--out",
-    ctx.dataDir,
-  ];
+  const flags = { players: String(players), board, via: "kafka", seed: String(ctx.plan.seed), out: ctx.dataDir };
+  const args = [builtEntry("loadtest/src/seed/main.ts"), ...Object.entries(flags).flatMap(([name, value]) => [`--${name}`, value])];
   const { stdout } = await run(process.execPath, args, { env: { ...process.env, ...env }, maxBuffer: 64 * 2 ** 20 }).catch(
     (err: { stdout?: string; stderr?: string }) => {
       const tail = `${err.stdout ?? ""}\n${err.stderr ?? ""}`.trim().split("\n").slice(-8).join("\n");

@@ -4,8 +4,6 @@
  * for another cluster cannot leak into the bench's; each service gets only the LADDER_*
  * settings given to it.
  */
-
-/** This process's environment without LADDER_* variables. */
 export function baseEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith("LADDER_")));
 }

@@ -25,12 +25,8 @@ export function rate(perSec: number): string {
   return perSec >= 100 ? count(perSec) : String(Number(perSec.toPrecision(3)));
 }
 
-/** A latency in ms: 3 significant digits below 100 ms, whole ms above. */
-export function ms(value: number): string {
-  if (!Number.isFinite(value)) return "—";
-  if (value >= 100) return count(value);
-  return String(Number(value.toPrecision(3)));
-}
+/** A latency in ms, written as a rate is: 3 significant digits below 100 ms, whole ms above. */
+export const ms = rate;
 
 /** a / b as "12.3x" (3 significant digits, whole numbers from 1000x); "—" when undefined. */
 export function ratio(a: number | undefined, b: number | undefined): string {

@@ -9,19 +9,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { machineInfo } from "../infra/machine-info.js";
 import type { BenchRecord } from "../run-benchmark.js";
 import { BENCH_NAMES } from "../options.js";
 import { renderMarkdown } from "./table.js";
-
-export interface MachineInfo {
-  cpus: number;
-  cpuModel: string;
-  memoryGiB: number;
-  node: string;
-  platform: string;
-  redisServer: string;
-  kafka: string;
-}
 
 export interface BenchReport {
   tool: "ladder-bench";
@@ -31,7 +22,7 @@ export interface BenchReport {
   finishedAt: string;
   wallSeconds: number;
   selected: string[];
-  machine: MachineInfo;
+  machine: ReturnType<typeof machineInfo>;
   loadavgStart: number[];
   loadavgEnd: number[];
   benchmarks: BenchRecord[];
@@ -81,7 +72,6 @@ function commandArgs(r: BenchReport): string {
   return args.length ? ` -- ${args.join(" ")}` : "";
 }
 
-/** Writes the JSON and the Markdown; returns their paths. */
 export function writeReport(r: BenchReport, outDir: string): { json: string; markdown: string } {
   const dir = resolve(outDir);
   mkdirSync(dir, { recursive: true });

@@ -55,7 +55,6 @@ export function clusterProcesses(cluster: IngestCluster, kafkaPid: number | unde
   ];
 }
 
-/** The CPU seconds of each process now. */
 export function readCpu(processes: readonly ClusterProcess[]): Promise<number[]> {
   return Promise.all(processes.map((p) => p.cpu()));
 }
@@ -105,14 +104,11 @@ export function clusterCpuTable(f: ClusterCpuFigures): Table {
     ...f.kinds.map((k) => ({ what: k.count > 1 ? `${k.kind} (${k.count})` : k.kind, us: k.usPerUpdate })),
     { what: "the whole cluster", us: f.totalUsPerUpdate },
   ];
-  return tableOf(
-    `Cluster CPU per acknowledged update (${whole(f.updates)} updates acknowledged, ${f.seconds} s from the first write to the last applied; rest rates taken out)`,
-    rows,
-    [
-      ["processes", (r) => r.what],
-      ["CPU µs per update", (r) => (Number.isFinite(r.us) ? r.us.toFixed(1) : "—")],
-    ],
-  );
+  const title = `Cluster CPU per acknowledged update (${whole(f.updates)} updates acknowledged, ${f.seconds} s from the first write to the last applied; rest rates taken out)`;
+  return tableOf(title, rows, [
+    ["processes", (r) => r.what],
+    ["CPU µs per update", (r) => (Number.isFinite(r.us) ? r.us.toFixed(1) : "—")],
+  ]);
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);

@@ -7,8 +7,7 @@ import { createScoreProducer, ensureScoreTopic } from "@ladder/log/kafka";
 import type { LogClient } from "@ladder/log/log-client";
 import { buildPlacement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
-import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { appliedCounter, untilApplied, type Offsets } from "../../seed/apply-watch.js";
+import { appliedCounter, seededCount, untilApplied } from "../../seed/apply-watch.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { BENCH_BOARD, BENCH_KEY_PREFIX, BENCH_SLOTS } from "../infra/bench-board.js";
 import { redisCpu, selfCpu, sumProbes } from "../infra/cpu-meter.js";
@@ -18,7 +17,7 @@ import { measureClosedLoop } from "../infra/measure.js";
 import { clusterCpuFigures, clusterCpuTable, clusterProcesses, readCpu, restCores, type ClusterProcess } from "./cluster-cpu.js";
 import { ingestTable, type IngestFigures } from "./ingest-table.js";
 import { produceBatch, zaddBatch } from "./raw-paths.js";
-import { updateBatches } from "./update-stream.js";
+import { asSet, updateBatches } from "./update-stream.js";
 
 const DRAIN_STALL_MS = 300_000; // 5 min without a partition catching up
 /** Seconds of rest over which the cluster's processes' rest rates are read. */
@@ -69,16 +68,7 @@ async function measureEndToEnd(
   const send = () =>
     cluster.writer
       .ingest()
-      .submitScores({
-        updates: next(p.batch).map((u) => ({
-          board: BENCH_BOARD,
-          playerId: u.playerId,
-          op: Operation.SET,
-          value: BigInt(u.points),
-          timestampMs: 0n,
-          eventId: u.eventId,
-        })),
-      })
+      .submitScores({ updates: next(p.batch).map((u) => asSet(u, 0)) })
       .then((res) => {
         acknowledged += res.accepted;
         return res;
@@ -103,7 +93,7 @@ async function measureEndToEnd(
   });
   const loadEnd = performance.now();
   const end = await client.endOffsetsOnce(cluster.topic);
-  const produced = sumOffsets(end) - sumOffsets(start);
+  const produced = seededCount(start, end);
   ctx.say(`waiting for the shard nodes to apply all ${produced.toLocaleString("en-US")} acknowledged updates`);
   const last = new Map([...end].filter(([p, o]) => o > (start.get(p) ?? 0n)).map(([p, o]) => [p, o - 1n]));
   await untilApplied(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, last, DRAIN_STALL_MS);
@@ -167,10 +157,4 @@ async function measureRawRedis(ctx: BenchContext, cluster: IngestCluster): Promi
   } finally {
     connections.forEach((c) => c.disconnect());
   }
-}
-
-function sumOffsets(o: Offsets): number {
-  let n = 0n;
-  for (const v of o.values()) n += v;
-  return Number(n);
 }

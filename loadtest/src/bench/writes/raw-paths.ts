@@ -16,28 +16,13 @@ import type { RecordProducer } from "@ladder/log/record-producer";
 import { shardOf, type Placement } from "@ladder/model/placement";
 import { encodeSortKey } from "@ladder/model/score-encoding";
 import { encodeScoreEvent } from "@ladder/model/score-event";
-import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { BENCH_BOARD, BENCH_SPEC } from "../infra/bench-board.js";
-import type { BenchUpdate } from "./update-stream.js";
+import { BENCH_SPEC } from "../infra/bench-board.js";
+import { asSet, type BenchUpdate } from "./update-stream.js";
 
 /** Produces one batch (on a producer of log/src/kafka.ts's createScoreProducer, as ingest's) as ingest would have encoded it (time stamped now, as ingest does for timestamp 0). */
 export async function produceBatch(producer: RecordProducer, topic: string, batch: readonly BenchUpdate[]): Promise<void> {
   const now = Date.now();
-  const messages = batch.map((u) => ({
-    key: u.playerId,
-    partition: u.slot,
-    value: encodeScoreEvent(
-      {
-        board: BENCH_BOARD,
-        playerId: u.playerId,
-        op: Operation.SET,
-        value: BigInt(u.points),
-        timestampMs: BigInt(now),
-        eventId: u.eventId,
-      },
-      now,
-    ),
-  }));
+  const messages = batch.map((u) => ({ key: u.playerId, partition: u.slot, value: encodeScoreEvent(asSet(u, now), now) }));
   await producer.send(topic, messages);
 }
 

@@ -101,7 +101,7 @@ async function seedTopic(ctx: BenchContext, client: LogClient, topic: string, re
       topic,
       eventIds,
       records: r.produced,
-      seconds: Math.round(seconds * 100) / 100,
+      seconds: round2(seconds),
       perSec: Math.round(r.produced / seconds),
       logBytes: r.bytes,
     };
@@ -123,17 +123,12 @@ async function rebuildInto(ctx: BenchContext, client: LogClient, seeded: SeedFig
     const start = performance.now();
     let firstAt: number | undefined;
     let doneAt: number | undefined;
-    const poll = setInterval(
-      () =>
-        void applied().then(
-          (n) => {
-            if (n > 0) firstAt ??= performance.now();
-            if (n >= records) doneAt ??= performance.now();
-          },
-          () => {},
-        ),
-      POLL_MS,
-    );
+    const check = async () => {
+      const n = await applied().catch(() => 0);
+      if (n > 0) firstAt ??= performance.now();
+      if (n >= records) doneAt ??= performance.now();
+    };
+    const poll = setInterval(() => void check(), POLL_MS);
     const stampOf = (id: string) =>
       shardStamp({ shardId: id, topic, numSlots: BENCH_SLOTS, slots: placement.slotsOf.get(id) ?? [], boards: BENCH_SPECS });
     await Promise.all(

@@ -5,10 +5,11 @@
  * (`<run>:<n>`). Deterministic for a seed.
  */
 import { slotOf } from "@ladder/model/placement";
+import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
-import { BENCH_SLOTS, BENCH_SPEC } from "../infra/bench-board.js";
+import { BENCH_BOARD, BENCH_SLOTS, BENCH_SPEC } from "../infra/bench-board.js";
 
 export interface BenchUpdate {
   playerId: string;
@@ -28,4 +29,10 @@ export function updateBatches(seed: number, players: number, runId: string, nowM
       const id = playerId(rng.nextInt(players));
       return { playerId: id, slot: slotOf(id, BENCH_SLOTS), points: scores.points(rng), eventId: `${runId}:${n++}` };
     });
+}
+
+/** The update as a SET on BENCH_BOARD at `timestampMs` (0: ingest stamps it), as SubmitScores and a ScoreEvent take it. */
+export function asSet(u: BenchUpdate, timestampMs: number) {
+  const { playerId, eventId } = u;
+  return { board: BENCH_BOARD, playerId, op: Operation.SET, value: BigInt(u.points), timestampMs: BigInt(timestampMs), eventId };
 }
