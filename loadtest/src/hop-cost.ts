@@ -37,17 +37,12 @@ if (values.serve) {
   const client = createClient(Health, `127.0.0.1:${port}`);
   const redis = new Redis(values.redis);
   const stamp = "bench|hop-cost"; // writer and reader agree on it: the shard serves
-  await new ShardWriter({ shardId: "bench", stamp, builtFrom: stamp, redis, keyPrefix: "bench-hop:", dedupWindowMs: 0 }).markServing(
-    600_000,
-  );
+  const writer = new ShardWriter({ shardId: "bench", stamp, builtFrom: stamp, redis, keyPrefix: "bench-hop:", dedupWindowMs: 0 });
+  await writer.markServing(600_000);
   const reader = new ShardReader({ shardId: "bench", stamp, redis, keyPrefix: "bench-hop:" });
-  const redisCall = () => reader.entry("b", "p");
-  const grpcCall = () => client.check({ service: "" });
+  const hops = { "redis script": () => reader.entry("b", "p"), "grpc unary": () => client.check({ service: "" }) };
   const rows = [];
-  for (const [name, fn] of [
-    ["redis script", redisCall],
-    ["grpc unary", grpcCall],
-  ] as const) {
+  for (const [name, fn] of Object.entries(hops)) {
     for (let i = 0; i < 2000; i++) await fn(); // warm-up
     rows.push({ name, sequentialPerSec: await rate(fn, calls, 1), inFlight64PerSec: await rate(fn, calls, 64) });
   }

@@ -5,13 +5,10 @@ import type { Config } from "@ladder/platform/config";
 import { kafkaLoginFromFile } from "@ladder/platform/credentials-file";
 import type { KafkaSecurity } from "@ladder/platform/kafka-security";
 
-/** The Kafka user a seed logs in as when the configuration names none. */
-export const SEED_KAFKA_USER = "ingest";
-
 /** `config`'s own Kafka security, else the credentials file's ingest login; undefined: PLAINTEXT without login. */
 export function seedKafkaSecurity(config: Pick<Config, "kafkaSecurity" | "clientCredentialsFile">): KafkaSecurity | undefined {
   if (config.kafkaSecurity) return config.kafkaSecurity;
-  const login = kafkaLoginFromFile(config.clientCredentialsFile, SEED_KAFKA_USER);
+  const login = kafkaLoginFromFile(config.clientCredentialsFile, "ingest");
   if (!login) return undefined;
   return {
     sasl: { mechanism: "scram-sha-512", username: login.username, password: login.password },

@@ -25,7 +25,13 @@ export interface LoadtestResult {
   environment: { node: string; platform: string; cpus: number; cpuModel: string };
   pacing: { kind: "open" | "closed"; sent: number; unsent: number; peakInFlight?: number };
   operations: Partial<Record<Operation, OperationResult>>;
-  totals: RunTotals;
+  totals: {
+    calls: number;
+    callsPerSec: number;
+    /** Score updates acknowledged per second (write calls x batch, failed calls excluded). */
+    updatesPerSec: number;
+    errors: number;
+  };
   lag: { probes: ProbeStats; latencyMs: LatencySummary; percentiles: PercentilePoint[] };
   series: Array<{ t: number; ops: Record<Operation, IntervalPoint>; lag: IntervalPoint }>;
   histograms: Record<string, string>;
@@ -62,14 +68,6 @@ export interface LatencySummary {
   p99: number;
   p999: number;
   max: number;
-}
-
-export interface RunTotals {
-  calls: number;
-  callsPerSec: number;
-  /** Score updates acknowledged per second (write calls x batch, failed calls excluded). */
-  updatesPerSec: number;
-  errors: number;
 }
 
 /** One operation over one interval of the time series. Latencies in ms. */

@@ -7,6 +7,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { LadderClient } from "@ladder/client";
+import type { LoadtestOptions } from "./options.js";
 
 type IngestClient = LadderClient["ingest"];
 type RouterClient = LadderClient["leaderboard"];
@@ -17,15 +18,7 @@ export interface ClusterClients {
   close(): void;
 }
 
-export interface ClientSettings {
-  router: string;
-  ingest: string;
-  connections: number;
-  timeoutMs: number;
-  token: string | undefined;
-}
-
-export function clusterClients(s: ClientSettings): ClusterClients {
+export function clusterClients(s: Pick<LoadtestOptions, "router" | "ingest" | "connections" | "timeoutMs" | "token">): ClusterClients {
   const clients = Array.from(
     { length: s.connections },
     () =>

@@ -93,11 +93,6 @@ export class FreshnessProbe {
     ((this.deps.counts?.(writeSentMs) ?? true) ? this.stats : this.uncounted).writeFailed++;
   }
 
-  /** Probes waiting now. */
-  get inFlight(): number {
-    return this.running.size;
-  }
-
   /** Waits for every started probe to see its write, time out or be superseded. */
   async drain(): Promise<void> {
     while (this.running.size) await Promise.all([...this.running]);

@@ -37,8 +37,6 @@ export function newHistogram(): Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3, autoResize: true });
 }
 
-const toMicros = (ms: number) => Math.max(1, Math.round(ms * 1000));
-
 /** One answered (or failed) call: when it was sent, how long it took, how it failed. */
 export interface CallRecord {
   /** Its send time (clock ms): what decides whether it counts. */
@@ -68,7 +66,7 @@ export class LatencyRecorder<K extends string> {
   record(name: K, { sentMs, latencyMs, errorCode }: CallRecord): void {
     const total = this.totals.get(name)!;
     const current = this.interval.get(name)!;
-    const us = toMicros(latencyMs);
+    const us = Math.max(1, Math.round(latencyMs * 1000));
     current.histogram.recordValue(us);
     if (this.counts(sentMs)) {
       total.histogram.recordValue(us);

@@ -12,7 +12,7 @@ import { OPERATIONS, pickOperation } from "../workload/op-mix.js";
 import { activePlayers } from "../workload/player-ids.js";
 import { rngFor, type Rng } from "../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution.js";
-import { runClosedLoop } from "./closed-loop.js";
+import { runClosedLoop, type ClosedLoopDeps } from "./closed-loop.js";
 import { statusName, type ClusterClients } from "./cluster-clients.js";
 import { FreshnessProbe } from "./freshness-probe.js";
 import { LatencyRecorder } from "./latency-recorder.js";
@@ -41,14 +41,8 @@ const TICK_MS = 1000; // progress line and time-series resolution
 /** How long the audit waits for audited players to read as expected after the load (applying the last writes). */
 const AUDIT_SETTLE_MS = 60_000;
 
-export async function runLoadtest({
-  options,
-  spec,
-  clients,
-  print,
-  signal,
-  clock = () => performance.now(),
-}: LoadtestDeps): Promise<LoadtestResult> {
+export async function runLoadtest(deps: LoadtestDeps): Promise<LoadtestResult> {
+  const { options, spec, clients, print, signal, clock = () => performance.now() } = deps;
   const rng = rngFor(options.seed);
   const startMs = clock();
   const window = new MeasuredWindow(startMs + options.warmupMs, startMs + options.warmupMs + options.durationMs);
@@ -135,16 +129,14 @@ function recordingSender(
   return { send, inFlight: () => inFlight };
 }
 
-interface DriveDeps {
-  send(sentMs: number): Promise<void>;
-  clock(): number;
-  stopped(): boolean;
-  /** The run's start: warm-up and window are timed from it. */
-  startMs: number;
-}
-
-/** Sends the load of the warm-up and the window, one timetable or one closed loop for both; resolves when every call is answered. */
-async function drive(options: LoadtestOptions, d: DriveDeps): Promise<LoadtestResult["pacing"]> {
+/**
+ * Sends the load of the warm-up and the window, both timed from `d.startMs` (the run's start), one timetable or one
+ * closed loop for both; resolves when every call is answered.
+ */
+async function drive(
+  options: LoadtestOptions,
+  d: Required<Pick<ClosedLoopDeps, "send" | "clock" | "stopped" | "startMs">>,
+): Promise<LoadtestResult["pacing"]> {
   const { pacing } = options;
   const durationMs = options.warmupMs + options.durationMs;
   if (pacing.kind === "open") {

@@ -18,16 +18,6 @@ import type { LoadtestOptions, WriteOp } from "./options.js";
 const WIRE_OP: Record<WriteOp, WireOp> = { set: WireOp.SET, inc: WireOp.INCREMENT, best: WireOp.BEST };
 const MAX_INCREMENT = 100;
 
-/** One update of a SubmitScores request, as sent. */
-interface Update {
-  board: string;
-  playerId: string;
-  op: WireOp;
-  value: bigint;
-  timestampMs: bigint;
-  eventId: string;
-}
-
 export interface OperationDeps {
   clients: ClusterClients;
   options: Pick<LoadtestOptions, "board" | "batch" | "writeOp" | "topLimit" | "aroundRadius">;
@@ -56,17 +46,14 @@ export function operationRunner(deps: OperationDeps): OperationRunner {
   const writeValue = () => (options.writeOp === "inc" ? 1 + rng.nextInt(MAX_INCREMENT) : scores.points(rng));
 
   async function write(sentMs: number): Promise<unknown> {
-    const updates: Update[] = [];
-    for (let i = 0; i < options.batch; i++) {
-      updates.push({
-        board,
-        playerId: nextPlayer(),
-        op: WIRE_OP[options.writeOp],
-        value: BigInt(writeValue()),
-        timestampMs: 0n,
-        eventId: `${runId}:${seq++}`,
-      });
-    }
+    const updates = Array.from({ length: options.batch }, () => ({
+      board,
+      playerId: nextPlayer(),
+      op: WIRE_OP[options.writeOp],
+      value: BigInt(writeValue()),
+      timestampMs: 0n,
+      eventId: `${runId}:${seq++}`,
+    }));
     const last = updates[updates.length - 1]!;
     const probed = probe?.claim(last.playerId) ?? false;
     if (probed) {

@@ -16,14 +16,7 @@ export interface TickerDeps {
   everyMs: number;
 }
 
-export interface Ticker {
-  /** Stops the timer and closes the last, partial interval (if it is not empty of time). Idempotent. */
-  stop(): void;
-  /** Largest resident set size seen, bytes. */
-  readonly peakRss: number;
-}
-
-export function startTicker(d: TickerDeps): Ticker {
+export function startTicker(d: TickerDeps) {
   const start = d.clock();
   let last = start;
   let peakRss = process.memoryUsage().rss;
@@ -39,12 +32,14 @@ export function startTicker(d: TickerDeps): Ticker {
   const timer = setInterval(tick, d.everyMs);
   let stopped = false;
   return {
+    /** Stops the timer and closes the last, partial interval (if it is not empty of time). Idempotent. */
     stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
       if (d.clock() - last > 50) tick(); // 50 ms: a shorter tail would print a meaningless rate
     },
+    /** Largest resident set size seen, bytes. */
     get peakRss() {
       return peakRss;
     },

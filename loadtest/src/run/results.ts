@@ -15,7 +15,7 @@ import {
 import { OPERATIONS, type Operation } from "../workload/op-mix.js";
 import type { LatencyRecorder } from "./latency-recorder.js";
 import type { LoadtestOptions } from "./options.js";
-import { latencySummary, opSummary, percentileUs } from "./summary.js";
+import { latencySummary, opSummary, percentileUs, perSec } from "./summary.js";
 
 /** Percentiles of the latency spectrum, as HdrHistogram plots them. */
 export const SPECTRUM = [0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100] as const;
@@ -81,8 +81,4 @@ export function publicOptions(o: LoadtestOptions): Record<string, unknown> {
 function spectrum(h: Histogram): PercentilePoint[] {
   if (h.totalCount === 0) return [];
   return SPECTRUM.map((p) => ({ percentile: p, ms: percentileUs(h, p) / 1000 }));
-}
-
-function perSec(n: number, ms: number): number {
-  return ms > 0 ? Math.round((n / ms) * 1000 * 10) / 10 : 0;
 }

@@ -27,9 +27,14 @@ export function opSummary(totals: Readonly<OpTotals>, elapsedMs: number): OpSumm
     errors,
     notFound,
     errorsByCode: { ...totals.errorsByCode },
-    callsPerSec: elapsedMs > 0 ? Math.round((totals.count / elapsedMs) * 1000 * 10) / 10 : 0,
+    callsPerSec: perSec(totals.count, elapsedMs),
     latencyMs: latencySummary(totals.histogram),
   };
+}
+
+/** `n` per second of `ms`, to 0.1 (0 over no time). */
+export function perSec(n: number, ms: number): number {
+  return ms > 0 ? Math.round((n / ms) * 1000 * 10) / 10 : 0;
 }
 
 /**

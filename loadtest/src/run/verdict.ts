@@ -34,11 +34,10 @@ export function verdict(r: Pick<LoadtestResult, "operations" | "totals" | "audit
   const reads = READS.map((op) => r.operations[op]).filter((s) => s !== undefined && s.calls > 0);
   const readCalls = reads.reduce((n, s) => n + s!.calls, 0);
   const readsNotFound = reads.reduce((n, s) => n + s!.notFound, 0);
-  if (readCalls > 0 && readsNotFound === readCalls) {
+  if (readCalls > 0 && readsNotFound === readCalls)
     reasons.push(
       `${fmt(readsNotFound)} of ${fmt(readCalls)} reads NOT_FOUND: the board holds none of the players read (seed it first with the same --board and --players: npm run seed)`,
     );
-  }
   if (r.audit && (r.audit.lost > 0 || r.audit.doubled > 0))
     reasons.push(`loss audit: ${fmt(r.audit.lost)} players lost increments, ${fmt(r.audit.doubled)} doubled`);
   return { ok: reasons.length === 0, reasons, exitCode: reasons.length ? 1 : 0 };

@@ -90,11 +90,6 @@ export function appliedCounter(shards: readonly Redis[], offsetsKey: string, sta
   return async () => appliedAfter(start, await readApplied(shards, offsetsKey));
 }
 
-/** Partitions of `target` (the last offset to apply, per partition) whose applied offset is still below it. */
-export function behind(target: Offsets, applied: Offsets): number[] {
-  return [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o).map(([p]) => p);
-}
-
 /**
  * Polls the shards every 100 ms until every partition of `target` is applied: the ms waited; throws
  * (naming the partitions behind) when no partition caught up for `stallMs`.
@@ -102,10 +97,11 @@ export function behind(target: Offsets, applied: Offsets): number[] {
 export async function untilApplied(shards: readonly Redis[], offsetsKey: string, target: Offsets, stallMs: number): Promise<number> {
   const t0 = performance.now();
   for (let left = -1, since = t0; ; await new Promise((r) => setTimeout(r, 100))) {
-    const now = behind(target, await readApplied(shards, offsetsKey));
-    if (now.length === 0) return performance.now() - t0;
-    if (now.length !== left) [left, since] = [now.length, performance.now()];
+    const applied = await readApplied(shards, offsetsKey);
+    const behind = [...target].filter(([p, o]) => (applied.get(p) ?? -1n) < o).map(([p]) => p);
+    if (behind.length === 0) return performance.now() - t0;
+    if (behind.length !== left) [left, since] = [behind.length, performance.now()];
     if (performance.now() - since > stallMs)
-      throw new Error(`the shard nodes applied nothing more for ${stallMs / 1000} s; partitions behind: ${now.join(", ")}`);
+      throw new Error(`the shard nodes applied nothing more for ${stallMs / 1000} s; partitions behind: ${behind.join(", ")}`);
   }
 }

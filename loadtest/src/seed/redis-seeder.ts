@@ -33,13 +33,8 @@ export interface RedisSeedDeps {
   onProgress(written: number): void;
 }
 
-export interface RedisSeedResult {
-  written: number;
-  commands: number;
-  perShard: Record<string, number>;
-}
-
-export async function seedRedis(d: RedisSeedDeps): Promise<RedisSeedResult> {
+/** Members written, ZADD commands sent, and members written per shard id. */
+export async function seedRedis(d: RedisSeedDeps) {
   const index = new Map(d.shards.map((s, i) => [s.id, i]));
   const shardOfSlot = d.placement.slotToShard.map((id) => {
     const i = index.get(id);

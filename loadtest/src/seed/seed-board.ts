@@ -30,23 +30,16 @@ export function configuredBoard(config: Pick<Config, "boards">, board: string): 
   return { spec: config.boards.forBoard(board), stored: board };
 }
 
-/** A defined board's seed target; a problem (a string) when it cannot be seeded. */
-export function definedBoard(board: string, definition: Parameters<typeof specOfDefinition>[0]): SeedBoard | string {
-  const spec = specOfDefinition(definition);
-  if (spec.period.kind !== "none")
-    return `board "${board}" has periods: seed it through ingest (SubmitScores), which resolves each record's period`;
-  const op = resolveOp(Operation.SET, spec);
-  if ("problem" in op) return `a seed SETs scores: ${op.problem}`;
-  return { spec, rules: definition.rules!, stored: storedBoardName(board, spec) };
-}
-
-/** Reads the definitions topic to its end once and resolves `board`. */
+/** Reads the definitions topic to its end once and resolves `board`; throws when it is a defined board that cannot be seeded. */
 export async function resolveSeedBoard(config: Config, client: LogClient, log: Logger, board: string): Promise<SeedBoard> {
   const defs = await BoardDefinitions.start({ client, topic: boardsTopicOf(config.scoreTopic), implicit: undefined, log });
   const definition = defs.catalog.definition(board);
   await defs.stop();
   if (!definition) return configuredBoard(config, board);
-  const target = definedBoard(board, definition);
-  if (typeof target === "string") throw new Error(target);
-  return target;
+  const spec = specOfDefinition(definition);
+  if (spec.period.kind !== "none")
+    throw new Error(`board "${board}" has periods: seed it through ingest (SubmitScores), which resolves each record's period`);
+  const op = resolveOp(Operation.SET, spec);
+  if ("problem" in op) throw new Error(`a seed SETs scores: ${op.problem}`);
+  return { spec, rules: definition.rules!, stored: storedBoardName(board, spec) };
 }

@@ -13,7 +13,7 @@ import { readApplied, seededCount, watchApplied, type Offsets } from "./apply-wa
 import { seedKafka } from "./kafka-seeder.js";
 import type { SeedOptions } from "./options.js";
 import { population, type SeededPlayer } from "./population.js";
-import { progressBar } from "./progress-bar.js";
+import { progressBar, type ProgressBar } from "./progress-bar.js";
 import { seedRedis, type RedisShard } from "./redis-seeder.js";
 import type { SeedBoard } from "./seed-board.js";
 import { shardMemory, type ShardMemory } from "./shard-memory.js";
@@ -60,36 +60,42 @@ function players(ctx: SeedContext): Iterable<SeededPlayer[]> {
   return population({ first: options.first, count: options.players, seed: options.seed, numSlots: config.numSlots, scores });
 }
 
-async function timed<T>(name: string, records: () => number, phases: PhaseFigures[], fn: () => Promise<T>): Promise<T> {
+/** A phase's figures: its rate, and its seconds to 0.01 s. */
+function phase(name: string, records: number, seconds: number): PhaseFigures {
+  return { name, records, seconds: Math.round(seconds * 100) / 100, perSec: Math.round(records / seconds) };
+}
+
+/**
+ * Runs `work` as the phase `name`, `bar` showing its progress (`work` reports it), then adds the phase's figures to
+ * `phases`: the bar's last count, less `before()` (what was done before the phase began), over its time.
+ */
+async function timed<T>(
+  phases: PhaseFigures[],
+  name: string,
+  bar: ProgressBar,
+  work: (onProgress: (done: number) => void) => Promise<T>,
+  before = () => 0,
+): Promise<T> {
   const start = performance.now();
-  const out = await fn();
-  const seconds = (performance.now() - start) / 1000;
-  phases.push({ name, records: records(), seconds: Math.round(seconds * 100) / 100, perSec: Math.round(records() / seconds) });
-  return out;
+  let done = 0;
+  try {
+    const out = await work((n) => bar.update((done = n)));
+    phases.push(phase(name, done - before(), (performance.now() - start) / 1000));
+    return out;
+  } finally {
+    bar.finish();
+  }
 }
 
 /** Members straight into the shards' sorted sets. */
 export async function runRedisSeed(ctx: SeedContext): Promise<PathRun> {
-  const { options, config } = ctx;
+  const { options, config, shards, placement, target } = ctx;
   const phases: PhaseFigures[] = [];
-  const bar = progressBar("players", options.players);
-  let written = 0;
-  const result = await timed(
-    "zadd",
-    () => written,
-    phases,
-    () =>
-      seedRedis({
-        shards: ctx.shards,
-        placement: ctx.placement,
-        key: keyLayout(config.keyPrefix).board(ctx.target.stored),
-        spec: ctx.target.spec,
-        batch: options.batch,
-        parallel: options.parallel,
-        players: players(ctx),
-        onProgress: (n) => bar.update((written = n)),
-      }),
-  ).finally(() => bar.finish());
+  const key = keyLayout(config.keyPrefix).board(target.stored);
+  const { batch, parallel } = options;
+  const result = await timed(phases, "zadd", progressBar("players", options.players), (onProgress) =>
+    seedRedis({ shards, placement, key, spec: target.spec, batch, parallel, players: players(ctx), onProgress }),
+  );
   return { phases, complete: true, extra: { commands: result.commands, perShard: result.perShard } };
 }
 
@@ -108,59 +114,42 @@ export async function runKafkaSeed(ctx: SeedContext, client: LogClient): Promise
   const phases: PhaseFigures[] = [];
   try {
     const before = await endOffsets();
-    const bar = progressBar("produced", options.players);
-    let produced = 0;
-    const result = await timed(
-      "produce",
-      () => produced,
-      phases,
-      () =>
-        seedKafka({
-          producer,
-          topic: config.scoreTopic,
-          board: options.board,
-          target: ctx.target,
-          batch: options.batch,
-          parallel: options.parallel,
-          players: players(ctx),
-          onProgress: (n) => bar.update((produced = n)),
-        }),
-    ).finally(() => bar.finish());
+    const { board, batch, parallel } = options;
+    const result = await timed(phases, "produce", progressBar("produced", options.players), (onProgress) =>
+      seedKafka({ producer, topic: config.scoreTopic, board, target: ctx.target, batch, parallel, players: players(ctx), onProgress }),
+    );
     const after = await endOffsets();
-    if (!options.wait) return { phases, complete: false, extra: { logBytes: result.bytes, requests: result.requests } };
+    const extra = { logBytes: result.bytes, requests: result.requests };
+    if (!options.wait) return { phases, complete: false, extra };
     ctx.say(
       `waiting for the shard nodes to apply ${seededCount(before, after).toLocaleString("en-US")} records (the log is the truth; they apply it like any other)`,
     );
-    const applyBar = progressBar("applied ", seededCount(before, after));
     let applied = 0;
     let appliedBefore: number | undefined; // applied while producing, before the wait began
     const offsetsKey = keyLayout(config.keyPrefix).offsets;
+    const redis = ctx.shards.map((s) => s.redis);
     const complete = await timed(
-      "apply tail after produce",
-      () => applied - (appliedBefore ?? 0),
       phases,
-      () =>
+      "apply tail after produce",
+      progressBar("applied ", seededCount(before, after)),
+      (onProgress) =>
         watchApplied({
           before,
           after,
-          read: () =>
-            readApplied(
-              ctx.shards.map((s) => s.redis),
-              offsetsKey,
-            ),
+          read: () => readApplied(redis, offsetsKey),
           onProgress: (n) => {
             appliedBefore ??= n;
-            applyBar.update((applied = n));
+            onProgress((applied = n));
           },
           pollMs: 250,
           stallMs: STALL_MS,
           sleep: (ms) => sleep(ms),
           clock: () => performance.now(),
         }),
-    ).finally(() => applyBar.finish());
-    const total = phases[0]!.seconds + phases[1]!.seconds;
-    phases.push({ name: "produce + apply", records: applied, seconds: Math.round(total * 100) / 100, perSec: Math.round(applied / total) });
-    return { phases, complete, extra: { logBytes: result.bytes, requests: result.requests } };
+      () => appliedBefore ?? 0,
+    );
+    phases.push(phase("produce + apply", applied, phases[0]!.seconds + phases[1]!.seconds));
+    return { phases, complete, extra };
   } finally {
     await producer.disconnect();
   }

@@ -15,7 +15,6 @@ import { fmix32 } from "./rng.js";
 const ROUNDS = 4;
 
 export interface IdPermutation {
-  readonly n: number;
   /** The image of i in [0, n). */
   apply(i: number): number;
 }
@@ -39,7 +38,6 @@ export function idPermutation(n: number, key: number): IdPermutation {
     return left * size + right;
   };
   return {
-    n,
     apply(i) {
       let v = once(i);
       while (v >= n) v = once(v);

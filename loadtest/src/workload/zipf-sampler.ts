@@ -23,15 +23,13 @@ const TAYLOR_THRESHOLD = 1e-8;
 export interface ZipfSampler {
   /** A rank in [1, n]; rank 1 is the most frequent. */
   sample(rng: Rng): number;
-  readonly n: number;
-  readonly exponent: number;
 }
 
 /** A sampler of ranks 1..n with P(k) ∝ k^-exponent. Throws on n < 1 or exponent < 0. */
 export function zipfSampler(n: number, exponent: number): ZipfSampler {
   if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`zipf: n must be a positive integer, got ${n}`);
   if (!(exponent >= 0) || !Number.isFinite(exponent)) throw new RangeError(`zipf: exponent must be >= 0, got ${exponent}`);
-  if (exponent === 0) return { n, exponent, sample: (rng) => 1 + rng.nextInt(n) };
+  if (exponent === 0) return { sample: (rng) => 1 + rng.nextInt(n) };
   const s = exponent;
   const h = (x: number) => Math.exp(-s * Math.log(x));
   const hIntegral = (x: number) => {
@@ -46,8 +44,6 @@ export function zipfSampler(n: number, exponent: number): ZipfSampler {
   const hIntegralN = hIntegral(n + 0.5);
   const shortcut = 2 - hIntegralInverse(hIntegral(2.5) - h(2));
   return {
-    n,
-    exponent,
     sample(rng) {
       for (;;) {
         const u = hIntegralN + rng.nextDouble() * (hIntegralX1 - hIntegralN);
