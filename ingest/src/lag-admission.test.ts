@@ -231,6 +231,37 @@ describe("LagAdmission", () => {
     await gate.close();
   });
 
+  it("admits less to a shard whose records took longer than the bound, and more again once they keep within it", async () => {
+    const c = cluster();
+    const gate = new LagAdmission({ maxLagMs: 40, waitMs: 30, pollMs: 5 }, c.shards, c.metrics);
+    const target = async () => (await c.metrics.admitTarget.get()).values.find((v) => v.labels.shard === "shard-a")?.value ?? Number.NaN;
+    await write(gate, [[0, 0n]]);
+    await sleep(120);
+    c.applied.set(0, 0n); // applied about 120 ms after its acknowledgement: 3 times the bound
+    await sleep(30);
+    const shrunk = await target();
+    expect(shrunk).toBeGreaterThanOrEqual(0.01); // never below a quarter of the bound
+    expect(shrunk).toBeLessThan(0.02); // about 40 × 40 / 120 ms
+    // a record owed for about 25 ms: within the bound, past what is admitted now, so refused saying both
+    await write(gate, [[1, 0n]]);
+    await sleep(25);
+    const err = await refusal(gate.admit([0], far()));
+    expect(err.message).toMatch(
+      /^shard-a is \d+ ms behind the log, past the \d+ ms ingest admits there now to hold the bound of 40 ms \(LADDER_INGEST_MAX_LAG_MS\)/,
+    );
+    c.applied.set(1, 0n);
+    // records applied at once: the target grows back to the bound
+    for (let i = 1n; i <= 60n; i++) {
+      await write(gate, [[0, i]]);
+      c.applied.set(0, i);
+      await sleep(6);
+    }
+    await sleep(20);
+    expect(await target()).toBeGreaterThan(0.03);
+    expect(await target()).toBeLessThanOrEqual(0.04);
+    await gate.close();
+  });
+
   it("is off at a bound of 0", async () => {
     const c = cluster();
     const gate = new LagAdmission({ maxLagMs: 0, waitMs: 0, pollMs: 1 }, c.shards, c.metrics);

@@ -30,9 +30,19 @@
  * looked at: a slow shard slows the writes for its own players, not the others'.
  *
  * WHAT IT BOUNDS. Records are admitted to a shard only while what it owes, theirs included, takes
- * less than the bound at the rate it applies, so an admitted record waits about the bound at most,
- * plus one poll (what is seen is up to `pollMs` old) and the error of the rate. Past capacity the
- * backlog stays near the bound instead of growing; below it nothing waits and nothing changes.
+ * less than its target at the rate it applies, so an admitted record waits about the target, plus
+ * one poll (what is seen is up to `pollMs` old) and the error of the rate. Past capacity the backlog
+ * stays near the target instead of growing; below it nothing waits and nothing changes.
+ *
+ * THE TARGET FOLLOWS WHAT HAPPENED. A prediction misses: the rate is an average of a shard whose
+ * apply calls, fetches and pauses vary, and the time from admission to acknowledgement is not in it.
+ * So each poll also looks at what came true: the records it finds applied were acknowledged at known
+ * times, and the poll's answer bounds when they were applied, which gives their freshness (an upper
+ * bound, by at most one poll). A shard's target starts at the bound; when a poll finds records that
+ * took longer than the bound, the target shrinks in proportion (target × bound ÷ freshness, at least
+ * a quarter of the bound), and while they take less, it grows back by a tenth of the margin per poll.
+ * The bound is then what the records admitted actually see, not only what was predicted for them:
+ * a shard whose predictions run late takes less, one that keeps within the bound takes up to it.
  *
  * NOT GATED. A shard whose node does not serve (stopped, starting, catching up after a start,
  * rebuilding, or its Redis unreachable) is an outage, not load: its writes are admitted and the log
@@ -84,7 +94,7 @@ export class LagAdmission {
   constructor(
     private readonly o: LagAdmissionOptions,
     private readonly shards: ShardReaders,
-    private readonly metrics: Pick<IngestMetrics, "refusedCalls" | "lagWaits" | "shardLag">,
+    private readonly metrics: Pick<IngestMetrics, "refusedCalls" | "lagWaits" | "shardLag" | "admitTarget">,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -116,13 +126,13 @@ export class LagAdmission {
         const left = until - this.now();
         if (left <= 0 || this.closed) {
           this.metrics.refusedCalls.inc({ reason: "lag" });
-          const retryAfterMs = Math.min(
-            this.o.waitMs || 1_000,
-            Math.max(this.o.pollMs, Math.ceil((Number.isFinite(behind.lagMs) ? behind.lagMs : behind.ageMs) - this.o.maxLagMs)),
-          );
+          const lagMs = Number.isFinite(behind.lagMs) ? behind.lagMs : behind.ageMs;
+          const retryAfterMs = Math.min(this.o.waitMs || 1_000, Math.max(this.o.pollMs, Math.ceil(lagMs - behind.targetMs)));
+          const past =
+            behind.targetMs < this.o.maxLagMs ? `the ${Math.round(behind.targetMs)} ms ingest admits there now to hold the ` : "the ";
           throw new LadderError(
             Code.RESOURCE_EXHAUSTED,
-            `${behind.shardId} is ${Math.round(Number.isFinite(behind.lagMs) ? behind.lagMs : behind.ageMs)} ms behind the log, past the bound of ${this.o.maxLagMs} ms (LADDER_INGEST_MAX_LAG_MS): retry in ${retryAfterMs} ms; nothing of this batch was written`,
+            `${behind.shardId} is ${Math.round(lagMs)} ms behind the log, past ${past}bound of ${this.o.maxLagMs} ms (LADDER_INGEST_MAX_LAG_MS): retry in ${retryAfterMs} ms; nothing of this batch was written`,
             { retriable: true, retryAfterMs },
           );
         }
@@ -164,10 +174,10 @@ export class LagAdmission {
     for (const [shardId, n] of ticket.records) this.state(shardId).inFlight -= n;
   }
 
-  /** The shard furthest past the bound among those `records` would go to, if any. */
-  private behind(records: ReadonlyMap<string, number>): { shardId: string; lagMs: number; ageMs: number } | undefined {
+  /** The shard furthest past its target among those `records` would go to, if any. */
+  private behind(records: ReadonlyMap<string, number>): { shardId: string; lagMs: number; ageMs: number; targetMs: number } | undefined {
     const now = this.now();
-    let worst: { shardId: string; lagMs: number; ageMs: number } | undefined;
+    let worst: { shardId: string; lagMs: number; ageMs: number; targetMs: number } | undefined;
     for (const [shardId, n] of records) {
       const s = this.shardState.get(shardId);
       if (!s || !s.serving) continue;
@@ -182,7 +192,8 @@ export class LagAdmission {
         age,
         s.rate ? (owed + n) / s.rate : s.caughtUp && owed + n <= SLOW_START_RECORDS ? 0 : Number.POSITIVE_INFINITY,
       );
-      if (lagMs > this.o.maxLagMs && (!worst || lagMs > worst.lagMs)) worst = { shardId, lagMs, ageMs: age };
+      const targetMs = s.targetMs ?? this.o.maxLagMs;
+      if (lagMs > targetMs && (!worst || lagMs - targetMs > worst.lagMs - worst.targetMs)) worst = { shardId, lagMs, ageMs: age, targetMs };
     }
     return worst;
   }
@@ -221,13 +232,15 @@ export class LagAdmission {
         const progress = await reader.progress(partitions).catch(() => undefined); // unreachable: not serving
         s.serving = progress?.serving ?? false;
         if (!progress) return;
+        const answered = this.now();
         let applied = 0;
+        let freshest = -1; // the longest an entry found applied took from its acknowledgement (at most)
         partitions.forEach((partition, i) => {
           const p = this.pending.get(partition)!;
           const now = progress.applied[i]!;
           if (p.applied !== undefined && now > p.applied) applied += Number(now - p.applied);
           p.applied = now;
-          while (p.head < p.offsets.length && p.offsets[p.head]! <= now) p.head++;
+          for (; p.head < p.offsets.length && p.offsets[p.head]! <= now; p.head++) freshest = Math.max(freshest, answered - p.at[p.head]!);
           if (p.head >= p.offsets.length) this.pending.delete(partition);
           else if (p.head > 1024) {
             p.offsets.splice(0, p.head);
@@ -240,6 +253,7 @@ export class LagAdmission {
           const sample = applied / Math.max(1, asked - s.busySince);
           s.rate = s.rate === undefined ? sample : s.rate * (1 - RATE_WEIGHT) + sample * RATE_WEIGHT;
         }
+        if (freshest >= 0) this.steer(s, freshest);
         s.busySince = partitions.some((p) => this.pending.has(p)) ? asked : undefined;
         if (s.busySince === undefined) s.caughtUp = true;
       }),
@@ -257,8 +271,20 @@ export class LagAdmission {
       const last = p.offsets[p.offsets.length - 1]!;
       s.logged += Number(last - (p.applied ?? p.offsets[p.head]! - 1n));
     }
-    for (const [shardId, s] of this.shardState)
+    for (const [shardId, s] of this.shardState) {
       this.metrics.shardLag.set({ shard: shardId }, s.oldest === undefined ? 0 : (now - s.oldest) / 1000);
+      this.metrics.admitTarget.set({ shard: shardId }, (s.targetMs ?? this.o.maxLagMs) / 1000);
+    }
+  }
+
+  /** Moves a shard's target after a poll found records applied `freshnessMs` (at most) after their acknowledgement. */
+  private steer(s: ShardState, freshnessMs: number): void {
+    const bound = this.o.maxLagMs;
+    const target = s.targetMs ?? bound;
+    s.targetMs =
+      freshnessMs > bound
+        ? Math.max(bound * MIN_TARGET, (target * bound) / freshnessMs)
+        : Math.min(bound, target + (bound - freshnessMs) * TARGET_RECOVERY);
   }
 
   /** Stops polling; writes still waiting are refused. */
@@ -287,6 +313,8 @@ interface ShardState {
   busySince?: number | undefined;
   /** Whether a poll found it owing nothing (then, until it has a rate, its age alone holds it). */
   caughtUp: boolean;
+  /** The lag it is admitted up to (ms): the bound, less while its records take longer than the bound; unset = the bound. */
+  targetMs?: number;
 }
 
 /** What an admitted batch takes: its records per shard. */
@@ -302,6 +330,11 @@ const SLOW_START_RECORDS = 500;
 
 /** The weight of a new rate sample in the average. */
 const RATE_WEIGHT = 0.3;
+
+/** A shard's target never shrinks below this share of the bound. */
+const MIN_TARGET = 0.25;
+/** The share of the margin (bound − freshness seen) a target grows back by at each poll. */
+const TARGET_RECOVERY = 0.02;
 
 /** A promise and the function that resolves it. */
 function signal(): { promise: Promise<void>; resolve: () => void } {

@@ -54,6 +54,12 @@ export const ingestMetrics = metricSet((registry) => {
       labelNames: ["shard"] as const,
       registers,
     }),
+    admitTarget: new Gauge({
+      name: "ladder_ingest_admit_target_seconds",
+      help: "the lag up to which ingest admits writes to the shard: LADDER_INGEST_MAX_LAG_MS, less while its records took longer than that to be applied",
+      labelNames: ["shard"] as const,
+      registers,
+    }),
     refusedCalls: new Counter({
       name: "ladder_ingest_refused_calls_total",
       help: "SubmitScores calls not acknowledged, by reason: saturated (queue full, nothing written), deadline (not acknowledged in time), log_error (the produce request failed), quota (a write quota spent, nothing written), lag (a shard the batch writes to stayed past LADDER_INGEST_MAX_LAG_MS, nothing written)",
