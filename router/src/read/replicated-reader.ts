@@ -166,7 +166,8 @@ export class ReplicatedReader extends ShardReader {
    * refusal (a LadderError is final) and whether the primary was lost.
    */
   private async round<T>(read: (reader: ShardReader) => Promise<T>, onPrimary: () => Promise<T>): Promise<Round<T>> {
-    if (this.set.readable().length === 0)
+    const readable = this.set.readable(); // once per read: each call moves the set's turn on by one
+    if (readable.length === 0)
       return onPrimary().then(
         (value) => ({ value }),
         (err: unknown) => ({ refusal: err, primaryLost: this.set.primaryLost && !(err instanceof LadderError) }),
@@ -187,7 +188,7 @@ export class ReplicatedReader extends ShardReader {
         return undefined;
       }
     };
-    for (const redis of this.set.readable()) {
+    for (const redis of readable) {
       const got = await attempt(redis);
       if (got) return got;
     }
