@@ -130,7 +130,9 @@ describe("writes past capacity", () => {
     expect(waits).toBeGreaterThan(0); // the load was past what the shards apply
     expect(refusedByMetric).toBe(refusals.length);
     for (const e of refusals) {
-      expect(e.details).toMatch(/^shard-\d+ is \d+ ms behind the log, past the (\d+ ms ingest admits there now to hold the )?bound of 200 ms \(LADDER_INGEST_MAX_LAG_MS\)/);
+      expect(e.details).toMatch(
+        /^shard-\d+ is \d+ ms behind the log, past the (\d+ ms ingest admits there now to hold the )?bound of 200 ms \(LADDER_INGEST_MAX_LAG_MS\)/,
+      );
       expect(e.details).toContain("nothing of this batch was written");
       expect(Number(e.metadata.get("retry-after-ms")[0])).toBeGreaterThanOrEqual(1);
     }
