@@ -20,8 +20,9 @@
  * own). Per read this saves a command's encoding, parsing and promise plumbing in the router
  * (ioredis) and in Redis, which the router's CPU profile under rank load showed as its largest
  * cost after gRPC.
- * A reader made with `batch: false` sends each read at once, alone (the router's readers of
- * replica nodes: router/src/read/replicas.ts says why).
+ * A reader made with `batch: false` sends each read at once, alone. The router's readers of a
+ * replicated shard batch too, one reader per node: the reads of a turn that land on a node go as
+ * one command there.
  *
  * READS THAT MUST SEE ONE INSTANT. A caller that needs several reads of one shard at the same
  * instant (a page and what ranks its ties: router/src/read/page-ties.ts) asks them inside

@@ -207,10 +207,9 @@ export class ReplicatedReader extends ShardReader {
 
   private readerOf(redis: Redis): ShardReader {
     let reader = this.byNode.get(redis);
-    // not batched, since refusals for ~1 s after a primary was killed were blamed on batching; they
-    // recurred without it and were the dead primary's connection errors (now asked again: onNode), so
-    // batching could return here once measured under the failover test
-    if (!reader) this.byNode.set(redis, (reader = new ShardReader({ ...this.options, redis, batch: false })));
+    // batched as a primary's reads are: the reads of a turn that land on this node go as one command
+    // (a batch that fails is asked again read by read on the next node, as a single read would be)
+    if (!reader) this.byNode.set(redis, (reader = new ShardReader({ ...this.options, redis })));
     return reader;
   }
 }
