@@ -19,6 +19,7 @@ import { formatMinutes, writeReport, type BenchReport } from "./output/report.js
 import { benchPlan } from "./plan.js";
 import { grpcBenchmark } from "./grpc/grpc-bench.js";
 import { rankIndexBenchmark } from "./grpc/rank-index-bench.js";
+import { replicasBenchmark } from "./grpc/replicas-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
@@ -26,6 +27,7 @@ import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 const BENCHMARKS: Record<BenchName, Benchmark> = {
   grpc: grpcBenchmark,
   "rank-index": rankIndexBenchmark,
+  replicas: replicasBenchmark,
   ingest: ingestBenchmark,
   rebuild: rebuildBenchmark,
 };
@@ -38,7 +40,7 @@ const startedAt = new Date();
 const loadavgStart = loadAverages();
 const plan = benchPlan(options.quick);
 const dataDir = await mkdtemp(join(tmpdir(), "ladder-bench-"));
-const log = rootLogger({ level: "error", name: "bench" });
+const log = rootLogger({ level: (process.env.LADDER_BENCH_LOG_LEVEL ?? "error") as "error", name: "bench" });
 const cleanup = new CleanupStack((name, err) => console.error(`clean-up of ${name} failed: ${(err as Error).message ?? err}`));
 cleanup.push(`data dir ${dataDir}`, () => rm(dataDir, { recursive: true, force: true }));
 const ports = new Set<number>();

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-export const BENCH_NAMES = ["grpc", "rank-index", "ingest", "rebuild"] as const;
+export const BENCH_NAMES = ["grpc", "rank-index", "replicas", "ingest", "rebuild"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export interface BenchOptions {

@@ -1,9 +1,10 @@
 /**
  * What one `npm run bench` measures, and for how long: sizes, durations and concurrency of
  * every benchmark, full or `--quick` (small sizes and short runs: a smoke test of the whole
- * suite, whose figures mean little). The full plan is sized to finish in about 15 minutes on the
- * project's 2-core machine: "grpc" about 6 (its cluster, 1M players through Kafka, 3 rounds of
- * h2load), "ingest" and "rebuild" the rest (1M records produced twice, four replays).
+ * suite, whose figures mean little). The full plan takes about 25 minutes on the project's 2-core
+ * machine: "grpc" about 6 (its cluster, 1M players through Kafka, 3 rounds of h2load), "rank-index"
+ * 5 (two clusters of 1M players), "replicas" 3.5, "ingest" and "rebuild" the rest (1M records
+ * produced twice, four replays).
  *
  * THE SHAPE is the full plan's (`fullPlan`, its fields explained where they are set); the quick
  * plan is the same shape at smoke-test sizes.
@@ -58,6 +59,11 @@ function fullPlan() {
      * h2load as grpc's; then `writesPerS` updates a second for `writeS` s for the copies' freshness.
      */
     rankIndex: { players: 1_000_000, shards: [3, 6], rounds: 3, seconds: 5, connections: 4, streams: 16, writesPerS: 2_000, writeS: 10 },
+    /**
+     * GetRank with read replicas (grpc/replicas-bench.ts): `players` on `shards` shards behind one
+     * Sentinel, then for each count of `replicas` that many per shard, h2load as grpc's.
+     */
+    replicas: { players: 1_000_000, shards: 3, replicas: [0, 1, 2], rounds: 3, seconds: 5, connections: 4, streams: 16 },
     /** Random seed of every synthetic player and query. */
     seed: 1,
   };
@@ -73,5 +79,6 @@ export function benchPlan(quick: boolean): BenchPlan {
     rebuild: { ...full.rebuild, records: 50_000 },
     grpc: { ...full.grpc, players: 20_000, rounds: 1, seconds: 2 },
     rankIndex: { ...full.rankIndex, players: 20_000, rounds: 1, seconds: 2, writeS: 3 },
+    replicas: { ...full.replicas, players: 20_000, rounds: 1, seconds: 2 },
   };
 }

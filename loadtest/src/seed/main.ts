@@ -6,13 +6,13 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
 import { LogClient } from "@ladder/log/log-client";
 import { seedKafkaSecurity } from "../kafka-login.js";
 import { redisPasswordFromFile } from "@ladder/platform/credentials-file";
 import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
-import { loginOptions } from "@ladder/store";
+import { openRedis } from "@ladder/store";
+import { parseSentinelUrl } from "@ladder/platform/redis-address";
 import { rootLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
 import { exitOnHelp, isLoopbackHost, parseOrExit } from "../cli-values.js";
@@ -30,7 +30,7 @@ const LOCAL_REDIS_ADMIN = "ladder-router-admin";
 const log = rootLogger({ level: config.logLevel, name: "seed" });
 const options = parseOrExit((argv) => parseSeedOptions(argv, config));
 const remote = [
-  ...config.shards.map((s) => new URL(s.redisUrl).hostname),
+  ...config.shards.flatMap((s) => parseSentinelUrl(s.redisUrl)?.sentinels.map((x) => x.host) ?? [new URL(s.redisUrl).hostname]),
   ...config.kafkaBrokers.map((b) => b.replace(/:\d+$/, "")),
 ].filter((h) => !isLoopbackHost(h));
 if (remote.length) {
@@ -43,7 +43,7 @@ const say = (line: string) => console.log(line);
 const login = config.redisAdminLogin.username !== undefined ? config.redisAdminLogin : localAdminLogin();
 const shards = config.shards.map((s) => ({
   id: s.id,
-  redis: new Redis(s.redisUrl, { ...loginOptions(s.redisUrl, login), lazyConnect: true, maxRetriesPerRequest: 3 }),
+  redis: openRedis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }, login), // a sentinel:// shard: its primary
 }));
 await Promise.all(shards.map((s) => s.redis.connect()));
 const kafka =

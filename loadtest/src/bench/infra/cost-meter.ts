@@ -1,6 +1,6 @@
 /**
  * What a block of calls cost, and who paid: wall time, the router process's CPU, the shards'
- * Redis CPU and the scripts they ran (INFO commandstats: EVALSHA and EVAL, one per read command
+ * Redis CPU and the scripts they ran (INFO commandstats: EVALSHA, EVAL and their _RO forms, one per read command
  * the router sent, a batch of reads counting once), the bench process's CPU,
  * the machine's busy time, and the part of it that is not the bench's (`others`: processes the
  * bench did not start, such as another engineer's tests on a shared machine), minus what the

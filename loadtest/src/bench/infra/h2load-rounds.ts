@@ -21,8 +21,9 @@ const QUIET_S = 3;
 /** The label of a router's health check, the floor of its other questions. */
 export const FLOOR = "health check (the floor)";
 
-/** The scripts a shard's Redis ran so far: EVALSHA and EVAL calls. */
-const scriptCalls = async (redis: Redis) => redisCommandStats(await redis.info("commandstats"), ["evalsha", "eval"]).calls;
+/** The scripts a Redis ran so far: EVALSHA and EVAL calls, and their read-only forms (every read). */
+export const scriptCalls = async (redis: Redis) =>
+  redisCommandStats(await redis.info("commandstats"), ["evalsha", "eval", "evalsha_ro", "eval_ro"]).calls;
 
 /** The cost meter's probes of a cluster: its router, its Redis (CPU and scripts), this process, the machine and the rest of it. */
 export function costProbes(cluster: IngestCluster): CostProbes {

@@ -6,7 +6,9 @@
  * clients of it and a CPU probe of each of its processes (cpu-meter.ts); stop() closes them all.
  */
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import type { Redis } from "ioredis";
+import { startSentinel, type SentinelServer } from "@ladder/deploy/sentinel";
 import { startServices, type RunningServices } from "@ladder/deploy/services";
 import { clusterClients, type ClusterClients } from "../../run/cluster-clients.js";
 import type { BenchContext } from "../context.js";
@@ -19,6 +21,8 @@ import { baseEnv } from "./service-process.js";
 export interface IngestCluster {
   services: RunningServices;
   fleet: RedisFleet;
+  /** With `sentinel`: the Sentinel watching the primaries. */
+  sentinel?: SentinelServer;
   /** The bench's own connection to each shard's Redis, in shard order. */
   redis: Redis[];
   topic: string;
@@ -31,14 +35,34 @@ export interface IngestCluster {
   stop(): Promise<void>;
 }
 
-export async function startIngestCluster(ctx: BenchContext, o: { shards: number }): Promise<IngestCluster> {
+/** The name the Sentinel of a cluster started with `sentinel` watches shard i's primary under. */
+export const SENTINEL_NAME = (i: number) => `bench-shard-${i}`;
+
+/**
+ * With `sentinel`, the shards' Redis behind one Redis Sentinel (SENTINEL_NAME(i) watches shard i's
+ * primary; it never fails one over here): the services address them as sentinel:// and spread their
+ * reads over the replicas the Sentinel lists.
+ */
+export async function startIngestCluster(ctx: BenchContext, o: { shards: number; sentinel?: boolean }): Promise<IngestCluster> {
   const broker = await ctx.kafka();
   const fleet = await startRedisFleet(ctx, "cluster", o.shards);
+  const sentinel = o.sentinel
+    ? await startSentinel({
+        dataDir: join(ctx.dataDir, "sentinel"),
+        port: await benchPort(ctx.ports),
+        primaries: fleet.servers.map((s, i) => ({ name: SENTINEL_NAME(i), address: `127.0.0.1:${s.port}` })),
+        quorum: 1,
+        downAfterMs: 600_000,
+        failoverTimeoutMs: 600_000,
+        log: ctx.log,
+      })
+    : undefined;
+  if (sentinel) ctx.cleanup.push(`sentinel ${sentinel.address}`, () => sentinel.stop());
   const topic = `bench.scores.${randomBytes(4).toString("hex")}`;
   const writeToken = randomBytes(24).toString("base64url");
   const services = await startServices({
     kafkaBrokers: broker.brokers,
-    redisUrls: fleet.servers.map((s) => s.url),
+    redisUrls: fleet.servers.map((s, i) => (sentinel ? `sentinel://${SENTINEL_NAME(i)}` : s.url)),
     routerListen: `127.0.0.1:${await benchPort(ctx.ports)}`,
     ingestListen: `127.0.0.1:${await benchPort(ctx.ports)}`,
     settings: {
@@ -47,6 +71,7 @@ export async function startIngestCluster(ctx: BenchContext, o: { shards: number 
       LADDER_SLOTS: String(BENCH_SLOTS),
       LADDER_LOG_LEVEL: "info", // the launcher waits for the services' info-level ready lines
       LADDER_INGEST_MAX_LAG_MS: "0", // no admission control: the benches load the write path to its capacity, refusals would fail them
+      ...(sentinel ? { LADDER_SENTINELS: sentinel.address } : {}),
     },
     tokens: [{ name: "bench-game-server", token: writeToken, roles: ["write"] }],
     baseEnv: baseEnv(),
@@ -59,6 +84,7 @@ export async function startIngestCluster(ctx: BenchContext, o: { shards: number 
   return {
     services,
     fleet,
+    sentinel,
     redis,
     topic,
     writer,
