@@ -9,20 +9,14 @@ import { parseArgs } from "node:util";
 export const BENCH_NAMES = ["grpc", "rank-index", "replicas", "ingest", "rebuild"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
-export interface BenchOptions {
-  quick: boolean;
-  /** Selected benchmarks, in run order. */
-  selected: BenchName[];
-  outDir: string;
-}
-
 export const USAGE = `usage: npm run bench -- [--quick] [--out dir] [benchmark ...]
   benchmarks   ${BENCH_NAMES.join(", ")} (default: all, in that order)
   --quick      small sizes and short runs: a smoke test of the suite, not figures to quote
   --out dir    where bench[-<names>].json and .md go (default loadtest/results; with --quick
                the system's temporary directory, so a smoke run never lands in the tree)`;
 
-export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+/** The options, the selected benchmarks in run order. */
+export function parseBenchOptions(argv: readonly string[]) {
   const { values, positionals } = parseArgs({
     args: [...argv],
     strict: true,

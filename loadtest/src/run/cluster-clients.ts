@@ -19,19 +19,10 @@ export interface ClusterClients {
 }
 
 export function clusterClients(s: Pick<LoadtestOptions, "router" | "ingest" | "connections" | "timeoutMs" | "token">): ClusterClients {
-  const clients = Array.from(
-    { length: s.connections },
-    () =>
-      new LadderClient({
-        router: s.router,
-        ingest: s.ingest,
-        token: s.token,
-        timeoutMs: s.timeoutMs,
-        retry: false,
-        assignEventIds: false,
-        channelOptions: { "grpc.use_local_subchannel_pool": 1 },
-      }),
-  );
+  const { router, ingest, token, timeoutMs } = s;
+  const channelOptions = { "grpc.use_local_subchannel_pool": 1 };
+  const connect = () => new LadderClient({ router, ingest, token, timeoutMs, retry: false, assignEventIds: false, channelOptions });
+  const clients = Array.from({ length: s.connections }, connect);
   let i = 0;
   let r = 0;
   return {

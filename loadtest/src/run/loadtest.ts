@@ -10,7 +10,7 @@ import type { BoardSpec } from "@ladder/model/board-spec";
 import type { LoadtestResult } from "../model/loadtest-result.js";
 import { OPERATIONS, pickOperation } from "../workload/op-mix.js";
 import { activePlayers } from "../workload/player-ids.js";
-import { rngFor, type Rng } from "../workload/rng.js";
+import { rngFor } from "../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../workload/score-distribution.js";
 import { runClosedLoop, type ClosedLoopDeps } from "./closed-loop.js";
 import { statusName, type ClusterClients } from "./cluster-clients.js";
@@ -18,7 +18,7 @@ import { FreshnessProbe } from "./freshness-probe.js";
 import { LatencyRecorder } from "./latency-recorder.js";
 import { MeasuredWindow } from "./measured-window.js";
 import { runOpenLoop } from "./open-loop.js";
-import { operationRunner, scoreReader, type OperationRunner } from "./operations.js";
+import { operationRunner, scoreReader } from "./operations.js";
 import type { LoadtestOptions } from "./options.js";
 import { startTicker } from "./progress-ticker.js";
 import { timetable } from "./rate-schedule.js";
@@ -72,16 +72,29 @@ export async function runLoadtest(deps: LoadtestDeps): Promise<LoadtestResult> {
     scores: scoreSource(spec, DEFAULT_SCORE_SHAPE, Date.now()),
     runId: `lt${options.seed}-${Date.now().toString(36)}`,
   });
-  const sender = recordingSender(options, runner, ops, rng, clock);
+  let inFlight = 0;
+  // one operation of the mix, sent at `sentMs` (the open loop's intended time, the closed loop's actual send), its latency from then
+  const send = async (sentMs: number) => {
+    const op = pickOperation(options.mix, rng.nextDouble());
+    inFlight++;
+    try {
+      await runner(op, sentMs);
+      ops.record(op, { sentMs, latencyMs: clock() - sentMs });
+    } catch (err) {
+      ops.record(op, { sentMs, latencyMs: clock() - sentMs, errorCode: statusName(err) });
+    } finally {
+      inFlight--;
+    }
+  };
   const startedAt = new Date();
   const cpuStart = process.cpuUsage();
-  const ticker = startTicker({ ops, lag, showLag: options.lag.everyMs > 0, inFlight: sender.inFlight, print, clock, everyMs: TICK_MS });
+  const ticker = startTicker({ ops, lag, showLag: options.lag.everyMs > 0, inFlight: () => inFlight, print, clock, everyMs: TICK_MS });
   const warmup =
     options.warmupMs > 0
       ? setTimeout(() => print(`warm-up over: measuring calls sent in the next ${options.durationMs / 1000} s`), options.warmupMs)
       : undefined;
   try {
-    const pacing = await drive(options, { send: sender.send, clock, stopped, startMs });
+    const pacing = await drive(options, { send, clock, stopped, startMs });
     const elapsedMs = window.lengthMs; // rates are per second of the window; its calls were all answered by now
     await probe.drain();
     ticker.stop();
@@ -100,33 +113,6 @@ export async function runLoadtest(deps: LoadtestDeps): Promise<LoadtestResult> {
     clearTimeout(warmup);
     ticker.stop();
   }
-}
-
-/**
- * Sends one operation of the mix and records it: sent at `sentMs` (the open loop's
- * intended time, the closed loop's actual send), latency from then to the answer.
- */
-function recordingSender(
-  options: LoadtestOptions,
-  runner: OperationRunner,
-  ops: LatencyRecorder<(typeof OPERATIONS)[number]>,
-  rng: Rng,
-  clock: () => number,
-) {
-  let inFlight = 0;
-  const send = async (sentMs: number) => {
-    const op = pickOperation(options.mix, rng.nextDouble());
-    inFlight++;
-    try {
-      await runner(op, sentMs);
-      ops.record(op, { sentMs, latencyMs: clock() - sentMs });
-    } catch (err) {
-      ops.record(op, { sentMs, latencyMs: clock() - sentMs, errorCode: statusName(err) });
-    } finally {
-      inFlight--;
-    }
-  };
-  return { send, inFlight: () => inFlight };
 }
 
 /**

@@ -58,7 +58,6 @@ export const USAGE = `usage: npm run loadtest -- [options]
   --out dir               where results go (default loadtest/results)
   --name label            file name prefix of the results (default loadtest-<time>)`;
 
-/** The options of a run, as parseLoadtestOptions makes them. */
 export type LoadtestOptions = ReturnType<typeof parseLoadtestOptions>;
 
 /** Parses argv (without node and script); throws an Error listing every problem. */

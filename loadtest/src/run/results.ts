@@ -5,13 +5,7 @@
 import * as hdr from "hdr-histogram-js";
 import type { Histogram } from "hdr-histogram-js";
 import { cpus } from "node:os";
-import {
-  RESULT_FORMAT,
-  type LoadtestResult,
-  type OperationResult,
-  type PercentilePoint,
-  type ProbeStats,
-} from "../model/loadtest-result.js";
+import { RESULT_FORMAT, type LoadtestResult, type OperationResult, type ProbeStats } from "../model/loadtest-result.js";
 import { OPERATIONS, type Operation } from "../workload/op-mix.js";
 import type { LatencyRecorder } from "./latency-recorder.js";
 import type { LoadtestOptions } from "./options.js";
@@ -78,7 +72,7 @@ export function publicOptions(o: LoadtestOptions): Record<string, unknown> {
   return { ...rest, mix: mixText, token: token === undefined ? "none" : `(from ${tokenSource})` };
 }
 
-function spectrum(h: Histogram): PercentilePoint[] {
+function spectrum(h: Histogram) {
   if (h.totalCount === 0) return [];
   return SPECTRUM.map((p) => ({ percentile: p, ms: percentileUs(h, p) / 1000 }));
 }

@@ -17,8 +17,6 @@ export interface Verdict {
 
 const READS = ["top", "rank", "around"] as const;
 const fmt = (n: number) => n.toLocaleString("en-US");
-/** "writes", "reads of rank", ...: the operation as a plural noun. */
-const noun = (op: string) => (op === "write" ? "writes" : `${op} reads`);
 
 export function verdict(r: Pick<LoadtestResult, "operations" | "totals" | "audit">): Verdict {
   const reasons: string[] = [];
@@ -29,7 +27,7 @@ export function verdict(r: Pick<LoadtestResult, "operations" | "totals" | "audit
       .filter(([code]) => code !== "NOT_FOUND")
       .sort((a, b) => b[1] - a[1]);
     const what = codes.length === 1 ? codes[0]![0] : `failed (${codes.map(([code, n]) => `${fmt(n)} ${code}`).join(", ")})`;
-    reasons.push(`${fmt(s.errors)} of ${fmt(s.calls)} ${noun(op)} ${what}`);
+    reasons.push(`${fmt(s.errors)} of ${fmt(s.calls)} ${op === "write" ? "writes" : `${op} reads`} ${what}`);
   }
   const reads = READS.map((op) => r.operations[op]).filter((s) => s !== undefined && s.calls > 0);
   const readCalls = reads.reduce((n, s) => n + s!.calls, 0);

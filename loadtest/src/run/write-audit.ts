@@ -12,6 +12,7 @@
  * player starts at 0). Memory: one map entry per audited player touched.
  */
 import type { AuditResult } from "../model/loadtest-result.js";
+import type { ProbeDeps } from "./freshness-probe.js";
 
 export class WriteAudit {
   private readonly expected = new Map<string, number>();
@@ -44,13 +45,7 @@ export class WriteAudit {
   }
 
   /** Reads every judged player until it matches or `settleMs` pass (see above). */
-  async check(o: {
-    read: (playerId: string) => Promise<number | undefined>;
-    concurrency: number;
-    settleMs: number;
-    clock: () => number;
-    sleep: (ms: number) => Promise<void>;
-  }): Promise<AuditResult> {
+  async check(o: Pick<ProbeDeps, "read" | "clock" | "sleep"> & { concurrency: number; settleMs: number }): Promise<AuditResult> {
     const started = o.clock();
     let pending = [...this.expected.keys()].filter((p) => !this.uncertain.has(p) && !this.excluded.has(p));
     const judged = pending.length;

@@ -32,7 +32,6 @@ export const USAGE = `usage: npm run seed -- --players N [options]
   --out dir            where the JSON summary goes (default loadtest/results)
   --name label         its file name (default seed-<via>-<time>)`;
 
-/** The options of a seed, as parseSeedOptions makes them. */
 export type SeedOptions = ReturnType<typeof parseSeedOptions>;
 
 export function parseSeedOptions(argv: readonly string[], config: Config, now = new Date()) {

@@ -29,12 +29,7 @@ export interface SeedContext {
   say(line: string): void;
 }
 
-export interface PhaseFigures {
-  name: string;
-  records: number;
-  seconds: number;
-  perSec: number;
-}
+export type PhaseFigures = ReturnType<typeof phase>;
 
 export interface SeedResult {
   tool: "ladder-seed";
@@ -61,7 +56,7 @@ function players(ctx: SeedContext): Iterable<SeededPlayer[]> {
 }
 
 /** A phase's figures: its rate, and its seconds to 0.01 s. */
-function phase(name: string, records: number, seconds: number): PhaseFigures {
+function phase(name: string, records: number, seconds: number) {
   return { name, records, seconds: Math.round(seconds * 100) / 100, perSec: Math.round(records / seconds) };
 }
 

@@ -4,13 +4,7 @@
  */
 import type { Redis } from "ioredis";
 
-export interface ShardMemory {
-  shard: string;
-  usedMemoryBytes: number;
-  boardMembers: number;
-}
-
-export async function shardMemory(shards: ReadonlyArray<{ id: string; redis: Redis }>, boardKey: string): Promise<ShardMemory[]> {
+export async function shardMemory(shards: ReadonlyArray<{ id: string; redis: Redis }>, boardKey: string) {
   return Promise.all(
     shards.map(async ({ id, redis }) => {
       const [info, card] = await Promise.all([redis.info("memory"), redis.zcard(boardKey)]);
@@ -18,6 +12,8 @@ export async function shardMemory(shards: ReadonlyArray<{ id: string; redis: Red
     }),
   );
 }
+
+export type ShardMemory = Awaited<ReturnType<typeof shardMemory>>[number];
 
 /** used_memory from the text of INFO memory. */
 export function usedMemory(info: string): number {

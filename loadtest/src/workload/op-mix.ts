@@ -16,10 +16,8 @@ export const DEFAULT_MIX = "write=50,top=10,rank=30,around=10";
 export function parseMix(text: string): OpMix {
   const mix: Record<Operation, number> = { write: 0, top: 0, rank: 0, around: 0 };
   const problems: string[] = [];
-  for (const part of text
-    .split(",")
-    .map((p) => p.trim())
-    .filter(Boolean)) {
+  const parts = text.split(",").map((p) => p.trim());
+  for (const part of parts.filter(Boolean)) {
     const [name, raw, extra] = part.split("=");
     const weight = Number(raw);
     if (!OPERATIONS.includes(name as Operation)) problems.push(`unknown operation "${name}" (one of ${OPERATIONS.join(", ")})`);

@@ -9,8 +9,8 @@ import { GetAroundRequestSchema, GetRankRequestSchema, GetTopRequestSchema } fro
 import { distinctPlayers } from "../../workload/player-ids.js";
 import type { Benchmark } from "../context.js";
 import { pidCpu, treeCpu } from "../infra/cpu-meter.js";
-import { HEALTH_CHECK, lb, requireH2load } from "../infra/h2load.js";
-import { costProbes, FLOOR, medianRatio, roundsTitle, routerRounds, type Question } from "../infra/h2load-rounds.js";
+import { lb, requireH2load } from "../infra/h2load.js";
+import { costProbes, medianRatio, roundsTitle, routerRounds, type Question } from "../infra/h2load-rounds.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { startRouter } from "../infra/router-process.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -21,10 +21,9 @@ export const BOARD = "grpc-bench";
 const CACHED = "router, top cache 100 ms";
 const TWO_PROCESSES = `${CACHED}, 2 processes`;
 
-/** What each round asks each router, the health check first: about the round's player. */
+/** What each round asks each router (after its health check): about the round's player. */
 function questions(playerId: string): Question[] {
   return [
-    { label: FLOOR, ...HEALTH_CHECK },
     { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId }) },
     { label: "GetTop (10)", ...lb("GetTop", GetTopRequestSchema, { board: BOARD, limit: 10 }) },
     { label: "GetAround (±5)", ...lb("GetAround", GetAroundRequestSchema, { board: BOARD, playerId, radius: 5 }) },
@@ -54,14 +53,11 @@ export const grpcBenchmark: Benchmark = {
       };
       const players = distinctPlayers(ctx.plan.seed, 700, p.rounds, p.players);
       for (const r of Object.values(routers)) await checkAnswers(r.address, players);
-      const {
-        idle,
-        rows: asked,
-        runsOf,
-      } = await routerRounds(ctx, p, { probes, routers, questionsOf: questions, players }).finally(() =>
+      const rounds = await routerRounds(ctx, p, { probes, routers, questionsOf: questions, players }).finally(() =>
         Promise.all([cached.stop(), two.stop()]),
       );
-      const rows = asked.map((r) => ({
+      const { idle, runsOf } = rounds;
+      const rows = rounds.rows.map((r) => ({
         ...r,
         // the 2-process router's rate over the 1-process one's (the same settings) in the same round
         ofOneProcess: r.router === TWO_PROCESSES ? medianRatio(runsOf(r.router, r.label), runsOf(CACHED, r.label)) : undefined,

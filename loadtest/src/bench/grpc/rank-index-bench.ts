@@ -6,13 +6,12 @@
  */
 import { readFile } from "node:fs/promises";
 import { LadderClient } from "@ladder/client";
-import { GetRankRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { distinctPlayers, playerId } from "../../workload/player-ids.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { pidCpu } from "../infra/cpu-meter.js";
-import { HEALTH_CHECK, lb, requireH2load } from "../infra/h2load.js";
-import { costProbes, FLOOR, roundsTitle, routerRounds } from "../infra/h2load-rounds.js";
+import { requireH2load } from "../infra/h2load.js";
+import { costProbes, getRankOf, roundsTitle, routerRounds } from "../infra/h2load-rounds.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { startRouter } from "../infra/router-process.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
@@ -125,12 +124,8 @@ async function onShards(ctx: BenchContext, shards: number) {
       "fan-out": { address: cluster.services.routerAddress, probes },
       "rank index": { address: indexed.address, probes: { ...probes, routerS: pidCpu(indexed.pid) } },
     };
-    const questionsOf = (id: string) => [
-      { label: FLOOR, ...HEALTH_CHECK },
-      { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId: id }) },
-    ];
     const counted = await scrape(indexed.metricsPort);
-    const { rows } = await routerRounds(ctx, p, { probes, routers, questionsOf, players, prefix: `${shards} shards, ` });
+    const { rows } = await routerRounds(ctx, p, { probes, routers, questionsOf: getRankOf(BOARD), players, prefix: `${shards} shards, ` });
     const afterRuns = await scrape(indexed.metricsPort);
     const counts = (source: string) => sumOf(afterRuns, ANSWERS, `source="${source}"`) - sumOf(counted, ANSWERS, `source="${source}"`);
     const fromIndex = counts("index") / (counts("index") + counts("shard"));

@@ -8,12 +8,11 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { startRedisServer } from "@ladder/deploy/redis-server";
 import { retryUntil } from "@ladder/platform/backoff";
-import { GetRankRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { distinctPlayers } from "../../workload/player-ids.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { redisCpu, sumProbes } from "../infra/cpu-meter.js";
-import { HEALTH_CHECK, lb, requireH2load } from "../infra/h2load.js";
-import { costProbes, FLOOR, roundsTitle, routerRounds, scriptCalls } from "../infra/h2load-rounds.js";
+import { requireH2load } from "../infra/h2load.js";
+import { costProbes, getRankOf, roundsTitle, routerRounds, scriptsRun } from "../infra/h2load-rounds.js";
 import { benchRedis } from "../infra/infra-fixtures.js";
 import { SENTINEL_NAME, startIngestCluster } from "../infra/ingest-cluster.js";
 import { benchPort } from "../infra/ports.js";
@@ -22,8 +21,6 @@ import { ms, pct, rate, size, whole } from "../output/format.js";
 import { tableOf } from "../output/table.js";
 
 export const BOARD = "replicas-bench";
-/** Scripts the nodes ran so far (every shard read is one). */
-const total = async (nodes: readonly Redis[]) => (await Promise.all(nodes.map(scriptCalls))).reduce((a, b) => a + b, 0);
 
 export const replicasBenchmark: Benchmark = {
   name: "replicas",
@@ -45,23 +42,20 @@ export const replicasBenchmark: Benchmark = {
         await addReplicas(ctx, cluster.fleet.servers, replicas, count, asSentinel);
         await new Promise((r) => setTimeout(r, 3_000)); // several of the router's probes: it reads the new replicas too
         const all = replicas.flat();
+        // every shard read is one script: which nodes answered GetRank over the rounds (only GetRank reads a shard)
+        const [onPrimaries, onReplicas] = [scriptsRun(cluster.redis), scriptsRun(all)];
         const base = costProbes(cluster);
         const probes = {
           ...base,
           redisS: sumProbes([base.redisS, ...all.map(redisCpu)]),
-          redisScripts: async () => (await base.redisScripts()) + (await total(all)),
+          redisScripts: sumProbes([base.redisScripts, onReplicas]),
         };
-        const questionsOf = (playerId: string) => [
-          { label: FLOOR, ...HEALTH_CHECK },
-          { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board: BOARD, playerId }) },
-        ];
         const label = `${count} replica${count === 1 ? "" : "s"} per shard`;
         const routers = { [label]: { address: cluster.services.routerAddress, probes } };
-        // which nodes answered GetRank: the read scripts each ran over the rounds (only GetRank reads a shard)
-        const before = [await total(cluster.redis), await total(all)];
-        const round = await routerRounds(ctx, p, { probes, routers, questionsOf, players, prefix: "" });
+        const before = [await onPrimaries(), await onReplicas()];
+        const round = await routerRounds(ctx, p, { probes, routers, questionsOf: getRankOf(BOARD), players });
         rows.push(...round.rows.map((r) => ({ replicas: count, ...r })));
-        const [primaries, byReplicas] = [(await total(cluster.redis)) - before[0]!, (await total(all)) - before[1]!];
+        const [primaries, byReplicas] = [(await onPrimaries()) - before[0]!, (await onReplicas()) - before[1]!];
         served.push({ replicas: count, fromReplicas: byReplicas / (byReplicas + primaries) });
       }
       asSentinel.disconnect();

@@ -19,19 +19,13 @@ export type CpuProbe = () => Promise<number>;
  * The parent pid, utime + stime, and those plus cutime + cstime (the CPU of its children that ended
  * and were waited for), in clock ticks, of the text of /proc/<pid>/stat.
  */
-export function procStat(stat: string): ProcTicks {
-  const f = stat
-    .slice(stat.lastIndexOf(")") + 2)
-    .split(" ")
-    .map(Number); // the command name may hold spaces
+export function procStat(stat: string) {
+  const afterName = stat.lastIndexOf(")") + 2; // the command name may hold spaces
+  const f = stat.slice(afterName).split(" ").map(Number);
   return { ppid: f[1]!, ticks: f[11]! + f[12]!, withEnded: f[11]! + f[12]! + f[13]! + f[14]! }; // fields 4 and 14-17 of proc(5), counted after the name
 }
 
-export interface ProcTicks {
-  ppid: number;
-  ticks: number;
-  withEnded: number;
-}
+export type ProcTicks = ReturnType<typeof procStat>;
 
 /** Ticks of the processes in the trees under `roots` (the roots included), ended descendants included. */
 export function treeTicks(procs: ReadonlyMap<number, ProcTicks>, roots: readonly number[]): number {
@@ -124,7 +118,7 @@ export function redisCpu(redis: Redis): CpuProbe {
   return async () => redisCpuSeconds(await redis.info("cpu"));
 }
 
-/** One probe over several processes: the sum of their CPU seconds. */
+/** One probe over several: the sum of their readings (CPU seconds; script calls, infra/h2load-rounds.ts). */
 export function sumProbes(probes: readonly CpuProbe[]): CpuProbe {
   return async () => (await Promise.all(probes.map((p) => p()))).reduce((a, b) => a + b, 0);
 }

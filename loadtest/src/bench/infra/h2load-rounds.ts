@@ -9,9 +9,10 @@ import type { Redis } from "ioredis";
 import { join } from "node:path";
 import type { BenchContext } from "../context.js";
 import { size } from "../output/format.js";
-import { costDelta, idleRates, perUnit, readCosts, type CostProbes, type IdleRates } from "./cost-meter.js";
-import { machineCpu, othersCpu, redisCommandStats, untilAtRest } from "./cpu-meter.js";
-import { h2load, median, type GrpcRequest, type H2loadShape } from "./h2load.js";
+import { costDelta, idleRates, perUnit, readCosts, type CostProbes } from "./cost-meter.js";
+import { machineCpu, othersCpu, redisCommandStats, sumProbes, untilAtRest } from "./cpu-meter.js";
+import { GetRankRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { h2load, HEALTH_CHECK, lb, median, type GrpcRequest, type H2loadShape } from "./h2load.js";
 import type { IngestCluster } from "./ingest-cluster.js";
 
 /** Busy cores (router + Redis) below which the cluster counts as at rest. */
@@ -21,16 +22,23 @@ const QUIET_S = 3;
 /** The label of a router's health check, the floor of its other questions. */
 export const FLOOR = "health check (the floor)";
 
-/** The scripts a Redis ran so far: EVALSHA and EVAL calls, and their read-only forms (every read). */
-export const scriptCalls = async (redis: Redis) =>
+/** The one question of the rank-index and replicas benches: GetRank of the round's player on `board`. */
+export const getRankOf = (board: string) => (playerId: string) => [
+  { label: "GetRank", ...lb("GetRank", GetRankRequestSchema, { board, playerId }) },
+];
+
+/** A reading of the scripts a Redis ran so far: EVALSHA and EVAL calls, and their read-only forms (every read). */
+const scriptCalls = (redis: Redis) => async () =>
   redisCommandStats(await redis.info("commandstats"), ["evalsha", "eval", "evalsha_ro", "eval_ro"]).calls;
+/** A reading of the scripts the nodes ran so far, summed. */
+export const scriptsRun = (nodes: readonly Redis[]) => sumProbes(nodes.map(scriptCalls));
 
 /** The cost meter's probes of a cluster: its router, its Redis (CPU and scripts), this process, the machine and the rest of it. */
 export function costProbes(cluster: IngestCluster): CostProbes {
   return {
     routerS: cluster.cpu.router,
     redisS: cluster.cpu.redis,
-    redisScripts: async () => (await Promise.all(cluster.redis.map(scriptCalls))).reduce((a, b) => a + b, 0),
+    redisScripts: scriptsRun(cluster.redis),
     clientS: cluster.cpu.client,
     machineS: machineCpu,
     othersS: othersCpu,
@@ -40,13 +48,6 @@ export function costProbes(cluster: IngestCluster): CostProbes {
 /** Waits until the router and Redis are back at rest (what a run left queued is done), at most 60 s; the seconds waited. */
 function settle(probes: CostProbes): Promise<number> {
   return untilAtRest([probes.routerS, probes.redisS], REST_CORES, 250, 60_000);
-}
-
-/** What the processes spend at rest, per second, read over `seconds` of doing nothing. */
-async function restRates(probes: CostProbes, seconds: number): Promise<IdleRates> {
-  const a = await readCosts(probes);
-  await new Promise((r) => setTimeout(r, seconds * 1000));
-  return idleRates(costDelta(a, await readCosts(probes)));
 }
 
 /** One h2load run's figures: its rate and mean, the CPU per call less the rest rates, the machine's load, the seconds until at rest again. */
@@ -61,10 +62,7 @@ interface H2Run {
 }
 
 /** A router the rounds ask: its address, and the cluster's cost probes with this router's CPU as `routerS`. */
-export interface RouterUnderTest {
-  address: string;
-  probes: CostProbes;
-}
+export type RouterUnderTest = { address: string; probes: CostProbes };
 
 /** One question of a round: its label and its request (path and gRPC frame, infra/h2load.ts). */
 export type Question = GrpcRequest & { label: string };
@@ -73,7 +71,7 @@ export interface RouterRounds<R extends string> {
   /** The cluster's probes: the rest rates are read, and the rounds start, once it is at rest. */
   probes: CostProbes;
   routers: Record<R, RouterUnderTest>;
-  /** The questions about a player, the health check (label FLOOR) first. */
+  /** The questions about a player; each router is asked its health check (label FLOOR) before them. */
   questionsOf(playerId: string): Question[];
   /** Round i asks about players[i]. */
   players: readonly string[];
@@ -90,12 +88,15 @@ export interface RouterRounds<R extends string> {
  */
 export async function routerRounds<R extends string>(ctx: BenchContext, shape: H2loadShape & { rounds: number }, o: RouterRounds<R>) {
   await settle(o.probes);
-  const idle = await restRates(o.probes, QUIET_S);
+  const quiet = await readCosts(o.probes);
+  await new Promise((r) => setTimeout(r, QUIET_S * 1000));
+  const idle = idleRates(costDelta(quiet, await readCosts(o.probes)));
   const key = (router: string, label: string) => `${o.prefix ?? ""}${router}: ${label}`;
+  const questionsOf = (playerId: string) => [{ label: FLOOR, ...HEALTH_CHECK }, ...o.questionsOf(playerId)];
   const runs = new Map<string, H2Run[]>();
   for (let round = 0; round < shape.rounds; round++)
     for (const [router, { address, probes }] of Object.entries<RouterUnderTest>(o.routers))
-      for (const q of o.questionsOf(o.players[round]!)) {
+      for (const q of questionsOf(o.players[round]!)) {
         const k = key(router, q.label);
         const file = join(ctx.dataDir, `h2load-${`${round}-${k}`.replace(/\W+/g, "-")}.bin`);
         await writeFile(file, q.body);
@@ -119,7 +120,7 @@ export async function routerRounds<R extends string>(ctx: BenchContext, shape: H
         );
       }
   const runsOf = (router: R, label: string) => runs.get(key(router, label))!;
-  const labels = o.questionsOf("").map((q) => q.label);
+  const labels = questionsOf("").map((q) => q.label);
   const rows = (Object.keys(o.routers) as R[]).flatMap((router) =>
     labels.map((label) => {
       const own = runsOf(router, label);

@@ -29,11 +29,7 @@ export async function seedThroughKafka(ctx: BenchContext, cluster: IngestCluster
       throw new Error(`npm run seed failed:\n${tail}`, { cause: err });
     },
   );
-  const summary =
-    stdout
-      .split("\n")
-      .filter((l) => l.startsWith("board "))
-      .at(-1) ?? "(no summary line)";
+  const summary = stdout.split("\n").findLast((l) => l.startsWith("board ")) ?? "(no summary line)";
   ctx.say(`  seeded: ${summary}`);
   return summary;
 }

@@ -54,25 +54,16 @@ export const ingestBenchmark: Benchmark = {
   },
 };
 
-async function measureEndToEnd(
-  ctx: BenchContext,
-  cluster: IngestCluster,
-  client: LogClient,
-  processes: readonly ClusterProcess[],
-): Promise<IngestFigures["endToEnd"]> {
+async function measureEndToEnd(ctx: BenchContext, cluster: IngestCluster, client: LogClient, processes: readonly ClusterProcess[]) {
   const p = ctx.plan.ingest;
   const start = await client.endOffsetsOnce(cluster.topic);
   const applied = appliedCounter(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, start);
   const next = updateBatches(ctx.plan.seed, p.players, `bench-${randomBytes(4).toString("hex")}`);
   let acknowledged = 0; // updates, over the whole run (warm-up and tail included)
-  const send = () =>
-    cluster.writer
-      .ingest()
-      .submitScores({ updates: next(p.batch).map((u) => asSet(u, 0)) })
-      .then((res) => {
-        acknowledged += res.accepted;
-        return res;
-      });
+  const send = async () => {
+    const res = await cluster.writer.ingest().submitScores({ updates: next(p.batch).map((u) => asSet(u, 0)) });
+    acknowledged += res.accepted;
+  };
   ctx.say(`  the cluster's processes at rest, over ${REST_S} s`);
   const rest = await restCores(processes, REST_S);
   const cpuAtStart = await readCpu(processes);

@@ -23,15 +23,8 @@ import { tableOf, type Table } from "../output/table.js";
 const VIEW = "bench";
 const POLL_MS = 50;
 
-export interface SeedFigures {
-  topic: string;
-  /** Whether the records carry event ids. */
-  eventIds: boolean;
-  records: number;
-  seconds: number;
-  perSec: number;
-  logBytes: number;
-}
+/** A topic seeded for the replays, `eventIds` whether its records carry event ids. */
+export type SeedFigures = Awaited<ReturnType<typeof seedTopic>>;
 
 export interface RebuildRun {
   shards: number;
@@ -80,7 +73,7 @@ export const rebuildBenchmark: Benchmark = {
   },
 };
 
-async function seedTopic(ctx: BenchContext, client: LogClient, topic: string, records: number, eventIds: boolean): Promise<SeedFigures> {
+async function seedTopic(ctx: BenchContext, client: LogClient, topic: string, records: number, eventIds: boolean) {
   const producer = await client.producer({ maxInFlightRequests: 2 });
   const bar = progressBar("produced", records);
   const start = performance.now();
@@ -97,14 +90,7 @@ async function seedTopic(ctx: BenchContext, client: LogClient, topic: string, re
       ...(eventIds ? { eventIdPrefix: `bench-${randomBytes(4).toString("hex")}` } : {}),
     }).finally(() => bar.finish());
     const seconds = (performance.now() - start) / 1000;
-    return {
-      topic,
-      eventIds,
-      records: r.produced,
-      seconds: round2(seconds),
-      perSec: Math.round(r.produced / seconds),
-      logBytes: r.bytes,
-    };
+    return { topic, eventIds, records: r.produced, seconds: round2(seconds), perSec: Math.round(r.produced / seconds), logBytes: r.bytes };
   } finally {
     await producer.disconnect();
   }

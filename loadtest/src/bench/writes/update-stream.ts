@@ -11,25 +11,19 @@ import { rngFor } from "../../workload/rng.js";
 import { DEFAULT_SCORE_SHAPE, scoreSource } from "../../workload/score-distribution.js";
 import { BENCH_BOARD, BENCH_SLOTS, BENCH_SPEC } from "../infra/bench-board.js";
 
-export interface BenchUpdate {
-  playerId: string;
-  slot: number;
-  points: number;
-  eventId: string;
-}
-
-export type UpdateBatches = (size: number) => BenchUpdate[];
-
-export function updateBatches(seed: number, players: number, runId: string, nowMs = Date.now()): UpdateBatches {
+/** A batch of `size` updates at each call. */
+export function updateBatches(seed: number, players: number, runId: string, nowMs = Date.now()) {
   const rng = rngFor(seed, 7);
   const scores = scoreSource(BENCH_SPEC, DEFAULT_SCORE_SHAPE, nowMs);
   let n = 0;
-  return (size) =>
+  return (size: number) =>
     Array.from({ length: size }, () => {
       const id = playerId(rng.nextInt(players));
       return { playerId: id, slot: slotOf(id, BENCH_SLOTS), points: scores.points(rng), eventId: `${runId}:${n++}` };
     });
 }
+
+export type BenchUpdate = ReturnType<ReturnType<typeof updateBatches>>[number];
 
 /** The update as a SET on BENCH_BOARD at `timestampMs` (0: ingest stamps it), as SubmitScores and a ScoreEvent take it. */
 export function asSet(u: BenchUpdate, timestampMs: number) {
