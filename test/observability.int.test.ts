@@ -152,6 +152,12 @@ describe("metrics", () => {
     // the shard nodes: every record applied exactly once, over the shards; nothing invalid
     const applied = c.services.shardIds.reduce((sum, shard) => sum + delta(shard, "ladder_shard_applied_records_total", { shard }), 0);
     expect(applied).toBe(CALLS * PER_CALL);
+    // ... with each apply call's delay since ingest made its last record: at least one call, at most one per record, each within the test
+    const delayOf = (what: string) =>
+      c.services.shardIds.reduce((sum, shard) => sum + delta(shard, `ladder_shard_apply_delay_seconds_${what}`, { shard }), 0);
+    expect(delayOf("count")).toBeGreaterThanOrEqual(1);
+    expect(delayOf("count")).toBeLessThanOrEqual(CALLS * PER_CALL);
+    expect(delayOf("sum") / delayOf("count")).toBeLessThan(60);
     for (const shard of c.services.shardIds) {
       expect(delta(shard, "ladder_shard_invalid_records_total", { shard })).toBe(0);
       expect(after.get(shard)!.sum("ladder_shard_state", { shard, state: "serving" })).toBe(1);

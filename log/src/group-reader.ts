@@ -27,7 +27,7 @@ export async function readAsGroup(client: LogClient, o: GroupRead): Promise<Arra
     const enough = new Promise<void>((resolve) => (done = resolve));
     await consumer.run({
       eachMessage: async ({ partition, message }) => {
-        received.push({ partition, offset: message.offset, key: message.key, value: message.value });
+        received.push({ partition, offset: message.offset, timestamp: message.timestamp, key: message.key, value: message.value });
         if (received.length >= o.count) done();
       },
     });

@@ -17,9 +17,11 @@
 import type { Consumer, EachBatchPayload, Kafka } from "kafkajs";
 import { slotAssigner } from "./slot-assigner.js";
 
-/** A record as fetched: its offset (a decimal string, as Kafka's), key and value. */
+/** A record as fetched: its offset (a decimal string, as Kafka's), its timestamp, key and value. */
 export interface LogRecord {
   readonly offset: string;
+  /** Milliseconds since the epoch as a decimal string, as Kafka's: when its producer made it (CreateTime), on the producer's clock. */
+  readonly timestamp: string;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
 }

@@ -94,7 +94,8 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       opts.metrics?.invalid.inc();
       log.error({ partition, offset: offset.toString(), problem }, "skipping unusable record");
     },
-    onApplied(partition, result) {
+    onApplied(partition, result, _records, lastTimestampMs) {
+      opts.metrics?.applyDelay.observe(Math.max(0, Date.now() - lastTimestampMs) / 1000);
       stats.applied += result.applied;
       stats.skipped += result.skipped;
       stats.duplicates += result.duplicates;

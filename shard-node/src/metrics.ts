@@ -3,7 +3,7 @@
  * readiness state (readiness.ts), its lag behind the log per partition, what the applier
  * did with the records it fetched (applier.ts), and its snapshots (snapshots.ts).
  */
-import { Counter, Gauge, Histogram, metricSet } from "@ladder/platform/metrics";
+import { Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/platform/metrics";
 
 /** How a snapshot attempt ended. */
 export const SNAPSHOT_OUTCOMES = ["taken", "skipped", "failed"] as const;
@@ -55,6 +55,13 @@ export const shardNodeMetrics = metricSet((registry) => {
       labelNames: shard,
       registers,
     }),
+    applyDelay: new Histogram({
+      name: "ladder_shard_apply_delay_seconds",
+      help: "per apply-script call, from its last record's timestamp (when ingest made it, on ingest's clock) until the call applied it: what a write waits between ingest and the shard's Redis",
+      labelNames: shard,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
     rewinds: new Counter({
       name: "ladder_shard_rewinds_total",
       help: "partitions rewound to replay records Redis lacks (Redis lost data)",
@@ -90,6 +97,7 @@ export class ShardMetrics {
   readonly duplicates: Counter.Internal;
   readonly invalid: Counter.Internal;
   readonly rewinds: Counter.Internal;
+  readonly applyDelay: Histogram.Internal<"shard">;
   private readonly m: ReturnType<typeof shardNodeMetrics>;
 
   constructor(
@@ -103,6 +111,7 @@ export class ShardMetrics {
     this.duplicates = this.m.duplicates.labels(shard);
     this.invalid = this.m.invalid.labels(shard);
     this.rewinds = this.m.rewinds.labels(shard);
+    this.applyDelay = this.m.applyDelay.labels(shard);
     for (const c of [this.applied, this.skipped, this.duplicates, this.invalid, this.rewinds]) c.inc(0); // present from the start, at 0
     for (const outcome of SNAPSHOT_OUTCOMES) this.m.snapshots.inc({ shard: shardId, outcome }, 0);
     this.setState("catching_up"); // until the first heartbeat says otherwise

@@ -58,8 +58,8 @@ export interface ApplyLoopOptions {
   filter?(event: PreparedEvent): PreparedEvent;
   /** A record that could not be applied (it advanced the offset as a no-op). */
   onInvalid?(partition: number, offset: bigint, problem: string): void;
-  /** After each script call. */
-  onApplied?(partition: number, result: ApplyResult, records: number): void;
+  /** After each script call; `lastTimestampMs`: its last record's timestamp (when ingest made it). */
+  onApplied?(partition: number, result: ApplyResult, records: number, lastTimestampMs: number): void;
   /** Redis's offset does not match the records fetched; the batch stops here. */
   onGap(partition: number, result: ApplyResult, fetchedFrom: string, consumer: Pick<PartitionConsumer, "seek">): void;
   /** The shard was built from something else (identity.ts): nothing was applied; the batch stops here. */
@@ -108,7 +108,7 @@ async function applyBatch(partition: number, records: readonly LogRecord[], cont
       o.onDrift(partition, result.drift);
       return;
     }
-    o.onApplied?.(partition, result, events.length);
+    o.onApplied?.(partition, result, events.length, Number(messages[messages.length - 1]!.timestamp));
     if (!result.inSequence) {
       o.onGap(partition, result, messages[0]!.offset, control);
       return;

@@ -5,9 +5,11 @@
  * node's applier and snapshots, the router's rebuilds), and so composes the two.
  */
 
-/** A record as fetched: its offset (a decimal string), key and value. */
+/** A record as fetched: its offset (a decimal string), its timestamp, key and value. */
 export interface LogRecord {
   readonly offset: string;
+  /** Milliseconds since the epoch as a decimal string: when its producer (ingest) made it, on the producer's clock. */
+  readonly timestamp: string;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
 }
