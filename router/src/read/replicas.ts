@@ -129,11 +129,11 @@ export class ReplicaSet {
   }
 
   /**
-   * The nodes that may answer a read now, in the order to try them: those connected, from a
-   * rotating start, then those reconnecting (Sentinel closes every client's connection to a
-   * replica it promotes, so that clients ask it again).
+   * The nodes that may answer the next read, in the order to try them: those connected, from a
+   * start that moves on by one at each call (so ask once per read), then those reconnecting
+   * (Sentinel closes every client's connection to a replica it promotes, so that clients ask it again).
    */
-  readable(now = Date.now()): Redis[] {
+  nextReadable(now = Date.now()): Redis[] {
     const usable = [...this.nodes.values()].filter((n) => this.usable(n, now)).map((n) => n.redis);
     const ready = usable.filter((r) => r.status === "ready");
     const start = ready.length ? this.turn++ % ready.length : 0;

@@ -166,7 +166,7 @@ export class ReplicatedReader extends ShardReader {
    * refusal (a LadderError is final) and whether the primary was lost.
    */
   private async round<T>(read: (reader: ShardReader) => Promise<T>, onPrimary: () => Promise<T>): Promise<Round<T>> {
-    const readable = this.set.readable(); // once per read: each call moves the set's turn on by one
+    const readable = this.set.nextReadable();
     if (readable.length === 0)
       return onPrimary().then(
         (value) => ({ value }),
