@@ -11,11 +11,11 @@ import { distinctPlayers, playerId } from "../../workload/player-ids.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { pidCpu } from "../infra/cpu-meter.js";
 import { requireH2load } from "../infra/h2load.js";
-import { costProbes, getRankOf, roundsTitle, routerRounds } from "../infra/h2load-rounds.js";
+import { costProbes, getRankOf, roundColumns, roundsTitle, routerRounds } from "../infra/h2load-rounds.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { startRouter } from "../infra/router-process.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
-import { ms, pct, rate, size, whole } from "../output/format.js";
+import { ms, pct, size, whole } from "../output/format.js";
 import { tableOf } from "../output/table.js";
 
 export const BOARD = "rank-index-bench";
@@ -50,12 +50,7 @@ export const rankIndexBenchmark: Benchmark = {
     const table = tableOf(roundsTitle("GetRank vs its router's health check", p), rows, [
       ["shards", (r) => String(r.shards)],
       ["router", (r) => r.router],
-      ["question", (r) => r.label],
-      ["calls/s", (r) => rate(r.rate)],
-      ["÷ health check", (r) => pct(r.ofFloor)],
-      ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
-      ["Redis CPU µs/call", (r) => whole(r.redisUsPerCall)],
-      ["h2load mean ms", (r) => ms(r.meanMs)],
+      ...roundColumns<(typeof rows)[number]>("Redis CPU µs/call"),
     ]);
     const copies = tableOf("The rank index's copies", results, [
       ["shards", (r) => String(r.shards)],

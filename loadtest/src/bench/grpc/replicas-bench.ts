@@ -12,12 +12,12 @@ import { distinctPlayers } from "../../workload/player-ids.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { redisCpu, sumProbes } from "../infra/cpu-meter.js";
 import { requireH2load } from "../infra/h2load.js";
-import { costProbes, getRankOf, roundsTitle, routerRounds, scriptsRun } from "../infra/h2load-rounds.js";
+import { costProbes, getRankOf, roundColumns, roundsTitle, routerRounds, scriptsRun } from "../infra/h2load-rounds.js";
 import { benchRedis } from "../infra/infra-fixtures.js";
 import { SENTINEL_NAME, startIngestCluster } from "../infra/ingest-cluster.js";
 import { benchPort } from "../infra/ports.js";
 import { seedThroughKafka } from "../infra/seed-cluster.js";
-import { ms, pct, rate, size, whole } from "../output/format.js";
+import { pct, size } from "../output/format.js";
 import { tableOf } from "../output/table.js";
 
 export const BOARD = "replicas-bench";
@@ -62,12 +62,7 @@ export const replicasBenchmark: Benchmark = {
       replicas.flat().forEach((r) => r.disconnect());
       const table = tableOf(roundsTitle("GetRank vs the router's health check", p), rows, [
         ["replicas per shard", (r) => String(r.replicas)],
-        ["question", (r) => r.label],
-        ["calls/s", (r) => rate(r.rate)],
-        ["÷ health check", (r) => pct(r.ofFloor)],
-        ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
-        ["Redis CPU µs/call (all nodes)", (r) => whole(r.redisUsPerCall)],
-        ["h2load mean ms", (r) => ms(r.meanMs)],
+        ...roundColumns<(typeof rows)[number]>("Redis CPU µs/call (all nodes)"),
       ]);
       const spread = tableOf("Shard reads of GetRank served by replicas", served, [
         ["replicas per shard", (r) => String(r.replicas)],

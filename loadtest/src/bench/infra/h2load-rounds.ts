@@ -8,7 +8,8 @@ import { writeFile } from "node:fs/promises";
 import type { Redis } from "ioredis";
 import { join } from "node:path";
 import type { BenchContext } from "../context.js";
-import { size } from "../output/format.js";
+import { ms, pct, rate, size, whole } from "../output/format.js";
+import type { Column } from "../output/table.js";
 import { costDelta, idleRates, perUnit, readCosts, type CostProbes } from "./cost-meter.js";
 import { machineCpu, othersCpu, redisCommandStats, sumProbes, untilAtRest } from "./cpu-meter.js";
 import { GetRankRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
@@ -138,6 +139,21 @@ export async function routerRounds<R extends string>(ctx: BenchContext, shape: H
     }),
   );
   return { idle, rows, runsOf };
+}
+
+/** A row of routerRounds, with what a bench adds to it. */
+type RoundRow = { label: string; rate: number; ofFloor: number; routerUsPerCall: number; redisUsPerCall: number; meanMs: number };
+
+/** The columns of a question's figures over the rounds, after a bench's own columns; `redis` heads its Redis CPU column. */
+export function roundColumns<T extends RoundRow>(redis: string): Array<Column<T>> {
+  return [
+    ["question", (r) => r.label],
+    ["calls/s", (r) => rate(r.rate)],
+    ["÷ health check", (r) => pct(r.ofFloor)],
+    ["router CPU µs/call", (r) => whole(r.routerUsPerCall)],
+    [redis, (r) => whole(r.redisUsPerCall)],
+    ["h2load mean ms", (r) => ms(r.meanMs)],
+  ];
 }
 
 /** The median over the rounds of a key's rate ÷ another key's in the same round (`of`: the health check, the 1-process router). */
