@@ -1,13 +1,18 @@
 // The rank index (router/src/rank-index, LADDER_RANK_INDEX_BOARDS) on the real processes: GetRank of
 // an indexed board counts the other shards from the router's copies of them, kept from the shards'
-// change streams. What must hold:
-//   - at rest, every player's GetRank equals the oracle's rank and total exactly, and the copies
-//     answered (ladder_router_rank_index_total{source="index"} grows);
+// change streams, and GetRanks counts every shard there once its players' owners confirmed where they
+// stand. What must hold:
+//   - at rest, every player's GetRank, and GetRanks of every player in batches (unique and competition
+//     ranks), equal the oracle's ranks and total exactly, and the copies answered
+//     (ladder_router_rank_index_total{source="index"} grows);
 //   - while a writer moves a dozen hot players and readers ask GetRank of every kind of player at
 //     once, every answer is exact at some instant: total = the board's size, the static players strictly
 //     ahead of the (score, time) returned are known from the oracle, so rank lies in
 //     [1 + static ahead, 1 + static ahead + hot players other than the one asked], and a static
-//     player shows the oracle's score and time;
+//     player shows the oracle's score and time; a GetRanks answer of static and hot players at once
+//     holds each player once, ranks among them 1..k in rank order, each rank within the same bounds,
+//     each competition rank within [1 + static with better points, that + hot players], and between
+//     any two static players of one answer the static players between them and at most every hot one;
 //   - the same through a rebuild of one shard under the readers (its data swapped: its copy's feed
 //     resets and the copy is built again; UNAVAILABLE from the rebuilt shard while it is rebuilt,
 //     swapped and catching up with the log, as without the index, is counted apart), and at rest
@@ -18,6 +23,7 @@ import { loadConfig } from "@ladder/platform/config";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
+import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { Oracle } from "./oracle.js";
 import { Scrape } from "./prom-text.js";
@@ -66,10 +72,33 @@ async function submit(updates: Array<{ playerId: string; value: number; timestam
   return res.offsets;
 }
 
-/** Every player's GetRank against the oracle, exactly: the problems found. */
+/** The entries with better points than `points`, on the board the oracle holds now. */
+const betterPoints = (points: number) => oracle.sorted(BOARD).filter((e) => e.score > points).length;
+
+/** Every player's GetRank and GetRanks (batches of 100, unique and competition) against the oracle, exactly: the problems found. */
 async function exactAtRest(): Promise<string[]> {
   const want = oracle.byPlayer(BOARD);
   const out: string[] = [];
+  const ids = [...want.keys()];
+  for (let from = 0; from < ids.length; from += 100)
+    for (const rankMode of [RankMode.UNSPECIFIED, RankMode.COMPETITION]) {
+      const asked = ids.slice(from, from + 100);
+      const got = await outcome(c.router.getRanks({ board: BOARD, playerIds: asked, rankMode }));
+      if ("code" in got) {
+        out.push(`GetRanks from ${from}: ${got.code} ${got.details}`);
+        continue;
+      }
+      if (Number(got.ok.total) !== TOTAL || got.ok.missing.length || got.ok.entries.length !== asked.length)
+        out.push(`GetRanks from ${from}: ${got.ok.entries.length} found, ${got.ok.missing.length} missing, total ${got.ok.total}`);
+      for (const { entry } of got.ok.entries) {
+        const w = want.get(entry!.playerId)!;
+        const tied = rankMode === RankMode.COMPETITION ? 1 + betterPoints(w.score) : 0;
+        if (Number(entry!.rank) !== w.rank || Number(entry!.score) !== w.score || Number(entry!.tiedRank) !== tied)
+          out.push(
+            `GetRanks ${entry!.playerId}: rank ${entry!.rank} tied ${entry!.tiedRank} at ${entry!.score}, oracle ${w.rank} tied ${tied} at ${w.score}`,
+          );
+      }
+    }
   await Promise.all(
     [...want.values()].map(async (w) => {
       const got = await outcome(c.router.getRank({ board: BOARD, playerId: w.playerId }));
@@ -132,7 +161,8 @@ describe("rank index", () => {
 
   it("stays exact while players move and readers ask, through a rebuild of a shard, and after it", { timeout: 180_000 }, async () => {
     const problems: string[] = [];
-    const counts = { answers: 0, refused: 0, batches: 0 };
+    const counts = { answers: 0, ranksAnswers: 0, refused: 0, batches: 0 };
+    const statics0 = statics;
     let writing = true;
     const writer = async () => {
       while (writing) {
@@ -144,6 +174,57 @@ describe("rank index", () => {
     };
     // refusals by shard-1 while it is rebuilt (the swap, then catching up with the log) are the shard's, index or not
     const rebuild = { from: Infinity };
+    // GetRanks of static and hot players at once: checked as a whole (the header's rules)
+    const ranksReader = async () => {
+      while (writing) {
+        const asked = [
+          ...new Set(Array.from({ length: 20 }, () => (rand() < 0.3 ? hotIds[randInt(0, HOT - 1)]! : staticId(randInt(0, STATIC - 1))))),
+        ];
+        const rankMode = rand() < 0.5 ? RankMode.UNSPECIFIED : RankMode.COMPETITION;
+        const sentAt = performance.now();
+        const got = await outcome(c.router.getRanks({ board: BOARD, playerIds: asked, rankMode }));
+        if ("code" in got) {
+          if (got.code === 14 && got.details.startsWith("shard-1: ") && sentAt >= rebuild.from) counts.refused++;
+          else problems.push(`GetRanks: ${got.code} ${got.details}`);
+          continue;
+        }
+        counts.ranksAnswers++;
+        const { entries, missing, total } = got.ok;
+        if (Number(total) !== TOTAL || missing.length || entries.length !== asked.length)
+          problems.push(`GetRanks: ${entries.length} of ${asked.length} found, missing ${missing}, total ${total}`);
+        if (new Set(entries.map((e) => e.entry!.playerId)).size !== entries.length) problems.push("GetRanks: a player twice");
+        const seenStatics: Array<{ seen: Standing; rank: number }> = [];
+        entries.forEach(({ entry, rankAmong }, i) => {
+          const e = entry!;
+          const seen = { playerId: e.playerId, points: Number(e.score), reachedAtMs: Number(e.reachedAtMs) };
+          const rank = Number(e.rank);
+          if (rankAmong !== i + 1) problems.push(`GetRanks: ${e.playerId} rank among ${rankAmong} at place ${i + 1}`);
+          if (i > 0 && rank <= Number(entries[i - 1]!.entry!.rank)) problems.push(`GetRanks: ranks not increasing at ${e.playerId}`);
+          const others = HOT - (isHot.has(e.playerId) ? 1 : 0);
+          const lo = 1 + aheadOf(statics0, seen);
+          if (rank < lo || rank > lo + others) problems.push(`GetRanks: ${e.playerId} rank ${rank} outside [${lo}, ${lo + others}]`);
+          if (rankMode === RankMode.COMPETITION) {
+            const tlo = 1 + statics0.filter((x) => x.points > seen.points).length;
+            if (Number(e.tiedRank) < tlo || Number(e.tiedRank) > tlo + others)
+              problems.push(`GetRanks: ${e.playerId} competition rank ${e.tiedRank} outside [${tlo}, ${tlo + others}]`);
+          }
+          const truth = staticById.get(e.playerId);
+          if (truth) {
+            if (truth.points !== seen.points || truth.reachedAtMs !== seen.reachedAtMs)
+              problems.push(`GetRanks: ${e.playerId} not at the oracle's score`);
+            seenStatics.push({ seen, rank });
+          }
+        });
+        // two static players of one answer: the static players between them, and at most every hot player
+        for (let i = 1; i < seenStatics.length; i++) {
+          const [a, b] = [seenStatics[i - 1]!, seenStatics[i]!];
+          const between = aheadOf(statics0, b.seen) - aheadOf(statics0, a.seen);
+          const gap = b.rank - a.rank;
+          if (gap < between || gap > between + HOT)
+            problems.push(`GetRanks: ${b.seen.playerId} ${gap} ranks after ${a.seen.playerId}, ${between} static between`);
+        }
+      }
+    };
     const reader = async () => {
       while (writing) {
         const playerId = rand() < 0.3 ? hotIds[randInt(0, HOT - 1)]! : staticId(randInt(0, STATIC - 1));
@@ -173,7 +254,7 @@ describe("rank index", () => {
       while ((Date.now() - from < ms || counts.answers < answers) && Date.now() < last) await new Promise((r) => setTimeout(r, 100));
     };
     const before = await sources();
-    const running = Promise.all([writer(), ...Array.from({ length: READERS }, () => reader())]);
+    const running = Promise.all([writer(), ...Array.from({ length: READERS }, () => reader()), ranksReader(), ranksReader()]);
     await readFor(4_000, 300);
     const mid = await sources();
     // a rebuild swaps shard-1's data under the readers: its copy's feed resets and the copy is built again
@@ -193,6 +274,7 @@ describe("rank index", () => {
     );
     expect(problems.slice(0, 10)).toEqual([]);
     expect(counts.answers).toBeGreaterThan(500);
+    expect(counts.ranksAnswers).toBeGreaterThan(50);
     expect(counts.batches).toBeGreaterThan(20);
     expect(mid.index - before.index).toBeGreaterThan(0); // the copies answered while players moved
     expect(rebuilds).toBeGreaterThanOrEqual(1); // shard-1's copy was built again after the swap

@@ -29,7 +29,7 @@ export const routerMetrics = metricSet((registry) => {
   });
   const rankIndex = new Counter({
     name: "ladder_router_rank_index_total",
-    help: "counts of one shard a GetRank needed on a board of LADDER_RANK_INDEX_BOARDS, by source: index (the router's copy of the shard answered) or shard (the copy was not live or current, so the shard was read)",
+    help: "counts of one shard a GetRank, or a GetRanks per player asked, needed on a board of LADDER_RANK_INDEX_BOARDS, by source: index (the router's copy of the shard answered) or shard (a copy was not live or current, or GetRanks found one behind its owner, so the shard was read)",
     labelNames: ["source"] as const,
     registers,
   });

@@ -72,6 +72,9 @@ describe("BoardCopy", () => {
       expect(copy.diverged).toBe(false);
       const held = [...copy.entries.entries()].map((e) => `${e.id}=${e.key}`).sort();
       expect(held, `run ${run}`).toEqual([...shard.keys].map(([p, k]) => `${p}=${k}`).sort());
+      // each player's key by id, and none for a player the shard does not hold
+      for (let i = 0; i < 300; i++) expect(copy.keyOf(`p${i}`), `run ${run} p${i}`).toBe(shard.keys.get(`p${i}`));
+      expect(copy.size).toBe(shard.keys.size);
     }
   });
 

@@ -23,6 +23,12 @@
  * copy holds exactly what the shard held at the feed's position; from then on each change applies exactly (`live`): a change that removes an entry the copy does not
  * hold, or adds one it holds, means the copy no longer stands for the shard (`diverged`), and the
  * rank index builds it again (board-copy.test.ts replays random interleavings against a model).
+ *
+ * EACH PLAYER'S KEY. Once live, the copy also holds each player's sort key by id (`keyOf`: GetRanks
+ * asks whether the copy stands where the owner's live read stands, read/ranks.ts). It is made from the
+ * entries when the copy goes live (during the scan a player may be held twice), then kept with every
+ * live change: a player holds one entry at a time, so the map is the entries by id. About 50 bytes per
+ * entry more in the router.
  */
 import { SortedEntries } from "./sorted-entries.js";
 
@@ -35,6 +41,8 @@ export interface EntryChange {
 
 export class BoardCopy {
   readonly entries = new SortedEntries();
+  /** Each player's sort key, once live. */
+  private readonly keys = new Map<string, number>();
   /** The changes that came during the scan, replayed when it ends; undefined once live. */
   private buffered: EntryChange[] | undefined = [];
   private wrong = false;
@@ -47,6 +55,21 @@ export class BoardCopy {
   /** A change applied while live did not fit: the copy must be built again. */
   get diverged(): boolean {
     return this.wrong;
+  }
+
+  /** The entries of the copy (its shard's, as of the feed's position). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The entries strictly ahead of position (key, id). */
+  countAhead(key: number, id: string): number {
+    return this.entries.countAhead(key, id);
+  }
+
+  /** The sort key of `id`'s entry, undefined when it has none (asked only while live). */
+  keyOf(id: string): number | undefined {
+    return this.keys.get(id);
   }
 
   /** Entries a page of the scan read. */
@@ -62,6 +85,8 @@ export class BoardCopy {
     }
     if (c.old !== undefined && !this.entries.remove(c.old, c.player)) this.wrong = true;
     if (c.new !== undefined && !this.entries.add(c.new, c.player)) this.wrong = true;
+    if (c.new !== undefined) this.keys.set(c.player, c.new);
+    else if (this.keys.get(c.player) === c.old) this.keys.delete(c.player);
   }
 
   /** The scan is done: the buffered changes are replayed over it (see above), and the copy is live. */
@@ -71,5 +96,9 @@ export class BoardCopy {
       if (c.new !== undefined) this.entries.add(c.new, c.player);
     }
     this.buffered = undefined;
+    for (const e of this.entries.entries()) {
+      if (this.keys.has(e.id)) this.wrong = true; // a player twice: the replay did not give the shard's board
+      this.keys.set(e.id, e.key);
+    }
   }
 }

@@ -7,14 +7,16 @@
  * however many shards it has. With the index, a GetRank reads its player's owner as before (its
  * key, its rank on its shard, its metadata, at one instant) and counts the entries ahead of that
  * key on every other shard in this router's memory: one Redis read per rank query, so rank
- * capacity grows with the shards, and with the routers, each holding its own copy.
+ * capacity grows with the shards, and with the routers, each holding its own copy. GetRanks reads
+ * its players' owners and, when each owner's copy stands where the owner does for every player asked,
+ * counts every shard in the copies (read/ranks.ts, FROM THE RANK INDEX).
  *
  * WHAT IT HOLDS. Per shard of the placement in force, one change feed (push/change-feed.ts: the
  * shard's change stream, which the apply script appends to in the same atomic call as each
  * change) and, per board asked, a BoardCopy (board-copy.ts: a scan, then the changes) in a
  * SortedEntries (sorted-entries.ts: count ahead in O(log n)). A board's copies start with its first
- * GetRank (and again at once for every new placement); until they are live those reads ask the
- * shards. A board no GetRank asked for 10 minutes is dropped (deleted, or defined again under a new
+ * GetRank or GetRanks (and again at once for every new placement); until they are live those reads ask the
+ * shards. A board no GetRank or GetRanks asked for 10 minutes is dropped (deleted, or defined again under a new
  * generation's name).
  *
  * WHEN A COPY ANSWERS FOR ITS SHARD: as a replica does (read/replicas.ts), within a stated lag.
@@ -50,6 +52,7 @@ import type { Logger } from "@ladder/platform/logger";
 import { keyLayout, type RanksResult } from "@ladder/store";
 import { compareChangeIds, shardFeed, type Change, type ChangeFeed } from "../push/change-feed.js";
 import type { LocalCounts } from "../read/rank-batch.js";
+import type { BoardCopies } from "../read/ranks.js";
 import type { ShardStore } from "../read/shard-calls.js";
 import type { ShardPool } from "../read/shard-pool.js";
 import { routerMetrics } from "../metrics.js";
@@ -60,7 +63,7 @@ const PAGE = 4_096;
 const RETRY_MS = 500;
 /** Probes kept while the feed catches up with them. */
 const SAMPLES = 64;
-/** A board no GetRank asked of the index for this long is no longer copied (a board deleted, or defined again under another name). */
+/** A board no GetRank or GetRanks asked of the index for this long is no longer copied (a board deleted, or defined again under another name). */
 const IDLE_MS = 10 * 60_000;
 
 export interface RankIndexOptions {
@@ -82,12 +85,12 @@ export function indexable(spec: BoardSpec): string | undefined {
   return undefined;
 }
 
-export class RankIndex implements LocalCounts {
+export class RankIndex implements LocalCounts, BoardCopies {
   private epoch = -1;
   private shards = new Map<string, ShardCopy>();
   private starting: Promise<void> | undefined;
   private stopped = false;
-  /** The stored boards GetRank asked of the index, with when: copied again on every placement unless idle. */
+  /** The stored boards GetRank or GetRanks asked of the index, with when: copied again on every placement unless idle. */
   private readonly wanted = new Map<string, number>();
   private readonly primaries: ShardPool;
   private readonly probeMs: number;
@@ -97,7 +100,7 @@ export class RankIndex implements LocalCounts {
     this.probeMs = Math.min(1_000, Math.max(20, Math.floor(o.maxLagMs / 5)));
   }
 
-  /** Whether GetRank of `board` may count from the index. */
+  /** Whether GetRank and GetRanks of `board` may count from the index. */
   covers(board: string, spec: BoardSpec): boolean {
     return this.o.boards.has(board) && indexable(spec) === undefined;
   }
@@ -115,6 +118,18 @@ export class RankIndex implements LocalCounts {
       .inc(positions.length);
     if (!copy) return undefined;
     return { card: copy.entries.size, own: [], aheadOf: positions.map((p) => copy.entries.countAhead(p.key, p.playerId)) };
+  }
+
+  /** The copies of `stored` of every store of `stores` (in order) when each may answer for its shard now (GetRanks: read/ranks.ts). */
+  copiesOf(stores: readonly { shardId: string }[], stored: string): BoardCopy[] | undefined {
+    this.wanted.set(stored, performance.now());
+    if (this.epoch !== this.o.pool.epoch) {
+      this.follow();
+      return undefined;
+    }
+    // every shard asked, so that a board not copied yet starts being copied on each
+    const copies = stores.map((s) => this.shards.get(s.shardId)?.answering(stored));
+    return copies.every((c) => c !== undefined) ? copies : undefined;
   }
 
   /** Entries held over every copy. */
@@ -188,7 +203,7 @@ interface Sample {
 interface Copied {
   stored: string;
   copy: BoardCopy;
-  /** performance.now() of the last GetRank that asked for it. */
+  /** performance.now() of the last GetRank or GetRanks that asked for it. */
   askedAt: number;
   /** Counts the builds: a scan of an older build stops. */
   build: number;
@@ -253,7 +268,7 @@ export class ShardCopy {
       return undefined;
     }
     b.askedAt = performance.now();
-    if (!b.copy.live || this.moving || performance.now() - this.currentAsOf > this.o.maxLagMs) return undefined;
+    if (!b.copy.live || b.copy.diverged || this.moving || performance.now() - this.currentAsOf > this.o.maxLagMs) return undefined;
     return b.copy;
   }
 
@@ -334,7 +349,7 @@ export class ShardCopy {
       if (sentAt - b.askedAt > IDLE_MS) {
         b.build++; // its scan, if any, stops
         this.boards.delete(key);
-        this.o.log.info({ board: b.stored }, "rank index: copy dropped, no GetRank asked for it in 10 min");
+        this.o.log.info({ board: b.stored }, "rank index: copy dropped, no GetRank or GetRanks asked for it in 10 min");
       }
     if (this.probing || this.stopped || this.boards.size === 0) return;
     const store = this.o.store();

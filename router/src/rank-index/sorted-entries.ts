@@ -95,7 +95,7 @@ export class SortedEntries {
     this.count = 0;
   }
 
-  /** Every entry in order (for tests and checks: O(n)). */
+  /** Every entry in order (O(n): a copy's keys by id when it goes live, tests). */
   *entries(): Generator<{ key: number; id: string }> {
     for (const b of this.blocks) for (let i = 0; i < b.keys.length; i++) yield { key: b.keys[i]!, id: b.ids[i]! };
   }

@@ -205,8 +205,12 @@ class FakeShards implements ShardReads {
   readonly shards: FakeShard[];
   private readonly calls: ShardCalls;
 
+  /** Each player's shard as dealt: its owner even once removed (owners are by hash, not by content). */
+  private readonly dealt = new Map<string, FakeShard>();
+
   constructor(slices: KeyedMember[][], timeoutMs = 1_000) {
     this.shards = slices.map((s, i) => new FakeShard(`shard-${i}`, s, this.asked));
+    for (const s of this.shards) for (const e of s.entries) this.dealt.set(e.playerId, s);
     this.calls = new ShardCalls(timeoutMs);
   }
 
@@ -214,8 +218,8 @@ class FakeShards implements ShardReads {
     const shards = this.shards;
     return {
       stores: shards,
-      // a player's owner is the shard that holds it; one held nowhere belongs to the first
-      ownerOf: (p) => shards.find((s) => s.entries.some((e) => e.playerId === p)) ?? shards[0]!,
+      // a player's owner is the shard it was dealt to, else the shard that holds it; one held nowhere belongs to the first
+      ownerOf: (p) => this.dealt.get(p) ?? shards.find((s) => s.entries.some((e) => e.playerId === p)) ?? shards[0]!,
       othersOf: (owner) => shards.filter((s) => s !== owner),
     };
   }
@@ -430,6 +434,91 @@ describe("router > read > rank", () => {
       code: Code.UNAVAILABLE,
       message: expect.stringContaining("kept moving"),
     });
+  });
+});
+
+/** A rank index copy of one shard as it stood when made: its own sorted list, counted by filtering (not the index's structure). */
+class StillCopy {
+  private readonly held: KeyedMember[];
+  constructor(entries: readonly KeyedMember[]) {
+    this.held = entries.map((e) => ({ ...e }));
+  }
+  get size(): number {
+    return this.held.length;
+  }
+  countAhead(key: number, id: string): number {
+    return this.held.filter((e) => setOrder(e, { key, playerId: id }) < 0).length;
+  }
+  keyOf(id: string): number | undefined {
+    return this.held.find((e) => e.playerId === id)?.key;
+  }
+}
+
+/** `board()` with a rank index whose copies are the shards as they stand now (or none: `copies` undefined). */
+function indexedBoard(n: number, seed: number) {
+  const b = board(n, seed);
+  const index = {
+    copies: b.shards.shards.map((s) => new StillCopy(s.entries)) as StillCopy[] | undefined,
+    covers: () => true,
+    ranks: () => undefined,
+    copiesOf(stores: readonly { shardId: string }[]) {
+      return this.copies && stores.map((s) => this.copies![Number(s.shardId.slice("shard-".length))]!);
+    },
+  };
+  const queries = new Queries(b.shards, { forBoard: () => spec }, { rankIndex: index });
+  return { ...b, index, queries };
+}
+
+describe("router > read > ranks from the rank index's copies", () => {
+  it("answer from the copies after one read of each owner, exact, unique and competition; dense reads the rounds", async () => {
+    const { shards, queries, oracle } = indexedBoard(90, 31);
+    const asked = [oracle[80]!, oracle[0]!, oracle[40]!, oracle[41]!, oracle[89]!, oracle[6]!].map((s) => s.playerId);
+    const owners = new Set(asked.map((p) => shards.scope().ownerOf(p).shardId));
+    for (const mode of ["unique", "competition", "dense"] as const) {
+      shards.asked.length = 0;
+      const got = await queries.ranks(BOARD, [...asked, "nobody"], mode);
+      for (const [i, f] of got.found.entries()) {
+        const at = oracle.findIndex((s) => s.playerId === f.playerId);
+        expect([f.rank, f.rankAmong, f.points]).toEqual([at + 1, i + 1, oracle[at]!.points]);
+        expect(f.tiedRank).toBe(mode === "unique" ? 0 : (mode === "competition" ? competition : dense)(oracle, oracle[at]!.points));
+      }
+      expect(got.found.map((f) => f.playerId).sort()).toEqual([...asked].sort());
+      expect([got.missing, got.total]).toEqual([["nobody"], oracle.length]);
+      // the owners' one read each (shard-0 also "owns" nobody), then nothing else unless dense
+      const reads = shards.asked.map((a) => a.shard);
+      if (mode === "dense") expect(reads.length).toBeGreaterThan(owners.size + 1);
+      else expect(reads.sort()).toEqual([...new Set([...owners, "shard-0"])].sort());
+    }
+  });
+
+  it("count the copies, not the live shards: exact against the board the copies hold while others moved since", async () => {
+    const { shards, queries, index } = indexedBoard(60, 32);
+    const asked = shards.shards.flatMap((s) => s.entries.slice(0, 2).map((e) => e.playerId));
+    // players not asked move on the live shards after the copies were made
+    for (const s of shards.shards) for (const e of s.entries.slice(5, 15)) e.key = encodeSortKey(spec, 5_000 + (e.key % 97), t0);
+    const got = await queries.ranks(BOARD, asked, "unique");
+    const held = index.copies!.flatMap((_, i) => (index.copies![i] as unknown as { held: KeyedMember[] }).held).sort(setOrder);
+    for (const f of got.found) expect(f.rank).toBe(1 + held.findIndex((e) => e.playerId === f.playerId));
+    expect(got.found.map((f) => f.rank)).toEqual([...got.found.map((f) => f.rank)].sort((a, b) => a - b));
+    expect(shards.asked.length).toBe(shards.shards.length); // one read of each owner
+  });
+
+  it("read the rounds when a copy holds a player asked elsewhere than its owner, or holds one its owner does not, or may not answer", async () => {
+    for (const change of ["moved", "removed", "no copies"] as const) {
+      const { shards, queries, index, standings } = indexedBoard(45, 33);
+      const target = shards.shards[1]!.entries[4]!;
+      if (change === "moved") target.key = encodeSortKey(spec, 9_000, t0); // live: first of all; its copy: where it was
+      if (change === "removed") shards.shards[1]!.entries.splice(4, 1);
+      if (change === "no copies") index.copies = undefined;
+      shards.asked.length = 0;
+      const got = await queries.ranks(BOARD, [target.playerId, shards.shards[0]!.entries[0]!.playerId], "unique");
+      // the rounds read every shard, and answer the live board
+      expect(new Set(shards.asked.map((a) => a.shard)).size).toBe(3);
+      const live = shards.shards.flatMap((s) => s.entries).sort(setOrder);
+      for (const f of got.found) expect([change, f.rank]).toEqual([change, 1 + live.findIndex((e) => e.playerId === f.playerId)]);
+      expect(got.missing).toEqual(change === "removed" ? [target.playerId] : []);
+      expect(got.total).toBe(standings.length - (change === "removed" ? 1 : 0));
+    }
   });
 });
 

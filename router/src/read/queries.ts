@@ -46,7 +46,7 @@ import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/p
 import { decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
 import { RankBatches, type LocalCounts } from "./rank-batch.js";
-import { MAX_DENSE_VALUES, ranksOf, type RankMode, type RanksAnswer } from "./ranks.js";
+import { MAX_DENSE_VALUES, ranksOf, type BoardCopies, type RankMode, type RanksAnswer } from "./ranks.js";
 import { coveredBelow, PageTies, type ShardPart } from "./page-ties.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
@@ -80,8 +80,8 @@ export interface QueriesOptions {
   topCache?: { maxAgeMs: number; depth: number; count?: TopCacheOptions["count"] };
   /** Answer histograms and approximate ranks of the live boards from a histogram read at most maxAgeMs before (fresh-cache.ts); absent: every call reads the shards. */
   histogramCache?: { maxAgeMs: number; count?: TopCacheOptions["count"] };
-  /** Count GetRank's other shards from the router's copies of them, on the boards it covers (router/src/rank-index); absent: always the shards. */
-  rankIndex?: LocalCounts & { covers(board: string, spec: BoardSpec): boolean };
+  /** Count GetRank's other shards, and GetRanks' every shard, from the router's copies of them, on the boards it covers (router/src/rank-index); absent: always the shards. */
+  rankIndex?: LocalCounts & BoardCopies & { covers(board: string, spec: BoardSpec): boolean };
 }
 
 /** A board key's histogram summed over the shards: counts per stored bucket (sort-key order), the size, when the fan-out started (Unix ms). */
@@ -419,7 +419,9 @@ export class Queries {
   ): Promise<RanksAnswer & { belowFloor: string[] }> {
     const { spec, stored } = this.target(board, where);
     const view = where.view ?? "";
-    const got = await ranksOf(this.pool, this.pool.scope(view), stored, spec, players, mode, deadlineMs);
+    // the rank index answers for the live board itself only (not a view, a period or a window)
+    const local = !view && !where.period && !where.window && this.rankIndex?.covers(board, spec) ? this.rankIndex : undefined;
+    const got = await ranksOf(this.pool, this.pool.scope(view), stored, spec, players, mode, deadlineMs, local);
     const below = await this.floorOf(spec, stored, view, deadlineMs);
     const cut = new Set(got.found.filter((f) => below(encodeSortKey(spec, f.points, f.reachedAtMs), f.playerId)).map((f) => f.playerId));
     if (cut.size === 0) return { ...got, belowFloor: [] };

@@ -25,11 +25,23 @@
  *
  * COST. Two rounds of one command per shard (the reads of one shard asked in one turn go as one
  * read-batch.lua call, store/src/reader.ts): O(k log n) on a shard for k players asked.
+ *
+ * FROM THE RANK INDEX (LADDER_RANK_INDEX_BOARDS; unique and competition ranks). The router holds a
+ * copy of every shard's board, each exact as its shard stood at one instant within the index's lag
+ * bound (router/src/rank-index). After round 1, if every shard's copy may answer and each copy of an
+ * owner holds each of its players where round 1 read them live (or holds none where round 1 found
+ * none), the answer is counted in the copies alone, in one turn: the board made of the copies holds
+ * every player asked exactly where its owner stands now, so the ranks, the ranks among the players,
+ * the tied ranks and the total are exact against it, as a replica's read within its lag bound is.
+ * Any copy that may not answer, or stands elsewhere for one player asked, and the rounds above answer
+ * instead (nothing read is wasted: round 1 is theirs). Cost: one command per owning shard; in the
+ * router O(k × S log n) for k players over S shards.
  */
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { BoardSpec } from "@ladder/model/board-spec";
 import { compareMembers, decodeSortKey, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import type { RanksResult } from "@ladder/store";
+import { routerMetrics } from "../metrics.js";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
 /** Rounds of reads a batch may take while its players' scores keep moving (each one command per shard; the call's deadline bounds them too). */
@@ -38,6 +50,21 @@ export const MAX_ROUNDS = 8;
 export const MAX_DENSE_VALUES = 10_000;
 
 export type RankMode = "unique" | "competition" | "dense";
+
+/** One shard's board outside Redis (a rank index copy): its entries as the shard held them at one instant. */
+export interface BoardCopyView {
+  readonly size: number;
+  /** The entries strictly ahead of position (key, id). */
+  countAhead(key: number, id: string): number;
+  /** The sort key of `id`'s entry; undefined when the copy holds none. */
+  keyOf(id: string): number | undefined;
+}
+
+/** Copies of the shards' boards outside Redis (the rank index), each within the index's lag bound. */
+export interface BoardCopies {
+  /** The copies of `stored` of every store of `stores`, in their order, when every one may answer now; else undefined. */
+  copiesOf(stores: readonly { shardId: string }[], stored: string): readonly BoardCopyView[] | undefined;
+}
 
 export interface PlayerRank {
   playerId: string;
@@ -69,6 +96,7 @@ export async function ranksOf(
   players: readonly string[],
   mode: RankMode,
   deadlineMs: number,
+  local?: BoardCopies,
 ): Promise<RanksAnswer> {
   const owned = new Map<ShardStore, string[]>();
   // each player's owner, hashed once: every round asks it again for every shard
@@ -84,6 +112,13 @@ export async function ranksOf(
   const first = await pool.fanOut([...owned.keys()], (s) => s.ranks(stored, owned.get(s)!, []), deadlineMs);
   let known = new Map<string, KeyedMember>();
   [...owned.keys()].forEach((s, i) => collect(owned.get(s)!, first[i]!, known));
+  if (local && mode !== "dense") {
+    const fromCopies = counted(spec, players, known, ownerOf, scope.stores, local.copiesOf(scope.stores, stored), mode);
+    routerMetrics()
+      .rankIndexOf(fromCopies ? "index" : "shard")
+      .inc(players.length * scope.stores.length);
+    if (fromCopies) return fromCopies;
+  }
   for (let round = 2; round <= MAX_ROUNDS + 1; round++) {
     const found = [...known.values()];
     const bounds = mode === "unique" ? [] : [...new Set(found.map((m) => pointsIndexOfKey(spec, m.key)))];
@@ -116,6 +151,39 @@ export async function ranksOf(
   throw unavailable(
     `the scores of the players asked kept moving for ${MAX_ROUNDS} rounds of reads: no instant found at which to rank them all; retry`,
   );
+}
+
+/**
+ * The answer counted in the copies (the essay's FROM THE RANK INDEX), or undefined when a copy may
+ * not answer or does not hold a player asked where its owner's read `known` found it (or found none).
+ */
+function counted(
+  spec: BoardSpec,
+  players: readonly string[],
+  known: ReadonlyMap<string, KeyedMember>,
+  ownerOf: ReadonlyMap<string, ShardStore>,
+  stores: readonly ShardStore[],
+  copies: readonly BoardCopyView[] | undefined,
+  mode: Exclude<RankMode, "dense">,
+): RanksAnswer | undefined {
+  if (!copies) return undefined;
+  const copyOf = new Map(stores.map((s, i) => [s, copies[i]!]));
+  for (const p of players) if (copyOf.get(ownerOf.get(p)!)!.keyOf(p) !== known.get(p)?.key) return undefined;
+  const sumAhead = (key: number, id: string) => copies.reduce((n, c) => n + c.countAhead(key, id), 0);
+  const found = [...known.values()].sort(compareMembers).map((m, i): PlayerRank => {
+    const { points, reachedAtMs } = decodeSortKey(spec, m.key);
+    return {
+      playerId: m.playerId,
+      points,
+      reachedAtMs,
+      metadata: m.metadata ?? "",
+      rank: 1 + sumAhead(m.key, m.playerId),
+      // competition: 1 + the entries with better points, all keys below this points index's first (an id "" is ahead of every player)
+      tiedRank: mode === "unique" ? 0 : 1 + sumAhead(pointsIndexOfKey(spec, m.key) * spec.timeUnits, ""),
+      rankAmong: i + 1,
+    };
+  });
+  return { found, missing: players.filter((p) => !known.has(p)), total: copies.reduce((n, c) => n + c.size, 0) };
 }
 
 interface RoundRead {

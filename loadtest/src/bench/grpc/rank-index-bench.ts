@@ -1,16 +1,17 @@
 /**
- * Benchmark "rank-index": GetRank through the fan-out (every shard read) and through the rank
- * index (router/src/rank-index: the owner read, the other shards counted from the router's
- * copies), on 3 and on 6 shards, each against its router's health check in the same round, with
- * the copies' build time, memory per player and freshness. Method: rank-index.md.
+ * Benchmark "rank-index": GetRank and GetRanks of 100 players through the fan-out (every shard
+ * read) and through the rank index (router/src/rank-index: the owners read, the shards counted from
+ * the router's copies), on 3 and on 6 shards, each against its router's health check in the same
+ * round, with the copies' build time, memory per player and freshness. Method: rank-index.md.
  */
 import { readFile } from "node:fs/promises";
 import { LadderClient } from "@ladder/client";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
+import { GetRanksRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { distinctPlayers, playerId } from "../../workload/player-ids.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { pidCpu } from "../infra/cpu-meter.js";
-import { requireH2load } from "../infra/h2load.js";
+import { lb, requireH2load } from "../infra/h2load.js";
 import { costProbes, getRankOf, roundColumns, roundsTitle, routerRounds } from "../infra/h2load-rounds.js";
 import { startIngestCluster } from "../infra/ingest-cluster.js";
 import { startRouter } from "../infra/router-process.js";
@@ -34,20 +35,29 @@ function quantileOf(before: string, after: string, name: string, q: number): num
   return b.find((x) => x.n >= q * (b.at(-1)?.n ?? 0))?.le ?? NaN;
 }
 
+/** Players asked together by GetRanks: a friends list. */
+const FRIENDS = 100;
+
+/** The round's player and FRIENDS - 1 others spread over the board (distinct: steps of a prime coprime with the sizes used). */
+const friendsOf = (id: string, players: number) => {
+  const first = Number(id.slice(id.indexOf(":") + 1));
+  return [id, ...Array.from({ length: FRIENDS - 1 }, (_, j) => playerId((first + (j + 1) * 104_729) % players))];
+};
+
 const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 const rssBytes = async (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 export const rankIndexBenchmark: Benchmark = {
   name: "rank-index",
   method: "grpc/rank-index.md",
-  title: "GetRank through the rank index vs the fan-out, 3 and 6 shards",
+  title: "GetRank and GetRanks through the rank index vs the fan-out, 3 and 6 shards",
   async run(ctx) {
     const h2loadVersion = await requireH2load();
     const p = ctx.plan.rankIndex;
     const results = [];
     for (const shards of p.shards) results.push(await onShards(ctx, shards));
     const rows = results.flatMap((r) => r.rows);
-    const table = tableOf(roundsTitle("GetRank vs its router's health check", p), rows, [
+    const table = tableOf(roundsTitle("GetRank and GetRanks vs their router's health check", p), rows, [
       ["shards", (r) => String(r.shards)],
       ["router", (r) => r.router],
       ...roundColumns<(typeof rows)[number]>("Redis CPU µs/call"),
@@ -113,6 +123,16 @@ async function onShards(ctx: BenchContext, shards: number) {
       ]);
       if (a.entry?.rank !== b.entry?.rank || a.total !== b.total)
         throw new Error(`GetRank of ${id}: fan-out ${a.entry?.rank} of ${a.total}, rank index ${b.entry?.rank} of ${b.total}`);
+      const friends = friendsOf(id, p.players);
+      const [x, y] = await Promise.all([
+        main.leaderboard.getRanks({ board: BOARD, playerIds: friends }),
+        client.leaderboard.getRanks({ board: BOARD, playerIds: friends }),
+      ]);
+      const ranks = (r: typeof x) => `${r.entries.map((e) => `${e.entry?.playerId}=${e.entry?.rank}`).join(",")} of ${r.total}`;
+      if (x.entries.length !== FRIENDS || ranks(x) !== ranks(y))
+        throw new Error(
+          `GetRanks of ${id}'s friends: fan-out ${x.entries.length} found, the two routers ${ranks(x) === ranks(y) ? "agree" : "differ"}`,
+        );
     }
     const probes = costProbes(cluster);
     const routers = {
@@ -120,7 +140,11 @@ async function onShards(ctx: BenchContext, shards: number) {
       "rank index": { address: indexed.address, probes: { ...probes, routerS: pidCpu(indexed.pid) } },
     };
     const counted = await scrape(indexed.metricsPort);
-    const { rows } = await routerRounds(ctx, p, { probes, routers, questionsOf: getRankOf(BOARD), players, prefix: `${shards} shards, ` });
+    const questionsOf = (id: string) => [
+      ...getRankOf(BOARD)(id),
+      { label: `GetRanks (${FRIENDS})`, ...lb("GetRanks", GetRanksRequestSchema, { board: BOARD, playerIds: friendsOf(id, p.players) }) },
+    ];
+    const { rows } = await routerRounds(ctx, p, { probes, routers, questionsOf, players, prefix: `${shards} shards, ` });
     const afterRuns = await scrape(indexed.metricsPort);
     const counts = (source: string) => sumOf(afterRuns, ANSWERS, `source="${source}"`) - sumOf(counted, ANSWERS, `source="${source}"`);
     const fromIndex = counts("index") / (counts("index") + counts("shard"));
