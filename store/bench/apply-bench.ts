@@ -24,11 +24,8 @@
  * run, which two versions of the apply script must agree on when given the same --now (the
  * records' times and ingest times derive from it).
  */
-import { spawn } from "node:child_process";
-import { appendFileSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Redis } from "ioredis";
 import { loadConfig } from "@ladder/platform/config";
 import { normalizeDefinition, specOfRules } from "@ladder/model/board-definitions";
 import { periodAt } from "@ladder/model/periods";
@@ -38,6 +35,7 @@ import { Operation, PeriodKind, WindowCombine, type BoardRules } from "@ladder/p
 import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { prepareEvent } from "../src/writer/prepare-event.js";
 import { ShardWriter, type PreparedEvent } from "../src/writer/shard-writer.js";
+import { startBenchRedis } from "./bench-redis.js";
 
 const { values: opt } = parseArgs({
   options: {
@@ -58,21 +56,6 @@ const CHUNK = Number(opt.chunk);
 const IN_FLIGHT = Number(opt["in-flight"]);
 const PARTITIONS = Number(opt.partitions);
 const PLAYERS = 20_000;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-/** utime + stime of a process, seconds (clock ticks of 10 ms: USER_HZ is 100 on Linux). */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** INFO commandstats as calls per record of each command, most first (--stats). */
 function commandsPerRecord(info: string): string {
@@ -165,19 +148,9 @@ function records(now: number): Buffer[] {
 }
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const server = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "local"],
-    {
-      stdio: "ignore",
-    },
-  );
-  // refused while the server starts: retried every 50 ms, the first command queued until then
-  const redis = new Redis({ port, host: "127.0.0.1", retryStrategy: () => 50, maxRetriesPerRequest: null });
-  redis.on("error", () => {});
+  const bench = await startBenchRedis();
+  const { redis } = bench;
   try {
-    await redis.ping();
     const boards = loadConfig({}).boards;
     const now = opt.now ? Number(opt.now) : Date.now();
     const values = records(now);
@@ -219,7 +192,7 @@ async function main(): Promise<void> {
     });
     for (const c of chunks.slice(0, Math.ceil(chunks.length / 10))) await warmWriter.apply(c.partition, c.events);
     await redis.config("RESETSTAT");
-    const redis0 = cpuSecondsOf(server.pid!);
+    const redis0 = bench.cpuSeconds();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const tails = new Map<number, Promise<void>>();
@@ -241,7 +214,7 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    const redisCpu = cpuSecondsOf(server.pid!) - redis0;
+    const redisCpu = bench.cpuSeconds() - redis0;
     if (applied !== RECORDS) throw new Error(`${applied} of ${RECORDS} records applied`);
     const round = (x: number) => Math.round(x * 100) / 100;
     const line = {
@@ -262,8 +235,7 @@ async function main(): Promise<void> {
     if (opt.stats) console.log(commandsPerRecord(await redis.info("commandstats")));
     if (opt.out) appendFileSync(opt.out, JSON.stringify(line) + "\n");
   } finally {
-    redis.disconnect();
-    server.kill("SIGTERM");
+    bench.stop();
   }
 }
 

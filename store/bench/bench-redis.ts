@@ -1,0 +1,52 @@
+/**
+ * A redis-server of a store benchmark's own: started on a free port (never the machine's 6379),
+ * without persistence, its CPU read from /proc. Used by apply-bench.ts and zset-floor.ts.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** utime + stime of a process, seconds (clock ticks of 10 ms: USER_HZ is 100 on Linux). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export interface BenchRedis {
+  redis: Redis;
+  /** The server's CPU so far, seconds. */
+  cpuSeconds(): number;
+  stop(): void;
+}
+
+/** A fresh redis-server and a client of it, answering once the server is up. */
+export async function startBenchRedis(): Promise<BenchRedis> {
+  const port = await freePort();
+  const server = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "local"],
+    { stdio: "ignore" },
+  );
+  // refused while the server starts: retried every 50 ms, the first command queued until then
+  const redis = new Redis({ port, host: "127.0.0.1", retryStrategy: () => 50, maxRetriesPerRequest: null });
+  redis.on("error", () => {});
+  await redis.ping();
+  return {
+    redis,
+    cpuSeconds: () => cpuSecondsOf(server.pid!),
+    stop: () => {
+      redis.disconnect();
+      server.kill("SIGTERM");
+    },
+  };
+}
