@@ -60,7 +60,7 @@ const READER_COMMANDS = [
 /** The commands the writer's scripts call (every lua/ script but the read scripts and rebuild-swap.lua). */
 export const WRITE_SCRIPT_COMMANDS = [
   ...READ_SCRIPT_COMMANDS,
-  ...["del", "expire", "hdel", "hexists", "hgetall", "hmget", "hset", "keys", "pexpire", "pexpireat", "pexpiretime", "persist"],
+  ...["del", "expire", "hdel", "hexists", "hgetall", "hincrby", "hmget", "hset", "keys", "pexpire", "pexpireat", "pexpiretime", "persist"],
   ...["pttl", "rename", "rpush", "sadd", "scan", "scard", "sismember", "smembers", "sscan", "set", "time", "ttl", "type", "unlink"],
   ...["xadd", "zadd", "zincrby", "zlexcount", "zmscore", "zrangebyscore", "zrem", "zremrangebyscore"],
 ];
@@ -71,7 +71,7 @@ const WRITER_COMMANDS = [
   "evalsha",
   "select",
   ...["del", "exists", "get", "hexists", "hget", "hgetall", "hmget", "hset", "keys", "pexpireat", "pexpiretime", "scan", "set"],
-  ...["unlink", "zadd", "zcard", "zrange", "zrem", "zscan"],
+  ...["hdel", "hscan", "unlink", "zadd", "zcard", "zrange", "zrem", "zscan"],
 ];
 
 /** What rebuild-swap.lua adds for the admin path: it selects the spare database and swaps it in. */

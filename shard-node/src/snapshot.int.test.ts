@@ -59,7 +59,7 @@ beforeEach(async () => {
   partitions = (await ensureSnapshotTopic(logClient, { topic })).partitions;
 });
 
-/** A shard's data as the apply script leaves it: boards, a dedup set, offsets, built-from. */
+/** A shard's data as the apply script leaves it: boards, a dedup set, the counts of records, offsets, built-from. */
 async function fill(p: string, players: number, offsets: Record<number, number>, from = FROM): Promise<void> {
   const k = keyLayout(p);
   const members: Array<string | number> = [];
@@ -68,6 +68,7 @@ async function fill(p: string, players: number, offsets: Record<number, number>,
   await redis.zadd(k.board("daily"), 5, "a", 7, "b");
   await redis.pexpireat(k.board("daily"), Date.now() + 3_600_000);
   await redis.zadd(k.dedup(1), 1000, "e1\nboard\nplayer-1", 1001, "e2\nboard\nplayer-2");
+  await redis.hset(k.recordCounts, "player-1", 3, "player-2", 12);
   await redis.hset(k.offsets, ...Object.entries(offsets).flat());
   await redis.set(k.builtFrom, from);
 }
@@ -79,6 +80,9 @@ async function contents(p: string, redis = defaultRedis): Promise<Record<string,
   for (const key of [...(await redis.keys(`${p}board:*`)), ...(await redis.keys(`${p}dedup:*`))].sort()) {
     out[key.slice(p.length)] = { members: await redis.zrange(key, "0", "-1", "WITHSCORES"), expiring: (await redis.pexpiretime(key)) > 0 };
   }
+  // the counts of records: a hash, its fields in order
+  const counts = Object.entries(await redis.hgetall(k.recordCounts)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (counts.length) out[k.recordCounts.slice(p.length)] = counts;
   return out;
 }
 
@@ -101,10 +105,10 @@ const take = async (slot: "a" | "b", from = FROM, finalJournal?: number): Promis
 const source = () => ({ logClient, topic });
 
 describe("shard node > snapshots", () => {
-  it("loads exactly what was taken, under any prefix: boards, dedup sets, expiries, offsets", async () => {
+  it("loads exactly what was taken, under any prefix: boards, dedup sets, counts of records, expiries, offsets", async () => {
     await fill(prefix, 50_000, { 0: 100, 1: 20, 2: 5 });
     const taken = await take("a");
-    expect(taken.manifest).toMatchObject({ records: 128, players: 50_002, keys: 3, offsets: { "0": "100", "1": "20", "2": "5" } });
+    expect(taken.manifest).toMatchObject({ records: 128, players: 50_002, keys: 4, offsets: { "0": "100", "1": "20", "2": "5" } });
     expect(taken.manifest.chunks.count).toBeGreaterThan(1); // 50,000 players are more than one 512 KiB chunk
     const found = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: FROM });
     expect(found.candidates.map((m) => m.snapshotId)).toEqual([taken.manifest.snapshotId]);

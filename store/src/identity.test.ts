@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
-import { builtFrom, explainMismatch, shardStamp, stampFields } from "./identity.js";
+import { builtFrom, DATA_LAYOUT, explainMismatch, shardStamp, stampFields } from "./identity.js";
 
 const boards = (maxPoints = 2 ** 31 - 1) => new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints }).spec!]);
 const base = { shardId: "shard-1", topic: "ladder.scores", numSlots: 64, slots: [3, 1, 2], boards: boards() };
@@ -25,6 +25,11 @@ describe("store > identity", () => {
     );
     expect(explainMismatch(builtFrom(here, "id-a"), builtFrom(here, "id-b"))).toBe(
       "score topic's id (the topic was deleted and created again): id-b there, id-a here",
+    );
+    // a shard written by a version of another data layout (one from before layouts were stamped is layout 1)
+    const older = here.replace(/\|layout=\d+$/, "");
+    expect(explainMismatch(builtFrom(here, "id-a"), builtFrom(older, "id-a"))).toBe(
+      `data layout (the version that wrote the shard's keys: rebuild it from the log): 1 there, ${DATA_LAYOUT} here`,
     );
   });
 });

@@ -8,7 +8,10 @@
  * wrong range, a recreated topic's records skipped as "already applied". So:
  *
  *   stamp      "<shardId>|topic=<name>|slots=<S>:<hash of this shard's slot list>|boards=<hash
- *              of the board specs>": computed by every process from its own configuration.
+ *              of the board specs>|layout=<DATA_LAYOUT>": computed by every process from its own
+ *              configuration and version. The layout is the shape of the keys this version writes
+ *              (keys.ts); it changes when a key changes type or meaning, so that data an older
+ *              version wrote is refused rather than misread (a stamp without it is layout 1).
  *   built-from the stamp plus "|topic-id=<Kafka topic id>", stored once in the shard's Redis
  *              (`<prefix>built-from`) when the shard node first fills it, or by a rebuild.
  *
@@ -31,6 +34,12 @@ export interface ShardIdentity {
   boards: BoardSpecs;
 }
 
+/**
+ * The shape of a shard's keys this version reads and writes (see above). 2: the counts of records
+ * are a hash, "<prefix>count:records" (1: the sorted set "<prefix>board:~records").
+ */
+export const DATA_LAYOUT = 2;
+
 /** The stamp of `identity` (see above). */
 export function shardStamp(i: ShardIdentity): string {
   const slots = [...i.slots].sort((a, b) => a - b).join(",");
@@ -38,7 +47,7 @@ export function shardStamp(i: ShardIdentity): string {
     .map((b) => [b.prefix, b.minPoints, b.maxPoints, b.resolutionMs, b.epochMs, b.ttlSeconds].join(":"))
     .sort()
     .join(";");
-  return `${i.shardId}|topic=${i.topic}|slots=${i.numSlots}:${fnv1aHex(slots)}|boards=${fnv1aHex(boards)}`;
+  return `${i.shardId}|topic=${i.topic}|slots=${i.numSlots}:${fnv1aHex(slots)}|boards=${fnv1aHex(boards)}|layout=${DATA_LAYOUT}`;
 }
 
 /** The built-from value of a shard filled from topic `topicId` under `stamp`. */
@@ -61,12 +70,15 @@ const WHAT: Record<string, string> = {
   slots: "slots (the placement: AdminService.Reshard moves them; LADDER_SLOTS)",
   boards: "board specs (LADDER_BOARDS)",
   "topic-id": "score topic's id (the topic was deleted and created again)",
+  layout: "data layout (the version that wrote the shard's keys: rebuild it from the log)",
 };
 
 /** What differs between `expected` and `found` (stamps or built-from values), in words. */
 export function explainMismatch(expected: string, found: string): string {
   const e = stampFields(expected);
   const f = stampFields(found);
+  // a stamp from before layouts were stamped is layout 1
+  for (const x of [e, f]) if (x.size > 1 && !x.has("layout")) x.set("layout", "1");
   const diffs = [...new Set([...e.keys(), ...f.keys()])]
     .filter((k) => e.has(k) && f.has(k) && e.get(k) !== f.get(k))
     .map((k) => `${WHAT[k] ?? k}: ${f.get(k)} there, ${e.get(k)} here`);

@@ -10,7 +10,7 @@
  *   <prefix>board:~hidden   sorted set: "<player>\n<board>" per hide ("<player>\n": every board), score 0
  *   <prefix>board:…!hid     a board key's hidden entries, out of the readers' sight (apply-moderation.lua)
  *   <prefix>board:~audit    sorted set: the moderation actions' audit lines (JSON), by time
- *   <prefix>board:~records  sorted set: per player, the records of the log keyed by it applied (apply-records.lua)
+ *   <prefix>count:records  hash: per player, the records of the log keyed by it applied (apply-records.lua)
  *   <prefix>rank-change:<id>  list: a rank report's positions (apply-events.lua), kept 60 s
  *   <prefix>board:…@T!join  a tournament's members, on the shard of its join partition: player ->
  *                           the join's offset (apply-tournaments.lua)
@@ -42,7 +42,7 @@
  *   <prefix>board:…!arr, !dep  a move's companions of a board key: its members of the slots the
  *                           shard gains / loses, which readers leave out (read-header.lua)
  *   <prefix>audit:<view>:…  an audit view: the same layout again, rebuilt as of a point in time
- *   <prefix>snapshot-load:<id>:…  boards and dedup sets of a snapshot being loaded, until they
+ *   <prefix>snapshot-load:<id>:…  boards, dedup sets and counts of a snapshot being loaded, until they
  *                           replace the live ones in one step (writer/snapshot.ts)
  */
 import type { Redis } from "ioredis";
@@ -53,6 +53,8 @@ export interface KeyLayout {
   readonly audit: string;
   readonly offsets: string;
   readonly deletedBoards: string;
+  /** Per player, the records of the log keyed by it that the shard applied (a hash: apply-records.lua). */
+  readonly recordCounts: string;
   rankChange(id: string): string;
   tournamentOutcome(id: string): string;
   readonly heartbeat: string;
@@ -75,6 +77,7 @@ export function keyLayout(prefix: string): KeyLayout {
     audit: `${prefix}board:~audit`,
     offsets: `${prefix}offsets`,
     deletedBoards: `${prefix}board:~deleted`,
+    recordCounts: `${prefix}count:records`,
     rankChange: (id: string) => `${prefix}rank-change:${id}`,
     tournamentOutcome: (id: string) => `${prefix}tournament-outcome:${id}`,
     heartbeat: `${prefix}heartbeat`,

@@ -17,7 +17,8 @@
 local status = check_shard(KEYS[1], ARGV[1])
 if status ~= READ_OK then return { status } end
 local player, prefix = ARGV[2], ARGV[3]
-local out = { READ_OK, redis.call('ZSCORE', prefix .. '~records', player) or '0' }
+-- the counts of records: "<prefix>count:records", beside "<prefix>board:"
+local out = { READ_OK, redis.call('HGET', string.sub(prefix, 1, #prefix - #'board:') .. 'count:records', player) or '0' }
 local pattern = string.gsub(prefix, '[%*%?%[%]\\]', '\\%0') .. '*'
 local cursor = '0'
 repeat

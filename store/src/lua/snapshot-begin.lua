@@ -1,7 +1,7 @@
 --[[
   Starts reading a snapshot of a shard (writer/snapshot.ts) while records keep being applied.
 
-  From this call on, the apply script records in the journal every board and dedup member it
+  From this call on, the apply script records in the journal every board, dedup and count member it
   adds, changes or removes (apply-events.lua), for as long as the flag holds this snapshot's id.
   The snapshot then reads the keys listed here page by page (snapshot-page.lua) and, at its end,
   re-reads the journal's members and the offsets in one atomic step (snapshot-finish.lua).
@@ -23,7 +23,7 @@
     ARGV[2]  time to live of the flag and the journal, ms
     ARGV[3]  the live key prefix, escaped for a KEYS pattern
 
-  Output: { name1, expireAt1, name2, expireAt2, ... }  every board and dedup key, with its
+  Output: { name1, expireAt1, name2, expireAt2, ... }  every board, dedup and count key, with its
           absolute expiry in Unix ms (PEXPIRETIME: -1 for none); { '!moving' } during a move
 ]]
 if redis.call('EXISTS', KEYS[3]) == 1 then return { '!moving' } end

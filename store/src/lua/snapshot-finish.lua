@@ -1,7 +1,7 @@
 --[[
   Ends reading a snapshot (writer/snapshot.ts): in one atomic step, what the pages read cannot
   show — the offsets and built-from value as of now, the keys that exist now with their expiry,
-  and the current score of every member the apply script changed since the journal was last set
+  and the current score (a hash's value) of every member the apply script changed since the journal was last set
   aside (snapshot-rotate.lua, which keeps it short) — then stops the journal. The snapshot is the
   state at this instant: the pages gave every member that did not change since the begin, the
   journals set aside gave those that changed and then stayed, this step gives the rest.
@@ -31,7 +31,7 @@ for _, entry in ipairs(redis.call('SMEMBERS', KEYS[2])) do
     local key, member = journal_entry(entry)
     changed[#changed + 1] = key
     changed[#changed + 1] = member
-    changed[#changed + 1] = redis.call('ZSCORE', key, member)
+    changed[#changed + 1] = value_of(key, member)
   end
 end
 local keys = keys_with_expiry(ARGV[2])

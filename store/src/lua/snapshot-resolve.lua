@@ -1,5 +1,5 @@
 --[[
-  Reads the current score of the members of a journal set aside by snapshot-rotate.lua, a page
+  Reads the current score (a hash's value) of the members of a journal set aside by snapshot-rotate.lua, a page
   at a time (SSCAN: every member is returned at least once; the set no longer changes). Each
   member's score is read at some instant after it was journaled; a member that changes again
   later is in the new journal, resolved later again.
@@ -18,7 +18,7 @@ for _, entry in ipairs(scan[2]) do
     local key, member = journal_entry(entry)
     out[#out + 1] = key
     out[#out + 1] = member
-    out[#out + 1] = redis.call('ZSCORE', key, member)
+    out[#out + 1] = value_of(key, member)
   end
 end
 return { scan[1], out }

@@ -273,7 +273,7 @@ export async function drainMove(
 /**
  * What the shard keeps per player outside its board keys, for the players of `partitions` (those
  * a move took away, or the arrivals of one given up): their hidden entries ("<key>!hid"), their
- * hides ("~hidden"), their counts of records ("~records") and their tournament attempts
+ * hides ("~hidden"), their counts of records ("count:records", a hash) and their tournament attempts
  * ("<key>!att"), their latest event times ("<key>!seen") and those
  * partitions' trim floors ("<key>!floor": apply-retention.lua); and the members of the tournaments whose joins those partitions hold ("<key>!join"
  * of a board whose name's slot is one of them: model/src/tournaments.ts). Readers never read them
@@ -285,7 +285,7 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
   const gone = new Set(partitions);
   if (gone.size === 0) return;
   const prefix = `${globEscape(keyPrefix)}board:`;
-  const keys: string[] = [`${keyPrefix}board:~hidden`, `${keyPrefix}board:~records`];
+  const keys: string[] = [`${keyPrefix}board:~hidden`];
   await forEachMatch(redis, `${prefix}*!hid`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!att`, async (page) => void keys.push(...page));
   const joins: string[] = [];
@@ -313,6 +313,15 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
       if (members.length) await redis.zrem(key, ...members);
     } while (cursor !== "0");
   }
+  const counts = keyLayout(keyPrefix).recordCounts;
+  let cursor = "0";
+  do {
+    const [next, flat] = await redis.hscan(counts, cursor, "COUNT", MOVE_PAGE);
+    cursor = next;
+    const fields: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) if (gone.has(slotOf(flat[i]!, numSlots))) fields.push(flat[i]!);
+    if (fields.length) await redis.hdel(counts, ...fields);
+  } while (cursor !== "0");
 }
 
 /**

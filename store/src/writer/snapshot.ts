@@ -6,7 +6,7 @@
  * What. A snapshot is everything a shard's Redis holds that the log made: every board, every
  * dedup set (the event ids applied within the dedup window, per partition: without them a
  * retry after the snapshot, of an update applied before it, would count twice in the replayed
- * tail), the applied offset of each partition, and the built-from value (identity.ts) — all as
+ * tail), the counts of records per player (a hash, read by HSCAN, kept as members and scores), the applied offset of each partition, and the built-from value (identity.ts) — all as
  * of ONE atomic point for the whole shard. Heartbeat, rebuild lease and audit views are not in
  * it: they are not the log's state.
  *
@@ -81,7 +81,7 @@
  *     the loaded state plus the tail as for a replay.
  *   - audit views always replay from offset 0: a snapshot holds the present, not the past.
  *
- * Loading writes the members back with ZADD (a page at a time, pipelined) and sets the key's
+ * Loading writes the members back with ZADD (a hash's fields with HSET; a page at a time, pipelined) and sets the key's
  * expiry as the absolute time it was. Scores go as doubles, so a loaded set is the same set
  * bit for bit; the members encoding does not depend on Redis's version or encodings.
  *
@@ -306,6 +306,10 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       for (let i = 0; i < listed.length; i += 2) atBegin.set(String(listed[i]), Number(listed[i + 1]));
       const pages = new Map<string, Buffer[]>();
       for (const key of atBegin.keys()) {
+        if (isHash(key.slice(keyPrefix.length))) {
+          pages.set(key, await readHash(key));
+          continue;
+        }
         const read: Buffer[] = [];
         let after: [Buffer | string, Buffer | string] = ["", ""];
         for (;;) {
@@ -316,6 +320,22 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
           after = [reply[reply.length - 1]!, reply[reply.length - 2]!];
         }
         pages.set(key, read);
+      }
+      // a hash (the counts of records) by HSCAN: every field there from the begin to the end is
+      // returned at least once, with its value (a field that changed meanwhile is journaled and
+      // taken from the journal); a field returned twice is kept once
+      async function readHash(key: string): Promise<Buffer[]> {
+        const fields = new Map<string, Buffer>();
+        let cursor = "0";
+        do {
+          signal?.throwIfAborted();
+          const [next, flat] = await timed(redis.hscanBuffer(key, cursor, "COUNT", PAGE));
+          for (let i = 0; i < flat.length; i += 2) fields.set(flat[i]!.toString("latin1"), flat[i + 1]!);
+          cursor = next.toString();
+        } while (cursor !== "0");
+        const pairs: Buffer[] = [];
+        for (const [field, value] of fields) pairs.push(Buffer.from(field, "latin1"), value);
+        return pairs.length ? [encodeMembers(pairs)] : [];
       }
       // the members changed since the begin, by key (member bytes as latin1 strings), with their score when last read
       const changed = new Map<string, Map<string, Buffer | null>>();
@@ -424,6 +444,13 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
   throw new Error(`could not read the shard in ${ATTEMPTS} attempts: ${why}`);
 }
 
+/**
+ * Whether a frozen key (its name without the prefix) is a hash: the counts of records
+ * ("count:records", apply-records.lua). Its fields and values are kept in the members encoding
+ * as members and scores (counts are integers, exact as doubles); every other key is a sorted set.
+ */
+const isHash = (name: string) => name.startsWith("count:");
+
 // ---------------------------------------------------------------------------------------------
 // Finding and loading one
 
@@ -492,10 +519,13 @@ export async function loadSnapshot(
     const key = s.targetPrefix + e.name;
     let batch = s.redis.pipeline().del(key);
     let args: Array<Buffer | number> = [];
+    const hash = isHash(e.name);
     for (const [member, score] of membersOf(e.value)) {
-      args.push(score, member);
+      if (hash) args.push(member, score);
+      else args.push(score, member);
       if (args.length === PAGE * 2) {
-        batch.zadd(key, ...args);
+        if (hash) batch.hset(key, ...args);
+        else batch.zadd(key, ...args);
         args = [];
         if (batch.length >= 16) {
           await execAll(batch);
@@ -503,7 +533,10 @@ export async function loadSnapshot(
         }
       }
     }
-    if (args.length) batch.zadd(key, ...args);
+    if (args.length) {
+      if (hash) batch.hset(key, ...args);
+      else batch.zadd(key, ...args);
+    }
     if (e.expireAtMs >= 0) batch.pexpireat(key, e.expireAtMs);
     await execAll(batch);
     names.push({ name: e.name, expiring: e.expireAtMs >= 0 });

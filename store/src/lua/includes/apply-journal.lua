@@ -1,7 +1,7 @@
 --[[
   Snapshot journal (store/src/writer/snapshot.ts): while a snapshot is being read (the flag key
-  exists), every member the apply script adds, changes or removes in a board, a companion or the
-  dedup set is also recorded in the journal set, as "<key length>:<key><member>", so the snapshot
+  exists), every member the apply script adds, changes or removes in a board, a companion, the
+  dedup set or the counts of records (a hash's field) is also recorded in the journal set, as "<key length>:<key><member>", so the snapshot
   can re-read exactly those members at its end; its reads of the rest stay valid while records
   flow. One EXISTS per call otherwise.
 
