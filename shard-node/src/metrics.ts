@@ -57,7 +57,7 @@ export const shardNodeMetrics = metricSet((registry) => {
     }),
     applyDelay: new Histogram({
       name: "ladder_shard_apply_delay_seconds",
-      help: "per apply-script call, from its last record's timestamp (when ingest made it, on ingest's clock) until the call applied it: what a write waits between ingest and the shard's Redis",
+      help: "per partition batch applied (one apply-script call applies the batches of a turn), from its last record's timestamp (when ingest made it, on ingest's clock) until it was applied: what a write waits between ingest and the shard's Redis",
       labelNames: shard,
       buckets: LATENCY_BUCKETS,
       registers,

@@ -105,13 +105,13 @@ export interface ReadScripts {
   ladderTournament(heartbeat: string, members: string, attempts: string, stamp: string, playerId: string): Promise<Reply>;
 }
 
+/** apply-events.lua's answer for one partition: status, applied, skipped, last offset, duplicates, built-from (DRIFT) or key (WRONG_TYPE). */
+export type ApplyReply = [number, number, number, string, number, string?];
+
 /** The write scripts as commands on a connection. */
 export interface WriteScripts {
-  /** apply-events.lua; arrays among `args` are flattened once (ioredis's Command): a long call need not be spread. */
-  ladderApply(
-    numKeys: number,
-    ...args: Array<string | number | Buffer | ReadonlyArray<string | number | Buffer>>
-  ): Promise<[number, number, number, string, number, string?]>;
+  /** apply-events.lua (one answer per partition); arrays among `args` are flattened once (ioredis's Command): a long call need not be spread. */
+  ladderApply(numKeys: number, ...args: Array<string | number | Buffer | ReadonlyArray<string | number | Buffer>>): Promise<ApplyReply[]>;
   ladderHeartbeat(heartbeat: string, offsets: string, builtFrom: string, ...args: Array<string | number>): Promise<Reply>;
 }
 

@@ -173,6 +173,52 @@ describe("shard store > apply", () => {
     expect(await standing("a")).toBeUndefined();
   });
 
+  it("applies the batches of several partitions asked in one turn in one call, each answered for its own partition", async () => {
+    const at = (offset: bigint, e: PreparedEvent): PreparedEvent => ({ ...e, offset });
+    // the writer's script calls, counted on its connection
+    const scripts = redis as unknown as { ladderApply: (...args: unknown[]) => Promise<unknown> };
+    const original = scripts.ladderApply;
+    let calls = 0;
+    scripts.ladderApply = (...args) => {
+      calls++;
+      return original.apply(redis, args);
+    };
+    try {
+      await writer.apply(7, [at(0n, ev("a", 1, 5, t0, "b", "e1"))]);
+      calls = 0;
+      const [p7, p8, gap, again] = await Promise.all([
+        // partition 7: its event id e1 was applied (a retry, skipped), then a new one
+        writer.apply(7, [at(1n, ev("a", 2, 3, t0, "b", "e1")), at(2n, ev("a", 2, 4, t0, "b", "e2"))]),
+        // partition 8: the same id, in its own dedup set: applied
+        writer.apply(8, [at(0n, ev("z", 1, 9, t0, "b", "e1"))]),
+        // partition 9: a gap, nothing of it applied; the others are
+        writer.apply(9, [at(4n, ev("y", 1, 1))]),
+        // partition 8 again in the same turn: its own call, after the first
+        writer.apply(8, [at(1n, ev("z", 2, 1))]),
+      ]);
+      expect(calls).toBe(2);
+      expect(p7).toMatchObject({ inSequence: true, applied: 1, duplicates: 1, lastOffset: 2n });
+      expect(p8).toMatchObject({ inSequence: true, applied: 1, duplicates: 0, lastOffset: 0n });
+      expect(gap).toMatchObject({ inSequence: false, applied: 0, lastOffset: -1n });
+      expect(again).toMatchObject({ inSequence: true, applied: 1, lastOffset: 1n });
+      expect([(await standing("a"))!.points, (await standing("z"))!.points, await standing("y")]).toEqual([9, 10, undefined]);
+      expect(await writer.appliedOffsets()).toEqual(
+        new Map([
+          [7, 2n],
+          [8, 1n],
+        ]),
+      );
+      // each partition's ids in its own dedup set
+      expect(await redis.zrange(writer.keys.dedup(7), "0", "-1")).toEqual([
+        `e1\n${writer.keys.board("b")}\na`,
+        `e2\n${writer.keys.board("b")}\na`,
+      ]);
+      expect(await redis.zrange(writer.keys.dedup(8), "0", "-1")).toEqual([`e1\n${writer.keys.board("b")}\nz`]);
+    } finally {
+      scripts.ladderApply = original;
+    }
+  });
+
   it("advances past unusable records (op 0) without touching a board", async () => {
     const r = await writer.apply(2, [ev("a", 1, 5), { ...ev("", 0, 0), board: "" }, ev("a", 2, 1)]);
     expect(r).toMatchObject({ inSequence: true, applied: 2, lastOffset: 2n });

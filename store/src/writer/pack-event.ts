@@ -15,12 +15,15 @@
  * every event. A field at its default (false, 0, '') is left out of the event's map: the script
  * reads a missing field as its default (apply-input.lua), and decoding is most of what an event
  * costs the script before its commands.
+ *
+ * A call may apply several partitions (ARGV[1]: each with its dedup set's KEYS index and how many of
+ * the events that follow are its): the events of each, in offset order, one partition after another.
  */
 import type { KeyLayout } from "../keys.js";
 import { PackWriter, type Packable } from "./msgpack.js";
 import type { PreparedEvent, PreparedWindows } from "./prepared-event.js";
 
-/** The fixed keys before the events' board keys (apply-events.lua KEYS[1..9]). */
+/** The fixed keys before the events' board keys (apply-events.lua KEYS[1..9]); KEYS[2] the first partition's dedup set. */
 function fixedKeys(keys: KeyLayout, partition: number): string[] {
   return [
     keys.offsets,
@@ -44,21 +47,23 @@ const writer = new PackWriter();
 const windowPacker = new PackWriter();
 
 /** The keys and arguments of one apply script call over `events` of `partition`. */
-export function applyCall(o: {
-  keys: KeyLayout;
+/** One partition's events of a call, in offset order. */
+export interface PartitionEvents {
   partition: number;
   events: readonly PreparedEvent[];
-  dedupWindowMs: number;
-  builtFrom: string;
-}): ApplyCall {
-  const keys = fixedKeys(o.keys, o.partition);
-  const at = new Map<string, number>();
-  /** The KEYS index (1-based) of stored board name `board`, added at the first use. */
-  const key = (board: string): number => {
-    let i = at.get(board);
-    if (i === undefined) at.set(board, (i = keys.push(o.keys.board(board))));
+}
+
+export function applyCall(o: { keys: KeyLayout; groups: readonly PartitionEvents[]; dedupWindowMs: number; builtFrom: string }): ApplyCall {
+  const keys = fixedKeys(o.keys, o.groups[0]!.partition);
+  const at = new Map<string, number>([[keys[1]!, 2]]);
+  /** The KEYS index (1-based) of key `full`, added at the first use. */
+  const keyOf = (full: string): number => {
+    let i = at.get(full);
+    if (i === undefined) at.set(full, (i = keys.push(full)));
     return i;
   };
+  /** The KEYS index of stored board name `board`. */
+  const key = (board: string): number => keyOf(o.keys.board(board));
   const histograms: Array<readonly number[]> = [];
   const placed = new Map<readonly number[], number>();
   const histogram = (list: readonly number[] | undefined): number => {
@@ -96,8 +101,28 @@ export function applyCall(o: {
     seen.set(e.lowerIsBetter, at);
     return at;
   };
-  const packed = o.events.map((e) => packEvent(e, key(e.board), histogram(e.histogram), encoding(e), windowsOf(e)));
-  return { keys, args: [o.partition, o.dedupWindowMs, o.builtFrom, sharedTables(histograms, encodings, windows), ...packed] };
+  const packed = o.groups.flatMap((g) =>
+    g.events.map((e) => packEvent(e, key(e.board), histogram(e.histogram), encoding(e), windowsOf(e))),
+  );
+  const groups = o.groups.map((g) => ({ partition: g.partition, dedup: keyOf(o.keys.dedup(g.partition)), events: g.events.length }));
+  return { keys, args: [groupsHeader(groups), o.dedupWindowMs, o.builtFrom, sharedTables(histograms, encodings, windows), ...packed] };
+}
+
+/** ARGV[1]: the partitions of the call, in order. */
+function groupsHeader(groups: ReadonlyArray<{ partition: number; dedup: number; events: number }>): Buffer {
+  const w = writer;
+  w.start();
+  w.array(groups.length);
+  for (const g of groups) {
+    w.map(3);
+    w.raw(K.partition!);
+    w.number(g.partition);
+    w.raw(K.dedup!);
+    w.number(g.dedup);
+    w.raw(K.events!);
+    w.number(g.events);
+  }
+  return w.done();
 }
 
 /** ARGV[4]: { hist, enc, windows }, the windows already packed. */
@@ -142,10 +167,13 @@ const K = Object.fromEntries(
     "floor",
     "retain",
     "at",
+    "partition",
+    "dedup",
+    "events",
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
-/** An event's map (apply-events.lua ARGV[4 + i]): its fields at their default (false, 0, '') left out. */
+/** An event's map (apply-events.lua ARGV[4 + i]; its partition's: ARGV[1]): its fields at their default (false, 0, '') left out. */
 function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, windows: number): Buffer {
   const w = writer;
   const md = e.metadata ?? "";

@@ -2,11 +2,22 @@
  * ShardWriter: the write side of one shard's Redis. The shard node applies the log through
  * it and keeps the shard's heartbeat; rebuilds replay the log through it into a spare
  * database or an audit view. Every call is one script round trip.
+ *
+ * APPLY CALLS ARE SHARED. The partitions of a shard are applied concurrently (apply-loop.ts), and
+ * when the log is quiet each brings a few records: one script call each would cost Redis about
+ * 80 µs per call whatever it holds (the request, the script's setup; store/bench/apply-bench.ts
+ * with --chunk 5 against 500: 73 against 26 µs per record). So the batches asked of apply() in one
+ * turn of the event loop go to Redis together, several partitions per call (apply-events.lua),
+ * up to MAX_CALL_EVENTS events a call (a call holds Redis while it runs: one partition's full batch
+ * goes alone) and never one partition twice in a call (its batches are applied in order, each
+ * after the one before answered). Each caller gets its own partition's answer; a call that fails
+ * fails each of its callers.
  */
 import type { Redis } from "ioredis";
+import { atEndOfTurn } from "@ladder/platform/end-of-turn";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "../keys.js";
-import { ApplyStatus, HeartbeatStatus, withWriteScripts, type WriteScripts } from "../scripts.js";
-import { applyCall } from "./pack-event.js";
+import { ApplyStatus, HeartbeatStatus, withWriteScripts, type ApplyReply, type WriteScripts } from "../scripts.js";
+import { applyCall, type PartitionEvents } from "./pack-event.js";
 import type { PreparedEvent } from "./prepared-event.js";
 
 export type { PreparedEvent, PreparedWindows } from "./prepared-event.js";
@@ -79,6 +90,14 @@ export interface ShardWriterOptions {
   dedupWindowMs: number;
 }
 
+/** The most events one shared apply call holds (the apply loop's default chunk). */
+export const MAX_CALL_EVENTS = 500;
+
+interface Waiting extends PartitionEvents {
+  resolve(result: ApplyResult): void;
+  reject(err: unknown): void;
+}
+
 export class ShardWriter {
   readonly shardId: string;
   readonly stamp: string;
@@ -86,6 +105,8 @@ export class ShardWriter {
   readonly keys: KeyLayout;
   private readonly redis: Redis & WriteScripts;
   private readonly dedupWindowMs: number;
+  /** The batches asked in this turn, sent at its end. */
+  private waiting: Waiting[] = [];
 
   constructor(o: ShardWriterOptions) {
     this.shardId = o.shardId;
@@ -99,17 +120,53 @@ export class ShardWriter {
   /**
    * Applies events of one partition, in offset order; already-applied ones are skipped.
    * Stops at the first event that does not follow the stored offset (inSequence false).
+   * Sent at the end of this turn, with the other partitions' batches asked in it (see above).
    */
-  async apply(partition: number, events: readonly PreparedEvent[]): Promise<ApplyResult> {
-    const call = applyCall({ keys: this.keys, partition, events, dedupWindowMs: this.dedupWindowMs, builtFrom: this.builtFrom });
-    const [status, applied, skipped, last, duplicates, builtFrom] = await this.redis.ladderApply(call.keys.length, call.keys, call.args); // arrays: ioredis flattens them once
-    const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };
-    if (status === ApplyStatus.DRIFT) result.drift = builtFrom ?? "";
-    if (status === ApplyStatus.WRONG_TYPE)
-      throw new Error(
-        `${this.shardId}: cannot apply partition ${partition}: ${builtFrom}, not a sorted set (nothing was applied; fix or delete the key)`,
-      );
-    return result;
+  apply(partition: number, events: readonly PreparedEvent[]): Promise<ApplyResult> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.push({ partition, events, resolve, reject }) === 1) atEndOfTurn(this.flush);
+    });
+  }
+
+  private readonly flush = (): void => {
+    const waiting = this.waiting;
+    this.waiting = [];
+    let call: Waiting[] = [];
+    let events = 0;
+    for (const w of waiting) {
+      if (call.length && (events + w.events.length > MAX_CALL_EVENTS || call.some((c) => c.partition === w.partition))) {
+        void this.applyTogether(call);
+        call = [];
+        events = 0;
+      }
+      call.push(w);
+      events += w.events.length;
+    }
+    if (call.length) void this.applyTogether(call);
+  };
+
+  /** One script call for `calls`, each answered with its partition's result. */
+  private async applyTogether(calls: readonly Waiting[]): Promise<void> {
+    let replies: ApplyReply[];
+    try {
+      const call = applyCall({ keys: this.keys, groups: calls, dedupWindowMs: this.dedupWindowMs, builtFrom: this.builtFrom });
+      replies = await this.redis.ladderApply(call.keys.length, call.keys, call.args); // arrays: ioredis flattens them once
+    } catch (err) {
+      for (const c of calls) c.reject(err);
+      return;
+    }
+    calls.forEach((c, i) => {
+      const [status, applied, skipped, last, duplicates, builtFrom] = replies[i]!;
+      if (status === ApplyStatus.WRONG_TYPE)
+        return c.reject(
+          new Error(
+            `${this.shardId}: cannot apply partition ${c.partition}: ${builtFrom}, not a sorted set (nothing was applied; fix or delete the key)`,
+          ),
+        );
+      const result: ApplyResult = { inSequence: status === ApplyStatus.OK, applied, skipped, duplicates, lastOffset: BigInt(last) };
+      if (status === ApplyStatus.DRIFT) result.drift = builtFrom ?? "";
+      c.resolve(result);
+    });
   }
 
   /** The last applied offset of every partition this Redis has seen. */

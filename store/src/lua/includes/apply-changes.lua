@@ -7,11 +7,17 @@
   again). A move's arrivals are left out (apply-moves.lua).
 
   Input:  CHANGES_KEY, CHANGES_FLAG_KEY (apply-input.lua), MIRROR_INTO (apply-moves.lua)
-  Output: entry_moved(key, player, old, new, expire_at): call after every entry added, moved or
+  Output: changes_partition() (call on entering a partition, after mirror_partition()),
+          entry_moved(key, player, old, new, expire_at): call after every entry added, moved or
           removed (old, new: sort keys, nil when absent): its histogram count moves, watchers hear of it
 ]]
 local CHANGES_KEPT = 100000
-local changes_on = redis.call('EXISTS', CHANGES_FLAG_KEY) == 1 and MIRROR_INTO ~= '!arr'
+local watched = redis.call('EXISTS', CHANGES_FLAG_KEY) == 1
+local changes_on = false
+-- whether the partition being applied appends its changes (not a move's arrivals)
+local function changes_partition()
+  changes_on = watched and MIRROR_INTO ~= '!arr'
+end
 
 local function changed(key, player, old, new)
   if not changes_on then return end

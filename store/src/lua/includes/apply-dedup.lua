@@ -6,11 +6,12 @@
   Remembered ids live in a sorted set per partition (member "<event id>\n<board key>\n<player>",
   score = ingest time), trimmed to the window after every call.
 
-  Input:  DEDUP_KEY, DEDUP_WINDOW_MS (apply-input.lua: 0 = no deduplication)
-  Output: is_duplicate(ev), remember(ev), forget_old(), flush_remembered(), read_ids_directly()
+  Input:  DEDUP_KEY, GROUP_EVENTS, DEDUP_WINDOW_MS (apply-input.lua: 0 = no deduplication)
+  Output: dedup_partition() (call on entering a partition), is_duplicate(ev), remember(ev),
+          forget_old() (call on leaving it), flush_remembered(), read_ids_directly()
 
-  Per call, not per event: the stored ids of all the call's events are read by one ZMSCORE, and
-  the ids it remembers are written together at its end (an id remembered earlier in the same
+  Per partition of a call, not per event: the stored ids of all its events are read by one ZMSCORE,
+  and the ids it remembers are written together when it ends (an id remembered earlier in the same
   call is found in the call's own table).
 ]]
 local newest_ingest = nil
@@ -31,9 +32,14 @@ local function member_of(ev)
   return m
 end
 
+-- a partition's ids start unread, nothing remembered
+local function dedup_partition()
+  newest_ingest, pending, pending_args, stored_ids = nil, {}, {}, nil
+end
+
 local function read_ids()
   local members = {}
-  for _, ev in ipairs(EVENTS) do
+  for _, ev in ipairs(GROUP_EVENTS) do
     if ev.event_id ~= '' then members[#members + 1] = member_of(ev) end
   end
   stored_ids = {}

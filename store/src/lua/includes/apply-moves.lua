@@ -10,15 +10,20 @@
   members ahead without the exclusion the readers use. One HMGET per call otherwise.
 
   Input:  MOVE_KEY, PARTITION (apply-input.lua)
-  Output: MIRROR_INTO ('!arr', '!dep' or false), mirror(key, player), rank_seen(key, player, at),
-          card_seen(key)
+  Output: MIRROR_INTO ('!arr', '!dep' or false: the partition being applied's), mirror_partition()
+          (call on entering a partition), mirror(key, player), rank_seen(key, player, at), card_seen(key)
 ]]
 local move = redis.call('HMGET', MOVE_KEY, 'phase', 'arr', 'dep')
 local MIRROR_INTO, EXCLUDED = false, false
-if move[1] == 'moving' then
-  EXCLUDED = '!arr'
+-- where the entries of the partition being applied are mirrored
+local function mirror_partition()
+  MIRROR_INTO = false
+  if move[1] ~= 'moving' then return end
   if move[2] and string.find(move[2], ',' .. PARTITION .. ',', 1, true) then MIRROR_INTO = '!arr'
   elseif move[3] and string.find(move[3], ',' .. PARTITION .. ',', 1, true) then MIRROR_INTO = '!dep' end
+end
+if move[1] == 'moving' then
+  EXCLUDED = '!arr'
 elseif move[1] == 'drain' then
   EXCLUDED = '!dep'
 elseif move[1] == 'undo' then
