@@ -3,6 +3,10 @@
  * applied, the router's GetCount of the board (with the token the load tool would use) must
  * answer at least the players seeded. A seed fails (exit code 1) when the shard nodes stopped
  * applying, when the router refuses or cannot be reached, or when it sees fewer players.
+ *
+ * A shard that has just applied a long backlog serves reads again only once its node has seen it
+ * current (its next heartbeats: docs/guarantees.md), and answers UNAVAILABLE with "retry" until
+ * then: the count is asked again on UNAVAILABLE for up to COUNT_PATIENCE_MS, as a reader would.
  */
 import { LadderClient } from "@ladder/client";
 import { statusName } from "../run/cluster-clients.js";
@@ -10,13 +14,28 @@ import { statusName } from "../run/cluster-clients.js";
 /** What the router answered: the board's players, or the error's code and message. */
 export type RouterCount = { total: number } | { error: string };
 
-export async function routerCount(router: string, token: string | undefined, board: string): Promise<RouterCount> {
+/** How long the count is asked again while the router answers UNAVAILABLE. */
+export const COUNT_PATIENCE_MS = 60_000;
+
+export async function routerCount(
+  router: string,
+  token: string | undefined,
+  board: string,
+  patienceMs = COUNT_PATIENCE_MS,
+): Promise<RouterCount> {
   const client = new LadderClient({ router, ingest: router, token, timeoutMs: 10_000, retry: false });
+  const until = Date.now() + patienceMs;
   try {
-    const answer = await client.leaderboard.getCount({ board });
-    return { total: Number(answer.total) };
-  } catch (err) {
-    return { error: `${statusName(err)}: ${(err as Error).message}` };
+    for (;;) {
+      try {
+        const answer = await client.leaderboard.getCount({ board });
+        return { total: Number(answer.total) };
+      } catch (err) {
+        const status = statusName(err);
+        if (status !== "UNAVAILABLE" || Date.now() >= until) return { error: `${status}: ${(err as Error).message}` };
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
   } finally {
     client.close();
   }
