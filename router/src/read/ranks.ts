@@ -170,20 +170,15 @@ function counted(
   const copyOf = new Map(stores.map((s, i) => [s, copies[i]!]));
   for (const p of players) if (copyOf.get(ownerOf.get(p)!)!.keyOf(p) !== known.get(p)?.key) return undefined;
   const sumAhead = (key: number, id: string) => copies.reduce((n, c) => n + c.countAhead(key, id), 0);
-  const found = [...known.values()].sort(compareMembers).map((m, i): PlayerRank => {
-    const { points, reachedAtMs } = decodeSortKey(spec, m.key);
-    return {
-      playerId: m.playerId,
-      points,
-      reachedAtMs,
-      metadata: m.metadata ?? "",
-      rank: 1 + sumAhead(m.key, m.playerId),
-      // competition: 1 + the entries with better points, all keys below this points index's first (an id "" is ahead of every player)
-      tiedRank: mode === "unique" ? 0 : 1 + sumAhead(pointsIndexOfKey(spec, m.key) * spec.timeUnits, ""),
-      rankAmong: i + 1,
-    };
-  });
-  return { found, missing: players.filter((p) => !known.has(p)), total: copies.reduce((n, c) => n + c.size, 0) };
+  return ranked(
+    spec,
+    players,
+    known,
+    copies.reduce((n, c) => n + c.size, 0),
+    (m) => 1 + sumAhead(m.key, m.playerId),
+    // competition: 1 + the entries with better points, all keys below this points index's first (an id "" is ahead of every player)
+    (m) => (mode === "unique" ? 0 : 1 + sumAhead(pointsIndexOfKey(spec, m.key) * spec.timeUnits, "")),
+  );
 }
 
 interface RoundRead {
@@ -215,6 +210,25 @@ function answer(
     others.forEach((m, i) => ahead.set(m.playerId, (ahead.get(m.playerId) ?? 0) + r.aheadOf[i]!));
     ties.add(s.shardId, { below: r.aheadOf.slice(others.length), distinct: d });
   }
+  return ranked(
+    spec,
+    players,
+    at,
+    total,
+    (m) => 1 + aheadOwn.get(m.playerId)! + (ahead.get(m.playerId) ?? 0),
+    (m) => ties.of(m.key)!,
+  );
+}
+
+/** The answer: the players found in the board's order with their ranks and tied ranks, the missing ones as asked. */
+function ranked(
+  spec: BoardSpec,
+  players: readonly string[],
+  at: ReadonlyMap<string, KeyedMember>,
+  total: number,
+  rankOf: (m: KeyedMember) => number,
+  tiedRankOf: (m: KeyedMember) => number,
+): RanksAnswer {
   const found = [...at.values()].sort(compareMembers).map((m, i): PlayerRank => {
     const { points, reachedAtMs } = decodeSortKey(spec, m.key);
     return {
@@ -222,8 +236,8 @@ function answer(
       points,
       reachedAtMs,
       metadata: m.metadata ?? "",
-      rank: 1 + aheadOwn.get(m.playerId)! + (ahead.get(m.playerId) ?? 0),
-      tiedRank: ties.of(m.key)!,
+      rank: rankOf(m),
+      tiedRank: tiedRankOf(m),
       rankAmong: i + 1,
     };
   });
