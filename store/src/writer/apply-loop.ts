@@ -14,9 +14,10 @@
  *   DRIFT from Redis   the node stops (fatal)       the rebuild fails
  *
  * Redis, not Kafka, holds the truth of what has been applied: each script call moves the
- * partition's offset atomically with the effects, so a record fetched twice (a restart, a
+ * partitions' offsets atomically with the effects, so a record fetched twice (a restart, a
  * rebalance, Kafka commits that lag) is skipped by the script. Every partition of a fetch
- * is applied at once: each waits on Redis, not on the CPU.
+ * is applied at once: each waits on Redis, not on the CPU, and the chunks asked in one turn
+ * share a script call (ShardWriter.apply).
  *
  * This file is the Redis side; the Kafka side (the consumer, its seeks and commits) is
  * @ladder/log's partition-consumer.ts, reached through `logClient` (log-port.ts): the service passes
@@ -38,7 +39,7 @@ export interface ApplyLoopOptions {
   slots: readonly number[];
   writer: ShardWriter;
   boards: BoardSpecs;
-  /** Records per script call. */
+  /** Records per chunk of a partition (a script call holds the chunks asked in one turn, up to MAX_CALL_EVENTS events). */
   chunk: number;
   /** Kafka consumer settings of this use (session timeout, fetch wait, fetch size). */
   consumer: ConsumeOptions["settings"];
@@ -58,7 +59,7 @@ export interface ApplyLoopOptions {
   filter?(event: PreparedEvent): PreparedEvent;
   /** A record that could not be applied (it advanced the offset as a no-op). */
   onInvalid?(partition: number, offset: bigint, problem: string): void;
-  /** After each script call; `lastTimestampMs`: its last record's timestamp (when ingest made it). */
+  /** After each chunk applied; `lastTimestampMs`: its last record's timestamp (when ingest made it). */
   onApplied?(partition: number, result: ApplyResult, records: number, lastTimestampMs: number): void;
   /** Redis's offset does not match the records fetched; the batch stops here. */
   onGap(partition: number, result: ApplyResult, fetchedFrom: string, consumer: Pick<PartitionConsumer, "seek">): void;
