@@ -108,7 +108,7 @@ export interface Config {
   readonly topCacheDepth: number;
   /** Longest age of a histogram the router answers from (0: none kept), ms. */
   readonly histogramCacheMs: number;
-  /** Boards whose GetRank counts the other shards from the router's copies of them (router/src/rank-index). */
+  /** Boards whose GetRank counts the other shards, and GetRanks every shard, from the router's copies of them (router/src/rank-index). */
   readonly rankIndexBoards: readonly string[];
   /** How long ago a copy must last have caught up with its shard to answer for it, ms. */
   readonly rankIndexMaxLagMs: number;
@@ -238,7 +238,7 @@ export const servicesEnv = envVariables({
     default: "",
     mayBeEmpty: true,
     description:
-      "all-time boards (no periods, windows or retention) whose GetRank counts the other shards from the router's copy of them, kept from the shards' change streams: one Redis read per rank instead of one per shard (docs/reads.md#the-rank-index); empty: none",
+      "all-time boards (no periods, windows or retention) whose GetRank counts the other shards, and GetRanks every shard, from the router's copy of them, kept from the shards' change streams: one Redis read per rank instead of one per shard, one per owning shard for GetRanks (docs/reads.md#the-rank-index); empty: none",
   }),
   LADDER_RANK_INDEX_MAX_LAG_MS: duration({
     default: 1000,
