@@ -321,21 +321,21 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         }
         pages.set(key, read);
       }
-      // a hash (the counts of records) by HSCAN: every field there from the begin to the end is
-      // returned at least once, with its value (a field that changed meanwhile is journaled and
-      // taken from the journal); a field returned twice is kept once
+      // a hash (the counts of records) by HSCAN, page by page as a sorted set's: every field there
+      // from the begin to the end is returned at least once, with its value; one that changed
+      // meanwhile is journaled, and its pages' copies give way to the journal's value. A field
+      // returned twice (HSCAN may, while the hash grows) had one value both times: loaded twice, it
+      // makes the same hash
       async function readHash(key: string): Promise<Buffer[]> {
-        const fields = new Map<string, Buffer>();
+        const read: Buffer[] = [];
         let cursor = "0";
         do {
           signal?.throwIfAborted();
           const [next, flat] = await timed(redis.hscanBuffer(key, cursor, "COUNT", PAGE));
-          for (let i = 0; i < flat.length; i += 2) fields.set(flat[i]!.toString("latin1"), flat[i + 1]!);
+          if (flat.length) read.push(encodeMembers(flat));
           cursor = next.toString();
         } while (cursor !== "0");
-        const pairs: Buffer[] = [];
-        for (const [field, value] of fields) pairs.push(Buffer.from(field, "latin1"), value);
-        return pairs.length ? [encodeMembers(pairs)] : [];
+        return read;
       }
       // the members changed since the begin, by key (member bytes as latin1 strings), with their score when last read
       const changed = new Map<string, Map<string, Buffer | null>>();
