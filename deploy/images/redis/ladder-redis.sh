@@ -31,7 +31,8 @@
 #
 # sentinel — a Redis Sentinel on SENTINEL_BIND:SENTINEL_PORT (127.0.0.1:26379) watching SENTINEL_MONITOR
 # (name=host:port,...) with SENTINEL_QUORUM (2), SENTINEL_DOWN_AFTER_MS (2000) and
-# SENTINEL_FAILOVER_TIMEOUT_MS (10000); with SENTINEL_ANNOUNCE_HOST it announces that name and resolves
+# SENTINEL_FAILOVER_TIMEOUT_MS (5000: Sentinel tries a failed election again after twice this, which must
+# stay below the REDIS_REJOIN_WAIT_S a restarted primary waits for the failover); with SENTINEL_ANNOUNCE_HOST it announces that name and resolves
 # the monitored primaries' host names (Kubernetes). It logs in to the nodes and to the other Sentinels as
 # ladder-sentinel. Its config file is written at the first start only: Sentinel rewrites it as it learns
 # replicas, peers and failovers, and a restart must keep what it learned; its users and logins are
@@ -160,7 +161,7 @@ sentinel() {
         name="${entry%%=*}"; address="${entry#*=}"
         echo "sentinel monitor $name ${address%:*} ${address##*:} ${SENTINEL_QUORUM:-2}"
         echo "sentinel down-after-milliseconds $name ${SENTINEL_DOWN_AFTER_MS:-2000}"
-        echo "sentinel failover-timeout $name ${SENTINEL_FAILOVER_TIMEOUT_MS:-10000}"
+        echo "sentinel failover-timeout $name ${SENTINEL_FAILOVER_TIMEOUT_MS:-5000}"
         echo "sentinel parallel-syncs $name 1"
       done
     } >"$conf"
