@@ -107,11 +107,7 @@ export class RankIndex implements LocalCounts, BoardCopies {
 
   /** The counts of `store`'s shard ahead of `positions` on `stored`, from its copy; undefined when it has none that may answer. */
   ranks(store: { shardId: string }, stored: string, positions: readonly KeyedMember[]): RanksResult | undefined {
-    this.wanted.set(stored, performance.now());
-    if (this.epoch !== this.o.pool.epoch) {
-      this.follow();
-      return undefined;
-    }
+    if (!this.asked(stored)) return undefined;
     const copy = this.shards.get(store.shardId)?.answering(stored);
     routerMetrics()
       .rankIndexOf(copy ? "index" : "shard")
@@ -122,14 +118,18 @@ export class RankIndex implements LocalCounts, BoardCopies {
 
   /** The copies of `stored` of every store of `stores` (in order) when each may answer for its shard now (GetRanks: read/ranks.ts). */
   copiesOf(stores: readonly { shardId: string }[], stored: string): BoardCopy[] | undefined {
-    this.wanted.set(stored, performance.now());
-    if (this.epoch !== this.o.pool.epoch) {
-      this.follow();
-      return undefined;
-    }
+    if (!this.asked(stored)) return undefined;
     // every shard asked, so that a board not copied yet starts being copied on each
     const copies = stores.map((s) => this.shards.get(s.shardId)?.answering(stored));
     return copies.every((c) => c !== undefined) ? copies : undefined;
+  }
+
+  /** Notes that `stored` was asked of the index; false (and the copies of the new placement started) when the copies are not of the placement in force. */
+  private asked(stored: string): boolean {
+    this.wanted.set(stored, performance.now());
+    if (this.epoch === this.o.pool.epoch) return true;
+    this.follow();
+    return false;
   }
 
   /** Entries held over every copy. */

@@ -46,13 +46,13 @@ export interface ApplyCall {
 const writer = new PackWriter();
 const windowPacker = new PackWriter();
 
-/** The keys and arguments of one apply script call over `events` of `partition`. */
 /** One partition's events of a call, in offset order. */
 export interface PartitionEvents {
   partition: number;
   events: readonly PreparedEvent[];
 }
 
+/** The keys and arguments of one apply script call over the events of `groups`, one partition after another. */
 export function applyCall(o: { keys: KeyLayout; groups: readonly PartitionEvents[]; dedupWindowMs: number; builtFrom: string }): ApplyCall {
   const keys = fixedKeys(o.keys, o.groups[0]!.partition);
   const at = new Map<string, number>([[keys[1]!, 2]]);
