@@ -13,7 +13,9 @@
 //     holds each player once, ranks among them 1..k in rank order, each rank within the same bounds,
 //     each competition rank within [1 + static with better points, that + hot players], and between
 //     any two static players of one answer the static players between them and at most every hot one;
-//     one read in rounds (a copy behind for a player asked) may be refused for movement, at most 1 in 100;
+//     one read in rounds (a copy behind for a player asked) may be refused for movement (documented in
+//     reads.md, never a wrong answer); this writer moves its players far more often than reads.int's, so
+//     the bound is 1 in 10 GetRanks, there to catch rounds that never settle;
 //   - the same through a rebuild of one shard under the readers (its data swapped: its copy's feed
 //     resets and the copy is built again; UNAVAILABLE from the rebuilt shard while it is rebuilt,
 //     swapped and catching up with the log, as without the index, is counted apart), and at rest
@@ -278,8 +280,8 @@ describe("rank index", () => {
     expect(problems.slice(0, 10)).toEqual([]);
     expect(counts.answers).toBeGreaterThan(500);
     expect(counts.ranksAnswers).toBeGreaterThan(50);
-    // refused for movement: at most 1 in 100 GetRanks (as reads.int allows the rounds)
-    expect(counts.ranksMoving).toBeLessThanOrEqual(Math.ceil((counts.ranksAnswers + counts.ranksMoving) / 100));
+    // refused for movement: a minority, at most 1 in 10 GetRanks (the header says why not reads.int's 1 in 100)
+    expect(counts.ranksMoving).toBeLessThanOrEqual(Math.ceil((counts.ranksAnswers + counts.ranksMoving) / 10));
     expect(counts.batches).toBeGreaterThan(20);
     expect(mid.index - before.index).toBeGreaterThan(0); // the copies answered while players moved
     expect(rebuilds).toBeGreaterThanOrEqual(1); // shard-1's copy was built again after the swap
