@@ -167,6 +167,7 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
     let stop = false;
     const counts = { answers: 0, refused: 0, batches: 0 };
     const found: string[] = [];
+    const refusals: string[] = []; // the first few refusals' kinds and reasons, printed if any
     let longestRefusalMs = 0;
     let longestReadMs = 0; // one read's wait for its answer, the router's retries across a move included
     const writer = (async () => {
@@ -199,6 +200,7 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
         if ("code" in got) {
           if (got.code !== status.UNAVAILABLE) found.push(`code ${got.code}: ${got.details}`);
           counts.refused++;
+          if (refusals.length < 5) refusals.push(`${["top", "rank", "around"][kind]}: ${got.details}`);
           refusedSince ||= performance.now();
           continue;
         }
@@ -262,7 +264,7 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
     );
     expect(fromCopies).toBeGreaterThan(0); // the rank index answered between the moves
     expect(found.slice(0, 5)).toEqual([]);
-    expect(counts.refused, "reads refused after the router's tries across the moves").toBe(0);
+    expect(counts.refused, `reads refused after the router's tries across the moves: ${refusals.join(" | ")}`).toBe(0);
     expect(counts.answers).toBeGreaterThan(100);
     for (const { out: m, from } of moves) {
       expect(m.map((x) => x.phase).filter((p) => p !== Phase.BUILDING && p !== Phase.DELETING)).toEqual([

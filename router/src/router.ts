@@ -77,7 +77,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     login: config.redisLogin,
     log: log.child({ component: "shards" }),
   });
-  const moves = { epoch: pool.epoch, changedAt: 0 }; // moves.ts
+  const moves = { epoch: pool.epoch, changedAt: 0, running: 0 }; // moves.ts
   placement.onChange((p) => {
     pool.swap(p);
     [moves.epoch, moves.changedAt] = [p.epoch, performance.now()];
@@ -199,7 +199,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     log: log.child({ component: "moderation" }),
   });
   const statusRpc = clusterStatus({ config, pool, logClient });
-  const reshardRpcs = reshardService({ config, placement, pool, logClient, topicIds, log: log.child({ component: "reshard" }) });
+  const reshardRpcs = reshardService({ config, placement, pool, moves, logClient, topicIds, log: log.child({ component: "reshard" }) });
   const rebuildRpcs = adminService({
     config,
     placement: () => pool.placement,

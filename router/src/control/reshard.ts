@@ -54,6 +54,8 @@ export interface ReshardDeps {
   config: Config;
   placement: PlacementLog;
   pool: ShardPool;
+  /** The reshards running, counted while each moves (../read/moves.ts retries reads across them). */
+  moves: { running: number };
   logClient: LogClient;
   topicIds: TopicIds;
   log: Logger;
@@ -97,11 +99,12 @@ export function reshardService(d: ReshardDeps): Pick<ImplOf<typeof AdminService>
         "reshard planned",
       );
       const epochs = { fromEpoch: BigInt(from.epoch), toEpoch: BigInt(next.epoch) };
+      d.moves.running++;
       const cutOverMs = await move(d, from, next, changed, ctx, {
         building: (p) => send({ phase: Phase.BUILDING, ...epochs, ...p }),
         cutOver: (ms) => send({ phase: Phase.CUT_OVER, ...epochs, cutOverMs: BigInt(Math.round(ms)) }),
         deleting: (shardId, left) => send({ phase: Phase.DELETING, ...epochs, shardId, playersLeft: BigInt(left) }),
-      });
+      }).finally(() => d.moves.running--);
       send({ phase: Phase.DONE, ...epochs, cutOverMs: BigInt(Math.round(cutOverMs)) });
     },
     async getPlacement() {

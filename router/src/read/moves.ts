@@ -4,8 +4,10 @@
  * of placements: a shard swapped, or not yet, answers only readers of its own placement (its
  * stamp), and a node catching up answers nobody. Those refusals are short and expected, so a
  * read refused for such a reason (UNAVAILABLE, or a stamp that differs only in its slots) while
- * the placement changed in the last MOVE_WINDOW_MS is tried again, by the table in force then,
- * for up to MOVE_RETRY_MS within the call's deadline; past that it is refused with UNAVAILABLE
+ * a move is under way is tried again, by the table in force then, for up to MOVE_RETRY_MS within
+ * the call's deadline. A move is under way while this router runs a reshard (from its start, so
+ * the window does not wait for this router to read the placement it publishes) and for
+ * MOVE_WINDOW_MS after this router read a new placement. Past MOVE_RETRY_MS the read is refused with UNAVAILABLE
  * saying the shards are moving. A shard whose stamp differs from the router's in its slots only
  * is tried again the same way even before this router has read the new placement (a shard moved
  * in place serves the new placement as soon as its node has read it, which can be before this
@@ -28,6 +30,14 @@ export interface MoveClock {
   readonly epoch: number;
   /** When the epoch in force was read (performance.now()); 0 for the first placement. */
   readonly changedAt: number;
+  /** Reshards this router is running now (../control/reshard.ts). */
+  readonly running: number;
+}
+
+/** Whether a move is under way by `clock` for a read that began under placement epoch `epoch`. */
+function underWay(clock: MoveClock, epoch: number): boolean {
+  if (clock.running > 0) return true;
+  return clock.changedAt > 0 && (clock.epoch !== epoch || performance.now() - clock.changedAt < MOVE_WINDOW_MS);
 }
 
 /** Whether `err` is a refusal a move causes. */
@@ -65,7 +75,7 @@ async function retry(
 ): Promise<unknown> {
   let { epoch, err } = first;
   for (let tries = 1; ; tries++) {
-    const moving = clock.changedAt > 0 && (clock.epoch !== epoch || performance.now() - clock.changedAt < MOVE_WINDOW_MS);
+    const moving = underWay(clock, epoch);
     if (!movingRefusal(err) || !(moving || err instanceof StampMismatch)) throw err;
     if (Date.now() + PAUSE_MS >= first.until && !moving) throw err;
     if (Date.now() + PAUSE_MS >= first.until)
