@@ -169,7 +169,8 @@ describe("rank index", () => {
     let writing = true;
     const writer = async () => {
       while (writing) {
-        const picked = hotIds.filter(() => rand() < 0.5);
+        const half = hotIds.filter(() => rand() < 0.5);
+        const picked = half.length ? half : [hotIds[randInt(0, HOT - 1)]!]; // a batch holds at least one update
         await submit(picked.map((playerId) => ({ playerId, value: randInt(0, HOT_MAX), timestampMs: Date.now() })));
         counts.batches++;
         await new Promise((r) => setTimeout(r, 5));
