@@ -1,7 +1,8 @@
 // The Kubernetes base rendered by kustomize (a real kubectl) and every object validated against the
 // Kubernetes schemas; then what the schemas cannot say: stable shard ids, a configuration the services
 // accept, gRPC health probes (HTTP for the gateway), resource requests, a disruption budget for every
-// workload, metrics scraped from every service that serves them, and Kafka and Redis secured: no Redis
+// workload, metrics scraped from every service that serves them, a restarted Redis primary that waits
+// out Sentinel's retry of a failed election, and Kafka and Redis secured: no Redis
 // or Sentinel without users, each service with its own logins only. The overlay redis-tls (the base
 // with the component that runs Redis over TLS) is rendered and checked the same way.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -144,6 +145,21 @@ describe("deploy > k8s base", () => {
     expect(sentinel.spec.replicas).toBe(3);
     expect(sentinelEnv.SENTINEL_QUORUM).toBe("2");
     expect(config.sentinels).toHaveLength(3);
+  });
+
+  it("a restarted primary waits for the failover long enough for the Sentinels to retry a failed election", () => {
+    // Sentinel starts an election down-after ms after the primary died and tries a failed one again
+    // after twice failover-timeout (Redis Sentinel); a restarted primary the Sentinels still name waits
+    // REDIS_REJOIN_WAIT_S (ladder-redis, 15 s unless set) before it serves alone, empty: the retry and
+    // its election (a few seconds at most) must fit in that wait, else the shard loses its data to it
+    const sentinelEnv = envOf((named("StatefulSet", "redis-sentinel") as Workload).spec.template.spec.containers[0]!);
+    const nodeEnv = envOf((named("StatefulSet", "redis") as Workload).spec.template.spec.containers[0]!);
+    const retryAtMs = Number(sentinelEnv.SENTINEL_DOWN_AFTER_MS) + 2 * Number(sentinelEnv.SENTINEL_FAILOVER_TIMEOUT_MS);
+    const waitMs = 1000 * Number(nodeEnv.REDIS_REJOIN_WAIT_S ?? 15);
+    expect(retryAtMs).toBeGreaterThan(0);
+    expect(retryAtMs + 5_000, `a failed election retried ${retryAtMs} ms after the death, the wait ${waitMs} ms`).toBeLessThanOrEqual(
+      waitMs,
+    );
   });
 
   it("routers and ingest are Deployments probed by gRPC health checks on their gRPC port", () => {
