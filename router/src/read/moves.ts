@@ -6,12 +6,14 @@
  * read refused for such a reason (UNAVAILABLE, or a stamp that differs only in its slots) while
  * a move is under way is tried again, by the table in force then, for up to MOVE_RETRY_MS within
  * the call's deadline. A move is under way while this router runs a reshard (from its start, so
- * the window does not wait for this router to read the placement it publishes) and for
- * MOVE_WINDOW_MS after this router read a new placement. Past MOVE_RETRY_MS the read is refused with UNAVAILABLE
- * saying the shards are moving. A shard whose stamp differs from the router's in its slots only
- * is tried again the same way even before this router has read the new placement (a shard moved
- * in place serves the new placement as soon as its node has read it, which can be before this
- * router has); if it still differs after MOVE_RETRY_MS outside a move, that refusal stands.
+ * the window does not wait for this router to read the placement it publishes; a refusal with
+ * another cause meanwhile waits those tries too, its own reason kept in the final error) and for
+ * MOVE_WINDOW_MS after this router read a new placement. Past MOVE_RETRY_MS the read is refused
+ * with UNAVAILABLE saying the shards are moving. A shard whose stamp differs from the router's in
+ * its slots only is tried again the same way even before this router has read the new placement (a
+ * shard moved in place serves the new placement as soon as its node has read it, which can be
+ * before this router has); if it still differs after MOVE_RETRY_MS outside a move, that refusal
+ * stands.
  * Anything else, and any read outside the window, fails as it would without a move.
  */
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
