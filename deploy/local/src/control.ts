@@ -1,10 +1,13 @@
-// `npm run cluster -- <start|stop|status|reset|logs>` (and the shortcuts `npm run stop`, `npm run
-// logs`): controls the local cluster of this checkout's data dir (LADDER_DATA_DIR, default .ladder)
+// `npm run cluster -- <start|stop|status|reset|logs|profile>` (and the shortcuts `npm run stop`, `npm
+// run logs`): controls the local cluster of this checkout's data dir (LADDER_DATA_DIR, default .ladder)
 // from outside the launcher. The launcher is found by its pid file (pid-file.ts); `stop` sends it
 // SIGTERM, which stops everything as Ctrl-C does, and waits until it has exited. Exit codes: 0 done
 // (status: running), 1 failed, 2 usage, 3 status: not running.
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { launcherStatePath, processAlive, readLauncherState } from "@ladder/platform/launcher-state";
 import { startInBackground } from "./background.js";
+import { busyShare, hottest, profileProcess } from "./cpu-profile.js";
 import { followLogs } from "./follow-logs.js";
 import { parseControlArgs, UsageError, type ControlArgs } from "./launcher-args.js";
 import { logsDir } from "./log-files.js";
@@ -13,6 +16,8 @@ import { pidFilePath, runningLauncher } from "./pid-file.js";
 import { resetDataDir } from "./reset.js";
 
 const STOP_TIMEOUT_MS = 120_000;
+/** The kinds of process that run Node, which `profile` samples through their inspector. */
+const NODE_KINDS = new Set(["shard-node", "router", "ingest", "gateway"]);
 
 let args: ControlArgs;
 try {
@@ -37,6 +42,8 @@ async function run(a: ControlArgs): Promise<number> {
       return status(local, running);
     case "reset":
       return reset(local, running);
+    case "profile":
+      return profile(local, running, a.name, a.seconds, a.out);
     case "logs":
       try {
         await followLogs({
@@ -52,6 +59,43 @@ async function run(a: ControlArgs): Promise<number> {
         console.error((err as Error).message);
         return 1;
       }
+  }
+}
+
+async function profile(l: LocalConfig, pid: number | undefined, name: string, seconds: number, out: string | undefined): Promise<number> {
+  const state = pid === undefined ? undefined : readLauncherState(launcherStatePath(l.dataDir));
+  if (state === undefined || state.launcherPid !== pid) {
+    console.error(`ladder is not running (data dir ${l.dataDir}): npm start first`);
+    return 1;
+  }
+  const services = state.processes.filter((p) => NODE_KINDS.has(p.kind));
+  const target = state.processes.find((p) => p.name === name);
+  if (!target || !NODE_KINDS.has(target.kind)) {
+    const what = target ? `${name} is not a Node process (it runs ${target.kind})` : `no process ${name}`;
+    console.error(`${what}; the services: ${services.map((p) => p.name).join(", ")}`);
+    return 1;
+  }
+  if (target.pid === null) {
+    console.error(`${name} is ${target.state}: nothing to profile now`);
+    return 1;
+  }
+  const file = out ? resolve(out) : join(l.dataDir, "profiles", `${name}-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`);
+  mkdirSync(join(file, ".."), { recursive: true });
+  console.log(`profiling ${name} (pid ${target.pid}) for ${seconds} s …`);
+  try {
+    const p = await profileProcess(target.pid, seconds, file);
+    const top = hottest(p, 10);
+    console.log(
+      [
+        `saved ${file} (open it in Chrome DevTools' Performance panel, or speedscope)`,
+        `${p.samples.length} samples, ${busyShare(p)}% of them busy; the functions with the most samples of their own (share of the busy ones):`,
+        ...top.map((t) => `  ${(100 * t.share).toFixed(1).padStart(5)}%  ${t.name}  ${t.where}`),
+      ].join("\n"),
+    );
+    return 0;
+  } catch (err) {
+    console.error(`could not profile ${name}: ${(err as Error).message}`);
+    return 1;
   }
 }
 

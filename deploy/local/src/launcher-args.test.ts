@@ -21,6 +21,13 @@ describe("deploy > launcher args", () => {
       lines: 5,
       json: true,
     });
+    expect(parseControlArgs(["profile", "router"])).toEqual({ command: "profile", name: "router", seconds: 10, out: undefined });
+    expect(parseControlArgs(["profile", "shard-1", "--seconds", "30", "--out", "/tmp/s1.cpuprofile"])).toEqual({
+      command: "profile",
+      name: "shard-1",
+      seconds: 30,
+      out: "/tmp/s1.cpuprofile",
+    });
   });
 
   it("refuses unknown commands and options, naming them, with the usage", () => {
@@ -29,5 +36,10 @@ describe("deploy > launcher args", () => {
     expect(() => parseControlArgs(["stop", "now"])).toThrow(/stop takes no arguments \(got now\)/);
     expect(() => parseControlArgs(["logs", "--lines", "x"])).toThrow(/--lines takes a number of lines \(got x\)/);
     expect(() => parseControlArgs(["logs", "--tail"])).toThrow(/unknown option --tail/);
+    expect(() => parseControlArgs(["profile"])).toThrow(/profile needs a process name/);
+    expect(() => parseControlArgs(["profile", "router", "ingest"])).toThrow(/profile takes one process name \(got router and ingest\)/);
+    expect(() => parseControlArgs(["profile", "router", "--seconds", "0"])).toThrow(/--seconds takes 1 to 600 \(got 0\)/);
+    expect(() => parseControlArgs(["profile", "router", "--seconds", "601"])).toThrow(/--seconds takes 1 to 600/);
+    expect(() => parseControlArgs(["profile", "router", "--out"])).toThrow(/--out takes a file name/);
   });
 });

@@ -37,6 +37,13 @@ export type ControlArgs =
       readonly follow: boolean;
       readonly lines: number;
       readonly json: boolean;
+    }
+  | {
+      readonly command: "profile";
+      readonly name: string;
+      readonly seconds: number;
+      /** Where the profile goes; undefined: <data dir>/profiles/<name>-<time>.cpuprofile. */
+      readonly out: string | undefined;
     };
 
 export const CONTROL_USAGE = [
@@ -47,7 +54,14 @@ export const CONTROL_USAGE = [
   "  reset                 remove the data dir's cluster state (Kafka's log, Redis, credentials, logs); refused while it runs",
   "  logs [name...]        follow the processes' log files, readable (npm run logs [-- name...])",
   "       [--no-follow] [--lines N] [--json]",
+  "  profile <name>        a CPU profile of a running service (shard-N, router, ingest, gateway) without",
+  "       [--seconds N]    restarting it: N seconds (10; 1 to 600) of samples into a .cpuprofile",
+  "       [--out file]     (<data dir>/profiles/<name>-<time>.cpuprofile) and its hottest functions",
 ].join("\n");
+
+/** Seconds a profile samples unless told. */
+const DEFAULT_PROFILE_SECONDS = 10;
+const MAX_PROFILE_SECONDS = 600;
 
 /** Lines of each file printed before following it. */
 const DEFAULT_LINES = 20;
@@ -58,6 +72,7 @@ export function parseControlArgs(argv: readonly string[]): ControlArgs {
     if (rest.length > 0) throw new UsageError(`${command} takes no arguments (got ${rest.join(" ")})\n${CONTROL_USAGE}`);
     return { command };
   }
+  if (command === "profile") return parseProfileArgs(rest);
   if (command !== "logs") throw new UsageError(`${command === undefined ? "no command" : `unknown command ${command}`}\n${CONTROL_USAGE}`);
   const names: string[] = [];
   let follow = true;
@@ -75,4 +90,26 @@ export function parseControlArgs(argv: readonly string[]): ControlArgs {
     else names.push(arg.replace(/\.log$/, ""));
   }
   return { command, names, follow, lines, json };
+}
+
+function parseProfileArgs(rest: readonly string[]): ControlArgs {
+  let name: string | undefined;
+  let seconds = DEFAULT_PROFILE_SECONDS;
+  let out: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === "--seconds") {
+      const n = Number(rest[++i]);
+      if (!Number.isInteger(n) || n < 1 || n > MAX_PROFILE_SECONDS)
+        throw new UsageError(`--seconds takes 1 to ${MAX_PROFILE_SECONDS} (got ${rest[i] ?? "nothing"})`);
+      seconds = n;
+    } else if (arg === "--out") {
+      out = rest[++i];
+      if (out === undefined || out === "") throw new UsageError("--out takes a file name");
+    } else if (arg.startsWith("-")) throw new UsageError(`unknown option ${arg}\n${CONTROL_USAGE}`);
+    else if (name === undefined) name = arg;
+    else throw new UsageError(`profile takes one process name (got ${name} and ${arg})`);
+  }
+  if (name === undefined) throw new UsageError(`profile needs a process name (shard-0, router, ingest, gateway)\n${CONTROL_USAGE}`);
+  return { command: "profile", name, seconds, out };
 }
