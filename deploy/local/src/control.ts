@@ -4,10 +4,10 @@
 // SIGTERM, which stops everything as Ctrl-C does, and waits until it has exited. Exit codes: 0 done
 // (status: running), 1 failed, 2 usage, 3 status: not running.
 import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { launcherStatePath, processAlive, readLauncherState } from "@ladder/platform/launcher-state";
 import { startInBackground } from "./background.js";
-import { busyShare, hottest, profileProcess } from "./cpu-profile.js";
+import { profileProcess, summary } from "./cpu-profile.js";
 import { followLogs } from "./follow-logs.js";
 import { parseControlArgs, UsageError, type ControlArgs } from "./launcher-args.js";
 import { logsDir } from "./log-files.js";
@@ -80,15 +80,14 @@ async function profile(l: LocalConfig, pid: number | undefined, name: string, se
     return 1;
   }
   const file = out ? resolve(out) : join(l.dataDir, "profiles", `${name}-${new Date().toISOString().replace(/[:.]/g, "-")}.cpuprofile`);
-  mkdirSync(join(file, ".."), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true });
   console.log(`profiling ${name} (pid ${target.pid}) for ${seconds} s …`);
   try {
-    const p = await profileProcess(target.pid, seconds, file);
-    const top = hottest(p, 10);
+    const { samples, busyPercent, top } = summary(await profileProcess(target.pid, seconds, file), 10);
     console.log(
       [
         `saved ${file} (open it in Chrome DevTools' Performance panel, or speedscope)`,
-        `${p.samples.length} samples, ${busyShare(p)}% of them busy; the functions with the most samples of their own (share of the busy ones):`,
+        `${samples} samples, ${busyPercent}% of them busy; the functions with the most samples of their own (share of the busy ones):`,
         ...top.map((t) => `  ${(100 * t.share).toFixed(1).padStart(5)}%  ${t.name}  ${t.where}`),
       ].join("\n"),
     );

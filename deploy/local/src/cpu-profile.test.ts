@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { busyShare, hottest, INSPECTOR_PORT, profileProcess, type CpuProfile } from "./cpu-profile.js";
+import { INSPECTOR_PORT, profileProcess, summary, type CpuProfile } from "./cpu-profile.js";
 
 // a process that keeps one function busy, as a service under load keeps its hot path; without a JIT
 // (--jitless), so that no optimisation inlines it into its caller and the samples name it, and on
@@ -40,10 +40,10 @@ describe("profileProcess", () => {
     const saved = JSON.parse(readFileSync(out, "utf8")) as CpuProfile;
     expect(saved.samples.length).toBe(profile.samples.length);
     expect(profile.samples.length).toBeGreaterThan(100);
-    const top = hottest(profile, 3);
+    const { top, busyPercent } = summary(profile, 3);
     expect(top[0]!.name).toBe("busyWork");
     expect(top[0]!.share).toBeGreaterThan(0.2);
-    expect(busyShare(profile)).toBeGreaterThan(20); // a busy process (idle between its 1 ms timers at most)
+    expect(busyPercent).toBeGreaterThan(20); // a busy process (idle between its 1 ms timers at most)
     // the inspector is closed again: the port is free for the next profile
     let open = true;
     for (let i = 0; i < 50 && open; i++) {

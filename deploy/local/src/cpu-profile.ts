@@ -45,8 +45,11 @@ export async function profileProcess(pid: number, seconds: number, out: string):
   }
 }
 
-/** The functions with the most samples of their own: name, where, and the share of the samples not idle. */
-export function hottest(profile: CpuProfile, n: number): Array<{ name: string; where: string; share: number }> {
+/** What a profile says at a glance: its samples, the percentage not idle (rounded), and the `n` functions with the most samples of their own, each with its share of the samples not idle. */
+export function summary(
+  profile: CpuProfile,
+  n: number,
+): { samples: number; busyPercent: number; top: Array<{ name: string; where: string; share: number }> } {
   const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
   const counts = new Map<string, { name: string; where: string; samples: number }>();
   let busy = 0;
@@ -61,17 +64,12 @@ export function hottest(profile: CpuProfile, n: number): Array<{ name: string; w
     c.samples++;
     counts.set(key, c);
   }
-  return [...counts.values()]
-    .sort((a, b) => b.samples - a.samples)
+  const top = [...counts.values()]
+    .sort((x, y) => y.samples - x.samples)
     .slice(0, n)
-    .map((c) => ({ name: c.name, where: c.where, share: busy ? c.samples / busy : 0 }));
-}
-
-/** The percentage of the samples that were not idle, rounded. */
-export function busyShare(profile: CpuProfile): number {
-  const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === "(idle)").map((node) => node.id));
-  const busy = profile.samples.filter((id) => !idle.has(id)).length;
-  return profile.samples.length ? Math.round((100 * busy) / profile.samples.length) : 0;
+    .map((c) => ({ name: c.name, where: c.where, share: c.samples / busy }));
+  const samples = profile.samples.length;
+  return { samples, busyPercent: samples ? Math.round((100 * busy) / samples) : 0, top };
 }
 
 /** The WebSocket address of the inspector `pid` opened, once it listens (up to 5 s). */
