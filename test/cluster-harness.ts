@@ -10,6 +10,7 @@ import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, parseCurrent, servesReads } from "@ladder/store";
 import { startRedisServer } from "@ladder/deploy/redis-server";
+import { spawnService } from "@ladder/deploy/spawn-service";
 import { startServices, type RunningServices, type ServicesOptions } from "@ladder/deploy/services";
 import { silentLogger } from "@ladder/platform/logger";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -254,4 +255,27 @@ export async function untilIngestKnows(c: TestCluster, board: string, timeoutMs 
     if (Date.now() - from > timeoutMs) throw new Error(`ingest still answers ${got.code} for board ${board}: ${got.details}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * One more ingest or router process of cluster `c` (on port 0), stopped by the cleanup it pushes
+ * onto `cleanups`; its address.
+ */
+export async function spawnMore(
+  c: TestCluster,
+  kind: "ingest" | "router",
+  name: string,
+  cleanups: Array<() => Promise<unknown>>,
+): Promise<string> {
+  const listen = kind === "ingest" ? { LADDER_INGEST_LISTEN: "127.0.0.1:0" } : { LADDER_ROUTER_LISTEN: "127.0.0.1:0" };
+  const started = await spawnService({
+    name,
+    entry: `${kind}/src/main.ts`,
+    env: { ...process.env, ...c.services.envOf(kind), ...listen },
+    ready: `${kind} listening`,
+    timeoutMs: 60_000,
+    log: silentLogger(),
+  });
+  cleanups.push(() => started.process.stop(10_000));
+  return `127.0.0.1:${started.port}`;
 }

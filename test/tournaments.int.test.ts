@@ -16,7 +16,6 @@ import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { spawnService } from "@ladder/deploy/spawn-service";
 import { startRedisServer } from "@ladder/deploy/redis-server";
 import { LogClient } from "@ladder/log/log-client";
 import { encodeTournamentJoin } from "@ladder/model/score-event";
@@ -27,7 +26,7 @@ import { Operation, PeriodKind, type Entry, type PartitionOffset } from "@ladder
 import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { TournamentState } from "@ladder/proto/leaderboard/v1/tournament_pb";
-import { outcome, startTestCluster, TEST_TOKENS, untilIngestKnows, type TestCluster } from "./cluster-harness.js";
+import { outcome, spawnMore, startTestCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
 import { rulesPageProblems, type Rules } from "./rules-oracle.js";
 import { readTopic, tournamentOfLog } from "./tournament-oracle.js";
 import { builtEntry } from "@ladder/deploy/built-entry";
@@ -93,20 +92,6 @@ async function untilKnown(ingest: ClientOf<typeof IngestService>, board: string)
   }
 }
 
-async function spawn(c: TestCluster, kind: "ingest" | "router", name: string) {
-  const listen = kind === "ingest" ? { LADDER_INGEST_LISTEN: "127.0.0.1:0" } : { LADDER_ROUTER_LISTEN: "127.0.0.1:0" };
-  const started = await spawnService({
-    name,
-    entry: `${kind}/src/main.ts`,
-    env: { ...process.env, ...c.services.envOf(kind), ...listen },
-    ready: `${kind} listening`,
-    timeoutMs: 60_000,
-    log,
-  });
-  cleanups.push(() => started.process.stop(10_000));
-  return `127.0.0.1:${started.port}`;
-}
-
 describe("tournaments", () => {
   it("admits exactly max_size of racing joiners, counts exactly max_attempts, answers exact standings, closes with rewards", async () => {
     dataDir = await mkdtemp(join(tmpdir(), "ladder-tournaments-"));
@@ -116,8 +101,14 @@ describe("tournaments", () => {
     const c = await startTestCluster("tournaments", { redisUrls, settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" } });
     cleanups.push(() => c.stop());
     const admin: ClientOf<typeof AdminService> = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-    const ingests = [c.ingest, createClient(IngestService, await spawn(c, "ingest", "ingest-2"), undefined, {}, TEST_TOKENS.write)];
-    const routers = [c.router, createClient(LeaderboardService, await spawn(c, "router", "router-2"), undefined, {}, TEST_TOKENS.read)];
+    const ingests = [
+      c.ingest,
+      createClient(IngestService, await spawnMore(c, "ingest", "ingest-2", cleanups), undefined, {}, TEST_TOKENS.write),
+    ];
+    const routers = [
+      c.router,
+      createClient(LeaderboardService, await spawnMore(c, "router", "router-2", cleanups), undefined, {}, TEST_TOKENS.read),
+    ];
     cleanups.push(async () => [admin, ingests[1]!, routers[1]!].forEach((x) => x.close()));
 
     const start = Date.now() - 2000;

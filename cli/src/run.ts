@@ -26,6 +26,7 @@ import { demo, erase, submit } from "./writes.js";
 import { audit, deleteEntry, hide, hideAbove, unhide, wipe } from "./moderation.js";
 import { exportPlayer } from "./export.js";
 import { tournamentsCreate, tournamentsGet, tournamentsJoin, tournamentsList } from "./tournaments.js";
+import { leaguesCreate, leaguesGet, leaguesStanding } from "./leagues.js";
 
 type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof COMMANDS)[N]["flags"]>, ctx: RunContext) => Promise<string>;
 
@@ -55,6 +56,9 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   "tournaments get": tournamentsGet,
   "tournaments create": tournamentsCreate,
   "tournaments join": tournamentsJoin,
+  "leagues standing": leaguesStanding,
+  "leagues get": leaguesGet,
+  "leagues create": leaguesCreate,
   hide,
   unhide,
   "delete-entry": deleteEntry,

@@ -21,6 +21,7 @@ export async function submit(c: ServiceSet, o: Values<typeof SUBMIT.flags>): Pro
         alsoBoards: o.also ?? [],
         leaveBoard: o.leave ?? "",
         metadata: o.metadata ?? "",
+        bracket: o.bracket,
       },
     ],
     reportRanks: o["report-ranks"],

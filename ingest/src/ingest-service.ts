@@ -25,6 +25,8 @@ import type { WriteQuotas } from "./write-quotas.js";
 import type { LagAdmission } from "./lag-admission.js";
 import { MAX_REPORTED, newReportId, type RankReporter, type ReportedUpdate } from "./rank-reports.js";
 import type { TournamentDesk, TournamentWrite } from "./tournament-desk.js";
+import { LeagueDesk, type BatchCohorts } from "./league-desk.js";
+import { cohortPeriod } from "@ladder/model/leagues";
 import { tournamentTimeProblem } from "@ladder/model/tournaments";
 
 /** How long a batch may wait for the log when the caller set no deadline. */
@@ -44,6 +46,7 @@ export function ingestService(
   quotas?: { quotas: WriteQuotas; caller: (ctx: CallContext) => string },
   lag?: LagAdmission,
   desk?: TournamentDesk,
+  leagues?: LeagueDesk,
 ): ImplOf<typeof IngestService> {
   return {
     async submitScores(req, ctx) {
@@ -57,16 +60,24 @@ export function ingestService(
       const reported: ReportedUpdate[] = [];
       const tournament = tournamentWriteOf(req.updates, catalog, config.numSlots);
       if (tournament && !desk) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest takes no tournament writes");
+      let cohorts: BatchCohorts | undefined;
+      if (LeagueDesk.writesLeague(req.updates, catalog)) {
+        if (!leagues) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest takes no league writes");
+        // the whole batch valid and within its quotas before any player is placed (leagues.ts)
+        req.updates.forEach((u, i) => toRecord(u, i, now, config, catalog, "", VALIDATING));
+        quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog);
+        cohorts = await leagues.cohorts(req.updates, catalog, now, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS));
+      }
       let closesAtMs = Number.POSITIVE_INFINITY; // the first close time of a period the batch writes
       const records = req.updates.map((u, i) => {
         const reportId = tournament ? tournament.reportId : req.reportRanks ? newReportId() : "";
-        const { record, resolved, closesAtMs: closes } = toRecord(u, i, now, config, catalog, reportId);
+        const { record, resolved, closesAtMs: closes } = toRecord(u, i, now, config, catalog, reportId, cohorts?.[i]);
         if (closes !== undefined) closesAtMs = Math.min(closesAtMs, closes);
         if (reportId && req.reportRanks)
           reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
         return record;
       });
-      quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog); // the whole batch is valid: now its rate
+      if (!cohorts) quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog); // the whole batch is valid: now its rate
       const ticket = await lag?.admit(
         records.map((r) => r.partition),
         Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS),
@@ -157,6 +168,11 @@ function tournamentWriteOf(updates: readonly ScoreUpdate[], catalog: BoardCatalo
   return found;
 }
 
+/** A league update's cohorts by board (league-desk.ts), or VALIDATING while the batch is checked before its players are placed. */
+type Cohorts = ReadonlyMap<string, string> | typeof VALIDATING;
+const VALIDATING = Symbol("validating");
+const NO_COHORTS: ReadonlyMap<string, string> = new Map();
+
 /** Boards one update may apply to besides its own (ScoreUpdate.also_boards). */
 export const MAX_ALSO_BOARDS = 8;
 
@@ -167,16 +183,17 @@ function toRecord(
   config: Config,
   catalog: BoardCatalog,
   reportId: string,
+  cohorts: Cohorts = NO_COHORTS,
 ): { record: OutRecord; resolved: ReportedUpdate["boards"]; closesAtMs?: number } {
   const at = `updates[${index}]`;
   const timestampMs = u.timestampMs === 0n ? BigInt(now) : u.timestampMs;
-  const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false);
+  const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false, cohorts);
   if (u.alsoBoards.length > MAX_ALSO_BOARDS)
     throw invalidArgument(`${at}.also_boards: must name at most ${MAX_ALSO_BOARDS} boards, got ${u.alsoBoards.length}`);
   const names = [u.board, ...u.alsoBoards, ...(u.leaveBoard ? [u.leaveBoard] : [])];
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice !== undefined) throw invalidArgument(`${at}: board "${twice}" is named twice (board, also_boards and leave_board must differ)`);
-  const also = u.alsoBoards.map((b, i) => resolveBoard(u, b, `${at}.also_boards[${i}]`, timestampMs, now, config, catalog, false));
+  const also = u.alsoBoards.map((b, i) => resolveBoard(u, b, `${at}.also_boards[${i}]`, timestampMs, now, config, catalog, false, cohorts));
   const leave = u.leaveBoard ? resolveBoard(u, u.leaveBoard, `${at}.leave_board`, timestampMs, now, config, catalog, true) : undefined;
   const fields = {
     board: u.board,
@@ -212,6 +229,7 @@ function resolveBoard(
   config: Config,
   catalog: BoardCatalog,
   leaving: boolean,
+  cohorts: Cohorts = NO_COHORTS,
 ): ResolvedBoard & { closesAtMs?: number } {
   const badName = boardProblem(board);
   if (badName) throw invalidArgument(`${at}: ${badName}`);
@@ -257,6 +275,13 @@ function resolveBoard(
       );
   }
   const rules = catalog.definition(board)?.rules;
+  if (period && spec.league) {
+    // a league's write goes to the player's cohort of the period (league-desk.ts)
+    if (leaving) throw invalidArgument(`${at}: "${board}" is a league: a player stays in its cohort for the period`);
+    const cohort = cohorts === VALIDATING ? "t0c0" : cohorts.get(board);
+    if (cohort === undefined) throw new LadderError(Code.INTERNAL, `${at}: no cohort was found for league "${board}"`);
+    period = { ...period, id: cohortPeriod(period.id, cohort) };
+  }
   if (period && spec.windows.length > 0) {
     // the windows that include this period are recomputed from the periods around it; its key outlives it for them
     const windows = windowPlan(spec, period);

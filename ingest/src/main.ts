@@ -18,6 +18,7 @@ import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { GroupCommitProducer } from "./group-commit-producer.js";
 import { ingestService } from "./ingest-service.js";
 import { TournamentDesk } from "./tournament-desk.js";
+import { LeagueDesk } from "./league-desk.js";
 import { RankReporter } from "./rank-reports.js";
 import { ShardReaders } from "./shard-readers.js";
 import { LagAdmission } from "./lag-admission.js";
@@ -83,6 +84,7 @@ addService(
     },
     lag,
     new TournamentDesk({ numSlots: config.numSlots, producer: commit, shards, catalog: () => definitions.catalog }),
+    new LeagueDesk({ numSlots: config.numSlots, producer: commit, shards }),
   ),
   log.child({ component: "grpc" }),
   requireRole(auth, "write"),

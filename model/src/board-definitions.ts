@@ -55,6 +55,7 @@ import { quotaProblem } from "./write-quota.js";
 import { MAX_CLOSE_TOP_K } from "./close-record.js";
 import { rewardsProblem } from "./rewards.js";
 import { resolveTournament } from "./tournaments.js";
+import { leagueOf, leagueRuleProblem } from "./leagues.js";
 import { retentionOf, retentionProblem } from "./retention.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
@@ -96,6 +97,8 @@ export function specOfRules(
   if (rules.period === ProtoPeriodKind.TOURNAMENT && rules.windows.length > 0)
     return { problems: [`board "${board}": a tournament has no windows`] };
   if (rules.tournament && !rules.close) return { problems: [`board "${board}": a tournament closes (rules.close)`] };
+  const badLeague = rules.league && leagueRulesProblem(rules);
+  if (badLeague) return { problems: [`board "${board}": ${badLeague}`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
   const badRetention = retentionProblem(rules);
@@ -129,6 +132,7 @@ export function specOfRules(
     ...(op.scoreCeiling ? { scoreCeiling: op.scoreCeiling } : {}),
     ...(histogram.length ? { histogram: Object.freeze(histogram) } : {}),
     ...(rules.keepTop || rules.expireInactiveMs ? { retention: Object.freeze(retentionOf(rules)) } : {}),
+    ...(rules.league ? { league: Object.freeze(leagueOf(rules.league)) } : {}),
   });
   const badHistogram = made.spec && histogramProblem(made.spec, histogram);
   if (badHistogram) return { problems: [`board "${board}": ${badHistogram}`] };
@@ -142,6 +146,28 @@ export function specOfRules(
   return windows.windows
     ? { spec: Object.freeze({ ...made.spec, windows: windows.windows }), problems: [] }
     : { problems: windows.problems };
+}
+
+/**
+ * What is wrong with a league's rules as a whole (model/src/leagues.ts), or undefined: its own
+ * limits, then periods that close and are kept past their end (the closer reads them after it),
+ * and none of what would change a cohort behind its players' backs.
+ */
+function leagueRulesProblem(rules: BoardRules): string | undefined {
+  const l = rules.league!;
+  const own = leagueRuleProblem(l);
+  if (own) return own;
+  const kind = PERIODS[rules.period];
+  if (kind === undefined || kind === "none" || kind === "tournament")
+    return "a league needs periods (daily, weekly, monthly, cron or season): its cohorts are placed anew each period";
+  if (!rules.close) return "a league's periods close (rules.close): promotions are applied at the close";
+  if (rules.keepPeriods < 1)
+    return `a league keeps at least 1 past period (keep_periods), got ${rules.keepPeriods}: its close reads the period after it ends`;
+  if (rules.close.rewards.length > 0) return "a league takes no close.rewards: its close moves tiers (league.promote, league.relegate)";
+  if (rules.windows.length > 0) return "a league has no windows";
+  if (rules.keepTop > 0 || rules.expireInactiveMs > 0n)
+    return "a league takes no keep_top nor expire_inactive_ms: its cohorts hold their players";
+  return undefined;
 }
 
 /** The spec of a stored definition. */
@@ -186,7 +212,9 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     ),
     histogramBounds: r.histogramBounds,
     ...(r.season ? { season: r.season } : {}),
-    ...(r.close ? { close: r.close } : t ? { close: create(CloseRuleSchema) } : {}), // a tournament closes, by default at its end
+    // a tournament and a league close, by default at their periods' ends
+    ...(r.close ? { close: r.close } : t || r.league ? { close: create(CloseRuleSchema) } : {}),
+    ...(r.league ? { league: r.league } : {}),
     ...(t
       ? {
           tournament: create(TournamentRuleSchema, {
@@ -206,6 +234,8 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
   if (r.close && r.close.topK > MAX_CLOSE_TOP_K) return { problems: [`close.top_k must be 0 to ${MAX_CLOSE_TOP_K}, got ${r.close.topK}`] };
   const rewards = r.close && rewardsProblem(r.close.rewards);
   if (rewards) return { problems: [rewards] };
+  const league = rules.league && leagueRulesProblem(rules);
+  if (league) return { problems: [league] };
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
   const retention = retentionProblem(rules, defaultOp);
@@ -268,6 +298,11 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.close?.topK === b.close?.topK &&
     JSON.stringify(a.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) ===
       JSON.stringify(b.close?.rewards.map((x) => [x.reward, String(x.fromRank), String(x.toRank), x.topPercent]) ?? []) &&
+    a.league?.cohortSize === b.league?.cohortSize &&
+    a.league?.tiers === b.league?.tiers &&
+    a.league?.promote === b.league?.promote &&
+    a.league?.relegate === b.league?.relegate &&
+    a.league?.brackets === b.league?.brackets &&
     a.keepTop === b.keepTop &&
     a.keepMargin === b.keepMargin &&
     a.expireInactiveMs === b.expireInactiveMs &&

@@ -12,6 +12,7 @@
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { periodRuleProblem, type PeriodRule } from "./periods.js";
 import type { Retention } from "./retention.js";
+import type { League } from "./leagues.js";
 
 export type WindowCombine = "sum" | "best";
 
@@ -67,6 +68,8 @@ export interface BoardSpec {
   readonly windows: readonly WindowSpec[];
   /** Retention (retention.ts: keep_top, keep_margin resolved, expire_inactive_ms); all 0 on a board without a definition. */
   readonly retention: Readonly<Retention>;
+  /** A league's rules (leagues.ts): its periods are split into cohorts; absent on every other board. */
+  readonly league?: Readonly<League>;
   /** Derived: 2^timeBits, the number of time units the board covers. */
   readonly timeUnits: number;
   /** Derived: end of the time range, exclusive (Unix ms). */
@@ -153,6 +156,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     scoreCeiling: input.scoreCeiling ?? 0,
     histogram: input.histogram ?? NO_BOUNDS,
     retention: input.retention ?? NO_RETENTION,
+    ...(input.league ? { league: input.league } : {}),
   });
   return { spec, problems };
 }

@@ -197,6 +197,9 @@ describe("decodeScoreEvent", () => {
         : { action: ModerationAction.HIDE, playerId: text(), board: text(), atMs: int64(), partitions: rand(99) },
       joinTournament: rand(2) === 1,
       tournamentMember: rand(2) === 1,
+      leaguePlace: rand(3) ? undefined : { bracket: rand(100), previousPeriod: text() },
+      leagueTier: rand(3) ? undefined : { tier: rand(50), periodStartMs: int64() },
+      leagueSettled: rand(2) === 1,
     });
 
   it("decodes every field as protobuf-es's fromBinary does, on 2,000 generated records", () => {

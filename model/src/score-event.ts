@@ -3,7 +3,13 @@
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import { ScoreEventSchema, type BoardPart, type ScoreEvent } from "@ladder/proto/leaderboard/v1/events_pb";
+import {
+  LeaguePlacementSchema,
+  LeagueTierSchema,
+  ScoreEventSchema,
+  type BoardPart,
+  type ScoreEvent,
+} from "@ladder/proto/leaderboard/v1/events_pb";
 import { ModerationSchema } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { BoardRulesSchema, type BoardRules, type Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { UpdateFields } from "./validate.js";
@@ -165,6 +171,9 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
     moderation: undefined,
     joinTournament: false,
     tournamentMember: false,
+    leaguePlace: undefined,
+    leagueTier: undefined,
+    leagueSettled: false,
   };
   while (r.pos < r.len) {
     const [no, wire] = r.tag();
@@ -237,6 +246,15 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
         break;
       case 23:
         e.tournamentMember = r.bool();
+        break;
+      case 24:
+        e.leaguePlace = fromBinary(LeaguePlacementSchema, r.bytes());
+        break;
+      case 25:
+        e.leagueTier = fromBinary(LeagueTierSchema, r.bytes());
+        break;
+      case 26:
+        e.leagueSettled = r.bool();
         break;
       case 30:
         e.moderation = fromBinary(ModerationSchema, r.bytes());
@@ -363,6 +381,64 @@ export function encodeTournamentJoin(board: string, playerId: string, rules: Boa
         period: "T",
         ingestedAtMs: BigInt(ingestedAtMs),
         ...(member ? { tournamentMember: true } : { joinTournament: true }),
+      }),
+    ),
+  );
+}
+
+/**
+ * A league's placement of `playerId` in `period` (ingest, at its first write of the period), for
+ * the league's partition (leagues.ts). `rules` are the board's, which carry the cohort size.
+ */
+export function encodeLeaguePlacement(
+  board: string,
+  playerId: string,
+  rules: BoardRules,
+  p: { period: string; expireAtMs: number; previous: string; bracket: number; reportId: string },
+  ingestedAtMs: number,
+): Buffer {
+  return Buffer.from(
+    toBinary(
+      ScoreEventSchema,
+      create(ScoreEventSchema, {
+        board,
+        playerId,
+        rules,
+        period: p.period,
+        periodExpireAtMs: BigInt(p.expireAtMs),
+        reportId: p.reportId,
+        ingestedAtMs: BigInt(ingestedAtMs),
+        leaguePlace: create(LeaguePlacementSchema, { bracket: p.bracket, previousPeriod: p.previous }),
+      }),
+    ),
+  );
+}
+
+/**
+ * A league's tier of `playerId` from the period after `period` on (the closer), or with `tier`
+ * undefined the end of the close of `period` (league_settled); for the league's partition.
+ */
+export function encodeLeagueClose(
+  board: string,
+  rules: BoardRules,
+  period: { id: string; startMs: number },
+  ingestedAtMs: number,
+  tier?: { playerId: string; tier: number },
+): Buffer {
+  return Buffer.from(
+    toBinary(
+      ScoreEventSchema,
+      create(ScoreEventSchema, {
+        board,
+        rules,
+        period: period.id,
+        ingestedAtMs: BigInt(ingestedAtMs),
+        ...(tier
+          ? {
+              playerId: tier.playerId,
+              leagueTier: create(LeagueTierSchema, { tier: tier.tier, periodStartMs: BigInt(period.startMs) }),
+            }
+          : { leagueSettled: true }),
       }),
     ),
   );

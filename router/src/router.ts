@@ -18,6 +18,7 @@ import { decodeToken } from "@ladder/model/consistency-token";
 import { TopicIds } from "@ladder/log/topic-ids";
 import { LogClient } from "@ladder/log/log-client";
 import { TournamentReads } from "./read/tournament-reads.js";
+import { LeagueReads } from "./read/league-reads.js";
 import { boardsTopicOf, followBoardDefinitions } from "@ladder/log/board-definitions-follower";
 import { followPeriodCloses } from "@ladder/log/period-closes";
 import type { RecordProducer } from "@ladder/log/record-producer";
@@ -147,6 +148,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
           waitFor,
           primaryQueries,
           new TournamentReads({ pool, catalog: () => definitions.catalog, queries: primaryQueries, numSlots: config.numSlots }),
+          new LeagueReads({ pool, catalog: () => definitions.catalog, queries: primaryQueries, numSlots: config.numSlots }),
         ),
         moves,
       ),

@@ -331,6 +331,36 @@ export class ShardReader {
     return { members: Number(reply[1]), joined: Number(reply[2]) === 1, attempts: Number(reply[3]) };
   }
 
+  /**
+   * A league's period on this shard (read-league.lua), by the league's stored name (its name and
+   * generation) and the period's name: `playerId`'s cohort code and tier score (-1: none), whether
+   * the period's close is settled, and the players placed per group ("t<tier>b<bracket>"). The
+   * shard of the league's partition holds them all (model/src/leagues.ts).
+   */
+  async league(
+    stored: string,
+    period: string,
+    playerId: string,
+  ): Promise<{ code: number; tier: number; settled: boolean; groups: Array<{ group: string; players: number }> }> {
+    const league = this.keys.board(stored);
+    const key = `${league}@${period}`;
+    const reply = await this.check(
+      await this.redis.ladderLeague(
+        this.keys.heartbeat,
+        `${key}!place`,
+        `${key}!fill`,
+        `${league}!tier`,
+        `${league}!settled`,
+        this.stamp,
+        playerId,
+        period,
+      ),
+    );
+    const groups: Array<{ group: string; players: number }> = [];
+    for (let i = 4; i + 1 < reply.length; i += 2) groups.push({ group: String(reply[i]), players: Number(reply[i + 1]) });
+    return { code: Number(reply[1]), tier: Number(reply[2]), settled: Number(reply[3]) === 1, groups };
+  }
+
   /** What the apply script decided of a tournament write with report id `id` (apply-tournaments.lua), null when nothing is kept. */
   tournamentOutcome(id: string): Promise<string | null> {
     return this.redis.get(this.keys.tournamentOutcome(id));

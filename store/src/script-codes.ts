@@ -41,6 +41,12 @@ export const APPLY_OP = Object.freeze({
   TRIM: 16,
   /** Retention (the router's retainer), one per partition: a period's players inactive since before limit (Unix ms) go; value: the log's partitions. */
   EXPIRE: 17,
+  /** A league's placement, on its partition; value: the cohort size, limit: the bracket + 1, prev: the period before (apply-leagues.lua). */
+  PLACE: 18,
+  /** A league's tier of a player from the next period on; value: the tier score (apply-leagues.lua). */
+  TIER: 19,
+  /** A league's close settled; prev: the period (apply-leagues.lua). */
+  SETTLED: 20,
 });
 
 /** Status codes of the apply script (first element of its reply). */

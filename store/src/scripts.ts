@@ -45,6 +45,7 @@ const APPLY_INCLUDES = [
   "includes/apply-retention",
   "includes/apply-records",
   "includes/apply-tournaments",
+  "includes/apply-leagues",
   "includes/apply-scores",
 ];
 const READ_INCLUDES = ["includes/sorted-sets", "read-header", "includes/read-lists", "includes/read-histograms"];
@@ -60,6 +61,7 @@ const SOURCES = Object.freeze({
   audit: read("read-audit"),
   player: read("read-player"),
   tournament: read("read-tournament"),
+  league: read("read-league"),
 });
 
 /** The SHA-1 Redis knows the apply script by (EVALSHA). */
@@ -103,6 +105,17 @@ export interface ReadScripts {
   ladderPlayer(heartbeat: string, stamp: string, playerId: string, boardPrefix: string): Promise<Reply>;
   /** read-tournament.lua */
   ladderTournament(heartbeat: string, members: string, attempts: string, stamp: string, playerId: string): Promise<Reply>;
+  /** read-league.lua */
+  ladderLeague(
+    heartbeat: string,
+    place: string,
+    fill: string,
+    tiers: string,
+    settled: string,
+    stamp: string,
+    playerId: string,
+    period: string,
+  ): Promise<Reply>;
 }
 
 /** apply-events.lua's answer for one partition: status, applied, skipped, last offset, duplicates, built-from (DRIFT) or key (WRONG_TYPE). */
@@ -130,6 +143,7 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     defineReadScript(redis, "ladderAudit", SOURCES.audit, 2);
     defineReadScript(redis, "ladderPlayer", SOURCES.player, 1);
     defineReadScript(redis, "ladderTournament", SOURCES.tournament, 3);
+    defineReadScript(redis, "ladderLeague", SOURCES.league, 5);
   }
   return redis as Redis & ReadScripts;
 }

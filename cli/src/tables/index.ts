@@ -1,6 +1,6 @@
 /**
  * Every command of the CLI, in the order help lists them, and the connection flags every command
- * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, tournaments.ts, moderation.ts, export.ts and admin.ts.
+ * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, tournaments.ts, leagues.ts, moderation.ts, export.ts and admin.ts.
  */
 import type { Command } from "../command-table.js";
 import { text } from "../flags.js";
@@ -11,6 +11,7 @@ import { DEMO, ERASE, SUBMIT } from "./writes.js";
 import { AUDIT, DELETE_ENTRY, HIDE, HIDE_ABOVE, UNHIDE, WIPE } from "./moderation.js";
 import { EXPORT } from "./export.js";
 import { TOURNAMENTS_CREATE, TOURNAMENTS_GET, TOURNAMENTS_JOIN, TOURNAMENTS_LIST } from "./tournaments.js";
+import { LEAGUES_CREATE, LEAGUES_GET, LEAGUES_STANDING } from "./leagues.js";
 
 export const COMMANDS = Object.freeze({
   submit: SUBMIT,
@@ -37,6 +38,9 @@ export const COMMANDS = Object.freeze({
   "tournaments get": TOURNAMENTS_GET,
   "tournaments create": TOURNAMENTS_CREATE,
   "tournaments join": TOURNAMENTS_JOIN,
+  "leagues standing": LEAGUES_STANDING,
+  "leagues get": LEAGUES_GET,
+  "leagues create": LEAGUES_CREATE,
   hide: HIDE,
   unhide: UNHIDE,
   "delete-entry": DELETE_ENTRY,
@@ -57,6 +61,7 @@ export type CommandName = keyof typeof COMMANDS;
 export const GROUP_DEFAULTS: Readonly<Record<string, CommandName>> = Object.freeze({
   boards: "boards list",
   tournaments: "tournaments list",
+  leagues: "leagues get",
 });
 
 /** Where the CLI connects and who it says it is: taken by every command, before or after its own flags. */

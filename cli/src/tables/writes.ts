@@ -39,6 +39,13 @@ export const SUBMIT = command({
       unsetMeans: "the entry's metadata stays as it is",
     }),
     "report-ranks": yesNo({ meaning: "wait until the shards applied it and print the player's rank before and after", default: "no" }),
+    bracket: integer({
+      meaning: "in a league with brackets: the skill bracket its first write of a period places the player by",
+      min: 0,
+      max: 99,
+      default: "0",
+      placeholder: "N",
+    }),
   },
   example: "submit --board global --player alice --value 1200",
 });

@@ -24,6 +24,12 @@
  * any router, writes the event. The event is built from the frozen board, so any closer builds
  * the same one (but its written_at_ms).
  *
+ * A LEAGUE (model/src/leagues.ts) writes no close event: its period's entries are in its cohorts.
+ * Once the markers are applied, the closer reads each cohort whole and writes a tier record for
+ * each player the close moves, then the settlement, to the league's partition; the period is
+ * closed for this closer once the settlement is applied. Dying midway, it leaves the next look
+ * (any router's) to write them again: a tier written twice changes nothing.
+ *
  * COSTS. Per closing period, until it is seen closed: one read per shard per look, and at most one
  * marker per partition per look; after that, nothing but a set lookup per look. A router that
  * starts checks each kept, closed period of such boards once (a read per shard). The event: one
@@ -42,9 +48,11 @@ import { resolveRewards, type RewardRangeInput } from "@ladder/model/rewards";
 import type { Queries, RankedEntry } from "../read/queries.js";
 import { storedBoardName } from "@ladder/model/board-spec";
 import { keptPeriods, type Period } from "@ladder/model/periods";
-import { encodePeriodClose } from "@ladder/model/score-event";
+import { encodeLeagueClose, encodePeriodClose } from "@ladder/model/score-event";
+import { cohortId, cohortPeriod, parseGroupName, placementPartitionOf, tierAfter, type League } from "@ladder/model/leagues";
+import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { BoardDefinitions } from "@ladder/log/board-definitions-follower";
-import type { RecordProducer } from "@ladder/log/record-producer";
+import type { OutgoingRecord, RecordProducer } from "@ladder/log/record-producer";
 import type { Logger } from "@ladder/platform/logger";
 import type { ShardReader } from "@ladder/store";
 import type { ShardPool } from "../read/shard-pool.js";
@@ -102,6 +110,13 @@ export function startCloser(d: CloserDeps): Closer {
         const stem = storedBoardName(def.name, spec, period.id);
         if (closed.has(stem)) continue;
         if (!(await closePeriod(def.name, def.rules.generation, period, stem))) continue;
+        if (spec.league) {
+          // a league's close moves tiers (its own period holds no entries: no close event)
+          if (!(await settleLeague(def, spec.league, period))) continue;
+          closed.add(stem);
+          d.log.info({ board: def.name, period: period.id, closeAtMs: closeAt }, "league period closed and settled");
+          continue;
+        }
         const key = closeKey(def.name, def.rules.generation, period.id);
         const written = d.closes.get(key)
           ? "exists"
@@ -147,6 +162,50 @@ export function startCloser(d: CloserDeps): Closer {
     );
     d.log.info({ board, period: period.id, markers: sent.length }, "close markers written");
     crash("markers");
+    await waitApplied(d.pool, new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset)])), APPLY_WAIT_MS, Number.POSITIVE_INFINITY);
+    return false;
+  };
+
+  /**
+   * The promotions and relegations of a league's closed period (model/src/leagues.ts), once: each
+   * cohort read whole (final: every partition applied the close marker), a tier record for each
+   * player who moves, then the settlement, all in the league's partition. Whether the period was
+   * settled already; otherwise the records are written and applied (a closer that dies midway
+   * leaves the next look to write them again: a tier written twice changes nothing).
+   */
+  const settleLeague = async (def: BoardDefinition, league: League, period: Period): Promise<boolean> => {
+    const owner = () => d.pool.ownerOfSlot(placementPartitionOf(def.name, d.partitions));
+    const stored = storedBoardName(def.name, { generation: Number(def.rules!.generation) });
+    const seen = await d.pool.call(owner(), (s) => s.league(stored, period.id, ""));
+    if (seen.settled) return true;
+    const partition = placementPartitionOf(def.name, d.partitions);
+    const at = clock();
+    const moves: OutgoingRecord[] = [];
+    let cohorts = 0;
+    for (const { group, players } of seen.groups) {
+      const g = parseGroupName(group);
+      if (!g) continue;
+      for (let index = 0; index * league.cohortSize < players; index++) {
+        const where = { period: cohortPeriod(period.id, cohortId(league, { ...g, index })) };
+        const page = await d.queries.top(def.name, 0, league.cohortSize, Number.POSITIVE_INFINITY, where);
+        cohorts++;
+        for (const e of page.entries) {
+          const tier = tierAfter(league, g.tier, e.rank, page.total);
+          if (tier !== g.tier)
+            moves.push({
+              key: e.playerId,
+              partition,
+              value: encodeLeagueClose(def.name, def.rules!, period, at, { playerId: e.playerId, tier }),
+            });
+        }
+      }
+    }
+    const producer = await d.producer();
+    for (let i = 0; i < moves.length; i += STANDINGS_PAGE) await producer.send(d.scoreTopic, moves.slice(i, i + STANDINGS_PAGE));
+    const sent = await producer.send(d.scoreTopic, [
+      { key: def.name, partition, value: encodeLeagueClose(def.name, def.rules!, period, at) },
+    ]);
+    d.log.info({ board: def.name, period: period.id, cohorts, moved: moves.length }, "league tiers written");
     await waitApplied(d.pool, new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset)])), APPLY_WAIT_MS, Number.POSITIVE_INFINITY);
     return false;
   };

@@ -14,7 +14,8 @@ import type { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { ModerationAction, ModerationSchema, type Moderation } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import type { BoardResolver, BoardSpec } from "@ladder/model/board-spec";
 import type { BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
-import { periodAt, periodNamed } from "@ladder/model/periods";
+import { periodAt, periodNamed, type PeriodRule } from "@ladder/model/periods";
+import { cohortPeriod, parseCohortId, splitCohortPeriod, type League } from "@ladder/model/leagues";
 import { encodeToken } from "@ladder/model/consistency-token";
 import { encodeModeration, parseAuditLine, reasonProblem } from "@ladder/model/moderation";
 import { slotOf } from "@ladder/model/placement";
@@ -165,7 +166,8 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
       let period = "";
       if (spec.period.kind === "none") {
         if (req.period !== "") throw invalidArgument(`period: board "${req.board}" has no periods, got "${req.period}"`);
-      } else if (req.period === "") period = periodAt(spec.period, Date.now()).id;
+      } else if (spec.league) period = leagueCohortToWipe(req.board, spec.league, spec.period, req.period);
+      else if (req.period === "") period = periodAt(spec.period, Date.now()).id;
       else if (periodNamed(spec.period, req.period)) period = req.period;
       else throw notFound(`period "${req.period}" is not a period of board "${req.board}"`);
       const m: Moderation = create(ModerationSchema, {
@@ -181,4 +183,15 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
       return { action: m, markers, consistencyToken };
     },
   };
+}
+
+/** The cohort period a wipe of league `board` names ("<period>/<cohort>", model/src/leagues.ts): a league is wiped a cohort at a time. */
+function leagueCohortToWipe(board: string, league: League, rule: PeriodRule, named: string): string {
+  const { period, cohort } = splitCohortPeriod(named);
+  const c = cohort === "" ? "it names no cohort" : parseCohortId(league, cohort);
+  if (typeof c === "string")
+    throw invalidArgument(`period: board "${board}" is a league: a wipe names one cohort, "<period>/<cohort>" (${c})`);
+  const p = period === "" ? periodAt(rule, Date.now()) : periodNamed(rule, period);
+  if (!p) throw notFound(`period "${period}" is not a period of board "${board}"`);
+  return cohortPeriod(p.id, cohort);
 }

@@ -11,6 +11,7 @@ import type { RankMode } from "./ranks.js";
 import { aroundResponse, rankResponse, topPageResponse } from "./rank-response.js";
 import { bucketOfStored } from "@ladder/model/histogram";
 import type { TournamentReads } from "./tournament-reads.js";
+import type { LeagueReads } from "./league-reads.js";
 import { toEntry } from "./entries.js";
 
 export const MAX_LIMIT = 1000;
@@ -36,6 +37,7 @@ export function leaderboardService(
   waitFor: TokenWaiter,
   primaryQueries: Queries = queries,
   tournaments?: TournamentReads,
+  leagues?: LeagueReads,
 ): Omit<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer"> {
   const by = (token: string) => (token === "" ? queries : primaryQueries);
   return {
@@ -223,6 +225,18 @@ export function leaderboardService(
       if (!tournaments) throw new LadderError(Code.UNIMPLEMENTED, "this router reads no tournaments");
       if (req.consistencyToken !== "") await waitFor(req.consistencyToken, ctx.deadlineMs);
       return tournaments.get(req, ctx.deadlineMs);
+    },
+    async getLeagueStanding(req, ctx) {
+      if (!leagues) throw new LadderError(Code.UNIMPLEMENTED, "this router reads no leagues");
+      check("board", boardProblem(req.board));
+      check("player_id", playerIdProblem(req.playerId));
+      if (req.consistencyToken !== "") await waitFor(req.consistencyToken, ctx.deadlineMs);
+      return leagues.standing(req, ctx.deadlineMs);
+    },
+    async getLeague(req, ctx) {
+      if (!leagues) throw new LadderError(Code.UNIMPLEMENTED, "this router reads no leagues");
+      check("board", boardProblem(req.board));
+      return leagues.league(req, ctx.deadlineMs);
     },
     async listPeriods(req) {
       check("board", boardProblem(req.board));

@@ -43,6 +43,7 @@ import { storedBoardName, type BoardResolver, type BoardSpec } from "@ladder/mod
 import { Code, deadlineExceeded, invalidArgument, LadderError, notFound } from "@ladder/model/errors";
 import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
+import { cohortPeriod, parseCohortId, splitCohortPeriod, type League } from "@ladder/model/leagues";
 import { decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
 import { RankBatches, type LocalCounts } from "./rank-batch.js";
@@ -160,6 +161,9 @@ export class Queries {
       return { spec, stored: storedBoardName(board, spec) };
     }
     const now = Date.now();
+    // a league's entries are in its cohorts, each read as the period "<period>/<cohort>" (model/src/leagues.ts)
+    const cohort = spec.league ? leagueCohort(board, spec.league, period) : undefined;
+    if (cohort) period = cohort.period;
     const p = period === "" ? periodAt(spec.period, now) : periodNamed(spec.period, period);
     if (!p) throw invalidArgument(`period: "${period}" is not a ${spec.period.kind} period of board "${board}" (ListPeriods names them)`);
     if (now >= p.expireAtMs && view === "")
@@ -167,6 +171,8 @@ export class Queries {
       throw notFound(
         `period ${p.id} of board "${board}" is no longer kept (the board keeps the current period and ${spec.period.keep} before it)`,
       );
+    if (cohort && window !== "") throw invalidArgument(`window: board "${board}" is a league: it has no windows`);
+    if (cohort) return { spec, stored: storedBoardName(board, spec, cohortPeriod(p.id, cohort.cohort)) };
     if (window === "") return { spec, stored: storedBoardName(board, spec, p.id) };
     const w = spec.windows.find((x) => x.name === window);
     if (!w)
@@ -182,7 +188,7 @@ export class Queries {
     return { spec: read, stored };
   }
 
-  /** The periods a board keeps now, the current one first (none for an all-time board). */
+  /** The periods a board keeps now, the current one first (none for an all-time board; a league's without their cohorts). */
   periods(board: string): Period[] {
     return keptPeriods(this.specOf(board).period, Date.now());
   }
@@ -599,4 +605,19 @@ function tieRanks(spec: BoardSpec, all: readonly KeyedMember[], offset: number, 
     }
     if (i >= offset) page[i - offset]!.tiedRank = mode === "competition" ? groupStart + 1 : distinct;
   }
+}
+
+/**
+ * The cohort a read of league `board` names in its period, "<period>/<cohort>" ("" for the
+ * current period: "/t0c3"); INVALID_ARGUMENT when it names none or one the league cannot have.
+ */
+function leagueCohort(board: string, league: League, period: string): { period: string; cohort: string } {
+  const split = splitCohortPeriod(period);
+  if (split.cohort === "")
+    throw invalidArgument(
+      `period: board "${board}" is a league: its entries are in cohorts, read as period "<period>/<cohort>" (as "${period || "<period>"}/t0c0"; GetLeagueStanding gives a player's)`,
+    );
+  const c = parseCohortId(league, split.cohort);
+  if (typeof c === "string") throw invalidArgument(`period: ${c}`);
+  return split;
 }

@@ -126,6 +126,13 @@ local function apply_one(ev)
     hide_above(ev)
     return false
   end
+  if ev.op == OP_PLACE or ev.op == OP_TIER or ev.op == OP_SETTLED then
+    if in_deleted_generation(ev.key) or in_closed_period(ev.key) then return false end
+    if ev.op == OP_PLACE then league_place(ev)
+    elseif ev.op == OP_TIER then league_tier(ev)
+    else league_settled(ev) end
+    return false
+  end
   if (ev.op == OP_JOIN or ev.op == OP_MEMBER) and (in_deleted_generation(ev.key) or in_closed_period(ev.key)) then return false end
   if ev.op == OP_JOIN then
     join_tournament(ev)

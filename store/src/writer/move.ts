@@ -276,7 +276,8 @@ export async function drainMove(
  * hides ("~hidden"), their counts of records ("count:records", a hash) and their tournament attempts
  * ("<key>!att"), their latest event times ("<key>!seen") and those
  * partitions' trim floors ("<key>!floor": apply-retention.lua); and the members of the tournaments whose joins those partitions hold ("<key>!join"
- * of a board whose name's slot is one of them: model/src/tournaments.ts). Readers never read them
+ * of a board whose name's slot is one of them: model/src/tournaments.ts), and the placements, tiers and
+ * settlements of the leagues they place ("!place", "!fill", "!tier", "!settled": model/src/leagues.ts). Readers never read them
  * here and no one applies those partitions any more, so they go page by page; left, a slot coming
  * back would replay its records onto them (apply-moderation.lua, apply-records.lua,
  * apply-tournaments.lua).
@@ -289,7 +290,8 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
   await forEachMatch(redis, `${prefix}*!hid`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!att`, async (page) => void keys.push(...page));
   const joins: string[] = [];
-  await forEachMatch(redis, `${prefix}*!join`, async (page) => void joins.push(...page));
+  for (const suffix of ["!join", "!place", "!fill", "!tier", "!settled"])
+    await forEachMatch(redis, `${prefix}*${suffix}`, async (page) => void joins.push(...page));
   const boardOf = (key: string) => key.slice(`${keyPrefix}board:`.length).replace(/#.*$/s, ""); // "<board>#<generation>@T!join"
   const lostJoins = joins.filter((k) => gone.has(slotOf(boardOf(k), numSlots)));
   if (lostJoins.length) await redis.unlink(...lostJoins);

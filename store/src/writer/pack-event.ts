@@ -167,6 +167,7 @@ const K = Object.fromEntries(
     "floor",
     "retain",
     "at",
+    "prev",
     "partition",
     "dedup",
     "events",
@@ -183,6 +184,7 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
   const floor = e.floor ?? "";
   const retain = e.retain ?? 0;
   const at = e.atMs ?? 0;
+  const prev = e.prev ?? "";
   const fields =
     6 +
     +e.part +
@@ -200,7 +202,8 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
     +(e.tournament !== undefined) +
     +(floor !== "") +
     +(retain !== 0) +
-    +(at !== 0);
+    +(at !== 0) +
+    +(prev !== "");
   w.start();
   w.map(fields);
   w.raw(K.key!);
@@ -282,6 +285,10 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
   if (at !== 0) {
     w.raw(K.at!);
     w.number(at);
+  }
+  if (prev !== "") {
+    w.raw(K.prev!);
+    w.string(prev);
   }
   return w.done();
 }

@@ -17,6 +17,8 @@ import { boardProblem, loggedPlayerIdProblem, MAX_METADATA_BYTES, updateProblem 
 import { moderationAuditLine } from "@ladder/model/moderation";
 import { ModerationAction, type Moderation } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { tournamentEvent, tournamentOfRules } from "./prepare-tournament.js";
+import { isLeagueRecord, leagueEvent } from "./prepare-league.js";
+import { parseCohortId, splitCohortPeriod } from "@ladder/model/leagues";
 
 export interface Prepared {
   /**
@@ -103,6 +105,10 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
   }
   if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
   if (e.moderation) return moderation(e.moderation, e.rules, offset, boards);
+  if (isLeagueRecord(e)) {
+    const event = leagueEvent(e, offset, noopEvent(offset));
+    return typeof event === "string" ? noop(offset, event) : { events: [event] };
+  }
   if (e.joinTournament || e.tournamentMember) {
     const event = tournamentEvent(e, offset, noopEvent(offset));
     return typeof event === "string" ? noop(offset, event) : { events: [event] };
@@ -172,6 +178,17 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
           ? `record names period ${t.period} of board "${t.board}", which has none`
           : `record names no period of board "${t.board}", which has periods`,
       );
+    // a league's scores go to its cohorts ("<period>/<cohort>"), no other board's
+    const { cohort } = splitCohortPeriod(t.period);
+    if ((spec.league !== undefined) !== (cohort !== ""))
+      return noop(
+        offset,
+        spec.league
+          ? `record names no cohort of league "${t.board}" (period ${t.period})`
+          : `record names cohort period ${t.period} of board "${t.board}", which is no league`,
+      );
+    const badCohort = spec.league && parseCohortId(spec.league, cohort);
+    if (typeof badCohort === "string") return noop(offset, badCohort);
     const windows = windowsOf(t, spec);
     if (typeof windows === "string") return noop(offset, windows);
     const decrement = t.op === Operation.DECREMENT;

@@ -42,6 +42,8 @@ export interface PreparedEvent {
   retain?: number;
   /** With `retain`: the event's time (timestamp_ms, Unix ms). */
   atMs?: number;
+  /** PLACE: the league's period before the event's (""); SETTLED: the period settled (apply-leagues.lua). */
+  prev?: string;
 }
 
 /** The windows a write into period P0 recomputes (see apply-events.lua). */

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIrgECgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUSMgoKdG91cm5hbWVudBgQIAEoCzIeLmxlYWRlcmJvYXJkLnYxLlRvdXJuYW1lbnRSdWxlEhAKCGtlZXBfdG9wGBEgASgNEhMKC2tlZXBfbWFyZ2luGBIgASgNEhoKEmV4cGlyZV9pbmFjdGl2ZV9tcxgTIAEoAyKYAQoOVG91cm5hbWVudFJ1bGUSEAoIY2F0ZWdvcnkYASABKAkSEAoIc3RhcnRfbXMYAiABKAMSDgoGZW5kX21zGAMgASgDEhMKC2R1cmF0aW9uX21zGAQgASgDEhUKDWpvaW5fcmVxdWlyZWQYBSABKAgSEAoIbWF4X3NpemUYBiABKA0SFAoMbWF4X2F0dGVtcHRzGAcgASgNIloKCUNsb3NlUnVsZRIQCghncmFjZV9tcxgBIAEoAxINCgV0b3BfaxgCIAEoDRIsCgdyZXdhcmRzGAMgAygLMhsubGVhZGVyYm9hcmQudjEuUmV3YXJkUmFuZ2UiVgoLUmV3YXJkUmFuZ2USDgoGcmV3YXJkGAEgASgJEhEKCWZyb21fcmFuaxgCIAEoBBIPCgd0b19yYW5rGAMgASgEEhMKC3RvcF9wZXJjZW50GAQgASgBIkYKClNlYXNvblJ1bGUSEQoJZmlyc3RfZGF5GAEgASgJEhMKC2xlbmd0aF9kYXlzGAIgASgNEhAKCGdhcF9kYXlzGAMgASgNIlsKCldpbmRvd1J1bGUSDAoEbmFtZRgBIAEoCRIPCgdwZXJpb2RzGAIgASgNEi4KB2NvbWJpbmUYAyABKA4yHS5sZWFkZXJib2FyZC52MS5XaW5kb3dDb21iaW5lInMKBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMSEAoIbWV0YWRhdGEYBSABKAkSEQoJdGllZF9yYW5rGAYgASgEIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMquwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEAQSFgoSUEVSSU9EX0tJTkRfU0VBU09OEAUSGgoWUEVSSU9EX0tJTkRfVE9VUk5BTUVOVBAGKmAKDVdpbmRvd0NvbWJpbmUSHgoaV0lORE9XX0NPTUJJTkVfVU5TUEVDSUZJRUQQABIWChJXSU5ET1dfQ09NQklORV9TVU0QARIXChNXSU5ET1dfQ09NQklORV9CRVNUEAJiBnByb3RvMw");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIuQECgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUSMgoKdG91cm5hbWVudBgQIAEoCzIeLmxlYWRlcmJvYXJkLnYxLlRvdXJuYW1lbnRSdWxlEhAKCGtlZXBfdG9wGBEgASgNEhMKC2tlZXBfbWFyZ2luGBIgASgNEhoKEmV4cGlyZV9pbmFjdGl2ZV9tcxgTIAEoAxIqCgZsZWFndWUYFCABKAsyGi5sZWFkZXJib2FyZC52MS5MZWFndWVSdWxlImUKCkxlYWd1ZVJ1bGUSEwoLY29ob3J0X3NpemUYASABKA0SDQoFdGllcnMYAiABKA0SDwoHcHJvbW90ZRgDIAEoDRIQCghyZWxlZ2F0ZRgEIAEoDRIQCghicmFja2V0cxgFIAEoDSKYAQoOVG91cm5hbWVudFJ1bGUSEAoIY2F0ZWdvcnkYASABKAkSEAoIc3RhcnRfbXMYAiABKAMSDgoGZW5kX21zGAMgASgDEhMKC2R1cmF0aW9uX21zGAQgASgDEhUKDWpvaW5fcmVxdWlyZWQYBSABKAgSEAoIbWF4X3NpemUYBiABKA0SFAoMbWF4X2F0dGVtcHRzGAcgASgNIloKCUNsb3NlUnVsZRIQCghncmFjZV9tcxgBIAEoAxINCgV0b3BfaxgCIAEoDRIsCgdyZXdhcmRzGAMgAygLMhsubGVhZGVyYm9hcmQudjEuUmV3YXJkUmFuZ2UiVgoLUmV3YXJkUmFuZ2USDgoGcmV3YXJkGAEgASgJEhEKCWZyb21fcmFuaxgCIAEoBBIPCgd0b19yYW5rGAMgASgEEhMKC3RvcF9wZXJjZW50GAQgASgBIkYKClNlYXNvblJ1bGUSEQoJZmlyc3RfZGF5GAEgASgJEhMKC2xlbmd0aF9kYXlzGAIgASgNEhAKCGdhcF9kYXlzGAMgASgNIlsKCldpbmRvd1J1bGUSDAoEbmFtZRgBIAEoCRIPCgdwZXJpb2RzGAIgASgNEi4KB2NvbWJpbmUYAyABKA4yHS5sZWFkZXJib2FyZC52MS5XaW5kb3dDb21iaW5lInMKBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMSEAoIbWV0YWRhdGEYBSABKAkSEQoJdGllZF9yYW5rGAYgASgEIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMquwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEAQSFgoSUEVSSU9EX0tJTkRfU0VBU09OEAUSGgoWUEVSSU9EX0tJTkRfVE9VUk5BTUVOVBAGKmAKDVdpbmRvd0NvbWJpbmUSHgoaV0lORE9XX0NPTUJJTkVfVU5TUEVDSUZJRUQQABIWChJXSU5ET1dfQ09NQklORV9TVU0QARIXChNXSU5ET1dfQ09NQklORV9CRVNUEAJiBnByb3RvMw");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -184,6 +184,17 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * @generated from field: int64 expire_inactive_ms = 19;
    */
   expireInactiveMs: bigint;
+
+  /**
+   * Optional: the board is a league (docs/leagues.md): each period, players are placed on their
+   * first write into cohorts of at most league.cohort_size, each cohort a board of its own read as
+   * period "<period>/<cohort>", and at each period's close the top of every cohort moves up a tier
+   * and the bottom down. A league needs periods (not a tournament) that close, keep_periods of at
+   * least 1, and takes no windows, keep_top nor expire_inactive_ms.
+   *
+   * @generated from field: leaderboard.v1.LeagueRule league = 20;
+   */
+  league?: LeagueRule | undefined;
 };
 
 /**
@@ -192,6 +203,65 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
  */
 export const BoardRulesSchema: GenMessage<BoardRules> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 0);
+
+/**
+ * LeagueRule makes a board a league: cohorts of at most cohort_size players, in tiers, with
+ * promotion and relegation at each period's close (docs/leagues.md). Fixed at creation like the
+ * other rules; every record of the board carries it.
+ *
+ * @generated from message leaderboard.v1.LeagueRule
+ */
+export type LeagueRule = Message<"leaderboard.v1.LeagueRule"> & {
+  /**
+   * The most players of one cohort, 2 to 1,000: a player's first write of a period places it in
+   * the cohort being filled of its tier (and bracket); the next player past cohort_size opens the
+   * next cohort.
+   *
+   * @generated from field: uint32 cohort_size = 1;
+   */
+  cohortSize: number;
+
+  /**
+   * Tiers, 1 to 50 (0 means 1): tier 0 is the lowest, where new players start; tier tiers - 1 is
+   * the highest.
+   *
+   * @generated from field: uint32 tiers = 2;
+   */
+  tiers: number;
+
+  /**
+   * At each close, the players ranked 1 to promote of each cohort move one tier up (none from the
+   * highest tier); 0 to cohort_size.
+   *
+   * @generated from field: uint32 promote = 3;
+   */
+  promote: number;
+
+  /**
+   * At each close, the players ranked in the last relegate places of each cohort move one tier
+   * down (none from tier 0), after the promoted ones: a cohort of n players relegates ranks
+   * max(promote + 1, n - relegate + 1) to n. 0 to cohort_size, promote + relegate at most
+   * cohort_size.
+   *
+   * @generated from field: uint32 relegate = 4;
+   */
+  relegate: number;
+
+  /**
+   * Skill brackets, 0 to 100 (0 and 1: none): ScoreUpdate.bracket, 0 to brackets - 1, given with
+   * a player's first write of a period, places it among the cohorts of that bracket in its tier.
+   *
+   * @generated from field: uint32 brackets = 5;
+   */
+  brackets: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.LeagueRule.
+ * Use `create(LeagueRuleSchema)` to create a new message.
+ */
+export const LeagueRuleSchema: GenMessage<LeagueRule> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 1);
 
 /**
  * TournamentRule makes a board a tournament (docs/tournaments.md): one period, named "T", from
@@ -268,7 +338,7 @@ export type TournamentRule = Message<"leaderboard.v1.TournamentRule"> & {
  * Use `create(TournamentRuleSchema)` to create a new message.
  */
 export const TournamentRuleSchema: GenMessage<TournamentRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 1);
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * CloseRule says how a board's periods close.
@@ -307,7 +377,7 @@ export type CloseRule = Message<"leaderboard.v1.CloseRule"> & {
  * Use `create(CloseRuleSchema)` to create a new message.
  */
 export const CloseRuleSchema: GenMessage<CloseRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * RewardRange is the reward of a range of final ranks: ranks from_rank to to_rank, or the top
@@ -352,7 +422,7 @@ export type RewardRange = Message<"leaderboard.v1.RewardRange"> & {
  * Use `create(RewardRangeSchema)` to create a new message.
  */
 export const RewardRangeSchema: GenMessage<RewardRange> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 3);
+  messageDesc(file_leaderboard_v1_common, 4);
 
 /**
  * SeasonRule is the calendar of a board with seasons (PERIOD_KIND_SEASON), in the board's time
@@ -390,7 +460,7 @@ export type SeasonRule = Message<"leaderboard.v1.SeasonRule"> & {
  * Use `create(SeasonRuleSchema)` to create a new message.
  */
 export const SeasonRuleSchema: GenMessage<SeasonRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 4);
+  messageDesc(file_leaderboard_v1_common, 5);
 
 /**
  * WindowRule defines one window of a board with periods.
@@ -425,7 +495,7 @@ export type WindowRule = Message<"leaderboard.v1.WindowRule"> & {
  * Use `create(WindowRuleSchema)` to create a new message.
  */
 export const WindowRuleSchema: GenMessage<WindowRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 5);
+  messageDesc(file_leaderboard_v1_common, 6);
 
 /**
  * Entry is one player's standing on one board.
@@ -486,7 +556,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 6);
+  messageDesc(file_leaderboard_v1_common, 7);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -515,7 +585,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 7);
+  messageDesc(file_leaderboard_v1_common, 8);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -538,7 +608,7 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 8);
+  messageDesc(file_leaderboard_v1_common, 9);
 
 /**
  * Operation says how an update combines with the player's current score on a board.

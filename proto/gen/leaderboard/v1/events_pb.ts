@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/events.proto.
  */
 export const file_leaderboard_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIv8ECgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SFwoPam9pbl90b3VybmFtZW50GBYgASgIEhkKEXRvdXJuYW1lbnRfbWVtYmVyGBcgASgIIoACCgtQZXJpb2RDbG9zZRINCgVib2FyZBgBIAEoCRISCgpnZW5lcmF0aW9uGAIgASgDEg4KBnBlcmlvZBgDIAEoCRIQCghzdGFydF9tcxgEIAEoAxIOCgZlbmRfbXMYBSABKAMSEwoLY2xvc2VfYXRfbXMYBiABKAMSDAoEc2l6ZRgHIAEoBBIiCgN0b3AYCCADKAsyFS5sZWFkZXJib2FyZC52MS5FbnRyeRIQCghjaGVja3N1bRgJIAEoCRIVCg13cml0dGVuX2F0X21zGAogASgDEiwKB3Jld2FyZHMYCyADKAsyGy5sZWFkZXJib2FyZC52MS5SZXdhcmRHcmFudCJNCgtSZXdhcmRHcmFudBIRCglwbGF5ZXJfaWQYASABKAkSDAoEcmFuaxgCIAEoBBINCgVzY29yZRgDIAEoAxIOCgZyZXdhcmQYBCABKAki7wEKCUJvYXJkUGFydBINCgVib2FyZBgBIAEoCRIlCgJvcBgCIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhIpCgVydWxlcxgDIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkJvYXJkUnVsZXMSDgoGcGVyaW9kGAQgASgJEhsKE3BlcmlvZF9leHBpcmVfYXRfbXMYBSABKAMSFgoOd2luZG93X3BlcmlvZHMYBiADKAkSGwoTd2luZG93X2V4cGlyZV9hdF9tcxgHIAMoAxIfChd3aW5kb3dfcGVyaW9kX3N0YXJ0c19tcxgIIAMoAyJ7Cg9QbGFjZW1lbnRSZWNvcmQSDQoFZXBvY2gYASABKAQSKwoGc2hhcmRzGAIgAygLMhsubGVhZGVyYm9hcmQudjEuUGxhY2VkU2hhcmQSFQoNc2xvdF90b19zaGFyZBgDIAMoDRIVCg13cml0dGVuX2F0X21zGAQgASgDIiwKC1BsYWNlZFNoYXJkEgoKAmlkGAEgASgJEhEKCXJlZGlzX3VybBgCIAEoCWIGcHJvdG8z", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIv8FCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SFwoPam9pbl90b3VybmFtZW50GBYgASgIEhkKEXRvdXJuYW1lbnRfbWVtYmVyGBcgASgIEjUKDGxlYWd1ZV9wbGFjZRgYIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkxlYWd1ZVBsYWNlbWVudBIvCgtsZWFndWVfdGllchgZIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkxlYWd1ZVRpZXISFgoObGVhZ3VlX3NldHRsZWQYGiABKAgiOwoPTGVhZ3VlUGxhY2VtZW50Eg8KB2JyYWNrZXQYASABKA0SFwoPcHJldmlvdXNfcGVyaW9kGAIgASgJIjMKCkxlYWd1ZVRpZXISDAoEdGllchgBIAEoDRIXCg9wZXJpb2Rfc3RhcnRfbXMYAiABKAMigAIKC1BlcmlvZENsb3NlEg0KBWJvYXJkGAEgASgJEhIKCmdlbmVyYXRpb24YAiABKAMSDgoGcGVyaW9kGAMgASgJEhAKCHN0YXJ0X21zGAQgASgDEg4KBmVuZF9tcxgFIAEoAxITCgtjbG9zZV9hdF9tcxgGIAEoAxIMCgRzaXplGAcgASgEEiIKA3RvcBgIIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5EhAKCGNoZWNrc3VtGAkgASgJEhUKDXdyaXR0ZW5fYXRfbXMYCiABKAMSLAoHcmV3YXJkcxgLIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlJld2FyZEdyYW50Ik0KC1Jld2FyZEdyYW50EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRyYW5rGAIgASgEEg0KBXNjb3JlGAMgASgDEg4KBnJld2FyZBgEIAEoCSLvAQoJQm9hcmRQYXJ0Eg0KBWJvYXJkGAEgASgJEiUKAm9wGAIgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEikKBXJ1bGVzGAMgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxIOCgZwZXJpb2QYBCABKAkSGwoTcGVyaW9kX2V4cGlyZV9hdF9tcxgFIAEoAxIWCg53aW5kb3dfcGVyaW9kcxgGIAMoCRIbChN3aW5kb3dfZXhwaXJlX2F0X21zGAcgAygDEh8KF3dpbmRvd19wZXJpb2Rfc3RhcnRzX21zGAggAygDInsKD1BsYWNlbWVudFJlY29yZBINCgVlcG9jaBgBIAEoBBIrCgZzaGFyZHMYAiADKAsyGy5sZWFkZXJib2FyZC52MS5QbGFjZWRTaGFyZBIVCg1zbG90X3RvX3NoYXJkGAMgAygNEhUKDXdyaXR0ZW5fYXRfbXMYBCABKAMiLAoLUGxhY2VkU2hhcmQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJYgZwcm90bzM", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
 
 /**
  * ScoreEvent is the value of one record of the score topic, the durable log that is the
@@ -220,6 +220,35 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
    * @generated from field: bool tournament_member = 23;
    */
   tournamentMember: boolean;
+
+  /**
+   * A placement (a league's first write of player_id in `period`, ingest), written to the
+   * league's partition (murmur3 of `board` mod the slots) with the board's `rules`: the shard
+   * applying it places player_id in the cohort being filled of its tier and `bracket`, unless it is
+   * placed in `period` already, or the previous period `previous_period` had players and its
+   * promotions are not settled yet (league_settled) (then nothing changes and ingest answers
+   * UNAVAILABLE). The other fields but period_expire_at_ms are unused.
+   *
+   * @generated from field: leaderboard.v1.LeaguePlacement league_place = 24;
+   */
+  leaguePlace?: LeaguePlacement | undefined;
+
+  /**
+   * A tier (the router's closer, after period `period` of a league closed): from the next
+   * period on, player_id is in tier `league_tier.tier`; written to the league's partition. Applied
+   * only when the player's tier was not set by a later period's close.
+   *
+   * @generated from field: leaderboard.v1.LeagueTier league_tier = 25;
+   */
+  leagueTier?: LeagueTier | undefined;
+
+  /**
+   * The end of a league's close (the router's closer, after every tier record of period
+   * `period`), written to the league's partition: placements of the next period may go on.
+   *
+   * @generated from field: bool league_settled = 26;
+   */
+  leagueSettled: boolean;
 };
 
 /**
@@ -228,6 +257,63 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
  */
 export const ScoreEventSchema: GenMessage<ScoreEvent> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_events, 0);
+
+/**
+ * LeaguePlacement is the part of a placement record that names where the player comes from.
+ *
+ * @generated from message leaderboard.v1.LeaguePlacement
+ */
+export type LeaguePlacement = Message<"leaderboard.v1.LeaguePlacement"> & {
+  /**
+   * The skill bracket (ScoreUpdate.bracket), 0 when the league has none.
+   *
+   * @generated from field: uint32 bracket = 1;
+   */
+  bracket: number;
+
+  /**
+   * The period before `period` (empty when there is none): its promotions must be settled first.
+   *
+   * @generated from field: string previous_period = 2;
+   */
+  previousPeriod: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.LeaguePlacement.
+ * Use `create(LeaguePlacementSchema)` to create a new message.
+ */
+export const LeaguePlacementSchema: GenMessage<LeaguePlacement> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 1);
+
+/**
+ * LeagueTier is a player's tier from the period after `period` on.
+ *
+ * @generated from message leaderboard.v1.LeagueTier
+ */
+export type LeagueTier = Message<"leaderboard.v1.LeagueTier"> & {
+  /**
+   * The tier, 0 (lowest) to LeagueRule.tiers - 1.
+   *
+   * @generated from field: uint32 tier = 1;
+   */
+  tier: number;
+
+  /**
+   * Where the closed period started (Unix ms): a tier record of an earlier period never replaces
+   * one of a later period.
+   *
+   * @generated from field: int64 period_start_ms = 2;
+   */
+  periodStartMs: bigint;
+};
+
+/**
+ * Describes the message leaderboard.v1.LeagueTier.
+ * Use `create(LeagueTierSchema)` to create a new message.
+ */
+export const LeagueTierSchema: GenMessage<LeagueTier> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 2);
 
 /**
  * PeriodClose is the close event of one period of a board whose rules have `close`: the value of
@@ -326,7 +412,7 @@ export type PeriodClose = Message<"leaderboard.v1.PeriodClose"> & {
  * Use `create(PeriodCloseSchema)` to create a new message.
  */
 export const PeriodCloseSchema: GenMessage<PeriodClose> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 1);
+  messageDesc(file_leaderboard_v1_events, 3);
 
 /**
  * RewardGrant is one player's reward for a closed period.
@@ -368,7 +454,7 @@ export type RewardGrant = Message<"leaderboard.v1.RewardGrant"> & {
  * Use `create(RewardGrantSchema)` to create a new message.
  */
 export const RewardGrantSchema: GenMessage<RewardGrant> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 2);
+  messageDesc(file_leaderboard_v1_events, 4);
 
 /**
  * BoardPart is one more board a record touches, with what ingest resolved for it.
@@ -438,7 +524,7 @@ export type BoardPart = Message<"leaderboard.v1.BoardPart"> & {
  * Use `create(BoardPartSchema)` to create a new message.
  */
 export const BoardPartSchema: GenMessage<BoardPart> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 3);
+  messageDesc(file_leaderboard_v1_events, 5);
 
 /**
  * PlacementRecord is one version of the cluster's placement: which shards there are, where
@@ -485,7 +571,7 @@ export type PlacementRecord = Message<"leaderboard.v1.PlacementRecord"> & {
  * Use `create(PlacementRecordSchema)` to create a new message.
  */
 export const PlacementRecordSchema: GenMessage<PlacementRecord> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 4);
+  messageDesc(file_leaderboard_v1_events, 6);
 
 /**
  * PlacedShard is one shard of a placement.
@@ -513,5 +599,5 @@ export type PlacedShard = Message<"leaderboard.v1.PlacedShard"> & {
  * Use `create(PlacedShardSchema)` to create a new message.
  */
 export const PlacedShardSchema: GenMessage<PlacedShard> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 5);
+  messageDesc(file_leaderboard_v1_events, 7);
 

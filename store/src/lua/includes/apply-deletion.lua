@@ -58,7 +58,11 @@ local function close_period(ev)
 end
 
 -- whether period key `key` ("<prefix>board:<board>#<generation>@<period>") was closed in this partition
+-- (a league's cohort, "...@<period>/<cohort>", closes with its period: model/src/leagues.ts)
 local function in_closed_period(key)
   if not any_deleted or not string.find(key, '@', #BOARD_PREFIX + 1, true) then return false end
-  return redis.call('ZSCORE', DELETED_KEY, string.sub(key, #BOARD_PREFIX + 1) .. '\n' .. PARTITION) ~= false
+  local stem = string.sub(key, #BOARD_PREFIX + 1)
+  local cohort = string.find(stem, '/', 1, true)
+  if cohort then stem = string.sub(stem, 1, cohort - 1) end
+  return redis.call('ZSCORE', DELETED_KEY, stem .. '\n' .. PARTITION) ~= false
 end

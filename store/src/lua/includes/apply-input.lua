@@ -33,7 +33,7 @@ local HISTOGRAMS, ENCODINGS, WINDOWS = SHARED.hist, SHARED.enc, SHARED.windows
 -- what an event's map leaves out (pack-event.ts packEvent)
 local EVENT_DEFAULTS = { __index = {
   part = false, value = 0, time_idx = 0, ttl = 0, event_id = '', expire_at = 0, metadata = '',
-  report = '', hist = 0, audit = '', limit = 0, tour = false, floor = '', retain = 0, at = 0,
+  report = '', hist = 0, audit = '', limit = 0, tour = false, floor = '', retain = 0, at = 0, prev = '',
 } }
 
 local EVENTS = {}
