@@ -10,7 +10,7 @@ import { rootLogger } from "@ladder/platform/logger";
 import { isSentinelUrl, expandSentinelUrl } from "@ladder/platform/redis-address";
 import { keyLayout, openRedis, parseCurrent, servesReads } from "@ladder/store";
 import { startRedisServer } from "@ladder/deploy/redis-server";
-import { spawnService } from "@ladder/deploy/spawn-service";
+import { spawnService, type Started } from "@ladder/deploy/spawn-service";
 import { startServices, type RunningServices, type ServicesOptions } from "@ladder/deploy/services";
 import { silentLogger } from "@ladder/platform/logger";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -259,14 +259,14 @@ export async function untilIngestKnows(c: TestCluster, board: string, timeoutMs 
 
 /**
  * One more ingest or router process of cluster `c` (on port 0), stopped by the cleanup it pushes
- * onto `cleanups`; its address.
+ * onto `cleanups`: its address and the process (a test may kill it).
  */
 export async function spawnMore(
   c: TestCluster,
   kind: "ingest" | "router",
   name: string,
   cleanups: Array<() => Promise<unknown>>,
-): Promise<string> {
+): Promise<{ address: string; process: Started["process"] }> {
   const listen = kind === "ingest" ? { LADDER_INGEST_LISTEN: "127.0.0.1:0" } : { LADDER_ROUTER_LISTEN: "127.0.0.1:0" };
   const started = await spawnService({
     name,
@@ -277,5 +277,5 @@ export async function spawnMore(
     log: silentLogger(),
   });
   cleanups.push(() => started.process.stop(10_000));
-  return `127.0.0.1:${started.port}`;
+  return { address: `127.0.0.1:${started.port}`, process: started.process };
 }

@@ -134,11 +134,11 @@ describe("leagues", () => {
     const admin: ClientOf<typeof AdminService> = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
     const ingests = [
       c.ingest,
-      createClient(IngestService, await spawnMore(c, "ingest", "ingest-2", cleanups), undefined, {}, TEST_TOKENS.write),
+      createClient(IngestService, (await spawnMore(c, "ingest", "ingest-2", cleanups)).address, undefined, {}, TEST_TOKENS.write),
     ];
     const routers = [
       c.router,
-      createClient(LeaderboardService, await spawnMore(c, "router", "router-2", cleanups), undefined, {}, TEST_TOKENS.read),
+      createClient(LeaderboardService, (await spawnMore(c, "router", "router-2", cleanups)).address, undefined, {}, TEST_TOKENS.read),
     ];
     cleanups.push(async () => [admin, ingests[1]!, routers[1]!].forEach((x) => x.close()));
 

@@ -27,6 +27,7 @@ import { audit, deleteEntry, hide, hideAbove, unhide, wipe } from "./moderation.
 import { exportPlayer } from "./export.js";
 import { tournamentsCreate, tournamentsGet, tournamentsJoin, tournamentsList } from "./tournaments.js";
 import { leaguesCreate, leaguesGet, leaguesStanding } from "./leagues.js";
+import { teamsCreate, teamsGet, teamsSet } from "./teams.js";
 
 type Implementation<N extends CommandName> = (c: ServiceSet, o: Values<(typeof COMMANDS)[N]["flags"]>, ctx: RunContext) => Promise<string>;
 
@@ -59,6 +60,9 @@ const IMPLEMENTATIONS: { readonly [N in CommandName]: Implementation<N> } = {
   "leagues standing": leaguesStanding,
   "leagues get": leaguesGet,
   "leagues create": leaguesCreate,
+  "teams get": teamsGet,
+  "teams set": teamsSet,
+  "teams create": teamsCreate,
   hide,
   unhide,
   "delete-entry": deleteEntry,

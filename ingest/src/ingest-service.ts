@@ -17,8 +17,8 @@ import { slotOf } from "@ladder/model/placement";
 import { periodAt, type Period } from "@ladder/model/periods";
 import { seasonGapMessage } from "@ladder/model/seasons";
 import { CLOSE_SETTLE_MS, closedProblem, closeTimeOf } from "@ladder/model/closes";
-import { encodeScoreEvent, encodeTombstone, type ResolvedBoard } from "@ladder/model/score-event";
-import { boardProblem, metadataProblem, playerIdProblem, resolveOp, updateProblem } from "@ladder/model/validate";
+import { encodeScoreEvent, encodeTeamMembership, encodeTombstone, type ResolvedBoard } from "@ladder/model/score-event";
+import { boardProblem, metadataProblem, playerIdProblem, resolveOp, teamIdProblem, updateProblem } from "@ladder/model/validate";
 import { windowPlan } from "@ladder/model/windows";
 import type { GroupCommitProducer, OutRecord } from "./group-commit-producer.js";
 import type { WriteQuotas } from "./write-quotas.js";
@@ -123,6 +123,17 @@ export function ingestService(
       if (twice !== undefined) throw invalidArgument(`boards: must name each board once, got "${twice}" twice`);
       const now = clock();
       const value = encodeTombstone(req.playerId, [...req.boards], now);
+      const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
+      const written = await producer.submit([{ partition: slotOf(req.playerId, config.numSlots), key: req.playerId, value }], timeoutMs);
+      const [[partition, offset]] = [...written] as [[number, bigint]];
+      return { offset: { partition, offset }, consistencyToken: encodeToken(written) };
+    },
+    async setTeam(req, ctx) {
+      const bad = boardProblem(req.board) ?? playerIdProblem(req.playerId) ?? (req.teamId === "" ? undefined : teamIdProblem(req.teamId));
+      if (bad) throw invalidArgument(bad);
+      const def = boards.catalog.definition(req.board);
+      if (!def?.rules?.team) throw notFound(`board "${req.board}" is ${def ? "no team board (BoardRules.team)" : "not defined"}`);
+      const value = encodeTeamMembership(req.board, req.playerId, def.rules, req.teamId, clock());
       const timeoutMs = Math.max(1, Math.min(DEFAULT_WRITE_TIMEOUT_MS, ctx.deadlineMs - Date.now()));
       const written = await producer.submit([{ partition: slotOf(req.playerId, config.numSlots), key: req.playerId, value }], timeoutMs);
       const [[partition, offset]] = [...written] as [[number, bigint]];
@@ -237,6 +248,10 @@ function resolveBoard(
   if (!spec)
     throw notFound(
       `${at}: board "${board}" is not defined (AdminService.CreateBoard), and this cluster takes no boards without a definition (LADDER_IMPLICIT_BOARDS)`,
+    );
+  if (spec.team)
+    throw invalidArgument(
+      `${at}: board "${board}" is a team board: its teams' points are kept from their members' points on "${spec.team.source}" (IngestService.SetTeam makes members)`,
     );
   let op = Operation.UNSPECIFIED;
   if (!leaving) {

@@ -16,8 +16,9 @@
  *                   topic S.closes                              CREATE, READ, DESCRIBE (period closes, followed)
  *                   topic S.snapshots                           READ, DESCRIBE, DESCRIBE_CONFIGS (rebuilds)
  *                   topic S.boards, S.placement                 CREATE, READ, DESCRIBE
- *                   group S.rebuild.*, S.snapshots.reader.*, S.boards.follower.*, S.placement.follower.*,
- *                         S.closes.follower.*                   READ, DESCRIBE, DELETE
+ *                   group S.rebuild.*, S.deriver.*, S.snapshots.reader.*, S.boards.follower.*,
+ *                         S.placement.follower.*, S.closes.follower.*   READ, DESCRIBE, DELETE (S.deriver.*: the
+ *                         team derivers' group, router/src/control/team-deriver.ts)
  *   router-control  topic S                                     WRITE, DESCRIBE (a deleted board's markers, close markers)
  *                   topic S.closes                              WRITE, DESCRIBE (close events)
  *                   transactional id S.closer                   WRITE, DESCRIBE (the closers' one id)
@@ -74,7 +75,14 @@ export function aclGrants(s: string): AclGrant[] {
     topic("router", boards, ["CREATE", "READ", "DESCRIBE"]),
     topic("router", placement, ["CREATE", "READ", "DESCRIBE"]),
     topic("router", closes, ["CREATE", "READ", "DESCRIBE"]),
-    ...groups("router", [`${s}.rebuild.`, `${snapshots}.reader.`, `${boards}.follower.`, `${placement}.follower.`, `${closes}.follower.`]),
+    ...groups("router", [
+      `${s}.rebuild.`,
+      `${s}.deriver.`,
+      `${snapshots}.reader.`,
+      `${boards}.follower.`,
+      `${placement}.follower.`,
+      `${closes}.follower.`,
+    ]),
     topic("router-control", s, ["WRITE", "DESCRIBE"]),
     topic("router-control", boards, ["WRITE", "DESCRIBE"]),
     topic("router-control", placement, ["WRITE", "DESCRIBE"]),

@@ -44,7 +44,10 @@ import {
   WindowRuleSchema,
   CloseRuleSchema,
   TournamentRuleSchema,
+  TeamCombine,
+  TeamRuleSchema,
   type BoardRules,
+  type TeamRule,
 } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { PeriodKind } from "./periods.js";
 import { DEFAULT_BOARD, makeBoardSpec, type BoardResolver, type BoardSpec, type BoardSpecs, type TieRule as Tie } from "./board-spec.js";
@@ -56,6 +59,7 @@ import { MAX_CLOSE_TOP_K } from "./close-record.js";
 import { rewardsProblem } from "./rewards.js";
 import { resolveTournament } from "./tournaments.js";
 import { leagueOf, leagueRuleProblem } from "./leagues.js";
+import { teamRuleProblem, type Team } from "./teams.js";
 import { retentionOf, retentionProblem } from "./retention.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
@@ -99,6 +103,8 @@ export function specOfRules(
   if (rules.tournament && !rules.close) return { problems: [`board "${board}": a tournament closes (rules.close)`] };
   const badLeague = rules.league && leagueRulesProblem(rules);
   if (badLeague) return { problems: [`board "${board}": ${badLeague}`] };
+  const badTeam = rules.team && teamRulesProblem(rules);
+  if (badTeam) return { problems: [`board "${board}": ${badTeam}`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
   const badRetention = retentionProblem(rules);
@@ -133,6 +139,7 @@ export function specOfRules(
     ...(histogram.length ? { histogram: Object.freeze(histogram) } : {}),
     ...(rules.keepTop || rules.expireInactiveMs ? { retention: Object.freeze(retentionOf(rules)) } : {}),
     ...(rules.league ? { league: Object.freeze(leagueOf(rules.league)) } : {}),
+    ...(rules.team ? { team: Object.freeze(teamOf(rules.team)) } : {}),
   });
   const badHistogram = made.spec && histogramProblem(made.spec, histogram);
   if (badHistogram) return { problems: [`board "${board}": ${badHistogram}`] };
@@ -167,6 +174,31 @@ function leagueRulesProblem(rules: BoardRules): string | undefined {
   if (rules.windows.length > 0) return "a league has no windows";
   if (rules.keepTop > 0 || rules.expireInactiveMs > 0n)
     return "a league takes no keep_top nor expire_inactive_ms: its cohorts hold their players";
+  return undefined;
+}
+
+/** A team rule as the model uses it (model/src/teams.ts). */
+export function teamOf(r: TeamRule): Team {
+  const combine = r.combine === TeamCombine.BEST ? "best" : "sum";
+  return { source: r.source, combine, bestK: combine === "best" ? r.bestK : 0 };
+}
+
+/**
+ * What is wrong with a team board's rules as a whole, or undefined: its own fields, then an
+ * all-time board that takes nothing that would change a team's entry but its members.
+ */
+function teamRulesProblem(rules: BoardRules): string | undefined {
+  const t = rules.team!;
+  if (t.combine !== TeamCombine.UNSPECIFIED && t.combine !== TeamCombine.SUM && t.combine !== TeamCombine.BEST)
+    return `team.combine: unknown combine ${t.combine}`;
+  const own = teamRuleProblem({ ...teamOf(t), bestK: t.bestK });
+  if (own) return own;
+  if (boardProblem(t.source)) return `team.source: ${boardProblem(t.source)}`;
+  if (rules.period !== ProtoPeriodKind.UNSPECIFIED)
+    return "a team board is all-time (no periods): its teams' points follow their members' all-time points";
+  if (rules.league || rules.tournament) return "a team board is neither a league nor a tournament";
+  if (rules.windows.length > 0) return "a team board has no windows";
+  if (rules.keepTop > 0 || rules.expireInactiveMs > 0n) return "a team board takes no keep_top nor expire_inactive_ms";
   return undefined;
 }
 
@@ -215,6 +247,9 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
     // a tournament and a league close, by default at their periods' ends
     ...(r.close ? { close: r.close } : t || r.league ? { close: create(CloseRuleSchema) } : {}),
     ...(r.league ? { league: r.league } : {}),
+    ...(r.team
+      ? { team: create(TeamRuleSchema, { source: r.team.source, combine: r.team.combine || TeamCombine.SUM, bestK: r.team.bestK }) }
+      : {}),
     ...(t
       ? {
           tournament: create(TournamentRuleSchema, {
@@ -236,6 +271,8 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
   if (rewards) return { problems: [rewards] };
   const league = rules.league && leagueRulesProblem(rules);
   if (league) return { problems: [league] };
+  const team = rules.team && teamRulesProblem(rules);
+  if (team) return { problems: [team] };
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
   const retention = retentionProblem(rules, defaultOp);
@@ -303,6 +340,9 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.league?.promote === b.league?.promote &&
     a.league?.relegate === b.league?.relegate &&
     a.league?.brackets === b.league?.brackets &&
+    a.team?.source === b.team?.source &&
+    a.team?.combine === b.team?.combine &&
+    a.team?.bestK === b.team?.bestK &&
     a.keepTop === b.keepTop &&
     a.keepMargin === b.keepMargin &&
     a.expireInactiveMs === b.expireInactiveMs &&

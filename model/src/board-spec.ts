@@ -13,6 +13,7 @@ import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { periodRuleProblem, type PeriodRule } from "./periods.js";
 import type { Retention } from "./retention.js";
 import type { League } from "./leagues.js";
+import type { Team } from "./teams.js";
 
 export type WindowCombine = "sum" | "best";
 
@@ -70,6 +71,8 @@ export interface BoardSpec {
   readonly retention: Readonly<Retention>;
   /** A league's rules (leagues.ts): its periods are split into cohorts; absent on every other board. */
   readonly league?: Readonly<League>;
+  /** A team board's rules (teams.ts): its entries are teams kept from their members' points; absent on every other board. */
+  readonly team?: Readonly<Team>;
   /** Derived: 2^timeBits, the number of time units the board covers. */
   readonly timeUnits: number;
   /** Derived: end of the time range, exclusive (Unix ms). */
@@ -157,6 +160,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     histogram: input.histogram ?? NO_BOUNDS,
     retention: input.retention ?? NO_RETENTION,
     ...(input.league ? { league: input.league } : {}),
+    ...(input.team ? { team: input.team } : {}),
   });
   return { spec, problems };
 }

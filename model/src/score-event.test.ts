@@ -200,6 +200,8 @@ describe("decodeScoreEvent", () => {
       leaguePlace: rand(3) ? undefined : { bracket: rand(100), previousPeriod: text() },
       leagueTier: rand(3) ? undefined : { tier: rand(50), periodStartMs: int64() },
       leagueSettled: rand(2) === 1,
+      teamMember: rand(3) ? undefined : { team: text() },
+      teamContribution: rand(3) ? undefined : { team: text(), points: int64(), asOf: int64(), left: rand(2) === 1 },
     });
 
   it("decodes every field as protobuf-es's fromBinary does, on 2,000 generated records", () => {

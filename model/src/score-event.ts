@@ -1,12 +1,14 @@
 /**
  * The score log's record format: key = player id (UTF-8), value = a binary ScoreEvent.
  */
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import {
   LeaguePlacementSchema,
   LeagueTierSchema,
   ScoreEventSchema,
+  TeamContributionSchema,
+  TeamMembershipSchema,
   type BoardPart,
   type ScoreEvent,
 } from "@ladder/proto/leaderboard/v1/events_pb";
@@ -121,14 +123,13 @@ function rulesBytes(rules: BoardRules): Uint8Array {
   return bytes;
 }
 
+/** A record's value from its fields: for the records written rarely (the hot path, encodeScoreEvent, writes field by field). */
+const recordOf = (init: MessageInitShape<typeof ScoreEventSchema>): Buffer =>
+  Buffer.from(toBinary(ScoreEventSchema, create(ScoreEventSchema, init)));
+
 /** A tombstone's value (IngestService.DeletePlayer): erase `playerId` from `boards`, every board when empty. */
 export function encodeTombstone(playerId: string, boards: string[], ingestedAtMs: number): Buffer {
-  return Buffer.from(
-    toBinary(
-      ScoreEventSchema,
-      create(ScoreEventSchema, { playerId, erase: true, eraseBoards: boards, ingestedAtMs: BigInt(ingestedAtMs) }),
-    ),
-  );
+  return recordOf({ playerId, erase: true, eraseBoards: boards, ingestedAtMs: BigInt(ingestedAtMs) });
 }
 
 /**
@@ -174,6 +175,8 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
     leaguePlace: undefined,
     leagueTier: undefined,
     leagueSettled: false,
+    teamMember: undefined,
+    teamContribution: undefined,
   };
   while (r.pos < r.len) {
     const [no, wire] = r.tag();
@@ -255,6 +258,12 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
         break;
       case 26:
         e.leagueSettled = r.bool();
+        break;
+      case 27:
+        e.teamMember = fromBinary(TeamMembershipSchema, r.bytes());
+        break;
+      case 28:
+        e.teamContribution = fromBinary(TeamContributionSchema, r.bytes());
         break;
       case 30:
         e.moderation = fromBinary(ModerationSchema, r.bytes());
@@ -341,9 +350,7 @@ function rulesOf(bytes: Uint8Array): BoardRules {
  * generation of `rules` of `board` is deleted.
  */
 export function encodeBoardDeletion(board: string, rules: BoardRules, ingestedAtMs: number): Buffer {
-  return Buffer.from(
-    toBinary(ScoreEventSchema, create(ScoreEventSchema, { board, rules, deleteBoard: true, ingestedAtMs: BigInt(ingestedAtMs) })),
-  );
+  return recordOf({ board, rules, deleteBoard: true, ingestedAtMs: BigInt(ingestedAtMs) });
 }
 
 /**
@@ -351,18 +358,13 @@ export function encodeBoardDeletion(board: string, rules: BoardRules, ingestedAt
  * `period` of board `board`, generation `generation`, is closed.
  */
 export function encodePeriodClose(board: string, generation: bigint, period: string, ingestedAtMs: number): Buffer {
-  return Buffer.from(
-    toBinary(
-      ScoreEventSchema,
-      create(ScoreEventSchema, {
-        board,
-        rules: create(BoardRulesSchema, { generation }),
-        period,
-        closePeriod: true,
-        ingestedAtMs: BigInt(ingestedAtMs),
-      }),
-    ),
-  );
+  return recordOf({
+    board,
+    rules: create(BoardRulesSchema, { generation }),
+    period,
+    closePeriod: true,
+    ingestedAtMs: BigInt(ingestedAtMs),
+  });
 }
 
 /**
@@ -371,19 +373,14 @@ export function encodePeriodClose(board: string, generation: bigint, period: str
  * board's, which carry the tournament's limits and end.
  */
 export function encodeTournamentJoin(board: string, playerId: string, rules: BoardRules, ingestedAtMs: number, member: boolean): Buffer {
-  return Buffer.from(
-    toBinary(
-      ScoreEventSchema,
-      create(ScoreEventSchema, {
-        board,
-        playerId,
-        rules,
-        period: "T",
-        ingestedAtMs: BigInt(ingestedAtMs),
-        ...(member ? { tournamentMember: true } : { joinTournament: true }),
-      }),
-    ),
-  );
+  return recordOf({
+    board,
+    playerId,
+    rules,
+    period: "T",
+    ingestedAtMs: BigInt(ingestedAtMs),
+    ...(member ? { tournamentMember: true } : { joinTournament: true }),
+  });
 }
 
 /**
@@ -397,21 +394,16 @@ export function encodeLeaguePlacement(
   p: { period: string; expireAtMs: number; previous: string; bracket: number; reportId: string },
   ingestedAtMs: number,
 ): Buffer {
-  return Buffer.from(
-    toBinary(
-      ScoreEventSchema,
-      create(ScoreEventSchema, {
-        board,
-        playerId,
-        rules,
-        period: p.period,
-        periodExpireAtMs: BigInt(p.expireAtMs),
-        reportId: p.reportId,
-        ingestedAtMs: BigInt(ingestedAtMs),
-        leaguePlace: create(LeaguePlacementSchema, { bracket: p.bracket, previousPeriod: p.previous }),
-      }),
-    ),
-  );
+  return recordOf({
+    board,
+    playerId,
+    rules,
+    period: p.period,
+    periodExpireAtMs: BigInt(p.expireAtMs),
+    reportId: p.reportId,
+    ingestedAtMs: BigInt(ingestedAtMs),
+    leaguePlace: create(LeaguePlacementSchema, { bracket: p.bracket, previousPeriod: p.previous }),
+  });
 }
 
 /**
@@ -425,21 +417,38 @@ export function encodeLeagueClose(
   ingestedAtMs: number,
   tier?: { playerId: string; tier: number },
 ): Buffer {
-  return Buffer.from(
-    toBinary(
-      ScoreEventSchema,
-      create(ScoreEventSchema, {
-        board,
-        rules,
-        period: period.id,
-        ingestedAtMs: BigInt(ingestedAtMs),
-        ...(tier
-          ? {
-              playerId: tier.playerId,
-              leagueTier: create(LeagueTierSchema, { tier: tier.tier, periodStartMs: BigInt(period.startMs) }),
-            }
-          : { leagueSettled: true }),
-      }),
-    ),
-  );
+  return recordOf({
+    board,
+    rules,
+    period: period.id,
+    ingestedAtMs: BigInt(ingestedAtMs),
+    ...(tier
+      ? {
+          playerId: tier.playerId,
+          leagueTier: create(LeagueTierSchema, { tier: tier.tier, periodStartMs: BigInt(period.startMs) }),
+        }
+      : { leagueSettled: true }),
+  });
+}
+
+/** A team membership (IngestService.SetTeam) of `playerId` on team board `board`, for the player's partition ("" leaves). */
+export function encodeTeamMembership(board: string, playerId: string, rules: BoardRules, team: string, ingestedAtMs: number): Buffer {
+  return recordOf({ board, playerId, rules, ingestedAtMs: BigInt(ingestedAtMs), teamMember: create(TeamMembershipSchema, { team }) });
+}
+
+/** A member's contribution to a team (a router's team deriver), for the team's partition (teams.ts). */
+export function encodeTeamContribution(
+  board: string,
+  rules: BoardRules,
+  c: { playerId: string; team: string; points: number; asOf: bigint; left: boolean },
+  atMs: number,
+): Buffer {
+  return recordOf({
+    board,
+    playerId: c.playerId,
+    rules,
+    timestampMs: BigInt(atMs),
+    ingestedAtMs: BigInt(atMs),
+    teamContribution: create(TeamContributionSchema, { team: c.team, points: BigInt(c.points), asOf: c.asOf, left: c.left }),
+  });
 }

@@ -64,6 +64,11 @@ export function playerIdProblem(playerId: string): string | undefined {
   return undefined;
 }
 
+/** What is wrong with a team id (teams.ts), naming `field`, or undefined: the rules of a player id. */
+export function teamIdProblem(team: string, field = "team_id"): string | undefined {
+  return playerIdProblem(team)?.replace(/^player_id|^player id/, field);
+}
+
 /** The rule of a player id in a score record: 1-128 bytes of UTF-8 without control characters. */
 export function loggedPlayerIdProblem(playerId: string): string | undefined {
   if (playerId.length === 0) return `player_id is empty: it must be 1 to ${MAX_PLAYER_ID_BYTES} bytes of UTF-8`;

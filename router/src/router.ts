@@ -19,13 +19,15 @@ import { TopicIds } from "@ladder/log/topic-ids";
 import { LogClient } from "@ladder/log/log-client";
 import { TournamentReads } from "./read/tournament-reads.js";
 import { LeagueReads } from "./read/league-reads.js";
+import { TeamReads } from "./read/team-reads.js";
 import { boardsTopicOf, followBoardDefinitions } from "@ladder/log/board-definitions-follower";
 import { followPeriodCloses } from "@ladder/log/period-closes";
 import type { RecordProducer } from "@ladder/log/record-producer";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { adminService } from "./control/admin-service.js";
-import { boardAdmin } from "./control/board-admin.js";
+import { boardAdmin, teamBoardsOf } from "./control/board-admin.js";
 import { startCloser } from "./control/closer.js";
+import { startTeamDeriver } from "./control/team-deriver.js";
 import { startRetainer } from "./control/retainer.js";
 import { moderationService } from "./control/moderation.js";
 import { playerExport } from "./control/player-export.js";
@@ -149,6 +151,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
           primaryQueries,
           new TournamentReads({ pool, catalog: () => definitions.catalog, queries: primaryQueries, numSlots: config.numSlots }),
           new LeagueReads({ pool, catalog: () => definitions.catalog, queries: primaryQueries, numSlots: config.numSlots }),
+          new TeamReads({ pool, catalog: () => definitions.catalog, queries: primaryQueries, numSlots: config.numSlots }),
         ),
         moves,
       ),
@@ -180,6 +183,15 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     crashAt: config.closerCrashAt,
     log: log.child({ component: "closer" }),
   });
+  const deriver = startTeamDeriver({
+    definitions,
+    pool,
+    logClient,
+    scoreTopic: config.scoreTopic,
+    numSlots: config.numSlots,
+    producer: connectProducer,
+    log: log.child({ component: "team-deriver" }),
+  });
   const retainer = startRetainer({
     definitions,
     pool,
@@ -196,6 +208,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     producer: connectProducer,
     boards,
     rulesOf: (board) => definitions.catalog.definition(board)?.rules,
+    teamBoardsOf: (board) => teamBoardsOf(definitions.catalog, board),
     auditLines: (player, board, limit, deadlineMs) => primaryQueries.auditLines(player, board, limit, deadlineMs),
     callerOf: (metadata) => auth.identify(metadata).name,
     log: log.child({ component: "moderation" }),
@@ -229,6 +242,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     stopStreams();
     await closer.stop();
     await retainer.stop();
+    await deriver.stop();
     await shutdown(server);
     await Promise.all([hub.stop(), rankIndex?.stop()]);
     await pool.close();

@@ -361,6 +361,37 @@ export class ShardReader {
     return { code: Number(reply[1]), tier: Number(reply[2]), settled: Number(reply[3]) === 1, groups };
   }
 
+  /**
+   * Members as a team deriver reads them on their own shard (read-team-source.lua; model/src/teams.ts):
+   * per member of `members` (a team board's and its source's stored names, the player, its
+   * partition), its team ("" none), the teams it left, its sort key on the source board (undefined:
+   * no entry) and its partition's applied offset (-1n: none), all at one instant.
+   */
+  async teamSources(
+    members: ReadonlyArray<{ teamBoard: string; source: string; playerId: string; partition: number }>,
+  ): Promise<Array<{ team: string; left: string[]; key: number | undefined; asOf: bigint }>> {
+    const args = members.flatMap((m) => [m.teamBoard, m.source, m.playerId, String(m.partition)]);
+    const reply = await this.check(
+      await this.redis.ladderTeamSource(this.keys.heartbeat, this.keys.offsets, this.stamp, this.keys.board(""), ...args),
+    );
+    return members.map((_, i) => {
+      const [team, key, left, offset] = reply.slice(1 + i * 4, 5 + i * 4).map(String) as [string, string, string, string];
+      return { team, left: left === "" ? [] : left.split("\n"), key: key === "" ? undefined : Number(key), asOf: BigInt(offset) };
+    });
+  }
+
+  /**
+   * A team on this shard (read-team.lua), by the team board's stored name: its entry's sort key
+   * (undefined: none) and its members' contributions, at one instant.
+   */
+  async team(stored: string, team: string): Promise<{ key: number | undefined; members: Array<{ playerId: string; points: number }> }> {
+    const board = this.keys.board(stored);
+    const reply = await this.check(await this.redis.ladderTeam(this.keys.heartbeat, board, `${board}!m:${team}`, this.stamp, team));
+    const members: Array<{ playerId: string; points: number }> = [];
+    for (let i = 2; i + 1 < reply.length; i += 2) members.push({ playerId: String(reply[i]), points: Number(reply[i + 1]) });
+    return { key: reply[1] === "" ? undefined : Number(reply[1]), members };
+  }
+
   /** What the apply script decided of a tournament write with report id `id` (apply-tournaments.lua), null when nothing is kept. */
   tournamentOutcome(id: string): Promise<string | null> {
     return this.redis.get(this.keys.tournamentOutcome(id));

@@ -47,6 +47,10 @@ export const APPLY_OP = Object.freeze({
   TIER: 19,
   /** A league's close settled; prev: the period (apply-leagues.lua). */
   SETTLED: 20,
+  /** A team membership, on the player's partition; team: the team joined ('' none) (apply-teams.lua). */
+  TEAM_MEMBER: 21,
+  /** A member's contribution, on the team's partition; value: its points, limit: as_of + 1, team, left, best (apply-teams.lua). */
+  CONTRIBUTION: 22,
 });
 
 /** Status codes of the apply script (first element of its reply). */

@@ -47,6 +47,7 @@ const APPLY_INCLUDES = [
   "includes/apply-tournaments",
   "includes/apply-leagues",
   "includes/apply-scores",
+  "includes/apply-teams",
 ];
 const READ_INCLUDES = ["includes/sorted-sets", "read-header", "includes/read-lists", "includes/read-histograms"];
 const read = (name: string) => assemble(...READ_INCLUDES, name);
@@ -62,6 +63,8 @@ const SOURCES = Object.freeze({
   player: read("read-player"),
   tournament: read("read-tournament"),
   league: read("read-league"),
+  teamSource: read("read-team-source"),
+  team: read("read-team"),
 });
 
 /** The SHA-1 Redis knows the apply script by (EVALSHA). */
@@ -116,6 +119,10 @@ export interface ReadScripts {
     playerId: string,
     period: string,
   ): Promise<Reply>;
+  /** read-team-source.lua: the heartbeat and offsets keys, the stamp, the board prefix, then 4 values per member. */
+  ladderTeamSource(heartbeat: string, offsets: string, stamp: string, prefix: string, ...members: string[]): Promise<Reply>;
+  /** read-team.lua */
+  ladderTeam(heartbeat: string, board: string, members: string, stamp: string, team: string): Promise<Reply>;
 }
 
 /** apply-events.lua's answer for one partition: status, applied, skipped, last offset, duplicates, built-from (DRIFT) or key (WRONG_TYPE). */
@@ -144,6 +151,8 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     defineReadScript(redis, "ladderPlayer", SOURCES.player, 1);
     defineReadScript(redis, "ladderTournament", SOURCES.tournament, 3);
     defineReadScript(redis, "ladderLeague", SOURCES.league, 5);
+    defineReadScript(redis, "ladderTeamSource", SOURCES.teamSource, 2);
+    defineReadScript(redis, "ladderTeam", SOURCES.team, 3);
   }
   return redis as Redis & ReadScripts;
 }

@@ -1,6 +1,6 @@
 /**
  * Every command of the CLI, in the order help lists them, and the connection flags every command
- * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, tournaments.ts, leagues.ts, moderation.ts, export.ts and admin.ts.
+ * takes. The tables themselves are in reads.ts, writes.ts, boards.ts, tournaments.ts, leagues.ts, teams.ts, moderation.ts, export.ts and admin.ts.
  */
 import type { Command } from "../command-table.js";
 import { text } from "../flags.js";
@@ -12,6 +12,7 @@ import { AUDIT, DELETE_ENTRY, HIDE, HIDE_ABOVE, UNHIDE, WIPE } from "./moderatio
 import { EXPORT } from "./export.js";
 import { TOURNAMENTS_CREATE, TOURNAMENTS_GET, TOURNAMENTS_JOIN, TOURNAMENTS_LIST } from "./tournaments.js";
 import { LEAGUES_CREATE, LEAGUES_GET, LEAGUES_STANDING } from "./leagues.js";
+import { TEAMS_CREATE, TEAMS_GET, TEAMS_SET } from "./teams.js";
 
 export const COMMANDS = Object.freeze({
   submit: SUBMIT,
@@ -41,6 +42,9 @@ export const COMMANDS = Object.freeze({
   "leagues standing": LEAGUES_STANDING,
   "leagues get": LEAGUES_GET,
   "leagues create": LEAGUES_CREATE,
+  "teams get": TEAMS_GET,
+  "teams set": TEAMS_SET,
+  "teams create": TEAMS_CREATE,
   hide: HIDE,
   unhide: UNHIDE,
   "delete-entry": DELETE_ENTRY,
@@ -61,7 +65,6 @@ export type CommandName = keyof typeof COMMANDS;
 export const GROUP_DEFAULTS: Readonly<Record<string, CommandName>> = Object.freeze({
   boards: "boards list",
   tournaments: "tournaments list",
-  leagues: "leagues get",
 });
 
 /** Where the CLI connects and who it says it is: taken by every command, before or after its own flags. */

@@ -18,6 +18,7 @@ import {
   maxMetadataProblem,
   normalizeDefinition,
   sameRules,
+  type BoardCatalog,
 } from "@ladder/model/board-definitions";
 import { publishDefinition, removeDefinition, type BoardDefinitions } from "@ladder/log/board-definitions-follower";
 import { encodeToken } from "@ladder/model/consistency-token";
@@ -127,6 +128,21 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
           Code.RESOURCE_EXHAUSTED,
           `the cluster holds ${catalog.size} defined boards, its limit (MAX_BOARDS = ${MAX_BOARDS})`,
         );
+      const team = definition.rules?.team;
+      if (team) {
+        // a team board follows its source's entries (model/src/teams.ts): a defined, all-time board that nothing trims
+        const source = catalog.forBoard(team.source);
+        const problem = !catalog.definition(team.source)
+          ? "is not defined"
+          : source!.team
+            ? "is a team board"
+            : source!.period.kind !== "none"
+              ? "has periods (a team board follows all-time points)"
+              : source!.retention.keepTop || source!.retention.expireInactiveMs
+                ? "has retention (keep_top or expire_inactive_ms would drop members' points behind the teams' backs)"
+                : undefined;
+        if (problem) throw new LadderError(Code.FAILED_PRECONDITION, `team.source: board "${team.source}" ${problem}`);
+      }
       const implicit = catalog.implicitSpec(definition.name);
       if (implicit) {
         const held = await d.sizeOf(storedBoardName(definition.name, implicit));
@@ -201,6 +217,12 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
 
     async deleteBoard(req) {
       const current = existing(req.name);
+      const fed = teamBoardsOf(d.definitions.catalog, current.name);
+      if (fed.length)
+        throw new LadderError(
+          Code.FAILED_PRECONDITION,
+          `board "${current.name}" is the source of team board${fed.length > 1 ? "s" : ""} ${fed.map((b) => `"${b}"`).join(", ")}: delete ${fed.length > 1 ? "them" : "it"} first`,
+        );
       const producer = await d.producer();
       // the definition first: from then on ingest refuses the board (within its follower's bound)
       const offset = await removeDefinition(producer, d.topic, current.name);
@@ -227,4 +249,12 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       };
     },
   };
+}
+
+/** The team boards whose source is `board` (model/src/teams.ts). */
+export function teamBoardsOf(catalog: BoardCatalog, board: string): string[] {
+  return catalog
+    .list()
+    .filter((d) => d.rules?.team?.source === board)
+    .map((d) => d.name);
 }

@@ -44,6 +44,8 @@ export interface ModerationDeps {
   boards: BoardResolver;
   /** A defined board's rules (a wipe's records carry them); undefined for a board without a definition. */
   rulesOf(board: string): BoardRules | undefined;
+  /** The team boards whose source is `board` (model/src/teams.ts): a board-wide action on it is refused. */
+  teamBoardsOf(board: string): string[];
   /** Every shard's audit lines of a player and/or a board ('' any), at most `limit` per shard, newest first per shard. */
   auditLines(playerId: string, board: string, limit: number, deadlineMs: number): Promise<string[]>;
   /** The name of the caller's grant. */
@@ -64,6 +66,24 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
     const spec = d.boards.forBoard(board);
     if (!spec) throw notFound(`board "${board}" is not defined`);
     return spec;
+  };
+  /**
+   * A team board's entries follow its members, and a team's points its members' entries on the
+   * source (model/src/teams.ts): an action over a whole team board, or over a whole source, would
+   * leave them behind, so it is refused (a player's entries are hidden or deleted one by one).
+   */
+  const notBoardWideOnTeams = (board: string, spec: BoardSpec, what: string): void => {
+    if (spec.team)
+      throw new LadderError(
+        Code.FAILED_PRECONDITION,
+        `board "${board}" is a team board: its entries are kept from its members' points; cannot ${what}`,
+      );
+    const fed = d.teamBoardsOf(board);
+    if (fed.length)
+      throw new LadderError(
+        Code.FAILED_PRECONDITION,
+        `board "${board}" feeds team board${fed.length > 1 ? "s" : ""} ${fed.map((b) => `"${b}"`).join(", ")}: cannot ${what} without leaving their teams' points behind (DeleteEntry removes one player's entry)`,
+      );
   };
   const checkReason = (reason: string) => {
     const badReason = reasonProblem(reason);
@@ -140,6 +160,7 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
     async hideAboveCeiling(req, ctx) {
       const spec = specOf(req.board);
       checkReason(req.reason);
+      notBoardWideOnTeams(req.board, spec, "hide its entries above the ceiling");
       if (spec.scoreCeiling === 0)
         throw new LadderError(Code.FAILED_PRECONDITION, `board "${req.board}" has no score ceiling (UpdateBoard sets score_ceiling)`);
       const m: Moderation = create(ModerationSchema, {
@@ -158,6 +179,7 @@ export function moderationService(d: ModerationDeps): ModerationRpcs {
     async wipeBoard(req, ctx) {
       const spec = specOf(req.board);
       checkReason(req.reason);
+      notBoardWideOnTeams(req.board, spec, "wipe it");
       if (spec.windows.length > 0)
         throw new LadderError(
           Code.FAILED_PRECONDITION,

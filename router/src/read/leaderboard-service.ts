@@ -12,6 +12,7 @@ import { aroundResponse, rankResponse, topPageResponse } from "./rank-response.j
 import { bucketOfStored } from "@ladder/model/histogram";
 import type { TournamentReads } from "./tournament-reads.js";
 import type { LeagueReads } from "./league-reads.js";
+import type { TeamReads } from "./team-reads.js";
 import { toEntry } from "./entries.js";
 
 export const MAX_LIMIT = 1000;
@@ -38,6 +39,7 @@ export function leaderboardService(
   primaryQueries: Queries = queries,
   tournaments?: TournamentReads,
   leagues?: LeagueReads,
+  teams?: TeamReads,
 ): Omit<ImplOf<typeof LeaderboardService>, "watchTop" | "watchPlayer"> {
   const by = (token: string) => (token === "" ? queries : primaryQueries);
   return {
@@ -237,6 +239,12 @@ export function leaderboardService(
       if (!leagues) throw new LadderError(Code.UNIMPLEMENTED, "this router reads no leagues");
       check("board", boardProblem(req.board));
       return leagues.league(req, ctx.deadlineMs);
+    },
+    async getTeam(req, ctx) {
+      if (!teams) throw new LadderError(Code.UNIMPLEMENTED, "this router reads no teams");
+      check("board", boardProblem(req.board));
+      if (req.consistencyToken !== "") await waitFor(req.consistencyToken, ctx.deadlineMs);
+      return teams.get(req, ctx.deadlineMs);
     },
     async listPeriods(req) {
       check("board", boardProblem(req.board));

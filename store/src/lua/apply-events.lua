@@ -126,6 +126,11 @@ local function apply_one(ev)
     hide_above(ev)
     return false
   end
+  if ev.op == OP_TEAM_MEMBER or ev.op == OP_CONTRIBUTION then
+    if in_deleted_generation(ev.key) then return false end
+    if ev.op == OP_TEAM_MEMBER then team_member(ev) else team_contribution(ev) end
+    return false
+  end
   if ev.op == OP_PLACE or ev.op == OP_TIER or ev.op == OP_SETTLED then
     if in_deleted_generation(ev.key) or in_closed_period(ev.key) then return false end
     if ev.op == OP_PLACE then league_place(ev)

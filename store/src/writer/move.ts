@@ -277,7 +277,9 @@ export async function drainMove(
  * ("<key>!att"), their latest event times ("<key>!seen") and those
  * partitions' trim floors ("<key>!floor": apply-retention.lua); and the members of the tournaments whose joins those partitions hold ("<key>!join"
  * of a board whose name's slot is one of them: model/src/tournaments.ts), and the placements, tiers and
- * settlements of the leagues they place ("!place", "!fill", "!tier", "!settled": model/src/leagues.ts). Readers never read them
+ * settlements of the leagues they place ("!place", "!fill", "!tier", "!settled": model/src/leagues.ts), their
+ * players' team memberships ("!team", "!left") and their teams' members and sums ("!m:<team>",
+ * "!v:<team>", "!sum": model/src/teams.ts). Readers never read them
  * here and no one applies those partitions any more, so they go page by page; left, a slot coming
  * back would replay its records onto them (apply-moderation.lua, apply-records.lua,
  * apply-tournaments.lua).
@@ -295,6 +297,14 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
   const boardOf = (key: string) => key.slice(`${keyPrefix}board:`.length).replace(/#.*$/s, ""); // "<board>#<generation>@T!join"
   const lostJoins = joins.filter((k) => gone.has(slotOf(boardOf(k), numSlots)));
   if (lostJoins.length) await redis.unlink(...lostJoins);
+  // a team's members' contributions ("<key>!m:<team>", "!v:<team>") go with the team's slot
+  const contributions: string[] = [];
+  for (const infix of ["!m:", "!v:"]) await forEachMatch(redis, `${prefix}*${infix}*`, async (page) => void contributions.push(...page));
+  const teamOf = (key: string) => key.slice(Math.max(key.lastIndexOf("!m:"), key.lastIndexOf("!v:")) + 3);
+  const lostTeams = contributions.filter((k) => gone.has(slotOf(teamOf(k), numSlots)));
+  if (lostTeams.length) await redis.unlink(...lostTeams);
+  for (const suffix of ["!team", "!left", "!sum"])
+    await forEachMatch(redis, `${prefix}*${suffix}`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!seen`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!floor`, async (page) => void keys.push(...page));
   for (const key of keys) {
@@ -309,7 +319,8 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
           if (gone.has(Number(m.slice(0, m.indexOf("\n"))))) members.push(m); // "<partition>\n<sort key>\n<player>"
           continue;
         }
-        const player = key.endsWith("~hidden") ? m.slice(0, m.indexOf("\n")) : m; // "<player>\n<board>"
+        // "<player>\n<board>", a team board's "<player>\n<team>"; "!sum" holds teams, placed like players
+        const player = key.endsWith("~hidden") || key.endsWith("!team") || key.endsWith("!left") ? m.slice(0, m.indexOf("\n")) : m;
         if (gone.has(slotOf(player, numSlots))) members.push(m);
       }
       if (members.length) await redis.zrem(key, ...members);

@@ -168,6 +168,9 @@ const K = Object.fromEntries(
     "retain",
     "at",
     "prev",
+    "team",
+    "left",
+    "best",
     "partition",
     "dedup",
     "events",
@@ -185,6 +188,9 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
   const retain = e.retain ?? 0;
   const at = e.atMs ?? 0;
   const prev = e.prev ?? "";
+  const team = e.team ?? "";
+  const left = e.left ?? false;
+  const best = e.best ?? 0;
   const fields =
     6 +
     +e.part +
@@ -203,7 +209,10 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
     +(floor !== "") +
     +(retain !== 0) +
     +(at !== 0) +
-    +(prev !== "");
+    +(prev !== "") +
+    +(team !== "") +
+    +left +
+    +(best !== 0);
   w.start();
   w.map(fields);
   w.raw(K.key!);
@@ -289,6 +298,18 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
   if (prev !== "") {
     w.raw(K.prev!);
     w.string(prev);
+  }
+  if (team !== "") {
+    w.raw(K.team!);
+    w.string(team);
+  }
+  if (left) {
+    w.raw(K.left!);
+    w.boolean(true);
+  }
+  if (best !== 0) {
+    w.raw(K.best!);
+    w.number(best);
   }
   return w.done();
 }

@@ -8,6 +8,7 @@ import { specOfRules } from "@ladder/model/board-definitions";
 import { timeIndex } from "@ladder/model/score-encoding";
 import { decodeScoreEvent } from "@ladder/model/score-event";
 import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
+import type { ScoreEvent } from "@ladder/proto/leaderboard/v1/events_pb";
 import type { PreparedEvent, PreparedWindows } from "./shard-writer.js";
 import { APPLY_OP, TIE_MODE, WINDOW_COMBINE } from "../script-codes.js";
 import { longestWindow, windowBaseUnits } from "@ladder/model/windows";
@@ -105,6 +106,10 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
   }
   if (e.erase) return { events: tombstone(e.playerId, e.eraseBoards, offset, Number(e.ingestedAtMs)) };
   if (e.moderation) return moderation(e.moderation, e.rules, offset, boards);
+  if (e.teamMember || e.teamContribution) {
+    const event = teamEvent(e, offset);
+    return typeof event === "string" ? noop(offset, event) : { events: [event] };
+  }
   if (isLeagueRecord(e)) {
     const event = leagueEvent(e, offset, noopEvent(offset));
     return typeof event === "string" ? noop(offset, event) : { events: [event] };
@@ -187,6 +192,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
           ? `record names no cohort of league "${t.board}" (period ${t.period})`
           : `record names cohort period ${t.period} of board "${t.board}", which is no league`,
       );
+    if (spec.team) return noop(offset, `board "${t.board}" is a team board: its entries are kept from its members' points`);
     const badCohort = spec.league && parseCohortId(spec.league, cohort);
     if (typeof badCohort === "string") return noop(offset, badCohort);
     const windows = windowsOf(t, spec);
@@ -407,4 +413,45 @@ function histogramKeys(board: BoardSpec, encoding: BoardSpec): readonly number[]
   let keys = histogramsOf.get(encoding);
   if (keys === undefined) histogramsOf.set(encoding, (keys = Object.freeze(firstKeys(encoding, board.histogram))));
   return keys;
+}
+
+/**
+ * A team board's record as the apply script takes it (apply-teams.lua; the rules: model/src/teams.ts):
+ * a membership, keyed by the team board's key on the player's partition, or a member's contribution,
+ * keyed likewise on the team's partition with the team board's encoding (the team's entry is set
+ * from it), or why the record cannot be applied.
+ */
+function teamEvent(e: ScoreEvent, offset: bigint): PreparedEvent | string {
+  if (boardProblem(e.board) || !e.rules?.team || e.rules.generation <= 0n) return "team record names no defined team board";
+  const badPlayer = loggedPlayerIdProblem(e.playerId);
+  if (badPlayer) return `team record: ${badPlayer}`;
+  const spec = specOfRecord(e.board, e.rules);
+  if (typeof spec === "string") return spec;
+  const base = { ...noopEvent(offset), board: storedBoardName(e.board, spec), playerId: e.playerId, ingestedAtMs: Number(e.ingestedAtMs) };
+  if (e.teamMember) {
+    const team = e.teamMember.team;
+    if (team !== "" && loggedPlayerIdProblem(team)) return `team membership: team "${team}" is no team id`;
+    return { ...base, op: APPLY_OP.TEAM_MEMBER, ...(team ? { team } : {}) };
+  }
+  const c = e.teamContribution!;
+  if (loggedPlayerIdProblem(c.team)) return `team contribution: team "${c.team}" is no team id`;
+  if (c.asOf < 0n || c.asOf >= 2n ** 53n) return `team contribution: as_of ${c.asOf} is no offset`;
+  const points = Number(c.points);
+  if (!Number.isSafeInteger(points)) return `team contribution: points ${c.points} are not a safe integer`;
+  const histogram = histogramKeys(spec, spec);
+  return {
+    ...base,
+    ...(histogram ? { histogram } : {}),
+    op: APPLY_OP.CONTRIBUTION,
+    team: c.team,
+    value: points,
+    limit: Number(c.asOf) + 1,
+    ...(c.left ? { left: true } : {}),
+    ...(spec.team!.bestK ? { best: spec.team!.bestK } : {}),
+    timeIdx: timeIndex(spec, Math.min(Math.max(Number(e.timestampMs), spec.epochMs), spec.horizonMs - 1)),
+    maxPoints: spec.maxPoints,
+    minPoints: spec.minPoints,
+    timeUnits: spec.timeUnits,
+    lowerIsBetter: spec.lowerIsBetter,
+  };
 }

@@ -44,6 +44,12 @@ export interface PreparedEvent {
   atMs?: number;
   /** PLACE: the league's period before the event's (""); SETTLED: the period settled (apply-leagues.lua). */
   prev?: string;
+  /** TEAM_MEMBER: the team joined ("" none); CONTRIBUTION: the team (apply-teams.lua). */
+  team?: string;
+  /** CONTRIBUTION: the member left the team (its contribution goes). */
+  left?: boolean;
+  /** CONTRIBUTION: the members a team's points count (BEST), 0 for all (SUM). */
+  best?: number;
 }
 
 /** The windows a write into period P0 recomputes (see apply-events.lua). */

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIuQECgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUSMgoKdG91cm5hbWVudBgQIAEoCzIeLmxlYWRlcmJvYXJkLnYxLlRvdXJuYW1lbnRSdWxlEhAKCGtlZXBfdG9wGBEgASgNEhMKC2tlZXBfbWFyZ2luGBIgASgNEhoKEmV4cGlyZV9pbmFjdGl2ZV9tcxgTIAEoAxIqCgZsZWFndWUYFCABKAsyGi5sZWFkZXJib2FyZC52MS5MZWFndWVSdWxlImUKCkxlYWd1ZVJ1bGUSEwoLY29ob3J0X3NpemUYASABKA0SDQoFdGllcnMYAiABKA0SDwoHcHJvbW90ZRgDIAEoDRIQCghyZWxlZ2F0ZRgEIAEoDRIQCghicmFja2V0cxgFIAEoDSKYAQoOVG91cm5hbWVudFJ1bGUSEAoIY2F0ZWdvcnkYASABKAkSEAoIc3RhcnRfbXMYAiABKAMSDgoGZW5kX21zGAMgASgDEhMKC2R1cmF0aW9uX21zGAQgASgDEhUKDWpvaW5fcmVxdWlyZWQYBSABKAgSEAoIbWF4X3NpemUYBiABKA0SFAoMbWF4X2F0dGVtcHRzGAcgASgNIloKCUNsb3NlUnVsZRIQCghncmFjZV9tcxgBIAEoAxINCgV0b3BfaxgCIAEoDRIsCgdyZXdhcmRzGAMgAygLMhsubGVhZGVyYm9hcmQudjEuUmV3YXJkUmFuZ2UiVgoLUmV3YXJkUmFuZ2USDgoGcmV3YXJkGAEgASgJEhEKCWZyb21fcmFuaxgCIAEoBBIPCgd0b19yYW5rGAMgASgEEhMKC3RvcF9wZXJjZW50GAQgASgBIkYKClNlYXNvblJ1bGUSEQoJZmlyc3RfZGF5GAEgASgJEhMKC2xlbmd0aF9kYXlzGAIgASgNEhAKCGdhcF9kYXlzGAMgASgNIlsKCldpbmRvd1J1bGUSDAoEbmFtZRgBIAEoCRIPCgdwZXJpb2RzGAIgASgNEi4KB2NvbWJpbmUYAyABKA4yHS5sZWFkZXJib2FyZC52MS5XaW5kb3dDb21iaW5lInMKBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMSEAoIbWV0YWRhdGEYBSABKAkSEQoJdGllZF9yYW5rGAYgASgEIjQKD1BhcnRpdGlvbk9mZnNldBIRCglwYXJ0aXRpb24YASABKA0SDgoGb2Zmc2V0GAIgASgDIkQKEENvbnNpc3RlbmN5VG9rZW4SMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldCp/CglPcGVyYXRpb24SGQoVT1BFUkFUSU9OX1VOU1BFQ0lGSUVEEAASEQoNT1BFUkFUSU9OX1NFVBABEhcKE09QRVJBVElPTl9JTkNSRU1FTlQQAhISCg5PUEVSQVRJT05fQkVTVBADEhcKE09QRVJBVElPTl9ERUNSRU1FTlQQBCpoCglTb3J0T3JkZXISGgoWU09SVF9PUkRFUl9VTlNQRUNJRklFRBAAEh8KG1NPUlRfT1JERVJfSElHSEVSX0lTX0JFVFRFUhABEh4KGlNPUlRfT1JERVJfTE9XRVJfSVNfQkVUVEVSEAIqcwoHVGllUnVsZRIYChRUSUVfUlVMRV9VTlNQRUNJRklFRBAAEhsKF1RJRV9SVUxFX0VBUkxJRVNUX0ZJUlNUEAESGQoVVElFX1JVTEVfTEFURVNUX0ZJUlNUEAISFgoSVElFX1JVTEVfUExBWUVSX0lEEAMquwEKClBlcmlvZEtpbmQSGwoXUEVSSU9EX0tJTkRfVU5TUEVDSUZJRUQQABIVChFQRVJJT0RfS0lORF9EQUlMWRABEhYKElBFUklPRF9LSU5EX1dFRUtMWRACEhcKE1BFUklPRF9LSU5EX01PTlRITFkQAxIUChBQRVJJT0RfS0lORF9DUk9OEAQSFgoSUEVSSU9EX0tJTkRfU0VBU09OEAUSGgoWUEVSSU9EX0tJTkRfVE9VUk5BTUVOVBAGKmAKDVdpbmRvd0NvbWJpbmUSHgoaV0lORE9XX0NPTUJJTkVfVU5TUEVDSUZJRUQQABIWChJXSU5ET1dfQ09NQklORV9TVU0QARIXChNXSU5ET1dfQ09NQklORV9CRVNUEAJiBnByb3RvMw");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIowFCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUSMgoKdG91cm5hbWVudBgQIAEoCzIeLmxlYWRlcmJvYXJkLnYxLlRvdXJuYW1lbnRSdWxlEhAKCGtlZXBfdG9wGBEgASgNEhMKC2tlZXBfbWFyZ2luGBIgASgNEhoKEmV4cGlyZV9pbmFjdGl2ZV9tcxgTIAEoAxIqCgZsZWFndWUYFCABKAsyGi5sZWFkZXJib2FyZC52MS5MZWFndWVSdWxlEiYKBHRlYW0YFSABKAsyGC5sZWFkZXJib2FyZC52MS5UZWFtUnVsZSJYCghUZWFtUnVsZRIOCgZzb3VyY2UYASABKAkSLAoHY29tYmluZRgCIAEoDjIbLmxlYWRlcmJvYXJkLnYxLlRlYW1Db21iaW5lEg4KBmJlc3RfaxgDIAEoDSJlCgpMZWFndWVSdWxlEhMKC2NvaG9ydF9zaXplGAEgASgNEg0KBXRpZXJzGAIgASgNEg8KB3Byb21vdGUYAyABKA0SEAoIcmVsZWdhdGUYBCABKA0SEAoIYnJhY2tldHMYBSABKA0imAEKDlRvdXJuYW1lbnRSdWxlEhAKCGNhdGVnb3J5GAEgASgJEhAKCHN0YXJ0X21zGAIgASgDEg4KBmVuZF9tcxgDIAEoAxITCgtkdXJhdGlvbl9tcxgEIAEoAxIVCg1qb2luX3JlcXVpcmVkGAUgASgIEhAKCG1heF9zaXplGAYgASgNEhQKDG1heF9hdHRlbXB0cxgHIAEoDSJaCglDbG9zZVJ1bGUSEAoIZ3JhY2VfbXMYASABKAMSDQoFdG9wX2sYAiABKA0SLAoHcmV3YXJkcxgDIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlJld2FyZFJhbmdlIlYKC1Jld2FyZFJhbmdlEg4KBnJld2FyZBgBIAEoCRIRCglmcm9tX3JhbmsYAiABKAQSDwoHdG9fcmFuaxgDIAEoBBITCgt0b3BfcGVyY2VudBgEIAEoASJGCgpTZWFzb25SdWxlEhEKCWZpcnN0X2RheRgBIAEoCRITCgtsZW5ndGhfZGF5cxgCIAEoDRIQCghnYXBfZGF5cxgDIAEoDSJbCgpXaW5kb3dSdWxlEgwKBG5hbWUYASABKAkSDwoHcGVyaW9kcxgCIAEoDRIuCgdjb21iaW5lGAMgASgOMh0ubGVhZGVyYm9hcmQudjEuV2luZG93Q29tYmluZSJzCgVFbnRyeRIRCglwbGF5ZXJfaWQYASABKAkSDQoFc2NvcmUYAiABKAMSDAoEcmFuaxgDIAEoBBIVCg1yZWFjaGVkX2F0X21zGAQgASgDEhAKCG1ldGFkYXRhGAUgASgJEhEKCXRpZWRfcmFuaxgGIAEoBCI0Cg9QYXJ0aXRpb25PZmZzZXQSEQoJcGFydGl0aW9uGAEgASgNEg4KBm9mZnNldBgCIAEoAyJEChBDb25zaXN0ZW5jeVRva2VuEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQqfwoJT3BlcmF0aW9uEhkKFU9QRVJBVElPTl9VTlNQRUNJRklFRBAAEhEKDU9QRVJBVElPTl9TRVQQARIXChNPUEVSQVRJT05fSU5DUkVNRU5UEAISEgoOT1BFUkFUSU9OX0JFU1QQAxIXChNPUEVSQVRJT05fREVDUkVNRU5UEAQqaAoJU29ydE9yZGVyEhoKFlNPUlRfT1JERVJfVU5TUEVDSUZJRUQQABIfChtTT1JUX09SREVSX0hJR0hFUl9JU19CRVRURVIQARIeChpTT1JUX09SREVSX0xPV0VSX0lTX0JFVFRFUhACKnMKB1RpZVJ1bGUSGAoUVElFX1JVTEVfVU5TUEVDSUZJRUQQABIbChdUSUVfUlVMRV9FQVJMSUVTVF9GSVJTVBABEhkKFVRJRV9SVUxFX0xBVEVTVF9GSVJTVBACEhYKElRJRV9SVUxFX1BMQVlFUl9JRBADKrsBCgpQZXJpb2RLaW5kEhsKF1BFUklPRF9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRUEVSSU9EX0tJTkRfREFJTFkQARIWChJQRVJJT0RfS0lORF9XRUVLTFkQAhIXChNQRVJJT0RfS0lORF9NT05USExZEAMSFAoQUEVSSU9EX0tJTkRfQ1JPThAEEhYKElBFUklPRF9LSU5EX1NFQVNPThAFEhoKFlBFUklPRF9LSU5EX1RPVVJOQU1FTlQQBipYCgtUZWFtQ29tYmluZRIcChhURUFNX0NPTUJJTkVfVU5TUEVDSUZJRUQQABIUChBURUFNX0NPTUJJTkVfU1VNEAESFQoRVEVBTV9DT01CSU5FX0JFU1QQAipgCg1XaW5kb3dDb21iaW5lEh4KGldJTkRPV19DT01CSU5FX1VOU1BFQ0lGSUVEEAASFgoSV0lORE9XX0NPTUJJTkVfU1VNEAESFwoTV0lORE9XX0NPTUJJTkVfQkVTVBACYgZwcm90bzM");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -195,6 +195,16 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * @generated from field: leaderboard.v1.LeagueRule league = 20;
    */
   league?: LeagueRule | undefined;
+
+  /**
+   * Optional: the board is a team board (docs/teams.md): its entries are teams, each team's points
+   * kept from its members' points on the board `team.source` (their sum, or the sum of the best
+   * best_k), members joining and leaving through IngestService.SetTeam. It takes no score writes of
+   * its own. A team board and its source are all-time (no periods).
+   *
+   * @generated from field: leaderboard.v1.TeamRule team = 21;
+   */
+  team?: TeamRule | undefined;
 };
 
 /**
@@ -203,6 +213,42 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
  */
 export const BoardRulesSchema: GenMessage<BoardRules> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 0);
+
+/**
+ * TeamRule makes a board a team board. Fixed at creation like the other rules.
+ *
+ * @generated from message leaderboard.v1.TeamRule
+ */
+export type TeamRule = Message<"leaderboard.v1.TeamRule"> & {
+  /**
+   * The board whose entries are the members' points (a defined, all-time board, no team board);
+   * a member's points there are its contribution to its team.
+   *
+   * @generated from field: string source = 1;
+   */
+  source: string;
+
+  /**
+   * How a team's points are kept from its members'.
+   *
+   * @generated from field: leaderboard.v1.TeamCombine combine = 2;
+   */
+  combine: TeamCombine;
+
+  /**
+   * With TEAM_COMBINE_BEST: how many members count, 1 to 1,000.
+   *
+   * @generated from field: uint32 best_k = 3;
+   */
+  bestK: number;
+};
+
+/**
+ * Describes the message leaderboard.v1.TeamRule.
+ * Use `create(TeamRuleSchema)` to create a new message.
+ */
+export const TeamRuleSchema: GenMessage<TeamRule> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 1);
 
 /**
  * LeagueRule makes a board a league: cohorts of at most cohort_size players, in tiers, with
@@ -261,7 +307,7 @@ export type LeagueRule = Message<"leaderboard.v1.LeagueRule"> & {
  * Use `create(LeagueRuleSchema)` to create a new message.
  */
 export const LeagueRuleSchema: GenMessage<LeagueRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 1);
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * TournamentRule makes a board a tournament (docs/tournaments.md): one period, named "T", from
@@ -338,7 +384,7 @@ export type TournamentRule = Message<"leaderboard.v1.TournamentRule"> & {
  * Use `create(TournamentRuleSchema)` to create a new message.
  */
 export const TournamentRuleSchema: GenMessage<TournamentRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * CloseRule says how a board's periods close.
@@ -377,7 +423,7 @@ export type CloseRule = Message<"leaderboard.v1.CloseRule"> & {
  * Use `create(CloseRuleSchema)` to create a new message.
  */
 export const CloseRuleSchema: GenMessage<CloseRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 3);
+  messageDesc(file_leaderboard_v1_common, 4);
 
 /**
  * RewardRange is the reward of a range of final ranks: ranks from_rank to to_rank, or the top
@@ -422,7 +468,7 @@ export type RewardRange = Message<"leaderboard.v1.RewardRange"> & {
  * Use `create(RewardRangeSchema)` to create a new message.
  */
 export const RewardRangeSchema: GenMessage<RewardRange> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 4);
+  messageDesc(file_leaderboard_v1_common, 5);
 
 /**
  * SeasonRule is the calendar of a board with seasons (PERIOD_KIND_SEASON), in the board's time
@@ -460,7 +506,7 @@ export type SeasonRule = Message<"leaderboard.v1.SeasonRule"> & {
  * Use `create(SeasonRuleSchema)` to create a new message.
  */
 export const SeasonRuleSchema: GenMessage<SeasonRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 5);
+  messageDesc(file_leaderboard_v1_common, 6);
 
 /**
  * WindowRule defines one window of a board with periods.
@@ -495,7 +541,7 @@ export type WindowRule = Message<"leaderboard.v1.WindowRule"> & {
  * Use `create(WindowRuleSchema)` to create a new message.
  */
 export const WindowRuleSchema: GenMessage<WindowRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 6);
+  messageDesc(file_leaderboard_v1_common, 7);
 
 /**
  * Entry is one player's standing on one board.
@@ -556,7 +602,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 7);
+  messageDesc(file_leaderboard_v1_common, 8);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -585,7 +631,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 8);
+  messageDesc(file_leaderboard_v1_common, 9);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -608,7 +654,7 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 9);
+  messageDesc(file_leaderboard_v1_common, 10);
 
 /**
  * Operation says how an update combines with the player's current score on a board.
@@ -810,6 +856,40 @@ export const PeriodKindSchema: GenEnum<PeriodKind> = /*@__PURE__*/
   enumDesc(file_leaderboard_v1_common, 3);
 
 /**
+ * TeamCombine says how a team's points are kept from its members' points.
+ *
+ * @generated from enum leaderboard.v1.TeamCombine
+ */
+export enum TeamCombine {
+  /**
+   * SUM (the default).
+   *
+   * @generated from enum value: TEAM_COMBINE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The sum of every member's points.
+   *
+   * @generated from enum value: TEAM_COMBINE_SUM = 1;
+   */
+  SUM = 1,
+
+  /**
+   * The sum of the best best_k members' points, by the board's order.
+   *
+   * @generated from enum value: TEAM_COMBINE_BEST = 2;
+   */
+  BEST = 2,
+}
+
+/**
+ * Describes the enum leaderboard.v1.TeamCombine.
+ */
+export const TeamCombineSchema: GenEnum<TeamCombine> = /*@__PURE__*/
+  enumDesc(file_leaderboard_v1_common, 4);
+
+/**
  * WindowCombine says how a window combines a player's scores of its periods.
  *
  * @generated from enum leaderboard.v1.WindowCombine
@@ -845,5 +925,5 @@ export enum WindowCombine {
  * Describes the enum leaderboard.v1.WindowCombine.
  */
 export const WindowCombineSchema: GenEnum<WindowCombine> = /*@__PURE__*/
-  enumDesc(file_leaderboard_v1_common, 4);
+  enumDesc(file_leaderboard_v1_common, 5);
 

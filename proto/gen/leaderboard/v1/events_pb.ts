@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/events.proto.
  */
 export const file_leaderboard_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIv8FCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SFwoPam9pbl90b3VybmFtZW50GBYgASgIEhkKEXRvdXJuYW1lbnRfbWVtYmVyGBcgASgIEjUKDGxlYWd1ZV9wbGFjZRgYIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkxlYWd1ZVBsYWNlbWVudBIvCgtsZWFndWVfdGllchgZIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkxlYWd1ZVRpZXISFgoObGVhZ3VlX3NldHRsZWQYGiABKAgiOwoPTGVhZ3VlUGxhY2VtZW50Eg8KB2JyYWNrZXQYASABKA0SFwoPcHJldmlvdXNfcGVyaW9kGAIgASgJIjMKCkxlYWd1ZVRpZXISDAoEdGllchgBIAEoDRIXCg9wZXJpb2Rfc3RhcnRfbXMYAiABKAMigAIKC1BlcmlvZENsb3NlEg0KBWJvYXJkGAEgASgJEhIKCmdlbmVyYXRpb24YAiABKAMSDgoGcGVyaW9kGAMgASgJEhAKCHN0YXJ0X21zGAQgASgDEg4KBmVuZF9tcxgFIAEoAxITCgtjbG9zZV9hdF9tcxgGIAEoAxIMCgRzaXplGAcgASgEEiIKA3RvcBgIIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5EhAKCGNoZWNrc3VtGAkgASgJEhUKDXdyaXR0ZW5fYXRfbXMYCiABKAMSLAoHcmV3YXJkcxgLIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlJld2FyZEdyYW50Ik0KC1Jld2FyZEdyYW50EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRyYW5rGAIgASgEEg0KBXNjb3JlGAMgASgDEg4KBnJld2FyZBgEIAEoCSLvAQoJQm9hcmRQYXJ0Eg0KBWJvYXJkGAEgASgJEiUKAm9wGAIgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEikKBXJ1bGVzGAMgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxIOCgZwZXJpb2QYBCABKAkSGwoTcGVyaW9kX2V4cGlyZV9hdF9tcxgFIAEoAxIWCg53aW5kb3dfcGVyaW9kcxgGIAMoCRIbChN3aW5kb3dfZXhwaXJlX2F0X21zGAcgAygDEh8KF3dpbmRvd19wZXJpb2Rfc3RhcnRzX21zGAggAygDInsKD1BsYWNlbWVudFJlY29yZBINCgVlcG9jaBgBIAEoBBIrCgZzaGFyZHMYAiADKAsyGy5sZWFkZXJib2FyZC52MS5QbGFjZWRTaGFyZBIVCg1zbG90X3RvX3NoYXJkGAMgAygNEhUKDXdyaXR0ZW5fYXRfbXMYBCABKAMiLAoLUGxhY2VkU2hhcmQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJYgZwcm90bzM", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9ldmVudHMucHJvdG8SDmxlYWRlcmJvYXJkLnYxIvEGCgpTY29yZUV2ZW50Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSFgoOaW5nZXN0ZWRfYXRfbXMYByABKAMSKQoFcnVsZXMYCCABKAsyGi5sZWFkZXJib2FyZC52MS5Cb2FyZFJ1bGVzEg4KBnBlcmlvZBgJIAEoCRIbChNwZXJpb2RfZXhwaXJlX2F0X21zGAogASgDEicKBGFsc28YCyADKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSKAoFbGVhdmUYDCABKAsyGS5sZWFkZXJib2FyZC52MS5Cb2FyZFBhcnQSDQoFZXJhc2UYDSABKAgSFAoMZXJhc2VfYm9hcmRzGA4gAygJEhYKDndpbmRvd19wZXJpb2RzGA8gAygJEhsKE3dpbmRvd19leHBpcmVfYXRfbXMYECADKAMSHwoXd2luZG93X3BlcmlvZF9zdGFydHNfbXMYESADKAMSEAoIbWV0YWRhdGEYEiABKAkSFAoMZGVsZXRlX2JvYXJkGBMgASgIEhEKCXJlcG9ydF9pZBgUIAEoCRIUCgxjbG9zZV9wZXJpb2QYFSABKAgSLgoKbW9kZXJhdGlvbhgeIAEoCzIaLmxlYWRlcmJvYXJkLnYxLk1vZGVyYXRpb24SFwoPam9pbl90b3VybmFtZW50GBYgASgIEhkKEXRvdXJuYW1lbnRfbWVtYmVyGBcgASgIEjUKDGxlYWd1ZV9wbGFjZRgYIAEoCzIfLmxlYWRlcmJvYXJkLnYxLkxlYWd1ZVBsYWNlbWVudBIvCgtsZWFndWVfdGllchgZIAEoCzIaLmxlYWRlcmJvYXJkLnYxLkxlYWd1ZVRpZXISFgoObGVhZ3VlX3NldHRsZWQYGiABKAgSMwoLdGVhbV9tZW1iZXIYGyABKAsyHi5sZWFkZXJib2FyZC52MS5UZWFtTWVtYmVyc2hpcBI7ChF0ZWFtX2NvbnRyaWJ1dGlvbhgcIAEoCzIgLmxlYWRlcmJvYXJkLnYxLlRlYW1Db250cmlidXRpb24iHgoOVGVhbU1lbWJlcnNoaXASDAoEdGVhbRgBIAEoCSJNChBUZWFtQ29udHJpYnV0aW9uEgwKBHRlYW0YASABKAkSDgoGcG9pbnRzGAIgASgDEg0KBWFzX29mGAMgASgDEgwKBGxlZnQYBCABKAgiOwoPTGVhZ3VlUGxhY2VtZW50Eg8KB2JyYWNrZXQYASABKA0SFwoPcHJldmlvdXNfcGVyaW9kGAIgASgJIjMKCkxlYWd1ZVRpZXISDAoEdGllchgBIAEoDRIXCg9wZXJpb2Rfc3RhcnRfbXMYAiABKAMigAIKC1BlcmlvZENsb3NlEg0KBWJvYXJkGAEgASgJEhIKCmdlbmVyYXRpb24YAiABKAMSDgoGcGVyaW9kGAMgASgJEhAKCHN0YXJ0X21zGAQgASgDEg4KBmVuZF9tcxgFIAEoAxITCgtjbG9zZV9hdF9tcxgGIAEoAxIMCgRzaXplGAcgASgEEiIKA3RvcBgIIAMoCzIVLmxlYWRlcmJvYXJkLnYxLkVudHJ5EhAKCGNoZWNrc3VtGAkgASgJEhUKDXdyaXR0ZW5fYXRfbXMYCiABKAMSLAoHcmV3YXJkcxgLIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlJld2FyZEdyYW50Ik0KC1Jld2FyZEdyYW50EhEKCXBsYXllcl9pZBgBIAEoCRIMCgRyYW5rGAIgASgEEg0KBXNjb3JlGAMgASgDEg4KBnJld2FyZBgEIAEoCSLvAQoJQm9hcmRQYXJ0Eg0KBWJvYXJkGAEgASgJEiUKAm9wGAIgASgOMhkubGVhZGVyYm9hcmQudjEuT3BlcmF0aW9uEikKBXJ1bGVzGAMgASgLMhoubGVhZGVyYm9hcmQudjEuQm9hcmRSdWxlcxIOCgZwZXJpb2QYBCABKAkSGwoTcGVyaW9kX2V4cGlyZV9hdF9tcxgFIAEoAxIWCg53aW5kb3dfcGVyaW9kcxgGIAMoCRIbChN3aW5kb3dfZXhwaXJlX2F0X21zGAcgAygDEh8KF3dpbmRvd19wZXJpb2Rfc3RhcnRzX21zGAggAygDInsKD1BsYWNlbWVudFJlY29yZBINCgVlcG9jaBgBIAEoBBIrCgZzaGFyZHMYAiADKAsyGy5sZWFkZXJib2FyZC52MS5QbGFjZWRTaGFyZBIVCg1zbG90X3RvX3NoYXJkGAMgAygNEhUKDXdyaXR0ZW5fYXRfbXMYBCABKAMiLAoLUGxhY2VkU2hhcmQSCgoCaWQYASABKAkSEQoJcmVkaXNfdXJsGAIgASgJYgZwcm90bzM", [file_leaderboard_v1_common, file_leaderboard_v1_moderation]);
 
 /**
  * ScoreEvent is the value of one record of the score topic, the durable log that is the
@@ -249,6 +249,26 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
    * @generated from field: bool league_settled = 26;
    */
   leagueSettled: boolean;
+
+  /**
+   * A team membership (IngestService.SetTeam), written to the player's partition with the team
+   * board's `rules`: from this record on, player_id is a member of team `team_member.team` of
+   * team board `board` (empty: of none), and of no other team of that board.
+   *
+   * @generated from field: leaderboard.v1.TeamMembership team_member = 27;
+   */
+  teamMember?: TeamMembership | undefined;
+
+  /**
+   * A member's contribution (a router's team deriver), written to the team's partition (its slot)
+   * with the team board's `rules`: as of offset `as_of` of player_id's partition, player_id is a
+   * member of team `team` with `points`, or has left it (`left`). Applied only when newer than the
+   * contribution of player_id to that team already applied (as_of greater), so a contribution
+   * written twice, or late, changes nothing. timestamp_ms is when the deriver read it.
+   *
+   * @generated from field: leaderboard.v1.TeamContribution team_contribution = 28;
+   */
+  teamContribution?: TeamContribution | undefined;
 };
 
 /**
@@ -257,6 +277,69 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
  */
 export const ScoreEventSchema: GenMessage<ScoreEvent> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_events, 0);
+
+/**
+ * TeamMembership is the team a player joins.
+ *
+ * @generated from message leaderboard.v1.TeamMembership
+ */
+export type TeamMembership = Message<"leaderboard.v1.TeamMembership"> & {
+  /**
+   * The team's id (the rules of a player id); empty: the player leaves its team.
+   *
+   * @generated from field: string team = 1;
+   */
+  team: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.TeamMembership.
+ * Use `create(TeamMembershipSchema)` to create a new message.
+ */
+export const TeamMembershipSchema: GenMessage<TeamMembership> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 1);
+
+/**
+ * TeamContribution is one member's points toward one team.
+ *
+ * @generated from message leaderboard.v1.TeamContribution
+ */
+export type TeamContribution = Message<"leaderboard.v1.TeamContribution"> & {
+  /**
+   * The team's id.
+   *
+   * @generated from field: string team = 1;
+   */
+  team: string;
+
+  /**
+   * The member's points on the team board's source board (0 when it has no entry there).
+   *
+   * @generated from field: int64 points = 2;
+   */
+  points: bigint;
+
+  /**
+   * The offset of the member's partition the points were read at.
+   *
+   * @generated from field: int64 as_of = 3;
+   */
+  asOf: bigint;
+
+  /**
+   * Whether the member has left the team (its contribution goes).
+   *
+   * @generated from field: bool left = 4;
+   */
+  left: boolean;
+};
+
+/**
+ * Describes the message leaderboard.v1.TeamContribution.
+ * Use `create(TeamContributionSchema)` to create a new message.
+ */
+export const TeamContributionSchema: GenMessage<TeamContribution> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_events, 2);
 
 /**
  * LeaguePlacement is the part of a placement record that names where the player comes from.
@@ -284,7 +367,7 @@ export type LeaguePlacement = Message<"leaderboard.v1.LeaguePlacement"> & {
  * Use `create(LeaguePlacementSchema)` to create a new message.
  */
 export const LeaguePlacementSchema: GenMessage<LeaguePlacement> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 1);
+  messageDesc(file_leaderboard_v1_events, 3);
 
 /**
  * LeagueTier is a player's tier from the period after `period` on.
@@ -313,7 +396,7 @@ export type LeagueTier = Message<"leaderboard.v1.LeagueTier"> & {
  * Use `create(LeagueTierSchema)` to create a new message.
  */
 export const LeagueTierSchema: GenMessage<LeagueTier> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 2);
+  messageDesc(file_leaderboard_v1_events, 4);
 
 /**
  * PeriodClose is the close event of one period of a board whose rules have `close`: the value of
@@ -412,7 +495,7 @@ export type PeriodClose = Message<"leaderboard.v1.PeriodClose"> & {
  * Use `create(PeriodCloseSchema)` to create a new message.
  */
 export const PeriodCloseSchema: GenMessage<PeriodClose> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 3);
+  messageDesc(file_leaderboard_v1_events, 5);
 
 /**
  * RewardGrant is one player's reward for a closed period.
@@ -454,7 +537,7 @@ export type RewardGrant = Message<"leaderboard.v1.RewardGrant"> & {
  * Use `create(RewardGrantSchema)` to create a new message.
  */
 export const RewardGrantSchema: GenMessage<RewardGrant> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 4);
+  messageDesc(file_leaderboard_v1_events, 6);
 
 /**
  * BoardPart is one more board a record touches, with what ingest resolved for it.
@@ -524,7 +607,7 @@ export type BoardPart = Message<"leaderboard.v1.BoardPart"> & {
  * Use `create(BoardPartSchema)` to create a new message.
  */
 export const BoardPartSchema: GenMessage<BoardPart> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 5);
+  messageDesc(file_leaderboard_v1_events, 7);
 
 /**
  * PlacementRecord is one version of the cluster's placement: which shards there are, where
@@ -571,7 +654,7 @@ export type PlacementRecord = Message<"leaderboard.v1.PlacementRecord"> & {
  * Use `create(PlacementRecordSchema)` to create a new message.
  */
 export const PlacementRecordSchema: GenMessage<PlacementRecord> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 6);
+  messageDesc(file_leaderboard_v1_events, 8);
 
 /**
  * PlacedShard is one shard of a placement.
@@ -599,5 +682,5 @@ export type PlacedShard = Message<"leaderboard.v1.PlacedShard"> & {
  * Use `create(PlacedShardSchema)` to create a new message.
  */
 export const PlacedShardSchema: GenMessage<PlacedShard> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_events, 7);
+  messageDesc(file_leaderboard_v1_events, 9);
 

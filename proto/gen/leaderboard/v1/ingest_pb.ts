@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/ingest.proto.
  */
 export const file_leaderboard_v1_ingest: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIjgKE0RlbGV0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg4KBmJvYXJkcxgCIAMoCSJiChREZWxldGVQbGF5ZXJSZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkiWQoTU3VibWl0U2NvcmVzUmVxdWVzdBIsCgd1cGRhdGVzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2NvcmVVcGRhdGUSFAoMcmVwb3J0X3JhbmtzGAIgASgIIqQBCgpSYW5rQ2hhbmdlEhQKDHVwZGF0ZV9pbmRleBgBIAEoDRINCgVib2FyZBgCIAEoCRIOCgZwZXJpb2QYAyABKAkSFQoNcHJldmlvdXNfcmFuaxgEIAEoBBIQCghuZXdfcmFuaxgFIAEoBBIWCg5wcmV2aW91c19zY29yZRgGIAEoAxIRCgluZXdfc2NvcmUYByABKAMSDQoFdG90YWwYCCABKAQi2gEKC1Njb3JlVXBkYXRlEg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSEwoLYWxzb19ib2FyZHMYByADKAkSEwoLbGVhdmVfYm9hcmQYCCABKAkSEAoIbWV0YWRhdGEYCSABKAkSDwoHYnJhY2tldBgKIAEoDSKnAQoUU3VibWl0U2NvcmVzUmVzcG9uc2USMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIQCghhY2NlcHRlZBgCIAEoDRIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCRIwCgxyYW5rX2NoYW5nZXMYBCADKAsyGi5sZWFkZXJib2FyZC52MS5SYW5rQ2hhbmdlMqYCCg1Jbmdlc3RTZXJ2aWNlElkKDFN1Ym1pdFNjb3JlcxIjLmxlYWRlcmJvYXJkLnYxLlN1Ym1pdFNjb3Jlc1JlcXVlc3QaJC5sZWFkZXJib2FyZC52MS5TdWJtaXRTY29yZXNSZXNwb25zZRJZCgxEZWxldGVQbGF5ZXISIy5sZWFkZXJib2FyZC52MS5EZWxldGVQbGF5ZXJSZXF1ZXN0GiQubGVhZGVyYm9hcmQudjEuRGVsZXRlUGxheWVyUmVzcG9uc2USXwoOSm9pblRvdXJuYW1lbnQSJS5sZWFkZXJib2FyZC52MS5Kb2luVG91cm5hbWVudFJlcXVlc3QaJi5sZWFkZXJib2FyZC52MS5Kb2luVG91cm5hbWVudFJlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common, file_leaderboard_v1_tournament]);
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9pbmdlc3QucHJvdG8SDmxlYWRlcmJvYXJkLnYxIjgKE0RlbGV0ZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg4KBmJvYXJkcxgCIAMoCSJiChREZWxldGVQbGF5ZXJSZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAkiWQoTU3VibWl0U2NvcmVzUmVxdWVzdBIsCgd1cGRhdGVzGAEgAygLMhsubGVhZGVyYm9hcmQudjEuU2NvcmVVcGRhdGUSFAoMcmVwb3J0X3JhbmtzGAIgASgIIqQBCgpSYW5rQ2hhbmdlEhQKDHVwZGF0ZV9pbmRleBgBIAEoDRINCgVib2FyZBgCIAEoCRIOCgZwZXJpb2QYAyABKAkSFQoNcHJldmlvdXNfcmFuaxgEIAEoBBIQCghuZXdfcmFuaxgFIAEoBBIWCg5wcmV2aW91c19zY29yZRgGIAEoAxIRCgluZXdfc2NvcmUYByABKAMSDQoFdG90YWwYCCABKAQi2gEKC1Njb3JlVXBkYXRlEg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIlCgJvcBgDIAEoDjIZLmxlYWRlcmJvYXJkLnYxLk9wZXJhdGlvbhINCgV2YWx1ZRgEIAEoAxIUCgx0aW1lc3RhbXBfbXMYBSABKAMSEAoIZXZlbnRfaWQYBiABKAkSEwoLYWxzb19ib2FyZHMYByADKAkSEwoLbGVhdmVfYm9hcmQYCCABKAkSEAoIbWV0YWRhdGEYCSABKAkSDwoHYnJhY2tldBgKIAEoDSKnAQoUU3VibWl0U2NvcmVzUmVzcG9uc2USMAoHb2Zmc2V0cxgBIAMoCzIfLmxlYWRlcmJvYXJkLnYxLlBhcnRpdGlvbk9mZnNldBIQCghhY2NlcHRlZBgCIAEoDRIZChFjb25zaXN0ZW5jeV90b2tlbhgDIAEoCRIwCgxyYW5rX2NoYW5nZXMYBCADKAsyGi5sZWFkZXJib2FyZC52MS5SYW5rQ2hhbmdlIkMKDlNldFRlYW1SZXF1ZXN0Eg0KBWJvYXJkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIPCgd0ZWFtX2lkGAMgASgJIl0KD1NldFRlYW1SZXNwb25zZRIvCgZvZmZzZXQYASABKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQSGQoRY29uc2lzdGVuY3lfdG9rZW4YAiABKAky8gIKDUluZ2VzdFNlcnZpY2USWQoMU3VibWl0U2NvcmVzEiMubGVhZGVyYm9hcmQudjEuU3VibWl0U2NvcmVzUmVxdWVzdBokLmxlYWRlcmJvYXJkLnYxLlN1Ym1pdFNjb3Jlc1Jlc3BvbnNlElkKDERlbGV0ZVBsYXllchIjLmxlYWRlcmJvYXJkLnYxLkRlbGV0ZVBsYXllclJlcXVlc3QaJC5sZWFkZXJib2FyZC52MS5EZWxldGVQbGF5ZXJSZXNwb25zZRJfCg5Kb2luVG91cm5hbWVudBIlLmxlYWRlcmJvYXJkLnYxLkpvaW5Ub3VybmFtZW50UmVxdWVzdBomLmxlYWRlcmJvYXJkLnYxLkpvaW5Ub3VybmFtZW50UmVzcG9uc2USSgoHU2V0VGVhbRIeLmxlYWRlcmJvYXJkLnYxLlNldFRlYW1SZXF1ZXN0Gh8ubGVhZGVyYm9hcmQudjEuU2V0VGVhbVJlc3BvbnNlYgZwcm90bzM", [file_leaderboard_v1_common, file_leaderboard_v1_tournament]);
 
 /**
  * DeletePlayerRequest names a player and where to erase it.
@@ -326,6 +326,70 @@ export const SubmitScoresResponseSchema: GenMessage<SubmitScoresResponse> = /*@_
   messageDesc(file_leaderboard_v1_ingest, 5);
 
 /**
+ * SetTeamRequest names a team board, a player and the team it joins.
+ *
+ * @generated from message leaderboard.v1.SetTeamRequest
+ */
+export type SetTeamRequest = Message<"leaderboard.v1.SetTeamRequest"> & {
+  /**
+   * The team board (a board whose rules have `team`).
+   *
+   * @generated from field: string board = 1;
+   */
+  board: string;
+
+  /**
+   * The player (the rules of ScoreUpdate.player_id).
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The team it joins (the rules of a player id); empty: it leaves its team.
+   *
+   * @generated from field: string team_id = 3;
+   */
+  teamId: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.SetTeamRequest.
+ * Use `create(SetTeamRequestSchema)` to create a new message.
+ */
+export const SetTeamRequestSchema: GenMessage<SetTeamRequest> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_ingest, 6);
+
+/**
+ * SetTeamResponse acknowledges a membership: it is in the log.
+ *
+ * @generated from message leaderboard.v1.SetTeamResponse
+ */
+export type SetTeamResponse = Message<"leaderboard.v1.SetTeamResponse"> & {
+  /**
+   * Where the membership was written.
+   *
+   * @generated from field: leaderboard.v1.PartitionOffset offset = 1;
+   */
+  offset?: PartitionOffset | undefined;
+
+  /**
+   * A consistency token: a read passing it sees the membership applied on the player's shard (the
+   * team's points follow once the deriver carried it, docs/teams.md).
+   *
+   * @generated from field: string consistency_token = 2;
+   */
+  consistencyToken: string;
+};
+
+/**
+ * Describes the message leaderboard.v1.SetTeamResponse.
+ * Use `create(SetTeamResponseSchema)` to create a new message.
+ */
+export const SetTeamResponseSchema: GenMessage<SetTeamResponse> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_ingest, 7);
+
+/**
  * IngestService takes score changes from trusted game servers and makes them durable
  * in the score log (Kafka). Shard nodes apply the log to the boards; a write is visible
  * to reads once the shards have applied the offsets this service returns.
@@ -400,6 +464,20 @@ export const IngestService: GenService<{
     methodKind: "unary";
     input: typeof JoinTournamentRequestSchema;
     output: typeof JoinTournamentResponseSchema;
+  },
+  /**
+   * SetTeam makes a player a member of a team of a team board (BoardRules.team), or of none: a
+   * record in the player's partition, so it takes effect in order with the player's writes. The
+   * team's points follow its members' points on the source board (a router's team deriver
+   * carries each change to the team's shard, docs/teams.md). INVALID_ARGUMENT for a bad board,
+   * player id or team id; NOT_FOUND for a board that is no team board.
+   *
+   * @generated from rpc leaderboard.v1.IngestService.SetTeam
+   */
+  setTeam: {
+    methodKind: "unary";
+    input: typeof SetTeamRequestSchema;
+    output: typeof SetTeamResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_leaderboard_v1_ingest, 0);
