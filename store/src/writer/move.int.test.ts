@@ -186,8 +186,10 @@ describe("a move in place", () => {
     await expectBoard(readerOf(Q), AFTER);
 
     // what the shard keeps per player outside its board keys (hidden entries, hides, counts of
-    // records, tournament attempts) goes for the departed players with the rest, and stays for the
-    // others; so do the members of the tournaments whose join partition it lost
+    // records, tournament attempts, team memberships) goes for the departed players with the rest,
+    // and stays for the others; so do the members of the tournaments whose join partition it lost,
+    // the placements, tiers and settlements of the leagues it placed there, and the members of the
+    // teams of the lost slot
     const [gone, kept] = [bySlot.get(3)![0]!, bySlot.get(1)![0]!];
     const tournamentIn = (slot: number) => Array.from({ length: 200 }, (_, i) => `t${i}`).find((t) => slotOf(t, SLOTS) === slot)!;
     const [lostJoins, keptJoins] = [3, 1].map((slot) => `${keyPrefix}board:${tournamentIn(slot)}#1@T!join`);
@@ -199,7 +201,29 @@ describe("a move in place", () => {
       await redis.zadd(attempts, 2, id);
       for (const joins of [lostJoins!, keptJoins!]) await redis.zadd(joins, 7, id);
     }
+    const leagueIn = (slot: number) => Array.from({ length: 200 }, (_, i) => `l${i}`).find((l) => slotOf(l, SLOTS) === slot)!;
+    const leagueKeys = (slot: number) =>
+      ["@W1!place", "@W1!fill", "!tier", "!settled"].map((suffix) => `${keyPrefix}board:${leagueIn(slot)}#1${suffix}`);
+    for (const key of [...leagueKeys(3), ...leagueKeys(1)]) await redis.zadd(key, 1, gone, 2, kept);
+    const teams = `${keyPrefix}board:clans#1`;
+    const [lostTeam, keptTeam] = [3, 1].map(tournamentIn) as [string, string];
+    for (const team of [lostTeam, keptTeam]) {
+      await redis.zadd(`${teams}!m:${team}`, 10, gone, 20, kept);
+      await redis.zadd(`${teams}!v:${team}`, 1, gone, 2, kept);
+      await redis.zadd(`${teams}!sum`, 30, team);
+    }
+    for (const id of [gone, kept]) {
+      await redis.zadd(`${teams}!team`, 0, `${id}\n${keptTeam}`);
+      await redis.zadd(`${teams}!left`, 0, `${id}\n${lostTeam}`);
+    }
     expect(await drainMove(redis, keyPrefix, { numSlots: SLOTS })).toBe(oracle([3]).length);
+    for (const key of leagueKeys(3)) expect(await redis.exists(key), key).toBe(0);
+    for (const key of leagueKeys(1)) expect((await redis.zrange(key, "0", "-1")).sort(), key).toEqual([gone, kept].sort());
+    expect([await redis.exists(`${teams}!m:${lostTeam}`), await redis.exists(`${teams}!v:${lostTeam}`)]).toEqual([0, 0]);
+    expect((await redis.zrange(`${teams}!m:${keptTeam}`, "0", "-1")).sort()).toEqual([gone, kept].sort()); // the team's, not the players'
+    expect(await redis.zrange(`${teams}!sum`, "0", "-1")).toEqual([keptTeam]);
+    expect(await redis.zrange(`${teams}!team`, "0", "-1")).toEqual([`${kept}\n${keptTeam}`]);
+    expect(await redis.zrange(`${teams}!left`, "0", "-1")).toEqual([`${kept}\n${lostTeam}`]);
     expect(await moveOf(redis, keyPrefix)).toBeUndefined();
     expect(await redis.exists(board + "!dep")).toBe(0);
     expect(await redis.zrange(`${board}!hid`, "0", "-1")).toEqual([kept]);
