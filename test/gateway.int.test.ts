@@ -26,7 +26,7 @@ import { startGatewayService, type GatewayService } from "@ladder/deploy/gateway
 import { AdminService, BoardDefinitionSchema, ShardStatusSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, WindowCombine } from "@ladder/proto/leaderboard/v1/common_pb";
 import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { startTestCluster, TEST_TOKENS, untilIngestKnows, type TestCluster } from "./cluster-harness.js";
 import { EventStream, getJson, http, type HttpAnswer } from "./http-client.js";
 
 const M = LeaderboardService.method;
@@ -73,6 +73,25 @@ beforeAll(async () => {
   ]).flat();
   const res = await c.ingest.submitScores({ updates });
   await c.waitApplied(res.offsets);
+  // a league and a team board over "arena" (docs/leagues.md, docs/teams.md)
+  await admin.createBoard({
+    board: {
+      name: "ladder",
+      defaultOp: Operation.INCREMENT,
+      rules: { period: PeriodKind.WEEKLY, keepPeriods: 1, league: { cohortSize: 5 } },
+    },
+  });
+  await admin.createBoard({ board: { name: "guilds", rules: { maxPoints: 1_000_000n, team: { source: "arena" } } } });
+  await untilIngestKnows(c, "ladder");
+  for (const i of [1, 2, 3, 4, 5, 6]) await c.ingest.setTeam({ board: "guilds", playerId: `p${i}`, teamId: `g${i % 2}` });
+  const league = await c.ingest.submitScores({
+    updates: [1, 2, 3, 4, 5, 6].map((i) => ({ board: "ladder", playerId: `p${i}`, value: BigInt(i * 10) })),
+  });
+  await c.waitApplied(league.offsets);
+  for (const from = Date.now(); (await c.router.getTeam({ board: "guilds", teamId: "g1" })).members.length < 3; ) {
+    if (Date.now() - from > 60_000) throw new Error("the team deriver did not carry guilds' members within 60 s");
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const base = { routerAddress: c.services.routerAddress, baseEnv: { ...process.env, ...c.services.env }, log };
   [open, strict] = await Promise.all([
     startGatewayService({
@@ -124,6 +143,15 @@ describe("gateway: JSON reads", () => {
     ];
     const standing = await c.router.getStanding({ playerId: "p3", boards });
     expect(await getJson(api("standing?player=p3&boards=arena,daily~3d,plain"), READ)).toEqual(proto3(M.getStanding.output, standing));
+    expect(await getJson(api("boards/ladder/league?player=p3"), READ)).toEqual(
+      proto3(M.getLeagueStanding.output, await c.router.getLeagueStanding({ board: "ladder", playerId: "p3" })),
+    );
+    expect(await getJson(api(`boards/ladder/top?period=${encodeURIComponent("/t0c1")}`), READ)).toEqual(
+      proto3(M.getTop.output, await c.router.getTop({ board: "ladder", period: "/t0c1" })),
+    );
+    const team = await c.router.getTeam({ board: "guilds", teamId: "g1" });
+    expect(team.members.map((m) => m.playerId).sort()).toEqual(["p1", "p3", "p5"]);
+    expect(await getJson(api("boards/guilds/team?team=g1"), READ)).toEqual(proto3(M.getTeam.output, team));
     const histogram = proto3(M.getHistogram.output, await c.router.getHistogram({ board: "arena" })) as Record<string, unknown>;
     const viaGateway = (await getJson(api("boards/arena/histogram"), READ)) as Record<string, unknown>;
     expect({ ...viaGateway, readAtMs: undefined }).toEqual({ ...histogram, readAtMs: undefined }); // read_at_ms: the router's cache of it, up to 1 s

@@ -228,6 +228,9 @@ describe("reflection", () => {
         "WatchPlayer",
         "ListTournaments",
         "GetTournament",
+        "GetLeagueStanding",
+        "GetLeague",
+        "GetTeam",
       ]);
       const getRank = svc.method.find((m) => m.name === "GetRank")!;
       expect([getRank.inputType, getRank.outputType]).toEqual([".leaderboard.v1.GetRankRequest", ".leaderboard.v1.GetRankResponse"]);

@@ -176,7 +176,7 @@ function router(client: LadderClient, view: ClusterView, stallMs: number): (path
   };
   return (path) => {
     if (fixed[path]) return { found: fixed[path]!, board: "" };
-    const m = /^\/api\/boards\/([^/]+)\/(?:(periods|top|rank|around|histogram)|watch\/(top|player))$/.exec(path);
+    const m = /^\/api\/boards\/([^/]+)\/(?:(periods|top|rank|around|histogram|league|team)|watch\/(top|player))$/.exec(path);
     if (!m) throw refuse(Code.NOT_FOUND, `no such endpoint: ${path}`);
     const board = decoded(m[1]!);
     return { found: m[2] ? { read: r.board[m[2]]! } : { watch: w[m[3]!]! }, board };

@@ -9,6 +9,8 @@
  *   GET /api/boards/:board/rank?player&period&window&rank_mode          GetRank
  *   GET /api/boards/:board/around?player&radius&period&window&rank_mode GetAround
  *   GET /api/boards/:board/histogram?period&window                      GetHistogram
+ *   GET /api/boards/:board/league?player&period                         GetLeagueStanding
+ *   GET /api/boards/:board/team?team                                    GetTeam
  *   GET /api/standing?player&boards=b1,b2@period,b3~window&rank_mode    GetStanding
  *
  * Every call carries the caller's token (caller.ts) and is cancelled when the caller goes away.
@@ -72,6 +74,15 @@ export function reads(client: LadderClient): { board: Record<string, Read>; stan
       histogram: async (c) => {
         const p = new Params(c.search, WHERE);
         return json(M.getHistogram.output, await lb.getHistogram({ board: c.board, ...where(p) }, opts(c)));
+      },
+      league: async (c) => {
+        const p = new Params(c.search, ["player", "period"]);
+        const req = { board: c.board, playerId: p.player("player"), period: p.text("period") };
+        return json(M.getLeagueStanding.output, await lb.getLeagueStanding(req, opts(c)));
+      },
+      team: async (c) => {
+        const p = new Params(c.search, ["team"]);
+        return json(M.getTeam.output, await lb.getTeam({ board: c.board, teamId: p.required("team") }, opts(c)));
       },
     },
     standing: async (c) => {
