@@ -152,7 +152,7 @@ describe("leagues", () => {
           period: PeriodKind.CRON,
           cron: "*/30 * * * * *",
           keepPeriods: 3,
-          close: { graceMs: BigInt(GRACE_MS) },
+          close: { graceMs: BigInt(GRACE_MS), topK: 3, rewards: [{ reward: "gold", fromRank: 1n }] },
           league: { cohortSize: SIZE, tiers: TIERS, promote: PROMOTE, relegate: RELEGATE },
         },
       },
@@ -325,6 +325,25 @@ describe("leagues", () => {
         expect(p.cohortOf.get(e.playerId), where).toBe(answer.cohort);
         expect(p.held.get(`${answer.cohort}\n${e.playerId}`)?.has(Number(e.score)), `${where} at ${e.score}`).toBe(true);
       }
+    }
+    // every cohort of the two closed periods has its close event: its final standings and rewards, as the oracle's
+    const closedCohorts = periods.slice(0, 2).flatMap(({ id, log: p }) => [...p.boards].map(([cohort, board]) => ({ id, cohort, board })));
+    let closes = (await admin.listCloses({ board: "arena" })).closes;
+    for (const from = Date.now(); closes.length < closedCohorts.length; closes = (await admin.listCloses({ board: "arena" })).closes) {
+      if (Date.now() - from > 60_000) throw new Error(`${closes.length} close events of ${closedCohorts.length} cohorts within 60 s`);
+      await sleep(500);
+    }
+    for (const { id, cohort, board } of closedCohorts) {
+      const event = closes.find((e) => e.period === `${id}/${cohort}`);
+      const final = board.sorted();
+      expect(
+        event && [
+          Number(event.size),
+          event.top.map(plain),
+          event.rewards.map((r) => [r.playerId, Number(r.rank), Number(r.score), r.reward]),
+        ],
+        `${id}/${cohort}`,
+      ).toEqual([final.length, final.slice(0, 3), [[final[0]!.playerId, 1, final[0]!.score, "gold"]]]);
     }
     // the closes moved players both ways (the tiers they wrote are checked by exact(): a cohort id names its tier)
     expect([moved.up > 0, moved.down > 0]).toEqual([true, true]);

@@ -170,7 +170,6 @@ function leagueRulesProblem(rules: BoardRules): string | undefined {
   if (!rules.close) return "a league's periods close (rules.close): promotions are applied at the close";
   if (rules.keepPeriods < 1)
     return `a league keeps at least 1 past period (keep_periods), got ${rules.keepPeriods}: its close reads the period after it ends`;
-  if (rules.close.rewards.length > 0) return "a league takes no close.rewards: its close moves tiers (league.promote, league.relegate)";
   if (rules.windows.length > 0) return "a league has no windows";
   if (rules.keepTop > 0 || rules.expireInactiveMs > 0n)
     return "a league takes no keep_top nor expire_inactive_ms: its cohorts hold their players";

@@ -172,6 +172,14 @@ export const tierScore = (tier: number, periodStartMs: number): number => Math.f
 /** The tier of a "!tier" score. */
 export const tierOfScore = (score: number): number => score % 64;
 
+/** Every cohort of a period, from its groups' players placed ("!fill": t<tier>b<bracket> -> players), by group then index. */
+export function cohortsOfGroups(league: League, groups: ReadonlyArray<{ group: string; players: number }>): Cohort[] {
+  return groups.flatMap(({ group, players }) => {
+    const g = parseGroupName(group);
+    return g ? Array.from({ length: Math.ceil(players / league.cohortSize) }, (_, index) => ({ ...g, index })) : [];
+  });
+}
+
 /** The ranks the close moves in a cohort of `size` entries of `tier`: 0 where none. */
 export interface Zones {
   /** Ranks 1 to this move up. */

@@ -211,7 +211,7 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
       const closes = d.closes
         .all()
         .filter((c) => c.board === def.name && c.generation === def.rules!.generation)
-        .sort((a, b) => Number(a.startMs - b.startMs));
+        .sort((a, b) => Number(a.startMs - b.startMs) || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0)); // a league's cohorts share their period's start
       return { closes };
     },
 

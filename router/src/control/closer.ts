@@ -24,11 +24,13 @@
  * any router, writes the event. The event is built from the frozen board, so any closer builds
  * the same one (but its written_at_ms).
  *
- * A LEAGUE (model/src/leagues.ts) writes no close event: its period's entries are in its cohorts.
- * Once the markers are applied, the closer reads each cohort whole and writes a tier record for
- * each player the close moves, then the settlement, to the league's partition; the period is
- * closed for this closer once the settlement is applied. Dying midway, it leaves the next look
- * (any router's) to write them again: a tier written twice changes nothing.
+ * A LEAGUE (model/src/leagues.ts): its period's entries are in its cohorts. Once the markers are
+ * applied, the closer reads each cohort whole and writes a tier record for each player the close
+ * moves, then the settlement, to the league's partition (the next period's placements wait for it);
+ * once the settlement is applied, each cohort gets its close event as a period does (keyed by the
+ * cohort's period "<period>/<cohort>", its rewards resolved by rank within the cohort). Dying
+ * midway, it leaves the next look (any router's) to go on: a tier written twice changes nothing,
+ * and a cohort's close event is written once.
  *
  * COSTS. Per closing period, until it is seen closed: one read per shard per look, and at most one
  * marker per partition per look; after that, nothing but a set lookup per look. A router that
@@ -49,7 +51,7 @@ import type { Queries, RankedEntry } from "../read/queries.js";
 import { storedBoardName } from "@ladder/model/board-spec";
 import { keptPeriods, type Period } from "@ladder/model/periods";
 import { encodeLeagueClose, encodePeriodClose } from "@ladder/model/score-event";
-import { cohortId, cohortPeriod, parseGroupName, placementPartitionOf, tierAfter, type League } from "@ladder/model/leagues";
+import { cohortId, cohortPeriod, cohortsOfGroups, placementPartitionOf, tierAfter, type League } from "@ladder/model/leagues";
 import type { BoardDefinition } from "@ladder/proto/leaderboard/v1/admin_pb";
 import type { BoardDefinitions } from "@ladder/log/board-definitions-follower";
 import type { OutgoingRecord, RecordProducer } from "@ladder/log/record-producer";
@@ -111,35 +113,55 @@ export function startCloser(d: CloserDeps): Closer {
         if (closed.has(stem)) continue;
         if (!(await closePeriod(def.name, def.rules.generation, period, stem))) continue;
         if (spec.league) {
-          // a league's close moves tiers (its own period holds no entries: no close event)
+          // a league's close moves tiers first (the next period's placements wait for it), then
+          // each cohort gets its close event (the league's own period holds no entries)
           if (!(await settleLeague(def, spec.league, period))) continue;
+          const cohorts = await cohortsOf(def, spec.league, period);
+          for (const cohort of cohorts) await closeOnce(def, { ...period, id: cohortPeriod(period.id, cohort) }, closeAt);
           closed.add(stem);
-          d.log.info({ board: def.name, period: period.id, closeAtMs: closeAt }, "league period closed and settled");
+          d.log.info(
+            { board: def.name, period: period.id, closeAtMs: closeAt, cohorts: cohorts.length },
+            "league period closed and settled",
+          );
           continue;
         }
-        const key = closeKey(def.name, def.rules.generation, period.id);
-        const written = d.closes.get(key)
-          ? "exists"
-          : await writeCloseOnce({
-              kafka: d.kafka,
-              scoreTopic: d.scoreTopic,
-              closes: d.closes,
-              key,
-              build: () =>
-                closeEvent(
-                  def.name,
-                  def.rules!.generation,
-                  period,
-                  closeAt,
-                  def.rules!.close!.topK || DEFAULT_CLOSE_TOP_K,
-                  def.rules!.close!.rewards,
-                ),
-              beforeCommit: () => crash("event"),
-            });
+        const written = await closeOnce(def, period, closeAt);
         closed.add(stem);
         d.log.info({ board: def.name, period: period.id, closeAtMs: closeAt, event: written }, "period closed");
       }
     }
+  };
+
+  /** The close event of `period` of `def` (a league's cohort: "<period>/<cohort>"), written once: whether it existed already. */
+  const closeOnce = async (def: BoardDefinition, period: Period, closeAt: number): Promise<"exists" | "written"> => {
+    const key = closeKey(def.name, def.rules!.generation, period.id);
+    if (d.closes.get(key)) return "exists";
+    await writeCloseOnce({
+      kafka: d.kafka,
+      scoreTopic: d.scoreTopic,
+      closes: d.closes,
+      key,
+      build: () =>
+        closeEvent(
+          def.name,
+          def.rules!.generation,
+          period,
+          closeAt,
+          def.rules!.close!.topK || DEFAULT_CLOSE_TOP_K,
+          def.rules!.close!.rewards,
+        ),
+      beforeCommit: () => crash("event"),
+    });
+    return "written";
+  };
+
+  /** The cohorts of a league's period, as the shard of its partition placed them. */
+  const cohortsOf = async (def: BoardDefinition, league: League, period: Period): Promise<string[]> => {
+    const owner = d.pool.ownerOfSlot(placementPartitionOf(def.name, d.partitions));
+    const seen = await d.pool.call(owner, (s) =>
+      s.league(storedBoardName(def.name, { generation: Number(def.rules!.generation) }), period.id, ""),
+    );
+    return cohortsOfGroups(league, seen.groups).map((c) => cohortId(league, c));
   };
 
   /** Writes the markers the shards lack; whether every partition had applied one already. */
@@ -181,23 +203,18 @@ export function startCloser(d: CloserDeps): Closer {
     const partition = placementPartitionOf(def.name, d.partitions);
     const at = clock();
     const moves: OutgoingRecord[] = [];
-    let cohorts = 0;
-    for (const { group, players } of seen.groups) {
-      const g = parseGroupName(group);
-      if (!g) continue;
-      for (let index = 0; index * league.cohortSize < players; index++) {
-        const where = { period: cohortPeriod(period.id, cohortId(league, { ...g, index })) };
-        const page = await d.queries.top(def.name, 0, league.cohortSize, Number.POSITIVE_INFINITY, where);
-        cohorts++;
-        for (const e of page.entries) {
-          const tier = tierAfter(league, g.tier, e.rank, page.total);
-          if (tier !== g.tier)
-            moves.push({
-              key: e.playerId,
-              partition,
-              value: encodeLeagueClose(def.name, def.rules!, period, at, { playerId: e.playerId, tier }),
-            });
-        }
+    const cohorts = cohortsOfGroups(league, seen.groups);
+    for (const c of cohorts) {
+      const where = { period: cohortPeriod(period.id, cohortId(league, c)) };
+      const page = await d.queries.top(def.name, 0, league.cohortSize, Number.POSITIVE_INFINITY, where);
+      for (const e of page.entries) {
+        const tier = tierAfter(league, c.tier, e.rank, page.total);
+        if (tier !== c.tier)
+          moves.push({
+            key: e.playerId,
+            partition,
+            value: encodeLeagueClose(def.name, def.rules!, period, at, { playerId: e.playerId, tier }),
+          });
       }
     }
     const producer = await d.producer();
@@ -205,7 +222,7 @@ export function startCloser(d: CloserDeps): Closer {
     const sent = await producer.send(d.scoreTopic, [
       { key: def.name, partition, value: encodeLeagueClose(def.name, def.rules!, period, at) },
     ]);
-    d.log.info({ board: def.name, period: period.id, cohorts, moved: moves.length }, "league tiers written");
+    d.log.info({ board: def.name, period: period.id, cohorts: cohorts.length, moved: moves.length }, "league tiers written");
     await waitApplied(d.pool, new Map(sent.map((m) => [m.partition, BigInt(m.baseOffset)])), APPLY_WAIT_MS, Number.POSITIVE_INFINITY);
     return false;
   };

@@ -425,7 +425,8 @@ export type PeriodClose = Message<"leaderboard.v1.PeriodClose"> & {
   generation: bigint;
 
   /**
-   * The period's name (as ListPeriods names it).
+   * The period's name (as ListPeriods names it); for a league, one close event per cohort, named by
+   * the cohort's period "<period>/<cohort>" (docs/leagues.md).
    *
    * @generated from field: string period = 3;
    */
