@@ -61,12 +61,18 @@ export function ingestService(
       const tournament = tournamentWriteOf(req.updates, catalog, config.numSlots);
       if (tournament && !desk) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest takes no tournament writes");
       let cohorts: BatchCohorts | undefined;
+      let admitted = false;
       if (LeagueDesk.writesLeague(req.updates, catalog)) {
         if (!leagues) throw new LadderError(Code.FAILED_PRECONDITION, "this ingest takes no league writes");
-        // the whole batch valid and within its quotas before any player is placed (leagues.ts)
-        req.updates.forEach((u, i) => toRecord(u, i, now, config, catalog, "", VALIDATING));
-        quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog);
-        cohorts = await leagues.cohorts(req.updates, catalog, now, Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS));
+        const plan = leagues.plan(req.updates, catalog, now);
+        if (plan.known) cohorts = plan.known;
+        else {
+          // the whole batch valid and within its quotas before any player is placed (leagues.ts)
+          req.updates.forEach((u, i) => resolveUpdate(u, i, now, config, catalog, VALIDATING));
+          quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog);
+          admitted = true;
+          cohorts = await plan.place(Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS));
+        }
       }
       let closesAtMs = Number.POSITIVE_INFINITY; // the first close time of a period the batch writes
       const records = req.updates.map((u, i) => {
@@ -77,7 +83,7 @@ export function ingestService(
           reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
         return record;
       });
-      if (!cohorts) quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog); // the whole batch is valid: now its rate
+      if (!admitted) quotas?.quotas.admit(req.updates, quotas.caller(ctx), catalog); // the whole batch is valid: now its rate
       const ticket = await lag?.admit(
         records.map((r) => r.partition),
         Math.min(ctx.deadlineMs, Date.now() + DEFAULT_WRITE_TIMEOUT_MS),
@@ -187,15 +193,8 @@ const NO_COHORTS: ReadonlyMap<string, string> = new Map();
 /** Boards one update may apply to besides its own (ScoreUpdate.also_boards). */
 export const MAX_ALSO_BOARDS = 8;
 
-function toRecord(
-  u: ScoreUpdate,
-  index: number,
-  now: number,
-  config: Config,
-  catalog: BoardCatalog,
-  reportId: string,
-  cohorts: Cohorts = NO_COHORTS,
-): { record: OutRecord; resolved: ReportedUpdate["boards"]; closesAtMs?: number } {
+/** An update's boards resolved (every rule checked: the errors name the update's index and field), nothing encoded. */
+function resolveUpdate(u: ScoreUpdate, index: number, now: number, config: Config, catalog: BoardCatalog, cohorts: Cohorts) {
   const at = `updates[${index}]`;
   const timestampMs = u.timestampMs === 0n ? BigInt(now) : u.timestampMs;
   const main = resolveBoard(u, u.board, at, timestampMs, now, config, catalog, false, cohorts);
@@ -206,6 +205,19 @@ function toRecord(
   if (twice !== undefined) throw invalidArgument(`${at}: board "${twice}" is named twice (board, also_boards and leave_board must differ)`);
   const also = u.alsoBoards.map((b, i) => resolveBoard(u, b, `${at}.also_boards[${i}]`, timestampMs, now, config, catalog, false, cohorts));
   const leave = u.leaveBoard ? resolveBoard(u, u.leaveBoard, `${at}.leave_board`, timestampMs, now, config, catalog, true) : undefined;
+  return { timestampMs, main, also, leave };
+}
+
+function toRecord(
+  u: ScoreUpdate,
+  index: number,
+  now: number,
+  config: Config,
+  catalog: BoardCatalog,
+  reportId: string,
+  cohorts: Cohorts = NO_COHORTS,
+): { record: OutRecord; resolved: ReportedUpdate["boards"]; closesAtMs?: number } {
+  const { timestampMs, main, also, leave } = resolveUpdate(u, index, now, config, catalog, cohorts);
   const fields = {
     board: u.board,
     playerId: u.playerId,

@@ -34,13 +34,15 @@ export interface LeagueDeskDeps {
   clock?: () => number;
 }
 
-/** Placements remembered (board, period, player -> cohort): the oldest go first past this many. */
+/** Placements remembered (per league period, player -> cohort): past this many, all go before the next batch. */
 const REMEMBERED = 200_000;
 
 /** Per update of a batch: its league boards' cohorts by board name (empty for an update that writes no league). */
 export type BatchCohorts = ReadonlyArray<ReadonlyMap<string, string>>;
 
 interface Need {
+  /** The league's period's table of placements ("<stored>@<period>"). */
+  table: string;
   board: string;
   stored: string;
   playerId: string;
@@ -53,7 +55,12 @@ interface Need {
 
 export class LeagueDesk {
   private readonly clock: () => number;
-  private readonly placed = new Map<string, string>();
+  /**
+   * Placements seen, per league period ("<stored>@<period>"), player -> cohort: two levels, so that an
+   * update's lookup hashes its player id (a string it already holds) and no string built for it.
+   */
+  private readonly placed = new Map<string, Map<string, string>>();
+  private remembered = 0;
 
   constructor(private readonly d: LeagueDeskDeps) {
     this.clock = d.clock ?? Date.now;
@@ -67,11 +74,23 @@ export class LeagueDesk {
   }
 
   /**
-   * The cohorts of a batch's league writes (validated before: every board exists, every time lies
-   * in a kept, open period), placing the players not placed yet.
+   * The cohorts of a batch's league writes: `known` when every player is placed already in this
+   * ingest's memory (nothing to wait for); else `place`, to call once the batch is validated (every
+   * board exists, every time lies in a kept, open period), which places the players not placed yet.
    */
-  async cohorts(updates: readonly ScoreUpdate[], catalog: BoardCatalog, nowMs: number, deadlineMs: number): Promise<BatchCohorts> {
+  plan(
+    updates: readonly ScoreUpdate[],
+    catalog: BoardCatalog,
+    nowMs: number,
+  ): { known: BatchCohorts; place?: never } | { known?: never; place: (deadlineMs: number) => Promise<BatchCohorts> } {
+    // past the bound, every placement remembered goes (each player is read again from the shard once)
+    if (this.remembered > REMEMBERED) {
+      this.placed.clear();
+      this.remembered = 0;
+    }
     const needs = new Map<string, Need>();
+    // per board, the period of the batch's last update of it and its table: most updates of a batch share one
+    const last = new Map<string, { period: Period; table: string; cohorts: Map<string, string> | undefined }>();
     const wanted = updates.map((u, i) => {
       const at = `updates[${i}]`;
       const boards = [u.board, ...u.alsoBoards].filter((b) => catalog.forBoard(b)?.league);
@@ -87,26 +106,42 @@ export class LeagueDesk {
           throw invalidArgument(
             `${at}.bracket: must be 0 to ${league.brackets - 1} (league "${board}" has ${league.brackets} brackets), got ${u.bracket}`,
           );
-        const period = periodAt(spec.period, ts);
-        const before = periodAt(spec.period, period.startMs - 1);
-        const stored = storedBoardName(board, spec);
-        const key = `${stored}@${period.id}\n${u.playerId}`;
-        if (!needs.has(key) && !this.placed.has(key))
-          needs.set(key, {
-            board,
-            stored,
-            playerId: u.playerId,
-            bracket: league.brackets > 1 ? u.bracket : 0,
-            period,
-            previous: before.id === period.id ? "" : before.id,
-            cohortOf: (code) => cohortId(league, cohortOfCode(code)),
-            rules: catalog.definition(board)!.rules,
-          });
-        return [board, key] as const;
+        let seen = last.get(board);
+        if (!seen || ts < seen.period.startMs || ts >= seen.period.endMs) {
+          const period = periodAt(spec.period, ts);
+          const table = `${storedBoardName(board, spec)}@${period.id}`;
+          last.set(board, (seen = { period, table, cohorts: this.placed.get(table) }));
+        }
+        const { period, table } = seen;
+        if (seen.cohorts?.has(u.playerId) !== true) {
+          const key = `${table}\n${u.playerId}`;
+          if (!needs.has(key)) {
+            const before = periodAt(spec.period, period.startMs - 1);
+            needs.set(key, {
+              table,
+              board,
+              stored: storedBoardName(board, spec),
+              playerId: u.playerId,
+              bracket: league.brackets > 1 ? u.bracket : 0,
+              period,
+              previous: before.id === period.id ? "" : before.id,
+              cohortOf: (code) => cohortId(league, cohortOfCode(code)),
+              rules: catalog.definition(board)!.rules,
+            });
+          }
+        }
+        return [board, table, u.playerId] as const;
       });
     });
-    if (needs.size > 0) await this.place([...needs], deadlineMs);
-    return wanted.map((pairs) => new Map(pairs.map(([board, key]) => [board, this.placed.get(key)!])));
+    const cohorts = () =>
+      wanted.map((triples) => new Map(triples.map(([board, table, player]) => [board, this.placed.get(table)!.get(player)!])));
+    if (needs.size === 0) return { known: cohorts() };
+    return {
+      place: async (deadlineMs) => {
+        await this.place([...needs], deadlineMs);
+        return cohorts();
+      },
+    };
   }
 
   private ownerOf(partition: number) {
@@ -116,13 +151,13 @@ export class LeagueDesk {
 
   /** Reads the placements of `needs`, writes those missing, waits, and reads again: every need placed, or a refusal. */
   private async place(needs: Array<[string, Need]>, deadlineMs: number): Promise<void> {
-    const read = async (key: string, n: Need) => {
+    const read = async (n: Need) => {
       const partition = placementPartitionOf(n.board, this.d.numSlots);
       const seen = await this.ownerOf(partition).league(n.stored, n.period.id, n.playerId);
-      if (seen.code >= 0) this.remember(key, n.cohortOf(seen.code));
+      if (seen.code >= 0) this.remember(n.table, n.playerId, n.cohortOf(seen.code));
       return seen.code >= 0;
     };
-    const missing = (await Promise.all(needs.map(async ([key, n]) => ((await read(key, n)) ? [] : [[key, n] as const])))).flat();
+    const missing = (await Promise.all(needs.map(async ([key, n]) => ((await read(n)) ? [] : [[key, n] as const])))).flat();
     if (missing.length === 0) return;
     const at = this.clock();
     const reports = new Map<string, string>();
@@ -143,7 +178,7 @@ export class LeagueDesk {
       ),
     );
     for (const [key, n] of missing) {
-      if (await read(key, n)) continue;
+      if (await read(n)) continue;
       const outcome = await this.ownerOf(placementPartitionOf(n.board, this.d.numSlots)).tournamentOutcome(reports.get(key)!);
       if (outcome === "settling") throw new LadderError(Code.UNAVAILABLE, settlingMessage(n.board, n.previous));
       throw new LadderError(
@@ -153,8 +188,11 @@ export class LeagueDesk {
     }
   }
 
-  private remember(key: string, cohort: string): void {
-    if (this.placed.size >= REMEMBERED) this.placed.delete(this.placed.keys().next().value!);
-    this.placed.set(key, cohort);
+  private remember(table: string, player: string, cohort: string): void {
+    let cohorts = this.placed.get(table);
+    if (!cohorts) this.placed.set(table, (cohorts = new Map()));
+    if (cohorts.has(player)) return;
+    cohorts.set(player, cohort);
+    this.remembered++;
   }
 }

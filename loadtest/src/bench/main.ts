@@ -22,6 +22,7 @@ import { rankIndexBenchmark } from "./grpc/rank-index-bench.js";
 import { replicasBenchmark } from "./grpc/replicas-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
+import { competitionsBenchmark } from "./writes/competitions-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 
 const BENCHMARKS: Record<BenchName, Benchmark> = {
@@ -29,6 +30,7 @@ const BENCHMARKS: Record<BenchName, Benchmark> = {
   "rank-index": rankIndexBenchmark,
   replicas: replicasBenchmark,
   ingest: ingestBenchmark,
+  competitions: competitionsBenchmark,
   rebuild: rebuildBenchmark,
 };
 

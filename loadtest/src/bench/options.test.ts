@@ -5,7 +5,7 @@ describe("bench > options", () => {
   it("runs every benchmark in the fixed order by default", () => {
     expect(parseBenchOptions([])).toEqual({
       quick: false,
-      selected: ["grpc", "rank-index", "replicas", "ingest", "rebuild"],
+      selected: ["grpc", "rank-index", "replicas", "ingest", "rebuild", "competitions"],
       outDir: "loadtest/results",
     });
   });

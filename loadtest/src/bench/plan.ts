@@ -1,10 +1,10 @@
 /**
  * What one `npm run bench` measures, and for how long: sizes, durations and concurrency of
  * every benchmark, full or `--quick` (small sizes and short runs: a smoke test of the whole
- * suite, whose figures mean little). The full plan takes about 25 minutes on the project's 2-core
+ * suite, whose figures mean little). The full plan takes about 27 minutes on the project's 2-core
  * machine: "grpc" about 6 (its cluster, 1M players through Kafka, 3 rounds of h2load), "rank-index"
- * 5 (two clusters of 1M players), "replicas" 3.5, "ingest" and "rebuild" the rest (1M records
- * produced twice, four replays).
+ * 5 (two clusters of 1M players), "replicas" 3.5, "competitions" 2, "ingest" and "rebuild" the rest
+ * (1M records produced twice, four replays).
  *
  * THE SHAPE is the full plan's (`fullPlan`, its fields explained where they are set); the quick
  * plan is the same shape at smoke-test sizes.
@@ -64,6 +64,12 @@ function fullPlan() {
      * Sentinel, then for each count of `replicas` that many per shard, h2load as grpc's.
      */
     replicas: { players: 1_000_000, shards: 3, replicas: [0, 1, 2], rounds: 3, seconds: 5, connections: 4, streams: 16 },
+    /**
+     * The write path of a league and of a team board's source against a plain board
+     * (writes/competitions-bench.ts): `players` (placed in the league's cohorts of `cohort`, members of
+     * `teams` teams) sent INCREMENTs in batches of `batch`, a closed loop per board.
+     */
+    competitions: { ...loop(8, 2 * SECOND, 10 * SECOND), batch: 500, players: 100_000, cohort: 50, teams: 1_000 },
     /** Random seed of every synthetic player and query. */
     seed: 1,
   };
@@ -80,5 +86,6 @@ export function benchPlan(quick: boolean): BenchPlan {
     grpc: { ...full.grpc, players: 20_000, rounds: 1, seconds: 2 },
     rankIndex: { ...full.rankIndex, players: 20_000, rounds: 1, seconds: 2, writeS: 3 },
     replicas: { ...full.replicas, players: 20_000, rounds: 1, seconds: 2 },
+    competitions: { ...full.competitions, ...loop(8, 1 * SECOND, 3 * SECOND), players: 10_000, teams: 100 },
   };
 }

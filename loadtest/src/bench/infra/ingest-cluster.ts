@@ -28,6 +28,8 @@ export interface IngestCluster {
   topic: string;
   /** Writes, with the write token. */
   writer: ClusterClients;
+  /** The bench's admin token (boards it defines). */
+  adminToken: string;
   /** Its processes' CPU (Redis: every shard's, summed), and this process's: the client. */
   cpu: Record<"router" | "shardNodes" | "redis" | "ingest" | "client", CpuProbe>;
   /** Stops the services (Redis and Kafka stay). */
@@ -60,6 +62,7 @@ export async function startIngestCluster(ctx: BenchContext, o: { shards: number;
   if (sentinel) ctx.cleanup.push(`sentinel ${sentinel.address}`, () => sentinel.stop());
   const topic = `bench.scores.${randomBytes(4).toString("hex")}`;
   const writeToken = randomBytes(24).toString("base64url");
+  const adminToken = randomBytes(24).toString("base64url");
   const services = await startServices({
     kafkaBrokers: broker.brokers,
     redisUrls: fleet.servers.map((s, i) => (sentinel ? `sentinel://${SENTINEL_NAME(i)}` : s.url)),
@@ -73,7 +76,10 @@ export async function startIngestCluster(ctx: BenchContext, o: { shards: number;
       LADDER_INGEST_MAX_LAG_MS: "0", // no admission control: the benches load the write path to its capacity, refusals would fail them
       ...(sentinel ? { LADDER_SENTINELS: sentinel.address } : {}),
     },
-    tokens: [{ name: "bench-game-server", token: writeToken, roles: ["write"] }],
+    tokens: [
+      { name: "bench-game-server", token: writeToken, roles: ["write"] },
+      { name: "bench-admin", token: adminToken, roles: ["admin"] },
+    ],
     baseEnv: baseEnv(),
     log: ctx.log,
   });
@@ -88,6 +94,7 @@ export async function startIngestCluster(ctx: BenchContext, o: { shards: number;
     redis,
     topic,
     writer,
+    adminToken,
     cpu: {
       router: pidCpu(services.router().pid!),
       shardNodes: sumProbes(services.shardIds.map((id) => pidCpu(services.shardNode(id).pid!))),
