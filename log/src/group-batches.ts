@@ -14,6 +14,8 @@ export interface GroupBatches {
   topic: string;
   /** How long a dead member keeps its partitions, ms. */
   sessionTimeoutMs: number;
+  /** Batches of different partitions handled at once (each partition's in order). */
+  concurrency: number;
   /** Handles one batch of `partition`: its values in offset order, the last offset. A throw reads it again. */
   onBatch(partition: number, values: Array<Buffer | null>, lastOffset: bigint): Promise<void>;
 }
@@ -31,6 +33,7 @@ export async function readGroupBatches(client: LogClient, o: GroupBatches): Prom
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: o.concurrency,
       eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
         if (batch.messages.length === 0) return;
         const last = batch.messages.at(-1)!.offset;

@@ -48,6 +48,8 @@ export interface TeamDeriverDeps {
 const APPLY_WAIT_MS = 30_000;
 /** Members per read of a shard, and records per produce call. */
 const CHUNK = 500;
+/** Partitions a deriver works on at once: each batch waits for its shard and the log, so one at a time would leave it idle. */
+const PARTITIONS_AT_ONCE = 8;
 /** The consumer group's session timeout: how long a dead router keeps its partitions. */
 const SESSION_TIMEOUT_MS = 10_000;
 
@@ -146,6 +148,7 @@ export function startTeamDeriver(d: TeamDeriverDeps): TeamDeriver {
       groupId: teamDeriverGroupOf(d.scoreTopic),
       topic: d.scoreTopic,
       sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      concurrency: PARTITIONS_AT_ONCE,
       onBatch: derive,
     });
     d.log.info({ group: teamDeriverGroupOf(d.scoreTopic) }, "team deriver started");
