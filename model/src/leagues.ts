@@ -29,9 +29,10 @@
  * players placed without an entry, keep their tier. Each move is a record (league_tier) in the
  * league's partition, carrying the closed period's start: a tier set by a later period's close is
  * never replaced by an earlier one's, so a closer that writes them twice changes nothing. After
- * the last one the closer writes league_settled. A placement in the next period waits for it (the
- * apply refuses it, ingest answers UNAVAILABLE "settling", retryable) when the period before had
- * players and is not settled: nobody is placed by a tier that is about to change. The wait lasts
+ * the last one the closer writes league_settled. A placement in the next period of a player placed in
+ * the period before waits for it (the apply refuses it, ingest answers UNAVAILABLE "settling",
+ * retryable): nobody is placed by a tier that is about to change; a player who did not play the
+ * period before keeps its tier through that close and is placed at once. The wait lasts
  * the close's grace, its settle time (closes.ts: 10 s) and the reads of the cohorts.
  *
  * STATE. On the shard of the league's partition, under the league's keys (deleted with the board,

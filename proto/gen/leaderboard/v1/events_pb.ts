@@ -225,9 +225,9 @@ export type ScoreEvent = Message<"leaderboard.v1.ScoreEvent"> & {
    * A placement (a league's first write of player_id in `period`, ingest), written to the
    * league's partition (murmur3 of `board` mod the slots) with the board's `rules`: the shard
    * applying it places player_id in the cohort being filled of its tier and `bracket`, unless it is
-   * placed in `period` already, or the previous period `previous_period` had players and its
-   * promotions are not settled yet (league_settled) (then nothing changes and ingest answers
-   * UNAVAILABLE). The other fields but period_expire_at_ms are unused.
+   * placed in `period` already, or it was placed in the previous period `previous_period` and that
+   * period's promotions are not settled yet (league_settled) (then nothing changes and ingest
+   * answers UNAVAILABLE). The other fields but period_expire_at_ms are unused.
    *
    * @generated from field: leaderboard.v1.LeaguePlacement league_place = 24;
    */
@@ -355,7 +355,8 @@ export type LeaguePlacement = Message<"leaderboard.v1.LeaguePlacement"> & {
   bracket: number;
 
   /**
-   * The period before `period` (empty when there is none): its promotions must be settled first.
+   * The period before `period` (empty when there is none): a player placed in it waits for its
+   * promotions to be settled.
    *
    * @generated from field: string previous_period = 2;
    */

@@ -6,8 +6,8 @@
 
   A placement (OP_PLACE; value: the cohort size, limit: the bracket + 1, prev: the period before,
   expire_at: the period's expiry): a player in "<key>!place" already changes nothing; so does one
-  whose period before had players ("<league>@<prev>!fill" exists) while that period is not in
-  "<league>!settled" (outcome 'settling'); else its tier t is "<league>!tier"'s score mod 64 (0
+  placed in the period before ("<league>@<prev>!place" holds it) while that period is not in
+  "<league>!settled" (outcome 'settling': its close may move its tier); else its tier t is "<league>!tier"'s score mod 64 (0
   when absent), it takes seat k = "<key>!fill"["t<t>b<bracket>"] (then one more), and "<key>!place"
   gets the player with the cohort code (t x 128 + bracket) x 2^24 + floor(k / size). Outcome
   'placed'. Both period companions expire with the period.
@@ -37,7 +37,7 @@ local function league_place(ev)
     return
   end
   local league = league_key_of(ev.key)
-  if ev.prev ~= '' and redis.call('EXISTS', league .. '@' .. ev.prev .. '!fill') == 1
+  if ev.prev ~= '' and redis.call('ZSCORE', league .. '@' .. ev.prev .. '!place', ev.player)
     and not redis.call('ZSCORE', league .. '!settled', ev.prev) then
     tournament_outcome(ev, 'settling')
     return
