@@ -68,9 +68,13 @@ export class LeagueDesk {
 
   /** Whether any update of a batch writes a league (only then is `cohorts` needed). */
   static writesLeague(updates: readonly ScoreUpdate[], catalog: BoardCatalog): boolean {
-    return updates.some(
-      (u) => u.bracket !== 0 || [u.board, ...u.alsoBoards, u.leaveBoard].some((b) => b !== "" && catalog.forBoard(b)?.league),
-    );
+    // on every batch of every board: no allocation per update
+    for (const u of updates) {
+      if (u.bracket !== 0 || catalog.forBoard(u.board)?.league) return true;
+      for (const b of u.alsoBoards) if (catalog.forBoard(b)?.league) return true;
+      if (u.leaveBoard !== "" && catalog.forBoard(u.leaveBoard)?.league) return true;
+    }
+    return false;
   }
 
   /**
@@ -92,19 +96,19 @@ export class LeagueDesk {
     // per board, the period of the batch's last update of it and its table: most updates of a batch share one
     const last = new Map<string, { period: Period; table: string; cohorts: Map<string, string> | undefined }>();
     const wanted = updates.map((u, i) => {
-      const at = `updates[${i}]`;
+      const at = () => `updates[${i}]`;
       const boards = [u.board, ...u.alsoBoards].filter((b) => catalog.forBoard(b)?.league);
       if (u.leaveBoard !== "" && catalog.forBoard(u.leaveBoard)?.league)
-        throw invalidArgument(`${at}.leave_board: "${u.leaveBoard}" is a league: a player stays in its cohort for the period`);
+        throw invalidArgument(`${at()}.leave_board: "${u.leaveBoard}" is a league: a player stays in its cohort for the period`);
       if (u.bracket !== 0 && !boards.some((b) => catalog.forBoard(b)!.league!.brackets > 1))
-        throw invalidArgument(`${at}.bracket: must be 0 for an update that writes no league with brackets, got ${u.bracket}`);
+        throw invalidArgument(`${at()}.bracket: must be 0 for an update that writes no league with brackets, got ${u.bracket}`);
       const ts = u.timestampMs === 0n ? nowMs : Number(u.timestampMs);
       return boards.map((board) => {
         const spec = catalog.forBoard(board)!;
         const league = spec.league!;
         if (league.brackets > 1 && u.bracket >= league.brackets)
           throw invalidArgument(
-            `${at}.bracket: must be 0 to ${league.brackets - 1} (league "${board}" has ${league.brackets} brackets), got ${u.bracket}`,
+            `${at()}.bracket: must be 0 to ${league.brackets - 1} (league "${board}" has ${league.brackets} brackets), got ${u.bracket}`,
           );
         let seen = last.get(board);
         if (!seen || ts < seen.period.startMs || ts >= seen.period.endMs) {
