@@ -215,6 +215,13 @@ describe("teams", () => {
     expect(problems).toEqual([]);
     expect(answers).toBeGreaterThan(0);
 
+    // an erased member leaves its teams (DeletePlayer of every board): its points go with it
+    const erased = PLAYERS.find((_p, i) => i % 3 === 1 && i % 10 !== 0)!;
+    await c.ingest.deletePlayer({ playerId: erased, boards: [] });
+    points.delete(erased);
+    clanOf.delete(erased);
+    squadOf.delete(erased);
+
     /** Every team's entry and members equal the oracle's, once the deriver caught up (within 60 s). */
     const exact = async (when: string) => {
       for (const [board, teamOf, k] of [

@@ -76,7 +76,10 @@ export function startTeamDeriver(d: TeamDeriverDeps): TeamDeriver {
   /** The (team board, player) pairs a record may change. */
   const concerned = (e: ScoreEvent, bySource: Map<string, string[]>, teams: Set<string>): string[] => {
     if (e.teamMember) return teams.has(e.board) ? [e.board] : [];
-    const boardsOf = (names: readonly string[]) => names.flatMap((b) => bySource.get(b) ?? []);
+    // the team boards fed by the boards named, and the team boards named themselves (a membership erased)
+    const boardsOf = (names: readonly string[]) => [
+      ...new Set(names.flatMap((b) => [...(bySource.get(b) ?? []), ...(teams.has(b) ? [b] : [])])),
+    ];
     if (e.erase) return e.eraseBoards.length === 0 ? [...teams] : boardsOf(e.eraseBoards);
     if (e.moderation) {
       if (e.moderation.playerId === "") return []; // board-wide actions on sources are refused (moderation.ts)

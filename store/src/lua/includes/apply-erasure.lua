@@ -5,6 +5,11 @@
   drops the player's remembered event ids of those boards from the partition's dedup set,
   O(its size).
 
+  A team membership ("!team") goes to the teams left ("!left"), so the team deriver takes the player's
+  points out of its team; the state another partition owns (a league's placements and tiers, a team's
+  members' contributions: on this shard only if that partition is) is left to that partition's
+  records, so that a replay decides alike whatever shard holds which partition.
+
   Input:  DEDUP_KEY (apply-input.lua), HID (apply-moderation.lua); an event's key, player and value
   Output: erase(ev), erase_from(k, player), SEEN and FLOOR (the retention companions' suffixes:
           apply-retention.lua)
@@ -19,6 +24,22 @@ local function erase_from(k, player)
     return -- a move's companions: mirrored by the board key
   elseif ends_with(k, '!join') or ends_with(k, '!att') then
     return -- a tournament's members and attempts (apply-tournaments.lua): kept, the place and the attempts stay taken
+  elseif ends_with(k, '!place') or ends_with(k, '!fill') or ends_with(k, '!tier') or ends_with(k, '!settled')
+    or ends_with(k, '!sum') or string.find(k, '!m:', 1, true) or string.find(k, '!v:', 1, true) then
+    -- another partition's state: a league's placements and tiers (apply-leagues.lua), a team's
+    -- members' contributions (apply-teams.lua): changed only by their own partition's records
+    return
+  elseif ends_with(k, '!left') then
+    return -- the teams the player left: the deriver takes its points out of them
+  elseif ends_with(k, '!team') then
+    -- the player leaves its team (apply-teams.lua): the deriver takes its points out of it
+    local left = string.sub(k, 1, -#'!team' - 1) .. '!left'
+    for _, m in ipairs(redis.call('ZRANGEBYLEX', k, '[' .. player .. '\n', '(' .. player .. '\v')) do
+      zrem(k, m)
+      record(k, m)
+      redis.call('ZADD', left, 0, m)
+      record(left, m)
+    end
   elseif ends_with(k, META) then
     drop_meta(string.sub(k, 1, -#META - 1), player)
   elseif ends_with(k, HIST) or ends_with(k, HBOUNDS) then
