@@ -279,3 +279,27 @@ export async function spawnMore(
   cleanups.push(() => started.process.stop(10_000));
   return { address: `127.0.0.1:${started.port}`, process: started.process };
 }
+
+/**
+ * A cluster of three shards on redis-servers of its own (boards only by definition, no snapshots),
+ * with a second ingest and a second router beside the harness's: what the competition tests race
+ * writers and readers through. Everything it starts is stopped by the cleanups it pushes onto
+ * `cleanups` (popped last first).
+ */
+export async function startTwinCluster(label: string, cleanups: Array<() => Promise<unknown>>) {
+  const dataDir = await mkdtemp(join(tmpdir(), `ladder-${label}-`));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const log = silentLogger();
+  const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `r-${i}`), persist: false, log })));
+  cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
+  const redisUrls = redis.map((r) => r.url);
+  const c = await startTestCluster(label, { redisUrls, settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" } });
+  cleanups.push(() => c.stop());
+  const admin: ClientOf<typeof AdminService> = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
+  const ingest2 = await spawnMore(c, "ingest", "ingest-2", cleanups);
+  const router2 = await spawnMore(c, "router", "router-2", cleanups);
+  const ingests = [c.ingest, createClient(IngestService, ingest2.address, undefined, {}, TEST_TOKENS.write)];
+  const routers = [c.router, createClient(LeaderboardService, router2.address, undefined, {}, TEST_TOKENS.read)];
+  cleanups.push(async () => [admin, ingests[1]!, routers[1]!].forEach((x) => x.close()));
+  return { c, admin, ingests, routers, router2: router2.process, redisUrls };
+}

@@ -9,24 +9,18 @@
 // one the cohort held at some instant. A write of the next period before the close is settled is
 // refused UNAVAILABLE; after a rebuild of every shard, placements, tiers and cohorts are the same.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { builtEntry } from "@ladder/deploy/built-entry";
-import { startRedisServer } from "@ladder/deploy/redis-server";
 import { LogClient } from "@ladder/log/log-client";
 import { silentLogger } from "@ladder/platform/logger";
-import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { ScoreEvent } from "@ladder/proto/leaderboard/v1/events_pb";
-import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
-import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { LeagueZone, type GetLeagueStandingResponse } from "@ladder/proto/leaderboard/v1/league_pb";
-import { outcome, spawnMore, startTestCluster, TEST_TOKENS } from "./cluster-harness.js";
+import { outcome, startTwinCluster, TEST_TOKENS } from "./cluster-harness.js";
 import { RulesOracle, rulesPageProblems, type Rules } from "./rules-oracle.js";
 import { readTopic } from "./tournament-oracle.js";
 
@@ -34,10 +28,8 @@ const CLI = builtEntry("cli/src/main.ts");
 const run = promisify(execFile);
 const log = silentLogger();
 const cleanups: Array<() => Promise<unknown>> = [];
-let dataDir: string | undefined;
 afterAll(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 const PERIOD_MS = 30_000;
@@ -123,24 +115,7 @@ function periodOfLog(records: Map<number, ScoreEvent[]>, board: string, period: 
 
 describe("leagues", () => {
   it("places by arrival in cohorts of 5, answers exact cohorts, promotes and relegates at each close, alike after a rebuild", async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "ladder-leagues-"));
-    const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-    cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-    const c = await startTestCluster("leagues", {
-      redisUrls: redis.map((r) => r.url),
-      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" },
-    });
-    cleanups.push(() => c.stop());
-    const admin: ClientOf<typeof AdminService> = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-    const ingests = [
-      c.ingest,
-      createClient(IngestService, (await spawnMore(c, "ingest", "ingest-2", cleanups)).address, undefined, {}, TEST_TOKENS.write),
-    ];
-    const routers = [
-      c.router,
-      createClient(LeaderboardService, (await spawnMore(c, "router", "router-2", cleanups)).address, undefined, {}, TEST_TOKENS.read),
-    ];
-    cleanups.push(async () => [admin, ingests[1]!, routers[1]!].forEach((x) => x.close()));
+    const { c, admin, ingests, routers } = await startTwinCluster("leagues", cleanups);
 
     await admin.createBoard({
       board: {

@@ -1,34 +1,17 @@
-// Team boards (issue #30, item 2) against the real processes: two ingest processes and two routers
-// (each running a team deriver, one consumer group) over three shards. 60 players in 6 clans (a SUM
-// team board) and 4 squads (the best 3 members count) write at once through both ingests while a
-// third of them switch clans mid-stream, and readers check every team board answer through both
-// routers. The router whose deriver holds some partitions is killed mid-stream: the other takes them
-// over. Once the log is quiet, every team's points and members equal an oracle computed here from
-// what was acknowledged (each player's points, its last team), and the same after every shard was
-// rebuilt from the log. Refusals: writes to a team board, board-wide moderation of a source.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { startRedisServer } from "@ladder/deploy/redis-server";
 import { groupMemberPartitions, teamDeriverGroupOf } from "@ladder/log/group-batches";
 import { LogClient } from "@ladder/log/log-client";
 import { silentLogger } from "@ladder/platform/logger";
-import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, TeamCombine, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
-import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { outcome, spawnMore, startTestCluster, TEST_TOKENS } from "./cluster-harness.js";
+import { outcome, startTwinCluster } from "./cluster-harness.js";
 
 const log = silentLogger();
 
 const cleanups: Array<() => Promise<unknown>> = [];
-let dataDir: string | undefined;
 afterAll(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 const PLAYERS = Array.from({ length: 60 }, (_, i) => `m-${String(i).padStart(2, "0")}`);
@@ -62,22 +45,7 @@ function teamsOf(points: Map<string, number>, teamOf: Map<string, string>, bestK
 
 describe("teams", () => {
   it("keeps every team's points from its members' exactly once: concurrent writes, switches, a killed deriver, a rebuild", async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "ladder-teams-"));
-    const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-    cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-    const c = await startTestCluster("teams", {
-      redisUrls: redis.map((r) => r.url),
-      settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" },
-    });
-    cleanups.push(() => c.stop());
-    const admin: ClientOf<typeof AdminService> = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-    const ingests = [
-      c.ingest,
-      createClient(IngestService, (await spawnMore(c, "ingest", "ingest-2", cleanups)).address, undefined, {}, TEST_TOKENS.write),
-    ];
-    const second = await spawnMore(c, "router", "router-2", cleanups);
-    const routers = [c.router, createClient(LeaderboardService, second.address, undefined, {}, TEST_TOKENS.read)];
-    cleanups.push(async () => [admin, ingests[1]!, routers[1]!].forEach((x) => x.close()));
+    const { c, admin, ingests, routers, router2 } = await startTwinCluster("teams", cleanups);
 
     await admin.createBoard({ board: { name: "solo", defaultOp: Operation.INCREMENT, rules: { maxPoints: 1_000_000n } } });
     await admin.createBoard({ board: { name: "clans", rules: { maxPoints: 100_000_000n, team: { source: "solo" } } } });
@@ -204,7 +172,7 @@ describe("teams", () => {
     await sleep(800);
     secondUp = false; // the readers leave it first
     await sleep(300);
-    const killed = await second.process.kill();
+    const killed = await router2.kill();
     const writtenAtKill = written;
     await Promise.all(writing);
     expect(writtenAtKill).toBeLessThan(PLAYERS.length * WRITES); // killed mid-stream

@@ -8,25 +8,21 @@
 // of every shard the members, attempts and board are the same. At the end joins and writes are
 // refused naming the end, and the close event carries the final standings and the rewards by rank.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
-import { startRedisServer } from "@ladder/deploy/redis-server";
+import type { ClientOf } from "@ladder/client/grpc-stub";
 import { LogClient } from "@ladder/log/log-client";
 import { encodeTournamentJoin } from "@ladder/model/score-event";
 import { joinPartitionOf } from "@ladder/model/tournaments";
 import { silentLogger } from "@ladder/platform/logger";
-import { AdminService, type RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
+import type { RebuildShardsResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, PeriodKind, type Entry, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
-import { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import { TournamentState } from "@ladder/proto/leaderboard/v1/tournament_pb";
-import { outcome, spawnMore, startTestCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
+import { outcome, startTwinCluster, TEST_TOKENS, untilIngestKnows } from "./cluster-harness.js";
 import { rulesPageProblems, type Rules } from "./rules-oracle.js";
 import { readTopic, tournamentOfLog } from "./tournament-oracle.js";
 import { builtEntry } from "@ladder/deploy/built-entry";
@@ -36,10 +32,8 @@ const CLI = builtEntry("cli/src/main.ts");
 
 const log = silentLogger();
 const cleanups: Array<() => Promise<unknown>> = [];
-let dataDir: string | undefined;
 afterAll(async () => {
   while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 const MAX_SIZE = 40;
@@ -94,22 +88,7 @@ async function untilKnown(ingest: ClientOf<typeof IngestService>, board: string)
 
 describe("tournaments", () => {
   it("admits exactly max_size of racing joiners, counts exactly max_attempts, answers exact standings, closes with rewards", async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "ladder-tournaments-"));
-    const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-    cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-    const redisUrls = redis.map((r) => r.url);
-    const c = await startTestCluster("tournaments", { redisUrls, settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" } });
-    cleanups.push(() => c.stop());
-    const admin: ClientOf<typeof AdminService> = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
-    const ingests = [
-      c.ingest,
-      createClient(IngestService, (await spawnMore(c, "ingest", "ingest-2", cleanups)).address, undefined, {}, TEST_TOKENS.write),
-    ];
-    const routers = [
-      c.router,
-      createClient(LeaderboardService, (await spawnMore(c, "router", "router-2", cleanups)).address, undefined, {}, TEST_TOKENS.read),
-    ];
-    cleanups.push(async () => [admin, ingests[1]!, routers[1]!].forEach((x) => x.close()));
+    const { c, admin, ingests, routers, redisUrls } = await startTwinCluster("tournaments", cleanups);
 
     const start = Date.now() - 2000;
     const end = start + DURATION_MS;
