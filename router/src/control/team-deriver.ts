@@ -17,6 +17,7 @@
  * per batch with members: one wait and one read of the partition's shard, one produce call.
  */
 import type { BoardDefinitions } from "@ladder/log/board-definitions-follower";
+import type { BoardCatalog } from "@ladder/model/board-definitions";
 import { readGroupBatches, teamDeriverGroupOf, type GroupReading } from "@ladder/log/group-batches";
 import type { LogClient } from "@ladder/log/log-client";
 import type { OutgoingRecord, RecordProducer } from "@ladder/log/record-producer";
@@ -44,6 +45,8 @@ export interface TeamDeriverDeps {
   clock?: () => number;
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /** How long the deriver waits for a member's shard to apply a batch before reading the batch again. */
 const APPLY_WAIT_MS = 30_000;
 /** Members per read of a shard, and records per produce call. */
@@ -63,36 +66,46 @@ export function startTeamDeriver(d: TeamDeriverDeps): TeamDeriver {
   let stopping = false;
   let wake: (() => void) | undefined;
 
-  /** The team boards by source board. */
+  /** The team boards by source board, and all of them: worked out again only when the catalog changed (it is swapped whole). */
+  let known: { catalog: BoardCatalog; bySource: Map<string, string[]>; teams: Set<string> } | undefined;
   const teamBoards = () => {
-    const bySource = new Map<string, string[]>();
-    for (const def of d.definitions.catalog.list()) {
-      const source = def.rules?.team?.source;
-      if (source) bySource.set(source, [...(bySource.get(source) ?? []), def.name]);
+    const catalog = d.definitions.catalog;
+    if (known?.catalog !== catalog) {
+      const bySource = new Map<string, string[]>();
+      for (const def of catalog.list()) {
+        const source = def.rules?.team?.source;
+        if (source) bySource.set(source, [...(bySource.get(source) ?? []), def.name]);
+      }
+      known = { catalog, bySource, teams: new Set([...bySource.values()].flat()) };
     }
-    return bySource;
+    return known;
   };
 
-  /** The (team board, player) pairs a record may change. */
-  const concerned = (e: ScoreEvent, bySource: Map<string, string[]>, teams: Set<string>): string[] => {
-    if (e.teamMember) return teams.has(e.board) ? [e.board] : [];
+  /** The (team board, player) pairs a record may change: every record of the log comes here, most concern none. */
+  const concerned = (e: ScoreEvent, bySource: Map<string, string[]>, teams: Set<string>): readonly string[] => {
+    if (e.teamMember) return teams.has(e.board) ? [e.board] : NONE;
     // the team boards fed by the boards named, and the team boards named themselves (a membership erased)
-    const boardsOf = (names: readonly string[]) => [
-      ...new Set(names.flatMap((b) => [...(bySource.get(b) ?? []), ...(teams.has(b) ? [b] : [])])),
-    ];
+    const boardsOf = (names: readonly string[]): readonly string[] => {
+      let out: Set<string> | undefined;
+      for (const b of names) {
+        for (const t of bySource.get(b) ?? NONE) (out ??= new Set()).add(t);
+        if (teams.has(b)) (out ??= new Set()).add(b);
+      }
+      return out ? [...out] : NONE;
+    };
     if (e.erase) return e.eraseBoards.length === 0 ? [...teams] : boardsOf(e.eraseBoards);
     if (e.moderation) {
-      if (e.moderation.playerId === "") return []; // board-wide actions on sources are refused (moderation.ts)
+      if (e.moderation.playerId === "") return NONE; // board-wide actions on sources are refused (moderation.ts)
       return e.moderation.board === "" ? [...teams] : boardsOf([e.moderation.board]);
     }
-    if (e.teamContribution || e.closePeriod || e.deleteBoard || e.leaguePlace || e.leagueTier || e.leagueSettled) return [];
+    if (e.teamContribution || e.closePeriod || e.deleteBoard || e.leaguePlace || e.leagueTier || e.leagueSettled) return NONE;
+    if (e.also.length === 0 && !e.leave) return boardsOf([e.board]);
     return boardsOf([e.board, ...e.also.map((b) => b.board), ...(e.leave ? [e.leave.board] : [])]);
   };
 
   /** Derives one batch of partition `partition`: its members' contributions written to their teams. */
   const derive = async (partition: number, values: Array<Buffer | null>, lastOffset: bigint): Promise<void> => {
-    const bySource = teamBoards();
-    const teams = new Set([...bySource.values()].flat());
+    const { bySource, teams } = teamBoards();
     const pairs = new Map<string, { teamBoard: string; playerId: string }>();
     for (const value of values) {
       if (!value) continue;
@@ -159,7 +172,7 @@ export function startTeamDeriver(d: TeamDeriverDeps): TeamDeriver {
 
   const loop = (async () => {
     while (!stopping) {
-      if (!reading && teamBoards().size > 0)
+      if (!reading && teamBoards().teams.size > 0)
         await start().catch((err: unknown) => d.log.warn({ err }, "team deriver: could not start; trying again"));
       await new Promise<void>((r) => {
         wake = r;
