@@ -183,7 +183,7 @@ export class LeagueDesk {
     );
     for (const [key, n] of missing) {
       if (await read(n)) continue;
-      const outcome = await this.ownerOf(placementPartitionOf(n.board, this.d.numSlots)).tournamentOutcome(reports.get(key)!);
+      const outcome = await this.ownerOf(placementPartitionOf(n.board, this.d.numSlots)).outcome(reports.get(key)!);
       if (outcome === "settling") throw new LadderError(Code.UNAVAILABLE, settlingMessage(n.board, n.previous));
       throw new LadderError(
         Code.FAILED_PRECONDITION,

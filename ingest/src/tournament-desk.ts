@@ -118,7 +118,7 @@ export class TournamentDesk {
   async decided(w: TournamentWrite, offset: bigint, deadlineMs: number): Promise<void> {
     const owner = this.ownerOf(w.partition);
     await untilApplied(owner, w.partition, offset, deadlineMs, "answer the tournament write");
-    const outcome = await owner.tournamentOutcome(w.reportId);
+    const outcome = await owner.outcome(w.reportId);
     if (outcome === "ok") return;
     if (outcome === "not-member") throw new LadderError(Code.FAILED_PRECONDITION, notMemberMessage(w.board, w.playerId));
     if (outcome === "attempts") throw new LadderError(Code.FAILED_PRECONDITION, attemptsMessage(w.board, w.playerId, w.maxAttempts));

@@ -15,7 +15,8 @@
  *   <prefix>board:…@T!join  a tournament's members, on the shard of its join partition: player ->
  *                           the join's offset (apply-tournaments.lua)
  *   <prefix>board:…@T!att   a tournament's members' attempts used, on the players' shards
- *   <prefix>tournament-outcome:<id>  string: what the apply decided of a tournament write, kept 60 s
+ *   <prefix>outcome:<id>  string: what the apply decided of a tournament write or a league placement
+ *                           with report id <id> (apply-tournaments.lua, apply-leagues.lua), kept 60 s
  *   <prefix>offsets         hash: partition -> last applied offset of the score log
  *   <prefix>heartbeat       string: the shard's stamp while it serves, or why it does not; expires
  *                           unless the shard node refreshes it (heartbeat.lua)
@@ -56,7 +57,7 @@ export interface KeyLayout {
   /** Per player, the records of the log keyed by it that the shard applied (a hash: apply-records.lua). */
   readonly recordCounts: string;
   rankChange(id: string): string;
-  tournamentOutcome(id: string): string;
+  outcome(id: string): string;
   readonly heartbeat: string;
   readonly current: string;
   readonly builtFrom: string;
@@ -79,7 +80,7 @@ export function keyLayout(prefix: string): KeyLayout {
     deletedBoards: `${prefix}board:~deleted`,
     recordCounts: `${prefix}count:records`,
     rankChange: (id: string) => `${prefix}rank-change:${id}`,
-    tournamentOutcome: (id: string) => `${prefix}tournament-outcome:${id}`,
+    outcome: (id: string) => `${prefix}outcome:${id}`,
     heartbeat: `${prefix}heartbeat`,
     current: `${prefix}current`,
     builtFrom: `${prefix}built-from`,

@@ -107,18 +107,18 @@ describe("league records > applied", () => {
     // b played W50: its tier may move at W50's close; c did not: placed at once
     await apply(place("b", W51, W50.id, 0, "rep-1"), place("c", W51, W50.id, 0, "rep-c"));
     expect(await cohortOf(W51.id, "b")).toBeUndefined();
-    expect(await reader.tournamentOutcome("rep-1")).toBe("settling");
-    expect([await reader.tournamentOutcome("rep-c"), await cohortOf(W51.id, "c")]).toEqual(["placed", { tier: 0, bracket: 0, index: 0 }]);
+    expect(await reader.outcome("rep-1")).toBe("settling");
+    expect([await reader.outcome("rep-c"), await cohortOf(W51.id, "c")]).toEqual(["placed", { tier: 0, bracket: 0, index: 0 }]);
     // the close: a up to tier 1; then a tier of an earlier period changes nothing
     await apply(encodeLeagueClose("arena", rules, W50, T0, { playerId: "a", tier: 1 }));
     await apply(encodeLeagueClose("arena", rules, { id: "2026-W49", startMs: T0 - WEEK }, T0, { playerId: "a", tier: 0 }));
     expect(tierOfScore((await reader.league(stored, W51.id, "a")).tier)).toBe(1);
     await apply(place("a", W51, W50.id, 0, "rep-2"));
-    expect(await reader.tournamentOutcome("rep-2")).toBe("settling");
+    expect(await reader.outcome("rep-2")).toBe("settling");
     await apply(encodeLeagueClose("arena", rules, W50, T0));
     expect((await reader.league(stored, W50.id, "")).settled).toBe(true);
     await apply(place("b", W51, W50.id, 0, "rep-3"), place("a", W51, W50.id));
-    expect(await reader.tournamentOutcome("rep-3")).toBe("placed");
+    expect(await reader.outcome("rep-3")).toBe("placed");
     expect(await cohortOf(W51.id, "a")).toEqual({ tier: 1, bracket: 0, index: 0 });
     expect(await cohortOf(W51.id, "b")).toEqual({ tier: 0, bracket: 0, index: 0 }); // c's cohort: 2 of 3 seats
   });

@@ -392,9 +392,9 @@ export class ShardReader {
     return { key: reply[1] === "" ? undefined : Number(reply[1]), members };
   }
 
-  /** What the apply script decided of a tournament write with report id `id` (apply-tournaments.lua), null when nothing is kept. */
-  tournamentOutcome(id: string): Promise<string | null> {
-    return this.redis.get(this.keys.tournamentOutcome(id));
+  /** What the apply script decided of a tournament write or a league placement with report id `id` (apply-tournaments.lua, apply-leagues.lua), null when nothing is kept. */
+  outcome(id: string): Promise<string | null> {
+    return this.redis.get(this.keys.outcome(id));
   }
 
   /** A rank report's positions as the apply script kept them (apply-events.lua): 6 strings per board; empty when none is kept. */

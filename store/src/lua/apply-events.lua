@@ -160,7 +160,7 @@ local function apply_one(ev)
   -- a record of a closed period written after this partition's close marker: ignored (its standings are final)
   if ev.op ~= OP_ERASE and in_closed_period(ev.key) then return false end
   if is_duplicate(ev) then
-    if ev.tour then tournament_outcome(ev, 'ok') end -- applied before, its attempt counted then
+    if ev.tour then keep_outcome(ev, 'ok') end -- applied before, its attempt counted then
     if ev.report ~= '' then
       local now, ahead = position_of(ev.key, ev.player)
       report_change(ev.report, ev.key, now, ahead, now, ahead)

@@ -14,11 +14,11 @@
   A tier (OP_TIER; value: the tier score, floor(period start / 1000 s) x 64 + tier): "<league>!tier"
   takes it unless it holds a score of a later period.
   A settlement (OP_SETTLED; prev: the period): "<league>!settled" gets the period.
-  With a report id the outcome of a placement is kept for ingest (tournament_outcome, 60 s). Every
+  With a report id the outcome of a placement is kept for ingest (keep_outcome, 60 s). Every
   input is the record or an earlier record of the league's partition: a replay decides alike.
 
   Input:  BOARD_PREFIX (apply-input.lua), record (apply-journal.lua), expire (apply-expiry.lua),
-          int_arg (scores.lua), tournament_outcome (apply-tournaments.lua);
+          int_arg (scores.lua), keep_outcome (apply-tournaments.lua);
           an event's key, player, value, limit, prev, expire_at, report
   Output: league_place(ev), league_tier(ev), league_settled(ev)
 ]]
@@ -33,13 +33,13 @@ end
 local function league_place(ev)
   local place = ev.key .. '!place'
   if redis.call('ZSCORE', place, ev.player) then
-    tournament_outcome(ev, 'placed')
+    keep_outcome(ev, 'placed')
     return
   end
   local league = league_key_of(ev.key)
   if ev.prev ~= '' and redis.call('ZSCORE', league .. '@' .. ev.prev .. '!place', ev.player)
     and not redis.call('ZSCORE', league .. '!settled', ev.prev) then
-    tournament_outcome(ev, 'settling')
+    keep_outcome(ev, 'settling')
     return
   end
   local tier = redis.call('ZSCORE', league .. '!tier', ev.player)
@@ -56,7 +56,7 @@ local function league_place(ev)
     expire(place, ev.expire_at)
     expire(fill, ev.expire_at)
   end
-  tournament_outcome(ev, 'placed')
+  keep_outcome(ev, 'placed')
 end
 
 local function league_tier(ev)

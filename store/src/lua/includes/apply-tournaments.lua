@@ -11,20 +11,20 @@
   A write to a tournament (an event with `tour` = { join, max }): before it applies, the player's
   attempts in "<key>!att": absent and `join` (a member is required): refused, 'not-member';
   `max` (> 0) used: refused, 'attempts'; else one more attempt and the write applies. With a
-  report id the outcome is kept for ingest in "<prefix>tournament-outcome:<id>" (60 s; not the
+  report id the outcome is kept for ingest in "<prefix>outcome:<id>" (60 s; not the
   log's state): 'ok', 'not-member' or 'attempts'. Every input is the record or an earlier record
   of the same partition: a replay decides alike. Both companions expire with the period's key.
 
   Input:  KEY_PREFIX (apply-input.lua), record (apply-journal.lua), expire (apply-expiry.lua);
           an event's key, player, offset, value, limit, ingested_ms, expire_at, report, tour
   Output: join_tournament(ev), tournament_member(ev), tournament_gate(ev) -> whether the write
-          may apply; tournament_outcome(ev, outcome)
+          may apply; keep_outcome(ev, outcome)
 ]]
 local OUTCOME_KEPT_MS = 60000
 
-local function tournament_outcome(ev, outcome)
+local function keep_outcome(ev, outcome)
   if ev.report == '' then return end
-  local k = KEY_PREFIX .. 'tournament-outcome:' .. ev.report
+  local k = KEY_PREFIX .. 'outcome:' .. ev.report
   redis.call('SET', k, outcome, 'PX', OUTCOME_KEPT_MS)
 end
 
@@ -48,17 +48,17 @@ local function tournament_gate(ev)
   local attempts = ev.key .. '!att'
   local used = redis.call('ZSCORE', attempts, ev.player)
   if not used and ev.tour.join then
-    tournament_outcome(ev, 'not-member')
+    keep_outcome(ev, 'not-member')
     return false
   end
   used = tonumber(used or '0')
   if ev.tour.max > 0 and used >= ev.tour.max then
-    tournament_outcome(ev, 'attempts')
+    keep_outcome(ev, 'attempts')
     return false
   end
   redis.call('ZADD', attempts, used + 1, ev.player)
   record(attempts, ev.player)
   if ev.expire_at > 0 then expire(attempts, ev.expire_at) end
-  tournament_outcome(ev, 'ok')
+  keep_outcome(ev, 'ok')
   return true
 end
