@@ -79,6 +79,11 @@ export function ingestService(
         const reportId = tournament ? tournament.reportId : req.reportRanks ? newReportId() : "";
         const { record, resolved, closesAtMs: closes } = toRecord(u, i, now, config, catalog, reportId, cohorts?.[i]);
         if (closes !== undefined) closesAtMs = Math.min(closesAtMs, closes);
+        const columned = req.reportRanks ? resolved.find((b) => b.spec.columns) : undefined;
+        if (columned)
+          throw invalidArgument(
+            `updates[${i}]: report_ranks: board "${columned.board}" has columns, whose rank changes are not reported: read them with GetRank`,
+          );
         if (reportId && req.reportRanks)
           reported.push({ index: i, playerId: u.playerId, partition: record.partition, reportId, boards: resolved });
         return record;
@@ -227,6 +232,7 @@ function toRecord(
     eventId: u.eventId,
     metadata: u.metadata,
     reportId,
+    columns: u.columns,
   };
   const record = {
     partition: slotOf(u.playerId, config.numSlots),
@@ -272,7 +278,7 @@ function resolveBoard(
     op = resolved.op;
     const problem =
       updateProblem(
-        { board, playerId: u.playerId, op, value: u.value, timestampMs, eventId: u.eventId },
+        { board, playerId: u.playerId, op, value: u.value, timestampMs, eventId: u.eventId, columns: u.columns },
         spec,
         now,
         config.maxClockSkewMs,

@@ -46,6 +46,7 @@ import {
   TournamentRuleSchema,
   TeamCombine,
   TeamRuleSchema,
+  ColumnRuleSchema,
   type BoardRules,
   type TeamRule,
 } from "@ladder/proto/leaderboard/v1/common_pb";
@@ -61,6 +62,7 @@ import { resolveTournament } from "./tournaments.js";
 import { leagueOf, leagueRuleProblem } from "./leagues.js";
 import { teamRuleProblem, type Team } from "./teams.js";
 import { retentionOf, retentionProblem } from "./retention.js";
+import { columnsProblem, type Column } from "./columns.js";
 
 /** Defined boards a cluster holds at most: CreateBoard answers RESOURCE_EXHAUSTED past it. */
 export const MAX_BOARDS = 10_000;
@@ -105,6 +107,8 @@ export function specOfRules(
   if (badLeague) return { problems: [`board "${board}": ${badLeague}`] };
   const badTeam = rules.team && teamRulesProblem(rules);
   if (badTeam) return { problems: [`board "${board}": ${badTeam}`] };
+  const badColumns = rules.columns.length > 0 && columnRulesProblem(rules);
+  if (badColumns) return { problems: [`board "${board}": ${badColumns}`] };
   const combine = rules.windows.map((w) => COMBINES[w.combine]);
   if (combine.some((c) => c === undefined)) return { problems: [`board "${board}": unknown window combine`] };
   const badRetention = retentionProblem(rules);
@@ -140,6 +144,7 @@ export function specOfRules(
     ...(rules.keepTop || rules.expireInactiveMs ? { retention: Object.freeze(retentionOf(rules)) } : {}),
     ...(rules.league ? { league: Object.freeze(leagueOf(rules.league)) } : {}),
     ...(rules.team ? { team: Object.freeze(teamOf(rules.team)) } : {}),
+    ...(rules.columns.length ? { columns: columnsOf(rules) } : {}),
   });
   const badHistogram = made.spec && histogramProblem(made.spec, histogram);
   if (badHistogram) return { problems: [`board "${board}": ${badHistogram}`] };
@@ -173,6 +178,30 @@ function leagueRulesProblem(rules: BoardRules): string | undefined {
   if (rules.windows.length > 0) return "a league has no windows";
   if (rules.keepTop > 0 || rules.expireInactiveMs > 0n)
     return "a league takes no keep_top nor expire_inactive_ms: its cohorts hold their players";
+  return undefined;
+}
+
+/** A board's columns as the model uses them (model/src/columns.ts). */
+export function columnsOf(rules: BoardRules): Column[] {
+  return rules.columns.map((c) => ({ name: c.name, lowerIsBetter: c.order === SortOrder.LOWER_IS_BETTER }));
+}
+
+/**
+ * What is wrong with the rules of a board with columns, or undefined: the columns themselves, then
+ * nothing that reads or keeps one score per entry (windows, histograms, retention, closes with their
+ * top K, tournaments, leagues, teams).
+ */
+function columnRulesProblem(rules: BoardRules): string | undefined {
+  const own = columnsProblem(rules.columns);
+  if (own) return own;
+  for (const [i, c] of rules.columns.entries())
+    if (c.order !== SortOrder.UNSPECIFIED && c.order !== SortOrder.HIGHER_IS_BETTER && c.order !== SortOrder.LOWER_IS_BETTER)
+      return `rules.columns[${i}].order: unknown sort order ${c.order}`;
+  if (rules.windows.length > 0) return "a board with columns has no windows";
+  if (rules.histogramBounds.length > 0) return "a board with columns has no histogram_bounds";
+  if (rules.keepTop > 0 || rules.expireInactiveMs > 0n) return "a board with columns takes no keep_top nor expire_inactive_ms";
+  if (rules.close || rules.tournament || rules.league || rules.team)
+    return "a board with columns takes no close, tournament, league or team rule";
   return undefined;
 }
 
@@ -242,6 +271,9 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
       }),
     ),
     histogramBounds: r.histogramBounds,
+    columns: r.columns.map((c) =>
+      create(ColumnRuleSchema, { name: c.name, order: c.order === SortOrder.UNSPECIFIED ? SortOrder.HIGHER_IS_BETTER : c.order }),
+    ),
     ...(r.season ? { season: r.season } : {}),
     // a tournament and a league close, by default at their periods' ends
     ...(r.close ? { close: r.close } : t || r.league ? { close: create(CloseRuleSchema) } : {}),
@@ -272,6 +304,8 @@ export function normalizeDefinition(requested: BoardDefinition, nowMs: number): 
   if (league) return { problems: [league] };
   const team = rules.team && teamRulesProblem(rules);
   if (team) return { problems: [team] };
+  const columns = rules.columns.length > 0 && columnRulesProblem(rules);
+  if (columns) return { problems: [columns] };
   const defaultOp = defaultOpOf(requested.defaultOp);
   if (typeof defaultOp === "string") return { problems: [defaultOp] };
   const retention = retentionProblem(rules, defaultOp);
@@ -342,6 +376,8 @@ export function sameRules(a: BoardRules, b: BoardRules): boolean {
     a.team?.source === b.team?.source &&
     a.team?.combine === b.team?.combine &&
     a.team?.bestK === b.team?.bestK &&
+    a.columns.length === b.columns.length &&
+    a.columns.every((c, i) => c.name === b.columns[i]!.name && c.order === b.columns[i]!.order) &&
     a.keepTop === b.keepTop &&
     a.keepMargin === b.keepMargin &&
     a.expireInactiveMs === b.expireInactiveMs &&
@@ -408,6 +444,7 @@ export const decodeDefinition = (b: Uint8Array) => fromBinary(BoardDefinitionSch
 /** What is wrong with a board's score ceiling (BoardDefinition.score_ceiling; 0: none) under its rules, or undefined. */
 export function ceilingProblem(ceiling: bigint, rules: BoardRules): string | undefined {
   if (ceiling === 0n) return undefined;
+  if (rules.columns.length > 0) return "score_ceiling: a board with columns has none (each column takes any int64): leave it 0";
   if (rules.order === SortOrder.LOWER_IS_BETTER)
     return "score_ceiling: a lower-is-better board has none (its best scores are its lowest): leave it 0";
   if (ceiling < rules.minPoints || ceiling > rules.maxPoints)

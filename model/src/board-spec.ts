@@ -14,6 +14,7 @@ import { periodRuleProblem, type PeriodRule } from "./periods.js";
 import type { Retention } from "./retention.js";
 import type { League } from "./leagues.js";
 import type { Team } from "./teams.js";
+import { COLUMN_TIME_UNITS, type Column } from "./columns.js";
 
 export type WindowCombine = "sum" | "best";
 
@@ -73,6 +74,11 @@ export interface BoardSpec {
   readonly league?: Readonly<League>;
   /** A team board's rules (teams.ts): its entries are teams kept from their members' points; absent on every other board. */
   readonly team?: Readonly<Team>;
+  /**
+   * A board with several sort columns (columns.ts): its entries are ordered by these, then the tie
+   * rule; points range and ceiling do not apply. Absent on a one-column board.
+   */
+  readonly columns?: readonly Column[];
   /** Derived: 2^timeBits, the number of time units the board covers. */
   readonly timeUnits: number;
   /** Derived: end of the time range, exclusive (Unix ms). */
@@ -138,7 +144,8 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
   const pointsBits = bitLength(BigInt(maxPoints) - BigInt(minPoints)); // bits of the largest pointsIdx
   const timeBits = MAX_EXACT_BITS - pointsBits;
   if (timeBits < 1) return { problems: [`${where}: points range leaves no bits for time (53-bit budget)`] };
-  const timeUnits = 2 ** timeBits;
+  // a board with columns keeps its time in a member part of its own, 48 bits (columns.ts)
+  const timeUnits = input.columns ? COLUMN_TIME_UNITS : 2 ** timeBits;
   const spec: BoardSpec = Object.freeze({
     prefix,
     minPoints,
@@ -147,7 +154,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     epochMs,
     ttlSeconds,
     timeUnits,
-    horizonMs: epochMs + timeUnits * resolutionMs,
+    horizonMs: Math.min(epochMs + timeUnits * resolutionMs, Number.MAX_SAFE_INTEGER),
     lowerIsBetter: input.lowerIsBetter ?? false,
     tie: input.tie ?? "earliest",
     generation,
@@ -161,6 +168,7 @@ export function makeBoardSpec(input: BoardSpecInput): { spec?: BoardSpec; proble
     retention: input.retention ?? NO_RETENTION,
     ...(input.league ? { league: input.league } : {}),
     ...(input.team ? { team: input.team } : {}),
+    ...(input.columns ? { columns: Object.freeze(input.columns.map((c) => Object.freeze({ ...c }))) } : {}),
   });
   return { spec, problems };
 }

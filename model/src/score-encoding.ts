@@ -45,6 +45,7 @@
  * same points; it grows only with players tied on points within one time unit.
  */
 import type { BoardSpec } from "./board-spec.js";
+import { decodeColumnMember } from "./columns.js";
 
 /** A decoded standing: points and the (resolution-rounded) time they were reached. */
 export interface Standing {
@@ -86,12 +87,32 @@ export function decodeSortKey(spec: Encoding, key: number): Standing {
   return { points, reachedAtMs: spec.epochMs + units * spec.resolutionMs };
 }
 
+/**
+ * An entry as read, decoded: its points and time, or on a board with columns (columns.ts: the values
+ * are in its member) its values, points being 0.
+ */
+export function decodeEntry(spec: Encoding & Pick<BoardSpec, "columns">, m: KeyedMember): Standing & { columns?: bigint[] } {
+  if (spec.columns && m.member !== undefined) {
+    const c = decodeColumnMember(
+      { columns: spec.columns, tie: spec.tie, epochMs: spec.epochMs, resolutionMs: spec.resolutionMs },
+      m.member,
+    );
+    return { points: 0, reachedAtMs: c.reachedAtMs, columns: c.values };
+  }
+  return decodeSortKey(spec, m.key);
+}
+
 /** An entry as stored on a shard: the member and its sort key. */
 export interface KeyedMember {
   playerId: string;
   key: number;
   /** The metadata kept with the entry (ScoreUpdate.metadata), when the board keeps any. */
   metadata?: string;
+  /**
+   * The entry's member in Redis when it is not the player id: on a board with columns (columns.ts),
+   * whose keys are all 0, the member holding the values is the entry's position.
+   */
+  member?: string;
 }
 
 /**
@@ -100,7 +121,7 @@ export interface KeyedMember {
  */
 export function compareMembers(a: KeyedMember, b: KeyedMember): number {
   if (a.key !== b.key) return a.key < b.key ? -1 : 1;
-  return compareIds(a.playerId, b.playerId);
+  return compareIds(a.member ?? a.playerId, b.member ?? b.playerId);
 }
 
 /**

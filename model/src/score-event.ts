@@ -62,6 +62,11 @@ export function encodeScoreEvent(
   windowsOf(w, main, 15, 16, 17);
   str(w, 18, fields.metadata ?? "");
   str(w, 20, fields.reportId ?? "");
+  if (fields.columns?.length) {
+    w.tag(31, WireType.LengthDelimited).fork();
+    for (const v of fields.columns) w.int64(v);
+    w.join();
+  }
   const bytes = w.finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
@@ -177,6 +182,7 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
     leagueSettled: false,
     teamMember: undefined,
     teamContribution: undefined,
+    columns: [],
   };
   while (r.pos < r.len) {
     const [no, wire] = r.tag();
@@ -231,6 +237,9 @@ export function decodeScoreEvent(value: Uint8Array): ScoreEvent {
         break;
       case 17:
         int64s(r, wire, e.windowPeriodStartsMs);
+        break;
+      case 31:
+        int64s(r, wire, e.columns);
         break;
       case 18:
         e.metadata = r.string();

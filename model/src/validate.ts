@@ -7,6 +7,7 @@
 import type { BoardSpec } from "./board-spec.js";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { trimmedOpProblem } from "./retention.js";
+import { valuesProblem } from "./columns.js";
 
 export const MAX_BOARD_LENGTH = 64;
 export const MAX_PLAYER_ID_BYTES = 128;
@@ -106,6 +107,8 @@ export interface UpdateFields {
   value: bigint;
   timestampMs: bigint;
   eventId: string;
+  /** The values of a board with columns (ScoreUpdate.columns); none on every other board. */
+  columns?: readonly bigint[];
 }
 
 /**
@@ -126,7 +129,14 @@ export function updateProblem(
   if (eventIdBytes > MAX_EVENT_ID_BYTES) return `event_id is ${eventIdBytes} bytes long, more than ${MAX_EVENT_ID_BYTES}`;
   const min = BigInt(spec.minPoints);
   const max = BigInt(spec.maxPoints);
-  switch (u.op) {
+  const values = valuesProblem(u.columns ?? [], spec.columns?.length ?? 0);
+  if (values) return values;
+  switch (spec.columns ? "columns" : u.op) {
+    case "columns":
+      if (u.value !== 0n) return `value: a board with columns takes its values in columns, so value must be 0, got ${u.value}`;
+      if (u.op !== Operation.SET && u.op !== Operation.BEST && u.op !== Operation.INCREMENT && u.op !== Operation.DECREMENT)
+        return `op ${u.op} is not a valid operation (SET, INCREMENT, DECREMENT or BEST)`;
+      break;
     case Operation.SET:
     case Operation.BEST:
       if (u.value < min || u.value > max) return `value ${u.value} is outside the board's range [${min}, ${max}]`;

@@ -33,6 +33,7 @@ import type { Redis } from "ioredis";
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
+import { COLUMN_SEPARATOR } from "@ladder/model/columns";
 import { Code, LadderError } from "@ladder/model/errors";
 import { readRefusal, ReadStatus, servesReads, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
 
@@ -54,7 +55,7 @@ export interface WindowResult {
 export interface RanksResult {
   card: number;
   /** Per player asked: its key, the members ahead of it and its metadata; undefined when it has no entry. */
-  own: Array<{ key: number; ahead: number; metadata: string } | undefined>;
+  own: Array<{ key: number; ahead: number; metadata: string; member?: string } | undefined>;
   /** Per position asked: the members strictly ahead of it. */
   aheadOf: number[];
 }
@@ -64,7 +65,7 @@ export interface PlayerData {
   /** Its records the shard applied (apply-records.lua). */
   records: number;
   /** Its entries: the stored board name (no prefix), the sort key, whether hidden, the metadata ('' none). */
-  entries: Array<{ stored: string; key: number; hidden: boolean; metadata: string }>;
+  entries: Array<{ stored: string; key: number; member?: string; hidden: boolean; metadata: string }>;
 }
 
 /** The entries after (or before) a position (ShardReader.after). */
@@ -91,6 +92,8 @@ export interface WindowTies {
 export interface StandingResult {
   /** The player's sort key. */
   key: number;
+  /** On a board with columns (model/src/columns.ts): the player's member, its position with key 0. */
+  member?: string;
   /** The player's metadata ("" when none). */
   metadata: string;
   /** Members of this shard ranked strictly ahead of the player (never the player itself). */
@@ -197,7 +200,7 @@ export class ShardReader {
     const reply = await this.check(await this.queue(board, ["s", playerId, radius]));
     if (reply[1] === undefined || reply[1] === null) return undefined;
     return {
-      key: Number(reply[1]),
+      ...parseKey(reply[1]),
       ahead: Number(reply[2]),
       card: Number(reply[3]),
       metadata: String(reply[4]),
@@ -223,7 +226,7 @@ export class ShardReader {
       players.length,
       ...players,
       positions.length,
-      ...positions.flatMap((p) => [String(p.key), p.playerId]),
+      ...positions.flatMap((p) => [String(p.key), p.member ?? p.playerId]),
     ];
     return ranksOf(await this.check(await this.queue(board, read)), players.length, positions.length);
   }
@@ -243,7 +246,7 @@ export class ShardReader {
       players.length,
       ...players,
       positions.length,
-      ...positions.flatMap((p) => [String(p.key), p.playerId]),
+      ...positions.flatMap((p) => [String(p.key), p.member ?? p.playerId]),
     ];
     const reply = await this.check(await this.queue(board, read));
     return { ...ranksOf(reply, players.length, positions.length), changeId: String(reply.at(-2)), changeGen: String(reply.at(-1) ?? "") };
@@ -270,7 +273,7 @@ export class ShardReader {
 
   /** The `count` entries after position `from` (or before it, `backward`), the members ahead of it, and the board's size on this shard. */
   async after(board: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
-    const reply = await this.check(await this.queue(board, ["a", String(from.key), from.playerId, count, backward ? 1 : 0]));
+    const reply = await this.check(await this.queue(board, ["a", String(from.key), from.member ?? from.playerId, count, backward ? 1 : 0]));
     return { card: Number(reply[1]), start: Number(reply[2]), ahead: Number(reply[3]), members: entries(reply, 4) };
   }
 
@@ -311,7 +314,7 @@ export class ShardReader {
     for (let i = 2; i + 3 < reply.length; i += 4)
       entries.push({
         stored: String(reply[i]),
-        key: Number(reply[i + 1]),
+        ...parseKey(reply[i + 1]),
         hidden: Number(reply[i + 2]) === 1,
         metadata: String(reply[i + 3]),
       });
@@ -580,20 +583,37 @@ function ranksOf(reply: Reply, players: number, positions: number): RanksResult 
     const key = reply[at];
     return key === null || key === undefined
       ? undefined
-      : { key: Number(key), ahead: Number(reply[at + 1]), metadata: withMeta ? String(reply[at + 2]) : "" };
+      : { ...parseKey(key), ahead: Number(reply[at + 1]), metadata: withMeta ? String(reply[at + 2]) : "" };
   });
   const from = 3 + players * step;
   return { card: Number(reply[1]), own, aheadOf: Array.from({ length: positions }, (_, i) => Number(reply[from + i])) };
 }
 
+/**
+ * A sort key as the read scripts answer it: a number, or on a board with columns the entry's member
+ * (read-header.lua's key_reply), whose sort key is 0: the member is then its position.
+ */
+function parseKey(x: unknown): { key: number; member?: string } {
+  const s = String(x);
+  return s.includes(COLUMN_SEPARATOR) ? { key: 0, member: s } : { key: Number(s) };
+}
+
+/** An entry as read: a member of a board with columns ("<order part>\x1f<player>") keeps its member. */
+function member(m: string, key: number, metadata?: string): KeyedMember {
+  const at = m.indexOf(COLUMN_SEPARATOR);
+  const e: KeyedMember = at < 0 ? { playerId: m, key } : { playerId: m.slice(at + 1), key, member: m };
+  if (metadata !== undefined) e.metadata = metadata;
+  return e;
+}
+
 /** The entries of a read reply from index `from`: a flag (1: each entry also carries its metadata), then member, key[, metadata] each. */
+
 function entries(reply: Reply, from: number): KeyedMember[] {
   const out: KeyedMember[] = [];
   if (Number(reply[from]) === 1) {
-    for (let i = from + 1; i + 2 < reply.length; i += 3)
-      out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]), metadata: String(reply[i + 2]) });
+    for (let i = from + 1; i + 2 < reply.length; i += 3) out.push(member(String(reply[i]), Number(reply[i + 1]), String(reply[i + 2])));
   } else {
-    for (let i = from + 1; i + 1 < reply.length; i += 2) out.push({ playerId: String(reply[i]), key: Number(reply[i + 1]) });
+    for (let i = from + 1; i + 1 < reply.length; i += 2) out.push(member(String(reply[i]), Number(reply[i + 1])));
   }
   return out;
 }

@@ -35,6 +35,7 @@ const APPLY_INCLUDES = [
   "includes/apply-histograms",
   "includes/apply-changes",
   "includes/apply-metadata",
+  "includes/apply-columns",
   "includes/apply-dedup",
   "includes/apply-reports",
   "includes/apply-windows",

@@ -136,11 +136,13 @@ export function boardAdmin(d: BoardAdminDeps): BoardRpcs {
           ? "is not defined"
           : source!.team
             ? "is a team board"
-            : source!.period.kind !== "none"
-              ? "has periods (a team board follows all-time points)"
-              : source!.retention.keepTop || source!.retention.expireInactiveMs
-                ? "has retention (keep_top or expire_inactive_ms would drop members' points behind the teams' backs)"
-                : undefined;
+            : source!.columns
+              ? "has columns (a team adds up one score per member)"
+              : source!.period.kind !== "none"
+                ? "has periods (a team board follows all-time points)"
+                : source!.retention.keepTop || source!.retention.expireInactiveMs
+                  ? "has retention (keep_top or expire_inactive_ms would drop members' points behind the teams' backs)"
+                  : undefined;
         if (problem) throw new LadderError(Code.FAILED_PRECONDITION, `team.source: board "${team.source}" ${problem}`);
       }
       const implicit = catalog.implicitSpec(definition.name);

@@ -15,7 +15,7 @@ import type { ExportedEntry } from "@ladder/proto/leaderboard/v1/export_pb";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ExportedEntrySchema } from "@ladder/proto/leaderboard/v1/export_pb";
 import { Code, LadderError, invalidArgument } from "@ladder/model/errors";
-import { decodeSortKey } from "@ladder/model/score-encoding";
+import { decodeEntry } from "@ladder/model/score-encoding";
 import { playerIdProblem } from "@ladder/model/validate";
 import type { ImplOf } from "@ladder/platform/grpc-adapter";
 import type { Queries } from "../read/queries.js";
@@ -45,13 +45,18 @@ export function playerExport(queries: Queries): Pick<ImplOf<typeof AdminService>
         }
         if (target.stored !== e.stored) continue; // an older generation's key
         if (e.hidden) {
-          const s = decodeSortKey(target.spec, e.key);
+          const s = decodeEntry(target.spec, {
+            playerId: req.playerId,
+            key: e.key,
+            ...(e.member !== undefined ? { member: e.member } : {}),
+          });
           const entry = {
             playerId: req.playerId,
-            score: BigInt(s.points),
+            score: s.columns ? s.columns[0]! : BigInt(s.points),
             reachedAtMs: BigInt(s.reachedAtMs),
             rank: 0n,
             metadata: e.metadata,
+            ...(s.columns ? { columns: s.columns } : {}),
           };
           entries.push({ ...where, entry, hidden: true });
           continue;
@@ -60,10 +65,11 @@ export function playerExport(queries: Queries): Pick<ImplOf<typeof AdminService>
           const { entry: r } = await queries.rank(where.board, req.playerId, ctx.deadlineMs, where);
           const entry = {
             playerId: r.playerId,
-            score: BigInt(r.points),
+            score: r.columns ? r.columns[0]! : BigInt(r.points),
             reachedAtMs: BigInt(r.reachedAtMs),
             rank: BigInt(r.rank),
             metadata: r.metadata,
+            ...(r.columns ? { columns: r.columns } : {}),
           };
           entries.push({ ...where, entry, hidden: false });
         } catch (err) {

@@ -136,6 +136,7 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
       if (req.topK > MAX_TOP_K) throw invalidArgument(`top_k: must be 0..${MAX_TOP_K}, got ${req.topK}`);
       const interval = intervalOf(req.intervalMs);
       const { spec, stored } = queries.target(req.board, { period: req.period, window: req.window });
+      notStreamed(req.board, spec);
       const scope: ResumeScope = { rpc: "WatchPlayer", board: req.board, period: req.period, window: req.window, playerId: req.playerId };
       const token = tokens.decode(scope, req.resumeToken);
       let seq = token?.s ?? 0;
@@ -205,6 +206,7 @@ export function watchStreams(hub: WatchHub, queries: Queries, bounds: StreamBoun
       const interval = intervalOf(req.intervalMs);
       const where = { period: req.period, window: req.window };
       const { spec, stored } = queries.target(req.board, where);
+      notStreamed(req.board, spec);
       const scope: ResumeScope = { rpc: "WatchTop", board: req.board, period: req.period, window: req.window };
       const token = tokens.decode(scope, req.resumeToken);
       let seq = token?.s ?? 0;
@@ -290,4 +292,13 @@ function toEntry(e: RankedEntry) {
 /** What a top shows, hashed (FNV-1a): compared with the last message's, and kept in the resume token. */
 function topHash(entries: readonly RankedEntry[]): string {
   return fnv1a32(entries.map((e) => `${e.playerId}\n${e.points}\n${e.reachedAtMs}\n${e.rank}`).join("\n\n")).toString(16);
+}
+
+/** A board with columns is in no shard's change stream (store/src/lua/includes/apply-columns.lua): FAILED_PRECONDITION. */
+function notStreamed(board: string, spec: { columns?: readonly { name: string }[] }): void {
+  if (spec.columns)
+    throw new LadderError(
+      Code.FAILED_PRECONDITION,
+      `board "${board}" has columns, whose changes are not streamed: read it with GetTop, GetRank or GetAround`,
+    );
 }

@@ -82,6 +82,7 @@ export function indexable(spec: BoardSpec): string | undefined {
   if (spec.period.kind !== "none" || spec.ttlSeconds > 0) return "its keys expire (periods)";
   if (spec.windows.length > 0) return "it has windows";
   if (spec.retention.keepTop > 0 || spec.retention.expireInactiveMs > 0) return "retention removes its entries";
+  if (spec.columns) return "it has columns (its entries are in no change stream)";
   return undefined;
 }
 

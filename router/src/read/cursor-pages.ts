@@ -20,6 +20,7 @@
  * read.
  */
 import { invalidArgument } from "@ladder/model/errors";
+import { COLUMN_SEPARATOR, playerOfMember } from "@ladder/model/columns";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 import type { AfterResult, InstantReads } from "@ladder/store";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
@@ -31,13 +32,14 @@ interface Cursor {
   /** The view ("" = live). */
   v: string;
   k: number;
+  /** The position's member: the player id, or on a board with columns the entry's member. */
   p: string;
   /** true: the page before the position. */
   b: boolean;
 }
 
 export function encodeCursor(stored: string, view: string, at: KeyedMember, backward: boolean): string {
-  const c: Cursor = { s: stored, v: view, k: at.key, p: at.playerId, b: backward };
+  const c: Cursor = { s: stored, v: view, k: at.key, p: at.member ?? at.playerId, b: backward };
   return Buffer.from(JSON.stringify(c)).toString("base64url");
 }
 
@@ -52,7 +54,11 @@ export function decodeCursor(cursor: string, stored: string, view: string): { at
   if (typeof c.k !== "number" || !Number.isSafeInteger(c.k) || c.k < 0 || typeof c.p !== "string" || typeof c.b !== "boolean")
     throw invalidArgument("cursor is not a cursor of GetTop");
   if (c.s !== stored || c.v !== view) throw invalidArgument("cursor belongs to another board, period, window or view");
-  return { at: { key: c.k, playerId: c.p }, backward: c.b };
+  // on a board with columns the position is the entry's member (model/src/columns.ts)
+  return {
+    at: c.p.includes(COLUMN_SEPARATOR) ? { key: c.k, playerId: playerOfMember(c.p), member: c.p } : { key: c.k, playerId: c.p },
+    backward: c.b,
+  };
 }
 
 export interface CursorPage {

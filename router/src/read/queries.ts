@@ -44,7 +44,7 @@ import { Code, deadlineExceeded, invalidArgument, LadderError, notFound } from "
 import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
 import { cohortPeriod, parseCohortId, splitCohortPeriod, type League } from "@ladder/model/leagues";
-import { decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
+import { decodeEntry, decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
 import { RankBatches, type LocalCounts } from "./rank-batch.js";
 import { MAX_DENSE_VALUES, ranksOf, type BoardCopies, type RankMode, type RanksAnswer } from "./ranks.js";
@@ -69,6 +69,9 @@ export interface RankedEntry {
   metadata: string;
   /** Under the read's rank mode; absent for the unique rank only. */
   tiedRank?: number;
+  /** On a board with columns (model/src/columns.ts): its values, points being 0, and its member (its position). */
+  columns?: bigint[];
+  member?: string;
 }
 
 export interface Page {
@@ -202,6 +205,7 @@ export class Queries {
     mode: RankMode = "unique",
   ): Promise<Page> {
     const { spec, stored } = this.target(board, where);
+    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const view = where.view ?? "";
     const page =
       this.cache && view === "" && offset + limit <= this.cache.depth && mode === "unique"
@@ -271,6 +275,7 @@ export class Queries {
     mode: RankMode = "unique",
   ): Promise<Page & { next: string; previous: string }> {
     const { spec, stored } = this.target(board, where);
+    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const view = where.view ?? "";
     const { at, backward } = decodeCursor(cursor, stored, view);
     const scope = this.pool.scope(view);
@@ -319,7 +324,10 @@ export class Queries {
     const view = where.view ?? "";
     const first = page.entries[0];
     const last = page.entries[page.entries.length - 1];
-    const pos = (e: RankedEntry): KeyedMember => ({ playerId: e.playerId, key: encodeSortKey(spec, e.points, e.reachedAtMs) });
+    const pos = (e: RankedEntry): KeyedMember =>
+      e.member !== undefined
+        ? { playerId: e.playerId, key: 0, member: e.member }
+        : { playerId: e.playerId, key: encodeSortKey(spec, e.points, e.reachedAtMs) };
     return {
       next: last && last.rank < page.total ? encodeCursor(stored, view, pos(last), false) : "",
       previous: first && first.rank > 1 ? encodeCursor(stored, view, pos(first), true) : "",
@@ -334,6 +342,7 @@ export class Queries {
     where: Where = {},
   ): Promise<{ entry: RankedEntry; total: number } | undefined> {
     const { spec, stored } = this.target(board, where);
+    refuseOnColumns(board, spec, "rank");
     const got = await entryAtRank(this.pool, this.pool.scope(where.view ?? ""), stored, rank, deadlineMs);
     if (!got) return undefined;
     // an entry below the floor read after it is not answered with its rank (floor-read.ts)
@@ -424,6 +433,7 @@ export class Queries {
     where: Where = {},
   ): Promise<RanksAnswer & { belowFloor: string[] }> {
     const { spec, stored } = this.target(board, where);
+    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const view = where.view ?? "";
     // the rank index answers for the live board itself only (not a view, a period or a window)
     const local = !view && !where.period && !where.window && this.rankIndex?.covers(board, spec) ? this.rankIndex : undefined;
@@ -449,6 +459,7 @@ export class Queries {
     where: Where = {},
   ): Promise<{ count: number; total: number }> {
     const { spec, stored } = this.target(board, where);
+    if (spec.columns && (min !== undefined || max !== undefined)) refuseOnColumns(board, spec, "min_score, max_score");
     const lo = Math.max(spec.minPoints, min ?? spec.minPoints);
     const hi = Math.min(spec.maxPoints, max ?? spec.maxPoints);
     const reads = await this.pool.fanOut(
@@ -482,7 +493,8 @@ export class Queries {
     if (got === undefined) throw this.notRanked(board, playerId, false, where);
     const below = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
     if (below(got.key, playerId)) throw this.notRanked(board, playerId, true, where);
-    return { entry: ranked(spec, { playerId, key: got.key, metadata: got.metadata }, got.rank), total: got.total };
+    const at: KeyedMember = { playerId, key: got.key, metadata: got.metadata, ...(got.member !== undefined ? { member: got.member } : {}) };
+    return { entry: ranked(spec, at, got.rank), total: got.total };
   }
 
   /** The entries around a player, `radius` each side (the essay above); tied ranks by `mode` (TIED RANKS OF A PAGE). */
@@ -495,6 +507,7 @@ export class Queries {
     mode: RankMode = "unique",
   ): Promise<Page> {
     const { spec, stored } = this.target(board, where);
+    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const scope = this.pool.scope(where.view ?? "");
     const owner = scope.ownerOf(playerId);
     const others = scope.othersOf(owner);
@@ -505,7 +518,7 @@ export class Queries {
     if (own === undefined) throw this.notRanked(board, playerId, false, where);
     const othersRead = await this.pool.fanOut(
       others,
-      (s) => withTies(s, (r) => r.window(stored, own.key, playerId, width), ties),
+      (s) => withTies(s, (r) => r.window(stored, own.key, own.member ?? playerId, width), ties),
       deadlineMs,
     );
     const page = aroundPage(
@@ -567,7 +580,12 @@ function aroundPage(
   own: StandingResult,
   others: readonly WindowResult[],
 ): { members: KeyedMember[]; firstRank: number; pivot: number; key: number; total: number } {
-  const pivot: KeyedMember = { playerId, key: own.key, metadata: own.metadata };
+  const pivot: KeyedMember = {
+    playerId,
+    key: own.key,
+    metadata: own.metadata,
+    ...(own.member !== undefined ? { member: own.member } : {}),
+  };
   const rank = 1 + own.ahead + sum(others.map((w) => w.ahead));
   const { above, below } = splitAround([own.members, ...others.map((w) => w.members)], pivot, radius);
   return {
@@ -580,10 +598,25 @@ function aroundPage(
 }
 
 function ranked(spec: BoardSpec, m: KeyedMember, rank: number, ties?: { of(key: number): number | undefined }): RankedEntry {
-  const { points, reachedAtMs } = decodeSortKey(spec, m.key);
+  const { points, reachedAtMs, columns } = decodeEntry(spec, m);
   const entry: RankedEntry = { playerId: m.playerId, points, reachedAtMs, rank, metadata: m.metadata ?? "" };
+  if (columns) {
+    entry.columns = columns;
+    entry.member = m.member!;
+  }
   if (ties) entry.tiedRank = ties.of(m.key);
   return entry;
+}
+
+/**
+ * A board with columns (model/src/columns.ts) keeps one order of several values: no points index, so
+ * no tied ranks, histogram or points bounds; INVALID_ARGUMENT for a read asking for one.
+ */
+export function refuseOnColumns(board: string, spec: BoardSpec, what: string): void {
+  if (spec.columns)
+    throw invalidArgument(
+      `${what}: board "${board}" has columns (${spec.columns.map((c) => c.name).join(", ")}), whose entries have no single score to tie or bound`,
+    );
 }
 
 function sum(xs: readonly number[]): number {

@@ -43,6 +43,8 @@ import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 export interface RankRead {
   /** The player's sort key. */
   key: number;
+  /** On a board with columns: the player's member (model/src/columns.ts). */
+  member?: string;
   /** "" when none. */
   metadata: string;
   /** Global, 1-based. */
@@ -76,6 +78,7 @@ export interface LocalCounts {
 interface Counting {
   playerId: string;
   key: number;
+  member?: string;
   metadata: string;
   ahead: number;
   total: number;
@@ -149,7 +152,15 @@ export class RankBatches {
     players.forEach((playerId, j) => {
       const own = first.own[j];
       if (own === undefined) settle(playerId, undefined);
-      else found.push({ playerId, key: own.key, metadata: own.metadata, ahead: own.ahead, total: first.card });
+      else
+        found.push({
+          playerId,
+          key: own.key,
+          ...(own.member !== undefined ? { member: own.member } : {}),
+          metadata: own.metadata,
+          ahead: own.ahead,
+          total: first.card,
+        });
     });
     if (found.length === 0) return;
     let others: RanksResult[];
@@ -166,6 +177,13 @@ export class RankBatches {
         f.ahead += r.aheadOf[i]!;
         f.total += r.card;
       });
-    for (const f of found) settle(f.playerId, { key: f.key, metadata: f.metadata, rank: 1 + f.ahead, total: f.total });
+    for (const f of found)
+      settle(f.playerId, {
+        key: f.key,
+        ...(f.member !== undefined ? { member: f.member } : {}),
+        metadata: f.metadata,
+        rank: 1 + f.ahead,
+        total: f.total,
+      });
   }
 }

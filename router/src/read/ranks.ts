@@ -39,7 +39,7 @@
  */
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { BoardSpec } from "@ladder/model/board-spec";
-import { compareMembers, decodeSortKey, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
+import { compareMembers, decodeEntry, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
 import type { RanksResult } from "@ladder/store";
 import { routerMetrics } from "../metrics.js";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
@@ -70,6 +70,8 @@ export interface PlayerRank {
   playerId: string;
   points: number;
   reachedAtMs: number;
+  /** On a board with columns: its values (points is then 0). */
+  columns?: bigint[];
   metadata: string;
   /** Global, 1-based. */
   rank: number;
@@ -230,11 +232,12 @@ function ranked(
   tiedRankOf: (m: KeyedMember) => number,
 ): RanksAnswer {
   const found = [...at.values()].sort(compareMembers).map((m, i): PlayerRank => {
-    const { points, reachedAtMs } = decodeSortKey(spec, m.key);
+    const { points, reachedAtMs, columns } = decodeEntry(spec, m);
     return {
       playerId: m.playerId,
       points,
       reachedAtMs,
+      ...(columns ? { columns } : {}),
       metadata: m.metadata ?? "",
       rank: rankOf(m),
       tiedRank: tiedRankOf(m),
@@ -294,13 +297,13 @@ export class TieTable {
 function collect(asked: readonly string[], r: RanksResult, into: Map<string, KeyedMember>): void {
   asked.forEach((p, i) => {
     const o = r.own[i];
-    if (o) into.set(p, { playerId: p, key: o.key, metadata: o.metadata });
+    if (o) into.set(p, { playerId: p, key: o.key, metadata: o.metadata, ...(o.member !== undefined ? { member: o.member } : {}) });
   });
 }
 
 function same(a: Map<string, KeyedMember>, b: Map<string, KeyedMember>): boolean {
   if (a.size !== b.size) return false;
-  for (const [p, m] of a) if (b.get(p)?.key !== m.key) return false;
+  for (const [p, m] of a) if (b.get(p)?.key !== m.key || b.get(p)?.member !== m.member) return false;
   return true;
 }
 

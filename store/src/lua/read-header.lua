@@ -47,7 +47,7 @@
                       (then: the age and the bound, ms)
 
   Input:  none (functions only: check_shard takes the heartbeat key and the reader's stamp)
-  Output: check_shard, excl_of, ahead_of, card_of, score_of, rank_of, range_of, first_from,
+  Output: check_shard, excl_of, ahead_of, card_of, score_of, key_reply, rank_of, range_of, first_from,
           meta_of, append_entries, append_window; WINDOW_FIRST (the first key append_entries listed)
 ]]
 -- the exclusion companion's suffix of every board key read (see Moves above), or false
@@ -104,21 +104,28 @@ local function card_of(board)
   return n
 end
 
--- The player's sort key on the board (false when none, or excluded).
+-- The player's sort key on the board (false when none, or excluded) and its member (the player, or
+-- on a board with columns the entry's member: sorted-sets.lua's COLS.member_of).
 local function score_of(board, player)
-  local key = redis.call('ZSCORE', board, player)
-  if key then
-    local e = excl_of(board)
-    if e and redis.call('ZSCORE', e, player) then return false end
-  end
+  local member, key = COLS.member_of(board, player)
+  if not key then return false, player end
+  local e = excl_of(board)
+  if e and redis.call('ZSCORE', e, member) then return false, member end
+  return key, member
+end
+
+-- What a reply gives as a player's sort key: the key, or on a board with columns (every key 0) the
+-- entry's member, which the router takes as the entry's position (store/src/reader.ts parseKey).
+local function key_reply(key, member)
+  if key and string.find(member, COLS.sep, 1, true) then return member end
   return key
 end
 
 -- The members ahead of a member that is on the board at sort key `key` (not excluded).
-local function rank_of(board, player, key)
-  local n = redis.call('ZRANK', board, player)
+local function rank_of(board, member, key)
+  local n = redis.call('ZRANK', board, member)
   local e = excl_of(board)
-  if e then n = n - phys_ahead(e, key, player) end
+  if e then n = n - phys_ahead(e, key, member) end
   return n
 end
 
@@ -200,7 +207,7 @@ local function append_entries(out, board, range)
   for i = 1, #range, 2 do
     out[#out + 1] = range[i]
     out[#out + 1] = range[i + 1]
-    if with_meta then out[#out + 1] = meta_of(meta_key, range[i]) end
+    if with_meta then out[#out + 1] = meta_of(meta_key, COLS.player_of(range[i])) end
   end
   return out
 end

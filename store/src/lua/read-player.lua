@@ -11,7 +11,8 @@
     ARGV[3]  the boards' prefix "<prefix>board:"
   Output:
     { status, records, stored1, key1, hidden1, metadata1, stored2, ... }   stored: the board key
-    without the prefix; hidden: 1 or 0; metadata: '' when none
+    without the prefix; key: the sort key, or on a board with columns the entry's member (model/src/
+    columns.ts); hidden: 1 or 0; metadata: '' when none
   Cost: O(keys of the shard).
 ]]
 local status = check_shard(KEYS[1], ARGV[1])
@@ -29,8 +30,9 @@ repeat
     local bang = string.find(name, '!', 1, true)
     local hidden = bang and string.sub(name, bang) == '!hid'
     if string.sub(name, 1, 1) ~= '~' and (not bang or hidden) then
-      local s = redis.call('ZSCORE', k, player)
+      local member, s = COLS.member_of(k, player)
       if s then
+        if member ~= player then s = member end -- a board with columns: the entry's member (reader.ts parseKey)
         local base = hidden and string.sub(name, 1, bang - 1) or name
         local md = meta_member(prefix .. base .. '!meta', player)
         out[#out + 1] = base

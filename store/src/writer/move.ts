@@ -52,6 +52,7 @@ import type { Redis } from "ioredis";
 import { Code, LadderError } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
 import { slotOf } from "@ladder/model/placement";
+import { playerOfMember } from "@ladder/model/columns";
 import { keyLayout } from "../keys.js";
 import { MoveStatus, withMoveScripts } from "../scripts.js";
 import { forEachMatch, globEscape } from "./key-scan.js";
@@ -174,7 +175,7 @@ export async function copyLeaving(
       const [next, flat] = await redis.zscan(key, cursor, "COUNT", MOVE_PAGE);
       cursor = next;
       const picked: string[] = [];
-      for (let i = 0; i < flat.length; i += 2) if (leaving.has(slotOf(flat[i]!, numSlots))) picked.push(flat[i]!);
+      for (let i = 0; i < flat.length; i += 2) if (leaving.has(slotOf(playerOfMember(flat[i]!), numSlots))) picked.push(flat[i]!);
       scanned += flat.length / 2;
       if (picked.length) {
         const reply = await redis.ladderMoveCopy(moveKey, key, ...picked);
@@ -272,7 +273,8 @@ export async function drainMove(
 
 /**
  * What the shard keeps per player outside its board keys, for the players of `partitions` (those
- * a move took away, or the arrivals of one given up): their hidden entries ("<key>!hid"), their
+ * a move took away, or the arrivals of one given up): their hidden entries ("<key>!hid", and on a
+ * board with columns "<key>!hid!cols"), their
  * hides ("~hidden"), their counts of records ("count:records", a hash) and their tournament attempts
  * ("<key>!att"), their latest event times ("<key>!seen") and those
  * partitions' trim floors ("<key>!floor": apply-retention.lua); and the members of the tournaments whose joins those partitions hold ("<key>!join"
@@ -290,6 +292,7 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
   const prefix = `${globEscape(keyPrefix)}board:`;
   const keys: string[] = [`${keyPrefix}board:~hidden`];
   await forEachMatch(redis, `${prefix}*!hid`, async (page) => void keys.push(...page));
+  await forEachMatch(redis, `${prefix}*!hid!cols`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!att`, async (page) => void keys.push(...page));
   const joins: string[] = [];
   for (const suffix of ["!join", "!place", "!fill", "!tier", "!settled"])
@@ -320,7 +323,11 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
           continue;
         }
         // "<player>\n<board>", a team board's "<player>\n<team>"; "!sum" holds teams, placed like players
-        const player = key.endsWith("~hidden") || key.endsWith("!team") || key.endsWith("!left") ? m.slice(0, m.indexOf("\n")) : m;
+        // a hidden entry of a board with columns "<order part>\x1f<player>", its companion entry "<player>\n<order part>"
+        const player =
+          key.endsWith("~hidden") || key.endsWith("!team") || key.endsWith("!left") || key.endsWith("!cols")
+            ? m.slice(0, m.indexOf("\n"))
+            : playerOfMember(m);
         if (gone.has(slotOf(player, numSlots))) members.push(m);
       }
       if (members.length) await redis.zrem(key, ...members);

@@ -171,6 +171,8 @@ const K = Object.fromEntries(
     "team",
     "left",
     "best",
+    "cols",
+    "ctime",
     "partition",
     "dedup",
     "events",
@@ -191,6 +193,8 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
   const team = e.team ?? "";
   const left = e.left ?? false;
   const best = e.best ?? 0;
+  const cols = e.cols ?? "";
+  const ctime = e.ctime ?? "";
   const fields =
     6 +
     +e.part +
@@ -212,7 +216,9 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
     +(prev !== "") +
     +(team !== "") +
     +left +
-    +(best !== 0);
+    +(best !== 0) +
+    +(cols !== "") +
+    +(ctime !== "");
   w.start();
   w.map(fields);
   w.raw(K.key!);
@@ -310,6 +316,14 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
   if (best !== 0) {
     w.raw(K.best!);
     w.number(best);
+  }
+  if (cols !== "") {
+    w.raw(K.cols!);
+    w.string(cols);
+  }
+  if (ctime !== "") {
+    w.raw(K.ctime!);
+    w.string(ctime);
   }
   return w.done();
 }

@@ -6,6 +6,7 @@
 import { storedBoardName, type BoardSpec, type BoardSpecs } from "@ladder/model/board-spec";
 import { specOfRules } from "@ladder/model/board-definitions";
 import { timeIndex } from "@ladder/model/score-encoding";
+import { encodeColumns, encodeDeltas, encodeTimePart, type Column } from "@ladder/model/columns";
 import { decodeScoreEvent } from "@ladder/model/score-event";
 import { Operation, type BoardRules } from "@ladder/proto/leaderboard/v1/common_pb";
 import type { ScoreEvent } from "@ladder/proto/leaderboard/v1/events_pb";
@@ -165,7 +166,15 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     if (!t.leaving) {
       // Time in the past is always fine here: the skew bound applies at ingest, not on replay.
       const problem = updateProblem(
-        { board: t.board, playerId: e.playerId, op: t.op, value: e.value, timestampMs: e.timestampMs, eventId: e.eventId },
+        {
+          board: t.board,
+          playerId: e.playerId,
+          op: t.op,
+          value: e.value,
+          timestampMs: e.timestampMs,
+          eventId: e.eventId,
+          columns: e.columns,
+        },
         spec,
         Number.MAX_SAFE_INTEGER,
         0,
@@ -200,7 +209,17 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
     const decrement = t.op === Operation.DECREMENT;
     const histogram = histogramKeys(spec, spec);
     const tournament = t.leaving ? undefined : tournamentOfRules(t.rules);
+    const timeIdx = timeIndex(spec, Number(e.timestampMs));
     events.push({
+      ...(spec.columns
+        ? columnFields(
+            spec,
+            spec.columns,
+            t.leaving ? "leave" : decrement ? "decrement" : t.op === Operation.INCREMENT ? "add" : "put",
+            e.columns,
+            timeIdx,
+          )
+        : {}),
       ...(tournament ? { tournament } : {}),
       ...(windows ? { windows } : {}),
       ...(histogram ? { histogram } : {}),
@@ -210,7 +229,7 @@ function prepare(value: Buffer | null, offset: bigint, boards: BoardSpecs, shard
       playerId: e.playerId,
       op: t.leaving ? REMOVE_OP : decrement ? APPLY_OP.INCREMENT : t.op,
       value: t.leaving ? 0 : decrement ? -Number(e.value) : Number(e.value),
-      timeIdx: timeIndex(spec, Number(e.timestampMs)),
+      timeIdx,
       maxPoints: spec.maxPoints,
       minPoints: spec.minPoints,
       timeUnits: spec.timeUnits,
@@ -454,4 +473,18 @@ function teamEvent(e: ScoreEvent, offset: bigint): PreparedEvent | string {
     timeUnits: spec.timeUnits,
     lowerIsBetter: spec.lowerIsBetter,
   };
+}
+
+/** What a score event of a board with columns carries (PreparedEvent.cols, ctime): its values as the apply script takes them. */
+function columnFields(
+  spec: BoardSpec,
+  columns: readonly Column[],
+  how: "leave" | "decrement" | "add" | "put",
+  values: readonly bigint[],
+  timeIdx: number,
+): Pick<PreparedEvent, "cols" | "ctime"> {
+  if (how === "leave") return { cols: "-" };
+  const ctime = spec.tie === "id" ? "" : encodeTimePart("earliest", timeIdx); // timeIdx is already folded by the tie rule
+  if (how === "put") return { cols: encodeColumns(columns, values), ctime };
+  return { cols: encodeDeltas(columns, how === "decrement" ? values.map((v) => -v) : values), ctime };
 }

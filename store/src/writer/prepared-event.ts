@@ -50,6 +50,13 @@ export interface PreparedEvent {
   left?: boolean;
   /** CONTRIBUTION: the members a team's points count (BEST), 0 for all (SUM). */
   best?: number;
+  /**
+   * A score event of a board with columns (model/src/columns.ts): SET and BEST, the column part of
+   * the values; INCREMENT, per column its order, sign and magnitude (encodeDeltas). REMOVE: "-".
+   */
+  cols?: string;
+  /** With `cols` (SET, BEST, INCREMENT): the member's time part ("" on a player-id-only board). */
+  ctime?: string;
 }
 
 /** The windows a write into period P0 recomputes (see apply-events.lua). */

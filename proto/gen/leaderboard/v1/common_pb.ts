@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file leaderboard/v1/common.proto.
  */
 export const file_leaderboard_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIowFCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUSMgoKdG91cm5hbWVudBgQIAEoCzIeLmxlYWRlcmJvYXJkLnYxLlRvdXJuYW1lbnRSdWxlEhAKCGtlZXBfdG9wGBEgASgNEhMKC2tlZXBfbWFyZ2luGBIgASgNEhoKEmV4cGlyZV9pbmFjdGl2ZV9tcxgTIAEoAxIqCgZsZWFndWUYFCABKAsyGi5sZWFkZXJib2FyZC52MS5MZWFndWVSdWxlEiYKBHRlYW0YFSABKAsyGC5sZWFkZXJib2FyZC52MS5UZWFtUnVsZSJYCghUZWFtUnVsZRIOCgZzb3VyY2UYASABKAkSLAoHY29tYmluZRgCIAEoDjIbLmxlYWRlcmJvYXJkLnYxLlRlYW1Db21iaW5lEg4KBmJlc3RfaxgDIAEoDSJlCgpMZWFndWVSdWxlEhMKC2NvaG9ydF9zaXplGAEgASgNEg0KBXRpZXJzGAIgASgNEg8KB3Byb21vdGUYAyABKA0SEAoIcmVsZWdhdGUYBCABKA0SEAoIYnJhY2tldHMYBSABKA0imAEKDlRvdXJuYW1lbnRSdWxlEhAKCGNhdGVnb3J5GAEgASgJEhAKCHN0YXJ0X21zGAIgASgDEg4KBmVuZF9tcxgDIAEoAxITCgtkdXJhdGlvbl9tcxgEIAEoAxIVCg1qb2luX3JlcXVpcmVkGAUgASgIEhAKCG1heF9zaXplGAYgASgNEhQKDG1heF9hdHRlbXB0cxgHIAEoDSJaCglDbG9zZVJ1bGUSEAoIZ3JhY2VfbXMYASABKAMSDQoFdG9wX2sYAiABKA0SLAoHcmV3YXJkcxgDIAMoCzIbLmxlYWRlcmJvYXJkLnYxLlJld2FyZFJhbmdlIlYKC1Jld2FyZFJhbmdlEg4KBnJld2FyZBgBIAEoCRIRCglmcm9tX3JhbmsYAiABKAQSDwoHdG9fcmFuaxgDIAEoBBITCgt0b3BfcGVyY2VudBgEIAEoASJGCgpTZWFzb25SdWxlEhEKCWZpcnN0X2RheRgBIAEoCRITCgtsZW5ndGhfZGF5cxgCIAEoDRIQCghnYXBfZGF5cxgDIAEoDSJbCgpXaW5kb3dSdWxlEgwKBG5hbWUYASABKAkSDwoHcGVyaW9kcxgCIAEoDRIuCgdjb21iaW5lGAMgASgOMh0ubGVhZGVyYm9hcmQudjEuV2luZG93Q29tYmluZSJzCgVFbnRyeRIRCglwbGF5ZXJfaWQYASABKAkSDQoFc2NvcmUYAiABKAMSDAoEcmFuaxgDIAEoBBIVCg1yZWFjaGVkX2F0X21zGAQgASgDEhAKCG1ldGFkYXRhGAUgASgJEhEKCXRpZWRfcmFuaxgGIAEoBCI0Cg9QYXJ0aXRpb25PZmZzZXQSEQoJcGFydGl0aW9uGAEgASgNEg4KBm9mZnNldBgCIAEoAyJEChBDb25zaXN0ZW5jeVRva2VuEjAKB29mZnNldHMYASADKAsyHy5sZWFkZXJib2FyZC52MS5QYXJ0aXRpb25PZmZzZXQqfwoJT3BlcmF0aW9uEhkKFU9QRVJBVElPTl9VTlNQRUNJRklFRBAAEhEKDU9QRVJBVElPTl9TRVQQARIXChNPUEVSQVRJT05fSU5DUkVNRU5UEAISEgoOT1BFUkFUSU9OX0JFU1QQAxIXChNPUEVSQVRJT05fREVDUkVNRU5UEAQqaAoJU29ydE9yZGVyEhoKFlNPUlRfT1JERVJfVU5TUEVDSUZJRUQQABIfChtTT1JUX09SREVSX0hJR0hFUl9JU19CRVRURVIQARIeChpTT1JUX09SREVSX0xPV0VSX0lTX0JFVFRFUhACKnMKB1RpZVJ1bGUSGAoUVElFX1JVTEVfVU5TUEVDSUZJRUQQABIbChdUSUVfUlVMRV9FQVJMSUVTVF9GSVJTVBABEhkKFVRJRV9SVUxFX0xBVEVTVF9GSVJTVBACEhYKElRJRV9SVUxFX1BMQVlFUl9JRBADKrsBCgpQZXJpb2RLaW5kEhsKF1BFUklPRF9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRUEVSSU9EX0tJTkRfREFJTFkQARIWChJQRVJJT0RfS0lORF9XRUVLTFkQAhIXChNQRVJJT0RfS0lORF9NT05USExZEAMSFAoQUEVSSU9EX0tJTkRfQ1JPThAEEhYKElBFUklPRF9LSU5EX1NFQVNPThAFEhoKFlBFUklPRF9LSU5EX1RPVVJOQU1FTlQQBipYCgtUZWFtQ29tYmluZRIcChhURUFNX0NPTUJJTkVfVU5TUEVDSUZJRUQQABIUChBURUFNX0NPTUJJTkVfU1VNEAESFQoRVEVBTV9DT01CSU5FX0JFU1QQAipgCg1XaW5kb3dDb21iaW5lEh4KGldJTkRPV19DT01CSU5FX1VOU1BFQ0lGSUVEEAASFgoSV0lORE9XX0NPTUJJTkVfU1VNEAESFwoTV0lORE9XX0NPTUJJTkVfQkVTVBACYgZwcm90bzM");
+  fileDesc("ChtsZWFkZXJib2FyZC92MS9jb21tb24ucHJvdG8SDmxlYWRlcmJvYXJkLnYxIrkFCgpCb2FyZFJ1bGVzEigKBW9yZGVyGAEgASgOMhkubGVhZGVyYm9hcmQudjEuU29ydE9yZGVyEiQKA3RpZRgCIAEoDjIXLmxlYWRlcmJvYXJkLnYxLlRpZVJ1bGUSEgoKbWluX3BvaW50cxgDIAEoAxISCgptYXhfcG9pbnRzGAQgASgDEhUKDXJlc29sdXRpb25fbXMYBSABKA0SEAoIZXBvY2hfbXMYBiABKAMSEgoKZ2VuZXJhdGlvbhgHIAEoAxIqCgZwZXJpb2QYCCABKA4yGi5sZWFkZXJib2FyZC52MS5QZXJpb2RLaW5kEhEKCXRpbWVfem9uZRgJIAEoCRIMCgRjcm9uGAogASgJEhQKDGtlZXBfcGVyaW9kcxgLIAEoDRIrCgd3aW5kb3dzGAwgAygLMhoubGVhZGVyYm9hcmQudjEuV2luZG93UnVsZRIYChBoaXN0b2dyYW1fYm91bmRzGA0gAygDEioKBnNlYXNvbhgOIAEoCzIaLmxlYWRlcmJvYXJkLnYxLlNlYXNvblJ1bGUSKAoFY2xvc2UYDyABKAsyGS5sZWFkZXJib2FyZC52MS5DbG9zZVJ1bGUSMgoKdG91cm5hbWVudBgQIAEoCzIeLmxlYWRlcmJvYXJkLnYxLlRvdXJuYW1lbnRSdWxlEhAKCGtlZXBfdG9wGBEgASgNEhMKC2tlZXBfbWFyZ2luGBIgASgNEhoKEmV4cGlyZV9pbmFjdGl2ZV9tcxgTIAEoAxIqCgZsZWFndWUYFCABKAsyGi5sZWFkZXJib2FyZC52MS5MZWFndWVSdWxlEiYKBHRlYW0YFSABKAsyGC5sZWFkZXJib2FyZC52MS5UZWFtUnVsZRIrCgdjb2x1bW5zGBYgAygLMhoubGVhZGVyYm9hcmQudjEuQ29sdW1uUnVsZSJECgpDb2x1bW5SdWxlEgwKBG5hbWUYASABKAkSKAoFb3JkZXIYAiABKA4yGS5sZWFkZXJib2FyZC52MS5Tb3J0T3JkZXIiWAoIVGVhbVJ1bGUSDgoGc291cmNlGAEgASgJEiwKB2NvbWJpbmUYAiABKA4yGy5sZWFkZXJib2FyZC52MS5UZWFtQ29tYmluZRIOCgZiZXN0X2sYAyABKA0iZQoKTGVhZ3VlUnVsZRITCgtjb2hvcnRfc2l6ZRgBIAEoDRINCgV0aWVycxgCIAEoDRIPCgdwcm9tb3RlGAMgASgNEhAKCHJlbGVnYXRlGAQgASgNEhAKCGJyYWNrZXRzGAUgASgNIpgBCg5Ub3VybmFtZW50UnVsZRIQCghjYXRlZ29yeRgBIAEoCRIQCghzdGFydF9tcxgCIAEoAxIOCgZlbmRfbXMYAyABKAMSEwoLZHVyYXRpb25fbXMYBCABKAMSFQoNam9pbl9yZXF1aXJlZBgFIAEoCBIQCghtYXhfc2l6ZRgGIAEoDRIUCgxtYXhfYXR0ZW1wdHMYByABKA0iWgoJQ2xvc2VSdWxlEhAKCGdyYWNlX21zGAEgASgDEg0KBXRvcF9rGAIgASgNEiwKB3Jld2FyZHMYAyADKAsyGy5sZWFkZXJib2FyZC52MS5SZXdhcmRSYW5nZSJWCgtSZXdhcmRSYW5nZRIOCgZyZXdhcmQYASABKAkSEQoJZnJvbV9yYW5rGAIgASgEEg8KB3RvX3JhbmsYAyABKAQSEwoLdG9wX3BlcmNlbnQYBCABKAEiRgoKU2Vhc29uUnVsZRIRCglmaXJzdF9kYXkYASABKAkSEwoLbGVuZ3RoX2RheXMYAiABKA0SEAoIZ2FwX2RheXMYAyABKA0iWwoKV2luZG93UnVsZRIMCgRuYW1lGAEgASgJEg8KB3BlcmlvZHMYAiABKA0SLgoHY29tYmluZRgDIAEoDjIdLmxlYWRlcmJvYXJkLnYxLldpbmRvd0NvbWJpbmUihAEKBUVudHJ5EhEKCXBsYXllcl9pZBgBIAEoCRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgEEhUKDXJlYWNoZWRfYXRfbXMYBCABKAMSEAoIbWV0YWRhdGEYBSABKAkSEQoJdGllZF9yYW5rGAYgASgEEg8KB2NvbHVtbnMYByADKAMiNAoPUGFydGl0aW9uT2Zmc2V0EhEKCXBhcnRpdGlvbhgBIAEoDRIOCgZvZmZzZXQYAiABKAMiRAoQQ29uc2lzdGVuY3lUb2tlbhIwCgdvZmZzZXRzGAEgAygLMh8ubGVhZGVyYm9hcmQudjEuUGFydGl0aW9uT2Zmc2V0Kn8KCU9wZXJhdGlvbhIZChVPUEVSQVRJT05fVU5TUEVDSUZJRUQQABIRCg1PUEVSQVRJT05fU0VUEAESFwoTT1BFUkFUSU9OX0lOQ1JFTUVOVBACEhIKDk9QRVJBVElPTl9CRVNUEAMSFwoTT1BFUkFUSU9OX0RFQ1JFTUVOVBAEKmgKCVNvcnRPcmRlchIaChZTT1JUX09SREVSX1VOU1BFQ0lGSUVEEAASHwobU09SVF9PUkRFUl9ISUdIRVJfSVNfQkVUVEVSEAESHgoaU09SVF9PUkRFUl9MT1dFUl9JU19CRVRURVIQAipzCgdUaWVSdWxlEhgKFFRJRV9SVUxFX1VOU1BFQ0lGSUVEEAASGwoXVElFX1JVTEVfRUFSTElFU1RfRklSU1QQARIZChVUSUVfUlVMRV9MQVRFU1RfRklSU1QQAhIWChJUSUVfUlVMRV9QTEFZRVJfSUQQAyq7AQoKUGVyaW9kS2luZBIbChdQRVJJT0RfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBFUklPRF9LSU5EX0RBSUxZEAESFgoSUEVSSU9EX0tJTkRfV0VFS0xZEAISFwoTUEVSSU9EX0tJTkRfTU9OVEhMWRADEhQKEFBFUklPRF9LSU5EX0NST04QBBIWChJQRVJJT0RfS0lORF9TRUFTT04QBRIaChZQRVJJT0RfS0lORF9UT1VSTkFNRU5UEAYqWAoLVGVhbUNvbWJpbmUSHAoYVEVBTV9DT01CSU5FX1VOU1BFQ0lGSUVEEAASFAoQVEVBTV9DT01CSU5FX1NVTRABEhUKEVRFQU1fQ09NQklORV9CRVNUEAIqYAoNV2luZG93Q29tYmluZRIeChpXSU5ET1dfQ09NQklORV9VTlNQRUNJRklFRBAAEhYKEldJTkRPV19DT01CSU5FX1NVTRABEhcKE1dJTkRPV19DT01CSU5FX0JFU1QQAmIGcHJvdG8z");
 
 /**
  * BoardRules are the parts of a board's definition that fix how its scores are ordered and
@@ -205,6 +205,19 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
    * @generated from field: leaderboard.v1.TeamRule team = 21;
    */
   team?: TeamRule | undefined;
+
+  /**
+   * Optional: 2 to 4 sort columns (docs/columns.md). The board then orders its entries by the
+   * first column, then the second, and so on, each an exact signed 64-bit integer ranked by its
+   * own order, then by the tie rule; writes carry ScoreUpdate.columns and reads answer
+   * Entry.columns. min_points, max_points and the score ceiling do not apply (each column takes
+   * any int64); the time tie-break counts resolution_ms units from epoch_ms, up to 2^48 units. A
+   * board with columns takes no windows, histogram, retention (keep_top, expire_inactive_ms),
+   * close rule, tournament, league or team rule. Fixed at creation like the other rules.
+   *
+   * @generated from field: repeated leaderboard.v1.ColumnRule columns = 22;
+   */
+  columns: ColumnRule[];
 };
 
 /**
@@ -213,6 +226,35 @@ export type BoardRules = Message<"leaderboard.v1.BoardRules"> & {
  */
 export const BoardRulesSchema: GenMessage<BoardRules> = /*@__PURE__*/
   messageDesc(file_leaderboard_v1_common, 0);
+
+/**
+ * ColumnRule is one sort column of a board with several (BoardRules.columns).
+ *
+ * @generated from message leaderboard.v1.ColumnRule
+ */
+export type ColumnRule = Message<"leaderboard.v1.ColumnRule"> & {
+  /**
+   * The column's name, shown by reads and the CLI: 1 to 32 characters of a-z 0-9 _ (for
+   * example "kills"); no two columns of a board share one.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Which values rank first in this column: higher (the default) or lower.
+   *
+   * @generated from field: leaderboard.v1.SortOrder order = 2;
+   */
+  order: SortOrder;
+};
+
+/**
+ * Describes the message leaderboard.v1.ColumnRule.
+ * Use `create(ColumnRuleSchema)` to create a new message.
+ */
+export const ColumnRuleSchema: GenMessage<ColumnRule> = /*@__PURE__*/
+  messageDesc(file_leaderboard_v1_common, 1);
 
 /**
  * TeamRule makes a board a team board. Fixed at creation like the other rules.
@@ -248,7 +290,7 @@ export type TeamRule = Message<"leaderboard.v1.TeamRule"> & {
  * Use `create(TeamRuleSchema)` to create a new message.
  */
 export const TeamRuleSchema: GenMessage<TeamRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 1);
+  messageDesc(file_leaderboard_v1_common, 2);
 
 /**
  * LeagueRule makes a board a league: cohorts of at most cohort_size players, in tiers, with
@@ -307,7 +349,7 @@ export type LeagueRule = Message<"leaderboard.v1.LeagueRule"> & {
  * Use `create(LeagueRuleSchema)` to create a new message.
  */
 export const LeagueRuleSchema: GenMessage<LeagueRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 2);
+  messageDesc(file_leaderboard_v1_common, 3);
 
 /**
  * TournamentRule makes a board a tournament (docs/tournaments.md): one period, named "T", from
@@ -384,7 +426,7 @@ export type TournamentRule = Message<"leaderboard.v1.TournamentRule"> & {
  * Use `create(TournamentRuleSchema)` to create a new message.
  */
 export const TournamentRuleSchema: GenMessage<TournamentRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 3);
+  messageDesc(file_leaderboard_v1_common, 4);
 
 /**
  * CloseRule says how a board's periods close.
@@ -423,7 +465,7 @@ export type CloseRule = Message<"leaderboard.v1.CloseRule"> & {
  * Use `create(CloseRuleSchema)` to create a new message.
  */
 export const CloseRuleSchema: GenMessage<CloseRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 4);
+  messageDesc(file_leaderboard_v1_common, 5);
 
 /**
  * RewardRange is the reward of a range of final ranks: ranks from_rank to to_rank, or the top
@@ -468,7 +510,7 @@ export type RewardRange = Message<"leaderboard.v1.RewardRange"> & {
  * Use `create(RewardRangeSchema)` to create a new message.
  */
 export const RewardRangeSchema: GenMessage<RewardRange> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 5);
+  messageDesc(file_leaderboard_v1_common, 6);
 
 /**
  * SeasonRule is the calendar of a board with seasons (PERIOD_KIND_SEASON), in the board's time
@@ -506,7 +548,7 @@ export type SeasonRule = Message<"leaderboard.v1.SeasonRule"> & {
  * Use `create(SeasonRuleSchema)` to create a new message.
  */
 export const SeasonRuleSchema: GenMessage<SeasonRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 6);
+  messageDesc(file_leaderboard_v1_common, 7);
 
 /**
  * WindowRule defines one window of a board with periods.
@@ -541,7 +583,7 @@ export type WindowRule = Message<"leaderboard.v1.WindowRule"> & {
  * Use `create(WindowRuleSchema)` to create a new message.
  */
 export const WindowRuleSchema: GenMessage<WindowRule> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 7);
+  messageDesc(file_leaderboard_v1_common, 8);
 
 /**
  * Entry is one player's standing on one board.
@@ -595,6 +637,14 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
    * @generated from field: uint64 tied_rank = 6;
    */
   tiedRank: bigint;
+
+  /**
+   * On a board with columns (BoardRules.columns): the entry's values, in the board's column order
+   * (`score` is then the first of them). Empty on every other board.
+   *
+   * @generated from field: repeated int64 columns = 7;
+   */
+  columns: bigint[];
 };
 
 /**
@@ -602,7 +652,7 @@ export type Entry = Message<"leaderboard.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 8);
+  messageDesc(file_leaderboard_v1_common, 9);
 
 /**
  * PartitionOffset names a position in the score log: one partition (a slot) and the
@@ -631,7 +681,7 @@ export type PartitionOffset = Message<"leaderboard.v1.PartitionOffset"> & {
  * Use `create(PartitionOffsetSchema)` to create a new message.
  */
 export const PartitionOffsetSchema: GenMessage<PartitionOffset> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 9);
+  messageDesc(file_leaderboard_v1_common, 10);
 
 /**
  * ConsistencyToken is what a read must wait for to see earlier writes: for each partition
@@ -654,7 +704,7 @@ export type ConsistencyToken = Message<"leaderboard.v1.ConsistencyToken"> & {
  * Use `create(ConsistencyTokenSchema)` to create a new message.
  */
 export const ConsistencyTokenSchema: GenMessage<ConsistencyToken> = /*@__PURE__*/
-  messageDesc(file_leaderboard_v1_common, 10);
+  messageDesc(file_leaderboard_v1_common, 11);
 
 /**
  * Operation says how an update combines with the player's current score on a board.

@@ -46,14 +46,21 @@ local function erase_from(k, player)
     return -- a histogram's companions: counted below, by the board key
   elseif ends_with(k, FLOOR) then
     return -- a trim's floors (apply-retention.lua): the partitions', no player's
-  elseif ends_with(k, HID) or ends_with(k, SEEN) then
-    if zrem(k, player) == 1 then record(k, player) end -- a hidden entry (apply-moderation.lua), a last event time
+  elseif ends_with(k, COLS.suffix) then
+    return -- a board with columns' companion: with its board key's entry, below
+  elseif ends_with(k, SEEN) then
+    if zrem(k, player) == 1 then record(k, player) end -- a last event time
+  elseif ends_with(k, HID) then
+    -- a hidden entry (apply-moderation.lua)
+    if zrem(k, player) == 1 then record(k, player) else COLS.remove(k, player) end
   else
     local was = redis.call('ZSCORE', k, player)
     if was and zrem(k, player) == 1 then
       record(k, player)
       entry_moved(k, player, was, nil)
       mirror(k, player)
+    elseif not was then
+      COLS.remove(k, player)
     end
   end
 end

@@ -42,35 +42,44 @@ local function is_hidden(player, key)
 end
 
 -- the player's entry of `from` into `to` (same sort key; a `to` made here takes `from`'s
--- expiry); returns its sort key and that expiry, or nothing
+-- expiry), on a board with columns with its companion entry; returns its sort key, that expiry
+-- and its member, or nothing
 local function carry(from, to, player)
-  local s = redis.call('ZSCORE', from, player)
+  local member, s = COLS.member_of(from, player)
   if not s then return nil end
   local at = redis.call('PEXPIRETIME', from)
   local made = redis.call('EXISTS', to) == 0
-  zrem(from, player)
-  record(from, player)
-  redis.call('ZADD', to, s, player)
-  record(to, player)
+  zrem(from, member)
+  record(from, member)
+  redis.call('ZADD', to, s, member)
+  record(to, member)
   if made and at > 0 then expire(to, at) end
-  return s, at
+  if member ~= player then
+    local entry = player .. '\n' .. string.sub(member, 1, #member - #player - 1)
+    zrem(from .. COLS.suffix, entry)
+    record(from .. COLS.suffix, entry)
+    redis.call('ZADD', to .. COLS.suffix, 0, entry)
+    record(to .. COLS.suffix, entry)
+    if at > 0 then expire(to .. COLS.suffix, at) end
+  end
+  return s, at, member
 end
 
--- K's entry of the player into K!hid
+-- K's entry of the player into K!hid (a board with columns is in no change stream)
 local function conceal(key, player)
-  local s, at = carry(key, key .. HID, player)
+  local s, at, member = carry(key, key .. HID, player)
   if s then
-    entry_moved(key, player, s, nil, at)
-    mirror(key, player)
+    if member == player then entry_moved(key, player, s, nil, at) end
+    mirror(key, member)
   end
 end
 
 -- K!hid's entry of the player back into K
 local function reveal(key, player)
-  local s, at = carry(key .. HID, key, player)
+  local s, at, member = carry(key .. HID, key, player)
   if s then
-    entry_moved(key, player, nil, s, at)
-    mirror(key, player)
+    if member == player then entry_moved(key, player, nil, s, at) end
+    mirror(key, member)
   end
 end
 

@@ -11,7 +11,7 @@
 
   Input:  MOVE_KEY, PARTITION (apply-input.lua)
   Output: MIRROR_INTO ('!arr', '!dep' or false: the partition being applied's), mirror_partition()
-          (call on entering a partition), mirror(key, player), rank_seen(key, player, at), card_seen(key)
+          (call on entering a partition), mirror(key, member), rank_seen(key, player, at), card_seen(key)
 ]]
 local move = redis.call('HMGET', MOVE_KEY, 'phase', 'arr', 'dep')
 local MIRROR_INTO, EXCLUDED = false, false
@@ -30,16 +30,17 @@ elseif move[1] == 'undo' then
   EXCLUDED = '!arr'
 end
 
--- after any change of the player's entry of board `key` (its expiry included): the same in its companion
-local function mirror(key, player)
+-- after any change of a member of board `key` (the player, or on a board with columns the entry's
+-- member; its expiry included): the same in its companion
+local function mirror(key, member)
   if not MIRROR_INTO then return end
   local m = key .. MIRROR_INTO
-  local s = redis.call('ZSCORE', key, player)
+  local s = redis.call('ZSCORE', key, member)
   if not s then
-    redis.call('ZREM', m, player)
+    redis.call('ZREM', m, member)
     return
   end
-  redis.call('ZADD', m, s, player)
+  redis.call('ZADD', m, s, member)
   local at = redis.call('PEXPIRETIME', key)
   if at > 0 then redis.call('PEXPIREAT', m, at) else redis.call('PERSIST', m) end
 end

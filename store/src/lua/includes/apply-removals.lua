@@ -77,13 +77,14 @@ local function delete_entry(ev)
   audit(ev)
 end
 
--- the members of `key` whose slot is this partition
+-- the players of `key` whose slot is this partition
 local function members_here(key, slots)
   local out, mine = {}, tonumber(PARTITION)
   local total = redis.call('ZCARD', key)
   for start = 0, total - 1, 1000 do
     for _, m in ipairs(redis.call('ZRANGE', key, start, start + 999)) do
-      if slot_of(m, slots) == mine then out[#out + 1] = m end
+      local p = COLS.player_of(m)
+      if slot_of(p, slots) == mine then out[#out + 1] = p end
     end
   end
   return out

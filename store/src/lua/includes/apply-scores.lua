@@ -8,6 +8,8 @@
 
   Input:  an event (apply-input.lua; pack-event.ts): key, player, op, value, time_idx, enc, ttl,
           expire_at, hist, metadata, report, windows
+  A board with columns has scores of its own (apply-columns.lua): events carrying `cols` go there.
+
   Output: apply_score(ev), apply_remove(ev)
 ]]
 
@@ -27,6 +29,7 @@ local function new_points(ev, old_points)
 end
 
 local function apply_score(ev)
+  if ev.cols ~= '' then return COLS.apply(ev) end
   local key, player, md, expire_at = ev.key, ev.player, ev.metadata, ev.expire_at
   local current = redis.call('ZSCORE', key, player)
   local ahead_before = -1
@@ -58,6 +61,10 @@ end
 
 local function apply_remove(ev)
   local key, player = ev.key, ev.player
+  if ev.cols ~= '' then
+    if COLS.remove(key, player) then drop_meta(key, player) end
+    return
+  end
   local was = redis.call('ZSCORE', key, player)
   if zrem(key, player) == 1 then
     record(key, player)

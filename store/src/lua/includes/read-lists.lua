@@ -26,9 +26,9 @@ local function read_ranks(board, players, positions)
   local with_meta = redis.call('EXISTS', meta_key) == 1
   local out = { READ_OK, card_of(board), with_meta and 1 or 0 }
   for _, player in ipairs(players) do
-    local key = score_of(board, player)
-    out[#out + 1] = key
-    out[#out + 1] = key and rank_of(board, player, key) or 0
+    local key, member = score_of(board, player)
+    out[#out + 1] = key_reply(key, member)
+    out[#out + 1] = key and rank_of(board, member, key) or 0
     if with_meta then out[#out + 1] = key and meta_of(meta_key, player) or '' end
   end
   for i = 1, #positions, 2 do out[#out + 1] = ahead_of(board, positions[i], positions[i + 1]) end
@@ -118,13 +118,14 @@ end
 -- read-standing.lua: { 0, key, ahead, card, metadata, start, meta, member1, key1, [metadata1], ... },
 -- or { 0, false }.
 local function read_standing(board, player, radius)
-  local key = score_of(board, player)
+  local key, member = score_of(board, player)
   if not key then return { READ_OK, false } end
-  local ahead = rank_of(board, player, key)
-  return append_window({ READ_OK, key, ahead, card_of(board), meta_of(board .. '!meta', player) }, board, ahead, radius)
+  local ahead = rank_of(board, member, key)
+  return append_window({ READ_OK, key_reply(key, member), ahead, card_of(board), meta_of(board .. '!meta', player) }, board, ahead, radius)
 end
 
 -- read-entry.lua: { 0, key } (key false when the player has no entry).
 local function read_entry(board, player)
-  return { READ_OK, score_of(board, player) }
+  local key, member = score_of(board, player)
+  return { READ_OK, key_reply(key, member) }
 end

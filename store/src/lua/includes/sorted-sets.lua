@@ -3,7 +3,8 @@
   (apply-events.lua). Nothing here writes.
 
   Input:  none (functions only)
-  Output: bytes_less, phys_ahead, meta_member
+  Output: bytes_less, phys_ahead, meta_member, COLS ({ suffix, sep, player_of, part, member_of }; apply-columns.lua
+          adds apply and remove)
 ]]
 
 -- memcmp-style byte order of two strings (Lua's < uses strcoll, which is locale-dependent).
@@ -34,4 +35,38 @@ end
 -- characters, so [player\n, player\v) holds exactly that player's member. O(log n); nil when none.
 local function meta_member(meta_key, player)
   return redis.call('ZRANGEBYLEX', meta_key, '[' .. player .. '\n', '(' .. player .. '\v', 'LIMIT', 0, 1)[1]
+end
+
+-- Boards with columns (model/src/columns.ts): members "<order part>\31<player>", all at score 0; the
+-- companion "<board key>!cols" holds "<player>\n<order part>" per entry (score 0), found by lexical
+-- range like metadata. Player ids hold no control characters, so the separator splits any member.
+-- One table of fields and functions: a Lua function holds at most 200 locals, and each script is one.
+local COLS = { suffix = '!cols', sep = '\31' }
+
+-- the player id of a board member: the member itself, or what follows the separator
+function COLS.player_of(member)
+  local at = string.find(member, COLS.sep, 1, true)
+  if at then return string.sub(member, at + 1) end
+  return member
+end
+
+-- the order part of `player`'s member on the board with columns whose key is `board`; nil when none
+function COLS.part(board, player)
+  local m = redis.call('ZRANGEBYLEX', board .. COLS.suffix, '[' .. player .. '\n', '(' .. player .. '\v', 'LIMIT', 0, 1)[1]
+  if m then return string.sub(m, #player + 2) end
+  return nil
+end
+
+-- `player`'s member of `board` and its score: the player itself, or on a board with columns the
+-- entry's member; nil when the player has no entry. One ZSCORE on a one-column board holding the
+-- player, one ZRANGEBYLEX more otherwise.
+function COLS.member_of(board, player)
+  local key = redis.call('ZSCORE', board, player)
+  if key then return player, key end
+  local part = COLS.part(board, player)
+  if not part then return nil end
+  local m = part .. COLS.sep .. player
+  key = redis.call('ZSCORE', board, m)
+  if not key then return nil end
+  return m, key
 end
