@@ -17,11 +17,12 @@ const reference = (e: EntryFields, total: number) =>
       create(GetRankResponseSchema, {
         entry: {
           playerId: e.playerId,
-          score: BigInt(e.points),
+          score: e.columns ? e.columns[0]! : BigInt(e.points),
           rank: BigInt(e.rank),
           reachedAtMs: BigInt(e.reachedAtMs),
           metadata: e.metadata,
           tiedRank: BigInt(e.tiedRank ?? 0),
+          columns: e.columns ? [...e.columns] : [],
         },
         total: BigInt(total),
       }),
@@ -29,6 +30,10 @@ const reference = (e: EntryFields, total: number) =>
   );
 
 const service = serviceDefinition(LeaderboardService);
+/** Values of a board with columns (int64s at both ends, around 2^53 and 0). */
+const INT64S = [0n, 1n, -1n, 127n, 128n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+const columnsOf = (rand: () => number) =>
+  rand() < 0.3 ? { columns: Array.from({ length: 2 + Math.floor(rand() * 3) }, () => INT64S[Math.floor(rand() * INT64S.length)]!) } : {};
 const serialize = service.getRank!.responseSerialize;
 
 describe("router > read > rank response", () => {
@@ -48,6 +53,7 @@ describe("router > read > rank response", () => {
         reachedAtMs: pick(signed),
         metadata: pick(metas),
         ...(rand() < 0.5 ? { tiedRank: pick(numbers) } : {}),
+        ...columnsOf(rand),
       };
       const total = pick(numbers);
       const want = reference(e, total).toString("hex");
@@ -75,15 +81,17 @@ describe("router > read > page responses", () => {
         reachedAtMs: pick(signed),
         metadata: pick(texts),
         ...(rand() < 0.5 ? { tiedRank: pick(numbers) } : {}),
+        ...columnsOf(rand),
       }));
       const total = pick(numbers);
       const asEntries = entries.map((e) => ({
         playerId: e.playerId,
-        score: BigInt(e.points),
+        score: e.columns ? e.columns[0]! : BigInt(e.points),
         rank: BigInt(e.rank),
         reachedAtMs: BigInt(e.reachedAtMs),
         metadata: e.metadata,
         tiedRank: BigInt(e.tiedRank ?? 0),
+        columns: e.columns ? [...e.columns] : [],
       }));
       const around = aroundResponse(entries, total);
       const wantAround = Buffer.from(

@@ -34,6 +34,8 @@ export interface EntryFields {
   metadata: string;
   /** Under a rank mode; absent (or 0) for the unique rank. */
   tiedRank?: number;
+  /** On a board with columns: its values (Entry.columns, packed; score is then the first of them). */
+  columns?: bigint[];
 }
 
 const WIRE_VARINT = 0;
@@ -41,12 +43,11 @@ const WIRE_BYTES = 2;
 
 /** A GetRankResponse whose bytes are already made: the gRPC adapter sends them as they are (encodeOnce). */
 export function rankResponse(entry: EntryFields, total: number): GetRankResponse {
-  const w = new Writer(64 + 3 * (entry.playerId.length + entry.metadata.length));
+  const w = new Writer(64 + 3 * (entry.playerId.length + entry.metadata.length) + 11 * (entry.columns?.length ?? 0));
   const entryLength = entrySize(entry);
   w.tag(1, WIRE_BYTES).varint(entryLength);
   const at = w.length;
-  w.string(1, entry.playerId).int(2, entry.points).int(3, entry.rank).int(4, entry.reachedAtMs).string(5, entry.metadata);
-  w.int(6, entry.tiedRank ?? 0);
+  writeEntry(w, entry);
   if (w.length - at !== entryLength) throw new Error("rank response: entry size mismatch");
   w.int(2, total);
   // the message itself, as create() would make it, without create()'s walk over the descriptor
@@ -96,27 +97,62 @@ function pageBytes(entries: readonly EntryFields[], total: number, next: string,
   entries.forEach((e, i) => {
     w.tag(1, WIRE_BYTES).varint(sizes[i]!);
     const at = w.length;
-    w.string(1, e.playerId)
-      .int(2, e.points)
-      .int(3, e.rank)
-      .int(4, e.reachedAtMs)
-      .string(5, e.metadata)
-      .int(6, e.tiedRank ?? 0);
+    writeEntry(w, e);
     if (w.length - at !== sizes[i]) throw new Error("page response: entry size mismatch");
   });
   return w.int(2, total).string(3, next).string(4, previous);
 }
 
+/** An Entry's fields, in field order. */
+function writeEntry(w: Writer, e: EntryFields): void {
+  w.string(1, e.playerId);
+  if (e.columns) w.bigInt(2, e.columns[0]!);
+  else w.int(2, e.points);
+  w.int(3, e.rank)
+    .int(4, e.reachedAtMs)
+    .string(5, e.metadata)
+    .int(6, e.tiedRank ?? 0);
+  if (e.columns?.length) {
+    w.tag(7, WIRE_BYTES).varint(packedSize(e.columns));
+    for (const v of e.columns) w.bigVarint(v);
+  }
+}
+
 /** The bytes of an Entry's fields. */
 function entrySize(e: EntryFields): number {
+  const columns = e.columns?.length ? 1 + varintSize(packedSize(e.columns)) + packedSize(e.columns) : 0;
   return (
     stringSize(e.playerId) +
-    intSize(e.points) +
+    (e.columns ? bigIntSize(e.columns[0]!) : intSize(e.points)) +
     intSize(e.rank) +
     intSize(e.reachedAtMs) +
     stringSize(e.metadata) +
-    intSize(e.tiedRank ?? 0)
+    intSize(e.tiedRank ?? 0) +
+    columns
   );
+}
+
+/** Bytes of packed int64s (their varints, without tag and length). */
+function packedSize(vs: readonly bigint[]): number {
+  let n = 0;
+  for (const v of vs) n += bigVarintSize(v);
+  return n;
+}
+
+/** Bytes of an int64's varint: a negative one as 64-bit two's complement, 10 bytes. */
+function bigVarintSize(v: bigint): number {
+  let u = BigInt.asUintN(64, v);
+  let size = 1;
+  while (u >= 128n) {
+    u >>= 7n;
+    size++;
+  }
+  return size;
+}
+
+/** Bytes of an int64 field (tag and varint), 0 for 0. */
+function bigIntSize(v: bigint): number {
+  return v === 0n ? 0 : 1 + bigVarintSize(v);
 }
 
 /** Bytes of a string field (tag, length, UTF-8), 0 for "". Field numbers here are below 16: one tag byte. */
@@ -170,6 +206,21 @@ class Writer {
     }
     this.buf[this.length++] = n;
     return this;
+  }
+
+  /** An int64 of any size, as 64-bit two's complement. */
+  bigVarint(v: bigint): this {
+    let u = BigInt.asUintN(64, v);
+    while (u >= 128n) {
+      this.buf[this.length++] = Number(u & 0x7fn) | 0x80;
+      u >>= 7n;
+    }
+    this.buf[this.length++] = Number(u);
+    return this;
+  }
+
+  bigInt(field: number, v: bigint): this {
+    return v === 0n ? this : this.tag(field, WIRE_VARINT).bigVarint(v);
   }
 
   int(field: number, n: number): this {
