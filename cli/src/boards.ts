@@ -36,6 +36,10 @@ export async function boardsCreate(c: ServiceSet, o: Values<typeof BOARDS_CREATE
           return { name, periods: Number(periods), combine: combine === "best" ? WindowCombine.BEST : WindowCombine.SUM };
         }),
         histogramBounds: o.histogram ?? [],
+        columns: (o.columns ?? []).map((c) => {
+          const [name, order] = c.split(":") as [string, string]; // the table's pattern: NAME:higher|lower
+          return { name, order: SORT_ORDER[order as "higher" | "lower"] };
+        }),
         keepTop: o["keep-top"],
         keepMargin: o["keep-margin"],
         expireInactiveMs: o["expire-inactive"] ? BigInt(durationMs(o["expire-inactive"])) : 0n,
@@ -140,7 +144,11 @@ function boardLine(b: BoardDefinition): string {
       ? "all-time"
       : `${kind}${r.cron ? ` "${r.cron}"` : ""}${seasonText(b)} in ${r.timeZone}, keeps ${r.keepPeriods} past${windows ? `, windows ${windows}` : ""}${r.close ? `, closes ${r.close.graceMs} ms after each end${r.close.rewards.length ? ` with ${r.close.rewards.length} reward ranges` : ""}` : ""}, next reset ${new Date(Number(b.nextResetMs)).toISOString()}`;
   const metadata = `${b.maxMetadataBytes ? `, metadata up to ${b.maxMetadataBytes} bytes` : ""}${b.scoreCeiling ? `, ceiling ${b.scoreCeiling}` : ""}`;
-  return `${b.name}: ${order}, ${tie}, ${period}, points ${r.minPoints}..${r.maxPoints}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}${retentionText(b)}, generation ${r.generation}`;
+  const scores = r.columns.length
+    ? `columns ${r.columns.map((c) => `${c.name} (${c.order === SortOrder.LOWER_IS_BETTER ? "lower" : "higher"} first)`).join(", ")}`
+    : `${order}`;
+  const range = r.columns.length ? "" : `, points ${r.minPoints}..${r.maxPoints}`;
+  return `${b.name}: ${scores}, ${tie}, ${period}${range}, ${r.resolutionMs} ms resolution, default ${Operation[b.defaultOp]}${b.allowOpOverride ? "" : " only"}${metadata}${quotaText(b)}${retentionText(b)}, generation ${r.generation}`;
 }
 
 /** ", keeps the top 50 (+ 50)" and ", expires players inactive for 3600000 ms", or "" when the board has neither. */

@@ -149,8 +149,8 @@ describe("cli > command line", () => {
   });
 
   it("names the required flags that are missing", () => {
-    expect(refusal("submit --board g --player a")).toBe("submit needs --value (the points, within the board's range)");
-    expect(refusal("submit --board g")).toBe("submit needs --player and --value");
+    expect(refusal("submit --board g --player a")).toBe("submit needs one of --value, --columns");
+    expect(refusal("submit --board g")).toBe("submit needs --player (the player's id)");
     expect(refusal("top --board")).toBe("--board needs a value: B (the board's name)");
     expect(refusal("top --board --limit 5")).toBe("--board needs a value: B (the board's name)");
   });

@@ -83,6 +83,12 @@ export function bigInteger<const O extends FlagOptions>(o: O): Flag<bigint> & O 
   return { placeholder: "N", ...o, parse: (t) => (/^-?\d+$/.test(t) ? ok(BigInt(t)) : bad("must be an integer", t)) };
 }
 
+/** A signed 64-bit integer (a column's value: model/src/columns.ts). */
+export function int64<const O extends FlagOptions>(o: O): Flag<bigint> & O {
+  const fits = (t: string) => /^-?\d{1,19}$/.test(t) && BigInt(t) >= -(2n ** 63n) && BigInt(t) < 2n ** 63n;
+  return { placeholder: "N", ...o, parse: (t) => (fits(t) ? ok(BigInt(t)) : bad("must be a signed 64-bit integer", t)) };
+}
+
 /** A number above `above` and at most `max` (a percentage: 0 < p <= 100). */
 export function decimal<const O extends FlagOptions & { above: number; max: number }>(o: O): Flag<number> & O {
   const rule = `a number above ${o.above} and at most ${o.max}`;

@@ -10,12 +10,20 @@ export function entriesTable(entries: readonly Entry[], highlight?: string): str
   const rows = entries.map((e) => [
     e.playerId === highlight ? `> ${e.rank}` : `  ${e.rank}`,
     e.playerId,
-    e.score.toString(),
+    // a board with columns: its values, in the board's order
+    e.columns.length ? e.columns.join(" ") : e.score.toString(),
     new Date(Number(e.reachedAtMs)).toISOString(),
     ...(withTies ? [e.tiedRank.toString()] : []),
     ...(withMeta ? [e.metadata] : []),
   ]);
-  const header = ["  rank", "player", "score", "reached at", ...(withTies ? ["tied"] : []), ...(withMeta ? ["metadata"] : [])];
+  const header = [
+    "  rank",
+    "player",
+    entries.some((e) => e.columns.length) ? "values" : "score",
+    "reached at",
+    ...(withTies ? ["tied"] : []),
+    ...(withMeta ? ["metadata"] : []),
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
   return [line(header), ...rows.map(line)].join("\n");

@@ -169,6 +169,12 @@ export const BOARDS_CREATE = command({
       shape: "N(ms|s|m|h|d)",
       unsetMeans: "never",
     }),
+    columns: list({
+      meaning:
+        "2 to 4 sort columns instead of one score, each higher or lower first (docs/columns.md); writes give their values with submit --columns, --order, --min, --max and --ceiling do not apply",
+      item: shaped({ meaning: "", pattern: /^[a-z0-9_]{1,32}:(higher|lower)$/, shape: "NAME:higher|lower" }),
+      unsetMeans: "one score",
+    }),
     histogram: list({
       meaning: "keep a score histogram with buckets starting at these points, ascending (histogram, approx)",
       item: bigInteger({ meaning: "" }),

@@ -2,7 +2,7 @@
  * The tables of the writes: IngestService (and `demo`, which writes, then reads).
  */
 import { command } from "../command-table.js";
-import { bigInteger, integer, list, oneOf, text, yesNo } from "../flags.js";
+import { bigInteger, int64, integer, list, oneOf, text, yesNo } from "../flags.js";
 import { BOARD, PLAYER } from "./shared.js";
 
 /** The operations a score update names; `default`: the board's own default operation. */
@@ -17,7 +17,16 @@ export const SUBMIT = command({
   flags: {
     board: BOARD,
     player: PLAYER,
-    value: bigInteger({ meaning: "the points, within the board's range", required: true }),
+    value: bigInteger({
+      meaning: "the points, within the board's range",
+      unsetMeans: "none (a board with columns takes --columns)",
+    }),
+    columns: list({
+      meaning: "on a board with columns: one value per column, in the board's order, each a 64-bit integer",
+      item: int64({ meaning: "" }),
+      placeholder: "V,...",
+      unsetMeans: "none (a board with one score)",
+    }),
     op: oneOf({
       meaning: "how the value combines with the score (best: keep the better one; default: the board's own operation)",
       choices: OPERATIONS,
@@ -47,6 +56,7 @@ export const SUBMIT = command({
       placeholder: "N",
     }),
   },
+  exactlyOne: [["value", "columns"]],
   example: "submit --board global --player alice --value 1200",
 });
 
