@@ -145,9 +145,40 @@ function staticAhead(h: Held): number {
   return lo;
 }
 
-/** What must hold of any list of entries answered while the hot players move. */
-function checkEntries(what: string, entries: readonly Entry[], total: bigint): string[] {
+const sameValues = (a: Held, b: Held) => a.values.every((v, i) => v === b.values[i]);
+
+/** Whether values a rank ahead of values b: the first column that differs decides, by its direction. */
+function betterValues(a: bigint[], b: bigint[]): boolean {
+  for (let i = 0; i < LOWER.length; i++) if (a[i] !== b[i]) return LOWER[i] ? a[i]! < b[i]! : a[i]! > b[i]!;
+  return false;
+}
+
+/** Of `among`, the players with strictly better values than `h`, and their distinct values. */
+function betterThan(among: readonly Held[], h: Held): { entries: number; values: number } {
+  const better = among.filter((s) => betterValues(s.values, h.values));
+  return { entries: better.length, values: new Set(better.map((s) => s.values.join(","))).size };
+}
+const staticBetter = (h: Held) => betterThan(statics, h);
+
+/** What must hold of any list of entries answered while the hot players move (tied ranks under `mode`). */
+function checkEntries(what: string, entries: readonly Entry[], total: bigint, mode = RankMode.UNSPECIFIED): string[] {
   const problems: string[] = [];
+  if (mode !== RankMode.UNSPECIFIED)
+    entries.forEach((e, i) => {
+      const h = heldOf(e);
+      if (e.tiedRank < 1n || e.tiedRank > e.rank) problems.push(`${what}: ${e.playerId} tied rank ${e.tiedRank} at rank ${e.rank}`);
+      const prev = entries[i - 1];
+      if (prev && sameValues(heldOf(prev), h) && prev.tiedRank !== e.tiedRank)
+        problems.push(`${what}: ${e.playerId} ties ${prev.playerId} apart`);
+      if (prev && !sameValues(heldOf(prev), h)) {
+        const want = mode === RankMode.COMPETITION ? e.rank : prev.tiedRank + 1n;
+        if (e.tiedRank !== want) problems.push(`${what}: ${e.playerId} tied rank ${e.tiedRank} after ${prev.playerId}'s, not ${want}`);
+      }
+      const b = staticBetter(h);
+      const floor = 1 + (mode === RankMode.COMPETITION ? b.entries : b.values);
+      if (e.tiedRank < BigInt(floor) || e.tiedRank > BigInt(floor + HOT))
+        problems.push(`${what}: ${e.playerId} tied rank ${e.tiedRank} outside [${floor}, ${floor + HOT}]`);
+    });
   if (total !== BigInt(TOTAL + 1)) problems.push(`${what}: total ${total}, not ${TOTAL + 1}`);
   const seen = new Set<string>();
   entries.forEach((e, i) => {
@@ -203,6 +234,37 @@ async function expectExact(when: string): Promise<void> {
       expect(a.entries.map(strip), `${when}: around ${h.playerId}`).toEqual(expected.slice(Math.max(0, i - RADIUS), i + RADIUS + 1));
     }
   }
+  // tied ranks: competition = 1 + the entries with better values, dense = 1 + their distinct values
+  for (const [mode, of] of [
+    [RankMode.COMPETITION, (h: Held) => 1 + betterThan(want, h).entries],
+    [RankMode.DENSE, (h: Held) => 1 + betterThan(want, h).values],
+  ] as const) {
+    const tied = await served(() => c.router.getTop({ board: BOARD, limit: 1000, rankMode: mode }));
+    expect(
+      tied.entries.map((e) => [e.playerId, Number(e.tiedRank)]),
+      `${when}: ${RankMode[mode]} top`,
+    ).toEqual(want.map((h) => [h.playerId, of(h)]));
+    const from = await served(() => c.router.getTop({ board: BOARD, limit: 40, offset: 100n, rankMode: mode }));
+    const paged = await served(() => c.router.getTop({ board: BOARD, limit: 40, cursor: from.nextCursor, rankMode: mode }));
+    expect(
+      paged.entries.map((e) => [e.playerId, Number(e.tiedRank)]),
+      `${when}: ${RankMode[mode]} page`,
+    ).toEqual(want.slice(140, 180).map((h) => [h.playerId, of(h)]));
+    for (const h of want.filter((_, i) => i % 40 === 7)) {
+      const around = await served(() => c.router.getAround({ board: BOARD, playerId: h.playerId, radius: RADIUS, rankMode: mode }));
+      const i = want.indexOf(h);
+      expect(
+        around.entries.map((e) => [e.playerId, Number(e.tiedRank)]),
+        `${when}: ${RankMode[mode]} around ${h.playerId}`,
+      ).toEqual(want.slice(Math.max(0, i - RADIUS), i + RADIUS + 1).map((x) => [x.playerId, of(x)]));
+    }
+    const some = want.filter((_, i) => i % 5 === 1);
+    const ranks = await served(() => c.router.getRanks({ board: BOARD, playerIds: some.map((h) => h.playerId), rankMode: mode }));
+    expect(
+      ranks.entries.map((e) => [e.entry!.playerId, Number(e.entry!.tiedRank)]),
+      `${when}: ${RankMode[mode]} GetRanks`,
+    ).toEqual(some.map((h) => [h.playerId, of(h)]));
+  }
   const asked = [...want.map((h) => h.playerId).filter((_, i) => i % 3 === 0), "nobody"];
   const ranks = await served(() => c.router.getRanks({ board: BOARD, playerIds: asked }));
   expect(
@@ -231,9 +293,9 @@ describe("a board with three 64-bit columns", () => {
         c.ingest.submitScores({ updates: [{ board: BOARD, playerId: "x", op: Operation.SET, value: 3n, columns: [1n, 2n, 3n] }] }),
       ),
     ).toEqual([status.INVALID_ARGUMENT, "updates[0]: value: a board with columns takes its values in columns, so value must be 0, got 3"]);
-    expect(await refusal(c.router.getTop({ board: BOARD, limit: 5, rankMode: RankMode.COMPETITION }))).toEqual([
+    expect(await refusal(c.router.getCount({ board: BOARD, minScore: 5n }))).toEqual([
       status.INVALID_ARGUMENT,
-      `rank_mode: board "${BOARD}" has columns (points, time, kills), whose entries have no single score to tie or bound`,
+      `min_score, max_score: board "${BOARD}" has columns (points, time, kills), whose entries have no single score to bound; without them GetCount gives its size`,
     ]);
     expect(await refusal(c.router.getRank({ board: BOARD, playerId: "x" }))).toEqual([
       status.NOT_FOUND,
@@ -276,20 +338,24 @@ describe("a board with three 64-bit columns", () => {
     const readers = Array.from({ length: READERS }, async (_, r) => {
       for (let n = r; !stop; n++) {
         const kind = n % 5;
+        const rankMode = [RankMode.UNSPECIFIED, RankMode.COMPETITION, RankMode.DENSE][Math.floor(n / 5) % 3]!;
         const got = await outcome<unknown>(
           kind === 0
-            ? c.router.getTop({ board: BOARD, limit: 50, offset: BigInt(Math.floor(rand() * 200)) })
+            ? c.router.getTop({ board: BOARD, limit: 50, offset: BigInt(Math.floor(rand() * 200)), rankMode })
             : kind === 1
               ? (async () => {
-                  const first = await c.router.getTop({ board: BOARD, limit: 30, offset: BigInt(Math.floor(rand() * 150)) });
-                  const next = first.nextCursor ? await c.router.getTop({ board: BOARD, limit: 30, cursor: first.nextCursor }) : undefined;
+                  const first = await c.router.getTop({ board: BOARD, limit: 30, offset: BigInt(Math.floor(rand() * 150)), rankMode });
+                  const next = first.nextCursor
+                    ? await c.router.getTop({ board: BOARD, limit: 30, cursor: first.nextCursor, rankMode })
+                    : undefined;
                   return { first, next };
                 })()
               : kind === 2
-                ? c.router.getAround({ board: BOARD, playerId: pick(everyone), radius: RADIUS })
+                ? c.router.getAround({ board: BOARD, playerId: pick(everyone), radius: RADIUS, rankMode })
                 : kind === 3
-                  ? c.router.getRank({ board: BOARD, playerId: pick(everyone) })
+                  ? c.router.getRank({ board: BOARD, playerId: pick(everyone), rankMode })
                   : c.router.getRanks({
+                      rankMode,
                       board: BOARD,
                       playerIds: Array.from({ length: 20 }, () => pick(everyone)).filter((p, i, a) => a.indexOf(p) === i),
                     }),
@@ -300,21 +366,22 @@ describe("a board with three 64-bit columns", () => {
         }
         answers++;
         const a = got.ok as Record<string, unknown>;
-        if (kind === 0) problems.push(...checkEntries("top", (a as { entries: Entry[] }).entries, (a as { total: bigint }).total));
+        if (kind === 0)
+          problems.push(...checkEntries("top", (a as { entries: Entry[] }).entries, (a as { total: bigint }).total, rankMode));
         else if (kind === 1) {
           const { first, next } = a as { first: { entries: Entry[]; total: bigint }; next?: { entries: Entry[]; total: bigint } };
-          problems.push(...checkEntries("page", first.entries, first.total));
-          if (next) problems.push(...checkEntries("next page", next.entries, next.total));
+          problems.push(...checkEntries("page", first.entries, first.total, rankMode));
+          if (next) problems.push(...checkEntries("next page", next.entries, next.total, rankMode));
         } else if (kind === 2) {
           const around = a as { entries: Entry[]; total: bigint };
-          problems.push(...checkEntries("around", around.entries, around.total));
+          problems.push(...checkEntries("around", around.entries, around.total, rankMode));
           if (around.entries.length < RADIUS + 1) problems.push(`around: ${around.entries.length} entries`);
         } else if (kind === 3) {
           const rank = a as { entry: Entry; total: bigint };
-          problems.push(...checkEntries("rank", [rank.entry], rank.total));
+          problems.push(...checkEntries("rank", [rank.entry], rank.total, rankMode));
         } else {
           const ranks = a as { entries: Array<{ entry: Entry; rankAmong: number }>; total: bigint };
-          for (const e of ranks.entries) problems.push(...checkEntries("ranks", [e.entry], ranks.total));
+          for (const e of ranks.entries) problems.push(...checkEntries("ranks", [e.entry], ranks.total, rankMode));
           for (let i = 1; i < ranks.entries.length; i++)
             if (
               order(heldOf(ranks.entries[i - 1]!.entry), heldOf(ranks.entries[i]!.entry)) >= 0 ||

@@ -45,7 +45,7 @@
  * same points; it grows only with players tied on points within one time unit.
  */
 import type { BoardSpec } from "./board-spec.js";
-import { decodeColumnMember } from "./columns.js";
+import { COLUMN_HEX, decodeColumnMember } from "./columns.js";
 
 /** A decoded standing: points and the (resolution-rounded) time they were reached. */
 export interface Standing {
@@ -100,6 +100,38 @@ export function decodeEntry(spec: Encoding & Pick<BoardSpec, "columns">, m: Keye
     return { points: 0, reachedAtMs: c.reachedAtMs, columns: c.values };
   }
   return decodeSortKey(spec, m.key);
+}
+
+/**
+ * What equal entries share for tied ranks (competition, dense): the points index of a one-column
+ * board's key, or on a board with columns the column part of the member (columns.ts: 16 hex digits
+ * a column, equal for equal values). Smaller is better either way (numbers by value, column parts by
+ * their bytes: hex digits sort as their values, so JavaScript's `<` on them is byte order).
+ */
+export type TieValue = number | string;
+
+/** How a board's entries tie: by points index (key ÷ units), or by a member's first `width` bytes (a board with columns). */
+export type TieScale = { units: number } | { width: number };
+
+export function tieScaleOf(spec: Pick<BoardSpec, "timeUnits" | "columns">): TieScale {
+  return spec.columns ? { width: spec.columns.length * COLUMN_HEX } : { units: spec.timeUnits };
+}
+
+/** An entry's tie value under `scale`. */
+export function tieValueOf(scale: TieScale, m: KeyedMember): TieValue {
+  return "width" in scale ? (m.member ?? m.playerId).slice(0, scale.width) : Math.floor(m.key / scale.units);
+}
+
+/** The position just before every entry of tie value `v`: the entries strictly ahead of it are those with a smaller value. */
+export function tieFloor(scale: TieScale, v: TieValue): KeyedMember {
+  return "width" in scale ? { playerId: "", key: 0, member: v as string } : { playerId: "", key: (v as number) * scale.units };
+}
+
+/** -1, 0 or 1 as tie value a is better than, equal to or worse than b (both of one board). */
+export function compareTies(a: TieValue, b: TieValue): number {
+  // both numbers or both strings: `<` compares numbers by value and strings by UTF-16 units, here ASCII
+  const [x, y] = [a as number, b as number];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** An entry as stored on a shard: the member and its sort key. */

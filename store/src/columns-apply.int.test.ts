@@ -15,7 +15,7 @@ import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-sp
 import { INT64_MAX, INT64_MIN } from "@ladder/model/columns";
 import { encodeScoreEvent, encodeTombstone } from "@ladder/model/score-event";
 import { encodeModeration } from "@ladder/model/moderation";
-import { compareIds, decodeEntry } from "@ladder/model/score-encoding";
+import { compareIds, decodeEntry, tieFloor, tieScaleOf, tieValueOf } from "@ladder/model/score-encoding";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, shardStamp } from "./identity.js";
 import { ShardReader } from "./reader.js";
@@ -95,6 +95,8 @@ function next(held: Held | undefined, op: Operation, v: bigint[], at: number): H
   return { v: values, at };
 }
 const clamp = (x: bigint) => (x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : x);
+const better3 = (a: bigint[], b: bigint[]) => better(a, b);
+const scale = tieScaleOf(spec);
 function better(a: bigint[], b: bigint[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return LOWER[i] ? a[i]! < b[i]! : a[i]! > b[i]!;
   return false;
@@ -126,6 +128,23 @@ async function expectBoard(oracle: Map<string, Held>): Promise<void> {
     expect(r.aheadOf[0]).toBe(i);
     const after = await reader.after(stored, { playerId: p, key: 0, member: s!.member! }, 2, false);
     expect(after.members.map((m) => m.playerId)).toEqual(want.slice(i + 1, i + 3).map(([q]) => q));
+    // tied ranks: the entries with better values, and the distinct better values, as the oracle counts them
+    const held = oracle.get(p)!;
+    const better = want.filter(([, h]) => better3(h.v, held.v));
+    const distinctBetter = new Set(better.map(([, h]) => h.v.join(","))).size;
+    const part = tieValueOf(scale, { playerId: p, key: 0, member: s!.member! });
+    expect((await reader.ranks(stored, [], [tieFloor(scale, part)])).aheadOf[0]).toBe(better.length);
+    expect(await reader.distinct(stored, scale, part, 1000)).toHaveLength(distinctBetter);
+    const [w, t] = await reader.atOnce((r) =>
+      Promise.all([r.standing(stored, p, 0 === i % 2 ? 1 : 0), r.ties(stored, scale, "first", 1000)]),
+    );
+    if (w!.members.length) {
+      const first = oracle.get(w!.members[0]!.playerId)!;
+      const firstBetter = want.filter(([, h]) => better3(h.v, first.v));
+      expect(t.anchor).toBe(tieValueOf(scale, w!.members[0]!));
+      expect(t.below).toBe(firstBetter.length);
+      expect(t.distinct).toHaveLength(new Set(firstBetter.map(([, h]) => h.v.join(","))).size + 1);
+    } else expect(t).toEqual({ anchor: -1, below: 0, distinct: [] });
   }
 }
 

@@ -31,7 +31,7 @@
  */
 import type { Redis } from "ioredis";
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
-import type { KeyedMember } from "@ladder/model/score-encoding";
+import type { KeyedMember, TieScale, TieValue } from "@ladder/model/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
 import { COLUMN_SEPARATOR } from "@ladder/model/columns";
 import { Code, LadderError } from "@ladder/model/errors";
@@ -80,12 +80,12 @@ export interface AfterResult {
 
 /** What ranks the ties of a page, read at the instant of the page's part on one shard (ShardReader.ties; router/src/read/page-ties.ts). */
 export interface WindowTies {
-  /** The anchor's points index (sort key ÷ units, rounded down); -1 when there is no anchor (the read before listed no entry). */
-  anchor: number;
-  /** The members whose points index is below the anchor's. */
+  /** The anchor's tie value (its points index, or on a board with columns its column part); -1 when there is no anchor (the read before listed no entry). */
+  anchor: TieValue;
+  /** The members whose tie value is below the anchor's. */
   below: number;
-  /** With a cap: the distinct points indexes up to the anchor's (included), ascending, at most cap + 1; else empty. */
-  distinct: number[];
+  /** With a cap: the distinct tie values up to the anchor's (included), ascending, at most cap + 1; else empty. */
+  distinct: TieValue[];
 }
 
 /** A player's standing on the shard that owns it, read at one instant (read-standing.lua). */
@@ -252,9 +252,13 @@ export class ShardReader {
     return { ...ranksOf(reply, players.length, positions.length), changeId: String(reply.at(-2)), changeGen: String(reply.at(-1) ?? "") };
   }
 
-  /** The distinct points indexes (key ÷ units, rounded down) of the board below `bound`, ascending, at most cap + 1. */
-  async distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
-    const reply = await this.check(await this.queue(board, ["d", units, bound, cap]));
+  /**
+   * The distinct tie values of the board below `bound`, ascending, at most cap + 1: points indexes (key ÷
+   * units, rounded down), or on a board with columns column parts (model/src/score-encoding.ts, TieValue).
+   */
+  async distinct(board: string, scale: TieScale, bound: TieValue, cap: number): Promise<TieValue[]> {
+    if ("width" in scale) return (await this.check(await this.queue(board, ["D", scale.width, bound, cap]))).slice(1).map(String);
+    const reply = await this.check(await this.queue(board, ["d", scale.units, bound, cap]));
     return reply.slice(1).map(Number);
   }
 
@@ -265,9 +269,16 @@ export class ShardReader {
    * rounded down) is below the anchor's, and with cap > 0 the distinct points indexes up to the
    * anchor's, at most cap + 1.
    */
-  async ties(board: string, units: number, anchor: number | "first", cap: number): Promise<WindowTies> {
+  async ties(board: string, scale: TieScale, anchor: KeyedMember | "first", cap: number): Promise<WindowTies> {
     if (!this.gathering) throw new Error("ShardReader.ties() is asked inside atOnce(), with the read of the page it ranks");
-    const reply = await this.check(await this.queue(board, ["g", units, anchor === "first" ? "" : String(anchor), cap]));
+    if ("width" in scale) {
+      // a board with columns: the anchor is a member, tie values are column parts (-1: no anchor)
+      const at = anchor === "first" ? "" : (anchor.member ?? anchor.playerId);
+      const reply = await this.check(await this.queue(board, ["G", scale.width, at, cap]));
+      const none = Number(reply[1]) === -1 && typeof reply[1] === "number";
+      return { anchor: none ? -1 : String(reply[1]), below: Number(reply[2]), distinct: reply.slice(3).map(String) };
+    }
+    const reply = await this.check(await this.queue(board, ["g", scale.units, anchor === "first" ? "" : String(anchor.key), cap]));
     return { anchor: Number(reply[1]), below: Number(reply[2]), distinct: reply.slice(3).map(Number) };
   }
 
@@ -563,8 +574,8 @@ interface QueuedRead {
     | ["w", string, string, number]
     | ["s", string, number]
     | ["e", string]
-    | ["d", number, number, number]
-    | ["g", number, string, number]
+    | ["d" | "D", number, number | string, number]
+    | ["g" | "G", number, string, number]
     | ["a", string, string, number, number]
     | ["h"]
     | ["H", number]

@@ -285,20 +285,26 @@ describe("shard store > reads", () => {
     for (const at of [0, 1, 19, 20, 21, 57, 100, 119]) {
       const probe = members[at]!;
       for (const cap of [0, 2, 100]) {
-        const [w, wt] = await store.atOnce((r) => Promise.all([r.window("b", probe.key, probe.playerId, 5), r.ties("b", U, "first", cap)]));
+        const [w, wt] = await store.atOnce((r) =>
+          Promise.all([r.window("b", probe.key, probe.playerId, 5), r.ties("b", { units: U }, "first", cap)]),
+        );
         expect(wt).toEqual(want(w.members[0]?.key, cap));
-        const [s, st] = await store.atOnce((r) => Promise.all([r.standing("b", probe.playerId, 3), r.ties("b", U, "first", cap)]));
+        const [s, st] = await store.atOnce((r) =>
+          Promise.all([r.standing("b", probe.playerId, 3), r.ties("b", { units: U }, "first", cap)]),
+        );
         expect(st).toEqual(want(s!.members[0]!.key, cap));
-        const [back, bt] = await store.atOnce((r) => Promise.all([r.after("b", probe, 7, true), r.ties("b", U, "first", cap)]));
+        const [back, bt] = await store.atOnce((r) => Promise.all([r.after("b", probe, 7, true), r.ties("b", { units: U }, "first", cap)]));
         expect(bt).toEqual(want(back.members[0]?.key, cap));
-        const [, ft] = await store.atOnce((r) => Promise.all([r.after("b", probe, 7, false), r.ties("b", U, probe.key, cap)]));
+        const [, ft] = await store.atOnce((r) => Promise.all([r.after("b", probe, 7, false), r.ties("b", { units: U }, probe, cap)]));
         expect(ft).toEqual(want(probe.key, cap));
       }
     }
     // a read that listed nothing (radius 0) leaves no anchor; ties are only read with the part they rank
-    const [, none] = await store.atOnce((r) => Promise.all([r.window("b", members[50]!.key, "x", 0), r.ties("b", U, "first", 5)]));
+    const [, none] = await store.atOnce((r) =>
+      Promise.all([r.window("b", members[50]!.key, "x", 0), r.ties("b", { units: U }, "first", 5)]),
+    );
     expect(none).toEqual({ anchor: -1, below: 0, distinct: [] });
-    await expect(store.ties("b", U, members[0]!.key, 0)).rejects.toThrow(/inside atOnce/);
+    await expect(store.ties("b", { units: U }, members[0]!, 0)).rejects.toThrow(/inside atOnce/);
   });
 
   it("answers reads asked together (one read-batch.lua command) exactly as each asked alone, and refuses them together", async () => {

@@ -8,7 +8,9 @@
  * THE RULE. competition(p) = 1 + the entries with better points than p, summed over the shards;
  * dense(p) = 1 + the distinct points better than p over all shards (a value held by several shards
  * counted once). Points are compared by their index (model/score-encoding.ts: key = index × units +
- * time; a smaller index is better), so "better than p" = "key below p × units".
+ * time; a smaller index is better), so "better than p" = "key below p × units". On a board with
+ * columns (model/src/columns.ts) the tie value is a member's column part instead, compared by its
+ * bytes: "better than p" = "member below p". Below, "index" is either (TieValue).
  *
  * WHAT ONE SHARD'S READ GIVES. A shard S returns its window W (members in order), `start` (its
  * members before W[0]), and from ties(): an ANCHOR index a with `below` = its members with index < a,
@@ -39,7 +41,7 @@
  */
 import type { BoardSpec } from "@ladder/model/board-spec";
 import { Code, LadderError } from "@ladder/model/errors";
-import { pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
+import { compareTies, tieScaleOf, tieValueOf, type KeyedMember, type TieScale, type TieValue } from "@ladder/model/score-encoding";
 import type { WindowTies } from "@ladder/store";
 import { countBelow, MAX_DENSE_VALUES, type RankMode } from "./ranks.js";
 
@@ -50,32 +52,37 @@ export interface ShardPart {
   start: number;
   /** The shard's window, in the board's order. */
   members: readonly KeyedMember[];
-  /** Every member of the shard with a key below this is before the window or in it (Infinity: the window reaches the shard's end). */
-  coveredBelow: number;
+  /**
+   * The position up to which the window covers its shard: every member ahead of it is before the
+   * window or in it (undefined: the window reaches the shard's end).
+   */
+  coveredUpTo: KeyedMember | undefined;
   ties: WindowTies;
 }
 
-/** The key below which a window covers its shard: its last key, or Infinity when it reaches the shard's end (start + members = card). */
-export function coveredBelow(w: { start: number; card: number; members: readonly KeyedMember[] }): number {
+/** The position up to which a window covers its shard: its last entry, or undefined when it reaches the shard's end (start + members = card). */
+export function coveredUpTo(w: { start: number; card: number; members: readonly KeyedMember[] }): KeyedMember | undefined {
   const last = w.members[w.members.length - 1];
-  return !last || w.start + w.members.length >= w.card ? Infinity : last.key;
+  return !last || w.start + w.members.length >= w.card ? undefined : last;
 }
 
 /** The tied ranks of the entries of one page, from every shard's part of it (the rule above). */
 export class PageTies {
-  /** Each part's members' points indexes, ascending (a window is in the board's order): counted by binary search. */
-  private readonly indexes: number[][];
-  /** Dense: every distinct index the parts hold (up to their anchors, and their windows'), ascending. */
-  private readonly values: number[] = [];
+  /** Each part's members' tie values, ascending (a window is in the board's order): counted by binary search. */
+  private readonly indexes: TieValue[][];
+  /** Dense: every distinct value the parts hold (up to their anchors, and their windows'), ascending. */
+  private readonly values: TieValue[] = [];
+  private readonly scale: TieScale;
 
   constructor(
-    private readonly spec: BoardSpec,
+    spec: BoardSpec,
     private readonly mode: Exclude<RankMode, "unique">,
     private readonly parts: readonly ShardPart[],
   ) {
-    this.indexes = parts.map((part) => part.members.map((m) => pointsIndexOfKey(spec, m.key)));
+    const scale = (this.scale = tieScaleOf(spec));
+    this.indexes = parts.map((part) => part.members.map((m) => tieValueOf(scale, m)));
     if (mode !== "dense") return;
-    const all = new Set<number>();
+    const all = new Set<TieValue>();
     parts.forEach((part, i) => {
       if (part.ties.distinct.length > MAX_DENSE_VALUES)
         throw new LadderError(
@@ -85,28 +92,31 @@ export class PageTies {
       for (const v of part.ties.distinct) all.add(v);
       for (const v of this.indexes[i]!) all.add(v);
     });
-    this.values = [...all].sort((a, b) => a - b);
+    this.values = [...all].sort(compareTies);
   }
 
-  /** The tied rank of a page entry with sort key `key`. */
-  of(key: number): number {
-    const p = pointsIndexOfKey(this.spec, key);
+  /** The tied rank of a page entry. */
+  of(m: KeyedMember): number {
+    const p = tieValueOf(this.scale, m);
     let better = 0;
     this.parts.forEach((part, i) => {
       const { anchor, below } = part.ties;
       if (p === anchor) better += below;
-      else if (anchor >= 0 && p < anchor) {
+      else if (anchor !== -1 && compareTies(p, anchor) < 0) {
         if (part.start !== 0) throw notCovered(part, p);
-      } else if (p * this.spec.timeUnits > part.coveredBelow) throw notCovered(part, p);
+      } else if (part.coveredUpTo && compareTies(p, tieValueOf(this.scale, part.coveredUpTo)) > 0) throw notCovered(part, p);
       else better += part.start + countBelow(this.indexes[i]!, p);
     });
     return 1 + (this.mode === "competition" ? better : countBelow(this.values, p));
   }
 }
 
-function notCovered(part: ShardPart, p: number): LadderError {
+function notCovered(part: ShardPart, p: TieValue): LadderError {
+  const upTo = part.coveredUpTo
+    ? `${part.coveredUpTo.key} ${JSON.stringify(part.coveredUpTo.member ?? part.coveredUpTo.playerId)}`
+    : "its end";
   return new LadderError(
     Code.INTERNAL,
-    `tied ranks: the read of ${part.shardId} does not cover points index ${p} (anchor ${part.ties.anchor}, ${part.start} members before its window, covered below key ${part.coveredBelow}); a page the rule of page-ties.ts does not hold for`,
+    `tied ranks: the read of ${part.shardId} does not cover tie value ${JSON.stringify(p)} (anchor ${JSON.stringify(part.ties.anchor)}, ${part.start} members before its window, covered up to ${upTo}); a page the rule of page-ties.ts does not hold for`,
   );
 }

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { Code, LadderError } from "@ladder/model/errors";
-import { encodeSortKey, type KeyedMember } from "@ladder/model/score-encoding";
+import { encodeSortKey, type KeyedMember, type TieScale, type TieValue } from "@ladder/model/score-encoding";
 import {
   StampMismatch,
   type AfterResult,
@@ -128,15 +128,17 @@ class FakeShard implements ShardStore {
     }));
   }
 
-  distinct(_b: string, units: number, bound: number, cap: number): Promise<number[]> {
+  distinct(_b: string, scale: TieScale, bound: TieValue, cap: number): Promise<TieValue[]> {
+    const units = (scale as { units: number }).units; // this fake holds one-column boards
     return this.answer("distinct", [units, bound, cap], () =>
-      [...new Set(this.entries.map((e) => Math.floor(e.key / units)))].filter((v) => v < bound).slice(0, cap + 1),
+      [...new Set(this.entries.map((e) => Math.floor(e.key / units)))].filter((v) => v < (bound as number)).slice(0, cap + 1),
     );
   }
 
-  ties(_b: string, units: number, anchor: number | "first", cap: number): Promise<WindowTies> {
-    return this.answer("ties", [units, anchor, cap], () => {
-      const key = anchor === "first" ? this.listedFirst : anchor;
+  ties(_b: string, scale: TieScale, anchor: KeyedMember | "first", cap: number): Promise<WindowTies> {
+    const units = (scale as { units: number }).units;
+    return this.answer("ties", [units, anchor === "first" ? anchor : anchor.key, cap], () => {
+      const key = anchor === "first" ? this.listedFirst : anchor.key;
       if (key === undefined) return { anchor: -1, below: 0, distinct: [] };
       const idx = Math.floor(key / units);
       const indexes = [...new Set(this.entries.map((e) => Math.floor(e.key / units)))];

@@ -44,11 +44,19 @@ import { Code, deadlineExceeded, invalidArgument, LadderError, notFound } from "
 import { approximateRank, bucketOfStored, countsAround, storedBucketOf, type ApproximateRank } from "@ladder/model/histogram";
 import { keptPeriods, periodAt, periodNamed, type Period } from "@ladder/model/periods";
 import { cohortPeriod, parseCohortId, splitCohortPeriod, type League } from "@ladder/model/leagues";
-import { decodeEntry, decodeSortKey, encodeSortKey, pointsIndex, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
+import {
+  decodeEntry,
+  decodeSortKey,
+  encodeSortKey,
+  pointsIndex,
+  tieScaleOf,
+  tieValueOf,
+  type KeyedMember,
+} from "@ladder/model/score-encoding";
 import { cursorPage, decodeCursor, encodeCursor } from "./cursor-pages.js";
 import { RankBatches, type LocalCounts } from "./rank-batch.js";
 import { MAX_DENSE_VALUES, ranksOf, type BoardCopies, type RankMode, type RanksAnswer } from "./ranks.js";
-import { coveredBelow, PageTies, type ShardPart } from "./page-ties.js";
+import { coveredUpTo, PageTies, type ShardPart } from "./page-ties.js";
 import { entryAtRank } from "./select.js";
 import { windowReadSpec } from "@ladder/model/windows";
 import { notKeptNote } from "@ladder/model/retention";
@@ -205,7 +213,6 @@ export class Queries {
     mode: RankMode = "unique",
   ): Promise<Page> {
     const { spec, stored } = this.target(board, where);
-    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const view = where.view ?? "";
     const page =
       this.cache && view === "" && offset + limit <= this.cache.depth && mode === "unique"
@@ -275,7 +282,6 @@ export class Queries {
     mode: RankMode = "unique",
   ): Promise<Page & { next: string; previous: string }> {
     const { spec, stored } = this.target(board, where);
-    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const view = where.view ?? "";
     const { at, backward } = decodeCursor(cursor, stored, view);
     const scope = this.pool.scope(view);
@@ -288,7 +294,7 @@ export class Queries {
       backward,
       limit,
       deadlineMs,
-      tieRead(spec, stored, mode, backward ? "first" : at.key),
+      tieRead(spec, stored, mode, backward ? "first" : at),
     );
     const ties =
       mode === "unique"
@@ -298,7 +304,7 @@ export class Queries {
             mode,
             page.shards.map((s, i) =>
               // a backward part holds every member of its shard up to the position
-              shardPart(scope.stores[i]!, s, page.also[i]!, backward ? at.key : coveredBelow(s)),
+              shardPart(scope.stores[i]!, s, page.also[i]!, backward ? at : coveredUpTo(s)),
             ),
           );
     const below = await this.floorOf(spec, stored, view, deadlineMs);
@@ -342,7 +348,7 @@ export class Queries {
     where: Where = {},
   ): Promise<{ entry: RankedEntry; total: number } | undefined> {
     const { spec, stored } = this.target(board, where);
-    refuseOnColumns(board, spec, "rank");
+    refuseOnColumns(board, spec, "rank", "page through it with GetTop (offset or cursor)");
     const got = await entryAtRank(this.pool, this.pool.scope(where.view ?? ""), stored, rank, deadlineMs);
     if (!got) return undefined;
     // an entry below the floor read after it is not answered with its rank (floor-read.ts)
@@ -433,7 +439,6 @@ export class Queries {
     where: Where = {},
   ): Promise<RanksAnswer & { belowFloor: string[] }> {
     const { spec, stored } = this.target(board, where);
-    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const view = where.view ?? "";
     // the rank index answers for the live board itself only (not a view, a period or a window)
     const local = !view && !where.period && !where.window && this.rankIndex?.covers(board, spec) ? this.rankIndex : undefined;
@@ -459,7 +464,8 @@ export class Queries {
     where: Where = {},
   ): Promise<{ count: number; total: number }> {
     const { spec, stored } = this.target(board, where);
-    if (spec.columns && (min !== undefined || max !== undefined)) refuseOnColumns(board, spec, "min_score, max_score");
+    if (spec.columns && (min !== undefined || max !== undefined))
+      refuseOnColumns(board, spec, "min_score, max_score", "without them GetCount gives its size");
     const lo = Math.max(spec.minPoints, min ?? spec.minPoints);
     const hi = Math.min(spec.maxPoints, max ?? spec.maxPoints);
     const reads = await this.pool.fanOut(
@@ -507,7 +513,6 @@ export class Queries {
     mode: RankMode = "unique",
   ): Promise<Page> {
     const { spec, stored } = this.target(board, where);
-    if (mode !== "unique") refuseOnColumns(board, spec, "rank_mode");
     const scope = this.pool.scope(where.view ?? "");
     const owner = scope.ownerOf(playerId);
     const others = scope.othersOf(owner);
@@ -531,8 +536,8 @@ export class Queries {
       mode === "unique"
         ? undefined
         : new PageTies(spec, mode, [
-            shardPart(owner, own, ownTies!, coveredBelow(own)),
-            ...othersRead.map(([w, t], i) => shardPart(others[i]!, w, t!, coveredBelow(w))),
+            shardPart(owner, own, ownTies!, coveredUpTo(own)),
+            ...othersRead.map(([w, t], i) => shardPart(others[i]!, w, t!, coveredUpTo(w))),
           ]);
     const underFloor = await this.floorOf(spec, stored, where.view ?? "", deadlineMs);
     if (underFloor(page.key, playerId)) throw this.notRanked(board, playerId, true, where);
@@ -546,10 +551,11 @@ function tieRead(
   spec: BoardSpec,
   stored: string,
   mode: RankMode,
-  anchor: number | "first",
+  anchor: KeyedMember | "first",
 ): ((r: InstantReads) => Promise<WindowTies>) | undefined {
   if (mode === "unique") return undefined;
-  return (r) => r.ties(stored, spec.timeUnits, anchor, mode === "dense" ? MAX_DENSE_VALUES : 0);
+  const scale = tieScaleOf(spec);
+  return (r) => r.ties(stored, scale, anchor, mode === "dense" ? MAX_DENSE_VALUES : 0);
 }
 
 /** `read` of one shard, and with `ties` what ranks its page's ties, at the same instant. */
@@ -565,9 +571,9 @@ function shardPart(
   store: { shardId: string },
   read: { start: number; members: readonly KeyedMember[] },
   ties: WindowTies,
-  covered: number,
+  covered: KeyedMember | undefined,
 ): ShardPart {
-  return { shardId: store.shardId, start: read.start, members: read.members, coveredBelow: covered, ties };
+  return { shardId: store.shardId, start: read.start, members: read.members, coveredUpTo: covered, ties };
 }
 
 /**
@@ -597,25 +603,25 @@ function aroundPage(
   };
 }
 
-function ranked(spec: BoardSpec, m: KeyedMember, rank: number, ties?: { of(key: number): number | undefined }): RankedEntry {
+function ranked(spec: BoardSpec, m: KeyedMember, rank: number, ties?: { of(m: KeyedMember): number | undefined }): RankedEntry {
   const { points, reachedAtMs, columns } = decodeEntry(spec, m);
   const entry: RankedEntry = { playerId: m.playerId, points, reachedAtMs, rank, metadata: m.metadata ?? "" };
   if (columns) {
     entry.columns = columns;
     entry.member = m.member!;
   }
-  if (ties) entry.tiedRank = ties.of(m.key);
+  if (ties) entry.tiedRank = ties.of(m);
   return entry;
 }
 
 /**
- * A board with columns (model/src/columns.ts) keeps one order of several values: no points index, so
- * no tied ranks, histogram or points bounds; INVALID_ARGUMENT for a read asking for one.
+ * A board with columns (model/src/columns.ts) keeps one order of several values, no single score: a
+ * read that bounds or searches by score (GetCount's bounds, GetEntryAtRank) is INVALID_ARGUMENT there.
  */
-export function refuseOnColumns(board: string, spec: BoardSpec, what: string): void {
+export function refuseOnColumns(board: string, spec: BoardSpec, what: string, instead: string): void {
   if (spec.columns)
     throw invalidArgument(
-      `${what}: board "${board}" has columns (${spec.columns.map((c) => c.name).join(", ")}), whose entries have no single score to tie or bound`,
+      `${what}: board "${board}" has columns (${spec.columns.map((c) => c.name).join(", ")}), whose entries have no single score to bound; ${instead}`,
     );
 }
 
@@ -629,10 +635,11 @@ function sum(xs: readonly number[]): number {
  * the distinct points before those.
  */
 function tieRanks(spec: BoardSpec, all: readonly KeyedMember[], offset: number, page: RankedEntry[], mode: RankMode): void {
+  const scale = tieScaleOf(spec);
   let groupStart = 0;
   let distinct = 1;
   for (let i = 0; i < offset + page.length && i < all.length; i++) {
-    if (i > 0 && pointsIndexOfKey(spec, all[i]!.key) !== pointsIndexOfKey(spec, all[i - 1]!.key)) {
+    if (i > 0 && tieValueOf(scale, all[i]!) !== tieValueOf(scale, all[i - 1]!)) {
       groupStart = i;
       distinct++;
     }

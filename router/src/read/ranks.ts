@@ -39,7 +39,18 @@
  */
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
 import type { BoardSpec } from "@ladder/model/board-spec";
-import { compareMembers, decodeEntry, pointsIndexOfKey, type KeyedMember } from "@ladder/model/score-encoding";
+import {
+  compareMembers,
+  compareTies,
+  decodeEntry,
+  pointsIndexOfKey,
+  tieFloor,
+  tieScaleOf,
+  tieValueOf,
+  type KeyedMember,
+  type TieScale,
+  type TieValue,
+} from "@ladder/model/score-encoding";
 import type { RanksResult } from "@ladder/store";
 import { routerMetrics } from "../metrics.js";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
@@ -100,6 +111,7 @@ export async function ranksOf(
   deadlineMs: number,
   local?: BoardCopies,
 ): Promise<RanksAnswer> {
+  const scale = tieScaleOf(spec);
   const owned = new Map<ShardStore, string[]>();
   // each player's owner, hashed once: every round asks it again for every shard
   const ownerOf = new Map<string, ShardStore>();
@@ -123,19 +135,21 @@ export async function ranksOf(
   }
   for (let round = 2; round <= MAX_ROUNDS + 1; round++) {
     const found = [...known.values()];
-    const bounds = mode === "unique" ? [] : [...new Set(found.map((m) => pointsIndexOfKey(spec, m.key)))];
-    const worst = Math.max(-1, ...bounds);
+    const bounds = mode === "unique" ? [] : [...new Set(found.map((m) => tieValueOf(scale, m)))];
+    const worst = bounds.length ? bounds.reduce((a, b) => (compareTies(a, b) >= 0 ? a : b)) : undefined;
     const reads = await pool.fanOut(
       scope.stores,
       (s) => {
         const own = owned.get(s) ?? [];
         const others = found.filter((m) => ownerOf.get(m.playerId) !== s);
-        const positions = [...others, ...bounds.map((b) => ({ playerId: "", key: b * spec.timeUnits }))];
+        const positions = [...others, ...bounds.map((b) => tieFloor(scale, b))];
         return s
           .atOnce((r) =>
             Promise.all([
               r.ranks(stored, own, positions),
-              mode === "dense" && worst > 0 ? r.distinct(stored, spec.timeUnits, worst, MAX_DENSE_VALUES) : Promise.resolve([]),
+              mode === "dense" && worst !== undefined && worst !== 0
+                ? r.distinct(stored, scale, worst, MAX_DENSE_VALUES)
+                : Promise.resolve([] as TieValue[]),
             ]),
           )
           .then(([r, d]) => ({ s, own, others, r, d }));
@@ -188,7 +202,7 @@ interface RoundRead {
   own: string[];
   others: KeyedMember[];
   r: RanksResult;
-  d: number[];
+  d: TieValue[];
 }
 
 function answer(
@@ -196,7 +210,7 @@ function answer(
   players: readonly string[],
   at: Map<string, KeyedMember>,
   reads: RoundRead[],
-  bounds: number[],
+  bounds: TieValue[],
   mode: RankMode,
 ): RanksAnswer {
   const ahead = new Map<string, number>();
@@ -218,7 +232,7 @@ function answer(
     at,
     total,
     (m) => 1 + aheadOwn.get(m.playerId)! + (ahead.get(m.playerId) ?? 0),
-    (m) => ties.of(m.key)!,
+    (m) => ties.of(m)!,
   );
 }
 
@@ -251,8 +265,8 @@ function ranked(
 export interface TieCounts {
   /** Per points bound asked: the entries with better points (keys below bound × timeUnits). */
   below: number[];
-  /** Dense only: the distinct points indexes better than the worst bound (at most MAX_DENSE_VALUES + 1). */
-  distinct: number[];
+  /** Dense only: the distinct tie values better than the worst bound (at most MAX_DENSE_VALUES + 1). */
+  distinct: TieValue[];
 }
 
 /**
@@ -261,15 +275,18 @@ export interface TieCounts {
  * once however many shards hold it); unique: 0.
  */
 export class TieTable {
-  private readonly below = new Map<number, number>();
-  private readonly distinct = new Set<number>();
-  private sortedDistinct: number[] | undefined;
+  private readonly below = new Map<TieValue, number>();
+  private readonly distinct = new Set<TieValue>();
+  private sortedDistinct: TieValue[] | undefined;
+  private readonly scale: TieScale;
 
   constructor(
-    private readonly spec: BoardSpec,
+    spec: BoardSpec,
     private readonly mode: RankMode,
-    private readonly bounds: readonly number[],
-  ) {}
+    private readonly bounds: readonly TieValue[],
+  ) {
+    this.scale = tieScaleOf(spec);
+  }
 
   add(shardId: string, counts: TieCounts): void {
     this.bounds.forEach((b, i) => this.below.set(b, (this.below.get(b) ?? 0) + counts.below[i]!));
@@ -282,13 +299,13 @@ export class TieTable {
     this.sortedDistinct = undefined;
   }
 
-  /** The tied rank of an entry with sort key `key`; undefined when its points are not among the bounds counted. */
-  of(key: number): number | undefined {
+  /** The tied rank of an entry; undefined when its tie value is not among the bounds counted. */
+  of(m: KeyedMember): number | undefined {
     if (this.mode === "unique") return 0;
-    const idx = pointsIndexOfKey(this.spec, key);
+    const idx = tieValueOf(this.scale, m);
     if (!this.below.has(idx)) return undefined;
     if (this.mode === "competition") return 1 + this.below.get(idx)!;
-    this.sortedDistinct ??= [...this.distinct].sort((a, b) => a - b);
+    this.sortedDistinct ??= [...this.distinct].sort(compareTies);
     return 1 + countBelow(this.sortedDistinct, idx);
   }
 }
@@ -308,11 +325,11 @@ function same(a: Map<string, KeyedMember>, b: Map<string, KeyedMember>): boolean
 }
 
 /** How many of `sorted` (ascending) are below `v`. */
-export function countBelow(sorted: readonly number[], v: number): number {
+export function countBelow(sorted: readonly TieValue[], v: TieValue): number {
   let lo = 0;
   for (let hi = sorted.length; lo < hi; ) {
     const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < v) lo = mid + 1;
+    if (compareTies(sorted[mid]!, v) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -20,7 +20,7 @@
  */
 import type { Redis } from "ioredis";
 import { Code, LadderError, unavailable } from "@ladder/model/errors";
-import type { KeyedMember } from "@ladder/model/score-encoding";
+import type { KeyedMember, TieScale, TieValue } from "@ladder/model/score-encoding";
 import {
   FAILOVER_RETRY_MS,
   readyWithin,
@@ -124,10 +124,10 @@ export class ReplicatedReader extends ShardReader {
     );
   }
 
-  override distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
+  override distinct(board: string, scale: TieScale, bound: TieValue, cap: number): Promise<TieValue[]> {
     return this.onNode(
-      (r) => r.distinct(board, units, bound, cap),
-      () => super.distinct(board, units, bound, cap),
+      (r) => r.distinct(board, scale, bound, cap),
+      () => super.distinct(board, scale, bound, cap),
     );
   }
 
@@ -255,8 +255,8 @@ export class PrimaryReader extends ShardReader {
     return this.again(() => super.ranksAt(board, players, positions));
   }
 
-  override distinct(board: string, units: number, bound: number, cap: number): Promise<number[]> {
-    return this.again(() => super.distinct(board, units, bound, cap));
+  override distinct(board: string, scale: TieScale, bound: TieValue, cap: number): Promise<TieValue[]> {
+    return this.again(() => super.distinct(board, scale, bound, cap));
   }
 
   override after(board: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {

@@ -17,6 +17,9 @@
                    'd' units, bound, cap       (read_distinct)
                    'g' units, anchor, cap      (read_ties; anchor '': the first entry the read just
                                                before it in this batch listed, none when it listed none)
+                   'D' width, bound, cap       (read_col_distinct: on a board with columns, below bound)
+                   'G' width, anchor, cap      (read_col_ties: on a board with columns; anchor a member,
+                                               '' as for 'g')
                    'a' key, player, count, backward (read_after)
                    'h'                         (read_histogram)
                    'P' as 'r'                  (read_ranks_at: read_ranks and the change stream's newest id)
@@ -34,7 +37,7 @@ local a = 2
 for k = 2, #KEYS do
   local board = KEYS[k]
   local kind = ARGV[a]
-  if kind ~= 'g' then WINDOW_FIRST = false end
+  if kind ~= 'g' and kind ~= 'G' then WINDOW_FIRST, WINDOW_FIRST_MEMBER = false, false end
   if kind == 't' then
     out[k] = read_top(board, tonumber(ARGV[a + 1]))
     a = a + 2
@@ -64,6 +67,14 @@ for k = 2, #KEYS do
     local anchor = ARGV[a + 2]
     if anchor == '' then anchor = WINDOW_FIRST end
     out[k] = read_ties(board, tonumber(ARGV[a + 1]), anchor, tonumber(ARGV[a + 3]))
+    a = a + 4
+  elseif kind == 'D' then
+    out[k] = read_col_distinct(board, tonumber(ARGV[a + 1]), ARGV[a + 2], false, tonumber(ARGV[a + 3]))
+    a = a + 4
+  elseif kind == 'G' then
+    local anchor = ARGV[a + 2]
+    if anchor == '' then anchor = WINDOW_FIRST_MEMBER end
+    out[k] = read_col_ties(board, tonumber(ARGV[a + 1]), anchor, tonumber(ARGV[a + 3]))
     a = a + 4
   elseif kind == 'h' then
     out[k] = read_histogram(board)

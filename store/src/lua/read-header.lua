@@ -48,13 +48,15 @@
 
   Input:  none (functions only: check_shard takes the heartbeat key and the reader's stamp)
   Output: check_shard, excl_of, ahead_of, card_of, score_of, key_reply, rank_of, range_of, first_from,
-          meta_of, append_entries, append_window; WINDOW_FIRST (the first key append_entries listed)
+          first_lex, meta_of, append_entries, append_window; WINDOW_FIRST and WINDOW_FIRST_MEMBER (the
+          first key and member append_entries listed)
 ]]
 -- the exclusion companion's suffix of every board key read (see Moves above), or false
 local EXCL = false
 local excl_cache = {}
--- the sort key of the first entry the last append_entries listed (false: none): read_ties' anchor
-local WINDOW_FIRST = false
+-- the sort key and member of the first entry the last append_entries listed (false: none): read_ties'
+-- anchor (on a board with columns, the member: read_col_ties)
+local WINDOW_FIRST, WINDOW_FIRST_MEMBER = false, false
 
 -- READ_OK when the shard may be served; else the refusal's status, and for READ_NOT_CURRENT how
 -- long ago the node last held the log's end and the bound (ms)
@@ -173,6 +175,22 @@ local function range_of(board, start, stop)
   return out
 end
 
+-- The first member (not excluded) of a board with columns (every key 0) at or after `from` in byte
+-- order ('' for the first of all); false when none.
+local function first_lex(board, from)
+  local e = excl_of(board)
+  local low = from == '' and '-' or '[' .. from
+  local off = 0
+  while true do
+    local r = redis.call('ZRANGE', board, low, '+', 'BYLEX', 'LIMIT', off, 16)
+    if #r == 0 then return false end
+    for _, m in ipairs(r) do
+      if not e or not redis.call('ZSCORE', e, m) then return m end
+    end
+    off = off + #r
+  end
+end
+
 -- The first entry (member, key) of the board at sort key >= `from`, not excluded; {} when none.
 local function first_from(board, from)
   local e = excl_of(board)
@@ -200,7 +218,7 @@ end
 -- metadata (its companion key exists) and 0 when not, then member, key (and metadata when 1)
 -- for each entry. Keeps the first entry's key in WINDOW_FIRST.
 local function append_entries(out, board, range)
-  WINDOW_FIRST = range[2] or false
+  WINDOW_FIRST, WINDOW_FIRST_MEMBER = range[2] or false, range[1] or false
   local meta_key = board .. '!meta'
   local with_meta = redis.call('EXISTS', meta_key) == 1
   out[#out + 1] = with_meta and 1 or 0

@@ -3,7 +3,8 @@
   which script or read-batch.lua kind calls it and what it returns, status 0 first).
 
   Input:  none (functions only; read-header.lua's primitives)
-  Output: read_top, read_window, read_ranks, read_ranks_at, read_distinct, read_ties, read_after,
+  Output: read_top, read_window, read_ranks, read_ranks_at, read_distinct, read_ties, read_col_distinct,
+          read_col_ties, read_after,
           read_standing, read_entry
 ]]
 -- read-top.lua: { 0, card, meta, member1, key1, [metadata1], ... } for the first `count` entries.
@@ -90,6 +91,39 @@ local function read_ties(board, units, anchor, cap)
   local out = { READ_OK, idx, ahead_of(board, idx * units, '') }
   if cap > 0 then
     local values = read_distinct(board, units, idx + 1, cap)
+    for i = 2, #values do out[#out + 1] = values[i] end
+  end
+  return out
+end
+
+-- read-batch.lua's 'D': read_distinct on a board with columns (model/src/columns.ts), where an entry's
+-- tie value is its member's first `width` bytes (its column part): the distinct column parts below
+-- `bound` (up to it with `upto`), ascending, at most cap + 1: { 0, part1, part2, ... }. The members of
+-- one part are "<part>..." and sort below "<part>\255" (hex digits, the separator and UTF-8 bytes are all
+-- below 255): one ZRANGE BYLEX per value, O(values log n).
+local function read_col_distinct(board, width, bound, upto, cap)
+  local out = { READ_OK }
+  local from = ''
+  while #out <= cap + 1 do
+    local m = first_lex(board, from)
+    if not m then break end
+    local part = string.sub(m, 1, width)
+    if bytes_less(bound, part) or (part == bound and not upto) then break end
+    out[#out + 1] = part
+    from = part .. '\255'
+  end
+  return out
+end
+
+-- read-batch.lua's 'G': read_ties on a board with columns: the anchor is a member (false: none, then
+-- { 0, -1, 0 }); its column part, the members with a smaller one, then with cap > 0 the distinct parts
+-- up to the anchor's (included): { 0, part, below, part1, part2, ... }. O(log^2 n), plus O(log n) per value.
+local function read_col_ties(board, width, anchor, cap)
+  if not anchor then return { READ_OK, -1, 0 } end
+  local part = string.sub(anchor, 1, width)
+  local out = { READ_OK, part, ahead_of(board, 0, part) }
+  if cap > 0 then
+    local values = read_col_distinct(board, width, part, true, cap)
     for i = 2, #values do out[#out + 1] = values[i] end
   end
   return out
