@@ -22,19 +22,21 @@
  * points", for ties and rank modes, are equal column parts (the first 16k characters).
  *
  * WHAT STAYS THE SAME. Every read is by (score, member) position, as on every board: ZRANK,
- * ZRANGE by rank, the count of members ahead of a position (all at score 0, found by a binary
- * search by member: read-header.lua's phys_ahead), the router's merge of shard prefixes by
- * (key, member) (top-merge.ts: key 0 everywhere, then member bytes). So top, pages, around and
- * GetRanks are exact across shards by the same argument as a one-column board's. A move copies
- * members by their player's slot (playerOfMember), and snapshots page sorted sets by (score,
- * member) whatever members hold.
+ * ZRANGE by rank, the count of members ahead of a position (every member at score 0: one
+ * ZLEXCOUNT, sorted-sets.lua's phys_ahead), the router's merge of shard prefixes by (key, member)
+ * (top-merge.ts: key 0 everywhere, then member bytes). So top, pages, around and GetRanks are
+ * exact across shards by the same argument as a one-column board's. Tied ranks compare column
+ * parts where a one-column board compares points indexes (score-encoding.ts, TieValue). A move
+ * copies members by their player's slot (playerOfMember), and snapshots page sorted sets by
+ * (score, member) whatever members hold.
  *
  * THE COMPANION. A player's member changes with its values, so a read or write by player id
  * first finds it: "<board key>!cols" is a sorted set of "<player>\n<col_1 … time>" at score 0,
- * found by lexical range like metadata (read-header.lua's member_of). A write costs that lookup
- * and two more sorted-set writes than a one-column board's; a read by player one lookup; a read
- * by position nothing more, but counting ahead of a position is O(log^2 n) (a binary search
- * among members of one score) where a one-column board's is O(log n) plus a few probes.
+ * found by lexical range like metadata (sorted-sets.lua's COLS.member_of). A write costs that
+ * lookup and three more sorted-set writes than a one-column board's (the old member and companion
+ * entry out, the new ones in), on members of some 70 bytes; a read by player one lookup more; a
+ * read by position nothing more in commands, but every comparison is of longer members.
+ * `npm run bench -- columns` measures both against a one-column board (docs/performance.md).
  *
  * INCREMENT in Lua: Redis's Lua numbers are doubles, so a column's 64 bits are added as four
  * 16-bit limbs, with the value's bias undone per order (includes/columns.lua). This file builds

@@ -38,7 +38,7 @@ export const READER_WRITABLE_KEYS = ["changes:on", "changes:gen"];
 
 /** The commands the read scripts call (lua/read-*.lua and their includes). */
 export const READ_SCRIPT_COMMANDS = [
-  ...["exists", "get", "hget", "scan", "time", "xrevrange", "zcard", "zcount", "zrange", "zrangebylex", "zrank", "zscore"],
+  ...["exists", "get", "hget", "scan", "time", "xrevrange", "zcard", "zcount", "zlexcount", "zrange", "zrangebylex", "zrank", "zscore"],
 ];
 
 /** The reader's own commands (store reader.ts, router read/ and push/, cluster status, ingest rank reports). */
