@@ -23,6 +23,7 @@ import { replicasBenchmark } from "./grpc/replicas-bench.js";
 import { loadAverages, runBenchmark, type BenchRecord } from "./run-benchmark.js";
 import { ingestBenchmark } from "./writes/ingest-bench.js";
 import { competitionsBenchmark } from "./writes/competitions-bench.js";
+import { columnsBenchmark } from "./writes/columns-bench.js";
 import { rebuildBenchmark } from "./writes/rebuild-bench.js";
 
 const BENCHMARKS: Record<BenchName, Benchmark> = {
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<BenchName, Benchmark> = {
   replicas: replicasBenchmark,
   ingest: ingestBenchmark,
   competitions: competitionsBenchmark,
+  columns: columnsBenchmark,
   rebuild: rebuildBenchmark,
 };
 

@@ -5,7 +5,7 @@ describe("bench > options", () => {
   it("runs every benchmark in the fixed order by default", () => {
     expect(parseBenchOptions([])).toEqual({
       quick: false,
-      selected: ["grpc", "rank-index", "replicas", "ingest", "rebuild", "competitions"],
+      selected: ["grpc", "rank-index", "replicas", "ingest", "rebuild", "competitions", "columns"],
       outDir: "loadtest/results",
     });
   });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-export const BENCH_NAMES = ["grpc", "rank-index", "replicas", "ingest", "rebuild", "competitions"] as const;
+export const BENCH_NAMES = ["grpc", "rank-index", "replicas", "ingest", "rebuild", "competitions", "columns"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const USAGE = `usage: npm run bench -- [--quick] [--out dir] [benchmark ...]

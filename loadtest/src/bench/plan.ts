@@ -3,7 +3,7 @@
  * every benchmark, full or `--quick` (small sizes and short runs: a smoke test of the whole
  * suite, whose figures mean little). The full plan takes about 27 minutes on the project's 2-core
  * machine: "grpc" about 6 (its cluster, 1M players through Kafka, 3 rounds of h2load), "rank-index"
- * 5 (two clusters of 1M players), "replicas" 3.5, "competitions" 2, "ingest" and "rebuild" the rest
+ * 5 (two clusters of 1M players), "replicas" 3.5, "competitions" 2, "columns" 2.5, "ingest" and "rebuild" the rest
  * (1M records produced twice, four replays).
  *
  * THE SHAPE is the full plan's (`fullPlan`, its fields explained where they are set); the quick
@@ -70,6 +70,12 @@ function fullPlan() {
      * `teams` teams) sent INCREMENTs in batches of `batch`, a closed loop per board.
      */
     competitions: { ...loop(8, 2 * SECOND, 10 * SECOND), batch: 500, players: 100_000, cohort: 50, teams: 1_000 },
+    /**
+     * A board with three columns against a one-column board (writes/columns-bench.ts): `players` written
+     * once to each, then a closed loop of SubmitScores of `batch` INCREMENTs (`write`) and one of each
+     * read (`read`: GetRank, GetAround, GetTop) per board.
+     */
+    columns: { players: 100_000, batch: 500, write: loop(8, 2 * SECOND, 10 * SECOND), read: loop(16, 2 * SECOND, 8 * SECOND) },
     /** Random seed of every synthetic player and query. */
     seed: 1,
   };
@@ -87,5 +93,6 @@ export function benchPlan(quick: boolean): BenchPlan {
     rankIndex: { ...full.rankIndex, players: 20_000, rounds: 1, seconds: 2, writeS: 3 },
     replicas: { ...full.replicas, players: 20_000, rounds: 1, seconds: 2 },
     competitions: { ...full.competitions, ...loop(8, 1 * SECOND, 3 * SECOND), players: 10_000, teams: 100 },
+    columns: { ...full.columns, players: 10_000, write: loop(8, 1 * SECOND, 3 * SECOND), read: loop(16, 1 * SECOND, 2 * SECOND) },
   };
 }
