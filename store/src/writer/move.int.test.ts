@@ -4,11 +4,14 @@
 // it), the cut-over and the drain leave the board holding exactly the new slots' players; and a
 // move given up before its cut-over leaves the shard as it was.
 // The oracle is a plain map of player -> points per slot, kept by the test; the board's order
-// here is points descending (every points value is distinct, all at one time).
+// here is points descending (every points value is distinct, all at one time). Each test runs on a
+// one-column board and on a board with columns (model/src/columns.ts: the points as its first
+// column), whose members hold the values and whose companion "!cols" moves with them.
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { slotOf } from "@ladder/model/placement";
+import { encodeColumns, playerOfMember, type Column } from "@ladder/model/columns";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, shardStamp } from "../identity.js";
 import { keyLayout } from "../keys.js";
@@ -39,6 +42,12 @@ for (let i = 0; bySlot.size < 5 || [...bySlot.values()].some((v) => v.length < 4
   bySlot.set(s, list);
 }
 
+const COLUMNS: Column[] = [
+  { name: "points", lowerIsBetter: false },
+  { name: "kills", lowerIsBetter: false },
+];
+/** Whether the board of the test being run has columns. */
+let columns = false;
 let keyPrefix: string;
 let board: string;
 let points: Map<string, number>; // the oracle: every player's points (any slot)
@@ -79,6 +88,7 @@ async function write(writer: ShardWriter, player: string, op: 1 | 5 = 1): Promis
     expireAtMs: 0,
     eventId: "",
     ingestedAtMs: t0,
+    ...(columns ? { cols: op === 1 ? encodeColumns(COLUMNS, [BigInt(value), 0n]) : "-" } : {}),
   };
   const r = await writer.apply(p, [e]);
   expect(r.drift, `apply of partition ${p}`).toBeUndefined();
@@ -114,7 +124,7 @@ async function expectBoard(reader: ShardReader, slots: number[]): Promise<void> 
   // a window at the position of a player this shard does not hold (as for another shard's player)
   const page = await reader.top("b", 1000);
   const mid = page.members[Math.floor(page.members.length / 2)]!;
-  const w = await reader.window("b", mid.key, "~", 1);
+  const w = await reader.window("b", mid.key, `${mid.member ?? ""}~`, 1);
   expect(w.ahead).toBe(want.indexOf(mid.playerId) + 1);
 }
 
@@ -122,11 +132,25 @@ async function expectBoard(reader: ShardReader, slots: number[]): Promise<void> 
 async function expectCompanion(suffix: "!arr" | "!dep", slot: number): Promise<void> {
   const all = await redis.zrange(board, "0", "-1", "WITHSCORES");
   const want: string[] = [];
-  for (let i = 0; i < all.length; i += 2) if (slotOf(all[i]!, SLOTS) === slot) want.push(all[i]!, all[i + 1]!);
+  for (let i = 0; i < all.length; i += 2) if (slotOf(playerOfMember(all[i]!), SLOTS) === slot) want.push(all[i]!, all[i + 1]!);
   expect(await redis.zrange(board + suffix, "0", "-1", "WITHSCORES")).toEqual(want);
 }
 
-describe("a move in place", () => {
+/** The players of the board key, and on a board with columns of its companion too (which must agree). */
+async function playersHeld(): Promise<string[]> {
+  const held = (await redis.zrange(board, "0", "-1")).map(playerOfMember).sort();
+  if (columns) expect((await redis.zrange(`${board}!cols`, "0", "-1")).map((m) => m.slice(0, m.indexOf("\n"))).sort()).toEqual(held);
+  return held;
+}
+
+describe.each([
+  { kind: "one column", withColumns: false },
+  { kind: "columns", withColumns: true },
+])("a move in place ($kind)", ({ withColumns }) => {
+  beforeEach(() => {
+    columns = withColumns;
+  });
+
   it("mirrors, cuts over and drains: each placement's readers see exactly its slots at every step", async () => {
     const p = writerOf(P);
     for (const s of BEFORE) for (const id of bySlot.get(s)!) await write(p, id);
@@ -233,7 +257,7 @@ describe("a move in place", () => {
     const counted = await redis.hkeys(`${keyPrefix}count:records`); // every player the writers wrote, and these
     expect([counted.includes(kept), counted.includes(gone), counted.filter((id) => slotOf(id, SLOTS) === 3)]).toEqual([true, false, []]);
     await expectBoard(readerOf(Q), AFTER);
-    expect((await redis.zrange(board, "0", "-1")).sort()).toEqual(oracle(AFTER).sort());
+    expect(await playersHeld()).toEqual(oracle(AFTER).sort());
   });
 
   it("given up before its cut-over, leaves the shard as it was once its arrivals are drained", async () => {
@@ -255,7 +279,7 @@ describe("a move in place", () => {
     expect(await moveOf(redis, keyPrefix)).toBeUndefined();
     for (const id of bySlot.get(4)!) points.delete(id);
     await expectBoard(readerOf(P), BEFORE);
-    expect((await redis.zrange(board, "0", "-1")).sort()).toEqual(oracle(BEFORE).sort());
+    expect(await playersHeld()).toEqual(oracle(BEFORE).sort());
     expect(await redis.get(keyLayout(keyPrefix).builtFrom)).toBe(P.builtFrom);
   });
 
