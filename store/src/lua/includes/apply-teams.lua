@@ -67,11 +67,12 @@ local function team_contribution(ev)
   end
   if redis.call('EXISTS', points_key) == 0 then
     if ev.best == 0 and zrem(sum_key, team) == 1 then record(sum_key, team) end
-    apply_remove({ key = ev.key, player = team, windows = false })
+    -- (events made here take every other field's default, as decoded events do: apply-input.lua)
+    apply_remove(setmetatable({ key = ev.key, player = team, windows = false }, EVENT_DEFAULTS))
     return
   end
-  apply_score({
+  apply_score(setmetatable({
     key = ev.key, player = team, op = OP_SET, value = total, time_idx = ev.time_idx, enc = ev.enc, ttl = 0,
     expire_at = 0, hist = ev.hist, metadata = '', report = '', windows = false,
-  })
+  }, EVENT_DEFAULTS))
 end
