@@ -7,7 +7,9 @@
 //   - a static entry shows exactly the oracle's values and time, and its rank lies within
 //     [1 + the static players ahead of it, that + the hot players other than it]; a hot entry's too;
 //   - the asked player is in its own neighbourhood, with `radius` entries each side unless clipped.
-// At rest, and again after every shard is rebuilt from the log, every read equals the oracle exactly.
+// At rest, and again after every shard is rebuilt, every read equals the oracle exactly. The shards take
+// snapshots every 500 records while the players move (a snapshot's reads stay right while records are
+// applied: writer/snapshot.ts), and the rebuild starts from the latest one and replays the log after it.
 // The board's order is written out here (each column by its own direction, then the time reached,
 // then the player id's bytes), not imported from the implementation; the values are kept with BigInt.
 import { status } from "@grpc/grpc-js";
@@ -66,7 +68,7 @@ const written: PartitionOffset[] = [];
 let statics: Held[] = [];
 
 beforeAll(async () => {
-  c = await startTestCluster("columns");
+  c = await startTestCluster("columns", { settings: { LADDER_SNAPSHOT_RECORDS: "500", LADDER_SNAPSHOT_MIN_INTERVAL_MS: "2000" } });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   await admin.createBoard({
     board: {
@@ -272,6 +274,13 @@ async function expectExact(when: string): Promise<void> {
     `${when}: GetRanks`,
   ).toEqual(expected.filter((_, i) => i % 3 === 0));
   expect(ranks.missing).toEqual(["nobody"]);
+  // a player's data on request carries its values and rank
+  const h = want[17]!;
+  const exported = await served(() => admin.exportPlayerData({ playerId: h.playerId }));
+  expect(
+    exported.entries.filter((e) => e.board === BOARD).map((e) => strip(e.entry!)),
+    `${when}: ExportPlayerData`,
+  ).toEqual([expected[17]]);
 }
 
 describe("a board with three 64-bit columns", () => {
@@ -405,8 +414,10 @@ describe("a board with three 64-bit columns", () => {
 
     await c.waitApplied(written);
     await expectExact("at rest");
-    // every shard rebuilt from the log: the same board
-    for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
+    // every shard rebuilt from its latest snapshot and the log after it: the same board
+    const fromSnapshot = new Set<string>();
+    for await (const r of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>) if (r.snapshotId) fromSnapshot.add(r.shardId);
+    expect(fromSnapshot.size, "shards rebuilt from a snapshot").toBeGreaterThan(0);
     await c.waitApplied(written);
     await expectExact("after a rebuild");
   }, 300_000);

@@ -8,7 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { BoardDefinitionSchema } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { Operation, SortOrder } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, PeriodKind, SortOrder } from "@ladder/proto/leaderboard/v1/common_pb";
 import { ModerationAction, ModerationSchema } from "@ladder/proto/leaderboard/v1/moderation_pb";
 import { normalizeDefinition, specOfDefinition } from "@ladder/model/board-definitions";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
@@ -149,6 +149,34 @@ async function expectBoard(oracle: Map<string, Held>): Promise<void> {
 }
 
 describe("a board with three 64-bit columns", () => {
+  it("feeds another board with columns in the same record, and expires a period's key with its companion", async () => {
+    const daily = normalizeDefinition(
+      create(BoardDefinitionSchema, {
+        name: "runs-daily",
+        defaultOp: Operation.BEST,
+        rules: { period: PeriodKind.DAILY, columns: rules.columns.map((c) => ({ name: c.name, order: c.order })) },
+      }),
+      T0 - 1000,
+    ).definition!.rules!;
+    const period = { id: "2026-12-07", expireAtMs: T0 + 2 * 86_400_000 };
+    await apply(
+      encodeScoreEvent(
+        { board: "runs", playerId: "eve", op: Operation.SET, value: 0n, timestampMs: BigInt(T0), eventId: "", columns: [7n, 2n, 1n] },
+        T0,
+        { rules },
+        { also: [{ board: "runs-daily", op: Operation.BEST, rules: daily, period }] },
+      ),
+    );
+    const dailyStored = `runs-daily#${daily.generation}@${period.id}`;
+    for (const board of [stored, dailyStored]) {
+      const top = await reader.top(board, 10);
+      expect(top.members.map((m) => [m.playerId, decodeEntry(spec, m).columns])).toEqual([["eve", [7n, 2n, 1n]]]);
+    }
+    const key = writer.keys.board(dailyStored);
+    expect(await redis.pexpiretime(key)).toBe(period.expireAtMs);
+    expect(await redis.pexpiretime(`${key}!cols`)).toBe(period.expireAtMs);
+  });
+
   it("takes SET, BEST, INCREMENT and DECREMENT exactly, saturating at the int64 ends", { timeout: 60_000 }, async () => {
     expect(problems).toEqual([]);
     const oracle = new Map<string, Held>();

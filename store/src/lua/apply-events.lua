@@ -75,14 +75,16 @@
 
 -- the keys to type-check: every declared key, and the companions any event may write
 local function wrong_type()
-  local with_meta, with_hist = false, false
+  local with_meta, with_hist, with_cols = false, false, false
   for _, ev in ipairs(EVENTS) do
     if ev.metadata ~= '' then with_meta = true end
     if ev.hist ~= 0 then with_hist = true end
+    if ev.cols ~= '' then with_cols = true end
   end
   for i = FIRST_BOARD_KEY, #KEYS do
     local names = { KEYS[i] }
     if with_meta then names[#names + 1] = KEYS[i] .. META end
+    if with_cols then names[#names + 1] = KEYS[i] .. COLS.suffix end
     if with_hist then
       names[#names + 1] = KEYS[i] .. HIST
       names[#names + 1] = KEYS[i] .. HBOUNDS

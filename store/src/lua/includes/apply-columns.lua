@@ -65,10 +65,8 @@ do
     return table.concat(out)
   end
 
-  -- the player's entry of `key` gone with its companion entry; true when there was one
-  function COLS.remove(key, player)
-    local part = COLS.part(key, player)
-    if not part then return false end
+  -- the player's entry of `key`, whose order part is `part`, gone with its companion entry; true when there was one
+  local function drop(key, player, part)
     local member, entry = part .. COLS.sep .. player, player .. '\n' .. part
     zrem(key .. COLS.suffix, entry)
     record(key .. COLS.suffix, entry)
@@ -76,6 +74,12 @@ do
     record(key, member)
     mirror(key, member)
     return true
+  end
+
+  -- the player's entry of `key` gone with its companion entry; true when there was one
+  function COLS.remove(key, player)
+    local part = COLS.part(key, player)
+    return part ~= nil and drop(key, player, part)
   end
 
   function COLS.apply(ev)
@@ -90,7 +94,7 @@ do
       new = old
     end
     if new ~= old then
-      if part then COLS.remove(key, player) end
+      if part then drop(key, player, part) end
       local now = new .. ev.ctime
       local member, entry = now .. COLS.sep .. player, player .. '\n' .. now
       redis.call('ZADD', key, 0, member)
