@@ -39,9 +39,9 @@
  * `npm run bench -- columns` measures both against a one-column board (docs/performance.md).
  *
  * INCREMENT in Lua: Redis's Lua numbers are doubles, so a column's 64 bits are added as four
- * 16-bit limbs, with the value's bias undone per order (includes/columns.lua). This file builds
- * what the writer sends (the column part for SET and BEST, the signed deltas for INCREMENT) and
- * decodes members for the router.
+ * 16-bit limbs, with the value's bias undone per order (store/src/lua/includes/apply-columns.lua).
+ * This file builds what the writer sends (the column part for SET and BEST, the signed deltas for
+ * INCREMENT) and decodes members for the router.
  */
 
 /** A board's column as the model uses it (BoardRules.columns). */
