@@ -15,6 +15,9 @@
 // doubled), the whole board equals the oracle, and so do the larger board's total and sampled ranks; each shard's Redis holds exactly the players of
 // the slots the new placement gives it (the old owners hold none of the moved ones); reads and
 // writes by the old placement are refused by the shards themselves.
+// A board with three 64-bit columns (docs/columns.md: its members hold the values, a companion finds a
+// player's member) moves with the rest: at rest its every entry is where the oracle puts it and each
+// shard holds exactly its slots' players, in the board key and in the companion.
 // The board's order is written out here (points desc, reached-at asc, id bytes asc), not imported.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,7 +31,8 @@ import { slotOf } from "@ladder/model/placement";
 import { placementOf } from "@ladder/model/placement-record";
 import { startRedisServer, type RedisServer } from "@ladder/deploy/redis-server";
 import { AdminService, ReshardResponse_Phase as Phase, type ReshardResponse } from "@ladder/proto/leaderboard/v1/admin_pb";
-import { Operation, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";
+import { Operation, SortOrder, type Entry } from "@ladder/proto/leaderboard/v1/common_pb";
+import { playerOfMember } from "@ladder/model/columns";
 import { builtFrom, keyLayout, shardStamp, ShardReader, StampMismatch } from "@ladder/store";
 import { ShardWriter } from "@ladder/store/writer";
 import { loadConfig } from "@ladder/platform/config";
@@ -44,6 +48,11 @@ const TOTAL = STATIC + HOT;
 const HOT_MAX = 1500;
 const READERS = 6;
 const BESIDE_BOARD = "beside";
+/** A board with columns beside the moving one: COLUMN_PLAYERS static players, values past 2^53. */
+const COLUMN_BOARD = "columned";
+const COLUMN_PLAYERS = 300;
+const columnValues = (i: number) => [BigInt(i % 7) << 60n, BigInt((i * 31) % 11), BigInt(i)];
+const columnId = (i: number) => `c${String(i).padStart(4, "0")}`;
 const BESIDE = Number(process.env.LADDER_TEST_RESHARD_BESIDE ?? 20_000);
 /** The larger board's players: every tenth score shared by ten players, one reached-at, so ties go by id. */
 const besideId = (i: number) => `b${String(i).padStart(8, "0")}`;
@@ -60,6 +69,7 @@ let redis: RedisServer[] = [];
 let c: TestCluster;
 let admin: ClientOf<typeof AdminService>;
 const statics: Standing[] = [];
+let columnStored = "";
 const staticById = new Map<string, Standing>();
 
 beforeAll(async () => {
@@ -143,6 +153,38 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
       })
     ).consistencyToken;
     expect(Number((await c.router.getTop({ board: BOARD, limit: 1, consistencyToken: token })).total)).toBe(TOTAL);
+    // the board with columns: points (higher first), time (lower first), kills (higher first)
+    const columned = await admin.createBoard({
+      board: {
+        name: COLUMN_BOARD,
+        defaultOp: Operation.SET,
+        rules: {
+          columns: [
+            { name: "points", order: SortOrder.HIGHER_IS_BETTER },
+            { name: "time", order: SortOrder.LOWER_IS_BETTER },
+            { name: "kills", order: SortOrder.HIGHER_IS_BETTER },
+          ],
+        },
+      },
+    });
+    columnStored = `${COLUMN_BOARD}#${columned.board!.rules!.generation}`;
+    for (const from = Date.now(); ; await new Promise((r) => setTimeout(r, 100))) {
+      const got = await outcome(
+        c.ingest.submitScores({
+          updates: Array.from({ length: COLUMN_PLAYERS }, (_, i) => ({
+            board: COLUMN_BOARD,
+            playerId: columnId(i),
+            columns: columnValues(i),
+            timestampMs: BigInt(base),
+          })),
+        }),
+      );
+      if ("ok" in got) {
+        token = got.ok.consistencyToken;
+        break;
+      }
+      if (Date.now() - from > 30_000) throw new Error(`ingest does not take board ${COLUMN_BOARD}: ${got.details}`);
+    }
     // the larger board beside, through the log as any write (four batches of 1,000 in flight)
     const besideAt = BigInt(base);
     const batches = Array.from({ length: Math.ceil(BESIDE / 1000) }, (_, b) => b);
@@ -303,6 +345,24 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
       });
     }
 
+    // the board with columns: every entry where the oracle puts it (values, then id bytes: one time)
+    const better = (a: bigint[], b: bigint[]) => {
+      const lower = [false, true, false];
+      for (let k = 0; k < 3; k++) if (a[k] !== b[k]) return lower[k] ? a[k]! < b[k]! : a[k]! > b[k]!;
+      return false;
+    };
+    const columnOracle = Array.from({ length: COLUMN_PLAYERS }, (_, i) => i).sort((x, y) =>
+      better(columnValues(x), columnValues(y)) ? -1 : better(columnValues(y), columnValues(x)) ? 1 : x - y,
+    );
+    const columnPage = await c.router.getTop({ board: COLUMN_BOARD, limit: 1000, consistencyToken: token });
+    expect(columnPage.entries.map((e) => [e.playerId, e.columns.map(String), Number(e.rank)])).toEqual(
+      columnOracle.map((i, r) => [columnId(i), columnValues(i).map(String), r + 1]),
+    );
+    for (const r of [0, 150, COLUMN_PLAYERS - 1]) {
+      const got = await c.router.getAround({ board: COLUMN_BOARD, playerId: columnId(columnOracle[r]!), radius: 2 });
+      expect(got.entries.map((e) => e.playerId)).toEqual(columnOracle.slice(Math.max(0, r - 2), r + 3).map(columnId));
+    }
+
     // the placement: epoch 5 over shard-0, shard-2, shard-4; each Redis holds exactly its slots' players
     const placed = await admin.getPlacement({});
     expect({ epoch: Number(placed.epoch), shards: placed.shards.map((s) => s.id).sort() }).toEqual({
@@ -320,6 +380,9 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
     for (const s of placed.shards) {
       const r = new Redis(urlOf.get(s.id)!);
       const members = await r.zrange(boardKey, "0", "-1");
+      const columnKey = keyLayout(c.ns.keyPrefix).board(columnStored);
+      const columnMembers = (await r.zrange(columnKey, "0", "-1")).map(playerOfMember);
+      const companion = (await r.zrange(`${columnKey}!cols`, "0", "-1")).map((m) => m.slice(0, m.indexOf("\n")));
       const leftovers = [
         ...(await r.keys(`${c.ns.keyPrefix}move`)),
         ...(await r.keys(`${c.ns.keyPrefix}board:*!arr`)),
@@ -336,6 +399,9 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
         [...staticById.keys(), ...hotIds].filter((p) => mine.has(slotOf(p, SLOTS))).length,
       );
       expect(spare, `${s.id}'s spare database is empty again`).toBe(0);
+      const columnPlayers = Array.from({ length: COLUMN_PLAYERS }, (_, i) => columnId(i)).filter((p) => mine.has(slotOf(p, SLOTS)));
+      expect(columnMembers.sort(), `${s.id} holds exactly its slots' players of the board with columns`).toEqual(columnPlayers.sort());
+      expect(companion.sort(), `${s.id}'s companion of the board with columns`).toEqual(columnPlayers.sort());
       expect(leftovers, `${s.id}'s moves in place are drained and ended`).toEqual([]);
     }
 
