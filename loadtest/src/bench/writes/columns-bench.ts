@@ -2,22 +2,15 @@
  * Benchmark "columns": what a write and a read of a board with three sort columns (docs/columns.md)
  * cost the whole cluster against the same calls on a one-column board. Method: columns.md.
  */
-import { LadderClient } from "@ladder/client";
+import type { LadderClient } from "@ladder/client";
 import { Operation, SortOrder } from "@ladder/proto/leaderboard/v1/common_pb";
-import { keyLayout } from "@ladder/store";
-import { untilApplied } from "../../seed/apply-watch.js";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor, type Rng } from "../../workload/rng.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
-import { benchLogClient } from "../infra/infra-fixtures.js";
-import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
-import { measureClosedLoop } from "../infra/measure.js";
+import type { IngestCluster } from "../infra/ingest-cluster.js";
 import { tableOf } from "../output/table.js";
-import { clusterCpuFigures, clusterProcesses, readCpu, restCores, type ClusterCpuFigures, type ClusterProcess } from "./cluster-cpu.js";
-
-const REST_S = 3;
-const DRAIN_STALL_MS = 300_000;
+import type { ClusterCpuFigures } from "./cluster-cpu.js";
+import { measureReadLoop, measureWriteLoop, REST_SECONDS, startBenchCluster, untilWritten, type BenchCluster } from "./write-loop.js";
 
 type Variant = "one column" | "three columns";
 const BOARDS: Record<Variant, string> = { "one column": "bench-one", "three columns": "bench-three" };
@@ -39,31 +32,19 @@ export const columnsBenchmark: Benchmark = {
   title: "A board with three 64-bit columns against a one-column board: whole-cluster CPU per write and per read",
   async run(ctx) {
     const p = ctx.plan.columns;
-    ctx.say("starting a 3-shard cluster (Kafka, 3 redis-servers without persistence, 3 shard nodes, router, ingest)");
-    const cluster = await startIngestCluster(ctx, { shards: 3 });
-    const broker = await ctx.kafka();
-    const client = await benchLogClient(ctx, broker, "ladder-bench-columns");
-    const admin = new LadderClient({
-      router: cluster.services.routerAddress,
-      ingest: cluster.services.ingestAddress,
-      token: cluster.adminToken,
-      timeoutMs: 60_000,
-    });
+    const b = await startBenchCluster(ctx, "ladder-bench-columns");
     try {
-      await defineBoards(cluster, admin);
+      await defineBoards(b.cluster, b.admin);
       const players = Array.from({ length: p.players }, (_, i) => playerId(i));
-      const processes = clusterProcesses(cluster, broker.process?.pid);
       const figures: CallFigures[] = [];
       for (const variant of VARIANTS) {
-        await seed(ctx, cluster, client, players, variant);
-        figures.push(await measureWrites(ctx, cluster, client, processes, players, variant));
-        for (const call of READS) figures.push(await measureReads(ctx, cluster, processes, players, variant, call));
+        await seed(ctx, b, players, variant);
+        figures.push(await measureWrites(ctx, b, players, variant));
+        for (const call of READS) figures.push(await measureReads(ctx, b, players, variant, call));
       }
       return { figures: { plan: p, calls: figures }, tables: [columnsTable(figures)] };
     } finally {
-      admin.close();
-      await client.close();
-      await cluster.stop();
+      await b.close();
     }
   },
 };
@@ -106,79 +87,38 @@ function update(variant: Variant, player: string, rng: Rng) {
 }
 
 /** Every player written once, so the reads find a full board; applied before anything is measured. */
-async function seed(
-  ctx: BenchContext,
-  cluster: IngestCluster,
-  client: Awaited<ReturnType<typeof benchLogClient>>,
-  players: readonly string[],
-  variant: Variant,
-): Promise<void> {
+async function seed(ctx: BenchContext, b: BenchCluster, players: readonly string[], variant: Variant): Promise<void> {
   ctx.say(`${variant}: writing ${players.length.toLocaleString("en-US")} players once`);
   const rng = rngFor(ctx.plan.seed, 7);
-  const start = await client.endOffsetsOnce(cluster.topic);
+  const start = await b.client.endOffsetsOnce(b.cluster.topic);
   const CHUNK = 1000;
   for (let i = 0; i < players.length; i += CHUNK * 4)
     await Promise.all(
       [0, 1, 2, 3].map((k) => {
         const chunk = players.slice(i + k * CHUNK, i + (k + 1) * CHUNK);
-        return chunk.length ? cluster.writer.ingest().submitScores({ updates: chunk.map((p) => update(variant, p, rng)) }) : undefined;
+        return chunk.length ? b.cluster.writer.ingest().submitScores({ updates: chunk.map((p) => update(variant, p, rng)) }) : undefined;
       }),
     );
-  await untilWritten(cluster, client, start);
+  await untilWritten(b, start);
 }
 
-async function untilWritten(
-  cluster: IngestCluster,
-  client: Awaited<ReturnType<typeof benchLogClient>>,
-  start: Map<number, bigint>,
-): Promise<void> {
-  const end = await client.endOffsetsOnce(cluster.topic);
-  const last = new Map([...end].filter(([q, o]) => o > (start.get(q) ?? 0n)).map(([q, o]) => [q, o - 1n]));
-  await untilApplied(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, last, DRAIN_STALL_MS);
-}
-
-async function measureWrites(
-  ctx: BenchContext,
-  cluster: IngestCluster,
-  client: Awaited<ReturnType<typeof benchLogClient>>,
-  processes: readonly ClusterProcess[],
-  players: readonly string[],
-  variant: Variant,
-): Promise<CallFigures> {
+async function measureWrites(ctx: BenchContext, b: BenchCluster, players: readonly string[], variant: Variant): Promise<CallFigures> {
   const p = ctx.plan.columns;
   const rng = rngFor(ctx.plan.seed, variant.length);
-  const start = await client.endOffsetsOnce(cluster.topic);
-  let acknowledged = 0;
-  const send = async () => {
-    const updates = Array.from({ length: p.batch }, () => update(variant, players[rng.nextInt(players.length)]!, rng));
-    const res = await cluster.writer.ingest().submitScores({ updates }); // awaited before the sum: `x += await f()` reads x first
-    acknowledged += res.accepted;
-  };
-  ctx.say(`${variant}: the cluster at rest over ${REST_S} s, then SubmitScores of ${p.batch} INCREMENTs, ${p.write.concurrency} in flight`);
-  const rest = await restCores(processes, REST_S);
-  const cpuAtStart = await readCpu(processes);
-  const firstSend = performance.now();
-  const m = await measureClosedLoop({ plan: p.write, send });
-  await untilWritten(cluster, client, start);
-  const done = performance.now();
-  return {
-    variant,
-    call: "SubmitScores (INCREMENT)",
-    perSec: Math.round(((m.calls - m.errors) * p.batch) / (m.elapsedMs / 1000)),
-    clusterCpu: clusterCpuFigures(processes, {
-      start: cpuAtStart,
-      end: await readCpu(processes),
-      rest,
-      seconds: (done - firstSend) / 1000,
-      updates: acknowledged,
-    }),
-  };
+  ctx.say(
+    `${variant}: the cluster at rest over ${REST_SECONDS} s, then SubmitScores of ${p.batch} INCREMENTs, ${p.write.concurrency} in flight`,
+  );
+  const m = await measureWriteLoop(b, {
+    plan: p.write,
+    batch: p.batch,
+    updates: () => Array.from({ length: p.batch }, () => update(variant, players[rng.nextInt(players.length)]!, rng)),
+  });
+  return { variant, call: "SubmitScores (INCREMENT)", perSec: m.ackedPerSec, clusterCpu: m.clusterCpu };
 }
 
 async function measureReads(
   ctx: BenchContext,
-  cluster: IngestCluster,
-  processes: readonly ClusterProcess[],
+  b: BenchCluster,
   players: readonly string[],
   variant: Variant,
   call: (typeof READS)[number],
@@ -186,33 +126,18 @@ async function measureReads(
   const p = ctx.plan.columns;
   const board = BOARDS[variant];
   const rng = rngFor(ctx.plan.seed, call.length + variant.length);
-  const router = cluster.writer.router();
-  let answered = 0;
-  const send = async () => {
-    const player = players[rng.nextInt(players.length)]!;
-    if (call === "GetRank") await router.getRank({ board, playerId: player });
-    else if (call === "GetAround (radius 5)") await router.getAround({ board, playerId: player, radius: 5 });
-    else await router.getTop({ board, limit: 50, offset: BigInt(rng.nextInt(1000)) });
-    answered++;
-  };
+  const router = b.cluster.writer.router();
   ctx.say(`${variant}: ${call}, ${p.read.concurrency} in flight`);
-  const rest = await restCores(processes, REST_S);
-  const cpuAtStart = await readCpu(processes);
-  const from = performance.now();
-  const m = await measureClosedLoop({ plan: p.read, send });
-  const done = performance.now();
-  return {
-    variant,
-    call,
-    perSec: Math.round((m.calls - m.errors) / (m.elapsedMs / 1000)),
-    clusterCpu: clusterCpuFigures(processes, {
-      start: cpuAtStart,
-      end: await readCpu(processes),
-      rest,
-      seconds: (done - from) / 1000,
-      updates: answered,
-    }),
-  };
+  const m = await measureReadLoop(b, {
+    plan: p.read,
+    send: () => {
+      const player = players[rng.nextInt(players.length)]!;
+      if (call === "GetRank") return router.getRank({ board, playerId: player });
+      if (call === "GetAround (radius 5)") return router.getAround({ board, playerId: player, radius: 5 });
+      return router.getTop({ board, limit: 50, offset: BigInt(rng.nextInt(1000)) });
+    },
+  });
+  return { variant, call, ...m };
 }
 
 function columnsTable(figures: readonly CallFigures[]) {

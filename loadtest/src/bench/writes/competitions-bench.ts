@@ -2,22 +2,17 @@
  * Benchmark "competitions": what a write to a league, and to the source of a team board, costs the
  * whole cluster against the same write to a plain board. Method: competitions.md.
  */
-import { LadderClient } from "@ladder/client";
+import type { LadderClient } from "@ladder/client";
 import { Operation, PeriodKind } from "@ladder/proto/leaderboard/v1/common_pb";
-import { keyLayout } from "@ladder/store";
-import { seededCount, untilApplied } from "../../seed/apply-watch.js";
+import { seededCount } from "../../seed/apply-watch.js";
 import { playerId } from "../../workload/player-ids.js";
 import { rngFor } from "../../workload/rng.js";
 import type { Benchmark, BenchContext } from "../context.js";
-import { BENCH_KEY_PREFIX } from "../infra/bench-board.js";
-import { benchLogClient } from "../infra/infra-fixtures.js";
-import { startIngestCluster, type IngestCluster } from "../infra/ingest-cluster.js";
-import { measureClosedLoop } from "../infra/measure.js";
+import type { IngestCluster } from "../infra/ingest-cluster.js";
 import { tableOf } from "../output/table.js";
-import { clusterCpuFigures, clusterProcesses, readCpu, restCores, type ClusterCpuFigures, type ClusterProcess } from "./cluster-cpu.js";
+import type { ClusterCpuFigures } from "./cluster-cpu.js";
+import { measureWriteLoop, REST_SECONDS, startBenchCluster, type BenchCluster } from "./write-loop.js";
 
-const REST_S = 3;
-const DRAIN_STALL_MS = 300_000;
 /** How long the team deriver may take to carry the last writes to the teams. */
 const DERIVE_WAIT_MS = 120_000;
 
@@ -40,29 +35,16 @@ export const competitionsBenchmark: Benchmark = {
   title: "A league and a team board's source against a plain board: whole-cluster CPU per update",
   async run(ctx) {
     const p = ctx.plan.competitions;
-    ctx.say("starting a 3-shard cluster (Kafka, 3 redis-servers without persistence, 3 shard nodes, router, ingest)");
-    const cluster = await startIngestCluster(ctx, { shards: 3 });
-    const broker = await ctx.kafka();
-    const client = await benchLogClient(ctx, broker, "ladder-bench-competitions");
-    const admin = new LadderClient({
-      router: cluster.services.routerAddress,
-      ingest: cluster.services.ingestAddress,
-      token: cluster.adminToken,
-      timeoutMs: 60_000,
-    });
+    const b = await startBenchCluster(ctx, "ladder-bench-competitions");
     try {
-      await defineBoards(ctx, cluster, admin);
+      await defineBoards(ctx, b.cluster, b.admin);
       const players = Array.from({ length: p.players }, (_, i) => playerId(i));
-      await prepare(ctx, cluster, players);
-      const processes = clusterProcesses(cluster, broker.process?.pid);
+      await prepare(ctx, b.cluster, players);
       const variants: VariantFigures[] = [];
-      for (const variant of ["plain", "league", "team source"] as const)
-        variants.push(await measureVariant(ctx, cluster, client, processes, players, variant));
+      for (const variant of ["plain", "league", "team source"] as const) variants.push(await measureVariant(ctx, b, players, variant));
       return { figures: { plan: p, variants }, tables: [competitionsTable(variants)] };
     } finally {
-      admin.close();
-      await client.close();
-      await cluster.stop();
+      await b.close();
     }
   },
 };
@@ -109,56 +91,35 @@ async function prepare(ctx: BenchContext, cluster: IngestCluster, players: reado
   }
 }
 
-async function measureVariant(
-  ctx: BenchContext,
-  cluster: IngestCluster,
-  client: Awaited<ReturnType<typeof benchLogClient>>,
-  processes: readonly ClusterProcess[],
-  players: readonly string[],
-  variant: Variant,
-): Promise<VariantFigures> {
+async function measureVariant(ctx: BenchContext, b: BenchCluster, players: readonly string[], variant: Variant): Promise<VariantFigures> {
   const p = ctx.plan.competitions;
   const board = BOARDS[variant];
   const rng = rngFor(ctx.plan.seed, variant.length);
-  const start = await client.endOffsetsOnce(cluster.topic);
-  let acknowledged = 0;
-  const send = async () => {
-    const updates = Array.from({ length: p.batch }, () => ({
-      board,
-      playerId: players[rng.nextInt(players.length)]!,
-      value: BigInt(1 + rng.nextInt(100)),
-    }));
-    const res = await cluster.writer.ingest().submitScores({ updates });
-    acknowledged += res.accepted;
-  };
   ctx.say(
-    `${variant} (${board}): the cluster at rest over ${REST_S} s, then SubmitScores of ${p.batch} INCREMENTs, ${p.concurrency} in flight`,
+    `${variant} (${board}): the cluster at rest over ${REST_SECONDS} s, then SubmitScores of ${p.batch} INCREMENTs, ${p.concurrency} in flight`,
   );
-  const rest = await restCores(processes, REST_S);
-  const cpuAtStart = await readCpu(processes);
-  const firstSend = performance.now();
-  const m = await measureClosedLoop({ plan: p, send });
-  const loadEnd = performance.now();
-  const end = await client.endOffsetsOnce(cluster.topic);
-  const last = new Map([...end].filter(([q, o]) => o > (start.get(q) ?? 0n)).map(([q, o]) => [q, o - 1n]));
-  await untilApplied(cluster.redis, keyLayout(BENCH_KEY_PREFIX).offsets, last, DRAIN_STALL_MS);
-  const allApplied = performance.now();
-  const deriveMs = variant === "team source" ? await untilDerived(cluster, loadEnd) : undefined;
-  const done = performance.now();
+  let deriveMs: number | undefined;
+  const start = await b.client.endOffsetsOnce(b.cluster.topic);
+  const figures = await measureWriteLoop(b, {
+    plan: p,
+    batch: p.batch,
+    updates: () =>
+      Array.from({ length: p.batch }, () => ({
+        board,
+        playerId: players[rng.nextInt(players.length)]!,
+        value: BigInt(1 + rng.nextInt(100)),
+      })),
+    ...(variant === "team source"
+      ? {
+          after: async (loadEnd: number) => {
+            deriveMs = await untilDerived(b.cluster, loadEnd);
+          },
+        }
+      : {}),
+  });
+  const end = await b.client.endOffsetsOnce(b.cluster.topic);
   ctx.say(`  ${seededCount(start, end).toLocaleString("en-US")} records in the log`);
-  return {
-    variant,
-    ackedPerSec: Math.round(((m.calls - m.errors) * p.batch) / (m.elapsedMs / 1000)),
-    drainMs: Math.round(allApplied - loadEnd),
-    ...(deriveMs !== undefined ? { deriveMs } : {}),
-    clusterCpu: clusterCpuFigures(processes, {
-      start: cpuAtStart,
-      end: await readCpu(processes),
-      rest,
-      seconds: (done - firstSend) / 1000,
-      updates: acknowledged,
-    }),
-  };
+  return { variant, ...figures, ...(deriveMs !== undefined ? { deriveMs } : {}) };
 }
 
 /**
