@@ -13,6 +13,7 @@ import { ModerationAction, ModerationSchema } from "@ladder/proto/leaderboard/v1
 import { normalizeDefinition, specOfDefinition } from "@ladder/model/board-definitions";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { INT64_MAX, INT64_MIN } from "@ladder/model/columns";
+import { slotOf } from "@ladder/model/placement";
 import { encodeScoreEvent, encodeTombstone } from "@ladder/model/score-event";
 import { encodeModeration } from "@ladder/model/moderation";
 import { compareIds, decodeEntry, tieFloor, tieScaleOf, tieValueOf } from "@ladder/model/score-encoding";
@@ -246,6 +247,26 @@ describe("a board with three 64-bit columns", () => {
     await expectBoard(oracle);
     await apply(hide(ModerationAction.UNHIDE));
     oracle.set("ann", { v: [annHeld.v[0]! + 1n, 3n, 1n], at: T0 + 13 });
+    await expectBoard(oracle);
+    expect(await redis.zcard(`${writer.keys.board(stored)}!cols`)).toBe(oracle.size);
+    // a moderator deletes dan's entry, then wipes the board: this record (partition 0's) takes the players whose slot is 0
+    const moderate = (action: ModerationAction, playerId = "") =>
+      encodeModeration(
+        create(ModerationSchema, { action, playerId, board: "runs", by: "test", reason: "test", atMs: BigInt(T0), partitions: 4 }),
+        rules,
+      );
+    await apply(moderate(ModerationAction.DELETE_ENTRY, "dan"));
+    oracle.delete("dan");
+    await expectBoard(oracle);
+    for (const p of ["fay", "gus", "hal", "ivy", "jan", "kim"]) {
+      await apply(write(p, Operation.SET, [1n, 2n, 3n], T0 + 20));
+      oracle.set(p, { v: [1n, 2n, 3n], at: T0 + 20 });
+    }
+    const wiped = [...oracle.keys()].filter((p) => slotOf(p, 4) === 0);
+    expect(wiped.length).toBeGreaterThan(0);
+    expect(wiped.length).toBeLessThan(oracle.size);
+    await apply(moderate(ModerationAction.WIPE));
+    for (const p of wiped) oracle.delete(p);
     await expectBoard(oracle);
     expect(await redis.zcard(`${writer.keys.board(stored)}!cols`)).toBe(oracle.size);
   });
