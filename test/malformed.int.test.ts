@@ -330,7 +330,14 @@ describe("malformed input", () => {
 
     it("answers well-formed players without a score with NOT_FOUND", async () => {
       await forAll(arb.unknownPlayerRead(boards, ghosts), 100, async (read) => {
-        expect(await sendRead(read)).toMatchObject({ code: "NOT_FOUND" });
+        // asked again while refused UNAVAILABLE with a reason (a shard node that missed its heartbeat on a
+        // busy machine: docs/guarantees.md), as cluster-harness.ts's served() does: a refusal is no answer
+        let got = await sendRead(read);
+        for (const from = Date.now(); got.code === "UNAVAILABLE" && got.details && Date.now() - from < 30_000; ) {
+          await new Promise((r) => setTimeout(r, 100));
+          got = await sendRead(read);
+        }
+        expect(got).toMatchObject({ code: "NOT_FOUND" });
       });
     });
 
