@@ -55,7 +55,7 @@ end
 
 -- the order part of `player`'s member on the board with columns whose key is `board`; nil when none
 function COLS.part(board, player)
-  local m = redis.call('ZRANGEBYLEX', board .. COLS.suffix, '[' .. player .. '\n', '(' .. player .. '\v', 'LIMIT', 0, 1)[1]
+  local m = meta_member(board .. COLS.suffix, player) -- the same "<player>\n..." lookup as metadata's
   if m then return string.sub(m, #player + 2) end
   return nil
 end
