@@ -18,6 +18,10 @@
 // A board with three 64-bit columns (docs/columns.md: its members hold the values, a companion finds a
 // player's member) moves with the rest: at rest its every entry is where the oracle puts it and each
 // shard holds exactly its slots' players, in the board key and in the companion.
+// The shard nodes take snapshots every few thousand records; before each of the first two moves every
+// old owner of the moving slots has one, and each shard that gains slots must seed them from those
+// snapshots (store/src/writer/move-seed.ts: the added shard into its spare database, the shards that take
+// over a removed one's slots in place) and replay only the log after them: the same checks hold.
 // The board's order is written out here (points desc, reached-at asc, id bytes asc), not imported.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -79,7 +83,13 @@ beforeAll(async () => {
   c = await startTestCluster("reshard", {
     redisUrls: redis.slice(0, 3).map((r) => r.url),
     // GetRank of the moving board goes through the rank index (router/src/rank-index) when its copies may answer
-    settings: { LADDER_SNAPSHOTS: "0", LADDER_SLOTS: String(SLOTS), LADDER_RANK_INDEX_BOARDS: BOARD },
+    // snapshots small and often: the added shard and the shards that gain a removed one's slots seed from them (move-seed.ts)
+    settings: {
+      LADDER_SNAPSHOT_RECORDS: "2000",
+      LADDER_SNAPSHOT_MIN_INTERVAL_MS: "500",
+      LADDER_SLOTS: String(SLOTS),
+      LADDER_RANK_INDEX_BOARDS: BOARD,
+    },
   });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
 }, 180_000);
@@ -113,6 +123,34 @@ function problems(entries: Array<ReturnType<typeof plain>>, total: number): stri
       out.push(`${e.playerId} shows ${e.points}, not the oracle's`);
   }
   return out;
+}
+
+/** Snapshots shard `id`'s node has taken. */
+const snapshotsTaken = async (id: string) =>
+  (await Scrape.of(c.services.metricsUrl(id))).sum("ladder_shard_snapshots_total", { outcome: "taken" });
+
+/**
+ * Until each of `ids` has taken a snapshot more: `nudge` (records to its partitions), then up to 20 s
+ * for it, three times at most (a shard takes one once it has as many new records as its last one had players).
+ */
+async function newSnapshots(ids: readonly string[], nudge: () => Promise<void>): Promise<void> {
+  const before = new Map(await Promise.all(ids.map(async (id) => [id, await snapshotsTaken(id)] as const)));
+  let now: Array<readonly [string, number]> = [];
+  for (let round = 0; round < 3; round++) {
+    await nudge();
+    for (const until = Date.now() + 20_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+      now = await Promise.all(ids.map(async (id) => [id, await snapshotsTaken(id)] as const));
+      if (now.every(([id, n]) => n > before.get(id)!)) return;
+    }
+  }
+  throw new Error(`no new snapshot: ${JSON.stringify(now)}, before ${JSON.stringify([...before])}`);
+}
+
+/** A reshard's reports of shard `id` building: the most players it seeded, and the shards it seeded from. */
+function seedsOf(out: readonly ReshardResponse[], id: string): { players: number; from: string[] } {
+  const building = out.filter((m) => m.phase === Phase.BUILDING && m.shardId === id);
+  const from = new Set(building.flatMap((m) => m.seededFrom.map((f) => f.split("/")[0]!)));
+  return { players: Math.max(0, ...building.map((m) => Number(m.playersSeeded))), from: [...from].sort() };
 }
 
 /** Runs a reshard to its end; its messages. */
@@ -185,26 +223,30 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
       }
       if (Date.now() - from > 30_000) throw new Error(`ingest does not take board ${COLUMN_BOARD}: ${got.details}`);
     }
-    // the larger board beside, through the log as any write (four batches of 1,000 in flight)
+    // the larger board beside, through the log as any write (four batches of 1,000 in flight); sent
+    // again (the same values: nothing changes but the log's length) to bring a snapshot about
     const besideAt = BigInt(base);
-    const batches = Array.from({ length: Math.ceil(BESIDE / 1000) }, (_, b) => b);
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let b = batches.shift(); b !== undefined; b = batches.shift()) {
-          const ids = Array.from({ length: Math.min(1000, BESIDE - b * 1000) }, (_, k) => b * 1000 + k);
-          const t = await c.ingest.submitScores({
-            updates: ids.map((i) => ({
-              board: BESIDE_BOARD,
-              playerId: besideId(i),
-              op: Operation.SET,
-              value: BigInt(besidePoints(i)),
-              timestampMs: besideAt,
-            })),
-          });
-          await c.router.getRank({ board: BESIDE_BOARD, playerId: besideId(ids[0]!), consistencyToken: t.consistencyToken });
-        }
-      }),
-    );
+    const sendBeside = async () => {
+      const batches = Array.from({ length: Math.ceil(BESIDE / 1000) }, (_, b) => b);
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          for (let b = batches.shift(); b !== undefined; b = batches.shift()) {
+            const ids = Array.from({ length: Math.min(1000, BESIDE - b * 1000) }, (_, k) => b * 1000 + k);
+            const t = await c.ingest.submitScores({
+              updates: ids.map((i) => ({
+                board: BESIDE_BOARD,
+                playerId: besideId(i),
+                op: Operation.SET,
+                value: BigInt(besidePoints(i)),
+                timestampMs: besideAt,
+              })),
+            });
+            await c.router.getRank({ board: BESIDE_BOARD, playerId: besideId(ids[0]!), consistencyToken: t.consistencyToken });
+          }
+        }),
+      );
+    };
+    await newSnapshots(["shard-0", "shard-1", "shard-2"], sendBeside); // every shard has a snapshot to seed from
 
     let stop = false;
     const counts = { answers: 0, refused: 0, batches: 0 };
@@ -275,6 +317,8 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
     await c.services.addShardNode("shard-3", redis[3]!.url);
     moves.push({ from: 1, out: await reshard({ add: [{ id: "shard-3", redisUrl: redis[3]!.url }] }) });
     await pause();
+    // shard-1's snapshot under its new slots, for the shards that take them over to seed from
+    await newSnapshots(["shard-1"], sendBeside);
     moves.push({ from: 2, out: await reshard({ remove: ["shard-1"] }) });
     await pause();
     await c.services.addShardNode("shard-4", redis[4]!.url);
@@ -302,7 +346,7 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
     const rankIndex = await Scrape.of(c.services.metricsUrl("router"));
     const fromCopies = rankIndex.sum("ladder_router_rank_index_total", { source: "index" });
     console.log(
-      `[reshard] ${JSON.stringify({ ...counts, rankCountsFromCopies: fromCopies, fromShards: rankIndex.sum("ladder_router_rank_index_total", { source: "shard" }), beside: BESIDE, longestRefusalMs: Math.round(longestRefusalMs), longestReadMs: Math.round(longestReadMs), cutOverMs: moves.map((m) => Number(m.out.at(-1)?.cutOverMs)), moved: moves.map((m) => m.out[0]?.movedSlots.length) })}`,
+      `[reshard] ${JSON.stringify({ ...counts, rankCountsFromCopies: fromCopies, fromShards: rankIndex.sum("ladder_router_rank_index_total", { source: "shard" }), beside: BESIDE, longestRefusalMs: Math.round(longestRefusalMs), longestReadMs: Math.round(longestReadMs), cutOverMs: moves.map((m) => Number(m.out.at(-1)?.cutOverMs)), moved: moves.map((m) => m.out[0]?.movedSlots.length), seeded: moves.map((m) => m.out.filter((x) => x.phase === Phase.BUILDING).reduce((n, x) => Math.max(n, Number(x.playersSeeded)), 0)) })}`,
     );
     expect(fromCopies).toBeGreaterThan(0); // the rank index answered between the moves
     expect(found.slice(0, 5)).toEqual([]);
@@ -316,6 +360,17 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
       ]);
       expect(Number(m[0]!.fromEpoch)).toBe(from);
       expect(m[0]!.movedSlots.length).toBeGreaterThan(0);
+    }
+    // the first two moves followed a snapshot of every old owner: each shard that gained slots seeded them
+    // from their old owners' snapshots (the added one into its spare database, the others in place)
+    for (const { out } of moves.slice(0, 2)) {
+      const gainers = new Set(out[0]!.movedSlots.map((x) => x.toShard));
+      for (const id of gainers) {
+        const owners = [...new Set(out[0]!.movedSlots.filter((x) => x.toShard === id).map((x) => x.fromShard))].sort();
+        const seeds = seedsOf(out, id);
+        expect(seeds.from, `${id} seeded from`).toEqual(owners);
+        expect(seeds.players, `${id} players seeded`).toBeGreaterThan(0);
+      }
     }
 
     // at rest: nothing lost, nothing doubled, the whole board as the oracle has it

@@ -21,7 +21,7 @@ export async function reshard(c: ServiceSet, o: Values<typeof RESHARD.flags>): P
       console.log(`placement epoch ${m.fromEpoch} -> ${m.toEpoch}: ${m.movedSlots.length} slots move (${moves})`);
     } else if (m.phase === Phase.BUILDING) {
       console.log(
-        `${m.shardId}: building its new slots  ${m.eventsReplayed} records  ${Math.round(m.eventsPerSecond)}/s  lag ${m.lag}  eta ${(Number(m.etaMs) / 1000).toFixed(1)} s`,
+        `${m.shardId}: building its new slots  ${m.playersSeeded > 0n ? `${m.playersSeeded} players seeded from ${m.seededFrom.join(", ")}  ` : ""}${m.eventsReplayed} records  ${Math.round(m.eventsPerSecond)}/s  lag ${m.lag}  eta ${(Number(m.etaMs) / 1000).toFixed(1)} s`,
       );
     } else if (m.phase === Phase.CUT_OVER) {
       console.log(`cut over: placement epoch ${m.toEpoch} published ${m.cutOverMs} ms after the first shard's cut-over`);

@@ -10,8 +10,10 @@
  *     becomes P' data, and its shard node deletes the departed players afterwards while the
  *     readers of P' leave them out. Its cost is the share that moves: about 1/N of the log and
  *     of the memory, not the whole shard twice;
- *   - a new shard is built exactly as RebuildShards rebuilds a shard (store rebuild.ts: the
- *     replay of its slots' partitions into the spare Redis database), and swapped in (SWAPDB).
+ *   - a new shard is built as RebuildShards rebuilds a shard (store rebuild.ts: the replay of
+ *     its slots' partitions into the spare Redis database), and swapped in (SWAPDB).
+ * Either seeds the slots it gains from their old owners' newest snapshots where it can and
+ * replays only the log after them (store/src/writer/move-seed.ts; seedSources below).
  * Each holds the shard's rebuild lease. A build that reaches the ready lag of the log's end
  * waits there (still applying the newest records) until every build has; then all cut over
  * together, P' is published (placement-log.ts), and the call returns once every shard that
@@ -47,7 +49,8 @@ import { movedSlots, placementOf, type ClusterPlacement } from "@ladder/model/pl
 import type { PlacementLog } from "@ladder/log/placement-follower";
 import { expandSentinelUrl, isSentinelUrl, parseSentinelName } from "@ladder/platform/redis-address";
 import { builtFrom, openRedis, readyWithin, shardStamp } from "@ladder/store";
-import { moveOf, movePending, RebuildLease, rebuildShard } from "@ladder/store/writer";
+import { moveOf, movePending, RebuildLease, rebuildShard, type SeedSource } from "@ladder/store/writer";
+import { snapshotTopicOf } from "@ladder/log/snapshot-topic";
 import type { ShardPool } from "../read/shard-pool.js";
 
 export interface ReshardDeps {
@@ -172,7 +175,15 @@ async function reachable(shards: readonly ShardAddress[], timeoutMs: number, log
   );
 }
 
-type Progress = { shardId: string; eventsReplayed: bigint; eventsPerSecond: number; lag: bigint; etaMs: bigint };
+type Progress = {
+  shardId: string;
+  eventsReplayed: bigint;
+  eventsPerSecond: number;
+  lag: bigint;
+  etaMs: bigint;
+  playersSeeded: bigint;
+  seededFrom: string[];
+};
 interface Reports {
   building(p: Progress): void;
   cutOver(ms: number): void;
@@ -212,6 +223,7 @@ async function move(
     const before = from.placement.slotsOf.get(s.id);
     // a shard that stays moves in place: it replays only the slots it gains and deletes those it loses
     const inPlace = before ? inPlaceMove(config, s.id, before, slots, topicId, stamp) : undefined;
+    const gained = slots.filter((x) => !before?.includes(x));
     return rebuildShard({
       logClient: d.logClient,
       topic: config.scoreTopic,
@@ -228,6 +240,15 @@ async function move(
       boards: config.boards,
       applyBatch: config.applyBatch,
       dedupWindowMs: config.dedupWindowMs,
+      ...(config.snapshots && gained.length
+        ? {
+            seeds: {
+              topic: snapshotTopicOf(config.scoreTopic),
+              numSlots: config.numSlots,
+              sources: seedSources(config, from, gained, topicId),
+            },
+          }
+        : {}),
       lease: leases.get(s.id)!,
       signal: group.signal,
       onProgress: (p) =>
@@ -237,6 +258,8 @@ async function move(
           eventsPerSecond: p.perSecond,
           lag: BigInt(p.lag),
           etaMs: BigInt(p.etaMs),
+          playersSeeded: BigInt(p.seeded?.members ?? 0),
+          seededFrom: p.seeded?.snapshots ?? [],
         }),
       beforeSwap: () => (gate.done(), gate.all),
       onSwapped: () => ((firstSwapAt ||= performance.now()), swapped.done()),
@@ -307,6 +330,26 @@ function inPlaceMove(
       toStamp,
     } as const,
   };
+}
+
+/**
+ * The old owners of `gained` in `from`, each with its built-from value there (the configuration its
+ * snapshots are taken under) and the slots it gives: where a build seeds them from (move-seed.ts).
+ */
+export function seedSources(
+  config: Pick<Config, "scoreTopic" | "numSlots" | "boards">,
+  from: ClusterPlacement,
+  gained: readonly number[],
+  topicId: string,
+): SeedSource[] {
+  const out: SeedSource[] = [];
+  for (const [shardId, ownerSlots] of from.placement.slotsOf) {
+    const slots = gained.filter((x) => ownerSlots.includes(x));
+    if (slots.length === 0) continue;
+    const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots: ownerSlots, boards: config.boards });
+    out.push({ shardId, builtFrom: builtFrom(stamp, topicId), ownerSlots, slots });
+  }
+  return out;
 }
 
 /** Waits until the shard nodes of `shards` have deleted the players their moves gave away; reports what is left each second. */

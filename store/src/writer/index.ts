@@ -45,6 +45,7 @@ export {
   type RebuildProgress,
 } from "./rebuild.js";
 export { RebuildLease, runningRebuild, describeRebuild, LEASE_TTL_MS, LEASE_RENEW_MS, type RebuildHolder } from "./rebuild-lease.js";
+export { seedFromSnapshots, type SeedOptions, type SeedResult, type SeedSource } from "./move-seed.js";
 export { noopEvent, prepareEvent, type Prepared } from "./prepare-event.js";
 export {
   findSnapshots,

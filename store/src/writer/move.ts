@@ -22,7 +22,9 @@
  *            lost partition into "!dep" (apply-events.lua), in the same call as the change.
  *            "!dep" of entries older than the begin is filled by a scan here (ZSCAN, pick by
  *            slot, move-copy.lua re-reads each member's sort key at copy time); the gained
- *            partitions are replayed from offset 0 by rebuild.ts's replay, into the live keys.
+ *            slots are seeded from their old owners' snapshots where one can seed them
+ *            (move-seed.ts: each page and its "!arr" copy in one MULTI), and their partitions
+ *            replayed after it (else from offset 0) by rebuild.ts's replay, into the live keys.
  *   drain    (cut-over .. done)  move-flip.lua, atomically: built-from becomes the new
  *            placement's, the heartbeat stops serving the old readers, "!arr" keys go (their
  *            members are plain members now), the lost partitions' offsets and dedup sets go,

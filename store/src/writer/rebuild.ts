@@ -77,6 +77,7 @@ import { noopEvent } from "./prepare-event.js";
 import { RebuildLease } from "./rebuild-lease.js";
 import { beginMove, cancelMove, copyLeaving, flipMove, moveOf } from "./move.js";
 import { ShardWriter } from "./shard-writer.js";
+import { seedFromSnapshots, type SeedResult, type SeedSource } from "./move-seed.js";
 import type { PreparedEvent } from "./prepared-event.js";
 
 /** How long an audit view lives (its heartbeat and its keys): ~25 days, renewed by a later rebuild of it. */
@@ -143,6 +144,13 @@ export interface RebuildOptions {
   /** Swap mode: start from the shard's newest usable snapshot in this topic (undefined: replay from offset 0). */
   snapshots?: { topic: string };
   /**
+   * A reshard (swap mode for a new shard, or a move in place): the old owners of the slots the
+   * shard gains; each one's share is seeded from its newest usable snapshot in `topic` where it can
+   * be (move-seed.ts), the rest replayed from offset 0. Swap mode seeds only when the shard's own
+   * snapshot was not loaded.
+   */
+  seeds?: { topic: string; numSlots: number; sources: readonly SeedSource[] };
+  /**
    * Swap mode: called once the replay is ready to swap; the swap waits until it resolves, while the
    * replay keeps applying the newest records (a reshard swaps all its shards together). A rejection
    * stops the rebuild as an abort would.
@@ -174,11 +182,17 @@ export interface RebuildProgress {
   etaMs: number;
   /** The snapshot the rebuild started from: its id, the records of the log it stands for, its players, how long loading it took. */
   snapshot?: { id: string; records: number; players: number; loadMs: number };
+  /** A reshard's gained slots seeded from their old owners' snapshots (move-seed.ts): which, the members loaded, how long it took. */
+  seeded?: { snapshots: string[]; members: number; loadMs: number };
 }
 
 export async function rebuildShard(options: RebuildOptions): Promise<RebuildProgress> {
   let loaded: RebuildProgress["snapshot"];
-  const o: RebuildOptions = { ...options, onProgress: (p) => options.onProgress(loaded ? { ...p, snapshot: loaded } : p) };
+  let seededBy: RebuildProgress["seeded"];
+  const o: RebuildOptions = {
+    ...options,
+    onProgress: (p) => options.onProgress({ ...p, ...(loaded ? { snapshot: loaded } : {}), ...(seededBy ? { seeded: seededBy } : {}) }),
+  };
   const audit = o.mode.kind === "audit";
   const targetPrefix = o.mode.kind === "audit" ? auditPrefix(o.keyPrefix, o.mode.view) : o.keyPrefix;
   const lease =
@@ -194,7 +208,7 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
   const stop = o.signal ? AbortSignal.any([o.signal, lease.lost]) : lease.lost;
   if (o.mode.kind === "move") {
     try {
-      return await moveInPlace(o, o.mode, lease, stop);
+      return await moveInPlace(o, o.mode, lease, stop, (s) => (seededBy = s));
     } finally {
       await lease.release();
     }
@@ -223,14 +237,33 @@ export async function rebuildShard(options: RebuildOptions): Promise<RebuildProg
       };
       o.onProgress({ shardId: o.shardId, done: false, replayed: 0, perSecond: 0, lag: 0, etaMs: 0 });
     }
+    let startAfter: ReadonlyMap<number, bigint> | undefined = snapshot ? manifestOffsets(snapshot.manifest) : undefined;
+    if (!snapshot && o.mode.kind === "swap" && o.seeds) {
+      const seeded = await seed(o, o.seeds, target, writer, false, stop);
+      if (seeded) {
+        startAfter = seeded.startAfter;
+        seededBy = {
+          snapshots: seeded.from.map((f) => `${f.shardId}/${f.snapshotId}`),
+          members: seeded.members,
+          loadMs: Math.round(seeded.ms),
+        };
+      }
+    }
     const stopAt = await stopOffsets(o);
-    const progress = await replay(o, writer, stopAt, stop, snapshot ? manifestOffsets(snapshot.manifest) : undefined);
+    const progress = await replay(o, writer, stopAt, stop, startAfter);
     stop.throwIfAborted();
     await lease.renew(); // what follows has a whole lease TTL
     if (o.mode.kind === "swap") await swapIn(o, target, o.mode.stagingDb, lease, () => (published = true));
     else await writer.markServing(VIEW_LIFE_MS); // renewed by any later rebuild of the view
     published = true;
-    const done = { ...progress, done: true, lag: 0, etaMs: 0, ...(loaded ? { snapshot: loaded } : {}) };
+    const done = {
+      ...progress,
+      done: true,
+      lag: 0,
+      etaMs: 0,
+      ...(loaded ? { snapshot: loaded } : {}),
+      ...(seededBy ? { seeded: seededBy } : {}),
+    };
     o.onProgress(done);
     o.log.info({ shardId: o.shardId, replayed: done.replayed, mode: o.mode.kind, audit, snapshot: loaded?.id }, "rebuild done");
     return done;
@@ -464,6 +497,30 @@ async function watch(
   }
 }
 
+/** Seeds the gained slots from their old owners' snapshots (move-seed.ts); undefined when none could seed. */
+async function seed(
+  o: RebuildOptions,
+  seeds: NonNullable<RebuildOptions["seeds"]>,
+  target: Redis,
+  writer: ShardWriter,
+  mirror: boolean,
+  stop: AbortSignal,
+): Promise<SeedResult | undefined> {
+  const result = await seedFromSnapshots({
+    logClient: o.logClient,
+    topic: seeds.topic,
+    sources: seeds.sources,
+    redis: target,
+    keyPrefix: o.keyPrefix,
+    offsetsKey: writer.keys.offsets,
+    numSlots: seeds.numSlots,
+    mirror,
+    log: o.log.child({ shardId: o.shardId }),
+    signal: stop,
+  });
+  return result.from.length ? result : undefined;
+}
+
 /** How long a move waits for a snapshot being read, or for a move left behind to be drained, before it begins. */
 const MOVE_BEGIN_WAIT_MS = 300_000;
 
@@ -472,7 +529,13 @@ const MOVE_BEGIN_WAIT_MS = 300_000;
  * live database, wait for `beforeSwap`, cut over. Given up before the cut-over (abort, failure),
  * it is cancelled: the shard node deletes the arrivals, and the shard stays as it was.
  */
-async function moveInPlace(o: RebuildOptions, m: MoveMode, lease: RebuildLease, stop: AbortSignal): Promise<RebuildProgress> {
+async function moveInPlace(
+  o: RebuildOptions,
+  m: MoveMode,
+  lease: RebuildLease,
+  stop: AbortSignal,
+  onSeeded: (s: NonNullable<RebuildProgress["seeded"]>) => void,
+): Promise<RebuildProgress> {
   const live = openRedis(o.redisUrl, { db: 0, maxRetriesPerRequest: null }, o.login);
   const log = o.log.child({ shardId: o.shardId, move: true });
   let begun = false;
@@ -509,7 +572,14 @@ async function moveInPlace(o: RebuildOptions, m: MoveMode, lease: RebuildLease, 
       dedupWindowMs: o.dedupWindowMs,
     });
     let progress: RebuildProgress = { shardId: o.shardId, done: false, replayed: 0, perSecond: 0, lag: 0, etaMs: 0 };
-    if (o.slots.length) progress = await replay(o, writer, undefined, stop);
+    const seeded = o.seeds && o.slots.length ? await seed(o, o.seeds, live, writer, true, stop) : undefined;
+    if (seeded)
+      onSeeded({
+        snapshots: seeded.from.map((f) => `${f.shardId}/${f.snapshotId}`),
+        members: seeded.members,
+        loadMs: Math.round(seeded.ms),
+      });
+    if (o.slots.length) progress = await replay(o, writer, undefined, stop, seeded?.startAfter);
     else if (o.beforeSwap) await held(o.beforeSwap(progress), () => undefined, stop);
     stop.throwIfAborted();
     await lease.renew();

@@ -79,6 +79,8 @@
  *     fetches from the snapshot's offsets. The shard refuses reads throughout: the node's
  *     catch-up rule (serve only once at the log's end as of when catching up began) holds for
  *     the loaded state plus the tail as for a replay.
+ *   - a reshard's gaining shard loads only the gained slots' part of each old owner's snapshot
+ *     (move-seed.ts), read through readSnapshot as here, and replays the log after it.
  *   - audit views always replay from offset 0: a snapshot holds the present, not the past.
  *
  * Loading writes the members back with ZADD (a hash's fields with HSET; a page at a time, pipelined) and sets the key's
@@ -449,7 +451,7 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
  * ("count:records", apply-records.lua). Its fields and values are kept in the members encoding
  * as members and scores (counts are integers, exact as doubles); every other key is a sorted set.
  */
-const isHash = (name: string) => name.startsWith("count:");
+export const isHash = (name: string) => name.startsWith("count:");
 
 // ---------------------------------------------------------------------------------------------
 // Finding and loading one
@@ -511,36 +513,62 @@ export async function loadSnapshot(
   s: SnapshotSource & { manifest: SnapshotManifest; redis: Redis; targetPrefix: string; signal?: AbortSignal },
 ): Promise<LoadedSnapshot> {
   const started = performance.now();
-  const m = s.manifest;
-  const decoder = new BodyDecoder();
   const names: LoadedSnapshot["names"] = [];
-  let next = 0;
-  const restore = async (e: SnapshotEntry) => {
+  await readSnapshot(s, async (e) => {
     const key = s.targetPrefix + e.name;
-    let batch = s.redis.pipeline().del(key);
-    let args: Array<Buffer | number> = [];
     const hash = isHash(e.name);
-    for (const [member, score] of membersOf(e.value)) {
-      if (hash) args.push(member, score);
-      else args.push(score, member);
-      if (args.length === PAGE * 2) {
-        if (hash) batch.hset(key, ...args);
-        else batch.zadd(key, ...args);
-        args = [];
-        if (batch.length >= 16) {
-          await execAll(batch);
-          batch = s.redis.pipeline();
-        }
+    await writeMembers(s.redis, key, e.value, { hash, replace: true, expireAtMs: e.expireAtMs });
+    names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
+  });
+  return { names, ms: performance.now() - started };
+}
+
+/**
+ * Writes a members encoding into `key` with ZADD (a hash's fields with HSET), a page at a time,
+ * pipelined; `replace` deletes the key first; an expiry >= 0 is set as that absolute time.
+ */
+export async function writeMembers(
+  redis: Redis,
+  key: string,
+  value: Buffer,
+  o: { hash: boolean; replace: boolean; expireAtMs: number },
+): Promise<void> {
+  let batch = redis.pipeline();
+  if (o.replace) batch.del(key);
+  let args: Array<Buffer | number> = [];
+  for (const [member, score] of membersOf(value)) {
+    if (o.hash) args.push(member, score);
+    else args.push(score, member);
+    if (args.length === PAGE * 2) {
+      if (o.hash) batch.hset(key, ...args);
+      else batch.zadd(key, ...args);
+      args = [];
+      if (batch.length >= 16) {
+        await execAll(batch);
+        batch = redis.pipeline();
       }
     }
-    if (args.length) {
-      if (hash) batch.hset(key, ...args);
-      else batch.zadd(key, ...args);
-    }
-    if (e.expireAtMs >= 0) batch.pexpireat(key, e.expireAtMs);
-    await execAll(batch);
-    names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
-  };
+  }
+  if (args.length) {
+    if (o.hash) batch.hset(key, ...args);
+    else batch.zadd(key, ...args);
+  }
+  if (o.expireAtMs >= 0) batch.pexpireat(key, o.expireAtMs);
+  await execAll(batch);
+}
+
+/**
+ * Reads the snapshot's chunks in order and hands each key to `onEntry`, then checks the body
+ * against the manifest. Throws SnapshotUnusable when a chunk is missing or overwritten or the
+ * body's checksum or size differs, after the entries read so far were handed over.
+ */
+export async function readSnapshot(
+  s: SnapshotSource & { manifest: SnapshotManifest; signal?: AbortSignal },
+  onEntry: (e: SnapshotEntry) => Promise<void>,
+): Promise<void> {
+  const m = s.manifest;
+  const decoder = new BodyDecoder();
+  let next = 0;
   if (m.chunks.count > 0) {
     await s.logClient.readRange({
       topic: s.topic,
@@ -560,7 +588,7 @@ export async function loadSnapshot(
         if (chunk.header.index !== next)
           throw new SnapshotUnusable(`snapshot ${m.snapshotId}: chunk ${next} is missing (overwritten by a later snapshot?)`);
         next++;
-        for (const e of decoder.push(chunk.slice)) await restore(e);
+        for (const e of decoder.push(chunk.slice)) await onEntry(e);
       },
     });
   }
@@ -573,7 +601,6 @@ export async function loadSnapshot(
   }
   if (sha !== m.sha256 || decoder.bytes !== m.bytes)
     throw new SnapshotUnusable(`snapshot ${m.snapshotId}: its body does not match its manifest (SHA-256 or size)`);
-  return { names, ms: performance.now() - started };
 }
 
 // ---------------------------------------------------------------------------------------------
