@@ -14,7 +14,9 @@
  *                  reshard's swap, before this node read the new placement. The node waits up
  *                  to DRIFT_WAIT_MS for a placement that changes its slots and moves to it;
  *                  without one the drift is real and the node refuses to go on, as before
- *                  placements had epochs.
+ *                  placements had epochs. A drift reported by a run that was already replaced
+ *                  (the node read the new placement first, and the old run's last call answered
+ *                  after) is the one the transition explains, and is ignored.
  *
  * A node never applies a record to data built for other slots: the apply script checks the
  * built-from value in the same call as its effects (identity.ts), so a node on an older epoch is
@@ -43,12 +45,14 @@ export interface FollowSlotsOptions {
   logClient: LogClient;
   topicIds: TopicIds;
   metrics: ShardMetrics;
-  placement: PlacementLog;
+  placement: Pick<PlacementLog, "current" | "onChange">;
   log: Logger;
   /** The node must not go on (a real configuration mismatch). */
   refuse(message: string): void;
   /** The applier failed for good. */
   crash(err: Error): void;
+  /** Starts a run (startShardRun; another in the transitions' own tests). */
+  startRun?: typeof startShardRun;
 }
 
 export interface SlotFollower {
@@ -76,7 +80,7 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
       return;
     }
     try {
-      run = await startShardRun({
+      run = await (o.startRun ?? startShardRun)({
         config: o.config,
         shardId: o.shardId,
         slots: next,
@@ -87,7 +91,7 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
         log: o.log.child({ epoch }),
         waitForBuildMs,
         topicChecked,
-        onDrift: (problem) => onDrift(problem),
+        onDrift: (problem) => onDrift(problem, next),
         onFatal: (err) => o.crash(err),
       });
       topicChecked = true;
@@ -104,10 +108,17 @@ export async function followSlots(o: FollowSlotsOptions): Promise<SlotFollower> 
     run = undefined;
     await start(next, TRANSITION_WAIT_MS, p.epoch);
   };
-  const onDrift = (problem: string) => {
-    if (drifting) return;
+  // `of`: the slots of the run that found the drift. A run already replaced (its last apply call
+  // or heartbeat answering after the transition) found the drift the transition explains: judged
+  // against the new run's slots, it would stop a node that moved on as it should.
+  const onDrift = (problem: string, of: readonly number[]) => {
+    if (drifting || of !== slots) return;
     drifting = true;
     enqueue(async () => {
+      if (of !== slots) {
+        drifting = false;
+        return;
+      }
       const deadline = Date.now() + DRIFT_WAIT_MS;
       while (!stopped && same(slotsIn(o.placement.current), slots) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       drifting = false;
