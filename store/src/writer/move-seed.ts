@@ -31,13 +31,15 @@
  *
  * COST. Each source's snapshot is read twice from Kafka (checked, then loaded), whole: the old
  * owner's other slots are read and dropped. Redis gets the gained members once, a page (4,096)
- * per MULTI.
+ * per MULTI. It runs in the router's process beside its reads: a key of a million members is
+ * picked through with a turn of the event loop every 8,192 members, not in one block.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
 import { Code, LadderError } from "@ladder/model/errors";
-import { findSnapshots, isHash, readSnapshot, SnapshotUnusable, writeMembers, type SnapshotSource } from "./snapshot.js";
-import { dropMembers, manifestOffsets, membersOf, type SnapshotEntry, type SnapshotManifest } from "./snapshot-format.js";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { findSnapshots, isHash, readSnapshot, SnapshotUnusable, type SnapshotSource } from "./snapshot.js";
+import { manifestOffsets, membersOf, type SnapshotManifest } from "./snapshot-format.js";
 import { slotPick } from "./slot-split.js";
 
 /** An old owner of gained slots: its id, its built-from value in the placement being left, its slots there, and those this shard gains of them. */
@@ -178,13 +180,12 @@ async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManife
     await readSnapshot({ ...o, manifest }, async (e) => {
       const pick = slotPick(e.name, o.numSlots, gained);
       if ("none" in pick || "unknown" in pick) return;
-      const value = "keep" in pick ? dropMembers(e.value, (m) => !pick.keep(m.toString("utf8"))) : e.value;
-      if (value.length === 0) return;
+      const pages = keptPages(e.value, "keep" in pick ? pick.keep : undefined);
       const key = o.keyPrefix + e.name;
       const rest = e.name.slice("board:".length);
       if (e.name.startsWith("board:") && !rest.startsWith("~") && !rest.includes("!"))
-        members += await seedBoard(o, key, e, value, bounds.get(e.name));
-      else await writeMembers(o.redis, key, value, { hash: isHash(e.name), replace: false, expireAtMs: e.expireAtMs });
+        members += await seedBoard(o, key, e.expireAtMs, pages, bounds.get(e.name));
+      else await seedOther(o, key, isHash(e.name), e.expireAtMs, pages);
     });
   } catch (err) {
     if (o.signal?.aborted || !(err instanceof SnapshotUnusable)) throw err;
@@ -196,44 +197,77 @@ async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManife
   return members;
 }
 
+/** Members looked at between two turns of the event loop: a shard's key of millions is not one long block of the process's reads. */
+const YIELD_EVERY = 8192;
+
+/** The members of a members encoding that `keep` takes (all without it), PAGE at a time, yielding to the event loop as it goes. */
+async function* keptPages(value: Buffer, keep: ((member: string) => boolean) | undefined): AsyncGenerator<Array<[Buffer, number]>> {
+  let page: Array<[Buffer, number]> = [];
+  let looked = 0;
+  for (const [member, score] of membersOf(value)) {
+    if (++looked % YIELD_EVERY === 0) await nextTurn();
+    if (keep && !keep(member.toString("utf8"))) continue;
+    page.push([member, score]);
+    if (page.length === PAGE) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length) yield page;
+}
+
 /**
  * A board key's seeded members, a page per MULTI: the members, with `mirror` the same in "!arr",
- * and with a histogram its bounds and the pages' counts per bucket; the key's expiry on each.
+ * and with a histogram its bounds and the page's counts per bucket; the key's expiry on each.
  */
-async function seedBoard(o: SeedOptions, key: string, e: SnapshotEntry, value: Buffer, bounds: Bounds | undefined): Promise<number> {
+async function seedBoard(
+  o: SeedOptions,
+  key: string,
+  expireAtMs: number,
+  pages: AsyncIterable<Array<[Buffer, number]>>,
+  bounds: Bounds | undefined,
+): Promise<number> {
   let n = 0;
-  let args: Array<Buffer | number> = [];
-  const counts = new Map<string, number>();
-  const flush = async () => {
-    if (args.length === 0) return;
+  for await (const page of pages) {
+    const args = page.flatMap(([member, score]) => [score, member]);
     const tx = o.redis.multi();
     tx.zadd(key, ...args);
     if (o.mirror) tx.zadd(`${key}!arr`, ...args);
     if (bounds) {
+      const counts = new Map<string, number>();
+      for (const [, score] of page) {
+        const bucket = bucketOf(bounds, score)?.toString("latin1");
+        if (bucket !== undefined) counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+      }
       tx.zadd(`${key}!hbounds`, ...bounds.flatMap((b) => [b.first, b.name]));
       for (const [bucket, c] of counts) tx.zincrby(`${key}!hist`, c, Buffer.from(bucket, "latin1"));
     }
-    if (e.expireAtMs >= 0) {
-      tx.pexpireat(key, e.expireAtMs);
-      if (o.mirror) tx.pexpireat(`${key}!arr`, e.expireAtMs);
-      if (bounds) tx.pexpireat(`${key}!hbounds`, e.expireAtMs).pexpireat(`${key}!hist`, e.expireAtMs);
+    if (expireAtMs >= 0) {
+      tx.pexpireat(key, expireAtMs);
+      if (o.mirror) tx.pexpireat(`${key}!arr`, expireAtMs);
+      if (bounds) tx.pexpireat(`${key}!hbounds`, expireAtMs).pexpireat(`${key}!hist`, expireAtMs);
     }
-    const replies = await tx.exec();
-    for (const [err] of replies ?? []) if (err) throw err;
-    args = [];
-    counts.clear();
-  };
-  for (const [member, score] of membersOf(value)) {
-    args.push(score, member);
-    n++;
-    if (bounds) {
-      const bucket = bucketOf(bounds, score);
-      if (bucket) counts.set(bucket.toString("latin1"), (counts.get(bucket.toString("latin1")) ?? 0) + 1);
-    }
-    if (args.length === PAGE * 2) await flush();
+    for (const [err] of (await tx.exec()) ?? []) if (err) throw err;
+    n += page.length;
   }
-  await flush();
   return n;
+}
+
+/** Any other key's seeded members (a hash's fields), a page per call; then its expiry. */
+async function seedOther(
+  o: SeedOptions,
+  key: string,
+  hash: boolean,
+  expireAtMs: number,
+  pages: AsyncIterable<Array<[Buffer, number]>>,
+): Promise<void> {
+  let wrote = false;
+  for await (const page of pages) {
+    if (hash) await o.redis.hset(key, ...page.flat());
+    else await o.redis.zadd(key, ...page.flatMap(([member, score]) => [score, member]));
+    wrote = true;
+  }
+  if (wrote && expireAtMs >= 0) await o.redis.pexpireat(key, expireAtMs);
 }
 
 /** A "!hbounds" entry's buckets in ZRANGE order: by first sort key, then by name's bytes. */

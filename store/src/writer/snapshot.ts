@@ -527,7 +527,7 @@ export async function loadSnapshot(
  * Writes a members encoding into `key` with ZADD (a hash's fields with HSET), a page at a time,
  * pipelined; `replace` deletes the key first; an expiry >= 0 is set as that absolute time.
  */
-export async function writeMembers(
+async function writeMembers(
   redis: Redis,
   key: string,
   value: Buffer,
