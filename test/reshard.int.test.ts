@@ -161,17 +161,22 @@ function seedsOf(out: readonly ReshardResponse[], id: string): { players: number
 
 /** How long each reshard took, ms (printed), and when the one running began. */
 const reshardMs: number[] = [];
+/** The router's longest event-loop stall during each reshard, ms (it runs the moves beside its reads). */
+const routerStallMs: number[] = [];
+const routerStall = async () => (await Scrape.of(c.services.metricsUrl("router"))).sum("nodejs_eventloop_lag_max_seconds") * 1000;
 let moveStartedAt = 0;
 let moveRunning = false;
 
 /** Runs a reshard to its end; its messages. */
 async function reshard(req: { add?: Array<{ id: string; redisUrl: string }>; remove?: string[] }): Promise<ReshardResponse[]> {
   const out: ReshardResponse[] = [];
+  await routerStall(); // the router's measure starts again at each scrape
   const t0 = (moveStartedAt = performance.now());
   moveRunning = true;
   for await (const m of admin.reshard({ add: req.add ?? [], remove: req.remove ?? [] })) out.push(m);
   moveRunning = false;
   reshardMs.push(Math.round(performance.now() - t0));
+  routerStallMs.push(Math.round(await routerStall()));
   return out;
 }
 
@@ -372,7 +377,7 @@ describe("resharding online", { timeout: BESIDE > 100_000 ? 3_600_000 : 180_000 
     const rankIndex = await Scrape.of(c.services.metricsUrl("router"));
     const fromCopies = rankIndex.sum("ladder_router_rank_index_total", { source: "index" });
     console.log(
-      `[reshard] ${JSON.stringify({ ...counts, rankCountsFromCopies: fromCopies, fromShards: rankIndex.sum("ladder_router_rank_index_total", { source: "shard" }), beside: BESIDE, longestRefusalMs: Math.round(longestRefusalMs), longestReadMs: Math.round(longestReadMs), longestReadAt, longestStallMs: Math.round(stalls.max / 1e6), reshardMs, cutOverMs: moves.map((m) => Number(m.out.at(-1)?.cutOverMs)), moved: moves.map((m) => m.out[0]?.movedSlots.length), seeded: moves.map((m) => m.out.filter((x) => x.phase === Phase.BUILDING).reduce((n, x) => Math.max(n, Number(x.playersSeeded)), 0)) })}`,
+      `[reshard] ${JSON.stringify({ ...counts, rankCountsFromCopies: fromCopies, fromShards: rankIndex.sum("ladder_router_rank_index_total", { source: "shard" }), beside: BESIDE, longestRefusalMs: Math.round(longestRefusalMs), longestReadMs: Math.round(longestReadMs), longestReadAt, longestStallMs: Math.round(stalls.max / 1e6), routerStallMs, reshardMs, cutOverMs: moves.map((m) => Number(m.out.at(-1)?.cutOverMs)), moved: moves.map((m) => m.out[0]?.movedSlots.length), seeded: moves.map((m) => m.out.filter((x) => x.phase === Phase.BUILDING).reduce((n, x) => Math.max(n, Number(x.playersSeeded)), 0)) })}`,
     );
     expect(fromCopies).toBeGreaterThan(0); // the rank index answered between the moves
     expect(found.slice(0, 5)).toEqual([]);

@@ -47,6 +47,11 @@ export interface ConsumerSettings {
   /** Longest wait of a fetch at the broker when no record comes. */
   maxWaitMs?: number;
   maxBytesPerPartition?: number;
+  /**
+   * Most bytes of one fetch response, all partitions together: kafkajs decodes a response in one
+   * synchronous step, which the process's other work waits for.
+   */
+  maxBytes?: number;
 }
 
 export interface ConsumeOptions {
@@ -86,6 +91,7 @@ export async function consumePartitions(kafka: Kafka, o: ConsumeOptions): Promis
     ...(s.heartbeatIntervalMs !== undefined ? { heartbeatInterval: s.heartbeatIntervalMs } : {}),
     ...(s.maxWaitMs !== undefined ? { maxWaitTimeInMs: s.maxWaitMs } : {}),
     ...(s.maxBytesPerPartition !== undefined ? { maxBytesPerPartition: s.maxBytesPerPartition } : {}),
+    ...(s.maxBytes !== undefined ? { maxBytes: s.maxBytes } : {}),
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (!payload.restart) o.onFatal?.(payload.error);

@@ -31,7 +31,13 @@ export interface ConsumeOptions {
   topic: string;
   groupId: string;
   slots: readonly number[];
-  settings: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxWaitMs?: number; maxBytesPerPartition?: number };
+  settings: {
+    sessionTimeoutMs?: number;
+    heartbeatIntervalMs?: number;
+    maxWaitMs?: number;
+    maxBytesPerPartition?: number;
+    maxBytes?: number;
+  };
   /** Per partition, the last offset already applied (-1: none): fetching starts right after it. */
   startAfter?: ReadonlyMap<number, bigint>;
   commitEveryMs?: number;
