@@ -58,6 +58,7 @@ import { playerOfMember } from "@ladder/model/columns";
 import { keyLayout } from "../keys.js";
 import { MoveStatus, withMoveScripts } from "../scripts.js";
 import { forEachMatch, globEscape } from "./key-scan.js";
+import { slotPick } from "./slot-split.js";
 
 export type MovePhase = "moving" | "drain" | "undo";
 
@@ -296,42 +297,25 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
   await forEachMatch(redis, `${prefix}*!hid`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!hid!cols`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!att`, async (page) => void keys.push(...page));
-  const joins: string[] = [];
-  for (const suffix of ["!join", "!place", "!fill", "!tier", "!settled"])
-    await forEachMatch(redis, `${prefix}*${suffix}`, async (page) => void joins.push(...page));
-  const boardOf = (key: string) => key.slice(`${keyPrefix}board:`.length).replace(/#.*$/s, ""); // "<board>#<generation>@T!join"
-  const lostJoins = joins.filter((k) => gone.has(slotOf(boardOf(k), numSlots)));
-  if (lostJoins.length) await redis.unlink(...lostJoins);
-  // a team's members' contributions ("<key>!m:<team>", "!v:<team>") go with the team's slot
-  const contributions: string[] = [];
-  for (const infix of ["!m:", "!v:"]) await forEachMatch(redis, `${prefix}*${infix}*`, async (page) => void contributions.push(...page));
-  const teamOf = (key: string) => key.slice(Math.max(key.lastIndexOf("!m:"), key.lastIndexOf("!v:")) + 3);
-  const lostTeams = contributions.filter((k) => gone.has(slotOf(teamOf(k), numSlots)));
-  if (lostTeams.length) await redis.unlink(...lostTeams);
+  // what belongs to the slots that went, by the rule seeding reads the same keys by (slot-split.ts)
+  const pickOf = (key: string) => slotPick(key.slice(keyPrefix.length), numSlots, gone);
+  const whole: string[] = []; // keys owned whole by a slot: a tournament's or league's, a team's contributions
+  for (const pattern of ["!join", "!place", "!fill", "!tier", "!settled", "!m:*", "!v:*"])
+    await forEachMatch(redis, `${prefix}*${pattern}`, async (page) => void whole.push(...page.filter((k) => "all" in pickOf(k))));
+  if (whole.length) await redis.unlink(...whole);
   for (const suffix of ["!team", "!left", "!sum"])
     await forEachMatch(redis, `${prefix}*${suffix}`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!seen`, async (page) => void keys.push(...page));
   await forEachMatch(redis, `${prefix}*!floor`, async (page) => void keys.push(...page));
   for (const key of keys) {
+    const pick = pickOf(key);
+    if (!("keep" in pick)) continue; // every kind listed above is split by member
     let cursor = "0";
     do {
       const [next, flat] = await redis.zscan(key, cursor, "COUNT", MOVE_PAGE);
       cursor = next;
       const members: string[] = [];
-      for (let i = 0; i < flat.length; i += 2) {
-        const m = flat[i]!;
-        if (key.endsWith("!floor")) {
-          if (gone.has(Number(m.slice(0, m.indexOf("\n"))))) members.push(m); // "<partition>\n<sort key>\n<player>"
-          continue;
-        }
-        // "<player>\n<board>", a team board's "<player>\n<team>"; "!sum" holds teams, placed like players
-        // a hidden entry of a board with columns "<order part>\x1f<player>", its companion entry "<player>\n<order part>"
-        const player =
-          key.endsWith("~hidden") || key.endsWith("!team") || key.endsWith("!left") || key.endsWith("!cols")
-            ? m.slice(0, m.indexOf("\n"))
-            : playerOfMember(m);
-        if (gone.has(slotOf(player, numSlots))) members.push(m);
-      }
+      for (let i = 0; i < flat.length; i += 2) if (pick.keep(flat[i]!)) members.push(flat[i]!);
       if (members.length) await redis.zrem(key, ...members);
     } while (cursor !== "0");
   }

@@ -32,8 +32,10 @@
  *   …!hist                               not copied (above)
  *   …!arr, !dep                          a move's companions: never in a snapshot (snapshot-begin.lua)
  *
- * COST. One look at the name per key; per member a murmur3 of its player, as the drain's
- * forgetPlayersOf (move.ts) pays for the slots it gives away.
+ * The drain of a move (move.ts, forgetPlayersOf) deletes what the shard keeps outside its board
+ * keys for the slots it gave away by the same rule, so what one side takes the other gives up.
+ *
+ * COST. One look at the name per key; per member a murmur3 of its player.
  */
 import { slotOf } from "@ladder/model/placement";
 import { playerOfMember } from "@ladder/model/columns";
