@@ -91,8 +91,8 @@ beforeAll(async () => {
     // snapshots small and often: the added shard and the shards that gain a removed one's slots seed from them (move-seed.ts)
     settings: {
       LADDER_SNAPSHOTS: SEEDS ? "1" : "0",
-      LADDER_SNAPSHOT_RECORDS: "2000",
-      LADDER_SNAPSHOT_MIN_INTERVAL_MS: "500",
+      LADDER_SNAPSHOT_RECORDS: "3000",
+      LADDER_SNAPSHOT_MIN_INTERVAL_MS: "2000",
       LADDER_SLOTS: String(SLOTS),
       LADDER_RANK_INDEX_BOARDS: BOARD,
     },
