@@ -23,7 +23,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 //    by the time each would start if every file took the seconds written beside it (measured; a wrong
 //    figure only pairs other files, it never drops one).
 // 3. The files that load the machine on purpose or hold zero-tolerance windows throughout (network
-//    partitions, process and broker kills, answers under motion, ingest's lag bound) run alone.
+//    partitions, process and broker kills, answers under motion, ingest's lag bound, no read refused
+//    across four live moves that seed from snapshots) run alone.
 const SENSITIVE: ReadonlyArray<readonly [string, number]> = [
   ["test/failover.int.test.ts", 55],
   ["test/rebuild-lease.int.test.ts", 61],
@@ -40,7 +41,13 @@ const TOLERANT: ReadonlyArray<readonly [string, number]> = [
   ["test/gateway-backpressure.int.test.ts", 31],
   ["test/launcher.int.test.ts", 58],
 ];
-const ALONE = ["test/partitions.int.test.ts", "test/faults.int.test.ts", "test/motion.int.test.ts", "test/backpressure.int.test.ts"];
+const ALONE = [
+  "test/partitions.int.test.ts",
+  "test/faults.int.test.ts",
+  "test/motion.int.test.ts",
+  "test/backpressure.int.test.ts",
+  "test/reshard.int.test.ts",
+];
 const LANES = [...SENSITIVE, ...TOLERANT].map(([file]) => file);
 
 /** The default order, except the lanes' files: by when each would start with both lanes running side by side. */
