@@ -11,6 +11,14 @@
  * newest records again. The cost of this choice: two writers touch one Redis during a
  * rebuild, on disjoint databases until the atomic SWAPDB.
  *
+ * In the router's own event loop, not a worker thread: a build's synchronous steps are bounded
+ * instead (a replay's fetch of 1 MiB per partition, 4 MiB in all, rebuild.ts; seeding's pages and
+ * yields, move-seed.ts). A build in a thread of its own was measured against this (the four moves of
+ * test/reshard.int.test.ts beside a million players, runs alternated): on two cores shared with the
+ * shard nodes and the Redis servers the reads depend on, a second busy thread held the router's event
+ * loop back longer, not shorter (its longest stall per move up to 837 ms against 380-488 ms), at
+ * nice 5 and at nice 19, and made the moves slower.
+ *
  * Snapshots (snapshot.ts: the format, topic and rules) are taken by the shard node and loaded
  * by rebuilds and by a shard node whose Redis lost its data.
  */
