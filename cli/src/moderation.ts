@@ -5,6 +5,7 @@
 import type { ServiceSet } from "@ladder/client";
 import type { Values } from "./flags.js";
 import { ModerationAction } from "@ladder/proto/leaderboard/v1/moderation_pb";
+import { MODERATION_ACTION_NAMES } from "@ladder/model/moderation";
 import type { AUDIT, DELETE_ENTRY, HIDE, HIDE_ABOVE, UNHIDE, WIPE } from "./tables/moderation.js";
 
 type Written = { offset?: { partition: number; offset: bigint }; consistencyToken: string };
@@ -34,16 +35,6 @@ export async function wipe(c: ServiceSet, o: Values<typeof WIPE.flags>): Promise
   return `wiped ${what}: ${res.markers.length} records written, one per partition; each shard removes its players' entries as it applies them (consistency token ${res.consistencyToken})`;
 }
 
-const ACTION_NAMES: Partial<Record<ModerationAction, string>> = {
-  [ModerationAction.HIDE]: "hide",
-  [ModerationAction.UNHIDE]: "unhide",
-  [ModerationAction.DELETE_ENTRY]: "delete-entry",
-  [ModerationAction.WIPE]: "wipe",
-  [ModerationAction.HIDE_ABOVE]: "hide-above",
-  [ModerationAction.TRIM]: "trim",
-  [ModerationAction.EXPIRE]: "expire",
-};
-
 /** One line per action, newest first: "2026-12-04T20:31:05.123Z hide cheater-1 on speedrun by ops-alice: impossible times (partition 3 offset 41)". */
 export async function audit(c: ServiceSet, o: Values<typeof AUDIT.flags>): Promise<string> {
   const res = await c.admin.listModerationActions({ playerId: o.player ?? "", board: o.board ?? "", limit: o.limit });
@@ -54,7 +45,7 @@ export async function audit(c: ServiceSet, o: Values<typeof AUDIT.flags>): Promi
       const where = a!.board ? ` on ${a!.board}${a!.period ? ` period ${a!.period}` : ""}` : " on every board";
       const when = new Date(Number(a!.atMs)).toISOString();
       const floor = a!.action === ModerationAction.TRIM ? `, floor ${a!.floorPlayer} (sort key ${a!.floorKey})` : "";
-      return `${when} ${ACTION_NAMES[a!.action] ?? a!.action}${who}${where} by ${a!.by}: ${a!.reason}${floor} (partition ${r!.partition} offset ${r!.offset})`;
+      return `${when} ${MODERATION_ACTION_NAMES[a!.action] ?? a!.action}${who}${where} by ${a!.by}: ${a!.reason}${floor} (partition ${r!.partition} offset ${r!.offset})`;
     })
     .join("\n");
 }

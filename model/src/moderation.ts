@@ -33,8 +33,8 @@ export function encodeModeration(m: Moderation, rules?: BoardRules): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The action names of audit lines. */
-const NAMES: Partial<Record<ModerationAction, string>> = {
+/** The action names of audit lines and of the CLI's `audit`. */
+export const MODERATION_ACTION_NAMES: Partial<Record<ModerationAction, string>> = {
   [ModerationAction.HIDE]: "hide",
   [ModerationAction.UNHIDE]: "unhide",
   [ModerationAction.DELETE_ENTRY]: "delete-entry",
@@ -65,7 +65,7 @@ interface AuditLine {
 export function moderationAuditLine(m: Moderation, offset: bigint): string {
   const line: AuditLine = {
     offset: String(offset),
-    action: NAMES[m.action] ?? String(m.action),
+    action: MODERATION_ACTION_NAMES[m.action] ?? String(m.action),
     playerId: m.playerId,
     board: m.board,
     period: m.period,
@@ -88,7 +88,7 @@ export function parseAuditLine(line: string): { action: Moderation; offset: bigi
   } catch {
     return undefined;
   }
-  const action = Object.entries(NAMES).find(([, name]) => name === l.action)?.[0];
+  const action = Object.entries(MODERATION_ACTION_NAMES).find(([, name]) => name === l.action)?.[0];
   if (action === undefined || typeof l.playerId !== "string") return undefined;
   return {
     offset: BigInt(l.offset),
