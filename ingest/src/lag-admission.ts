@@ -20,11 +20,11 @@
  * partitions, so each sees the shard's backlog through its own records.
  *
  * WHAT IS DONE. A valid batch goes to the log only when every shard it writes to would apply it
- * within the bound (`maxLagMs`, LADDER_INGEST_MAX_LAG_MS), its own records counted in what the
- * shard owes (a shard that owes nothing takes any batch). Otherwise it waits, looking again at
- * each poll: the acknowledgement slows, and a caller that sends its next batch after the answer
- * slows with it. Batches admitted are counted at once, so writes waiting together are let in only
- * as far as the bound allows, not all at once. After `waitMs` (LADDER_INGEST_LAG_WAIT_MS), or just
+ * within its target (below the bound, `maxLagMs`, LADDER_INGEST_MAX_LAG_MS: THE TARGET below), its
+ * own records counted in what the shard owes (a shard that owes nothing takes any batch). Otherwise
+ * it waits, looking again at each poll: the acknowledgement slows, and a caller that sends its next
+ * batch after the answer slows with it. Batches admitted are counted at once, so writes waiting
+ * together are let in only as far as the target allows, not all at once. After `waitMs` (LADDER_INGEST_LAG_WAIT_MS), or just
  * before the caller's deadline, a batch is refused whole: RESOURCE_EXHAUSTED naming the shard, its
  * lag and the bound, with retry-after-ms; nothing written. Only the shards a batch writes to are
  * looked at: a slow shard slows the writes for its own players, not the others'.
@@ -38,11 +38,15 @@
  * apply calls, fetches and pauses vary, and the time from admission to acknowledgement is not in it.
  * So each poll also looks at what came true: the records it finds applied were acknowledged at known
  * times, and the poll's answer bounds when they were applied, which gives their freshness (an upper
- * bound, by at most one poll). A shard's target starts at the bound; when a poll finds records that
- * took longer than the bound, the target shrinks in proportion (target × bound ÷ freshness, at least
- * a quarter of the bound), and while they take less, it grows back by a tenth of the margin per poll.
- * The bound is then what the records admitted actually see, not only what was predicted for them:
- * a shard whose predictions run late takes less, one that keeps within the bound takes up to it.
+ * bound, by at most one poll). Records are steered to an aim below the bound (AIM of it): what is
+ * left is headroom for what no admission foresees (a shard node or its Redis paused, descheduled on
+ * a busy machine), which a backlog held right at the bound would pass on to every record it holds,
+ * so the bound holds for the records' 99th percentile and not only for their median. A shard's
+ * target starts at the aim; when a poll finds records that took longer than the aim, the target
+ * shrinks in proportion (target × aim ÷ freshness, at least a quarter of the bound), and while they
+ * take less, it grows back by TARGET_RECOVERY of the margin per poll. The aim is then what the records
+ * admitted actually see, not only what was predicted for them: a shard whose predictions run late
+ * takes less, one that keeps within the aim takes up to it.
  *
  * NOT GATED. A shard whose node does not serve (stopped, starting, catching up after a start,
  * rebuilding, or its Redis unreachable) is an outage, not load: its writes are admitted and the log
@@ -128,8 +132,7 @@ export class LagAdmission {
           this.metrics.refusedCalls.inc({ reason: "lag" });
           const lagMs = Number.isFinite(behind.lagMs) ? behind.lagMs : behind.ageMs;
           const retryAfterMs = Math.min(this.o.waitMs || 1_000, Math.max(this.o.pollMs, Math.ceil(lagMs - behind.targetMs)));
-          const past =
-            behind.targetMs < this.o.maxLagMs ? `the ${Math.round(behind.targetMs)} ms ingest admits there now to hold the ` : "the ";
+          const past = `the ${Math.round(behind.targetMs)} ms ingest admits there now to hold the `;
           throw new LadderError(
             Code.RESOURCE_EXHAUSTED,
             `${behind.shardId} is ${Math.round(lagMs)} ms behind the log, past ${past}bound of ${this.o.maxLagMs} ms (LADDER_INGEST_MAX_LAG_MS): retry in ${retryAfterMs} ms; nothing of this batch was written`,
@@ -192,7 +195,7 @@ export class LagAdmission {
         age,
         s.rate ? (owed + n) / s.rate : s.caughtUp && owed + n <= SLOW_START_RECORDS ? 0 : Number.POSITIVE_INFINITY,
       );
-      const targetMs = s.targetMs ?? this.o.maxLagMs;
+      const targetMs = s.targetMs ?? this.o.maxLagMs * AIM;
       if (lagMs > targetMs && (!worst || lagMs - targetMs > worst.lagMs - worst.targetMs)) worst = { shardId, lagMs, ageMs: age, targetMs };
     }
     return worst;
@@ -273,18 +276,18 @@ export class LagAdmission {
     }
     for (const [shardId, s] of this.shardState) {
       this.metrics.shardLag.set({ shard: shardId }, s.oldest === undefined ? 0 : (now - s.oldest) / 1000);
-      this.metrics.admitTarget.set({ shard: shardId }, (s.targetMs ?? this.o.maxLagMs) / 1000);
+      this.metrics.admitTarget.set({ shard: shardId }, (s.targetMs ?? this.o.maxLagMs * AIM) / 1000);
     }
   }
 
   /** Moves a shard's target after a poll found records applied `freshnessMs` (at most) after their acknowledgement. */
   private steer(s: ShardState, freshnessMs: number): void {
-    const bound = this.o.maxLagMs;
-    const target = s.targetMs ?? bound;
+    const aim = this.o.maxLagMs * AIM;
+    const target = s.targetMs ?? aim;
     s.targetMs =
-      freshnessMs > bound
-        ? Math.max(bound * MIN_TARGET, (target * bound) / freshnessMs)
-        : Math.min(bound, target + (bound - freshnessMs) * TARGET_RECOVERY);
+      freshnessMs > aim
+        ? Math.max(this.o.maxLagMs * MIN_TARGET, (target * aim) / freshnessMs)
+        : Math.min(aim, target + (aim - freshnessMs) * TARGET_RECOVERY);
   }
 
   /** Stops polling; writes still waiting are refused. */
@@ -313,7 +316,7 @@ interface ShardState {
   busySince?: number | undefined;
   /** Whether a poll found it owing nothing (then, until it has a rate, its age alone holds it). */
   caughtUp: boolean;
-  /** The lag it is admitted up to (ms): the bound, less while its records take longer than the bound; unset = the bound. */
+  /** The lag it is admitted up to (ms): the aim (AIM of the bound), less while its records take longer than the aim; unset = the aim. */
   targetMs?: number;
 }
 
@@ -331,6 +334,8 @@ const SLOW_START_RECORDS = 500;
 /** The weight of a new rate sample in the average. */
 const RATE_WEIGHT = 0.3;
 
+/** The share of the bound records are steered to; the rest is headroom for pauses no admission foresees. */
+const AIM = 0.8;
 /** A shard's target never shrinks below this share of the bound. */
 const MIN_TARGET = 0.25;
 /** The share of the margin (bound − freshness seen) a target grows back by at each poll. */

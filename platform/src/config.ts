@@ -373,13 +373,14 @@ export const servicesEnv = envVariables({
     min: 0,
     max: 600_000,
     description:
-      "the lag a shard may reach (the age of its oldest acknowledged record not yet applied) before ingest makes writes to it wait, then refuses them with RESOURCE_EXHAUSTED and `retry-after-ms` (0: never)",
+      "the bound on a shard's lag (how long its acknowledged records wait to be applied): ingest admits writes to a shard while it would apply them within 80% of it (the rest is headroom for pauses), makes them wait past that, then refuses them with RESOURCE_EXHAUSTED and `retry-after-ms` (0: never)",
   }),
   LADDER_INGEST_LAG_WAIT_MS: int({
     default: 2000,
     min: 0,
     max: 60_000,
-    description: "how long a write waits for a shard past `LADDER_INGEST_MAX_LAG_MS` before it is refused (never past the call's deadline)",
+    description:
+      "how long a write waits for a shard past what `LADDER_INGEST_MAX_LAG_MS` admits before it is refused (never past the call's deadline)",
   }),
   LADDER_INGEST_LAG_POLL_MS: int({
     default: 20,
