@@ -28,6 +28,8 @@ const RADIUS = 4;
 const READERS = 8;
 const READ_MIN_MS = 8_000;
 const MIN_ANSWERS = 800;
+/** Records the writers write at least (4 snapshots' worth of LADDER_SNAPSHOT_RECORDS over 3 shards), however slow the machine. */
+const MIN_WRITTEN = 2_000;
 const RESOLUTION_MS = 1000;
 const LOWER = [false, true, false]; // points (higher first), time (lower first), kills (higher first)
 const INT64_MAX = (1n << 63n) - 1n;
@@ -402,7 +404,7 @@ describe("a board with three 64-bit columns", () => {
       }
     });
     const from = Date.now();
-    while (!stop && (Date.now() - from < READ_MIN_MS || answers < MIN_ANSWERS)) {
+    while (!stop && (Date.now() - from < READ_MIN_MS || answers < MIN_ANSWERS || written.length < MIN_WRITTEN)) {
       if (Date.now() - from > 90_000) break;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -410,6 +412,7 @@ describe("a board with three 64-bit columns", () => {
     await Promise.all([...writers, ...readers]);
     expect(problems.slice(0, 10)).toEqual([]);
     expect(answers).toBeGreaterThanOrEqual(MIN_ANSWERS);
+    expect(written.length, "records written: enough for the shards' snapshots").toBeGreaterThanOrEqual(MIN_WRITTEN);
     console.log(`columns: ${answers} answers checked while ${written.length} offsets were written`);
 
     await c.waitApplied(written);
