@@ -24,9 +24,10 @@
  * own records counted in what the shard owes (a shard that owes nothing takes any batch). Otherwise
  * it waits, looking again at each poll: the acknowledgement slows, and a caller that sends its next
  * batch after the answer slows with it. Batches admitted are counted at once, so writes waiting
- * together are let in only as far as the target allows, not all at once. After `waitMs` (LADDER_INGEST_LAG_WAIT_MS), or just
- * before the caller's deadline, a batch is refused whole: RESOURCE_EXHAUSTED naming the shard, its
- * lag and the bound, with retry-after-ms; nothing written. Only the shards a batch writes to are
+ * together are let in only as far as the target allows, not all at once. After `waitMs`
+ * (LADDER_INGEST_LAG_WAIT_MS), or just before the caller's deadline, a batch is refused whole:
+ * RESOURCE_EXHAUSTED naming the shard, its lag, its target and the bound, with retry-after-ms;
+ * nothing written. Only the shards a batch writes to are
  * looked at: a slow shard slows the writes for its own players, not the others'.
  *
  * WHAT IT BOUNDS. Records are admitted to a shard only while what it owes, theirs included, takes
@@ -40,8 +41,9 @@
  * times, and the poll's answer bounds when they were applied, which gives their freshness (an upper
  * bound, by at most one poll). Records are steered to an aim below the bound (AIM of it): what is
  * left is headroom for what no admission foresees (a shard node or its Redis paused, descheduled on
- * a busy machine), which a backlog held right at the bound would pass on to every record it holds,
- * so the bound holds for the records' 99th percentile and not only for their median. A shard's
+ * a busy machine), which a backlog held right at the bound would pass on to every record it holds.
+ * (A pause longer than the headroom still passes it on: past capacity on two busy cores, the records'
+ * 99th percentile passes the bound; docs/performance.md, "Writes past capacity".) A shard's
  * target starts at the aim; when a poll finds records that took longer than the aim, the target
  * shrinks in proportion (target × aim ÷ freshness, at least a quarter of the bound), and while they
  * take less, it grows back by TARGET_RECOVERY of the margin per poll. The aim is then what the records
@@ -338,7 +340,7 @@ const RATE_WEIGHT = 0.3;
 const AIM = 0.8;
 /** A shard's target never shrinks below this share of the bound. */
 const MIN_TARGET = 0.25;
-/** The share of the margin (bound − freshness seen) a target grows back by at each poll. */
+/** The share of the margin (aim − freshness seen) a target grows back by at each poll. */
 const TARGET_RECOVERY = 0.02;
 
 /** A promise and the function that resolves it. */
