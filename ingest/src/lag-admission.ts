@@ -197,7 +197,7 @@ export class LagAdmission {
         age,
         s.rate ? (owed + n) / s.rate : s.caughtUp && owed + n <= SLOW_START_RECORDS ? 0 : Number.POSITIVE_INFINITY,
       );
-      const targetMs = s.targetMs ?? this.o.maxLagMs * AIM;
+      const targetMs = this.targetOf(s);
       if (lagMs > targetMs && (!worst || lagMs - targetMs > worst.lagMs - worst.targetMs)) worst = { shardId, lagMs, ageMs: age, targetMs };
     }
     return worst;
@@ -278,14 +278,19 @@ export class LagAdmission {
     }
     for (const [shardId, s] of this.shardState) {
       this.metrics.shardLag.set({ shard: shardId }, s.oldest === undefined ? 0 : (now - s.oldest) / 1000);
-      this.metrics.admitTarget.set({ shard: shardId }, (s.targetMs ?? this.o.maxLagMs * AIM) / 1000);
+      this.metrics.admitTarget.set({ shard: shardId }, this.targetOf(s) / 1000);
     }
+  }
+
+  /** The lag a shard is admitted up to now (ms): its target, the aim until a poll moved it. */
+  private targetOf(s: ShardState): number {
+    return s.targetMs ?? this.o.maxLagMs * AIM;
   }
 
   /** Moves a shard's target after a poll found records applied `freshnessMs` (at most) after their acknowledgement. */
   private steer(s: ShardState, freshnessMs: number): void {
     const aim = this.o.maxLagMs * AIM;
-    const target = s.targetMs ?? aim;
+    const target = this.targetOf(s);
     s.targetMs =
       freshnessMs > aim
         ? Math.max(this.o.maxLagMs * MIN_TARGET, (target * aim) / freshnessMs)
