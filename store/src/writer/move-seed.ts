@@ -38,7 +38,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
 import { Code, LadderError } from "@ladder/model/errors";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { findSnapshots, isHash, readSnapshot, SnapshotUnusable, type SnapshotSource } from "./snapshot.js";
+import { findSnapshots, isHash, readSnapshot, SnapshotUnusable, writeMembers, type MemberPage, type SnapshotSource } from "./snapshot.js";
 import { manifestOffsets, membersOf, type SnapshotManifest } from "./snapshot-format.js";
 import { slotPick } from "./slot-split.js";
 
@@ -185,7 +185,7 @@ async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManife
       const rest = e.name.slice("board:".length);
       if (e.name.startsWith("board:") && !rest.startsWith("~") && !rest.includes("!"))
         members += await seedBoard(o, key, e.expireAtMs, pages, bounds.get(e.name));
-      else await seedOther(o, key, isHash(e.name), e.expireAtMs, pages);
+      else await writeMembers(o.redis, key, pages, { hash: isHash(e.name), replace: false, expireAtMs: e.expireAtMs });
     });
   } catch (err) {
     if (o.signal?.aborted || !(err instanceof SnapshotUnusable)) throw err;
@@ -201,8 +201,8 @@ async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManife
 const YIELD_EVERY = 8192;
 
 /** The members of a members encoding that `keep` takes (all without it), PAGE at a time, yielding to the event loop as it goes. */
-async function* keptPages(value: Buffer, keep: ((member: string) => boolean) | undefined): AsyncGenerator<Array<[Buffer, number]>> {
-  let page: Array<[Buffer, number]> = [];
+async function* keptPages(value: Buffer, keep: ((member: string) => boolean) | undefined): AsyncGenerator<MemberPage> {
+  let page: MemberPage = [];
   let looked = 0;
   for (const [member, score] of membersOf(value)) {
     if (++looked % YIELD_EVERY === 0) await nextTurn();
@@ -224,7 +224,7 @@ async function seedBoard(
   o: SeedOptions,
   key: string,
   expireAtMs: number,
-  pages: AsyncIterable<Array<[Buffer, number]>>,
+  pages: AsyncIterable<MemberPage>,
   bounds: Bounds | undefined,
 ): Promise<number> {
   let n = 0;
@@ -251,23 +251,6 @@ async function seedBoard(
     n += page.length;
   }
   return n;
-}
-
-/** Any other key's seeded members (a hash's fields), a page per call; then its expiry. */
-async function seedOther(
-  o: SeedOptions,
-  key: string,
-  hash: boolean,
-  expireAtMs: number,
-  pages: AsyncIterable<Array<[Buffer, number]>>,
-): Promise<void> {
-  let wrote = false;
-  for await (const page of pages) {
-    if (hash) await o.redis.hset(key, ...page.flat());
-    else await o.redis.zadd(key, ...page.flatMap(([member, score]) => [score, member]));
-    wrote = true;
-  }
-  if (wrote && expireAtMs >= 0) await o.redis.pexpireat(key, expireAtMs);
 }
 
 /** A "!hbounds" entry's buckets in ZRANGE order: by first sort key, then by name's bytes. */

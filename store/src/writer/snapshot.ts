@@ -517,41 +517,47 @@ export async function loadSnapshot(
   await readSnapshot(s, async (e) => {
     const key = s.targetPrefix + e.name;
     const hash = isHash(e.name);
-    await writeMembers(s.redis, key, e.value, { hash, replace: true, expireAtMs: e.expireAtMs });
+    await writeMembers(s.redis, key, pagesOf(e.value), { hash, replace: true, expireAtMs: e.expireAtMs });
     names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
   });
   return { names, ms: performance.now() - started };
 }
 
+/** A page of a members encoding: members with their scores (a hash's fields with their values). */
+export type MemberPage = Array<[Buffer, number]>;
+
+/** The members of a members encoding, PAGE at a time. */
+function* pagesOf(value: Buffer): Generator<MemberPage> {
+  let page: MemberPage = [];
+  for (const entry of membersOf(value)) {
+    page.push(entry);
+    if (page.length === PAGE) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length) yield page;
+}
+
 /**
- * Writes a members encoding into `key` with ZADD (a hash's fields with HSET), a page at a time,
+ * Writes pages of members into `key` with ZADD (a hash's fields with HSET), one command per page,
  * pipelined; `replace` deletes the key first; an expiry >= 0 is set as that absolute time.
  */
-async function writeMembers(
+export async function writeMembers(
   redis: Redis,
   key: string,
-  value: Buffer,
+  pages: Iterable<MemberPage> | AsyncIterable<MemberPage>,
   o: { hash: boolean; replace: boolean; expireAtMs: number },
 ): Promise<void> {
   let batch = redis.pipeline();
   if (o.replace) batch.del(key);
-  let args: Array<Buffer | number> = [];
-  for (const [member, score] of membersOf(value)) {
-    if (o.hash) args.push(member, score);
-    else args.push(score, member);
-    if (args.length === PAGE * 2) {
-      if (o.hash) batch.hset(key, ...args);
-      else batch.zadd(key, ...args);
-      args = [];
-      if (batch.length >= 16) {
-        await execAll(batch);
-        batch = redis.pipeline();
-      }
+  for await (const page of pages) {
+    if (o.hash) batch.hset(key, ...page.flat());
+    else batch.zadd(key, ...page.flatMap(([member, score]) => [score, member]));
+    if (batch.length >= 16) {
+      await execAll(batch);
+      batch = redis.pipeline();
     }
-  }
-  if (args.length) {
-    if (o.hash) batch.hset(key, ...args);
-    else batch.zadd(key, ...args);
   }
   if (o.expireAtMs >= 0) batch.pexpireat(key, o.expireAtMs);
   await execAll(batch);
