@@ -83,7 +83,7 @@ function rng(seed: number): () => number {
 function rulesOf(name: string, rules: Record<string, unknown>): BoardRules {
   const requested = {
     name,
-    rules: { minPoints: 0n, maxPoints: 0n, windows: [], histogramBounds: [], ...rules },
+    rules: { minPoints: 0n, maxPoints: 0n, windows: [], histogramBounds: [], columns: [], ...rules },
     defaultOp: Operation.UNSPECIFIED,
     allowOpOverride: true,
     maxMetadataBytes: 64,
