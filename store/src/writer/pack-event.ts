@@ -62,8 +62,13 @@ export function applyCall(o: { keys: KeyLayout; groups: readonly PartitionEvents
     if (i === undefined) at.set(full, (i = keys.push(full)));
     return i;
   };
-  /** The KEYS index of stored board name `board`. */
-  const key = (board: string): number => keyOf(o.keys.board(board));
+  /** The KEYS index of stored board name `board` (by name first: no key string built per event). */
+  const boardAt = new Map<string, number>();
+  const key = (board: string): number => {
+    let i = boardAt.get(board);
+    if (i === undefined) boardAt.set(board, (i = keyOf(o.keys.board(board))));
+    return i;
+  };
   const histograms: Array<readonly number[]> = [];
   const placed = new Map<readonly number[], number>();
   const histogram = (list: readonly number[] | undefined): number => {
@@ -74,13 +79,27 @@ export function applyCall(o: { keys: KeyLayout; groups: readonly PartitionEvents
   };
   const encodings: Packable[] = [];
   const encodingAt = new Map<string, number>();
+  // the previous event's encoding, compared field by field before a name is built (a call's events are
+  // mostly of one board)
+  let last: PreparedEvent | undefined;
+  let lastAt = 0;
   const encoding = (e: PreparedEvent): number => {
+    if (
+      last &&
+      e.maxPoints === last.maxPoints &&
+      e.minPoints === last.minPoints &&
+      e.timeUnits === last.timeUnits &&
+      e.lowerIsBetter === last.lowerIsBetter
+    )
+      return lastAt;
     const name = `${e.maxPoints} ${e.minPoints} ${e.timeUnits} ${e.lowerIsBetter}`;
     let at = encodingAt.get(name);
     if (at === undefined) {
       const enc = { max_points: e.maxPoints, min_points: e.minPoints, time_units: e.timeUnits, lower: e.lowerIsBetter };
       encodingAt.set(name, (at = encodings.push(enc)));
     }
+    last = e;
+    lastAt = at;
     return at;
   };
   // windows by object (prepare-event.ts shares one among the records of a period), then by their
