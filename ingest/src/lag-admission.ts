@@ -134,10 +134,9 @@ export class LagAdmission {
           this.metrics.refusedCalls.inc({ reason: "lag" });
           const lagMs = Number.isFinite(behind.lagMs) ? behind.lagMs : behind.ageMs;
           const retryAfterMs = Math.min(this.o.waitMs || 1_000, Math.max(this.o.pollMs, Math.ceil(lagMs - behind.targetMs)));
-          const past = `the ${Math.round(behind.targetMs)} ms ingest admits there now to hold the `;
           throw new LadderError(
             Code.RESOURCE_EXHAUSTED,
-            `${behind.shardId} is ${Math.round(lagMs)} ms behind the log, past ${past}bound of ${this.o.maxLagMs} ms (LADDER_INGEST_MAX_LAG_MS): retry in ${retryAfterMs} ms; nothing of this batch was written`,
+            `${behind.shardId} is ${Math.round(lagMs)} ms behind the log, past the ${Math.round(behind.targetMs)} ms ingest admits there now to hold the bound of ${this.o.maxLagMs} ms (LADDER_INGEST_MAX_LAG_MS): retry in ${retryAfterMs} ms; nothing of this batch was written`,
             { retriable: true, retryAfterMs },
           );
         }

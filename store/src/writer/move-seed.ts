@@ -37,8 +37,16 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "@ladder/platform/logger";
 import { Code, LadderError } from "@ladder/model/errors";
-import { setImmediate as nextTurn } from "node:timers/promises";
-import { findSnapshots, isHash, readSnapshot, SnapshotUnusable, writeMembers, type MemberPage, type SnapshotSource } from "./snapshot.js";
+import {
+  findSnapshots,
+  isHash,
+  memberPages,
+  readSnapshot,
+  SnapshotUnusable,
+  writeMembers,
+  type MemberPage,
+  type SnapshotSource,
+} from "./snapshot.js";
 import { manifestOffsets, membersOf, type SnapshotManifest } from "./snapshot-format.js";
 import { slotPick } from "./slot-split.js";
 
@@ -78,9 +86,6 @@ export interface SeedResult {
  * a source whose gained partitions hold fewer records than the snapshot's players ÷ this is replayed.
  */
 const REPLAY_COST = 20;
-
-/** Members per MULTI of a board key. */
-const PAGE = 4096;
 
 /** Seeds what it can of `sources` into the target (above); what it could not is left to the replay from offset 0. */
 export async function seedFromSnapshots(o: SeedOptions): Promise<SeedResult> {
@@ -180,7 +185,7 @@ async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManife
     await readSnapshot({ ...o, manifest }, async (e) => {
       const pick = slotPick(e.name, o.numSlots, gained);
       if ("none" in pick || "unknown" in pick) return;
-      const pages = keptPages(e.value, "keep" in pick ? pick.keep : undefined);
+      const pages = memberPages(e.value, "keep" in pick ? pick.keep : undefined);
       const key = o.keyPrefix + e.name;
       const rest = e.name.slice("board:".length);
       if (e.name.startsWith("board:") && !rest.startsWith("~") && !rest.includes("!"))
@@ -195,25 +200,6 @@ async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManife
     );
   }
   return members;
-}
-
-/** Members looked at between two turns of the event loop: a shard's key of millions is not one long block of the process's reads. */
-const YIELD_EVERY = 8192;
-
-/** The members of a members encoding that `keep` takes (all without it), PAGE at a time, yielding to the event loop as it goes. */
-async function* keptPages(value: Buffer, keep: ((member: string) => boolean) | undefined): AsyncGenerator<MemberPage> {
-  let page: MemberPage = [];
-  let looked = 0;
-  for (const [member, score] of membersOf(value)) {
-    if (++looked % YIELD_EVERY === 0) await nextTurn();
-    if (keep && !keep(member.toString("utf8"))) continue;
-    page.push([member, score]);
-    if (page.length === PAGE) {
-      yield page;
-      page = [];
-    }
-  }
-  if (page.length) yield page;
 }
 
 /**

@@ -517,7 +517,7 @@ export async function loadSnapshot(
   await readSnapshot(s, async (e) => {
     const key = s.targetPrefix + e.name;
     const hash = isHash(e.name);
-    await writeMembers(s.redis, key, pagesOf(e.value), { hash, replace: true, expireAtMs: e.expireAtMs });
+    await writeMembers(s.redis, key, memberPages(e.value), { hash, replace: true, expireAtMs: e.expireAtMs });
     names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
   });
   return { names, ms: performance.now() - started };
@@ -526,11 +526,17 @@ export async function loadSnapshot(
 /** A page of a members encoding: members with their scores (a hash's fields with their values). */
 export type MemberPage = Array<[Buffer, number]>;
 
-/** The members of a members encoding, PAGE at a time. */
-function* pagesOf(value: Buffer): Generator<MemberPage> {
+/** Members looked at between two turns of the event loop: a key of millions is not one long block of the process. */
+const YIELD_EVERY = 8192;
+
+/** The members of a members encoding that `keep` takes (all without it), PAGE at a time, yielding to the event loop as it goes. */
+export async function* memberPages(value: Buffer, keep?: (member: string) => boolean): AsyncGenerator<MemberPage> {
   let page: MemberPage = [];
-  for (const entry of membersOf(value)) {
-    page.push(entry);
+  let looked = 0;
+  for (const [member, score] of membersOf(value)) {
+    if (++looked % YIELD_EVERY === 0) await nextTurn();
+    if (keep && !keep(member.toString("utf8"))) continue;
+    page.push([member, score]);
     if (page.length === PAGE) {
       yield page;
       page = [];
@@ -546,7 +552,7 @@ function* pagesOf(value: Buffer): Generator<MemberPage> {
 export async function writeMembers(
   redis: Redis,
   key: string,
-  pages: Iterable<MemberPage> | AsyncIterable<MemberPage>,
+  pages: AsyncIterable<MemberPage>,
   o: { hash: boolean; replace: boolean; expireAtMs: number },
 ): Promise<void> {
   let batch = redis.pipeline();
