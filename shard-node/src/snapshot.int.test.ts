@@ -226,6 +226,7 @@ describe("shard node > snapshots", () => {
     const logOf = new Map<number, PreparedEvent[]>(slots.map((p) => [p, []]));
     let clock = 1_000_000;
     let made = 0;
+    let newPlayers = false;
     let seed = 7;
     const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
     const more = (p: number, n: number): PreparedEvent[] => {
@@ -244,7 +245,8 @@ describe("shard node > snapshots", () => {
             offset,
             part: false,
             board,
-            playerId: `player-${rand(7000) * slots.length + p}`,
+            // while snapshots are read, one record in four of a new player: counts of records added meanwhile
+            playerId: newPlayers && rand(4) === 0 ? `new-${p}-${log.length}` : `player-${rand(7000) * slots.length + p}`,
             op,
             value: op === 2 ? rand(9) - 3 : rand(25),
             timeIdx: rand(3),
@@ -273,6 +275,7 @@ describe("shard node > snapshots", () => {
     };
     for (const p of slots) await applyAll(writer, p, more(p, 15_000));
 
+    newPlayers = true;
     let writing = true;
     let appliedWhileRunning = 0;
     const writes = (async () => {
