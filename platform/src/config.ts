@@ -335,7 +335,8 @@ export const servicesEnv = envVariables({
     default: 100_000,
     min: 0,
     max: 1e12,
-    description: "a serving shard more than this many records behind the log for `LADDER_MAX_LAG_MS` stops serving until it catches up",
+    description:
+      "a serving shard more than this many records behind the log for `LADDER_MAX_LAG_MS` stops serving until it catches up; a shard node takes no snapshot while its shard is more than this behind",
   }),
   LADDER_MAX_LAG_MS: duration({
     default: 30_000,

@@ -76,6 +76,8 @@ export interface Readiness {
   fallBehind(why: string): void;
   /** True while the heartbeat last said the shard serves reads. */
   readonly serving: boolean;
+  /** Records the shard was behind the log's end at the last heartbeat (infinite before the first end offsets). */
+  readonly lag: number;
   /** Stops the heartbeat and withdraws it, so reads fail fast rather than go stale. */
   stop(): Promise<void>;
 }
@@ -91,6 +93,7 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   let lagAboveSince: number | undefined;
   let withdrawal: string | undefined;
   let running: Promise<void> = Promise.resolve();
+  let logLag = Number.POSITIVE_INFINITY;
 
   const appliedSum = () => slots.reduce((sum, p) => sum + (applier.known.get(p) ?? -1n), 0n);
   const waitMs = Math.max(50, Math.floor(ttlMs / 3));
@@ -127,7 +130,12 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     const awaitingEnds = mode.kind === "catch-up" && !mode.targets;
     const targets = (mode.kind === "catch-up" ? mode.targets : undefined) ?? ends;
     const partitions = slots.map((p) => ({ partition: p, known: applier.known.get(p) ?? -1n, target: targets.get(p) ?? 0n }));
-    for (const p of slots) opts.metrics?.setLag(p, Math.max(0, Number((ends.get(p) ?? 0n) - 1n - (applier.known.get(p) ?? -1n))));
+    logLag = 0;
+    for (const p of slots) {
+      const behindHere = Math.max(0, Number((ends.get(p) ?? 0n) - 1n - (applier.known.get(p) ?? -1n)));
+      logLag += behindHere;
+      opts.metrics?.setLag(p, behindHere);
+    }
     const request = withdrawal
       ? { mode: "withdraw" as const, reason: withdrawal }
       : mode.kind === "catch-up" && awaitingEnds
@@ -222,6 +230,9 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
   return {
     get serving() {
       return mode.kind === "serve" && withdrawal === undefined;
+    },
+    get lag() {
+      return logLag;
     },
     fallBehind(why) {
       if (mode.kind === "serve" || mode.targets) mode = behind(why);

@@ -79,6 +79,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
         minInsyncReplicas: config.topicMinInsync,
         everyRecords: config.snapshotRecords,
         minIntervalMs: config.snapshotMinIntervalMs,
+        maxLag: config.maxLag,
         heartbeatTtlMs: config.heartbeatTtlMs,
         log: log.child({ component: "snapshots" }),
         metrics,
@@ -124,7 +125,7 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
     log: log.child({ component: "readiness" }),
     metrics,
   });
-  snapshots?.run({ applier, serving: () => readiness!.serving });
+  snapshots?.run({ applier, serving: () => readiness!.serving, lag: () => readiness!.lag });
   // a move of this shard's slots in place (store/src/writer/move.ts), once cut over or given up: its
   // departed players, or its arrivals, are deleted here, page by page, while reads go on
   const drainer = startMoveDrainer(redis, config.keyPrefix, log.child({ component: "move-drain" }), config.numSlots);

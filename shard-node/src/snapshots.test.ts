@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { snapshotThreshold } from "./snapshots.js";
+import { snapshotDue, snapshotThreshold } from "./snapshots.js";
 
 describe("shard node > snapshot threshold", () => {
   it("raises LADDER_SNAPSHOT_RECORDS by at most half, by a fraction fixed per shard id and different across shards", () => {
@@ -23,5 +23,15 @@ describe("shard node > snapshot threshold", () => {
     expect(Math.abs(big - base * 25)).toBeLessThanOrEqual(25); // the same shard's stagger, on the members
     expect(big).toBeGreaterThanOrEqual(25_000_000);
     expect(big).toBeLessThan(37_500_000);
+  });
+
+  it("is due only while the shard serves, within LADDER_MAX_LAG of the log's end, past its threshold", () => {
+    const due = { serving: true, lag: 0, maxLag: 100_000, sinceLatest: 1_200_000, threshold: 1_100_000 };
+    expect(snapshotDue(due)).toBe(true);
+    expect(snapshotDue({ ...due, lag: 100_000 })).toBe(true); // at the bound
+    expect(snapshotDue({ ...due, lag: 100_001 })).toBe(false); // catching up on a backlog, though serving
+    expect(snapshotDue({ ...due, lag: Number.POSITIVE_INFINITY })).toBe(false); // no end offsets read yet
+    expect(snapshotDue({ ...due, serving: false })).toBe(false);
+    expect(snapshotDue({ ...due, sinceLatest: 1_099_999 })).toBe(false);
   });
 });

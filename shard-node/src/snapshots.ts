@@ -8,8 +8,9 @@
  *           more: a snapshot costs one read per member; applied offsets summed, raised by up to
  *           half by the shard's id: shards written at the same rate would otherwise all take
  *           theirs at the same moment, and a soak saw three at once starve the 2-core
- *           machine's Redis servers) and
- *           `minIntervalMs` has passed since it (LADDER_SNAPSHOT_MIN_INTERVAL_MS). One at a
+ *           machine's Redis servers), `minIntervalMs` has passed since it
+ *           (LADDER_SNAPSHOT_MIN_INTERVAL_MS), and the shard is within LADDER_MAX_LAG records of
+ *           the log's end (not while it catches up on a backlog: snapshotDue). One at a
  *           time, into the chunk slot the newest manifest does not use. A snapshot that is
  *           skipped is tried again `minIntervalMs` later (at least 10 s); one that failed
  *           (Kafka unreachable) after 10 s, 20 s, 40 s… up to that.
@@ -59,6 +60,8 @@ export interface SnapshotsOptions {
   minInsyncReplicas?: number;
   everyRecords: number;
   minIntervalMs: number;
+  /** Snapshots wait while the shard is more than this many records behind the log's end (LADDER_MAX_LAG). */
+  maxLag: number;
   heartbeatTtlMs: number;
   log: Logger;
   metrics?: ShardMetrics;
@@ -68,7 +71,7 @@ export interface NodeSnapshots {
   /** Before the applier starts: loads the newest snapshot if Redis is empty or far behind it; the offsets installed, if any. */
   refillAtStart(): Promise<Map<number, bigint> | undefined>;
   /** Starts taking snapshots for the running applier. */
-  run(o: { applier: Applier; serving(): boolean }): void;
+  run(o: { applier: Applier; serving(): boolean; lag(): number }): void;
   /** Redis lost data, or the applier rewound: refill from the newest snapshot in the background, if it is far enough ahead. */
   refill(why: string): void;
   /** Stops taking and refilling (what runs is cancelled), disconnects. */
@@ -89,6 +92,20 @@ const RETRY_MIN_MS = 10_000;
  * records), while a rebuild still loads at most one snapshot and replays about as many records as the
  * shard has members: bounded by the players, not the history.
  */
+/**
+ * Whether a snapshot is due: the shard serves (its Redis is complete up to its offsets), is within
+ * `maxLag` records of the log's end, and has applied `threshold` records since the latest one.
+ * Not while it catches up on a backlog: a read of millions of members beside an applier at full
+ * speed journals nearly every member it reads (each changed member is re-read and held in the
+ * node's memory until the end), slows that applier, and is out of date before it is published.
+ * Loading 50M players through the log, shards that served between two stretches of catching up
+ * (their catch-up targets reached, millions of records still behind) started snapshots there, and
+ * their nodes grew to 2.5-5.2 GB.
+ */
+export function snapshotDue(s: { serving: boolean; lag: number; maxLag: number; sinceLatest: number; threshold: number }): boolean {
+  return s.serving && s.lag <= s.maxLag && s.sinceLatest >= s.threshold;
+}
+
 export function snapshotThreshold(everyRecords: number, shardId: string, latestMembers = 0): number {
   return Math.round(Math.max(everyRecords, latestMembers) * (1 + (fnv1a32(shardId) % 1000) / 2000));
 }
@@ -125,7 +142,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   const chunksOf = new Map<ChunkSlot, number>(found.candidates.map((m) => [m.chunks.slot, m.chunks.count]));
   const stopping = new AbortController();
   let producer: RecordProducer | undefined;
-  let ctx: { applier: Applier; serving(): boolean } | undefined;
+  let ctx: { applier: Applier; serving(): boolean; lag(): number } | undefined;
   let taking: Promise<void> | undefined;
   let refilling: Promise<void> | undefined;
   let nextTryAt = 0;
@@ -201,9 +218,16 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   };
 
   const tick = () => {
-    if (!ctx || taking || refilling || stopping.signal.aborted || Date.now() < nextTryAt || !ctx.serving()) return;
+    if (!ctx || taking || refilling || stopping.signal.aborted || Date.now() < nextTryAt) return;
     const covered = o.slots.reduce((sum, p) => sum + Number((ctx!.applier.known.get(p) ?? -1n) + 1n), 0);
-    if (covered - (latest?.records ?? 0) < snapshotThreshold(o.everyRecords, o.shardId, latest?.players ?? 0)) return;
+    const due = snapshotDue({
+      serving: ctx.serving(),
+      lag: ctx.lag(),
+      maxLag: o.maxLag,
+      sinceLatest: covered - (latest?.records ?? 0),
+      threshold: snapshotThreshold(o.everyRecords, o.shardId, latest?.players ?? 0),
+    });
+    if (!due) return;
     taking = take()
       .catch((err: unknown) => {
         if (stopping.signal.aborted) return;
