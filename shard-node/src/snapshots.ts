@@ -67,11 +67,18 @@ export interface SnapshotsOptions {
   metrics?: ShardMetrics;
 }
 
+/** What taking snapshots asks of the running shard: its applier, whether it serves, how far behind the log it is (readiness.ts). */
+export interface SnapshotContext {
+  applier: Applier;
+  serving(): boolean;
+  lag(): number;
+}
+
 export interface NodeSnapshots {
   /** Before the applier starts: loads the newest snapshot if Redis is empty or far behind it; the offsets installed, if any. */
   refillAtStart(): Promise<Map<number, bigint> | undefined>;
   /** Starts taking snapshots for the running applier. */
-  run(o: { applier: Applier; serving(): boolean; lag(): number }): void;
+  run(o: SnapshotContext): void;
   /** Redis lost data, or the applier rewound: refill from the newest snapshot in the background, if it is far enough ahead. */
   refill(why: string): void;
   /** Stops taking and refilling (what runs is cancelled), disconnects. */
@@ -79,6 +86,18 @@ export interface NodeSnapshots {
 }
 
 const RETRY_MIN_MS = 10_000;
+
+/**
+ * Whether a snapshot is due: the shard serves (its Redis is complete up to its offsets), is within
+ * `maxLag` records of the log's end, and has applied `threshold` records since the latest one.
+ * Not while it catches up on a backlog: a read of millions of members beside an applier at full
+ * speed journals nearly every member it reads (each one re-read and held in the node's memory
+ * until the end: gigabytes for a shard of millions), slows that applier, and is out of date before
+ * it is published.
+ */
+export function snapshotDue(s: { serving: boolean; lag: number; maxLag: number; sinceLatest: number; threshold: number }): boolean {
+  return s.serving && s.lag <= s.maxLag && s.sinceLatest >= s.threshold;
+}
 
 /**
  * The records past the latest snapshot at which shard `shardId` takes the next one: `everyRecords`,
@@ -92,20 +111,6 @@ const RETRY_MIN_MS = 10_000;
  * records), while a rebuild still loads at most one snapshot and replays about as many records as the
  * shard has members: bounded by the players, not the history.
  */
-/**
- * Whether a snapshot is due: the shard serves (its Redis is complete up to its offsets), is within
- * `maxLag` records of the log's end, and has applied `threshold` records since the latest one.
- * Not while it catches up on a backlog: a read of millions of members beside an applier at full
- * speed journals nearly every member it reads (each changed member is re-read and held in the
- * node's memory until the end), slows that applier, and is out of date before it is published.
- * Loading 50M players through the log, shards that served between two stretches of catching up
- * (their catch-up targets reached, millions of records still behind) started snapshots there, and
- * their nodes grew to 2.5-5.2 GB.
- */
-export function snapshotDue(s: { serving: boolean; lag: number; maxLag: number; sinceLatest: number; threshold: number }): boolean {
-  return s.serving && s.lag <= s.maxLag && s.sinceLatest >= s.threshold;
-}
-
 export function snapshotThreshold(everyRecords: number, shardId: string, latestMembers = 0): number {
   return Math.round(Math.max(everyRecords, latestMembers) * (1 + (fnv1a32(shardId) % 1000) / 2000));
 }
@@ -142,7 +147,7 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
   const chunksOf = new Map<ChunkSlot, number>(found.candidates.map((m) => [m.chunks.slot, m.chunks.count]));
   const stopping = new AbortController();
   let producer: RecordProducer | undefined;
-  let ctx: { applier: Applier; serving(): boolean; lag(): number } | undefined;
+  let ctx: SnapshotContext | undefined;
   let taking: Promise<void> | undefined;
   let refilling: Promise<void> | undefined;
   let nextTryAt = 0;
