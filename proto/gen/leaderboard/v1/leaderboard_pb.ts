@@ -1248,7 +1248,7 @@ export type GetTopRequest = Message<"leaderboard.v1.GetTopRequest"> & {
 
   /**
    * Optional: also rank ties this way (Entry.tied_rank). On offset pages from the merged read
-   * itself; on cursor pages as on GetAround (the page's players ranked again at one instant).
+   * itself; on cursor pages as on GetAround (from the page's own read of each shard).
    *
    * @generated from field: leaderboard.v1.RankMode rank_mode = 9;
    */
@@ -1468,10 +1468,11 @@ export type GetAroundRequest = Message<"leaderboard.v1.GetAroundRequest"> & {
   window: string;
 
   /**
-   * Optional: also rank ties this way (Entry.tied_rank). The page's players are then ranked again,
-   * every shard at one instant (as GetRanks does), and the page is answered only if they still
-   * stand at consecutive ranks in that same order (else read again, 3 times at most, then
-   * UNAVAILABLE): ranks and tied ranks from one board.
+   * Optional: also rank ties this way (Entry.tied_rank). Each shard reads, in the same command as
+   * its part of the page, what ranks the ties of any points the page can hold, so ranks and tied
+   * ranks come from one board (each shard as it stood when read) and movement elsewhere on the
+   * board does not refuse the page. A dense rank that would count more than 10,000 distinct points
+   * above the page on one shard is refused (FAILED_PRECONDITION).
    *
    * @generated from field: leaderboard.v1.RankMode rank_mode = 8;
    */
