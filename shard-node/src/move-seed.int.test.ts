@@ -153,6 +153,7 @@ async function contents(redis: Redis): Promise<Record<string, unknown>> {
 /** A snapshot of shard A as it stands, into chunk slot `slot`. */
 async function takeA(slot: "a" | "b") {
   const taken = await takeSnapshot({
+    entryBytes: 16 * 1024, // keys in several entries each (format 3), as a shard of millions has them
     redis,
     keyPrefix: prefix,
     shardId: "shard-a",

@@ -21,7 +21,7 @@ import {
   type SnapshotManifest,
 } from "@ladder/store/writer";
 import { ensureSnapshotTopic } from "@ladder/log/snapshot-topic";
-import { findSnapshots, loadSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "@ladder/store/writer";
+import { findSnapshots, loadSnapshot, readSnapshot, refillFromSnapshot, takeSnapshot, type TakenSnapshot } from "@ladder/store/writer";
 
 const log = silentLogger();
 const logClient = LogClient.unconnected(inject("kafkaBrokers"), "test-snapshots", log);
@@ -86,8 +86,12 @@ async function contents(p: string, redis = defaultRedis): Promise<Record<string,
   return out;
 }
 
+/** Keys cut in entries of about this many bytes: the big keys of these tests come as several (format 3), as a shard's do. */
+const ENTRY_BYTES = 32 * 1024;
+
 const take = async (slot: "a" | "b", from = FROM, finalJournal?: number): Promise<TakenSnapshot> => {
   const res = await takeSnapshot({
+    entryBytes: ENTRY_BYTES,
     redis,
     keyPrefix: prefix,
     shardId: "shard-s",
@@ -111,6 +115,11 @@ describe("shard node > snapshots", () => {
     expect(taken.manifest).toMatchObject({ records: 128, players: 50_002, keys: 4, offsets: { "0": "100", "1": "20", "2": "5" } });
     expect(taken.manifest.chunks.count).toBeGreaterThan(1); // 50,000 players are more than one 512 KiB chunk
     const found = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: FROM });
+    // the big keys come as several entries of their name, one after another
+    const entries: string[] = [];
+    await readSnapshot({ ...source(), manifest: found.candidates[0]! }, async (e) => void entries.push(e.name));
+    expect(entries.filter((n) => n === "board:global").length).toBeGreaterThan(10);
+    expect(entries.filter((n, i) => i > 0 && n !== entries[i - 1]).length).toBe(3); // 4 keys, each in one run
     expect(found.candidates.map((m) => m.snapshotId)).toEqual([taken.manifest.snapshotId]);
     const other = freshNamespace("snap-copy").keyPrefix;
     await loadSnapshot({ ...source(), manifest: found.candidates[0]!, redis, targetPrefix: other });

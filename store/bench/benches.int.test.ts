@@ -27,6 +27,14 @@ describe("store benchmarks", () => {
     expect(digests[0]).toBe(digests[1]);
   });
 
+  it("snapshot-memory takes a snapshot of every player and reports the memory it took", async () => {
+    const { stdout } = await bench("snapshot-memory.ts", ["--players", "20000", "--takes", "1"]);
+    const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, number>;
+    expect(line).toMatchObject({ players: 20000, take: 1, keys: 2, snapshotPlayers: 20000 });
+    expect(line.sentMB).toBeGreaterThan(0.5); // 20,000 members and 20,000 counts, about 30 bytes each
+    for (const k of ["rssRiseMB", "heapRiseMB", "buffersRiseMB"]) expect(Number.isFinite(line[k]), k).toBe(true);
+  });
+
   it("zset-floor measures each command of a plain record", async () => {
     const { stdout } = await bench("zset-floor.ts", ["--players", "5000", "--calls", "4", "--rounds", "1"]);
     const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as { players: number; rows: Array<{ shape: string; usPerRecord: number }> };

@@ -59,6 +59,7 @@ export {
   findSnapshots,
   loadSnapshot,
   notWorthLoading,
+  readSnapshot,
   refillFromSnapshot,
   takeSnapshot,
   SnapshotUnusable,

@@ -144,7 +144,7 @@ async function pickSnapshot(
       );
     const names = new Set<string>();
     const deleting: string[] = [];
-    const bounds = new Map<string, Bounds>();
+    const boundsRead = new Map<string, Buffer[]>(); // a key's entries, in order
     let unknown: string | undefined;
     try {
       await readSnapshot({ ...o, manifest }, async (e) => {
@@ -156,7 +156,10 @@ async function pickSnapshot(
             const stem = m.toString("utf8").split("\n")[0]!;
             if (!stem.includes("@")) deleting.push(stem);
           }
-        if (e.name.endsWith("!hbounds")) bounds.set(e.name.slice(0, -"!hbounds".length), boundsOf(e.value));
+        if (e.name.endsWith("!hbounds")) {
+          const board = e.name.slice(0, -"!hbounds".length);
+          boundsRead.set(board, [...(boundsRead.get(board) ?? []), e.value]);
+        }
       });
     } catch (err) {
       if (o.signal?.aborted || !(err instanceof SnapshotUnusable)) throw err;
@@ -169,6 +172,7 @@ async function pickSnapshot(
     if (unknown) return void say(`it holds key "${unknown}", of a kind a move cannot split by slot`, manifest.snapshotId);
     const inProgress = deleting.find((stem) => [...names].some((n) => isKeyOf(n, `board:${stem}`)));
     if (inProgress) return void say(`board generation ${inProgress} is being deleted in it`, manifest.snapshotId);
+    const bounds = new Map([...boundsRead].map(([board, values]) => [board, boundsOf(Buffer.concat(values))]));
     return { manifest, bounds };
   }
   return void say("no snapshot of the old owner is whole (missing chunks or checksum)");

@@ -3,10 +3,15 @@
  * its chunks and the manifest, as they are written to the snapshot topic. Pure functions, no
  * I/O.
  *
- *   body      the frozen keys one after the other, each an entry:
+ *   body      the frozen keys one after the other, each as one or more entries of its name:
  *               u16 name length | name (UTF-8, the key without the shard's key prefix, e.g.
  *               "board:global" or "dedup:7") | i64 absolute expiry in Unix ms (-1: none) |
  *               u32 value length | value (the sorted set's members, below)
+ *             A key's entries follow one another and hold distinct members (a hash's field read
+ *             twice has one value): the key is the union of their members. Format 3 cuts a key's
+ *             value in entries of about ENTRY_BYTES, so neither the writer nor a reader holds a
+ *             whole key of millions of members; format 2 wrote each key as one entry, which
+ *             readers of format 3 read the same way.
  *   members   a sorted set, member after member in no particular order:
  *               u32 member length | member (its bytes) | f64 score (big-endian IEEE 754)
  *   chunk     one record of the snapshot topic holding a slice of the body, at most
@@ -16,16 +21,20 @@
  *             after every chunk of it was acknowledged.
  *
  * A body is checked end to end by its SHA-256 in the manifest. Format 1 held each key's
- * Redis DUMP serialization instead of its members; readers of format 2 ignore those manifests
- * (the shard is replayed from the log, or from a newer snapshot).
+ * Redis DUMP serialization instead of its members; readers ignore those manifests (the shard is
+ * replayed from the log, or from a newer snapshot).
  */
 import { createHash, type Hash } from "node:crypto";
 import { fnv1a32 } from "@ladder/model/fnv1a";
 
 /** Body bytes per chunk record: half of Kafka's default message size limit (1 MiB). */
 export const CHUNK_BYTES = 512 * 1024;
-/** The manifest's format version; a reader ignores manifests of another. */
-export const SNAPSHOT_FORMAT = 2;
+/** The manifest's format version written; a reader ignores manifests of a format it cannot read (READ_FORMATS). */
+export const SNAPSHOT_FORMAT = 3;
+/** Formats read: 2 (a key, one entry) and 3 (a key, entries of about ENTRY_BYTES). */
+const READ_FORMATS: ReadonlySet<unknown> = new Set([2, 3]);
+/** A key's value is cut in entries of about this many bytes (format 3): what a reader holds of a key at once. */
+export const ENTRY_BYTES = 4 * 1024 * 1024;
 const CHUNK_MAGIC = Buffer.from("LSC1", "latin1");
 
 /** The two alternating sets of chunk keys of a shard: a new snapshot never overwrites the chunks of the latest complete one. */
@@ -150,26 +159,23 @@ export function manifestOffsets(m: SnapshotManifest): Map<number, bigint> {
   return new Map(Object.entries(m.offsets).map(([p, o]) => [Number(p), BigInt(o)]));
 }
 
-/** Encodes entries into a body cut in chunks of `chunkBytes`; `hash` sees every body byte. */
-export function* encodeBody(entries: Iterable<EntryToEncode>, hash: Hash, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
-  let chunk = Buffer.allocUnsafe(chunkBytes);
-  let used = 0;
-  function* put(bytes: Buffer): Generator<Buffer> {
-    let at = 0;
-    while (at < bytes.length) {
-      const n = Math.min(bytes.length - at, chunkBytes - used);
-      bytes.copy(chunk, used, at, at + n);
-      used += n;
-      at += n;
-      if (used === chunkBytes) {
-        hash.update(chunk);
-        yield chunk;
-        chunk = Buffer.allocUnsafe(chunkBytes);
-        used = 0;
-      }
-    }
+/** The bytes of an entry's head (name length, name, expiry, value length). */
+export const entryHeadBytes = (name: string): number => 2 + Buffer.byteLength(name, "utf8") + 12;
+
+/** Encodes entries into a body cut in chunks of `chunkBytes`, entry by entry as they come; `hash` sees every body byte. */
+export class BodyEncoder {
+  private chunk: Buffer;
+  private used = 0;
+
+  constructor(
+    private readonly hash: Hash,
+    private readonly chunkBytes = CHUNK_BYTES,
+  ) {
+    this.chunk = Buffer.allocUnsafe(chunkBytes);
   }
-  for (const e of entries) {
+
+  /** Adds an entry; yields the chunks it fills. */
+  *put(e: EntryToEncode): Generator<Buffer> {
     const name = Buffer.from(e.name, "utf8");
     if (name.length > 0xffff) throw new Error(`key name too long for a snapshot: ${e.name.slice(0, 80)}…`);
     const length = valueLength(e.value);
@@ -179,14 +185,42 @@ export function* encodeBody(entries: Iterable<EntryToEncode>, hash: Hash, chunkB
     name.copy(head, 2);
     head.writeBigInt64BE(BigInt(e.expireAtMs), 2 + name.length);
     head.writeUInt32BE(length, 2 + name.length + 8);
-    yield* put(head);
-    for (const part of Buffer.isBuffer(e.value) ? [e.value] : e.value) yield* put(part);
+    yield* this.copy(head);
+    for (const part of Buffer.isBuffer(e.value) ? [e.value] : e.value) yield* this.copy(part);
   }
-  if (used > 0) {
-    const last = chunk.subarray(0, used);
-    hash.update(last);
-    yield last;
+
+  /** The last chunk, partly filled; undefined when the body ended on a chunk's end. */
+  end(): Buffer | undefined {
+    if (this.used === 0) return undefined;
+    const last = this.chunk.subarray(0, this.used);
+    this.hash.update(last);
+    this.used = 0;
+    return last;
   }
+
+  private *copy(bytes: Buffer): Generator<Buffer> {
+    let at = 0;
+    while (at < bytes.length) {
+      const n = Math.min(bytes.length - at, this.chunkBytes - this.used);
+      bytes.copy(this.chunk, this.used, at, at + n);
+      this.used += n;
+      at += n;
+      if (this.used === this.chunkBytes) {
+        this.hash.update(this.chunk);
+        yield this.chunk;
+        this.chunk = Buffer.allocUnsafe(this.chunkBytes);
+        this.used = 0;
+      }
+    }
+  }
+}
+
+/** Encodes entries into a body cut in chunks of `chunkBytes`; `hash` sees every body byte. */
+export function* encodeBody(entries: Iterable<EntryToEncode>, hash: Hash, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
+  const encoder = new BodyEncoder(hash, chunkBytes);
+  for (const e of entries) yield* encoder.put(e);
+  const last = encoder.end();
+  if (last) yield last;
 }
 
 /** Decodes a body fed chunk by chunk, in order; each push returns the entries it completed. */
@@ -284,7 +318,7 @@ export function decodeManifest(value: Buffer | null): { manifest: SnapshotManife
   } catch (err) {
     return { problem: `not JSON: ${(err as Error).message}` };
   }
-  if (m.format !== SNAPSHOT_FORMAT) return { problem: `format ${String(m.format)}, not ${SNAPSHOT_FORMAT}` };
+  if (!READ_FORMATS.has(m.format)) return { problem: `format ${String(m.format)}, not one of ${[...READ_FORMATS].join(", ")}` };
   const c = m.chunks;
   const ok =
     typeof m.shardId === "string" &&

@@ -30,8 +30,9 @@
  *   2. pages (snapshot-page.lua): each listed key is read PAGE members at a time, each page
  *      starting after the (score, member) position where the previous one ended. A member that
  *      does not change keeps its position, so it lands in exactly one page however the others
- *      move; the pages are kept in the node's memory in the members encoding (snapshot-format.ts,
- *      about 12 bytes per member plus its id);
+ *      move; the pages go to a spill file as they are read (page-spill.ts: the node holds a page,
+ *      not the shard), in the members encoding (snapshot-format.ts, about 12 bytes per member plus
+ *      its id);
  *   3. catch up: while the journal holds more than 4,096 members (a long read of a busy shard
  *      collects hundreds of thousands: every applied update and every dedup entry added or
  *      trimmed), it is set aside in one atomic call (snapshot-rotate.lua: a new, empty journal
@@ -99,9 +100,12 @@ import { explainMismatch } from "../identity.js";
 import { keyLayout, snapshotLoadPrefix } from "../keys.js";
 import { InstallStatus, withSnapshotScripts } from "../scripts.js";
 import { globEscape, unlinkPrefix } from "./key-scan.js";
+import { PageSpill, type PageRef } from "./page-spill.js";
 import {
   BodyDecoder,
+  BodyEncoder,
   CHUNK_BYTES,
+  ENTRY_BYTES,
   SNAPSHOT_FORMAT,
   chunkKey,
   chunkPartition,
@@ -109,16 +113,14 @@ import {
   decodeChunk,
   decodeManifest,
   dropMembers,
-  encodeBody,
   encodeChunk,
   encodeManifest,
   encodeMembers,
+  entryHeadBytes,
   manifestKey,
   manifestOffsets,
   membersOf,
-  valueLength,
   type ChunkSlot,
-  type EntryToEncode,
   type SnapshotEntry,
   type SnapshotManifest,
 } from "./snapshot-format.js";
@@ -157,6 +159,10 @@ export interface TakeSnapshotOptions {
   notBefore?: ReadonlyMap<number, bigint>;
   /** Set the journal aside until it holds at most this many members (default 4,096; see the top of this file). */
   finalJournal?: number;
+  /** Where the pages read wait for the finish (page-spill.ts): the system's temporary directory by default. */
+  spillDir?: string;
+  /** A key's value is cut in entries of about this many bytes (default ENTRY_BYTES; tests cut small keys too). */
+  entryBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -178,12 +184,21 @@ export interface TakenSnapshot {
 export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapshot | { skipped: string }> {
   let frozen: Frozen;
   try {
-    frozen = await readShard(o.redis, o.keyPrefix, o.signal, o.finalJournal);
+    frozen = await readShard(o.redis, o.keyPrefix, o);
   } catch (err) {
     if (err instanceof ShardMoving)
       return { skipped: "the shard's slots are moving (AdminService.Reshard): no snapshot until the move is done" };
     throw err;
   }
+  try {
+    return await publish(o, frozen);
+  } finally {
+    await frozen.spill.close();
+  }
+}
+
+/** Writes the frozen shard to the snapshot topic: its chunks, then its manifest; or says why not. */
+async function publish(o: TakeSnapshotOptions, frozen: Frozen): Promise<TakenSnapshot | { skipped: string }> {
   if (frozen.builtFrom !== o.builtFrom)
     return { skipped: `the shard's Redis is built from "${frozen.builtFrom ?? "nothing"}", not "${o.builtFrom}"` };
   const offsets: Record<string, string> = {};
@@ -199,7 +214,7 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
   o.signal?.throwIfAborted();
 
   const snapshotId = `${Date.now()}-${randomBytes(4).toString("hex")}`;
-  const bytes = frozen.entries.reduce((sum, e) => sum + 2 + Buffer.byteLength(e.name, "utf8") + 12 + valueLength(e.value), 0);
+  const bytes = frozen.entries.reduce((sum, e) => sum + entryHeadBytes(e.name) + e.length, 0);
   const count = Math.ceil(bytes / CHUNK_BYTES);
   const partition = chunkPartition(o.shardId, o.partitions);
   const hash = createHash("sha256");
@@ -207,7 +222,7 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
   let firstOffset = "0";
   let lastOffset = "0";
   let index = 0;
-  for (const slice of encodeBody(frozen.entries, hash)) {
+  const send = async (slice: Buffer) => {
     o.signal?.throwIfAborted();
     const [meta] = await o.producer.send(o.topic, [
       { key: chunkKey(o.shardId, o.slot, index), value: encodeChunk({ snapshotId, index, count }, slice), partition },
@@ -215,7 +230,16 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
     if (index === 0) firstOffset = meta!.baseOffset;
     lastOffset = meta!.baseOffset;
     index++;
+  };
+  // entry by entry from the spill file: the node holds an entry (about ENTRY_BYTES) and a chunk
+  const encoder = new BodyEncoder(hash);
+  for (const e of frozen.entries) {
+    const value: Buffer[] = [];
+    for (const part of e.parts) value.push("now" in part ? part.now : await keptPage(frozen.spill, part, e.changed));
+    for (const chunk of encoder.put({ name: e.name, expireAtMs: e.expireAtMs, value })) await send(chunk);
   }
+  const last = encoder.end();
+  if (last) await send(last);
   if (index !== count) throw new Error(`snapshot ${snapshotId}: wrote ${index} chunks, expected ${count}`);
   const manifest: SnapshotManifest = {
     format: SNAPSHOT_FORMAT,
@@ -226,7 +250,7 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
     offsets,
     records,
     players: frozen.players,
-    keys: frozen.entries.length,
+    keys: frozen.keys,
     bytes,
     sha256: hash.digest("hex"),
     chunks: { slot: o.slot, partition, count, firstOffset, lastOffset },
@@ -254,10 +278,41 @@ export async function takeSnapshot(o: TakeSnapshotOptions): Promise<TakenSnapsho
   };
 }
 
+/** A page read at the snapshot's begin, without the members changed since (they come from the journal): read back from the spill file. */
+async function keptPage(
+  spill: PageSpill,
+  part: { ref: PageRef; length: number },
+  changed: ReadonlyMap<string, unknown> | undefined,
+): Promise<Buffer> {
+  const page = await spill.read(part.ref);
+  const kept = changed ? dropMembers(page, (m) => changed.has(m.toString("latin1"))) : page;
+  if (kept.length !== part.length)
+    throw new Error(`snapshot: a page read back from the spill file keeps ${kept.length} bytes, ${part.length} when first counted`);
+  return kept;
+}
+
+/**
+ * One entry of the body (a key's members, or a part of them): pages read at the begin less the
+ * members changed since, or the changed members' values as last read.
+ */
+interface FrozenEntry {
+  name: string;
+  expireAtMs: number;
+  /** The value's bytes. */
+  length: number;
+  parts: Array<{ ref: PageRef; length: number } | { now: Buffer }>;
+  /** The key's members changed since the begin (member bytes as latin1), dropped from its pages. */
+  changed?: ReadonlyMap<string, unknown>;
+}
+
 interface Frozen {
   builtFrom: string | null;
   offsets: Record<string, string>;
-  entries: EntryToEncode[];
+  /** The body's entries, in order; their pages are in `spill`, which the caller closes. */
+  entries: FrozenEntry[];
+  spill: PageSpill;
+  /** Keys, and members over all boards. */
+  keys: number;
   players: number;
   readMs: number;
   longestCallMs: number;
@@ -284,7 +339,11 @@ class ReadAgain extends Error {}
 class ShardMoving extends Error {}
 
 /** Reads the shard as of one instant, page by page, while records are applied (see the top of this file). */
-async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, finalJournal = FINAL_JOURNAL): Promise<Frozen> {
+async function readShard(
+  plain: Redis,
+  keyPrefix: string,
+  { signal, finalJournal = FINAL_JOURNAL, spillDir, entryBytes = ENTRY_BYTES }: Partial<TakeSnapshotOptions>,
+): Promise<Frozen> {
   const redis = withSnapshotScripts(plain);
   const keys = keyLayout(keyPrefix);
   const pattern = globEscape(keyPrefix);
@@ -292,6 +351,7 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const id = randomBytes(8).toString("hex");
     const started = performance.now();
+    const spill = await PageSpill.open(spillDir);
     let longestCallMs = 0;
     const timed = async <T>(call: Promise<T>): Promise<T> => {
       const t0 = performance.now();
@@ -306,18 +366,18 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       if (listed[0] === "!moving") throw new ShardMoving();
       const atBegin = new Map<string, number>();
       for (let i = 0; i < listed.length; i += 2) atBegin.set(String(listed[i]), Number(listed[i + 1]));
-      const pages = new Map<string, Buffer[]>();
+      const pages = new Map<string, PageRef[]>();
       for (const key of atBegin.keys()) {
         if (isHash(key.slice(keyPrefix.length))) {
           pages.set(key, await readHash(key));
           continue;
         }
-        const read: Buffer[] = [];
+        const read: PageRef[] = [];
         let after: [Buffer | string, Buffer | string] = ["", ""];
         for (;;) {
           signal?.throwIfAborted();
           const reply = await timed(redis.ladderSnapshotPageBuffer(key, after[0], after[1], PAGE));
-          if (reply.length) read.push(encodeMembers(reply));
+          if (reply.length) read.push(await spill.append(encodeMembers(reply), reply.length / 2));
           if (reply.length < PAGE * 2) break;
           after = [reply[reply.length - 1]!, reply[reply.length - 2]!];
         }
@@ -328,13 +388,13 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
       // meanwhile is journaled, and its pages' copies give way to the journal's value. A field
       // returned twice (HSCAN may, while the hash grows) had one value both times: loaded twice, it
       // makes the same hash
-      async function readHash(key: string): Promise<Buffer[]> {
-        const read: Buffer[] = [];
+      async function readHash(key: string): Promise<PageRef[]> {
+        const read: PageRef[] = [];
         let cursor = "0";
         do {
           signal?.throwIfAborted();
           const [next, flat] = await timed(redis.hscanBuffer(key, cursor, "COUNT", PAGE));
-          if (flat.length) read.push(encodeMembers(flat));
+          if (flat.length) read.push(await spill.append(encodeMembers(flat), flat.length / 2));
           cursor = next.toString();
         } while (cursor !== "0");
         return read;
@@ -389,10 +449,12 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         Array<Buffer | null>,
       ];
       note(changedTriples);
-      // assembled page by page, giving the event loop back between pages: the node applies and
-      // beats its heartbeat meanwhile (done in one go, millions of members held it for seconds)
-      const entries: EntryToEncode[] = [];
+      // each key's pages less its changed members, counted page by page from the spill file and cut
+      // in entries of about ENTRY_BYTES, giving the event loop back between pages: the node applies
+      // and beats its heartbeat meanwhile
+      const entries: FrozenEntry[] = [];
       let players = 0;
+      let keyCount = 0;
       const names = [];
       for (let i = 0; i < keyPairs.length; i += 2) names.push([keyPairs[i]!.toString(), Number(keyPairs[i + 1])] as const);
       names.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
@@ -401,23 +463,44 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         if (before !== undefined && before !== expireAt)
           throw new ReadAgain(`${key} expired and was made again while the snapshot read it`);
         const journal = changed.get(key);
-        const parts: Buffer[] = [];
+        const name = key.slice(keyPrefix.length);
+        const expireAtMs = expireAt > 0 ? expireAt : -1;
+        const cut: FrozenEntry[] = [];
+        const entry = (): FrozenEntry => {
+          let e = cut[cut.length - 1];
+          if (!e || e.length >= entryBytes)
+            cut.push((e = { name, expireAtMs, length: 0, parts: [], ...(journal ? { changed: journal } : {}) }));
+          return e;
+        };
         let members = 0;
         // read at the begin and never changed since (a key made after the begin has no pages: every member of it is journaled)
-        for (const page of pages.get(key) ?? []) {
-          const kept = journal ? dropMembers(page, (m) => journal.has(m.toString("latin1"))) : page;
-          members += countMembers(kept);
-          if (kept.length) parts.push(kept);
-          if (journal) await nextTurn(); // the applier and the heartbeat run meanwhile
+        for (const ref of pages.get(key) ?? []) {
+          let length = ref.length;
+          if (journal) {
+            const kept = dropMembers(await spill.read(ref), (m) => journal.has(m.toString("latin1")));
+            length = kept.length;
+            members += countMembers(kept);
+            await nextTurn(); // the applier and the heartbeat run meanwhile
+          } else members += ref.members;
+          if (length === 0) continue;
+          const e = entry();
+          e.parts.push({ ref, length });
+          e.length += length;
         }
         if (journal) {
           const now: Buffer[] = [];
           for (const [member, score] of journal) if (score !== null) now.push(Buffer.from(member, "latin1"), score);
-          parts.push(encodeMembers(now));
-          members += now.length / 2;
+          if (now.length) {
+            const value = encodeMembers(now);
+            const e = entry();
+            e.parts.push({ now: value });
+            e.length += value.length;
+            members += now.length / 2;
+          }
         }
         if (members === 0) continue; // every member removed: Redis would not hold the key either
-        entries.push({ name: key.slice(keyPrefix.length), expireAtMs: expireAt > 0 ? expireAt : -1, value: parts });
+        entries.push(...cut);
+        keyCount++;
         if (key.startsWith(keys.board(""))) players += members;
         await nextTurn(); // the applier and the heartbeat run meanwhile
       }
@@ -427,6 +510,8 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         builtFrom: built === null ? null : built.toString(),
         offsets,
         entries,
+        spill,
+        keys: keyCount,
         players,
         readMs: performance.now() - started,
         longestCallMs,
@@ -436,6 +521,7 @@ async function readShard(plain: Redis, keyPrefix: string, signal?: AbortSignal, 
         attempts: attempt,
       };
     } catch (err) {
+      await spill.close();
       if (!(err instanceof ReadAgain)) {
         await redis.unlink(keys.snapshotReading, keys.snapshotJournal, keys.snapshotJournalSetAside).catch(() => {}); // stop the journal (a newer snapshot would restart it anyway)
         throw err;
@@ -514,11 +600,15 @@ export async function loadSnapshot(
 ): Promise<LoadedSnapshot> {
   const started = performance.now();
   const names: LoadedSnapshot["names"] = [];
+  const seen = new Set<string>();
   await readSnapshot(s, async (e) => {
     const key = s.targetPrefix + e.name;
     const hash = isHash(e.name);
-    await writeMembers(s.redis, key, memberPages(e.value), { hash, replace: true, expireAtMs: e.expireAtMs });
-    names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
+    // a key's first entry replaces what the target held under its name; its next ones add to it
+    const first = !seen.has(e.name);
+    await writeMembers(s.redis, key, memberPages(e.value), { hash, replace: first, expireAtMs: e.expireAtMs });
+    if (first) names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
+    seen.add(e.name);
   });
   return { names, ms: performance.now() - started };
 }
