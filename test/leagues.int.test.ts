@@ -245,8 +245,10 @@ describe("leagues", () => {
       expect(Date.now()).toBeLessThan(boundary + PERIOD_MS); // the period's writes all fell in it
       expect(answers).toBeGreaterThan(0);
 
-      // the oracle of the log: placements, cohorts, boards
+      // the oracle of the log: placements, cohorts, boards; the shards applied it all before exact() reads
+      // (a score is acknowledged once in the log; only its placement was applied before the answer)
       const records = await readTopic(client, c.ns.topic);
+      await untilLogApplied();
       const p = periodOfLog(records, "arena", period, (pl) => tiers.get(pl) ?? 0);
       expect(p.misplaced).toEqual([]);
       expect(p.cohortOf.size).toBe(PLAYERS.length + (round > 0 ? 1 : 0)); // and the newcomer
@@ -261,6 +263,12 @@ describe("leagues", () => {
       if (round > 0) byTier.set(0, (byTier.get(0) ?? 0) + 1); // the newcomer
       expect(groups).toEqual([...byTier].sort(([a], [b]) => a - b).map(([t, n]) => [t, n, Math.ceil(n / SIZE)]));
       return period;
+    };
+
+    /** Until the shards have applied every record the log holds now. */
+    const untilLogApplied = async () => {
+      const ends = await client.endOffsets(c.ns.topic);
+      await c.waitApplied([...ends].filter(([, o]) => o > 0n).map(([partition, o]) => ({ partition, offset: o - 1n }) as PartitionOffset));
     };
 
     /** Every player's standing of every period played so far equals the oracle's. */
@@ -334,8 +342,7 @@ describe("leagues", () => {
 
     // every shard rebuilt from the log: the same placements, tiers and cohorts
     for await (const _ of admin.rebuildShards({}) as AsyncIterable<RebuildShardsResponse>);
-    const ends = await client.endOffsets(c.ns.topic);
-    await c.waitApplied([...ends].filter(([, o]) => o > 0n).map(([partition, o]) => ({ partition, offset: o - 1n }) as PartitionOffset));
+    await untilLogApplied();
     await exact("after a rebuild");
     expect(await refusal(routers[0]!.getLeagueStanding({ board: "arena", playerId: "x", period: `${periods[0]!.id}/t0c0` }))).toEqual([
       status.INVALID_ARGUMENT,
