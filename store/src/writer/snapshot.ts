@@ -89,8 +89,9 @@
  * bit for bit; the members encoding does not depend on Redis's version or encodings.
  *
  * Limits. The journal lives in the shard's Redis while a snapshot is read: one set member per
- * change (a player changed twice counts once). A key's members must fit in one Node buffer
- * (about 4 GiB: far beyond a shard's memory).
+ * change (a player changed twice counts once), and in the node's memory from its first rotation
+ * until the snapshot is written. The pages take the body's size in the spill file's directory; the
+ * node holds a page while reading and an entry (about ENTRY_BYTES) while writing, a loader an entry.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
