@@ -11,7 +11,9 @@
  * dies mid-snapshot leaves nothing on disk. It takes the body's size (about 50 bytes a player with
  * its dedup entries and counts of records) in the directory given, the system's temporary one by
  * default (TMPDIR). Pages come back from the page cache when the machine has the memory to spare,
- * else from the disk: either way the cost is a read per page, paid once per snapshot.
+ * else from the disk: a read per page to write it, and one more for each page of a key that changed
+ * during the read (what it keeps without the changed members is counted before the body's size is
+ * written, and dropped again as it is written).
  */
 import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
