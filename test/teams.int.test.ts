@@ -113,12 +113,13 @@ describe("teams", () => {
     let secondUp = true;
     const readers = Array.from({ length: 3 }, async (_, r) => {
       for (let n = r; !stop; n++) {
-        const router = routers[secondUp ? n % 2 : 0]!;
+        // picked at each attempt: a read refused while the second router dies is asked again of the first
+        const router = () => routers[secondUp ? n % 2 : 0]!;
         const board = n % 2 === 0 ? "clans" : "squads";
         const got = await retried<unknown>(() =>
           n % 3 === 0
-            ? router.getTeam({ board, teamId: (board === "clans" ? CLANS : SQUADS)[n % 4]! })
-            : router.getTop({ board, limit: 10 }),
+            ? router().getTeam({ board, teamId: (board === "clans" ? CLANS : SQUADS)[n % 4]! })
+            : router().getTop({ board, limit: 10 }),
         );
         if ("code" in got) {
           if (got.code !== status.NOT_FOUND) problems.push(`${board}: ${got.code} ${got.details}`);
