@@ -286,11 +286,15 @@ async function keptPage(
   changed: ReadonlyMap<string, unknown> | undefined,
 ): Promise<Buffer> {
   const page = await spill.read(part.ref);
-  const kept = changed ? dropMembers(page, (m) => changed.has(m.toString("latin1"))) : page;
+  const kept = changed ? withoutChanged(page, changed) : page;
   if (kept.length !== part.length)
     throw new Error(`snapshot: a page read back from the spill file keeps ${kept.length} bytes, ${part.length} when first counted`);
   return kept;
 }
+
+/** A page less its key's members changed since the begin (member bytes as latin1): counted when frozen, written when published. */
+const withoutChanged = (page: Buffer, changed: ReadonlyMap<string, unknown>): Buffer =>
+  dropMembers(page, (m) => changed.has(m.toString("latin1")));
 
 /**
  * One entry of the body (a key's members, or a part of them): pages read at the begin less the
@@ -478,7 +482,7 @@ async function readShard(
         for (const ref of pages.get(key) ?? []) {
           let length = ref.length;
           if (journal) {
-            const kept = dropMembers(await spill.read(ref), (m) => journal.has(m.toString("latin1")));
+            const kept = withoutChanged(await spill.read(ref), journal);
             length = kept.length;
             members += countMembers(kept);
             await nextTurn(); // the applier and the heartbeat run meanwhile
