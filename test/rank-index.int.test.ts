@@ -20,8 +20,16 @@
 //     resets and the copy is built again; UNAVAILABLE from the rebuilt shard while it is rebuilt,
 //     swapped and catching up with the log, as without the index, is counted apart), and at rest
 //     after it, exactly, with the copies answering.
+//   - GetAround (no rank mode) of an indexed board reads its player's owner and takes the other shards'
+//     windows from the copies: at rest every answer equals the oracle's window; under motion and through
+//     the rebuild every answer holds the asked player once with its radius each side (clipped at the
+//     board's ends), no player twice, ranks consecutive, entries in the board's order, total the board's
+//     size, each rank within its static bounds and each static player at the oracle's score;
+//   - a board whose entries keep metadata, whether kept before its copies were made or first written
+//     after (the change stream's marker), answers GetAround with every entry's metadata (the copies
+//     hold none: the other shards are read).
 // The board's order is written out in oracle.ts and moving-board.ts, not imported from the implementation.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
@@ -30,9 +38,13 @@ import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { Oracle } from "./oracle.js";
 import { Scrape } from "./prom-text.js";
-import { aheadOf, seeded, type Standing } from "./moving-board.js";
+import { aheadOf, order, seeded, type Standing } from "./moving-board.js";
 
 const BOARD = "ri";
+/** Boards whose entries keep metadata: written with it before its copies are made, and first after. */
+const META_BOARD = "ri-meta";
+const LATE_META_BOARD = "ri-late";
+const META_PLAYERS = 40;
 const STATIC = 600;
 const HOT = 12;
 const TOTAL = STATIC + HOT;
@@ -41,6 +53,9 @@ const READERS = 8;
 const HOT_MAX = 3_000; // static points span 0..2,995
 
 const staticId = (i: number) => `s${String(i).padStart(3, "0")}`;
+/** When the metadata boards' scores were reached (their metadata written later keeps them). */
+const metaBase = Date.now() - 3_600_000;
+const metaPlayers = Array.from({ length: META_PLAYERS }, (_, i) => `m${String(i).padStart(2, "0")}`);
 const hotId = (i: number) => `h${String(i).padStart(2, "0")}`;
 const hotIds = Array.from({ length: HOT }, (_, i) => hotId(i));
 const isHot = new Set(hotIds);
@@ -60,18 +75,22 @@ const sources = async () => {
   };
 };
 
-async function submit(updates: Array<{ playerId: string; value: number; timestampMs: number }>): Promise<PartitionOffset[]> {
+async function submit(
+  updates: Array<{ playerId: string; value: number; timestampMs: number; metadata?: string }>,
+  board = BOARD,
+): Promise<PartitionOffset[]> {
   const res = await c.ingest.submitScores({
     updates: updates.map((u) => ({
-      board: BOARD,
+      board,
       playerId: u.playerId,
       op: Operation.SET,
       value: BigInt(u.value),
       timestampMs: BigInt(u.timestampMs),
+      metadata: u.metadata ?? "",
     })),
   });
   expect(res.accepted).toBe(updates.length);
-  for (const u of updates) oracle.apply({ board: BOARD, op: Operation.SET, ...u });
+  for (const u of updates) oracle.apply({ board, op: Operation.SET, ...u });
   return res.offsets;
 }
 
@@ -102,6 +121,23 @@ async function exactAtRest(): Promise<string[]> {
           );
       }
     }
+  // GetAround of every fifth player, radius 3: the oracle's window exactly
+  const sorted = oracle.sorted(BOARD);
+  await Promise.all(
+    sorted
+      .filter((_, i) => i % 5 === 0)
+      .map(async (w) => {
+        const got = await outcome(c.router.getAround({ board: BOARD, playerId: w.playerId, radius: 3 }));
+        if ("code" in got) return void out.push(`GetAround ${w.playerId}: ${got.code} ${got.details}`);
+        const seen = got.ok.entries.map((e) => `${e.playerId}#${e.rank}@${e.score}`).join(" ");
+        const expected = sorted
+          .slice(Math.max(0, w.rank - 4), w.rank + 3)
+          .map((e) => `${e.playerId}#${e.rank}@${e.score}`)
+          .join(" ");
+        if (seen !== expected || Number(got.ok.total) !== TOTAL)
+          out.push(`GetAround ${w.playerId}: [${seen}] of ${got.ok.total}, oracle [${expected}] of ${TOTAL}`);
+      }),
+  );
   await Promise.all(
     [...want.values()].map(async (w) => {
       const got = await outcome(c.router.getRank({ board: BOARD, playerId: w.playerId }));
@@ -131,7 +167,10 @@ async function settle(label: string): Promise<{ index: number; shard: number }> 
 
 beforeAll(async () => {
   c = await startTestCluster("rankindex", {
-    settings: { LADDER_RANK_INDEX_BOARDS: BOARD, LADDER_RANK_INDEX_MAX_LAG_MS: String(MAX_LAG_MS) },
+    settings: {
+      LADDER_RANK_INDEX_BOARDS: [BOARD, META_BOARD, LATE_META_BOARD].join(","),
+      LADDER_RANK_INDEX_MAX_LAG_MS: String(MAX_LAG_MS),
+    },
   });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   // static players: points in steps of 15 shared by threes, two time units, so exact-key ties fall to the player id
@@ -146,6 +185,29 @@ beforeAll(async () => {
   statics = oracle.sorted(BOARD).map(({ playerId, score, reachedAtMs }) => ({ playerId, points: score, reachedAtMs }));
   for (const s of statics) staticById.set(s.playerId, s);
   offsets.push(...(await submit(hotIds.map((playerId) => ({ playerId, value: randInt(0, HOT_MAX), timestampMs: Date.now() })))));
+  // boards that keep metadata: ingest refuses their metadata (nothing written) until it has seen their definitions, in order
+  for (const name of [LATE_META_BOARD, META_BOARD])
+    await admin.createBoard({ board: { name, defaultOp: Operation.SET, maxMetadataBytes: 64 } });
+  for (const until = Date.now() + 30_000; ; ) {
+    const got = await outcome(
+      submit(
+        metaPlayers.map((playerId, i) => ({ playerId, value: 10 * i, timestampMs: metaBase, metadata: `md-${playerId}` })),
+        META_BOARD,
+      ),
+    );
+    if ("ok" in got) {
+      offsets.push(...got.ok);
+      break;
+    }
+    if (got.code !== 3 || Date.now() > until) throw new Error(`${META_BOARD}: ${got.code} ${got.details}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  offsets.push(
+    ...(await submit(
+      metaPlayers.map((playerId, i) => ({ playerId, value: 10 * i, timestampMs: metaBase })),
+      LATE_META_BOARD,
+    )),
+  );
   await c.waitApplied(offsets);
 }, 120_000);
 
@@ -164,7 +226,7 @@ describe("rank index", () => {
 
   it("stays exact while players move and readers ask, through a rebuild of a shard, and after it", { timeout: 180_000 }, async () => {
     const problems: string[] = [];
-    const counts = { answers: 0, ranksAnswers: 0, ranksMoving: 0, refused: 0, batches: 0 };
+    const counts = { answers: 0, ranksAnswers: 0, aroundAnswers: 0, ranksMoving: 0, refused: 0, batches: 0 };
     const statics0 = statics;
     let writing = true;
     const writer = async () => {
@@ -231,6 +293,48 @@ describe("rank index", () => {
         }
       }
     };
+    // GetAround (no rank mode): each answer checked as a whole (the header's rules)
+    const aroundReader = async () => {
+      while (writing) {
+        const playerId = rand() < 0.3 ? hotIds[randInt(0, HOT - 1)]! : staticId(randInt(0, STATIC - 1));
+        const radius = randInt(1, 6);
+        const sentAt = performance.now();
+        const got = await outcome(c.router.getAround({ board: BOARD, playerId, radius }));
+        if ("code" in got) {
+          if (got.code === 14 && got.details.startsWith("shard-1: ") && sentAt >= rebuild.from) counts.refused++;
+          else problems.push(`GetAround ${playerId}: ${got.code} ${got.details}`);
+          continue;
+        }
+        counts.aroundAnswers++;
+        const entries = got.ok.entries.map((e) => ({
+          playerId: e.playerId,
+          points: Number(e.score),
+          reachedAtMs: Number(e.reachedAtMs),
+          rank: Number(e.rank),
+        }));
+        const what = `GetAround ${playerId} r${radius} [${entries.map((e) => `${e.playerId}#${e.rank}`).join(" ")}]`;
+        if (Number(got.ok.total) !== TOTAL) problems.push(`${what}: total ${got.ok.total}`);
+        if (new Set(entries.map((e) => e.playerId)).size !== entries.length) problems.push(`${what}: a player twice`);
+        const at = entries.findIndex((e) => e.playerId === playerId);
+        if (at < 0) {
+          problems.push(`${what}: the player asked is not in it`);
+          continue;
+        }
+        const rank = entries[at]!.rank;
+        if (at !== Math.min(radius, rank - 1) || entries.length - at - 1 !== Math.min(radius, TOTAL - rank))
+          problems.push(`${what}: not ${radius} each side of rank ${rank} of ${TOTAL}`);
+        entries.forEach((e, i) => {
+          if (i > 0 && (e.rank !== entries[i - 1]!.rank + 1 || order(entries[i - 1]!, e) >= 0))
+            problems.push(`${what}: ${e.playerId} not right after ${entries[i - 1]!.playerId}`);
+          const lo = 1 + aheadOf(statics0, e);
+          const hi = lo + HOT - (isHot.has(e.playerId) ? 1 : 0);
+          if (e.rank < lo || e.rank > hi) problems.push(`${what}: ${e.playerId} rank ${e.rank} outside [${lo}, ${hi}]`);
+          const truth = staticById.get(e.playerId);
+          if (truth && (truth.points !== e.points || truth.reachedAtMs !== e.reachedAtMs))
+            problems.push(`${what}: ${e.playerId} not at the oracle's score`);
+        });
+      }
+    };
     const reader = async () => {
       while (writing) {
         const playerId = rand() < 0.3 ? hotIds[randInt(0, HOT - 1)]! : staticId(randInt(0, STATIC - 1));
@@ -260,7 +364,14 @@ describe("rank index", () => {
       while ((Date.now() - from < ms || counts.answers < answers) && Date.now() < last) await new Promise((r) => setTimeout(r, 100));
     };
     const before = await sources();
-    const running = Promise.all([writer(), ...Array.from({ length: READERS }, () => reader()), ranksReader(), ranksReader()]);
+    const running = Promise.all([
+      writer(),
+      ...Array.from({ length: READERS }, () => reader()),
+      ranksReader(),
+      ranksReader(),
+      aroundReader(),
+      aroundReader(),
+    ]);
     await readFor(4_000, 300);
     const mid = await sources();
     // a rebuild swaps shard-1's data under the readers: its copy's feed resets and the copy is built again
@@ -281,10 +392,70 @@ describe("rank index", () => {
     expect(problems.slice(0, 10)).toEqual([]);
     expect(counts.answers).toBeGreaterThan(500);
     expect(counts.ranksAnswers).toBeGreaterThan(50);
+    expect(counts.aroundAnswers).toBeGreaterThan(50);
     // refused for movement: a minority, at most 1 in 10 GetRanks (the header says why not reads.int's 1 in 100)
     expect(counts.ranksMoving).toBeLessThanOrEqual(Math.ceil((counts.ranksAnswers + counts.ranksMoving) / 10));
     expect(counts.batches).toBeGreaterThan(20);
     expect(mid.index - before.index).toBeGreaterThan(0); // the copies answered while players moved
     expect(rebuilds).toBeGreaterThanOrEqual(1); // shard-1's copy was built again after the swap
+  });
+
+  it("answers GetAround of a board that keeps metadata with every entry's metadata, kept before its copies or first after", {
+    timeout: 120_000,
+  }, async () => {
+    // the copies of a board start with its first GetRank, and answer once live: every GetRank then counts both other shards in them
+    const copiesLive = async (board: string) => {
+      const until = Date.now() + 60_000;
+      for (;;) {
+        const before = await sources();
+        await Promise.all(metaPlayers.map((playerId) => c.router.getRank({ board, playerId })));
+        if ((await sources()).index - before.index >= 2 * META_PLAYERS) return;
+        if (Date.now() > until) throw new Error(`${board}: its copies did not answer within 60 s`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    /** Every player's GetAround (radius 4) against the oracle's window, each entry with `metadata(player)`: the problems. */
+    const arounds = async (board: string, metadata: (playerId: string) => string) => {
+      const sorted = oracle.sorted(board);
+      const out: string[] = [];
+      for (const w of sorted) {
+        const got = await c.router.getAround({ board, playerId: w.playerId, radius: 4 });
+        const seen = got.entries.map((e) => `${e.playerId}#${e.rank}@${e.score}:${e.metadata}`).join(" ");
+        const want = sorted
+          .slice(Math.max(0, w.rank - 5), w.rank + 4)
+          .map((e) => `${e.playerId}#${e.rank}@${e.score}:${metadata(e.playerId)}`)
+          .join(" ");
+        if (seen !== want) out.push(`${board} around ${w.playerId}: [${seen}], oracle [${want}]`);
+      }
+      return out;
+    };
+    const withMetadata = (playerId: string) => `md-${playerId}`;
+
+    // kept before the copies were made: the probe after the scan says so, and GetAround reads the other shards
+    await copiesLive(META_BOARD);
+    let before = await sources();
+    expect(await arounds(META_BOARD, withMetadata)).toEqual([]);
+    let after = await sources();
+    expect([after.index - before.index, after.shard - before.shard]).toEqual([0, 2 * META_PLAYERS]);
+
+    // none kept yet: the other shards' windows come from the copies
+    await copiesLive(LATE_META_BOARD);
+    before = await sources();
+    expect(await arounds(LATE_META_BOARD, () => "")).toEqual([]);
+    after = await sources();
+    expect(after.index - before.index).toBe(2 * META_PLAYERS);
+
+    // then every player's metadata, its score unchanged: the copies hear the stream's marker and stop answering GetAround
+    await c.waitApplied(
+      await submit(
+        metaPlayers.map((playerId, i) => ({ playerId, value: 10 * i, timestampMs: metaBase, metadata: withMetadata(playerId) })),
+        LATE_META_BOARD,
+      ),
+    );
+    await vi.waitFor(async () => expect(await arounds(LATE_META_BOARD, withMetadata)).toEqual([]), { timeout: 10_000, interval: 200 });
+    before = await sources();
+    expect(await arounds(LATE_META_BOARD, withMetadata)).toEqual([]);
+    after = await sources();
+    expect([after.index - before.index, after.shard - before.shard]).toEqual([0, 2 * META_PLAYERS]);
   });
 });

@@ -238,7 +238,7 @@ export const servicesEnv = envVariables({
     default: "",
     mayBeEmpty: true,
     description:
-      "all-time boards (no periods, windows or retention) whose GetRank counts the other shards, and GetRanks every shard, from the router's copy of them, kept from the shards' change streams: one Redis read per rank instead of one per shard, one per owning shard for GetRanks (docs/reads.md#the-rank-index); empty: none",
+      "all-time boards (no periods, windows or retention) whose GetRank counts the other shards, GetRanks every shard, and GetAround takes the other shards' windows (boards without metadata) from the router's copy of them, kept from the shards' change streams: one Redis read per rank or around instead of one per shard, one per owning shard for GetRanks (docs/reads.md#the-rank-index); empty: none",
   }),
   LADDER_RANK_INDEX_MAX_LAG_MS: duration({
     default: 1000,

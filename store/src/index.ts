@@ -31,6 +31,7 @@ export { builtFrom, explainMismatch, shardStamp, stampFields, type ShardIdentity
 export {
   ShardReader,
   type AfterResult,
+  type IndexProbe,
   type InstantReads,
   type PlayerData,
   type RanksResult,

@@ -78,6 +78,15 @@ export interface AfterResult {
   members: KeyedMember[];
 }
 
+/** What a rank index's copy of a board checks itself against (ShardReader.indexProbe), read at one instant. */
+export interface IndexProbe {
+  card: number;
+  moving: boolean;
+  changeId: string;
+  changeGen: string;
+  metadata: boolean;
+}
+
 /** What ranks the ties of a page, read at the instant of the page's part on one shard (ShardReader.ties; router/src/read/page-ties.ts). */
 export interface WindowTies {
   /** The anchor's tie value (its points index, or on a board with columns its column part); -1 when there is no anchor (the read before listed no entry). */
@@ -305,11 +314,18 @@ export class ShardReader {
   /**
    * What a router's copy of a board checks itself against (router/src/rank-index), at one instant:
    * the board's size as its sorted set holds it, whether a move sets players aside on this shard,
-   * and the change stream's newest id and generation, as ranksAt() gives them.
+   * the change stream's newest id and generation, as ranksAt() gives them, and whether the board
+   * keeps metadata (which the change stream does not carry).
    */
-  async indexProbe(board: string): Promise<{ card: number; moving: boolean; changeId: string; changeGen: string }> {
+  async indexProbe(board: string): Promise<IndexProbe> {
     const reply = await this.check(await this.queue(board, ["I"]));
-    return { card: Number(reply[1]), moving: Number(reply[2]) === 1, changeId: String(reply[3]), changeGen: String(reply[4] ?? "") };
+    return {
+      card: Number(reply[1]),
+      moving: Number(reply[2]) === 1,
+      changeId: String(reply[3]),
+      changeGen: String(reply[4] ?? ""),
+      metadata: Number(reply[5]) === 1,
+    };
   }
 
   /** The moderation actions' audit lines of this shard (read-audit.lua), newest first, at most `limit`; '' matches any player or board. */

@@ -75,7 +75,27 @@ describe("BoardCopy", () => {
       // each player's key by id, and none for a player the shard does not hold
       for (let i = 0; i < 300; i++) expect(copy.keyOf(`p${i}`), `run ${run} p${i}`).toBe(shard.keys.get(`p${i}`));
       expect(copy.size).toBe(shard.keys.size);
+      // a window at any position (its player another shard's) is the shard's, as read-window.lua reads it
+      const sorted = shard.page({ key: -1, playerId: "" }, Infinity);
+      for (let q = 0; q < 5; q++) {
+        const at = { key: randInt(26), playerId: `q${randInt(300)}` };
+        const radius = randInt(4);
+        const ahead = sorted.filter((e) => after(at, e)).length;
+        const start = radius > 0 ? Math.max(0, ahead - radius) : ahead;
+        const members = radius > 0 ? sorted.slice(start, ahead + radius + 1) : [];
+        expect(copy.window(at.key, at.playerId, radius), `run ${run}`).toEqual({ ahead, card: sorted.length, start, members });
+      }
     }
+  });
+
+  it("keeps the flag that its shard's board keeps metadata until built again", () => {
+    const copy = new BoardCopy();
+    expect(copy.metadata).toBe(false);
+    copy.keepsMetadata();
+    copy.scanned([{ key: 5, playerId: "a" }]);
+    copy.finish();
+    expect(copy.metadata).toBe(true);
+    expect(new BoardCopy().metadata).toBe(false);
   });
 
   it("says it diverged when a live change does not fit what it holds", () => {

@@ -29,7 +29,15 @@
  * entries when the copy goes live (during the scan a player may be held twice), then kept with every
  * live change: a player holds one entry at a time, so the map is the entries by id. About 50 bytes per
  * entry more in the router.
+ *
+ * METADATA is not copied: the change stream carries sort keys only. A copy knows whether its shard's
+ * board keeps any (`metadata`): the shard says so in the probe read after the scan, and the apply
+ * script appends a marker to the stream (board key + "!meta") when the board's first metadata is
+ * kept; either sets the flag until the copy is built again. A window of a copy that keeps none is
+ * then the shard's window exactly (read-window.lua's, less the empty metadata); GetAround uses copies
+ * only then (read/queries.ts).
  */
+import type { KeyedMember } from "@ladder/model/score-encoding";
 import { SortedEntries } from "./sorted-entries.js";
 
 /** A change of one player's entry: its sort key before and after, undefined when absent. */
@@ -46,6 +54,7 @@ export class BoardCopy {
   /** The changes that came during the scan, replayed when it ends; undefined once live. */
   private buffered: EntryChange[] | undefined = [];
   private wrong = false;
+  private withMetadata = false;
 
   /** Scanned and replayed: it holds what the shard holds at the feed's position (unless diverged). */
   get live(): boolean {
@@ -55,6 +64,29 @@ export class BoardCopy {
   /** A change applied while live did not fit: the copy must be built again. */
   get diverged(): boolean {
     return this.wrong;
+  }
+
+  /** Whether the shard's board keeps metadata, which the copy does not hold (see above). */
+  get metadata(): boolean {
+    return this.withMetadata;
+  }
+
+  /** The shard's board keeps metadata: said by a probe or by the change stream's marker. */
+  keepsMetadata(): void {
+    this.withMetadata = true;
+  }
+
+  /**
+   * The shard's window at position (key, id), as read-window.lua reads it: the entries strictly
+   * ahead, the size, and the entries from `radius` before the position to `radius` after it (the
+   * position itself is not the shard's: its player is another shard's).
+   */
+  window(key: number, id: string, radius: number): { ahead: number; card: number; start: number; members: KeyedMember[] } {
+    const ahead = this.entries.countAhead(key, id);
+    if (radius <= 0) return { ahead, card: this.entries.size, start: ahead, members: [] };
+    const start = Math.max(0, ahead - radius);
+    const members = this.entries.slice(start, ahead + radius + 1).map((e) => ({ playerId: e.id, key: e.key }));
+    return { ahead, card: this.entries.size, start, members };
   }
 
   /** The entries of the copy (its shard's, as of the feed's position). */

@@ -9,14 +9,16 @@
  * key on every other shard in this router's memory: one Redis read per rank query, so rank
  * capacity grows with the shards, and with the routers, each holding its own copy. GetRanks reads
  * its players' owners and, when each owner's copy stands where the owner does for every player asked,
- * counts every shard in the copies (read/ranks.ts, FROM THE RANK INDEX).
+ * counts every shard in the copies (read/ranks.ts, FROM THE RANK INDEX). GetAround reads its player's
+ * owner and takes every other shard's window from its copy, on boards whose copies keep no metadata
+ * (read/queries.ts, AROUND FROM THE RANK INDEX).
  *
  * WHAT IT HOLDS. Per shard of the placement in force, one change feed (push/change-feed.ts: the
  * shard's change stream, which the apply script appends to in the same atomic call as each
  * change) and, per board asked, a BoardCopy (board-copy.ts: a scan, then the changes) in a
  * SortedEntries (sorted-entries.ts: count ahead in O(log n)). A board's copies start with its first
- * GetRank or GetRanks (and again at once for every new placement); until they are live those reads ask the
- * shards. A board no GetRank or GetRanks asked for 10 minutes is dropped (deleted, or defined again under a new
+ * GetRank, GetRanks or GetAround (and again at once for every new placement); until they are live those reads ask the
+ * shards. A board no GetRank, GetRanks or GetAround asked for 10 minutes is dropped (deleted, or defined again under a new
  * generation's name).
  *
  * WHEN A COPY ANSWERS FOR ITS SHARD: as a replica does (read/replicas.ts), within a stated lag.
@@ -58,12 +60,14 @@ import type { ShardPool } from "../read/shard-pool.js";
 import { routerMetrics } from "../metrics.js";
 import { BoardCopy } from "./board-copy.js";
 
+/** The suffix of a board key's metadata companion: a change with its key marks the board as keeping metadata (apply-metadata.lua). */
+const META = "!meta";
 /** Entries a scan reads per page (one script call; about a millisecond of Redis for 4,096). */
 const PAGE = 4_096;
 const RETRY_MS = 500;
 /** Probes kept while the feed catches up with them. */
 const SAMPLES = 64;
-/** A board no GetRank or GetRanks asked of the index for this long is no longer copied (a board deleted, or defined again under another name). */
+/** A board no GetRank, GetRanks or GetAround asked of the index for this long is no longer copied (a board deleted, or defined again under another name). */
 const IDLE_MS = 10 * 60_000;
 
 export interface RankIndexOptions {
@@ -91,7 +95,7 @@ export class RankIndex implements LocalCounts, BoardCopies {
   private shards = new Map<string, ShardCopy>();
   private starting: Promise<void> | undefined;
   private stopped = false;
-  /** The stored boards GetRank or GetRanks asked of the index, with when: copied again on every placement unless idle. */
+  /** The stored boards GetRank, GetRanks or GetAround asked of the index, with when: copied again on every placement unless idle. */
   private readonly wanted = new Map<string, number>();
   private readonly primaries: ShardPool;
   private readonly probeMs: number;
@@ -101,7 +105,7 @@ export class RankIndex implements LocalCounts, BoardCopies {
     this.probeMs = Math.min(1_000, Math.max(20, Math.floor(o.maxLagMs / 5)));
   }
 
-  /** Whether GetRank and GetRanks of `board` may count from the index. */
+  /** Whether GetRank, GetRanks and GetAround of `board` may count from the index. */
   covers(board: string, spec: BoardSpec): boolean {
     return this.o.boards.has(board) && indexable(spec) === undefined;
   }
@@ -204,7 +208,7 @@ interface Sample {
 interface Copied {
   stored: string;
   copy: BoardCopy;
-  /** performance.now() of the last GetRank or GetRanks that asked for it. */
+  /** performance.now() of the last GetRank, GetRanks or GetAround that asked for it. */
   askedAt: number;
   /** Counts the builds: a scan of an older build stops. */
   build: number;
@@ -274,7 +278,9 @@ export class ShardCopy {
   }
 
   private onChanges(changes: readonly Change[]): void {
-    for (const c of changes) this.boards.get(c.key)?.copy.change(c);
+    for (const c of changes)
+      if (c.key.endsWith(META)) this.boards.get(c.key.slice(0, -META.length))?.copy.keepsMetadata();
+      else this.boards.get(c.key)?.copy.change(c);
     const last = changes.at(-1);
     if (last) routerMetrics().rankIndexLag.observe(Math.max(0, Date.now() - Number.parseInt(last.id, 10)) / 1000);
     for (const [key, b] of this.boards) if (b.copy.diverged) this.rebuild(key, "a change did not fit the copy");
@@ -319,6 +325,7 @@ export class ShardCopy {
         const end = await this.o.primaries.call(store, (s) => s.indexProbe(b.stored));
         if (!current() || !(await this.handedOn(end.changeId))) continue;
         if (!current()) return;
+        if (end.metadata) copy.keepsMetadata();
         copy.finish();
         this.o.log.info(
           { board: b.stored, entries: copy.entries.size, ms: Math.round(performance.now() - started) },
@@ -350,7 +357,7 @@ export class ShardCopy {
       if (sentAt - b.askedAt > IDLE_MS) {
         b.build++; // its scan, if any, stops
         this.boards.delete(key);
-        this.o.log.info({ board: b.stored }, "rank index: copy dropped, no GetRank or GetRanks asked for it in 10 min");
+        this.o.log.info({ board: b.stored }, "rank index: copy dropped, no GetRank, GetRanks or GetAround asked for it in 10 min");
       }
     if (this.probing || this.stopped || this.boards.size === 0) return;
     const store = this.o.store();
@@ -375,6 +382,7 @@ export class ShardCopy {
         gen: first.changeGen,
         cards: new Map(keys.map((k, i) => [k, reads[i]!.card])),
       });
+      keys.forEach((k, i) => reads[i]!.metadata && this.boards.get(k)?.copy.keepsMetadata());
       if (this.samples.length > SAMPLES) this.samples.shift();
       this.caughtUp();
       if (this.refused) this.o.log.info({ was: this.refused }, "rank index: the shard answers probes again");

@@ -17,7 +17,15 @@ class ModelShard {
   readonly stream: Change[] = [];
   serving = true;
   moving = false;
+  /** Whether the board's metadata companion exists (the probe says so). */
+  metadata = false;
   private seq = 0;
+
+  /** The board's first metadata: the marker the apply script appends (apply-metadata.lua). */
+  keepMetadata(): void {
+    this.metadata = true;
+    this.stream.push({ shard: "s", id: `${++this.seq}-0`, key: `${KEY}!meta`, player: "p0", old: undefined, new: undefined });
+  }
 
   /** A change the shard applies, appended to its stream unless `silently` (what a lost change would be). */
   set(player: string, key: number | undefined, silently = false): void {
@@ -45,7 +53,13 @@ class ModelShard {
     },
     indexProbe: async () => {
       if (!this.serving) throw new Error("not serving");
-      return { card: this.board.size, moving: this.moving, changeId: this.stream.at(-1)?.id ?? "0-0", changeGen: "g" };
+      return {
+        card: this.board.size,
+        moving: this.moving,
+        changeId: this.stream.at(-1)?.id ?? "0-0",
+        changeGen: "g",
+        metadata: this.metadata,
+      };
     },
   };
 }
@@ -138,6 +152,27 @@ describe("ShardCopy", () => {
     shard.moving = false;
     await wait(() => expect(counts(copy)).toEqual(modelCounts(shard)));
     deliver();
+  });
+
+  it("knows its board keeps metadata from the probe after the scan, or from the stream's marker", async () => {
+    for (const from of ["probe", "marker"] as const) {
+      const { shard, copy, deliver } = setUp();
+      for (let i = 0; i < 20; i++) shard.set(`p${i}`, i);
+      if (from === "probe") shard.metadata = true;
+      await copy.start();
+      stop = () => copy.stop();
+      copy.answering(STORED);
+      await wait(() => expect(counts(copy)).toEqual(modelCounts(shard)));
+      expect([from, copy.answering(STORED)!.metadata]).toEqual([from, from === "probe"]);
+      if (from === "marker") {
+        shard.keepMetadata();
+        shard.set("p3", 77);
+        deliver();
+        await wait(() => expect(counts(copy)).toEqual(modelCounts(shard))); // the marker is no entry: the counts stay the shard's
+        expect(copy.answering(STORED)!.metadata).toBe(true);
+      }
+      await copy.stop();
+    }
   });
 
   it("is built again when it holds another size than the shard at the same stream position", async () => {

@@ -48,6 +48,9 @@ describe("SortedEntries", () => {
           const p = held(randInt(42) * 2 ** 30, randomId());
           const ahead = oracle.filter((o) => order(o, p) < 0).length;
           expect(set.countAhead(p.key, p.id)).toBe(ahead);
+          const from = randInt(oracle.length + 4) - 2;
+          const to = from + randInt(40);
+          expect(set.slice(from, to)).toEqual(oracle.slice(Math.max(0, from), Math.max(0, to)).map(({ key, id }) => ({ key, id })));
         }
       }
     }
@@ -63,6 +66,8 @@ describe("SortedEntries", () => {
     expect(set.size).toBe(2_500);
     expect(set.countAhead(4_001, "p")).toBe(2_000); // 1, 3, …, 3999
     expect(set.countAhead(4_001, "q")).toBe(2_001);
+    expect(set.slice(1_023, 1_027).map((e) => e.key)).toEqual([2_047, 2_049, 2_051, 2_053]); // across a block's end
+    expect(set.slice(2_498, 2_600).map((e) => e.key)).toEqual([4_997, 4_999]);
     for (let i = 1; i < 5_000; i += 2) set.remove(i, "p");
     expect(set.size).toBe(0);
     expect(set.countAhead(7, "x")).toBe(0);

@@ -13,6 +13,8 @@
  *
  * THE COSTS, for n entries in B ≈ n / LOAD blocks:
  *   countAhead   O(log n): two binary searches and a Fenwick prefix sum, no allocation;
+ *   slice        O(log n + k) for k entries from a position: a Fenwick descent to the block, then
+ *                a walk along the blocks;
  *   add, remove  O(log n) to find, plus moving up to 2 × LOAD array slots (a memmove), plus
  *                O(log B) to update the Fenwick tree; a block that splits or empties rebuilds the
  *                tree, O(B), once per about LOAD changes at worst;
@@ -95,6 +97,21 @@ export class SortedEntries {
     this.count = 0;
   }
 
+  /** The entries at positions from..to - 1 (0-based, in order; clipped to the set). */
+  slice(from: number, to: number): Array<{ key: number; id: string }> {
+    const out: Array<{ key: number; id: string }> = [];
+    from = Math.max(0, from);
+    to = Math.min(this.count, to);
+    if (from >= to) return out;
+    let [b, i] = this.locate(from);
+    for (let n = to - from; n > 0; n--) {
+      const block = this.blocks[b]!;
+      out.push({ key: block.keys[i]!, id: block.ids[i]! });
+      if (++i === block.keys.length) [b, i] = [b + 1, 0];
+    }
+    return out;
+  }
+
   /** Every entry in order (O(n): a copy's keys by id when it goes live, tests). */
   *entries(): Generator<{ key: number; id: string }> {
     for (const b of this.blocks) for (let i = 0; i < b.keys.length; i++) yield { key: b.keys[i]!, id: b.ids[i]! };
@@ -127,6 +144,20 @@ export class SortedEntries {
       else hi = mid;
     }
     return lo;
+  }
+
+  /** The block holding position `at` (0 ≤ at < size) and the index in it: a descent of the Fenwick tree. */
+  private locate(at: number): [number, number] {
+    let b = 0;
+    let left = at;
+    for (let step = 1 << Math.floor(Math.log2(this.blocks.length)); step > 0; step >>= 1) {
+      const next = b + step;
+      if (next <= this.blocks.length && this.tree[next]! <= left) {
+        b = next;
+        left -= this.tree[next]!;
+      }
+    }
+    return [b, left];
   }
 
   /** Entries in blocks 0..b-1. */

@@ -14,6 +14,7 @@ import { encodeSortKey, type KeyedMember, type TieScale, type TieValue } from "@
 import {
   StampMismatch,
   type AfterResult,
+  type IndexProbe,
   type InstantReads,
   type PlayerData,
   type RanksResult,
@@ -150,8 +151,14 @@ class FakeShard implements ShardStore {
     });
   }
 
-  indexProbe(_b: string): Promise<{ card: number; moving: boolean; changeId: string; changeGen: string }> {
-    return this.answer("indexProbe", [], () => ({ card: this.entries.length, moving: false, changeId: "0-0", changeGen: "" }));
+  indexProbe(_b: string): Promise<IndexProbe> {
+    return this.answer("indexProbe", [], () => ({
+      card: this.entries.length,
+      moving: false,
+      changeId: "0-0",
+      changeGen: "",
+      metadata: false,
+    }));
   }
 
   after(_b: string, from: KeyedMember, count: number, backward: boolean): Promise<AfterResult> {
@@ -454,6 +461,14 @@ class StillCopy {
   keyOf(id: string): number | undefined {
     return this.held.find((e) => e.playerId === id)?.key;
   }
+  metadata = false;
+  window(key: number, id: string, radius: number) {
+    const sorted = [...this.held].sort(setOrder);
+    const ahead = sorted.filter((e) => setOrder(e, { key, playerId: id }) < 0).length;
+    const start = radius > 0 ? Math.max(0, ahead - radius) : ahead;
+    const members = radius > 0 ? sorted.slice(start, ahead + radius + 1).map((e) => ({ playerId: e.playerId, key: e.key })) : [];
+    return { ahead, card: this.held.length, start, members };
+  }
 }
 
 /** `board()` with a rank index whose copies are the shards as they stand now (or none: `copies` undefined). */
@@ -520,6 +535,40 @@ describe("router > read > ranks from the rank index's copies", () => {
       for (const f of got.found) expect([change, f.rank]).toEqual([change, 1 + live.findIndex((e) => e.playerId === f.playerId)]);
       expect(got.missing).toEqual(change === "removed" ? [target.playerId] : []);
       expect(got.total).toBe(standings.length - (change === "removed" ? 1 : 0));
+    }
+  });
+});
+
+describe("router > read > around from the rank index's copies", () => {
+  it("reads the owner alone and is exact against the owner now and the other shards as their copies hold them", async () => {
+    const { shards, queries, index } = indexedBoard(60, 34);
+    // players move on the live shards after the copies were made: the other shards count as their copies stand
+    for (const s of shards.shards) for (const e of s.entries.slice(3, 9)) e.key = encodeSortKey(spec, 4_000 + (e.key % 89), t0);
+    const held = (i: number) => (index.copies![i] as unknown as { held: KeyedMember[] }).held;
+    for (const [ownerIndex, owner] of shards.shards.entries())
+      for (const target of [owner.entries[0]!, owner.entries[5]!, owner.entries.at(-1)!])
+        for (const radius of [0, 2, 7]) {
+          shards.asked.length = 0;
+          const page = await queries.around(BOARD, target.playerId, radius);
+          expect(shards.asked.map((a) => a.shard)).toEqual([owner.shardId]);
+          const board = [...owner.entries, ...shards.shards.flatMap((_, i) => (i === ownerIndex ? [] : held(i)))].sort(setOrder);
+          const at = board.findIndex((e) => e.playerId === target.playerId);
+          const want = board.slice(Math.max(0, at - radius), at + radius + 1);
+          expect(page.entries.map((e) => [e.playerId, e.rank])).toEqual(want.map((e, i) => [e.playerId, Math.max(0, at - radius) + i + 1]));
+          expect(page.total).toBe(board.length);
+        }
+  });
+
+  it("reads every shard when a copy keeps metadata, may not answer, or a rank mode is asked", async () => {
+    for (const why of ["metadata", "no copies", "competition"] as const) {
+      const { shards, queries, index, oracle } = indexedBoard(45, 35);
+      const owner = Number(shards.scope().ownerOf(oracle[20]!.playerId).shardId.slice("shard-".length));
+      if (why === "metadata") index.copies![(owner + 1) % 3]!.metadata = true; // one other shard's copy
+      if (why === "no copies") index.copies = undefined;
+      shards.asked.length = 0;
+      const page = await queries.around(BOARD, oracle[20]!.playerId, 3, Infinity, {}, why === "competition" ? "competition" : "unique");
+      expect([why, new Set(shards.asked.map((a) => a.shard)).size]).toEqual([why, 3]);
+      expect(rows(page.entries)).toEqual(expected(oracle, 17, 24));
     }
   });
 });

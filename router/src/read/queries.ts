@@ -31,6 +31,13 @@
  * rank off by one, even above total. test/motion.int.test.ts checks all of this on every
  * answer while players move.
  *
+ * AROUND FROM THE RANK INDEX. On a board the rank index covers (router/src/rank-index), GetAround
+ * without a rank mode reads the owner's standing as above and takes every other shard's window from
+ * the router's copy of it, when each copy may answer (live, within the index's lag bound, the shard
+ * not moving) and none keeps metadata (a copy holds sort keys only): one Redis read per GetAround. The
+ * answer is then exact against the board made of the owner as read now and every other shard as its
+ * copy stands, each at an instant at most the lag bound ago: the same rules as above hold on it.
+ *
  * TIED RANKS OF A PAGE (around and cursor pages with a rank mode). An entry's competition rank
  * counts the entries with better points on every shard, its dense rank their distinct points:
  * counts that must come from the instant at which each shard read its part of the page, else a
@@ -58,6 +65,7 @@ import { RankBatches, type LocalCounts } from "./rank-batch.js";
 import { MAX_DENSE_VALUES, ranksOf, type BoardCopies, type RankMode, type RanksAnswer } from "./ranks.js";
 import { coveredUpTo, PageTies, type ShardPart } from "./page-ties.js";
 import { entryAtRank } from "./select.js";
+import { routerMetrics } from "../metrics.js";
 import { windowReadSpec } from "@ladder/model/windows";
 import { notKeptNote } from "@ladder/model/retention";
 import { readFloor, type BelowFloor } from "./floor-read.js";
@@ -521,11 +529,21 @@ export class Queries {
     const width = ties ? Math.max(1, radius) : radius;
     const [own, ownTies] = await this.pool.call(owner, (s) => withTies(s, (r) => r.standing(stored, playerId, width), ties), deadlineMs);
     if (own === undefined) throw this.notRanked(board, playerId, false, where);
-    const othersRead = await this.pool.fanOut(
-      others,
-      (s) => withTies(s, (r) => r.window(stored, own.key, own.member ?? playerId, width), ties),
-      deadlineMs,
-    );
+    // the rank index: the other shards' windows from the router's copies of them (AROUND FROM THE RANK INDEX)
+    const local = mode === "unique" && !where.view && !where.period && !where.window && this.rankIndex?.covers(board, spec);
+    const copies = local ? this.rankIndex!.copiesOf(others, stored) : undefined;
+    const fromCopies = copies?.every((c) => !c.metadata) ? copies : undefined;
+    if (local)
+      routerMetrics()
+        .rankIndexOf(fromCopies ? "index" : "shard")
+        .inc(others.length);
+    const othersRead: Array<[WindowResult, WindowTies | undefined]> = fromCopies
+      ? fromCopies.map((c) => [c.window(own.key, playerId, width), undefined])
+      : await this.pool.fanOut(
+          others,
+          (s) => withTies(s, (r) => r.window(stored, own.key, own.member ?? playerId, width), ties),
+          deadlineMs,
+        );
     const page = aroundPage(
       playerId,
       radius,

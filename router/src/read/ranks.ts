@@ -51,7 +51,7 @@ import {
   type TieScale,
   type TieValue,
 } from "@ladder/model/score-encoding";
-import type { RanksResult } from "@ladder/store";
+import type { RanksResult, WindowResult } from "@ladder/store";
 import { routerMetrics } from "../metrics.js";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
@@ -69,6 +69,10 @@ export interface BoardCopyView {
   countAhead(key: number, id: string): number;
   /** The sort key of `id`'s entry; undefined when the copy holds none. */
   keyOf(id: string): number | undefined;
+  /** Whether the shard's board keeps metadata, which a copy does not hold. */
+  readonly metadata: boolean;
+  /** The shard's window at position (key, id) with `radius` entries each side, as ShardReader.window reads it (without metadata). */
+  window(key: number, id: string, radius: number): WindowResult;
 }
 
 /** Copies of the shards' boards outside Redis (the rank index), each within the index's lag bound. */

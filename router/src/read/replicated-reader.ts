@@ -26,6 +26,7 @@ import {
   readyWithin,
   ShardReader,
   type AfterResult,
+  type IndexProbe,
   type InstantReads,
   type PlayerData,
   type RanksResult,
@@ -279,7 +280,7 @@ export class PrimaryReader extends ShardReader {
     return this.again(() => super.histogramAt(board, j));
   }
 
-  override indexProbe(board: string): Promise<{ card: number; moving: boolean; changeId: string; changeGen: string }> {
+  override indexProbe(board: string): Promise<IndexProbe> {
     return this.again(() => super.indexProbe(board));
   }
 

@@ -4,7 +4,8 @@
   (p) and its sort keys before (o) and after (n), '' when absent, in the order they happen,
   trimmed to about CHANGES_KEPT entries. The stream is this shard's, as of what it applied: not
   the log's state (no snapshot holds it; a rebuild's swap leaves it behind, and routers then read
-  again). A move's arrivals are left out (apply-moves.lua).
+  again). A move's arrivals are left out (apply-moves.lua). The first metadata a board keeps appends
+  a marker with key "<board key>!meta" and neither sort key (apply-metadata.lua).
 
   Input:  CHANGES_KEY, CHANGES_FLAG_KEY (apply-input.lua), MIRROR_INTO (apply-moves.lua)
   Output: changes_partition() (call on entering a partition, after mirror_partition()),

@@ -4,9 +4,13 @@
   "<player>\n<metadata>" per player, score 0: sorted-sets.lua's meta_member) and in those of the
   windows' entries; an entry removed (a board left, a window emptied, an erasure) loses its
   metadata. Those keys are type-checked with the others when any event carries metadata
-  (apply-events.lua); they expire with their board key.
+  (apply-events.lua); they expire with their board key. The change stream carries no metadata, but
+  the first kept for a board appends a marker to it (key "<key>!meta", no sort keys), before the
+  change of the entry it comes with: a rank index's copy, which holds sort keys only, then knows its
+  board keeps some before it holds an entry that has some (router/src/rank-index).
 
-  Input:  none (functions only; record from apply-journal.lua, expire and zrem from apply-expiry.lua)
+  Input:  none (functions only; record from apply-journal.lua, expire and zrem from apply-expiry.lua,
+          changes_on and changed from apply-changes.lua)
   Output: META (the companion's suffix), set_meta(key, player, md, expire_at), drop_meta(key, player)
 ]]
 local META = '!meta'
@@ -20,6 +24,8 @@ local function set_meta(key, player, md, expire_at)
   if old then
     zrem(meta_key, old)
     record(meta_key, old)
+  elseif changes_on and redis.call('EXISTS', meta_key) == 0 then
+    changed(meta_key, player, nil, nil)
   end
   redis.call('ZADD', meta_key, 0, member)
   record(meta_key, member)

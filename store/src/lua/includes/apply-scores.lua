@@ -40,6 +40,8 @@ local function apply_score(ev)
   local moved = points ~= old_points
   -- the event's own period part, as the windows read it: known while the key surely stays (nil: read it)
   local own = nil
+  -- metadata first: a board's first appends its marker to the change stream before the entry's change (apply-metadata.lua)
+  if md ~= '' then set_meta(key, player, md, expire_at) end
   if moved then
     local new_key = sort_key(points, ev.time_idx, ev.enc)
     redis.call('ZADD', key, int_arg(new_key), player)
@@ -51,7 +53,6 @@ local function apply_score(ev)
     if expire_at == 0 or expire_at > REMEMBER_AFTER_MS then own = new_key end
     mirror(key, player)
   end
-  if md ~= '' then set_meta(key, player, md, expire_at) end
   if ev.report ~= '' then
     local now, ahead_after = position_of(key, player)
     report_change(ev.report, key, current or '', ahead_before, now, ahead_after)

@@ -51,10 +51,11 @@ local function read_ranks_at(board, players, positions)
 end
 
 -- read-batch.lua's 'I': what a router's copy of the board (router/src/rank-index) checks itself
--- against, at one instant: { 0, card, moving, change id, generation }: the board's size as the
--- sorted set holds it, 1 while a move sets players aside on this shard (EXCL: the copy, kept from
--- the change stream, does not stand for the shard then), and the change stream's position as
--- read_ranks_at gives it.
+-- against, at one instant: { 0, card, moving, change id, generation, metadata }: the board's size as
+-- the sorted set holds it, 1 while a move sets players aside on this shard (EXCL: the copy, kept from
+-- the change stream, does not stand for the shard then), the change stream's position as
+-- read_ranks_at gives it, and 1 when the board keeps metadata (its "!meta" companion exists), which
+-- the stream does not carry.
 local function read_index_probe(board)
   local out = { READ_OK, redis.call('ZCARD', board), EXCL and 1 or 0 }
   local at = string.find(board, 'board:', 1, true)
@@ -62,6 +63,7 @@ local function read_index_probe(board)
   local last = at and redis.call('XREVRANGE', prefix .. 'changes', '+', '-', 'COUNT', 1)[1]
   out[#out + 1] = last and last[1] or '0-0'
   out[#out + 1] = (at and redis.call('GET', prefix .. 'changes:gen')) or ''
+  out[#out + 1] = redis.call('EXISTS', board .. '!meta')
   return out
 end
 
