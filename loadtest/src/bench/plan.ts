@@ -55,7 +55,7 @@ function fullPlan() {
      */
     grpc: { players: 1_000_000, rounds: 3, seconds: 5, connections: 4, streams: 16 },
     /**
-     * GetRank through the fan-out and the rank index (grpc/rank-index-bench.ts) on each shard count,
+     * GetRank, GetRanks and GetAround through the fan-out and the rank index (grpc/rank-index-bench.ts) on each shard count,
      * h2load as grpc's; then `writesPerS` updates a second for `writeS` s for the copies' freshness.
      */
     rankIndex: { players: 1_000_000, shards: [3, 6], rounds: 3, seconds: 5, connections: 4, streams: 16, writesPerS: 2_000, writeS: 10 },

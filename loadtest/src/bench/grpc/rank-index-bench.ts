@@ -1,13 +1,13 @@
 /**
- * Benchmark "rank-index": GetRank and GetRanks of 100 players through the fan-out (every shard
- * read) and through the rank index (router/src/rank-index: the owners read, the shards counted from
- * the router's copies), on 3 and on 6 shards, each against its router's health check in the same
+ * Benchmark "rank-index": GetRank, GetRanks of 100 players and GetAround (±5) through the fan-out
+ * (every shard read) and through the rank index (router/src/rank-index: the owners read, the shards
+ * counted and the windows taken from the router's copies), on 3 and on 6 shards, each against its router's health check in the same
  * round, with the copies' build time, memory per player and freshness. Method: rank-index.md.
  */
 import { readFile } from "node:fs/promises";
 import { LadderClient } from "@ladder/client";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
-import { GetRanksRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { GetAroundRequestSchema, GetRanksRequestSchema } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { distinctPlayers, playerId } from "../../workload/player-ids.js";
 import type { Benchmark, BenchContext } from "../context.js";
 import { pidCpu } from "../infra/cpu-meter.js";
@@ -35,6 +35,8 @@ function quantileOf(before: string, after: string, name: string, q: number): num
   return b.find((x) => x.n >= q * (b.at(-1)?.n ?? 0))?.le ?? NaN;
 }
 
+/** GetAround's radius: the entries each side of the player. */
+const AROUND = 5;
 /** Players asked together by GetRanks: a friends list. */
 const FRIENDS = 100;
 
@@ -50,14 +52,14 @@ const rssBytes = async (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(await re
 export const rankIndexBenchmark: Benchmark = {
   name: "rank-index",
   method: "grpc/rank-index.md",
-  title: "GetRank and GetRanks through the rank index vs the fan-out, 3 and 6 shards",
+  title: "GetRank, GetRanks and GetAround through the rank index vs the fan-out, 3 and 6 shards",
   async run(ctx) {
     const h2loadVersion = await requireH2load();
     const p = ctx.plan.rankIndex;
     const results = [];
     for (const shards of p.shards) results.push(await onShards(ctx, shards));
     const rows = results.flatMap((r) => r.rows);
-    const table = tableOf(roundsTitle("GetRank and GetRanks vs their router's health check", p), rows, [
+    const table = tableOf(roundsTitle("GetRank, GetRanks and GetAround vs their router's health check", p), rows, [
       ["shards", (r) => String(r.shards)],
       ["router", (r) => r.router],
       ...roundColumns<(typeof rows)[number]>("Redis CPU µs/call"),
@@ -133,6 +135,13 @@ async function onShards(ctx: BenchContext, shards: number) {
         throw new Error(
           `GetRanks of ${id}'s friends: fan-out ${x.entries.length} found, the two routers ${ranks(x) === ranks(y) ? "agree" : "differ"}`,
         );
+      const [u, v] = await Promise.all([
+        main.leaderboard.getAround({ board: BOARD, playerId: id, radius: AROUND }),
+        client.leaderboard.getAround({ board: BOARD, playerId: id, radius: AROUND }),
+      ]);
+      const page = (r: typeof u) => `${r.entries.map((e) => `${e.playerId}=${e.rank}@${e.score}`).join(",")} of ${r.total}`;
+      if (!u.entries.some((e) => e.playerId === id) || page(u) !== page(v))
+        throw new Error(`GetAround of ${id}: fan-out ${page(u)}, rank index ${page(v)}`);
     }
     const probes = costProbes(cluster);
     const routers = {
@@ -143,6 +152,7 @@ async function onShards(ctx: BenchContext, shards: number) {
     const questionsOf = (id: string) => [
       ...getRankOf(BOARD)(id),
       { label: `GetRanks (${FRIENDS})`, ...lb("GetRanks", GetRanksRequestSchema, { board: BOARD, playerIds: friendsOf(id, p.players) }) },
+      { label: `GetAround (±${AROUND})`, ...lb("GetAround", GetAroundRequestSchema, { board: BOARD, playerId: id, radius: AROUND }) },
     ];
     const { rows } = await routerRounds(ctx, p, { probes, routers, questionsOf, players, prefix: `${shards} shards, ` });
     const afterRuns = await scrape(indexed.metricsPort);
