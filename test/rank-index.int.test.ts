@@ -20,11 +20,13 @@
 //     resets and the copy is built again; UNAVAILABLE from the rebuilt shard while it is rebuilt,
 //     swapped and catching up with the log, as without the index, is counted apart), and at rest
 //     after it, exactly, with the copies answering.
-//   - GetAround (no rank mode) of an indexed board reads its player's owner and takes the other shards'
-//     windows from the copies: at rest every answer equals the oracle's window; under motion and through
-//     the rebuild every answer holds the asked player once with its radius each side (clipped at the
-//     board's ends), no player twice, ranks consecutive, entries in the board's order, total the board's
-//     size, each rank within its static bounds and each static player at the oracle's score;
+//   - GetAround (unique and competition ranks) of an indexed board reads its player's owner and takes the
+//     other shards' windows and ties from the copies: at rest every answer equals the oracle's window and
+//     competition ranks; under motion and through the rebuild every answer holds the asked player once
+//     with its radius each side (clipped at the board's ends), no player twice, ranks consecutive, entries
+//     in the board's order, total the board's size, each rank within its static bounds, each competition
+//     rank within [1 + static with better points, that + hot players] and equal for equal points, and
+//     each static player at the oracle's score;
 //   - a board whose entries keep metadata, whether kept before its copies were made or first written
 //     after (the change stream's marker), answers GetAround with every entry's metadata (the copies
 //     hold none: the other shards are read).
@@ -127,12 +129,12 @@ async function exactAtRest(): Promise<string[]> {
     sorted
       .filter((_, i) => i % 5 === 0)
       .map(async (w) => {
-        const got = await outcome(c.router.getAround({ board: BOARD, playerId: w.playerId, radius: 3 }));
+        const got = await outcome(c.router.getAround({ board: BOARD, playerId: w.playerId, radius: 3, rankMode: RankMode.COMPETITION }));
         if ("code" in got) return void out.push(`GetAround ${w.playerId}: ${got.code} ${got.details}`);
-        const seen = got.ok.entries.map((e) => `${e.playerId}#${e.rank}@${e.score}`).join(" ");
+        const seen = got.ok.entries.map((e) => `${e.playerId}#${e.rank}(${e.tiedRank})@${e.score}`).join(" ");
         const expected = sorted
           .slice(Math.max(0, w.rank - 4), w.rank + 3)
-          .map((e) => `${e.playerId}#${e.rank}@${e.score}`)
+          .map((e) => `${e.playerId}#${e.rank}(${1 + betterPoints(e.score)})@${e.score}`)
           .join(" ");
         if (seen !== expected || Number(got.ok.total) !== TOTAL)
           out.push(`GetAround ${w.playerId}: [${seen}] of ${got.ok.total}, oracle [${expected}] of ${TOTAL}`);
@@ -298,8 +300,9 @@ describe("rank index", () => {
       while (writing) {
         const playerId = rand() < 0.3 ? hotIds[randInt(0, HOT - 1)]! : staticId(randInt(0, STATIC - 1));
         const radius = randInt(1, 6);
+        const rankMode = rand() < 0.5 ? RankMode.UNSPECIFIED : RankMode.COMPETITION;
         const sentAt = performance.now();
-        const got = await outcome(c.router.getAround({ board: BOARD, playerId, radius }));
+        const got = await outcome(c.router.getAround({ board: BOARD, playerId, radius, rankMode }));
         if ("code" in got) {
           if (got.code === 14 && got.details.startsWith("shard-1: ") && sentAt >= rebuild.from) counts.refused++;
           else problems.push(`GetAround ${playerId}: ${got.code} ${got.details}`);
@@ -311,6 +314,7 @@ describe("rank index", () => {
           points: Number(e.score),
           reachedAtMs: Number(e.reachedAtMs),
           rank: Number(e.rank),
+          tiedRank: Number(e.tiedRank),
         }));
         const what = `GetAround ${playerId} r${radius} [${entries.map((e) => `${e.playerId}#${e.rank}`).join(" ")}]`;
         if (Number(got.ok.total) !== TOTAL) problems.push(`${what}: total ${got.ok.total}`);
@@ -329,6 +333,16 @@ describe("rank index", () => {
           const lo = 1 + aheadOf(statics0, e);
           const hi = lo + HOT - (isHot.has(e.playerId) ? 1 : 0);
           if (e.rank < lo || e.rank > hi) problems.push(`${what}: ${e.playerId} rank ${e.rank} outside [${lo}, ${hi}]`);
+          if (rankMode === RankMode.COMPETITION) {
+            // 1 + the static players with better points, and at most every hot one; equal points, equal ranks
+            const tlo = 1 + statics0.filter((x) => x.points > e.points).length;
+            if (e.tiedRank < tlo || e.tiedRank > tlo + hi - lo)
+              problems.push(`${what}: ${e.playerId} competition rank ${e.tiedRank} outside [${tlo}, ${tlo + hi - lo}]`);
+            if (i > 0 && entries[i - 1]!.points === e.points && entries[i - 1]!.tiedRank !== e.tiedRank)
+              problems.push(
+                `${what}: ${e.playerId} and ${entries[i - 1]!.playerId} tie at ${e.points} with ranks ${entries[i - 1]!.tiedRank} and ${e.tiedRank}`,
+              );
+          } else if (e.tiedRank !== 0) problems.push(`${what}: ${e.playerId} has a tied rank without a rank mode`);
           const truth = staticById.get(e.playerId);
           if (truth && (truth.points !== e.points || truth.reachedAtMs !== e.reachedAtMs))
             problems.push(`${what}: ${e.playerId} not at the oracle's score`);

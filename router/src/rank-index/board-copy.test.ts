@@ -84,6 +84,11 @@ describe("BoardCopy", () => {
         const start = radius > 0 ? Math.max(0, ahead - radius) : ahead;
         const members = radius > 0 ? sorted.slice(start, ahead + radius + 1) : [];
         expect(copy.window(at.key, at.playerId, radius), `run ${run}`).toEqual({ ahead, card: sorted.length, start, members });
+        // what ranks the ties of a part starting at its first entry (points of 5 keys each): its points and the entries with better ones
+        const first = members[0];
+        const anchor = first ? Math.floor(first.key / 5) : -1;
+        const below = first ? sorted.filter((e) => Math.floor(e.key / 5) < anchor).length : 0;
+        expect(copy.ties({ units: 5 }, first), `run ${run}`).toEqual({ anchor, below, distinct: [] });
       }
     }
   });

@@ -34,10 +34,10 @@
  * board keeps any (`metadata`): the shard says so in the probe read after the scan, and the apply
  * script appends a marker to the stream (board key + "!meta") when the board's first metadata is
  * kept; either sets the flag until the copy is built again. A window of a copy that keeps none is
- * then the shard's window exactly (read-window.lua's, less the empty metadata); GetAround uses copies
- * only then (read/queries.ts).
+ * then the shard's window exactly (read-window.lua's, less the empty metadata), with what ranks its
+ * ties under competition ranks (read_ties'); GetAround uses copies only then (read/queries.ts).
  */
-import type { KeyedMember } from "@ladder/model/score-encoding";
+import { tieFloor, tieValueOf, type KeyedMember, type TieScale, type TieValue } from "@ladder/model/score-encoding";
 import { SortedEntries } from "./sorted-entries.js";
 
 /** A change of one player's entry: its sort key before and after, undefined when absent. */
@@ -87,6 +87,18 @@ export class BoardCopy {
     const start = Math.max(0, ahead - radius);
     const members = this.entries.slice(start, ahead + radius + 1).map((e) => ({ playerId: e.id, key: e.key }));
     return { ahead, card: this.entries.size, start, members };
+  }
+
+  /**
+   * What read_ties reads with a page's part whose first entry is `first` (competition ranks: no
+   * distinct values): that entry's tie value and the entries with a smaller one; anchor -1 when the
+   * part holds none (router/src/read/page-ties.ts).
+   */
+  ties(scale: TieScale, first: KeyedMember | undefined): { anchor: TieValue; below: number; distinct: TieValue[] } {
+    if (!first) return { anchor: -1, below: 0, distinct: [] };
+    const anchor = tieValueOf(scale, first);
+    const floor = tieFloor(scale, anchor);
+    return { anchor, below: this.entries.countAhead(floor.key, floor.playerId), distinct: [] };
   }
 
   /** The entries of the copy (its shard's, as of the feed's position). */

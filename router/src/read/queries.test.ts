@@ -469,6 +469,12 @@ class StillCopy {
     const members = radius > 0 ? sorted.slice(start, ahead + radius + 1).map((e) => ({ playerId: e.playerId, key: e.key })) : [];
     return { ahead, card: this.held.length, start, members };
   }
+  ties(scale: TieScale, first: KeyedMember | undefined) {
+    if (!first) return { anchor: -1, below: 0, distinct: [] };
+    const { units } = scale as { units: number };
+    const anchor = Math.floor(first.key / units);
+    return { anchor, below: this.held.filter((e) => Math.floor(e.key / units) < anchor).length, distinct: [] };
+  }
 }
 
 /** `board()` with a rank index whose copies are the shards as they stand now (or none: `copies` undefined). */
@@ -556,17 +562,29 @@ describe("router > read > around from the rank index's copies", () => {
           const want = board.slice(Math.max(0, at - radius), at + radius + 1);
           expect(page.entries.map((e) => [e.playerId, e.rank])).toEqual(want.map((e, i) => [e.playerId, Math.max(0, at - radius) + i + 1]));
           expect(page.total).toBe(board.length);
+          // competition ranks: 1 + the entries of that board with better points, the owner read once (with its ties)
+          shards.asked.length = 0;
+          const tied = await queries.around(BOARD, target.playerId, radius, Infinity, {}, "competition");
+          expect(new Set(shards.asked.map((a) => a.shard))).toEqual(new Set([owner.shardId]));
+          const pointsIndex = (e: KeyedMember) => Math.floor(e.key / spec.timeUnits);
+          expect(tied.entries.map((e) => [e.playerId, e.rank, e.tiedRank])).toEqual(
+            want.map((e, i) => [
+              e.playerId,
+              Math.max(0, at - radius) + i + 1,
+              1 + board.filter((o) => pointsIndex(o) < pointsIndex(e)).length,
+            ]),
+          );
         }
   });
 
-  it("reads every shard when a copy keeps metadata, may not answer, or a rank mode is asked", async () => {
-    for (const why of ["metadata", "no copies", "competition"] as const) {
+  it("reads every shard when a copy keeps metadata, may not answer, or dense ranks are asked", async () => {
+    for (const why of ["metadata", "no copies", "dense"] as const) {
       const { shards, queries, index, oracle } = indexedBoard(45, 35);
       const owner = Number(shards.scope().ownerOf(oracle[20]!.playerId).shardId.slice("shard-".length));
       if (why === "metadata") index.copies![(owner + 1) % 3]!.metadata = true; // one other shard's copy
       if (why === "no copies") index.copies = undefined;
       shards.asked.length = 0;
-      const page = await queries.around(BOARD, oracle[20]!.playerId, 3, Infinity, {}, why === "competition" ? "competition" : "unique");
+      const page = await queries.around(BOARD, oracle[20]!.playerId, 3, Infinity, {}, why === "dense" ? "dense" : "unique");
       expect([why, new Set(shards.asked.map((a) => a.shard)).size]).toEqual([why, 3]);
       expect(rows(page.entries)).toEqual(expected(oracle, 17, 24));
     }

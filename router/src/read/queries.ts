@@ -32,11 +32,12 @@
  * answer while players move.
  *
  * AROUND FROM THE RANK INDEX. On a board the rank index covers (router/src/rank-index), GetAround
- * without a rank mode reads the owner's standing as above and takes every other shard's window from
- * the router's copy of it, when each copy may answer (live, within the index's lag bound, the shard
- * not moving) and none keeps metadata (a copy holds sort keys only): one Redis read per GetAround. The
- * answer is then exact against the board made of the owner as read now and every other shard as its
- * copy stands, each at an instant at most the lag bound ago: the same rules as above hold on it.
+ * (unique or competition ranks) reads the owner's standing as above and takes every other shard's
+ * window, and what ranks its ties, from the router's copy of it, when each copy may answer (live,
+ * within the index's lag bound, the shard not moving) and none keeps metadata (a copy holds sort keys
+ * only): one Redis read per GetAround. The answer is then exact against the board made of the owner as
+ * read now and every other shard as its copy stands, each at an instant at most the lag bound ago: the
+ * same rules as above hold on it. Dense ranks read the shards (a copy keeps no distinct values).
  *
  * TIED RANKS OF A PAGE (around and cursor pages with a rank mode). An entry's competition rank
  * counts the entries with better points on every shard, its dense rank their distinct points:
@@ -530,15 +531,19 @@ export class Queries {
     const [own, ownTies] = await this.pool.call(owner, (s) => withTies(s, (r) => r.standing(stored, playerId, width), ties), deadlineMs);
     if (own === undefined) throw this.notRanked(board, playerId, false, where);
     // the rank index: the other shards' windows from the router's copies of them (AROUND FROM THE RANK INDEX)
-    const local = mode === "unique" && !where.view && !where.period && !where.window && this.rankIndex?.covers(board, spec);
+    const local = mode !== "dense" && !where.view && !where.period && !where.window && this.rankIndex?.covers(board, spec);
     const copies = local ? this.rankIndex!.copiesOf(others, stored) : undefined;
     const fromCopies = copies?.every((c) => !c.metadata) ? copies : undefined;
     if (local)
       routerMetrics()
         .rankIndexOf(fromCopies ? "index" : "shard")
         .inc(others.length);
+    const scale = tieScaleOf(spec);
     const othersRead: Array<[WindowResult, WindowTies | undefined]> = fromCopies
-      ? fromCopies.map((c) => [c.window(own.key, playerId, width), undefined])
+      ? fromCopies.map((c) => {
+          const w = c.window(own.key, playerId, width);
+          return [w, ties ? c.ties(scale, w.members[0]) : undefined];
+        })
       : await this.pool.fanOut(
           others,
           (s) => withTies(s, (r) => r.window(stored, own.key, own.member ?? playerId, width), ties),

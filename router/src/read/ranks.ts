@@ -51,7 +51,7 @@ import {
   type TieScale,
   type TieValue,
 } from "@ladder/model/score-encoding";
-import type { RanksResult, WindowResult } from "@ladder/store";
+import type { RanksResult, WindowResult, WindowTies } from "@ladder/store";
 import { routerMetrics } from "../metrics.js";
 import type { Scope, ShardReads, ShardStore } from "./shard-calls.js";
 
@@ -73,6 +73,8 @@ export interface BoardCopyView {
   readonly metadata: boolean;
   /** The shard's window at position (key, id) with `radius` entries each side, as ShardReader.window reads it (without metadata). */
   window(key: number, id: string, radius: number): WindowResult;
+  /** What ShardReader.ties reads with a part of a page whose first entry is `first`, without distinct values (competition ranks). */
+  ties(scale: TieScale, first: KeyedMember | undefined): WindowTies;
 }
 
 /** Copies of the shards' boards outside Redis (the rank index), each within the index's lag bound. */
