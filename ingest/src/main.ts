@@ -1,10 +1,9 @@
 /**
  * Ingest: IngestService in front of the score log. Wiring only.
  */
-import * as grpc from "@grpc/grpc-js";
 import { loadConfig } from "@ladder/platform/config";
 import { Authenticator, requireRole } from "@ladder/platform/auth";
-import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
+import { addService, listen, newServer, shutdown } from "@ladder/platform/grpc-adapter";
 import { serverCredentials } from "@ladder/platform/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/platform/health";
 import { LAUNCH_BACKOFF, retryUntil } from "@ladder/platform/backoff";
@@ -54,7 +53,7 @@ await retryUntil(() => ensureScoreTopic(logClient, topicPolicy, { create: false 
 const definitions = await followBoardDefinitions(config, logClient, log.child({ component: "boards" }));
 // Retries are unbounded (createScoreProducer); GroupCommitProducer bounds how long a caller waits.
 const producer = await createScoreProducer(logClient);
-const server = new grpc.Server();
+const server = newServer();
 const commit = new GroupCommitProducer({
   producer,
   topic: config.scoreTopic,

@@ -382,6 +382,16 @@ function contextOf(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWri
  * Adds server reflection over the services added with addService (reflection.ts), binds
  * `server` to host:port (port 0 = any free port) and returns the bound port.
  */
+/**
+ * A gRPC server as every ladder process serves one: channelz off. grpc-js keeps channelz's per-call
+ * and per-socket bookkeeping by default (call counters and timestamps, socket and session trackers)
+ * for a channelz service ladder does not serve. What it saves is small: about 1 µs of a router's
+ * 47–55 µs per call, within this machine's noise.
+ */
+export function newServer(options: grpc.ServerOptions = {}): grpc.Server {
+  return new grpc.Server({ "grpc.enable_channelz": 0, ...options });
+}
+
 export function listen(server: grpc.Server, address: string, credentials = grpc.ServerCredentials.createInsecure()): Promise<number> {
   const services = served.get(server);
   if (services?.length) {

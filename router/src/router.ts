@@ -3,11 +3,10 @@
  * Alone, it serves its own metrics and logs its ready line; as one of several processes
  * (processes.ts), it shares its metrics with the supervising process and tells it its port.
  */
-import * as grpc from "@grpc/grpc-js";
 import type { Config } from "@ladder/platform/config";
 import { ResumeTokens } from "./push/resume-token.js";
 import { Authenticator, requireAdmin, requireRole } from "@ladder/platform/auth";
-import { addService, listen, shutdown } from "@ladder/platform/grpc-adapter";
+import { addService, listen, newServer, shutdown } from "@ladder/platform/grpc-adapter";
 import { serverCredentials } from "@ladder/platform/tls";
 import { HealthRegistry, ServingStatus } from "@ladder/platform/health";
 import type { Logger } from "@ladder/platform/logger";
@@ -52,7 +51,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
   let metrics: { port: number; close(): Promise<void> } | undefined;
   if (o.clusterWorker) shareMetricsWithClusterPrimary();
   else metrics = await startMetricsServer({ listen: config.routerMetricsListen, log });
-  const server = new grpc.Server();
+  const server = newServer();
   const auth = new Authenticator(config.tokens, config.readsOpen);
   const logClient = LogClient.unconnected(
     config.kafkaBrokers,
