@@ -258,20 +258,21 @@ export async function untilIngestKnows(c: TestCluster, board: string, timeoutMs 
 }
 
 /**
- * One more ingest or router process of cluster `c` (on port 0), stopped by the cleanup it pushes
- * onto `cleanups`: its address and the process (a test may kill it).
+ * One more ingest or router process of cluster `c` (on port 0), with `settings` over the cluster's,
+ * stopped by the cleanup it pushes onto `cleanups`: its address and the process (a test may kill it).
  */
 export async function spawnMore(
   c: TestCluster,
   kind: "ingest" | "router",
   name: string,
   cleanups: Array<() => Promise<unknown>>,
+  settings: Record<string, string> = {},
 ): Promise<{ address: string; process: Started["process"] }> {
   const listen = kind === "ingest" ? { LADDER_INGEST_LISTEN: "127.0.0.1:0" } : { LADDER_ROUTER_LISTEN: "127.0.0.1:0" };
   const started = await spawnService({
     name,
     entry: `${kind}/src/main.ts`,
-    env: { ...process.env, ...c.services.envOf(kind), ...listen },
+    env: { ...process.env, ...c.services.envOf(kind), ...listen, ...settings },
     ready: `${kind} listening`,
     timeoutMs: 60_000,
     log: silentLogger(),

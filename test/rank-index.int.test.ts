@@ -31,13 +31,14 @@
 //     after (the change stream's marker), answers GetAround with every entry's metadata (the copies
 //     hold none: the other shards are read).
 // The board's order is written out in oracle.ts and moving-board.ts, not imported from the implementation.
+import { createServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "@ladder/platform/config";
 import { createClient, type ClientOf } from "@ladder/client/grpc-stub";
 import { AdminService } from "@ladder/proto/leaderboard/v1/admin_pb";
 import { Operation, type PartitionOffset } from "@ladder/proto/leaderboard/v1/common_pb";
-import { RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
-import { outcome, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
+import { LeaderboardService, RankMode } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
+import { outcome, spawnMore, startTestCluster, TEST_TOKENS, type TestCluster } from "./cluster-harness.js";
 import { Oracle } from "./oracle.js";
 import { Scrape } from "./prom-text.js";
 import { aheadOf, order, seeded, type Standing } from "./moving-board.js";
@@ -412,6 +413,43 @@ describe("rank index", () => {
     expect(counts.batches).toBeGreaterThan(20);
     expect(mid.index - before.index).toBeGreaterThan(0); // the copies answered while players moved
     expect(rebuilds).toBeGreaterThanOrEqual(1); // shard-1's copy was built again after the swap
+  });
+
+  it("reads through the shards, exactly, a board whose copies do not fit LADDER_RANK_INDEX_MAX_ENTRIES", { timeout: 120_000 }, async () => {
+    // a second router with room for 100 entries: the board's 612 over 3 shards (about 200 each) do not fit
+    const metricsPort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const cleanups: Array<() => Promise<unknown>> = [];
+    try {
+      const small = await spawnMore(c, "router", "router-small", cleanups, {
+        LADDER_RANK_INDEX_MAX_ENTRIES: "100",
+        LADDER_ROUTER_METRICS_LISTEN: `127.0.0.1:${metricsPort}`,
+      });
+      const router = createClient(LeaderboardService, small.address, undefined, {}, TEST_TOKENS.read);
+      cleanups.push(async () => router.close());
+      const want = oracle.byPlayer(BOARD);
+      // asked twice, a probe interval apart: the copies were refused at the first ask, and are not tried again for a minute
+      for (const round of [1, 2]) {
+        for (const w of want.values()) {
+          const got = await router.getRank({ board: BOARD, playerId: w.playerId });
+          expect([round, w.playerId, Number(got.entry!.rank), Number(got.total)]).toEqual([round, w.playerId, w.rank, TOTAL]);
+        }
+        const around = await router.getAround({ board: BOARD, playerId: staticId(300), radius: 2 });
+        const at = want.get(staticId(300))!.rank;
+        expect(around.entries.map((e) => Number(e.rank))).toEqual([at - 2, at - 1, at, at + 1, at + 2]);
+        await new Promise((r) => setTimeout(r, 2 * MAX_LAG_MS));
+      }
+      const scraped = await Scrape.of(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(scraped.sum("ladder_router_rank_index_refused_total")).toBeGreaterThanOrEqual(1);
+      expect(scraped.sum("ladder_router_rank_index_total", { source: "index" })).toBe(0);
+      expect(scraped.sum("ladder_router_rank_index_entries")).toBeLessThanOrEqual(100);
+    } finally {
+      for (const stop of cleanups.reverse()) await stop();
+    }
   });
 
   it("answers GetAround of a board that keeps metadata with every entry's metadata, kept before its copies or first after", {

@@ -112,6 +112,8 @@ export interface Config {
   readonly rankIndexBoards: readonly string[];
   /** How long ago a copy must last have caught up with its shard to answer for it, ms. */
   readonly rankIndexMaxLagMs: number;
+  /** LADDER_RANK_INDEX_MAX_ENTRIES: 0 derives it from the heap limit (router/src/rank-index). */
+  readonly rankIndexMaxEntries: number;
   /** A WatchTop or WatchPlayer stream whose caller leaves more than watchBufferBytes untaken for watchStallMs is ended. */
   readonly watchBufferBytes: number;
   readonly watchStallMs: number;
@@ -246,6 +248,13 @@ export const servicesEnv = envVariables({
     max: 600_000,
     description:
       "a rank index copy answers for its shard only while the router has seen it hold everything the shard had applied at most this long ago",
+  }),
+  LADDER_RANK_INDEX_MAX_ENTRIES: int({
+    default: 0,
+    min: 0,
+    max: 2 ** 40,
+    description:
+      "entries the rank index holds at most over all its copies: a board whose copies would hold more is read through the shards (logged, ladder_router_rank_index_refused_total); 0: a third of the router's V8 heap limit at 160 bytes an entry (about 9M entries with a 4 GiB heap; raise it with NODE_OPTIONS=--max-old-space-size)",
   }),
   LADDER_WATCH_BUFFER_BYTES: int({
     default: 256 * 1024, // 256 KiB
@@ -568,6 +577,7 @@ export const configSchema = envSchema(servicesEnv, {
     histogramCacheMs: v.LADDER_HISTOGRAM_CACHE_MS,
     rankIndexBoards: v.LADDER_RANK_INDEX_BOARDS,
     rankIndexMaxLagMs: v.LADDER_RANK_INDEX_MAX_LAG_MS,
+    rankIndexMaxEntries: v.LADDER_RANK_INDEX_MAX_ENTRIES,
     watchBufferBytes: v.LADDER_WATCH_BUFFER_BYTES,
     watchStallMs: v.LADDER_WATCH_STALL_MS,
     watchStreamsPerCaller: v.LADDER_WATCH_STREAMS_PER_CALLER,

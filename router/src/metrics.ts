@@ -43,6 +43,16 @@ export const routerMetrics = metricSet((registry) => {
       buckets: LATENCY_BUCKETS,
       registers,
     }),
+    rankIndexRefused: new Counter({
+      name: "ladder_router_rank_index_refused_total",
+      help: "copies of a shard's board the rank index did not build, or dropped, because its copies would hold more than LADDER_RANK_INDEX_MAX_ENTRIES entries (the board is then read through the shards)",
+      registers,
+    }),
+    rankIndexEntries: new Gauge({
+      name: "ladder_router_rank_index_entries",
+      help: "entries the rank index's copies hold (each about 150 bytes of heap), over all boards and shards",
+      registers,
+    }),
     rankIndexRebuilds: new Counter({
       name: "ladder_router_rank_index_rebuilds_total",
       help: "copies of a shard's board the rank index built again: its feed reset (the shard's data swapped, flushed or failed over), a move ended, or the copy disagreed with the shard",

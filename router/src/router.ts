@@ -38,7 +38,7 @@ import { routerMetrics } from "./metrics.js";
 import { Queries } from "./read/queries.js";
 import { ShardPool } from "./read/shard-pool.js";
 import { retryAcrossMoves } from "./read/moves.js";
-import { RankIndex } from "./rank-index/rank-index.js";
+import { defaultMaxEntries, RankIndex } from "./rank-index/rank-index.js";
 import { WatchHub } from "./push/watch-hub.js";
 import { watchStreams } from "./push/watch-streams.js";
 import { CallerSlots, callerOf } from "./push/caller-slots.js";
@@ -113,6 +113,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
         keyPrefix: config.keyPrefix,
         boards: new Set(config.rankIndexBoards),
         maxLagMs: config.rankIndexMaxLagMs,
+        maxEntries: config.rankIndexMaxEntries || defaultMaxEntries(),
         log: log.child({ component: "rank-index" }),
       })
     : undefined;

@@ -41,6 +41,13 @@
  * reset (the shard's data swapped by a rebuild, a flush, a failover, changes trimmed away) and a
  * new placement build every copy of the shards concerned again.
  *
+ * HOW MUCH IT HOLDS. At most LADDER_RANK_INDEX_MAX_ENTRIES entries over every copy (by default a third
+ * of the V8 heap limit at about 160 bytes an entry): before a copy is scanned, its shard's size is read
+ * and counted against that, with the live copies and the scans under way; a board that does not fit
+ * is read through the shards, and asked again after REFUSED_MS. After each probe, while the copies
+ * hold more (boards grow), the largest board's copies are dropped the same way. A router never runs
+ * out of heap for its copies; a board too large for it answers as without the index.
+ *
  * WHAT IT COSTS. Router memory per entry (SortedEntries); one connection per shard for the feed;
  * while any router follows a shard's changes, the shard's apply script appends every change it
  * makes to the stream (as with WatchTop and WatchPlayer). Reads with a consistency token, of an
@@ -48,6 +55,7 @@
  * (a period's expiry, retention) never use the index (`indexable`).
  */
 import { performance } from "node:perf_hooks";
+import { getHeapStatistics } from "node:v8";
 import type { BoardSpec } from "@ladder/model/board-spec";
 import type { KeyedMember } from "@ladder/model/score-encoding";
 import type { Logger } from "@ladder/platform/logger";
@@ -67,6 +75,16 @@ const PAGE = 4_096;
 const RETRY_MS = 500;
 /** Probes kept while the feed catches up with them. */
 const SAMPLES = 64;
+/** How long a board whose copies did not fit LADDER_RANK_INDEX_MAX_ENTRIES is read through the shards before the index tries again. */
+const REFUSED_MS = 60_000;
+/** Heap an entry of a copy takes, about (a copy's key and id in order, and the key by id: docs/performance.md). */
+const ENTRY_BYTES = 160;
+
+/** LADDER_RANK_INDEX_MAX_ENTRIES when 0: a third of this process's V8 heap limit, at ENTRY_BYTES an entry. */
+export function defaultMaxEntries(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 3 / ENTRY_BYTES);
+}
+
 /** A board no GetRank, GetRanks or GetAround asked of the index for this long is no longer copied (a board deleted, or defined again under another name). */
 const IDLE_MS = 10 * 60_000;
 
@@ -78,6 +96,8 @@ export interface RankIndexOptions {
   boards: ReadonlySet<string>;
   /** How old a copy's last catch-up with a probe may be for it to answer (LADDER_RANK_INDEX_MAX_LAG_MS). */
   maxLagMs: number;
+  /** Entries the copies hold at most, over every board and shard (LADDER_RANK_INDEX_MAX_ENTRIES, or defaultMaxEntries()). */
+  maxEntries: number;
   log: Logger;
 }
 
@@ -99,6 +119,8 @@ export class RankIndex implements LocalCounts, BoardCopies {
   private readonly wanted = new Map<string, number>();
   private readonly primaries: ShardPool;
   private readonly probeMs: number;
+  /** Entries of the copies being scanned, counted against maxEntries before they are held. */
+  private reserved = 0;
 
   constructor(private readonly o: RankIndexOptions) {
     this.primaries = o.pool.primaries();
@@ -137,6 +159,37 @@ export class RankIndex implements LocalCounts, BoardCopies {
     return false;
   }
 
+  /**
+   * Whether `entries` more fit within maxEntries, with the copies held and those being scanned; if so
+   * they are counted as being scanned until `release` is called.
+   */
+  private room(entries: number): { release(): void } | undefined {
+    let live = 0;
+    for (const s of this.shards.values()) live += s.liveSize;
+    if (live + this.reserved + entries > this.o.maxEntries) return undefined;
+    this.reserved += entries;
+    let released = false;
+    return {
+      release: () => {
+        if (!released) this.reserved -= entries;
+        released = true;
+      },
+    };
+  }
+
+  /** After each probe: the entries held, and the largest board dropped (read through the shards) while they are more than maxEntries. */
+  private checkBudget(): void {
+    const held = this.size;
+    routerMetrics().rankIndexEntries.set(held);
+    if (held <= this.o.maxEntries) return;
+    const byBoard = new Map<string, number>();
+    for (const shard of this.shards.values())
+      for (const [stored, n] of shard.boardSizes()) byBoard.set(stored, (byBoard.get(stored) ?? 0) + n);
+    const [largest, n] = [...byBoard].reduce((a, b) => (b[1] > a[1] ? b : a));
+    const why = `the copies hold ${held} entries, more than LADDER_RANK_INDEX_MAX_ENTRIES (${this.o.maxEntries}); "${largest}" alone ${n}`;
+    for (const shard of this.shards.values()) shard.refuse(largest, why);
+  }
+
   /** Entries held over every copy. */
   get size(): number {
     let n = 0;
@@ -166,6 +219,8 @@ export class RankIndex implements LocalCounts, BoardCopies {
           primaries: this.primaries,
           feed: (handlers) => shardFeed(s, keys, { login: this.o.pool.login, log: this.o.log, ...handlers }),
           keyOf: (stored) => keys.board(stored),
+          room: (entries) => this.room(entries),
+          afterProbe: () => this.checkBudget(),
           maxLagMs: this.o.maxLagMs,
           probeMs: this.probeMs,
           log: this.o.log.child({ shard: s.id }),
@@ -212,6 +267,8 @@ interface Copied {
   askedAt: number;
   /** Counts the builds: a scan of an older build stops. */
   build: number;
+  /** performance.now() until which the board is read through the shards: its copies did not fit maxEntries. */
+  refusedUntil?: number;
 }
 
 /** What a ShardCopy needs of its change feed (a ChangeFeed). */
@@ -225,6 +282,10 @@ export interface ShardCopyOptions {
   primaries: Pick<ShardPool, "call">;
   feed(handlers: { onChanges(changes: readonly Change[]): void; onReset(shard: string, position: string, why: string): void }): Feed;
   keyOf(stored: string): string;
+  /** Counts `entries` against the index's maxEntries while a scan reads them; undefined when they do not fit. */
+  room(entries: number): { release(): void } | undefined;
+  /** Called after each probe (the index checks what its copies hold). */
+  afterProbe(): void;
   maxLagMs: number;
   probeMs: number;
   log: Logger;
@@ -263,6 +324,33 @@ export class ShardCopy {
     return n;
   }
 
+  /** Entries of the copies that are live (a copy being scanned is counted by the index's reservation). */
+  get liveSize(): number {
+    let n = 0;
+    for (const b of this.boards.values()) if (b.copy.live) n += b.copy.entries.size;
+    return n;
+  }
+
+  /** Each copied board's entries (by stored name). */
+  boardSizes(): Array<[string, number]> {
+    return [...this.boards.values()].map((b) => [b.stored, b.copy.entries.size]);
+  }
+
+  /** Drops the copy of `stored` and reads it through the shard for REFUSED_MS: the index holds too much (`why`). */
+  refuse(stored: string, why: string): void {
+    const b = this.boards.get(this.o.keyOf(stored));
+    if (!b || b.refusedUntil !== undefined) return;
+    this.drop(b, why);
+  }
+
+  private drop(b: Copied, why: string): void {
+    routerMetrics().rankIndexRefused.inc();
+    this.o.log.warn({ board: b.stored, why }, "rank index: board read through the shards, its copy does not fit");
+    b.refusedUntil = performance.now() + REFUSED_MS;
+    b.build++; // its scan, if any, stops
+    b.copy = new BoardCopy();
+  }
+
   /** The copy of `stored` if it may answer for the shard now; a board not copied yet starts being copied. */
   answering(stored: string): BoardCopy | undefined {
     const key = this.o.keyOf(stored);
@@ -273,6 +361,13 @@ export class ShardCopy {
       return undefined;
     }
     b.askedAt = performance.now();
+    if (b.refusedUntil !== undefined) {
+      if (performance.now() < b.refusedUntil) return undefined;
+      b.refusedUntil = undefined; // tried again: the board may have shrunk, or others been dropped
+      b.build++;
+      void this.build(key);
+      return undefined;
+    }
     if (!b.copy.live || b.copy.diverged || this.moving || performance.now() - this.currentAsOf > this.o.maxLagMs) return undefined;
     return b.copy;
   }
@@ -313,20 +408,29 @@ export class ShardCopy {
       try {
         const store = this.o.store();
         if (!store) return;
+        // the board's size first: a copy that would not fit LADDER_RANK_INDEX_MAX_ENTRIES is not read
+        const size = (await this.o.primaries.call(store, (s) => s.indexProbe(b.stored))).card;
+        if (!current()) return;
+        const room = this.o.room(size);
+        if (!room) return this.drop(b, `its ${size} entries on this shard do not fit LADDER_RANK_INDEX_MAX_ENTRIES with the copies held`);
         let from: KeyedMember = { key: -1, playerId: "" };
         const started = performance.now();
-        for (;;) {
-          const page = await this.o.primaries.call(store, (s) => s.after(b.stored, from, PAGE, false));
+        try {
+          for (;;) {
+            const page = await this.o.primaries.call(store, (s) => s.after(b.stored, from, PAGE, false));
+            if (!current()) return;
+            copy.scanned(page.members);
+            if (page.members.length < PAGE) break;
+            from = page.members.at(-1)!;
+          }
+          const end = await this.o.primaries.call(store, (s) => s.indexProbe(b.stored));
+          if (!current() || !(await this.handedOn(end.changeId))) continue;
           if (!current()) return;
-          copy.scanned(page.members);
-          if (page.members.length < PAGE) break;
-          from = page.members.at(-1)!;
+          if (end.metadata) copy.keepsMetadata();
+          copy.finish();
+        } finally {
+          room.release(); // live (counted by the copy itself), or dropped
         }
-        const end = await this.o.primaries.call(store, (s) => s.indexProbe(b.stored));
-        if (!current() || !(await this.handedOn(end.changeId))) continue;
-        if (!current()) return;
-        if (end.metadata) copy.keepsMetadata();
-        copy.finish();
         this.o.log.info(
           { board: b.stored, entries: copy.entries.size, ms: Math.round(performance.now() - started) },
           "rank index: copy live",
@@ -376,6 +480,7 @@ export class ShardCopy {
       this.moving = moving;
       const first = reads[0]!;
       if (first.changeGen !== this.feed.generation) return; // the feed resets soon
+      this.o.afterProbe();
       this.samples.push({
         sentAt,
         changeId: first.changeId,

@@ -66,6 +66,8 @@ class ModelShard {
 
 function setUp(maxLagMs = 200) {
   const shard = new ModelShard();
+  /** Entries the index has room for (ShardCopyOptions.room). */
+  const budget = { room: Infinity };
   let handlers!: { onChanges(c: readonly Change[]): void };
   let handed = 0;
   const feed: Feed = {
@@ -82,6 +84,8 @@ function setUp(maxLagMs = 200) {
     primaries: { call: (store: unknown, fn: (s: unknown) => unknown) => fn(store) } as never,
     feed: (h) => ((handlers = h), feed),
     keyOf: () => KEY,
+    room: (entries: number) => (entries <= budget.room ? { release: () => {} } : undefined),
+    afterProbe: () => {},
     maxLagMs,
     probeMs: 5,
     log: silentLogger(),
@@ -92,7 +96,7 @@ function setUp(maxLagMs = 200) {
     handed = shard.stream.length;
     if (batch.length) handlers.onChanges(batch);
   };
-  return { shard, copy, deliver };
+  return { shard, copy, deliver, budget };
 }
 
 /** The copy's counts ahead of a few positions, or undefined when it may not answer. */
@@ -173,6 +177,27 @@ describe("ShardCopy", () => {
       }
       await copy.stop();
     }
+  });
+
+  it("does not copy a board that does not fit the index's entries, and drops a live copy the index refuses", async () => {
+    const { shard, copy, budget } = setUp();
+    for (let i = 0; i < 20; i++) shard.set(`p${i}`, i);
+    budget.room = 19;
+    await copy.start();
+    stop = () => copy.stop();
+    expect(copy.answering(STORED)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 100)); // 20 probes: it stays unread
+    expect([copy.answering(STORED), copy.size]).toEqual([undefined, 0]);
+    await copy.stop();
+
+    const live = setUp();
+    for (let i = 0; i < 20; i++) live.shard.set(`p${i}`, i);
+    await live.copy.start();
+    stop = () => live.copy.stop();
+    live.copy.answering(STORED);
+    await wait(() => expect(counts(live.copy)).toEqual(modelCounts(live.shard)));
+    live.copy.refuse(STORED, "a test");
+    expect([live.copy.answering(STORED), live.copy.size]).toEqual([undefined, 0]);
   });
 
   it("is built again when it holds another size than the shard at the same stream position", async () => {
