@@ -31,13 +31,15 @@
  * entry more in the router.
  *
  * METADATA is not copied: the change stream carries sort keys only. A copy knows whether its shard's
- * board keeps any (`metadata`): the shard says so in the probe read after the scan, and the apply
- * script appends a marker to the stream (board key + "!meta") when the board's first metadata is
- * kept; either sets the flag until the copy is built again. A window of a copy that keeps none is
+ * board keeps any (`metadata`): the shard says so in the probe read after the scan (and in every
+ * probe after), and the apply script appends a marker to the stream (board key + "!meta") before
+ * the change of the entry the board's first metadata came with; any of them sets the flag until the
+ * copy is built again. A window of a copy that keeps none is
  * then the shard's window exactly (read-window.lua's, less the empty metadata), with what ranks its
  * ties under competition ranks (read_ties'); GetAround uses copies only then (read/queries.ts).
  */
-import { tieFloor, tieValueOf, type KeyedMember, type TieScale, type TieValue } from "@ladder/model/score-encoding";
+import { tieFloor, tieValueOf, type KeyedMember, type TieScale } from "@ladder/model/score-encoding";
+import type { WindowResult, WindowTies } from "@ladder/store";
 import { SortedEntries } from "./sorted-entries.js";
 
 /** A change of one player's entry: its sort key before and after, undefined when absent. */
@@ -81,7 +83,7 @@ export class BoardCopy {
    * ahead, the size, and the entries from `radius` before the position to `radius` after it (the
    * position itself is not the shard's: its player is another shard's).
    */
-  window(key: number, id: string, radius: number): { ahead: number; card: number; start: number; members: KeyedMember[] } {
+  window(key: number, id: string, radius: number): WindowResult {
     const ahead = this.entries.countAhead(key, id);
     if (radius <= 0) return { ahead, card: this.entries.size, start: ahead, members: [] };
     const start = Math.max(0, ahead - radius);
@@ -94,7 +96,7 @@ export class BoardCopy {
    * distinct values): that entry's tie value and the entries with a smaller one; anchor -1 when the
    * part holds none (router/src/read/page-ties.ts).
    */
-  ties(scale: TieScale, first: KeyedMember | undefined): { anchor: TieValue; below: number; distinct: TieValue[] } {
+  ties(scale: TieScale, first: KeyedMember | undefined): WindowTies {
     if (!first) return { anchor: -1, below: 0, distinct: [] };
     const anchor = tieValueOf(scale, first);
     const floor = tieFloor(scale, anchor);

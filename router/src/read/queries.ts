@@ -538,11 +538,10 @@ export class Queries {
       routerMetrics()
         .rankIndexOf(fromCopies ? "index" : "shard")
         .inc(others.length);
-    const scale = tieScaleOf(spec);
     const othersRead: Array<[WindowResult, WindowTies | undefined]> = fromCopies
       ? fromCopies.map((c) => {
           const w = c.window(own.key, playerId, width);
-          return [w, ties ? c.ties(scale, w.members[0]) : undefined];
+          return [w, ties ? c.ties(tieScaleOf(spec), w.members[0]) : undefined];
         })
       : await this.pool.fanOut(
           others,
