@@ -254,7 +254,7 @@ export const servicesEnv = envVariables({
     min: 0,
     max: 2 ** 40,
     description:
-      "entries the rank index holds at most over all its copies: a board whose copies would hold more is read through the shards (logged, ladder_router_rank_index_refused_total); 0: a third of the router's V8 heap limit at 160 bytes an entry (about 9M entries with a 4 GiB heap; raise it with NODE_OPTIONS=--max-old-space-size)",
+      "entries the rank index holds at most over all its copies: a board whose copies would hold more is read through the shards (logged, ladder_router_rank_index_refused_total); 0: a third of the router's V8 heap limit at 160 bytes an entry (about 9M entries with a 4 GiB heap; 1.1M in a 1 GiB container, where Node's heap limit is 524 MiB; raise it with NODE_OPTIONS=--max-old-space-size)",
   }),
   LADDER_WATCH_BUFFER_BYTES: int({
     default: 256 * 1024, // 256 KiB

@@ -80,7 +80,10 @@ const REFUSED_MS = 60_000;
 /** Heap an entry of a copy takes, about (a copy's key and id in order, and the key by id: docs/performance.md). */
 const ENTRY_BYTES = 160;
 
-/** LADDER_RANK_INDEX_MAX_ENTRIES when 0: a third of this process's V8 heap limit, at ENTRY_BYTES an entry. */
+/**
+ * LADDER_RANK_INDEX_MAX_ENTRIES when 0: a third of this process's V8 heap limit at ENTRY_BYTES an
+ * entry (Node sizes the heap to the machine's memory, or to its container's limit: 524 MiB in 1 GiB).
+ */
 export function defaultMaxEntries(): number {
   return Math.floor(getHeapStatistics().heap_size_limit / 3 / ENTRY_BYTES);
 }
