@@ -58,6 +58,11 @@ export interface TestClusterOptions {
   kafkaBrokers?: string[];
   /** redis://host:port, or sentinel://master-name with LADDER_SENTINELS in `settings` (replicated-redis.ts). */
   redisUrls?: string[];
+  /**
+   * Three redis-servers of the cluster's own, stopped with it: for a file that rebuilds shards (a
+   * rebuild's SWAPDB swaps every key of database 0, every other test's on a shared server too).
+   */
+  ownRedis?: boolean;
   /** Each service's own login to a secured broker (kafka-credentials.ts); none for the shared PLAINTEXT one. */
   kafkaLogins?: KafkaRoleSettings;
   /** Runs once the namespace is chosen, before any service starts (e.g. a secured broker's ACLs on its topic). */
@@ -78,7 +83,8 @@ export interface TestClusterOptions {
 
 export async function startTestCluster(label: string, opts: TestClusterOptions = {}): Promise<TestCluster> {
   const ns = opts.ns ?? freshNamespace(label);
-  const redisUrls = opts.redisUrls ?? inject("redisUrls");
+  const own = opts.ownRedis ? await ownRedisServers(label) : undefined;
+  const redisUrls = opts.redisUrls ?? own?.urls ?? inject("redisUrls");
   await opts.prepare?.(ns);
   const services = await startServices({
     kafkaBrokers: opts.kafkaBrokers ?? inject("kafkaBrokers"),
@@ -150,6 +156,7 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
       router.close();
       await services.stop();
       await Promise.all(redis.map((r) => r.quit()));
+      await own?.stop();
     },
   };
   if (opts.waitServing !== false)
@@ -201,6 +208,20 @@ export async function served<T>(read: () => Promise<T>, timeoutMs = 30_000): Pro
   }
 }
 
+/** Three redis-servers in a data dir of their own, and what stops them and removes it. */
+async function ownRedisServers(label: string): Promise<{ urls: string[]; stop(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), `ladder-${label}-`));
+  const log = silentLogger();
+  const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `r-${i}`), persist: false, log })));
+  return {
+    urls: redis.map((r) => r.url),
+    async stop() {
+      await Promise.all(redis.map((r) => r.stop()));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * One cluster for a whole test file, on three redis-servers of its own (a shard rebuild swaps whole
  * databases, which the run's shared servers must not see), with an admin client: started at the
@@ -211,19 +232,13 @@ export function fileClusterOnOwnRedis(
   settings: Record<string, string>,
 ): () => Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> {
   const cleanups: Array<() => Promise<unknown>> = [];
-  let dataDir: string | undefined;
   afterAll(async () => {
     while (cleanups.length) await cleanups.pop()!().catch(() => {});
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
   let shared: Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> | undefined;
   return () =>
     (shared ??= (async () => {
-      dataDir = await mkdtemp(join(tmpdir(), `ladder-${label}-`));
-      const log = silentLogger();
-      const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir!, `r-${i}`), persist: false, log })));
-      cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-      const c = await startTestCluster(label, { redisUrls: redis.map((r) => r.url), settings });
+      const c = await startTestCluster(label, { ownRedis: true, settings });
       cleanups.push(() => c.stop());
       const admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
       cleanups.push(async () => admin.close());

@@ -70,7 +70,10 @@ const written: PartitionOffset[] = [];
 let statics: Held[] = [];
 
 beforeAll(async () => {
-  c = await startTestCluster("columns", { settings: { LADDER_SNAPSHOT_RECORDS: "500", LADDER_SNAPSHOT_MIN_INTERVAL_MS: "2000" } });
+  c = await startTestCluster("columns", {
+    ownRedis: true,
+    settings: { LADDER_SNAPSHOT_RECORDS: "500", LADDER_SNAPSHOT_MIN_INTERVAL_MS: "2000" },
+  });
   admin = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
   await admin.createBoard({
     board: {

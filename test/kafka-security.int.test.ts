@@ -38,6 +38,7 @@ beforeAll(async () => {
   logins = localKafkaLogins(dir);
   broker = await startKafkaBroker({ libsDir: await kafkaLibs(), dataDir: join(dir, "kafka"), log, security: brokerSecurityOf(logins) });
   c = await startTestCluster("kafka-sec", {
+    ownRedis: true, // it rebuilds the shards
     kafkaBrokers: broker.brokers,
     kafkaLogins: kafkaRoleSettings(logins),
     prepare: (ns) => grantRoleAcls(broker, ns.topic, log),

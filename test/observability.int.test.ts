@@ -18,7 +18,7 @@ const SLOTS = 12; // cluster-harness.ts's LADDER_SLOTS
 let c: TestCluster;
 
 beforeAll(async () => {
-  c = await startTestCluster("observability");
+  c = await startTestCluster("observability", { ownRedis: true }); // it rebuilds a shard
   await c.waitApplied([]); // every shard serving
 });
 afterAll(async () => {

@@ -88,6 +88,7 @@ let shared: Promise<{ c: TestCluster; admin: ClientOf<typeof AdminService> }> | 
 const cluster = () =>
   (shared ??= (async () => {
     const c = await startTestCluster("reads", {
+      ownRedis: true, // it rebuilds the shards
       settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0", LADDER_HISTOGRAM_CACHE_MS: String(HISTOGRAM_CACHE_MS) },
     });
     cleanups.push(() => c.stop());

@@ -289,6 +289,8 @@ export interface ShardCopyOptions {
   room(entries: number): { release(): void } | undefined;
   /** Called after each probe (the index checks what its copies hold). */
   afterProbe(): void;
+  /** How long a refused board is read through the shard before it is tried again (REFUSED_MS unless given). */
+  refusedMs?: number;
   maxLagMs: number;
   probeMs: number;
   log: Logger;
@@ -349,7 +351,7 @@ export class ShardCopy {
   private drop(b: Copied, why: string): void {
     routerMetrics().rankIndexRefused.inc();
     this.o.log.warn({ board: b.stored, why }, "rank index: board read through the shards, its copy does not fit");
-    b.refusedUntil = performance.now() + REFUSED_MS;
+    b.refusedUntil = performance.now() + (this.o.refusedMs ?? REFUSED_MS);
     b.build++; // its scan, if any, stops
     b.copy = new BoardCopy();
   }
@@ -367,6 +369,7 @@ export class ShardCopy {
     if (b.refusedUntil !== undefined) {
       if (performance.now() < b.refusedUntil) return undefined;
       b.refusedUntil = undefined; // tried again: the board may have shrunk, or others been dropped
+      b.copy = new BoardCopy(); // buffering the changes from now, before its scan
       b.build++;
       void this.build(key);
       return undefined;
@@ -376,9 +379,14 @@ export class ShardCopy {
   }
 
   private onChanges(changes: readonly Change[]): void {
-    for (const c of changes)
-      if (c.key.endsWith(META)) this.boards.get(c.key.slice(0, -META.length))?.copy.keepsMetadata();
-      else this.boards.get(c.key)?.copy.change(c);
+    for (const c of changes) {
+      if (c.key.endsWith(META)) {
+        this.boards.get(c.key.slice(0, -META.length))?.copy.keepsMetadata();
+        continue;
+      }
+      const b = this.boards.get(c.key);
+      if (b && b.refusedUntil === undefined) b.copy.change(c); // a refused board's copy holds nothing, and buffers nothing
+    }
     const last = changes.at(-1);
     if (last) routerMetrics().rankIndexLag.observe(Math.max(0, Date.now() - Number.parseInt(last.id, 10)) / 1000);
     for (const [key, b] of this.boards) if (b.copy.diverged) this.rebuild(key, "a change did not fit the copy");

@@ -86,6 +86,7 @@ function setUp(maxLagMs = 200) {
     keyOf: () => KEY,
     room: (entries: number) => (entries <= budget.room ? { release: () => {} } : undefined),
     afterProbe: () => {},
+    refusedMs: 300,
     maxLagMs,
     probeMs: 5,
     log: silentLogger(),
@@ -198,6 +199,13 @@ describe("ShardCopy", () => {
     await wait(() => expect(counts(live.copy)).toEqual(modelCounts(live.shard)));
     live.copy.refuse(STORED, "a test");
     expect([live.copy.answering(STORED), live.copy.size]).toEqual([undefined, 0]);
+    // the board moves while refused (its copy buffers none of it); asked again after refusedMs, it is scanned anew
+    for (let i = 0; i < 30; i++) live.shard.set(`p${i % 25}`, (i * 11) % 100);
+    live.deliver();
+    expect(live.copy.size).toBe(0);
+    await new Promise((r) => setTimeout(r, 350));
+    live.copy.answering(STORED);
+    await wait(() => expect(counts(live.copy)).toEqual(modelCounts(live.shard)));
   });
 
   it("is built again when it holds another size than the shard at the same stream position", async () => {
