@@ -168,8 +168,8 @@ export async function startTestCluster(label: string, opts: TestClusterOptions =
 }
 
 export interface PerTest {
-  /** Starts a test cluster that is stopped after the current test. */
-  cluster(label: string, settings?: Record<string, string>): Promise<TestCluster>;
+  /** Starts a test cluster that is stopped after the current test (`ownRedis`: TestClusterOptions's). */
+  cluster(label: string, settings?: Record<string, string>, o?: { ownRedis?: boolean }): Promise<TestCluster>;
   /** Runs `undo` after the current test (last registered first). */
   defer(undo: () => Promise<unknown>): void;
 }
@@ -181,8 +181,8 @@ export function perTest(): PerTest {
     while (undos.length) await undos.pop()!().catch(() => {});
   });
   return {
-    async cluster(label, settings = {}) {
-      const c = await startTestCluster(label, { settings });
+    async cluster(label, settings = {}, o = {}) {
+      const c = await startTestCluster(label, { settings, ...o });
       undos.push(() => c.stop());
       return c;
     },

@@ -131,7 +131,7 @@ describe("client library", () => {
   });
 
   it("refuses a wrong token at once, ends frozen calls at their deadline, and streams RebuildShards' progress to the end", async () => {
-    const c = await cluster("client-calls");
+    const c = await cluster("client-calls", {}, { ownRedis: true }); // it rebuilds shards
     const retries: RetryEvent[] = [];
     const patient = { maxAttempts: 1_000, initialBackoffMs: 10, maxBackoffMs: 50 };
     const wrong = client(c, "not-a-token-of-this-cluster", { retry: patient, onRetry: (e) => retries.push(e) });
