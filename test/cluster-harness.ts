@@ -303,12 +303,9 @@ export async function spawnMore(
  * `cleanups` (popped last first).
  */
 export async function startTwinCluster(label: string, cleanups: Array<() => Promise<unknown>>) {
-  const dataDir = await mkdtemp(join(tmpdir(), `ladder-${label}-`));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const log = silentLogger();
-  const redis = await Promise.all([0, 1, 2].map((i) => startRedisServer({ dataDir: join(dataDir, `r-${i}`), persist: false, log })));
-  cleanups.push(() => Promise.all(redis.map((r) => r.stop())));
-  const redisUrls = redis.map((r) => r.url);
+  const own = await ownRedisServers(label);
+  cleanups.push(() => own.stop());
+  const redisUrls = own.urls;
   const c = await startTestCluster(label, { redisUrls, settings: { LADDER_IMPLICIT_BOARDS: "0", LADDER_SNAPSHOTS: "0" } });
   cleanups.push(() => c.stop());
   const admin: ClientOf<typeof AdminService> = createClient(AdminService, c.services.routerAddress, undefined, {}, TEST_TOKENS.admin);
