@@ -265,6 +265,41 @@ describe("LagAdmission", () => {
     await gate.close();
   });
 
+  it("observes each span of acknowledgements' freshness, from its acknowledgement to the look that found it applied", async () => {
+    const c = cluster();
+    let clock = 1_000;
+    const gate = new LagAdmission({ maxLagMs: 10_000, waitMs: 5_000, pollMs: 2 }, c.shards, c.metrics, () => clock);
+    await write(gate, [
+      [0, 3n],
+      [2, 5n],
+    ]);
+    clock += 2; // within one span of partition 0: merged into its first entry, one observation
+    gate.written({ records: new Map() }, new Map([[0, 4n]])); // (no admission: a shard owing records without a rate would hold it)
+    const observed = async () => {
+      const values = (await c.metrics.freshness.get()).values;
+      const sum = (name: string, match: (labels: Record<string, unknown>) => boolean) =>
+        values.filter((v) => v.metricName === name && match(v.labels)).reduce((n, v) => n + v.value, 0);
+      const count = sum("ladder_ingest_freshness_seconds_count", () => true);
+      const le = (bound: number) => sum("ladder_ingest_freshness_seconds_bucket", (l) => l.le === bound);
+      const countOf = (shard: string) => sum("ladder_ingest_freshness_seconds_count", (l) => l.shard === shard);
+      return { count, le, countOf };
+    };
+    const until = async (count: number) => {
+      for (let i = 0; i < 500 && (await observed()).count < count; i++) await sleep(2);
+    };
+    clock = 1_120;
+    c.applied.set(0, 4n);
+    await until(1);
+    clock = 1_300;
+    c.applied.set(2, 5n);
+    await until(2);
+    const { count, le, countOf } = await observed();
+    expect(count).toBe(2);
+    expect([countOf("shard-a"), countOf("shard-b")]).toEqual([1, 1]);
+    expect([le(0.1), le(0.125), le(0.25), le(0.3)]).toEqual([0, 1, 1, 2]); // 120 ms (partition 0), 300 ms (partition 2)
+    await gate.close();
+  });
+
   it("is off at a bound of 0", async () => {
     const c = cluster();
     const gate = new LagAdmission({ maxLagMs: 0, waitMs: 0, pollMs: 1 }, c.shards, c.metrics);

@@ -100,7 +100,7 @@ export class LagAdmission {
   constructor(
     private readonly o: LagAdmissionOptions,
     private readonly shards: ShardReaders,
-    private readonly metrics: Pick<IngestMetrics, "refusedCalls" | "lagWaits" | "shardLag" | "admitTarget">,
+    private readonly metrics: Pick<IngestMetrics, "refusedCalls" | "lagWaits" | "shardLag" | "admitTarget" | "freshness">,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -244,7 +244,11 @@ export class LagAdmission {
           const now = progress.applied[i]!;
           if (p.applied !== undefined && now > p.applied) applied += Number(now - p.applied);
           p.applied = now;
-          for (; p.head < p.offsets.length && p.offsets[p.head]! <= now; p.head++) freshest = Math.max(freshest, answered - p.at[p.head]!);
+          for (; p.head < p.offsets.length && p.offsets[p.head]! <= now; p.head++) {
+            const took = answered - p.at[p.head]!;
+            this.metrics.freshness.observe({ shard: shardId }, took / 1000);
+            freshest = Math.max(freshest, took);
+          }
           if (p.head >= p.offsets.length) this.pending.delete(partition);
           else if (p.head > 1024) {
             p.offsets.splice(0, p.head);

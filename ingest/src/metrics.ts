@@ -1,10 +1,14 @@
 /**
  * Ingest's metrics (see platform/src/metrics.ts): the group-commit producer's queue, the size
  * and latency of its flushes (one produce request each), what it acknowledged and what it
- * refused, and the shards' lag as lag admission sees it (lag-admission.ts). Calls and latency
+ * refused, and the shards' lag and the writes' freshness as lag admission sees them
+ * (lag-admission.ts). Calls and latency
  * per rpc are the gRPC adapter's (ladder_grpc_server_*).
  */
 import { Counter, Gauge, Histogram, LATENCY_BUCKETS, metricSet } from "@ladder/platform/metrics";
+
+/** Freshness buckets (s): fine around the default bound (LADDER_INGEST_MAX_LAG_MS, 250 ms) and half of it. */
+const FRESHNESS_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10];
 
 export const ingestMetrics = metricSet((registry) => {
   const registers = [registry];
@@ -58,6 +62,13 @@ export const ingestMetrics = metricSet((registry) => {
       name: "ladder_ingest_admit_target_seconds",
       help: "the lag up to which ingest admits writes to the shard: LADDER_INGEST_MAX_LAG_MS, less while its records took longer than that to be applied",
       labelNames: ["shard"] as const,
+      registers,
+    }),
+    freshness: new Histogram({
+      name: "ladder_ingest_freshness_seconds",
+      help: "per partition and span of acknowledgements (5 ms), from this ingest's acknowledgement of its records until a look at their shard found them applied: at most one look (LADDER_INGEST_LAG_POLL_MS) longer than they waited before a read could see them; observed while LADDER_INGEST_MAX_LAG_MS gates writes",
+      labelNames: ["shard"] as const,
+      buckets: FRESHNESS_BUCKETS,
       registers,
     }),
     refusedCalls: new Counter({
