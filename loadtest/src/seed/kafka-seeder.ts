@@ -12,6 +12,13 @@
  * tool's writes do, and the shards remember each one for the dedup window (the rebuild
  * benchmark measures that path). A board defined with AdminService.CreateBoard is written as
  * ingest writes it (seed-board.ts): every record carries the definition's rules.
+ *
+ * Pacing (`pace`): the log takes records faster than the shard nodes apply them, and a shard more
+ * than LADDER_MAX_LAG records behind for LADDER_MAX_LAG_MS stops serving reads. So, when paced, a
+ * produce request waits while the records sent and not yet applied, its own counted, would pass
+ * `maxBehind`: the seed then runs at the shards' pace, a bounded backlog ahead of them, and reads of
+ * the cluster go on during it. The load's length does not change: it ends when the shards have
+ * applied everything either way.
  */
 import type { OutgoingRecord, RecordProducer } from "@ladder/log/record-producer";
 import { encodeScoreEvent } from "@ladder/model/score-event";
@@ -33,6 +40,17 @@ export interface KafkaSeedDeps {
   onProgress(produced: number): void;
   /** Give each record an event id `<prefix>:<n>` (none when absent). */
   eventIdPrefix?: string;
+  /** Keep at most `maxBehind` records sent and not yet applied (see above); unpaced when absent. */
+  pace?: Pace;
+}
+
+export interface Pace {
+  /** Records sent and not applied at most (at least twice the batch, so a request never waits on itself). */
+  maxBehind: number;
+  /** The records the shards applied since the seed began (all of them: another writer's count too, so it never over-counts the seed's backlog by more than theirs). */
+  applied(): Promise<number>;
+  pollMs: number;
+  sleep(ms: number): Promise<void>;
 }
 
 /** Records produced, produce requests, and bytes of keys and values. */
@@ -41,14 +59,34 @@ export async function seedKafka(d: KafkaSeedDeps) {
   const ingestedAtMs = Date.now();
   let messages: OutgoingRecord[] = [];
   let produced = 0;
+  let sent = 0; // records handed to the producer, in flight included
   let requests = 0;
   let bytes = 0;
+  let pausedMs = 0;
+  let pauses = 0;
+  const pace = d.pace;
+  // waits until the shards are within `maxBehind` of what was sent, this batch's records counted
+  const paced = async (records: number) => {
+    if (!pace) return;
+    const t0 = performance.now();
+    let waited = false;
+    while (sent + records - (await pace.applied()) > pace.maxBehind) {
+      waited = true;
+      await pace.sleep(pace.pollMs);
+    }
+    if (waited) {
+      pauses++;
+      pausedMs += performance.now() - t0;
+    }
+  };
   let n = 0;
   const eventId = d.eventIdPrefix === undefined ? () => "" : () => `${d.eventIdPrefix}:${n++}`;
   const flush = async () => {
     const batch = messages;
     messages = [];
     requests++;
+    await paced(batch.length);
+    sent += batch.length;
     await limit.run(async () => {
       await d.producer.send(d.topic, batch); // acks=all
       produced += batch.length;
@@ -75,5 +113,5 @@ export async function seedKafka(d: KafkaSeedDeps) {
   }
   if (messages.length) await flush();
   await limit.drain();
-  return { produced, requests, bytes };
+  return { produced, requests, bytes, pauses, pausedMs: Math.round(pausedMs) };
 }

@@ -114,6 +114,7 @@ try {
     waited,
     complete: run.complete,
     count,
+    shards: config.shards.map((sh) => sh.id),
   });
   say(problems.length ? ["seed FAILED:", ...problems.map((p) => `  - ${p}`)].join("\n") : "seed: ok");
   if (problems.length) process.exitCode = 1;

@@ -17,6 +17,7 @@ describe("loadtest > seed options", () => {
       batch: 20_000,
       parallel: 2,
       wait: true,
+      maxBehind: 150_000, // half of LADDER_MAX_LAG (100,000) per shard, 3 shards
       untilMs: Date.UTC(2026, 10, 30),
       name: "seed-kafka-2026-11-30T15-30-00-000Z",
     });
@@ -30,6 +31,19 @@ describe("loadtest > seed options", () => {
       now,
     );
     expect(o).toMatchObject({ players: 1e7, via: "redis", batch: 1000, parallel: 8, seed: 7, wait: false, untilMs: Date.UTC(2026, 5, 1) });
+  });
+
+  it("paces the Kafka path to half of LADDER_MAX_LAG per shard, with batches of at most half of that", () => {
+    const small = loadConfig({ LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json", LADDER_MAX_LAG: "10000" });
+    expect(parseSeedOptions(["--players", "1M"], small, now)).toMatchObject({ maxBehind: 15_000, batch: 7_500 });
+    expect(parseSeedOptions(["--players", "1M", "--max-behind", "0"], small, now)).toMatchObject({ maxBehind: 0, batch: 20_000 });
+    expect(parseSeedOptions(["--players", "1M", "--max-behind", "1M", "--batch", "100k"], config, now)).toMatchObject({
+      maxBehind: 1e6,
+      batch: 1e5,
+    });
+    expect(() => parseSeedOptions(["--players", "1M", "--max-behind", "30000", "--batch", "20000"], config, now)).toThrow(
+      "--batch: 20000 is more than half of --max-behind (30000): give --batch 15000 or less, or --max-behind 0",
+    );
   });
 
   it("lists every problem", () => {

@@ -22,6 +22,9 @@ export const USAGE = `usage: npm run seed -- --players N [options]
   --batch N            kafka: records per produce request (default 20000); redis: members per ZADD (default 1000)
   --parallel N         kafka: produce requests in flight (default 2); redis: ZADDs in flight per shard (default 8)
   --no-wait            kafka: do not wait for the shard nodes to apply the records
+  --max-behind N       kafka: records sent and not yet applied at most, so that no shard passes
+                       LADDER_MAX_LAG and reads are served during the load (default half of
+                       LADDER_MAX_LAG per shard: 150000 on 3 shards; 0: as fast as the log takes them)
   --score-median N     median points (default ${DEFAULT_SCORE_SHAPE.medianPoints})
   --score-sigma X      spread of ln(points) (default ${DEFAULT_SCORE_SHAPE.sigma})
   --window D           reached-at times spread over this window (default 30d)
@@ -50,8 +53,10 @@ export function parseSeedOptions(argv: readonly string[], config: Config, now = 
     board,
     via,
     seed: count("seed", "1", 0, Number.MAX_SAFE_INTEGER),
+    /** Kafka: records sent and not yet applied at most (0: unpaced); see kafka-seeder.ts. */
+    maxBehind: count("max-behind", String(Math.floor((config.maxLag * config.shards.length) / 2)), 0, 1e12),
     /** Kafka: records per produce request; Redis: members per ZADD. */
-    batch: count("batch", via === "redis" ? "1000" : "20000", 1, 1_000_000),
+    batch: 0,
     /** Kafka: produce requests in flight; Redis: ZADDs in flight per shard. */
     parallel: count("parallel", via === "redis" ? "8" : "2", 1, 1024),
     /** Kafka: wait until the shard nodes have applied everything. */
@@ -69,6 +74,13 @@ export function parseSeedOptions(argv: readonly string[], config: Config, now = 
     /** The token of the closing GetCount through the router (seed-verdict.ts); never saved. */
     token: get("credentials", "", () => clientToken({ token: flag.token, credentials: flag.credentials }, config)),
   };
+  // a paced request never waits on itself: at most half the backlog allowed
+  const fitting = via === "kafka" && options.maxBehind > 0 ? Math.max(1, Math.floor(options.maxBehind / 2)) : Number.POSITIVE_INFINITY;
+  options.batch = count("batch", String(Math.min(via === "redis" ? 1000 : 20_000, fitting)), 1, 1_000_000);
+  if (options.batch > fitting)
+    problems.push(
+      `--batch: ${options.batch} is more than half of --max-behind (${options.maxBehind}): give --batch ${fitting} or less, or --max-behind 0`,
+    );
   if (options.players && options.first !== undefined && options.first + options.players > MAX_PLAYERS)
     problems.push(`--first + --players must stay within ${MAX_PLAYERS} ids`);
   const spec = config.boards.forBoard(board);

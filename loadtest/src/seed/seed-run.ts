@@ -9,7 +9,7 @@ import type { LogClient } from "@ladder/log/log-client";
 import type { Placement } from "@ladder/model/placement";
 import { keyLayout } from "@ladder/store";
 import { scoreSource } from "../workload/score-distribution.js";
-import { readApplied, seededCount, watchApplied, type Offsets } from "./apply-watch.js";
+import { appliedCounter, readApplied, seededCount, watchApplied, type Offsets } from "./apply-watch.js";
 import { seedKafka } from "./kafka-seeder.js";
 import type { SeedOptions } from "./options.js";
 import { population, type SeededPlayer } from "./population.js";
@@ -110,19 +110,39 @@ export async function runKafkaSeed(ctx: SeedContext, client: LogClient): Promise
   try {
     const before = await endOffsets();
     const { board, batch, parallel } = options;
+    const offsetsKey = keyLayout(config.keyPrefix).offsets;
+    const redis = ctx.shards.map((s) => s.redis);
+    const pace =
+      options.maxBehind > 0
+        ? { maxBehind: options.maxBehind, applied: appliedCounter(redis, offsetsKey, before), pollMs: 50, sleep }
+        : undefined;
     const result = await timed(phases, "produce", progressBar("produced", options.players), (onProgress) =>
-      seedKafka({ producer, topic: config.scoreTopic, board, target: ctx.target, batch, parallel, players: players(ctx), onProgress }),
+      seedKafka({
+        producer,
+        topic: config.scoreTopic,
+        board,
+        target: ctx.target,
+        batch,
+        parallel,
+        players: players(ctx),
+        onProgress,
+        pace,
+      }),
     );
     const after = await endOffsets();
-    const extra = { logBytes: result.bytes, requests: result.requests };
+    const extra = {
+      logBytes: result.bytes,
+      requests: result.requests,
+      maxBehind: options.maxBehind,
+      pacedRequests: result.pauses,
+      pacedSeconds: result.pausedMs / 1000,
+    };
     if (!options.wait) return { phases, complete: false, extra };
     ctx.say(
       `waiting for the shard nodes to apply ${seededCount(before, after).toLocaleString("en-US")} records (the log is the truth; they apply it like any other)`,
     );
     let applied = 0;
     let appliedBefore: number | undefined; // applied while producing, before the wait began
-    const offsetsKey = keyLayout(config.keyPrefix).offsets;
-    const redis = ctx.shards.map((s) => s.redis);
     const complete = await timed(
       phases,
       "apply tail after produce",

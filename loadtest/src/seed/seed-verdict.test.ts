@@ -12,6 +12,7 @@ const done: SeedVerdictInput = {
   waited: true,
   complete: true,
   count: { total: 1000 },
+  shards: ["shard-0", "shard-1", "shard-2"],
 };
 
 describe("seed > verdict", () => {
@@ -27,7 +28,14 @@ describe("seed > verdict", () => {
     expect(seedProblems({ ...done, count: { error: "UNAUTHENTICATED: invalid bearer token" } })[0]).toMatch(
       /did not count board "lt": UNAUTHENTICATED/,
     );
-    expect(seedProblems({ ...done, complete: false })[0]).toMatch(/stopped applying/);
+    expect(seedProblems({ ...done, complete: false, count: { total: 999 } })[0]).toMatch(/stopped applying/);
+    expect(seedProblems({ ...done, complete: false, count: { error: "DEADLINE_EXCEEDED" } })[0]).toMatch(/stopped applying/);
+  });
+
+  it("names the shards it follows when the router counts every player it could not see applied", () => {
+    expect(seedProblems({ ...done, complete: false })).toEqual([
+      'the router counts every player (1,000 on board "lt"), but the shards this seeder follows (shard-0, shard-1, shard-2, from LADDER_SHARDS) did not apply every partition: the cluster has other shards; run the seeder with the cluster\'s LADDER_SHARDS (for "LADDER_LOCAL_SHARDS=4 npm start": shard-0=redis://127.0.0.1:7001,…,shard-3=redis://127.0.0.1:7004)',
+    ]);
   });
 
   it("does not judge the count of a seed that did not wait", () => {
