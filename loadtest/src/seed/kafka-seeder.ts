@@ -17,8 +17,9 @@
  * than LADDER_MAX_LAG records behind for LADDER_MAX_LAG_MS stops serving reads. So, when paced, a
  * produce request waits while the records sent and not yet applied, its own counted, would pass
  * `maxBehind`: the seed then runs at the shards' pace, a bounded backlog ahead of them, and reads of
- * the cluster go on during it. The load's length does not change: it ends when the shards have
- * applied everything either way.
+ * the cluster go on during it. Either way the load ends when the shards have applied everything;
+ * paced, they stay within LADDER_MAX_LAG, where shard nodes take their snapshots, so those run during
+ * the load instead of after it (docs/performance.md, "Loading through the log").
  */
 import type { OutgoingRecord, RecordProducer } from "@ladder/log/record-producer";
 import { encodeScoreEvent } from "@ladder/model/score-event";
