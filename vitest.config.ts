@@ -7,8 +7,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // (*.int.test.ts) against a real Kafka broker and real Redis servers started once for the run by
 // test/global-setup.ts, in three groups. Each file uses its own topic and key namespace.
 //
-// 1. Beside the unit tests, the files that check answers and state (not timings) run two at a time.
-//    Files that only wait for an outcome (the drift refusals, the broker's own restarts) run here.
+// 1. Beside the unit tests, the files that check answers and state (not timings) run three at a
+//    time: several of them spend most of their time waiting for the clock (a league's periods, a
+//    tournament's end, a period's close), which two workers on two cores would leave idle. Files
+//    that only wait for an outcome (the drift refusals, the broker's own restarts) run here. The
+//    longest start first (LONGEST, measured seconds), so that none is left running alone at the end.
 //    This group also runs beside the container side of `npm run test:all` (image builds, a compose
 //    deployment), so its clusters get a heartbeat TTL of 3 s (`heartbeatTtlMs`, cluster-harness.ts):
 //    a shard node starved of CPU for a second is not taken for a dead one. The timed groups, on a
@@ -49,11 +52,34 @@ const ALONE = [
   "test/reshard.int.test.ts",
 ];
 const LANES = [...SENSITIVE, ...TOLERANT].map(([file]) => file);
+const LONGEST: ReadonlyArray<readonly [string, number]> = [
+  ["test/leagues.int.test.ts", 116],
+  ["test/boards.int.test.ts", 70],
+  ["test/tournaments.int.test.ts", 65],
+  ["test/close-events.int.test.ts", 61],
+  ["test/closes.int.test.ts", 61],
+  ["test/snapshot.int.test.ts", 50],
+  ["test/readme-tour.int.test.ts", 47],
+  ["test/kafka-security.int.test.ts", 40],
+];
 
-/** The default order, except the lanes' files: by when each would start with both lanes running side by side. */
+/**
+ * The default order, except the first group's longest files, first and longest first, and the lanes'
+ * files: by when each would start with both lanes running side by side.
+ */
 class TimedLanes extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
+    const rankOf = new Map(LONGEST.map(([file], i) => [file, i]));
+    const rank = (spec: TestSpecification) => rankOf.get(relative(import.meta.dirname, spec.moduleId)) ?? LONGEST.length;
+    const byGroup = (await super.sort(files)).map((spec, i) => ({ spec, i }));
+    // a stable sort within the first group's integration project: the longest, then the rest as they were
+    const sorted = byGroup
+      .sort((a, b) =>
+        a.spec.project.name === "integration" && b.spec.project.name === "integration"
+          ? rank(a.spec) - rank(b.spec) || a.i - b.i
+          : a.i - b.i,
+      )
+      .map(({ spec }) => spec);
     const startAt = new Map<string, number>();
     for (const lane of [SENSITIVE, TOLERANT]) {
       let t = 0;
@@ -79,7 +105,7 @@ export default defineConfig({
           name: "unit",
           include: ["**/src/**/*.test.ts", "test/**/*.test.ts", "scripts/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/*.containers.test.ts", "**/node_modules/**"], // containers: npm run test:containers
-          maxWorkers: 2, // a group's projects share one worker setting
+          maxWorkers: 3, // a group's projects share one worker setting (the integration files': 1. above)
           isolate: false, // files share a worker's modules: pure code, no services; 4x less CPU than a fresh context per file
           testTimeout: 30_000, // a few unit tests spawn a tool (buf, kubectl, tsc): slow on a busy machine, not wrong
           sequence: { groupOrder: 0 },
@@ -91,7 +117,7 @@ export default defineConfig({
           name: "integration",
           include: ["**/*.int.test.ts"],
           exclude: ["**/node_modules/**", ...LANES, ...ALONE],
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 0 },
           ...integration,
           provide: { heartbeatTtlMs: 3000 },
