@@ -42,40 +42,8 @@ export class PlacementLog {
    * Placements are written through `publisher` (the router's control login), `client` when not given.
    */
   static async start(seed: Seed, client: LogHandle, log: Logger, publisher: LogHandle = client): Promise<PlacementLog> {
-    const { kafka, admin } = client;
-    const topic = placementTopicOf(seed.scoreTopic);
-    let unusable: string | undefined; // why the newest record could not be used, if it could not
-    const follower = await CompactedFollower.start<ClusterPlacement | undefined>({
-      kafka,
-      admin,
-      topic,
-      what: "placement",
-      initial: undefined,
-      log,
-      fetchWaitMs: seed.fetchWaitMs,
-      ...(seed.topicReplication ? { replication: seed.topicReplication } : {}),
-      ...(seed.topicMinInsync ? { minInsyncReplicas: seed.topicMinInsync } : {}),
-      apply: (current, records) => {
-        let next = current;
-        for (const r of records) {
-          if (r.key !== KEY || !r.value) continue;
-          try {
-            next = decodePlacement(r.value, seed.numSlots);
-            unusable = undefined;
-          } catch (err) {
-            unusable = (err as Error).message;
-            log.error({ err, offset: r.offset.toString(), topic }, "unusable placement record: skipped");
-          }
-        }
-        return next;
-      },
-    });
+    const { follower, topic } = await startFollower(seed, client, log);
     const p = new PlacementLog(follower, publisher.kafka, topic);
-    if (unusable !== undefined) {
-      // never write over a cluster's placement from a configuration that cannot read it
-      await follower.stop();
-      throw new PlacementUnusable(`the placement in ${topic} cannot be used: ${unusable}`);
-    }
     if (!follower.state) {
       await p.publish(placementOf(1, seed.shards, seed.numSlots));
       log.info({ topic, shards: seed.shards.map((s) => s.id) }, "placement topic was empty: wrote epoch 1 from LADDER_SHARDS");
@@ -130,6 +98,58 @@ export class PlacementLog {
   stop(): Promise<void> {
     return this.follower.stop();
   }
+}
+
+/**
+ * The placement topic read to its end, then followed. A newest record this process cannot use (another
+ * LADDER_SLOTS) rejects with PlacementUnusable, the follower stopped: nothing may write over it.
+ */
+async function startFollower(seed: Seed, client: LogHandle, log: Logger) {
+  const topic = placementTopicOf(seed.scoreTopic);
+  let unusable: string | undefined; // why the newest record could not be used, if it could not
+  const follower = await CompactedFollower.start<ClusterPlacement | undefined>({
+    kafka: client.kafka,
+    admin: client.admin,
+    topic,
+    what: "placement",
+    initial: undefined,
+    log,
+    fetchWaitMs: seed.fetchWaitMs,
+    ...(seed.topicReplication ? { replication: seed.topicReplication } : {}),
+    ...(seed.topicMinInsync ? { minInsyncReplicas: seed.topicMinInsync } : {}),
+    apply: (current, records) => {
+      let next = current;
+      for (const r of records) {
+        if (r.key !== KEY || !r.value) continue;
+        try {
+          next = decodePlacement(r.value, seed.numSlots);
+          unusable = undefined;
+        } catch (err) {
+          unusable = (err as Error).message;
+          log.error({ err, offset: r.offset.toString(), topic }, "unusable placement record: skipped");
+        }
+      }
+      return next;
+    },
+  });
+  if (unusable !== undefined) {
+    await follower.stop();
+    throw new PlacementUnusable(`the placement in ${topic} cannot be used: ${unusable}`);
+  }
+  return { follower, topic };
+}
+
+/**
+ * The cluster's placement as its placement topic holds it now, read once and never written (a tool's
+ * view of which shards own which slots: the seeder's); undefined while the topic holds none (no
+ * process of the cluster has started). Rejects with PlacementUnusable as followPlacement does.
+ */
+export async function readPlacement(seed: Seed, client: LogHandle, log: Logger): Promise<ClusterPlacement | undefined> {
+  if (!(await client.admin.listTopics()).includes(placementTopicOf(seed.scoreTopic))) return undefined;
+  const { follower } = await startFollower(seed, client, log);
+  const placement = follower.state;
+  await follower.stop();
+  return placement;
 }
 
 /** How long a service waits at start for the placement (Kafka coming up). */

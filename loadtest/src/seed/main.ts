@@ -15,6 +15,8 @@ import { openRedis } from "@ladder/store";
 import { parseSentinelUrl } from "@ladder/platform/redis-address";
 import { rootLogger } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
+import type { ClusterPlacement } from "@ladder/model/placement-record";
+import { readPlacement } from "@ladder/log/placement-follower";
 import { exitOnHelp, isLoopbackHost, parseOrExit } from "../cli-values.js";
 import { parseSeedOptions, USAGE } from "./options.js";
 import { configuredBoard, resolveSeedBoard } from "./seed-board.js";
@@ -28,44 +30,61 @@ const config = loadConfig(process.env);
 /** The local cluster's Redis user for rebuilds and reshards (deploy/local/src/redis-credentials.ts). */
 const LOCAL_REDIS_ADMIN = "ladder-router-admin";
 const log = rootLogger({ level: config.logLevel, name: "seed" });
-const options = parseOrExit((argv) => parseSeedOptions(argv, config));
-const remote = [
-  ...config.shards.flatMap((s) => parseSentinelUrl(s.redisUrl)?.sentinels.map((x) => x.host) ?? [new URL(s.redisUrl).hostname]),
-  ...config.kafkaBrokers.map((b) => b.replace(/:\d+$/, "")),
-].filter((h) => !isLoopbackHost(h));
-if (remote.length) {
-  console.error(`the seeder only loads a cluster on this machine; not loopback: ${remote.join(", ")}`);
+// bad options are refused before anything connects; their defaults are settled once the cluster's shards are known
+const early = parseOrExit((argv) => parseSeedOptions(argv, config));
+refuseRemote(
+  config.shards.map((s) => s.redisUrl),
+  config.kafkaBrokers,
+);
+const kafka = await LogClient.open(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" }), seedKafkaSecurity(config));
+// The shards the cluster's placement names (its placement topic, which the router reads): a cluster
+// of more or other shards than LADDER_SHARDS names (LADDER_LOCAL_SHARDS=4 npm start) is loaded and
+// followed whole. LADDER_SHARDS while the topic holds no placement (no process of the cluster started).
+let cluster: ClusterPlacement | undefined;
+try {
+  cluster = await readPlacement(config, kafka, log.child({ component: "placement" }));
+} catch (err) {
+  console.error(`the cluster's placement: ${(err as Error).message}`);
+  await kafka.close();
   process.exit(2);
 }
+const addresses = cluster?.shards ?? config.shards;
+refuseRemote(
+  addresses.map((s) => s.redisUrl),
+  [],
+);
+const placement =
+  cluster?.placement ??
+  buildPlacement(
+    config.shards.map((s) => s.id),
+    config.numSlots,
+  );
+const options =
+  addresses.length === config.shards.length ? early : parseOrExit((argv) => parseSeedOptions(argv, config, undefined, addresses.length));
 
 const say = (line: string) => console.log(line);
 // it writes the boards (--via redis) and reads their offsets: the admin login, else the local cluster's admin user
 const login = config.redisAdminLogin.username !== undefined ? config.redisAdminLogin : localAdminLogin();
-const shards = config.shards.map((s) => ({
+const shards = addresses.map((s) => ({
   id: s.id,
   redis: openRedis(s.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 }, login), // a sentinel:// shard: its primary
 }));
 await Promise.all(shards.map((s) => s.redis.connect()));
-const kafka =
-  options.via === "kafka"
-    ? await LogClient.open(config.kafkaBrokers, "ladder-seed", log.child({ component: "kafka" }), seedKafkaSecurity(config))
-    : undefined;
 const disconnect = async () => {
-  await kafka?.close();
+  await kafka.close();
   await Promise.all(shards.map((s) => s.redis.quit()));
 };
 let target;
 try {
   // a defined board is seeded by its definition (read from the cluster's definitions topic); the Redis path knows only configured specs
-  target = kafka ? await resolveSeedBoard(config, kafka, log, options.board) : configuredBoard(config, options.board);
+  target = options.via === "kafka" ? await resolveSeedBoard(config, kafka, log, options.board) : configuredBoard(config, options.board);
 } catch (err) {
   console.error((err as Error).message);
   await disconnect();
   process.exit(2);
 }
-const placement = buildPlacement(
-  config.shards.map((s) => s.id),
-  config.numSlots,
+say(
+  `shards: ${shards.map((s) => s.id).join(", ")} (${cluster ? `the cluster's placement, epoch ${cluster.epoch}` : "LADDER_SHARDS: the cluster's placement topic holds none yet"})`,
 );
 const ctx: SeedContext = { options, config, placement, shards, target, say };
 
@@ -85,7 +104,7 @@ let peakRss = process.memoryUsage().rss;
 const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 500);
 try {
   const memoryBefore = await memoryOf(ctx);
-  const run = options.via === "kafka" ? await runKafkaSeed(ctx, kafka!) : await runRedisSeed(ctx);
+  const run = options.via === "kafka" ? await runKafkaSeed(ctx, kafka) : await runRedisSeed(ctx);
   const memoryAfter = await memoryOf(ctx);
   const result: SeedResult = {
     tool: "ladder-seed",
@@ -114,13 +133,25 @@ try {
     waited,
     complete: run.complete,
     count,
-    shards: config.shards.map((sh) => sh.id),
+    shards: shards.map((sh) => sh.id),
+    placementEpoch: cluster?.epoch,
   });
   say(problems.length ? ["seed FAILED:", ...problems.map((p) => `  - ${p}`)].join("\n") : "seed: ok");
   if (problems.length) process.exitCode = 1;
 } finally {
   clearInterval(rssTimer);
   await disconnect();
+}
+
+/** Exits when a shard's Redis or a broker is not on this machine: the seeder loads only a local cluster. */
+function refuseRemote(redisUrls: readonly string[], brokers: readonly string[]): void {
+  const remote = [
+    ...redisUrls.flatMap((url) => parseSentinelUrl(url)?.sentinels.map((x) => x.host) ?? [new URL(url).hostname]),
+    ...brokers.map((b) => b.replace(/:\d+$/, "")),
+  ].filter((h) => !isLoopbackHost(h));
+  if (!remote.length) return;
+  console.error(`the seeder only loads a cluster on this machine; not loopback: ${remote.join(", ")}`);
+  process.exit(2);
 }
 
 /** The local cluster's admin user (its password in the credentials file's "redis" section), or no login. */

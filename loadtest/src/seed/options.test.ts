@@ -37,6 +37,8 @@ describe("loadtest > seed options", () => {
     const small = loadConfig({ LADDER_CREDENTIALS_FILE: "/nonexistent/credentials.json", LADDER_MAX_LAG: "10000" });
     expect(parseSeedOptions(["--players", "1M"], small, now)).toMatchObject({ maxBehind: 15_000, batch: 7_500 });
     expect(parseSeedOptions(["--players", "1M", "--max-behind", "0"], small, now)).toMatchObject({ maxBehind: 0, batch: 20_000 });
+    // per shard of the cluster's placement, which may name more shards than LADDER_SHARDS
+    expect(parseSeedOptions(["--players", "1M"], small, now, 4)).toMatchObject({ maxBehind: 20_000, batch: 10_000 });
     expect(parseSeedOptions(["--players", "1M", "--max-behind", "1M", "--batch", "100k"], config, now)).toMatchObject({
       maxBehind: 1e6,
       batch: 1e5,

@@ -1,7 +1,7 @@
 /**
- * The seeder's command line. Cluster settings (shards and their Redis, Kafka brokers,
- * topic, slots, key prefix, board specs) come from the services' configuration
- * (loadConfig); the rest are flags. Every problem is reported together.
+ * The seeder's command line. Cluster settings (Kafka brokers, topic, slots, key prefix, board
+ * specs) come from the services' configuration (loadConfig), the shards from the cluster's
+ * placement (LADDER_SHARDS before it has one); the rest are flags. Every problem is reported together.
  */
 import type { Config } from "@ladder/platform/config";
 import { boardProblem } from "@ladder/model/validate";
@@ -24,7 +24,8 @@ export const USAGE = `usage: npm run seed -- --players N [options]
   --no-wait            kafka: do not wait for the shard nodes to apply the records
   --max-behind N       kafka: records sent and not yet applied at most, so that no shard passes
                        LADDER_MAX_LAG and reads are served during the load (default half of
-                       LADDER_MAX_LAG per shard: 150000 on 3 shards; 0: as fast as the log takes them)
+                       LADDER_MAX_LAG per shard of the cluster: 150000 on 3 shards; 0: as fast as
+                       the log takes them)
   --score-median N     median points (default ${DEFAULT_SCORE_SHAPE.medianPoints})
   --score-sigma X      spread of ln(points) (default ${DEFAULT_SCORE_SHAPE.sigma})
   --window D           reached-at times spread over this window (default 30d)
@@ -37,7 +38,8 @@ export const USAGE = `usage: npm run seed -- --players N [options]
 
 export type SeedOptions = ReturnType<typeof parseSeedOptions>;
 
-export function parseSeedOptions(argv: readonly string[], config: Config, now = new Date()) {
+/** `shardCount`: the cluster's shards (its placement's), which the default of --max-behind is per. */
+export function parseSeedOptions(argv: readonly string[], config: Config, now = new Date(), shardCount = config.shards.length) {
   const { flag, on, problems, get, count, number, duration, done } = readFlags(argv, USAGE, ["no-wait"]);
   if (flag.players === undefined) problems.push("--players is required");
   const via = (flag.via ?? "kafka") as SeedPath;
@@ -54,7 +56,7 @@ export function parseSeedOptions(argv: readonly string[], config: Config, now = 
     via,
     seed: count("seed", "1", 0, Number.MAX_SAFE_INTEGER),
     /** Kafka: records sent and not yet applied at most (0: unpaced); see kafka-seeder.ts. */
-    maxBehind: count("max-behind", String(Math.floor((config.maxLag * config.shards.length) / 2)), 0, 1e12),
+    maxBehind: count("max-behind", String(Math.floor((config.maxLag * shardCount) / 2)), 0, 1e12),
     /** Kafka: records per produce request; Redis: members per ZADD. */
     batch: 0,
     /** Kafka: produce requests in flight; Redis: ZADDs in flight per shard. */

@@ -13,6 +13,7 @@ const done: SeedVerdictInput = {
   complete: true,
   count: { total: 1000 },
   shards: ["shard-0", "shard-1", "shard-2"],
+  placementEpoch: 3,
 };
 
 describe("seed > verdict", () => {
@@ -32,9 +33,12 @@ describe("seed > verdict", () => {
     expect(seedProblems({ ...done, complete: false, count: { error: "DEADLINE_EXCEEDED" } })[0]).toMatch(/stopped applying/);
   });
 
-  it("names the shards it follows when the router counts every player it could not see applied", () => {
+  it("names the shards it followed when the router counts every player it could not see applied", () => {
     expect(seedProblems({ ...done, complete: false })).toEqual([
-      'the router counts every player (1,000 on board "lt"), but the shards this seeder follows (shard-0, shard-1, shard-2, from LADDER_SHARDS) did not apply every partition: the cluster has other shards; run the seeder with the cluster\'s LADDER_SHARDS (for "LADDER_LOCAL_SHARDS=4 npm start": shard-0=redis://127.0.0.1:7001,…,shard-3=redis://127.0.0.1:7004)',
+      'the router counts every player (1,000 on board "lt"), but the shards this seeder followed (shard-0, shard-1, shard-2: the cluster\'s placement of epoch 3 when it began) did not apply every partition: the placement changed during the load (a shard added or removed)',
+    ]);
+    expect(seedProblems({ ...done, complete: false, placementEpoch: undefined })).toEqual([
+      'the router counts every player (1,000 on board "lt"), but the shards this seeder followed (shard-0, shard-1, shard-2, from LADDER_SHARDS: the cluster had no placement when it began) did not apply every partition: the cluster has other shards',
     ]);
   });
 

@@ -50,18 +50,22 @@ export interface SeedVerdictInput {
   complete: boolean;
   /** The router's answer; undefined when not asked (not waited). */
   count: RouterCount | undefined;
-  /** The shards the seeder follows (its configuration's LADDER_SHARDS). */
+  /** The shards the seeder follows: the cluster's placement when it began (LADDER_SHARDS when the cluster had none). */
   shards: readonly string[];
+  /** That placement's epoch; undefined: LADDER_SHARDS. */
+  placementEpoch: number | undefined;
 }
 
 /** Why the seed failed, one line each; empty when it did what it says. */
 export function seedProblems(s: SeedVerdictInput): string[] {
   const fmt = (n: number) => n.toLocaleString("en-US");
   if (s.waited && !s.complete) {
-    // every player counted where the seeder could not see them applied: the cluster has shards it does not follow
+    // every player counted where the seeder could not see them applied: the cluster's shards are not the ones it followed
     if (s.count && "total" in s.count && s.count.total >= s.players)
       return [
-        `the router counts every player (${fmt(s.count.total)} on board "${s.board}"), but the shards this seeder follows (${s.shards.join(", ")}, from LADDER_SHARDS) did not apply every partition: the cluster has other shards; run the seeder with the cluster's LADDER_SHARDS (for "LADDER_LOCAL_SHARDS=4 npm start": shard-0=redis://127.0.0.1:7001,…,shard-3=redis://127.0.0.1:7004)`,
+        s.placementEpoch === undefined
+          ? `the router counts every player (${fmt(s.count.total)} on board "${s.board}"), but the shards this seeder followed (${s.shards.join(", ")}, from LADDER_SHARDS: the cluster had no placement when it began) did not apply every partition: the cluster has other shards`
+          : `the router counts every player (${fmt(s.count.total)} on board "${s.board}"), but the shards this seeder followed (${s.shards.join(", ")}: the cluster's placement of epoch ${s.placementEpoch} when it began) did not apply every partition: the placement changed during the load (a shard added or removed)`,
       ];
     return ["the shard nodes stopped applying the records before all were applied; see their logs"];
   }
