@@ -13,11 +13,15 @@
  * a defined daily board with two windows (3-period SUM, 2-period BEST) and a histogram.
  *
  *   node --import tsx store/bench/apply-bench.ts [--records 200000] [--chunk 500] [--in-flight 4] [--label x] [--out file]
- *     [--stats] [--digest] [--now <Unix ms>] [--prepare-passes 1]
+ *     [--stats] [--digest] [--now <Unix ms>] [--prepare-passes 1] [--closed]
  *
  * --prepare-passes n prepares the records n times and reports the last pass (prepareCpuUsPerRecord:
  * the steady state of a shard node that has run a while) beside the first (prepareFirstCpuUsPerRecord:
  * its JIT still warming).
+ *
+ * --closed starts the shard as one that has closed a period of another board in every partition
+ * (a board with `close` rules, a league) or deleted a board: its deleted-generations set is not
+ * empty, so every record is checked against it (apply-deletion.lua), as on most live clusters.
  *
  * Prints one JSON line; with --out, appends it to that file. --stats adds INFO commandstats as
  * calls and µs per record; --digest adds Redis's DEBUG DIGEST of the whole data set after the
@@ -49,6 +53,7 @@ const { values: opt } = parseArgs({
     now: { type: "string" },
     out: { type: "string" },
     "prepare-passes": { type: "string", default: "1" },
+    closed: { type: "boolean", default: false },
   },
 });
 const RECORDS = Number(opt.records);
@@ -191,6 +196,10 @@ async function main(): Promise<void> {
       dedupWindowMs: 3_600_000,
     });
     for (const c of chunks.slice(0, Math.ceil(chunks.length / 10))) await warmWriter.apply(c.partition, c.events);
+    if (opt.closed)
+      // a period of another board closed in every partition, as its close markers leave it (apply-deletion.lua)
+      for (let partition = 0; partition < PARTITIONS; partition++)
+        await redis.zadd("b:board:~deleted", 0, `closed-board#1@2026-01-01\n${partition}`);
     await redis.config("RESETSTAT");
     const redis0 = bench.cpuSeconds();
     const cpu0 = process.cpuUsage();
@@ -220,6 +229,7 @@ async function main(): Promise<void> {
     const line = {
       label: opt.label,
       at: new Date().toISOString(),
+      closed: opt.closed,
       records: RECORDS,
       chunk: CHUNK,
       inFlight: IN_FLIGHT,

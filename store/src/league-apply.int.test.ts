@@ -12,7 +12,13 @@ import { Operation, PeriodKind } from "@ladder/proto/leaderboard/v1/common_pb";
 import { normalizeDefinition, specOfDefinition } from "@ladder/model/board-definitions";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { cohortOfCode, tierOfScore } from "@ladder/model/leagues";
-import { encodeLeagueClose, encodeLeaguePlacement, encodePeriodClose, encodeScoreEvent } from "@ladder/model/score-event";
+import {
+  encodeBoardDeletion,
+  encodeLeagueClose,
+  encodeLeaguePlacement,
+  encodePeriodClose,
+  encodeScoreEvent,
+} from "@ladder/model/score-event";
 import { decodeSortKey } from "@ladder/model/score-encoding";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, shardStamp } from "./identity.js";
@@ -77,6 +83,14 @@ const W51 = { id: "2026-W51", startMs: T0 + WEEK, expireAtMs: T0 + 4 * WEEK };
 const place = (player: string, p: { id: string; expireAtMs: number }, previous = "", bracket = 0, reportId = "") =>
   encodeLeaguePlacement("arena", player, rules, { period: p.id, expireAtMs: p.expireAtMs, previous, bracket, reportId }, T0);
 
+/** A score of `player` in cohort `cohort` of period `p`, written a second into it. */
+const write = (player: string, value: number, cohort: string, p = W50) =>
+  encodeScoreEvent(
+    { board: "arena", playerId: player, op: Operation.INCREMENT, value: BigInt(value), timestampMs: BigInt(p.startMs + 1000), eventId: "" },
+    p.startMs + 1000,
+    { rules, period: { id: `${p.id}/${cohort}`, expireAtMs: p.expireAtMs } },
+  );
+
 async function cohortOf(period: string, player: string) {
   const r = await reader.league(stored, period, player);
   return r.code < 0 ? undefined : cohortOfCode(r.code);
@@ -104,6 +118,7 @@ describe("league records > applied", () => {
 
   it("holds the next period's placements of the period's players until its close is settled, then places by the new tiers", async () => {
     await apply(place("a", W50), place("b", W50));
+    await apply(encodePeriodClose("arena", rules.generation, "2026-W49", T0)); // a marker already there: every record asks the set
     // b played W50: its tier may move at W50's close; c did not: placed at once
     await apply(place("b", W51, W50.id, 0, "rep-1"), place("c", W51, W50.id, 0, "rep-c"));
     expect(await cohortOf(W51.id, "b")).toBeUndefined();
@@ -129,12 +144,6 @@ describe("league records > applied", () => {
   });
 
   it("takes a cohort's scores until the period's close marker, then neither scores nor placements", async () => {
-    const write = (player: string, value: number, cohort: string) =>
-      encodeScoreEvent(
-        { board: "arena", playerId: player, op: Operation.INCREMENT, value: BigInt(value), timestampMs: BigInt(T0 + 1000), eventId: "" },
-        T0 + 1000,
-        { rules, period: { id: `${W50.id}/${cohort}`, expireAtMs: W50.expireAtMs } },
-      );
     await apply(place("a", W50), write("a", 5, "t0b0c0"));
     expect(await reader.entry(`${stored}@${W50.id}/t0b0c0`, "a")).toBeDefined();
     await apply(encodePeriodClose("arena", rules.generation, W50.id, T0 + WEEK));
@@ -142,6 +151,31 @@ describe("league records > applied", () => {
     expect(await cohortOf(W50.id, "late")).toBeUndefined();
     const key = await reader.entry(`${stored}@${W50.id}/t0b0c0`, "a");
     expect(decodeSortKey(specOfDefinition(definition!), key!).points).toBe(5); // the 7 came after the marker
+  });
+
+  it("takes nothing of a period after its close marker within the same call (in that partition only), nor of a generation after its deletion marker", async () => {
+    // one call: scores before a marker apply, the same keys' scores after it do not (the call's kept answers are dropped at the marker)
+    const points = async (player: string) => {
+      const key = await reader.entry(`${stored}@${W50.id}/t0b0c0`, player);
+      return key === undefined ? undefined : decodeSortKey(specOfDefinition(definition!), key).points;
+    };
+    await apply(place("a", W50), place("b", W50));
+    await apply(encodePeriodClose("arena", rules.generation, "2026-W49", T0)); // a marker already there: every record asks the set
+    await apply(write("a", 5, "t0b0c0"), encodePeriodClose("arena", rules.generation, W50.id, T0 + WEEK), write("a", 7, "t0b0c0"));
+    expect(await points("a")).toBe(5);
+    await apply(place("c", W51), write("b", 2, "t0b0c0"));
+    expect(await points("b")).toBeUndefined(); // closed before this call: not taken either
+    // one call of two partitions: partition 1 applied no close marker of the period, so its record is taken
+    const prepared = (value: Buffer, at: bigint) => prepareEvent(value, at, boards, 4).events;
+    await Promise.all([
+      writer.apply(0, prepared(write("b", 3, "t0b0c0"), offset++)),
+      writer.apply(1, prepared(write("b", 4, "t0b0c0"), 0n)),
+    ]);
+    expect(await points("b")).toBe(4);
+    // the deletion marker (one partition of 4 here: the keys stay until every partition has one): later records of the generation are not taken
+    await apply(write("c", 3, "t0b0c0", W51), encodeBoardDeletion("arena", rules, T0 + WEEK + 2000), write("c", 4, "t0b0c0", W51));
+    const key = await reader.entry(`${stored}@${W51.id}/t0b0c0`, "c");
+    expect(decodeSortKey(specOfDefinition(definition!), key!).points).toBe(3);
   });
 
   it("leaves out a score whose cohort the league has not (a record names no cohort, or a bad one)", () => {

@@ -17,8 +17,21 @@
   reads the members to learn which partitions closed the period (store/src/reader.ts).
 
   Output: delete_board(ev), in_deleted_generation(key), close_period(ev), in_closed_period(key)
+
+  Every record asks both questions of its board key once any marker exists (most live clusters:
+  a board with `close` rules or a league closes periods daily). The answers are kept for the call,
+  by partition and key: the set changes within a call only by that call's own markers, which drop
+  them. So a call pays a ZSCORE per distinct key and partition, not per record.
 ]]
 local any_deleted = redis.call('EXISTS', DELETED_KEY) == 1
+-- this call's answers (key -> boolean) of in_deleted_generation and in_closed_period, for partition
+-- `of` (one local: a script's main function holds at most 200)
+local KNOWN = { of = nil, deleted = {}, closed = {} }
+
+-- forgets the answers kept: a marker was added, or another partition is being applied
+function KNOWN.forget()
+  KNOWN.of, KNOWN.deleted, KNOWN.closed = PARTITION, {}, {}
+end
 
 local function delete_board(ev)
   hist_flush() -- the counts changed before, written before the keys go
@@ -29,6 +42,7 @@ local function delete_board(ev)
     redis.call('ZADD', DELETED_KEY, 0, member)
     record(DELETED_KEY, member)
     any_deleted = true
+    KNOWN.forget()
   end
   if redis.call('ZLEXCOUNT', DELETED_KEY, '[' .. stem .. '\n', '(' .. stem .. '\v') < ev.value then return end
   redis.call('UNLINK', key)
@@ -45,8 +59,13 @@ end
 -- whether board key `key` belongs to a generation whose deletion marker this partition applied
 local function in_deleted_generation(key)
   if not any_deleted then return false end
+  if KNOWN.of ~= PARTITION then KNOWN.forget() end
+  local known = KNOWN.deleted[key]
+  if known ~= nil then return known end
   local stem = string.match(string.sub(key, #BOARD_PREFIX + 1), '^[^#@~!]*#%d+')
-  return stem ~= nil and redis.call('ZSCORE', DELETED_KEY, stem .. '\n' .. PARTITION) ~= false
+  known = stem ~= nil and redis.call('ZSCORE', DELETED_KEY, stem .. '\n' .. PARTITION) ~= false
+  KNOWN.deleted[key] = known
+  return known
 end
 
 local function close_period(ev)
@@ -55,14 +74,23 @@ local function close_period(ev)
   redis.call('ZADD', DELETED_KEY, 0, member)
   record(DELETED_KEY, member)
   any_deleted = true
+  KNOWN.forget()
 end
 
 -- whether period key `key` ("<prefix>board:<board>#<generation>@<period>") was closed in this partition
 -- (a league's cohort, "...@<period>/<cohort>", closes with its period: model/src/leagues.ts)
 local function in_closed_period(key)
-  if not any_deleted or not string.find(key, '@', #BOARD_PREFIX + 1, true) then return false end
-  local stem = string.sub(key, #BOARD_PREFIX + 1)
-  local cohort = string.find(stem, '/', 1, true)
-  if cohort then stem = string.sub(stem, 1, cohort - 1) end
-  return redis.call('ZSCORE', DELETED_KEY, stem .. '\n' .. PARTITION) ~= false
+  if not any_deleted then return false end
+  if KNOWN.of ~= PARTITION then KNOWN.forget() end
+  local known = KNOWN.closed[key]
+  if known ~= nil then return known end
+  known = false
+  if string.find(key, '@', #BOARD_PREFIX + 1, true) then
+    local stem = string.sub(key, #BOARD_PREFIX + 1)
+    local cohort = string.find(stem, '/', 1, true)
+    if cohort then stem = string.sub(stem, 1, cohort - 1) end
+    known = redis.call('ZSCORE', DELETED_KEY, stem .. '\n' .. PARTITION) ~= false
+  end
+  KNOWN.closed[key] = known
+  return known
 end
