@@ -36,6 +36,11 @@ export function rootLogger({ level, name, destination }: LoggerOptions): Logger 
   return destination ? pino(options, destination) : pino(options);
 }
 
+/** Standard error, for a tool whose standard output is its report (the seeder's, the load tool's). */
+export function standardError(): DestinationStream {
+  return pino.destination(2);
+}
+
 /** A URL for logs and errors: its credentials masked. */
 export const redactUrl = redactSecrets;
 export { redactSecrets };

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig } from "@ladder/platform/config";
-import { rootLogger } from "@ladder/platform/logger";
+import { rootLogger, standardError } from "@ladder/platform/logger";
 import { exitOnHelp, parseOrExit } from "../cli-values.js";
 import { clusterClients } from "./cluster-clients.js";
 import { runLoadtest } from "./loadtest.js";
@@ -16,7 +16,7 @@ import { verdict, verdictText } from "./verdict.js";
 
 exitOnHelp(USAGE);
 const config = loadConfig(process.env);
-const log = rootLogger({ level: config.logLevel, name: "loadtest" });
+const log = rootLogger({ level: config.logLevel, name: "loadtest", destination: standardError() }); // stdout is the report
 const options = parseOrExit((argv) => parseLoadtestOptions(argv, config));
 const clients = clusterClients(options);
 const stop = new AbortController();

@@ -13,7 +13,7 @@ import { redisPasswordFromFile } from "@ladder/platform/credentials-file";
 import { NO_LOGIN, type RedisLogin } from "@ladder/platform/redis-login";
 import { openRedis } from "@ladder/store";
 import { parseSentinelUrl } from "@ladder/platform/redis-address";
-import { rootLogger } from "@ladder/platform/logger";
+import { rootLogger, standardError } from "@ladder/platform/logger";
 import { buildPlacement } from "@ladder/model/placement";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
 import { readPlacement } from "@ladder/log/placement-follower";
@@ -29,7 +29,7 @@ exitOnHelp(USAGE);
 const config = loadConfig(process.env);
 /** The local cluster's Redis user for rebuilds and reshards (deploy/local/src/redis-credentials.ts). */
 const LOCAL_REDIS_ADMIN = "ladder-router-admin";
-const log = rootLogger({ level: config.logLevel, name: "seed" });
+const log = rootLogger({ level: config.logLevel, name: "seed", destination: standardError() }); // stdout is the report
 // bad options are refused before anything connects; their defaults are settled once the cluster's shards are known
 const early = parseOrExit((argv) => parseSeedOptions(argv, config));
 refuseRemote(
