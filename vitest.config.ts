@@ -11,7 +11,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 //    time: several of them spend most of their time waiting for the clock (a league's periods, a
 //    tournament's end, a period's close), which two workers on two cores would leave idle. Files
 //    that only wait for an outcome (the drift refusals, the broker's own restarts) run here. The
-//    longest start first (LONGEST, measured seconds), so that none is left running alone at the end.
+//    longest start first (LONGEST: measured seconds, the longest first), so that none is left running
+//    alone at the end.
 //    This group also runs beside the container side of `npm run test:all` (image builds, a compose
 //    deployment), so its clusters get a heartbeat TTL of 3 s (`heartbeatTtlMs`, cluster-harness.ts):
 //    a shard node starved of CPU for a second is not taken for a dead one. The timed groups, on a
@@ -69,14 +70,14 @@ const LONGEST: ReadonlyArray<readonly [string, number]> = [
  */
 class TimedLanes extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rankOf = new Map(LONGEST.map(([file], i) => [file, i]));
-    const rank = (spec: TestSpecification) => rankOf.get(relative(import.meta.dirname, spec.moduleId)) ?? LONGEST.length;
+    const longest = new Map(LONGEST);
+    const seconds = (spec: TestSpecification) => longest.get(relative(import.meta.dirname, spec.moduleId)) ?? 0;
     const byGroup = (await super.sort(files)).map((spec, i) => ({ spec, i }));
-    // a stable sort within the first group's integration project: the longest, then the rest as they were
+    // a stable sort within the first group's integration project: by LONGEST's seconds, the rest as they were
     const sorted = byGroup
       .sort((a, b) =>
         a.spec.project.name === "integration" && b.spec.project.name === "integration"
-          ? rank(a.spec) - rank(b.spec) || a.i - b.i
+          ? seconds(b.spec) - seconds(a.spec) || a.i - b.i
           : a.i - b.i,
       )
       .map(({ spec }) => spec);
