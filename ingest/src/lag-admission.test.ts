@@ -172,8 +172,8 @@ describe("LagAdmission", () => {
   it("keeps the oldest time when acknowledgements merge, so a lag is never under-stated", async () => {
     const c = cluster();
     const gate = new LagAdmission({ maxLagMs: 1_000, waitMs: 0, pollMs: 5_000 }, c.shards, c.metrics);
-    const first = Date.now();
     await write(gate, [[0, 1n]]);
+    const first = Date.now(); // the first write's time is at most this: its lag at first + 1,100 is at least 1,100
     for (let i = 2; i < 6_000; i++) gate.written({ records: new Map() }, new Map([[0, BigInt(i)]])); // more entries than a partition keeps
     await sleep(Math.max(0, first + 1_100 - Date.now()));
     const err = await refusal(gate.admit([0], far()));

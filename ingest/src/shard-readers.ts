@@ -23,7 +23,7 @@ export class ShardReaders {
   private readonly connections = new Map<string, Redis>();
 
   constructor(
-    private readonly config: Pick<Config, "scoreTopic" | "boards" | "keyPrefix" | "redisLogin">,
+    private readonly config: Pick<Config, "scoreTopic" | "boards" | "recordCountBuckets" | "keyPrefix" | "redisLogin">,
     private readonly placement: () => ClusterPlacement,
   ) {}
 
@@ -46,6 +46,7 @@ export class ShardReaders {
         numSlots: p.placement.numSlots,
         slots: p.placement.slotsOf.get(s.id) ?? [],
         boards: this.config.boards,
+        recordCountBuckets: this.config.recordCountBuckets,
       });
       readers.set(s.id, new ShardReader({ shardId: s.id, stamp, redis, keyPrefix: this.config.keyPrefix }));
     }

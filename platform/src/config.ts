@@ -39,6 +39,7 @@ import {
 export { ConfigError, type Env } from "./env-schema.js";
 
 import type { ShardAddress } from "@ladder/model/placement-record";
+import { DEFAULT_RECORD_COUNT_BUCKETS, MAX_RECORD_COUNT_BUCKETS } from "@ladder/model/record-counts";
 export type { ShardAddress };
 
 export interface Config {
@@ -59,6 +60,8 @@ export interface Config {
   /** The router's login for rebuilds and reshards (redisLogin unless LADDER_REDIS_ADMIN_USERNAME is set). */
   readonly redisAdminLogin: RedisLogin;
   readonly keyPrefix: string;
+  /** Hashes per slot that the counts of records are spread over (model/src/record-counts.ts); part of every shard's stamp. */
+  readonly recordCountBuckets: number;
   readonly boards: BoardSpecs;
   /** Boards without a definition take `boards` (true), or are refused with NOT_FOUND (false). */
   readonly implicitBoards: boolean;
@@ -179,6 +182,13 @@ export const servicesEnv = envVariables({
     description: "a replica serves reads only while the router has seen it hold everything its primary had applied at most this long ago",
   }),
   LADDER_KEY_PREFIX: string({ default: "lb:", pattern: /^[A-Za-z0-9:._{}-]{0,64}$/, description: "prefix of every Redis key" }),
+  LADDER_RECORD_COUNT_BUCKETS: int({
+    default: DEFAULT_RECORD_COUNT_BUCKETS,
+    min: 1,
+    max: MAX_RECORD_COUNT_BUCKETS,
+    description:
+      "hashes per slot holding the players' counts of records; about players ÷ (slots × 100) keeps each a small listpack (docs/scaling.md); part of every shard's stamp: changing it needs a rebuild",
+  }),
   LADDER_BOARDS: boards(),
   LADDER_IMPLICIT_BOARDS: flag({
     default: false,
@@ -535,6 +545,7 @@ export const configSchema = envSchema(servicesEnv, {
     replicaMaxLagMs: v.LADDER_REPLICA_MAX_LAG_MS,
     ...redisLoginsOf(v),
     keyPrefix: v.LADDER_KEY_PREFIX,
+    recordCountBuckets: v.LADDER_RECORD_COUNT_BUCKETS,
     boards: v.LADDER_BOARDS,
     implicitBoards: v.LADDER_IMPLICIT_BOARDS,
     shardId: v.LADDER_SHARD_ID,

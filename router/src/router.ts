@@ -73,6 +73,7 @@ export async function runRouter(config: Config, log: Logger, o: { clusterWorker:
     placement: placement.current,
     topic: config.scoreTopic,
     boards: config.boards,
+    recordCountBuckets: config.recordCountBuckets,
     keyPrefix: config.keyPrefix,
     timeoutMs: config.shardTimeoutMs,
     replicaMaxLagMs: config.replicaMaxLagMs,

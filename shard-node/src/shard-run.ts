@@ -51,7 +51,14 @@ const BUILD_POLL_MS = 200;
 /** Starts a run; rejects with BuildMismatch when the Redis is built for something else (after `waitForBuildMs`). */
 export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   const { config, shardId, slots, redis, logClient, log, metrics } = o;
-  const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
+  const stamp = shardStamp({
+    shardId,
+    topic: config.scoreTopic,
+    numSlots: config.numSlots,
+    slots,
+    boards: config.boards,
+    recordCountBuckets: config.recordCountBuckets,
+  });
   const t0 = performance.now();
   const build = await checkBuildWaiting(o, stamp);
   const tBuild = performance.now();

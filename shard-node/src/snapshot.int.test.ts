@@ -68,7 +68,8 @@ async function fill(p: string, players: number, offsets: Record<number, number>,
   await redis.zadd(k.board("daily"), 5, "a", 7, "b");
   await redis.pexpireat(k.board("daily"), Date.now() + 3_600_000);
   await redis.zadd(k.dedup(1), 1000, "e1\nboard\nplayer-1", 1001, "e2\nboard\nplayer-2");
-  await redis.hset(k.recordCounts, "player-1", 3, "player-2", 12);
+  await redis.hset(k.recordCounts(1, 17), "player-1", 3, "player-2", 12);
+  await redis.hset(k.recordCounts(2, 0), "player-3", 1);
   await redis.hset(k.offsets, ...Object.entries(offsets).flat());
   await redis.set(k.builtFrom, from);
 }
@@ -80,9 +81,11 @@ async function contents(p: string, redis = defaultRedis): Promise<Record<string,
   for (const key of [...(await redis.keys(`${p}board:*`)), ...(await redis.keys(`${p}dedup:*`))].sort()) {
     out[key.slice(p.length)] = { members: await redis.zrange(key, "0", "-1", "WITHSCORES"), expiring: (await redis.pexpiretime(key)) > 0 };
   }
-  // the counts of records: a hash, its fields in order
-  const counts = Object.entries(await redis.hgetall(k.recordCounts)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  if (counts.length) out[k.recordCounts.slice(p.length)] = counts;
+  // the counts of records: hashes, each's fields in order
+  for (const key of (await redis.keys(`${p}count:*`)).sort()) {
+    const counts = Object.entries(await redis.hgetall(key)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    out[key.slice(p.length)] = counts;
+  }
   return out;
 }
 
@@ -112,14 +115,14 @@ describe("shard node > snapshots", () => {
   it("loads exactly what was taken, under any prefix: boards, dedup sets, counts of records, expiries, offsets", async () => {
     await fill(prefix, 50_000, { 0: 100, 1: 20, 2: 5 });
     const taken = await take("a");
-    expect(taken.manifest).toMatchObject({ records: 128, players: 50_002, keys: 4, offsets: { "0": "100", "1": "20", "2": "5" } });
+    expect(taken.manifest).toMatchObject({ records: 128, players: 50_002, keys: 5, offsets: { "0": "100", "1": "20", "2": "5" } });
     expect(taken.manifest.chunks.count).toBeGreaterThan(1); // 50,000 players are more than one 512 KiB chunk
     const found = await findSnapshots({ ...source(), shardId: "shard-s", builtFrom: FROM });
     // the big keys come as several entries of their name, one after another
     const entries: string[] = [];
     await readSnapshot({ ...source(), manifest: found.candidates[0]! }, async (e) => void entries.push(e.name));
     expect(entries.filter((n) => n === "board:global").length).toBeGreaterThan(10);
-    expect(entries.filter((n, i) => i > 0 && n !== entries[i - 1]).length).toBe(3); // 4 keys, each in one run
+    expect(entries.filter((n, i) => i > 0 && n !== entries[i - 1]).length).toBe(4); // 5 keys, each in one run
     expect(found.candidates.map((m) => m.snapshotId)).toEqual([taken.manifest.snapshotId]);
     const other = freshNamespace("snap-copy").keyPrefix;
     await loadSnapshot({ ...source(), manifest: found.candidates[0]!, redis, targetPrefix: other });

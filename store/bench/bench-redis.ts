@@ -34,7 +34,19 @@ export async function startBenchRedis(): Promise<BenchRedis> {
   const port = await freePort();
   const server = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "local"],
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--enable-debug-command",
+      "local",
+      ...(process.env.BENCH_REDIS_ARGS?.split(" ").filter(Boolean) ?? []),
+    ],
     { stdio: "ignore" },
   );
   // refused while the server starts: retried every 50 ms, the first command queued until then

@@ -15,6 +15,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { DEFAULT_RECORD_COUNT_BUCKETS, recordCountBucket } from "@ladder/model/record-counts";
 import { keyLayout } from "../src/keys.js";
 import type { SnapshotWriter } from "../src/writer/log-port.js";
 import { takeSnapshot } from "../src/writer/snapshot.js";
@@ -38,17 +39,17 @@ try {
   const k = keyLayout(PREFIX);
   for (let i = 0; i < PLAYERS; i += 10_000) {
     const scores: Array<string | number> = [];
-    const counts: Array<string | number> = [];
+    const counts = new Map<string, Array<string | number>>(); // by hash: one slot's buckets (model/src/record-counts.ts)
     for (let j = i; j < Math.min(PLAYERS, i + 10_000); j++) {
       const id = `p:${String(j).padStart(12, "0")}`;
       scores.push(((j * 7919) % 1_000_000) * 1000 + (j % 997), id);
-      counts.push(id, 1 + (j % 5));
+      const key = k.recordCounts(0, recordCountBucket(id, DEFAULT_RECORD_COUNT_BUCKETS));
+      if (!counts.has(key)) counts.set(key, []);
+      counts.get(key)!.push(id, 1 + (j % 5));
     }
-    await redis
-      .pipeline()
-      .zadd(k.board("bench"), ...scores)
-      .hset(k.recordCounts, ...counts)
-      .exec();
+    const pipe = redis.pipeline().zadd(k.board("bench"), ...scores);
+    for (const [key, fields] of counts) pipe.hset(key, ...fields);
+    await pipe.exec();
   }
   await redis.hset(k.offsets, "0", String(PLAYERS - 1));
   await redis.set(k.builtFrom, FROM);

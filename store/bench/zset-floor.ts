@@ -35,6 +35,9 @@ const ROUNDS = Number(opt.rounds);
 const SLOTS = 64;
 const SMALL = Math.max(1, Math.round(PLAYERS / 16));
 const DEDUP = 300_000;
+/** Hashes of counts of about 64 players each (listpacks): the bucketed layout. */
+const PER_BUCKET = Number(process.env.PER_BUCKET ?? 64);
+const BUCKETS = Math.max(1, Math.round(PLAYERS / PER_BUCKET));
 
 /** Each shape: a script over ARGV = player indexes (ARGV[1] is a number the shape may use). */
 const each = (body: string) => `local n = tonumber(ARGV[1])\nfor i = 2, #ARGV do\n  local p = 'p' .. ARGV[i]\n${body}\nend\nreturn 1`;
@@ -53,6 +56,10 @@ const SHAPES: Array<{ name: string; script: string }> = [
   },
   { name: "HINCRBY 1: one hash of every player", script: each("  redis.call('HINCRBY', 'hcounts', p, 1)") },
   {
+    name: `HINCRBY 1: hashes of about ${PER_BUCKET} players (listpacks)`,
+    script: each(`  redis.call('HINCRBY', 'hsmall:' .. (tonumber(ARGV[i]) % ${BUCKETS}), p, 1)`),
+  },
+  {
     name: `dedup: ZADD an id at the newest time, trim the oldest (${DEDUP.toLocaleString("en")} held)`,
     script: each(
       "  n = n + 1\n  redis.call('ZADD', 'dedup', n, p .. '\\ne' .. n)\n  redis.call('ZREMRANGEBYSCORE', 'dedup', '-inf', n - " +
@@ -68,24 +75,48 @@ async function main(): Promise<void> {
   try {
     // the sets as a live shard holds them (member 'p<i>')
     const random = (n: number) => Math.floor(Math.random() * n);
+    const hashes: string[][] = [];
+    const smalls: Array<Map<number, string[]>> = [];
     for (let from = 0; from < PLAYERS; from += 10_000) {
       const pipe = redis.pipeline();
       const board: Array<number | string> = [];
       const counts: Array<number | string> = [];
       const hash: string[] = [];
+      const small = new Map<number, string[]>();
       for (let i = from; i < Math.min(PLAYERS, from + 10_000); i++) {
         const c = 1 + random(50);
         board.push(1 + random(2 ** 40), `p${i}`);
         counts.push(c, `p${i}`);
         hash.push(`p${i}`, String(c));
+        const b = i % BUCKETS;
+        if (!small.has(b)) small.set(b, []);
+        small.get(b)!.push(`p${i}`, String(c));
         pipe.zadd(`counts:${i % SLOTS}`, c, `p${i}`);
         pipe.zadd(`small:${i % SMALL}`, c, `p${i}`);
       }
       pipe.zadd("board", ...board);
       pipe.zadd("counts", ...counts);
-      pipe.hset("hcounts", ...hash);
+      await pipe.exec();
+      hashes.push(hash);
+      smalls.push(small);
+    }
+    // the two hash layouts filled apart, each's memory the server's used_memory before and after
+    const used = async () => Number(/used_memory:(\d+)/.exec(await redis.info("memory"))![1]);
+    let before = await used();
+    for (const hash of hashes) await redis.hset("hcounts", ...hash);
+    const oneHashBytes = (await used()) - before;
+    before = await used();
+    for (const small of smalls) {
+      const pipe = redis.pipeline();
+      for (const [b, fields] of small) pipe.hset(`hsmall:${b}`, ...fields);
       await pipe.exec();
     }
+    const smallHashBytes = (await used()) - before;
+    hashes.length = 0;
+    smalls.length = 0;
+    console.log(
+      `bytes per player: one hash ${(oneHashBytes / PLAYERS).toFixed(1)}, hashes of about ${PER_BUCKET} (${BUCKETS} keys) ${(smallHashBytes / PLAYERS).toFixed(1)}`,
+    );
     for (let from = 0; from < DEDUP; from += 10_000)
       await redis.zadd("dedup", ...Array.from({ length: 10_000 }, (_, j) => [from + j + 1, `p${from + j}\ne${from + j + 1}`]).flat());
     let newest = DEDUP;

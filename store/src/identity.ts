@@ -8,8 +8,11 @@
  * wrong range, a recreated topic's records skipped as "already applied". So:
  *
  *   stamp      "<shardId>|topic=<name>|slots=<S>:<hash of this shard's slot list>|boards=<hash
- *              of the board specs>|layout=<DATA_LAYOUT>": computed by every process from its own
- *              configuration and version. The layout is the shape of the keys this version writes
+ *              of the board specs>|counts=<buckets of the counts of records per slot>|layout=
+ *              <DATA_LAYOUT>": computed by every process from its own configuration and version.
+ *              The counts' buckets say which hash holds a player's count (model/src/
+ *              record-counts.ts): the writer and the readers take them from the stamp, so they
+ *              cannot differ. The layout is the shape of the keys this version writes
  *              (keys.ts); it changes when a key changes type or meaning, so that data an older
  *              version wrote is refused rather than misread (a stamp without it is layout 1).
  *   built-from the stamp plus "|topic-id=<Kafka topic id>", stored once in the shard's Redis
@@ -24,6 +27,7 @@
  */
 import type { BoardSpecs } from "@ladder/model/board-spec";
 import { fnv1a32 } from "@ladder/model/fnv1a";
+import { DEFAULT_RECORD_COUNT_BUCKETS } from "@ladder/model/record-counts";
 
 export interface ShardIdentity {
   shardId: string;
@@ -32,13 +36,16 @@ export interface ShardIdentity {
   /** The slots (partitions) this shard owns. */
   slots: readonly number[];
   boards: BoardSpecs;
+  /** Hashes per slot of the counts of records (LADDER_RECORD_COUNT_BUCKETS); DEFAULT_RECORD_COUNT_BUCKETS when not given. */
+  recordCountBuckets?: number;
 }
 
 /**
- * The shape of a shard's keys this version reads and writes (see above). 2: the counts of records
- * are a hash, "<prefix>count:records" (1: the sorted set "<prefix>board:~records").
+ * The shape of a shard's keys this version reads and writes (see above). 3: the counts of records
+ * are hashes by slot and bucket, "<prefix>count:records:<slot>:<bucket>" (2: one hash,
+ * "<prefix>count:records"; 1: the sorted set "<prefix>board:~records").
  */
-export const DATA_LAYOUT = 2;
+export const DATA_LAYOUT = 3;
 
 /** The stamp of `identity` (see above). */
 export function shardStamp(i: ShardIdentity): string {
@@ -47,7 +54,19 @@ export function shardStamp(i: ShardIdentity): string {
     .map((b) => [b.prefix, b.minPoints, b.maxPoints, b.resolutionMs, b.epochMs, b.ttlSeconds].join(":"))
     .sort()
     .join(";");
-  return `${i.shardId}|topic=${i.topic}|slots=${i.numSlots}:${fnv1aHex(slots)}|boards=${fnv1aHex(boards)}|layout=${DATA_LAYOUT}`;
+  const counts = i.recordCountBuckets ?? DEFAULT_RECORD_COUNT_BUCKETS;
+  return `${i.shardId}|topic=${i.topic}|slots=${i.numSlots}:${fnv1aHex(slots)}|boards=${fnv1aHex(boards)}|counts=${counts}|layout=${DATA_LAYOUT}`;
+}
+
+/**
+ * The buckets of the counts of records a stamp names (DEFAULT_RECORD_COUNT_BUCKETS for a stamp
+ * without them: a test's or a bench's made-up one).
+ */
+export function recordCountBucketsOf(stamp: string): number {
+  const at = stamp.indexOf("|counts=");
+  if (at < 0) return DEFAULT_RECORD_COUNT_BUCKETS;
+  const n = Number.parseInt(stamp.slice(at + "|counts=".length), 10);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_RECORD_COUNT_BUCKETS;
 }
 
 /** The built-from value of a shard filled from topic `topicId` under `stamp`. */
@@ -70,6 +89,7 @@ const WHAT: Record<string, string> = {
   slots: "slots (the placement: AdminService.Reshard moves them; LADDER_SLOTS)",
   boards: "board specs (LADDER_BOARDS)",
   "topic-id": "score topic's id (the topic was deleted and created again)",
+  counts: "buckets of the counts of records per slot (LADDER_RECORD_COUNT_BUCKETS: rebuild the shards from the log to change it)",
   layout: "data layout (the version that wrote the shard's keys: rebuild it from the log)",
 };
 

@@ -10,7 +10,8 @@
  *   <prefix>board:~hidden   sorted set: "<player>\n<board>" per hide ("<player>\n": every board), score 0
  *   <prefix>board:…!hid     a board key's hidden entries, out of the readers' sight (apply-moderation.lua)
  *   <prefix>board:~audit    sorted set: the moderation actions' audit lines (JSON), by time
- *   <prefix>count:records  hash: per player, the records of the log keyed by it applied (apply-records.lua)
+ *   <prefix>count:records:<slot>:<bucket>  hash: per player of that slot and bucket, the records of
+ *                           the log keyed by it applied (apply-records.lua; model/src/record-counts.ts)
  *   <prefix>rank-change:<id>  list: a rank report's positions (apply-events.lua), kept 60 s
  *   <prefix>board:…@T!join  a tournament's members, on the shard of its join partition: player ->
  *                           the join's offset (apply-tournaments.lua)
@@ -54,8 +55,8 @@ export interface KeyLayout {
   readonly audit: string;
   readonly offsets: string;
   readonly deletedBoards: string;
-  /** Per player, the records of the log keyed by it that the shard applied (a hash: apply-records.lua). */
-  readonly recordCounts: string;
+  /** The hash holding the counts of records of the players of `slot` in `bucket` (apply-records.lua; model/src/record-counts.ts). */
+  recordCounts(slot: number, bucket: number): string;
   rankChange(id: string): string;
   outcome(id: string): string;
   readonly heartbeat: string;
@@ -78,7 +79,7 @@ export function keyLayout(prefix: string): KeyLayout {
     audit: `${prefix}board:~audit`,
     offsets: `${prefix}offsets`,
     deletedBoards: `${prefix}board:~deleted`,
-    recordCounts: `${prefix}count:records`,
+    recordCounts: (slot: number, bucket: number) => `${prefix}count:records:${slot}:${bucket}`,
     rankChange: (id: string) => `${prefix}rank-change:${id}`,
     outcome: (id: string) => `${prefix}outcome:${id}`,
     heartbeat: `${prefix}heartbeat`,

@@ -33,6 +33,8 @@ import type { Redis } from "ioredis";
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
 import type { KeyedMember, TieScale, TieValue } from "@ladder/model/score-encoding";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "./keys.js";
+import { recordCountBucketsOf } from "./identity.js";
+import { recordCountBucket } from "@ladder/model/record-counts";
 import { COLUMN_SEPARATOR } from "@ladder/model/columns";
 import { Code, LadderError } from "@ladder/model/errors";
 import { readRefusal, ReadStatus, servesReads, withReadScripts, type ReadScripts, type Reply } from "./scripts.js";
@@ -334,9 +336,14 @@ export class ShardReader {
     return reply.slice(1).map(String);
   }
 
-  /** Everything this shard holds of a player (read-player.lua): its count of records and its entries, hidden ones marked. */
-  async playerData(playerId: string): Promise<PlayerData> {
-    const reply = await this.check(await this.redis.ladderPlayer(this.keys.heartbeat, this.stamp, playerId, this.keys.board("")));
+  /**
+   * Everything this shard holds of a player (read-player.lua): its count of records and its
+   * entries, hidden ones marked. `slot`: the player's (its count is kept by the slot of its
+   * records, in the bucket the stamp's bucket count gives: model/src/record-counts.ts).
+   */
+  async playerData(playerId: string, slot: number): Promise<PlayerData> {
+    const counts = this.keys.recordCounts(slot, recordCountBucket(playerId, recordCountBucketsOf(this.stamp)));
+    const reply = await this.check(await this.redis.ladderPlayer(this.keys.heartbeat, counts, this.stamp, playerId, this.keys.board("")));
     const entries: PlayerData["entries"] = [];
     for (let i = 2; i + 3 < reply.length; i += 4)
       entries.push({

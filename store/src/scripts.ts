@@ -106,7 +106,7 @@ export interface ReadScripts {
   /** read-audit.lua */
   ladderAudit(audit: string, heartbeat: string, stamp: string, playerId: string, board: string, limit: number): Promise<Reply>;
   /** read-player.lua */
-  ladderPlayer(heartbeat: string, stamp: string, playerId: string, boardPrefix: string): Promise<Reply>;
+  ladderPlayer(heartbeat: string, counts: string, stamp: string, playerId: string, boardPrefix: string): Promise<Reply>;
   /** read-tournament.lua */
   ladderTournament(heartbeat: string, members: string, attempts: string, stamp: string, playerId: string): Promise<Reply>;
   /** read-league.lua */
@@ -149,7 +149,7 @@ export function withReadScripts(redis: Redis): Redis & ReadScripts {
     defineReadScript(redis, "ladderStanding", SOURCES.standing, 2);
     defineReadScript(redis, "ladderBatch", SOURCES.batch);
     defineReadScript(redis, "ladderAudit", SOURCES.audit, 2);
-    defineReadScript(redis, "ladderPlayer", SOURCES.player, 1);
+    defineReadScript(redis, "ladderPlayer", SOURCES.player, 2);
     defineReadScript(redis, "ladderTournament", SOURCES.tournament, 3);
     defineReadScript(redis, "ladderLeague", SOURCES.league, 5);
     defineReadScript(redis, "ladderTeamSource", SOURCES.teamSource, 2);

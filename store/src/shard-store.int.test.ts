@@ -411,7 +411,7 @@ describe("shard store > reads", () => {
     await expect(other.entry("b", "a")).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: /shard-y: .*belongs to shard-x/ });
   });
 
-  it("refuses a reader whose slots or board specs differ, saying which (FAILED_PRECONDITION)", async () => {
+  it("refuses a reader whose slots, board specs or counts' buckets differ, saying which (FAILED_PRECONDITION)", async () => {
     const otherSlots = new ShardReader({ shardId: "shard-x", stamp: shardStamp({ ...identity, slots: [0, 1, 2] }), redis, keyPrefix });
     await expect(otherSlots.top("b", 1)).rejects.toMatchObject({ code: Code.FAILED_PRECONDITION, message: /slots or shard list/ });
     const otherBoards = new BoardSpecs([makeBoardSpec({ ...DEFAULT_BOARD, maxPoints: 1000 }).spec!]);
@@ -419,6 +419,17 @@ describe("shard store > reads", () => {
     await expect(otherSpecs.entry("b", "a")).rejects.toMatchObject({
       code: Code.FAILED_PRECONDITION,
       message: /board specs \(LADDER_BOARDS\)/,
+    });
+    // another bucket count would look for players' counts of records in other hashes
+    const otherCounts = new ShardReader({
+      shardId: "shard-x",
+      stamp: shardStamp({ ...identity, recordCountBuckets: 4096 }),
+      redis,
+      keyPrefix,
+    });
+    await expect(otherCounts.playerData("a", 0)).rejects.toMatchObject({
+      code: Code.FAILED_PRECONDITION,
+      message: /buckets of the counts of records per slot \(LADDER_RECORD_COUNT_BUCKETS.*\): 1024 there, 4096 here/,
     });
   });
 

@@ -72,6 +72,7 @@ export function adminService({
             numSlots: config.numSlots,
             slots: placement.slotsOf.get(id) ?? [],
             boards: config.boards,
+            recordCountBuckets: config.recordCountBuckets,
           });
         const leases = await takeLeases(shards, mode, config.keyPrefix, config.redisAdminLogin, log);
         const ids = new Map([...leases].map(([id, lease]) => [id, lease.holder.id]));

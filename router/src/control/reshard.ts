@@ -219,7 +219,7 @@ async function move(
   let firstSwapAt = 0;
   const rebuilds = changed.map((s) => {
     const slots = next.placement.slotsOf.get(s.id)!;
-    const stamp = shardStamp({ shardId: s.id, topic: config.scoreTopic, numSlots: config.numSlots, slots, boards: config.boards });
+    const stamp = shardStamp({ ...stampConfig(config), shardId: s.id, slots });
     const before = from.placement.slotsOf.get(s.id);
     // a shard that stays moves in place: it replays only the slots it gains and deletes those it loses
     const inPlace = before ? inPlaceMove(config, s.id, before, slots, topicId, stamp) : undefined;
@@ -307,6 +307,14 @@ async function move(
   }
 }
 
+/** What a shard's stamp takes from the configuration (identity.ts): all but its id and slots. */
+const stampConfig = (config: Pick<Config, "scoreTopic" | "numSlots" | "boards" | "recordCountBuckets">) => ({
+  topic: config.scoreTopic,
+  numSlots: config.numSlots,
+  boards: config.boards,
+  recordCountBuckets: config.recordCountBuckets,
+});
+
 /** The rebuild options of a shard that stays and moves its slots in place (store/src/writer/move.ts). */
 function inPlaceMove(
   config: Config,
@@ -316,7 +324,7 @@ function inPlaceMove(
   topicId: string,
   toStamp: string,
 ) {
-  const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots: before, boards: config.boards });
+  const stamp = shardStamp({ ...stampConfig(config), shardId, slots: before });
   return {
     stamp,
     builtFrom: builtFrom(stamp, topicId),
@@ -337,7 +345,7 @@ function inPlaceMove(
  * snapshots are taken under) and the slots it gives: where a build seeds them from (move-seed.ts).
  */
 export function seedSources(
-  config: Pick<Config, "scoreTopic" | "numSlots" | "boards">,
+  config: Pick<Config, "scoreTopic" | "numSlots" | "boards" | "recordCountBuckets">,
   from: ClusterPlacement,
   gained: readonly number[],
   topicId: string,
@@ -346,7 +354,7 @@ export function seedSources(
   for (const [shardId, ownerSlots] of from.placement.slotsOf) {
     const slots = gained.filter((x) => ownerSlots.includes(x));
     if (slots.length === 0) continue;
-    const stamp = shardStamp({ shardId, topic: config.scoreTopic, numSlots: config.numSlots, slots: ownerSlots, boards: config.boards });
+    const stamp = shardStamp({ ...stampConfig(config), shardId, slots: ownerSlots });
     out.push({ shardId, builtFrom: builtFrom(stamp, topicId), ownerSlots, slots });
   }
   return out;

@@ -229,6 +229,7 @@ class FakeShards implements ShardReads {
       stores: shards,
       // a player's owner is the shard it was dealt to, else the shard that holds it; one held nowhere belongs to the first
       ownerOf: (p) => this.dealt.get(p) ?? shards.find((s) => s.entries.some((e) => e.playerId === p)) ?? shards[0]!,
+      slotOf: () => 0, // no read of these tests asks
       othersOf: (owner) => shards.filter((s) => s !== owner),
     };
   }

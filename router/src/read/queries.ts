@@ -259,7 +259,8 @@ export class Queries {
   /** What the player's shard holds of it (AdminService.ExportPlayerData). */
   async playerData(playerId: string, deadlineMs = Infinity): Promise<PlayerData> {
     const scope = this.pool.scope("");
-    return this.pool.call(scope.ownerOf(playerId), (s) => s.playerData(playerId), deadlineMs);
+    const slot = scope.slotOf(playerId);
+    return this.pool.call(scope.ownerOf(playerId), (s) => s.playerData(playerId, slot), deadlineMs);
   }
 
   /** The merged first `n` entries of a board (by its stored name) and its size: one fan-out. */

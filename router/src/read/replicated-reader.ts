@@ -272,8 +272,8 @@ export class PrimaryReader extends ShardReader {
     return this.again(() => super.audit(playerId, board, limit));
   }
 
-  override playerData(playerId: string): Promise<PlayerData> {
-    return this.again(() => super.playerData(playerId));
+  override playerData(playerId: string, slot: number): Promise<PlayerData> {
+    return this.again(() => super.playerData(playerId, slot));
   }
 
   override histogramAt(board: string, j: number): Promise<{ card: number; better: number; inBucket: number }> {

@@ -42,6 +42,8 @@ export type ShardStore = Pick<
 /** Where a query reads: the live boards, or an audit view (see AdminService.RebuildShards). */
 export interface Scope<S extends ShardStore = ShardReader> {
   ownerOf(playerId: string): S;
+  /** The player's slot (its records' partition) by the placement the scope reads by. */
+  slotOf(playerId: string): number;
   readonly stores: readonly S[];
   /** Every store but `owner` (a store of this scope). */
   othersOf(owner: S): readonly S[];

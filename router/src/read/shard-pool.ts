@@ -20,7 +20,7 @@
  */
 import { Redis } from "ioredis";
 import type { ClusterPlacement } from "@ladder/model/placement-record";
-import { shardOf, type Placement } from "@ladder/model/placement";
+import { shardOf, slotOf, type Placement } from "@ladder/model/placement";
 import type { BoardSpecs } from "@ladder/model/board-spec";
 import type { Logger } from "@ladder/platform/logger";
 import { parseSentinelUrl } from "@ladder/platform/redis-address";
@@ -60,6 +60,8 @@ export interface ShardPoolOptions {
   placement: ClusterPlacement;
   topic: string;
   boards: BoardSpecs;
+  /** Hashes per slot of the counts of records (LADDER_RECORD_COUNT_BUCKETS): part of each shard's stamp. */
+  recordCountBuckets?: number;
   keyPrefix: string;
   /** Longest wait for one shard call. */
   timeoutMs: number;
@@ -172,6 +174,7 @@ export class ShardPool implements ShardReads {
         numSlots: placement.numSlots,
         slots: placement.slotsOf.get(s.id) ?? [],
         boards: o.boards,
+        recordCountBuckets: o.recordCountBuckets,
       });
       const reader = { shardId: s.id, stamp, keyPrefix: this.keyPrefix };
       const kept = reuse?.urls.get(s.id) === s.redisUrl;
@@ -313,6 +316,7 @@ export function scopeOver<S extends ShardStore>(placement: Placement, stores: Re
   const others = new Map(all.map((owner) => [owner, Object.freeze(all.filter((s) => s !== owner))]));
   return Object.freeze({
     ownerOf: (playerId: string) => stores.get(shardOf(placement, playerId))!,
+    slotOf: (playerId: string) => slotOf(playerId, placement.numSlots),
     stores: all,
     othersOf: (owner: S) => others.get(owner)!,
   });

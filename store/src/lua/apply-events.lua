@@ -47,7 +47,8 @@
                    one once
     ARGV[4 + i]    event i: a MessagePack map (store/src/writer/pack-event.ts; a field at its
                    default, false, 0 or '', left out: apply-input.lua) of offset, part
-                   (a further board of the previous event's record, same offset), player, op
+                   (a further board of the previous event's record, same offset), player, bucket (of the
+                   player's count of records: apply-records.lua), op
                    (OP_*), key (the KEYS index of its board key; OP_CLOSE_PERIOD: the period's), value (OP_DELETE_BOARD: the shard's partitions; OP_ERASE: 1 for every
                    board; OP_HIDE, OP_UNHIDE: 1 for every board; OP_WIPE, OP_HIDE_ABOVE, OP_TRIM, OP_EXPIRE: the log's partitions), time_idx, enc (an index into ARGV[4]'s enc), ttl (s),
                    event_id, ingested_ms, expire_at (Unix ms, 0 never), metadata ('' keeps the

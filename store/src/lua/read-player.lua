@@ -6,6 +6,8 @@
 
   Input:
     KEYS[1]  heartbeat key
+    KEYS[2]  the hash holding the player's count of records, "<prefix>count:records:<slot>:<bucket>"
+             (apply-records.lua)
     ARGV[1]  the reader's stamp of the shard (see read-header.lua)
     ARGV[2]  player id
     ARGV[3]  the boards' prefix "<prefix>board:"
@@ -18,8 +20,7 @@
 local status = check_shard(KEYS[1], ARGV[1])
 if status ~= READ_OK then return { status } end
 local player, prefix = ARGV[2], ARGV[3]
--- the counts of records: "<prefix>count:records", beside "<prefix>board:"
-local out = { READ_OK, redis.call('HGET', string.sub(prefix, 1, #prefix - #'board:') .. 'count:records', player) or '0' }
+local out = { READ_OK, redis.call('HGET', KEYS[2], player) or '0' }
 local pattern = string.gsub(prefix, '[%*%?%[%]\\]', '\\%0') .. '*'
 local cursor = '0'
 repeat

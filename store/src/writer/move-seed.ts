@@ -43,7 +43,7 @@ import {
   memberPages,
   readSnapshot,
   SnapshotUnusable,
-  writeMembers,
+  MembersWriter,
   type MemberPage,
   type SnapshotSource,
 } from "./snapshot.js";
@@ -185,6 +185,7 @@ const isKeyOf = (name: string, stem: string) => name === stem || (name.startsWit
 async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManifest, bounds: Map<string, Bounds>): Promise<number> {
   const gained = new Set(source.slots);
   let members = 0;
+  const writer = new MembersWriter(o.redis); // the keys besides the boards (seedBoard writes those itself)
   try {
     await readSnapshot({ ...o, manifest }, async (e) => {
       const pick = slotPick(e.name, o.numSlots, gained);
@@ -192,10 +193,12 @@ async function load(o: SeedOptions, source: SeedSource, manifest: SnapshotManife
       const pages = memberPages(e.value, "keep" in pick ? pick.keep : undefined);
       const key = o.keyPrefix + e.name;
       const rest = e.name.slice("board:".length);
-      if (e.name.startsWith("board:") && !rest.startsWith("~") && !rest.includes("!"))
+      if (e.name.startsWith("board:") && !rest.startsWith("~") && !rest.includes("!")) {
+        await writer.flush();
         members += await seedBoard(o, key, e.expireAtMs, pages, bounds.get(e.name));
-      else await writeMembers(o.redis, key, pages, { hash: isHash(e.name), replace: false, expireAtMs: e.expireAtMs });
+      } else await writer.write(key, pages, { hash: isHash(e.name), replace: false, expireAtMs: e.expireAtMs });
     });
+    await writer.flush();
   } catch (err) {
     if (o.signal?.aborted || !(err instanceof SnapshotUnusable)) throw err;
     throw new LadderError(

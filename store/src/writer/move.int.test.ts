@@ -11,6 +11,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { slotOf } from "@ladder/model/placement";
+import { DEFAULT_RECORD_COUNT_BUCKETS, recordCountBucket } from "@ladder/model/record-counts";
 import { encodeColumns, playerOfMember, type Column } from "@ladder/model/columns";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, shardStamp } from "../identity.js";
@@ -66,6 +67,8 @@ beforeEach(async () => {
 const writerOf = (w: { stamp: string; builtFrom: string }) =>
   new ShardWriter({ shardId: "shard-m", stamp: w.stamp, builtFrom: w.builtFrom, redis, keyPrefix, dedupWindowMs: 0 });
 const readerOf = (w: { stamp: string }) => new ShardReader({ shardId: "shard-m", stamp: w.stamp, redis, keyPrefix });
+/** The hash of a player's count of records, by its slot and bucket (model/src/record-counts.ts). */
+const countsOf = (id: string) => `${keyPrefix}count:records:${slotOf(id, SLOTS)}:${recordCountBucket(id, DEFAULT_RECORD_COUNT_BUCKETS)}`;
 
 /** SET (op 1) or REMOVE (op 5) of `player` in its own partition, through `writer`; the oracle follows. */
 async function write(writer: ShardWriter, player: string, op: 1 | 5 = 1): Promise<void> {
@@ -221,7 +224,7 @@ describe.each([
     for (const id of [gone, kept]) {
       await redis.zadd(`${board}!hid`, 5, id);
       await redis.zadd(`${keyPrefix}board:~hidden`, 0, `${id}\nb`);
-      await redis.hset(`${keyPrefix}count:records`, id, 3);
+      await redis.hset(countsOf(id), id, 3);
       await redis.zadd(attempts, 2, id);
       for (const joins of [lostJoins!, keptJoins!]) await redis.zadd(joins, 7, id);
     }
@@ -254,7 +257,9 @@ describe.each([
     expect(await redis.zrange(attempts, "0", "-1")).toEqual([kept]);
     expect([await redis.exists(lostJoins!), (await redis.zrange(keptJoins!, "0", "-1")).sort()]).toEqual([0, [gone, kept].sort()]);
     expect(await redis.zrange(`${keyPrefix}board:~hidden`, "0", "-1")).toEqual([`${kept}\nb`]);
-    const counted = await redis.hkeys(`${keyPrefix}count:records`); // every player the writers wrote, and these
+    const countKeys = await redis.keys(`${keyPrefix}count:records:*`);
+    expect(countKeys.filter((k) => k.startsWith(`${keyPrefix}count:records:3:`))).toEqual([]); // the lost slot's hashes, all gone
+    const counted = (await Promise.all(countKeys.map((k) => redis.hkeys(k)))).flat(); // every player the writers wrote, and these
     expect([counted.includes(kept), counted.includes(gone), counted.filter((id) => slotOf(id, SLOTS) === 3)]).toEqual([true, false, []]);
     await expectBoard(readerOf(Q), AFTER);
     expect(await playersHeld()).toEqual(oracle(AFTER).sort());

@@ -278,7 +278,7 @@ export async function drainMove(
  * What the shard keeps per player outside its board keys, for the players of `partitions` (those
  * a move took away, or the arrivals of one given up): their hidden entries ("<key>!hid", and on a
  * board with columns "<key>!hid!cols"), their
- * hides ("~hidden"), their counts of records ("count:records", a hash) and their tournament attempts
+ * hides ("~hidden"), their counts of records (the hashes "count:records:<slot>:…" of those slots) and their tournament attempts
  * ("<key>!att"), their latest event times ("<key>!seen") and those
  * partitions' trim floors ("<key>!floor": apply-retention.lua); and the members of the tournaments whose joins those partitions hold ("<key>!join"
  * of a board whose name's slot is one of them: model/src/tournaments.ts), and the placements, tiers and
@@ -319,15 +319,11 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
       if (members.length) await redis.zrem(key, ...members);
     } while (cursor !== "0");
   }
-  const counts = keyLayout(keyPrefix).recordCounts;
-  let cursor = "0";
-  do {
-    const [next, flat] = await redis.hscan(counts, cursor, "COUNT", MOVE_PAGE);
-    cursor = next;
-    const fields: string[] = [];
-    for (let i = 0; i < flat.length; i += 2) if (gone.has(slotOf(flat[i]!, numSlots))) fields.push(flat[i]!);
-    if (fields.length) await redis.hdel(counts, ...fields);
-  } while (cursor !== "0");
+  // the counts of records: hashes by slot ("count:records:<slot>:<bucket>"), those of the slots that went deleted whole
+  await forEachMatch(redis, `${globEscape(keyPrefix)}count:records:*`, async (page) => {
+    const gone = page.filter((k) => "all" in pickOf(k));
+    if (gone.length) await redis.unlink(...gone);
+  });
 }
 
 /**

@@ -19,6 +19,7 @@
  * A call may apply several partitions (ARGV[1]: each with its dedup set's KEYS index and how many of
  * the events that follow are its): the events of each, in offset order, one partition after another.
  */
+import { recordCountBucket } from "@ladder/model/record-counts";
 import type { KeyLayout } from "../keys.js";
 import { PackWriter, type Packable } from "./msgpack.js";
 import type { PreparedEvent, PreparedWindows } from "./prepared-event.js";
@@ -53,7 +54,14 @@ export interface PartitionEvents {
 }
 
 /** The keys and arguments of one apply script call over the events of `groups`, one partition after another. */
-export function applyCall(o: { keys: KeyLayout; groups: readonly PartitionEvents[]; dedupWindowMs: number; builtFrom: string }): ApplyCall {
+export function applyCall(o: {
+  keys: KeyLayout;
+  groups: readonly PartitionEvents[];
+  dedupWindowMs: number;
+  builtFrom: string;
+  /** Hashes per slot of the counts of records (the stamp's: identity.ts recordCountBucketsOf). */
+  recordCountBuckets: number;
+}): ApplyCall {
   const keys = fixedKeys(o.keys, o.groups[0]!.partition);
   const at = new Map<string, number>([[keys[1]!, 2]]);
   /** The KEYS index (1-based) of key `full`, added at the first use. */
@@ -121,10 +129,15 @@ export function applyCall(o: { keys: KeyLayout; groups: readonly PartitionEvents
     return at;
   };
   const packed = o.groups.flatMap((g) =>
-    g.events.map((e) => packEvent(e, key(e.board), histogram(e.histogram), encoding(e), windowsOf(e))),
+    g.events.map((e) => packEvent(e, key(e.board), histogram(e.histogram), encoding(e), windowsOf(e), bucketOf(e, o.recordCountBuckets))),
   );
   const groups = o.groups.map((g) => ({ partition: g.partition, dedup: keyOf(o.keys.dedup(g.partition)), events: g.events.length }));
   return { keys, args: [groupsHeader(groups), o.dedupWindowMs, o.builtFrom, sharedTables(histograms, encodings, windows), ...packed] };
+}
+
+/** The bucket of the event's count of records (apply-records.lua): a first part naming a player; 0 for the rest (not sent). */
+function bucketOf(e: PreparedEvent, buckets: number): number {
+  return e.part || e.playerId === "" ? 0 : recordCountBucket(e.playerId, buckets);
 }
 
 /** ARGV[1]: the partitions of the call, in order. */
@@ -195,11 +208,12 @@ const K = Object.fromEntries(
     "partition",
     "dedup",
     "events",
+    "bucket",
   ].map((name) => [name, PackWriter.key(name)]),
 ) as Record<string, Buffer>;
 
 /** An event's map (apply-events.lua ARGV[4 + i]; its partition's: ARGV[1]): its fields at their default (false, 0, '') left out. */
-function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, windows: number): Buffer {
+function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, windows: number, bucket: number): Buffer {
   const w = writer;
   const md = e.metadata ?? "";
   const report = e.reportId ?? "";
@@ -237,7 +251,8 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
     +left +
     +(best !== 0) +
     +(cols !== "") +
-    +(ctime !== "");
+    +(ctime !== "") +
+    +(bucket !== 0);
   w.start();
   w.map(fields);
   w.raw(K.key!);
@@ -246,6 +261,10 @@ function packEvent(e: PreparedEvent, key: number, hist: number, enc: number, win
   w.number(Number(e.offset));
   w.raw(K.player!);
   w.string(e.playerId);
+  if (bucket !== 0) {
+    w.raw(K.bucket!);
+    w.number(bucket);
+  }
   w.raw(K.op!);
   w.number(e.op);
   w.raw(K.enc!);

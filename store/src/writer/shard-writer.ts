@@ -16,6 +16,7 @@
 import type { Redis } from "ioredis";
 import { atEndOfTurn } from "@ladder/platform/end-of-turn";
 import { appliedOffsetsOf, keyLayout, type KeyLayout } from "../keys.js";
+import { recordCountBucketsOf } from "../identity.js";
 import { ApplyStatus, HeartbeatStatus, withWriteScripts, type ApplyReply, type WriteScripts } from "../scripts.js";
 import { applyCall, type PartitionEvents } from "./pack-event.js";
 import type { PreparedEvent } from "./prepared-event.js";
@@ -105,6 +106,8 @@ export class ShardWriter {
   readonly keys: KeyLayout;
   private readonly redis: Redis & WriteScripts;
   private readonly dedupWindowMs: number;
+  /** Hashes per slot of the counts of records: the stamp's (identity.ts). */
+  private readonly recordCountBuckets: number;
   /** The batches asked in this turn, sent at its end. */
   private waiting: Waiting[] = [];
 
@@ -115,6 +118,7 @@ export class ShardWriter {
     this.keys = keyLayout(o.keyPrefix);
     this.redis = withWriteScripts(o.redis);
     this.dedupWindowMs = o.dedupWindowMs;
+    this.recordCountBuckets = recordCountBucketsOf(o.stamp);
   }
 
   /**
@@ -149,7 +153,13 @@ export class ShardWriter {
   private async applyTogether(calls: readonly Waiting[]): Promise<void> {
     let replies: ApplyReply[];
     try {
-      const call = applyCall({ keys: this.keys, groups: calls, dedupWindowMs: this.dedupWindowMs, builtFrom: this.builtFrom });
+      const call = applyCall({
+        keys: this.keys,
+        groups: calls,
+        dedupWindowMs: this.dedupWindowMs,
+        builtFrom: this.builtFrom,
+        recordCountBuckets: this.recordCountBuckets,
+      });
       replies = await this.redis.ladderApply(call.keys.length, call.keys, call.args); // arrays: ioredis flattens them once
     } catch (err) {
       for (const c of calls) c.reject(err);

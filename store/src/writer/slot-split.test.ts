@@ -34,11 +34,13 @@ describe("slotPick", () => {
       expect(takes(pick(name), mine), name).toBe(true);
       expect(takes(pick(name), other), name).toBe(false);
     }
-    expect(takes(pick("count:records"), mine)).toBe(true);
-    expect(takes(pick("count:records"), other)).toBe(false);
   });
 
-  it("goes by partition for event ids, deletion and close markers, and trim floors", () => {
+  it("goes by partition for event ids, counts of records, deletion and close markers, and trim floors", () => {
+    expect(takes(pick("count:records:3:0"), "x")).toBe("all");
+    expect(takes(pick("count:records:3:1023"), "x")).toBe("all");
+    expect(takes(pick("count:records:4:7"), "x")).toBe("none");
+    expect(takes(pick("count:records:13:3"), "x")).toBe("none");
     expect(takes(pick("dedup:3"), "x")).toBe("all");
     expect(takes(pick("dedup:4"), "x")).toBe("none");
     expect(takes(pick("board:~deleted"), "b#1\n3")).toBe(true);
@@ -66,7 +68,16 @@ describe("slotPick", () => {
   });
 
   it("refuses what it does not know", () => {
-    for (const name of ["board:b#1!arr", "board:b#1!dep", "board:b#1!new", "board:~other", "offsets", "heartbeat"])
+    for (const name of [
+      "board:b#1!arr",
+      "board:b#1!dep",
+      "board:b#1!new",
+      "board:~other",
+      "offsets",
+      "heartbeat",
+      "count:records",
+      "count:records:x:1",
+    ])
       expect(takes(pick(name), "x"), name).toBe("unknown");
   });
 });

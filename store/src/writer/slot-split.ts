@@ -18,7 +18,7 @@
  * Where the owner is found (names without the key prefix; member formats in keys.ts and the
  * apply-*.lua that write them):
  *   dedup:<p>                            whole key, partition p
- *   count:records (a hash)               field: a player
+ *   count:records:<p>:<bucket> (hashes)  whole key, partition p
  *   board:~deleted                       "<board>#<gen>[@<period>]\n<partition>": that partition
  *   board:~hidden                        "<player>\n<board>"
  *   board:~audit                         a JSON line: its playerId (none: not copied)
@@ -64,7 +64,10 @@ export function slotPick(name: string, numSlots: number, gained: ReadonlySet<num
   const ofPlayer = (player: string) => gained.has(slotOf(player, numSlots));
   const ofPartition = (p: string) => gained.has(Number(p));
   if (name.startsWith("dedup:")) return ofPartition(name.slice("dedup:".length)) ? ALL : none("another partition's event ids");
-  if (name === "count:records") return { keep: ofPlayer };
+  if (name.startsWith("count:records:")) {
+    const p = name.slice("count:records:".length).split(":")[0]!;
+    return /^\d+$/.test(p) ? (ofPartition(p) ? ALL : none("another partition's counts of records")) : { unknown: name };
+  }
   if (!name.startsWith("board:")) return { unknown: name };
   const rest = name.slice("board:".length);
   if (rest.startsWith("~")) {

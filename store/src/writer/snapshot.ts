@@ -329,6 +329,8 @@ interface Frozen {
 
 /** Members per page (snapshot-page.lua, snapshot-resolve.lua). */
 const PAGE = 4096;
+/** Hashes whose first page one round trip asks for (readHashes). */
+const HASH_BATCH = 256;
 /** The journal is set aside and resolved until it holds at most this many members (or ROTATIONS times); the finish resolves the rest. */
 const FINAL_JOURNAL = 4096;
 const ROTATIONS = 8;
@@ -372,9 +374,10 @@ async function readShard(
       const atBegin = new Map<string, number>();
       for (let i = 0; i < listed.length; i += 2) atBegin.set(String(listed[i]), Number(listed[i + 1]));
       const pages = new Map<string, PageRef[]>();
+      const hashPages = await readHashes([...atBegin.keys()].filter((key) => isHash(key.slice(keyPrefix.length))));
       for (const key of atBegin.keys()) {
         if (isHash(key.slice(keyPrefix.length))) {
-          pages.set(key, await readHash(key));
+          pages.set(key, hashPages.get(key)!);
           continue;
         }
         const read: PageRef[] = [];
@@ -388,21 +391,36 @@ async function readShard(
         }
         pages.set(key, read);
       }
-      // a hash (the counts of records) by HSCAN, page by page as a sorted set's: every field there
-      // from the begin to the end is returned at least once, with its value; one that changed
+      // the hashes (the counts of records) by HSCAN, page by page as a sorted set's: every field
+      // there from the begin to the end is returned at least once, with its value; one that changed
       // meanwhile is journaled, and its pages' copies give way to the journal's value. A field
       // returned twice (HSCAN may, while the hash grows) had one value both times: loaded twice, it
-      // makes the same hash
-      async function readHash(key: string): Promise<PageRef[]> {
-        const read: PageRef[] = [];
-        let cursor = "0";
-        do {
+      // makes the same hash. They are thousands of small hashes (apply-records.lua), each answered
+      // whole by its first HSCAN (a listpack's): HASH_BATCH first pages go in one pipeline, one round
+      // trip, and only a hash that has more is read on alone
+      async function readHashes(hashKeys: readonly string[]): Promise<Map<string, PageRef[]>> {
+        const out = new Map<string, PageRef[]>();
+        for (let i = 0; i < hashKeys.length; i += HASH_BATCH) {
           signal?.throwIfAborted();
-          const [next, flat] = await timed(redis.hscanBuffer(key, cursor, "COUNT", PAGE));
-          if (flat.length) read.push(await spill.append(encodeMembers(flat), flat.length / 2));
-          cursor = next.toString();
-        } while (cursor !== "0");
-        return read;
+          const group = hashKeys.slice(i, i + HASH_BATCH);
+          const batch = redis.pipeline();
+          for (const key of group) batch.hscanBuffer(key, "0", "COUNT", PAGE);
+          const replies = await timed(batch.exec());
+          for (const [j, key] of group.entries()) {
+            const [err, reply] = replies![j]!;
+            if (err) throw err;
+            let [next, flat] = reply as [Buffer, Buffer[]];
+            const read: PageRef[] = [];
+            for (;;) {
+              if (flat.length) read.push(await spill.append(encodeMembers(flat), flat.length / 2));
+              if (next.toString() === "0") break;
+              signal?.throwIfAborted();
+              [next, flat] = await timed(redis.hscanBuffer(key, next.toString(), "COUNT", PAGE));
+            }
+            out.set(key, read);
+          }
+        }
+        return out;
       }
       // the members changed since the begin, by key (member bytes as latin1 strings), with their score when last read
       const changed = new Map<string, Map<string, Buffer | null>>();
@@ -539,7 +557,7 @@ async function readShard(
 
 /**
  * Whether a frozen key (its name without the prefix) is a hash: the counts of records
- * ("count:records", apply-records.lua). Its fields and values are kept in the members encoding
+ * ("count:records:<slot>:<bucket>", apply-records.lua). Their fields and values are kept in the members encoding
  * as members and scores (counts are integers, exact as doubles); every other key is a sorted set.
  */
 export const isHash = (name: string) => name.startsWith("count:");
@@ -606,15 +624,17 @@ export async function loadSnapshot(
   const started = performance.now();
   const names: LoadedSnapshot["names"] = [];
   const seen = new Set<string>();
+  const writer = new MembersWriter(s.redis);
   await readSnapshot(s, async (e) => {
     const key = s.targetPrefix + e.name;
     const hash = isHash(e.name);
     // a key's first entry replaces what the target held under its name; its next ones add to it
     const first = !seen.has(e.name);
-    await writeMembers(s.redis, key, memberPages(e.value), { hash, replace: first, expireAtMs: e.expireAtMs });
+    await writer.write(key, memberPages(e.value), { hash, replace: first, expireAtMs: e.expireAtMs });
     if (first) names.push({ name: e.name, expiring: e.expireAtMs >= 0 });
     seen.add(e.name);
   });
+  await writer.flush();
   return { names, ms: performance.now() - started };
 }
 
@@ -640,28 +660,51 @@ export async function* memberPages(value: Buffer, keep?: (member: string) => boo
   if (page.length) yield page;
 }
 
+/** How a key's members are written (MembersWriter). */
+export interface WriteMembersOptions {
+  hash: boolean;
+  /** Delete the key first. */
+  replace: boolean;
+  /** An absolute expiry (Unix ms) to set; -1: none. */
+  expireAtMs: number;
+}
+
 /**
- * Writes pages of members into `key` with ZADD (a hash's fields with HSET), one command per page,
- * pipelined; `replace` deletes the key first; an expiry >= 0 is set as that absolute time.
+ * Writes keys' members with ZADD (a hash's fields with HSET), one command per page, the commands of
+ * consecutive keys in one pipeline: a shard's counts of records are thousands of small hashes
+ * (apply-records.lua), and a round trip each would be most of a load's time. A pipeline is sent
+ * once it holds 16 pages' worth of members or 256 commands, and by flush(); commands of one
+ * connection run in the order sent, so a key written in several calls ends as written at once.
  */
-export async function writeMembers(
-  redis: Redis,
-  key: string,
-  pages: AsyncIterable<MemberPage>,
-  o: { hash: boolean; replace: boolean; expireAtMs: number },
-): Promise<void> {
-  let batch = redis.pipeline();
-  if (o.replace) batch.del(key);
-  for await (const page of pages) {
-    if (o.hash) batch.hset(key, ...page.flat());
-    else batch.zadd(key, ...page.flatMap(([member, score]) => [score, member]));
-    if (batch.length >= 16) {
-      await execAll(batch);
-      batch = redis.pipeline();
-    }
+export class MembersWriter {
+  private batch: ReturnType<Redis["pipeline"]>;
+  private members = 0;
+
+  constructor(private readonly redis: Redis) {
+    this.batch = redis.pipeline();
   }
-  if (o.expireAtMs >= 0) batch.pexpireat(key, o.expireAtMs);
-  await execAll(batch);
+
+  /** Queues `key`'s pages (sending full pipelines on the way). */
+  async write(key: string, pages: AsyncIterable<MemberPage>, o: WriteMembersOptions): Promise<void> {
+    if (o.replace) this.batch.del(key);
+    for await (const page of pages) {
+      if (o.hash) this.batch.hset(key, ...page.flat());
+      else this.batch.zadd(key, ...page.flatMap(([member, score]) => [score, member]));
+      this.members += page.length;
+      if (this.members >= 16 * PAGE || this.batch.length >= 256) await this.flush();
+    }
+    if (o.expireAtMs >= 0) this.batch.pexpireat(key, o.expireAtMs);
+    if (this.batch.length >= 256) await this.flush();
+  }
+
+  /** Sends what is queued and waits for it. */
+  async flush(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = this.redis.pipeline();
+    this.members = 0;
+    await execAll(batch);
+  }
 }
 
 /**

@@ -34,7 +34,7 @@ local HISTOGRAMS, ENCODINGS, WINDOWS = SHARED.hist, SHARED.enc, SHARED.windows
 local EVENT_DEFAULTS = { __index = {
   part = false, value = 0, time_idx = 0, ttl = 0, event_id = '', expire_at = 0, metadata = '',
   report = '', hist = 0, audit = '', limit = 0, tour = false, floor = '', retain = 0, at = 0, prev = '',
-  team = '', left = false, best = 0, cols = '', ctime = '',
+  team = '', left = false, best = 0, cols = '', ctime = '', bucket = 0,
 } }
 
 local EVENTS = {}
