@@ -63,9 +63,7 @@ export function shardStamp(i: ShardIdentity): string {
  * without them: a test's or a bench's made-up one).
  */
 export function recordCountBucketsOf(stamp: string): number {
-  const at = stamp.indexOf("|counts=");
-  if (at < 0) return DEFAULT_RECORD_COUNT_BUCKETS;
-  const n = Number.parseInt(stamp.slice(at + "|counts=".length), 10);
+  const n = Number(stampFields(stamp).get("counts"));
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_RECORD_COUNT_BUCKETS;
 }
 

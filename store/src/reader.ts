@@ -137,6 +137,8 @@ export class ShardReader {
   readonly keys: KeyLayout;
   private readonly redis: Redis & ReadScripts;
   private readonly view: string | undefined;
+  /** Hashes per slot of the counts of records: the stamp's (identity.ts). */
+  private readonly recordCountBuckets: number;
   /** Reads asked in this turn of the event loop, sent together at its end (see above); a unit of atOnce() is one element. */
   private queued: Array<QueuedRead | QueuedRead[]> = [];
   private readonly batch: boolean;
@@ -149,6 +151,7 @@ export class ShardReader {
   constructor(o: ShardReaderOptions) {
     this.shardId = o.shardId;
     this.stamp = o.stamp;
+    this.recordCountBuckets = recordCountBucketsOf(o.stamp);
     this.keys = keyLayout(o.keyPrefix);
     this.redis = withReadScripts(o.redis);
     this.view = o.view;
@@ -342,7 +345,7 @@ export class ShardReader {
    * records, in the bucket the stamp's bucket count gives: model/src/record-counts.ts).
    */
   async playerData(playerId: string, slot: number): Promise<PlayerData> {
-    const counts = this.keys.recordCounts(slot, recordCountBucket(playerId, recordCountBucketsOf(this.stamp)));
+    const counts = this.keys.recordCounts(slot, recordCountBucket(playerId, this.recordCountBuckets));
     const reply = await this.check(await this.redis.ladderPlayer(this.keys.heartbeat, counts, this.stamp, playerId, this.keys.board("")));
     const entries: PlayerData["entries"] = [];
     for (let i = 2; i + 3 < reply.length; i += 4)
