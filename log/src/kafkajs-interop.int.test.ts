@@ -68,11 +68,16 @@ describe("log > kafkajs with kafka 4.1.1", () => {
       validateOnly: false,
       resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: "retention.ms", value: "86400000" }] }],
     });
-    const describe2 = await admin.describeConfigs({
-      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ["retention.ms"] }],
-      includeSynonyms: false,
-    });
-    expect(describe2.resources[0]!.configEntries[0]!.configValue).toBe("86400000");
+    // the broker takes the change from the metadata log after acknowledging it: asked at once, it
+    // may answer the value before it for a moment
+    const retention = async () =>
+      (
+        await admin.describeConfigs({
+          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ["retention.ms"] }],
+          includeSynonyms: false,
+        })
+      ).resources[0]!.configEntries[0]!.configValue;
+    await expect.poll(retention, { timeout: 10_000, interval: 100 }).toBe("86400000");
 
     await admin.createPartitions({ topicPartitions: [{ topic, count: 4 }] });
     expect((await admin.fetchTopicMetadata({ topics: [topic] })).topics[0]?.partitions).toHaveLength(4);
