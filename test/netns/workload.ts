@@ -11,8 +11,12 @@
 // The reader asks GetTop, GetRank and GetAround in turn. While writes apply, shards are read each at
 // its own point of the log, so an answer is checked for what must hold of any such read: a page's
 // ranks consecutive from where it starts, within 1..total, no player twice, in the board's order; no
-// score above the updates sent to that player; a player's score never lower than one read earlier
-// (one reader, one Redis per shard: reads are monotonic), and a player once seen never missing. A
+// score above the updates sent to that player; a player's score never lower than one read earlier,
+// and a player once seen never missing. Those two hold as far as the cluster promises them: where a
+// shard's reads are spread over a primary and its replicas, an answer may miss the writes of the
+// last LADDER_REPLICA_MAX_LAG_MS (docs/operations.md, "Replicas and failover"), so a later answer may
+// show less than an earlier one only when it began within that bound of the earlier one's end
+// (`replicaLagMs` per player; 0, strictly monotonic, where one Redis answers). A
 // refusal must carry a status and a reason; it is kept for the fault windows (faults.ts). The exact
 // check against the oracle is made on the quiet board at the end (auditNetBoard).
 import { status } from "@grpc/grpc-js";
@@ -23,6 +27,7 @@ import type { IngestService } from "@ladder/proto/leaderboard/v1/ingest_pb";
 import type { LeaderboardService } from "@ladder/proto/leaderboard/v1/leaderboard_pb";
 import { Oracle, pageProblems, plainEntry } from "../oracle.js";
 import { retryAfterMs } from "@ladder/client";
+import { ReadHistory } from "./read-history.js";
 
 export const BOARD = "pt";
 const boards = new BoardSpecs([makeBoardSpec(DEFAULT_BOARD).spec!]);
@@ -64,7 +69,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function startTraffic(
   ingest: ClientOf<typeof IngestService>,
   router: ClientOf<typeof LeaderboardService>,
-  o: { writers: number; playersPerWriter: number; batchSize: number },
+  o: {
+    writers: number;
+    playersPerWriter: number;
+    batchSize: number;
+    /** How far behind an answer read earlier a player's later answer may be (ms; see above). 0 when absent. */
+    replicaLagMs?: (playerId: string) => number;
+  },
 ): Traffic {
   const attempts: Attempt[] = [];
   const oracle = new Oracle((b) => boards.forBoard(b));
@@ -118,15 +129,17 @@ export function startTraffic(
     }
   }
 
-  const seen = new Map<string, number>(); // player -> the highest score read
+  const history = new ReadHistory(o.replicaLagMs);
   let staleMs = 0; // of the answer being checked
   function checkEntry(e: ReturnType<typeof plainEntry>, total: number, what: string, readStartMs: number): void {
     const missed = acked.get(e.playerId)?.[e.score]; // its first acknowledged update not shown
     if (missed !== undefined && missed < readStartMs) staleMs = Math.max(staleMs, readStartMs - missed);
     if (e.score > (sent.get(e.playerId) ?? 0)) wrong.push(`${what}: ${e.playerId} at ${e.score} > ${sent.get(e.playerId) ?? 0} sent`);
-    if (e.score < (seen.get(e.playerId) ?? 0)) wrong.push(`${what}: ${e.playerId} at ${e.score} after ${seen.get(e.playerId)} was read`);
+    const earlier = history.mustShow(e.playerId, readStartMs);
+    if (earlier && e.score < earlier.score)
+      wrong.push(`${what}: ${e.playerId} at ${e.score}, read from ${readStartMs}, after ${earlier.score} was read by ${earlier.endMs}`);
     if (e.rank < 1 || e.rank > total) wrong.push(`${what}: ${e.playerId} rank ${e.rank} outside 1..${total}`);
-    seen.set(e.playerId, Math.max(e.score, seen.get(e.playerId) ?? 0));
+    history.note(e.playerId, e.score, Date.now());
   }
   function checkPage(entries: Entry[], total: bigint, what: string, readStartMs: number, firstRank?: number): void {
     const plain = entries.map(plainEntry);
@@ -169,7 +182,9 @@ export function startTraffic(
         const endMs = Date.now();
         if (e.code === status.NOT_FOUND) {
           // the player's shard is behind its acknowledgement: an answer, unless it was read before
-          if (seen.has(player)) wrong.push(`${what}: ${player} NOT_FOUND after it was read at ${seen.get(player)}`);
+          const earlier = history.mustShow(player, startMs);
+          if (earlier)
+            wrong.push(`${what}: ${player} NOT_FOUND, read from ${startMs}, after it was read at ${earlier.score} by ${earlier.endMs}`);
           const missed = acked.get(player)?.[0];
           attempts.push({ kind, startMs, endMs, staleMs: missed !== undefined && missed < startMs ? startMs - missed : 0 });
           continue;
