@@ -40,7 +40,7 @@ beforeAll(async () => {
   c = await startTestCluster("kafka-sec", {
     ownRedis: true, // it rebuilds the shards
     kafkaBrokers: broker.brokers,
-    kafkaLogins: kafkaRoleSettings(logins),
+    kafkaLogins: kafkaRoleSettings(logins, dir),
     prepare: (ns) => grantRoleAcls(broker, ns.topic, log),
   });
 }, 300_000);

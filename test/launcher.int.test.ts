@@ -311,8 +311,14 @@ describe("local launcher supervision", () => {
     // no password on any command line
     const commandLines = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
     for (const password of Object.values(file.redis)) expect(commandLines.includes(password)).toBe(false);
+    // each service's Redis and Kafka passwords in files of their own
     expect(readdirSync(join(launcher.dataDir, "secrets")).sort()).toEqual(
-      ["ladder-ingest", "ladder-router", "ladder-router-admin", "ladder-shard-node"].map((u) => `${u}.password`).sort(),
+      [
+        ...["ladder-ingest", "ladder-router", "ladder-router-admin", "ladder-shard-node"],
+        ...["kafka-ingest", "kafka-router", "kafka-router-control", "kafka-shard"],
+      ]
+        .map((u) => `${u}.password`)
+        .sort(),
     );
   });
 
@@ -364,6 +370,19 @@ describe("local launcher supervision", () => {
       ingest: { LADDER_KAFKA_SASL_USERNAME: "ingest" },
       gateway: {},
     });
+    // the passwords in files of the data dir (0600: the test below), never in a process's environment
+    for (const p of launcher.state()!.processes.filter((p) => p.pid)) {
+      const names = readFileSync(`/proc/${p.pid}/environ`, "utf8")
+        .split("\0")
+        .map((kv) => kv.split("=")[0]);
+      expect(
+        names.filter((n) => /^LADDER_KAFKA_.*SASL_PASSWORD$/.test(n!)),
+        p.name,
+      ).toEqual([]);
+    }
+    expect(readFileSync(join(launcher.dataDir, "secrets", "kafka-shard.password"), "utf8")).toBe(
+      kafkaLoginFromFile(file, "shard")!.password,
+    );
   });
 
   it("keeps its data dir its owner's alone: the dir and every dir in it 0700 (Kafka's log, Redis's), every file 0600", () => {

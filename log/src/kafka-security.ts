@@ -30,3 +30,26 @@ export function kafkajsSecurity(security: KafkaSecurity | undefined): Pick<Kafka
     ...(sasl ? { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as SASLOptions } : {}),
   };
 }
+
+/** Whether `err`, or an error it was caused by, is the broker closing the connection. */
+function closedByBroker(err: unknown): boolean {
+  for (let e = err as { name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++)
+    if (e.name === "KafkaJSConnectionClosedError") return true;
+  return false;
+}
+
+/**
+ * The error of a first connection to the brokers that failed. A broker that requires TLS or SASL
+ * closes the connections of a client that offers neither, and kafkajs then says only "Closed
+ * connection" after its retries: when no security is configured, the error says what to set. Any
+ * other failure is returned as it is.
+ */
+export function connectFailure(err: unknown, brokers: readonly string[], security: KafkaSecurity | undefined): unknown {
+  if (security || !closedByBroker(err)) return err;
+  return new Error(
+    `Kafka at ${brokers.join(",")} closed every connection (${(err as Error).message}): a broker that requires TLS or SASL does that ` +
+      "to a client without them, and none is configured here (LADDER_KAFKA_TLS_CA, LADDER_KAFKA_SASL_MECHANISM, " +
+      "LADDER_KAFKA_SASL_USERNAME, LADDER_KAFKA_SASL_PASSWORD_FILE: docs/configuration.md)",
+    { cause: err },
+  );
+}

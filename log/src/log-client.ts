@@ -21,7 +21,7 @@
 import type { Admin, Kafka } from "kafkajs";
 import type { Logger } from "@ladder/platform/logger";
 import { createKafka, createTopic, topicConfigs, topicOffsets } from "./kafka.js";
-import type { KafkaSecurity } from "./kafka-security.js";
+import { connectFailure, type KafkaSecurity } from "./kafka-security.js";
 import { consumePartitions, type ConsumeOptions, type LogRecord, type PartitionConsumer } from "./partition-consumer.js";
 import { connectProducer, type ProducerOptions, type RecordProducer } from "./record-producer.js";
 import { readRange, snapshotTopicPartitions } from "./snapshot-topic.js";
@@ -62,7 +62,11 @@ export class LogClient {
   /** A client of `brokers` (kafka.ts's settings, `security`'s login and TLS), its admin connected. */
   static async open(brokers: readonly string[], clientId: string, log: Logger, security?: KafkaSecurity): Promise<LogClient> {
     const client = LogClient.unconnected(brokers, clientId, log, security);
-    await client.admin.connect();
+    try {
+      await client.admin.connect();
+    } catch (err) {
+      throw connectFailure(err, brokers, security);
+    }
     return client;
   }
 

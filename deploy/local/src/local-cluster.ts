@@ -68,7 +68,7 @@ export async function startLocalCluster(
         LADDER_LOG_LEVEL: logLevel,
         ...(replicas ? { LADDER_SENTINELS: replicas.sentinelList } : {}),
       },
-      kafkaLogins: kafkaRoleSettings(logins),
+      kafkaLogins: kafkaRoleSettings(logins, local.dataDir),
       own: localRedisServiceEnv(local.dataDir, redisPasswords, replicas !== undefined),
       baseEnv: env,
       log,

@@ -11,7 +11,7 @@ const FIXED = new Map<string, string>([
   ["kafka", "Kafka's log: scores, snapshots, placements"],
   ["credentials.json", "the local tokens, Kafka logins and Redis users' passwords"],
   ["stream-secret", "the routers' resume-token secret"],
-  ["secrets", "the services' Redis password files"],
+  ["secrets", "the services' Redis and Kafka password files"],
   ["logs", "the processes' logs"],
   ["launcher-state.json", "the launcher's state"],
   ["launcher.pid", "the launcher's pid file"],
