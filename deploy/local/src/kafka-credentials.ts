@@ -3,7 +3,7 @@
 // after, so the log dir formatted with them keeps working. Each service is given its own login only
 // (kafkaRoleSettings): the router its reader's and its control plane's, ingest and the shard nodes theirs.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   type KafkaLogins,
@@ -13,6 +13,7 @@ import {
 } from "@ladder/platform/credentials-file";
 import { KAFKA_ROLE_USERS, type KafkaRoleUser } from "@ladder/log/kafka-acls";
 import type { KafkaBrokerSecurity } from "./kafka-broker.js";
+import { writeSecretFile } from "./secret-files.js";
 
 /** The broker's own user: the one super user. */
 export const BROKER_USER = "broker";
@@ -50,21 +51,15 @@ export function brokerSecurityOf(logins: LocalKafkaLogins): KafkaBrokerSecurity 
 
 /**
  * Each service's LADDER_KAFKA_* settings: its own login (SCRAM-SHA-512) and the CA. The passwords go
- * in files, `<dataDir>/secrets/kafka-<user>.password` (0600, written here), beside the Redis users'
- * (redis-credentials.ts), named by LADDER_KAFKA_SASL_PASSWORD_FILE: never in a process's environment,
- * and a process started by hand beside the local cluster (a shard node being added: docs/operations.md)
- * names the same file.
+ * in files, `<dataDir>/secrets/kafka-<user>.password` (secret-files.ts) beside the Redis users', named
+ * by LADDER_KAFKA_SASL_PASSWORD_FILE: never in a process's environment, and a process started by hand
+ * beside the local cluster (a shard node being added: docs/operations.md) names the same file.
  */
 export function kafkaRoleSettings(logins: Pick<LocalKafkaLogins, "caFile" | "users">, dataDir: string): KafkaRoleSettings {
-  const dir = join(dataDir, "secrets");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  const login = (prefix: string, user: KafkaRoleUser) => {
-    const file = join(dir, `kafka-${user}.password`);
-    writeFileSync(file, logins.users[user], { mode: 0o600 });
-    chmodSync(file, 0o600);
-    return { [`${prefix}SASL_USERNAME`]: user, [`${prefix}SASL_PASSWORD_FILE`]: file };
-  };
+  const login = (prefix: string, user: KafkaRoleUser) => ({
+    [`${prefix}SASL_USERNAME`]: user,
+    [`${prefix}SASL_PASSWORD_FILE`]: writeSecretFile(dataDir, `kafka-${user}`, logins.users[user]),
+  });
   const tls = { LADDER_KAFKA_SASL_MECHANISM: "scram-sha-512", LADDER_KAFKA_TLS_CA: logins.caFile };
   return {
     shard: { ...tls, ...login("LADDER_KAFKA_", "shard") },

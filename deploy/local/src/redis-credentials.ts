@@ -5,11 +5,11 @@
 // LADDER_REDIS_USERNAME, its password in a file of <data dir>/secrets/ (0600, in a 0700 directory)
 // named by LADDER_REDIS_PASSWORD_FILE, so no password shows in `ps` or in a process's environment.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { localCredentialsPath, readCredentialsDocument, writeCredentialsDocument } from "@ladder/platform/credentials-file";
 import { redisAclLines, sentinelAclLines, type RedisRole } from "@ladder/platform/redis-acl";
 import { localCredentials } from "./credentials.js";
+import { writeSecretFile } from "./secret-files.js";
 
 /** The local users: name → role on the shards' Redis; `ladder-sentinel-client` exists on the Sentinels only. */
 export const LOCAL_REDIS_USERS = Object.freeze({
@@ -82,15 +82,7 @@ export function localRedisServiceEnv(
   passwords: Readonly<Record<LocalUser, string>>,
   sentinels: boolean,
 ): { shard: Record<string, string>; router: Record<string, string>; ingest: Record<string, string> } {
-  const dir = join(dataDir, "secrets");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  const fileOf = (user: LocalUser) => {
-    const path = join(dir, `${user}.password`);
-    writeFileSync(path, passwords[user], { mode: 0o600 });
-    chmodSync(path, 0o600);
-    return path;
-  };
+  const fileOf = (user: LocalUser) => writeSecretFile(dataDir, user, passwords[user]);
   const sentinel: Record<string, string> = sentinels
     ? { LADDER_SENTINEL_USERNAME: SENTINEL_CLIENT, LADDER_SENTINEL_PASSWORD_FILE: fileOf(SENTINEL_CLIENT) }
     : {};
