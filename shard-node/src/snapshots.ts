@@ -282,23 +282,24 @@ export async function openSnapshots(o: SnapshotsOptions): Promise<NodeSnapshots 
       if (!ctx || refilling || stopping.signal.aborted || !latest) return;
       const { applier } = ctx;
       const newest = latest;
+      // paused at once, before anything is awaited: rewound to what Redis holds, the applier would
+      // otherwise replay the log meanwhile, and past the snapshot's offsets (a small shard's, within
+      // one fetch) the snapshot would no longer be worth loading
+      applier.pause();
       refilling = (async () => {
         try {
           // cheap first: is the newest snapshot known far enough ahead of what Redis holds? (after a swap, usually not)
           if (notWorthLoading(newest, o.slots, await o.writer.appliedOffsetsOf(o.slots))) return;
           await taking; // a snapshot being written finishes first (it skips a Redis that lost data)
-          applier.pause();
-          try {
-            const fresh = await findSnapshots({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, signal: stopping.signal });
-            const res = await refillFromSnapshot({ ...refillOptions(), found: fresh });
-            if ("skipped" in res) return void log.info({ why: res.skipped }, `after ${why}: no snapshot loaded; replaying the log`);
-            for (const [p, offset] of res.offsets) if (offset > (applier.known.get(p) ?? -1n)) applier.rewind(p, offset);
-            installed(res.installed, res.ms, `after ${why}`);
-          } finally {
-            applier.resume();
-          }
+          const fresh = await findSnapshots({ ...source, shardId: o.shardId, builtFrom: o.builtFrom, signal: stopping.signal });
+          const res = await refillFromSnapshot({ ...refillOptions(), found: fresh });
+          if ("skipped" in res) return void log.info({ why: res.skipped }, `after ${why}: no snapshot loaded; replaying the log`);
+          for (const [p, offset] of res.offsets) if (offset > (applier.known.get(p) ?? -1n)) applier.rewind(p, offset);
+          installed(res.installed, res.ms, `after ${why}`);
         } catch (err) {
           if (!stopping.signal.aborted) log.warn({ err }, `after ${why}: loading a snapshot failed; replaying the log`);
+        } finally {
+          applier.resume();
         }
       })().finally(() => (refilling = undefined));
     },
