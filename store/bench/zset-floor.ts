@@ -5,7 +5,8 @@
  *
  * It starts its own redis-server (bench-redis.ts), fills a board of `--players` members with random
  * sort keys, the counts of records (one sorted set, 64 sets by slot, sets of about 16 members, one
- * hash, hashes of about PER_BUCKET players: the bucketed layout, 64 unless the environment says) and a dedup set of 300,000 ids, then runs each shape as script calls of `--chunk` records
+ * hash, hashes of about PER_BUCKET players: the bucketed layout, 64 unless the environment says) and
+ * a dedup set of 300,000 ids, then runs each shape as script calls of `--chunk` records
  * (ARGV: player indexes; the script makes each member 'p<i>', as every shape does, so the shapes
  * differ only in their commands), `--calls` calls per shape and round, rounds interleaved. Figures:
  * the server's CPU (/proc) over the calls ÷ records, the median over the rounds, less nothing: the
