@@ -56,6 +56,12 @@ export interface Applier {
   readonly known: ReadonlyMap<number, bigint>;
   /** Fetches `partition` again after `stored`, the offset Redis now holds (after Redis lost data). */
   rewind(partition: number, stored: bigint): void;
+  /**
+   * How long the newest record of the latest apply call waited between its write to the log and its
+   * apply (ms; the record's log timestamp against this clock), or 0 when no call applied anything in
+   * the last APPLY_DELAY_FRESH_MS: what the node's own work is weighed against (its move drainer).
+   */
+  readonly applyDelayMs: number;
   /** Calls `listener` after every apply call that moved `known` on; returns the unsubscription. */
   onProgress(listener: () => void): () => void;
   /** Stops fetching every partition (the batch in flight finishes), until resume(): while a snapshot is loaded. */
@@ -65,9 +71,13 @@ export interface Applier {
   stop(): Promise<void>;
 }
 
+/** An apply delay older than this no longer says anything about the applier (Applier.applyDelayMs). */
+const APPLY_DELAY_FRESH_MS = 1000;
+
 export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   const { topic, shardId, slots, log } = opts;
   const stats: ApplierStats = { applied: 0, skipped: 0, duplicates: 0, invalid: 0, rewinds: 0 };
+  let delay = { ms: 0, at: 0 };
   const listeners = new Set<() => void>();
   const loop = await startApplyLoop({
     logClient: opts.logClient,
@@ -95,7 +105,9 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
       log.error({ partition, offset: offset.toString(), problem }, "skipping unusable record");
     },
     onApplied(partition, result, _records, lastTimestampMs) {
-      opts.metrics?.applyDelay.observe(Math.max(0, Date.now() - lastTimestampMs) / 1000);
+      const now = Date.now();
+      delay = { ms: Math.max(0, now - lastTimestampMs), at: now };
+      opts.metrics?.applyDelay.observe(delay.ms / 1000);
       stats.applied += result.applied;
       stats.skipped += result.skipped;
       stats.duplicates += result.duplicates;
@@ -120,6 +132,9 @@ export async function startApplier(opts: ApplierOptions): Promise<Applier> {
   return {
     stats,
     known: opts.known,
+    get applyDelayMs() {
+      return Date.now() - delay.at <= APPLY_DELAY_FRESH_MS ? delay.ms : 0;
+    },
     rewind(partition, stored) {
       stats.rewinds++;
       opts.metrics?.rewinds.inc();

@@ -3,6 +3,10 @@
 // each saw the interval pass: under load a shard node sent ~140 OffsetCommits a second, a third of the
 // broker's CPU. The loop commits about once per interval however many batches it applies, and what it
 // commits reaches what it applied.
+// And the applier's apply delay (applier.ts, applyDelayMs): how long the newest record of its latest
+// apply call waited after its write to the log, which the node's move drainer rests on while it is long
+// (shard-run.ts). Records written while the applier is paused wait at least the pause; once nothing
+// has been applied for a while the delay says nothing and is 0.
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -16,6 +20,7 @@ import { freshNamespace } from "@ladder/platform/test-namespace";
 import { Operation } from "@ladder/proto/leaderboard/v1/common_pb";
 import { builtFrom, shardStamp } from "@ladder/store";
 import { ShardWriter, startApplyLoop } from "@ladder/store/writer";
+import { startApplier } from "./applier.js";
 
 const log = silentLogger();
 const logClient = LogClient.unconnected(inject("kafkaBrokers"), "test-apply-loop", log);
@@ -34,20 +39,47 @@ afterAll(async () => {
   await redis.quit();
 });
 
+/** A fresh topic of `slots` partitions and a shard writer of them on a fresh key prefix. */
+async function freshShard(name: string) {
+  const ns = freshNamespace(name);
+  await ensureScoreTopic(logClient, { topic: ns.topic, numSlots: slots.length }, { create: true });
+  const stamp = shardStamp({ shardId: "shard-a", topic: ns.topic, numSlots: slots.length, slots, boards });
+  const writer = new ShardWriter({
+    shardId: "shard-a",
+    stamp,
+    builtFrom: builtFrom(stamp, "topic-id"),
+    redis,
+    keyPrefix: ns.keyPrefix,
+    dedupWindowMs: 60_000,
+  });
+  await writer.recordBuiltFrom();
+  return { ns, writer };
+}
+
+/** One INCREMENT record for each partition, of player p<partition> on `board`. */
+const sendEach = (topic: string, board: string, eventId: string) =>
+  producer.send(
+    topic,
+    slots.map((partition) => ({
+      partition,
+      key: `p${partition}`,
+      value: encodeScoreEvent(
+        {
+          board,
+          playerId: `p${partition}`,
+          op: Operation.INCREMENT,
+          value: 1n,
+          timestampMs: 1_700_000_000_000n,
+          eventId: `${eventId}-${partition}`,
+        },
+        Date.now(),
+      ),
+    })),
+  );
+
 describe("shard node > apply loop > Kafka commits", () => {
   it("commits about once per interval however many batches it applies, up to what it applied", async () => {
-    const ns = freshNamespace("applyloop");
-    await ensureScoreTopic(logClient, { topic: ns.topic, numSlots: slots.length }, { create: true });
-    const stamp = shardStamp({ shardId: "shard-a", topic: ns.topic, numSlots: slots.length, slots, boards });
-    const writer = new ShardWriter({
-      shardId: "shard-a",
-      stamp,
-      builtFrom: builtFrom(stamp, "topic-id"),
-      redis,
-      keyPrefix: ns.keyPrefix,
-      dedupWindowMs: 60_000,
-    });
-    await writer.recordBuiltFrom();
+    const { ns, writer } = await freshShard("applyloop");
     const groupId = `${ns.topic}.shard.shard-a`;
     let batches = 0;
     let commits = 0;
@@ -70,25 +102,7 @@ describe("shard node > apply loop > Kafka commits", () => {
         throw new Error("no drift expected");
       },
     });
-    const send = (n: number) =>
-      producer.send(
-        ns.topic,
-        slots.map((partition) => ({
-          partition,
-          key: `p${partition}`,
-          value: encodeScoreEvent(
-            {
-              board: "commits",
-              playerId: `p${partition}`,
-              op: Operation.INCREMENT,
-              value: 1n,
-              timestampMs: 1_700_000_000_000n,
-              eventId: `e${n}-${partition}`,
-            },
-            Date.now(),
-          ),
-        })),
-      );
+    const send = (n: number) => sendEach(ns.topic, "commits", `e${n}`);
     const applied = async (offset: bigint) => {
       for (let i = 0; i < 200; i++) {
         const got = await writer.appliedOffsetsOf(slots);
@@ -119,6 +133,57 @@ describe("shard node > apply loop > Kafka commits", () => {
       for (const offset of committed.values()) expect(offset).toBeGreaterThanOrEqual(40n);
     } finally {
       await loop.stop();
+    }
+  });
+});
+
+describe("shard node > applier > apply delay", () => {
+  it("is how long the records applied last waited, and 0 once nothing is applied", async () => {
+    const { ns, writer } = await freshShard("applier");
+    const fail = (what: string) => () => {
+      throw new Error(`no ${what} expected`);
+    };
+    const applier = await startApplier({
+      logClient,
+      topic: ns.topic,
+      shardId: "shard-a",
+      slots,
+      writer,
+      boards,
+      applyBatch: 100,
+      fetchWaitMs: 100,
+      startAfter: new Map(slots.map((p) => [p, -1n])),
+      known: new Map(),
+      log,
+      onFatal: fail("fatal error"),
+      onRewind: fail("rewind"),
+      onDrift: fail("drift"),
+    });
+    let n = 0;
+    const send = () => sendEach(ns.topic, "delay", `e${n++}`);
+    const appliedUpTo = async (offset: bigint) => {
+      for (let i = 0; i < 200 && !slots.every((p) => (applier.known.get(p) ?? -1n) >= offset); i++) await sleep(25);
+      expect(slots.map((p) => applier.known.get(p))).toEqual(slots.map(() => offset));
+    };
+    try {
+      expect(applier.applyDelayMs).toBe(0); // nothing applied yet
+      await send();
+      await appliedUpTo(0n);
+      const t0 = Date.now();
+      // a paused applier: the records written meanwhile wait at least the pause
+      applier.pause();
+      await sleep(200);
+      await send();
+      await sleep(1500);
+      applier.resume();
+      await appliedUpTo(1n);
+      const delay = applier.applyDelayMs;
+      expect(delay).toBeGreaterThanOrEqual(1500);
+      expect(delay).toBeLessThanOrEqual(Date.now() - t0);
+      await sleep(1100); // nothing applied since: the delay is no longer the applier's
+      expect(applier.applyDelayMs).toBe(0);
+    } finally {
+      await applier.stop();
     }
   });
 });

@@ -47,6 +47,13 @@ export interface ShardRun {
 }
 
 const BUILD_POLL_MS = 200;
+/**
+ * The move drainer rests while the applier's records wait longer than this to be applied: a quarter
+ * of ingest's default bound on that wait (LADDER_INGEST_MAX_LAG_MS, 250 ms), so the drain gives way
+ * before ingest starts refusing writes (ingest/src/lag-admission.ts), and stays out of the way of a
+ * shard that keeps up.
+ */
+const DRAIN_BACKLOG_MS = 60;
 
 /** Starts a run; rejects with BuildMismatch when the Redis is built for something else (after `waitForBuildMs`). */
 export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
@@ -135,7 +142,15 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   snapshots?.run({ applier, serving: () => readiness!.serving, lag: () => readiness!.lag });
   // a move of this shard's slots in place (store/src/writer/move.ts), once cut over or given up: its
   // departed players, or its arrivals, are deleted here, page by page, while reads go on
-  const drainer = startMoveDrainer(redis, config.keyPrefix, log.child({ component: "move-drain" }), config.numSlots);
+  // page by page, resting while the applier is behind: its records wait longer than DRAIN_BACKLOG_MS,
+  // or more than an apply call's worth of them is waiting (at the last heartbeat)
+  const drainer = startMoveDrainer(
+    redis,
+    config.keyPrefix,
+    log.child({ component: "move-drain" }),
+    config.numSlots,
+    () => applier.applyDelayMs > DRAIN_BACKLOG_MS || readiness!.lag > config.applyBatch,
+  );
   const ms = { build: tBuild - t0, snapshots: tSnapshots - tBuild, applier: tApplier - tSnapshots };
   log.info({ shardId, slots, stamp, ms: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])) }, "shard run started");
   return {

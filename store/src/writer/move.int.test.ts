@@ -7,18 +7,20 @@
 // here is points descending (every points value is distinct, all at one time). Each test runs on a
 // one-column board and on a board with columns (model/src/columns.ts: the points as its first
 // column), whose members hold the values and whose companion "!cols" moves with them.
+import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { BoardSpecs, DEFAULT_BOARD, makeBoardSpec } from "@ladder/model/board-spec";
 import { slotOf } from "@ladder/model/placement";
 import { DEFAULT_RECORD_COUNT_BUCKETS, recordCountBucket } from "@ladder/model/record-counts";
 import { encodeColumns, playerOfMember, type Column } from "@ladder/model/columns";
+import { silentLogger } from "@ladder/platform/logger";
 import { freshNamespace } from "@ladder/platform/test-namespace";
 import { builtFrom, shardStamp } from "../identity.js";
 import { keyLayout } from "../keys.js";
 import { ShardReader } from "../reader.js";
 import { StampMismatch } from "../scripts.js";
-import { cancelMove, beginMove, copyLeaving, drainMove, flipMove, moveOf } from "./move.js";
+import { cancelMove, beginMove, copyLeaving, drainMove, flipMove, moveOf, startMoveDrainer } from "./move.js";
 import { ShardWriter, type PreparedEvent } from "./shard-writer.js";
 
 const spec = makeBoardSpec(DEFAULT_BOARD).spec!;
@@ -243,7 +245,23 @@ describe.each([
       await redis.zadd(`${teams}!team`, 0, `${id}\n${keptTeam}`);
       await redis.zadd(`${teams}!left`, 0, `${id}\n${lostTeam}`);
     }
-    expect(await drainMove(redis, keyPrefix, { numSlots: SLOTS })).toBe(oracle([3]).length);
+    // between pages (where the node's drainer rests while its applier is behind) readers see the new placement's board
+    const departures = oracle([3]).length;
+    const left: number[] = []; // the departures left after each page
+    const pace = {
+      pageSize: () => 7,
+      async rest(pageMs: number) {
+        expect(pageMs).toBeGreaterThanOrEqual(0);
+        left.push(await redis.zcard(`${board}!dep`));
+        await expectBoard(readerOf(Q), AFTER);
+        return 0;
+      },
+    };
+    expect(await drainMove(redis, keyPrefix, { numSlots: SLOTS, pace })).toBe(departures);
+    // pages of 7 of the board key, then the pages of what is kept per player (the companion gone by then)
+    const pages = Math.ceil(departures / 7);
+    expect(left.slice(0, pages)).toEqual(Array.from({ length: pages }, (_, i) => Math.max(0, departures - 7 * (i + 1))));
+    expect(left.length).toBeGreaterThan(pages);
     for (const key of leagueKeys(3)) expect(await redis.exists(key), key).toBe(0);
     for (const key of leagueKeys(1)) expect((await redis.zrange(key, "0", "-1")).sort(), key).toEqual([gone, kept].sort());
     expect([await redis.exists(`${teams}!m:${lostTeam}`), await redis.exists(`${teams}!v:${lostTeam}`)]).toEqual([0, 0]);
@@ -265,12 +283,18 @@ describe.each([
     expect(await playersHeld()).toEqual(oracle(AFTER).sort());
   });
 
-  it("given up before its cut-over, leaves the shard as it was once its arrivals are drained", async () => {
+  /** 20 players of each slot of P written, a move begun, slot 4's 40 players replayed in; returns P's writer. */
+  async function moveBegun(): Promise<ShardWriter> {
     const p = writerOf(P);
     for (const s of BEFORE) for (const id of bySlot.get(s)!.slice(0, 20)) await write(p, id);
     await p.markServing(60_000);
     await beginMove(redis, keyPrefix, { gained: [4], lost: [3], from: P.builtFrom, to: Q.builtFrom }, { waitMs: 0 });
     for (const id of bySlot.get(4)!) await write(p, id);
+    return p;
+  }
+
+  it("given up before its cut-over, leaves the shard as it was once its arrivals are drained", async () => {
+    const p = await moveBegun();
     await copyLeaving(redis, keyPrefix, [3], SLOTS, {});
     await cancelMove(redis, keyPrefix);
     expect((await moveOf(redis, keyPrefix))?.phase).toBe("undo");
@@ -286,6 +310,23 @@ describe.each([
     await expectBoard(readerOf(P), BEFORE);
     expect(await playersHeld()).toEqual(oracle(BEFORE).sort());
     expect(await redis.get(keyLayout(keyPrefix).builtFrom)).toBe(P.builtFrom);
+  });
+
+  it("is drained by the node's drainer, which rests while the applier is behind and still ends", async () => {
+    await moveBegun();
+    await cancelMove(redis, keyPrefix);
+    let asked = 0;
+    const drainer = startMoveDrainer(redis, keyPrefix, silentLogger(), SLOTS, () => ++asked > 0, 20);
+    try {
+      for (let i = 0; i < 500 && (await moveOf(redis, keyPrefix)); i++) await sleep(20);
+      expect(await moveOf(redis, keyPrefix)).toBeUndefined();
+    } finally {
+      await drainer.stop();
+    }
+    expect(asked).toBeGreaterThan(0); // asked after each page whether to rest
+    for (const id of bySlot.get(4)!) points.delete(id);
+    await expectBoard(readerOf(P), BEFORE);
+    expect(await playersHeld()).toEqual(oracle(BEFORE).sort());
   });
 
   it("does not begin twice, nor from another build, nor while a snapshot is read", async () => {

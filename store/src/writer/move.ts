@@ -31,7 +31,8 @@
  *            and "!dep" becomes the exclusion. Nobody applies the lost partitions any more, so
  *            "!dep" is frozen; the shard node deletes its members from the keys page by page
  *            (move-drain.lua: member, metadata, histogram count and companion entry in one
- *            step, so readers see nothing change), then what it keeps per player outside the board
+ *            step, so readers see nothing change; smaller pages and rests while its applier is
+ *            behind: startMoveDrainer), then what it keeps per player outside the board
  *            keys for them (hidden entries, hides, counts of records: forgetPlayersOf), and
  *            move-finish.lua ends the move.
  *   undo     (a move given up before its cut-over: move-cancel.lua) "!dep" goes, the gained
@@ -48,8 +49,11 @@
  * and checks each entry against the companion (one ZSCORE). Memory: each companion entry costs
  * what a board entry costs, so a shard losing a fifth of its players holds 1.2x its size until
  * drained (the arrivals are counted once: they are the shard's new entries). Writes: one HMGET
- * per apply call, and one mirror write per entry change of a moving partition.
+ * per apply call, and one mirror write per entry change of a moving partition; during the drain, an
+ * apply call that comes behind a drain page in Redis waits for it (up to a page of MOVE_PAGE members
+ * while the applier keeps up, DRAIN_PAGE_GIVING_WAY while it does not).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { Code, LadderError } from "@ladder/model/errors";
 import type { Logger } from "@ladder/platform/logger";
@@ -62,6 +66,14 @@ import { slotPick } from "./slot-split.js";
 
 export type MovePhase = "moving" | "drain" | "undo";
 
+/** How the drainer goes: the size of its next page, and its rest after each page. */
+export interface DrainPace {
+  /** Members of the next page of a board key (MOVE_PAGE unpaced). */
+  pageSize(): number;
+  /** Called after each page with how long it took (ms); resolves to how long it rested (ms). */
+  rest(pageMs: number): Promise<number>;
+}
+
 export interface MoveRecord {
   phase: MovePhase;
   from: string;
@@ -72,6 +84,18 @@ export interface MoveRecord {
 
 /** Members per move-copy.lua and move-drain.lua call: about a millisecond of Redis each. */
 export const MOVE_PAGE = 1000;
+
+/**
+ * While the shard's applier has a backlog, the drainer deletes pages of DRAIN_PAGE_GIVING_WAY members
+ * (an apply call queued behind one in Redis waits a tenth as long) and rests this many times a page's
+ * duration after each, so deleting takes at most 1/(1 + DRAIN_YIELD) of the time Redis and the cores
+ * give it and the applier the rest; it still ends (at most 1 + DRAIN_YIELD times later, plus the
+ * smaller pages' round trips).
+ */
+export const DRAIN_YIELD = 3;
+const DRAIN_PAGE_GIVING_WAY = 100;
+/** The longest rest after one page (a page that took long on a descheduled Redis). */
+const DRAIN_REST_MAX_MS = 1000;
 
 const boardPattern = (keyPrefix: string) => `${globEscape(keyPrefix)}board:*`;
 const partitionList = (ps: readonly number[]) => `,${[...ps].sort((a, b) => a - b).join(",")},`;
@@ -235,11 +259,18 @@ export async function movePending(plain: Redis, keyPrefix: string): Promise<numb
 export async function drainMove(
   plain: Redis,
   keyPrefix: string,
-  o: { signal?: AbortSignal; log?: Logger; numSlots?: number } = {},
+  o: { signal?: AbortSignal; log?: Logger; numSlots?: number; pace?: DrainPace } = {},
 ): Promise<number> {
   const redis = withMoveScripts(plain);
   const moveKey = keyLayout(keyPrefix).move;
   let deleted = 0;
+  let restedMs = 0;
+  const paced = async <T>(page: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    const reply = await page();
+    if (o.pace) restedMs += await o.pace.rest(performance.now() - t0);
+    return reply;
+  };
   for (;;) {
     const move = await moveOf(redis, keyPrefix);
     if (!move || move.phase === "moving") return deleted;
@@ -250,7 +281,9 @@ export async function drainMove(
         let left = 1;
         while (left > 0 && !changed) {
           o.signal?.throwIfAborted();
-          const reply = await redis.ladderMoveDrain(moveKey, companion.slice(0, -suffix.length), MOVE_PAGE);
+          const reply = await paced(() =>
+            redis.ladderMoveDrain(moveKey, companion.slice(0, -suffix.length), o.pace?.pageSize() ?? MOVE_PAGE),
+          );
           if (reply[0] !== MoveStatus.OK)
             changed = true; // the move ended or changed phase meanwhile
           else {
@@ -261,11 +294,11 @@ export async function drainMove(
       }
     });
     if (changed) return deleted;
-    if (o.numSlots) await forgetPlayersOf(redis, keyPrefix, move.phase === "drain" ? move.lost : move.gained, o.numSlots);
+    if (o.numSlots) await forgetPlayersOf(redis, keyPrefix, move.phase === "drain" ? move.lost : move.gained, o.numSlots, paced);
     const done = await redis.ladderMoveFinish(moveKey, boardPattern(keyPrefix));
     if (done[0] === MoveStatus.OK) {
       o.log?.info(
-        { phase: move.phase, deleted },
+        { phase: move.phase, deleted, restedMs: Math.round(restedMs) },
         move.phase === "drain" ? "move done: the departed players are deleted" : "move undone: the arrivals are deleted",
       );
       return deleted;
@@ -289,7 +322,13 @@ export async function drainMove(
  * back would replay its records onto them (apply-moderation.lua, apply-records.lua,
  * apply-tournaments.lua).
  */
-async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: readonly number[], numSlots: number): Promise<void> {
+async function forgetPlayersOf(
+  redis: Redis,
+  keyPrefix: string,
+  partitions: readonly number[],
+  numSlots: number,
+  paced: <T>(page: () => Promise<T>) => Promise<T>,
+): Promise<void> {
   const gone = new Set(partitions);
   if (gone.size === 0) return;
   const prefix = `${globEscape(keyPrefix)}board:`;
@@ -316,7 +355,7 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
       cursor = next;
       const members: string[] = [];
       for (let i = 0; i < flat.length; i += 2) if (pick.keep(flat[i]!)) members.push(flat[i]!);
-      if (members.length) await redis.zrem(key, ...members);
+      if (members.length) await paced(() => redis.zrem(key, ...members));
     } while (cursor !== "0");
   }
   // the counts of records: hashes by slot ("count:records:<slot>:<bucket>"), those of the slots that went deleted whole
@@ -327,15 +366,34 @@ async function forgetPlayersOf(redis: Redis, keyPrefix: string, partitions: read
 }
 
 /**
- * The shard node's drainer: every `everyMs`, drains a move in phase 'drain' or 'undo' (above).
- * Failures are logged and tried again; stop() waits for the page in flight.
+ * The shard node's drainer: every `everyMs`, drains a move in phase 'drain' or 'undo' (above), in
+ * smaller pages and resting DRAIN_YIELD times each page's duration after it while `backlog()` says
+ * the shard's applier is behind: the deletion can wait, acknowledged writes waiting to be applied cannot
+ * (ingest refuses writes to a shard whose lag passes its bound: ingest/src/lag-admission.ts).
+ * Failures are logged and tried again; stop() waits for the page in flight and ends a rest.
  */
-export function startMoveDrainer(redis: Redis, keyPrefix: string, log: Logger, numSlots: number, everyMs = 500): { stop(): Promise<void> } {
+export function startMoveDrainer(
+  redis: Redis,
+  keyPrefix: string,
+  log: Logger,
+  numSlots: number,
+  backlog: () => boolean,
+  everyMs = 500,
+): { stop(): Promise<void> } {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const pace: DrainPace = {
+    pageSize: () => (backlog() ? DRAIN_PAGE_GIVING_WAY : MOVE_PAGE),
+    async rest(pageMs) {
+      if (!backlog()) return 0;
+      const ms = Math.min(DRAIN_REST_MAX_MS, pageMs * DRAIN_YIELD);
+      await sleep(ms, undefined, { signal: abort.signal });
+      return ms;
+    },
+  };
   const tick = () => {
-    running = drainMove(redis, keyPrefix, { signal: abort.signal, log, numSlots })
+    running = drainMove(redis, keyPrefix, { signal: abort.signal, log, numSlots, pace })
       .then(
         () => undefined,
         (err: unknown) => {
