@@ -141,9 +141,9 @@ export async function startShardRun(o: ShardRunOptions): Promise<ShardRun> {
   });
   snapshots?.run({ applier, serving: () => readiness!.serving, lag: () => readiness!.lag });
   // a move of this shard's slots in place (store/src/writer/move.ts), once cut over or given up: its
-  // departed players, or its arrivals, are deleted here, page by page, while reads go on
-  // page by page, resting while the applier is behind: its records wait longer than DRAIN_BACKLOG_MS,
-  // or more than an apply call's worth of them is waiting (at the last heartbeat)
+  // departed players, or its arrivals, are deleted here, page by page, while reads go on, giving way
+  // while the applier is behind: its records wait longer than DRAIN_BACKLOG_MS, or more than an apply
+  // call's worth of them waits (at the last heartbeat)
   const drainer = startMoveDrainer(
     redis,
     config.keyPrefix,

@@ -329,6 +329,22 @@ describe.each([
     expect(await playersHeld()).toEqual(oracle(BEFORE).sort());
   });
 
+  it("copies aside more departing players than one scan takes", async () => {
+    const p = await moveBegun();
+    // 2,500 more players of the lost slot, and 2,500 of a kept one: several scans of MOVE_PAGE members
+    const more = { 3: [] as string[], 1: [] as string[] };
+    for (let i = 0; more[3].length < 2500 || more[1].length < 2500; i++) {
+      const id = `x${i}`;
+      const s = slotOf(id, SLOTS);
+      if ((s === 3 || s === 1) && more[s].length < 2500) more[s].push(id);
+    }
+    for (const id of [...more[3], ...more[1]]) await write(p, id);
+    const copied = await copyLeaving(redis, keyPrefix, [3], SLOTS, {});
+    expect(copied).toEqual({ scanned: await redis.zcard(board), copied: oracle([3]).length });
+    await expectCompanion("!dep", 3);
+    expect((await readerOf(P).top("b", 1)).card).toBe(oracle(BEFORE).length); // arrivals left out, departures still in
+  });
+
   it("does not begin twice, nor from another build, nor while a snapshot is read", async () => {
     const p = writerOf(P);
     await write(p, bySlot.get(0)![0]!);

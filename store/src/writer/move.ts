@@ -92,7 +92,7 @@ export const MOVE_PAGE = 1000;
  * give it and the applier the rest; it still ends (at most 1 + DRAIN_YIELD times later, plus the
  * smaller pages' round trips).
  */
-export const DRAIN_YIELD = 3;
+const DRAIN_YIELD = 3;
 const DRAIN_PAGE_GIVING_WAY = 100;
 /** The longest rest after one page (a page that took long on a descheduled Redis). */
 const DRAIN_REST_MAX_MS = 1000;
