@@ -24,13 +24,20 @@ export function cpuSecondsOf(pid: number): number {
 
 export interface BenchRedis {
   redis: Redis;
+  /** The server's process id. */
+  pid: number;
   /** The server's CPU so far, seconds. */
   cpuSeconds(): number;
   stop(): void;
 }
 
-/** A fresh redis-server and a client of it, answering once the server is up. */
-export async function startBenchRedis(): Promise<BenchRedis> {
+/**
+ * A fresh redis-server and a client of it, answering once the server is up; `args` after the
+ * benchmark's own (then BENCH_REDIS_ARGS), `env` added to this process's for it.
+ */
+export async function startBenchRedis(
+  opts: { args?: readonly string[]; env?: Readonly<Record<string, string>> } = {},
+): Promise<BenchRedis> {
   const port = await freePort();
   const server = spawn(
     "redis-server",
@@ -45,9 +52,10 @@ export async function startBenchRedis(): Promise<BenchRedis> {
       "no",
       "--enable-debug-command",
       "local",
+      ...(opts.args ?? []),
       ...(process.env.BENCH_REDIS_ARGS?.split(" ").filter(Boolean) ?? []),
     ],
-    { stdio: "ignore" },
+    { stdio: "ignore", env: { ...process.env, ...opts.env } },
   );
   // refused while the server starts: retried every 50 ms, the first command queued until then
   const redis = new Redis({ port, host: "127.0.0.1", retryStrategy: () => 50, maxRetriesPerRequest: null });
@@ -55,6 +63,7 @@ export async function startBenchRedis(): Promise<BenchRedis> {
   await redis.ping();
   return {
     redis,
+    pid: server.pid!,
     cpuSeconds: () => cpuSecondsOf(server.pid!),
     stop: () => {
       redis.disconnect();

@@ -44,4 +44,24 @@ describe("store benchmarks", () => {
     // CPU read from /proc in 10 ms ticks: a small run may see none of some shapes, never a negative or missing figure
     for (const r of line.rows) expect(Number.isFinite(r.usPerRecord) && r.usPerRecord >= 0, r.shape).toBe(true);
   });
+
+  it("huge-pages measures a board write with 4 KiB and with huge pages, and each server's fork", async () => {
+    const { stdout } = await bench("huge-pages.ts", ["--players", "20000", "--calls", "4", "--rounds", "1"]);
+    const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
+      players: number;
+      rows: Array<{
+        server: string;
+        usPerRecord: Record<string, number>;
+        memory: { rssMb: number; usedMb: number };
+        fork: { forkMs: number };
+      }>;
+    };
+    expect(line.players).toBe(20000);
+    expect(line.rows.map((r) => r.server)).toEqual(["4 KiB pages", "huge pages"]);
+    for (const r of line.rows) {
+      for (const [shape, us] of Object.entries(r.usPerRecord)) expect(Number.isFinite(us) && us >= 0, shape).toBe(true);
+      expect(r.memory.usedMb).toBeGreaterThan(0);
+      expect(r.fork.forkMs).toBeGreaterThan(0);
+    }
+  });
 });

@@ -17,7 +17,8 @@
 # a command line, in the image, or in the server's environment.
 #
 # server — a shard's redis-server on REDIS_BIND:REDIS_PORT (127.0.0.1:6379), no snapshots, no eviction,
-# an append-only file only with REDIS_PERSIST=1 (the flags of deploy/local/src/redis-server.ts). Every
+# an append-only file only with REDIS_PERSIST=1, its memory in transparent huge pages unless
+# REDIS_HUGE_PAGES=0 (the flags and allocator setting of deploy/local/src/redis-server.ts). Every
 # node (a primary may become a replica) logs in to its primary as ladder-replication (masteruser). It
 # starts as a replica of REDIS_REPLICA_OF (host:port) when given. With REDIS_SENTINELS (host:port,...) and
 # REDIS_MASTER_NAME it asks the Sentinels first (as ladder-sentinel-client): a node they name another
@@ -135,6 +136,10 @@ server() {
     args+=(--appendonly yes --appendfsync everysec --auto-aof-rewrite-percentage 400 --auto-aof-rewrite-min-size 1gb)
   else
     args+=(--appendonly no)
+  fi
+  if [ "${REDIS_HUGE_PAGES:-1}" = 1 ]; then
+    args+=(--disable-thp no)
+    export MALLOC_CONF=thp:always,metadata_thp:always # Debian's redis-server: the system's jemalloc
   fi
   if [ -n "${REDIS_ANNOUNCE_HOST:-}" ]; then args+=(--replica-announce-ip "$REDIS_ANNOUNCE_HOST"); fi
   if [ -n "$primary" ]; then args+=(--replicaof "${primary%:*}" "${primary##*:}"); fi

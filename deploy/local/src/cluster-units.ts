@@ -88,7 +88,14 @@ function redisUnits({ local, infra, replicas, log }: UnitsOptions): ClusterUnit[
   if (!replicas) {
     return infra.redis.map((r, i) =>
       unit(`redis-${i}`, r, () =>
-        startRedisServer({ dataDir: r.dataDir, port: r.port, persist: local.persistRedis, security: r.security, log }),
+        startRedisServer({
+          dataDir: r.dataDir,
+          port: r.port,
+          persist: local.persistRedis,
+          hugePages: local.redisHugePages,
+          security: r.security,
+          log,
+        }),
       ),
     );
   }

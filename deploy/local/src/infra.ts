@@ -35,6 +35,8 @@ export interface InfraOptions {
   redisPorts?: number[];
   /** Redis keeps an append-only file (fsync every second) when true. */
   persistRedis: boolean;
+  /** Local Redis processes back their memory with transparent huge pages (redis-server.ts); containers do not take it. */
+  redisHugePages?: boolean;
   /** Local Redis processes run with these ACL users (redis-credentials.ts); containers do not take it. */
   redisSecurity?: LocalRedisSecurity;
   preferContainers: boolean;
@@ -58,6 +60,7 @@ export async function startInfra(opts: InfraOptions): Promise<Infra> {
           dataDir: join(opts.dataDir, `redis-${i}`),
           port: redisPorts?.[i],
           persist: opts.persistRedis,
+          hugePages: opts.redisHugePages,
           security: opts.redisSecurity,
           log,
         }),

@@ -121,6 +121,7 @@ async function startKafkaAndRedis(
       kafkaSecurity: brokerSecurityOf(logins),
       redisPorts: replicated ? [] : Array.from({ length: local.shards }, (_, i) => base + i),
       persistRedis: local.persistRedis,
+      redisHugePages: local.redisHugePages,
       redisSecurity: security,
       preferContainers: false,
       log,
@@ -132,6 +133,7 @@ async function startKafkaAndRedis(
           sentinels: SENTINELS,
           dataDir: local.dataDir,
           persist: local.persistRedis,
+          hugePages: local.redisHugePages,
           ports: {
             primary: (i) => base + i,
             replica: (i, j) => base + 100 * j + i,

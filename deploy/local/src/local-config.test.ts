@@ -26,6 +26,7 @@ describe("deploy > local-config", () => {
       kafkaHome: undefined,
       logLevel: "info",
       persistRedis: false,
+      redisHugePages: true,
       replicas: 0,
     });
     expect(Object.isFrozen(c)).toBe(true);
@@ -42,6 +43,7 @@ describe("deploy > local-config", () => {
         KAFKA_HOME: "/opt/kafka",
         LADDER_LAUNCHER_LOG_LEVEL: "warn",
         LADDER_REDIS_PERSIST: "1",
+        LADDER_REDIS_HUGE_PAGES: "0",
         LADDER_LOCAL_REPLICAS: "1",
       },
       "/work",
@@ -55,6 +57,7 @@ describe("deploy > local-config", () => {
       kafkaHome: "/opt/kafka",
       logLevel: "warn",
       persistRedis: true,
+      redisHugePages: false,
       replicas: 1,
     });
     expect(

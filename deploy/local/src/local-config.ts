@@ -19,6 +19,8 @@ export interface LocalConfig {
   readonly kafkaHome: string | undefined;
   readonly logLevel: string;
   readonly persistRedis: boolean;
+  /** The shards' Redis back their memory with transparent huge pages (redis-server.ts, HUGE_PAGES_ENV). */
+  readonly redisHugePages: boolean;
   /** Replicas per shard's Redis; with any, Redis Sentinels decide failovers (replicated-redis.ts). */
   readonly replicas: number;
 }
@@ -43,6 +45,11 @@ export const localEnv = envVariables({
     default: false,
     description:
       "shards' Redis keep an append-only file (1: restarts keep the data, at the cost of AOF rewrites that fork and serialize the whole board) or nothing (0: a restarted Redis is refilled from the latest snapshot and the log's tail)",
+  }),
+  LADDER_REDIS_HUGE_PAGES: flag({
+    default: true,
+    description:
+      "shards' Redis back their memory with transparent huge pages (1: jemalloc asks for them, `--disable-thp no`; 22–25% less Redis CPU per board write at 10M–25M players a shard: docs/performance.md, Huge pages) or 4 KiB pages (0: Redis's default); nothing changes where the kernel's THP mode is `never`",
   }),
   LADDER_LOCAL_REPLICAS: int({
     default: 0,
@@ -85,6 +92,7 @@ const localSchema = (cwd: string) =>
       kafkaHome: v.KAFKA_HOME,
       logLevel: v.LADDER_LAUNCHER_LOG_LEVEL,
       persistRedis: v.LADDER_REDIS_PERSIST,
+      redisHugePages: v.LADDER_REDIS_HUGE_PAGES,
       replicas: v.LADDER_LOCAL_REPLICAS,
     }),
   });

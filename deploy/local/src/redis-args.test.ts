@@ -11,6 +11,9 @@ describe("deploy > redis args", () => {
     const durable = redisArgs({ port: 7001, dataDir: "/d", persist: true });
     expect(durable).toEqual(expect.arrayContaining(["--appendonly", "yes", "--appendfsync", "everysec"]));
     expect(durable[durable.indexOf("--save") + 1]).toBe("");
+    // huge pages: Redis must not turn them off for itself (the allocator is told by HUGE_PAGES_ENV)
+    expect(redisArgs({ port: 7001, dataDir: "/d", persist: false, hugePages: true }).join(" ")).toContain("--disable-thp no");
+    expect(volatile).not.toContain("--disable-thp");
   });
 });
 

@@ -1,4 +1,4 @@
-import { readdir, rm } from "node:fs/promises";
+import { readFile, readdir, rm } from "node:fs/promises";
 import { execFile } from "node:child_process";
 import { connect } from "node:net";
 import { promisify } from "node:util";
@@ -41,8 +41,8 @@ describe("deploy > redis server", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function start(name: string, persist: boolean, port?: number): Promise<RedisServer> {
-    const server = await startRedisServer({ dataDir: join(dir, name), port, persist, log });
+  async function start(name: string, persist: boolean, port?: number, hugePages?: boolean): Promise<RedisServer> {
+    const server = await startRedisServer({ dataDir: join(dir, name), port, persist, hugePages, log });
     running.push(server);
     return server;
   }
@@ -122,6 +122,26 @@ describe("deploy > redis server", () => {
       what: "orphan gone",
       timeoutMs: 5000,
     });
+  });
+
+  it("backs its memory with transparent huge pages when asked, and with 4 KiB pages otherwise", async () => {
+    // the kernel's mode, e.g. "always [madvise] never": with [never] no process gets huge pages
+    const mode = /\[(\w+)\]/.exec(await readFile("/sys/kernel/mm/transparent_hugepage/enabled", "utf8"))?.[1];
+    const hugeKb = async (hugePages: boolean): Promise<number> => {
+      const server = await start(`thp-${hugePages}`, false, undefined, hugePages);
+      const redis = client(server.url);
+      await redis.connect();
+      if (hugePages) expect(await redis.config("GET", "disable-thp")).toEqual(["disable-thp", "no"]);
+      // a board of 300,000 players: tens of MB, enough for whole 2 MiB pages
+      await redis.eval("for i = 1, 300000 do redis.call('ZADD', 'board', i, 'p' .. i) end return 1", 0);
+      const pid = /process_id:(\d+)/.exec(await redis.info("server"))![1];
+      redis.disconnect();
+      const rollup = await readFile(`/proc/${pid}/smaps_rollup`, "utf8");
+      await server.stop();
+      return Number(/AnonHugePages:\s+(\d+) kB/.exec(rollup)![1]);
+    };
+    expect(await hugeKb(false)).toBe(0);
+    if (mode !== "never") expect(await hugeKb(true)).toBeGreaterThan(10_000);
   });
 
   it("refuses port 6379, which belongs to the machine's own Redis", async () => {

@@ -53,6 +53,8 @@ export interface ReplicatedRedisOptions {
   sentinels?: number;
   dataDir: string;
   persist: boolean;
+  /** Back every server's memory with transparent huge pages (redis-server.ts). */
+  hugePages?: boolean;
   /** Fixed ports (local cluster); free ones when absent. */
   ports?: { primary(shard: number): number; replica(shard: number, replica: number): number; sentinel(index: number): number };
   /** Prefix of the primaries' names (default "ladder-shard-"). */
@@ -89,6 +91,7 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
             dataDir: join(o.dataDir, `redis-${i}`),
             port: o.ports?.primary(i),
             persist: o.persist,
+            hugePages: o.hugePages,
             replicated: true,
             security: o.security,
             log: o.log,
@@ -106,6 +109,7 @@ export async function startReplicatedRedis(o: ReplicatedRedisOptions): Promise<R
                 dataDir: join(o.dataDir, `redis-${i}-replica-${j + 1}`),
                 port: o.ports?.replica(i, j + 1),
                 persist: o.persist,
+                hugePages: o.hugePages,
                 replicaOf: `127.0.0.1:${p.port}`,
                 security: o.security,
                 log: o.log,
@@ -199,6 +203,7 @@ function restarts(
         dataDir: server.dataDir,
         port: server.port,
         persist: o.persist,
+        hugePages: o.hugePages,
         replicated: true,
         replicaOf: primary,
         security: o.security,
