@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 
 const freePort = () =>
@@ -69,5 +70,28 @@ export async function startBenchRedis(
       redis.disconnect();
       server.kill("SIGTERM");
     },
+  };
+}
+
+/**
+ * The command line of a benchmark of script calls on a board (zset-floor.ts, huge-pages.ts):
+ * `--players`, `--chunk` (records per call), `--calls` (per shape and round), `--rounds`, `--out`.
+ */
+export function boardBenchArgs(defaults: { players: number; calls: number }) {
+  const { values } = parseArgs({
+    options: {
+      players: { type: "string", default: String(defaults.players) },
+      chunk: { type: "string", default: "500" },
+      calls: { type: "string", default: String(defaults.calls) },
+      rounds: { type: "string", default: "3" },
+      out: { type: "string" },
+    },
+  });
+  return {
+    players: Number(values.players),
+    chunk: Number(values.chunk),
+    calls: Number(values.calls),
+    rounds: Number(values.rounds),
+    out: values.out,
   };
 }

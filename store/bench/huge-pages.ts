@@ -19,23 +19,11 @@
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
-import { startBenchRedis, type BenchRedis } from "./bench-redis.js";
+import { boardBenchArgs, startBenchRedis, type BenchRedis } from "./bench-redis.js";
 
-const { values: opt } = parseArgs({
-  options: {
-    players: { type: "string", default: "10000000" },
-    chunk: { type: "string", default: "500" },
-    calls: { type: "string", default: "400" },
-    rounds: { type: "string", default: "3" },
-    out: { type: "string" },
-  },
-});
-const PLAYERS = Number(opt.players);
-const CHUNK = Number(opt.chunk);
-const CALLS = Number(opt.calls);
-const ROUNDS = Number(opt.rounds);
+const opt = boardBenchArgs({ players: 10_000_000, calls: 400 });
+const { players: PLAYERS, chunk: CHUNK, calls: CALLS, rounds: ROUNDS } = opt;
 /** Members made in the server per fill call. */
 const FILL = 200_000;
 

@@ -19,22 +19,10 @@
  * Prints a table and one JSON line; with --out, appends the line to that file.
  */
 import { appendFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { startBenchRedis } from "./bench-redis.js";
+import { boardBenchArgs, startBenchRedis } from "./bench-redis.js";
 
-const { values: opt } = parseArgs({
-  options: {
-    players: { type: "string", default: "1000000" },
-    chunk: { type: "string", default: "500" },
-    calls: { type: "string", default: "200" },
-    rounds: { type: "string", default: "3" },
-    out: { type: "string" },
-  },
-});
-const PLAYERS = Number(opt.players);
-const CHUNK = Number(opt.chunk);
-const CALLS = Number(opt.calls);
-const ROUNDS = Number(opt.rounds);
+const opt = boardBenchArgs({ players: 1_000_000, calls: 200 });
+const { players: PLAYERS, chunk: CHUNK, calls: CALLS, rounds: ROUNDS } = opt;
 const SLOTS = 64;
 const SMALL = Math.max(1, Math.round(PLAYERS / 16));
 const DEDUP = 300_000;
